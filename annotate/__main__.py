@@ -1,0 +1,3 @@
+from annotate.cli import main
+
+main()

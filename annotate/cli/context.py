@@ -1,0 +1,52 @@
+"""The typer app and the options every command shares (which store to open)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import typer
+
+from annotate.workspace import Workspace, open_workspace
+
+app = typer.Typer(
+    name="annotate",
+    help="Measure human performance on GLUE/SuperGLUE-style tasks, following the published "
+    "two-phase protocol, and curate diagnostic examples.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+
+
+@dataclass
+class Options:
+    db: str | None = None
+
+    def workspace(self, create: bool = False) -> Workspace:
+        return open_workspace(self.db, create=create)
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    db: str = typer.Option(
+        None,
+        "--db",
+        envvar="ANNOTATE_DB",
+        help="Store URL or SQLite path (default: annotate.db in the current folder; "
+        "postgresql+psycopg://user@host/db for teams on several machines).",
+    ),
+) -> None:
+    ctx.obj = Options(db=db)
+
+
+def options(ctx: typer.Context) -> Options:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, Options) else Options()

@@ -1,0 +1,174 @@
+"""Commands about the store and its data: init, tasks, protocols, import, datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from annotate import specs
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import print_json, print_table, say, warn
+from annotate.formats.importer import (
+    ImportResult,
+    files_in_folder,
+    import_file,
+    with_field_mapping,
+)
+from annotate.store.queries import dataset_rows
+
+PROGRESS_BAR_FROM_BYTES = 2_000_000
+"""Files larger than this show a progress bar while they import."""
+
+
+@app.command()
+def init(ctx: typer.Context) -> None:
+    """Create an empty store (SQLite file or PostgreSQL database)."""
+    ws = options(ctx).workspace(create=True)
+    say(f"store ready at {ws.url}")
+
+
+def task_row(t: specs.TaskSpec) -> dict:
+    return {
+        "name": t.name,
+        "benchmark": t.benchmark,
+        "aliases": t.aliases,
+        "title": t.title,
+        "kind": t.kind,
+        "layout": t.layout,
+        "labels": [o.value for o in t.labels] or (
+            [f"{t.scale.min}..{t.scale.max}"] if t.scale else []
+        ),
+        "metrics": t.metrics,
+        "submission_file": t.submission.file,
+    }
+
+
+@app.command()
+def tasks(
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+) -> None:
+    """List the tasks this installation knows (built-in and from ANNOTATE_TASKS_PATH)."""
+    rows = [task_row(t) for t in specs.all_tasks()]
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    print_table(
+        rows,
+        [("name", "Task"), ("aliases", "Official name"), ("layout", "Layout"),
+         ("labels", "Labels"), ("metrics", "Metrics"), ("submission_file", "Submission")],
+        title="Tasks",
+    )
+
+
+@app.command()
+def protocols(
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+) -> None:
+    """List the protocol presets with every parameter."""
+    rows = [p.model_dump() for p in specs.all_protocols()]
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    print_table(
+        rows,
+        [("name", "Preset"), ("training_items", "Training items"), ("gate_rule", "Gate"),
+         ("gate_min_items", "Min items"), ("gate_threshold", "Threshold"),
+         ("test_sample", "Test sample"), ("annotators_per_item", "k"),
+         ("tie_rule", "Tie rule"), ("description", "About")],
+        title="Protocol presets",
+    )
+
+
+def _parse_mapping(pairs: list[str]) -> dict[str, str]:
+    mapping = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise typer.BadParameter(f"expected FIELD=COLUMN, got {pair!r}", param_hint="--map")
+        mapping[key.strip()] = value.strip()
+    return mapping
+
+
+def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResult:
+    if path.stat().st_size < PROGRESS_BAR_FROM_BYTES:
+        return import_file(ws.engine, spec, path, split)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+        TimeRemainingColumn(), transient=True,
+    ) as bar:
+        job = bar.add_task(f"importing {path.name}", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(job, completed=done, total=total)
+
+        return import_file(ws.engine, spec, path, split, progress=update)
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    task: str = typer.Argument(..., help="Task name (glue/rte, SST-2, AX-b …) or a custom task .toml"),
+    path: Path = typer.Argument(..., help="A data file, or a task folder to import every split from"),
+    split: str = typer.Option(None, "--split", help="Split name when it cannot be told from the file name"),
+    mapping: list[str] = typer.Option(
+        [], "--map", help="FIELD=COLUMN: read a field (or id, label) from another column or key"
+    ),
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+) -> None:
+    """Import a task's data file(s). All or nothing per file; a file imported before is skipped."""
+    spec = specs.load_task(task)
+    if mapping:
+        spec = with_field_mapping(spec, _parse_mapping(mapping))
+    if path.is_dir():
+        if split:
+            raise typer.BadParameter("--split applies to a single file, not a folder")
+        targets = files_in_folder(path, spec)
+    elif path.exists():
+        targets = [(path, split)]
+    else:
+        raise typer.BadParameter(f"{path}: no such file or folder", param_hint="PATH")
+    ws = options(ctx).workspace(create=True)
+    results = [_import_with_progress(ws, spec, p, s) for p, s in targets]
+    rows = [
+        {"id": r.dataset_id, "task": r.task, "split": r.split, "items": r.n_items,
+         "detail": r.detail, "sha256": r.sha256, "path": r.path,
+         "status": "already imported" if r.already_imported else "imported"}
+        for r in results
+    ]
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    for r in results:
+        if r.already_imported:
+            warn(f"{r.path}: already imported as dataset {r.dataset_id} (same sha256); skipped")
+        else:
+            extra = ", ".join(f"{v} {k}" for k, v in r.detail.items() if k not in {"items", "labelled"})
+            gold = "with gold labels" if r.detail.get("labelled") else "without gold labels"
+            say(
+                f"dataset {r.dataset_id}: {r.task} {r.split}, {r.n_items} items {gold}"
+                + (f" ({extra})" if extra else "") + f" from {r.path}"
+            )
+
+
+@app.command()
+def datasets(
+    ctx: typer.Context,
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+) -> None:
+    """List the imported datasets."""
+    ws = options(ctx).workspace()
+    rows = dataset_rows(ws.engine)
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    for row in rows:
+        row["sha"] = row["sha256"][:12]
+    print_table(
+        rows,
+        [("id", "Id"), ("task", "Task"), ("split", "Split"), ("items", "Items"),
+         ("labelled", "Gold"), ("detail", "Detail"), ("sha", "sha256"), ("path", "Path")],
+        title=f"Datasets in {ws.url}",
+    )

@@ -1,0 +1,55 @@
+"""Render computed data: a rich table for people, JSON for programs. Text from data files and
+from people is never parsed as markup."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def print_table(
+    rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]], title: str | None = None
+) -> None:
+    """`columns` are (key, heading); every cell is plain text."""
+    table = Table(title=title, title_justify="left")
+    for _, heading in columns:
+        table.add_column(heading, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(_cell(row.get(key))) for key, _ in columns))
+    console().print(table)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def say(message: str) -> None:
+    console().print(Text(message))
+
+
+def warn(message: str) -> None:
+    console(stderr=True).print(Text(message))

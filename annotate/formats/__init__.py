@@ -1,0 +1,1 @@
+"""Reading task data files and writing submission files."""

@@ -1,0 +1,173 @@
+"""Import task data files into the store: all or nothing, in bulk, once per file."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, insert, select, update
+
+from annotate.errors import DataFileError, UserError
+from annotate.formats.readers import FileSummary, ParsedItem, read_items
+from annotate.specs import FieldSpec, TaskSpec
+from annotate.store.engine import write_session
+from annotate.store.models import Dataset, Item
+
+CHUNK = 5_000
+"""Rows per executemany: large enough to amortise the call, small enough to keep memory flat."""
+
+Progress = Callable[[int, int], None]
+"""(lines read, lines in the file)."""
+
+
+@dataclass
+class ImportResult:
+    dataset_id: int
+    task: str
+    split: str
+    path: str
+    n_items: int
+    sha256: str
+    detail: dict[str, int]
+    already_imported: bool = False
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def count_lines(path: Path) -> int:
+    count = 0
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            count += block.count(b"\n")
+    return count + 1
+
+
+def guess_split(path: Path, spec: TaskSpec) -> str | None:
+    """The split a file belongs to, from the task's known file names, else from its name."""
+    for split, names in spec.source.files.items():
+        if path.name in names:
+            return split
+    stem = path.stem.lower()
+    for keyword, split in (("train", "train"), ("dev", "dev"), ("val", "dev"), ("test", "test")):
+        if keyword in stem:
+            return split
+    return None
+
+
+def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
+    """Every file of the task's layout found under `folder` (searched recursively)."""
+    found: list[tuple[Path, str]] = []
+    for split, names in spec.source.files.items():
+        for name in names:
+            for path in sorted(folder.rglob(name)):
+                if path.is_file() and all(path != p for p, _ in found):
+                    found.append((path, split))
+    if not found:
+        wanted = sorted({n for names in spec.source.files.values() for n in names})
+        raise UserError(f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)})")
+    return found
+
+
+def with_field_mapping(spec: TaskSpec, mapping: dict[str, str]) -> TaskSpec:
+    """The spec with some fields (or `id` / `label`) read from other columns or keys."""
+    known = {f.name for f in spec.fields} | {"id", "label"}
+    unknown = sorted(set(mapping) - known)
+    if unknown:
+        raise UserError(f"--map names unknown field(s) {unknown}; {spec.name} has {sorted(known)}")
+    fields = [
+        FieldSpec(**{**f.model_dump(), "source": [mapping[f.name]]}) if f.name in mapping else f
+        for f in spec.fields
+    ]
+    source_update: dict[str, list[str]] = {}
+    if "id" in mapping:
+        source_update["id"] = [mapping["id"]]
+    if "label" in mapping:
+        source_update["label"] = [mapping["label"]]
+    source = spec.source.model_copy(update=source_update)
+    return spec.model_copy(update={"fields": fields, "source": source})
+
+
+def _rows(items: Iterator[ParsedItem], dataset_id: int) -> Iterator[dict]:
+    for position, item in enumerate(items):
+        yield {
+            "dataset_id": dataset_id,
+            "position": position,
+            "source_id": item.source_id,
+            "fields": item.fields,
+            "gold": item.gold,
+            "tags": item.tags,
+            "_line": item.line,
+        }
+
+
+def import_file(
+    engine: Engine,
+    spec: TaskSpec,
+    path: Path,
+    split: str | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """Read `path` as a file of `spec` and store its items as one new dataset.
+
+    The whole file goes in one transaction: a bad line rolls everything back and raises a
+    DataFileError naming the line. A file already imported for this task (same sha256) is not
+    imported again; its existing dataset is returned."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
+    split = split or guess_split(path, spec)
+    if split is None:
+        raise UserError(f"{path}: cannot tell which split this is; pass --split NAME")
+    sha256 = file_sha256(path)
+    with write_session(engine) as session:
+        existing = session.scalars(
+            select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
+        ).first()
+        if existing is not None:
+            return ImportResult(
+                existing.id or 0, existing.task, existing.split, existing.path,
+                existing.n_items, sha256, existing.detail, already_imported=True,
+            )
+        dataset = Dataset(
+            task=spec.name, split=split, path=str(path.resolve()), sha256=sha256, n_items=0
+        )
+        session.add(dataset)
+        session.flush()
+        assert dataset.id is not None
+        summary = FileSummary()
+        total_lines = count_lines(path) if progress else 0
+        n_items = 0
+        chunk: list[dict] = []
+        last_line = 0
+        for row in _rows(read_items(path, spec, summary), dataset.id):
+            last_line = row.pop("_line")
+            chunk.append(row)
+            if len(chunk) >= CHUNK:
+                session.connection().execute(insert(Item.__table__), chunk)
+                n_items += len(chunk)
+                chunk = []
+                if progress:
+                    progress(last_line, total_lines)
+        if chunk:
+            session.connection().execute(insert(Item.__table__), chunk)
+            n_items += len(chunk)
+        if n_items == 0:
+            raise DataFileError(path, None, "the file has no items")
+        if progress:
+            progress(total_lines, total_lines)
+        detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}
+        session.execute(
+            update(Dataset)
+            .where(Dataset.id == dataset.id)
+            .values(n_items=n_items, detail=detail)
+        )
+        return ImportResult(
+            dataset.id, spec.name, split, dataset.path, n_items, sha256, detail
+        )

@@ -1,0 +1,397 @@
+"""Readers for task data files: GLUE TSV, SuperGLUE JSONL (incl. nested MultiRC and ReCoRD),
+the GLUE diagnostic, and generic CSV/JSONL for custom tasks.
+
+Every reader yields `ParsedItem`s one by one (a 400,000-row file is never held as objects) and
+raises `DataFileError(path, line, reason)` at the first bad line. Which columns or keys hold what
+is declared by the task spec; the quirks of the real files (FORMATS.md) are handled here:
+tab split without quoting (fields may start with a stray `"`), a UTF-8 BOM, CRLF, no final
+newline, files with or without a header row, string or boolean labels, string ids.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+from annotate.specs import TaskSpec
+
+csv.field_size_limit(1 << 30)  # passages can be long; the default 128 KiB limit is arbitrary
+
+
+@dataclass(slots=True)
+class ParsedItem:
+    source_id: str
+    line: int
+    fields: dict[str, Any]
+    gold: Any = None
+    tags: dict[str, list[str]] | None = None
+
+
+@dataclass
+class FileSummary:
+    """Filled in by a reader while it goes: counts for nested formats."""
+
+    detail: dict[str, int] = field(default_factory=dict)
+    has_gold: bool = False
+
+
+# --- shared pieces ---------------------------------------------------------------------------
+
+
+def _decoded_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text without line ending) for each line; a line that is not valid
+    text in `encoding` is an error naming that line. A leading BOM is dropped."""
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise DataFileError(
+                    path, number, f"not valid {encoding.removesuffix('-sig').upper()} "
+                    f"(byte {exc.start + 1} of the line)"
+                ) from None
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            yield number, text.rstrip("\r\n")
+
+
+def normalise_label(raw: Any, spec: TaskSpec, path: Path, line: int) -> Any:
+    """The gold label in its stored form: text for classes ("true", "0", "entailment"), a float
+    for a rating. Unknown labels are errors."""
+    if spec.kind == "regression":
+        assert spec.scale is not None
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise DataFileError(path, line, f"label {raw!r} is not a number") from None
+        if not math.isfinite(value) or not spec.scale.min <= value <= spec.scale.max:
+            raise DataFileError(
+                path, line, f"label {raw!r} is outside {spec.scale.min}..{spec.scale.max}"
+            )
+        return value
+    if isinstance(raw, bool):
+        text = "true" if raw else "false"
+    elif isinstance(raw, int):
+        text = str(raw)
+    elif isinstance(raw, str):
+        text = raw.strip()
+    else:
+        raise DataFileError(path, line, f"label {raw!r} is not a label")
+    allowed = spec.label_values()
+    if text not in allowed:
+        lowered = {v.lower(): v for v in allowed}
+        if text.lower() in lowered:  # "True"/"False" in re-exported copies
+            return lowered[text.lower()]
+        raise DataFileError(
+            path, line, f"unknown label {raw!r}; {spec.name} labels are {', '.join(allowed)}"
+        )
+    return text
+
+
+def split_tags(cell: Any) -> list[str]:
+    """Fine tags of one coarse category: `;`-separated with no spaces in the real files."""
+    if cell is None:
+        return []
+    if isinstance(cell, list):
+        return [str(t).strip() for t in cell if str(t).strip()]
+    return [t.strip() for t in str(cell).split(";") if t.strip()]
+
+
+def _wrong_task_hint(spec: TaskSpec) -> str:
+    return f" (is this a file of another task than {spec.name}?)"
+
+
+# --- tabular files (GLUE TSV, CSV) -----------------------------------------------------------
+
+
+class _Columns:
+    """Where each wanted value sits in a row, resolved once from the header."""
+
+    def __init__(self, header: list[str], spec: TaskSpec, path: Path, line: int) -> None:
+        self.width = len(header)
+        position = {name.strip(): i for i, name in enumerate(header)}
+
+        def find(candidates: list[str]) -> int | None:
+            return next((position[c] for c in candidates if c in position), None)
+
+        src = spec.source
+        self.id = find(src.id)
+        if self.id is None and src.id_required:
+            raise DataFileError(
+                path, line, f"missing id column {' or '.join(src.id)}" + _wrong_task_hint(spec)
+            )
+        self.label = find(src.label)
+        self.fields: list[tuple[str, int | None]] = []
+        for f in spec.fields:
+            index = find(f.sources())
+            if index is None and not f.optional:
+                raise DataFileError(
+                    path,
+                    line,
+                    f"missing column {' or '.join(repr(s) for s in f.sources())}; the header has "
+                    f"{', '.join(repr(h) for h in header)}" + _wrong_task_hint(spec),
+                )
+            self.fields.append((f.name, index))
+        self.tags = [(coarse, find(cols)) for coarse, cols in src.tag_columns.items()]
+
+
+def _looks_like_header(row: list[str], spec: TaskSpec) -> bool:
+    names = {c.strip() for c in row}
+    wanted = [s for f in spec.fields if not f.optional for s in f.sources()]
+    return any(w in names for w in wanted) or any(c in names for c in spec.source.id)
+
+
+def _read_rows(path: Path, spec: TaskSpec) -> Iterator[tuple[int, list[str]]]:
+    delimiter = spec.source.delimiter or ("," if path.suffix.lower() == ".csv" else "\t")
+    if spec.source.reader == "tsv":
+        # GLUE files are tab-split with no quoting at all: a field may begin with a `"` that is
+        # never closed (MRPC, STS-B), which a CSV parser would read as a multi-line field.
+        for number, text in _decoded_lines(path, spec.source.encoding):
+            if text.strip():
+                yield number, text.split(delimiter)
+        return
+    # Real CSV (custom tasks): quoted fields may span lines; csv tracks the line numbers.
+    try:
+        with path.open(encoding=spec.source.encoding, newline="") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            start = 1
+            for row in reader:
+                if any(cell.strip() for cell in row):
+                    yield start, row
+                start = reader.line_num + 1
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, None, f"not valid text in {spec.source.encoding}: {exc}") from None
+    except csv.Error as exc:
+        raise DataFileError(path, None, f"CSV syntax error: {exc}") from None
+
+
+def read_table(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    rows = _read_rows(path, spec)
+    first = next(rows, None)
+    if first is None:
+        raise DataFileError(path, 1, "the file is empty")
+    line, row = first
+    if _looks_like_header(row, spec):
+        columns = _Columns(row, spec, path, line)
+        body: Iterator[tuple[int, list[str]]] = rows
+    elif spec.source.headerless_columns and len(row) == len(spec.source.headerless_columns):
+        columns = _Columns(spec.source.headerless_columns, spec, path, line)
+        body = _chain_first(first, rows)
+    else:
+        raise DataFileError(
+            path, line, "no header row naming the task's columns" + _wrong_task_hint(spec)
+        )
+    summary.has_gold = columns.label is not None
+    for number, (line, row) in enumerate(body):
+        if len(row) != columns.width:
+            raise DataFileError(
+                path, line, f"row has {len(row)} fields, expected {columns.width} (ragged row)"
+            )
+        source_id = row[columns.id].strip() if columns.id is not None else str(number)
+        if not source_id:
+            raise DataFileError(path, line, "empty id")
+        fields = {name: (row[i] if i is not None else "") for name, i in columns.fields}
+        gold = None
+        if columns.label is not None:
+            gold = normalise_label(row[columns.label], spec, path, line)
+        tags = None
+        if columns.tags:
+            tags = {c: split_tags(row[i]) if i is not None else [] for c, i in columns.tags}
+        yield ParsedItem(source_id, line, fields, gold, tags)
+
+
+def _chain_first(first: tuple[int, list[str]], rest: Iterator[tuple[int, list[str]]]):
+    yield first
+    yield from rest
+
+
+# --- JSON lines ------------------------------------------------------------------------------
+
+
+def _json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    seen_any = False
+    for number, text in _decoded_lines(path, encoding):
+        if not text.strip():
+            continue
+        seen_any = True
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataFileError(path, number, f"JSON syntax error: {exc.msg} (column {exc.colno})")
+        if not isinstance(obj, dict):
+            raise DataFileError(path, number, "expected one JSON object per line")
+        yield number, obj
+    if not seen_any:
+        raise DataFileError(path, 1, "the file is empty")
+
+
+def _lookup(obj: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    current: Any = obj
+    for part in dotted.split("."):
+        if not isinstance(current, dict) or part not in current:
+            return False, None
+        current = current[part]
+    return True, current
+
+
+def _first_present(obj: dict[str, Any], candidates: list[str]) -> tuple[bool, Any]:
+    for key in candidates:
+        found, value = _lookup(obj, key)
+        if found:
+            return True, value
+    return False, None
+
+
+def _id_text(value: Any, path: Path, line: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise DataFileError(path, line, f"id {value!r} is not an integer or text")
+    return str(value).strip()
+
+
+def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    src = spec.source
+    for number, (line, obj) in enumerate(_json_lines(path, src.encoding)):
+        found, raw_id = _first_present(obj, src.id)
+        if found:
+            source_id = _id_text(raw_id, path, line)
+        elif src.id_required:
+            raise DataFileError(path, line, f"missing key {' or '.join(src.id)}")
+        else:
+            source_id = str(number)
+        fields: dict[str, Any] = {}
+        for f in spec.fields:
+            found, value = _first_present(obj, f.sources())
+            if not found:
+                if not f.optional:
+                    raise DataFileError(
+                        path,
+                        line,
+                        f"missing key {' or '.join(repr(s) for s in f.sources())}"
+                        + _wrong_task_hint(spec),
+                    )
+                value = ""
+            fields[f.name] = value
+        gold = None
+        has_label, raw_label = _first_present(obj, src.label)
+        if has_label and raw_label is not None:
+            gold = normalise_label(raw_label, spec, path, line)
+            summary.has_gold = True
+        tags = None
+        if src.tag_columns:
+            tags = {c: split_tags(_first_present(obj, keys)[1]) for c, keys in src.tag_columns.items()}
+        yield ParsedItem(source_id, line, fields, gold, tags)
+
+
+def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    """One line per paragraph; one item per question, whose answer is a 0/1 per candidate.
+    Question and answer idx are global running numbers in the file (FORMATS.md)."""
+    paragraphs = questions = answers = 0
+    for line, obj in _json_lines(path, spec.source.encoding):
+        passage = obj.get("passage")
+        if not isinstance(passage, dict) or "text" not in passage or "questions" not in passage:
+            raise DataFileError(
+                path, line, "missing passage.text / passage.questions" + _wrong_task_hint(spec)
+            )
+        paragraph_id = _id_text(obj.get("idx", paragraphs), path, line)
+        paragraphs += 1
+        for q in passage["questions"]:
+            if not isinstance(q, dict) or "question" not in q or "answers" not in q:
+                raise DataFileError(path, line, "a question lacks 'question' or 'answers'")
+            options = []
+            gold: dict[str, str] | None = {}
+            for a in q["answers"]:
+                if not isinstance(a, dict) or "text" not in a or "idx" not in a:
+                    raise DataFileError(path, line, "an answer lacks 'text' or 'idx'")
+                answer_id = _id_text(a["idx"], path, line)
+                options.append({"idx": answer_id, "text": a["text"]})
+                if "label" in a and gold is not None:
+                    gold[answer_id] = normalise_label(a["label"], spec, path, line)
+                else:
+                    gold = None
+                answers += 1
+            questions += 1
+            if gold:
+                summary.has_gold = True
+            yield ParsedItem(
+                source_id=_id_text(q.get("idx", questions - 1), path, line),
+                line=line,
+                fields={
+                    "paragraph": paragraph_id,
+                    "passage": passage["text"],
+                    "question": q["question"],
+                    "answers": options,
+                },
+                gold=gold or None,
+            )
+    summary.detail = {"paragraphs": paragraphs, "questions": questions, "answers": answers}
+
+
+def read_record(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    """One line per passage; one item per query. Entity spans have an inclusive end."""
+    passages = queries = 0
+    for line, obj in _json_lines(path, spec.source.encoding):
+        passage = obj.get("passage")
+        if not isinstance(passage, dict) or "text" not in passage or "qas" not in obj:
+            raise DataFileError(path, line, "missing passage.text / qas" + _wrong_task_hint(spec))
+        text = passage["text"]
+        entities: list[str] = []
+        for span in passage.get("entities", []):
+            try:
+                entity = text[int(span["start"]) : int(span["end"]) + 1]
+            except (KeyError, TypeError, ValueError):
+                raise DataFileError(path, line, "an entity lacks integer 'start'/'end'") from None
+            if entity not in entities:
+                entities.append(entity)
+        passage_id = _id_text(obj.get("idx", passages), path, line)
+        passages += 1
+        for qa in obj["qas"]:
+            if not isinstance(qa, dict) or "query" not in qa:
+                raise DataFileError(path, line, "a query lacks 'query'")
+            gold = None
+            if qa.get("answers"):
+                gold = sorted({str(a["text"]) for a in qa["answers"]})
+                summary.has_gold = True
+            queries += 1
+            yield ParsedItem(
+                source_id=_id_text(qa.get("idx", queries - 1), path, line),
+                line=line,
+                fields={
+                    "passage_idx": passage_id,
+                    "source": obj.get("source", ""),
+                    "passage": text,
+                    "query": qa["query"],
+                    "entities": entities,
+                },
+                gold=gold,
+            )
+    summary.detail = {"passages": passages, "queries": queries}
+
+
+READERS: dict[str, Callable[[Path, TaskSpec, FileSummary], Iterator[ParsedItem]]] = {
+    "tsv": read_table,
+    "csv": read_table,
+    "jsonl": read_jsonl,
+    "multirc": read_multirc,
+    "record": read_record,
+}
+
+
+def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    """Items of one file, checked: ids unique. Errors name the file and line."""
+    reader = READERS[spec.source.reader]
+    if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:
+        reader = read_jsonl  # a custom task may come as CSV or JSON lines
+    seen: dict[str, int] = {}
+    for item in reader(path, spec, summary):
+        if item.source_id in seen:
+            raise DataFileError(
+                path, item.line, f"duplicate id {item.source_id!r} (first on line {seen[item.source_id]})"
+            )
+        seen[item.source_id] = item.line
+        yield item

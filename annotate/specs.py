@@ -1,0 +1,446 @@
+"""Task and protocol specifications: load the TOML files under tasks/ and protocols/ and validate them.
+
+A task spec says what an item looks like (its fields and how they are shown), what an annotator
+may answer, how the task's files are laid out on disk, how it is scored and how predictions are
+written for the leaderboard. A protocol spec holds every parameter of the human-baseline
+protocol. Both are pydantic models with `extra="forbid"`, so a misspelt key is an error.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from annotate.errors import SpecError, UserError
+
+METRICS = {
+    "accuracy": "Accuracy",
+    "f1": "F1 (positive class)",
+    "macro_f1": "Macro-averaged F1",
+    "mcc": "Matthews correlation",
+    "r3": "R3 (3-class Matthews correlation)",
+    "pearson": "Pearson correlation",
+    "spearman": "Spearman correlation",
+    "f1a": "F1 over all answer options",
+    "em": "Exact match (all answers of a question right)",
+    "record_f1": "Token F1, max over gold answers",
+    "record_em": "Exact match, max over gold answers",
+    "gender_parity": "Gender parity (share of minimal pairs predicted alike)",
+}
+
+Layout = Literal[
+    "single", "pair", "passage_question", "choice", "spans", "scale", "multi_answer", "entity_choice"
+]
+Reader = Literal["tsv", "csv", "jsonl", "multirc", "record"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FieldSpec(Strict):
+    """One input field of an item."""
+
+    name: str
+    """Our name for the field (the key in the stored item)."""
+    label: str = ""
+    """Heading shown above the text; empty for a field that is not shown (ids, offsets)."""
+    source: list[str] = Field(default_factory=list)
+    """Column names (TSV/CSV) or dotted JSON keys tried in order; default: [name]."""
+    optional: bool = False
+    """A missing column or key gives an empty value instead of an error."""
+    shown: bool = True
+    """Whether the annotator sees this field as text."""
+
+    def sources(self) -> list[str]:
+        return self.source or [self.name]
+
+
+class LabelOption(Strict):
+    """One answer an annotator can give, or one gold class."""
+
+    value: str
+    """The label as written in the source data (JSON booleans as "true"/"false", ints as digits)."""
+    text: str
+    """What the annotator sees."""
+    key: str
+    """The single key that gives this answer."""
+    collapses_to: str | None = None
+    """For an answer scale (CB's 7 points): the gold class this answer counts as."""
+
+
+class ScaleSpec(Strict):
+    """A numeric rating (STS-B): integer answers from min to max, each with an anchor text."""
+
+    min: int
+    max: int
+    anchors: dict[str, str]
+    """Description of each point, keyed by the point as text ("0" … "5")."""
+
+    @model_validator(mode="after")
+    def _anchors_cover_scale(self) -> ScaleSpec:
+        expected = {str(v) for v in range(self.min, self.max + 1)}
+        if set(self.anchors) != expected:
+            raise ValueError(f"scale anchors must be exactly {sorted(expected)}")
+        return self
+
+
+class HighlightSpec(Strict):
+    """A span of a field to highlight (WiC's target word, WSC's noun phrase and pronoun)."""
+
+    field: str
+    unit: Literal["char", "token"]
+    start: str
+    """Field holding the start offset (char) or the token index (token)."""
+    end: str | None = None
+    """Field holding the exclusive end offset (char units only)."""
+    text: str | None = None
+    """Field holding the span's text (token units: its length in tokens)."""
+
+
+class SourceSpec(Strict):
+    """How the task's files are laid out on disk."""
+
+    reader: Reader
+    files: dict[str, list[str]] = Field(default_factory=dict)
+    """Split name -> file names found in a task folder (first match wins per name)."""
+    id: list[str] = Field(default_factory=list)
+    """Id column or key candidates; when none is present the 0-based row number is the id."""
+    id_required: bool = False
+    """A file without any id column is an error (rather than numbered by row)."""
+    label: list[str] = Field(default_factory=list)
+    """Gold label column or key candidates; a file without one has no gold (test files)."""
+    headerless_columns: list[str] = Field(default_factory=list)
+    """Column names for files that come without a header row (CoLA train/dev)."""
+    tag_columns: dict[str, list[str]] = Field(default_factory=dict)
+    """Coarse phenomenon category -> columns/keys holding its `;`-separated fine tags."""
+    encoding: str = "utf-8-sig"
+    delimiter: str | None = None
+    """CSV delimiter; default tab for .tsv files and comma otherwise."""
+
+
+class SubmissionSpec(Strict):
+    """The leaderboard file for this task."""
+
+    file: str
+    """Exact file name the evaluation server expects."""
+    style: Literal["glue-tsv", "superglue-jsonl", "multirc", "record"]
+    encoding: dict[str, str | int | bool] = Field(default_factory=dict)
+    """Label value -> what the submission file holds (type kept: COPA writes ints)."""
+    float_format: str = "%.3f"
+    clip: tuple[float, float] | None = None
+
+
+class TaskSpec(Strict):
+    """Everything the tool knows about one task."""
+
+    name: str
+    """Canonical name, from the file's place: tasks/superglue/rte.toml -> superglue/rte."""
+    benchmark: str
+    title: str
+    aliases: list[str] = Field(default_factory=list)
+    """Official spellings accepted as the task name (case-insensitive): SST-2, AX-b, MNLI-m."""
+    kind: Literal["classification", "regression", "multi_answer", "entity_choice"]
+    layout: Layout
+    fields: list[FieldSpec]
+    labels: list[LabelOption] = Field(default_factory=list)
+    answer_scale: list[LabelOption] = Field(default_factory=list)
+    """Answers offered instead of `labels`; each collapses to a gold class (CB)."""
+    scale: ScaleSpec | None = None
+    highlights: list[HighlightSpec] = Field(default_factory=list)
+    explanation_field: str | None = None
+    """Field that explains the gold label, shown as training feedback when present."""
+    metrics: list[str]
+    positive_label: str | None = None
+    """The class F1 is computed for (binary tasks)."""
+    label_prior: Literal["balanced", "skewed", "unknown"] = "unknown"
+    """Whether the labels are roughly balanced: the hint the GLUE FAQ gave annotators."""
+    guidelines: str
+    source: SourceSpec
+    submission: SubmissionSpec
+    train_on: str | None = None
+    """A task whose dev items train annotators for this one (AX-b has no training data)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TaskSpec:
+        unknown = [m for m in self.metrics if m not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {unknown}; known: {sorted(METRICS)}")
+        if self.kind == "classification" and len(self.labels) < 2:
+            raise ValueError("a classification task needs at least two labels")
+        if self.kind == "regression" and self.scale is None:
+            raise ValueError("a regression task needs a [scale]")
+        values = [o.value for o in self.labels]
+        if len(set(values)) != len(values):
+            raise ValueError("label values must be unique")
+        answers = self.answer_options()
+        keys = [o.key for o in answers]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"answer keys must be unique, got {keys}")
+        reserved = {"?", "q", "f", "u", "escape"}
+        clash = sorted(set(keys) & reserved)
+        if clash:
+            raise ValueError(f"answer keys {clash} are reserved for the annotator screen")
+        for option in self.answer_scale:
+            if option.collapses_to not in values:
+                raise ValueError(
+                    f"answer {option.value!r} collapses to {option.collapses_to!r}, not a label"
+                )
+        names = {f.name for f in self.fields}
+        for h in self.highlights:
+            for ref in (h.field, h.start, h.end, h.text):
+                if ref is not None and ref not in names:
+                    raise ValueError(f"highlight refers to unknown field {ref!r}")
+        if self.explanation_field and self.explanation_field not in names:
+            raise ValueError(f"explanation_field {self.explanation_field!r} is not a field")
+        if self.positive_label is not None and self.positive_label not in values:
+            raise ValueError(f"positive_label {self.positive_label!r} is not a label value")
+        return self
+
+    # --- questions the rest of the code asks -------------------------------------------------
+    def answer_options(self) -> list[LabelOption]:
+        """What the annotator chooses from (the 7-point scale for CB, else the labels)."""
+        if self.answer_scale:
+            return list(self.answer_scale)
+        if self.scale is not None:
+            return [
+                LabelOption(value=str(v), text=self.scale.anchors[str(v)], key=str(v))
+                for v in range(self.scale.min, self.scale.max + 1)
+            ]
+        return list(self.labels)
+
+    def label_values(self) -> list[str]:
+        return [o.value for o in self.labels]
+
+    def label_text(self, value: str) -> str:
+        for option in [*self.labels, *self.answer_scale]:
+            if option.value == value:
+                return option.text
+        return value
+
+    def collapse(self, answer: str) -> str:
+        """The gold class an answer counts as (identity unless the task has an answer scale)."""
+        for option in self.answer_scale:
+            if option.value == answer:
+                return option.collapses_to or answer
+        return answer
+
+    @property
+    def short_name(self) -> str:
+        return self.aliases[0] if self.aliases else self.name.split("/")[-1]
+
+
+class ProtocolSpec(Strict):
+    """Every parameter of the two-phase human-baseline protocol (see PROTOCOL.md)."""
+
+    name: str
+    description: str
+    source: str = ""
+    """Where the values come from (paper, section)."""
+    training_items: int = Field(30, ge=0)
+    """Dev items shown in the training phase, at most (fewer when the split is smaller)."""
+    training_feedback: bool = True
+    """After each training answer show right/wrong and the gold label."""
+    show_explanation: bool = True
+    """Show the task's explanation field with the feedback, where the task has one."""
+    gate_rule: Literal["median", "threshold", "manual"] = "median"
+    """median: batch decision when training is closed; threshold: at once; manual: by hand."""
+    gate_min_items: int = Field(5, ge=0)
+    """Training items an annotator must have done before any gate decision."""
+    gate_threshold: float | None = Field(None, ge=0.0, le=1.0)
+    """Training accuracy needed under the threshold rule."""
+    test_sample: int | Literal["all"] = 100
+    """Test items drawn at random (seeded); "all" or a split smaller than this takes the split."""
+    seed: int = 2019
+    """Seed of the test sample and of the training order."""
+    annotators_per_item: int = Field(5, ge=1)
+    """Distinct annotators who label each test item (k)."""
+    tie_rule: Literal["random", "abstain", "dev-majority-class", "extra-annotator"] = "random"
+    """How a split vote is settled; the papers state none."""
+    regression_aggregation: Literal["mean", "median"] = "mean"
+    """How the ratings of one item become one score (STS-B)."""
+    label_prior_hint: bool = True
+    """Tell annotators whether the task's labels are balanced or skewed (GLUE FAQ)."""
+    lease_minutes: float = Field(30.0, gt=0)
+    """How long an item on an abandoned screen stays reserved before it returns to the pool."""
+    assumptions: list[str] = Field(default_factory=list)
+    """Values the papers do not state, chosen here; printed in reports."""
+    task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per-task changes, e.g. SuperGLUE took WSC's whole test set."""
+
+    @model_validator(mode="after")
+    def _threshold_needs_value(self) -> ProtocolSpec:
+        if self.gate_rule == "threshold" and self.gate_threshold is None:
+            raise ValueError("gate_rule 'threshold' needs gate_threshold")
+        if isinstance(self.test_sample, int) and self.test_sample < 1:
+            raise ValueError("test_sample must be a positive number or 'all'")
+        return self
+
+    def effective(self, task: str | None = None, overrides: dict[str, Any] | None = None) -> ProtocolSpec:
+        """This protocol with a task's overrides and then the study's own settings applied."""
+        data = self.model_dump()
+        if task is not None:
+            data.update(self.task_overrides.get(task, {}))
+        data.update(overrides or {})
+        return validate_protocol(data, origin=f"protocol {self.name!r} with overrides")
+
+
+# --- finding and loading spec files ----------------------------------------------------------
+
+
+def builtin_dir(kind: str) -> Path:
+    """The folder of built-in `tasks` or `protocols`: inside the package when installed from a
+    wheel, else at the top of the source tree (an editable install or a checkout)."""
+    packaged = Path(__file__).parent / "builtin" / kind
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / kind
+
+
+def search_dirs(kind: str) -> list[Path]:
+    """Built-in folder first, then any folders in ANNOTATE_TASKS_PATH / ANNOTATE_PROTOCOLS_PATH."""
+    extra = os.environ.get(f"ANNOTATE_{kind.upper()}_PATH", "")
+    return [builtin_dir(kind), *(Path(p) for p in extra.split(os.pathsep) if p)]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def load_task_file(path: Path, name: str | None = None) -> TaskSpec:
+    data = _read_toml(path)
+    data.setdefault("name", name or path.stem)
+    try:
+        return TaskSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(f"{path}: invalid task spec: {_explain(exc)}") from None
+
+
+def validate_protocol(data: dict[str, Any], origin: str) -> ProtocolSpec:
+    try:
+        return ProtocolSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(f"{origin}: invalid protocol: {_explain(exc)}") from None
+
+
+def load_protocol_file(path: Path) -> ProtocolSpec:
+    data = _read_toml(path)
+    data.setdefault("name", path.stem)
+    return validate_protocol(data, origin=str(path))
+
+
+@cache
+def _task_files() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for root in search_dirs("tasks"):
+        for path in sorted(root.rglob("*.toml")):
+            found[path.relative_to(root).with_suffix("").as_posix()] = path
+    return found
+
+
+def all_tasks() -> list[TaskSpec]:
+    return [load_task(name) for name in sorted(_task_files())]
+
+
+@cache
+def _load_task_cached(name: str) -> TaskSpec:
+    return load_task_file(_task_files()[name], name=name)
+
+
+def resolve_task_name(name: str) -> str:
+    """Canonical name for `name`: the name itself, or an official spelling like SST-2 or
+    superglue/AX-b (case-insensitive). An alias shared by two benchmarks must be qualified."""
+    files = _task_files()
+    wanted = name.strip().lower()
+    if wanted in files:
+        return wanted
+    matches = []
+    for canonical in files:
+        spec = _load_task_cached(canonical)
+        spellings = {canonical, canonical.split("/")[-1], *(a.lower() for a in spec.aliases)}
+        spellings |= {f"{spec.benchmark}/{a.lower()}" for a in spec.aliases}
+        if wanted in {s.lower() for s in spellings}:
+            matches.append(canonical)
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
+    raise UserError(f"unknown task {name!r}; `annotate tasks` lists them")
+
+
+def load_task(name: str) -> TaskSpec:
+    """A task by name or alias, or from a path to a .toml file (a custom task)."""
+    if name.endswith(".toml"):
+        path = Path(name)
+        if not path.is_file():
+            raise UserError(f"{name}: no such task file")
+        return load_task_file(path, name=path.stem)
+    return _load_task_cached(resolve_task_name(name))
+
+
+@cache
+def _protocol_files() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for root in search_dirs("protocols"):
+        for path in sorted(root.glob("*.toml")):
+            found[path.stem] = path
+    return found
+
+
+def all_protocols() -> list[ProtocolSpec]:
+    return [load_protocol(name) for name in sorted(_protocol_files())]
+
+
+def load_protocol(name: str) -> ProtocolSpec:
+    """A protocol preset by name, or from a path to a .toml file."""
+    if name.endswith(".toml"):
+        path = Path(name)
+        if not path.is_file():
+            raise UserError(f"{name}: no such protocol file")
+        return load_protocol_file(path)
+    files = _protocol_files()
+    if name not in files:
+        raise UserError(f"unknown protocol {name!r}; known: {', '.join(sorted(files))}")
+    return load_protocol_file(files[name])
+
+
+def parse_setting(assignment: str) -> tuple[str, Any]:
+    """`KEY=VALUE` from the command line; VALUE is read as TOML (numbers, true, "all") when it
+    can be, else kept as text."""
+    key, sep, raw = assignment.partition("=")
+    if not sep or not key.strip():
+        raise UserError(f"--set expects KEY=VALUE, got {assignment!r}")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def clear_caches() -> None:
+    """Forget loaded specs (tests that change ANNOTATE_*_PATH)."""
+    _task_files.cache_clear()
+    _protocol_files.cache_clear()
+    _load_task_cached.cache_clear()

@@ -1,0 +1,174 @@
+"""The tables of a store (SQLModel). One store holds datasets, studies and everything people did.
+
+Values that differ in shape between tasks (item fields, gold labels, answers) are JSON columns,
+so one schema serves every task; what they hold is described by the task spec.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+"""Bump on any change to the tables; a store of another version is refused with a message."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Meta(SQLModel, table=True):
+    """Key/value facts about the store itself (its schema version)."""
+
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class Dataset(SQLModel, table=True):
+    """One imported file: a split of a task."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    task: str = Field(index=True)
+    split: str
+    path: str
+    sha256: str
+    n_items: int
+    detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """Extra counts for nested formats (MultiRC paragraphs/answers, ReCoRD passages)."""
+    imported_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("task", "sha256", name="uq_dataset_task_sha256"),)
+
+
+class Item(SQLModel, table=True):
+    """One unit an annotator answers: a sentence, a pair, a MultiRC question, a ReCoRD query."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = Field(foreign_key="dataset.id")
+    position: int
+    """0-based order in the source file."""
+    source_id: str
+    """The item's id in the source file (the value written to submissions)."""
+    fields: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    gold: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """Gold label as written in the source (normalised to text); None where the file has none."""
+    tags: dict[str, list[str]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """Phenomenon tags per coarse category (diagnostic sets)."""
+
+    __table_args__ = (
+        UniqueConstraint("dataset_id", "source_id", name="uq_item_dataset_source"),
+        Index("ix_item_dataset_position", "dataset_id", "position"),
+    )
+
+
+class Study(SQLModel, table=True):
+    """One run of the protocol on one task."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    task: str
+    protocol: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    """The effective protocol (preset + task overrides + the study's own settings)."""
+    train_dataset_id: int | None = Field(default=None, foreign_key="dataset.id")
+    test_dataset_id: int = Field(foreign_key="dataset.id")
+    state: str = "training"
+    """training -> (gate closed) -> test."""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class StudyItem(SQLModel, table=True):
+    """An item drawn into a study for one phase, with its place in the order."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    item_id: int = Field(foreign_key="item.id")
+    phase: str
+    position: int
+    n_labels: int = 0
+    """Labels received so far (test phase): kept here so choosing the next item stays cheap."""
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "phase", "item_id", name="uq_studyitem"),
+        Index("ix_studyitem_order", "study_id", "phase", "n_labels", "position"),
+    )
+
+
+class Annotator(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    token_hash: str | None = None
+    """Salted scrypt hash of the annotator's token, when the study asks for one."""
+    failed_logins: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Label(SQLModel, table=True):
+    """One answer of one annotator to one item in one phase of a study."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    item_id: int = Field(foreign_key="item.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    phase: str
+    value: Any = Field(sa_column=Column(JSON, nullable=False))
+    correct: bool | None = None
+    """Training phase only: whether the answer matched gold."""
+    shown_at: datetime
+    answered_at: datetime
+    flag: bool = False
+    """The annotator marked a problem with the item."""
+    comment: str | None = None
+    revisions: int = 0
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "item_id", "annotator_id", "phase", name="uq_label"),
+        Index("ix_label_annotator", "study_id", "annotator_id", "phase"),
+    )
+
+
+class LabelRevision(SQLModel, table=True):
+    """The earlier value of a label the annotator went back and changed."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    label_id: int = Field(foreign_key="label.id", index=True)
+    old_value: Any = Field(sa_column=Column(JSON, nullable=False))
+    old_answered_at: datetime
+    revised_at: datetime = Field(default_factory=utcnow)
+
+
+class Lease(SQLModel, table=True):
+    """A test item on an annotator's screen: reserved so it is not handed to a (k+1)-th person."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    item_id: int = Field(foreign_key="item.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    expires_at: datetime
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "item_id", "annotator_id", name="uq_lease"),
+        Index("ix_lease_study_annotator", "study_id", "annotator_id"),
+    )
+
+
+class GateDecision(SQLModel, table=True):
+    """Admission to (or refusal of) the test phase, with the evidence it was based on."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    admitted: bool
+    rule: str
+    threshold: float | None = None
+    """The accuracy needed: the fixed threshold or the cohort median."""
+    score: float | None = None
+    n_items: int = 0
+    cohort: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    """Each trainee's name, count and accuracy when the decision was made."""
+    decided_by: str = "rule"
+    decided_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (Index("ix_gate_study_annotator", "study_id", "annotator_id"),)

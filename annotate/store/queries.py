@@ -1,0 +1,38 @@
+"""Read-only questions about a store, answered as plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.store.models import Dataset
+
+
+def dataset_rows(engine: Engine) -> list[dict[str, Any]]:
+    """Every dataset with the stable keys of `annotate datasets --format json`."""
+    with Session(engine) as session:
+        datasets = session.scalars(select(Dataset).order_by(Dataset.id)).all()
+        return [
+            {
+                "id": d.id,
+                "task": d.task,
+                "split": d.split,
+                "items": d.n_items,
+                "labelled": bool(d.detail.get("labelled", 0)),
+                "detail": {k: v for k, v in d.detail.items() if k not in {"items", "labelled"}},
+                "sha256": d.sha256,
+                "path": d.path,
+                "imported_at": d.imported_at.isoformat(timespec="seconds"),
+            }
+            for d in datasets
+        ]
+
+
+def get_dataset(session: Session, dataset_id: int) -> Dataset:
+    dataset = session.get(Dataset, dataset_id)
+    if dataset is None:
+        raise UserError(f"no dataset {dataset_id}; `annotate datasets` lists them")
+    return dataset

@@ -1,0 +1,41 @@
+"""Open the store the user means: `--db URL`, else $ANNOTATE_DB, else ./annotate.db."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from annotate.errors import UserError
+from annotate.store.engine import check_schema, create_schema, make_engine, normalise_url
+
+DEFAULT_URL = "sqlite:///annotate.db"
+
+
+def resolve_url(db: str | None) -> str:
+    return normalise_url(db or os.environ.get("ANNOTATE_DB") or DEFAULT_URL)
+
+
+@dataclass
+class Workspace:
+    url: str
+    engine: Engine
+
+
+def open_workspace(db: str | None = None, *, create: bool = False) -> Workspace:
+    """Open (and with `create`, initialise) the store. A missing store is an error unless
+    `create`: a mistyped --db should not silently start an empty one."""
+    url = resolve_url(db)
+    engine = make_engine(url)
+    if not create and engine.dialect.name == "sqlite":
+        database = engine.url.database
+        if database and database != ":memory:" and not Path(database).exists():
+            raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
+    if not check_schema(engine):
+        if not create:
+            engine.dispose()
+            raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
+        create_schema(engine)
+    return Workspace(url=url, engine=engine)
