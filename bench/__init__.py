@@ -1,0 +1,1 @@
+"""Benchmarks with their reference baselines; run `python -m bench` for the whole table."""

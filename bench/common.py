@@ -1,0 +1,38 @@
+"""Helpers shared by the benchmarks: run a measurement in a fresh process, report peak memory."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(fn: Callable[[], Any]) -> dict[str, float]:
+    start = time.perf_counter()
+    fn()
+    return {"seconds": time.perf_counter() - start, "peak_rss_mb": peak_rss_mb()}
+
+
+def in_subprocess(module: str, *args: str) -> dict[str, float]:
+    """Run `python -m module args…` and read the JSON it prints last: each measurement gets a
+    process of its own so peak memory is its own."""
+    out = subprocess.run(
+        [sys.executable, "-m", module, *args], check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
+    width = max(len(k) for k, _ in rows)
+    print(title)
+    for key, value in rows:
+        print(f"  {key:<{width}}  {value}")

@@ -1,0 +1,93 @@
+"""The data commands as a user runs them: init, tasks, protocols, import, datasets."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests import fixtures as fx
+
+CUSTOM_TASK = """
+benchmark = "custom"
+title = "Headline tone"
+kind = "classification"
+layout = "single"
+metrics = ["accuracy", "macro_f1"]
+guidelines = "Is the headline's tone positive, neutral or negative?"
+fields = [{ name = "headline", label = "Headline", source = ["text"] }]
+labels = [
+  { value = "pos", text = "Positive", key = "1" },
+  { value = "neu", text = "Neutral", key = "2" },
+  { value = "neg", text = "Negative", key = "3" },
+]
+source = { reader = "csv", id = ["id"], label = ["tone"] }
+submission = { file = "tone.tsv", style = "glue-tsv" }
+"""
+
+
+def test_import_then_datasets_json(cli, tmp_path: Path):
+    fx.write_jsonl(tmp_path / "RTE" / "val.jsonl", fx.SG_RTE)
+    result = cli("import", "superglue/rte", tmp_path / "RTE")
+    assert result.code == 0, result.stderr
+    assert "superglue/rte dev, 3 items with gold labels" in " ".join(result.stdout.split())
+    rows = cli("datasets", "--format", "json").json()
+    assert len(rows) == 1
+    assert {"id", "task", "split", "items", "sha256", "path"} <= set(rows[0])
+    assert (rows[0]["task"], rows[0]["split"], rows[0]["items"]) == ("superglue/rte", "dev", 3)
+
+
+def test_bad_file_error_and_unchanged_datasets(cli, tmp_path: Path):
+    fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE)
+    assert cli("import", "superglue/rte", tmp_path / "val.jsonl").code == 0
+    before = cli("datasets", "--format", "json").stdout
+    bad = fx.write_text(tmp_path / "bad" / "dev.tsv", fx.MRPC_DEV + "1\t9\t9\tshort\n")
+    result = cli("import", "MRPC", bad)
+    assert result.code == 2
+    assert f"{bad}:4: row has 4 fields, expected 5 (ragged row)" in result.stderr
+    assert cli("datasets", "--format", "json").stdout == before
+
+
+def test_custom_csv_task_with_field_mapping(cli, tmp_path: Path):
+    task = fx.write_text(tmp_path / "tone.toml", CUSTOM_TASK)
+    data = fx.write_text(
+        tmp_path / "headlines.csv",
+        'id,title,tone\nh1,"Markets rally, traders cheer",pos\nh2,"Rain expected, again",neu\n',
+    )
+    result = cli("import", task, data, "--split", "test", "--map", "headline=title", "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()[0]["items"] == 2
+    wrong = cli("import", task, data, "--split", "test", "--map", "colour=title")
+    assert wrong.code == 2 and "unknown field" in wrong.stderr
+
+
+def test_reading_commands_do_not_create_a_store(cli, db_url: str):
+    result = cli("datasets")
+    assert result.code == 2 and "no annotate store" in result.stderr
+    assert not Path(db_url.removeprefix("sqlite:///")).exists()
+    assert cli("init").code == 0
+    assert cli("datasets", "--format", "json").json() == []
+
+
+def test_tasks_and_protocols_list(cli):
+    tasks = cli("tasks", "--format", "json").json()
+    assert {"glue/cola", "superglue/multirc"} <= {t["name"] for t in tasks}
+    protocols = cli("protocols", "--format", "json").json()
+    assert {"superglue-2019", "glue-2019", "quick"} <= {p["name"] for p in protocols}
+
+
+def test_store_of_another_schema_version_is_refused(cli, workspace):
+    with workspace.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    result = cli("datasets")
+    assert result.code == 2 and "schema version 999" in result.stderr
+
+
+def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):
+    env = {**os.environ, "ANNOTATE_DB": str(tmp_path / "none.db")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "annotate", "datasets"], capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: no annotate store") and "Traceback" not in proc.stderr

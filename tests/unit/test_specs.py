@@ -1,0 +1,133 @@
+"""Task and protocol specs: the built-ins load, aliases resolve, bad specs give clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotate import specs
+from annotate.errors import SpecError, UserError
+
+GLUE = ["cola", "sst2", "mrpc", "qqp", "stsb", "mnli-m", "mnli-mm", "qnli", "rte", "wnli", "ax"]
+SUPERGLUE = ["boolq", "cb", "copa", "multirc", "record", "rte", "wic", "wsc", "axb", "axg"]
+
+
+def test_every_glue_and_superglue_task_is_built_in():
+    names = {t.name for t in specs.all_tasks()}
+    assert {f"glue/{n}" for n in GLUE} | {f"superglue/{n}" for n in SUPERGLUE} <= names
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [("SST-2", "glue/sst2"), ("sst-2", "glue/sst2"), ("AX-b", "superglue/axb"), ("ax-B", "superglue/axb"),
+     ("MNLI-m", "glue/mnli-m"), ("STS-B", "glue/stsb"), ("superglue/RTE", "superglue/rte"),
+     ("glue/rte", "glue/rte"), ("ReCoRD", "superglue/record")],
+)
+def test_official_spellings_resolve(spelling: str, canonical: str):
+    assert specs.resolve_task_name(spelling) == canonical
+
+
+def test_alias_shared_by_two_benchmarks_must_be_qualified():
+    with pytest.raises(UserError, match="ambiguous.*glue/rte.*superglue/rte"):
+        specs.resolve_task_name("RTE")
+
+
+def test_unknown_task():
+    with pytest.raises(UserError, match="unknown task 'nope'"):
+        specs.load_task("nope")
+
+
+def test_cb_answers_on_seven_points_and_collapses_to_three():
+    cb = specs.load_task("CB")
+    assert [o.value for o in cb.answer_options()] == [str(i) for i in range(1, 8)]
+    assert [cb.collapse(str(i)) for i in range(1, 8)] == [
+        "entailment", "entailment", "neutral", "neutral", "neutral", "contradiction", "contradiction"]
+
+
+def test_every_builtin_task_has_guidelines_and_a_submission_file():
+    for task in specs.all_tasks():
+        assert len(task.guidelines.strip()) > 100, task.name
+        assert task.submission.file.endswith((".tsv", ".jsonl")), task.name
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+MINIMAL_TASK = """
+benchmark = "custom"
+title = "Mine"
+kind = "classification"
+layout = "single"
+metrics = ["accuracy"]
+guidelines = "Decide."
+fields = [{ name = "text", label = "Text" }]
+labels = [{ value = "a", text = "A", key = "1" }, { value = "b", text = "B", key = "2" }]
+source = { reader = "csv", label = ["gold"] }
+submission = { file = "mine.tsv", style = "glue-tsv" }
+"""
+
+
+def test_custom_task_file_loads(tmp_path: Path):
+    task = specs.load_task(write(tmp_path / "mine.toml", MINIMAL_TASK))
+    assert task.name == "mine" and task.label_values() == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('metrics = ["accuracy"]', 'metrics = ["acuracy"]'), "unknown metric"),
+        (('key = "2"', 'key = "1"'), "answer keys must be unique"),
+        (('key = "2"', 'key = "q"'), "reserved"),
+        (('title = "Mine"', 'title = "Mine"\ncolour = "red"'), "colour: unknown key"),
+        (('layout = "single"', 'layout = "circle"'), "layout"),
+        (('title = "Mine"', 'title = "Mine'), "not valid TOML"),
+    ],
+)
+def test_bad_task_spec_is_a_clear_error(tmp_path: Path, change, message):
+    text = MINIMAL_TASK.replace(*change)
+    with pytest.raises(SpecError, match=message) as caught:
+        specs.load_task(write(tmp_path / "bad.toml", text))
+    assert "bad.toml" in str(caught.value)
+
+
+def test_presets_exist_with_documented_values():
+    sg = specs.load_protocol("superglue-2019")
+    assert (sg.training_items, sg.gate_rule, sg.gate_min_items, sg.test_sample, sg.annotators_per_item) == (
+        30, "median", 5, 100, 5)
+    assert sg.effective("superglue/wsc").test_sample == "all"
+    assert specs.load_protocol("glue-2019").training_items == 20
+    quick = specs.load_protocol("quick")
+    assert quick.gate_rule == "threshold" and quick.gate_threshold is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('description = "x"\ngate_rule = "threshold"\n', "needs gate_threshold"),
+        ('description = "x"\nannotators_per_item = 0\n', "annotators_per_item"),
+        ('description = "x"\ntie_rule = "coin"\n', "tie_rule"),
+        ('description = "x"\nseeed = 3\n', "seeed: unknown key"),
+        ('description = "x"\ntest_sample = "many"\n', "test_sample"),
+    ],
+)
+def test_bad_protocol_is_a_clear_error(tmp_path: Path, text: str, message: str):
+    with pytest.raises(SpecError, match=message):
+        specs.load_protocol(write(tmp_path / "p.toml", text))
+
+
+def test_overrides_are_validated_too():
+    quick = specs.load_protocol("quick")
+    assert quick.effective(None, {"annotators_per_item": 3}).annotators_per_item == 3
+    with pytest.raises(SpecError, match="gate_threshold"):
+        quick.effective(None, {"gate_threshold": 2})
+
+
+def test_parse_setting_reads_toml_values():
+    assert specs.parse_setting("test_sample=all") == ("test_sample", "all")
+    assert specs.parse_setting("test_sample=40") == ("test_sample", 40)
+    assert specs.parse_setting('tie_rule="abstain"') == ("tie_rule", "abstain")
+    with pytest.raises(UserError):
+        specs.parse_setting("nothing")
