@@ -10,11 +10,11 @@ import sys
 
 import typer
 
-from annotate.cli import data
+from annotate.cli import data, study
 from annotate.cli.context import app
 from annotate.errors import UserError
 
-__all__ = ["app", "data", "main"]
+__all__ = ["app", "data", "main", "study"]
 
 
 def main() -> None:

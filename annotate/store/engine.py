@@ -114,3 +114,11 @@ def is_sqlite(engine: Engine) -> bool:
 def ping(engine: Engine) -> None:
     with engine.connect() as conn:
         conn.execute(text("SELECT 1"))
+
+
+def lock_study(session: Session, study_id: int) -> None:
+    """Serialise the transactions that hand out or fill a study's test items. SQLite already
+    holds the database write lock (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped
+    advisory lock on the study."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": 7_000_000 + study_id})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 1
@@ -92,7 +92,8 @@ class StudyItem(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("study_id", "phase", "item_id", name="uq_studyitem"),
-        Index("ix_studyitem_order", "study_id", "phase", "n_labels", "position"),
+        # Breadth-first order: fullest open items first, then the sample order.
+        Index("ix_studyitem_order", "study_id", "phase", text("n_labels DESC"), "position"),
     )
 
 

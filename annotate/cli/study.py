@@ -1,0 +1,249 @@
+"""Commands that run the protocol: study, annotator, gate, status, simulate."""
+
+from __future__ import annotations
+
+import typer
+
+from annotate import specs
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import console, print_json, print_table, say
+from annotate.protocol import gate
+from annotate.protocol.status import study_status
+from annotate.protocol.studies import add_annotator, create_study, load_study, study_rows
+
+study_app = typer.Typer(help="Create and inspect studies.", no_args_is_help=True)
+annotator_app = typer.Typer(help="Manage annotators.", no_args_is_help=True)
+app.add_typer(study_app, name="study")
+app.add_typer(annotator_app, name="annotator")
+
+
+@study_app.command("create")
+def study_create(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="A name for the study"),
+    task: str = typer.Option(..., "--task", help="Task name (superglue/rte, SST-2 …)"),
+    protocol: str = typer.Option("superglue-2019", "--protocol", help="Protocol preset or .toml file"),
+    train: int = typer.Option(None, "--train", help="Dataset id for training items (default: the task's latest dev set)"),
+    test: int = typer.Option(None, "--test", help="Dataset id for the test sample (default: the task's latest test set)"),
+    sample: str = typer.Option(None, "--sample", help="Test items to draw, or 'all'"),
+    seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
+    k: int = typer.Option(None, "--annotators-per-item", help="Distinct annotators per test item"),
+    settings: list[str] = typer.Option([], "--set", help="KEY=VALUE: override any protocol setting"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Create a study: draw the training items and the seeded test sample."""
+    overrides = dict(specs.parse_setting(s) for s in settings)
+    if sample is not None:
+        overrides["test_sample"] = "all" if sample == "all" else _positive_int(sample, "--sample")
+    if seed is not None:
+        overrides["seed"] = seed
+    if k is not None:
+        overrides["annotators_per_item"] = k
+    ws = options(ctx).workspace()
+    study = create_study(
+        ws.engine, name, task, protocol, train_dataset_id=train, test_dataset_id=test, overrides=overrides
+    )
+    data = _study_detail(ws.engine, name)
+    if fmt is Format.json:
+        print_json(data)
+        return
+    say(
+        f"study {name!r} created: {study.spec.name}, protocol {study.protocol.name}, "
+        f"{data['training_items']} training items from dataset {study.study.train_dataset_id}, "
+        f"{data['test_items']} test items from dataset {study.study.test_dataset_id}, "
+        f"{study.k} annotators per item"
+    )
+
+
+def _positive_int(text: str, option: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise typer.BadParameter(f"expected a number or 'all', got {text!r}", param_hint=option) from None
+    if value < 1:
+        raise typer.BadParameter("must be at least 1", param_hint=option)
+    return value
+
+
+def _study_detail(engine, name: str) -> dict:
+    ctx = load_study(engine, name)
+    status = study_status(engine, ctx)
+    with_training = gate_training_quota(engine, ctx)
+    return {
+        "study": ctx.study.name,
+        "task": ctx.spec.name,
+        "state": ctx.study.state,
+        "train_dataset": ctx.study.train_dataset_id,
+        "test_dataset": ctx.study.test_dataset_id,
+        "training_items": with_training,
+        "test_items": status["items_total"],
+        "protocol": ctx.protocol.model_dump(),
+    }
+
+
+def gate_training_quota(engine, ctx) -> int:
+    from sqlmodel import Session
+
+    with Session(engine) as session:
+        return gate.training_quota(session, ctx.id)
+
+
+@study_app.command("list")
+def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
+    """List the studies in the store."""
+    rows = study_rows(options(ctx).workspace().engine)
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    print_table(rows, [("id", "Id"), ("name", "Study"), ("task", "Task"), ("protocol", "Protocol"),
+                       ("state", "State"), ("test_items", "Test items"), ("annotators_per_item", "k")],
+                title="Studies")
+
+
+@study_app.command("show")
+def study_show(
+    ctx: typer.Context, name: str, fmt: Format = typer.Option(Format.table, "--format")
+) -> None:
+    """Show a study with its effective protocol."""
+    data = _study_detail(options(ctx).workspace().engine, name)
+    if fmt is Format.json:
+        print_json(data)
+        return
+    rows = [{"key": k, "value": v} for k, v in data.items() if k != "protocol"]
+    rows += [{"key": f"protocol.{k}", "value": v} for k, v in data["protocol"].items()]
+    print_table(rows, [("key", "Setting"), ("value", "Value")], title=f"Study {name}")
+
+
+@annotator_app.command("add")
+def annotator_add(ctx: typer.Context, name: str) -> None:
+    """Register an annotator by name."""
+    annotator = add_annotator(options(ctx).workspace(create=True).engine, name)
+    say(f"annotator {annotator.name!r} added")
+
+
+@annotator_app.command("list")
+def annotator_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
+    """List the annotators."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from annotate.store.models import Annotator
+
+    with Session(options(ctx).workspace().engine) as session:
+        rows = [{"id": a.id, "name": a.name, "created_at": a.created_at.isoformat(timespec="seconds")}
+                for a in session.scalars(select(Annotator).order_by(Annotator.name))]
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    print_table(rows, [("id", "Id"), ("name", "Name"), ("created_at", "Added")], title="Annotators")
+
+
+@app.command("gate")
+def gate_command(
+    ctx: typer.Context,
+    study: str,
+    close: bool = typer.Option(False, "--close", help="Close training: decide everyone by the median rule"),
+    admit: list[str] = typer.Option([], "--admit", help="Admit an annotator by hand"),
+    reject: list[str] = typer.Option([], "--reject", help="Refuse an annotator by hand"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Show each trainee's count and accuracy; close a median gate; admit or refuse by hand."""
+    ws = options(ctx).workspace()
+    study_ctx = load_study(ws.engine, study)
+    decisions = []
+    if close:
+        decisions += gate.close_training(ws.engine, study_ctx)
+    decisions += [gate.decide_manually(ws.engine, study_ctx, n, True) for n in admit]
+    decisions += [gate.decide_manually(ws.engine, study_ctx, n, False) for n in reject]
+    rows = gate.gate_overview(ws.engine, study_ctx)
+    if fmt is Format.json:
+        print_json({"study": study, "rule": study_ctx.protocol.gate_rule, "trainees": rows})
+        return
+    for d in decisions:
+        verdict = "admitted" if d.admitted else "rejected"
+        threshold = f" (threshold {d.threshold:.3f})" if d.threshold is not None else ""
+        say(f"{d.name}: {verdict} by {d.rule}{threshold}")
+    print_table(
+        rows,
+        [("name", "Annotator"), ("training_done", "Done"), ("training_quota", "Of"),
+         ("training_accuracy", "Accuracy"), ("gate", "Gate"), ("rule", "Rule"), ("threshold", "Threshold"),
+         ("decided_at", "Decided")],
+        title=f"Gate of {study} ({study_ctx.protocol.gate_rule} rule, at least "
+        f"{study_ctx.protocol.gate_min_items} items)",
+    )
+
+
+@app.command("status")
+def status_command(
+    ctx: typer.Context, study: str, fmt: Format = typer.Option(Format.table, "--format")
+) -> None:
+    """Progress of a study: per annotator and per item."""
+    ws = options(ctx).workspace()
+    data = study_status(ws.engine, load_study(ws.engine, study))
+    if fmt is Format.json:
+        print_json(data)
+        return
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    out = console()
+    total = max(1, data["items_total"])
+    summary = Table.grid(padding=(0, 2))
+    summary.add_row(
+        Text(f"{data['study']} ({data['task']}, {data['protocol']}, state {data['state']})"),
+    )
+    bar = Table.grid(padding=(0, 1))
+    bar.add_row(
+        ProgressBar(total=total, completed=data["items_complete"], width=40),
+        Text(f"{data['items_complete']}/{data['items_total']} items complete, "
+             f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"),
+    )
+    out.print(summary)
+    out.print(bar)
+    table = Table(title="Annotators", title_justify="left")
+    for heading in ("Annotator", "Phase", "Training", "Accuracy", "Gate", "Test labels", ""):
+        table.add_column(heading)
+    for a in data["annotators"]:
+        accuracy = "" if a["training_accuracy"] is None else f"{a['training_accuracy']:.3f}"
+        table.add_row(
+            Text(a["name"]), Text(a["phase"]), Text(f"{a['training_done']}/{a['training_quota']}"),
+            Text(accuracy), Text(a["gate"]), Text(str(a["test_done"])),
+            ProgressBar(total=total, completed=a["test_done"], width=20),
+        )
+    out.print(table)
+    hist = ", ".join(f"{n} labels: {c}" for n, c in data["labels_per_item"].items())
+    out.print(Text(f"Items by number of labels (k = {data['annotators_per_item']}): {hist}"))
+
+
+@app.command("simulate")
+def simulate_command(
+    ctx: typer.Context,
+    study: str,
+    annotators: int = typer.Option(..., "--annotators", min=1, help="How many synthetic annotators"),
+    accuracy: float = typer.Option(..., "--accuracy", min=0.0, max=1.0, help="Their mean accuracy"),
+    seed: int = typer.Option(0, "--seed"),
+    prefix: str = typer.Option("sim", "--prefix", help="Name prefix: sim1, sim2 …"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Run synthetic annotators through the real engine (training, gate, test)."""
+    from annotate.simulate import simulate
+
+    ws = options(ctx).workspace()
+    result = simulate(ws.engine, study, annotators, accuracy, seed=seed, prefix=prefix)
+    if fmt is Format.json:
+        print_json({"study": study, "training_labels": result.training_labels,
+                    "test_labels": result.test_labels, "gate_closed": result.gate_closed,
+                    "annotators": result.annotators})
+        return
+    say(f"{annotators} simulated annotators: {result.training_labels} training and "
+        f"{result.test_labels} test labels" + (" (median gate closed)" if result.gate_closed else ""))
+    status = study_status(ws.engine, load_study(ws.engine, study))
+    admitted = sum(a["gate"] == "admitted" for a in status["annotators"])
+    if status["items_complete"] < status["items_total"]:
+        say(f"{status['items_complete']}/{status['items_total']} items have all "
+            f"{status['annotators_per_item']} labels; {admitted} annotators are admitted. Add more "
+            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} --prefix more`).")
+    print_table(result.annotators, [("name", "Annotator"), ("accuracy_drawn", "Accuracy drawn"),
+                                    ("phase", "Phase"), ("training_accuracy", "Training acc."),
+                                    ("test_done", "Test labels")])

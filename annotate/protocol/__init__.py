@@ -1,0 +1,1 @@
+"""The protocol engine: studies, annotator sessions, the gate and test assignment. No screen."""

@@ -1,0 +1,66 @@
+"""What counts as a valid answer for a task, and whether a training answer is right."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotate.errors import UserError
+from annotate.specs import TaskSpec
+
+REGRESSION_TOLERANCE = 1.0
+"""A training rating within this many points of gold counts as right (STS-B feedback)."""
+
+
+def validate_answer(spec: TaskSpec, answer: Any, fields: dict[str, Any]) -> Any:
+    """The answer in its stored form, or a UserError saying why it is not an answer."""
+    if spec.kind == "classification":
+        allowed = [o.value for o in spec.answer_options()]
+        if str(answer) not in allowed:
+            raise UserError(f"{answer!r} is not an answer for {spec.name} ({', '.join(allowed)})")
+        return str(answer)
+    if spec.kind == "regression":
+        assert spec.scale is not None
+        value = float(answer)
+        if not spec.scale.min <= value <= spec.scale.max:
+            raise UserError(f"a rating must be within {spec.scale.min}..{spec.scale.max}")
+        return value
+    if spec.kind == "multi_answer":
+        ids = [a["idx"] for a in fields.get("answers", [])]
+        if not isinstance(answer, dict) or sorted(answer) != sorted(ids):
+            raise UserError("judge every candidate answer")
+        values = set(spec.label_values())
+        if any(v not in values for v in answer.values()):
+            raise UserError(f"each judgement must be one of {sorted(values)}")
+        return {k: answer[k] for k in ids}
+    # entity_choice (ReCoRD)
+    if answer not in fields.get("entities", []):
+        raise UserError("choose one of the passage's entities")
+    return answer
+
+
+def is_correct(spec: TaskSpec, answer: Any, gold: Any) -> bool | None:
+    """None when there is no gold to compare with."""
+    if gold is None:
+        return None
+    if spec.kind == "classification":
+        return spec.collapse(str(answer)) == gold
+    if spec.kind == "regression":
+        return abs(float(answer) - float(gold)) <= REGRESSION_TOLERANCE
+    if spec.kind == "multi_answer":
+        return all(answer.get(k) == v for k, v in gold.items())
+    return answer in gold
+
+
+def describe(spec: TaskSpec, value: Any) -> str:
+    """A value as the annotator would read it."""
+    if value is None:
+        return "(none)"
+    if spec.kind == "classification":
+        return spec.label_text(str(value))
+    if spec.kind == "regression":
+        return f"{float(value):g}"
+    if spec.kind == "multi_answer":
+        return ", ".join(f"{k}: {spec.label_text(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return " / ".join(value)
+    return str(value)

@@ -1,0 +1,375 @@
+"""One annotator working on one study: the API the TUI, the simulator and the tests all use.
+
+    session = AnnotatorSession.open(engine, "rte-pilot", "ana")
+    while (item := session.next_item()) is not None:
+        feedback = session.submit(item, "entailment")
+
+Each answer is committed durably before `submit` returns, so the next item is only shown after
+the previous answer is safe; killing the process loses at most the item on the screen, and a
+restarted session resumes with that item (its lease) or the next one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Engine, Integer, func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.protocol import gate
+from annotate.protocol.answers import describe, is_correct, validate_answer
+from annotate.protocol.assignment import count_label, lease_next_item, release_leases
+from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
+from annotate.store.engine import lock_study, write_session
+from annotate.store.models import (
+    Annotator,
+    GateDecision,
+    Item,
+    Label,
+    LabelRevision,
+    StudyItem,
+    utcnow,
+)
+
+RETRIES = 8
+"""Attempts for a commit that failed with a transient error (a lock held too long)."""
+
+
+class Phase(StrEnum):
+    TRAINING = "training"
+    WAITING = "waiting"  # training done, the gate has not decided yet
+    TEST = "test"
+    REJECTED = "rejected"
+    DONE = "done"  # admitted, and no test item is left for this annotator
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """An item as the annotator sees it (never its gold label)."""
+
+    item_id: int
+    source_id: str
+    phase: str
+    fields: dict[str, Any]
+    number: int
+    """1-based number of this item among the annotator's items in the phase."""
+    shown_at: datetime
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the annotator learns after a training answer (nothing after a test answer)."""
+
+    correct: bool | None
+    gold: Any
+    gold_text: str
+    answer_text: str
+    explanation: str | None
+    training_done: int
+    training_accuracy: float
+    gate_decided: bool | None
+    """True/False when this answer triggered an admission/refusal (threshold rule)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    phase: Phase
+    training_done: int
+    training_correct: int
+    training_quota: int
+    test_done: int
+    test_items: int
+    """Test items in the study (each needs k annotators; an annotator does each at most once)."""
+
+    @property
+    def training_accuracy(self) -> float:
+        return self.training_correct / self.training_done if self.training_done else 0.0
+
+
+class ItemTaken(UserError):
+    """The item got its k labels from others while it was on this screen (lease expired)."""
+
+
+def _retry(fn: Callable[[], Any]) -> Any:
+    """Run a write transaction, again if the database was busy. A failed commit is "unknown",
+    not "not written": callers make their writes idempotent under the unique constraints."""
+    delay = 0.05
+    for attempt in range(RETRIES):
+        try:
+            return fn()
+        except OperationalError as exc:
+            if attempt == RETRIES - 1 or ("locked" not in str(exc).lower() and "busy" not in str(exc).lower()):
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+    raise AssertionError("unreachable")
+
+
+class AnnotatorSession:
+    def __init__(
+        self, engine: Engine, ctx: StudyContext, annotator: Annotator,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        assert annotator.id is not None
+        self.engine = engine
+        self.ctx = ctx
+        self.annotator = annotator
+        self.annotator_id: int = annotator.id
+        self.clock = clock
+
+    @classmethod
+    def open(
+        cls, engine: Engine, study: str, annotator: str, *, create_annotator: bool = False,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> AnnotatorSession:
+        ctx = load_study(engine, study)
+        return cls(engine, ctx, get_annotator(engine, annotator, create=create_annotator), clock)
+
+    @property
+    def spec(self):
+        return self.ctx.spec
+
+    # --- where the annotator stands -------------------------------------------------------
+    def _counts(self, session: Session) -> tuple[int, int, int]:
+        training_done, training_correct = session.execute(
+            select(func.count(Label.id), func.coalesce(func.sum(Label.correct.cast(Integer)), 0))
+            .where(
+                Label.study_id == self.ctx.id,
+                Label.annotator_id == self.annotator_id,
+                Label.phase == TRAINING,
+            )
+        ).one()
+        test_done = session.scalar(
+            select(func.count(Label.id)).where(
+                Label.study_id == self.ctx.id,
+                Label.annotator_id == self.annotator_id,
+                Label.phase == TEST,
+            )
+        )
+        return int(training_done), int(training_correct), int(test_done or 0)
+
+    def _decision(self, session: Session) -> GateDecision | None:
+        return gate.latest_decision(session, self.ctx.id, self.annotator_id)
+
+    def _phase(self, session: Session) -> Phase:
+        decision = self._decision(session)
+        if decision is not None:
+            return Phase.TEST if decision.admitted else Phase.REJECTED
+        quota = gate.training_quota(session, self.ctx.id)
+        done, _, _ = self._counts(session)
+        if done < quota:
+            return Phase.TRAINING
+        return Phase.WAITING
+
+    def phase(self) -> Phase:
+        with Session(self.engine) as session:
+            phase = self._phase(session)
+        if phase is Phase.WAITING and self._decide_now():
+            with Session(self.engine) as session:
+                return self._phase(session)
+        return phase
+
+    def _decide_now(self) -> bool:
+        """Decisions that need no researcher: a study with no training items admits under an
+        automatic rule (recorded, so no test item is served without a decision), and a trainee
+        finishing after a median gate closed is judged against the recorded median."""
+
+        def work() -> bool:
+            with write_session(self.engine) as session:
+                if self._decision(session) is not None:
+                    return True
+                if gate.training_quota(session, self.ctx.id) == 0:
+                    if self.ctx.protocol.gate_rule == "manual":
+                        return False
+                    session.add(GateDecision(
+                        study_id=self.ctx.id, annotator_id=self.annotator_id, admitted=True,
+                        rule="no training items", decided_by="rule", decided_at=self.clock(),
+                    ))
+                    return True
+                return gate.decide_late(session, self.ctx, self.annotator_id) is not None
+
+        return _retry(work)
+
+    def progress(self) -> Progress:
+        with Session(self.engine) as session:
+            done, correct, test_done = self._counts(session)
+            quota = gate.training_quota(session, self.ctx.id)
+            test_items = session.scalar(
+                select(func.count()).where(StudyItem.study_id == self.ctx.id, StudyItem.phase == TEST)
+            )
+            phase = self._phase(session)
+        return Progress(phase, done, correct, quota, test_done, int(test_items or 0))
+
+    # --- items ------------------------------------------------------------------------------
+    def _view(self, session: Session, item_id: int, phase: str, number: int) -> ItemView:
+        item = session.get(Item, item_id)
+        assert item is not None
+        return ItemView(item_id, item.source_id, phase, dict(item.fields), number, self.clock())
+
+    def next_item(self) -> ItemView | None:
+        """The next item to show, or None (waiting for the gate, refused, or finished)."""
+        phase = self.phase()
+        if phase is Phase.TRAINING:
+            with Session(self.engine) as session:
+                answered = select(Label.item_id).where(
+                    Label.study_id == self.ctx.id,
+                    Label.annotator_id == self.annotator_id,
+                    Label.phase == TRAINING,
+                )
+                item_id = session.scalars(
+                    select(StudyItem.item_id)
+                    .where(
+                        StudyItem.study_id == self.ctx.id,
+                        StudyItem.phase == TRAINING,
+                        StudyItem.item_id.not_in(answered),
+                    )
+                    .order_by(StudyItem.position)
+                ).first()
+                if item_id is None:
+                    return None
+                done, _, _ = self._counts(session)
+                return self._view(session, item_id, TRAINING, done + 1)
+        if phase is not Phase.TEST:
+            return None
+
+        def work() -> ItemView | None:
+            with write_session(self.engine) as session:
+                lock_study(session, self.ctx.id)
+                item_id = lease_next_item(session, self.ctx, self.annotator_id, self.clock())
+                if item_id is None:
+                    return None
+                _, _, test_done = self._counts(session)
+                return self._view(session, item_id, TEST, test_done + 1)
+
+        return _retry(work)
+
+    def submit(
+        self, item: ItemView, answer: Any, *, answered_at: datetime | None = None,
+        flag: bool = False, comment: str | None = None,
+    ) -> Feedback | None:
+        """Store the answer (committed when this returns). Training answers get feedback."""
+        value = validate_answer(self.spec, answer, item.fields)
+        answered_at = answered_at or self.clock()
+        comment = comment.strip() if comment and comment.strip() else None
+        if item.phase == TRAINING:
+            return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
+        _retry(lambda: self._submit_test(item, value, answered_at, flag, comment))
+        return None
+
+    def _submit_training(self, item, value, answered_at, flag, comment) -> Feedback:
+        decided: bool | None = None
+        try:
+            with write_session(self.engine) as session:
+                gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+                session.add(Label(
+                    study_id=self.ctx.id, item_id=item.item_id, annotator_id=self.annotator_id,
+                    phase=TRAINING, value=value, correct=is_correct(self.spec, value, gold),
+                    shown_at=item.shown_at, answered_at=answered_at, flag=flag, comment=comment,
+                ))
+                session.flush()
+                decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
+                decided = decision.admitted if decision is not None else None
+        except IntegrityError:
+            pass  # answered before (a retried commit): the stored answer stands
+        return self._feedback(item, decided)
+
+    def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
+        with Session(self.engine) as session:
+            label = session.scalars(select(Label).where(
+                Label.study_id == self.ctx.id, Label.item_id == item.item_id,
+                Label.annotator_id == self.annotator_id, Label.phase == TRAINING,
+            )).one()
+            gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+            done, correct, _ = self._counts(session)
+        explanation = None
+        if self.ctx.protocol.show_explanation and self.spec.explanation_field:
+            explanation = str(item.fields.get(self.spec.explanation_field) or "") or None
+        return Feedback(
+            correct=label.correct,
+            gold=gold,
+            gold_text=describe(self.spec, gold),
+            answer_text=describe(self.spec, label.value),
+            explanation=explanation,
+            training_done=done,
+            training_accuracy=correct / done if done else 0.0,
+            gate_decided=decided,
+        )
+
+    def _submit_test(self, item, value, answered_at, flag, comment) -> None:
+        with write_session(self.engine) as session:
+            lock_study(session, self.ctx.id)
+            existing = session.scalars(select(Label.id).where(
+                Label.study_id == self.ctx.id, Label.item_id == item.item_id,
+                Label.annotator_id == self.annotator_id, Label.phase == TEST,
+            )).first()
+            if existing is not None:
+                return  # answered before (a retried commit): the stored answer stands
+            decision = self._decision(session)
+            if decision is None or not decision.admitted:
+                raise UserError("test items need a passing gate decision")
+            if not count_label(session, self.ctx, item.item_id):
+                release_leases(session, self.ctx, self.annotator_id, item.item_id)
+                raise ItemTaken("this item already has all its labels; moving on")
+            session.add(Label(
+                study_id=self.ctx.id, item_id=item.item_id, annotator_id=self.annotator_id,
+                phase=TEST, value=value, shown_at=item.shown_at, answered_at=answered_at,
+                flag=flag, comment=comment,
+            ))
+            release_leases(session, self.ctx, self.annotator_id, item.item_id)
+
+    # --- going back -------------------------------------------------------------------------
+    def last_answer(self) -> tuple[ItemView, Any] | None:
+        """The annotator's most recent test answer, to revise it (training answers are final:
+        the gold label has been shown)."""
+        with Session(self.engine) as session:
+            label = session.scalars(
+                select(Label)
+                .where(Label.study_id == self.ctx.id, Label.annotator_id == self.annotator_id,
+                       Label.phase == TEST)
+                .order_by(Label.answered_at.desc(), Label.id.desc())
+            ).first()
+            if label is None:
+                return None
+            _, _, test_done = self._counts(session)
+            return self._view(session, label.item_id, TEST, test_done), label.value
+
+    def revise(self, item: ItemView, answer: Any) -> None:
+        """Change a test answer; the earlier value is kept as a revision."""
+        value = validate_answer(self.spec, answer, item.fields)
+
+        def work() -> None:
+            with write_session(self.engine) as session:
+                label = session.scalars(select(Label).where(
+                    Label.study_id == self.ctx.id, Label.item_id == item.item_id,
+                    Label.annotator_id == self.annotator_id, Label.phase == TEST,
+                )).first()
+                if label is None:
+                    raise UserError("there is no earlier answer to revise")
+                if label.value == value:
+                    return
+                session.add(LabelRevision(
+                    label_id=label.id, old_value=label.value, old_answered_at=label.answered_at,
+                    revised_at=self.clock(),
+                ))
+                label.value = value
+                label.answered_at = self.clock()
+                label.revisions += 1
+
+        _retry(work)
+
+    def release(self) -> None:
+        """Give back the item on the screen (a clean quit); a crash leaves it leased until the
+        lease expires, so a restart resumes it."""
+        def work() -> None:
+            with write_session(self.engine) as session:
+                release_leases(session, self.ctx, self.annotator_id)
+
+        _retry(work)
+

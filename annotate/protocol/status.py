@@ -1,0 +1,72 @@
+"""Where a study stands: per annotator and per item (for `annotate status`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlmodel import Session
+
+from annotate.protocol import gate
+from annotate.protocol.studies import TEST, StudyContext
+from annotate.store.models import Annotator, Label, Lease, StudyItem, utcnow
+
+
+def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
+    now = utcnow()
+    with Session(engine) as session:
+        quota = gate.training_quota(session, ctx.id)
+        trainees = {t.annotator_id: t for t in gate.trainees(session, ctx.id)}
+        test_done = dict(session.execute(
+            select(Label.annotator_id, func.count())
+            .where(Label.study_id == ctx.id, Label.phase == TEST)
+            .group_by(Label.annotator_id)
+        ).all())
+        ids = set(trainees) | set(test_done)
+        names = dict(session.execute(select(Annotator.id, Annotator.name).where(Annotator.id.in_(ids))).all())
+        annotators = []
+        for annotator_id in sorted(ids, key=lambda i: names[i]):
+            t = trainees.get(annotator_id)
+            decision = gate.latest_decision(session, ctx.id, annotator_id)
+            verdict = "pending" if decision is None else ("admitted" if decision.admitted else "rejected")
+            if verdict == "admitted":
+                phase = "test"
+            elif verdict == "rejected":
+                phase = "rejected"
+            else:
+                phase = "training" if t is None or t.done < quota else "waiting"
+            annotators.append({
+                "name": names[annotator_id],
+                "phase": phase,
+                "training_done": t.done if t else 0,
+                "training_quota": quota,
+                "training_accuracy": round(t.accuracy, 4) if t else None,
+                "gate": verdict,
+                "test_done": int(test_done.get(annotator_id, 0)),
+            })
+        counts = [n for (n,) in session.execute(
+            select(StudyItem.n_labels).where(StudyItem.study_id == ctx.id, StudyItem.phase == TEST)
+        ).all()]
+        leased = session.scalar(
+            select(func.count(func.distinct(Lease.item_id)))
+            .where(Lease.study_id == ctx.id, Lease.expires_at > now)
+        ) or 0
+    histogram = Counter(counts)
+    complete = histogram.get(ctx.k, 0)
+    untouched = histogram.get(0, 0)
+    return {
+        "study": ctx.study.name,
+        "task": ctx.spec.name,
+        "protocol": ctx.protocol.name,
+        "state": ctx.study.state,
+        "annotators_per_item": ctx.k,
+        "annotators": annotators,
+        "items_total": len(counts),
+        "items_complete": complete,
+        "items_in_progress": len(counts) - complete - untouched,
+        "items_untouched": untouched,
+        "items_on_screen": int(leased),
+        "labels_total": sum(counts),
+        "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
+    }

@@ -1,0 +1,205 @@
+"""Studies and annotators: create a study with its seeded samples, look things up."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from annotate import specs
+from annotate.errors import UserError
+from annotate.store.engine import write_session
+from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
+
+TRAINING = "training"
+TEST = "test"
+
+
+@dataclass(frozen=True)
+class StudyContext:
+    """A study with its task spec and effective protocol, loaded once."""
+
+    study: Study
+    spec: specs.TaskSpec
+    protocol: specs.ProtocolSpec
+
+    @property
+    def id(self) -> int:
+        assert self.study.id is not None
+        return self.study.id
+
+    @property
+    def k(self) -> int:
+        return self.protocol.annotators_per_item
+
+
+def _pick_dataset(session: Session, tasks: list[str], splits: list[str]) -> Dataset | None:
+    return session.scalars(
+        select(Dataset)
+        .where(Dataset.task.in_(tasks), Dataset.split.in_(splits))
+        .order_by(Dataset.id.desc())
+    ).first()
+
+
+def _dataset(session: Session, dataset_id: int) -> Dataset:
+    dataset = session.get(Dataset, dataset_id)
+    if dataset is None:
+        raise UserError(f"no dataset {dataset_id}; `annotate datasets` lists them")
+    return dataset
+
+
+def create_study(
+    engine: Engine,
+    name: str,
+    task: str,
+    protocol: str,
+    *,
+    train_dataset_id: int | None = None,
+    test_dataset_id: int | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> StudyContext:
+    """Create a study: draw the training items and the test sample with the protocol's seed.
+
+    Training items come from a labelled dataset of the task (or of the task it trains on, as
+    AX-b trains on RTE); when training and test come from the same dataset they never overlap.
+    """
+    spec = specs.load_task(task)
+    preset = specs.load_protocol(protocol)
+    effective = preset.effective(spec.name, overrides)
+    if not name.strip():
+        raise UserError("a study needs a name")
+    with write_session(engine) as session:
+        if session.scalars(select(Study).where(Study.name == name)).first() is not None:
+            raise UserError(f"a study named {name!r} exists already")
+        train_tasks = [spec.name] + ([spec.train_on] if spec.train_on else [])
+        if test_dataset_id is None:
+            test = _pick_dataset(session, [spec.name], ["test"])
+            if test is None:
+                raise UserError(f"no test dataset of {spec.name}; import one or pass --test ID")
+        else:
+            test = _dataset(session, test_dataset_id)
+        if test.task != spec.name:
+            raise UserError(f"dataset {test.id} is {test.task}, not {spec.name}")
+        train: Dataset | None
+        if train_dataset_id is None:
+            train = _pick_dataset(session, train_tasks, ["dev"]) or _pick_dataset(
+                session, train_tasks, ["train"]
+            )
+        else:
+            train = _dataset(session, train_dataset_id)
+        if effective.training_items > 0:
+            if train is None:
+                raise UserError(
+                    f"no labelled dev/train dataset of {' or '.join(train_tasks)} for training; "
+                    "import one or pass --train ID"
+                )
+            if train.task not in train_tasks:
+                raise UserError(f"dataset {train.id} is {train.task}; training needs {' or '.join(train_tasks)}")
+            if not train.detail.get("labelled"):
+                raise UserError(f"dataset {train.id} has no gold labels, so it cannot give feedback")
+        rng = random.Random(effective.seed)
+        test_ids = list(
+            session.scalars(select(Item.id).where(Item.dataset_id == test.id).order_by(Item.position))
+        )
+        size = len(test_ids) if effective.test_sample == "all" else min(effective.test_sample, len(test_ids))
+        test_sample = rng.sample(test_ids, size)
+        training: list[int] = []
+        if effective.training_items > 0 and train is not None:
+            pool = list(
+                session.scalars(
+                    select(Item.id).where(Item.dataset_id == train.id).order_by(Item.position)
+                )
+            )
+            chosen = set(test_sample)
+            pool = [i for i in pool if i not in chosen]
+            training = rng.sample(pool, min(effective.training_items, len(pool)))
+        study = Study(
+            name=name,
+            task=spec.name,
+            protocol=effective.model_dump(),
+            train_dataset_id=train.id if train else None,
+            test_dataset_id=test.id or 0,
+            state=TRAINING if training else TEST,
+        )
+        session.add(study)
+        session.flush()
+        rows = [
+            {"study_id": study.id, "item_id": item_id, "phase": TRAINING, "position": pos, "n_labels": 0}
+            for pos, item_id in enumerate(training)
+        ] + [
+            {"study_id": study.id, "item_id": item_id, "phase": TEST, "position": pos, "n_labels": 0}
+            for pos, item_id in enumerate(test_sample)
+        ]
+        session.connection().execute(insert(StudyItem.__table__), rows)
+        session.expunge(study)
+    return StudyContext(study, spec, effective)
+
+
+def load_study(engine: Engine, name: str) -> StudyContext:
+    with Session(engine) as session:
+        study = session.scalars(select(Study).where(Study.name == name)).first()
+        if study is None:
+            known = ", ".join(session.scalars(select(Study.name).order_by(Study.id))) or "none yet"
+            raise UserError(f"no study named {name!r} (studies: {known})")
+        session.expunge(study)
+    spec = specs.load_task(study.task)
+    protocol = specs.validate_protocol(study.protocol, origin=f"study {name!r}")
+    return StudyContext(study, spec, protocol)
+
+
+def study_rows(engine: Engine) -> list[dict[str, Any]]:
+    with Session(engine) as session:
+        studies = session.scalars(select(Study).order_by(Study.id)).all()
+        counts = dict(
+            session.execute(
+                select(StudyItem.study_id, func.count())
+                .where(StudyItem.phase == TEST)
+                .group_by(StudyItem.study_id)
+            ).all()
+        )
+        return [
+            {
+                "id": s.id,
+                "name": s.name,
+                "task": s.task,
+                "protocol": s.protocol["name"],
+                "state": s.state,
+                "test_items": counts.get(s.id, 0),
+                "annotators_per_item": s.protocol["annotators_per_item"],
+                "created_at": s.created_at.isoformat(timespec="seconds"),
+            }
+            for s in studies
+        ]
+
+
+def add_annotator(engine: Engine, name: str, token_hash: str | None = None) -> Annotator:
+    name = name.strip()
+    if not name:
+        raise UserError("an annotator needs a name")
+    try:
+        with write_session(engine) as session:
+            annotator = Annotator(name=name, token_hash=token_hash)
+            session.add(annotator)
+            session.flush()
+            session.expunge(annotator)
+            return annotator
+    except IntegrityError:
+        raise UserError(f"an annotator named {name!r} exists already") from None
+
+
+def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotator:
+    with Session(engine) as session:
+        annotator = session.scalars(select(Annotator).where(Annotator.name == name)).first()
+        if annotator is not None:
+            session.expunge(annotator)
+            return annotator
+    if not create:
+        raise UserError(f"no annotator named {name!r}; add one with `annotate annotator add {name}`")
+    try:
+        return add_annotator(engine, name)
+    except UserError:  # another process added the same name a moment ago
+        return get_annotator(engine, name)

@@ -1,0 +1,169 @@
+"""Synthetic annotators that go through the real engine: training, gate, test.
+
+Used by the demo, the tests and the benchmarks, and to plan a study (how many annotators of
+what accuracy give what confidence interval). Each simulated annotator has an accuracy drawn
+around the one asked for; on an item without gold (a real test file) they agree with a
+pseudo-truth derived from the item id, so agreement still behaves like a real crowd's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Engine
+
+from annotate.protocol import gate
+from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
+from annotate.protocol.studies import load_study
+from annotate.specs import TaskSpec
+from annotate.store.models import Item
+
+ACCURACY_SPREAD = 0.05
+"""Standard deviation of the annotators' accuracies around the requested one."""
+
+
+@dataclass
+class SimulatedAnnotator:
+    name: str
+    accuracy: float
+    rng: random.Random
+    session: AnnotatorSession | None = None
+
+
+@dataclass
+class SimulationResult:
+    annotators: list[dict[str, Any]] = field(default_factory=list)
+    training_labels: int = 0
+    test_labels: int = 0
+    gate_closed: bool = False
+
+
+def _stable_index(text: str, n: int) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % n
+
+
+def _truth(spec: TaskSpec, item: ItemView, gold: Any) -> Any:
+    if gold is not None:
+        return gold
+    key = f"{spec.name}/{item.source_id}"
+    if spec.kind == "classification":
+        return spec.label_values()[_stable_index(key, len(spec.labels))]
+    if spec.kind == "regression":
+        assert spec.scale is not None
+        return spec.scale.min + _stable_index(key, spec.scale.max - spec.scale.min + 1)
+    if spec.kind == "multi_answer":
+        return {a["idx"]: str(_stable_index(key + a["idx"], 2)) for a in item.fields["answers"]}
+    entities = item.fields.get("entities") or [""]
+    return [entities[_stable_index(key, len(entities))]]
+
+
+def simulated_answer(spec: TaskSpec, item: ItemView, gold: Any, accuracy: float, rng: random.Random) -> Any:
+    """An answer that is right with probability `accuracy` (per judgement for MultiRC)."""
+    truth = _truth(spec, item, gold)
+    right = rng.random() < accuracy
+    if spec.kind == "classification":
+        label = truth if right else rng.choice([v for v in spec.label_values() if v != truth])
+        if spec.answer_scale:  # answer on the scale, at a point that collapses to the label
+            return rng.choice([o.value for o in spec.answer_scale if o.collapses_to == label])
+        return label
+    if spec.kind == "regression":
+        assert spec.scale is not None
+        noise = rng.gauss(0.0, 0.4 if right else 1.5)
+        return float(min(spec.scale.max, max(spec.scale.min, round(float(truth) + noise))))
+    if spec.kind == "multi_answer":
+        values = spec.label_values()
+        return {
+            k: v if rng.random() < accuracy else rng.choice([x for x in values if x != v])
+            for k, v in truth.items()
+        }
+    entities = item.fields.get("entities") or []
+    wrong = [e for e in entities if e not in truth]
+    return truth[0] if right or not wrong else rng.choice(wrong)
+
+
+def _gold_of(engine: Engine, item_id: int) -> Any:
+    from sqlmodel import Session
+
+    with Session(engine) as session:
+        item = session.get(Item, item_id)
+        return item.gold if item else None
+
+
+def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
+    assert a.session is not None
+    spec = a.session.spec
+    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, a.rng)
+    seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
+    answered_at = item.shown_at + timedelta(seconds=seconds)
+    try:
+        a.session.submit(item, value, answered_at=answered_at)
+        return value
+    except ItemTaken:
+        return None
+
+
+def simulate(
+    engine: Engine,
+    study: str,
+    annotators: int,
+    accuracy: float,
+    *,
+    seed: int = 0,
+    prefix: str = "sim",
+    on_progress: Callable[[str], None] | None = None,
+) -> SimulationResult:
+    """Run `annotators` synthetic annotators through training, the gate and the test phase."""
+    ctx = load_study(engine, study)
+    rng = random.Random(seed)
+    crowd = [
+        SimulatedAnnotator(
+            name=f"{prefix}{i + 1}",
+            accuracy=min(1.0, max(0.05, rng.gauss(accuracy, ACCURACY_SPREAD))),
+            rng=random.Random(rng.random()),
+        )
+        for i in range(annotators)
+    ]
+    result = SimulationResult()
+    for a in crowd:
+        a.session = AnnotatorSession.open(engine, study, a.name, create_annotator=True)
+        while a.session.phase() is Phase.TRAINING:
+            item = a.session.next_item()
+            if item is None:
+                break
+            _answer(engine, a, item)
+            result.training_labels += 1
+    waiting = [a for a in crowd if a.session and a.session.phase() is Phase.WAITING]
+    if waiting and ctx.protocol.gate_rule == "median":
+        gate.close_training(engine, ctx)
+        result.gate_closed = True
+    if on_progress:
+        on_progress(f"training done for {len(crowd)} simulated annotators")
+    # Test: round-robin, one item per annotator per turn, as a crowd working at once would.
+    active = [a for a in crowd if a.session and a.session.phase() is Phase.TEST]
+    while active:
+        for a in list(active):
+            assert a.session is not None
+            item = a.session.next_item()
+            if item is None:
+                active.remove(a)
+                continue
+            if _answer(engine, a, item) is not None:
+                result.test_labels += 1
+    for a in crowd:
+        assert a.session is not None
+        p = a.session.progress()
+        result.annotators.append({
+            "name": a.name,
+            "accuracy_drawn": round(a.accuracy, 3),
+            "phase": str(p.phase),
+            "training_done": p.training_done,
+            "training_accuracy": round(p.training_accuracy, 3),
+            "test_done": p.test_done,
+        })
+    return result
