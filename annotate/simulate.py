@@ -63,7 +63,9 @@ def _truth(spec: TaskSpec, item: ItemView, gold: Any) -> Any:
     return [entities[_stable_index(key, len(entities))]]
 
 
-def simulated_answer(spec: TaskSpec, item: ItemView, gold: Any, accuracy: float, rng: random.Random) -> Any:
+def simulated_answer(
+    spec: TaskSpec, item: ItemView, gold: Any, accuracy: float, rng: random.Random
+) -> Any:
     """An answer that is right with probability `accuracy` (per judgement for MultiRC)."""
     truth = _truth(spec, item, gold)
     right = rng.random() < accuracy
@@ -158,12 +160,14 @@ def simulate(
     for a in crowd:
         assert a.session is not None
         p = a.session.progress()
-        result.annotators.append({
-            "name": a.name,
-            "accuracy_drawn": round(a.accuracy, 3),
-            "phase": str(p.phase),
-            "training_done": p.training_done,
-            "training_accuracy": round(p.training_accuracy, 3),
-            "test_done": p.test_done,
-        })
+        result.annotators.append(
+            {
+                "name": a.name,
+                "accuracy_drawn": round(a.accuracy, 3),
+                "phase": str(p.phase),
+                "training_done": p.training_done,
+                "training_accuracy": round(p.training_accuracy, 3),
+                "test_done": p.test_done,
+            }
+        )
     return result

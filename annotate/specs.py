@@ -1,4 +1,4 @@
-"""Task and protocol specifications: load the TOML files under tasks/ and protocols/ and validate them.
+"""Task and protocol specs: load the TOML files under tasks/ and protocols/ and validate them.
 
 A task spec says what an item looks like (its fields and how they are shown), what an annotator
 may answer, how the task's files are laid out on disk, how it is scored and how predictions are
@@ -34,7 +34,14 @@ METRICS = {
 }
 
 Layout = Literal[
-    "single", "pair", "passage_question", "choice", "spans", "scale", "multi_answer", "entity_choice"
+    "single",
+    "pair",
+    "passage_question",
+    "choice",
+    "spans",
+    "scale",
+    "multi_answer",
+    "entity_choice",
 ]
 Reader = Literal["tsv", "csv", "jsonl", "multirc", "record"]
 
@@ -281,7 +288,9 @@ class ProtocolSpec(Strict):
             raise ValueError("test_sample must be a positive number or 'all'")
         return self
 
-    def effective(self, task: str | None = None, overrides: dict[str, Any] | None = None) -> ProtocolSpec:
+    def effective(
+        self, task: str | None = None, overrides: dict[str, Any] | None = None
+    ) -> ProtocolSpec:
         """This protocol with a task's overrides and then the study's own settings applied."""
         data = self.model_dump()
         if task is not None:

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from bench.common import in_subprocess, print_rows, timed
 
-WORDS = "the a river stone quietly bright seven lamps over under market harbor walked opened".split()
+WORDS = (
+    ["the", "a", "river", "stone", "quietly", "bright", "seven", "lamps", "over", "under", "market", "harbor", "walked", "opened"]
+)
 
 
 def generate(path: Path, rows: int, seed: int = 1) -> None:
@@ -44,7 +46,12 @@ def run_annotate(data: Path, db: Path) -> dict[str, float]:
 def run_baseline(data: Path, db: Path) -> dict[str, float]:
     def work() -> None:
         conn = sqlite3.connect(db, isolation_level=None)
-        for pragma in ("journal_mode=WAL", "busy_timeout=5000", "synchronous=FULL", "foreign_keys=ON"):
+        for pragma in (
+            "journal_mode=WAL",
+            "busy_timeout=5000",
+            "synchronous=FULL",
+            "foreign_keys=ON",
+        ):
             conn.execute(f"PRAGMA {pragma}")
         conn.execute(
             "CREATE TABLE item (id INTEGER PRIMARY KEY, dataset_id INT, position INT, "
@@ -60,9 +67,15 @@ def run_baseline(data: Path, db: Path) -> dict[str, float]:
                 fields = json.dumps({"question": question, "sentence": sentence})
                 batch.append((1, position, index, fields, json.dumps(label), None))
                 if len(batch) >= 5000:
-                    conn.executemany("INSERT INTO item (dataset_id, position, source_id, fields, gold, tags) VALUES (?,?,?,?,?,?)", batch)
+                    conn.executemany(
+                        "INSERT INTO item (dataset_id, position, source_id, fields, gold, tags) VALUES (?,?,?,?,?,?)",
+                        batch,
+                    )
                     batch = []
-            conn.executemany("INSERT INTO item (dataset_id, position, source_id, fields, gold, tags) VALUES (?,?,?,?,?,?)", batch)
+            conn.executemany(
+                "INSERT INTO item (dataset_id, position, source_id, fields, gold, tags) VALUES (?,?,?,?,?,?)",
+                batch,
+            )
         conn.execute("COMMIT")
         conn.close()
 
@@ -83,19 +96,37 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "train.tsv"
         generate(data, args.rows)
-        base = in_subprocess("bench.bench_import", "--run", "baseline", "--data", str(data), "--db", f"{tmp}/base.db")
-        ours = in_subprocess("bench.bench_import", "--run", "annotate", "--data", str(data), "--db", f"{tmp}/ours.db")
+        base = in_subprocess(
+            "bench.bench_import", "--run", "baseline", "--data", str(data), "--db", f"{tmp}/base.db"
+        )
+        ours = in_subprocess(
+            "bench.bench_import", "--run", "annotate", "--data", str(data), "--db", f"{tmp}/ours.db"
+        )
     ratio = ours["seconds"] / base["seconds"]
     print_rows(
         f"import of {args.rows:,} GLUE TSV rows",
         [
-            ("raw sqlite3.executemany", f"{base['seconds']:.2f} s, peak {base['peak_rss_mb']:.0f} MB"),
+            (
+                "raw sqlite3.executemany",
+                f"{base['seconds']:.2f} s, peak {base['peak_rss_mb']:.0f} MB",
+            ),
             ("annotate import", f"{ours['seconds']:.2f} s, peak {ours['peak_rss_mb']:.0f} MB"),
             ("ratio (target <= 2x)", f"{ratio:.2f}x"),
             ("memory (target < 1 GB)", "ok" if ours["peak_rss_mb"] < 1024 else "OVER"),
         ],
     )
-    print(json.dumps({"bench": "import", "rows": args.rows, "baseline": base, "annotate": ours, "ratio": ratio}), file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "bench": "import",
+                "rows": args.rows,
+                "baseline": base,
+                "annotate": ours,
+                "ratio": ratio,
+            }
+        ),
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ COLA_HEADERLESS = (
     "tst02\t0\t*\tMira the parrot gave cracker a.\n"
 )
 
-COLA_TEST = "index\tsentence\n0\tThe lamp was brighter than the moon.\n1\tLamp the brighter moon was.\n"
+COLA_TEST = (
+    "index\tsentence\n0\tThe lamp was brighter than the moon.\n1\tLamp the brighter moon was.\n"
+)
 
 SST2_DEV = (
     "sentence\tlabel\n"
@@ -80,19 +82,57 @@ DIAGNOSTIC_FULL = (
 )
 
 SG_RTE = [
-    {"premise": "The library will close for repairs in June.", "hypothesis": "The library closes in June.", "label": "entailment", "idx": 0},
-    {"premise": "Tomas sold his bicycle to a neighbour.", "hypothesis": "Tomas bought a bicycle.", "label": "not_entailment", "idx": 1},
-    {"premise": "A [CLS] token opens the input [SEP] here.", "hypothesis": "stray [/foo] tag", "label": "not_entailment", "idx": 2},
+    {
+        "premise": "The library will close for repairs in June.",
+        "hypothesis": "The library closes in June.",
+        "label": "entailment",
+        "idx": 0,
+    },
+    {
+        "premise": "Tomas sold his bicycle to a neighbour.",
+        "hypothesis": "Tomas bought a bicycle.",
+        "label": "not_entailment",
+        "idx": 1,
+    },
+    {
+        "premise": "A [CLS] token opens the input [SEP] here.",
+        "hypothesis": "stray [/foo] tag",
+        "label": "not_entailment",
+        "idx": 2,
+    },
 ]
 
 SG_BOOLQ = [
-    {"question": "is a tomato a fruit", "passage": "Botanically, the tomato is the fruit of the plant.", "idx": 0, "label": True},
-    {"question": "can penguins fly", "passage": "Penguins are flightless seabirds.", "idx": 1, "label": False},
+    {
+        "question": "is a tomato a fruit",
+        "passage": "Botanically, the tomato is the fruit of the plant.",
+        "idx": 0,
+        "label": True,
+    },
+    {
+        "question": "can penguins fly",
+        "passage": "Penguins are flightless seabirds.",
+        "idx": 1,
+        "label": False,
+    },
 ]
 
 SG_AXB = [
-    {"idx": "0", "label": "entailment", "sentence1": "Every lamp was lit.", "sentence2": "Some lamp was lit.", "logic": "Universal;Upward monotone"},
-    {"idx": "1", "label": "not_entailment", "sentence1": "Some lamp was lit.", "sentence2": "Every lamp was lit.", "logic": "Existential", "lexical-semantics": "Quantifiers"},
+    {
+        "idx": "0",
+        "label": "entailment",
+        "sentence1": "Every lamp was lit.",
+        "sentence2": "Some lamp was lit.",
+        "logic": "Universal;Upward monotone",
+    },
+    {
+        "idx": "1",
+        "label": "not_entailment",
+        "sentence1": "Some lamp was lit.",
+        "sentence2": "Every lamp was lit.",
+        "logic": "Existential",
+        "lexical-semantics": "Quantifiers",
+    },
 ]
 
 SG_MULTIRC = [
@@ -102,15 +142,23 @@ SG_MULTIRC = [
         "passage": {
             "text": "Ana planted beans in April. By July the vines covered the fence.",
             "questions": [
-                {"question": "When were the beans planted?", "idx": 0, "answers": [
-                    {"text": "April", "idx": 0, "label": 1},
-                    {"text": "July", "idx": 1, "label": 0},
-                ]},
-                {"question": "What covered the fence?", "idx": 1, "answers": [
-                    {"text": "The vines", "idx": 2, "label": 1},
-                    {"text": "Snow", "idx": 3, "label": 0},
-                    {"text": "Bean vines", "idx": 4, "label": 1},
-                ]},
+                {
+                    "question": "When were the beans planted?",
+                    "idx": 0,
+                    "answers": [
+                        {"text": "April", "idx": 0, "label": 1},
+                        {"text": "July", "idx": 1, "label": 0},
+                    ],
+                },
+                {
+                    "question": "What covered the fence?",
+                    "idx": 1,
+                    "answers": [
+                        {"text": "The vines", "idx": 2, "label": 1},
+                        {"text": "Snow", "idx": 3, "label": 0},
+                        {"text": "Bean vines", "idx": 4, "label": 1},
+                    ],
+                },
             ],
         },
     },
@@ -121,18 +169,27 @@ SG_RECORD = [
         "source": "Test",
         "passage": {
             "text": "Lena Ortiz scored twice as Harbor City beat Pine Falls.\n@highlight\nHarbor City win",
-            "entities": [{"start": 0, "end": 9}, {"start": 27, "end": 37}, {"start": 44, "end": 53}],
+            "entities": [
+                {"start": 0, "end": 9},
+                {"start": 27, "end": 37},
+                {"start": 44, "end": 53},
+            ],
         },
         "qas": [
-            {"query": "@placeholder will face the league leaders next week.", "idx": 5,
-             "answers": [{"start": 27, "end": 37, "text": "Harbor City"}]},
+            {
+                "query": "@placeholder will face the league leaders next week.",
+                "idx": 5,
+                "answers": [{"start": 27, "end": 37, "text": "Harbor City"}],
+            },
         ],
         "idx": 3,
     },
 ]
 
 
-def write_text(path: Path, text: str, *, final_newline: bool = True, encoding: str = "utf-8") -> Path:
+def write_text(
+    path: Path, text: str, *, final_newline: bool = True, encoding: str = "utf-8"
+) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not final_newline:
         text = text.rstrip("\r\n")

@@ -36,9 +36,8 @@ def task_row(t: specs.TaskSpec) -> dict:
         "title": t.title,
         "kind": t.kind,
         "layout": t.layout,
-        "labels": [o.value for o in t.labels] or (
-            [f"{t.scale.min}..{t.scale.max}"] if t.scale else []
-        ),
+        "labels": [o.value for o in t.labels]
+        or ([f"{t.scale.min}..{t.scale.max}"] if t.scale else []),
         "metrics": t.metrics,
         "submission_file": t.submission.file,
     }
@@ -55,8 +54,14 @@ def tasks(
         return
     print_table(
         rows,
-        [("name", "Task"), ("aliases", "Official name"), ("layout", "Layout"),
-         ("labels", "Labels"), ("metrics", "Metrics"), ("submission_file", "Submission")],
+        [
+            ("name", "Task"),
+            ("aliases", "Official name"),
+            ("layout", "Layout"),
+            ("labels", "Labels"),
+            ("metrics", "Metrics"),
+            ("submission_file", "Submission"),
+        ],
         title="Tasks",
     )
 
@@ -72,10 +77,17 @@ def protocols(
         return
     print_table(
         rows,
-        [("name", "Preset"), ("training_items", "Training items"), ("gate_rule", "Gate"),
-         ("gate_min_items", "Min items"), ("gate_threshold", "Threshold"),
-         ("test_sample", "Test sample"), ("annotators_per_item", "k"),
-         ("tie_rule", "Tie rule"), ("description", "About")],
+        [
+            ("name", "Preset"),
+            ("training_items", "Training items"),
+            ("gate_rule", "Gate"),
+            ("gate_min_items", "Min items"),
+            ("gate_threshold", "Threshold"),
+            ("test_sample", "Test sample"),
+            ("annotators_per_item", "k"),
+            ("tie_rule", "Tie rule"),
+            ("description", "About"),
+        ],
         title="Protocol presets",
     )
 
@@ -96,8 +108,11 @@ def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResu
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-        TimeRemainingColumn(), transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        TimeRemainingColumn(),
+        transient=True,
     ) as bar:
         job = bar.add_task(f"importing {path.name}", total=None)
 
@@ -110,9 +125,15 @@ def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResu
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    task: str = typer.Argument(..., help="Task name (glue/rte, SST-2, AX-b …) or a custom task .toml"),
-    path: Path = typer.Argument(..., help="A data file, or a task folder to import every split from"),
-    split: str = typer.Option(None, "--split", help="Split name when it cannot be told from the file name"),
+    task: str = typer.Argument(
+        ..., help="Task name (glue/rte, SST-2, AX-b …) or a custom task .toml"
+    ),
+    path: Path = typer.Argument(
+        ..., help="A data file, or a task folder to import every split from"
+    ),
+    split: str = typer.Option(
+        None, "--split", help="Split name when it cannot be told from the file name"
+    ),
     mapping: list[str] = typer.Option(
         [], "--map", help="FIELD=COLUMN: read a field (or id, label) from another column or key"
     ),
@@ -133,9 +154,16 @@ def import_(
     ws = options(ctx).workspace(create=True)
     results = [_import_with_progress(ws, spec, p, s) for p, s in targets]
     rows = [
-        {"id": r.dataset_id, "task": r.task, "split": r.split, "items": r.n_items,
-         "detail": r.detail, "sha256": r.sha256, "path": r.path,
-         "status": "already imported" if r.already_imported else "imported"}
+        {
+            "id": r.dataset_id,
+            "task": r.task,
+            "split": r.split,
+            "items": r.n_items,
+            "detail": r.detail,
+            "sha256": r.sha256,
+            "path": r.path,
+            "status": "already imported" if r.already_imported else "imported",
+        }
         for r in results
     ]
     if fmt is Format.json:
@@ -145,11 +173,14 @@ def import_(
         if r.already_imported:
             warn(f"{r.path}: already imported as dataset {r.dataset_id} (same sha256); skipped")
         else:
-            extra = ", ".join(f"{v} {k}" for k, v in r.detail.items() if k not in {"items", "labelled"})
+            extra = ", ".join(
+                f"{v} {k}" for k, v in r.detail.items() if k not in {"items", "labelled"}
+            )
             gold = "with gold labels" if r.detail.get("labelled") else "without gold labels"
             say(
                 f"dataset {r.dataset_id}: {r.task} {r.split}, {r.n_items} items {gold}"
-                + (f" ({extra})" if extra else "") + f" from {r.path}"
+                + (f" ({extra})" if extra else "")
+                + f" from {r.path}"
             )
 
 
@@ -168,7 +199,15 @@ def datasets(
         row["sha"] = row["sha256"][:12]
     print_table(
         rows,
-        [("id", "Id"), ("task", "Task"), ("split", "Split"), ("items", "Items"),
-         ("labelled", "Gold"), ("detail", "Detail"), ("sha", "sha256"), ("path", "Path")],
+        [
+            ("id", "Id"),
+            ("task", "Task"),
+            ("split", "Split"),
+            ("items", "Items"),
+            ("labelled", "Gold"),
+            ("detail", "Detail"),
+            ("sha", "sha256"),
+            ("path", "Path"),
+        ],
         title=f"Datasets in {ws.url}",
     )

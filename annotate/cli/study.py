@@ -22,13 +22,21 @@ def study_create(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="A name for the study"),
     task: str = typer.Option(..., "--task", help="Task name (superglue/rte, SST-2 …)"),
-    protocol: str = typer.Option("superglue-2019", "--protocol", help="Protocol preset or .toml file"),
-    train: int = typer.Option(None, "--train", help="Dataset id for training items (default: the task's latest dev set)"),
-    test: int = typer.Option(None, "--test", help="Dataset id for the test sample (default: the task's latest test set)"),
+    protocol: str = typer.Option(
+        "superglue-2019", "--protocol", help="Protocol preset or .toml file"
+    ),
+    train: int = typer.Option(
+        None, "--train", help="Dataset id for training items (default: the task's latest dev set)"
+    ),
+    test: int = typer.Option(
+        None, "--test", help="Dataset id for the test sample (default: the task's latest test set)"
+    ),
     sample: str = typer.Option(None, "--sample", help="Test items to draw, or 'all'"),
     seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
     k: int = typer.Option(None, "--annotators-per-item", help="Distinct annotators per test item"),
-    settings: list[str] = typer.Option([], "--set", help="KEY=VALUE: override any protocol setting"),
+    settings: list[str] = typer.Option(
+        [], "--set", help="KEY=VALUE: override any protocol setting"
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Create a study: draw the training items and the seeded test sample."""
@@ -41,7 +49,13 @@ def study_create(
         overrides["annotators_per_item"] = k
     ws = options(ctx).workspace()
     study = create_study(
-        ws.engine, name, task, protocol, train_dataset_id=train, test_dataset_id=test, overrides=overrides
+        ws.engine,
+        name,
+        task,
+        protocol,
+        train_dataset_id=train,
+        test_dataset_id=test,
+        overrides=overrides,
     )
     data = _study_detail(ws.engine, name)
     if fmt is Format.json:
@@ -59,7 +73,9 @@ def _positive_int(text: str, option: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise typer.BadParameter(f"expected a number or 'all', got {text!r}", param_hint=option) from None
+        raise typer.BadParameter(
+            f"expected a number or 'all', got {text!r}", param_hint=option
+        ) from None
     if value < 1:
         raise typer.BadParameter("must be at least 1", param_hint=option)
     return value
@@ -95,9 +111,19 @@ def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--f
     if fmt is Format.json:
         print_json(rows)
         return
-    print_table(rows, [("id", "Id"), ("name", "Study"), ("task", "Task"), ("protocol", "Protocol"),
-                       ("state", "State"), ("test_items", "Test items"), ("annotators_per_item", "k")],
-                title="Studies")
+    print_table(
+        rows,
+        [
+            ("id", "Id"),
+            ("name", "Study"),
+            ("task", "Task"),
+            ("protocol", "Protocol"),
+            ("state", "State"),
+            ("test_items", "Test items"),
+            ("annotators_per_item", "k"),
+        ],
+        title="Studies",
+    )
 
 
 @study_app.command("show")
@@ -122,7 +148,9 @@ def annotator_add(ctx: typer.Context, name: str) -> None:
 
 
 @annotator_app.command("list")
-def annotator_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
+def annotator_list(
+    ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")
+) -> None:
     """List the annotators."""
     from sqlalchemy import select
     from sqlmodel import Session
@@ -130,8 +158,10 @@ def annotator_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, 
     from annotate.store.models import Annotator
 
     with Session(options(ctx).workspace().engine) as session:
-        rows = [{"id": a.id, "name": a.name, "created_at": a.created_at.isoformat(timespec="seconds")}
-                for a in session.scalars(select(Annotator).order_by(Annotator.name))]
+        rows = [
+            {"id": a.id, "name": a.name, "created_at": a.created_at.isoformat(timespec="seconds")}
+            for a in session.scalars(select(Annotator).order_by(Annotator.name))
+        ]
     if fmt is Format.json:
         print_json(rows)
         return
@@ -142,7 +172,9 @@ def annotator_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, 
 def gate_command(
     ctx: typer.Context,
     study: str,
-    close: bool = typer.Option(False, "--close", help="Close training: decide everyone by the median rule"),
+    close: bool = typer.Option(
+        False, "--close", help="Close training: decide everyone by the median rule"
+    ),
     admit: list[str] = typer.Option([], "--admit", help="Admit an annotator by hand"),
     reject: list[str] = typer.Option([], "--reject", help="Refuse an annotator by hand"),
     fmt: Format = typer.Option(Format.table, "--format"),
@@ -165,9 +197,16 @@ def gate_command(
         say(f"{d.name}: {verdict} by {d.rule}{threshold}")
     print_table(
         rows,
-        [("name", "Annotator"), ("training_done", "Done"), ("training_quota", "Of"),
-         ("training_accuracy", "Accuracy"), ("gate", "Gate"), ("rule", "Rule"), ("threshold", "Threshold"),
-         ("decided_at", "Decided")],
+        [
+            ("name", "Annotator"),
+            ("training_done", "Done"),
+            ("training_quota", "Of"),
+            ("training_accuracy", "Accuracy"),
+            ("gate", "Gate"),
+            ("rule", "Rule"),
+            ("threshold", "Threshold"),
+            ("decided_at", "Decided"),
+        ],
         title=f"Gate of {study} ({study_ctx.protocol.gate_rule} rule, at least "
         f"{study_ctx.protocol.gate_min_items} items)",
     )
@@ -196,8 +235,10 @@ def status_command(
     bar = Table.grid(padding=(0, 1))
     bar.add_row(
         ProgressBar(total=total, completed=data["items_complete"], width=40),
-        Text(f"{data['items_complete']}/{data['items_total']} items complete, "
-             f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"),
+        Text(
+            f"{data['items_complete']}/{data['items_total']} items complete, "
+            f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"
+        ),
     )
     out.print(summary)
     out.print(bar)
@@ -207,8 +248,12 @@ def status_command(
     for a in data["annotators"]:
         accuracy = "" if a["training_accuracy"] is None else f"{a['training_accuracy']:.3f}"
         table.add_row(
-            Text(a["name"]), Text(a["phase"]), Text(f"{a['training_done']}/{a['training_quota']}"),
-            Text(accuracy), Text(a["gate"]), Text(str(a["test_done"])),
+            Text(a["name"]),
+            Text(a["phase"]),
+            Text(f"{a['training_done']}/{a['training_quota']}"),
+            Text(accuracy),
+            Text(a["gate"]),
+            Text(str(a["test_done"])),
             ProgressBar(total=total, completed=a["test_done"], width=20),
         )
     out.print(table)
@@ -220,7 +265,9 @@ def status_command(
 def simulate_command(
     ctx: typer.Context,
     study: str,
-    annotators: int = typer.Option(..., "--annotators", min=1, help="How many synthetic annotators"),
+    annotators: int = typer.Option(
+        ..., "--annotators", min=1, help="How many synthetic annotators"
+    ),
     accuracy: float = typer.Option(..., "--accuracy", min=0.0, max=1.0, help="Their mean accuracy"),
     seed: int = typer.Option(0, "--seed"),
     prefix: str = typer.Option("sim", "--prefix", help="Name prefix: sim1, sim2 …"),
@@ -232,18 +279,37 @@ def simulate_command(
     ws = options(ctx).workspace()
     result = simulate(ws.engine, study, annotators, accuracy, seed=seed, prefix=prefix)
     if fmt is Format.json:
-        print_json({"study": study, "training_labels": result.training_labels,
-                    "test_labels": result.test_labels, "gate_closed": result.gate_closed,
-                    "annotators": result.annotators})
+        print_json(
+            {
+                "study": study,
+                "training_labels": result.training_labels,
+                "test_labels": result.test_labels,
+                "gate_closed": result.gate_closed,
+                "annotators": result.annotators,
+            }
+        )
         return
-    say(f"{annotators} simulated annotators: {result.training_labels} training and "
-        f"{result.test_labels} test labels" + (" (median gate closed)" if result.gate_closed else ""))
+    say(
+        f"{annotators} simulated annotators: {result.training_labels} training and "
+        f"{result.test_labels} test labels"
+        + (" (median gate closed)" if result.gate_closed else "")
+    )
     status = study_status(ws.engine, load_study(ws.engine, study))
     admitted = sum(a["gate"] == "admitted" for a in status["annotators"])
     if status["items_complete"] < status["items_total"]:
-        say(f"{status['items_complete']}/{status['items_total']} items have all "
+        say(
+            f"{status['items_complete']}/{status['items_total']} items have all "
             f"{status['annotators_per_item']} labels; {admitted} annotators are admitted. Add more "
-            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} --prefix more`).")
-    print_table(result.annotators, [("name", "Annotator"), ("accuracy_drawn", "Accuracy drawn"),
-                                    ("phase", "Phase"), ("training_accuracy", "Training acc."),
-                                    ("test_done", "Test labels")])
+            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} "
+            "--prefix more`)."
+        )
+    print_table(
+        result.annotators,
+        [
+            ("name", "Annotator"),
+            ("accuracy_drawn", "Accuracy drawn"),
+            ("phase", "Phase"),
+            ("training_accuracy", "Training acc."),
+            ("test_done", "Test labels"),
+        ],
+    )

@@ -132,8 +132,14 @@ def import_file(
         ).first()
         if existing is not None:
             return ImportResult(
-                existing.id or 0, existing.task, existing.split, existing.path,
-                existing.n_items, sha256, existing.detail, already_imported=True,
+                existing.id or 0,
+                existing.task,
+                existing.split,
+                existing.path,
+                existing.n_items,
+                sha256,
+                existing.detail,
+                already_imported=True,
             )
         dataset = Dataset(
             task=spec.name, split=split, path=str(path.resolve()), sha256=sha256, n_items=0
@@ -164,10 +170,6 @@ def import_file(
             progress(total_lines, total_lines)
         detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}
         session.execute(
-            update(Dataset)
-            .where(Dataset.id == dataset.id)
-            .values(n_items=n_items, detail=detail)
+            update(Dataset).where(Dataset.id == dataset.id).values(n_items=n_items, detail=detail)
         )
-        return ImportResult(
-            dataset.id, spec.name, split, dataset.path, n_items, sha256, detail
-        )
+        return ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)

@@ -53,8 +53,10 @@ def _decoded_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
                 text = raw.decode(encoding)
             except UnicodeDecodeError as exc:
                 raise DataFileError(
-                    path, number, f"not valid {encoding.removesuffix('-sig').upper()} "
-                    f"(byte {exc.start + 1} of the line)"
+                    path,
+                    number,
+                    f"not valid {encoding.removesuffix('-sig').upper()} "
+                    f"(byte {exc.start + 1} of the line)",
                 ) from None
             if number == 1:
                 text = text.removeprefix("\ufeff")
@@ -166,7 +168,9 @@ def _read_rows(path: Path, spec: TaskSpec) -> Iterator[tuple[int, list[str]]]:
                     yield start, row
                 start = reader.line_num + 1
     except UnicodeDecodeError as exc:
-        raise DataFileError(path, None, f"not valid text in {spec.source.encoding}: {exc}") from None
+        raise DataFileError(
+            path, None, f"not valid text in {spec.source.encoding}: {exc}"
+        ) from None
     except csv.Error as exc:
         raise DataFileError(path, None, f"CSV syntax error: {exc}") from None
 
@@ -223,7 +227,8 @@ def _json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise DataFileError(path, number, f"JSON syntax error: {exc.msg} (column {exc.colno})")
+            reason = f"JSON syntax error: {exc.msg} (column {exc.colno})"
+            raise DataFileError(path, number, reason) from None
         if not isinstance(obj, dict):
             raise DataFileError(path, number, "expected one JSON object per line")
         yield number, obj
@@ -284,7 +289,9 @@ def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
             summary.has_gold = True
         tags = None
         if src.tag_columns:
-            tags = {c: split_tags(_first_present(obj, keys)[1]) for c, keys in src.tag_columns.items()}
+            tags = {
+                c: split_tags(_first_present(obj, keys)[1]) for c, keys in src.tag_columns.items()
+            }
         yield ParsedItem(source_id, line, fields, gold, tags)
 
 
@@ -391,7 +398,9 @@ def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
     for item in reader(path, spec, summary):
         if item.source_id in seen:
             raise DataFileError(
-                path, item.line, f"duplicate id {item.source_id!r} (first on line {seen[item.source_id]})"
+                path,
+                item.line,
+                f"duplicate id {item.source_id!r} (first on line {seen[item.source_id]})",
             )
         seen[item.source_id] = item.line
         yield item

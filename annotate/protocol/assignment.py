@@ -16,7 +16,9 @@ from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.models import Label, Lease, StudyItem
 
 
-def _my_live_lease(session: Session, ctx: StudyContext, annotator_id: int, now: datetime) -> int | None:
+def _my_live_lease(
+    session: Session, ctx: StudyContext, annotator_id: int, now: datetime
+) -> int | None:
     """The item already on this annotator's screen (after a crash or restart), if any."""
     return session.scalars(
         select(Lease.item_id)
@@ -35,7 +37,9 @@ def lease_next_item(
     if held is not None:
         session.execute(
             update(Lease)
-            .where(Lease.study_id == ctx.id, Lease.item_id == held, Lease.annotator_id == annotator_id)
+            .where(
+                Lease.study_id == ctx.id, Lease.item_id == held, Lease.annotator_id == annotator_id
+            )
             .values(expires_at=expires)
         )
         return held
@@ -76,7 +80,9 @@ def lease_next_item(
     ).first()
     if item_id is None:
         return None
-    session.add(Lease(study_id=ctx.id, item_id=item_id, annotator_id=annotator_id, expires_at=expires))
+    session.add(
+        Lease(study_id=ctx.id, item_id=item_id, annotator_id=annotator_id, expires_at=expires)
+    )
     return item_id
 
 
@@ -96,7 +102,9 @@ def count_label(session: Session, ctx: StudyContext, item_id: int) -> bool:
     return result.rowcount == 1
 
 
-def release_leases(session: Session, ctx: StudyContext, annotator_id: int, item_id: int | None = None) -> None:
+def release_leases(
+    session: Session, ctx: StudyContext, annotator_id: int, item_id: int | None = None
+) -> None:
     query = delete(Lease).where(Lease.study_id == ctx.id, Lease.annotator_id == annotator_id)
     if item_id is not None:
         query = query.where(Lease.item_id == item_id)

@@ -78,8 +78,14 @@ def latest_decision(session: Session, study_id: int, annotator_id: int) -> GateD
 
 
 def _record(
-    session: Session, ctx: StudyContext, trainee: Trainee | None, annotator_id: int,
-    admitted: bool, threshold: float | None, cohort: list[Trainee], decided_by: str,
+    session: Session,
+    ctx: StudyContext,
+    trainee: Trainee | None,
+    annotator_id: int,
+    admitted: bool,
+    threshold: float | None,
+    cohort: list[Trainee],
+    decided_by: str,
 ) -> GateDecision:
     decision = GateDecision(
         study_id=ctx.id,
@@ -129,18 +135,24 @@ def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateD
     if me is None or me.done < training_quota(session, ctx.id):
         return None
     admitted = me.done >= ctx.protocol.gate_min_items and me.accuracy >= closing.threshold
-    return _record(session, ctx, me, annotator_id, admitted, closing.threshold, closing_cohort(closing), "rule")
+    return _record(
+        session, ctx, me, annotator_id, admitted, closing.threshold, closing_cohort(closing), "rule"
+    )
 
 
 def closing_cohort(closing: GateDecision) -> list[Trainee]:
-    return [Trainee(0, c["name"], c["done"], round(c["accuracy"] * c["done"])) for c in closing.cohort]
+    return [
+        Trainee(0, c["name"], c["done"], round(c["accuracy"] * c["done"])) for c in closing.cohort
+    ]
 
 
 def close_training(engine: Engine, ctx: StudyContext) -> list[Decision]:
     """Median rule, in one batch: admit trainees with at least the minimum number of items and
     accuracy at or above the median of all trainees; refuse the others. Opens the test phase."""
     if ctx.protocol.gate_rule != "median":
-        raise UserError(f"study {ctx.study.name!r} uses the {ctx.protocol.gate_rule} gate, not median")
+        raise UserError(
+            f"study {ctx.study.name!r} uses the {ctx.protocol.gate_rule} gate, not median"
+        )
     with write_session(engine) as session:
         everyone = trainees(session, ctx.id)
         if not everyone:
@@ -151,7 +163,9 @@ def close_training(engine: Engine, ctx: StudyContext) -> list[Decision]:
             if latest_decision(session, ctx.id, t.annotator_id) is not None:
                 continue
             admitted = t.done >= ctx.protocol.gate_min_items and t.accuracy >= median
-            made.append(_record(session, ctx, t, t.annotator_id, admitted, median, everyone, "rule"))
+            made.append(
+                _record(session, ctx, t, t.annotator_id, admitted, median, everyone, "rule")
+            )
         study = session.get(Study, ctx.id)
         assert study is not None
         study.state = TEST
@@ -172,7 +186,9 @@ def decide_manually(engine: Engine, ctx: StudyContext, name: str, admit: bool) -
 
 
 def _as_decision(d: GateDecision, name: str) -> Decision:
-    return Decision(name, d.admitted, d.rule, d.threshold, d.score, d.n_items, d.decided_by, d.decided_at)
+    return Decision(
+        name, d.admitted, d.rule, d.threshold, d.score, d.n_items, d.decided_by, d.decided_at
+    )
 
 
 def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
@@ -182,14 +198,16 @@ def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
         rows = []
         for t in trainees(session, ctx.id):
             d = latest_decision(session, ctx.id, t.annotator_id)
-            rows.append({
-                "name": t.name,
-                "training_done": t.done,
-                "training_quota": quota,
-                "training_accuracy": round(t.accuracy, 4),
-                "gate": "pending" if d is None else ("admitted" if d.admitted else "rejected"),
-                "rule": d.rule if d else ctx.protocol.gate_rule,
-                "threshold": d.threshold if d else ctx.protocol.gate_threshold,
-                "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,
-            })
+            rows.append(
+                {
+                    "name": t.name,
+                    "training_done": t.done,
+                    "training_quota": quota,
+                    "training_accuracy": round(t.accuracy, 4),
+                    "gate": "pending" if d is None else ("admitted" if d.admitted else "rejected"),
+                    "rule": d.rule if d else ctx.protocol.gate_rule,
+                    "threshold": d.threshold if d else ctx.protocol.gate_threshold,
+                    "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,
+                }
+            )
         return rows

@@ -105,7 +105,9 @@ def _retry(fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except OperationalError as exc:
-            if attempt == RETRIES - 1 or ("locked" not in str(exc).lower() and "busy" not in str(exc).lower()):
+            if attempt == RETRIES - 1 or (
+                "locked" not in str(exc).lower() and "busy" not in str(exc).lower()
+            ):
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
@@ -114,7 +116,10 @@ def _retry(fn: Callable[[], Any]) -> Any:
 
 class AnnotatorSession:
     def __init__(
-        self, engine: Engine, ctx: StudyContext, annotator: Annotator,
+        self,
+        engine: Engine,
+        ctx: StudyContext,
+        annotator: Annotator,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         assert annotator.id is not None
@@ -126,7 +131,12 @@ class AnnotatorSession:
 
     @classmethod
     def open(
-        cls, engine: Engine, study: str, annotator: str, *, create_annotator: bool = False,
+        cls,
+        engine: Engine,
+        study: str,
+        annotator: str,
+        *,
+        create_annotator: bool = False,
         clock: Callable[[], datetime] = utcnow,
     ) -> AnnotatorSession:
         ctx = load_study(engine, study)
@@ -139,8 +149,9 @@ class AnnotatorSession:
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session) -> tuple[int, int, int]:
         training_done, training_correct = session.execute(
-            select(func.count(Label.id), func.coalesce(func.sum(Label.correct.cast(Integer)), 0))
-            .where(
+            select(
+                func.count(Label.id), func.coalesce(func.sum(Label.correct.cast(Integer)), 0)
+            ).where(
                 Label.study_id == self.ctx.id,
                 Label.annotator_id == self.annotator_id,
                 Label.phase == TRAINING,
@@ -188,10 +199,16 @@ class AnnotatorSession:
                 if gate.training_quota(session, self.ctx.id) == 0:
                     if self.ctx.protocol.gate_rule == "manual":
                         return False
-                    session.add(GateDecision(
-                        study_id=self.ctx.id, annotator_id=self.annotator_id, admitted=True,
-                        rule="no training items", decided_by="rule", decided_at=self.clock(),
-                    ))
+                    session.add(
+                        GateDecision(
+                            study_id=self.ctx.id,
+                            annotator_id=self.annotator_id,
+                            admitted=True,
+                            rule="no training items",
+                            decided_by="rule",
+                            decided_at=self.clock(),
+                        )
+                    )
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 
@@ -202,7 +219,9 @@ class AnnotatorSession:
             done, correct, test_done = self._counts(session)
             quota = gate.training_quota(session, self.ctx.id)
             test_items = session.scalar(
-                select(func.count()).where(StudyItem.study_id == self.ctx.id, StudyItem.phase == TEST)
+                select(func.count()).where(
+                    StudyItem.study_id == self.ctx.id, StudyItem.phase == TEST
+                )
             )
             phase = self._phase(session)
         return Progress(phase, done, correct, quota, test_done, int(test_items or 0))
@@ -251,8 +270,13 @@ class AnnotatorSession:
         return _retry(work)
 
     def submit(
-        self, item: ItemView, answer: Any, *, answered_at: datetime | None = None,
-        flag: bool = False, comment: str | None = None,
+        self,
+        item: ItemView,
+        answer: Any,
+        *,
+        answered_at: datetime | None = None,
+        flag: bool = False,
+        comment: str | None = None,
     ) -> Feedback | None:
         """Store the answer (committed when this returns). Training answers get feedback."""
         value = validate_answer(self.spec, answer, item.fields)
@@ -268,11 +292,20 @@ class AnnotatorSession:
         try:
             with write_session(self.engine) as session:
                 gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
-                session.add(Label(
-                    study_id=self.ctx.id, item_id=item.item_id, annotator_id=self.annotator_id,
-                    phase=TRAINING, value=value, correct=is_correct(self.spec, value, gold),
-                    shown_at=item.shown_at, answered_at=answered_at, flag=flag, comment=comment,
-                ))
+                session.add(
+                    Label(
+                        study_id=self.ctx.id,
+                        item_id=item.item_id,
+                        annotator_id=self.annotator_id,
+                        phase=TRAINING,
+                        value=value,
+                        correct=is_correct(self.spec, value, gold),
+                        shown_at=item.shown_at,
+                        answered_at=answered_at,
+                        flag=flag,
+                        comment=comment,
+                    )
+                )
                 session.flush()
                 decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
                 decided = decision.admitted if decision is not None else None
@@ -282,10 +315,14 @@ class AnnotatorSession:
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
         with Session(self.engine) as session:
-            label = session.scalars(select(Label).where(
-                Label.study_id == self.ctx.id, Label.item_id == item.item_id,
-                Label.annotator_id == self.annotator_id, Label.phase == TRAINING,
-            )).one()
+            label = session.scalars(
+                select(Label).where(
+                    Label.study_id == self.ctx.id,
+                    Label.item_id == item.item_id,
+                    Label.annotator_id == self.annotator_id,
+                    Label.phase == TRAINING,
+                )
+            ).one()
             gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
             done, correct, _ = self._counts(session)
         explanation = None
@@ -305,10 +342,14 @@ class AnnotatorSession:
     def _submit_test(self, item, value, answered_at, flag, comment) -> None:
         with write_session(self.engine) as session:
             lock_study(session, self.ctx.id)
-            existing = session.scalars(select(Label.id).where(
-                Label.study_id == self.ctx.id, Label.item_id == item.item_id,
-                Label.annotator_id == self.annotator_id, Label.phase == TEST,
-            )).first()
+            existing = session.scalars(
+                select(Label.id).where(
+                    Label.study_id == self.ctx.id,
+                    Label.item_id == item.item_id,
+                    Label.annotator_id == self.annotator_id,
+                    Label.phase == TEST,
+                )
+            ).first()
             if existing is not None:
                 return  # answered before (a retried commit): the stored answer stands
             decision = self._decision(session)
@@ -317,11 +358,19 @@ class AnnotatorSession:
             if not count_label(session, self.ctx, item.item_id):
                 release_leases(session, self.ctx, self.annotator_id, item.item_id)
                 raise ItemTaken("this item already has all its labels; moving on")
-            session.add(Label(
-                study_id=self.ctx.id, item_id=item.item_id, annotator_id=self.annotator_id,
-                phase=TEST, value=value, shown_at=item.shown_at, answered_at=answered_at,
-                flag=flag, comment=comment,
-            ))
+            session.add(
+                Label(
+                    study_id=self.ctx.id,
+                    item_id=item.item_id,
+                    annotator_id=self.annotator_id,
+                    phase=TEST,
+                    value=value,
+                    shown_at=item.shown_at,
+                    answered_at=answered_at,
+                    flag=flag,
+                    comment=comment,
+                )
+            )
             release_leases(session, self.ctx, self.annotator_id, item.item_id)
 
     # --- going back -------------------------------------------------------------------------
@@ -331,8 +380,11 @@ class AnnotatorSession:
         with Session(self.engine) as session:
             label = session.scalars(
                 select(Label)
-                .where(Label.study_id == self.ctx.id, Label.annotator_id == self.annotator_id,
-                       Label.phase == TEST)
+                .where(
+                    Label.study_id == self.ctx.id,
+                    Label.annotator_id == self.annotator_id,
+                    Label.phase == TEST,
+                )
                 .order_by(Label.answered_at.desc(), Label.id.desc())
             ).first()
             if label is None:
@@ -346,18 +398,26 @@ class AnnotatorSession:
 
         def work() -> None:
             with write_session(self.engine) as session:
-                label = session.scalars(select(Label).where(
-                    Label.study_id == self.ctx.id, Label.item_id == item.item_id,
-                    Label.annotator_id == self.annotator_id, Label.phase == TEST,
-                )).first()
+                label = session.scalars(
+                    select(Label).where(
+                        Label.study_id == self.ctx.id,
+                        Label.item_id == item.item_id,
+                        Label.annotator_id == self.annotator_id,
+                        Label.phase == TEST,
+                    )
+                ).first()
                 if label is None:
                     raise UserError("there is no earlier answer to revise")
                 if label.value == value:
                     return
-                session.add(LabelRevision(
-                    label_id=label.id, old_value=label.value, old_answered_at=label.answered_at,
-                    revised_at=self.clock(),
-                ))
+                session.add(
+                    LabelRevision(
+                        label_id=label.id,
+                        old_value=label.value,
+                        old_answered_at=label.answered_at,
+                        revised_at=self.clock(),
+                    )
+                )
                 label.value = value
                 label.answered_at = self.clock()
                 label.revisions += 1
@@ -367,9 +427,9 @@ class AnnotatorSession:
     def release(self) -> None:
         """Give back the item on the screen (a clean quit); a crash leaves it leased until the
         lease expires, so a restart resumes it."""
+
         def work() -> None:
             with write_session(self.engine) as session:
                 release_leases(session, self.ctx, self.annotator_id)
 
         _retry(work)
-

@@ -18,40 +18,57 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
     with Session(engine) as session:
         quota = gate.training_quota(session, ctx.id)
         trainees = {t.annotator_id: t for t in gate.trainees(session, ctx.id)}
-        test_done = dict(session.execute(
-            select(Label.annotator_id, func.count())
-            .where(Label.study_id == ctx.id, Label.phase == TEST)
-            .group_by(Label.annotator_id)
-        ).all())
+        test_done = dict(
+            session.execute(
+                select(Label.annotator_id, func.count())
+                .where(Label.study_id == ctx.id, Label.phase == TEST)
+                .group_by(Label.annotator_id)
+            ).all()
+        )
         ids = set(trainees) | set(test_done)
-        names = dict(session.execute(select(Annotator.id, Annotator.name).where(Annotator.id.in_(ids))).all())
+        names = dict(
+            session.execute(select(Annotator.id, Annotator.name).where(Annotator.id.in_(ids))).all()
+        )
         annotators = []
         for annotator_id in sorted(ids, key=lambda i: names[i]):
             t = trainees.get(annotator_id)
             decision = gate.latest_decision(session, ctx.id, annotator_id)
-            verdict = "pending" if decision is None else ("admitted" if decision.admitted else "rejected")
+            verdict = (
+                "pending" if decision is None else ("admitted" if decision.admitted else "rejected")
+            )
             if verdict == "admitted":
                 phase = "test"
             elif verdict == "rejected":
                 phase = "rejected"
             else:
                 phase = "training" if t is None or t.done < quota else "waiting"
-            annotators.append({
-                "name": names[annotator_id],
-                "phase": phase,
-                "training_done": t.done if t else 0,
-                "training_quota": quota,
-                "training_accuracy": round(t.accuracy, 4) if t else None,
-                "gate": verdict,
-                "test_done": int(test_done.get(annotator_id, 0)),
-            })
-        counts = [n for (n,) in session.execute(
-            select(StudyItem.n_labels).where(StudyItem.study_id == ctx.id, StudyItem.phase == TEST)
-        ).all()]
-        leased = session.scalar(
-            select(func.count(func.distinct(Lease.item_id)))
-            .where(Lease.study_id == ctx.id, Lease.expires_at > now)
-        ) or 0
+            annotators.append(
+                {
+                    "name": names[annotator_id],
+                    "phase": phase,
+                    "training_done": t.done if t else 0,
+                    "training_quota": quota,
+                    "training_accuracy": round(t.accuracy, 4) if t else None,
+                    "gate": verdict,
+                    "test_done": int(test_done.get(annotator_id, 0)),
+                }
+            )
+        counts = [
+            n
+            for (n,) in session.execute(
+                select(StudyItem.n_labels).where(
+                    StudyItem.study_id == ctx.id, StudyItem.phase == TEST
+                )
+            ).all()
+        ]
+        leased = (
+            session.scalar(
+                select(func.count(func.distinct(Lease.item_id))).where(
+                    Lease.study_id == ctx.id, Lease.expires_at > now
+                )
+            )
+            or 0
+        )
     histogram = Counter(counts)
     complete = histogram.get(ctx.k, 0)
     untouched = histogram.get(0, 0)

@@ -98,14 +98,24 @@ def create_study(
                     "import one or pass --train ID"
                 )
             if train.task not in train_tasks:
-                raise UserError(f"dataset {train.id} is {train.task}; training needs {' or '.join(train_tasks)}")
+                raise UserError(
+                    f"dataset {train.id} is {train.task}; training needs {' or '.join(train_tasks)}"
+                )
             if not train.detail.get("labelled"):
-                raise UserError(f"dataset {train.id} has no gold labels, so it cannot give feedback")
+                raise UserError(
+                    f"dataset {train.id} has no gold labels, so it cannot give feedback"
+                )
         rng = random.Random(effective.seed)
         test_ids = list(
-            session.scalars(select(Item.id).where(Item.dataset_id == test.id).order_by(Item.position))
+            session.scalars(
+                select(Item.id).where(Item.dataset_id == test.id).order_by(Item.position)
+            )
         )
-        size = len(test_ids) if effective.test_sample == "all" else min(effective.test_sample, len(test_ids))
+        size = (
+            len(test_ids)
+            if effective.test_sample == "all"
+            else min(effective.test_sample, len(test_ids))
+        )
         test_sample = rng.sample(test_ids, size)
         training: list[int] = []
         if effective.training_items > 0 and train is not None:
@@ -128,10 +138,22 @@ def create_study(
         session.add(study)
         session.flush()
         rows = [
-            {"study_id": study.id, "item_id": item_id, "phase": TRAINING, "position": pos, "n_labels": 0}
+            {
+                "study_id": study.id,
+                "item_id": item_id,
+                "phase": TRAINING,
+                "position": pos,
+                "n_labels": 0,
+            }
             for pos, item_id in enumerate(training)
         ] + [
-            {"study_id": study.id, "item_id": item_id, "phase": TEST, "position": pos, "n_labels": 0}
+            {
+                "study_id": study.id,
+                "item_id": item_id,
+                "phase": TEST,
+                "position": pos,
+                "n_labels": 0,
+            }
             for pos, item_id in enumerate(test_sample)
         ]
         session.connection().execute(insert(StudyItem.__table__), rows)
@@ -198,7 +220,9 @@ def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotat
             session.expunge(annotator)
             return annotator
     if not create:
-        raise UserError(f"no annotator named {name!r}; add one with `annotate annotator add {name}`")
+        raise UserError(
+            f"no annotator named {name!r}; add one with `annotate annotator add {name}`"
+        )
     try:
         return add_annotator(engine, name)
     except UserError:  # another process added the same name a moment ago

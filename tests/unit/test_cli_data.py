@@ -55,7 +55,9 @@ def test_custom_csv_task_with_field_mapping(cli, tmp_path: Path):
         tmp_path / "headlines.csv",
         'id,title,tone\nh1,"Markets rally, traders cheer",pos\nh2,"Rain expected, again",neu\n',
     )
-    result = cli("import", task, data, "--split", "test", "--map", "headline=title", "--format", "json")
+    result = cli(
+        "import", task, data, "--split", "test", "--map", "headline=title", "--format", "json"
+    )
     assert result.code == 0, result.stderr
     assert result.json()[0]["items"] == 2
     wrong = cli("import", task, data, "--split", "test", "--map", "colour=title")

@@ -16,7 +16,9 @@ from tests import fixtures as fx
 
 def items_of(workspace, dataset_id: int) -> list[Item]:
     with Session(workspace.engine) as s:
-        return list(s.exec(select(Item).where(Item.dataset_id == dataset_id).order_by(Item.position)))
+        return list(
+            s.exec(select(Item).where(Item.dataset_id == dataset_id).order_by(Item.position))
+        )
 
 
 def n_datasets(workspace) -> int:
@@ -26,7 +28,9 @@ def n_datasets(workspace) -> int:
 
 def test_cola_without_header_and_test_with_header(workspace, tmp_path: Path):
     spec = specs.load_task("CoLA")
-    train = import_file(workspace.engine, spec, fx.write_text(tmp_path / "train.tsv", fx.COLA_HEADERLESS))
+    train = import_file(
+        workspace.engine, spec, fx.write_text(tmp_path / "train.tsv", fx.COLA_HEADERLESS)
+    )
     items = items_of(workspace, train.dataset_id)
     assert train.split == "train" and len(items) == 4
     assert items[0].fields["sentence"] == "The kettle whistled before anyone noticed."
@@ -39,20 +43,26 @@ def test_cola_without_header_and_test_with_header(workspace, tmp_path: Path):
 
 
 def test_cola_file_without_final_newline(workspace, tmp_path: Path):
-    path = fx.write_text(tmp_path / "out_of_domain_dev.tsv", fx.COLA_HEADERLESS, final_newline=False)
+    path = fx.write_text(
+        tmp_path / "out_of_domain_dev.tsv", fx.COLA_HEADERLESS, final_newline=False
+    )
     result = import_file(workspace.engine, specs.load_task("glue/cola"), path)
     assert result.n_items == 4 and result.split == "dev"
 
 
 def test_sst2_keeps_text_verbatim(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("SST-2"), fx.write_text(tmp_path / "dev.tsv", fx.SST2_DEV))
+    result = import_file(
+        workspace.engine, specs.load_task("SST-2"), fx.write_text(tmp_path / "dev.tsv", fx.SST2_DEV)
+    )
     items = items_of(workspace, result.dataset_id)
     assert items[1].fields["sentence"] == "the plot wanders off and does n't come back . "
     assert [i.gold for i in items] == ["1", "0", "1"]
 
 
 def test_mrpc_unbalanced_quote_is_plain_text(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("MRPC"), fx.write_text(tmp_path / "dev.tsv", fx.MRPC_DEV))
+    result = import_file(
+        workspace.engine, specs.load_task("MRPC"), fx.write_text(tmp_path / "dev.tsv", fx.MRPC_DEV)
+    )
     items = items_of(workspace, result.dataset_id)
     assert len(items) == 2
     assert items[0].fields["sentence2"].startswith('" The budget')
@@ -67,7 +77,9 @@ def test_mrpc_original_file_with_bom_and_crlf(workspace, tmp_path: Path):
 
 
 def test_stsb_scores_and_stray_quote(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("STS-B"), fx.write_text(tmp_path / "dev.tsv", fx.STSB_DEV))
+    result = import_file(
+        workspace.engine, specs.load_task("STS-B"), fx.write_text(tmp_path / "dev.tsv", fx.STSB_DEV)
+    )
     items = items_of(workspace, result.dataset_id)
     assert [i.gold for i in items] == [4.6, 0.25, 3.8]
     assert items[1].fields["sentence1"] == '"Storm hits coast'
@@ -75,15 +87,23 @@ def test_stsb_scores_and_stray_quote(workspace, tmp_path: Path):
 
 def test_mnli_dev_and_test_column_counts(workspace, tmp_path: Path):
     spec = specs.load_task("MNLI-m")
-    dev = import_file(workspace.engine, spec, fx.write_text(tmp_path / "dev_matched.tsv", fx.MNLI_DEV))
-    test = import_file(workspace.engine, spec, fx.write_text(tmp_path / "test_matched.tsv", fx.MNLI_TEST))
+    dev = import_file(
+        workspace.engine, spec, fx.write_text(tmp_path / "dev_matched.tsv", fx.MNLI_DEV)
+    )
+    test = import_file(
+        workspace.engine, spec, fx.write_text(tmp_path / "test_matched.tsv", fx.MNLI_TEST)
+    )
     assert dev.split == "dev" and test.split == "test"
     assert [i.gold for i in items_of(workspace, dev.dataset_id)] == ["entailment", "contradiction"]
     assert items_of(workspace, test.dataset_id)[0].gold is None
 
 
 def test_qqp_id_column(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("QQP"), fx.write_text(tmp_path / "train.tsv", fx.QQP_TRAIN))
+    result = import_file(
+        workspace.engine,
+        specs.load_task("QQP"),
+        fx.write_text(tmp_path / "train.tsv", fx.QQP_TRAIN),
+    )
     assert [i.source_id for i in items_of(workspace, result.dataset_id)] == ["7", "8"]
 
 
@@ -109,12 +129,18 @@ def test_superglue_jsonl_without_final_newline(workspace, tmp_path: Path):
 @pytest.mark.parametrize("labels", [[True, False], ["true", "false"], ["True", "False"]])
 def test_boolq_boolean_or_string_labels(workspace, tmp_path: Path, labels):
     rows = [{**r, "label": v} for r, v in zip(fx.SG_BOOLQ, labels, strict=True)]
-    result = import_file(workspace.engine, specs.load_task("BoolQ"), fx.write_jsonl(tmp_path / "val.jsonl", rows))
+    result = import_file(
+        workspace.engine, specs.load_task("BoolQ"), fx.write_jsonl(tmp_path / "val.jsonl", rows)
+    )
     assert [i.gold for i in items_of(workspace, result.dataset_id)] == ["true", "false"]
 
 
 def test_axb_string_ids_and_tags(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("AX-b"), fx.write_jsonl(tmp_path / "AX-b.jsonl", fx.SG_AXB))
+    result = import_file(
+        workspace.engine,
+        specs.load_task("AX-b"),
+        fx.write_jsonl(tmp_path / "AX-b.jsonl", fx.SG_AXB),
+    )
     items = items_of(workspace, result.dataset_id)
     assert [i.source_id for i in items] == ["0", "1"]
     assert items[0].tags["Logic"] == ["Universal", "Upward monotone"]
@@ -122,15 +148,29 @@ def test_axb_string_ids_and_tags(workspace, tmp_path: Path):
 
 
 def test_multirc_one_item_per_question(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("MultiRC"), fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_MULTIRC))
+    result = import_file(
+        workspace.engine,
+        specs.load_task("MultiRC"),
+        fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_MULTIRC),
+    )
     items = items_of(workspace, result.dataset_id)
-    assert result.detail == {"items": 2, "paragraphs": 1, "questions": 2, "answers": 5, "labelled": 1}
+    assert result.detail == {
+        "items": 2,
+        "paragraphs": 1,
+        "questions": 2,
+        "answers": 5,
+        "labelled": 1,
+    }
     assert items[1].gold == {"2": "1", "3": "0", "4": "1"}
     assert [a["text"] for a in items[1].fields["answers"]] == ["The vines", "Snow", "Bean vines"]
 
 
 def test_record_entities_have_inclusive_end(workspace, tmp_path: Path):
-    result = import_file(workspace.engine, specs.load_task("ReCoRD"), fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RECORD))
+    result = import_file(
+        workspace.engine,
+        specs.load_task("ReCoRD"),
+        fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RECORD),
+    )
     (item,) = items_of(workspace, result.dataset_id)
     assert item.source_id == "5"
     assert item.fields["entities"] == ["Lena Ortiz", "Harbor City", "Pine Falls"]
@@ -139,7 +179,10 @@ def test_record_entities_have_inclusive_end(workspace, tmp_path: Path):
 
 def test_folder_import_finds_every_split(tmp_path: Path):
     fx.write_jsonl(tmp_path / "RTE" / "val.jsonl", fx.SG_RTE)
-    fx.write_jsonl(tmp_path / "RTE" / "test.jsonl", [{k: v for k, v in r.items() if k != "label"} for r in fx.SG_RTE])
+    fx.write_jsonl(
+        tmp_path / "RTE" / "test.jsonl",
+        [{k: v for k, v in r.items() if k != "label"} for r in fx.SG_RTE],
+    )
     found = files_in_folder(tmp_path / "RTE", specs.load_task("superglue/rte"))
     assert [(p.name, s) for p, s in found] == [("val.jsonl", "dev"), ("test.jsonl", "test")]
 
@@ -157,20 +200,50 @@ def test_same_file_twice_is_not_duplicated(workspace, tmp_path: Path):
 
 BAD_INPUTS = [
     ("glue/mrpc", "dev.tsv", fx.MRPC_DEV + "1\t9\t9\tonly four fields\n", 4, "ragged row"),
-    ("glue/stsb", "dev.tsv", fx.STSB_DEV.replace("\tsentence2\tscore", "\tscore"), 1, "missing column 'sentence2'"),
+    (
+        "glue/stsb",
+        "dev.tsv",
+        fx.STSB_DEV.replace("\tsentence2\tscore", "\tscore"),
+        1,
+        "missing column 'sentence2'",
+    ),
     ("glue/sst2", "dev.tsv", fx.SST2_DEV + "a fine film . \tmaybe\n", 5, "unknown label 'maybe'"),
     ("glue/stsb", "dev.tsv", fx.STSB_DEV.replace("3.800", "7.5"), 4, "outside 0..5"),
-    ("superglue/rte", "val.jsonl", '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": 0}\n{"premise": "a",,}\n', 2, "JSON syntax error"),
-    ("superglue/rte", "val.jsonl", '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": 0}\n{"premise": "c", "hypothesis": "d", "label": "entailment", "idx": 0}\n', 2, "duplicate id '0'"),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": 0}\n{"premise": "a",,}\n',
+        2,
+        "JSON syntax error",
+    ),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": 0}\n{"premise": "c", "hypothesis": "d", "label": "entailment", "idx": 0}\n',
+        2,
+        "duplicate id '0'",
+    ),
     ("superglue/rte", "val.jsonl", "\n\n", 1, "the file is empty"),
-    ("superglue/rte", "val.jsonl", '{"question": "q", "passage": "p", "idx": 0, "label": true}\n', 1, "missing key 'premise'"),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        '{"question": "q", "passage": "p", "idx": 0, "label": true}\n',
+        1,
+        "missing key 'premise'",
+    ),
     ("glue/qqp", "train.tsv", fx.SST2_DEV, 1, "no header row naming the task's columns"),
 ]
 
 
 @pytest.mark.parametrize(("task", "name", "text", "line", "reason"), BAD_INPUTS)
-def test_bad_file_names_line_and_reason_and_changes_nothing(workspace, tmp_path, task, name, text, line, reason):
-    good = import_file(workspace.engine, specs.load_task("superglue/rte"), fx.write_jsonl(tmp_path / "good" / "val.jsonl", fx.SG_RTE))
+def test_bad_file_names_line_and_reason_and_changes_nothing(
+    workspace, tmp_path, task, name, text, line, reason
+):
+    good = import_file(
+        workspace.engine,
+        specs.load_task("superglue/rte"),
+        fx.write_jsonl(tmp_path / "good" / "val.jsonl", fx.SG_RTE),
+    )
     path = fx.write_text(tmp_path / name, text)
     with pytest.raises(DataFileError) as caught:
         import_file(workspace.engine, specs.load_task(task), path)
@@ -204,4 +277,7 @@ def test_unknown_split_needs_option(workspace, tmp_path: Path):
     path = fx.write_jsonl(tmp_path / "mydata.jsonl", fx.SG_RTE)
     with pytest.raises(UserError, match="--split"):
         import_file(workspace.engine, specs.load_task("superglue/rte"), path)
-    assert import_file(workspace.engine, specs.load_task("superglue/rte"), path, split="dev").n_items == 3
+    assert (
+        import_file(workspace.engine, specs.load_task("superglue/rte"), path, split="dev").n_items
+        == 3
+    )

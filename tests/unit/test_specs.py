@@ -20,9 +20,17 @@ def test_every_glue_and_superglue_task_is_built_in():
 
 @pytest.mark.parametrize(
     ("spelling", "canonical"),
-    [("SST-2", "glue/sst2"), ("sst-2", "glue/sst2"), ("AX-b", "superglue/axb"), ("ax-B", "superglue/axb"),
-     ("MNLI-m", "glue/mnli-m"), ("STS-B", "glue/stsb"), ("superglue/RTE", "superglue/rte"),
-     ("glue/rte", "glue/rte"), ("ReCoRD", "superglue/record")],
+    [
+        ("SST-2", "glue/sst2"),
+        ("sst-2", "glue/sst2"),
+        ("AX-b", "superglue/axb"),
+        ("ax-B", "superglue/axb"),
+        ("MNLI-m", "glue/mnli-m"),
+        ("STS-B", "glue/stsb"),
+        ("superglue/RTE", "superglue/rte"),
+        ("glue/rte", "glue/rte"),
+        ("ReCoRD", "superglue/record"),
+    ],
 )
 def test_official_spellings_resolve(spelling: str, canonical: str):
     assert specs.resolve_task_name(spelling) == canonical
@@ -42,7 +50,14 @@ def test_cb_answers_on_seven_points_and_collapses_to_three():
     cb = specs.load_task("CB")
     assert [o.value for o in cb.answer_options()] == [str(i) for i in range(1, 8)]
     assert [cb.collapse(str(i)) for i in range(1, 8)] == [
-        "entailment", "entailment", "neutral", "neutral", "neutral", "contradiction", "contradiction"]
+        "entailment",
+        "entailment",
+        "neutral",
+        "neutral",
+        "neutral",
+        "contradiction",
+        "contradiction",
+    ]
 
 
 def test_every_builtin_task_has_guidelines_and_a_submission_file():
@@ -95,8 +110,13 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path, change, message):
 
 def test_presets_exist_with_documented_values():
     sg = specs.load_protocol("superglue-2019")
-    assert (sg.training_items, sg.gate_rule, sg.gate_min_items, sg.test_sample, sg.annotators_per_item) == (
-        30, "median", 5, 100, 5)
+    assert (
+        sg.training_items,
+        sg.gate_rule,
+        sg.gate_min_items,
+        sg.test_sample,
+        sg.annotators_per_item,
+    ) == (30, "median", 5, 100, 5)
     assert sg.effective("superglue/wsc").test_sample == "all"
     assert specs.load_protocol("glue-2019").training_items == 20
     quick = specs.load_protocol("quick")
