@@ -1,0 +1,47 @@
+"""Build small studies for engine tests (no screen)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from annotate import specs
+from annotate.formats.importer import import_file
+from annotate.protocol.studies import StudyContext, create_study
+
+WORDS = ["harbor", "lantern", "orchard", "ledger", "meadow", "quarry", "signal", "thimble"]
+
+
+def rte_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
+    """Original RTE-shaped items with alternating gold labels."""
+    rows = []
+    for i in range(start, start + n):
+        word = WORDS[i % len(WORDS)]
+        rows.append({
+            "premise": f"The {word} near gate {i} was repaired last spring.",
+            "hypothesis": f"Gate {i} has a {word} nearby.",
+            "label": "entailment" if i % 2 == 0 else "not_entailment",
+            "idx": i,
+        })
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def rte_study(
+    engine, tmp_path: Path, *, name: str = "pilot", train: int = 6, test: int = 20,  # noqa: ANN001
+    protocol: str = "quick", **overrides: Any,
+) -> StudyContext:
+    spec = specs.load_task("superglue/rte")
+    dev = import_file(engine, spec, write_jsonl(tmp_path / "rte" / "val.jsonl", rte_rows(train)))
+    tst = import_file(engine, spec, write_jsonl(tmp_path / "rte" / "test.jsonl", rte_rows(test, 1000)))
+    settings = {"training_items": train, "gate_min_items": train, "test_sample": test, **overrides}
+    return create_study(
+        engine, name, "superglue/rte", protocol,
+        train_dataset_id=dev.dataset_id, test_dataset_id=tst.dataset_id, overrides=settings,
+    )

@@ -1,0 +1,42 @@
+"""A non-editable install (a built wheel) finds the built-in tasks, protocols and demo data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wheel_ships_tasks_protocols_and_demo_data(tmp_path: Path):
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = (tmp_path / "dist").glob("annotate-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "annotate/builtin/tasks/superglue/rte.toml" in names
+    assert "annotate/builtin/protocols/superglue-2019.toml" in names
+    assert "annotate/demo_data/rte/test.jsonl" in names
+    target = tmp_path / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        capture_output=True, text=True,
+    )
+    assert install.returncode == 0, install.stderr
+    # The installed copy (not the source tree) answers: run from a folder outside the checkout.
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    code = "import annotate, json, sys; from annotate import specs; print(json.dumps([annotate.__file__, len(specs.all_tasks()), [p.name for p in specs.all_protocols()]]))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    location, n_tasks, protocols = json.loads(out.stdout)
+    assert location.startswith(str(target))
+    assert n_tasks == 21 and {"superglue-2019", "glue-2019", "quick"} <= set(protocols)
