@@ -17,9 +17,22 @@ from pathlib import Path
 
 from bench.common import in_subprocess, print_rows, timed
 
-WORDS = (
-    ["the", "a", "river", "stone", "quietly", "bright", "seven", "lamps", "over", "under", "market", "harbor", "walked", "opened"]
-)
+WORDS = [
+    "the",
+    "a",
+    "river",
+    "stone",
+    "quietly",
+    "bright",
+    "seven",
+    "lamps",
+    "over",
+    "under",
+    "market",
+    "harbor",
+    "walked",
+    "opened",
+]
 
 
 def generate(path: Path, rows: int, seed: int = 1) -> None:
