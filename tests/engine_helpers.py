@@ -18,12 +18,14 @@ def rte_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
     rows = []
     for i in range(start, start + n):
         word = WORDS[i % len(WORDS)]
-        rows.append({
-            "premise": f"The {word} near gate {i} was repaired last spring.",
-            "hypothesis": f"Gate {i} has a {word} nearby.",
-            "label": "entailment" if i % 2 == 0 else "not_entailment",
-            "idx": i,
-        })
+        rows.append(
+            {
+                "premise": f"The {word} near gate {i} was repaired last spring.",
+                "hypothesis": f"Gate {i} has a {word} nearby.",
+                "label": "entailment" if i % 2 == 0 else "not_entailment",
+                "idx": i,
+            }
+        )
     return rows
 
 
@@ -34,14 +36,27 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def rte_study(
-    engine, tmp_path: Path, *, name: str = "pilot", train: int = 6, test: int = 20,  # noqa: ANN001
-    protocol: str = "quick", **overrides: Any,
+    engine,
+    tmp_path: Path,
+    *,
+    name: str = "pilot",
+    train: int = 6,
+    test: int = 20,
+    protocol: str = "quick",
+    **overrides: Any,
 ) -> StudyContext:
     spec = specs.load_task("superglue/rte")
     dev = import_file(engine, spec, write_jsonl(tmp_path / "rte" / "val.jsonl", rte_rows(train)))
-    tst = import_file(engine, spec, write_jsonl(tmp_path / "rte" / "test.jsonl", rte_rows(test, 1000)))
+    tst = import_file(
+        engine, spec, write_jsonl(tmp_path / "rte" / "test.jsonl", rte_rows(test, 1000))
+    )
     settings = {"training_items": train, "gate_min_items": train, "test_sample": test, **overrides}
     return create_study(
-        engine, name, "superglue/rte", protocol,
-        train_dataset_id=dev.dataset_id, test_dataset_id=tst.dataset_id, overrides=settings,
+        engine,
+        name,
+        "superglue/rte",
+        protocol,
+        train_dataset_id=dev.dataset_id,
+        test_dataset_id=tst.dataset_id,
+        overrides=settings,
     )

@@ -27,14 +27,30 @@ def test_five_processes_fill_100_items_with_exactly_5_distinct_labels(tmp_path: 
     env = {**os.environ, "ANNOTATE_DB": str(db)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "annotate", "simulate", "crowd", "--annotators", "1",
-             "--accuracy", "0.9", "--seed", str(i), "--prefix", f"p{i}-"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "annotate",
+                "simulate",
+                "crowd",
+                "--annotators",
+                "1",
+                "--accuracy",
+                "0.9",
+                "--seed",
+                str(i),
+                "--prefix",
+                f"p{i}-",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for i in range(5)
     ]
     for p in procs:
-        out, err = p.communicate(timeout=300)
+        _out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
         assert "Traceback" not in err
     with Session(ws.engine) as s:
@@ -42,7 +58,7 @@ def test_five_processes_fill_100_items_with_exactly_5_distinct_labels(tmp_path: 
         counts = [si.n_labels for si in s.exec(select(StudyItem).where(StudyItem.phase == "test"))]
     per_item = Counter(label.item_id for label in labels)
     assert len(per_item) == 100 and set(per_item.values()) == {5}
-    assert all(len({l.annotator_id for l in labels if l.item_id == i}) == 5 for i in per_item)
+    assert all(len({lab.annotator_id for lab in labels if lab.item_id == i}) == 5 for i in per_item)
     assert counts == [5] * 100
 
 
@@ -63,9 +79,18 @@ while (item := s.next_item()) is not None:
 def test_kill_9_loses_nothing_acknowledged_and_resumes_at_the_next_item(tmp_path: Path):
     db = tmp_path / "store.db"
     ws = open_workspace(str(db), create=True)
-    rte_study(ws.engine, tmp_path, name="crash", train=2, test=400, annotators_per_item=1,
-              gate_threshold=0.0)
-    proc = subprocess.Popen([sys.executable, "-c", WORKER, str(db)], stdout=subprocess.PIPE, text=True)
+    rte_study(
+        ws.engine,
+        tmp_path,
+        name="crash",
+        train=2,
+        test=400,
+        annotators_per_item=1,
+        gate_threshold=0.0,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(db)], stdout=subprocess.PIPE, text=True
+    )
     acknowledged = []
     assert proc.stdout is not None
     while len(acknowledged) < 25:

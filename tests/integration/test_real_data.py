@@ -33,7 +33,12 @@ CASES = [
     ("superglue/copa", "superglue/COPA/val.jsonl", 100, {}),
     ("superglue/copa", "superglue/COPA/test.jsonl", 500, {}),
     ("superglue/multirc", "superglue/MultiRC/val.jsonl", 953, {"paragraphs": 83, "answers": 4848}),
-    ("superglue/multirc", "superglue/MultiRC/test.jsonl", 1820, {"paragraphs": 166, "answers": 9693}),
+    (
+        "superglue/multirc",
+        "superglue/MultiRC/test.jsonl",
+        1820,
+        {"paragraphs": 166, "answers": 9693},
+    ),
     ("superglue/record", "superglue/FewGLUE/ReCoRD/train.jsonl", 32, {"passages": 32}),
     ("superglue/rte", "superglue/RTE/train.jsonl", 2490, {}),
     ("superglue/rte", "superglue/RTE/val.jsonl", 277, {}),
@@ -41,7 +46,12 @@ CASES = [
     ("superglue/wic", "superglue/WiC/test.jsonl", 1400, {}),
     ("superglue/wsc", "superglue/WSC/val.jsonl", 104, {}),
     ("superglue/wsc", "superglue/WSC/test.jsonl", 146, {}),
-    ("superglue/boolq", "superglue/_variants/opencompass_stringified_labels/BoolQ/val.jsonl", 3270, {}),
+    (
+        "superglue/boolq",
+        "superglue/_variants/opencompass_stringified_labels/BoolQ/val.jsonl",
+        3270,
+        {},
+    ),
     ("superglue/wic", "superglue/_variants/opencompass_stringified_labels/WiC/val.jsonl", 638, {}),
 ]
 
@@ -61,6 +71,11 @@ def test_real_diagnostic_keeps_tags_per_coarse_category(workspace):
     with Session(workspace.engine) as s:
         items = s.exec(select(Item).where(Item.dataset_id == result.dataset_id)).all()
     coarse = {c: sum(bool(i.tags[c]) for i in items) for c in items[0].tags}
-    assert coarse == {"Lexical Semantics": 368, "Predicate-Argument Structure": 424, "Logic": 364, "Knowledge": 284}
+    assert coarse == {
+        "Lexical Semantics": 368,
+        "Predicate-Argument Structure": 424,
+        "Logic": 364,
+        "Knowledge": 284,
+    }
     assert all("" not in tags for i in items for tags in i.tags.values())
     assert sorted({i.gold for i in items}) == ["contradiction", "entailment", "neutral"]

@@ -17,8 +17,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_wheel_ships_tasks_protocols_and_demo_data(tmp_path: Path):
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert build.returncode == 0, build.stderr
     (wheel,) = (tmp_path / "dist").glob("annotate-*.whl")
@@ -28,14 +39,27 @@ def test_wheel_ships_tasks_protocols_and_demo_data(tmp_path: Path):
     assert "annotate/demo_data/rte/test.jsonl" in names
     target = tmp_path / "site"
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert install.returncode == 0, install.stderr
     # The installed copy (not the source tree) answers: run from a folder outside the checkout.
     env = {**os.environ, "PYTHONPATH": str(target)}
     code = "import annotate, json, sys; from annotate import specs; print(json.dumps([annotate.__file__, len(specs.all_tasks()), [p.name for p in specs.all_protocols()]]))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     location, n_tasks, protocols = json.loads(out.stdout)
     assert location.startswith(str(target))

@@ -40,8 +40,14 @@ def test_sample_is_seeded_and_reproducible(workspace, tmp_path: Path):
 
     def sample(ctx):
         with Session(workspace.engine) as s:
-            return [si.item_id for si in s.exec(select(StudyItem).where(
-                StudyItem.study_id == ctx.id, StudyItem.phase == TEST).order_by(StudyItem.position))]
+            return [
+                si.item_id
+                for si in s.exec(
+                    select(StudyItem)
+                    .where(StudyItem.study_id == ctx.id, StudyItem.phase == TEST)
+                    .order_by(StudyItem.position)
+                )
+            ]
 
     assert len(sample(a)) == 8 and sample(a) == sample(b) != sample(c)
     assert a.protocol.test_sample == 8
@@ -51,11 +57,20 @@ def test_training_and_test_never_overlap_on_one_dataset(workspace, tmp_path: Pat
     from annotate import specs
     from annotate.formats.importer import import_file
 
-    ds = import_file(workspace.engine, specs.load_task("superglue/rte"),
-                     write_jsonl(tmp_path / "val.jsonl", rte_rows(30)))
-    ctx = create_study(workspace.engine, "same", "superglue/rte", "quick",
-                       train_dataset_id=ds.dataset_id, test_dataset_id=ds.dataset_id,
-                       overrides={"test_sample": 20, "training_items": 20})
+    ds = import_file(
+        workspace.engine,
+        specs.load_task("superglue/rte"),
+        write_jsonl(tmp_path / "val.jsonl", rte_rows(30)),
+    )
+    ctx = create_study(
+        workspace.engine,
+        "same",
+        "superglue/rte",
+        "quick",
+        train_dataset_id=ds.dataset_id,
+        test_dataset_id=ds.dataset_id,
+        overrides={"test_sample": 20, "training_items": 20},
+    )
     with Session(workspace.engine) as s:
         rows = s.exec(select(StudyItem).where(StudyItem.study_id == ctx.id)).all()
     training = {r.item_id for r in rows if r.phase == "training"}
@@ -73,13 +88,23 @@ def test_threshold_gate_decides_at_the_minimum_and_records_evidence(workspace, t
     assert bad.next_item() is None  # invariant 2: no test item without a passing decision
     with Session(workspace.engine) as s:
         d = s.exec(select(GateDecision).where(GateDecision.annotator_id == bad.annotator_id)).one()
-    assert (d.rule, d.threshold, d.score, d.n_items, d.admitted) == ("threshold", 0.5, 0.0, 6, False)
+    assert (d.rule, d.threshold, d.score, d.n_items, d.admitted) == (
+        "threshold",
+        0.5,
+        0.0,
+        6,
+        False,
+    )
 
 
 def test_median_gate_waits_then_decides_in_a_batch(workspace, tmp_path: Path):
-    ctx = rte_study(workspace.engine, tmp_path, protocol="superglue-2019", train=6, gate_min_items=5)
-    sessions = [AnnotatorSession.open(workspace.engine, ctx.study.name, n, create_annotator=True)
-                for n in ("a", "b", "c")]
+    ctx = rte_study(
+        workspace.engine, tmp_path, protocol="superglue-2019", train=6, gate_min_items=5
+    )
+    sessions = [
+        AnnotatorSession.open(workspace.engine, ctx.study.name, n, create_annotator=True)
+        for n in ("a", "b", "c")
+    ]
     train(sessions[0], right=True)
     train(sessions[1], right=True)
     # c answers 3 right then 3 wrong: accuracy 0.5, below the median of (1, 1, 0.5) = 1
@@ -88,8 +113,11 @@ def test_median_gate_waits_then_decides_in_a_batch(workspace, tmp_path: Path):
         item = c.next_item()
         with Session(workspace.engine) as s:
             from annotate.store.models import Item
+
             gold = s.get(Item, item.item_id).gold
-        c.submit(item, gold if i < 3 else ("entailment" if gold != "entailment" else "not_entailment"))
+        c.submit(
+            item, gold if i < 3 else ("entailment" if gold != "entailment" else "not_entailment")
+        )
     assert all(s.phase() is Phase.WAITING for s in sessions)
     assert sessions[0].next_item() is None
     decisions = gate.close_training(workspace.engine, load_study(workspace.engine, ctx.study.name))
@@ -113,8 +141,10 @@ def test_manual_gate(workspace, tmp_path: Path):
 
 def test_test_items_fill_k_distinct_annotators_breadth_first(workspace, tmp_path: Path):
     ctx = rte_study(workspace.engine, tmp_path, test=6, annotators_per_item=3)
-    crowd = [AnnotatorSession.open(workspace.engine, ctx.study.name, f"a{i}", create_annotator=True)
-             for i in range(4)]
+    crowd = [
+        AnnotatorSession.open(workspace.engine, ctx.study.name, f"a{i}", create_annotator=True)
+        for i in range(4)
+    ]
     for s in crowd:
         train(s)
     first = crowd[0].next_item()
@@ -150,7 +180,9 @@ def test_answer_is_committed_before_submit_returns_and_resume(workspace, tmp_pat
     s.submit(item, "entailment")
     other = open_workspace(db_url)  # another connection sees it at once
     with Session(other.engine) as db:
-        assert db.exec(select(Label).where(Label.item_id == item.item_id, Label.phase == TEST)).one()
+        assert db.exec(
+            select(Label).where(Label.item_id == item.item_id, Label.phase == TEST)
+        ).one()
     on_screen = s.next_item()
     # the process "dies" here: a new session resumes with the item that was on the screen
     resumed = AnnotatorSession.open(other.engine, ctx.study.name, "ana").next_item()
@@ -160,8 +192,12 @@ def test_answer_is_committed_before_submit_returns_and_resume(workspace, tmp_pat
 def test_abandoned_lease_expires_and_the_item_returns_to_the_pool(workspace, tmp_path: Path):
     now = [utcnow()]
     ctx = rte_study(workspace.engine, tmp_path, test=1, annotators_per_item=1, lease_minutes=5)
-    a = AnnotatorSession.open(workspace.engine, ctx.study.name, "a", create_annotator=True, clock=lambda: now[0])
-    b = AnnotatorSession.open(workspace.engine, ctx.study.name, "b", create_annotator=True, clock=lambda: now[0])
+    a = AnnotatorSession.open(
+        workspace.engine, ctx.study.name, "a", create_annotator=True, clock=lambda: now[0]
+    )
+    b = AnnotatorSession.open(
+        workspace.engine, ctx.study.name, "b", create_annotator=True, clock=lambda: now[0]
+    )
     train(a)
     train(b)
     held = a.next_item()
@@ -185,7 +221,12 @@ def test_revising_keeps_the_earlier_answer(workspace, tmp_path: Path):
     with Session(workspace.engine) as db:
         label = db.exec(select(Label).where(Label.phase == TEST)).one()
         revision = db.exec(select(LabelRevision)).one()
-    assert (label.value, label.revisions, label.flag, label.comment) == ("not_entailment", 1, True, "typo in the premise")
+    assert (label.value, label.revisions, label.flag, label.comment) == (
+        "not_entailment",
+        1,
+        True,
+        "typo in the premise",
+    )
     assert revision.old_value == "entailment"
 
 
@@ -196,11 +237,15 @@ def test_invalid_answer_is_refused(workspace, tmp_path: Path):
         s.submit(s.next_item(), "maybe")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     k=st.integers(1, 4),
     n_items=st.integers(1, 6),
-    steps=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["answer", "abandon", "peek"])), max_size=60),
+    steps=st.lists(
+        st.tuples(st.integers(0, 5), st.sampled_from(["answer", "abandon", "peek"])), max_size=60
+    ),
 )
 def test_assignment_property(tmp_path_factory, k: int, n_items: int, steps):
     """Whatever order 6 annotators ask, answer, abandon or re-ask in: no item gets more than k
@@ -209,29 +254,49 @@ def test_assignment_property(tmp_path_factory, k: int, n_items: int, steps):
     tmp = tmp_path_factory.mktemp("prop")
     ws = open_workspace(str(tmp / "s.db"), create=True)
     ctx = rte_study(ws.engine, tmp, train=1, test=n_items, annotators_per_item=k)
-    crowd = [AnnotatorSession.open(ws.engine, ctx.study.name, f"a{i}", create_annotator=True) for i in range(6)]
+    crowd = [
+        AnnotatorSession.open(ws.engine, ctx.study.name, f"a{i}", create_annotator=True)
+        for i in range(6)
+    ]
     for s in crowd:
         train(s)
     for who, action in steps:
         s = crowd[who]
         with Session(ws.engine) as db:
-            counts = {si.item_id: si.n_labels for si in db.exec(select(StudyItem).where(StudyItem.phase == TEST))}
-            mine = set(db.exec(select(Label.item_id).where(Label.annotator_id == s.annotator_id, Label.phase == TEST)))
+            counts = {
+                si.item_id: si.n_labels
+                for si in db.exec(select(StudyItem).where(StudyItem.phase == TEST))
+            }
+            mine = set(
+                db.exec(
+                    select(Label.item_id).where(
+                        Label.annotator_id == s.annotator_id, Label.phase == TEST
+                    )
+                )
+            )
         item = s.next_item()
         if item is not None and action == "answer":
             open_items = [i for i, n in counts.items() if 0 < n < k and i not in mine]
             if counts[item.item_id] == 0 and open_items:
                 # an open item was skipped only if others hold it on their screens
                 from annotate.store.models import Lease
+
                 with Session(ws.engine) as db:
-                    leased = Counter(lease.item_id for lease in db.exec(select(Lease)) if lease.annotator_id != s.annotator_id)
+                    leased = Counter(
+                        lease.item_id
+                        for lease in db.exec(select(Lease))
+                        if lease.annotator_id != s.annotator_id
+                    )
                 assert all(counts[i] + leased[i] >= k for i in open_items)
             s.submit(item, "entailment")
         elif item is not None and action == "abandon":
             s.release()
     with Session(ws.engine) as db:
         labels = db.exec(select(Label).where(Label.phase == TEST)).all()
-        counts = {si.item_id: si.n_labels for si in db.exec(select(StudyItem).where(StudyItem.phase == TEST))}
+        counts = {
+            si.item_id: si.n_labels
+            for si in db.exec(select(StudyItem).where(StudyItem.phase == TEST))
+        }
     per_item = Counter(label.item_id for label in labels)
     assert all(n <= k for n in per_item.values())
     assert len({(label.item_id, label.annotator_id) for label in labels}) == len(labels)
