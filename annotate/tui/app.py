@@ -1,0 +1,173 @@
+"""The annotator app: guidelines, then items until the protocol says stop.
+
+The app is the only part of the TUI that talks to the engine (`AnnotatorSession`): screens post
+messages (answered, continue, re-check) and the app stores, then decides what comes next from
+what the engine says. An answer is committed before the next screen is built, so `kill -9`
+loses at most the item on the screen; a new app resumes where the engine says.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import Engine
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from annotate.errors import UserError
+from annotate.protocol.answers import describe
+from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
+from annotate.protocol.studies import TEST
+from annotate.tui.screens.feedback import FeedbackScreen
+from annotate.tui.screens.guidelines import GuidelinesScreen
+from annotate.tui.screens.help import HelpScreen
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.screens.messages import ScreenMessage
+from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+
+
+class LabelApp(App[None]):
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = False  # annotators get the keys they need, nothing else
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+    ]
+
+    poll_seconds: float = 5.0
+    """How often the waiting screen asks whether the gate has decided (tests shorten it)."""
+
+    def __init__(self, session: AnnotatorSession, study: str, annotator: str) -> None:
+        super().__init__()
+        self.session = session
+        self.title = session.spec.title
+        self.sub_title = f"{study} · {annotator}"
+        self.started = time.monotonic()
+        self.shown_test = False
+        """Whether a test item has been shown in this run (to announce the phase change)."""
+
+    # --- routing ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        spec, protocol = self.session.spec, self.session.ctx.protocol
+        self.push_screen(GuidelinesScreen(spec, protocol, self.session.progress()))
+
+    def show_next(self) -> None:
+        """Replace the current screen with what the engine says comes next."""
+        item = self.session.next_item()
+        progress = self.session.progress()
+        screen: Screen[None]
+        if item is not None:
+            if item.phase == TEST and not self.shown_test:
+                self.shown_test = True
+                if progress.training_quota and not progress.test_done:
+                    self.notify(
+                        "Test phase: from now on there is no feedback.", timeout=6, markup=False
+                    )
+            screen = ItemScreen(self.session.spec, item, progress, self.started)
+        elif progress.phase in (Phase.WAITING, Phase.TRAINING):
+            screen = WaitingScreen(progress, self.poll_seconds)
+        elif progress.phase is Phase.REJECTED:
+            screen = RejectedScreen(progress)
+        else:
+            screen = FinishedScreen(progress)
+        self.switch_screen(screen)
+
+    def _is_current(self, message: ScreenMessage) -> bool:
+        return message.origin is self.screen
+
+    def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
+        if self._is_current(message):
+            self.show_next()
+
+    def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
+        if self._is_current(message):
+            self.show_next()
+
+    def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
+        if self._is_current(message) and self.session.phase() is not Phase.WAITING:
+            self.show_next()
+
+    # --- answers ------------------------------------------------------------------------------
+    def on_item_screen_answered(self, message: ItemScreen.Answered) -> None:
+        if not self._is_current(message):
+            return
+        if message.revising:
+            self._revise(message)
+            return
+        try:
+            feedback = self.session.submit(
+                message.item,
+                message.answer,
+                answered_at=message.answered_at,
+                flag=message.flag,
+                comment=message.comment,
+            )
+        except ItemTaken as exc:  # the lease ran out and others completed the item
+            self.notify(str(exc), severity="warning", markup=False)
+            feedback = None
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            feedback = None
+        if feedback is not None and self.session.ctx.protocol.training_feedback:
+            progress = self.session.progress()
+            self.switch_screen(
+                FeedbackScreen(
+                    self.session.spec,
+                    message.item,
+                    message.answer,
+                    feedback,
+                    progress,
+                    self.started,
+                )
+            )
+            return
+        self.show_next()
+
+    def _revise(self, message: ItemScreen.Answered) -> None:
+        try:
+            self.session.revise(message.item, message.answer)
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+        else:
+            text = describe(self.session.spec, message.answer)
+            self.notify(f"Previous answer changed to: {text}", markup=False)
+        self.pop_screen()
+
+    def on_item_screen_revise_requested(self, message: ItemScreen.ReviseRequested) -> None:
+        if not self._is_current(message):
+            return
+        last = self.session.last_answer()
+        if last is None:
+            self.notify("There is no earlier test answer to revise.", markup=False)
+            return
+        item, value = last
+        self.push_screen(
+            ItemScreen(
+                self.session.spec,
+                item,
+                self.session.progress(),
+                self.started,
+                revising=True,
+                previous=value,
+            )
+        )
+
+    # --- keys anywhere ------------------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol))
+
+    async def action_quit(self) -> None:
+        """Give back the leased item, so nobody waits for the lease to expire, then leave."""
+        self.session.release()
+        self.exit()
+
+
+def create_app(
+    engine: Engine, study: str, annotator: str, *, create_annotator: bool = False
+) -> LabelApp:
+    """The annotator app for `annotator` on `study` (used by `annotate label` and the tests).
+    Raises UserError before any screen appears when the study or annotator does not exist."""
+    session = AnnotatorSession.open(engine, study, annotator, create_annotator=create_annotator)
+    return LabelApp(session, study, annotator)

@@ -1,0 +1,1 @@
+"""Screens of the annotator app: one per step of the protocol, plus help and the flag dialog."""

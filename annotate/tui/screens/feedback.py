@@ -1,0 +1,128 @@
+"""After a training answer: right or wrong, the gold label, the explanation, running accuracy.
+
+The item stays on screen above the verdict so the annotator can see why; a key moves on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from annotate.protocol.answers import REGRESSION_TOLERANCE
+from annotate.protocol.session import Feedback, ItemView, Progress
+from annotate.specs import TaskSpec
+from annotate.tui.screens.messages import ScreenMessage
+from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.status import StatusBar
+from annotate.tui.widgets.verbatim import as_text
+
+
+def verdict_line(feedback: Feedback) -> Text:
+    if feedback.correct is None:
+        return Text("No gold label for this item.", style="bold")
+    if feedback.correct:
+        return Text("✓ Right", style="bold green")
+    return Text("✗ Wrong", style="bold red")
+
+
+def answer_lines(spec: TaskSpec, feedback: Feedback, answer: Any, item: ItemView) -> Text:
+    """Your answer beside the gold one, in the words of the task."""
+    if spec.kind == "multi_answer" and isinstance(feedback.gold, dict):
+        lines = [Text("Your judgement and the right answer for each candidate:", style="bold")]
+        for n, candidate in enumerate(item.fields.get("answers", []), start=1):
+            idx = as_text(candidate["idx"])
+            mine = spec.label_text(answer.get(idx, "")) if isinstance(answer, dict) else "?"
+            gold = spec.label_text(feedback.gold.get(idx, ""))
+            mark = "✓" if mine == gold else "✗"
+            lines.append(
+                Text.assemble(
+                    f"{mark} {n:>2}. ",
+                    Text(as_text(candidate["text"])),
+                    f" — you: {mine}, right: {gold}",
+                )
+            )
+        return Text("\n").join(lines)
+    yours = Text.assemble(("Your answer: ", "bold"), Text(feedback.answer_text))
+    if spec.answer_scale:  # CB: the 7-point answer counts as one of the 3 classes
+        yours.append(f" (counts as {spec.label_text(spec.collapse(str(answer)))})")
+    gold = Text.assemble(("Right answer: ", "bold"), Text(feedback.gold_text))
+    if spec.kind == "regression":
+        gold.append(f" (a rating within {REGRESSION_TOLERANCE:g} point counts as right)")
+    return Text("\n").join([yours, gold])
+
+
+def accuracy_line(feedback: Feedback) -> Text:
+    right = round(feedback.training_accuracy * feedback.training_done)
+    return Text(
+        f"So far: {right} of {feedback.training_done} right ({feedback.training_accuracy:.0%})"
+    )
+
+
+def gate_line(feedback: Feedback) -> Text | None:
+    if feedback.gate_decided is True:
+        return Text("You have finished training and may go on to the test items.", style="bold")
+    if feedback.gate_decided is False:
+        return Text("You have finished training.", style="bold")
+    return None
+
+
+class FeedbackScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "next", "Continue"),
+        Binding("space", "next", "Continue", show=False),
+    ]
+
+    class Continue(ScreenMessage):
+        """The annotator has read the feedback."""
+
+    def __init__(
+        self,
+        spec: TaskSpec,
+        item: ItemView,
+        answer: Any,
+        feedback: Feedback,
+        progress: Progress,
+        started: float,
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.item = item
+        self.answer = answer
+        self.feedback = feedback
+        self.progress = progress
+        self.started = started
+        self.moved_on = False
+
+    def compose(self) -> ComposeResult:
+        parts = build_item(self.spec, self.item.fields)
+        yield Header()
+        yield StatusBar(self.item.phase, self.progress, self.started)
+        with VerticalScroll(id="body"):
+            yield from parts.scrolling
+            yield from parts.pinned
+        with Vertical(id="feedback"):
+            yield Static(verdict_line(self.feedback), id="verdict")
+            yield Static(
+                answer_lines(self.spec, self.feedback, self.answer, self.item), id="answers"
+            )
+            if self.feedback.explanation:
+                yield Static(
+                    Text.assemble(("Why: ", "bold"), Text(self.feedback.explanation)),
+                    id="explanation",
+                )
+            yield Static(accuracy_line(self.feedback), id="accuracy")
+            if (line := gate_line(self.feedback)) is not None:
+                yield Static(line, id="gate-line")
+            yield Static(Text("Press Enter or Space to continue.", style="dim"))
+        yield Footer()
+
+    def action_next(self) -> None:
+        if not self.moved_on:
+            self.moved_on = True
+            self.post_message(self.Continue(self))

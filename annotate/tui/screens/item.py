@@ -1,0 +1,197 @@
+"""One item to answer (or, when revising, the previous test item to answer again).
+
+The screen only collects the answer: it posts `ItemScreen.Answered` with the time of the
+keypress, and the app stores it (and shows the next item only once the store has committed).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+
+from annotate.protocol.answers import describe
+from annotate.protocol.session import ItemView, Progress
+from annotate.protocol.studies import TEST, TRAINING
+from annotate.specs import LabelOption, TaskSpec
+from annotate.store.models import utcnow
+from annotate.tui.screens.flag import FlagModal
+from annotate.tui.screens.messages import ScreenMessage
+from annotate.tui.widgets.answer_bar import AnswerBar
+from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
+from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.status import StatusBar
+
+
+class ItemScreen(Screen[None]):
+    BINDINGS = [
+        Binding("f", "flag", "Flag / comment"),
+        Binding("u", "revise", "Revise previous"),
+        Binding("escape", "cancel", "Back", show=True),
+        # Priority: the passage scrolls even while the MultiRC/ReCoRD option list has focus.
+        Binding("pageup", "scroll_body(-1)", "Scroll", show=False, priority=True),
+        Binding("pagedown", "scroll_body(1)", "Scroll", show=False, priority=True),
+    ]
+
+    class Answered(ScreenMessage):
+        """The annotator answered `item` (or, with `revising`, changed the previous answer)."""
+
+        def __init__(
+            self,
+            origin: Screen,
+            item: ItemView,
+            answer: Any,
+            answered_at: datetime,
+            flag: bool,
+            comment: str | None,
+            revising: bool,
+        ) -> None:
+            super().__init__(origin)
+            self.item = item
+            self.answer = answer
+            self.answered_at = answered_at
+            self.flag = flag
+            self.comment = comment
+            self.revising = revising
+
+    class ReviseRequested(ScreenMessage):
+        """The annotator asked to go back to the previous test answer."""
+
+    def __init__(
+        self,
+        spec: TaskSpec,
+        item: ItemView,
+        progress: Progress,
+        started: float,
+        *,
+        revising: bool = False,
+        previous: Any = None,
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.item = item
+        self.progress = progress
+        self.started = started
+        self.revising = revising
+        self.previous = previous
+        self.flag = False
+        self.comment: str | None = None
+        self.answered = False
+        """Set at the first answer: a second keypress before the next item is ignored."""
+        self.parts = build_item(spec, item.fields, previous if revising else None)
+        self.options: dict[str, LabelOption] = {o.key: o for o in spec.answer_options()}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield StatusBar(self.item.phase, self.progress, self.started)
+        if self.revising:
+            yield Static(self._revise_banner(), id="revise-banner", markup=False)
+        yield Static("", id="flag-note", markup=False)
+        with VerticalScroll(id="body"):
+            yield from self.parts.scrolling
+        if self.parts.pinned:
+            with Vertical(id="pinned"):
+                yield from self.parts.pinned
+        if self.parts.chooser is not None:
+            yield self.parts.chooser
+        yield AnswerBar(self.spec)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#flag-note").display = False
+        focus = self.parts.chooser or self.query_one("#body")
+        focus.focus()
+
+    def _revise_banner(self) -> Text:
+        return Text.assemble(
+            ("Revising your previous answer", "bold"),
+            f" (it was: {describe(self.spec, self.previous)}). ",
+            "Answer again to change it, or press Escape to go back.",
+        )
+
+    # --- answers ----------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        option = self.options.get(event.key) or self.options.get(event.character or "")
+        if option is None:
+            if event.character == "u" and self.item.phase == TRAINING:
+                self.notify(
+                    "Training answers are final: you have seen the right answer.", markup=False
+                )
+            return
+        event.stop()
+        if isinstance(self.parts.chooser, CandidateJudgements):
+            self.parts.chooser.judge(option.value)
+        elif isinstance(self.parts.chooser, EntityChoice):
+            self.notify("Choose an entity with ↑↓ and press Enter.", markup=False)
+        else:
+            self.answer(option.value)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        chooser = self.parts.chooser
+        if isinstance(chooser, EntityChoice):
+            self.answer(chooser.entities[event.option_index])
+        elif isinstance(chooser, CandidateJudgements):
+            if chooser.remaining:
+                self.notify(f"Judge every answer first ({chooser.remaining} left).", markup=False)
+            else:
+                self.answer(chooser.answer())
+
+    def answer(self, value: Any) -> None:
+        if self.answered:
+            return
+        self.answered = True
+        answered_at = utcnow()  # at the keypress, before any database work
+        self.post_message(
+            self.Answered(
+                self, self.item, value, answered_at, self.flag, self.comment, self.revising
+            )
+        )
+
+    # --- other keys ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.revising
+        if action in ("flag", "revise"):
+            # Revising changes only the value; flags go with a new answer. Training answers
+            # are final (the gold label was shown), so only test answers can be revised.
+            return not self.revising and (action == "flag" or self.item.phase == TEST)
+        return True
+
+    def action_flag(self) -> None:
+        self.app.push_screen(FlagModal(self.comment if self.flag else None), self._flagged)
+
+    def _flagged(self, comment: str | None) -> None:
+        if comment is None:
+            return  # cancelled: keep what was there
+        self.flag = True
+        self.comment = comment.strip() or None
+        note = self.query_one("#flag-note", Static)
+        note.update(
+            Text.assemble(
+                ("⚑ Flagged", "bold"),
+                (f": {self.comment}" if self.comment else ""),
+                " (sent with your answer)",
+            )
+        )
+        note.display = True
+
+    def action_revise(self) -> None:
+        self.post_message(self.ReviseRequested(self))
+
+    def action_cancel(self) -> None:
+        self.dismiss()
+
+    def action_scroll_body(self, direction: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        if direction < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()

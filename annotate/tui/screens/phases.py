@@ -1,0 +1,98 @@
+"""Screens between and after the items: waiting for the gate, refused, finished."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from annotate.protocol.session import Progress
+from annotate.tui.screens.messages import ScreenMessage
+
+
+def items(n: int, kind: str) -> str:
+    return f"{n} {kind} item" + ("" if n == 1 else "s")
+
+
+class MessageScreen(Screen[None]):
+    """A centred message with the annotator's counts; q leaves."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+    def title_text(self) -> str:
+        raise NotImplementedError
+
+    def lines(self) -> list[str]:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(classes="message-box"):
+            yield Static(Text(self.title_text(), style="bold"), classes="message-title")
+            yield Static(Text("\n\n".join(self.lines())), id="message")
+        yield Footer()
+
+
+class WaitingScreen(MessageScreen):
+    """Training is done and the gate (median or manual rule) has not decided yet. Re-checks on
+    its own, so the annotator can leave the terminal open and be moved on when admitted."""
+
+    BINDINGS = [Binding("r", "recheck", "Check now")]
+
+    class Recheck(ScreenMessage):
+        """Time to ask the engine again whether the gate has decided."""
+
+    def __init__(self, progress: Progress, poll_seconds: float) -> None:
+        super().__init__(progress)
+        self.poll_seconds = poll_seconds
+
+    def title_text(self) -> str:
+        return "Training finished — waiting for admission to the test phase"
+
+    def lines(self) -> list[str]:
+        p = self.progress
+        return [
+            f"You answered {items(p.training_done, 'training')}, {p.training_accuracy:.0%} right. "
+            "Thank you!",
+            "The researcher decides who goes on to the test items once everyone has finished "
+            "training. This screen checks by itself every "
+            f"{self.poll_seconds:g} seconds and moves on as soon as you are admitted.",
+            "You can also press q to leave and run the same command later.",
+        ]
+
+    def on_mount(self) -> None:
+        self.set_interval(self.poll_seconds, self.action_recheck)
+
+    def action_recheck(self) -> None:
+        self.post_message(self.Recheck(self))
+
+
+class RejectedScreen(MessageScreen):
+    def title_text(self) -> str:
+        return "Thank you for your work"
+
+    def lines(self) -> list[str]:
+        p = self.progress
+        return [
+            f"You completed {items(p.training_done, 'training')}; your answers are saved.",
+            "This study will not need you for its test items, so there is nothing more to do "
+            "here. We are grateful for the time you gave.",
+            "Press q to leave.",
+        ]
+
+
+class FinishedScreen(MessageScreen):
+    def title_text(self) -> str:
+        return "All done — thank you!"
+
+    def lines(self) -> list[str]:
+        p = self.progress
+        return [
+            f"You labelled {items(p.test_done, 'test')}. No item is left for you in this study.",
+            "Your answers are saved. Press q to leave.",
+        ]

@@ -1,0 +1,46 @@
+"""The answer keys, docked above the footer so they are always in view."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from annotate.specs import LabelOption, TaskSpec
+
+INLINE_LIMIT = 24
+"""Options with texts up to this long share a line; longer ones (STS-B's anchors, RTE's
+explanations) get a line each so nothing is cut at 80 columns."""
+
+KEY_STYLE = "bold reverse"
+
+
+def _key(key: str) -> Text:
+    return Text(f" {key} ", style=KEY_STYLE)
+
+
+def option_lines(options: list[LabelOption]) -> Text:
+    """`1 Positive  2 Negative` on one line, or one option per line when the texts are long."""
+    one_per_line = any(len(o.text) > INLINE_LIMIT for o in options)
+    parts: list[Text] = []
+    for o in options:
+        parts.append(Text.assemble(_key(o.key), " ", Text(o.text)))
+    return Text("\n" if one_per_line else "   ").join(parts)
+
+
+def answer_keys_text(spec: TaskSpec) -> Text:
+    """What the answer bar says for this task."""
+    if spec.kind == "multi_answer":
+        judge = Text("   ").join(
+            Text.assemble(_key(o.key), " ", Text(o.text)) for o in spec.answer_options()
+        )
+        return Text.assemble(
+            judge, "  the marked answer   ", _key("↑↓"), " move   ", _key("Enter"), " submit"
+        )
+    if spec.kind == "entity_choice":
+        return Text.assemble(_key("↑↓"), " choose an entity   ", _key("Enter"), " pick it")
+    return option_lines(spec.answer_options())
+
+
+class AnswerBar(Static):
+    def __init__(self, spec: TaskSpec) -> None:
+        super().__init__(answer_keys_text(spec), id="answer-bar")

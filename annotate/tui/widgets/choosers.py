@@ -1,0 +1,95 @@
+"""Answer widgets for the tasks whose answer is not one key: MultiRC's true/false judgement of
+every candidate answer, and ReCoRD's choice of an entity. Both are option lists (up/down move,
+Enter selects) with the option text shown verbatim."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from annotate.specs import TaskSpec
+from annotate.tui.widgets.verbatim import as_text
+
+JUDGED_STYLE = {"1": "bold green", "0": "bold red"}
+"""Colour of a MultiRC judgement by its stored value (True / False)."""
+
+
+def numbered(n: int, text: str, suffix: Text | None = None) -> Text:
+    prompt = Text.assemble((f"{n:>2}. ", "bold"), Text(text))
+    if suffix is not None:
+        prompt.append_text(suffix)
+    return prompt
+
+
+class CandidateJudgements(OptionList):
+    """MultiRC: each candidate answer judged with an answer key; Enter submits once all are."""
+
+    def __init__(
+        self, spec: TaskSpec, answers: list[dict[str, Any]], previous: dict[str, str] | None
+    ) -> None:
+        self.spec = spec
+        self.answers = [(as_text(a["idx"]), as_text(a["text"])) for a in answers]
+        self.judgements: dict[str, str] = dict(previous or {})
+        super().__init__(*self._options(), id="chooser", markup=False, compact=True)
+
+    def _prompt(self, n: int, idx: str, text: str) -> Text:
+        value = self.judgements.get(idx)
+        if value is None:
+            mark = Text("   ·  not judged yet", style="dim")
+        else:
+            mark = Text(
+                f"   →  {self.spec.label_text(value)}", style=JUDGED_STYLE.get(value, "bold")
+            )
+        return numbered(n, text, mark)
+
+    def _options(self) -> list[Option]:
+        return [
+            Option(self._prompt(n, idx, text), id=f"answer-{n}")
+            for n, (idx, text) in enumerate(self.answers, start=1)
+        ]
+
+    def on_mount(self) -> None:
+        self.highlighted = self._first_unjudged(0) or 0
+
+    def _first_unjudged(self, start: int) -> int | None:
+        order = list(range(start, len(self.answers))) + list(range(start))
+        return next((i for i in order if self.answers[i][0] not in self.judgements), None)
+
+    def judge(self, value: str) -> None:
+        """Judge the highlighted candidate, then move to the next one still open (so pressing
+        the keys in order answers the list from top to bottom)."""
+        index = self.highlighted or 0
+        idx, text = self.answers[index]
+        self.judgements[idx] = value
+        self.replace_option_prompt_at_index(index, self._prompt(index + 1, idx, text))
+        following = self._first_unjudged(index + 1 if index + 1 < len(self.answers) else 0)
+        if following is not None:
+            self.highlighted = following
+
+    @property
+    def remaining(self) -> int:
+        return sum(1 for idx, _ in self.answers if idx not in self.judgements)
+
+    def answer(self) -> dict[str, str]:
+        return {idx: self.judgements[idx] for idx, _ in self.answers}
+
+
+class EntityChoice(OptionList):
+    """ReCoRD: the passage's entities, numbered; Enter picks the highlighted one."""
+
+    def __init__(self, entities: list[Any], previous: str | None) -> None:
+        self.entities = [as_text(e) for e in entities]
+        self.previous = previous
+        super().__init__(
+            *(Option(numbered(n, e)) for n, e in enumerate(self.entities, start=1)),
+            id="chooser",
+            markup=False,
+            compact=True,
+        )
+
+    def on_mount(self) -> None:
+        index = self.entities.index(self.previous) if self.previous in self.entities else 0
+        self.highlighted = index if self.entities else None

@@ -1,0 +1,62 @@
+"""The line under the header: where the annotator stands in the phase, and the time spent."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import ProgressBar, Static
+
+from annotate.protocol.session import Progress
+from annotate.protocol.studies import TRAINING
+
+
+def format_elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def phase_counts(phase: str, progress: Progress) -> tuple[int, int]:
+    """(done, total) for the bar: training answers of the quota, test answers of the study's
+    test items (each annotator sees each test item at most once)."""
+    if phase == TRAINING:
+        return progress.training_done, progress.training_quota
+    return progress.test_done, progress.test_items
+
+
+def describe_progress(phase: str, progress: Progress) -> Text:
+    done, total = phase_counts(phase, progress)
+    text = Text.assemble(("Training" if phase == TRAINING else "Test", "bold"), f" {done}/{total}")
+    if phase == TRAINING and progress.training_done:
+        text.append(f" · {progress.training_accuracy:.0%} right", style="dim")
+    return text
+
+
+class StatusBar(Horizontal):
+    """Phase, done/total with a bar, and the time since the app started (updated every second)."""
+
+    def __init__(self, phase: str, progress: Progress, started: float) -> None:
+        super().__init__(id="status")
+        self.phase = phase
+        self.progress = progress
+        self.started = started
+
+    def compose(self) -> ComposeResult:
+        _, total = phase_counts(self.phase, self.progress)
+        yield Static(describe_progress(self.phase, self.progress), id="status-phase")
+        yield ProgressBar(total=max(total, 1), show_eta=False, id="status-bar")
+        yield Static(self._elapsed(), id="status-time")
+
+    def on_mount(self) -> None:
+        done, _ = phase_counts(self.phase, self.progress)
+        self.query_one(ProgressBar).progress = done
+        self.set_interval(1.0, self._tick)
+
+    def _elapsed(self) -> Text:
+        return Text(f"⏱ {format_elapsed(time.monotonic() - self.started)}")
+
+    def _tick(self) -> None:
+        self.query_one("#status-time", Static).update(self._elapsed())

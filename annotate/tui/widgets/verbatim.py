@@ -1,0 +1,93 @@
+"""Text from data or people, as `rich.text.Text`: shown exactly as written, never parsed as markup.
+
+Textual parses markup in plain strings, so `[/foo]` would crash the app and `[CLS]` would vanish
+(DESIGN.md, "Markup injection"). A `Text` object is rendered as is; styles are added with
+`stylize` on character spans, never by splicing markup into the string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.text import Text
+
+from annotate.specs import HighlightSpec
+
+HIGHLIGHT_STYLES = ("bold underline black on yellow", "bold italic black on cyan")
+"""One style per highlight of a field, in order (WSC: noun phrase, then pronoun). Underline and
+italic keep the spans apart on a monochrome terminal too."""
+
+HEADING_STYLE = "bold"
+
+
+def as_text(value: Any) -> str:
+    """A field value as the string to show (numbers and other JSON scalars as written)."""
+    return value if isinstance(value, str) else str(value)
+
+
+def heading(label: str, value: Text | str) -> Text:
+    """A field: its heading on one line, its text below."""
+    body = value if isinstance(value, Text) else Text(value)
+    return Text.assemble(Text(label, style=HEADING_STYLE), "\n", body)
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def token_span(text: str, index: int, n_tokens: int) -> tuple[int, int] | None:
+    """Character span of tokens index..index+n_tokens-1, tokens being `text.split()` (WSC's
+    span indices count whitespace-separated tokens)."""
+    tokens = list(re.finditer(r"\S+", text))
+    if n_tokens < 1 or index < 0 or index + n_tokens > len(tokens):
+        return None
+    return tokens[index].start(), tokens[index + n_tokens - 1].end()
+
+
+def highlight_span(h: HighlightSpec, fields: dict[str, Any]) -> tuple[int, int] | None:
+    """Where highlight `h` falls in its field, or None when the offsets do not fit the text
+    (bad data must not crash the screen: the text is then shown without the highlight)."""
+    text = as_text(fields.get(h.field, ""))
+    start = _as_int(fields.get(h.start))
+    if start is None:
+        return None
+    if h.unit == "token":
+        n_tokens = len(as_text(fields.get(h.text, "")).split()) if h.text else 1
+        return token_span(text, start, max(n_tokens, 1))
+    end = _as_int(fields.get(h.end)) if h.end else None
+    if end is None or not 0 <= start < end <= len(text):
+        return None
+    return start, end
+
+
+def highlight_styles(highlights: list[HighlightSpec]) -> list[str]:
+    """The style of each highlight: numbered within its field, so WiC's two sentences share one
+    style and WSC's noun phrase and pronoun (same field) get two."""
+    seen: dict[str, int] = {}
+    styles = []
+    for h in highlights:
+        n = seen.get(h.field, 0)
+        seen[h.field] = n + 1
+        styles.append(HIGHLIGHT_STYLES[n % len(HIGHLIGHT_STYLES)])
+    return styles
+
+
+def highlighted(text: str, spans: list[tuple[tuple[int, int], str]]) -> Text:
+    """`text` verbatim with each (start, end) span styled."""
+    result = Text(text)
+    for (start, end), style in spans:
+        result.stylize(style, start, end)
+    return result
+
+
+def mark_all(text: str, needle: str, style: str) -> Text:
+    """`text` with every occurrence of `needle` styled (ReCoRD's @placeholder)."""
+    result = Text(text)
+    if needle:
+        for match in re.finditer(re.escape(needle), text):
+            result.stylize(style, match.start(), match.end())
+    return result

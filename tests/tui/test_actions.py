@@ -1,0 +1,175 @@
+"""What the annotator does besides answering: quit and resume, flag with a comment, revise
+the previous answer."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from annotate.tui.app import create_app
+from annotate.tui.screens.flag import FlagModal
+from annotate.tui.screens.guidelines import GuidelinesScreen
+from annotate.tui.screens.item import ItemScreen
+from tests import fixtures as fx
+from tests.tui.support import (
+    QUICK_TEST,
+    build_study,
+    labels,
+    leases,
+    revisions,
+    screen_text,
+    start,
+    static_text,
+    without_labels,
+)
+
+RTE_TEST = without_labels(fx.SG_RTE)
+
+
+def rte_study(workspace, tmp_path, **overrides) -> str:
+    return build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        dev=fx.SG_RTE,
+        test=RTE_TEST,
+        overrides={**QUICK_TEST, **overrides},
+    )
+
+
+class TestResume:
+    """Quitting (or being killed) mid-way and starting again continues at the right item."""
+
+    async def test_quit_with_q_then_resume_at_next_item(self, workspace, tmp_path):
+        study = rte_study(workspace, tmp_path)
+        first = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with first.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            answered = first.screen.item.item_id
+            await pilot.press("1")
+            on_screen = first.screen.item.item_id
+            await pilot.press("q")
+            await pilot.pause()
+            assert not first.is_running  # q leaves the app
+        assert [label.item_id for label in labels(workspace.engine)] == [answered]
+        assert leases(workspace.engine) == 0  # q gave the item on screen back
+
+        second = create_app(workspace.engine, study, "ana")
+        async with second.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(second.screen, GuidelinesScreen)
+            assert "Welcome back" in screen_text(second)
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = second.screen
+            assert isinstance(screen, ItemScreen)
+            assert screen.item.item_id == on_screen != answered
+            assert "Test 1/3" in screen_text(second)
+            await pilot.press("2")
+        assert len(labels(workspace.engine)) == 2
+
+    async def test_killed_app_resumes_the_item_it_showed(self, workspace, tmp_path):
+        """Without q the lease stays (as after kill -9): the same item comes back, unanswered,
+        and training answers given before the kill are kept."""
+        study = rte_study(
+            workspace, tmp_path, training_items=2, gate_min_items=2, gate_threshold=0.0
+        )
+        first = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with first.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1", "enter", "1", "enter")  # training, with feedback
+            await pilot.press("2")  # the first test answer
+            shown = first.screen.item.item_id
+            # leaving the context ends the app without `q`: nothing is released
+        assert len(labels(workspace.engine)) == 3
+        assert leases(workspace.engine) == 1  # still reserved for ana, as after a crash
+
+        second = create_app(workspace.engine, study, "ana")
+        async with second.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            assert second.screen.item.item_id == shown
+            assert "Test 1/3" in screen_text(second)
+
+
+class TestFlag:
+    """`f` opens a dialog; the flag and comment go with the next answer."""
+
+    async def test_flag_with_comment_is_stored_verbatim(self, workspace, tmp_path):
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        comment = "[b]x[/b] q?"  # q and ? must be typed, not obeyed
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f")
+            assert isinstance(app.screen, FlagModal)
+            await pilot.press(*comment)
+            assert app.is_running and isinstance(app.screen, FlagModal)
+            assert app.screen.query_one(Input).value == comment
+            await pilot.press("enter")
+            assert isinstance(app.screen, ItemScreen)
+            note = static_text(app.screen.query_one("#flag-note", Static))
+            assert comment in note and "Flagged" in note
+            await pilot.press("2")
+            await pilot.press("1")  # the next item is not flagged
+        first, second = labels(workspace.engine)
+        assert (first.flag, first.comment, first.value) == (True, comment, "not_entailment")
+        assert (second.flag, second.comment) == (False, None)
+
+    async def test_escape_cancels_the_flag(self, workspace, tmp_path):
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", "a", "b", "escape")
+            assert isinstance(app.screen, ItemScreen)
+            await pilot.press("1")
+        (label,) = labels(workspace.engine)
+        assert (label.flag, label.comment) == (False, None)
+
+
+class TestRevise:
+    """`u` shows the previous test answer again; the next answer key changes it."""
+
+    async def test_revise_previous_answer_then_continue(self, workspace, tmp_path):
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("u")  # nothing to revise yet: stays on the item
+            assert isinstance(app.screen, ItemScreen) and not app.screen.revising
+            first_item = app.screen.item.item_id
+            await pilot.press("1")
+            current = app.screen
+            await pilot.press("u")
+            revising = app.screen
+            assert isinstance(revising, ItemScreen) and revising.revising
+            assert revising.item.item_id == first_item
+            banner = static_text(revising.query_one("#revise-banner", Static))
+            assert "it was: Entailment" in banner
+            await pilot.press("2")
+            await pilot.pause()
+            assert app.screen is current  # back on the item that was waiting
+            await pilot.press("1")
+        stored = labels(workspace.engine)
+        assert (stored[0].item_id, stored[0].value) == (first_item, "not_entailment")
+        assert stored[0].revisions == 1 and len(stored) == 2
+        (revision,) = revisions(workspace.engine)
+        assert (revision.label_id, revision.old_value) == (stored[0].id, "entailment")
+
+    async def test_escape_leaves_the_answer_and_training_is_final(self, workspace, tmp_path):
+        study = rte_study(
+            workspace, tmp_path, training_items=1, gate_min_items=1, gate_threshold=0.0
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1", "enter")  # training answer and its feedback
+            await pilot.press("u")  # training answers cannot be revised
+            assert isinstance(app.screen, ItemScreen) and not app.screen.revising
+            await pilot.press("2")  # first test answer
+            current = app.screen
+            await pilot.press("u")
+            assert app.screen.revising
+            await pilot.press("escape")
+            assert app.screen is current
+        assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]
+        assert revisions(workspace.engine) == []

@@ -1,0 +1,30 @@
+"""`annotate label`: registered, fails clearly before any screen, and keeps Textual out of the
+start-up of every other command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests import fixtures as fx
+from tests.tui.support import QUICK_TEST, build_study, without_labels
+
+
+def test_label_command_errors_before_any_screen(cli, workspace, tmp_path):
+    assert cli("label", "nope", "--as", "ana").stderr.startswith("error: no study named 'nope'")
+    build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        test=without_labels(fx.SG_RTE),
+        overrides=QUICK_TEST,
+        name="rte",
+    )
+    result = cli("label", "rte", "--as", "ana")
+    assert result.code == 2 and "annotate annotator add ana" in result.stderr
+
+
+def test_cli_import_does_not_load_textual():
+    code = "import sys, annotate.cli; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,369 @@
+"""The protocol as the annotator lives it: guidelines, training feedback, the gate (waiting,
+admitted, refused), the test phase without feedback, and the end."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from annotate import specs
+from annotate.protocol import gate
+from annotate.protocol.studies import load_study
+from annotate.tui.app import create_app
+from annotate.tui.screens.feedback import FeedbackScreen
+from annotate.tui.screens.guidelines import GuidelinesScreen, reflow
+from annotate.tui.screens.help import HelpScreen
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+from tests import fixtures as fx
+from tests.tui.support import (
+    QUICK_TEST,
+    all_static_text,
+    build_study,
+    labels,
+    screen_text,
+    start,
+    wait_until,
+    without_labels,
+)
+from tests.tui.task_data import CB_DEV, CB_TEST
+
+RTE_TEST = without_labels(fx.SG_RTE)
+TWO_TRAINING = {
+    "training_items": 2,
+    "gate_min_items": 2,
+    "test_sample": 3,
+    "annotators_per_item": 1,
+}
+
+
+def gold_key(app) -> str:
+    """The key of the right answer to the training item on screen (tests know the gold)."""
+    gold = next(r["label"] for r in fx.SG_RTE if r["premise"] == app.screen.item.fields["premise"])
+    return {"entailment": "1", "not_entailment": "2"}[gold]
+
+
+def wrong_key(app) -> str:
+    return "2" if gold_key(app) == "1" else "1"
+
+
+class TestGuidelines:
+    """The annotator reads the task, the label-prior hint and the keys before the first item."""
+
+    @pytest.mark.parametrize(
+        ("task", "dev", "test", "hint_on", "expected"),
+        [
+            (
+                "superglue/rte",
+                fx.SG_RTE,
+                RTE_TEST,
+                True,
+                "Labels in this task are roughly balanced",
+            ),
+            ("superglue/cb", CB_DEV, CB_TEST, True, "Labels in this task are skewed"),
+            ("superglue/rte", fx.SG_RTE, RTE_TEST, False, None),
+        ],
+    )
+    async def test_guidelines_prior_hint_and_keys(
+        self, workspace, tmp_path, task, dev, test, hint_on, expected
+    ):
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            task,
+            dev=dev,
+            test=test,
+            overrides={**TWO_TRAINING, "label_prior_hint": hint_on},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, GuidelinesScreen)
+            text = all_static_text(app)
+            spec = specs.load_task(task)
+            assert spec.title in screen_text(app)
+            assert reflow(spec.guidelines)[:60] in text  # the spec's guidelines
+            assert ("in this task are" in text) is hint_on
+            if expected:
+                assert expected in text
+            for option in spec.answer_options():
+                assert option.text in text
+            assert "Press Enter to start" in screen_text(app)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, ItemScreen)
+
+    async def test_help_lists_keys_and_closes(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            item_screen = app.screen
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = all_static_text(app)
+            for words in (
+                "flag the item",
+                "change your previous test answer",
+                "quit",
+                "Entailment",
+            ):
+                assert words in text
+            await pilot.press("escape")
+            assert app.screen is item_screen
+            await pilot.press("1")
+            assert len(labels(workspace.engine)) == 1
+
+
+class TestTraining:
+    """Each training answer gets feedback; the annotator presses a key to go on."""
+
+    async def test_right_then_wrong_with_running_accuracy(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=RTE_TEST,
+            overrides={**TWO_TRAINING, "gate_threshold": 0.5},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            assert "Training 0/2" in screen_text(app)
+            await pilot.press(gold_key(app))
+            assert isinstance(app.screen, FeedbackScreen)
+            shown = screen_text(app)
+            assert "✓ Right" in shown and "So far: 1 of 1 right (100%)" in shown
+            assert "Press Enter or Space to continue" in shown
+            await pilot.press("1")  # an answer key does not skip the feedback
+            assert isinstance(app.screen, FeedbackScreen)
+            await pilot.press("enter")
+            assert isinstance(app.screen, ItemScreen)
+            assert "Training 1/2" in screen_text(app)
+            gold_text = (
+                "Entailment: the hypothesis follows"
+                if gold_key(app) == "1"
+                else "Not entailment: it does not follow"
+            )
+            await pilot.press(wrong_key(app))
+            shown = screen_text(app)
+            assert "✗ Wrong" in shown
+            assert f"Right answer: {gold_text}" in shown
+            assert "So far: 1 of 2 right (50%)" in shown
+            assert "may go on to the test items" in shown  # threshold 0.5 reached
+            await pilot.press("space")
+            await pilot.pause()
+            assert isinstance(app.screen, ItemScreen) and app.screen.item.phase == "test"
+        assert [label.correct for label in labels(workspace.engine)] == [True, False]
+
+    async def test_cb_feedback_names_the_class_the_answer_counts_as(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/cb",
+            dev=CB_DEV,
+            test=CB_TEST,
+            overrides={**TWO_TRAINING, "training_items": 1, "gate_min_items": 1},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("7")
+            shown = screen_text(app)
+            assert "Your answer: Definitely false (counts as Contradiction)" in shown
+            assert "Right answer: Contradiction" in shown and "✓ Right" in shown
+
+    async def test_explanation_is_shown_verbatim(self, workspace, tmp_path, monkeypatch):
+        folder = tmp_path / "tasks" / "custom"
+        folder.mkdir(parents=True)
+        (folder / "explained.toml").write_text(EXPLAINED_TASK)
+        monkeypatch.setenv("ANNOTATE_TASKS_PATH", str(tmp_path / "tasks"))
+        specs.clear_caches()
+        try:
+            rows = [
+                {
+                    "premise": "Cats purr.",
+                    "hypothesis": "Cats make sounds.",
+                    "why": "Purring [/foo] is a [CLS] sound.",
+                    "label": "yes",
+                    "idx": 0,
+                }
+            ]
+            study = build_study(
+                workspace.engine,
+                tmp_path,
+                "custom/explained",
+                dev=rows,
+                test=without_labels(rows),
+                overrides={"training_items": 1, "gate_min_items": 1},
+            )
+            app = create_app(workspace.engine, study, "ana", create_annotator=True)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await start(pilot)
+                await pilot.press("2")
+                assert "Why: Purring [/foo] is a [CLS] sound." in screen_text(app)
+        finally:
+            specs.clear_caches()
+
+
+EXPLAINED_TASK = """
+benchmark = "custom"
+title = "Explained pairs"
+kind = "classification"
+layout = "pair"
+metrics = ["accuracy"]
+guidelines = "Decide whether the hypothesis follows."
+explanation_field = "why"
+
+[[fields]]
+name = "premise"
+label = "Premise"
+
+[[fields]]
+name = "hypothesis"
+label = "Hypothesis"
+
+[[fields]]
+name = "why"
+shown = false
+optional = true
+
+[[labels]]
+value = "yes"
+text = "Follows"
+key = "1"
+
+[[labels]]
+value = "no"
+text = "Does not follow"
+key = "2"
+
+[source]
+reader = "jsonl"
+id = ["idx"]
+label = ["label"]
+
+[submission]
+file = "Explained.jsonl"
+style = "superglue-jsonl"
+"""
+
+
+class TestGate:
+    """After training the annotator waits for the gate, is admitted or politely turned away."""
+
+    @pytest.mark.parametrize(
+        ("rule", "decide", "next_screen"),
+        [
+            ("manual", "admit", ItemScreen),
+            ("manual", "reject", RejectedScreen),
+            ("median", "close", ItemScreen),
+        ],
+    )
+    async def test_waiting_screen_moves_on_by_itself(
+        self, workspace, tmp_path, rule, decide, next_screen
+    ):
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=RTE_TEST,
+            overrides={**TWO_TRAINING, "gate_rule": rule},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        app.poll_seconds = 0.05
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                await pilot.press("1", "enter")
+            assert isinstance(app.screen, WaitingScreen)
+            assert "waiting for admission" in screen_text(app)
+            ctx = load_study(workspace.engine, study)
+            if decide == "close":
+                gate.close_training(workspace.engine, ctx)
+            else:
+                gate.decide_manually(workspace.engine, ctx, "ana", decide == "admit")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, next_screen), next_screen.__name__
+            )
+            if next_screen is ItemScreen:
+                assert app.screen.item.phase == "test"
+                assert "Test 0/3" in screen_text(app)
+
+    async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=RTE_TEST,
+            overrides={**TWO_TRAINING, "gate_threshold": 1.0},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press(wrong_key(app), "enter")
+            await pilot.press(gold_key(app), "enter")
+            assert isinstance(app.screen, RejectedScreen)
+            shown = screen_text(app)
+            assert "Thank you for your work" in shown and "answers are saved" in shown
+            assert "%" not in shown  # no score to rub in
+
+
+class TestTestPhase:
+    """Test items come without feedback and never show gold; the end says so."""
+
+    async def test_no_feedback_no_gold_then_finished(self, workspace, tmp_path):
+        # A labelled test split: the gold is in the store but must never reach the screen.
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=fx.SG_RTE, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for n in range(3):
+                screen = app.screen
+                assert isinstance(screen, ItemScreen)
+                assert f"Test {n}/3" in screen_text(app)
+                assert "⏱ 00:0" in screen_text(app)  # elapsed time
+                assert not hasattr(screen.item, "gold")
+                await pilot.press("1")
+                assert not isinstance(app.screen, FeedbackScreen)
+                text = all_static_text(app)
+                assert "Right" not in text and "Wrong" not in text
+            assert isinstance(app.screen, FinishedScreen)
+            assert "You labelled 3 test items" in screen_text(app)
+        stored = labels(workspace.engine, "test")
+        assert len(stored) == 3 and all(label.correct is None for label in stored)
+        assert all(label.shown_at <= label.answered_at for label in stored)
+
+    async def test_each_answer_is_stored_before_the_next_item(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        seen = []
+
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(3):
+                # The moment a new item screen exists, the previous answer is in the store.
+                seen.append((app.screen.item.item_id, len(labels(workspace.engine))))
+                await pilot.press("2")
+        assert [count for _, count in seen] == [0, 1, 2]
+        assert len({item for item, _ in seen}) == 3
+
+    async def test_status_line_shows_progress_bar(self, workspace, tmp_path):
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1")
+            assert "33%" in screen_text(app)
+            assert app.screen.query_one("#status-phase", Static)
