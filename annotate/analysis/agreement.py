@@ -1,0 +1,401 @@
+"""Agreement between annotators: Krippendorff's α, Fleiss' κ, pairwise Cohen's κ and the
+per-item agreement histogram.
+
+Inputs are long arrays, one entry per label: `unit` (what was labelled, 0..n_units-1),
+`annotator` (who), `code` (the answer as a class index) and, for α at the ordinal, interval or
+ratio level, `number` (the answer as a number). Missing labels are simply absent.
+
+Point values come from the reference implementations (`krippendorff.alpha`, statsmodels'
+`fleiss_kappa`); the bootstrap uses algebraically identical sums over units so that 1000
+replicates are a few matrix products (the tests check both agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from annotate.analysis.intervals import bootstrap_sums, group_sums, percentile_interval
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+DENSE_LIMIT = 50_000_000
+"""Largest units x values table built for the reference implementations."""
+MAX_DENSE_VALUES = 64
+"""Ordinal and ratio α bootstrap with at most this many distinct values (V x V per unit)."""
+
+
+@dataclass
+class Estimate:
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def counts_table(unit: np.ndarray, code: np.ndarray, n_units: int, n_values: int) -> np.ndarray:
+    """(n_units x n_values) number of labels of each value per unit."""
+    unit = np.asarray(unit, dtype=np.int64)
+    code = np.asarray(code, dtype=np.int64)
+    flat = np.bincount(unit * n_values + code, minlength=n_units * n_values)
+    return flat.reshape(n_units, n_values)
+
+
+def _cluster_sums(stats: np.ndarray, cluster: np.ndarray | None) -> np.ndarray:
+    if cluster is None:
+        return stats
+    cluster = np.asarray(cluster, dtype=np.int64)
+    return group_sums(stats, cluster, int(cluster.max()) + 1 if len(cluster) else 0)
+
+
+# --- Krippendorff's alpha --------------------------------------------------------------------
+
+
+def _domain_and_index(
+    code: np.ndarray, number: np.ndarray | None, level: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The value domain (sorted numbers, or class codes for nominal) and each label's index."""
+    if level == "nominal" or number is None:
+        domain, index = np.unique(np.asarray(code, dtype=np.int64), return_inverse=True)
+        return domain.astype(float), index
+    domain, index = np.unique(np.asarray(number, dtype=float), return_inverse=True)
+    return domain, index
+
+
+def _alpha_stats(
+    counts: np.ndarray, domain: np.ndarray, level: str
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None:
+    """Per-unit statistics whose sums give α, and the function of the sums; None when the
+    bootstrap is not available for this many values."""
+    m = counts.sum(axis=1).astype(float)
+    pairable = m >= 2
+    counts = counts[pairable].astype(float)
+    m = m[pairable]
+    v = len(domain)
+    if level == "nominal":
+        disagree = (m * m - (counts * counts).sum(axis=1)) / (m - 1)
+        stats = np.column_stack([disagree, m, counts])
+
+        def nominal(s: np.ndarray) -> np.ndarray:
+            n = s[:, 1]
+            nc = s[:, 2:]
+            expected = n * n - (nc * nc).sum(axis=1)
+            return _alpha(s[:, 0], expected, n)
+
+        return stats, nominal
+    if level == "interval":
+        s1 = counts @ domain
+        s2 = counts @ (domain * domain)
+        disagree = 2 * (m * s2 - s1 * s1) / (m - 1)
+        stats = np.column_stack([disagree, m, s1, s2])
+
+        def interval(s: np.ndarray) -> np.ndarray:
+            n = s[:, 1]
+            expected = 2 * (n * s[:, 3] - s[:, 2] ** 2)
+            return _alpha(s[:, 0], expected, n)
+
+        return stats, interval
+    if v > MAX_DENSE_VALUES:
+        return None
+    coincidence = counts[:, :, None] * counts[:, None, :]
+    idx = np.arange(v)
+    coincidence[:, idx, idx] -= counts
+    coincidence /= (m - 1)[:, None, None]
+    stats = coincidence.reshape(len(counts), v * v)
+    if level == "ratio":
+        total = domain[:, None] + domain[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            delta = (
+                np.where(
+                    total != 0,
+                    (domain[:, None] - domain[None, :]) / np.where(total != 0, total, 1),
+                    0.0,
+                )
+                ** 2
+            )
+    else:
+        delta = None
+
+    def dense(s: np.ndarray) -> np.ndarray:
+        o = s.reshape(-1, v, v)
+        nc = o.sum(axis=2)
+        n = nc.sum(axis=1)
+        if delta is None:  # ordinal: distances depend on the marginals of each resample
+            cum = np.cumsum(nc, axis=1)
+            lo, hi = np.minimum(idx[:, None], idx[None, :]), np.maximum(idx[:, None], idx[None, :])
+            between = cum[:, hi] - cum[:, lo] + nc[:, lo]
+            d = (between - (nc[:, :, None] + nc[:, None, :]) / 2) ** 2
+        else:
+            d = np.broadcast_to(delta, o.shape)
+        observed = (o * d).sum(axis=(1, 2))
+        expected = (nc[:, :, None] * nc[:, None, :] * d).sum(axis=(1, 2))
+        return _alpha(observed, expected, n)
+
+    return stats, dense
+
+
+def _alpha(observed: np.ndarray, expected: np.ndarray, n: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(
+            expected > 0, 1 - (n - 1) * observed / np.where(expected > 0, expected, 1), np.nan
+        )
+
+
+def krippendorff_alpha(
+    unit: np.ndarray,
+    code: np.ndarray,
+    n_units: int,
+    level: str = "nominal",
+    number: np.ndarray | None = None,
+    *,
+    replicates: int = 0,
+    rng: np.random.Generator | None = None,
+    cluster: np.ndarray | None = None,
+) -> Estimate:
+    """Krippendorff's α at `level` (nominal on `code`; other levels on `number`), with a
+    bootstrap interval over resampling clusters (`cluster[unit]`, default: units)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    unit = np.asarray(unit, dtype=np.int64)
+    if len(unit) == 0:
+        return Estimate(None, note="no labels")
+    domain, index = _domain_and_index(code, number, level)
+    counts = counts_table(unit, index, n_units, len(domain))
+    m = counts.sum(axis=1)
+    if not (m >= 2).any():
+        return Estimate(None, note="undefined: no item has two labels")
+    if len(domain) < 2 or (counts[m >= 2] > 0).sum(axis=0).astype(bool).sum() < 2:
+        return Estimate(None, note="undefined: every label has the same value (no variation)")
+    value = _alpha_reference(counts, domain, level)
+    estimate = Estimate(value)
+    if replicates > 0 and rng is not None:
+        built = _alpha_stats(counts, domain, level)
+        if built is None:
+            estimate.note = f"no bootstrap interval: more than {MAX_DENSE_VALUES} distinct values"
+            return estimate
+        stats, finish = built
+        pairable_cluster = None if cluster is None else np.asarray(cluster)[m >= 2]
+        sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
+        estimate.ci_low, estimate.ci_high = percentile_interval(finish(sums))
+    return estimate
+
+
+def _alpha_reference(counts: np.ndarray, domain: np.ndarray, level: str) -> float | None:
+    """The point value from the `krippendorff` package (our sums when the table is huge)."""
+    pairable = counts[counts.sum(axis=1) >= 2]
+    if pairable.size <= DENSE_LIMIT:
+        import krippendorff
+
+        value = float(
+            krippendorff.alpha(
+                value_counts=pairable, value_domain=domain, level_of_measurement=level
+            )
+        )
+    else:
+        built = _alpha_stats(counts, domain, level)
+        if built is None:
+            return None
+        stats, finish = built
+        value = float(finish(stats.sum(axis=0)[None, :])[0])
+    return value if np.isfinite(value) else None
+
+
+# --- Fleiss' kappa ---------------------------------------------------------------------------
+
+
+def complete_units(counts: np.ndarray, expected: int | None = None) -> tuple[np.ndarray, int]:
+    """Mask of units rated by the same number of raters (k when any unit has exactly k labels,
+    else the most common number of at least 2), and that number."""
+    m = counts.sum(axis=1)
+    if expected is not None and expected >= 2 and (m == expected).any():
+        return m == expected, expected
+    multi = m[m >= 2]
+    if len(multi) == 0:
+        return np.zeros(len(m), dtype=bool), 0
+    values, freq = np.unique(multi, return_counts=True)
+    raters = int(values[freq.argmax()])
+    return m == raters, raters
+
+
+def fleiss_kappa(
+    counts: np.ndarray,
+    expected_raters: int | None = None,
+    *,
+    replicates: int = 0,
+    rng: np.random.Generator | None = None,
+    cluster: np.ndarray | None = None,
+) -> tuple[Estimate, int, int]:
+    """Fleiss' κ over complete units (statsmodels), with a bootstrap interval.
+
+    Returns (estimate, units used, raters per unit)."""
+    mask, raters = complete_units(counts, expected_raters)
+    table = counts[mask]
+    if len(table) == 0:
+        return Estimate(None, note="undefined: no item has two or more labels"), 0, raters
+    p = table.sum(axis=0) / table.sum()
+    if (p * p).sum() >= 1 - 1e-12:
+        return (
+            Estimate(None, note="undefined: every label has the same value (no variation)"),
+            len(table),
+            raters,
+        )
+    if table.size <= DENSE_LIMIT:
+        from statsmodels.stats import inter_rater  # heavy import: only when κ is asked for
+
+        value = float(inter_rater.fleiss_kappa(table, method="fleiss"))
+    else:
+        value = float(
+            _fleiss_from_sums(_fleiss_stats(table, raters).sum(axis=0)[None, :], raters)[0]
+        )
+    estimate = Estimate(value if np.isfinite(value) else None)
+    if replicates > 0 and rng is not None:
+        stats = _fleiss_stats(table, raters)
+        sub_cluster = None if cluster is None else np.asarray(cluster)[mask]
+        sums = bootstrap_sums(_cluster_sums(stats, sub_cluster), replicates, rng)
+        estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
+    return estimate, len(table), raters
+
+
+def _fleiss_stats(table: np.ndarray, raters: int) -> np.ndarray:
+    table = table.astype(float)
+    p_i = ((table * table).sum(axis=1) - raters) / (raters * (raters - 1))
+    return np.column_stack([p_i, np.ones(len(table)), table])
+
+
+def _fleiss_from_sums(sums: np.ndarray, raters: int) -> np.ndarray:
+    n = sums[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_mean = sums[:, 0] / n
+        p_cat = sums[:, 2:] / (n * raters)[:, None]
+        p_exp = (p_cat * p_cat).sum(axis=1)
+        return np.where(p_exp < 1 - 1e-12, (p_mean - p_exp) / (1 - p_exp), np.nan)
+
+
+# --- pairwise Cohen's kappa ------------------------------------------------------------------
+
+
+def label_pairs(unit: np.ndarray, annotator: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j) of every two labels of one unit by two annotators, annotator[i] <
+    annotator[j]: one entry per co-labelled unit and annotator pair."""
+    unit = np.asarray(unit, dtype=np.int64)
+    annotator = np.asarray(annotator, dtype=np.int64)
+    order = np.lexsort((annotator, unit))
+    u = unit[order]
+    firsts, seconds = [], []
+    for offset in range(1, len(u)):
+        same = u[offset:] == u[:-offset]
+        if not same.any():
+            break
+        hit = np.flatnonzero(same)
+        firsts.append(order[hit])
+        seconds.append(order[hit + offset])
+    if not firsts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def pairwise_cohen_kappa(
+    unit: np.ndarray,
+    annotator: np.ndarray,
+    code: np.ndarray,
+    names: list[str],
+    position: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
+    """Cohen's κ of every two annotators on the units both labelled (as sklearn's
+    cohen_kappa_score). With `position` (each label's place on an ordered scale) the κ is
+    quadratic-weighted. Undefined values (one class only) are None."""
+    annotator = np.asarray(annotator, dtype=np.int64)
+    code = np.asarray(code, dtype=np.int64)
+    i, j = label_pairs(unit, annotator)
+    if len(i) == 0:
+        return []
+    n_ann = len(names)
+    pair_key = annotator[i] * n_ann + annotator[j]
+    if n_ann * n_ann <= 4 * len(pair_key) + 1_000_000:  # dense: no sort
+        present = np.bincount(pair_key, minlength=n_ann * n_ann) > 0
+        keys = np.flatnonzero(present)
+        pair = (np.cumsum(present) - 1)[pair_key]
+    else:
+        keys, pair = np.unique(pair_key, return_inverse=True)
+    n_pairs = len(keys)
+    n = np.bincount(pair, minlength=n_pairs).astype(float)
+    if position is None:
+        agree = np.bincount(pair, weights=code[i] == code[j], minlength=n_pairs)
+        expected = _chance_agreement(pair, code[i], code[j], n_pairs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            observed = agree / n
+            pe = expected / (n * n)
+            kappa = np.where(pe < 1 - 1e-12, (observed - pe) / (1 - pe), np.nan)
+    else:
+        pos = np.asarray(position, dtype=float)
+        a, b = pos[i], pos[j]
+        mean_sq = np.bincount(pair, weights=(a - b) ** 2, minlength=n_pairs) / n
+        ma = np.bincount(pair, weights=a, minlength=n_pairs) / n
+        mb = np.bincount(pair, weights=b, minlength=n_pairs) / n
+        va = np.bincount(pair, weights=a * a, minlength=n_pairs) / n - ma * ma
+        vb = np.bincount(pair, weights=b * b, minlength=n_pairs) / n - mb * mb
+        chance = va + vb + (ma - mb) ** 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kappa = np.where(chance > 1e-12, 1 - mean_sq / chance, np.nan)
+    out = []
+    for key, count, value in zip(keys.tolist(), n.tolist(), kappa.tolist(), strict=True):
+        out.append(
+            {
+                "a": names[key // n_ann],
+                "b": names[key % n_ann],
+                "n": int(count),
+                "kappa": value if np.isfinite(value) else None,
+            }
+        )
+    return out
+
+
+def _chance_agreement(pair: np.ndarray, ca: np.ndarray, cb: np.ndarray, n_pairs: int) -> np.ndarray:
+    """Σ_c count_a(c) * count_b(c) per pair (sparse when pairs x classes would be large)."""
+    span = int(max(ca.max(), cb.max())) + 1
+    if n_pairs * span <= 4 * len(pair) + 1_000_000:
+        ta = np.bincount(pair * span + ca, minlength=n_pairs * span).reshape(n_pairs, span)
+        tb = np.bincount(pair * span + cb, minlength=n_pairs * span).reshape(n_pairs, span)
+        return (ta * tb).sum(axis=1).astype(float)
+    ka, na = np.unique(pair * span + ca, return_counts=True)
+    kb, nb = np.unique(pair * span + cb, return_counts=True)
+    common, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+    return np.bincount(common // span, weights=na[ia] * nb[ib], minlength=n_pairs)
+
+
+def summarise_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    values = np.array([p["kappa"] for p in pairs if p["kappa"] is not None], dtype=float)
+    if len(values) == 0:
+        return {"n_pairs": len(pairs), "mean": None, "median": None, "min": None, "max": None}
+    return {
+        "n_pairs": len(pairs),
+        "mean": float(values.mean()),
+        "median": float(np.median(values)),
+        "min": float(values.min()),
+        "max": float(values.max()),
+    }
+
+
+# --- per-item agreement ----------------------------------------------------------------------
+
+
+def item_agreement_histogram(top: np.ndarray, n_labels: np.ndarray) -> dict[str, int]:
+    """How many units had their most chosen answer chosen by `top` of `n` annotators, keyed
+    "5/5", "4/5", "3/5", … (most labels first, then strongest agreement first)."""
+    top = np.asarray(top, dtype=np.int64)
+    n_labels = np.asarray(n_labels, dtype=np.int64)
+    keep = n_labels > 0
+    if not keep.any():
+        return {}
+    span = int(n_labels.max()) + 1
+    counts = np.bincount(n_labels[keep] * span + top[keep], minlength=span * span)
+    keys = np.flatnonzero(counts)[::-1]  # most labels first, then strongest agreement
+    return {f"{key % span}/{key // span}": int(counts[key]) for key in keys.tolist()}

@@ -1,0 +1,148 @@
+"""Individual annotators beside the committee: each one's score on the items they labelled, the
+spread of those scores, and the score of a majority of k (k = 1, 3, 5) obtained by drawing k
+of each item's labels at random."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from annotate.analysis import aggregate as agg
+from annotate.analysis.coding import CodedStudy
+from annotate.analysis.metrics import task_score
+from annotate.analysis.scoring import aggregate, answer_scorer, scorer_for
+
+CURVE_KS = (1, 3, 5)
+CURVE_LABEL_BUDGET = 2_000_000
+"""Labels processed per k across all draws: 100 items get 20 draws, 100,000 items 4."""
+MAX_DRAWS = 20
+
+
+def annotator_rows(
+    coded: CodedStudy, final_pred: np.ndarray, with_gold: bool
+) -> list[dict[str, Any]]:
+    """One row per annotator: answers given, time per answer, scores against gold, and how
+    often they agreed with the final (aggregated) answer."""
+    names = coded.annotators
+    n_ann = len(names)
+    if n_ann == 0:
+        return []
+    answers = np.bincount(coded.row_annotator, minlength=n_ann)
+    seconds = coded.row_seconds
+    order = np.argsort(coded.row_annotator, kind="stable")
+    bounds = np.r_[0, np.cumsum(answers)]
+    scores = [dict.fromkeys(coded.spec.metrics)] * n_ann
+    if with_gold:
+        scorer, group = answer_scorer(coded)
+        scores = scorer.by_group(group, n_ann)
+    agreement = _agreement_with_final(coded, final_pred, n_ann)
+    rows = []
+    for a, name in enumerate(names):
+        own = seconds[order[bounds[a] : bounds[a + 1]]]
+        own = own[np.isfinite(own)]
+        rows.append(
+            {
+                "name": name,
+                "n": int(answers[a]),
+                "scores": scores[a],
+                "task_score": task_score(scores[a]) if with_gold else None,
+                "agrees_with_majority": agreement[a],
+                "seconds_per_item": float(np.median(own)) if len(own) else None,
+                "seconds_mean": float(own.mean()) if len(own) else None,
+            }
+        )
+    return rows
+
+
+def _agreement_with_final(
+    coded: CodedStudy, final_pred: np.ndarray, n_ann: int
+) -> list[float | None]:
+    if coded.kind == "regression" or len(coded.label_unit) == 0:
+        return [None] * n_ann
+    final = final_pred[coded.label_unit]
+    decided = final >= 0
+    same = np.bincount(
+        coded.label_annotator[decided],
+        weights=coded.label_code[decided] == final[decided],
+        minlength=n_ann,
+    )
+    total = np.bincount(coded.label_annotator[decided], minlength=n_ann)
+    return [float(s / t) if t else None for s, t in zip(same, total, strict=True)]
+
+
+def spread(values: list[float | None]) -> dict[str, Any]:
+    """Mean, median, standard deviation, min and max of the defined values."""
+    v = np.array([x for x in values if x is not None], dtype=float)
+    if len(v) == 0:
+        return {"n": 0, "mean": None, "median": None, "sd": None, "min": None, "max": None}
+    return {
+        "n": len(v),
+        "mean": float(v.mean()),
+        "median": float(np.median(v)),
+        "sd": float(v.std(ddof=1)) if len(v) > 1 else None,
+        "min": float(v.min()),
+        "max": float(v.max()),
+    }
+
+
+def individual_summary(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, Any]:
+    return {
+        "task_score": spread([r["task_score"] for r in rows]),
+        "metrics": {m: spread([r["scores"].get(m) for r in rows]) for m in metrics},
+    }
+
+
+def majority_of_k(
+    coded: CodedStudy,
+    rule: str,
+    how: str,
+    priority: np.ndarray | None,
+    rng: np.random.Generator,
+    ks: tuple[int, ...] = CURVE_KS,
+) -> list[dict[str, Any]]:
+    """The score of a committee of k, for each k up to the most labels any item has: k labels of
+    each item (items with at least k) are drawn at random, aggregated with the study's rules and
+    scored; the values are means over several draws."""
+    per_item = np.bincount(coded.row_item, minlength=coded.n_items)
+    most = int(per_item.max()) if len(per_item) else 0
+    n_rows = len(coded.row_item)
+    sampler = agg.LabelSampler(coded.row_item)
+    out = []
+    for k in ks:
+        if k > most:
+            continue
+        n_items = int((per_item >= k).sum())
+        draws = max(1, min(MAX_DRAWS, math.ceil(CURVE_LABEL_BUDGET / max(1, n_rows))))
+        values: dict[str, list[float]] = {m: [] for m in coded.spec.metrics}
+        totals: list[float] = []
+        for _ in range(draws):
+            chosen_rows, spare_rows = sampler.draw(k, rng, extra=rule == "extra-annotator")
+            result = aggregate(
+                coded,
+                rule,
+                how,
+                rng,
+                priority,
+                label_mask=chosen_rows[coded.label_row],
+                spare_mask=spare_rows[coded.label_row],
+            )
+            point = scorer_for(coded, result.pred).point()
+            for m, v in point.items():
+                if v is not None:
+                    values[m].append(v)
+            total = task_score(point)
+            if total is not None:
+                totals.append(total)
+        out.append(
+            {
+                "k": k,
+                "n_items": n_items,
+                "draws": draws,
+                "scores": {m: float(np.mean(v)) if v else None for m, v in values.items()},
+                "task_score": float(np.mean(totals)) if totals else None,
+                "task_score_sd": float(np.std(totals, ddof=1)) if len(totals) > 1 else None,
+            }
+        )
+    return out

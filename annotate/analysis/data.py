@@ -1,0 +1,261 @@
+"""Load what a report needs from a store, in one pass and in columns: a study's test items with
+gold and tags, its test-phase labels with the seconds each took, and its gate decisions.
+
+Labels are fetched as raw JSON text and decoded once per distinct value (a 3-class study has
+three), and answer times are computed by the database, so 500,000 labels load in well under a
+second on SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine, String, Text, cast, func, select, type_coerce
+from sqlalchemy.sql.elements import ColumnElement
+
+from annotate import specs
+from annotate.errors import UserError
+from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
+
+TEST_PHASE = "test"
+
+ITEM_COLUMNS = ["item_id", "source_id", "position", "gold", "tags", "pair_id"]
+LABEL_COLUMNS = ["item_id", "source_id", "annotator", "value", "seconds"]
+
+
+@dataclass
+class StudyData:
+    """A study's test phase as plain data: everything the analysis reads from the store."""
+
+    study_id: int
+    name: str
+    state: str
+    spec: specs.TaskSpec
+    protocol: specs.ProtocolSpec
+    """The effective protocol stored with the study."""
+    settings: dict[str, Any]
+    """The effective protocol exactly as stored (printed in every report)."""
+    items: pd.DataFrame
+    """One row per test item of the sample, in sample order: item_id, source_id, position,
+    gold (None without gold), tags ({coarse: [fine]} or None), pair_id (AX-g, else None)."""
+    labels: pd.DataFrame
+    """One row per test-phase label: item_id, source_id, annotator (name, categorical), value
+    (as stored: text, number, dict or entity text), seconds (answered_at - shown_at)."""
+    gate_decisions: list[dict[str, Any]] = field(default_factory=list)
+    """Every gate decision of the study, oldest first."""
+    dev_class_counts: dict[str, int] | None = None
+    """Gold class counts of the training (dev) dataset: the `dev-majority-class` tie rule."""
+
+    @property
+    def n_sample(self) -> int:
+        return len(self.items)
+
+    @property
+    def has_gold(self) -> bool:
+        return bool(self.items["gold"].notna().any()) if len(self.items) else False
+
+
+def json_text(column: Any, dialect: str) -> ColumnElement[Any]:
+    """A JSON column as its JSON text, whatever the driver would otherwise decode it to."""
+    if dialect == "sqlite":
+        return type_coerce(column, String)
+    return cast(column, Text)
+
+
+def decode_json(raw: Any) -> np.ndarray:
+    """Decode JSON texts (None stays None), parsing each distinct text once."""
+    codes, uniques = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=True)
+    decoded = np.empty(len(uniques) + 1, dtype=object)
+    decoded[:-1] = [json.loads(u) if isinstance(u, str) else u for u in uniques]
+    decoded[-1] = None
+    return decoded[codes]
+
+
+def _seconds_expression(dialect: str) -> ColumnElement[Any] | None:
+    if dialect == "sqlite":
+        return (func.julianday(Label.answered_at) - func.julianday(Label.shown_at)) * 86400.0
+    if dialect == "postgresql":
+        return func.extract("epoch", Label.answered_at - Label.shown_at)
+    return None
+
+
+def fetch_columns(conn: Any, statement: Any, n_columns: int) -> list[tuple[Any, ...]]:
+    """Run a select and return its result as columns. Rows come straight from the driver's
+    cursor: building 500,000 SQLAlchemy Row objects would cost more than the query."""
+    result = conn.execute(statement)
+    try:
+        rows = result.cursor.fetchall()
+    finally:
+        result.close()
+    # One comprehension per column is ~5x faster than zip(*rows) on 500,000 rows.
+    return [[row[i] for row in rows] for i in range(n_columns)]
+
+
+def _study_filter(conn: Any, study_id: int, dialect: str) -> ColumnElement[bool]:
+    """`label.study_id = :id`, written so SQLite scans the table when the study holds most of
+    its labels: following the (study, item, annotator) index to every row costs twice a scan."""
+    if dialect == "sqlite":
+        mine = conn.execute(select(func.count()).where(Label.study_id == study_id)).scalar_one()
+        total = conn.execute(select(func.count()).select_from(Label)).scalar_one()
+        if mine > total // 4:
+            return (Label.study_id + 0) == study_id
+    return Label.study_id == study_id
+
+
+def find_study(engine: Engine, name: str) -> Study:
+    with engine.connect() as conn:
+        row = conn.execute(select(Study.__table__).where(Study.name == name)).first()
+        if row is None:
+            names = conn.execute(select(Study.name).order_by(Study.id)).scalars().all()
+            known = ", ".join(names) or "none yet"
+            raise UserError(f"no study named {name!r} (studies: {known})")
+    return Study.model_validate(dict(row._mapping))
+
+
+def load_study_data(engine: Engine, study_name: str) -> StudyData:
+    """Everything a report needs about study `study_name` (UserError when there is none)."""
+    study = find_study(engine, study_name)
+    spec = specs.load_task(study.task)
+    protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
+    dialect = engine.dialect.name
+    assert study.id is not None
+    with engine.connect() as conn:
+        items = _load_items(conn, study.id, spec, dialect)
+        labels = _load_labels(conn, study.id, dialect, items)
+        gate = _load_gate(conn, study.id)
+        dev_counts = None
+        if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
+            dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
+    return StudyData(
+        study_id=study.id,
+        name=study.name,
+        state=study.state,
+        spec=spec,
+        protocol=protocol,
+        settings=dict(study.protocol),
+        items=items,
+        labels=labels,
+        gate_decisions=gate,
+        dev_class_counts=dev_counts,
+    )
+
+
+def _load_items(conn: Any, study_id: int, spec: specs.TaskSpec, dialect: str) -> pd.DataFrame:
+    wants_pair = any(f.name == "pair_id" for f in spec.fields)
+    columns = [
+        StudyItem.item_id,
+        Item.source_id,
+        StudyItem.position,
+        json_text(Item.gold, dialect),
+        json_text(Item.tags, dialect),
+    ]
+    if wants_pair:
+        columns.append(json_text(Item.fields, dialect))
+    cols = fetch_columns(
+        conn,
+        select(*columns)
+        .join(Item, Item.id == StudyItem.item_id)
+        .where(StudyItem.study_id == study_id, StudyItem.phase == TEST_PHASE)
+        .order_by(StudyItem.position),
+        len(columns),
+    )
+    frame = pd.DataFrame(
+        {
+            "item_id": np.asarray(cols[0], dtype=np.int64),
+            "source_id": np.asarray(cols[1], dtype=object),
+            "position": np.asarray(cols[2], dtype=np.int64),
+            "gold": decode_json(cols[3]),
+            "tags": decode_json(cols[4]),
+        }
+    )
+    if wants_pair:
+        fields = decode_json(cols[5])
+        frame["pair_id"] = [
+            None if f is None or f.get("pair_id") is None else str(f["pair_id"]) for f in fields
+        ]
+    else:
+        frame["pair_id"] = None
+    return frame[ITEM_COLUMNS]
+
+
+def _load_labels(conn: Any, study_id: int, dialect: str, items: pd.DataFrame) -> pd.DataFrame:
+    seconds = _seconds_expression(dialect)
+    columns: list[Any] = [Label.item_id, Label.annotator_id, json_text(Label.value, dialect)]
+    columns += [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
+    where = (_study_filter(conn, study_id, dialect), Label.phase == TEST_PHASE)
+    cols = fetch_columns(conn, select(*columns).where(*where), len(columns))
+    names = dict(conn.execute(select(Annotator.id, Annotator.name)).all())
+    item_ids = np.asarray(cols[0], dtype=np.int64)
+    if seconds is not None:
+        secs = np.asarray(cols[3], dtype=float)
+    else:
+        delta = pd.to_datetime(pd.Series(cols[4])) - pd.to_datetime(pd.Series(cols[3]))
+        secs = delta.dt.total_seconds().to_numpy(dtype=float)
+    ids = pd.Categorical(np.asarray(cols[1], dtype=np.int64))
+    annotator = ids.rename_categories([names.get(int(i), f"annotator {i}") for i in ids.categories])
+    source = pd.Series(items["source_id"].to_numpy(), index=items["item_id"].to_numpy())
+    return pd.DataFrame(
+        {
+            "item_id": item_ids,
+            "source_id": source.reindex(item_ids).to_numpy(),
+            "annotator": annotator,
+            "value": decode_json(cols[2]),
+            "seconds": secs,
+        }
+    )
+
+
+def _load_gate(conn: Any, study_id: int) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        select(GateDecision.__table__, Annotator.name.label("annotator"))
+        .join(Annotator, Annotator.id == GateDecision.annotator_id)
+        .where(GateDecision.study_id == study_id)
+        .order_by(GateDecision.decided_at, GateDecision.id)
+    ).all()
+    decisions = []
+    for row in rows:
+        m = row._mapping
+        decided = m["decided_at"]
+        decisions.append(
+            {
+                "annotator": m["annotator"],
+                "admitted": bool(m["admitted"]),
+                "rule": m["rule"],
+                "threshold": m["threshold"],
+                "score": m["score"],
+                "n_items": m["n_items"],
+                "decided_by": m["decided_by"],
+                "decided_at": decided.isoformat(timespec="seconds")
+                if hasattr(decided, "isoformat")
+                else str(decided),
+                "cohort_size": len(m["cohort"] or []),
+            }
+        )
+    return decisions
+
+
+def _dev_class_counts(
+    conn: Any, dataset_id: int, spec: specs.TaskSpec, dialect: str
+) -> dict[str, int] | None:
+    """Gold class frequencies of the training dataset (MultiRC: of its answer judgements)."""
+    if spec.kind not in {"classification", "multi_answer"}:
+        return None
+    raw = (
+        conn.execute(select(json_text(Item.gold, dialect)).where(Item.dataset_id == dataset_id))
+        .scalars()
+        .all()
+    )
+    counts: Counter[str] = Counter()
+    for gold in decode_json(raw):
+        if gold is None:
+            continue
+        if isinstance(gold, dict):
+            counts.update(str(v) for v in gold.values())
+        else:
+            counts[spec.collapse(str(gold))] += 1
+    return dict(counts) or None

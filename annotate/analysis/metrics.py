@@ -1,0 +1,493 @@
+"""The official metrics, computed the way the standard scorers compute them.
+
+- accuracy, F1 (binary, for the task's positive label; macro-averaged for CB), Matthews
+  correlation and R3 (Gorodkin's multiclass MCC) equal sklearn's `accuracy_score`, `f1_score`
+  and `matthews_corrcoef` (0 when undefined, as sklearn returns);
+- Pearson and Spearman equal scipy's `pearsonr` / `spearmanr`;
+- MultiRC F1a is binary F1 over all candidate answers, EM the share of questions with every
+  answer right;
+- ReCoRD F1 / EM are SQuAD-style normalised token F1 and exact match, max over gold answers;
+- AX-g gender parity is the share of minimal pairs (`pair_id` groups) predicted alike.
+
+A unit without a decision (a tie left open or abstained) counts as wrong: it is a prediction of
+its own "no answer" class that matches no gold.
+
+Each scorer holds per-unit sufficient statistics, so the same object gives the point value, the
+value on a subset, one value per group (annotator) and bootstrap replicates for all metrics.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotate.analysis.intervals import bootstrap, bootstrap_sums, group_sums
+
+Values = dict[str, np.ndarray]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, undefined: float = 0.0) -> np.ndarray:
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), undefined)
+
+
+def task_score(values: dict[str, float | None]) -> float | None:
+    """Mean of a task's metrics; None when any metric is undefined."""
+    if not values or any(v is None or not np.isfinite(v) for v in values.values()):
+        return None
+    return float(np.mean(list(values.values())))
+
+
+def _as_floats(values: Values) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for key, value in values.items():
+        v = float(np.asarray(value).reshape(-1)[0]) if np.size(value) else float("nan")
+        out[key] = v if np.isfinite(v) else None
+    return out
+
+
+# --- scorers ---------------------------------------------------------------------------------
+
+
+class Scorer:
+    """Metrics over resampling units (items, or AX-g minimal pairs)."""
+
+    metrics: list[str]
+
+    @property
+    def n_units(self) -> int:
+        raise NotImplementedError
+
+    def point(self) -> dict[str, float | None]:
+        raise NotImplementedError
+
+    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+        raise NotImplementedError
+
+    def subset(self, mask: np.ndarray) -> Scorer:
+        raise NotImplementedError
+
+    def by_group(self, group: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        raise NotImplementedError
+
+
+@dataclass
+class SumScorer(Scorer):
+    """Metrics that are functions of sums of per-row statistics.
+
+    A row is a resampling unit: usually one input unit (an item, an annotator's answer), but a
+    MultiRC question gathers its candidate answers and an AX-g minimal pair its two items.
+    `rows[u]` is the row of input unit u; `subset` and `by_group` take per-input-unit arrays."""
+
+    metrics: list[str]
+    stats: np.ndarray
+    finish: Callable[[np.ndarray], Values]
+    rows: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # Rows that carry any statistics (units without gold or without an answer carry none
+        # and are not resampled).
+        self.active = self.stats.any(axis=1)
+
+    @property
+    def n_units(self) -> int:
+        return int(self.active.sum())
+
+    def _row_of(self, n_inputs: int) -> np.ndarray:
+        return np.arange(n_inputs) if self.rows is None else self.rows
+
+    def point(self) -> dict[str, float | None]:
+        if self.n_units == 0:
+            return dict.fromkeys(self.metrics)
+        return _as_floats(self.finish(self.stats.sum(axis=0)[None, :]))
+
+    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+        sums = bootstrap_sums(self.stats[self.active], n, rng)
+        if len(sums) == 0:
+            return {m: np.zeros(0) for m in self.metrics}
+        return self.finish(sums)
+
+    def subset(self, mask: np.ndarray) -> SumScorer:
+        mask = np.asarray(mask, dtype=bool)
+        keep = np.zeros(len(self.stats), dtype=bool)
+        keep[self._row_of(len(mask))[mask]] = True
+        return SumScorer(self.metrics, self.stats[keep], self.finish)
+
+    def by_group(self, group: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        group = np.asarray(group, dtype=np.int64)
+        # Rows outside any group or without statistics go to an extra group, dropped after.
+        row_group = np.full(len(self.stats), n_groups, dtype=np.int64)
+        row_group[self._row_of(len(group))] = group
+        row_group[~self.active] = n_groups
+        sums = group_sums(self.stats, row_group, n_groups + 1)[:n_groups]
+        values = self.finish(sums)
+        has = np.bincount(row_group, minlength=n_groups + 1)[:n_groups] > 0
+        out = []
+        for g in range(n_groups):
+            if not has[g]:
+                out.append(dict.fromkeys(self.metrics))
+                continue
+            out.append(_as_floats({m: values[m][g : g + 1] for m in self.metrics}))
+        return out
+
+
+@dataclass
+class CellScorer(Scorer):
+    """A SumScorer whose per-unit statistics are one-hot: each unit adds 1 to one cell of a
+    table (a confusion matrix), or nothing (cell -1). Sums are counts, so no dense matrix is
+    built except for the bootstrap."""
+
+    metrics: list[str]
+    cells: np.ndarray
+    width: int
+    finish: Callable[[np.ndarray], Values]
+
+    def __post_init__(self) -> None:
+        self.cells = np.asarray(self.cells, dtype=np.int64)
+        self.active = self.cells >= 0
+
+    @property
+    def n_units(self) -> int:
+        return int(self.active.sum())
+
+    def point(self) -> dict[str, float | None]:
+        if self.n_units == 0:
+            return dict.fromkeys(self.metrics)
+        counts = np.bincount(self.cells[self.active], minlength=self.width)
+        return _as_floats(self.finish(counts[None, :].astype(float)))
+
+    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+        cells = self.cells[self.active]
+        onehot = np.zeros((len(cells), self.width))
+        onehot[np.arange(len(cells)), cells] = 1.0
+        sums = bootstrap_sums(onehot, n, rng)
+        if len(sums) == 0:
+            return {m: np.zeros(0) for m in self.metrics}
+        return self.finish(sums)
+
+    def subset(self, mask: np.ndarray) -> CellScorer:
+        return CellScorer(
+            self.metrics, self.cells[np.asarray(mask, dtype=bool)], self.width, self.finish
+        )
+
+    def by_group(self, group: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        group = np.asarray(group, dtype=np.int64)
+        a = self.active
+        sums = np.bincount(group[a] * self.width + self.cells[a], minlength=n_groups * self.width)
+        sums = sums.reshape(n_groups, self.width).astype(float)
+        values = self.finish(sums)
+        has = sums.sum(axis=1) > 0
+        return [
+            _as_floats({m: values[m][g : g + 1] for m in self.metrics})
+            if has[g]
+            else dict.fromkeys(self.metrics)
+            for g in range(n_groups)
+        ]
+
+
+# --- classification --------------------------------------------------------------------------
+
+
+def mcc_from_confusion(cm: np.ndarray) -> np.ndarray:
+    """Gorodkin's multiclass MCC of confusion matrices (..., K, K) [gold, predicted], as
+    sklearn's matthews_corrcoef computes it (0 when undefined)."""
+    cm = np.asarray(cm, dtype=float)
+    t_sum = cm.sum(axis=-1)
+    p_sum = cm.sum(axis=-2)
+    correct = np.trace(cm, axis1=-2, axis2=-1)
+    n = t_sum.sum(axis=-1)
+    cov_tp = correct * n - (t_sum * p_sum).sum(axis=-1)
+    cov_pp = n * n - (p_sum * p_sum).sum(axis=-1)
+    cov_tt = n * n - (t_sum * t_sum).sum(axis=-1)
+    den = cov_tt * cov_pp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, cov_tp / np.sqrt(np.where(den > 0, den, 1)), 0.0)
+
+
+def f1_from_confusion(cm: np.ndarray, c: int) -> np.ndarray:
+    cm = np.asarray(cm, dtype=float)
+    tp = cm[..., c, c]
+    fp = cm[..., :, c].sum(axis=-1) - tp
+    fn = cm[..., c, :].sum(axis=-1) - tp
+    return _ratio(2 * tp, 2 * tp + fp + fn)
+
+
+def classification_metrics(
+    cm: np.ndarray, metrics: Sequence[str], n_classes: int, positive: int | None
+) -> Values:
+    """Metrics from confusion matrices (..., K, K); column K-1 may be the no-answer column."""
+    out: Values = {}
+    total = cm.sum(axis=(-2, -1))
+    for metric in metrics:
+        if metric == "accuracy":
+            out[metric] = _ratio(np.trace(cm, axis1=-2, axis2=-1), total, np.nan)
+        elif metric == "f1":
+            out[metric] = f1_from_confusion(cm, positive if positive is not None else 1)
+        elif metric == "macro_f1":
+            per_class = np.stack([f1_from_confusion(cm, c) for c in range(n_classes)], axis=-1)
+            seen = (cm.sum(axis=-1)[..., :n_classes] + cm.sum(axis=-2)[..., :n_classes]) > 0
+            out[metric] = _ratio((per_class * seen).sum(axis=-1), seen.sum(axis=-1))
+        elif metric in {"mcc", "r3"}:
+            out[metric] = mcc_from_confusion(cm)
+    return out
+
+
+def classification_scorer(
+    metrics: Sequence[str],
+    n_classes: int,
+    gold: np.ndarray,
+    pred: np.ndarray,
+    positive: int | None = None,
+    pair: np.ndarray | None = None,
+) -> Scorer:
+    """Score predicted class codes against gold codes (one per unit).
+
+    `pred` NO_DECISION (-2) means no answer: counted wrong. Units without gold (code < 0) or
+    without any answer (pred -1) are not scored. `pair` (ints, -1 for none) groups units that
+    form a minimal pair: gender parity is computed over them and they are resampled together."""
+    gold = np.asarray(gold, dtype=np.int64)
+    pred = np.asarray(pred, dtype=np.int64)
+    scored = (gold >= 0) & (pred != -1)
+    k = n_classes + 1
+    cells = np.where(
+        scored, np.where(scored, gold, 0) * k + np.where(pred >= 0, pred, n_classes), -1
+    )
+    metrics = list(metrics)
+    wants_parity = "gender_parity" in metrics
+
+    def finish(sums: np.ndarray) -> Values:
+        cm = sums[:, : k * k].reshape(-1, k, k)
+        plain = [m for m in metrics if m != "gender_parity"]
+        out = classification_metrics(cm, plain, n_classes, positive)
+        if wants_parity:
+            if sums.shape[1] > k * k:
+                out["gender_parity"] = _ratio(sums[:, k * k + 1], sums[:, k * k], np.nan)
+            else:
+                out["gender_parity"] = np.full(len(sums), np.nan)
+        return {m: out[m] for m in metrics}
+
+    if pair is None:
+        return CellScorer(metrics, cells, k * k, finish)
+    onehot = np.zeros((len(gold), k * k))
+    onehot[np.flatnonzero(scored), cells[scored]] = 1.0
+    stats, rows = _pair_clusters(onehot, np.where(scored, pred, -1), scored, np.asarray(pair))
+    return SumScorer(metrics, stats, finish, rows)
+
+
+def _pair_clusters(
+    onehot: np.ndarray, pred: np.ndarray, scored: np.ndarray, pair: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sum the units of each minimal pair into one row, adding two columns: [is a pair (two or
+    more scored units), all of them predicted alike]. Returns (stats, row of each unit)."""
+    n = len(pred)
+    pair = np.asarray(pair, dtype=np.int64)
+    singles = pair < 0
+    rows = np.empty(n, dtype=np.int64)
+    _, pair_rows = np.unique(pair[~singles], return_inverse=True)
+    n_pairs = int(pair_rows.max()) + 1 if len(pair_rows) else 0
+    rows[~singles] = pair_rows
+    rows[singles] = n_pairs + np.arange(int(singles.sum()))
+    n_rows = n_pairs + int(singles.sum())
+    stats = np.zeros((n_rows, onehot.shape[1] + 2))
+    stats[:, : onehot.shape[1]] = group_sums(onehot, rows, n_rows)
+    size = np.bincount(rows, weights=scored, minlength=n_rows)
+    decided = scored & (pred >= 0)
+    big = np.iinfo(np.int64).max
+    low = np.full(n_rows, big)
+    high = np.full(n_rows, -big)
+    np.minimum.at(low, rows[scored], pred[scored])
+    np.maximum.at(high, rows[scored], pred[scored])
+    all_decided = np.bincount(rows, weights=decided, minlength=n_rows) == size
+    is_pair = size >= 2
+    stats[:, -2] = is_pair
+    stats[:, -1] = is_pair & all_decided & (low == high)
+    return stats, rows
+
+
+# --- MultiRC ---------------------------------------------------------------------------------
+
+
+def multi_answer_scorer(
+    gold: np.ndarray, pred: np.ndarray, question: np.ndarray, n_questions: int, positive: int
+) -> SumScorer:
+    """F1a over all candidate answers and EM per question. One unit = one candidate answer;
+    `question` maps it to its question (the row, resampled as a whole). Answers without gold
+    or without any judgement are not scored; an undecided answer (tie) counts as wrong."""
+    gold = np.asarray(gold, dtype=np.int64)
+    pred = np.asarray(pred, dtype=np.int64)
+    question = np.asarray(question, dtype=np.int64)
+    scored = (gold >= 0) & (pred != -1)
+    right = scored & (pred == gold)
+    tp = scored & (gold == positive) & (pred == positive)
+    fp = scored & (gold != positive) & (pred == positive)
+    fn = scored & (gold == positive) & (pred != positive)
+    wrong = scored & ~right
+    per_q = np.zeros((n_questions, 5))
+    for col, values in enumerate((tp, fp, fn, wrong, scored)):
+        per_q[:, col] = np.bincount(question, weights=values, minlength=n_questions)
+    has = per_q[:, 4] > 0
+    stats = np.column_stack([per_q[:, :3], has & (per_q[:, 3] == 0), has.astype(float)])
+
+    def finish(sums: np.ndarray) -> Values:
+        tp_, fp_, fn_, exact, count = (sums[:, i] for i in range(5))
+        return {"f1a": _ratio(2 * tp_, 2 * tp_ + fp_ + fn_), "em": _ratio(exact, count, np.nan)}
+
+    return SumScorer(["f1a", "em"], stats, finish, question)
+
+
+# --- ReCoRD ----------------------------------------------------------------------------------
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD / ReCoRD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower().translate(_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    pred_tokens = normalize_answer(prediction).split()
+    gold_tokens = normalize_answer(gold).split()
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision = same / len(pred_tokens)
+    recall = same / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def record_scores(prediction: str | None, golds: Sequence[str]) -> tuple[float, float]:
+    """(token F1, exact match), each the max over the gold answers; no answer scores 0."""
+    if prediction is None or not golds:
+        return 0.0, 0.0
+    f1 = max(token_f1(prediction, g) for g in golds)
+    em = max(float(normalize_answer(prediction) == normalize_answer(g)) for g in golds)
+    return f1, em
+
+
+NO_ANSWER = object()
+"""A ReCoRD prediction that exists but is no answer (an unsettled tie): scored 0."""
+
+
+def entity_scorer(
+    predictions: Sequence[object], golds: Sequence[Sequence[str] | None]
+) -> SumScorer:
+    """ReCoRD: one unit per query. A prediction is an entity text, NO_ANSWER (scored 0) or
+    None (nobody answered: not scored); queries without gold are not scored."""
+    stats = np.zeros((len(predictions), 3))
+    for i, (p, g) in enumerate(zip(predictions, golds, strict=True)):
+        if g and p is not None and p is not NO_ANSWER:
+            stats[i] = (*record_scores(p, g), 1.0)
+        elif g and p is NO_ANSWER:
+            stats[i, 2] = 1.0
+
+    def finish(sums: np.ndarray) -> Values:
+        return {
+            "record_f1": _ratio(sums[:, 0], sums[:, 2], np.nan),
+            "record_em": _ratio(sums[:, 1], sums[:, 2], np.nan),
+        }
+
+    return SumScorer(["record_f1", "record_em"], stats, finish)
+
+
+# --- regression (STS-B) ----------------------------------------------------------------------
+
+
+def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson correlation per row of weights w (b x n) for fixed or per-row x, y."""
+    total = w.sum(axis=-1)
+    mx = _ratio((w * x).sum(axis=-1), total, np.nan)
+    my = _ratio((w * y).sum(axis=-1), total, np.nan)
+    dx = x - mx[:, None]
+    dy = y - my[:, None]
+    cov = (w * dx * dy).sum(axis=-1)
+    var = (w * dx * dx).sum(axis=-1) * (w * dy * dy).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(var > 1e-300, cov / np.sqrt(np.where(var > 0, var, 1)), np.nan)
+
+
+def _weighted_ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Mid-ranks of x within each resample (ties share the mean rank), as rankdata would give
+    on the resampled data; x is fixed, w (b x n) counts each unit's draws."""
+    _, group = np.unique(x, return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
+    per_value = np.add.reduceat(w[:, order], starts, axis=1)
+    below = np.cumsum(per_value, axis=1) - per_value
+    ranks = below + (per_value + 1) / 2
+    return ranks[:, group]
+
+
+@dataclass
+class RegressionScorer(Scorer):
+    """Pearson and Spearman between gold and predicted ratings, over units with both."""
+
+    metrics: list[str]
+    gold: np.ndarray
+    pred: np.ndarray
+
+    @property
+    def active(self) -> np.ndarray:
+        return np.isfinite(self.gold) & np.isfinite(self.pred)
+
+    @property
+    def n_units(self) -> int:
+        return int(self.active.sum())
+
+    def point(self) -> dict[str, float | None]:
+        a = self.active
+        return _correlations(self.gold[a], self.pred[a], self.metrics)
+
+    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+        a = self.active
+        gold, pred = self.gold[a], self.pred[a]
+
+        def statistic(w: np.ndarray) -> Values:
+            out: Values = {}
+            if "pearson" in self.metrics:
+                out["pearson"] = _weighted_pearson(gold, pred, w)
+            if "spearman" in self.metrics:
+                rx = _weighted_ranks(gold, w)
+                ry = _weighted_ranks(pred, w)
+                out["spearman"] = _weighted_pearson(rx, ry, w)
+            return out
+
+        result = bootstrap(len(gold), n, rng, statistic)
+        return result or {m: np.zeros(0) for m in self.metrics}
+
+    def subset(self, mask: np.ndarray) -> RegressionScorer:
+        mask = np.asarray(mask, dtype=bool)
+        return RegressionScorer(self.metrics, self.gold[mask], self.pred[mask])
+
+    def by_group(self, group: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        group = np.asarray(group, dtype=np.int64)
+        a = self.active
+        return [
+            _correlations(self.gold[a & (group == g)], self.pred[a & (group == g)], self.metrics)
+            for g in range(n_groups)
+        ]
+
+
+def _correlations(
+    gold: np.ndarray, pred: np.ndarray, metrics: Sequence[str]
+) -> dict[str, float | None]:
+    """scipy's pearsonr / spearmanr; None when undefined (fewer than 2 units, or constant)."""
+    out: dict[str, float | None] = dict.fromkeys(metrics)
+    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(pred) == 0:
+        return out
+    from scipy import stats  # heavy import: only reports of rating tasks need it
+
+    if "pearson" in metrics:
+        out["pearson"] = float(stats.pearsonr(gold, pred)[0])
+    if "spearman" in metrics:
+        out["spearman"] = float(stats.spearmanr(gold, pred)[0])
+    return out

@@ -1,0 +1,97 @@
+"""Models beside the humans: a model's predictions (a leaderboard submission file) scored on
+exactly the items of the human sample, with intervals, and compared with the human majority
+item by item (exact McNemar test on the items where one of them is right)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from annotate.analysis.aggregate import NO_DECISION, NO_LABELS
+from annotate.analysis.coding import CodedStudy, class_code_map
+from annotate.analysis.predictions import ModelPredictions
+from annotate.analysis.scoring import Aggregated, count_scored, score_with_intervals, scorer_for
+
+
+def model_units(coded: CodedStudy, model: ModelPredictions) -> np.ndarray:
+    """A model's prediction per unit in the form `scorer_for` takes (missing: not predicted)."""
+    names = coded.items["source_id"].astype(str).tolist()
+    preds = model.predictions
+    if coded.kind == "regression":
+        return np.array([float(preds[n]) if n in preds else np.nan for n in names])
+    if coded.kind == "entity_choice":
+        return np.array([preds.get(n) for n in names], dtype=object)
+    if coded.kind == "classification":
+        codes_of = class_code_map(coded.spec)
+        return np.array(
+            [codes_of.get(str(preds[n]), NO_DECISION) if n in preds else NO_LABELS for n in names],
+            dtype=np.int64,
+        )
+    codes_of = {v: i for i, v in enumerate(coded.classes)}
+    out = np.full(coded.n_units, NO_LABELS, dtype=np.int64)
+    for u, (item, unit_name) in enumerate(
+        zip(coded.unit_item.tolist(), coded.unit_name.tolist(), strict=True)
+    ):
+        answers = preds.get(names[item])
+        if isinstance(answers, dict):
+            answer = str(unit_name).rsplit("/", 1)[-1]
+            if answer in answers:
+                out[u] = codes_of.get(str(answers[answer]), NO_DECISION)
+    return out
+
+
+def score_models(
+    coded: CodedStudy,
+    models: Sequence[ModelPredictions],
+    final: Aggregated,
+    replicates: int,
+    seed: int,
+    has_gold: bool,
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
+    rows: list[dict[str, Any]] = []
+    item_preds: dict[str, np.ndarray] = {}
+    taken: set[str] = set()
+    for model in models:
+        name = model.name if model.name not in taken else model.path
+        taken.add(name)
+        pred = model_units(coded, model)
+        covered = count_scored(coded, pred) if has_gold else 0
+        row: dict[str, Any] = {"name": name, "file": model.path, "n": covered}
+        if not has_gold:
+            row.update(scores=None, task_score=None)
+        else:
+            scorer = scorer_for(coded, pred)
+            scores, total = score_with_intervals(
+                scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
+            )
+            row.update(scores=scores, task_score=total, paired=_mcnemar(coded, final.pred, pred))
+        if coded.kind in {"classification", "entity_choice", "multi_answer", "regression"}:
+            sample = count_scored(coded, final.pred) if has_gold else coded.n_items
+            if has_gold and covered < sample:
+                notes.append(
+                    f"model {name}: predictions cover {covered} of the {sample} scored items"
+                )
+        rows.append(row)
+        if coded.kind == "classification":
+            item_preds[name] = pred
+    return rows, item_preds
+
+
+def _mcnemar(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> dict[str, Any] | None:
+    """Paired comparison on the items both answered: exact McNemar test of the discordant pairs."""
+    if coded.kind != "classification":
+        return None
+    both = (coded.gold_code >= 0) & (human != NO_LABELS) & (model != NO_LABELS)
+    human_right = both & (human == coded.gold_code)
+    model_right = both & (model == coded.gold_code)
+    b = int((human_right & ~model_right).sum())
+    c = int((model_right & ~human_right).sum())
+    p = None
+    if b + c > 0:
+        from scipy import stats  # heavy import: only with --model
+
+        p = float(min(1.0, 2 * stats.binom.cdf(min(b, c), b + c, 0.5)))
+    return {"n": int(both.sum()), "human_only_right": b, "model_only_right": c, "mcnemar_p": p}

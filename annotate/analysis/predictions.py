@@ -1,0 +1,176 @@
+"""Read a model's predictions in the leaderboards' submission formats (FORMATS.md section 3), so
+the model can be scored on exactly the items of the human sample.
+
+- GLUE: TSV with the header `index<TAB>prediction`;
+- SuperGLUE: JSON lines `{"idx": …, "label": …}`; MultiRC nests paragraphs, questions and
+  answers (`{"idx", "passage": {"questions": [{"idx", "answers": [{"idx", "label"}]}]}}`).
+
+Predictions are mapped back to the task's label values through `submission.encoding` (WSC's
+"True" is the label "true", COPA's 0 is "0"). A bad file is a DataFileError naming the line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+from annotate.specs import TaskSpec
+
+
+@dataclass
+class ModelPredictions:
+    name: str
+    path: str
+    predictions: dict[str, Any]
+    """Item source id -> label value (text), rating, {answer idx: "0"/"1"} or entity text."""
+
+
+def _key(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).strip().lower()
+
+
+def _decoder(spec: TaskSpec) -> dict[str, str]:
+    """Submission value (normalised) -> label value."""
+    decode = {_key(v): v for v in spec.label_values()}
+    decode.update({_key(encoded): value for value, encoded in spec.submission.encoding.items()})
+    return decode
+
+
+def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: int) -> Any:
+    if spec.kind == "regression":
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise DataFileError(path, line, f"prediction {raw!r} is not a number") from None
+    if spec.kind == "entity_choice":
+        if not isinstance(raw, str):
+            raise DataFileError(path, line, f"prediction {raw!r} is not an entity text")
+        return raw
+    value = decode.get(_key(raw))
+    if value is None:
+        raise DataFileError(
+            path,
+            line,
+            f"unknown prediction {raw!r}; {spec.name} predictions are "
+            + ", ".join(
+                sorted(
+                    {str(v) for v in spec.submission.encoding.values()} or set(spec.label_values())
+                )
+            ),
+        )
+    return value
+
+
+def _id(value: Any, path: Path, line: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise DataFileError(path, line, f"idx {value!r} is not an id")
+    return str(value)
+
+
+def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
+    """A model's predictions for `spec`'s test items, by source id."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataFileError(path, None, "no such file")
+    style = spec.submission.style
+    if style == "glue-tsv":
+        predictions = _read_glue_tsv(path, spec)
+    elif style == "multirc":
+        predictions = _read_multirc(path, spec)
+    else:
+        predictions = _read_jsonl(path, spec)
+    if not predictions:
+        raise DataFileError(path, None, "no predictions in the file")
+    return ModelPredictions(name=path.stem, path=str(path), predictions=predictions)
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
+    return [
+        (n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1) if line.strip()
+    ]
+
+
+def _read_glue_tsv(path: Path, spec: TaskSpec) -> dict[str, Any]:
+    lines = _lines(path)
+    if not lines:
+        return {}
+    header = [h.strip().lower() for h in lines[0][1].split("\t")]
+    if header[:2] not in (["index", "prediction"], ["id", "prediction"]):
+        raise DataFileError(
+            path, lines[0][0], "expected the header 'index<TAB>prediction' (GLUE submission)"
+        )
+    decode = _decoder(spec)
+    out: dict[str, Any] = {}
+    for number, line in lines[1:]:
+        cells = line.split("\t")
+        if len(cells) != 2:
+            raise DataFileError(
+                path, number, f"row has {len(cells)} fields, expected 2 (index, prediction)"
+            )
+        index = cells[0].strip()
+        if index in out:
+            raise DataFileError(path, number, f"duplicate index {index!r}")
+        out[index] = _label(cells[1].strip(), spec, decode, path, number)
+    return out
+
+
+def _json_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    objects = []
+    for number, line in _lines(path):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataFileError(path, number, "expected a JSON object per line")
+        objects.append((number, obj))
+    return objects
+
+
+def _read_jsonl(path: Path, spec: TaskSpec) -> dict[str, Any]:
+    decode = _decoder(spec)
+    out: dict[str, Any] = {}
+    for number, obj in _json_objects(path):
+        if "idx" not in obj or "label" not in obj:
+            raise DataFileError(
+                path, number, "expected keys 'idx' and 'label' (SuperGLUE submission)"
+            )
+        idx = _id(obj["idx"], path, number)
+        if idx in out:
+            raise DataFileError(path, number, f"duplicate idx {idx!r}")
+        out[idx] = _label(obj["label"], spec, decode, path, number)
+    return out
+
+
+def _read_multirc(path: Path, spec: TaskSpec) -> dict[str, Any]:
+    decode = _decoder(spec)
+    out: dict[str, Any] = {}
+    for number, obj in _json_objects(path):
+        passage = obj.get("passage")
+        questions = passage.get("questions") if isinstance(passage, dict) else None
+        if not isinstance(questions, list):
+            raise DataFileError(path, number, "expected passage.questions (MultiRC submission)")
+        for q in questions:
+            if not isinstance(q, dict) or "idx" not in q or not isinstance(q.get("answers"), list):
+                raise DataFileError(path, number, "a question lacks 'idx' or 'answers'")
+            qid = _id(q["idx"], path, number)
+            answers: dict[str, str] = {}
+            for a in q["answers"]:
+                if not isinstance(a, dict) or "idx" not in a or "label" not in a:
+                    raise DataFileError(path, number, "an answer lacks 'idx' or 'label'")
+                answers[_id(a["idx"], path, number)] = _label(
+                    a["label"], spec, decode, path, number
+                )
+            if qid in out:
+                raise DataFileError(path, number, f"duplicate question idx {qid!r}")
+            out[qid] = answers
+    return out

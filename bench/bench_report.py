@@ -1,0 +1,304 @@
+"""The report of a large study (100,000 items x 5 labels, 3 classes) without bootstrap, against
+the same statistics computed in one plain script (raw `sqlite3` fetch + numpy + krippendorff +
+statsmodels); and the bootstrap (1000 replicates) of a 100-item study.
+
+    python -m bench.bench_report [--items N] [--labels K]
+
+The store is built in the real schema (`open_workspace(create=True)`) with rows inserted by
+`sqlite3.executemany`. Each measurement runs in a fresh process with its libraries imported
+before the clock starts; the command-line run (`annotate report --format json`) is timed end
+to end, imports included. Targets: report <= 2x the baseline and <= 3 s; bootstrap <= 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import in_subprocess, print_rows, timed
+
+TASK = "glue/mnli-m"
+CLASSES = ["entailment", "neutral", "contradiction"]
+N_ANNOTATORS = 50
+STUDY = "bench"
+
+
+def build_store(db: Path, items: int, labels: int, seed: int = 1) -> None:
+    """A finished study: `items` test items with gold, `labels` labels each from distinct
+    annotators of a pool of 50 whose accuracy ranges from 0.55 to 0.95."""
+    from annotate import specs
+    from annotate.workspace import open_workspace
+
+    ws = open_workspace(str(db), create=True)
+    ws.engine.dispose()
+    protocol = specs.load_protocol("superglue-2019").effective(TASK).model_dump()
+    protocol["annotators_per_item"] = labels
+    rng = np.random.default_rng(seed)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("BEGIN")
+    now = "2024-01-01 00:00:00.000000"
+    conn.execute(
+        "INSERT INTO dataset (id, task, split, path, sha256, n_items, detail, imported_at) "
+        "VALUES (1, ?, 'test', 'bench', 'bench', ?, '{}', ?)",
+        (TASK, items, now),
+    )
+    conn.execute(
+        "INSERT INTO study (id, name, task, protocol, test_dataset_id, state, created_at) "
+        "VALUES (1, ?, ?, ?, 1, 'test', ?)",
+        (STUDY, TASK, json.dumps(protocol), now),
+    )
+    conn.executemany(
+        "INSERT INTO annotator (id, name, failed_logins, created_at) VALUES (?, ?, 0, ?)",
+        [(a + 1, f"annotator-{a:02d}", now) for a in range(N_ANNOTATORS)],
+    )
+    gold = rng.integers(0, 3, items)
+    conn.executemany(
+        "INSERT INTO item (id, dataset_id, position, source_id, fields, gold, tags) "
+        "VALUES (?, 1, ?, ?, ?, ?, NULL)",
+        [
+            (i + 1, i, str(i), '{"premise": "p", "hypothesis": "h"}', json.dumps(CLASSES[g]))
+            for i, g in enumerate(gold.tolist())
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO studyitem (study_id, item_id, phase, position, n_labels) "
+        "VALUES (1, ?, 'test', ?, ?)",
+        [(i + 1, i, labels) for i in range(items)],
+    )
+    skill = np.linspace(0.55, 0.95, N_ANNOTATORS)
+    who = np.argsort(rng.random((items, N_ANNOTATORS)), axis=1)[:, :labels]
+    right = rng.random((items, labels)) < skill[who]
+    wrong = (gold[:, None] + rng.integers(1, 3, (items, labels))) % 3
+    value = np.where(right, gold[:, None], wrong)
+    secs = rng.uniform(2, 30, (items, labels))
+    rows = []
+    for i in range(items):
+        for j in range(labels):
+            s = secs[i, j]
+            rows.append(
+                (
+                    1,
+                    i + 1,
+                    int(who[i, j]) + 1,
+                    json.dumps(CLASSES[value[i, j]]),
+                    now,
+                    f"2024-01-01 00:00:{int(s):02d}.{int((s % 1) * 1e6):06d}",
+                )
+            )
+    conn.executemany(
+        "INSERT INTO label (study_id, item_id, annotator_id, phase, value, shown_at, answered_at, "
+        "flag, revisions) VALUES (?, ?, ?, 'test', ?, ?, ?, 0, 0)",
+        rows,
+    )
+    conn.execute("COMMIT")
+    conn.close()
+
+
+# --- the baseline: the same statistics in one plain script ---------------------------------
+
+
+def baseline(db: Path, k: int) -> dict:
+    import krippendorff
+    from statsmodels.stats import inter_rater
+
+    def work() -> None:
+        conn = sqlite3.connect(db)
+        items = conn.execute(
+            "SELECT si.item_id, i.gold FROM studyitem si JOIN item i ON i.id = si.item_id "
+            "WHERE si.study_id = 1 AND si.phase = 'test' ORDER BY si.position"
+        ).fetchall()
+        labels = conn.execute(
+            "SELECT item_id, annotator_id, value, "
+            "(julianday(answered_at) - julianday(shown_at)) * 86400.0 "
+            "FROM label WHERE study_id + 0 = 1 AND phase = 'test'"  # a scan: as annotate does
+        ).fetchall()
+        conn.close()
+        item_ids = np.array([r[0] for r in items])
+        code_of = {json.dumps(c): n for n, c in enumerate(CLASSES)}
+        gold = np.array([code_of[r[1]] for r in items])
+        pos = np.searchsorted(item_ids, np.array([r[0] for r in labels]))
+        ann = np.array([r[1] for r in labels]) - 1
+        uniq, inv = np.unique(np.array([r[2] for r in labels], dtype=object), return_inverse=True)
+        code = np.array([code_of[u] for u in uniq])[inv]
+        secs = np.array([r[3] for r in labels])
+        n, c = len(items), len(CLASSES)
+        rng = np.random.default_rng(0)
+
+        def vote(unit: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            counts = np.bincount(unit * c + codes, minlength=n * c).reshape(n, c)
+            top = counts.max(axis=1)
+            is_top = counts == top[:, None]
+            noise = rng.random((n, c)) * is_top
+            return noise.argmax(axis=1), counts
+
+        pred, counts = vote(pos, code)
+        acc = (pred == gold).mean()
+        cm = np.bincount(gold * c + pred, minlength=c * c).reshape(c, c)
+        per_ann = np.bincount(ann, weights=code == gold[pos]) / np.bincount(ann)
+        order = np.argsort(ann, kind="stable")
+        bounds = np.r_[0, np.cumsum(np.bincount(ann))]
+        med = [np.median(secs[order[bounds[a] : bounds[a + 1]]]) for a in range(len(bounds) - 1)]
+        krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+        inter_rater.fleiss_kappa(counts[counts.sum(axis=1) == k])
+        # pairwise Cohen's kappa
+        o = np.lexsort((ann, pos))
+        u = pos[o]
+        i_idx, j_idx = [], []
+        for off in range(1, k):
+            hit = np.flatnonzero(u[off:] == u[:-off])
+            i_idx.append(o[hit])
+            j_idx.append(o[hit + off])
+        i_, j_ = np.concatenate(i_idx), np.concatenate(j_idx)
+        keys, pair = np.unique(ann[i_] * 100 + ann[j_], return_inverse=True)
+        nn = np.bincount(pair)
+        po = np.bincount(pair, weights=code[i_] == code[j_]) / nn
+        ma = np.bincount(pair * c + code[i_], minlength=len(keys) * c).reshape(-1, c) / nn[:, None]
+        mb = np.bincount(pair * c + code[j_], minlength=len(keys) * c).reshape(-1, c) / nn[:, None]
+        pe = (ma * mb).sum(axis=1)
+        _ = (po - pe) / (1 - pe)
+        # histogram, unanimous vs split, gold suspects
+        top = counts.max(axis=1)
+        np.unique(top, return_counts=True)
+        unanimous = top == counts.sum(axis=1)
+        (pred == gold)[unanimous].mean(), (pred == gold)[~unanimous].mean()
+        suspects = np.flatnonzero(pred != gold)
+        against = 1 - counts[np.arange(n), gold] / counts.sum(axis=1)
+        suspects[np.argsort(-against[suspects], kind="stable")]
+        # majority of k, 4 draws each for k = 1, 3 and 5
+        for kk in (1, 3, 5):
+            for _ in range(4):
+                key = np.argsort(pos + rng.random(len(pos)), kind="stable")
+                g = pos[key]
+                starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+                rank = np.arange(len(g)) - np.repeat(starts, np.diff(np.r_[starts, len(g)]))
+                chosen = key[rank < kk]
+                p, _ = vote(pos[chosen], code[chosen])
+                (p == gold).mean()
+        assert 0 <= acc <= 1 and cm.sum() == n and len(per_ann) and len(med)
+
+    return timed(work)
+
+
+def ours(db: Path, bootstrap: int) -> dict:
+    import statsmodels.stats.inter_rater  # noqa: F401  (imported before the clock, as above)
+
+    from annotate.analysis.report import study_report
+    from annotate.workspace import open_workspace
+
+    ws = open_workspace(str(db))
+    return timed(lambda: study_report(ws.engine, STUDY, bootstrap=bootstrap, seed=1))
+
+
+def cli(db: Path, bootstrap: int) -> dict:
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "annotate",
+            "--db",
+            str(db),
+            "report",
+            STUDY,
+            "--format",
+            "json",
+            "--bootstrap",
+            str(bootstrap),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return {"seconds": time.perf_counter() - start}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--labels", type=int, default=5)
+    parser.add_argument("--run", choices=["ours", "baseline"])
+    parser.add_argument("--db")
+    parser.add_argument("--bootstrap", type=int, default=0)
+    args = parser.parse_args()
+    if args.run == "ours":
+        print(json.dumps(ours(Path(args.db), args.bootstrap)))
+        return
+    if args.run == "baseline":
+        print(json.dumps(baseline(Path(args.db), args.labels)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        big, small = Path(tmp) / "big.db", Path(tmp) / "small.db"
+        build_store(big, args.items, args.labels)
+        build_store(small, 100, args.labels)
+        base = in_subprocess(
+            "bench.bench_report",
+            "--run",
+            "baseline",
+            "--db",
+            str(big),
+            "--labels",
+            str(args.labels),
+        )
+        mine = in_subprocess("bench.bench_report", "--run", "ours", "--db", str(big))
+        whole = cli(big, 0)
+        boot = in_subprocess(
+            "bench.bench_report", "--run", "ours", "--db", str(small), "--bootstrap", "1000"
+        )
+        boot_cli = cli(small, 1000)
+    ratio = mine["seconds"] / base["seconds"]
+    print_rows(
+        f"report of {args.items:,} items x {args.labels} labels, no bootstrap",
+        [
+            (
+                "baseline (sqlite3 + numpy + krippendorff + statsmodels)",
+                f"{base['seconds']:.2f} s, peak {base['peak_rss_mb']:.0f} MB",
+            ),
+            (
+                "annotate study_report",
+                f"{mine['seconds']:.2f} s, peak {mine['peak_rss_mb']:.0f} MB",
+            ),
+            ("ratio (target <= 2x)", f"{ratio:.2f}x"),
+            ("time (target <= 3 s)", "ok" if mine["seconds"] <= 3 else "OVER"),
+            (
+                "annotate report --format json, end to end",
+                f"{whole['seconds']:.2f} s (imports included)",
+            ),
+        ],
+    )
+    print_rows(
+        "bootstrap, 1000 replicates, 100 items",
+        [
+            (
+                "annotate study_report",
+                f"{boot['seconds']:.2f} s ({'ok' if boot['seconds'] <= 2 else 'OVER'}, target <= 2 s)",
+            ),
+            ("annotate report, end to end", f"{boot_cli['seconds']:.2f} s (imports included)"),
+        ],
+    )
+    print(
+        json.dumps(
+            {
+                "bench": "report",
+                "items": args.items,
+                "baseline": base,
+                "annotate": mine,
+                "ratio": ratio,
+                "cli": whole,
+                "bootstrap": boot,
+                "bootstrap_cli": boot_cli,
+            }
+        ),
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()

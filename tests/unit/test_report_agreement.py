@@ -1,0 +1,137 @@
+"""`annotate agreement FILE`: agreement statistics of any long-format label file, checked
+against published reference values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+# Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders x 12 units, "."
+# is a missing value.
+KRIPPENDORFF_2011 = {
+    "A": "1 2 3 3 2 1 4 1 2 . . .",
+    "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    "C": ". 3 3 3 2 3 4 2 2 5 1 .",
+    "D": "1 2 3 3 2 4 4 1 2 5 1 .",
+}
+
+# Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters each, counts per category 1..5.
+FLEISS_TABLE = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
+
+
+def krippendorff_csv(path: Path) -> Path:
+    """The example as long-format CSV, missing values kept as rows with an empty label."""
+    lines = ["item,annotator,label"]
+    for coder, row in KRIPPENDORFF_2011.items():
+        for unit, value in enumerate(row.split(), start=1):
+            lines.append(f"u{unit},{coder},{'' if value == '.' else value}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def fleiss_jsonl(path: Path) -> Path:
+    """The table rebuilt as labels: subject s gets n_sj labels of category j, from 14 raters."""
+    rows = []
+    for subject, counts in enumerate(FLEISS_TABLE, start=1):
+        rater = 0
+        for category, n in enumerate(counts, start=1):
+            for _ in range(n):
+                rater += 1
+                rows.append({"item_id": f"s{subject}", "annotator": f"r{rater}", "value": category})
+        assert rater == 14
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)],
+)
+def test_krippendorff_2011_example(cli, tmp_path: Path, level: str, expected: float):
+    data = krippendorff_csv(tmp_path / "k2011.csv")
+    result = cli("agreement", data, "--level", level, "--format", "json", "--bootstrap", "200")
+    assert result.code == 0, result.stderr
+    r = result.json()
+    alpha = r["krippendorff_alpha"]
+    assert round(alpha["value"], 3) == expected
+    assert alpha["ci_low"] <= alpha["value"] <= alpha["ci_high"]
+    assert (r["n_items"], r["n_annotators"], r["n_labels"], r["n_missing"]) == (12, 4, 41, 7)
+    assert alpha["n_items"] == 11  # unit 12 has one value: not pairable
+
+
+def test_fleiss_kappa_of_the_wikipedia_table(cli, tmp_path: Path):
+    data = fleiss_jsonl(tmp_path / "fleiss.jsonl")
+    r = cli("agreement", data, "--format", "json", "--bootstrap", "0").json()
+    fleiss = r["fleiss_kappa"]
+    assert round(fleiss["value"], 3) == 0.210
+    assert (fleiss["n_items"], fleiss["raters_per_item"]) == (10, 14)
+    assert r["item_agreement_histogram"]["14/14"] == 1
+
+
+def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
+    data = tmp_path / "labels.tsv"
+    data.write_text(
+        "item_id\tannotator\tlabel\n"
+        "1\tann\tyes\n1\tbob\tyes\n2\tann\tno\n2\tbob\tno\n3\tann\tyes\n3\tbob\tno\n4\tann\tno\n4\tbob\tno\n"
+    )
+    result = cli("agreement", data)
+    assert result.code == 0, result.stderr
+    assert "Krippendorff's α (nominal)" in result.stdout and "Fleiss' κ" in result.stdout
+    r = cli("agreement", data, "--format", "json").json()
+    # po = 3/4, pe = (2/4)(1/4) + (2/4)(3/4) = 1/2: κ = 0.5
+    assert r["pairwise_cohen_kappa"] == [
+        {"a": "ann", "b": "bob", "n": 4, "kappa": pytest.approx(0.5)}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        ("item,coder\n1,a\n", [], ":1: no label column: expected one of label, value"),
+        (
+            "item,annotator,label\n1,a,x\n1,a,y\n",
+            [],
+            ":3: annotator 'a' labels item '1' twice (first on line 2)",
+        ),
+        (
+            "item,annotator,label\n1,a,2\n1,b,high\n",
+            ["--level", "interval"],
+            ":3: label 'high' is not a number",
+        ),
+        ("item,annotator,label\n1,a\n", [], ":2: row has 2 fields, expected 3"),
+        ("item,annotator,label\n1,a,\n", [], "every label in the file is missing"),
+    ],
+)
+def test_bad_files_name_the_file_and_line(
+    cli, tmp_path: Path, content: str, args: list[str], message: str
+):
+    data = tmp_path / "bad.csv"
+    data.write_text(content)
+    result = cli("agreement", data, *args)
+    assert result.code == 2
+    assert f"error: {data}" in result.stderr and message in result.stderr
+
+
+def test_degenerate_files_give_messages_not_crashes(cli, tmp_path: Path):
+    data = tmp_path / "same.csv"
+    data.write_text("item,annotator,label\n1,a,x\n1,b,x\n2,a,x\n3,b,x\n")
+    r = cli("agreement", data, "--format", "json").json()
+    assert (
+        r["krippendorff_alpha"]["value"] is None and "same value" in r["krippendorff_alpha"]["note"]
+    )
+    assert r["fleiss_kappa"]["value"] is None
+    assert r["pairwise_cohen_kappa"][0]["kappa"] is None
+    assert cli("agreement", data).code == 0
