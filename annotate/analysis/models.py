@@ -51,6 +51,9 @@ def score_models(
     has_gold: bool,
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
+    """One report row per model (scores with intervals, McNemar against the human majority)
+    and, for classification tasks, each model's class code per item (for the diagnostics).
+    Coverage gaps are added to `notes`."""
     rows: list[dict[str, Any]] = []
     item_preds: dict[str, np.ndarray] = {}
     taken: set[str] = set()
@@ -68,12 +71,9 @@ def score_models(
                 scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
             )
             row.update(scores=scores, task_score=total, paired=_mcnemar(coded, final.pred, pred))
-        if coded.kind in {"classification", "entity_choice", "multi_answer", "regression"}:
-            sample = count_scored(coded, final.pred) if has_gold else coded.n_items
-            if has_gold and covered < sample:
-                notes.append(
-                    f"model {name}: predictions cover {covered} of the {sample} scored items"
-                )
+        sample = count_scored(coded, final.pred)
+        if has_gold and covered < sample:
+            notes.append(f"model {name}: predictions cover {covered} of the {sample} scored items")
         rows.append(row)
         if coded.kind == "classification":
             item_preds[name] = pred

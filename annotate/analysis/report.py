@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +86,12 @@ class StudyReport:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON types only: NaN becomes null, numpy numbers become Python numbers."""
-        return _plain(asdict(self))
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, str | int | bool) or value is None:
+        return value
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -154,6 +154,7 @@ def answer_scorer(coded: CodedStudy) -> tuple[Scorer, np.ndarray]:
 
 
 def gold_available(coded: CodedStudy) -> bool:
+    """Whether any unit has gold (test files often have none)."""
     if coded.kind == "regression":
         return bool(np.isfinite(coded.gold_number).any())
     if coded.kind == "entity_choice":
@@ -177,6 +178,7 @@ def count_scored(coded: CodedStudy, pred: np.ndarray) -> int:
 
 
 def estimate(point: float | None, replicates: np.ndarray | None) -> dict[str, Any]:
+    """{value, ci_low, ci_high}: the point value with the percentile interval of replicates."""
     low = high = None
     if replicates is not None and len(replicates) and point is not None:
         low, high = percentile_interval(replicates)
