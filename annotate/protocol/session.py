@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Engine, Integer, func, select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
@@ -27,7 +27,7 @@ from annotate.protocol import gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import count_label, lease_next_item, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.store.engine import lock_study, write_session
+from annotate.store.engine import is_transient, lock_study, write_session
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -98,16 +98,15 @@ class ItemTaken(UserError):
 
 
 def _retry(fn: Callable[[], Any]) -> Any:
-    """Run a write transaction, again if the database was busy. A failed commit is "unknown",
-    not "not written": callers make their writes idempotent under the unique constraints."""
+    """Run a write transaction, again if it failed transiently (SQLite busy; PostgreSQL
+    serialization failure or deadlock). A failed commit is "unknown", not "not written":
+    callers make their writes idempotent under the unique constraints."""
     delay = 0.05
     for attempt in range(RETRIES):
         try:
             return fn()
-        except OperationalError as exc:
-            if attempt == RETRIES - 1 or (
-                "locked" not in str(exc).lower() and "busy" not in str(exc).lower()
-            ):
+        except DBAPIError as exc:
+            if attempt == RETRIES - 1 or not is_transient(exc):
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
@@ -128,6 +127,7 @@ class AnnotatorSession:
         self.annotator = annotator
         self.annotator_id: int = annotator.id
         self.clock = clock
+        self._sizes: tuple[int, int] | None = None
 
     @classmethod
     def open(
@@ -148,23 +148,32 @@ class AnnotatorSession:
 
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session) -> tuple[int, int, int]:
-        training_done, training_correct = session.execute(
+        """(training answers, right ones, test answers) in one indexed query."""
+        rows = session.execute(
             select(
-                func.count(Label.id), func.coalesce(func.sum(Label.correct.cast(Integer)), 0)
-            ).where(
-                Label.study_id == self.ctx.id,
-                Label.annotator_id == self.annotator_id,
-                Label.phase == TRAINING,
+                Label.phase,
+                func.count(Label.id),
+                func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
             )
-        ).one()
-        test_done = session.scalar(
-            select(func.count(Label.id)).where(
-                Label.study_id == self.ctx.id,
-                Label.annotator_id == self.annotator_id,
-                Label.phase == TEST,
+            .where(Label.study_id == self.ctx.id, Label.annotator_id == self.annotator_id)
+            .group_by(Label.phase)
+        ).all()
+        by_phase = {phase: (int(n), int(right)) for phase, n, right in rows}
+        training_done, training_correct = by_phase.get(TRAINING, (0, 0))
+        return training_done, training_correct, by_phase.get(TEST, (0, 0))[0]
+
+    def _study_sizes(self, session: Session) -> tuple[int, int]:
+        """(training quota, test items): fixed when the study was created, so asked once."""
+        if self._sizes is None:
+            counts = dict(
+                session.execute(
+                    select(StudyItem.phase, func.count())
+                    .where(StudyItem.study_id == self.ctx.id)
+                    .group_by(StudyItem.phase)
+                ).all()
             )
-        )
-        return int(training_done), int(training_correct), int(test_done or 0)
+            self._sizes = (int(counts.get(TRAINING, 0)), int(counts.get(TEST, 0)))
+        return self._sizes
 
     def _decision(self, session: Session) -> GateDecision | None:
         return gate.latest_decision(session, self.ctx.id, self.annotator_id)
@@ -173,7 +182,7 @@ class AnnotatorSession:
         decision = self._decision(session)
         if decision is not None:
             return Phase.TEST if decision.admitted else Phase.REJECTED
-        quota = gate.training_quota(session, self.ctx.id)
+        quota, _ = self._study_sizes(session)
         done, _, _ = self._counts(session)
         if done < quota:
             return Phase.TRAINING
@@ -217,14 +226,9 @@ class AnnotatorSession:
     def progress(self) -> Progress:
         with Session(self.engine) as session:
             done, correct, test_done = self._counts(session)
-            quota = gate.training_quota(session, self.ctx.id)
-            test_items = session.scalar(
-                select(func.count()).where(
-                    StudyItem.study_id == self.ctx.id, StudyItem.phase == TEST
-                )
-            )
+            quota, test_items = self._study_sizes(session)
             phase = self._phase(session)
-        return Progress(phase, done, correct, quota, test_done, int(test_items or 0))
+        return Progress(phase, done, correct, quota, test_done, test_items)
 
     # --- items ------------------------------------------------------------------------------
     def _view(self, session: Session, item_id: int, phase: str, number: int) -> ItemView:

@@ -52,7 +52,7 @@ class LabelApp(App[None]):
         spec, protocol = self.session.spec, self.session.ctx.protocol
         self.push_screen(GuidelinesScreen(spec, protocol, self.session.progress()))
 
-    def show_next(self) -> None:
+    async def show_next(self) -> None:
         """Replace the current screen with what the engine says comes next."""
         item = self.session.next_item()
         progress = self.session.progress()
@@ -64,6 +64,10 @@ class LabelApp(App[None]):
                     self.notify(
                         "Test phase: from now on there is no feedback.", timeout=6, markup=False
                     )
+            current = self.screen
+            if isinstance(current, ItemScreen) and not current.revising:
+                await current.show_item(item, progress)  # same layout: refill, no rebuild
+                return
             screen = ItemScreen(self.session.spec, item, progress, self.started)
         elif progress.phase in (Phase.WAITING, Phase.TRAINING):
             screen = WaitingScreen(progress, self.poll_seconds)
@@ -76,20 +80,20 @@ class LabelApp(App[None]):
     def _is_current(self, message: ScreenMessage) -> bool:
         return message.origin is self.screen
 
-    def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
+    async def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
         if self._is_current(message):
-            self.show_next()
+            await self.show_next()
 
-    def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
+    async def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
         if self._is_current(message):
-            self.show_next()
+            await self.show_next()
 
-    def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
+    async def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
         if self._is_current(message) and self.session.phase() is not Phase.WAITING:
-            self.show_next()
+            await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------
-    def on_item_screen_answered(self, message: ItemScreen.Answered) -> None:
+    async def on_item_screen_answered(self, message: ItemScreen.Answered) -> None:
         if not self._is_current(message):
             return
         if message.revising:
@@ -122,7 +126,7 @@ class LabelApp(App[None]):
                 )
             )
             return
-        self.show_next()
+        await self.show_next()
 
     def _revise(self, message: ItemScreen.Answered) -> None:
         try:

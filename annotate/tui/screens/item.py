@@ -7,7 +7,7 @@ keypress, and the app stores it (and shows the next item only once the store has
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import events
@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, OptionList, Static
 
 from annotate.protocol.answers import describe
@@ -109,6 +110,27 @@ class ItemScreen(Screen[None]):
         focus = self.parts.chooser or self.query_one("#body")
         focus.focus()
 
+    async def show_item(self, item: ItemView, progress: Progress) -> None:
+        """Show the next item in this same screen. Rebuilding only the item's own widgets,
+        not the whole screen, keeps keypress-to-next-item fast (bench/bench_keypress.py)."""
+        self.item, self.progress = item, progress
+        self.flag, self.comment, self.answered = False, None, False
+        old_chooser = self.parts.chooser
+        self.parts = build_item(self.spec, item.fields, None)
+        body = self.query_one("#body", VerticalScroll)
+        await _refill(body, self.parts.scrolling)
+        body.scroll_home(animate=False)
+        if self.parts.pinned:
+            pinned = self.query_one("#pinned", Vertical)
+            await _refill(pinned, self.parts.pinned)
+        if old_chooser is not None and self.parts.chooser is not None:
+            await old_chooser.remove()
+            await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
+        self.query_one("#flag-note").display = False
+        self.query_one(StatusBar).set_progress(item.phase, progress)
+        focus = self.parts.chooser or body
+        self.call_after_refresh(focus.focus)
+
     def _revise_banner(self) -> Text:
         return Text.assemble(
             ("Revising your previous answer", "bold"),
@@ -195,3 +217,21 @@ class ItemScreen(Screen[None]):
             body.scroll_page_up()
         else:
             body.scroll_page_down()
+
+
+async def _refill(container: Widget, widgets: list[Widget]) -> None:
+    """Put `widgets` in `container`. When they are the same plain text widgets as before (the
+    usual case: one task, one layout), only their text changes, which is much cheaper than
+    removing and mounting widgets."""
+    old = list(container.children)
+    same_shape = len(old) == len(widgets) and all(
+        type(o) is Static and type(n) is Static and o.id == n.id
+        for o, n in zip(old, widgets, strict=True)
+    )
+    if same_shape:
+        for o, n in zip(old, widgets, strict=True):
+            o.set_classes(n.classes)
+            o.update(cast(Static, n).content)
+        return
+    await container.remove_children()
+    await container.mount_all(widgets)

@@ -55,6 +55,13 @@ class StatusBar(Horizontal):
         self.query_one(ProgressBar).progress = done
         self.set_interval(1.0, self._tick)
 
+    def set_progress(self, phase: str, progress: Progress) -> None:
+        """Move to the next item's figures without rebuilding the bar."""
+        self.phase, self.progress = phase, progress
+        done, total = phase_counts(phase, progress)
+        self.query_one("#status-phase", Static).update(describe_progress(phase, progress))
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+
     def _elapsed(self) -> Text:
         return Text(f"⏱ {format_elapsed(time.monotonic() - self.started)}")
 

@@ -1,0 +1,142 @@
+"""Keypress -> label committed -> next item rendered, in the real annotator app driven by Pilot,
+on a store that holds 1,000,000 labels (200,000 complete test items x 5) plus open items.
+
+The clock starts just before `pilot.press` and stops in `call_after_refresh` after the app has
+switched to the next item's screen (DESIGN.md: `await pilot.press` itself waits for idle and
+would overstate the latency). Targets: p50 <= 15 ms, p99 <= 50 ms.
+
+Baseline in the same run: the engine alone (next_item + submit, no screen) on the same store,
+so the ratio shows what the screen adds.
+
+    python -m bench.bench_keypress [--labels 1000000] [--presses 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import print_rows
+from bench.store_builder import build_study
+
+
+def _admit(engine, study: str, name: str):
+    from sqlmodel import Session
+
+    from annotate.protocol.studies import load_study
+    from annotate.store.models import Annotator, GateDecision, utcnow
+
+    ctx = load_study(engine, study)
+    with Session(engine) as s:
+        a = Annotator(name=name)
+        s.add(a)
+        s.flush()
+        s.add(
+            GateDecision(
+                study_id=ctx.id,
+                annotator_id=a.id,
+                admitted=True,
+                rule="bench",
+                decided_by="rule",
+                decided_at=utcnow(),
+            )
+        )
+        s.commit()
+    return ctx
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def measure_app(engine, study: str, presses: int) -> list[float]:
+    from annotate.tui.app import create_app
+
+    _admit(engine, study, "keypress")
+    app = create_app(engine, study, "keypress")
+    rendered: list[float] = []
+    original = app.show_next
+
+    async def show_next_and_stamp() -> None:
+        await original()
+        app.call_after_refresh(lambda: rendered.append(time.monotonic()))
+
+    app.show_next = show_next_and_stamp  # type: ignore[method-assign]
+    latencies = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")  # leave the guidelines screen
+        await pilot.pause()
+        for _ in range(presses):
+            before = len(rendered)
+            start = time.monotonic()
+            await pilot.press("1")
+            for _ in range(200):  # bounded wait for the refresh callback
+                if len(rendered) > before:
+                    break
+                await pilot.pause()
+            latencies.append(rendered[before] - start)
+    return latencies
+
+
+def measure_engine(engine, study: str, presses: int) -> list[float]:
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.store.models import Annotator
+
+    ctx = _admit(engine, study, "engine-only")
+    from sqlmodel import Session, select
+
+    with Session(engine) as s:
+        a = s.exec(select(Annotator).where(Annotator.name == "engine-only")).one()
+        s.expunge(a)
+    session = AnnotatorSession(engine, ctx, a)
+    item = session.next_item()
+    times = []
+    for _ in range(presses):
+        start = time.monotonic()
+        session.submit(item, "entailment")
+        item = session.next_item()
+        session.progress()
+        times.append(time.monotonic() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--labels", type=int, default=1_000_000)
+    parser.add_argument("--presses", type=int, default=200)
+    args = parser.parse_args()
+    complete = args.labels // 5
+    with tempfile.TemporaryDirectory() as tmp:
+        build_start = time.monotonic()
+        engine = build_study(
+            str(Path(tmp) / "big.db"),
+            complete + 2 * args.presses + 10,
+            complete=complete,
+            name="big",
+        )
+        built = time.monotonic() - build_start
+        engine_times = measure_engine(engine, "big", args.presses)
+        app_times = asyncio.run(measure_app(engine, "big", args.presses))
+        engine.dispose()
+    ms = 1000
+    p50, p99 = statistics.median(app_times) * ms, percentile(app_times, 0.99) * ms
+    e50 = statistics.median(engine_times) * ms
+    print_rows(
+        f"keypress -> committed -> next item rendered ({args.labels:,} labels in the store, "
+        f"built in {built:.0f} s)",
+        [
+            ("app p50 (target <= 15 ms)", f"{p50:.1f} ms"),
+            ("app p99 (target <= 50 ms)", f"{p99:.1f} ms"),
+            ("engine only p50 (baseline)", f"{e50:.1f} ms"),
+            ("app / engine (p50)", f"{p50 / e50:.2f}x"),
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
