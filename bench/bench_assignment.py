@@ -13,39 +13,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from annotate.protocol.session import AnnotatorSession
-from annotate.store.models import Annotator, GateDecision, utcnow
 from bench.common import print_rows
-from bench.store_builder import build_study
+from bench.store_builder import admitted_session, build_study
 
 CALLS = 300
 
 
 def measure(engine, study: str, calls: int = CALLS) -> tuple[float, float]:
     """Median seconds of next_item() and of submit() for a fresh admitted annotator."""
-    from sqlmodel import Session
-
-    from annotate.protocol.studies import load_study
-
-    ctx = load_study(engine, study)
-    with Session(engine) as s:
-        a = Annotator(name=f"{study}-timer")
-        s.add(a)
-        s.flush()
-        s.add(
-            GateDecision(
-                study_id=ctx.id,
-                annotator_id=a.id,
-                admitted=True,
-                rule="bench",
-                decided_by="rule",
-                decided_at=utcnow(),
-            )
-        )
-        s.commit()
-        s.refresh(a)
-        s.expunge(a)
-    session = AnnotatorSession(engine, ctx, a)
+    session = admitted_session(engine, study, f"{study}-timer")
     next_times, submit_times = [], []
     for _ in range(calls):
         t0 = time.perf_counter()

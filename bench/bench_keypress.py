@@ -21,32 +21,7 @@ import time
 from pathlib import Path
 
 from bench.common import print_rows
-from bench.store_builder import build_study
-
-
-def _admit(engine, study: str, name: str):
-    from sqlmodel import Session
-
-    from annotate.protocol.studies import load_study
-    from annotate.store.models import Annotator, GateDecision, utcnow
-
-    ctx = load_study(engine, study)
-    with Session(engine) as s:
-        a = Annotator(name=name)
-        s.add(a)
-        s.flush()
-        s.add(
-            GateDecision(
-                study_id=ctx.id,
-                annotator_id=a.id,
-                admitted=True,
-                rule="bench",
-                decided_by="rule",
-                decided_at=utcnow(),
-            )
-        )
-        s.commit()
-    return ctx
+from bench.store_builder import admitted_session, build_study
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -57,7 +32,7 @@ def percentile(values: list[float], q: float) -> float:
 async def measure_app(engine, study: str, presses: int) -> list[float]:
     from annotate.tui.app import create_app
 
-    _admit(engine, study, "keypress")
+    admitted_session(engine, study, "keypress")
     app = create_app(engine, study, "keypress")
     rendered: list[float] = []
     original = app.show_next
@@ -84,16 +59,7 @@ async def measure_app(engine, study: str, presses: int) -> list[float]:
 
 
 def measure_engine(engine, study: str, presses: int) -> list[float]:
-    from annotate.protocol.session import AnnotatorSession
-    from annotate.store.models import Annotator
-
-    ctx = _admit(engine, study, "engine-only")
-    from sqlmodel import Session, select
-
-    with Session(engine) as s:
-        a = s.exec(select(Annotator).where(Annotator.name == "engine-only")).one()
-        s.expunge(a)
-    session = AnnotatorSession(engine, ctx, a)
+    session = admitted_session(engine, study, "engine-only")
     item = session.next_item()
     times = []
     for _ in range(presses):

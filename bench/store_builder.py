@@ -146,3 +146,31 @@ def build_study(
         ):
             conn.execute(insert(Label.__table__), batch)
     return engine
+
+
+def admitted_session(engine: Engine, study: str, name: str):
+    """A new annotator on `study` with a passing gate decision, as an engine session."""
+    from sqlmodel import Session
+
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.protocol.studies import load_study
+
+    ctx = load_study(engine, study)
+    with Session(engine) as s:
+        a = Annotator(name=name)
+        s.add(a)
+        s.flush()
+        s.add(
+            GateDecision(
+                study_id=ctx.id,
+                annotator_id=a.id,
+                admitted=True,
+                rule="bench",
+                decided_by="rule",
+                decided_at=utcnow(),
+            )
+        )
+        s.commit()
+        s.refresh(a)
+        s.expunge(a)
+    return AnnotatorSession(engine, ctx, a)
