@@ -265,13 +265,16 @@ class AnnotatorSession:
         def work() -> ItemView | None:
             with write_session(self.engine) as session:
                 lock_study(session, self.ctx.id)
-                item_id = lease_next_item(session, self.ctx, self.annotator_id, self.clock())
-                if item_id is None:
-                    return None
-                _, _, test_done = self._counts(session)
-                return self._view(session, item_id, TEST, test_done + 1)
+                return self._lease_view(session)
 
         return _retry(work)
+
+    def _lease_view(self, session: Session) -> ItemView | None:
+        item_id = lease_next_item(session, self.ctx, self.annotator_id, self.clock())
+        if item_id is None:
+            return None
+        _, _, test_done = self._counts(session)
+        return self._view(session, item_id, TEST, test_done + 1)
 
     def submit(
         self,
@@ -290,6 +293,27 @@ class AnnotatorSession:
             return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
         _retry(lambda: self._submit_test(item, value, answered_at, flag, comment))
         return None
+
+    def submit_and_next(
+        self,
+        item: ItemView,
+        answer: Any,
+        *,
+        answered_at: datetime | None = None,
+        flag: bool = False,
+        comment: str | None = None,
+    ) -> ItemView | None:
+        """Store a test answer and reserve the next test item in the same transaction: one
+        commit per keypress instead of two. The answer is committed before this returns, so
+        the next item is still shown only after the previous answer is safe."""
+        if item.phase != TEST:
+            raise ValueError("submit_and_next is for test items; training answers get feedback")
+        value = validate_answer(self.spec, answer, item.fields)
+        answered_at = answered_at or self.clock()
+        comment = comment.strip() if comment and comment.strip() else None
+        return _retry(
+            lambda: self._submit_test(item, value, answered_at, flag, comment, then_next=True)
+        )
 
     def _submit_training(self, item, value, answered_at, flag, comment) -> Feedback:
         decided: bool | None = None
@@ -343,7 +367,9 @@ class AnnotatorSession:
             gate_decided=decided,
         )
 
-    def _submit_test(self, item, value, answered_at, flag, comment) -> None:
+    def _submit_test(
+        self, item, value, answered_at, flag, comment, *, then_next: bool = False
+    ) -> ItemView | None:
         with write_session(self.engine) as session:
             lock_study(session, self.ctx.id)
             existing = session.scalars(
@@ -354,8 +380,8 @@ class AnnotatorSession:
                     Label.phase == TEST,
                 )
             ).first()
-            if existing is not None:
-                return  # answered before (a retried commit): the stored answer stands
+            if existing is not None:  # answered before (a retried commit): it stands
+                return self._lease_view(session) if then_next else None
             decision = self._decision(session)
             if decision is None or not decision.admitted:
                 raise UserError("test items need a passing gate decision")
@@ -376,6 +402,7 @@ class AnnotatorSession:
                 )
             )
             release_leases(session, self.ctx, self.annotator_id, item.item_id)
+            return self._lease_view(session) if then_next else None
 
     # --- going back -------------------------------------------------------------------------
     def last_answer(self) -> tuple[ItemView, Any] | None:

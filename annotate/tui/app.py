@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from annotate.errors import UserError
 from annotate.protocol.answers import describe
-from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
+from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -52,9 +52,10 @@ class LabelApp(App[None]):
         spec, protocol = self.session.spec, self.session.ctx.protocol
         self.push_screen(GuidelinesScreen(spec, protocol, self.session.progress()))
 
-    async def show_next(self) -> None:
-        """Replace the current screen with what the engine says comes next."""
-        item = self.session.next_item()
+    async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
+        """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
+        if not fetched:
+            item = self.session.next_item()
         progress = self.session.progress()
         screen: Screen[None]
         if item is not None:
@@ -99,6 +100,9 @@ class LabelApp(App[None]):
         if message.revising:
             self._revise(message)
             return
+        if message.item.phase == TEST:
+            await self._answer_test_item(message)
+            return
         try:
             feedback = self.session.submit(
                 message.item,
@@ -125,6 +129,25 @@ class LabelApp(App[None]):
                     self.started,
                 )
             )
+            return
+        await self.show_next()
+
+    async def _answer_test_item(self, message: ItemScreen.Answered) -> None:
+        """Store the answer and reserve the next item in one commit (no feedback in test)."""
+        try:
+            upcoming = self.session.submit_and_next(
+                message.item,
+                message.answer,
+                answered_at=message.answered_at,
+                flag=message.flag,
+                comment=message.comment,
+            )
+        except ItemTaken as exc:  # the lease ran out and others completed the item
+            self.notify(str(exc), severity="warning", markup=False)
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+        else:
+            await self.show_next(upcoming, fetched=True)
             return
         await self.show_next()
 
