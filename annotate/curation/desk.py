@@ -1,0 +1,71 @@
+"""One curator at one set: the calls the curation screens make, in one object.
+
+The screens never touch the store themselves, and in review mode they can only ask for a
+`BlindExample`, which carries no label or tags to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from sqlalchemy import Engine
+
+from annotate.curation import review
+from annotate.curation.examples import ExampleQuery, ExampleView, find_examples, save_pair
+from annotate.curation.review import BlindExample, QueueEntry, ReviewProgress
+from annotate.curation.sets import SetInfo, load_set
+from annotate.curation.taxonomy import DOMAINS
+from annotate.curation.validation import PairDraft
+from annotate.errors import UserError
+
+
+class CurationDesk:
+    def __init__(self, engine: Engine, info: SetInfo, curator: str) -> None:
+        self.engine = engine
+        self.info = info
+        self.curator = curator
+
+    @classmethod
+    def open(cls, engine: Engine, set_name: str, curator: str) -> CurationDesk:
+        """Raises UserError when the set does not exist or no curator name is given."""
+        if not curator.strip():
+            raise UserError("say who you are: --as NAME")
+        return cls(engine, load_set(engine, set_name), curator.strip())
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.info.labels
+
+    def domains(self) -> list[str]:
+        """The GLUE domains and any other domain the set already uses (for suggestions)."""
+        used = {e.domain for e in find_examples(self.engine, self.info.name, ExampleQuery())}
+        return sorted(set(DOMAINS) | {d for d in used if d})
+
+    # authoring
+    def save_pair(self, draft: PairDraft) -> tuple[ExampleView, ExampleView]:
+        return save_pair(self.engine, self.info.name, self.curator, draft)
+
+    # reviewing
+    def next_blind(self, skip: Collection[int] = ()) -> BlindExample | None:
+        return review.next_for_review(self.engine, self.info.name, self.curator, skip)
+
+    def review_progress(self) -> ReviewProgress:
+        return review.review_progress(self.engine, self.info.name, self.curator)
+
+    def submit_review(
+        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+    ) -> None:
+        review.submit_review(
+            self.engine, self.info.name, self.curator, example_id, label, tags, note
+        )
+
+    # adjudicating
+    def queue(self) -> list[QueueEntry]:
+        return review.disagreement_queue(self.engine, self.info.name, self.curator)
+
+    def settle(
+        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+    ) -> ExampleView:
+        return review.settle(
+            self.engine, self.info.name, example_id, self.curator, label, tags, note
+        )

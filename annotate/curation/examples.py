@@ -1,0 +1,381 @@
+"""Examples of a set: author a pair, search, edit with history, retire and restore.
+
+Every change goes through `change_example`, which first copies the example's current values
+into a revision: the history of an example is its revisions, oldest first, then the example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
+
+from annotate.curation.sets import SetInfo, set_row
+from annotate.curation.taxonomy import (
+    CATEGORY_OF,
+    Tags,
+    flat,
+    group_tags,
+    resolve_category,
+    resolve_tag,
+)
+from annotate.curation.validation import (
+    DraftInvalid,
+    PairDraft,
+    Problem,
+    clean_sentence,
+    draft_problems,
+    label_problem,
+    sentence_key,
+    sentence_problems,
+    tag_problems,
+)
+from annotate.errors import UserError
+from annotate.store.curation_models import CurationExample, CurationRevision
+from annotate.store.engine import write_session
+from annotate.store.models import utcnow
+
+EDITABLE = ("premise", "hypothesis", "label", "tags", "domain", "note")
+SNAPSHOT = (*EDITABLE, "retired")
+"""The values a revision keeps."""
+
+
+@dataclass(frozen=True)
+class ExampleView:
+    id: int
+    position: int
+    pair_id: int | None
+    premise: str
+    hypothesis: str
+    label: str
+    tags: Tags
+    domain: str
+    note: str
+    author: str
+    origin: str
+    source_id: str | None
+    version: int
+    retired: bool
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, row: CurationExample) -> ExampleView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            position=row.position,
+            pair_id=row.pair_id,
+            premise=row.premise,
+            hypothesis=row.hypothesis,
+            label=row.label,
+            tags={k: list(v) for k, v in row.tags.items()},
+            domain=row.domain,
+            note=row.note,
+            author=row.author,
+            origin=row.origin,
+            source_id=row.source_id,
+            version=row.version,
+            retired=row.retired,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    @property
+    def fine_tags(self) -> list[str]:
+        return flat(self.tags)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["created_at"] = self.created_at.isoformat(timespec="seconds")
+        out["updated_at"] = self.updated_at.isoformat(timespec="seconds")
+        return out
+
+
+def snapshot(row: CurationExample) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in SNAPSHOT}
+
+
+def change_example(
+    session: Session,
+    row: CurationExample,
+    by: str,
+    reason: str,
+    values: Mapping[str, Any],
+    note: str = "",
+) -> None:
+    """Keep the example's current values as a revision, then apply `values` (a new version)."""
+    assert row.id is not None
+    session.add(
+        CurationRevision(
+            example_id=row.id,
+            version=row.version,
+            snapshot=snapshot(row),
+            changed_by=by,
+            reason=reason,
+            note=note,
+        )
+    )
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.version += 1
+    row.updated_at = utcnow()
+    session.add(row)
+    session.flush()
+
+
+def _sentence_keys(session: Session, set_id: int, exclude: int | None = None) -> set[tuple]:
+    """The (premise, hypothesis) keys of the set's active examples."""
+    query = select(CurationExample.id, CurationExample.premise, CurationExample.hypothesis).where(
+        CurationExample.set_id == set_id,
+        CurationExample.retired == False,  # noqa: E712
+    )
+    return {sentence_key(p, h) for i, p, h in session.exec(query) if i != exclude}
+
+
+def next_numbers(session: Session, set_id: int) -> tuple[int, int]:
+    """The next free position and pair number of the set."""
+    position, pair = session.exec(
+        select(func.max(CurationExample.position), func.max(CurationExample.pair_id)).where(
+            CurationExample.set_id == set_id
+        )
+    ).one()
+    return (position if position is not None else -1) + 1, (pair or 0) + 1
+
+
+def clean_draft(draft: PairDraft) -> PairDraft:
+    return PairDraft(
+        premise=clean_sentence(draft.premise),
+        hypothesis=clean_sentence(draft.hypothesis),
+        forward=draft.forward,
+        backward=draft.backward,
+        tags=list(draft.tags),
+        domain=draft.domain.strip(),
+        note=draft.note.strip(),
+    )
+
+
+def save_pair(
+    engine: Engine, set_name: str, author: str, draft: PairDraft
+) -> tuple[ExampleView, ExampleView]:
+    """Store a new pair as two examples, premise -> hypothesis and hypothesis -> premise, with a
+    shared pair number. Raises DraftInvalid listing every broken rule; nothing is stored then."""
+    draft = clean_draft(draft)
+    if not author.strip():
+        raise UserError("say who you are (--as NAME)")
+    with write_session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name, for_update=True))
+        problems = draft_problems(draft, info.labels)
+        if not any(p.field in ("premise", "hypothesis") for p in problems):
+            keys = _sentence_keys(session, info.id)
+            if sentence_key(draft.premise, draft.hypothesis) in keys or (
+                sentence_key(draft.hypothesis, draft.premise) in keys
+            ):
+                problems.append(Problem("premise", "this pair is already in the set (a duplicate)"))
+        if problems:
+            raise DraftInvalid(problems)
+        assert draft.forward is not None and draft.backward is not None
+        position, pair = next_numbers(session, info.id)
+        tags = group_tags(draft.tags)
+        rows = [
+            CurationExample(
+                set_id=info.id,
+                position=position + n,
+                pair_id=pair,
+                premise=premise,
+                hypothesis=hypothesis,
+                label=label,
+                tags={k: list(v) for k, v in tags.items()},  # one copy per row
+                domain=draft.domain,
+                note=draft.note,
+                author=author,
+            )
+            for n, (premise, hypothesis, label) in enumerate(
+                [
+                    (draft.premise, draft.hypothesis, draft.forward),
+                    (draft.hypothesis, draft.premise, draft.backward),
+                ]
+            )
+        ]
+        session.add_all(rows)
+        session.flush()
+        return ExampleView.of(rows[0]), ExampleView.of(rows[1])
+
+
+# --- finding -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExampleQuery:
+    """Filters of a search; all given ones must hold."""
+
+    text: str | None = None
+    """Words anywhere in the premise, hypothesis or note (letter case ignored)."""
+    tag: str | None = None
+    """A fine tag, or a coarse category (any tag in it)."""
+    label: str | None = None
+    author: str | None = None
+    retired: bool | None = False
+    """False: active examples only; True: retired only; None: both."""
+
+
+def _tag_test(tag: str):
+    category = resolve_category(tag)
+    if category is not None:
+        return lambda tags: bool(tags.get(category))
+    fine = resolve_tag(tag)
+    return lambda tags: fine in tags.get(CATEGORY_OF[fine], [])
+
+
+def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[ExampleView]:
+    """The set's examples matching `query`, in set order."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        if query.label is not None and query.label not in info.labels:
+            raise UserError(
+                f"unknown label {query.label!r}; set {info.name!r} uses {', '.join(info.labels)}"
+            )
+        has_tag = _tag_test(query.tag) if query.tag else None
+        statement = select(CurationExample).where(CurationExample.set_id == info.id)
+        if query.retired is not None:
+            statement = statement.where(CurationExample.retired == query.retired)
+        if query.label is not None:
+            statement = statement.where(CurationExample.label == query.label)
+        if query.author is not None:
+            statement = statement.where(CurationExample.author == query.author)
+        rows = session.exec(statement.order_by(CurationExample.position)).all()
+        needle = query.text.casefold() if query.text else None
+        return [
+            ExampleView.of(row)
+            for row in rows
+            if (has_tag is None or has_tag(row.tags))
+            and (
+                needle is None
+                or needle in row.premise.casefold()
+                or needle in row.hypothesis.casefold()
+                or needle in row.note.casefold()
+            )
+        ]
+
+
+def example_row(session: Session, set_id: int, example_id: int) -> CurationExample:
+    row = session.get(CurationExample, example_id)
+    if row is None or row.set_id != set_id:
+        raise UserError(f"no example {example_id} in this set")
+    return row
+
+
+def get_example(engine: Engine, set_name: str, example_id: int) -> ExampleView:
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        return ExampleView.of(example_row(session, info.id, example_id))
+
+
+# --- changing ------------------------------------------------------------------------------
+
+
+def _checked_changes(
+    session: Session, info: SetInfo, row: CurationExample, changes: Mapping[str, Any]
+) -> dict[str, Any]:
+    unknown = sorted(set(changes) - set(EDITABLE))
+    if unknown:
+        raise UserError(f"cannot edit {', '.join(unknown)}; editable: {', '.join(EDITABLE)}")
+    values: dict[str, Any] = {}
+    for name, value in changes.items():
+        if name in ("premise", "hypothesis"):
+            values[name] = clean_sentence(str(value))
+        elif name == "tags":
+            fine = flat(value) if isinstance(value, Mapping) else list(value)
+            values[name] = group_tags(fine)  # an unknown tag is an error naming it
+        else:
+            values[name] = str(value).strip() if value is not None else value
+    premise = values.get("premise", row.premise)
+    hypothesis = values.get("hypothesis", row.hypothesis)
+    problems = sentence_problems(premise, hypothesis)
+    if "label" in values:
+        problems += label_problem(values["label"], info.labels, "label", "the example")
+    if "tags" in values:
+        problems += tag_problems(flat(values["tags"]))
+    if not problems and {"premise", "hypothesis"} & set(values):
+        assert row.id is not None
+        if sentence_key(premise, hypothesis) in _sentence_keys(session, info.id, row.id):
+            problems.append(Problem("premise", "this pair is already in the set (a duplicate)"))
+    if problems:
+        raise DraftInvalid(problems)
+    if "tags" in values and set(flat(values["tags"])) == set(flat(row.tags)):
+        del values["tags"]  # the same tags in another order: no change (the file's order stays)
+    return {k: v for k, v in values.items() if getattr(row, k) != v}
+
+
+def edit_example(
+    engine: Engine,
+    set_name: str,
+    example_id: int,
+    editor: str,
+    changes: Mapping[str, Any],
+    note: str = "",
+) -> ExampleView:
+    """Change some of an example's values (premise, hypothesis, label, tags as fine tags,
+    domain, note); the previous values stay in its history. No change: no new version."""
+    with write_session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        values = _checked_changes(session, info, row, changes)
+        if values:
+            change_example(session, row, editor, "edit", values, note)
+        return ExampleView.of(row)
+
+
+def set_retired(
+    engine: Engine, set_name: str, example_id: int, by: str, retired: bool, note: str = ""
+) -> ExampleView:
+    """Retire an example (it leaves searches, reviews, statistics and exports but is never
+    deleted) or bring it back."""
+    with write_session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        if row.retired == retired:
+            state = "retired" if retired else "active"
+            raise UserError(f"example {example_id} is {state} already")
+        if not retired:
+            assert row.id is not None
+            if sentence_key(row.premise, row.hypothesis) in _sentence_keys(
+                session, info.id, row.id
+            ):
+                raise UserError(
+                    f"example {example_id} cannot come back: the set has the same pair again"
+                )
+        change_example(
+            session, row, by, "retire" if retired else "restore", {"retired": retired}, note
+        )
+        return ExampleView.of(row)
+
+
+def example_history(engine: Engine, set_name: str, example_id: int) -> list[dict[str, Any]]:
+    """Every version of the example, oldest first: its values, and who changed them to the
+    next version, when and why (the last entry is the current state)."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        revisions = session.exec(
+            select(CurationRevision)
+            .where(CurationRevision.example_id == example_id)
+            .order_by(CurationRevision.version)
+        ).all()
+        history = [
+            {
+                "version": r.version,
+                **r.snapshot,
+                "changed_by": r.changed_by,
+                "change": r.reason,
+                "change_note": r.note,
+                "changed_at": r.changed_at.isoformat(timespec="seconds"),
+            }
+            for r in revisions
+        ]
+        history.append({"version": row.version, **snapshot(row), "change": "current"})
+        return history

@@ -1,0 +1,172 @@
+"""Rich tables of curation data for the terminal. Sentences, tags, names and notes come from
+people: every cell and title is a `rich.text.Text`, never parsed as markup."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from annotate.curation.examples import ExampleView
+from annotate.curation.review import QueueEntry
+from annotate.curation.taxonomy import TAXONOMY
+
+
+def _table(title: str, headings: Sequence[str]) -> Table:
+    table = Table(title=Text(title), title_justify="left")
+    for heading in headings:
+        table.add_column(Text(heading), overflow="fold")
+    return table
+
+
+def _row(table: Table, *cells: Any) -> None:
+    table.add_row(*(Text(_cell(c)) for c in cells))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else ""
+
+
+def sets_table(rows: list[dict[str, Any]]) -> Table:
+    table = _table("Curation sets", ["Set", "Labels", "Examples", "Retired", "Created by"])
+    for r in rows:
+        _row(table, r["name"], r["labels"], r["examples"], r["retired"], r["created_by"])
+    return table
+
+
+def taxonomy_table() -> Table:
+    table = _table("GLUE diagnostic taxonomy (exact spellings)", ["Category", "Fine tags"])
+    for coarse, tags in TAXONOMY.items():
+        _row(table, coarse, "; ".join(tags))
+    return table
+
+
+def examples_table(examples: Sequence[ExampleView], title: str) -> Table:
+    table = _table(
+        title, ["Id", "Pair", "Label", "Tags", "Domain", "Author", "Premise", "Hypothesis"]
+    )
+    for e in examples:
+        label = e.label + (" (retired)" if e.retired else "")
+        tags = "; ".join(e.fine_tags)
+        _row(table, e.id, e.pair_id, label, tags, e.domain, e.author, e.premise, e.hypothesis)
+    return table
+
+
+def example_tables(example: ExampleView, history: list[dict[str, Any]]) -> list[Table]:
+    detail = _table(f"Example {example.id}", ["Field", "Value"])
+    for key, value in example.as_dict().items():
+        if key == "tags":
+            value = "; ".join(example.fine_tags)
+        _row(detail, key, value)
+    versions = _table(
+        "History (oldest first)",
+        ["Version", "Label", "Tags", "Premise", "Hypothesis", "Retired", "Then", "By", "Note"],
+    )
+    for h in history:
+        tags = "; ".join(t for ts in h["tags"].values() for t in ts)
+        then = h["change"] if h["change"] == "current" else f"{h['change']} {h['changed_at']}"
+        _row(
+            versions,
+            h["version"],
+            h["label"],
+            tags,
+            h["premise"],
+            h["hypothesis"],
+            h["retired"],
+            then,
+            h.get("changed_by", ""),
+            h.get("change_note", ""),
+        )
+    return [detail, versions]
+
+
+def queue_table(entries: Sequence[QueueEntry], title: str) -> Table:
+    table = _table(title, ["Id", "Disputed", "Author", "Opinions", "Premise", "Hypothesis"])
+    for entry in entries:
+        e = entry.example
+        opinions = " | ".join(f"{o.who}: {o.label} [{'; '.join(o.tags)}]" for o in entry.opinions)
+        _row(table, e.id, ", ".join(entry.disputed), e.author, opinions, e.premise, e.hypothesis)
+    return table
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+def _label_headings(stats: dict[str, Any]) -> list[str]:
+    return [f"% {label}" for label in stats["labels"]]
+
+
+def _shares(counts: dict[str, int], total: int) -> list[str]:
+    return [_pct(n, total) for n in counts.values()]
+
+
+def stats_tables(stats: dict[str, Any]) -> list[Table]:
+    """Overview, Table 2 of the GLUE paper (coarse categories), fine tags, labels, domains,
+    review coverage and agreement."""
+    n = stats["examples"]
+    overview = _table(f"Set {stats['set']}", ["", ""])
+    for key in ("label_scheme", "examples", "pairs", "retired", "untagged", "duplicates"):
+        _row(overview, key.replace("_", " "), stats[key])
+    _row(overview, "authors", ", ".join(f"{a} {c}" for a, c in stats["authors"].items()))
+
+    coarse = _table(
+        "Examples per coarse category (GLUE paper, Table 2)",
+        ["Category", "Count", *_label_headings(stats)],
+    )
+    for category, entry in stats["coarse"].items():
+        _row(coarse, category, entry["count"], *_shares(entry["labels"], entry["count"]))
+
+    fine = _table("Examples per fine tag", ["Tag", "Count", *_label_headings(stats)])
+    for category, tags in stats["fine"].items():
+        fine.add_row(Text(category, style="bold"))
+        for tag, entry in tags.items():
+            _row(fine, f"  {tag}", entry["count"], *_shares(entry["labels"], entry["count"]))
+
+    labels = _table("Labels", ["Label", "Count", "Share"])
+    for label, count in stats["labels"].items():
+        _row(labels, label, count, _pct(count, n))
+
+    domains = _table("Domains", ["Domain", "Count", "Share"])
+    for domain, count in stats["domains"].items():
+        _row(domains, domain, count, _pct(count, n))
+    return [overview, coarse, fine, labels, domains, *review_tables(stats["review"])]
+
+
+def _alpha_cell(entry: dict[str, Any]) -> Any:
+    """The α, or why there is none (e.g. every coder gave the same value)."""
+    return entry.get("note", "undefined") if entry["alpha"] is None else entry["alpha"]
+
+
+def review_tables(review: dict[str, Any]) -> list[Table]:
+    summary = _table("Second opinions", ["", ""])
+    coverage = review["coverage"]
+    _row(summary, "reviewed examples", review["reviewed_examples"])
+    _row(summary, "coverage", f"{100 * coverage:.1f}%" if coverage is not None else "")
+    _row(summary, "reviews", review["reviews"])
+    _row(summary, "coders", ", ".join(review["coders"]))
+    _row(summary, "open disagreements", review["open_disagreements"])
+    if review["labels"] is None:
+        return [summary]
+    labels, tags = review["labels"], review["tags"]
+    _row(summary, "label α (Krippendorff, nominal)", _alpha_cell(labels))
+    _row(summary, "label pairwise agreement", labels["pairwise_agreement"])
+    _row(summary, "tag sets: mean Jaccard", tags["mean_jaccard"])
+    _row(summary, "tag sets: identical", tags["exact_match"])
+    per_tag = _table("Tag agreement (α on present/absent)", ["Category / tag", "Codings", "α"])
+    for category, entry in tags["per_category"].items():
+        _row(per_tag, category, entry["codings"], _alpha_cell(entry))
+    for tag, entry in tags["per_tag"].items():
+        _row(per_tag, f"  {tag}", entry["codings"], _alpha_cell(entry))
+    return [summary, per_tag]

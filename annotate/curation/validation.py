@@ -1,0 +1,99 @@
+"""What a new pair (or an edited example) must satisfy before it is saved.
+
+The rules, each reported with the field it concerns so a screen can point at it: both
+sentences written, not identical, not a duplicate of a pair already in the set (either
+direction), both directions labelled with a label of the set, at least one known tag.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from annotate.curation.taxonomy import CATEGORY_OF
+from annotate.errors import UserError
+
+_BREAKS = re.compile(r"\s*[\r\n\t]+\s*")
+
+
+@dataclass(frozen=True)
+class Problem:
+    field: str
+    """premise, hypothesis, forward, backward, label, tags"""
+    message: str
+
+
+class DraftInvalid(UserError):
+    """A pair or an edit that breaks the rules; `problems` lists every broken rule."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(p.message for p in self.problems))
+
+
+@dataclass
+class PairDraft:
+    """A sentence pair as a curator writes it: both directions share the tags and domain."""
+
+    premise: str = ""
+    hypothesis: str = ""
+    forward: str | None = None
+    """Label of premise -> hypothesis."""
+    backward: str | None = None
+    """Label of hypothesis -> premise."""
+    tags: list[str] = field(default_factory=list)
+    domain: str = ""
+    note: str = ""
+
+
+def clean_sentence(text: str) -> str:
+    """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
+    one space (the TSV layout has no way to hold them; the words are unchanged)."""
+    return _BREAKS.sub(" ", text.strip())
+
+
+def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
+    """What makes two examples duplicates: the same words in the same order (spacing aside)."""
+    return " ".join(premise.split()), " ".join(hypothesis.split())
+
+
+def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
+    problems = []
+    if not premise:
+        problems.append(Problem("premise", "the premise is empty"))
+    if not hypothesis:
+        problems.append(Problem("hypothesis", "the hypothesis is empty"))
+    first, second = sentence_key(premise, hypothesis)
+    if premise and hypothesis and first == second:
+        problems.append(
+            Problem("hypothesis", "premise and hypothesis are identical: make the minimal edit")
+        )
+    return problems
+
+
+def label_problem(value: str | None, labels: Sequence[str], field: str, what: str) -> list[Problem]:
+    if value is None or value == "":
+        return [Problem(field, f"choose a label for {what}")]
+    if value not in labels:
+        return [Problem(field, f"unknown label {value!r} for {what}; use {', '.join(labels)}")]
+    return []
+
+
+def tag_problems(tags: Sequence[str]) -> list[Problem]:
+    if not tags:
+        return [Problem("tags", "choose at least one phenomenon tag")]
+    unknown = [t for t in tags if t not in CATEGORY_OF]
+    if unknown:
+        return [Problem("tags", f"unknown tag(s): {', '.join(repr(t) for t in unknown)}")]
+    return []
+
+
+def draft_problems(draft: PairDraft, labels: Sequence[str]) -> list[Problem]:
+    """Every rule the draft breaks, except duplicates (which need the store)."""
+    return [
+        *sentence_problems(draft.premise, draft.hypothesis),
+        *label_problem(draft.forward, labels, "forward", "premise → hypothesis"),
+        *label_problem(draft.backward, labels, "backward", "hypothesis → premise"),
+        *tag_problems(draft.tags),
+    ]

@@ -1,0 +1,1 @@
+"""The curator's app: author diagnostic pairs, review others' blind, settle disagreements."""

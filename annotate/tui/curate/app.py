@@ -1,0 +1,104 @@
+"""The curator's app, in one of three modes: author new pairs, review others' examples blind,
+or settle the disagreement queue. The screens call the `CurationDesk`; the app decides which
+screen comes next (the next blind example, the next open disagreement, or "nothing left")."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from annotate.curation.desk import CurationDesk
+from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
+from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.screens.done import NothingLeftScreen
+from annotate.tui.curate.screens.review import ReviewScreen
+
+AUTHOR, REVIEW, ADJUDICATE = "author", "review", "adjudicate"
+
+
+class CurateApp(App[None]):
+    CSS_PATH = "curate.tcss"
+    ENABLE_COMMAND_PALETTE = False  # curators get the keys they need, nothing else
+    # Ctrl+Q, not q: in authoring mode every letter goes into a text box.
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, desk: CurationDesk, mode: str = AUTHOR) -> None:
+        super().__init__()
+        self.desk = desk
+        self.mode = mode
+        self.title = f"Curate {desk.info.name}"
+        self.sub_title = f"{desk.info.name} · {desk.curator} · {mode}"
+        self.skipped: set[int] = set()
+        """Examples passed over with Ctrl+N in this run: they come back next time."""
+        self.reviews_done = 0
+        self.settled = 0
+        self.author_screen: AuthorScreen | None = None
+
+    def on_mount(self) -> None:
+        if self.mode == AUTHOR:
+            self.author_screen = AuthorScreen(self.desk)
+            self.push_screen(self.author_screen)
+        else:
+            self.push_screen(self._next_screen())
+
+    @property
+    def pairs_saved(self) -> int:
+        return self.author_screen.saved if self.author_screen else 0
+
+    def summary(self) -> str:
+        """One line for the terminal after the app closes."""
+        who, name = self.desk.curator, self.desk.info.name
+        if self.mode == AUTHOR:
+            return f"{who}: {self.pairs_saved} pair(s) saved in set {name!r}."
+        if self.mode == REVIEW:
+            return f"{who}: {self.reviews_done} review(s) saved in set {name!r}."
+        return f"{who}: {self.settled} disagreement(s) settled in set {name!r}."
+
+    # --- what comes next ----------------------------------------------------------------------
+    def _next_screen(self) -> Screen[None]:
+        if self.mode == REVIEW:
+            example = self.desk.next_blind(self.skipped)
+            if example is None:
+                return NothingLeftScreen(
+                    "Nothing left to review.",
+                    f"{self.summary()} Every example by others in this set has your opinion"
+                    + (" or was skipped in this run." if self.skipped else "."),
+                )
+            return ReviewScreen(self.desk, example, self.desk.review_progress())
+        queue = [e for e in self.desk.queue() if e.example.id not in self.skipped]
+        if not queue:
+            return NothingLeftScreen(
+                "No open disagreement for you to settle.",
+                f"{self.summary()} You settle examples you wrote, and examples you did not review.",
+            )
+        return AdjudicateScreen(self.desk, queue[0], len(queue))
+
+    def _advance(self, example_id: int, skipped: bool) -> None:
+        if skipped:
+            self.skipped.add(example_id)
+        elif self.mode == REVIEW:
+            self.reviews_done += 1
+        else:
+            self.settled += 1
+        self.switch_screen(self._next_screen())
+
+    def on_review_screen_done(self, message: ReviewScreen.Done) -> None:
+        if message.origin is self.screen:  # a late second keypress must not skip a screen
+            self._advance(message.example_id, message.skipped)
+
+    def on_adjudicate_screen_done(self, message: AdjudicateScreen.Done) -> None:
+        if message.origin is self.screen:
+            self._advance(message.example_id, message.skipped)
+
+
+def create_curate_app(
+    engine: Engine, set_name: str, curator: str, *, review: bool = False, adjudicate: bool = False
+) -> CurateApp:
+    """The curation app for `curator` on set `set_name` (used by `annotate curate` and the
+    tests). Raises UserError before any screen appears when the set does not exist."""
+    if review and adjudicate:
+        raise ValueError("review and adjudicate are two different modes")
+    desk = CurationDesk.open(engine, set_name, curator)
+    return CurateApp(desk, REVIEW if review else ADJUDICATE if adjudicate else AUTHOR)

@@ -1,0 +1,91 @@
+"""Settle a disagreement: the example with every opinion on it (not blind: this is where the
+opinions meet), and the final label and tags to keep. The earlier values stay in the history."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from annotate.curation.desk import CurationDesk
+from annotate.curation.review import QueueEntry
+from annotate.curation.validation import DraftInvalid
+from annotate.errors import UserError
+from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, opinions_text, problems_text
+from annotate.tui.curate.widgets.diff_view import DiffView
+from annotate.tui.curate.widgets.label_choice import LabelChoice
+from annotate.tui.curate.widgets.tag_picker import TagPicker
+from annotate.tui.screens.messages import ScreenMessage
+
+
+class AdjudicateScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "settle", "Settle"),
+        Binding("ctrl+n", "skip", "Skip for now"),
+    ]
+
+    class Done(ScreenMessage):
+        """The example was settled, or skipped."""
+
+        def __init__(self, origin: Screen, example_id: int, skipped: bool) -> None:
+            super().__init__(origin)
+            self.example_id = example_id
+            self.skipped = skipped
+
+    def __init__(self, desk: CurationDesk, entry: QueueEntry, remaining: int) -> None:
+        super().__init__()
+        self.desk = desk
+        self.entry = entry
+        self.remaining = remaining
+
+    def compose(self) -> ComposeResult:
+        example = self.entry.example
+        yield Header()
+        yield Static(
+            Text.assemble(
+                ("Disagreement", "bold"),
+                f" · example {example.id} · disputed: {', '.join(self.entry.disputed)}"
+                f" · {self.remaining} open",
+            ),
+            id="curate-status",
+            markup=False,
+        )
+        with Horizontal(id="columns"):
+            with VerticalScroll(id="left", can_focus=False):
+                yield DiffView(example.premise, example.hypothesis)
+                yield Static(opinions_text(self.entry.opinions), id="opinions", markup=False)
+            with VerticalScroll(id="right", can_focus=False):
+                yield LabelChoice("Final label", self.desk.labels, example.label, id="label")
+                yield TagPicker(example.fine_tags)
+                yield Input(placeholder="Why (kept in the history)", id="note")
+        yield Static(id="problems", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#problems").display = False
+        self.query_one("#label").focus()
+
+    def action_settle(self) -> None:
+        try:
+            self.desk.settle(
+                self.entry.example.id,
+                self.query_one("#label", LabelChoice).value,
+                self.query_one(TagPicker).selected,
+                self.query_one("#note", Input).value,
+            )
+        except DraftInvalid as exc:
+            box = self.query_one("#problems", Static)
+            box.update(problems_text(exc.problems))
+            box.display = True
+            self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
+            return
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.post_message(self.Done(self, self.entry.example.id, skipped=False))
+
+    def action_skip(self) -> None:
+        self.post_message(self.Done(self, self.entry.example.id, skipped=True))

@@ -1,0 +1,126 @@
+"""Write a new diagnostic pair: premise and hypothesis, their word-level difference, a label for
+each direction, phenomenon tags, domain and source note. Ctrl+S validates and saves; the form
+then clears for the next pair (the domain stays, pairs often come in runs from one source)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.suggester import SuggestFromList
+from textual.widgets import Footer, Header, Input, Static, TextArea
+
+from annotate.curation.desk import CurationDesk
+from annotate.curation.validation import DraftInvalid, PairDraft, Problem, clean_sentence
+from annotate.errors import UserError
+from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
+from annotate.tui.curate.widgets.diff_view import DiffView
+from annotate.tui.curate.widgets.label_choice import LabelChoice
+from annotate.tui.curate.widgets.tag_picker import TagPicker
+
+
+class AuthorScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save pair"),
+        Binding("ctrl+r", "clear", "Clear form"),
+    ]
+
+    def __init__(self, desk: CurationDesk) -> None:
+        super().__init__()
+        self.desk = desk
+        self.saved = 0
+        """Pairs saved on this screen (for the status line and the summary at exit)."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self._status(), id="curate-status", markup=False)
+        with Horizontal(id="columns"):
+            with VerticalScroll(id="left", can_focus=False):
+                yield TextArea(id="premise", placeholder="A natural sentence")
+                yield TextArea(id="hypothesis", placeholder="The same sentence, minimally edited")
+                yield DiffView()
+            with VerticalScroll(id="right", can_focus=False):
+                labels = self.desk.labels
+                yield LabelChoice("Premise → hypothesis", labels, id="forward")
+                yield LabelChoice("Hypothesis → premise", labels, id="backward")
+                yield TagPicker()
+                yield Input(
+                    placeholder="Domain (News, Wikipedia, Reddit, ACL, Artificial …)",
+                    suggester=SuggestFromList(self.desk.domains(), case_sensitive=False),
+                    id="domain",
+                )
+                yield Input(placeholder="Source note: where from, what the edit does", id="note")
+        yield Static(id="problems", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#premise", TextArea).border_title = "Premise"
+        self.query_one("#hypothesis", TextArea).border_title = "Hypothesis"
+        self.query_one("#problems").display = False
+        self.query_one("#premise").focus()
+
+    def _status(self) -> Text:
+        return Text.assemble(
+            ("New pair", "bold"),
+            f" · set {self.desk.info.name} · {self.desk.curator} · {self.saved} saved",
+            (" · Tab moves on; 1/2/3 or e/n/c label; Ctrl+S saves", "dim"),
+        )
+
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        premise, hypothesis = self._sentences()
+        self.query_one(DiffView).show(premise, hypothesis)
+
+    def _sentences(self) -> tuple[str, str]:
+        return (
+            clean_sentence(self.query_one("#premise", TextArea).text),
+            clean_sentence(self.query_one("#hypothesis", TextArea).text),
+        )
+
+    def draft(self) -> PairDraft:
+        premise, hypothesis = self._sentences()
+        return PairDraft(
+            premise=premise,
+            hypothesis=hypothesis,
+            forward=self.query_one("#forward", LabelChoice).value,
+            backward=self.query_one("#backward", LabelChoice).value,
+            tags=self.query_one(TagPicker).selected,
+            domain=self.query_one("#domain", Input).value,
+            note=self.query_one("#note", Input).value,
+        )
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        box = self.query_one("#problems", Static)
+        box.update(problems_text(problems))
+        box.display = True
+        self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise")).focus()
+
+    def action_save(self) -> None:
+        try:
+            forward, backward = self.desk.save_pair(self.draft())
+        except DraftInvalid as exc:
+            self.show_problems(exc.problems)
+            self.notify(str(exc), title="Not saved", severity="error", markup=False)
+            return
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.saved += 1
+        note = f"Saved pair {forward.pair_id}: examples {forward.id} and {backward.id}."
+        if self.query_one(DiffView).diff.large:
+            note += " (A large edit: consider a more minimal one next time.)"
+        self.notify(note, markup=False)
+        self.action_clear()
+
+    def action_clear(self) -> None:
+        """Empty the form for the next pair; the domain stays."""
+        self.query_one("#premise", TextArea).text = ""
+        self.query_one("#hypothesis", TextArea).text = ""
+        self.query_one("#forward", LabelChoice).value = None
+        self.query_one("#backward", LabelChoice).value = None
+        self.query_one(TagPicker).set_selected([])
+        self.query_one("#note", Input).value = ""
+        self.query_one("#problems").display = False
+        self.query_one("#curate-status", Static).update(self._status())
+        self.query_one("#premise").focus()

@@ -1,0 +1,27 @@
+"""Nothing (more) to do in this mode: say so, and what was done."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+
+class NothingLeftScreen(Screen[None]):
+    BINDINGS = [Binding("q,escape,ctrl+q", "app.quit", "Quit")]
+
+    def __init__(self, title: str, detail: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(classes="message-box"):
+            yield Static(Text(self.title_text, style="bold"), classes="message-title")
+            yield Static(Text(self.detail))
+            yield Static(Text("Press q to quit.", style="dim"))
+        yield Footer()

@@ -1,0 +1,91 @@
+"""A blind second opinion: the reviewer sees the two sentences (and their difference) and gives
+a label and tags of their own. The screen is built from a `BlindExample`, which holds no label
+or tags: there is nothing of the author's to leak."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from annotate.curation.desk import CurationDesk
+from annotate.curation.review import BlindExample, ReviewProgress
+from annotate.curation.validation import DraftInvalid
+from annotate.errors import UserError
+from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
+from annotate.tui.curate.widgets.diff_view import DiffView
+from annotate.tui.curate.widgets.label_choice import LabelChoice
+from annotate.tui.curate.widgets.tag_picker import TagPicker
+from annotate.tui.screens.messages import ScreenMessage
+
+
+class ReviewScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Submit"),
+        Binding("ctrl+n", "skip", "Skip for now"),
+    ]
+
+    class Done(ScreenMessage):
+        """The reviewer submitted a review of `example_id`, or skipped it."""
+
+        def __init__(self, origin: Screen, example_id: int, skipped: bool) -> None:
+            super().__init__(origin)
+            self.example_id = example_id
+            self.skipped = skipped
+
+    def __init__(self, desk: CurationDesk, example: BlindExample, progress: ReviewProgress):
+        super().__init__()
+        self.desk = desk
+        self.example = example
+        self.progress = progress
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(
+            Text.assemble(
+                ("Blind review", "bold"),
+                f" · example {self.example.id} · {self.progress.done} done, "
+                f"{self.progress.remaining} waiting",
+                (" · the author's label and tags are hidden", "dim"),
+            ),
+            id="curate-status",
+            markup=False,
+        )
+        with Horizontal(id="columns"):
+            with VerticalScroll(id="left", can_focus=False):
+                yield DiffView(self.example.premise, self.example.hypothesis)
+            with VerticalScroll(id="right", can_focus=False):
+                yield LabelChoice("Premise → hypothesis", self.desk.labels, id="label")
+                yield TagPicker()
+                yield Input(placeholder="Note for the author (optional)", id="note")
+        yield Static(id="problems", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#problems").display = False
+        self.query_one("#label").focus()
+
+    def action_submit(self) -> None:
+        try:
+            self.desk.submit_review(
+                self.example.id,
+                self.query_one("#label", LabelChoice).value,
+                self.query_one(TagPicker).selected,
+                self.query_one("#note", Input).value,
+            )
+        except DraftInvalid as exc:
+            box = self.query_one("#problems", Static)
+            box.update(problems_text(exc.problems))
+            box.display = True
+            self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
+            return
+        except UserError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.post_message(self.Done(self, self.example.id, skipped=False))
+
+    def action_skip(self) -> None:
+        self.post_message(self.Done(self, self.example.id, skipped=True))

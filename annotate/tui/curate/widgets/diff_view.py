@@ -1,0 +1,47 @@
+"""The word-level difference between the two sentences, each shown verbatim with the changed
+words marked (removed from the premise; added in the hypothesis) and a warning when the edit
+is not minimal."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from annotate.curation.diff import WordDiff, word_diff
+
+REMOVED_STYLE = "bold strike black on #ff8787"
+ADDED_STYLE = "bold underline black on #87d787"
+"""Strike and underline keep the two apart on a monochrome terminal too."""
+
+
+def marked(text: str, spans: list[tuple[int, int]], style: str) -> Text:
+    result = Text(text)
+    for start, end in spans:
+        result.stylize(style, start, end)
+    return result
+
+
+def diff_text(premise: str, hypothesis: str, diff: WordDiff | None = None) -> Text:
+    diff = diff or word_diff(premise, hypothesis)
+    summary = Text(diff.summary(), style="bold yellow" if diff.large else "dim")
+    if diff.large:
+        summary = Text.assemble(("⚠ ", "bold yellow"), summary)
+    return Text.assemble(
+        ("Premise     ", "bold"),
+        marked(premise, diff.premise_spans, REMOVED_STYLE),
+        "\n",
+        ("Hypothesis  ", "bold"),
+        marked(hypothesis, diff.hypothesis_spans, ADDED_STYLE),
+        "\n",
+        summary,
+    )
+
+
+class DiffView(Static):
+    def __init__(self, premise: str = "", hypothesis: str = "", *, id: str = "diff") -> None:
+        super().__init__(diff_text(premise, hypothesis), id=id, markup=False)
+        self.diff = word_diff(premise, hypothesis)
+
+    def show(self, premise: str, hypothesis: str) -> None:
+        self.diff = word_diff(premise, hypothesis)
+        self.update(diff_text(premise, hypothesis, self.diff))

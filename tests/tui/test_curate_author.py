@@ -1,0 +1,209 @@
+"""Writing a new diagnostic pair in the curation app: type or paste the sentences, see their
+difference, label both directions, tag, save; and every rule that stops a save."""
+
+from __future__ import annotations
+
+import pytest
+from textual import events
+from textual.widgets import Input, TextArea
+
+from annotate.curation.examples import ExampleQuery, find_examples, save_pair
+from annotate.curation.export import export_set
+from annotate.curation.sets import create_set
+from annotate.curation.validation import PairDraft
+from annotate.tui.curate.app import create_curate_app
+from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.widgets.diff_view import ADDED_STYLE, REMOVED_STYLE, DiffView, diff_text
+from annotate.tui.curate.widgets.label_choice import LabelChoice
+from annotate.tui.curate.widgets.tag_picker import TagPicker
+from tests.tui.support import all_static_text, screen_text, static_text
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def engine(workspace):
+    create_set(workspace.engine, "new")
+    return workspace.engine
+
+
+def examples(engine) -> list:
+    return find_examples(engine, "new", ExampleQuery())
+
+
+async def fill(pilot, premise="", hypothesis="", forward=None, backward=None, tags=()) -> None:
+    """Put values into the form directly (the typing itself is tested once, below)."""
+    screen = pilot.app.screen
+    screen.query_one("#premise", TextArea).text = premise
+    screen.query_one("#hypothesis", TextArea).text = hypothesis
+    screen.query_one("#forward", LabelChoice).value = forward
+    screen.query_one("#backward", LabelChoice).value = backward
+    screen.query_one(TagPicker).set_selected(tags)
+    await pilot.pause()
+
+
+class TestWritingAPair:
+    """The curator writes a pair with the keyboard and saves it."""
+
+    async def test_write_paste_label_both_ways_tag_save_and_export(self, engine, tmp_path):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AuthorScreen) and app.focused.id == "premise"
+            await pilot.press(*"A cat sat.")
+            await pilot.press("tab")
+            app.post_message(events.Paste("A cat did not\nsit.\n"))  # a paste
+            await pilot.pause()
+            assert screen.query_one("#hypothesis", TextArea).text == "A cat did not\nsit.\n"
+            diff = screen.query_one(DiffView)
+            assert "4 of 8 words differ (50%)" in static_text(diff)  # and a warning
+            await pilot.press("tab", "3", "tab", "c")  # 3 and c both mean contradiction
+            await pilot.press("tab", *"neg", "enter")  # filter, Enter toggles the best match
+            await pilot.press(*"qua", "down", "space")  # or ↓ into the list and Space
+            assert screen.query_one(TagPicker).selected == ["Quantifiers", "Negation"]
+            await pilot.press("up", "up")  # back to the filter: Enter there toggles again
+            await pilot.press(*"qua", "enter")
+            assert screen.query_one(TagPicker).selected == ["Negation"]
+            screen.query_one("#domain", Input).value = "Artificial"
+            screen.query_one("#note", Input).value = "negated the verb"
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+
+            saved = examples(engine)
+            assert [(e.premise, e.hypothesis, e.label) for e in saved] == [
+                ("A cat sat.", "A cat did not sit.", "contradiction"),
+                ("A cat did not sit.", "A cat sat.", "contradiction"),
+            ]
+            assert {e.pair_id for e in saved} == {1}
+            assert all(e.fine_tags == ["Negation"] and e.domain == "Artificial" for e in saved)
+            assert saved[0].note == "negated the verb" and saved[0].author == "ana"
+            # The form is ready for the next pair; the domain stays.
+            assert screen.query_one("#premise", TextArea).text == ""
+            assert screen.query_one("#forward", LabelChoice).value is None
+            assert screen.query_one(TagPicker).selected == []
+            assert screen.query_one("#domain", Input).value == "Artificial"
+            assert app.focused.id == "premise"
+            assert "1 saved" in screen_text(app)
+        assert app.summary() == "ana: 1 pair(s) saved in set 'new'."
+        # The pair is in the export: both directions, their labels, the tag and the domain.
+        export_set(engine, "new", tmp_path / "new.tsv")
+        assert (tmp_path / "new.tsv").read_bytes().split(b"\r\n")[1:] == [
+            b"\t\tNegation\t\tArtificial\tA cat sat.\tA cat did not sit.\tcontradiction",
+            b"\t\tNegation\t\tArtificial\tA cat did not sit.\tA cat sat.\tcontradiction",
+            b"",
+        ]
+
+    async def test_the_difference_is_marked_and_a_large_edit_warned(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(pilot, "The cat sat on the mat.", "The dog sat on the mat.")
+            diff = app.screen.query_one(DiffView)
+            text = diff_text("The cat sat on the mat.", "The dog sat on the mat.")
+            assert static_text(diff) == text.plain
+            marked = {text.plain[s.start : s.end]: s.style for s in text.spans}
+            assert marked["cat"] == REMOVED_STYLE and marked["dog"] == ADDED_STYLE
+            assert "⚠" not in static_text(diff)
+            await fill(pilot, "The cat sat on the mat.", "Nobody ever owned a pet here.")
+            assert "⚠" in static_text(diff) and "not a minimal edit" in static_text(diff)
+
+    async def test_markup_in_sentences_is_shown_and_saved_verbatim(self, engine):
+        premise, hypothesis = (
+            "[CLS] the [MASK] sat [/foo]",
+            "[bold]the[/bold] [@click=app.quit]x[/] sat",
+        )
+        app = create_curate_app(engine, "new", "[b]ana[/b]")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(pilot, premise, hypothesis, "neutral", "neutral", ["Core args"])
+            shown = all_static_text(app)
+            assert premise in shown and hypothesis in shown
+            assert "new · [b]ana[/b]" in screen_text(app)
+            await pilot.press("ctrl+s")
+            assert app.is_running
+        assert (examples(engine)[0].premise, examples(engine)[0].hypothesis) == (
+            premise,
+            hypothesis,
+        )
+
+
+class TestValidation:
+    """Ctrl+S on a form that breaks a rule: the problem is shown, the cursor goes to the field,
+    nothing is stored."""
+
+    CASES = [
+        (
+            ("", "The gate is shut.", "neutral", "neutral", ["Negation"]),
+            "the premise is empty",
+            "premise",
+        ),
+        (
+            ("The gate is open.", " ", "neutral", "neutral", ["Negation"]),
+            "the hypothesis is empty",
+            "hypothesis",
+        ),
+        (
+            ("The gate is open.", "The gate is open.", "neutral", "neutral", ["Negation"]),
+            "identical",
+            "hypothesis",
+        ),
+        (
+            ("The gate is open.", "The gate is shut.", None, "neutral", ["Negation"]),
+            "premise → hypothesis",
+            "forward",
+        ),
+        (
+            ("The gate is open.", "The gate is shut.", "neutral", None, ["Negation"]),
+            "hypothesis → premise",
+            "backward",
+        ),
+        (
+            ("The gate is open.", "The gate is shut.", "neutral", "neutral", []),
+            "at least one phenomenon tag",
+            "tag-filter",
+        ),
+    ]
+
+    @pytest.mark.parametrize(("values", "message", "focus"), CASES, ids=[c[1] for c in CASES])
+    async def test_each_rule_stops_the_save(self, engine, values, message, focus):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(pilot, *values)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            problems = app.screen.query_one("#problems")
+            assert problems.display and message in static_text(problems)
+            assert app.focused.id == focus
+            assert app.screen.query_one("#premise", TextArea).text == values[0]  # form kept
+        assert examples(engine) == []
+
+    async def test_a_duplicate_pair_is_refused_in_either_direction(self, engine):
+        save_pair(
+            engine,
+            "new",
+            "ben",
+            PairDraft(
+                "The gate is open.",
+                "The gate is shut.",
+                "contradiction",
+                "contradiction",
+                ["Lexical entailment"],
+            ),
+        )
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(
+                pilot, "The gate is shut.", "The gate is open.", "neutral", "neutral", ["Negation"]
+            )
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert "duplicate" in static_text(app.screen.query_one("#problems"))
+            # Fixing the problem and saving again works, and hides the problems.
+            app.screen.query_one("#hypothesis", TextArea).text = "The gate is ajar."
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert not app.screen.query_one("#problems").display
+        assert len(examples(engine)) == 4
+
+
+async def test_the_curate_command_fails_before_any_screen(cli):
+    cli("curate", "new", "--create")
+    assert "no curation set named 'old'" in cli("curate", "old", "--as", "ana").stderr

@@ -1,0 +1,150 @@
+"""Second opinions in the curation app: the reviewer's screen is blind to the author's label,
+tags and note; reviews produce agreement figures and a queue the author or an adjudicator
+settles."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, OptionList
+
+from annotate.curation.examples import example_history, save_pair
+from annotate.curation.review import disagreement_queue, submit_review
+from annotate.curation.sets import create_set
+from annotate.curation.stats import set_statistics
+from annotate.curation.validation import PairDraft
+from annotate.tui.curate.app import create_curate_app
+from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
+from annotate.tui.curate.screens.done import NothingLeftScreen
+from annotate.tui.curate.screens.review import ReviewScreen
+from annotate.tui.curate.widgets.label_choice import LabelChoice
+from annotate.tui.curate.widgets.tag_picker import TagPicker
+from tests.tui.support import all_static_text, screen_text
+
+SIZE = (100, 30)
+SECRET_NOTE = "NOTE-ONLY-THE-AUTHOR-WROTE"
+
+
+@pytest.fixture
+def engine(workspace):
+    engine = workspace.engine
+    create_set(engine, "s")
+    save_pair(
+        engine,
+        "s",
+        "ana",
+        PairDraft(
+            premise="Ana gave Ben the map.",
+            hypothesis="Ana gave the map to Ben.",
+            forward="entailment",
+            backward="entailment",
+            tags=["Datives"],
+            domain="Artificial",
+            note=SECRET_NOTE,
+        ),
+    )
+    return engine
+
+
+def tag_list_text(app) -> str:
+    tag_list = app.screen.query_one("#tag-list", OptionList)
+    return "\n".join(str(option.prompt) for option in tag_list.options)
+
+
+class TestBlindReview:
+    """A second curator reviews the pair without seeing the author's choices."""
+
+    async def test_the_reviewer_never_sees_the_authors_label_tags_or_note(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        async with app.run_test(size=SIZE) as pilot:
+            for example_id in (1, 2):
+                screen = app.screen
+                assert isinstance(screen, ReviewScreen)
+                assert screen.example.id == example_id
+                assert not hasattr(screen.example, "label") and not hasattr(screen.example, "tags")
+                shown, whole = screen_text(app), all_static_text(app)
+                assert "Ana gave Ben the map." in shown
+                for secret in (SECRET_NOTE, "ana", "Artificial"):
+                    assert secret not in whole and secret not in shown
+                assert screen.query_one("#label", LabelChoice).value is None
+                assert "(not chosen)" in shown  # no label comes pre-chosen
+                assert screen.query_one(TagPicker).selected == []
+                assert "[x]" not in tag_list_text(app)  # no tag comes pre-ticked
+                assert "No tag chosen yet" in shown
+                # The reviewer's own opinion: neutral, with another tag.
+                await pilot.press("2", "tab", *"core", "enter")
+                await pilot.press("ctrl+s")
+                await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert "Nothing left to review" in all_static_text(app)
+        assert app.reviews_done == 2
+        queue = disagreement_queue(engine, "s")
+        assert [(e.example.id, e.disputed) for e in queue] == [
+            (1, ["label", "tags"]),
+            (2, ["label", "tags"]),
+        ]
+
+    async def test_a_review_needs_a_label_and_a_tag_and_can_be_skipped(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            problems = all_static_text(app)
+            assert "choose a label" in problems and "at least one phenomenon tag" in problems
+            assert app.focused.id == "label"
+            await pilot.press("ctrl+n")  # skip: the next example, this one comes back next time
+            await pilot.pause()
+            assert app.screen.example.id == 2
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.reviews_done == 0
+        assert create_curate_app(engine, "s", "ben", review=True).desk.next_blind().id == 1
+
+    async def test_an_author_has_nothing_of_their_own_to_review(self, engine):
+        app = create_curate_app(engine, "s", "ana", review=True)
+        async with app.run_test(size=SIZE) as pilot:
+            assert isinstance(app.screen, NothingLeftScreen)
+            await pilot.press("q")
+        assert not app.is_running
+
+
+class TestAdjudication:
+    """Two curators' reviews give agreement figures and a queue; an adjudicator settles it."""
+
+    async def test_two_reviews_then_the_adjudicator_settles_with_history(self, engine):
+        submit_review(engine, "s", "ben", 1, "entailment", ["Datives"])
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives", "Core args"])
+        submit_review(engine, "s", "cara", 1, "entailment", ["Datives"])
+        submit_review(engine, "s", "cara", 2, "entailment", ["Datives"])
+        review = set_statistics(engine, "s")["review"]
+        assert review["reviews"] == 4 and review["coders"] == ["ana", "ben", "cara"]
+        assert review["labels"]["pairwise_agreement"] == pytest.approx(4 / 6)
+        assert review["tags"]["mean_jaccard"] == pytest.approx((3 + 0.5 + 1 + 0.5) / 6)
+        assert review["open_disagreements"] == 1
+
+        # ben took part in example 2, so his queue is empty; dan settles it.
+        ben = create_curate_app(engine, "s", "ben", adjudicate=True)
+        async with ben.run_test(size=SIZE):
+            assert isinstance(ben.screen, NothingLeftScreen)
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AdjudicateScreen) and screen.entry.example.id == 2
+            opinions = all_static_text(app)
+            for who, label in (("ana", "entailment"), ("ben", "neutral"), ("cara", "entailment")):
+                assert who in opinions and label in opinions
+            # The author's values come pre-chosen; dan keeps the label and adds a tag.
+            assert screen.query_one("#label", LabelChoice).value == "entailment"
+            assert screen.query_one(TagPicker).selected == ["Datives"]
+            await pilot.press("tab", *"core", "enter")
+            screen.query_one("#note", Input).value = "the recipient moves: core args too"
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1
+        assert disagreement_queue(engine, "s") == []
+        history = example_history(engine, "s", 2)
+        assert history[0]["tags"]["Predicate-Argument Structure"] == ["Datives"]
+        assert (history[0]["change"], history[0]["changed_by"]) == ("adjudication", "dan")
+        assert history[0]["change_note"] == "the recipient moves: core args too"
+        assert history[1]["tags"]["Predicate-Argument Structure"] == ["Core args", "Datives"]

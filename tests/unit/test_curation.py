@@ -1,0 +1,275 @@
+"""Curation without a screen: the taxonomy, the word diff, the authoring rules, search, edits
+with history, retiring."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.curation import taxonomy
+from annotate.curation.diff import LARGE_EDIT_SHARE, word_diff
+from annotate.curation.examples import (
+    ExampleQuery,
+    edit_example,
+    example_history,
+    find_examples,
+    save_pair,
+    set_retired,
+)
+from annotate.curation.sets import create_set, load_set, set_rows
+from annotate.curation.validation import DraftInvalid, PairDraft, clean_sentence
+from annotate.errors import UserError
+
+GATE = PairDraft(
+    premise="The gate is open.",
+    hypothesis="The gate is not open.",
+    forward="contradiction",
+    backward="contradiction",
+    tags=["Negation"],
+    domain="Artificial",
+    note="negated the copula",
+)
+
+
+def draft(**changes) -> PairDraft:
+    return PairDraft(**{**GATE.__dict__, **changes})
+
+
+@pytest.fixture
+def engine(workspace):
+    create_set(workspace.engine, "new")
+    return workspace.engine
+
+
+# --- taxonomy -----------------------------------------------------------------------------------
+def test_taxonomy_has_the_33_exact_spellings_in_4_categories():
+    assert list(taxonomy.TAXONOMY) == [
+        "Lexical Semantics",
+        "Predicate-Argument Structure",
+        "Logic",
+        "Knowledge",
+    ]
+    assert [len(tags) for tags in taxonomy.TAXONOMY.values()] == [7, 12, 12, 2]
+    assert len(set(taxonomy.FINE)) == 33
+    assert {"Core args", "Symmetry/Collectivity", "Non-monotone", "Anaphora/Coreference"} <= set(
+        taxonomy.FINE
+    )
+
+
+def test_tags_are_grouped_resolved_and_checked():
+    grouped = taxonomy.group_tags(["negation", "Quantifiers", "world knowledge"])
+    assert grouped == {
+        "Lexical Semantics": ["Quantifiers"],
+        "Predicate-Argument Structure": [],
+        "Logic": ["Negation"],
+        "Knowledge": ["World knowledge"],
+    }
+    with pytest.raises(UserError, match="did you mean 'Negation'"):
+        taxonomy.resolve_tag("Negatoin")
+    with pytest.raises(UserError, match="belongs to Logic"):
+        taxonomy.check_tags({"Knowledge": ["Negation"]})
+    # Order within a category is kept as read (an export writes it back unchanged).
+    assert taxonomy.check_tags({"Logic": ["Negation", "Conjunction"]})["Logic"] == [
+        "Negation",
+        "Conjunction",
+    ]
+
+
+def test_tag_search_ranks_prefix_matches_first():
+    assert taxonomy.search_tags("neg")[0] == "Negation"
+    assert set(taxonomy.search_tags("neg")) == {
+        "Negation",
+        "Double negation",
+        "Morphological negation",
+    }
+    assert taxonomy.search_tags("passive") == ["Active/Passive"]
+    assert len(taxonomy.search_tags("knowledge")) == 2  # the category name matches too
+    assert taxonomy.search_tags("") == list(taxonomy.FINE)
+
+
+# --- word diff ----------------------------------------------------------------------------------
+def test_word_diff_marks_the_minimal_edit():
+    premise, hypothesis = "The cat sat on the mat.", "The cat did not sit on the mat."
+    diff = word_diff(premise, hypothesis)
+    assert [premise[a:b] for a, b in diff.premise_spans] == ["sat"]
+    assert [hypothesis[a:b] for a, b in diff.hypothesis_spans] == ["did not sit"]
+    assert (diff.changed_tokens, diff.total_tokens) == (4, 14)
+    assert not diff.large
+
+
+def test_a_large_difference_is_flagged_above_the_threshold():
+    diff = word_diff("Three journalists were injured.", "Nobody was hurt at all.")
+    assert diff.changed_share > LARGE_EDIT_SHARE and diff.large
+    assert "not a minimal edit" in diff.summary()
+    assert word_diff("", "").summary().startswith("Write both")
+
+
+# --- authoring rules ----------------------------------------------------------------------------
+def test_a_pair_becomes_two_linked_examples(engine):
+    forward, backward = save_pair(engine, "new", "ana", GATE)
+    assert forward.pair_id == backward.pair_id == 1
+    assert (forward.premise, forward.hypothesis) == (backward.hypothesis, backward.premise)
+    assert (forward.label, backward.label) == ("contradiction", "contradiction")
+    assert forward.tags["Logic"] == ["Negation"] and forward.domain == "Artificial"
+    assert forward.author == "ana" and forward.origin == "authored"
+    second, _ = save_pair(
+        engine, "new", "ana", draft(premise="A dog barked.", hypothesis="No dog barked.")
+    )
+    assert second.pair_id == 2 and second.position == 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"premise": "  "}, "premise", "the premise is empty"),
+        ({"hypothesis": ""}, "hypothesis", "the hypothesis is empty"),
+        ({"hypothesis": "The  gate is\nopen."}, "hypothesis", "identical"),
+        ({"forward": None}, "forward", "premise → hypothesis"),
+        ({"backward": None}, "backward", "hypothesis → premise"),
+        ({"tags": []}, "tags", "at least one phenomenon tag"),
+        ({"forward": "not_entailment"}, "forward", "unknown label"),
+    ],
+)
+def test_each_rule_is_reported_and_nothing_is_saved(engine, changes, field, message):
+    with pytest.raises(DraftInvalid) as caught:
+        save_pair(engine, "new", "ana", draft(**changes))
+    assert caught.value.problems[0].field == field
+    assert message in caught.value.problems[0].message
+    assert find_examples(engine, "new", ExampleQuery()) == []
+
+
+def test_every_broken_rule_is_listed_at_once(engine):
+    with pytest.raises(DraftInvalid) as caught:
+        save_pair(engine, "new", "ana", PairDraft())
+    fields = [p.field for p in caught.value.problems]
+    assert fields == ["premise", "hypothesis", "forward", "backward", "tags"]
+
+
+@pytest.mark.parametrize(
+    ("premise", "hypothesis"),
+    [
+        ("The gate is open.", "The gate is not open."),
+        ("The gate is not open.", "The gate is open."),
+    ],
+)
+def test_a_duplicate_pair_in_either_direction_is_refused(engine, premise, hypothesis):
+    save_pair(engine, "new", "ana", GATE)
+    with pytest.raises(DraftInvalid, match="duplicate"):
+        save_pair(engine, "new", "ben", draft(premise=premise, hypothesis=f" {hypothesis}\n"))
+    assert len(find_examples(engine, "new", ExampleQuery())) == 2
+
+
+def test_pasted_line_breaks_are_joined():
+    assert clean_sentence("  The gate\r\n is\topen.\n") == "The gate is open."
+
+
+def test_unknown_set_and_duplicate_set_names(workspace):
+    with pytest.raises(UserError, match="no curation set named 'nope'"):
+        save_pair(workspace.engine, "nope", "ana", GATE)
+    create_set(workspace.engine, "s", scheme="two-way")
+    assert load_set(workspace.engine, "s").labels == ("entailment", "not_entailment")
+    with pytest.raises(UserError, match="exists already"):
+        create_set(workspace.engine, "s")
+    assert set_rows(workspace.engine)[0]["labels"] == "two-way"
+
+
+# --- search, edit, retire -----------------------------------------------------------------------
+def _three_pairs(engine) -> None:
+    save_pair(engine, "new", "ana", GATE)
+    save_pair(
+        engine,
+        "new",
+        "ben",
+        draft(
+            premise="All ten boats were repaired.",
+            hypothesis="Some boats were repaired.",
+            forward="entailment",
+            backward="neutral",
+            tags=["Quantifiers", "Upward monotone"],
+            domain="News",
+            note="",
+        ),
+    )
+    save_pair(
+        engine,
+        "new",
+        "ana",
+        draft(
+            premise="[CLS] Ana met Ben.",
+            hypothesis="[CLS] Ben met Ana.",
+            forward="entailment",
+            backward="entailment",
+            tags=["Symmetry/Collectivity"],
+            note="",
+        ),
+    )
+
+
+def test_search_by_text_tag_category_label_and_author(engine):
+    _three_pairs(engine)
+
+    def ids(**query) -> list[int]:
+        return [e.id for e in find_examples(engine, "new", ExampleQuery(**query))]
+
+    assert len(ids()) == 6
+    assert ids(text="BOATS") == [3, 4]
+    assert ids(text="copula") == [1, 2]  # the source note
+    assert ids(text="[CLS]") == [5, 6]
+    assert ids(tag="negation") == [1, 2]
+    assert ids(tag="Lexical Semantics") == [3, 4, 5, 6]
+    assert ids(label="neutral") == [4]
+    assert ids(author="ben") == [3, 4]
+    assert ids(author="ana", label="entailment") == [5, 6]
+    with pytest.raises(UserError, match="unknown label"):
+        ids(label="not_entailment")
+
+
+def test_edits_keep_the_history(engine):
+    _three_pairs(engine)
+    edit_example(
+        engine, "new", 3, "cara", {"label": "neutral", "tags": ["Quantifiers"]}, "too strong"
+    )
+    edited = edit_example(engine, "new", 3, "ana", {"premise": "All the boats were repaired."})
+    assert edited.version == 3 and edited.label == "neutral"
+    assert edited.tags["Logic"] == [] and edited.tags["Lexical Semantics"] == ["Quantifiers"]
+    history = example_history(engine, "new", 3)
+    assert [h["version"] for h in history] == [1, 2, 3]
+    assert [h["label"] for h in history] == ["entailment", "neutral", "neutral"]
+    assert history[0]["changed_by"] == "cara" and history[0]["change_note"] == "too strong"
+    assert history[1]["premise"] == "All ten boats were repaired."
+    assert history[2]["change"] == "current"
+    # No change, no new version; a change that makes a duplicate or breaks a rule is refused.
+    assert edit_example(engine, "new", 3, "ana", {"label": "neutral"}).version == 3
+    with pytest.raises(DraftInvalid, match="duplicate"):
+        edit_example(
+            engine,
+            "new",
+            3,
+            "ana",
+            {"premise": "The gate is open.", "hypothesis": "The gate is not open."},
+        )
+    with pytest.raises(DraftInvalid, match="identical"):
+        edit_example(engine, "new", 3, "ana", {"hypothesis": "All the boats were repaired."})
+    with pytest.raises(UserError, match="cannot edit author"):
+        edit_example(engine, "new", 3, "ana", {"author": "eve"})
+    with pytest.raises(UserError, match="no example 99"):
+        edit_example(engine, "new", 99, "ana", {"label": "neutral"})
+
+
+def test_retired_examples_leave_every_list_but_stay_in_the_store(engine):
+    _three_pairs(engine)
+    set_retired(engine, "new", 1, "ana", True, "ambiguous")
+    assert [e.id for e in find_examples(engine, "new", ExampleQuery(tag="Negation"))] == [2]
+    retired = find_examples(engine, "new", ExampleQuery(retired=True))
+    assert [e.id for e in retired] == [1] and retired[0].retired
+    with pytest.raises(UserError, match="retired already"):
+        set_retired(engine, "new", 1, "ana", True)
+    # Once both directions are retired the pair can be written again; the old ones then
+    # cannot come back (they would be duplicates).
+    with pytest.raises(DraftInvalid, match="duplicate"):
+        save_pair(engine, "new", "ben", GATE)
+    set_retired(engine, "new", 2, "ana", True)
+    save_pair(engine, "new", "ben", GATE)
+    with pytest.raises(UserError, match="cannot come back"):
+        set_retired(engine, "new", 1, "ana", False)
+    history = example_history(engine, "new", 1)
+    assert [(h["retired"], h["change"]) for h in history] == [(False, "retire"), (True, "current")]

@@ -1,0 +1,194 @@
+"""Second opinions without a screen: blind reviews, agreement on labels and tags, the
+disagreement queue, settling it, and the statistics that report all of it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import krippendorff
+import numpy as np
+import pytest
+
+from annotate.curation.examples import edit_example, example_history, get_example, save_pair
+from annotate.curation.review import (
+    BlindExample,
+    disagreement_queue,
+    next_for_review,
+    review_progress,
+    settle,
+    submit_review,
+)
+from annotate.curation.sets import create_set
+from annotate.curation.stats import set_statistics
+from annotate.curation.validation import DraftInvalid, PairDraft
+from annotate.errors import UserError
+
+# (premise, hypothesis, forward, backward, tags) written by ana
+PAIRS = [
+    ("The gate is open.", "The gate is not open.", "contradiction", "contradiction", ["Negation"]),
+    (
+        "All ten boats were repaired.",
+        "Some boats were repaired.",
+        "entailment",
+        "neutral",
+        ["Quantifiers", "Upward monotone"],
+    ),
+]
+# ben's blind opinion on examples 1..4: (label, tags)
+BEN = {
+    1: ("contradiction", ["Negation"]),  # agrees
+    2: ("contradiction", ["Negation", "Double negation"]),  # tags differ
+    3: ("entailment", ["Quantifiers"]),  # tags differ
+    4: ("contradiction", ["Quantifiers", "Upward monotone"]),  # label differs
+}
+
+
+@pytest.fixture
+def engine(workspace):
+    engine = workspace.engine
+    create_set(engine, "s")
+    for premise, hypothesis, forward, backward, tags in PAIRS:
+        save_pair(engine, "s", "ana", PairDraft(premise, hypothesis, forward, backward, tags))
+    return engine
+
+
+def ben_reviews_all(engine) -> None:
+    for example_id, (label, tags) in BEN.items():
+        submit_review(engine, "s", "ben", example_id, label, tags)
+
+
+def test_a_reviewer_gets_only_the_sentences(engine):
+    blind = next_for_review(engine, "s", "ben")
+    assert isinstance(blind, BlindExample)
+    assert {f.name for f in dataclasses.fields(blind)} == {"id", "premise", "hypothesis"}
+    assert (blind.premise, blind.hypothesis) == ("The gate is open.", "The gate is not open.")
+    # An author never reviews their own examples; skipped ones are left for later.
+    assert next_for_review(engine, "s", "ana") is None
+    assert next_for_review(engine, "s", "ben", skip={1, 2}).id == 3
+    assert review_progress(engine, "s", "ben").remaining == 4
+
+
+def test_reviews_spread_breadth_first_and_are_checked(engine):
+    submit_review(engine, "s", "ben", 1, "contradiction", ["Negation"])
+    # cara is handed the examples nobody reviewed before the one ben did.
+    assert next_for_review(engine, "s", "cara").id == 2
+    progress = review_progress(engine, "s", "ben")
+    assert (progress.done, progress.remaining) == (1, 3)
+    with pytest.raises(UserError, match="reviewed example 1 already"):
+        submit_review(engine, "s", "ben", 1, "neutral", ["Negation"])
+    with pytest.raises(UserError, match="you wrote this example"):
+        submit_review(engine, "s", "ana", 2, "neutral", ["Negation"])
+    with pytest.raises(DraftInvalid) as caught:
+        submit_review(engine, "s", "ben", 2, None, [])
+    assert [p.field for p in caught.value.problems] == ["label", "tags"]
+
+
+def test_agreement_on_labels_and_tags(engine):
+    ben_reviews_all(engine)
+    review = set_statistics(engine, "s")["review"]
+    assert (review["reviewed_examples"], review["reviews"], review["coverage"]) == (4, 4, 1.0)
+    assert review["coders"] == ["ana", "ben"]
+    # Labels: ana c c e n; ben c c e c.
+    reference = krippendorff.alpha(
+        reliability_data=np.array([[0, 0, 1, 2], [0, 0, 1, 0]], dtype=float),
+        level_of_measurement="nominal",
+    )
+    assert review["labels"]["alpha"] == pytest.approx(reference)
+    assert review["labels"]["pairwise_agreement"] == 0.75
+    # Tags: Jaccard 1, 1/2, 1/2, 1; identical sets on examples 1 and 4.
+    tags = review["tags"]
+    assert tags["mean_jaccard"] == pytest.approx(0.75)
+    assert tags["exact_match"] == 0.5
+    negation = krippendorff.alpha(
+        reliability_data=np.array([[1, 1, 0, 0], [1, 1, 0, 0]], dtype=float),
+        level_of_measurement="nominal",
+    )
+    assert tags["per_tag"]["Negation"]["alpha"] == pytest.approx(negation) == 1.0
+    upward = krippendorff.alpha(
+        reliability_data=np.array([[0, 0, 1, 1], [0, 0, 0, 1]], dtype=float),
+        level_of_measurement="nominal",
+    )
+    assert tags["per_tag"]["Upward monotone"]["alpha"] == pytest.approx(upward)
+    assert tags["per_tag"]["Double negation"]["codings"] == 1
+    assert "Datives" not in tags["per_tag"]
+    logic = krippendorff.alpha(
+        reliability_data=np.array([[1, 1, 1, 1], [1, 1, 0, 1]], dtype=float),
+        level_of_measurement="nominal",
+    )
+    assert tags["per_category"]["Logic"]["alpha"] == pytest.approx(logic)
+
+
+def test_the_disagreement_queue_and_who_settles_it(engine):
+    ben_reviews_all(engine)
+    queue = disagreement_queue(engine, "s")
+    assert [(e.example.id, e.disputed) for e in queue] == [
+        (2, ["tags"]),
+        (3, ["tags"]),
+        (4, ["label"]),
+    ]
+    opinions = queue[2].opinions
+    assert [(o.who, o.role, o.label) for o in opinions] == [
+        ("ana", "author", "neutral"),
+        ("ben", "reviewer", "contradiction"),
+    ]
+    # The author settles, or someone who took no part; the reviewer does not.
+    assert disagreement_queue(engine, "s", "ben") == []
+    assert (
+        len(disagreement_queue(engine, "s", "ana"))
+        == len(disagreement_queue(engine, "s", "cara"))
+        == 3
+    )
+    with pytest.raises(UserError, match="ben reviewed example 4"):
+        settle(engine, "s", 4, "ben", "contradiction", ["Quantifiers"])
+    with pytest.raises(UserError, match="no open disagreement"):
+        settle(engine, "s", 1, "ana", "contradiction", ["Negation"])
+
+    settled = settle(
+        engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"], "ben is right"
+    )
+    assert settled.label == "contradiction" and settled.version == 2
+    history = example_history(engine, "s", 4)
+    assert (history[0]["label"], history[0]["change"], history[0]["changed_by"]) == (
+        "neutral",
+        "adjudication",
+        "ana",
+    )
+    # Keeping the author's values settles too, without a new version.
+    kept = settle(engine, "s", 2, "cara", "contradiction", ["Negation"], "one tag is enough")
+    assert kept.version == 1
+    assert [e.example.id for e in disagreement_queue(engine, "s")] == [3]
+    # Agreement still compares the independent judgements, not the settled values.
+    assert set_statistics(engine, "s")["review"]["labels"]["pairwise_agreement"] == 0.75
+
+
+def test_a_later_disagreeing_review_reopens_a_settled_example(engine):
+    ben_reviews_all(engine)
+    settle(engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"])
+    assert 4 not in [e.example.id for e in disagreement_queue(engine, "s")]
+    submit_review(engine, "s", "cara", 4, "neutral", ["Quantifiers", "Upward monotone"])
+    assert 4 in [e.example.id for e in disagreement_queue(engine, "s")]
+
+
+def test_agreement_uses_the_example_as_the_reviewer_saw_it(engine):
+    submit_review(engine, "s", "ben", 4, "contradiction", ["Quantifiers", "Upward monotone"])
+    edit_example(engine, "s", 4, "ana", {"label": "contradiction"})
+    assert get_example(engine, "s", 4).label == "contradiction"
+    labels = set_statistics(engine, "s")["review"]["labels"]
+    assert labels["pairwise_agreement"] == 0.0  # ben disagreed with the version he saw
+    assert disagreement_queue(engine, "s") == []  # but the example now agrees
+
+
+def test_statistics_count_categories_tags_labels_and_domains(engine):
+    stats = set_statistics(engine, "s")
+    assert (stats["examples"], stats["pairs"], stats["untagged"], stats["retired"]) == (4, 2, 0, 0)
+    assert stats["labels"] == {"entailment": 1, "neutral": 1, "contradiction": 2}
+    assert stats["coarse"]["Logic"] == {
+        "count": 4,
+        "labels": {"entailment": 1, "neutral": 1, "contradiction": 2},
+    }
+    assert stats["coarse"]["Lexical Semantics"]["count"] == 2
+    assert stats["coarse"]["Knowledge"]["count"] == 0
+    assert stats["fine"]["Logic"]["Negation"]["count"] == 2
+    assert len([t for tags in stats["fine"].values() for t in tags]) == 33
+    assert stats["domains"] == {"(none)": 4}
+    assert stats["review"]["labels"] is None and stats["review"]["coverage"] == 0.0
