@@ -9,6 +9,7 @@ skipped. A bad file is a DataFileError naming the file, the line and the reason.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,26 +85,33 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
             columns += [k for k in obj if k not in columns]
             rows.append((number, obj))
         return columns, rows
-    lines = text.splitlines()
-    if not lines:
+    first_line = text.split("\n", 1)[0]
+    if not first_line.strip():
         return [], []
     if path.suffix.lower() == ".tsv":
         delimiter = "\t"
     elif path.suffix.lower() == ".csv":
         delimiter = ","
     else:
-        delimiter = "\t" if "\t" in lines[0] else ","
-    reader = csv.reader(lines, delimiter=delimiter)
-    columns = [c.strip() for c in next(reader)]
-    rows = []
-    for number, cells in enumerate(reader, start=2):
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(columns):
-            raise DataFileError(
-                path, number, f"row has {len(cells)} fields, expected {len(columns)}"
-            )
-        rows.append((number, dict(zip(columns, cells, strict=True))))
+        delimiter = "\t" if "\t" in first_line else ","
+    # csv reads quoted fields that span lines (a comment with a line break), so line numbers
+    # come from the reader, not from splitting the text.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        columns = [c.strip() for c in next(reader)]
+        rows = []
+        number = reader.line_num + 1
+        for cells in reader:
+            row_line, number = number, reader.line_num + 1
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(columns):
+                raise DataFileError(
+                    path, row_line, f"row has {len(cells)} fields, expected {len(columns)}"
+                )
+            rows.append((row_line, dict(zip(columns, cells, strict=True))))
+    except csv.Error as exc:
+        raise DataFileError(path, reader.line_num, f"CSV syntax error: {exc}") from None
     return columns, rows
 
 

@@ -167,9 +167,10 @@ def _read_multirc(path: Path, spec: TaskSpec) -> dict[str, Any]:
             for a in q["answers"]:
                 if not isinstance(a, dict) or "idx" not in a or "label" not in a:
                     raise DataFileError(path, number, "an answer lacks 'idx' or 'label'")
-                answers[_id(a["idx"], path, number)] = _label(
-                    a["label"], spec, decode, path, number
-                )
+                aid = _id(a["idx"], path, number)
+                if aid in answers:
+                    raise DataFileError(path, number, f"duplicate answer idx {aid!r}")
+                answers[aid] = _label(a["label"], spec, decode, path, number)
             if qid in out:
                 raise DataFileError(path, number, f"duplicate question idx {qid!r}")
             out[qid] = answers

@@ -135,3 +135,15 @@ def test_degenerate_files_give_messages_not_crashes(cli, tmp_path: Path):
     assert r["fleiss_kappa"]["value"] is None
     assert r["pairwise_cohen_kappa"][0]["kappa"] is None
     assert cli("agreement", data).code == 0
+
+
+def test_quoted_comment_with_a_line_break_keeps_rows_and_line_numbers(cli, tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text(
+        'item,annotator,label,comment\n1,a,x,"first line\nsecond line"\n1,b,x,\n2,a,y,\n2,b,,\n'
+        "3,a\n"
+    )
+    result = cli("agreement", path, "--format", "json")
+    assert result.code == 2 and "labels.csv:7: row has 2 fields" in result.stderr
+    path.write_text(path.read_text().replace("3,a\n", "3,a,y,\n3,b,y,\n"))
+    assert cli("agreement", path, "--format", "json").code == 0

@@ -1,0 +1,500 @@
+"""Commands that take results out of the store and score files: `annotate export` (leaderboard
+submission files, long-format labels, per-item label distributions), `annotate score` (the
+standard scorer, run locally) and `annotate compare` (a model beside the study's humans).
+
+The analysis (pandas, scipy, statsmodels) is imported inside the commands: `annotate --help`
+stays fast."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import zipfile
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from sqlalchemy import Engine
+
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import print_json, print_table, say, warn
+from annotate.errors import DataFileError, UserError
+
+if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
+    from annotate.analysis.local_score import TaskResult
+    from annotate.formats.gold import SubmissionName
+
+MANIFEST_SUFFIX = ".manifest.json"
+"""`glue.manifest.json` / `superglue.manifest.json`: both benchmarks can share a folder."""
+ITEMS_SHOWN = 20
+"""Item ids listed per group in the `compare` table (all of them with --format json)."""
+
+
+class ExportFormat(StrEnum):
+    glue = "glue"
+    superglue = "superglue"
+    labels = "labels"
+    soft = "soft"
+
+
+class Benchmark(StrEnum):
+    glue = "glue"
+    superglue = "superglue"
+
+
+class LabelPhase(StrEnum):
+    test = "test"
+    training = "training"
+    all = "all"
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    study: str | None = typer.Argument(None, help="Name of the study (or use --benchmark)"),
+    to: Path = typer.Option(..., "--to", help="Folder to write into (created if missing)"),
+    fmt: ExportFormat | None = typer.Option(
+        None, "--format", help="glue or superglue (leaderboard files), labels or soft"
+    ),
+    benchmark: Benchmark | None = typer.Option(
+        None, "--benchmark", help="Export the latest study of every task of this benchmark"
+    ),
+    fill_from: Path | None = typer.Option(
+        None,
+        "--fill-from",
+        help="A model's submission file (or a folder of them) that completes the file with "
+        "the test items people did not label",
+    ),
+    make_zip: bool = typer.Option(False, "--zip", help="Also write the files as one zip"),
+    jsonl: bool = typer.Option(False, "--jsonl", help="labels/soft: JSON lines instead of CSV"),
+    phase: LabelPhase = typer.Option(
+        LabelPhase.test, "--phase", help="labels: test (default), training or all"
+    ),
+) -> None:
+    """Write a study's results: the official submission file of its task (glue/superglue),
+    every label in long format (labels), or each item's label distribution (soft)."""
+    if (study is None) == (benchmark is None):
+        raise UserError("name one study, or pass --benchmark glue|superglue")
+    if benchmark is not None:
+        if fmt is not None and fmt.value != benchmark.value:
+            raise UserError(f"--benchmark {benchmark.value} writes --format {benchmark.value}")
+        fmt = ExportFormat(benchmark.value)
+    if fmt is None:
+        raise UserError("pass --format glue, superglue, labels or soft")
+    submission = fmt in (ExportFormat.glue, ExportFormat.superglue)
+    if fill_from is not None and not submission:
+        raise UserError("--fill-from completes a leaderboard file: use it with glue/superglue")
+    if jsonl and submission:
+        raise UserError("--jsonl applies to labels and soft; leaderboard files have one format")
+    engine = options(ctx).workspace().engine
+    if submission:
+        files = _submission_files(engine, study, fmt.value, benchmark is not None, fill_from)
+    else:
+        files = _table_file(engine, study, fmt, jsonl, phase)
+    to.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (to / name).write_bytes(content)
+        say(f"wrote {to / name}")
+    if make_zip:
+        from annotate.formats.writers import zip_bytes
+
+        members = {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
+        target = to / f"{fmt.value}.zip"
+        target.write_bytes(zip_bytes(members))
+        say(f"wrote {target} ({', '.join(sorted(members))})")
+
+
+def _submission_files(
+    engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
+) -> dict[str, bytes]:
+    from annotate.analysis.data import find_study
+    from annotate.analysis.submission import benchmark_studies
+    from annotate.formats.writers import json_bytes
+
+    if every_task:
+        chosen = benchmark_studies(engine, benchmark)
+        pairs = [(spec.name, name) for spec, name in chosen.chosen]
+        if not pairs:
+            raise UserError(f"no study of any {benchmark} task in this store")
+        extra = {
+            "missing_tasks": chosen.missing_tasks,
+            "passed_over_studies": chosen.passed_over,
+        }
+    else:
+        assert study is not None
+        pairs = [(find_study(engine, study).task, study)]
+        extra = {}
+    files: dict[str, bytes] = {}
+    entries = []
+    for task, name in pairs:
+        content, entry = _one_submission(engine, name, task, benchmark, fill_from, every_task)
+        files[entry["file"]] = content
+        entries.append(entry)
+    manifest = {"format": benchmark, "files": entries, **extra}
+    missing = extra.get("missing_tasks", [])
+    if missing:
+        warn(f"no study of {len(missing)} {benchmark} tasks, no file for: {', '.join(missing)}")
+    files[benchmark + MANIFEST_SUFFIX] = json_bytes(manifest)
+    return files
+
+
+def _one_submission(
+    engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
+) -> tuple[bytes, dict[str, Any]]:
+    from annotate import specs
+    from annotate.analysis.predictions import read_predictions
+    from annotate.analysis.submission import study_submission
+    from annotate.formats.writers import submission_bytes
+
+    spec = specs.load_task(task)
+    # GLUE tasks write TSV, SuperGLUE tasks JSON lines; a custom task goes by its file's style.
+    expected = "glue" if spec.submission.style == "glue-tsv" else "superglue"
+    if expected != benchmark:
+        raise UserError(
+            f"study {study!r} is a {spec.benchmark} task ({spec.name}): "
+            f"export it with --format {expected}"
+        )
+    model = None
+    model_file = _fill_file(fill_from, spec.submission.file, lenient)
+    if model_file is not None:
+        model = read_predictions(model_file, spec)
+    result = study_submission(engine, study, model)
+    content = submission_bytes(spec, result.predictions, result.order, result.paragraph_of)
+    entry = result.manifest()
+    entry["sha256"] = hashlib.sha256(content).hexdigest()
+    say(
+        f"{result.file}: {entry['rows']} rows ({entry['human_rows']} human, "
+        f"{entry['model_rows']} model) from study {study!r}"
+    )
+    if result.undecided:
+        warn(
+            f"{result.file}: {len(result.undecided)} items whose tie the rule left open have no "
+            "human answer (listed in the manifest)"
+        )
+    if result.unlabelled:
+        warn(f"{result.file}: {len(result.unlabelled)} sampled items have no labels yet")
+    if model is not None and result.missing:
+        warn(
+            f"{result.file}: {len(result.missing)} of {result.n_test_items} test items have no "
+            "row; the leaderboard wants every test item"
+        )
+    return content, entry
+
+
+def _fill_file(fill_from: Path | None, file_name: str, lenient: bool) -> Path | None:
+    """The model file for one task: `fill_from` itself, or the file of that name in it when it
+    is a folder (with --benchmark a task without one is written from the humans alone)."""
+    if fill_from is None:
+        return None
+    if fill_from.is_dir():
+        candidate = fill_from / file_name
+        if candidate.is_file():
+            return candidate
+        if lenient:
+            return None
+        raise UserError(f"{fill_from}: no {file_name} in this folder")
+    if not fill_from.is_file():
+        raise UserError(f"{fill_from}: no such file or folder")
+    if lenient:
+        raise UserError("with --benchmark, --fill-from takes a folder of submission files")
+    return fill_from
+
+
+def _table_file(
+    engine: Engine, study: str | None, fmt: ExportFormat, jsonl: bool, phase: LabelPhase
+) -> dict[str, bytes]:
+    from annotate.formats.writers import csv_bytes, jsonl_bytes
+
+    assert study is not None
+    if fmt is ExportFormat.labels:
+        from annotate.analysis.label_table import PHASES, label_table
+
+        phases = PHASES if phase is LabelPhase.all else (phase.value,)
+        table = label_table(engine, study, phases)
+        columns, rows = table.columns, table.rows
+    else:
+        columns, rows = _soft_table(engine, study)
+    write = jsonl_bytes if jsonl else csv_bytes
+    return {f"{fmt.value}.{'jsonl' if jsonl else 'csv'}": write(columns, rows)}
+
+
+def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
+    from annotate.analysis.data import find_study, load_study_data
+    from annotate.analysis.human_answers import soft_rows
+    from annotate.analysis.submission import load_test_items
+
+    data = load_study_data(engine, study)
+    items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
+    table = soft_rows(data, {i.source_id: i.position for i in items})
+    return table.columns, table.rows
+
+
+# --- score -----------------------------------------------------------------------------------
+
+
+@app.command()
+def score(
+    pred: Path = typer.Argument(
+        ..., help="A submission file (RTE.jsonl, STS-B.tsv …), a folder or a zip of them"
+    ),
+    gold: Path = typer.Option(
+        ..., "--gold", help="A labelled data file, or a folder in the download layout"
+    ),
+    task: str | None = typer.Option(
+        None, "--task", help="The task of PRED when its name does not say (one file only)"
+    ),
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+    bootstrap: int = typer.Option(
+        0, "--bootstrap", min=0, help="Bootstrap replicates for intervals (default 0: none)"
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
+) -> None:
+    """Score submission files against gold, by id, with the official metrics; the GLUE or
+    SuperGLUE score over the tasks present; per-phenomenon scores for the diagnostics."""
+    from annotate.analysis.local_score import benchmark_scores
+
+    with tempfile.TemporaryDirectory(prefix="annotate-score-") as scratch:
+        files, skipped = _prediction_files(pred, task, Path(scratch))
+        results = [
+            _score_one(path, shown, name, gold, bootstrap, seed) for path, shown, name in files
+        ]
+    data = {
+        "tasks": [r.to_json() for r in results],
+        "benchmarks": benchmark_scores(results),
+        "skipped": skipped,
+    }
+    if fmt is Format.json:
+        print_json(data)
+        return
+    _render_scores(data)
+
+
+def _prediction_files(
+    pred: Path, task: str | None, scratch: Path
+) -> tuple[list[tuple[Path, str, SubmissionName]], list[str]]:
+    """(file, name to show, SubmissionName) for each prediction file, and the files skipped."""
+    from annotate import specs
+    from annotate.formats.gold import SubmissionName, submission_task
+
+    if pred.is_file() and pred.suffix.lower() != ".zip":
+        if task is not None:
+            name = SubmissionName(specs.load_task(task), None)
+        else:
+            found = submission_task(pred)
+            if found is None:
+                raise UserError(
+                    f"{pred}: cannot tell the task from the file name (expected an official "
+                    "name such as RTE.jsonl or STS-B.tsv); pass --task"
+                )
+            name = found
+        return [(pred, str(pred), name)], []
+    if task is not None:
+        raise UserError("--task applies to a single prediction file, not a folder or zip")
+    if pred.is_file():
+        folder, shown = _unzip(pred, scratch), f"{pred}!"
+    elif pred.is_dir():
+        folder, shown = pred, f"{pred}/"
+    else:
+        raise UserError(f"{pred}: no such file or folder")
+    files, skipped = [], []
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+        name = submission_task(path)
+        if name is None:
+            if not path.name.endswith(MANIFEST_SUFFIX):
+                skipped.append(path.name)
+            continue
+        files.append((path, shown + path.name, name))
+    if not files:
+        raise UserError(f"{pred}: no submission files (RTE.jsonl, STS-B.tsv …) in it")
+    return files, skipped
+
+
+def _unzip(archive: Path, scratch: Path) -> Path:
+    try:
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                name = Path(info.filename).name  # flat: no member escapes the scratch folder
+                if not info.is_dir() and name:
+                    (scratch / name).write_bytes(z.read(info))
+    except zipfile.BadZipFile:
+        raise DataFileError(archive, None, "not a valid zip file") from None
+    return scratch
+
+
+def _score_one(
+    path: Path, shown: str, name: SubmissionName, gold: Path, bootstrap: int, seed: int
+) -> TaskResult:
+    from annotate.analysis.local_score import score_predictions
+    from annotate.analysis.predictions import read_predictions
+    from annotate.formats.gold import gold_for
+
+    try:
+        model = read_predictions(path, name.spec)
+    except DataFileError as exc:
+        raise DataFileError(shown, exc.line, exc.reason) from None
+    model.path = shown
+    result = score_predictions(gold_for(gold, name), model, bootstrap=bootstrap, seed=seed)
+    return result
+
+
+def _render_scores(data: dict[str, Any]) -> None:
+    from annotate.analysis.render import METRIC_NAMES, interval, pct
+
+    rows = []
+    for r in data["tasks"]:
+        cov = r["coverage"]
+        metrics = []
+        for m in r["metrics"]:
+            s = r["scores"][m]
+            ci = interval(s["ci_low"], s["ci_high"])
+            metrics.append(f"{METRIC_NAMES.get(m, m)} {pct(s['value'])}" + (f" {ci}" if ci else ""))
+        rows.append(
+            {
+                "task": r["task"],
+                "file": Path(r["file"]).name,
+                "metrics": ", ".join(metrics),
+                "score": pct(r["task_score"]["value"]),
+                "coverage": f"{cov['scored']}/{cov['gold']} {cov['unit']}s"
+                + (f", {cov['not_in_gold']} ids not in gold" if cov["not_in_gold"] else ""),
+            }
+        )
+    print_table(
+        rows,
+        [
+            ("task", "Task"),
+            ("file", "File"),
+            ("metrics", "Metrics"),
+            ("score", "Score"),
+            ("coverage", "Coverage"),
+        ],
+        title="Scores (x100)",
+    )
+    for r in data["tasks"]:
+        say(f"{r['file']} scored against {r['gold']}")
+    for b in data["benchmarks"]:
+        value = pct(b["score"])
+        say(f"{b['benchmark']} score: {value}" + (f" ({b['note']})" if b["partial"] else ""))
+    for r in data["tasks"]:
+        if r["diagnostics"]:
+            _render_diagnostics(r["task"], r["diagnostics"])
+    if data["skipped"]:
+        warn(f"skipped (not a submission file name): {', '.join(data['skipped'])}")
+
+
+def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
+    from annotate.analysis.render import coef
+
+    metric = diag["metric"].upper()
+    rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
+    for category, entry in diag["coarse"].items():
+        rows.append({"category": category, "tag": "", **_diag_cells(entry, coef)})
+        for tag, fine in diag["fine"].get(category, {}).items():
+            if fine["n"]:  # tags of gold items without a prediction: nothing to show
+                rows.append({"category": "", "tag": tag, **_diag_cells(fine, coef)})
+    print_table(
+        rows,
+        [("category", "Category"), ("tag", "Tag"), ("n", "n"), ("value", metric), ("ci", "95% CI")],
+        title=f"{task}: {metric} per phenomenon",
+    )
+
+
+def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
+    ci = ""
+    if entry.get("ci_low") is not None:
+        ci = f"[{coef(entry['ci_low'])}, {coef(entry['ci_high'])}]"
+    return {"n": str(entry["n"]), "value": coef(entry["value"]), "ci": ci}
+
+
+# --- compare ---------------------------------------------------------------------------------
+
+
+@app.command()
+def compare(
+    ctx: typer.Context,
+    study: str = typer.Argument(..., help="Name of the study"),
+    model: Path = typer.Option(
+        ..., "--model", help="The model's predictions in the leaderboard submission format"
+    ),
+    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
+    bootstrap: int = typer.Option(
+        1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed of the bootstrap (default: the study's)"
+    ),
+) -> None:
+    """A model's predictions scored on exactly the study's test items, beside the human
+    majority and the mean single annotator: paired difference, McNemar's test, items right."""
+    from annotate.analysis.compare import compare_model
+    from annotate.analysis.data import load_study_data
+    from annotate.analysis.predictions import read_predictions
+
+    engine = options(ctx).workspace().engine
+    data = load_study_data(engine, study)
+    predictions = read_predictions(model, data.spec)
+    result = compare_model(data, predictions, bootstrap=bootstrap, seed=seed)
+    if fmt is Format.json:
+        print_json(result)
+        return
+    _render_compare(result)
+
+
+def _render_compare(r: dict[str, Any]) -> None:
+    from annotate.analysis.render import METRIC_NAMES, interval, pct
+
+    metrics = r["metrics"]
+
+    def row(who: str, scores: dict[str, Any], total: dict[str, Any]) -> dict[str, Any]:
+        out = {"who": who, "score": pct(total["value"])}
+        out["ci"] = interval(total.get("ci_low"), total.get("ci_high"))
+        for m in metrics:
+            out[m] = pct(scores[m]["value"] if isinstance(scores[m], dict) else scores[m])
+        return out
+
+    single = r["single_annotator"]
+    rows = [
+        row("human majority", r["human"]["scores"], r["human"]["task_score"]),
+        {
+            "who": f"mean single annotator ({single['n_annotators']})",
+            "score": pct(single["task_score"]),
+            **{m: pct(single["scores"].get(m)) for m in metrics},
+        },
+        row(
+            f"model {r['model']['name']}",
+            r["model_scores"]["scores"],
+            r["model_scores"]["task_score"],
+        ),
+    ]
+    diff = r["difference"]
+    if diff is not None:
+        rows.append(
+            {
+                "who": "model - human majority",
+                "score": f"{diff['value'] * 100:+.1f}",
+                "ci": interval(diff["ci_low"], diff["ci_high"]),
+            }
+        )
+    columns = [("who", ""), *((m, METRIC_NAMES.get(m, m)) for m in metrics)]
+    columns += [("score", "Task score"), ("ci", "95% CI")]
+    unit = r["unit"]
+    print_table(
+        rows, columns, title=f"{r['study']} ({r['task']}): the same {r['n_items']} {unit}s (x100)"
+    )
+    test = r["mcnemar"]
+    if test is not None:
+        t = test["table"]
+        say(
+            f"McNemar's test (exact): human only right {t['human_only_right']}, model only right "
+            f"{t['model_only_right']}, both {t['both_right']}, neither {t['neither_right']}; "
+            f"p = {test['p_value']:.4g}"
+        )
+    if r["items"] is not None:
+        for key, ids in r["items"].items():
+            shown = ", ".join(ids[:ITEMS_SHOWN]) + (" …" if len(ids) > ITEMS_SHOWN else "")
+            say(f"{key.replace('_', ' ')} ({len(ids)}): {shown}")
+    for note in r["notes"]:
+        warn(f"note: {note}")

@@ -1,0 +1,128 @@
+"""Gold labels for the local scorer (`annotate score`): which task a submission file is for,
+where its labelled data file sits in the original download layout, and the gold of that file.
+
+The data file is read with the same readers as an import (`read_items`), so every official
+layout and quirk is understood and a bad file gets the same error naming file, line and reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate import specs
+from annotate.errors import DataFileError, UserError
+from annotate.formats.readers import FileSummary, read_items
+from annotate.specs import TaskSpec
+
+SPLIT_SUFFIXES = {"test": "test", "val": "dev", "dev": "dev", "train": "train"}
+"""jiant names a prediction file for another split `RTE_val.jsonl` (`<name>_<split>`)."""
+
+TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
+"""Folders of the download layout whose name is not the submission file's stem."""
+
+
+class NoGoldError(DataFileError):
+    """A data file without labels (a test file): not a gold file."""
+
+
+@dataclass
+class GoldFile:
+    """The gold labels of one data file, in file order."""
+
+    path: str
+    spec: TaskSpec
+    ids: list[str] = field(default_factory=list)
+    gold: list[Any] = field(default_factory=list)
+    """Label value per item ("entailment", "true", a rating, {answer idx: "0"/"1"}, [entities])."""
+    tags: list[dict[str, list[str]] | None] = field(default_factory=list)
+    pair_ids: list[str | None] = field(default_factory=list)
+    """AX-g: the minimal pair of each item; None for other tasks."""
+
+
+@dataclass(frozen=True)
+class SubmissionName:
+    spec: TaskSpec
+    split: str | None
+    """The split named in the file name (`RTE_val.jsonl`), None for the plain name."""
+
+
+def submission_task(path: Path) -> SubmissionName | None:
+    """The task whose submission file is named like `path` (`RTE.jsonl` is SuperGLUE RTE,
+    `RTE.tsv` GLUE RTE, `MNLI-m_val.tsv` MNLI matched on dev); None when no task matches."""
+    name = path.name.lower()
+    stem, suffix = path.stem.lower(), path.suffix.lower()
+    for spec in specs.all_tasks():
+        official = Path(spec.submission.file.lower())
+        if official.suffix != suffix:
+            continue
+        if name == official.name:
+            return SubmissionName(spec, None)
+        head, sep, split = stem.rpartition("_")
+        if sep and head == official.stem and split in SPLIT_SUFFIXES:
+            return SubmissionName(spec, SPLIT_SUFFIXES[split])
+    return None
+
+
+def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
+    """The gold of a labelled data file of `spec`; a file without labels is an error."""
+    if not path.is_file():
+        raise DataFileError(path, None, "no such file")
+    summary = FileSummary()
+    gold = GoldFile(path=str(path), spec=spec)
+    wants_pair = any(f.name == "pair_id" for f in spec.fields)
+    for item in read_items(path, spec, summary):
+        gold.ids.append(item.source_id)
+        gold.gold.append(item.gold)
+        gold.tags.append(item.tags)
+        pair = item.fields.get("pair_id") if wants_pair else None
+        gold.pair_ids.append(None if pair is None or pair == "" else str(pair))
+    if not gold.ids:
+        raise DataFileError(path, None, "the file has no items")
+    if not summary.has_gold:
+        raise NoGoldError(path, None, f"no gold labels in this {spec.name} file (a test file?)")
+    return gold
+
+
+def _candidates(root: Path, spec: TaskSpec, names: list[str]) -> list[Path]:
+    """Files named `names` in the task's own folder of the download layout (`RTE/`, `STS-B/`,
+    `MNLI/`, `AX-b/` …, any case; searched down, as CoLA's `cola_public/raw/`), then directly
+    in `root` (a folder that holds one task's files)."""
+    wanted = {Path(spec.submission.file).stem.lower(), spec.short_name.lower()}
+    wanted |= {a.lower() for a in spec.aliases}
+    wanted |= {f.lower() for f in TASK_FOLDERS.get(spec.name, [])}
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and p.name.lower() in wanted)
+    found = [path for name in names for folder in folders for path in sorted(folder.rglob(name))]
+    found += [root / name for name in names]
+    return [p for p in dict.fromkeys(found) if p.is_file()]
+
+
+def find_gold(root: Path, spec: TaskSpec, split: str | None = None) -> GoldFile | None:
+    """The first labelled file of `spec` under folder `root`: the split named by the prediction
+    file, else the test split (labelled for the diagnostics) and then dev. None when there is
+    none; a file that exists but is broken is an error."""
+    splits = [split] if split else ["test", "dev"]
+    names = [n for s in splits for n in spec.source.files.get(s, [])]
+    for path in _candidates(root, spec, names):
+        try:
+            return read_gold(path, spec)
+        except NoGoldError:
+            continue  # an unlabelled test file: look for the next candidate
+    return None
+
+
+def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
+    """The gold for a submission file: `gold` itself when it is a file, else found in it."""
+    if gold.is_file():
+        return read_gold(gold, name.spec)
+    if not gold.is_dir():
+        raise UserError(f"{gold}: no such file or folder")
+    found = find_gold(gold, name.spec, name.split)
+    if found is None:
+        wanted = sorted({n for names in name.spec.source.files.values() for n in names})
+        raise UserError(
+            f"{gold}: no labelled {name.spec.name} file found (looked for {', '.join(wanted)} "
+            f"in {Path(name.spec.submission.file).stem}/ and the folder itself)"
+        )
+    return found

@@ -1,0 +1,157 @@
+"""`annotate compare STUDY --model FILE`: a model and the study's humans on exactly the same
+items; scores agree with the report, McNemar's p with statsmodels on the same table, and the
+item lists with the files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from statsmodels.stats.contingency_tables import mcnemar
+
+from annotate.simulate import simulate
+from annotate.workspace import open_workspace
+from tests.engine_helpers import rte_rows, rte_study
+from tests.unit.test_export import ram_store, read_official, simulated_study
+
+N_TEST = 20
+
+
+@pytest.fixture(scope="module")
+def db_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One store for the module (overrides conftest's): the RTE study is simulated once."""
+    with ram_store(tmp_path_factory.mktemp("compare")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def rte(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A finished RTE study of 20 labelled test items (ids 1000..1019) and its gold."""
+    ws = open_workspace(db_url, create=True)
+    rte_study(ws.engine, tmp_path_factory.mktemp("rte"), test=N_TEST)
+    simulate(ws.engine, "pilot", 5, 0.75, seed=2)
+    ws.engine.dispose()
+    return {str(r["idx"]): r["label"] for r in rte_rows(N_TEST, 1000)}
+
+
+def model_file(path: Path, gold: dict[str, str], wrong: set[int], ids: range | None = None) -> Path:
+    """A model right on every item but those in `wrong`."""
+    flip = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    lines = []
+    for i in ids if ids is not None else range(1000, 1000 + N_TEST):
+        label = gold[str(i)]
+        lines.append(json.dumps({"idx": i, "label": flip[label] if i in wrong else label}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def compare_json(cli, *args: Any) -> dict[str, Any]:
+    result = cli("compare", *args, "--format", "json", "--bootstrap", "300")
+    assert result.code == 0, result.stderr
+    return result.json()
+
+
+def test_compare_scores_both_on_the_same_items_as_the_report(cli, rte, tmp_path: Path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1001, 1004, 1007, 1010, 1013})
+    result = compare_json(cli, "pilot", "--model", model)
+    report = cli("report", "pilot", "--format", "json", "--bootstrap", "0", "--model", model).json()
+    assert result["n_items"] == N_TEST
+    assert result["human"]["task_score"]["value"] == pytest.approx(report["task_score"]["value"])
+    assert result["single_annotator"]["task_score"] == pytest.approx(
+        report["individual"]["task_score"]["mean"]
+    )
+    assert result["model_scores"]["task_score"]["value"] == pytest.approx(15 / 20)
+    assert result["model_scores"]["task_score"]["value"] == pytest.approx(
+        report["models"][0]["task_score"]["value"]
+    )
+    diff = result["difference"]
+    assert diff["value"] == pytest.approx(15 / 20 - report["task_score"]["value"])
+    assert diff["ci_low"] <= diff["ci_high"]
+
+    # Which items each gets right, checked against the exported human file and the model file.
+    assert cli("export", "pilot", "--to", tmp_path / "out", "--format", "superglue").code == 0
+    human = read_official(tmp_path / "out" / "RTE.jsonl")
+    model_labels = read_official(model)
+    items = result["items"]
+    assert sorted(i for ids in items.values() for i in ids) == sorted(rte)
+    for key, ids in items.items():
+        for i in ids:
+            h, m = human[i] == rte[i], model_labels[i] == rte[i]
+            assert (
+                key
+                == {
+                    (True, True): "both_right",
+                    (True, False): "human_only_right",
+                    (False, True): "model_only_right",
+                    (False, False): "neither_right",
+                }[(h, m)]
+            )
+
+    table = [
+        [len(items["both_right"]), len(items["human_only_right"])],
+        [len(items["model_only_right"]), len(items["neither_right"])],
+    ]
+    expected = mcnemar(table, exact=True)
+    assert result["mcnemar"]["p_value"] == pytest.approx(expected.pvalue)
+    assert result["mcnemar"]["statistic"] == pytest.approx(expected.statistic)
+
+
+def test_compare_on_the_items_the_model_covers(cli, rte, tmp_path: Path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong=set(), ids=range(1000, 1010))
+    result = compare_json(cli, "pilot", "--model", model)
+    assert result["n_items"] == 10
+    assert result["model_scores"]["task_score"]["value"] == 1.0
+    assert result["coverage"] == {
+        "sample": 20,
+        "human_scored": 20,
+        "model_scored": 10,
+        "common": 10,
+    }
+    assert any("scored on the 10 items" in n for n in result["notes"])
+    assert cli("export", "pilot", "--to", tmp_path / "out", "--format", "superglue").code == 0
+    human = read_official(tmp_path / "out" / "RTE.jsonl")
+    right = sum(human[str(i)] == rte[str(i)] for i in range(1000, 1010))
+    assert result["human"]["task_score"]["value"] == pytest.approx(right / 10)
+
+
+def test_compare_table_prints_both_scores_and_mcnemar(cli, rte, tmp_path: Path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1002, 1003})
+    result = cli("compare", "pilot", "--model", model, "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "human majority" in text and "model RTE" in text and "mean single annotator" in text
+    assert "McNemar's test (exact)" in text and "p = " in text
+    assert "the same 20 items" in text
+
+
+def test_compare_ratings_has_a_difference_but_no_mcnemar(cli, rte, workspace, tmp_path: Path):
+    _, data = simulated_study(workspace.engine, tmp_path, "glue/stsb", sample="all")
+    lines = ["index\tprediction"]
+    for line in data.read_text().splitlines()[1:]:
+        cells = line.split("\t")
+        lines.append(f"{cells[0]}\t{min(5.0, float(cells[-1]) + 0.5):.3f}")
+    model = tmp_path / "STS-B.tsv"
+    model.write_text("\n".join(lines) + "\n")
+    result = compare_json(cli, "s", "--model", model)
+    assert result["mcnemar"] is None and result["items"] is None
+    assert result["difference"]["value"] == pytest.approx(
+        result["model_scores"]["task_score"]["value"] - result["human"]["task_score"]["value"]
+    )
+    assert any("ratings have no right or wrong" in n for n in result["notes"])
+
+
+def test_compare_mistakes(cli, rte, workspace, tmp_path: Path):
+    stray = tmp_path / "RTE.jsonl"
+    stray.write_text('{"idx": 5, "label": "entailment"}\n')
+    result = cli("compare", "pilot", "--model", stray)
+    assert (
+        result.code == 2 and "no prediction for any labelled item of study 'pilot'" in result.stderr
+    )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"idx": 1000, "label": "maybe"}\n')
+    result = cli("compare", "pilot", "--model", bad)
+    assert result.code == 2 and f"{bad}:1: unknown prediction 'maybe'" in result.stderr
+    assert cli("compare", "nope", "--model", bad).code == 2

@@ -1,0 +1,404 @@
+"""`annotate score PRED --gold GOLD`: the standard scorer run locally, on small files written
+here in the official layouts, checked against sklearn/scipy and hand counts; folders, zips,
+the benchmark score, diagnostics per phenomenon, and every way a file can be wrong."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scipy import stats
+from sklearn.metrics import f1_score, matthews_corrcoef
+
+from tests import fixtures as fx
+
+
+def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    return fx.write_jsonl(path, rows)
+
+
+def tsv(path: Path, lines: list[str]) -> Path:
+    return fx.write_text(path, "\n".join(lines) + "\n")
+
+
+def score_json(cli, *args: Any) -> dict[str, Any]:
+    result = cli("score", *args, "--format", "json")
+    assert result.code == 0, result.stderr
+    return result.json()
+
+
+def rte_gold(path: Path, n: int = 6) -> Path:
+    labels = ["entailment", "not_entailment"]
+    rows = [
+        {"premise": f"p{i}", "hypothesis": f"h{i}", "label": labels[i % 3 == 0], "idx": i}
+        for i in range(n)
+    ]
+    return jsonl(path, rows)
+
+
+# --- metrics ---------------------------------------------------------------------------------
+
+
+def test_accuracy_and_coverage_by_id(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")  # gold: not, ent, ent, not, ent, ent
+    pred = jsonl(
+        tmp_path / "RTE.jsonl",
+        [
+            {"idx": 2, "label": "entailment"},  # right (order does not matter)
+            {"idx": 0, "label": "entailment"},  # wrong
+            {"idx": 1, "label": "entailment"},  # right
+            {"idx": 99, "label": "entailment"},  # not in gold: reported, not scored
+        ],
+    )
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["task"] == "superglue/rte"
+    assert task["scores"]["accuracy"]["value"] == pytest.approx(2 / 3)
+    assert task["coverage"] == {
+        "unit": "item",
+        "scored": 3,
+        "gold": 6,
+        "fraction": 0.5,
+        "predictions": 4,
+        "not_in_gold": 1,
+    }
+
+
+def test_stsb_pearson_and_spearman_equal_scipy(cli, tmp_path: Path):
+    golds = [4.6, 0.25, 3.8, 1.0, 2.5, 5.0, 0.0, 3.2]
+    preds = [4.1, 0.8, 3.9, 2.2, 2.4, 4.75, 0.3, 2.6]
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [
+            f'{i}\tmain\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\t"t{i}\t{g:.3f}'
+            for i, g in enumerate(golds)
+        ],
+    )
+    pred = tsv(
+        tmp_path / "STS-B.tsv",
+        ["index\tprediction"] + [f"{i}\t{p:.3f}" for i, p in enumerate(preds)],
+    )
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["scores"]["pearson"]["value"] == pytest.approx(
+        stats.pearsonr(golds, preds)[0], abs=1e-12
+    )
+    assert task["scores"]["spearman"]["value"] == pytest.approx(
+        stats.spearmanr(golds, preds)[0], abs=1e-12
+    )
+
+
+def test_multirc_f1a_over_answers_and_exact_match_per_question(cli, tmp_path: Path):
+    gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", fx.SG_MULTIRC)  # q0: a0=1 a1=0; q1: 1 0 1
+    line = {
+        "idx": 0,
+        "passage": {
+            "questions": [
+                {"idx": 0, "answers": [{"idx": 0, "label": 1}, {"idx": 1, "label": 1}]},
+                {
+                    "idx": 1,
+                    "answers": [
+                        {"idx": 2, "label": 1},
+                        {"idx": 3, "label": 0},
+                        {"idx": 4, "label": 1},
+                    ],
+                },
+            ]
+        },
+    }
+    pred = jsonl(tmp_path / "MultiRC.jsonl", [line])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    gold_flat, pred_flat = [1, 0, 1, 0, 1], [1, 1, 1, 0, 1]
+    assert task["scores"]["f1a"]["value"] == pytest.approx(f1_score(gold_flat, pred_flat))
+    assert task["scores"]["em"]["value"] == pytest.approx(0.5)
+    assert task["coverage"]["unit"] == "question"
+
+
+def test_record_is_normalised_exact_match(cli, tmp_path: Path):
+    gold = jsonl(tmp_path / "ReCoRD" / "val.jsonl", fx.SG_RECORD)
+    pred = jsonl(tmp_path / "ReCoRD.jsonl", [{"idx": 5, "label": "the Harbor City!"}])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["scores"] == {
+        "record_f1": {"value": 1.0, "ci_low": None, "ci_high": None},
+        "record_em": {"value": 1.0, "ci_low": None, "ci_high": None},
+    }
+
+
+def test_axg_gender_parity_over_minimal_pairs(cli, tmp_path: Path):
+    rows = [
+        {
+            "premise": f"p{i}",
+            "hypothesis": f"h{i}",
+            "idx": i,
+            "pair_id": i // 2,
+            "label": "entailment" if i % 2 else "not_entailment",
+        }
+        for i in range(6)
+    ]
+    gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
+    preds = ["entailment", "entailment", "not_entailment", "entailment", "entailment", "entailment"]
+    pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": p} for i, p in enumerate(preds)])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["scores"]["gender_parity"]["value"] == pytest.approx(2 / 3)  # pairs 0 and 2 alike
+    assert task["scores"]["accuracy"]["value"] == pytest.approx(4 / 6)
+
+
+DIAGNOSTIC_ROWS = [
+    # lexical, predicate-argument, logic, knowledge, label
+    ("Lexical entailment", "", "Negation", "", "contradiction"),
+    ("", "", "Negation;Conditionals", "", "neutral"),
+    ("Quantifiers", "Active/Passive", "", "", "entailment"),
+    ("", "", "Negation", "World knowledge", "entailment"),
+    ("Lexical entailment", "", "", "", "neutral"),
+    ("", "Active/Passive", "Conditionals", "", "contradiction"),
+    ("", "", "Negation", "", "neutral"),
+    ("Lexical entailment;Quantifiers", "", "", "Common sense", "entailment"),
+]
+DIAGNOSTIC_PRED = [
+    "contradiction",
+    "contradiction",
+    "entailment",
+    "neutral",
+    "neutral",
+    "contradiction",
+    "neutral",
+    "neutral",
+]
+
+
+def test_glue_diagnostic_gives_r3_per_category_and_tag(cli, tmp_path: Path):
+    header = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
+    lines = [header] + [
+        f"{a}\t{b}\t{c}\t{d}\tNews\tP{i}\tH{i}\t{e}"
+        for i, (a, b, c, d, e) in enumerate(DIAGNOSTIC_ROWS)
+    ]
+    gold = fx.write_text(
+        tmp_path / "diagnostic" / "diagnostic-full.tsv", "\r\n".join(lines) + "\r\n"
+    )
+    pred = tsv(
+        tmp_path / "AX.tsv",
+        ["index\tprediction"] + [f"{i}\t{p}" for i, p in enumerate(DIAGNOSTIC_PRED)],
+    )
+    result = score_json(cli, pred, "--gold", gold)
+    [task] = result["tasks"]
+    assert result["benchmarks"] == []  # the diagnostic is not part of the GLUE score
+    golds = [r[4] for r in DIAGNOSTIC_ROWS]
+    assert task["scores"]["r3"]["value"] == pytest.approx(matthews_corrcoef(golds, DIAGNOSTIC_PRED))
+    diag = task["diagnostics"]
+    assert diag["metric"] == "r3"
+    assert list(diag["coarse"]) == [
+        "Lexical Semantics",
+        "Predicate-Argument Structure",
+        "Logic",
+        "Knowledge",
+    ]
+
+    def r3(rows: list[int]) -> float:
+        return matthews_corrcoef([golds[i] for i in rows], [DIAGNOSTIC_PRED[i] for i in rows])
+
+    logic = [0, 1, 3, 5, 6]
+    assert diag["coarse"]["Logic"]["n"] == len(logic)
+    assert diag["coarse"]["Logic"]["value"] == pytest.approx(r3(logic))
+    assert diag["fine"]["Logic"]["Negation"]["value"] == pytest.approx(r3([0, 1, 3, 6]))
+    assert diag["fine"]["Lexical Semantics"]["Quantifiers"]["n"] == 2
+    assert "models" not in diag["coarse"]["Logic"]
+
+    table = cli("score", pred, "--gold", gold)
+    assert table.code == 0
+    assert "R3 per phenomenon" in table.stdout and "Negation" in table.stdout
+
+
+def test_axb_gives_mcc_per_tag_and_takes_int_ids_for_string_ones(cli, tmp_path: Path):
+    gold = jsonl(tmp_path / "AX-b" / "AX-b.jsonl", fx.SG_AXB)  # "idx": "0", "1"
+    pred = jsonl(
+        tmp_path / "AX-b.jsonl",
+        [{"idx": 0, "label": "entailment"}, {"idx": 1, "label": "entailment"}],
+    )
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["coverage"]["scored"] == 2
+    assert task["diagnostics"]["metric"] == "mcc"
+    assert set(task["diagnostics"]["fine"]["Logic"]) == {
+        "Universal",
+        "Upward monotone",
+        "Existential",
+    }
+
+
+# --- folders, zips, the benchmark score ------------------------------------------------------
+
+
+def test_folder_of_submissions_against_the_download_layout(cli, tmp_path: Path):
+    data = tmp_path / "SuperGLUE"
+    rte_gold(data / "RTE" / "val.jsonl")
+    jsonl(data / "RTE" / "test.jsonl", [{"premise": "p", "hypothesis": "h", "idx": 0}])  # no labels
+    jsonl(data / "BoolQ" / "val.jsonl", fx.SG_BOOLQ)
+    preds = tmp_path / "preds"
+    jsonl(preds / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(6)])
+    jsonl(preds / "BoolQ.jsonl", [{"idx": 0, "label": "true"}, {"idx": 1, "label": "true"}])
+    fx.write_text(preds / "notes.txt", "not a submission\n")
+    result = score_json(cli, preds, "--gold", data)
+    tasks = {t["task"]: t for t in result["tasks"]}
+    assert tasks["superglue/rte"]["gold"] == str(data / "RTE" / "val.jsonl")
+    assert tasks["superglue/rte"]["scores"]["accuracy"]["value"] == pytest.approx(4 / 6)
+    assert tasks["superglue/boolq"]["scores"]["accuracy"]["value"] == pytest.approx(1 / 2)
+    [bench] = result["benchmarks"]
+    assert bench["benchmark"] == "superglue"
+    assert bench["score"] == pytest.approx((4 / 6 + 1 / 2) / 2)
+    assert bench["partial"] and bench["n_tasks_covered"] == 2 and bench["n_tasks"] == 8
+    assert "superglue/cb" in bench["missing"]
+    assert result["skipped"] == ["notes.txt"]
+
+    # The same files zipped (as `annotate export --zip` writes them) score the same.
+    archive = tmp_path / "superglue.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for p in sorted(preds.iterdir()):
+            z.write(p, p.name)
+    zipped = score_json(cli, archive, "--gold", data)
+    assert [t["task_score"] for t in zipped["tasks"]] == [t["task_score"] for t in result["tasks"]]
+    assert zipped["tasks"][0]["file"] == f"{archive}!BoolQ.jsonl"
+
+
+def test_glue_score_averages_mnli_matched_and_mismatched_into_one_task(cli, tmp_path: Path):
+    data = tmp_path / "glue_data"
+    header = "index\tsentence1\tsentence2\tgold_label"
+    tsv(data / "MNLI" / "dev_matched.tsv", [header, "0\ta\tb\tentailment", "1\tc\td\tneutral"])
+    tsv(
+        data / "MNLI" / "dev_mismatched.tsv", [header, "0\ta\tb\tcontradiction", "1\tc\td\tneutral"]
+    )
+    tsv(data / "RTE" / "dev.tsv", ["index\tsentence1\tsentence2\tlabel", "0\ta\tb\tentailment"])
+    preds = tmp_path / "preds"
+    tsv(preds / "MNLI-m.tsv", ["index\tprediction", "0\tentailment", "1\tneutral"])  # 1.0
+    tsv(preds / "MNLI-mm.tsv", ["index\tprediction", "0\tneutral", "1\tneutral"])  # 0.5
+    tsv(preds / "RTE.tsv", ["index\tprediction", "0\tnot_entailment"])  # 0.0
+    [bench] = score_json(cli, preds, "--gold", data)["benchmarks"]
+    assert bench["tasks"] == {"glue/mnli": 0.75, "glue/rte": 0.0}
+    assert bench["score"] == pytest.approx(0.375)
+
+
+def test_jiant_split_suffix_and_task_option(cli, tmp_path: Path):
+    data = tmp_path / "data"
+    rte_gold(data / "RTE" / "val.jsonl")
+    pred = jsonl(tmp_path / "RTE_val.jsonl", [{"idx": 0, "label": "not_entailment"}])
+    assert score_json(cli, pred, "--gold", data)["tasks"][0]["scores"]["accuracy"]["value"] == 1.0
+    odd = jsonl(tmp_path / "my-model.jsonl", [{"idx": 0, "label": "not_entailment"}])
+    result = score_json(cli, odd, "--gold", data / "RTE" / "val.jsonl", "--task", "superglue/rte")
+    assert result["tasks"][0]["task"] == "superglue/rte"
+
+
+def test_bootstrap_gives_intervals(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "val.jsonl", n=30)
+    pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(30)])
+    [task] = score_json(cli, pred, "--gold", gold, "--bootstrap", "200", "--seed", "4")["tasks"]
+    s = task["scores"]["accuracy"]
+    assert s["ci_low"] < s["value"] < s["ci_high"]
+
+
+# --- every way a file can be wrong: one line naming file, line and reason --------------------
+
+
+def _error(cli, *args: Any) -> str:
+    result = cli("score", *args)
+    assert result.code == 2, result.stdout
+    assert "Traceback" not in result.stderr
+    return result.stderr.strip()
+
+
+def test_malformed_prediction_files(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
+    bad_json = fx.write_text(
+        tmp_path / "a" / "RTE.jsonl", '{"idx": 0, "label": "entailment"}\n{"idx": 1,\n'
+    )
+    assert _error(cli, bad_json, "--gold", gold).startswith(f"error: {bad_json}:2: not valid JSON")
+    unknown = jsonl(tmp_path / "b" / "RTE.jsonl", [{"idx": 0, "label": "maybe"}])
+    assert f"error: {unknown}:1: unknown prediction 'maybe'" in _error(cli, unknown, "--gold", gold)
+    dup = jsonl(tmp_path / "c" / "RTE.jsonl", [{"idx": 0, "label": "entailment"}] * 2)
+    assert f"error: {dup}:2: duplicate idx '0'" in _error(cli, dup, "--gold", gold)
+    keys = jsonl(tmp_path / "d" / "RTE.jsonl", [{"id": 0, "prediction": "entailment"}])
+    assert f"{keys}:1: expected keys 'idx' and 'label'" in _error(cli, keys, "--gold", gold)
+
+    glue_gold = tsv(tmp_path / "SST-2" / "dev.tsv", ["sentence\tlabel", "good .\t1"])
+    header = tsv(tmp_path / "e" / "SST-2.tsv", ["id\tlabel", "0\t1"])
+    assert f"{header}:1: expected the header 'index<TAB>prediction'" in _error(
+        cli, header, "--gold", glue_gold
+    )
+    ragged = tsv(tmp_path / "f" / "SST-2.tsv", ["index\tprediction", "0\t1\tx"])
+    assert f"{ragged}:2: row has 3 fields, expected 2" in _error(cli, ragged, "--gold", glue_gold)
+    dup_tsv = tsv(tmp_path / "g" / "SST-2.tsv", ["index\tprediction", "0\t1", "0\t0"])
+    assert f"{dup_tsv}:3: duplicate index '0'" in _error(cli, dup_tsv, "--gold", glue_gold)
+
+    mrc_gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", fx.SG_MULTIRC)
+    line = {
+        "idx": 0,
+        "passage": {
+            "questions": [{"idx": 0, "answers": [{"idx": 0, "label": 1}, {"idx": 0, "label": 0}]}]
+        },
+    }
+    dup_answer = jsonl(tmp_path / "h" / "MultiRC.jsonl", [line])
+    assert f"{dup_answer}:1: duplicate answer idx '0'" in _error(
+        cli, dup_answer, "--gold", mrc_gold
+    )
+
+
+def test_predictions_that_match_no_gold_id(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
+    pred = jsonl(
+        tmp_path / "RTE.jsonl",
+        [{"idx": 500, "label": "entailment"}, {"idx": 501, "label": "entailment"}],
+    )
+    message = _error(cli, pred, "--gold", gold)
+    assert (
+        message
+        == f"error: {pred}: none of its 2 predictions matches a labelled item of {gold} (is it the gold file of the same task and split?)"
+    )
+
+
+def test_bad_gold_files(cli, tmp_path: Path):
+    pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": 0, "label": "entailment"}])
+    unlabelled = jsonl(
+        tmp_path / "RTE" / "test.jsonl", [{"premise": "p", "hypothesis": "h", "idx": 0}]
+    )
+    assert _error(cli, pred, "--gold", unlabelled) == (
+        f"error: {unlabelled}: no gold labels in this superglue/rte file (a test file?)"
+    )
+    broken = jsonl(
+        tmp_path / "x" / "val.jsonl",
+        [{"premise": "p", "hypothesis": "h", "idx": 0, "label": "yes"}],
+    )
+    assert f"error: {broken}:1: unknown label 'yes'" in _error(cli, pred, "--gold", broken)
+    dup = jsonl(
+        tmp_path / "y" / "val.jsonl",
+        [{"premise": "p", "hypothesis": "h", "idx": 0, "label": "entailment"}] * 2,
+    )
+    assert f"error: {dup}:2: duplicate id '0'" in _error(cli, pred, "--gold", dup)
+    empty_folder = tmp_path / "empty"
+    empty_folder.mkdir()
+    assert "no labelled superglue/rte file found" in _error(cli, pred, "--gold", empty_folder)
+    assert "no such file or folder" in _error(cli, pred, "--gold", tmp_path / "nowhere")
+
+
+def test_names_that_say_no_task(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "val.jsonl")
+    odd = jsonl(tmp_path / "predictions.jsonl", [{"idx": 0, "label": "entailment"}])
+    assert "cannot tell the task from the file name" in _error(cli, odd, "--gold", gold)
+    folder = tmp_path / "nothing"
+    fx.write_text(folder / "readme.txt", "x\n")
+    assert "no submission files" in _error(cli, folder, "--gold", gold)
+    assert "--task applies to a single prediction file" in _error(
+        cli, folder, "--gold", gold, "--task", "RTE"
+    )
+    not_zip = fx.write_text(tmp_path / "sub.zip", "plain text")
+    assert f"error: {not_zip}: not a valid zip file" == _error(cli, not_zip, "--gold", gold)
+
+
+def test_table_output(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
+    pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(3)])
+    result = cli("score", pred, "--gold", gold)
+    assert result.code == 0
+    text = " ".join(result.stdout.split())
+    assert "Accuracy 66.7" in text and "3/6 items" in text
+    assert "superglue score: 66.7 (partial: 1 of 8 tasks" in text
