@@ -19,6 +19,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.common import print_rows
 from bench.store_builder import admitted_session, build_study
@@ -37,8 +38,8 @@ async def measure_app(engine, study: str, presses: int) -> list[float]:
     rendered: list[float] = []
     original = app.show_next
 
-    async def show_next_and_stamp() -> None:
-        await original()
+    async def show_next_and_stamp(*args: Any, **kwargs: Any) -> None:
+        await original(*args, **kwargs)
         app.call_after_refresh(lambda: rendered.append(time.monotonic()))
 
     app.show_next = show_next_and_stamp  # type: ignore[method-assign]

@@ -1,8 +1,18 @@
-"""Shared fixtures: a throwaway store and a CLI runner pointed at it."""
+"""Shared fixtures: a throwaway store and a CLI runner pointed at it.
+
+Stores on both backends: `store_url` (and `new_store_url`, for several stores in one test) is
+parametrised over SQLite and PostgreSQL. The PostgreSQL server is the one named by
+ANNOTATE_TEST_POSTGRES (.ci/run starts one), else a throwaway one this run starts itself
+(tests/pg.py). Where no server can be started the PostgreSQL cases skip with the reason, except
+under CI=true, where they fail: CI must not pass without them.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,8 +22,11 @@ from typer.testing import CliRunner
 from annotate.cli import app
 from annotate.errors import UserError
 from annotate.workspace import open_workspace
+from tests import pg
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+POSTGRES_URL_ENV = "ANNOTATE_TEST_POSTGRES"
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 @dataclass
@@ -61,3 +74,118 @@ def shared_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not present: {path}")
     return path
+
+
+# --- both backends ---------------------------------------------------------------------------
+
+
+def _postgres_unavailable(reason: str) -> None:
+    message = f"PostgreSQL tests need a server: {reason}"
+    if _under_ci():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _admin(url: str):
+    """An autocommit connection to the maintenance database (CREATE DATABASE needs one)."""
+    import psycopg
+
+    return psycopg.connect(url.replace("+psycopg", ""), autocommit=True, connect_timeout=10)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database, for the whole run."""
+    url = os.environ.get(POSTGRES_URL_ENV)
+    server = None
+    if not url:
+        try:
+            server = pg.start()
+        except pg.PostgresUnavailable as exc:
+            _postgres_unavailable(str(exc))
+        assert server is not None
+        url = server.url
+    try:
+        _admin(url).close()
+    except Exception as exc:
+        _postgres_unavailable(f"cannot connect to {url}: {exc}")
+    yield url
+    if server is not None:
+        pg.stop(server.folder)
+
+
+_database_numbers = itertools.count()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def new_store_url(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[], str]]:
+    """Make fresh, empty stores on the test's backend: SQLite files in tmp_path, or new
+    PostgreSQL databases (dropped after the test, so tests never see each other's rows)."""
+    made: list[str] = []
+    admin_url = request.getfixturevalue("postgres_admin_url") if backend == "postgresql" else ""
+
+    def make() -> str:
+        n = next(_database_numbers)
+        if backend == "sqlite":
+            return f"sqlite:///{tmp_path / f'store-{n}.db'}"
+        name = f"annotate_test_{os.getpid()}_{n}"
+        with _admin(admin_url) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return admin_url.rsplit("/", 1)[0] + f"/{name}"
+
+    yield make
+    if made:
+        with _admin(admin_url) as conn:
+            for name in made:  # FORCE: a killed worker's connection may linger a moment
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def store_url(backend: str, new_store_url: Callable[[], str]) -> str:
+    """An empty store on each backend in turn (the test runs once per backend)."""
+    return new_store_url()
+
+
+# --- the PostgreSQL tests did run: a line in the summary, and no silent skip under CI ----------
+
+_postgres_outcomes: dict[str, str] = {}
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if item.get_closest_marker("postgres") is None:
+        return report
+    if report.skipped and _under_ci():
+        report.outcome = "failed"  # CI must not pass with the PostgreSQL half skipped
+        report.longrepr = f"skipped under CI=true: {report.longrepr}"
+    if report.when == "call" or report.outcome != "passed":
+        _postgres_outcomes.setdefault(item.nodeid, report.outcome)
+        if report.outcome != "passed":
+            _postgres_outcomes[item.nodeid] = report.outcome
+    return report
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _postgres_outcomes:
+        return
+    counts = {
+        o: list(_postgres_outcomes.values()).count(o) for o in ("passed", "failed", "skipped")
+    }
+    url = os.environ.get(POSTGRES_URL_ENV) or "a server started by this run"
+    terminalreporter.write_line(
+        f"PostgreSQL-marked tests ({url}): {counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['skipped']} skipped"
+    )

@@ -10,11 +10,11 @@ import sys
 
 import typer
 
-from annotate.cli import data, demo, label, report, study
+from annotate.cli import admin, curate, data, demo, export, label, report, study
 from annotate.cli.context import app
 from annotate.errors import UserError
 
-__all__ = ["app", "data", "demo", "label", "main", "report", "study"]
+__all__ = ["admin", "app", "curate", "data", "demo", "export", "label", "main", "report", "study"]
 
 
 def main() -> None:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from annotate.cli.context import app, options
 from annotate.cli.output import say
+from annotate.errors import UserError
+from annotate.protocol.studies import load_study
+from annotate.protocol.tokens import authenticate, needs_token
+
+TOKEN_ENV = "ANNOTATE_TOKEN"
+"""For scripts: the token, instead of the prompt."""
 
 
 @app.command("label")
@@ -19,11 +27,15 @@ def label_command(
 ) -> None:
     """Label items of a study: guidelines, training with feedback, then the test items.
 
+    An annotator registered with a token is asked for it first (scripts: set ANNOTATE_TOKEN).
     Quit any time with q; running the same command again continues where you stopped."""
     # Textual costs ~0.3 s to import: only this command pays for it.
     from annotate.tui.app import create_app
 
     ws = options(ctx).workspace()
+    load_study(ws.engine, study)  # a mistyped study fails before anyone is asked for a token
+    if needs_token(ws.engine, name):
+        authenticate(ws.engine, name, ask_token(name))
     tui = create_app(ws.engine, study, name, create_annotator=create)
     tui.run()
     progress = tui.session.progress()
@@ -31,3 +43,16 @@ def label_command(
         f"{name}: {progress.training_done} training and {progress.test_done} test answers "
         f"saved in study {study!r}."
     )
+
+
+def ask_token(name: str) -> str:
+    """The annotator's token: from $ANNOTATE_TOKEN, else typed at a prompt that does not echo."""
+    token = os.environ.get(TOKEN_ENV)
+    if token:
+        return token
+    try:
+        return typer.prompt(f"Token for {name}", hide_input=True)
+    except typer.Abort:  # no terminal to ask on, or Ctrl+C / Ctrl+D at the prompt
+        raise UserError(
+            f"annotator {name!r} needs a token: type it at the prompt or set {TOKEN_ENV}"
+        ) from None

@@ -141,17 +141,47 @@ def study_show(
 
 
 @annotator_app.command("add")
-def annotator_add(ctx: typer.Context, name: str) -> None:
-    """Register an annotator by name."""
-    annotator = add_annotator(options(ctx).workspace(create=True).engine, name)
-    say(f"annotator {annotator.name!r} added")
+def annotator_add(
+    ctx: typer.Context,
+    name: str,
+    token: bool = typer.Option(
+        False,
+        "--token",
+        help="Give the annotator a secret token, printed once, asked for by `annotate label`",
+    ),
+) -> None:
+    """Register an annotator by name (with --token: and a secret they must give to label)."""
+    engine = options(ctx).workspace(create=True).engine
+    if not token:
+        annotator = add_annotator(engine, name)
+        say(f"annotator {annotator.name!r} added")
+        return
+    from annotate.protocol.tokens import add_annotator_with_token
+
+    annotator, secret = add_annotator_with_token(engine, name)
+    _print_token_once(f"annotator {annotator.name!r} added with a token", secret)
+
+
+@annotator_app.command("token")
+def annotator_token(ctx: typer.Context, name: str) -> None:
+    """Give an annotator a new token (the old one stops working); printed once."""
+    from annotate.protocol.tokens import reset_token
+
+    secret = reset_token(options(ctx).workspace().engine, name)
+    _print_token_once(f"new token for annotator {name!r}", secret)
+
+
+def _print_token_once(what: str, secret: str) -> None:
+    # The store keeps only a salted hash: this is the one time anybody sees the token.
+    say(f"{what}. Their token (shown only now; pass it on privately):")
+    say(secret)
 
 
 @annotator_app.command("list")
 def annotator_list(
     ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")
 ) -> None:
-    """List the annotators."""
+    """List the annotators (whether each has a token, and refused logins; never the token)."""
     from sqlalchemy import select
     from sqlmodel import Session
 
@@ -159,13 +189,29 @@ def annotator_list(
 
     with Session(options(ctx).workspace().engine) as session:
         rows = [
-            {"id": a.id, "name": a.name, "created_at": a.created_at.isoformat(timespec="seconds")}
+            {
+                "id": a.id,
+                "name": a.name,
+                "token": a.token_hash is not None,
+                "failed_logins": a.failed_logins,
+                "created_at": a.created_at.isoformat(timespec="seconds"),
+            }
             for a in session.scalars(select(Annotator).order_by(Annotator.name))
         ]
     if fmt is Format.json:
         print_json(rows)
         return
-    print_table(rows, [("id", "Id"), ("name", "Name"), ("created_at", "Added")], title="Annotators")
+    print_table(
+        rows,
+        [
+            ("id", "Id"),
+            ("name", "Name"),
+            ("token", "Token"),
+            ("failed_logins", "Refused logins"),
+            ("created_at", "Added"),
+        ],
+        title="Annotators",
+    )
 
 
 @app.command("gate")

@@ -198,6 +198,10 @@ def study_rows(engine: Engine) -> list[dict[str, Any]]:
         ]
 
 
+class AnnotatorExists(UserError):
+    """An annotator of that name is registered already."""
+
+
 def add_annotator(engine: Engine, name: str, token_hash: str | None = None) -> Annotator:
     name = name.strip()
     if not name:
@@ -210,7 +214,7 @@ def add_annotator(engine: Engine, name: str, token_hash: str | None = None) -> A
             session.expunge(annotator)
             return annotator
     except IntegrityError:
-        raise UserError(f"an annotator named {name!r} exists already") from None
+        raise AnnotatorExists(f"an annotator named {name!r} exists already") from None
 
 
 def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotator:
@@ -225,5 +229,5 @@ def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotat
         )
     try:
         return add_annotator(engine, name)
-    except UserError:  # another process added the same name a moment ago
+    except AnnotatorExists:  # another process added the same name a moment ago
         return get_annotator(engine, name)

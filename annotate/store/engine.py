@@ -2,7 +2,11 @@
 
 SQLite (one host): every connection gets WAL, a busy timeout, synchronous=FULL and foreign keys;
 transactions that read then write start with BEGIN IMMEDIATE so the busy timeout can work
-(DESIGN.md, "SQLite with several writers"). PostgreSQL (several hosts): the same code, other URL.
+(DESIGN.md, "SQLite with several writers"). A read-only, full or unreadable SQLite file becomes
+one clear UserError; SQLite has rolled the failed transaction back, so nothing is half-written.
+PostgreSQL (several hosts): the same code, other URL, with sessions pinned to UTC. Callers retry
+a transaction that failed transiently (`is_transient`: SQLite busy, PostgreSQL serialization
+failure or deadlock).
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
 from annotate.errors import UserError
-from annotate.store import models
+from annotate.store import curation_models, models
 from annotate.store.models import SCHEMA_VERSION, Meta
 
 SQLITE_PRAGMAS = (
@@ -25,6 +30,23 @@ SQLITE_PRAGMAS = (
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
 )
+
+PG_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
+"""serialization_failure and deadlock_detected: PostgreSQL rolled the transaction back and
+running it again is the documented remedy."""
+
+SQLITE_STORAGE_ERRORS = {
+    "SQLITE_READONLY": "is read-only ({reason}): nothing was written. Check that the file and "
+    "its folder are writable by you, or use a copy (`annotate backup`).",
+    "SQLITE_FULL": "could not grow: the disk is full ({reason}). The last change was not saved "
+    "and the store is intact; free some space and try again.",
+    "SQLITE_IOERR": "could not be read or written ({reason}). The last change was not saved; "
+    "check the disk, then run `annotate check`.",
+    "SQLITE_CANTOPEN": "cannot be opened ({reason}); check that the file and its folder exist "
+    "and are readable and writable by you.",
+}
+"""SQLite failures of the file or the disk, not of the program: the user gets one clear line
+(a UserError) instead of a traceback. The message prefix is the error name (its family)."""
 
 
 def normalise_url(url_or_path: str) -> str:
@@ -50,15 +72,57 @@ def _install_sqlite_hooks(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def _install_storage_error_hook(engine: Engine) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _on_error(context: ExceptionContext) -> None:
+        error = storage_error(context.original_exception, engine)
+        if error is not None:
+            raise error from None
+
+
+def storage_error(exc: BaseException, engine: Engine) -> UserError | None:
+    """The UserError for a read-only, full or unreadable SQLite file, else None. A busy
+    database ("database is locked") is not one: it is transient and retried."""
+    name = getattr(exc, "sqlite_errorname", None)
+    if not isinstance(name, str):
+        return None
+    for family, message in SQLITE_STORAGE_ERRORS.items():
+        if name == family or name.startswith(family + "_"):
+            reason = str(exc) or name
+            return UserError(f"the store {_describe(engine)} " + message.format(reason=reason))
+    return None
+
+
 def make_engine(url: str) -> Engine:
     url = normalise_url(url)
+    connect_args: dict[str, object] = {}
+    if url.startswith("postgresql"):
+        # Columns are `timestamp without time zone` holding UTC; a session in another time zone
+        # would shift every aware datetime we write, so pin the session to UTC.
+        connect_args["options"] = "-c timezone=UTC"
     try:
-        engine = create_engine(url, pool_pre_ping=url.startswith("postgresql"))
+        engine = create_engine(
+            url, pool_pre_ping=url.startswith("postgresql"), connect_args=connect_args
+        )
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine)
+        _install_storage_error_hook(engine)
     return engine
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether running the failed transaction again may succeed: SQLite was busy (another
+    writer held the lock past busy_timeout), or PostgreSQL aborted it as a serialization
+    failure or a deadlock victim."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate in PG_RETRYABLE_SQLSTATES
+    text_ = str(exc.orig).lower()
+    return isinstance(exc, OperationalError) and ("locked" in text_ or "busy" in text_)
 
 
 def _describe(engine: Engine) -> str:
@@ -88,7 +152,7 @@ def check_schema(engine: Engine) -> bool:
 
 
 def create_schema(engine: Engine) -> None:
-    assert models  # the import registers the tables on SQLModel.metadata
+    assert models and curation_models  # the imports register the tables on SQLModel.metadata
     SQLModel.metadata.create_all(engine)
     with Session(engine) as session:
         if session.get(Meta, "schema_version") is None:

@@ -1,4 +1,5 @@
-"""Several annotator processes on one SQLite store, and a process killed with kill -9."""
+"""Several annotator processes on one store, and a process killed with kill -9: on SQLite and on
+PostgreSQL (the `store_url` fixture runs each test once per backend)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ from tests.engine_helpers import rte_study
 pytestmark = pytest.mark.slow
 
 
-def test_five_processes_fill_100_items_with_exactly_5_distinct_labels(tmp_path: Path):
-    db = tmp_path / "store.db"
-    ws = open_workspace(str(db), create=True)
+def test_five_processes_fill_100_items_with_exactly_5_distinct_labels(
+    tmp_path: Path, store_url: str
+):
+    ws = open_workspace(store_url, create=True)
     rte_study(ws.engine, tmp_path, name="crowd", train=4, test=100, annotators_per_item=5)
-    env = {**os.environ, "ANNOTATE_DB": str(db)}
+    env = {**os.environ, "ANNOTATE_DB": store_url}
     procs = [
         subprocess.Popen(
             [
@@ -76,9 +78,10 @@ while (item := s.next_item()) is not None:
 """
 
 
-def test_kill_9_loses_nothing_acknowledged_and_resumes_at_the_next_item(tmp_path: Path):
-    db = tmp_path / "store.db"
-    ws = open_workspace(str(db), create=True)
+def test_kill_9_loses_nothing_acknowledged_and_resumes_at_the_next_item(
+    tmp_path: Path, store_url: str
+):
+    ws = open_workspace(store_url, create=True)
     rte_study(
         ws.engine,
         tmp_path,
@@ -89,7 +92,7 @@ def test_kill_9_loses_nothing_acknowledged_and_resumes_at_the_next_item(tmp_path
         gate_threshold=0.0,
     )
     proc = subprocess.Popen(
-        [sys.executable, "-c", WORKER, str(db)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", WORKER, store_url], stdout=subprocess.PIPE, text=True
     )
     acknowledged = []
     assert proc.stdout is not None

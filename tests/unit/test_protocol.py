@@ -1,4 +1,5 @@
-"""Protocol rules on the engine, without a screen: the invariants of DESIGN.md."""
+"""Protocol rules on the engine, without a screen: the invariants of DESIGN.md, each on both
+backends (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ from annotate.protocol.studies import TEST, create_study, load_study
 from annotate.store.models import GateDecision, Label, LabelRevision, StudyItem, utcnow
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_rows, rte_study, write_jsonl
+
+
+@pytest.fixture
+def db_url(store_url: str) -> str:
+    """Every test here runs once on SQLite and once on PostgreSQL (conftest's `workspace` and
+    `cli` open this URL)."""
+    return store_url
 
 
 def train(session: AnnotatorSession, right: bool = True) -> None:
@@ -247,12 +255,12 @@ def test_invalid_answer_is_refused(workspace, tmp_path: Path):
         st.tuples(st.integers(0, 5), st.sampled_from(["answer", "abandon", "peek"])), max_size=60
     ),
 )
-def test_assignment_property(tmp_path_factory, k: int, n_items: int, steps):
+def test_assignment_property(tmp_path_factory, new_store_url, k: int, n_items: int, steps):
     """Whatever order 6 annotators ask, answer, abandon or re-ask in: no item gets more than k
     labels, nobody labels an item twice, and a new item is opened only when no open item
     (1..k-1 labels) can be given to that annotator."""
     tmp = tmp_path_factory.mktemp("prop")
-    ws = open_workspace(str(tmp / "s.db"), create=True)
+    ws = open_workspace(new_store_url(), create=True)
     ctx = rte_study(ws.engine, tmp, train=1, test=n_items, annotators_per_item=k)
     crowd = [
         AnnotatorSession.open(ws.engine, ctx.study.name, f"a{i}", create_annotator=True)

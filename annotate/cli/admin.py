@@ -1,0 +1,97 @@
+"""Commands that look after a store and serve it: backup, check, serve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import print_json, print_table, say, warn
+
+
+@app.command("backup")
+def backup_command(
+    ctx: typer.Context,
+    path: Path = typer.Argument(..., help="The file to write the copy to"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace PATH if it exists"),
+) -> None:
+    """Copy a SQLite store consistently, even while annotators are working on it.
+
+    For a PostgreSQL store it says which pg_dump command to run."""
+    from annotate.store.backup import backup_store
+
+    ws = options(ctx).workspace()
+    result = backup_store(ws.engine, path, overwrite=overwrite)
+    say(f"backup of {ws.url} written to {result.path} ({result.size_bytes:,} bytes, verified)")
+
+
+@app.command("check")
+def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
+    """Verify the store's invariants: at most k labels per test item, no test label without a
+    passing gate decision, no duplicate labels (exit status 1 on any violation)."""
+    from annotate.store.check import check_store
+
+    ws = options(ctx).workspace()
+    report = check_store(ws.engine)
+    if fmt is Format.json:
+        print_json(report.as_dict())
+    elif report.ok:
+        say(
+            f"{ws.url}: no violation ({len(report.checks)} checks, {report.studies} studies, "
+            f"{report.labels} labels)"
+        )
+    else:
+        print_table(
+            [vars(v) for v in report.violations],
+            [
+                ("check", "Check"),
+                ("study", "Study"),
+                ("item", "Item"),
+                ("annotator", "Annotator"),
+                ("detail", "Detail"),
+            ],
+            title=f"{len(report.violations)} violations in {ws.url}",
+        )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("serve")
+def serve_command(
+    ctx: typer.Context,
+    study: str = typer.Argument(..., help="The study annotators will work on"),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (default: this machine only)"
+    ),
+    port: int = typer.Option(8000, "--port", min=1, max=65535),
+    annotator: str = typer.Option(
+        None, "--as", help="Open every page as this annotator (default: each page asks)"
+    ),
+    public_url: str = typer.Option(
+        None, "--public-url", help="The address browsers use, when not http://HOST:PORT"
+    ),
+) -> None:
+    """Serve the annotator app to a browser (needs `pip install 'annotate[web]'`).
+
+    Each browser tab runs its own annotator session, works offline, and asks for the
+    annotator's name and token."""
+    from annotate.protocol.studies import get_annotator, load_study
+    from annotate.web.server import is_loopback, make_server
+
+    ws = options(ctx).workspace()
+    load_study(ws.engine, study)  # a mistyped study or name fails now, not in each browser tab
+    if annotator is not None:
+        get_annotator(ws.engine, annotator)
+    server = make_server(
+        ws.url, study, host=host, port=port, annotator=annotator, public_url=public_url
+    )
+    if not is_loopback(host):
+        warn(
+            f"warning: serving on {host}, not only on this machine: anyone who can reach "
+            f"{host}:{port} can open the page. There is no login beyond annotator tokens and "
+            "no encryption; prefer the default 127.0.0.1 with an SSH tunnel "
+            f"(ssh -L {port}:127.0.0.1:{port} THIS_MACHINE)."
+        )
+    ws.engine.dispose()  # the tabs' processes open their own connections
+    server.serve()

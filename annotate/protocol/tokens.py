@@ -1,0 +1,112 @@
+"""Annotator tokens: a secret an annotator gives before labelling, so that on a shared store
+(or a browser page) nobody labels under someone else's name.
+
+Tokens are optional: an annotator registered with one (`annotate annotator add NAME --token`)
+must give it; others need none. The store keeps only a salted scrypt hash, so reading the
+store (or a backup of it) does not reveal a token; a refused token is counted on the annotator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from sqlalchemy import Engine, select, update
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.protocol.studies import add_annotator
+from annotate.store.engine import write_session
+from annotate.store.models import Annotator
+
+SCHEME = "scrypt"
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+"""scrypt cost: ~50 ms and 16 MB per check, the interactive-login figures of the scrypt paper;
+slow enough to make guessing costly, fast enough not to be felt at a prompt."""
+SALT_BYTES = 16
+KEY_BYTES = 32
+TOKEN_BYTES = 18
+"""Random bytes in a new token (24 URL-safe characters)."""
+
+
+class TokenRefused(UserError):
+    """A wrong or missing token (the refusal has been counted)."""
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def _derive(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(
+        token.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=KEY_BYTES, maxmem=64 * 2**20
+    )
+
+
+def hash_token(token: str, *, salt: bytes | None = None) -> str:
+    """`scrypt$N$r$p$SALT$KEY` (hex): the parameters travel with the hash, so they can be
+    raised later without breaking the tokens already issued."""
+    salt = salt if salt is not None else secrets.token_bytes(SALT_BYTES)
+    key = _derive(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    return f"{SCHEME}${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${key.hex()}"
+
+
+def verify_token(token: str, stored: str) -> bool:
+    """Whether `token` matches the stored hash (constant-time; a malformed hash never does)."""
+    try:
+        scheme, n, r, p, salt, key = stored.split("$")
+        if scheme != SCHEME:
+            return False
+        expected = bytes.fromhex(key)
+        actual = _derive(token, bytes.fromhex(salt), int(n), int(r), int(p))
+    except (ValueError, MemoryError):
+        return False
+    return hmac.compare_digest(actual, expected)
+
+
+def needs_token(engine: Engine, name: str) -> bool:
+    """Whether annotator `name` exists and has a token (an unknown name needs none here: the
+    session refuses it with its own message)."""
+    with Session(engine) as session:
+        stored = session.scalar(select(Annotator.token_hash).where(Annotator.name == name))
+    return stored is not None
+
+
+def authenticate(engine: Engine, name: str, token: str | None) -> None:
+    """Let `name` in when they need no token or gave the right one; otherwise count the
+    refusal on the annotator and raise TokenRefused."""
+    with Session(engine) as session:
+        stored = session.scalar(select(Annotator.token_hash).where(Annotator.name == name))
+    if stored is None:
+        return
+    if token and verify_token(token.strip(), stored):
+        return
+    with write_session(engine) as session:
+        session.execute(
+            update(Annotator)
+            .where(Annotator.name == name)
+            .values(failed_logins=Annotator.failed_logins + 1)
+        )
+    raise TokenRefused(
+        f"wrong token for annotator {name!r} (this refusal is recorded); ask your researcher "
+        f"for a new one if it is lost"
+    )
+
+
+def add_annotator_with_token(engine: Engine, name: str) -> tuple[Annotator, str]:
+    """Register an annotator with a new token; the token is returned once and never stored."""
+    token = new_token()
+    return add_annotator(engine, name, token_hash=hash_token(token)), token
+
+
+def reset_token(engine: Engine, name: str) -> str:
+    """Give an existing annotator a new token (the old one stops working)."""
+    token = new_token()
+    with write_session(engine) as session:
+        result = session.execute(
+            update(Annotator).where(Annotator.name == name).values(token_hash=hash_token(token))
+        )
+        if result.rowcount != 1:
+            raise UserError(f"no annotator named {name!r}")
+    return token

@@ -1,0 +1,189 @@
+"""Verify the invariants of a store (`annotate check`): what the engine promises, checked on the
+rows themselves, so a store that went through crashes, full disks or a restore can be trusted.
+
+Each check is one query that returns the offending rows; a healthy store returns none. The
+checks read only, on any backend; SQLite stores also get SQLite's own integrity checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, and_, exists, func, select, text
+from sqlmodel import Session
+
+from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
+
+TEST = "test"
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: str
+    """Which invariant is broken (one of CHECKS' names)."""
+    detail: str
+    study: str | None = None
+    item: str | None = None
+    """The item's id in its source file."""
+    annotator: str | None = None
+
+
+@dataclass
+class CheckReport:
+    checks: list[str]
+    """The checks that ran, in order."""
+    studies: int = 0
+    labels: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checks": self.checks,
+            "studies": self.studies,
+            "labels": self.labels,
+            "violations": [asdict(v) for v in self.violations],
+        }
+
+
+def _labels_over_k(session: Session) -> Iterator[Violation]:
+    """No test item has labels from more than k annotators (k: the study's protocol)."""
+    # One query per study: k lives in the study's JSON protocol, which PostgreSQL cannot group.
+    for study_id, study, protocol in session.execute(select(Study.id, Study.name, Study.protocol)):
+        k = int(protocol.get("annotators_per_item", 0))
+        rows = session.execute(
+            select(Item.source_id, func.count(Label.id))
+            .select_from(Label)
+            .join(Item, Item.id == Label.item_id)
+            .where(Label.study_id == study_id, Label.phase == TEST)
+            .group_by(Label.item_id, Item.source_id)
+            .having(func.count(Label.id) > k)
+        )
+        for item, n in rows:
+            yield Violation("labels_over_k", f"{n} test labels, k = {k}", study, item)
+
+
+def _counter_mismatch(session: Session) -> Iterator[Violation]:
+    """The per-item label counter (which assignment trusts) equals the labels stored."""
+    stored = (
+        select(func.count(Label.id))
+        .where(
+            Label.study_id == StudyItem.study_id,
+            Label.item_id == StudyItem.item_id,
+            Label.phase == TEST,
+        )
+        .scalar_subquery()
+    )
+    rows = session.execute(
+        select(Study.name, Item.source_id, StudyItem.n_labels, stored)
+        .select_from(StudyItem)
+        .join(Study, Study.id == StudyItem.study_id)
+        .join(Item, Item.id == StudyItem.item_id)
+        .where(StudyItem.phase == TEST, StudyItem.n_labels != stored)
+    )
+    for study, item, counted, n in rows:
+        yield Violation("label_counter", f"counter says {counted}, {n} labels stored", study, item)
+
+
+def _test_labels_without_gate(session: Session) -> Iterator[Violation]:
+    """Every test label's annotator has a recorded passing gate decision in that study."""
+    admitted = exists().where(
+        and_(
+            GateDecision.study_id == Label.study_id,
+            GateDecision.annotator_id == Label.annotator_id,
+            GateDecision.admitted.is_(True),
+        )
+    )
+    rows = session.execute(
+        select(Study.name, Item.source_id, Annotator.name)
+        .select_from(Label)
+        .join(Study, Study.id == Label.study_id)
+        .join(Item, Item.id == Label.item_id)
+        .join(Annotator, Annotator.id == Label.annotator_id)
+        .where(Label.phase == TEST, ~admitted)
+        .order_by(Label.id)
+    )
+    for study, item, annotator in rows:
+        yield Violation(
+            "test_label_without_gate", "no passing gate decision", study, item, annotator
+        )
+
+
+def _duplicate_labels(session: Session) -> Iterator[Violation]:
+    """Nobody labels an item twice in a phase (the unique constraint should make this moot;
+    the check covers stores restored or edited by other tools)."""
+    rows = session.execute(
+        select(Study.name, Item.source_id, Annotator.name, Label.phase, func.count(Label.id))
+        .select_from(Label)
+        .join(Study, Study.id == Label.study_id)
+        .join(Item, Item.id == Label.item_id)
+        .join(Annotator, Annotator.id == Label.annotator_id)
+        .group_by(Study.name, Item.source_id, Annotator.name, Label.phase, Label.item_id)
+        .having(func.count(Label.id) > 1)
+    )
+    for study, item, annotator, phase, n in rows:
+        yield Violation("duplicate_label", f"{n} {phase} labels", study, item, annotator)
+
+
+def _labels_outside_the_study(session: Session) -> Iterator[Violation]:
+    """Labels only on items drawn into that study for that phase."""
+    drawn = exists().where(
+        and_(
+            StudyItem.study_id == Label.study_id,
+            StudyItem.item_id == Label.item_id,
+            StudyItem.phase == Label.phase,
+        )
+    )
+    rows = session.execute(
+        select(Study.name, Item.source_id, Annotator.name, Label.phase)
+        .select_from(Label)
+        .join(Study, Study.id == Label.study_id)
+        .join(Item, Item.id == Label.item_id)
+        .join(Annotator, Annotator.id == Label.annotator_id)
+        .where(~drawn)
+    )
+    for study, item, annotator, phase in rows:
+        yield Violation(
+            "label_outside_study", f"{phase} label on an item not drawn", study, item, annotator
+        )
+
+
+def _sqlite_integrity(session: Session) -> Iterator[Violation]:
+    """SQLite's own page-level check and its foreign-key check."""
+    for (message,) in session.execute(text("PRAGMA integrity_check")):
+        if message != "ok":
+            yield Violation("sqlite_integrity", str(message))
+    for table, rowid, parent, _ in session.execute(text("PRAGMA foreign_key_check")):
+        yield Violation("foreign_key", f"{table} row {rowid} points to a missing {parent} row")
+
+
+CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {
+    "labels_over_k": _labels_over_k,
+    "label_counter": _counter_mismatch,
+    "test_label_without_gate": _test_labels_without_gate,
+    "duplicate_label": _duplicate_labels,
+    "label_outside_study": _labels_outside_the_study,
+}
+SQLITE_CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {
+    "sqlite_integrity": _sqlite_integrity,
+}
+
+
+def check_store(engine: Engine) -> CheckReport:
+    """Run every check on the store; the report lists each violation found."""
+    checks = dict(CHECKS)
+    if engine.dialect.name == "sqlite":
+        checks.update(SQLITE_CHECKS)
+    report = CheckReport(checks=list(checks))
+    with Session(engine) as session:
+        report.studies = int(session.scalar(select(func.count(Study.id))) or 0)
+        report.labels = int(session.scalar(select(func.count(Label.id))) or 0)
+        for run in checks.values():
+            report.violations.extend(run(session))
+    return report

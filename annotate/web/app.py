@@ -1,0 +1,176 @@
+"""The annotator app as a browser tab runs it: a sign-in screen, then the same screens as
+`annotate label`.
+
+In a terminal, `annotate label --as NAME` knows who is there and asks for the token before the
+app starts. A browser tab is a fresh process with no terminal to prompt on, so the app itself
+asks for the name (unless the server was started for one annotator) and the token.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from pathlib import Path
+
+from sqlalchemy import Engine
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from annotate.errors import UserError
+from annotate.protocol.session import AnnotatorSession
+from annotate.protocol.studies import get_annotator, load_study
+from annotate.protocol.tokens import TokenRefused, authenticate, needs_token
+from annotate.tui.app import LabelApp
+
+MAX_REFUSALS = 5
+"""Wrong tokens one page may try before it closes (each refusal is also counted in the store)."""
+
+
+HINTS = {
+    "name": "Type your annotator name, then press Enter.",
+    "token": "Type the token you were given (nothing if you have none), then press Enter.",
+}
+
+
+class SignInScreen(Screen[None]):
+    """Name and token. The app checks them; this screen only collects them and shows why a
+    try was refused."""
+
+    DEFAULT_CSS = """
+    SignInScreen { align: center middle; }
+    #signin { width: 60; height: auto; padding: 1 2; border: round $primary; }
+    #signin Input { margin-top: 1; }
+    #signin-hint { color: $text-muted; margin-top: 1; height: auto; }
+    #signin-error { color: $error; margin-top: 1; height: auto; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, screen: SignInScreen, name: str, token: str) -> None:
+            super().__init__()
+            self.screen = screen
+            self.name = name
+            self.token = token
+
+    def __init__(self, study: str, annotator: str | None) -> None:
+        super().__init__()
+        self.study = study
+        self.annotator = annotator
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="signin"):
+            yield Static(f"Sign in to study {self.study}", markup=False)
+            yield Input(
+                value=self.annotator or "",
+                placeholder="Your annotator name",
+                id="name",
+                disabled=self.annotator is not None,
+            )
+            yield Input(placeholder="Token (if you were given one)", password=True, id="token")
+            yield Static("", id="signin-hint", markup=False)
+            yield Static("", id="signin-error", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#token" if self.annotator else "#name", Input).focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Says what to type where; drawn only once the field really has the focus, which is
+        # also what a script driving the page waits for before typing.
+        hint = HINTS.get(event.widget.id or "")
+        if hint is not None:
+            self.query_one("#signin-hint", Static).update(hint)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        if event.input.id == "name" and name:
+            self.query_one("#token", Input).focus()  # Enter moves on; Enter on the token signs in
+            return
+        token = self.query_one("#token", Input).value
+        self.post_message(self.Submitted(self, name, token))
+
+    def refuse(self, reason: str, field: str = "token") -> None:
+        """Show why the try was refused; clear the token and put the cursor in `field`."""
+        self.query_one("#signin-error", Static).update(reason)
+        self.query_one("#token", Input).value = ""
+        self.query_one(f"#{field}", Input).focus()
+
+
+class WebLabelApp(LabelApp):
+    """LabelApp preceded by a sign-in. LabelApp needs its session when built; here it exists
+    only after sign-in, so until then the app has no session and the keys that need one wait."""
+
+    # CSS_PATH is resolved next to the class's own module: point at LabelApp's stylesheet.
+    CSS_PATH = str(Path(inspect.getfile(LabelApp)).with_name("app.tcss"))
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, engine: Engine, study: str, annotator: str | None = None) -> None:
+        ctx = load_study(engine, study)  # a missing study or annotator fails before the page
+        if annotator is not None:
+            get_annotator(engine, annotator)
+        App.__init__(self)  # not LabelApp.__init__: it needs the session sign-in makes
+        self.engine = engine
+        self.study = study
+        self.fixed_annotator = annotator
+        self.session: AnnotatorSession | None = None  # type: ignore[assignment]
+        self.refusals = 0
+        self.title = ctx.spec.title
+        self.sub_title = study
+        self.started = time.monotonic()
+        self.shown_test = False
+
+    def on_mount(self, event: events.Mount) -> None:
+        # Textual would run LabelApp.on_mount after this one (handlers run along the MRO); it
+        # needs the session, so it runs only after sign-in, from _start.
+        event.prevent_default()
+        if self.fixed_annotator and not needs_token(self.engine, self.fixed_annotator):
+            self._start(self.fixed_annotator)  # a one-person server, nothing to ask
+            return
+        self.push_screen(SignInScreen(self.study, self.fixed_annotator))
+
+    def on_sign_in_screen_submitted(self, message: SignInScreen.Submitted) -> None:
+        name = self.fixed_annotator or message.name
+        if not name:
+            message.screen.refuse("Type your annotator name.", field="name")
+            return
+        try:
+            authenticate(self.engine, name, message.token)
+            self._start(name)
+        except TokenRefused:
+            self.refusals += 1
+            if self.refusals >= MAX_REFUSALS:
+                self.exit(message="too many wrong tokens")
+                return
+            message.screen.refuse("Wrong token (the refusal is recorded). Try again.")
+        except UserError as exc:  # an unknown name, say
+            message.screen.refuse(str(exc), field="name")
+
+    def _start(self, name: str) -> None:
+        """Open the annotator's session and hand over to LabelApp (at the guidelines)."""
+        self.session = AnnotatorSession.open(self.engine, self.study, name)
+        self.sub_title = f"{self.study} · {name}"
+        self.started = time.monotonic()
+        if isinstance(self.screen, SignInScreen):
+            self.pop_screen()
+        super().on_mount()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Help describes the task and its keys: nothing to show (or offer) before sign-in.
+        if action == "help" and self.session is None:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_help(self) -> None:
+        if self.session is not None:
+            super().action_help()
+
+    async def action_quit(self) -> None:
+        if self.session is None:
+            self.exit()
+            return
+        await super().action_quit()

@@ -1,0 +1,69 @@
+"""`annotate serve`: the annotator app in a browser, through textual-serve.
+
+textual-serve starts one app process per browser tab and relays its screen over a websocket. Its
+page would fetch a web font from a font CDN; ours (templates/app_index.html) takes the font from
+textual-serve's own static folder, so the page, its script and its styles all come from this
+server and it works with no outside network. There is no authentication beyond annotator tokens:
+bind to loopback (the default) and reach it through an SSH tunnel from elsewhere.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from annotate.errors import UserError
+
+if TYPE_CHECKING:
+    from textual_serve.server import Server
+
+TEMPLATES = Path(__file__).parent / "templates"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def app_command(study: str, annotator: str | None = None) -> str:
+    """The shell command textual-serve runs for each tab (this Python, this package)."""
+    args = [sys.executable, "-m", "annotate.web.session", study]
+    if annotator:
+        args += ["--as", annotator]
+    return shlex.join(args)
+
+
+def make_server(
+    url: str,
+    study: str,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    annotator: str | None = None,
+    public_url: str | None = None,
+) -> Server:
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise UserError("annotate serve needs textual-serve: pip install 'annotate[web]'") from None
+    # Each tab's process opens the store named here. An environment variable, not an argument,
+    # keeps a PostgreSQL password out of the process list.
+    os.environ["ANNOTATE_DB"] = url
+    return Server(
+        app_command(study, annotator),
+        host=host,
+        port=port,
+        title=f"annotate · {study}",
+        public_url=public_url,
+        templates_path=TEMPLATES,
+    )

@@ -1,0 +1,31 @@
+"""What textual-serve runs for each browser tab: `python -m annotate.web.session STUDY
+[--as NAME]`, on the store named by ANNOTATE_DB (set by `annotate serve`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from annotate.errors import UserError
+from annotate.workspace import open_workspace
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m annotate.web.session")
+    parser.add_argument("study")
+    parser.add_argument("--as", dest="annotator", default=None)
+    args = parser.parse_args(argv)
+    from annotate.web.app import WebLabelApp
+
+    try:
+        ws = open_workspace()
+        app = WebLabelApp(ws.engine, args.study, args.annotator)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    app.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,359 @@
+"""`annotate serve`: the annotator app in a browser, offline and on loopback.
+
+- the page, its script, styles and font come from this server (the package), and the page
+  names no other host;
+- a websocket client (what the page's script does) gets the app: sign-in, then guidelines;
+- the sign-in screen checks names and tokens (Pilot);
+- where Chromium is installed, a headless browser opens the page, receives the guidelines
+  screen, and requests nothing from any other host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from sqlmodel import Session, select
+
+from annotate.protocol.studies import add_annotator
+from annotate.protocol.tokens import add_annotator_with_token
+from annotate.store.models import Annotator
+from tests import fixtures as fx
+from tests.tui.support import QUICK_TEST, build_study, without_labels
+
+pytestmark = pytest.mark.slow
+textual_serve = pytest.importorskip("textual_serve", reason="needs the web extra")
+
+START_TIMEOUT_S = 30
+"""Bound on polling for the server (and the app behind a websocket) to come up."""
+GUIDELINES = "Press Enter to start."
+SIGN_IN = "Sign in to study"
+NAME_HINT = "Type your annotator name"
+TOKEN_HINT = "Type the token you were given"
+ANNOTATE = (sys.executable, "-m", "annotate")
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+"""An XML namespace name in the page's inline SVG: an identifier, never fetched."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str) -> tuple[int, bytes]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.read()
+
+
+@pytest.fixture
+def served_study(workspace, tmp_path: Path) -> str:
+    build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        test=without_labels(fx.SG_RTE),
+        overrides=QUICK_TEST,
+        name="rte",
+    )
+    add_annotator(workspace.engine, "ana")
+    return "rte"
+
+
+@pytest.fixture
+def serve(db_url: str, served_study: str) -> Iterator:
+    """Start `annotate serve` (in its own process group, ended at teardown); returns a
+    function taking extra arguments and giving the base URL once the page answers."""
+    started: list[subprocess.Popen] = []
+
+    def start(*args: str) -> str:
+        port = free_port()
+        proc = subprocess.Popen(
+            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its app processes go with it at teardown
+        )
+        started.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"annotate serve exited: {proc.stderr.read().decode()}")
+            try:
+                if get(base + "/")[0] == 200:
+                    return base
+            except OSError:
+                time.sleep(0.1)  # bounded polling for the server to come up
+        pytest.fail("annotate serve did not answer in time")
+
+    yield start
+    for proc in started:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def absolute_urls(html: str) -> list[str]:
+    return re.findall(r"(?:https?|wss?)://[^\s\"'<>)]+", html)
+
+
+def test_page_and_its_files_come_from_this_server_only(serve):
+    base = serve()
+    status, body = get(base + "/")
+    html = body.decode()
+    assert status == 200
+    host = urlsplit(base).netloc
+    urls = [u for u in absolute_urls(html) if u != SVG_NAMESPACE]
+    assert urls, "the page should reference its script and styles"
+    assert {urlsplit(u).netloc for u in urls} == {host}, urls
+    assert not re.search(r"""(?:src|href)=["']//""", html)  # no protocol-relative URLs
+    assert "googleapis" not in html and "gstatic" not in html
+
+    static = Path(textual_serve.__file__).parent / "static"
+    fetched = [u for u in urls if "/static/" in u]
+    assert any(u.endswith("js/textual.js") for u in fetched)
+    assert any(u.endswith(".ttf") for u in fetched)  # the web font, served locally
+    for url in fetched:
+        status, content = get(url)
+        assert status == 200
+        assert content == (static / url.split("/static/", 1)[1]).read_bytes()
+
+
+async def read_screen_until(ws, text: str, timeout: float = START_TIMEOUT_S) -> str:
+    """Collect what the server sends from now until `text` appears (terminal output)."""
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"{text!r} did not appear; got {seen[-500:]!r}"
+        msg = await ws.receive(timeout=remaining)
+        if msg.type.name == "BINARY":
+            seen += msg.data.decode("utf-8", errors="replace")
+        elif msg.type.name in ("CLOSE", "CLOSED", "ERROR"):
+            raise AssertionError(f"websocket closed before {text!r}; got {seen[-500:]!r}")
+    return seen
+
+
+async def test_websocket_client_signs_in_and_reaches_the_guidelines(serve, workspace):
+    import aiohttp
+
+    _, token = add_annotator_with_token(workspace.engine, "tok")
+    base = serve()
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30") as ws,
+    ):
+        # Type only once a field has the focus: the hint under the fields changes with it.
+        assert SIGN_IN in await read_screen_until(ws, NAME_HINT)
+        await ws.send_str(json.dumps(["stdin", "tok\r"]))
+        await read_screen_until(ws, TOKEN_HINT)
+        await ws.send_str(json.dumps(["stdin", "not-the-token\r"]))
+        await read_screen_until(ws, "Wrong token")
+        await ws.send_str(json.dumps(["stdin", token + "\r"]))
+        await read_screen_until(ws, GUIDELINES)
+    with Session(workspace.engine) as s:
+        refused = s.exec(select(Annotator.failed_logins).where(Annotator.name == "tok")).one()
+    assert refused == 1
+
+
+async def test_one_annotator_server_opens_at_the_guidelines(serve):
+    import aiohttp
+
+    base = serve("--as", "ana")
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30") as ws,
+    ):
+        await read_screen_until(ws, GUIDELINES)
+
+
+# --- the sign-in screen (Pilot) --------------------------------------------------------------
+
+
+async def test_sign_in_refuses_a_wrong_token_and_counts_it(workspace, served_study):
+    from annotate.tui.screens.guidelines import GuidelinesScreen
+    from annotate.web.app import SignInScreen, WebLabelApp
+
+    _, token = add_annotator_with_token(workspace.engine, "tok")
+    app = WebLabelApp(workspace.engine, served_study)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, SignInScreen)
+        await pilot.press(*"tok", "enter", *"wrong", "enter")
+        assert isinstance(app.screen, SignInScreen)
+        assert "Wrong token" in str(app.screen.query_one("#signin-error").visual)
+        await pilot.press(*token, "enter")
+        assert isinstance(app.screen, GuidelinesScreen)
+        assert app.session.annotator.name == "tok"
+    with Session(workspace.engine) as s:
+        assert s.exec(select(Annotator.failed_logins).where(Annotator.name == "tok")).one() == 1
+
+
+async def test_sign_in_names_an_unknown_annotator(workspace, served_study):
+    from annotate.web.app import SignInScreen, WebLabelApp
+
+    app = WebLabelApp(workspace.engine, served_study)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"nobody-here", "enter", "enter")
+        assert isinstance(app.screen, SignInScreen)
+        assert "no annotator named 'nobody-here'" in str(
+            app.screen.query_one("#signin-error").visual
+        )
+
+
+async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
+    from annotate.tui.screens.guidelines import GuidelinesScreen
+    from annotate.web.app import WebLabelApp
+
+    app = WebLabelApp(workspace.engine, served_study)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"ana", "enter", "enter")
+        assert isinstance(app.screen, GuidelinesScreen)
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+class FakeServer:
+    served = False
+
+    def serve(self) -> None:
+        FakeServer.served = True
+
+
+def test_serve_warns_when_bound_beyond_loopback(cli, served_study, monkeypatch):
+    import annotate.web.server as server
+
+    monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
+    quiet = cli("serve", served_study)
+    assert quiet.code == 0 and "warning" not in quiet.stderr
+    loud = cli("serve", served_study, "--host", "0.0.0.0")
+    assert loud.code == 0 and FakeServer.served
+    assert "warning: serving on 0.0.0.0" in " ".join(loud.stderr.split())
+
+
+def test_serve_refuses_an_unknown_study_or_annotator(cli, served_study):
+    assert "no study named 'nope'" in cli("serve", "nope").stderr
+    assert "no annotator named 'zed'" in cli("serve", served_study, "--as", "zed").stderr
+
+
+def test_loopback_hosts():
+    from annotate.web.server import is_loopback
+
+    assert all(map(is_loopback, ["127.0.0.1", "localhost", "::1", "127.1.2.3"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "192.0.2.1", "example.org", "::"]))
+
+
+# --- a real browser, where one is installed ------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+RECORD_WEBSOCKET = """
+window.__screen = "";
+const Native = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new Native(...args);
+  ws.addEventListener("message", async (event) => {
+    const data = event.data;
+    if (typeof data === "string") return;  // control messages (pong, meta)
+    const bytes = data instanceof Blob ? await data.arrayBuffer() : data;
+    window.__screen += new TextDecoder().decode(bytes);
+  });
+  return ws;
+};
+window.WebSocket.prototype = Native.prototype;
+Object.assign(window.WebSocket, Native);
+"""
+"""Keeps what the page's terminal receives, for the test to read (the terminal draws on a
+canvas, so the text is not in the DOM)."""
+
+
+class DevTools:
+    """Just enough of the Chrome DevTools protocol: numbered calls, and the events seen."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    async def call(self, method: str, **params) -> dict:
+        self.next_id += 1
+        await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = await self.ws.receive_json(timeout=START_TIMEOUT_S)
+            if message.get("id") == self.next_id:
+                assert "error" not in message, message
+                return message.get("result", {})
+            self.events.append(message)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (apt-get install chromium)")
+async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serve, tmp_path: Path):
+    import aiohttp
+
+    base = serve("--as", "ana")
+    browser = subprocess.Popen(
+        [
+            *(CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"),
+            *("--remote-debugging-port=0", f"--user-data-dir={tmp_path / 'profile'}"),
+            *("--window-size=1000,700", "about:blank"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        devtools_url = None
+        assert browser.stderr is not None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while devtools_url is None and time.monotonic() < deadline:
+            line = browser.stderr.readline()
+            if m := re.search(r"DevTools listening on (ws://\S+)", line):
+                devtools_url = m.group(1)
+        assert devtools_url, "Chromium did not open its DevTools port"
+        port = urlsplit(devtools_url).port
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/json/list") as response:
+                pages = [t for t in await response.json() if t["type"] == "page"]
+            async with http.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tab = DevTools(ws)
+                await tab.call("Network.enable")
+                await tab.call("Page.enable")
+                await tab.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_WEBSOCKET)
+                await tab.call("Page.navigate", url=base + "/")
+                screen = ""
+                deadline = time.monotonic() + START_TIMEOUT_S
+                while GUIDELINES not in screen:
+                    assert time.monotonic() < deadline, f"no guidelines; saw {screen[-300:]!r}"
+                    await asyncio.sleep(0.2)  # bounded polling for the app to draw
+                    result = await tab.call("Runtime.evaluate", expression="window.__screen")
+                    screen = result["result"].get("value", "")
+                shot = await tab.call("Page.captureScreenshot", format="png")
+                (tmp_path / "guidelines.png").write_bytes(base64.b64decode(shot["data"]))
+        requested = [
+            e["params"]["request"]["url"]
+            for e in tab.events
+            if e.get("method") == "Network.requestWillBeSent"
+        ]
+        host = urlsplit(base).netloc
+        assert requested and all(urlsplit(u).netloc == host for u in requested), requested
+    finally:
+        browser.terminate()
+        browser.wait(timeout=10)

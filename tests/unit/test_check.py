@@ -1,0 +1,217 @@
+"""`annotate check` finds each broken invariant (and nothing in a healthy store, on both
+backends); `annotate backup` copies a live SQLite store consistently."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text, update
+from sqlmodel import Session, select
+
+from annotate.errors import UserError
+from annotate.protocol.session import AnnotatorSession, Phase
+from annotate.simulate import simulate
+from annotate.store.backup import backup_store
+from annotate.store.check import check_store
+from annotate.store.models import Annotator, GateDecision, Label, StudyItem, utcnow
+from annotate.workspace import open_workspace
+from tests.engine_helpers import rte_study
+
+
+@pytest.fixture
+def db_url(store_url: str) -> str:
+    """The checks run on both backends (conftest's `workspace` and `cli` open this URL)."""
+    return store_url
+
+
+@pytest.fixture
+def finished(workspace, tmp_path: Path):
+    """A study filled by simulated annotators: every item has its k labels."""
+    ctx = rte_study(
+        workspace.engine, tmp_path, name="done", train=4, test=12, annotators_per_item=3
+    )
+    simulate(workspace.engine, "done", annotators=4, accuracy=0.9, seed=3)
+    return ctx
+
+
+def kinds(engine) -> list[str]:
+    return sorted(v.check for v in check_store(engine).violations)
+
+
+def test_a_healthy_store_has_no_violation(cli, workspace, finished):
+    report = check_store(workspace.engine)
+    assert report.ok and report.studies == 1 and report.labels > 36
+    result = cli("check")
+    assert result.code == 0 and "no violation" in " ".join(result.stdout.split())
+    data = cli("check", "--format", "json").json()
+    assert data["ok"] and data["violations"] == []
+    assert {"labels_over_k", "test_label_without_gate", "duplicate_label"} <= set(data["checks"])
+
+
+def add_test_label(engine, ctx, annotator: str, item_id: int, count: bool = True) -> None:
+    """Write a test label around the engine, as a buggy tool or a bad restore might."""
+    with Session(engine) as s:
+        who = Annotator(name=annotator)
+        s.add(who)
+        s.flush()
+        s.add(
+            Label(
+                study_id=ctx.id,
+                item_id=item_id,
+                annotator_id=who.id,
+                phase="test",
+                value="entailment",
+                shown_at=utcnow(),
+                answered_at=utcnow(),
+            )
+        )
+        if count:
+            s.execute(
+                update(StudyItem)
+                .where(
+                    StudyItem.study_id == ctx.id,
+                    StudyItem.item_id == item_id,
+                    StudyItem.phase == "test",
+                )
+                .values(n_labels=StudyItem.n_labels + 1)
+            )
+        s.commit()
+        return who.id
+
+
+def first_test_item(engine, ctx) -> int:
+    with Session(engine) as s:
+        return s.exec(
+            select(StudyItem.item_id).where(StudyItem.study_id == ctx.id, StudyItem.phase == "test")
+        ).first()
+
+
+def test_a_label_beyond_k_without_a_gate_is_reported(cli, workspace, finished):
+    item = first_test_item(workspace.engine, finished)
+    add_test_label(workspace.engine, finished, "intruder", item)
+    assert kinds(workspace.engine) == ["labels_over_k", "test_label_without_gate"]
+    result = cli("check")
+    assert result.code == 1
+    out = " ".join(result.stdout.split())
+    assert "2 violations" in out and "intruder" in out and "k = 3" in out
+
+
+def test_a_counter_out_of_step_with_the_labels_is_reported(workspace, finished):
+    item = first_test_item(workspace.engine, finished)
+    with Session(workspace.engine) as s:
+        s.execute(update(StudyItem).where(StudyItem.item_id == item).values(n_labels=1))
+        s.commit()
+    assert kinds(workspace.engine) == ["label_counter"]
+
+
+def test_a_test_label_after_a_refusal_only_is_reported(workspace, tmp_path):
+    ctx = rte_study(workspace.engine, tmp_path, name="gate", train=2, test=3, gate_threshold=0.0)
+    s = AnnotatorSession.open(workspace.engine, "gate", "ana", create_annotator=True)
+    while s.phase() is Phase.TRAINING:
+        s.submit(s.next_item(), "entailment")
+    s.submit(s.next_item(), "entailment")
+    assert check_store(workspace.engine).ok
+    with Session(workspace.engine) as db:  # the admission vanishes: say, a bad manual edit
+        for d in db.exec(select(GateDecision).where(GateDecision.study_id == ctx.id)):
+            d.admitted = False
+        db.commit()
+    assert kinds(workspace.engine) == ["test_label_without_gate"]
+
+
+def test_a_label_on_an_item_outside_the_study_is_reported(workspace, finished, tmp_path):
+    other = rte_study(workspace.engine, tmp_path / "other", name="other", train=2, test=3)
+    stray = first_test_item(workspace.engine, other)
+    add_test_label(workspace.engine, finished, "stray", stray, count=False)
+    assert "label_outside_study" in kinds(workspace.engine)
+
+
+def test_duplicate_labels_are_reported(tmp_path: Path):
+    """Only a store without the unique constraint can hold duplicates (one restored by another
+    tool, say): rebuild SQLite's label table without it, then duplicate a label."""
+    db = tmp_path / "dup.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="dup", train=2, test=3, annotators_per_item=2)
+    simulate(ws.engine, "dup", annotators=2, accuracy=0.9)
+    ws.engine.dispose()
+    conn = sqlite3.connect(db)
+    ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'label'").fetchone()[0]
+    constraint = "CONSTRAINT uq_label UNIQUE (study_id, item_id, annotator_id, phase), "
+    assert constraint in ddl
+    columns = "study_id, item_id, annotator_id, phase, value, correct, shown_at, answered_at, flag, comment, revisions"
+    conn.executescript(
+        "PRAGMA foreign_keys=OFF; ALTER TABLE label RENAME TO label_old; "
+        f"{ddl.replace(constraint, '')}; "
+        "INSERT INTO label SELECT * FROM label_old; DROP TABLE label_old; "
+        f"INSERT INTO label ({columns}) SELECT {columns} FROM label WHERE phase = 'training' LIMIT 1;"
+    )
+    conn.close()
+    engine = open_workspace(str(db)).engine
+    assert kinds(engine) == ["duplicate_label"]
+    engine.dispose()
+
+
+# --- backup ------------------------------------------------------------------------------------
+
+WRITER = """
+import sys
+from annotate.simulate import simulate
+from annotate.workspace import open_workspace
+ws = open_workspace(sys.argv[1])
+print("started", flush=True)
+simulate(ws.engine, "live", annotators=6, accuracy=0.9, seed=1, prefix="w")
+"""
+
+
+def test_backup_of_a_live_store_is_consistent(tmp_path: Path):
+    """SQLite only: a PostgreSQL store's backup is pg_dump's job (see the command's test)."""
+    db = tmp_path / "live.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="live", train=4, test=150, annotators_per_item=3)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "started"
+    copies = []
+
+    def take_copy() -> None:
+        copies.append(tmp_path / f"copy-{len(copies)}.db")
+        backup_store(ws.engine, copies[-1])
+
+    while writer.poll() is None and len(copies) < 5:  # while it writes
+        take_copy()
+    assert writer.wait(timeout=300) == 0
+    take_copy()  # and once it is done
+    counts = []
+    for copy in copies:
+        engine = open_workspace(str(copy)).engine
+        assert check_store(engine).ok, copy  # integrity check included
+        with Session(engine) as s:
+            counts.append(s.scalar(text("SELECT count(*) FROM label")))
+        engine.dispose()
+    assert counts == sorted(counts)  # each copy is the store at one moment, later ones later
+    with Session(ws.engine) as s:
+        assert counts[-1] == s.scalar(text("SELECT count(*) FROM label"))
+    with pytest.raises(UserError, match="exists already"):
+        backup_store(ws.engine, copies[0])
+    with pytest.raises(UserError, match="the store itself"):
+        backup_store(ws.engine, db, overwrite=True)
+    ws.engine.dispose()
+
+
+def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
+    target = tmp_path / "copy.db"
+    result = cli("backup", str(target))
+    if backend == "postgresql":
+        assert result.code == 2 and "pg_dump" in result.stderr and not target.exists()
+        return
+    assert result.code == 0 and "verified" in result.stdout and target.exists()
+    copy = open_workspace(str(target)).engine
+    assert check_store(copy).ok
+    copy.dispose()
+    assert cli("backup", str(target)).code == 2
+    assert cli("backup", str(target), "--overwrite").code == 0
+    assert not list(tmp_path.glob(".copy.db.partial-*"))
