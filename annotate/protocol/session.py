@@ -276,6 +276,14 @@ class AnnotatorSession:
         _, _, test_done = self._counts(session)
         return self._view(session, item_id, TEST, test_done + 1)
 
+    def _prepared(
+        self, item: ItemView, answer: Any, answered_at: datetime | None, comment: str | None
+    ) -> tuple[Any, datetime, str | None]:
+        """The answer validated, its time (now unless given) and the comment, blank as None."""
+        value = validate_answer(self.spec, answer, item.fields)
+        comment = comment.strip() if comment and comment.strip() else None
+        return value, answered_at or self.clock(), comment
+
     def submit(
         self,
         item: ItemView,
@@ -286,9 +294,7 @@ class AnnotatorSession:
         comment: str | None = None,
     ) -> Feedback | None:
         """Store the answer (committed when this returns). Training answers get feedback."""
-        value = validate_answer(self.spec, answer, item.fields)
-        answered_at = answered_at or self.clock()
-        comment = comment.strip() if comment and comment.strip() else None
+        value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
         if item.phase == TRAINING:
             return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
         _retry(lambda: self._submit_test(item, value, answered_at, flag, comment))
@@ -308,9 +314,7 @@ class AnnotatorSession:
         the next item is still shown only after the previous answer is safe."""
         if item.phase != TEST:
             raise ValueError("submit_and_next is for test items; training answers get feedback")
-        value = validate_answer(self.spec, answer, item.fields)
-        answered_at = answered_at or self.clock()
-        comment = comment.strip() if comment and comment.strip() else None
+        value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
         return _retry(
             lambda: self._submit_test(item, value, answered_at, flag, comment, then_next=True)
         )

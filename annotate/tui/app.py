@@ -9,6 +9,8 @@ loses at most the item on the screen; a new app resumes where the engine says.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from sqlalchemy import Engine
 from textual.app import App
@@ -25,6 +27,8 @@ from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+
+T = TypeVar("T")
 
 
 class LabelApp(App[None]):
@@ -103,20 +107,15 @@ class LabelApp(App[None]):
         if message.item.phase == TEST:
             await self._answer_test_item(message)
             return
-        try:
-            feedback = self.session.submit(
+        feedback = self._stored(
+            lambda: self.session.submit(
                 message.item,
                 message.answer,
                 answered_at=message.answered_at,
                 flag=message.flag,
                 comment=message.comment,
             )
-        except ItemTaken as exc:  # the lease ran out and others completed the item
-            self.notify(str(exc), severity="warning", markup=False)
-            feedback = None
-        except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            feedback = None
+        )
         if feedback is not None and self.session.ctx.protocol.training_feedback:
             progress = self.session.progress()
             self.switch_screen(
@@ -134,7 +133,10 @@ class LabelApp(App[None]):
 
     async def _answer_test_item(self, message: ItemScreen.Answered) -> None:
         """Store the answer and reserve the next item in one commit (no feedback in test)."""
-        try:
+        stored = False
+
+        def store() -> ItemView | None:
+            nonlocal stored
             upcoming = self.session.submit_and_next(
                 message.item,
                 message.answer,
@@ -142,14 +144,21 @@ class LabelApp(App[None]):
                 flag=message.flag,
                 comment=message.comment,
             )
+            stored = True
+            return upcoming
+
+        upcoming = self._stored(store)
+        await self.show_next(upcoming, fetched=stored)
+
+    def _stored(self, call: Callable[[], T]) -> T | None:
+        """Run a store call; a refusal becomes a notification (the screen then moves on)."""
+        try:
+            return call()
         except ItemTaken as exc:  # the lease ran out and others completed the item
             self.notify(str(exc), severity="warning", markup=False)
         except UserError as exc:
             self.notify(str(exc), severity="error", markup=False)
-        else:
-            await self.show_next(upcoming, fetched=True)
-            return
-        await self.show_next()
+        return None
 
     def _revise(self, message: ItemScreen.Answered) -> None:
         try:
