@@ -9,7 +9,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
-from annotate.store.engine import check_schema, create_schema, make_engine, normalise_url
+from annotate.store.engine import make_engine, normalise_url
+from annotate.store.schema import create_schema, read_revision, require_current
 
 DEFAULT_URL = "sqlite:///annotate.db"
 
@@ -24,16 +25,20 @@ class Workspace:
     engine: Engine
 
 
-def open_workspace(db: str | None = None, *, create: bool = False) -> Workspace:
+def open_workspace(
+    db: str | None = None, *, create: bool = False, any_schema: bool = False
+) -> Workspace:
     """Open (and with `create`, initialise) the store. A missing store is an error unless
-    `create`: a mistyped --db should not silently start an empty one."""
+    `create`: a mistyped --db should not silently start an empty one. A store at another
+    schema is refused (annotate/store/schema.py) unless `any_schema` (backup, migrate)."""
     url = resolve_url(db)
     engine = make_engine(url)
     if not create and engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:" and not Path(database).exists():
             raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
-    if not check_schema(engine):
+    exists = read_revision(engine) is not None if any_schema else require_current(engine)
+    if not exists:
         if not create:
             engine.dispose()
             raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")

@@ -1,4 +1,4 @@
-"""Commands that look after a store and serve it: backup, check, serve."""
+"""Commands that look after a store and serve it: migrate, backup, check, serve."""
 
 from __future__ import annotations
 
@@ -8,6 +8,30 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
+
+
+@app.command("migrate")
+def migrate_command(ctx: typer.Context) -> None:
+    """Upgrade a store made by an earlier annotate to this version's schema, in place.
+
+    A SQLite store is first copied (consistently, under the write lock) to a file beside it,
+    whose name is printed; PostgreSQL migrates inside one transaction. Nothing is lost: every
+    study, label, decision and curation set is kept.
+
+    Example: annotate --db study.db migrate"""
+    from annotate.store.schema import migrate_store
+
+    ws = options(ctx).workspace(any_schema=True)
+    result = migrate_store(ws.engine)
+    if not result.changed:
+        say(f"{result.store} is at schema {int(result.to_revision)} already: nothing to do")
+        return
+    if result.backup is not None:
+        say(f"backup of the store written to {result.backup}")
+    say(
+        f"migrated {result.store} from schema {int(result.from_revision)} to "
+        f"{int(result.to_revision)}"
+    )
 
 
 @app.command("backup")
@@ -21,7 +45,7 @@ def backup_command(
     For a PostgreSQL store it says which pg_dump command to run."""
     from annotate.store.backup import backup_store
 
-    ws = options(ctx).workspace()
+    ws = options(ctx).workspace(any_schema=True)  # an old store may be copied before migrating
     result = backup_store(ws.engine, path, overwrite=overwrite)
     say(f"backup of {ws.url} written to {result.path} ({result.size_bytes:,} bytes, verified)")
 

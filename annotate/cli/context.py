@@ -29,8 +29,17 @@ class Format(StrEnum):
 class Options:
     db: str | None = None
 
-    def workspace(self, create: bool = False) -> Workspace:
-        return open_workspace(self.db, create=create)
+    def workspace(self, create: bool = False, any_schema: bool = False) -> Workspace:
+        return open_workspace(self.db, create=create, any_schema=any_schema)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from annotate import __version__
+        from annotate.store.schema import SCHEMA_HEAD
+
+        typer.echo(f"annotate {__version__} (store schema {int(SCHEMA_HEAD)})")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -42,6 +51,13 @@ def _global_options(
         envvar="ANNOTATE_DB",
         help="Store URL or SQLite path (default: annotate.db in the current folder; "
         "postgresql+psycopg://user@host/db for teams on several machines).",
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_print_version,
+        help="Print the version of annotate (and the store schema it reads) and exit.",
     ),
 ) -> None:
     ctx.obj = Options(db=db)

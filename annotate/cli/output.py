@@ -48,8 +48,9 @@ def _cell(value: Any) -> str:
 
 
 def say(message: str) -> None:
-    console().print(Text(message))
+    # soft_wrap: a message's line is never folded, so paths and commands in it copy whole.
+    console().print(Text(message), soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    console(stderr=True).print(Text(message))
+    console(stderr=True).print(Text(message), soft_wrap=True)

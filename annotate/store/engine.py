@@ -15,14 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.store import curation_models, models
-from annotate.store.models import SCHEMA_VERSION, Meta
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -89,7 +87,7 @@ def storage_error(exc: BaseException, engine: Engine) -> UserError | None:
     for family, message in SQLITE_STORAGE_ERRORS.items():
         if name == family or name.startswith(family + "_"):
             reason = str(exc) or name
-            return UserError(f"the store {_describe(engine)} " + message.format(reason=reason))
+            return UserError(f"the store {describe_store(engine)} " + message.format(reason=reason))
     return None
 
 
@@ -125,39 +123,8 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and ("locked" in text_ or "busy" in text_)
 
 
-def _describe(engine: Engine) -> str:
+def describe_store(engine: Engine) -> str:
     return engine.url.render_as_string(hide_password=True)
-
-
-def check_schema(engine: Engine) -> bool:
-    """True when the store has our tables at our schema version, False when it is empty.
-    Anything else (another version, another program's database) is a UserError."""
-    try:
-        names = set(inspect(engine).get_table_names())
-    except OperationalError as exc:
-        raise UserError(f"cannot open store {_describe(engine)}: {exc.orig}") from None
-    if not names:
-        return False
-    if "meta" not in names:
-        raise UserError(f"{_describe(engine)} is not an annotate store (it has other tables)")
-    with Session(engine) as session:
-        row = session.exec(select(Meta).where(Meta.key == "schema_version")).first()
-    found = int(row.value) if row else None
-    if found != SCHEMA_VERSION:
-        raise UserError(
-            f"the store {_describe(engine)} has schema version {found}, but this annotate "
-            f"reads version {SCHEMA_VERSION}; use the annotate version that wrote it"
-        )
-    return True
-
-
-def create_schema(engine: Engine) -> None:
-    assert models and curation_models  # the imports register the tables on SQLModel.metadata
-    SQLModel.metadata.create_all(engine)
-    with Session(engine) as session:
-        if session.get(Meta, "schema_version") is None:
-            session.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
-            session.commit()
 
 
 @contextmanager

@@ -12,16 +12,15 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
-"""Bump on any change to the tables; a store of another version is refused with a message."""
-
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
 class Meta(SQLModel, table=True):
-    """Key/value facts about the store itself (its schema version)."""
+    """Key/value facts about the store itself: schema_version (mirrors the Alembic revision,
+    annotate/store/schema.py) and annotate_version (the release that last set the schema).
+    Any change to these tables needs a migration script in annotate/store/migrations/."""
 
     key: str = Field(primary_key=True)
     value: str

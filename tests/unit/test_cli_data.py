@@ -81,9 +81,10 @@ def test_tasks_and_protocols_list(cli):
 
 def test_store_of_another_schema_version_is_refused(cli, workspace):
     with workspace.engine.begin() as conn:
-        conn.exec_driver_sql("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0999'")
     result = cli("datasets")
-    assert result.code == 2 and "schema version 999" in result.stderr
+    assert result.code == 2 and "has schema 0999" in result.stderr
+    assert "upgrade annotate to use this store" in result.stderr
 
 
 def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):

@@ -1,0 +1,253 @@
+"""Which schema a store has, and bringing it to the newest one (`annotate migrate`).
+
+The schema is versioned by the Alembic scripts in `annotate/store/migrations/versions/`,
+numbered 0001, 0002, ...: revision N is "schema N". Alembic keeps a store's revision in its
+`alembic_version` table; `meta.schema_version` mirrors the number, because that is all annotate
+0.1.0 (schema 1, before Alembic) wrote and reads: it refuses any other number, so an old binary
+never writes into an upgraded store.
+
+Every command checks the revision with one cheap query (Alembic itself is imported only to
+create or migrate a store). A store one or more revisions behind is refused with one line that
+names `annotate migrate` and the backup it will write; a store from a newer annotate is refused
+with both versions named.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, inspect, text
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from annotate.errors import UserError
+from annotate.store.engine import describe_store
+
+SCHEMA_RELEASES = {"0001": "0.1.0", "0002": "0.2.0"}
+"""Every revision, oldest first, with the first annotate release that wrote it (for messages).
+A migration script adds its line here; a test checks this against the scripts."""
+SCHEMA_REVISIONS = tuple(SCHEMA_RELEASES)
+SCHEMA_HEAD = SCHEMA_REVISIONS[-1]
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class StoreNeedsMigration(UserError):
+    """The store is at an older schema: `annotate migrate` upgrades it."""
+
+
+def this_release() -> str:
+    from annotate import __version__
+
+    return __version__
+
+
+def _release(revision: str) -> str:
+    return SCHEMA_RELEASES.get(revision, "a newer annotate")
+
+
+def read_revision(engine: Engine) -> str | None:
+    """The store's revision, or None for an empty database. A database that is not an annotate
+    store, or whose version record is damaged, is a UserError."""
+    try:
+        names = set(inspect(engine).get_table_names())
+    except (OperationalError, DBAPIError) as exc:
+        raise UserError(f"cannot open store {describe_store(engine)}: {exc.orig}") from None
+    if not names:
+        return None
+    if "meta" not in names:
+        raise UserError(f"{describe_store(engine)} is not an annotate store (it has other tables)")
+    with engine.connect() as conn:
+        if "alembic_version" in names:
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+            if len(rows) == 1:
+                return str(rows[0])
+            raise UserError(
+                f"the store {describe_store(engine)} records {len(rows)} schema revisions "
+                "instead of one (alembic_version); restore a backup"
+            )
+        found = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar()
+    if found == "1":
+        return "0001"  # annotate 0.1.0: the version in meta only, before Alembic
+    raise UserError(
+        f"the store {describe_store(engine)} has an unreadable schema version ({found!r}): it was "
+        "not written by annotate, or was damaged; restore a backup"
+    )
+
+
+def backup_path(engine: Engine, revision: str) -> Path | None:
+    """Where `annotate migrate` will copy a SQLite store before changing it (a free name
+    beside the store); None for PostgreSQL, which migrates inside one transaction instead."""
+    if engine.dialect.name != "sqlite":
+        return None
+    store = Path(engine.url.database or "annotate.db")
+    base = f"{store.stem}-schema{int(revision)}-backup"
+    candidate = store.with_name(base + store.suffix)
+    n = 2
+    while candidate.exists():
+        candidate = store.with_name(f"{base}-{n}{store.suffix}")
+        n += 1
+    return candidate
+
+
+def require_current(engine: Engine) -> bool:
+    """True when the store is at the newest schema, False when the database is empty. An older
+    store raises StoreNeedsMigration, a newer one a UserError naming both versions."""
+    revision = read_revision(engine)
+    if revision is None:
+        return False
+    if revision == SCHEMA_HEAD:
+        return True
+    if revision in SCHEMA_REVISIONS:
+        raise StoreNeedsMigration(needs_migration_message(engine, revision))
+    raise UserError(
+        f"the store {describe_store(engine)} has schema {revision} (written by "
+        f"{_written_by(engine)}); this is annotate {this_release()}, which reads schema up to "
+        f"{SCHEMA_HEAD}: upgrade annotate to use this store"
+    )
+
+
+def needs_migration_message(engine: Engine, revision: str) -> str:
+    backup = backup_path(engine, revision)
+    how = (
+        f"it first backs the store up to {backup}"
+        if backup is not None
+        else "it upgrades in one transaction; take a pg_dump first if you want a copy"
+    )
+    return (
+        f"the store {describe_store(engine)} has schema {int(revision)} (annotate "
+        f"{_release(revision)}) and annotate {this_release()} needs schema {int(SCHEMA_HEAD)}: "
+        f"run `annotate migrate` ({how})"
+    )
+
+
+def _written_by(engine: Engine) -> str:
+    with engine.connect() as conn:
+        found = conn.execute(text("SELECT value FROM meta WHERE key = 'annotate_version'")).scalar()
+    return f"annotate {found}" if found else "a newer annotate"
+
+
+# --- creating and migrating (these import Alembic) ---------------------------------------------
+
+
+def _alembic_config(conn: Connection):  # -> alembic.config.Config
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = conn
+    return config
+
+
+def _record_release(conn: Connection) -> None:
+    """meta.annotate_version: which release last created or migrated the schema (named when a
+    store is too new for an older annotate)."""
+    conn.execute(text("DELETE FROM meta WHERE key = 'annotate_version'"))
+    conn.execute(
+        text("INSERT INTO meta (key, value) VALUES ('annotate_version', :v)"),
+        {"v": this_release()},
+    )
+
+
+def create_schema(engine: Engine) -> None:
+    """The newest schema, straight from the table models (what `annotate init` does), stamped
+    with the newest revision."""
+    from alembic import command
+    from sqlmodel import SQLModel
+
+    from annotate.store import curation_models, models
+
+    assert models and curation_models  # the imports register the tables on SQLModel.metadata
+    with engine.connect() as conn:
+        conn = conn.execution_options(sqlite_immediate=True)
+        with conn.begin():
+            SQLModel.metadata.create_all(conn)
+            conn.execute(
+                text("INSERT INTO meta (key, value) VALUES ('schema_version', :v)"),
+                {"v": str(int(SCHEMA_HEAD))},
+            )
+            _record_release(conn)
+            command.stamp(_alembic_config(conn), SCHEMA_HEAD)
+
+
+@dataclass(frozen=True)
+class Migration:
+    store: str
+    from_revision: str
+    to_revision: str
+    backup: Path | None
+
+    @property
+    def changed(self) -> bool:
+        return self.from_revision != self.to_revision
+
+
+def migrate_store(engine: Engine) -> Migration:
+    """Upgrade the store in place to the newest schema, in one transaction.
+
+    SQLite: the write lock is taken first, then a consistent copy of the store is written beside
+    it (nobody can commit between the copy and the migration), foreign keys are off while tables
+    are rebuilt and checked before the commit. PostgreSQL: one transaction (its DDL is
+    transactional) under an advisory lock, so two `migrate` runs cannot interleave."""
+    from alembic import command
+
+    revision = read_revision(engine)
+    if revision is None:
+        raise UserError(
+            f"no annotate store at {describe_store(engine)}; `annotate init` creates one"
+        )
+    if revision not in SCHEMA_REVISIONS:
+        require_current(engine)  # raises: newer than this annotate
+    result = Migration(describe_store(engine), revision, SCHEMA_HEAD, None)
+    if revision == SCHEMA_HEAD:
+        return result
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as conn:
+        if sqlite:
+            # Outside any transaction (it is a no-op inside one): table rebuilds in batch mode
+            # drop and re-create tables that others point at.
+            conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
+        try:
+            with conn.execution_options(sqlite_immediate=True).begin():
+                if sqlite:
+                    result = _backup_first(engine, result)
+                else:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
+                if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
+                    command.stamp(_alembic_config(conn), "0001")
+                command.upgrade(_alembic_config(conn), SCHEMA_HEAD)
+                if sqlite:
+                    _check_foreign_keys(conn)
+                _record_release(conn)
+        finally:
+            if sqlite:
+                conn.connection.driver_connection.execute("PRAGMA foreign_keys=ON")  # type: ignore[union-attr]
+    return result
+
+
+def read_revision_in(conn: Connection) -> str | None:
+    """The Alembic revision inside a migration's transaction (None before the first stamp)."""
+    if "alembic_version" not in inspect(conn).get_table_names():
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _backup_first(engine: Engine, result: Migration) -> Migration:
+    from annotate.store.backup import backup_store
+
+    target = backup_path(engine, result.from_revision)
+    assert target is not None
+    try:
+        backup_store(engine, target)
+    except sqlite3.Error as exc:
+        raise UserError(f"cannot back the store up to {target}: {exc}; nothing changed") from None
+    return Migration(result.store, result.from_revision, result.to_revision, target)
+
+
+def _check_foreign_keys(conn: Connection) -> None:
+    broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
+    if broken:
+        raise UserError(
+            f"the migration would leave {len(broken)} rows pointing at nothing (first: "
+            f"{tuple(broken[0])}); nothing changed: run `annotate check` on the store"
+        )
