@@ -1,13 +1,18 @@
-"""`annotate curate SET …`: diagnostic sets, from import to authoring, review and export.
+"""`annotate curate COMMAND SET …`: diagnostic sets, from import to authoring, review and export.
 
-One command, one mode per call (chosen by its option); the TUI modes import Textual lazily.
+One subcommand per mode, the set name always first after it; the TUI commands (author, review,
+adjudicate) import Textual lazily.
 """
 
 from __future__ import annotations
 
+import difflib
+import shlex
 from pathlib import Path
+from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json, say, warn
@@ -18,59 +23,135 @@ HELP = """Curate diagnostic sets: NLI pairs built by a minimal edit, labelled in
 and tagged with the GLUE taxonomy (4 categories, 33 tags).
 
 \b
-  annotate curate                                   list the sets
-  annotate curate --tags                            the 33 tags, as spelt in the files
-  annotate curate SET --create [--two-way]          an empty set (three-way labels by default)
-  annotate curate SET --import FILE [--as NAME]     diagnostic-full.tsv or AX-b.jsonl as content
-                                                    (creates SET; a file already in it is skipped)
-  annotate curate SET --as NAME                     write new pairs (TUI)
-  annotate curate SET --as NAME --review            blind second opinions on others' examples (TUI)
-  annotate curate SET --as NAME --adjudicate        settle disagreements you may settle (TUI)
-  annotate curate SET --list [--search TEXT] [--tag TAG] [--label L] [--author A] [--retired]
-  annotate curate SET --show ID                     one example with its history
-  annotate curate SET --edit ID --as NAME --set KEY=VALUE …
-                     (KEY: premise, hypothesis, label, tags as "A;B", domain, note)
-  annotate curate SET --retire ID --as NAME [--reason TEXT]   (never deleted; --restore ID)
-  annotate curate SET --queue                       the disagreement queue
-  annotate curate SET [--stats] [--format json]     counts per category and tag, labels,
-                                                    domains, review coverage and agreement
-  annotate curate SET --export PATH [--format glue|superglue]
+Every command but `sets` and `tags` takes the set name first:
+  annotate curate COMMAND SET [ARGS]...
+`annotate curate COMMAND --help` shows a command's options and an example."""
 
-\b
-Authoring keys: Tab moves between fields; labels with 1/2/3 or e/n/c; in the tag filter,
-type and press Enter to toggle the best match (↓ into the list, Space toggles); Ctrl+S saves,
-Ctrl+R clears, Ctrl+Q quits. A pair needs both sentences (different, not already in the set),
-both directions labelled and at least one tag; more than 40% of words changed gets a warning.
-Pasted line breaks are joined with a space.
+# The flags of the one-command interface this replaced, and the subcommand each one became:
+# an old invocation gets a usage error that names the new form instead of "No such option".
+_OLD_FLAGS = {
+    "--create": "create",
+    "--import": "import",
+    "--review": "review",
+    "--adjudicate": "adjudicate",
+    "--list": "list",
+    "--search": "list",
+    "--tag": "list",
+    "--label": "list",
+    "--author": "list",
+    "--retired": "list",
+    "--show": "show",
+    "--edit": "edit",
+    "--retire": "retire",
+    "--restore": "restore",
+    "--queue": "queue",
+    "--stats": "stats",
+    "--export": "export",
+    "--tags": "tags",
+}
+# Old flags whose value became the argument after SET (`--show ID` → `show SET ID`).
+_VALUE_BECAME_ARGUMENT = {
+    "--import": "FILE",
+    "--show": "ID",
+    "--edit": "ID",
+    "--retire": "ID",
+    "--restore": "ID",
+    "--export": "PATH",
+}
+# Old flags that were only a mode switch; the list filters stay, as options of `list`.
+_SWITCH_ONLY = {"--create", "--review", "--adjudicate", "--list", "--queue", "--stats", "--tags"}
+_NEEDS_NAME = {"author", "review", "adjudicate", "edit", "retire", "restore"}
 
-\b
-Second opinions are blind (you see only the sentences). A disagreement is settled by the
-example's author, or by someone who neither wrote nor reviewed it; history is kept.
---export writes the active examples in the original layout (GLUE: CRLF TSV, tags in their
-category columns; SuperGLUE: AX-b JSON lines, two-way labels); import the file back with
-`annotate import glue/ax PATH --split test` (or superglue/axb) to run a human study on it."""
+
+def old_style_hint(args: list[str], commands: list[str]) -> str:
+    """The message for `annotate curate ARGS` when ARGS does not start with a subcommand:
+    a typo gets the nearest command, the old flag style gets its new spelling."""
+    first = args[0]
+    if not first.startswith("-"):
+        near = difflib.get_close_matches(first, commands, n=1, cutoff=0.75)
+        if near:
+            listed = ", ".join(commands)
+            return f"{first!r} is not a command; did you mean {near[0]!r}? (commands: {listed})"
+    return (
+        f"{first!r} is not a command; `annotate curate` takes a command, then the set name: try "
+        f"`{shlex.join(_new_spelling(args))}`"
+    )
 
 
-def _chosen_mode(modes: dict[str, object]) -> str | None:
-    # `is`, not `in`: 0 == False, and --show 0 must count as chosen (and then fail clearly).
-    chosen = [name for name, value in modes.items() if value is not None and value is not False]
-    if len(chosen) > 1:
-        raise typer.BadParameter(f"choose one of {', '.join(chosen)} per call")
-    return chosen[0] if chosen else None
+def _new_spelling(args: list[str]) -> list[str]:
+    """`annotate curate SET --show 3 --format json` → `annotate curate show SET 3 --format json`:
+    the mode flag becomes the command, its value the argument after SET, the rest stays."""
+    set_name, rest = (args[0], args[1:]) if not args[0].startswith("-") else ("SET", args)
+    flags = [arg.partition("=")[0] for arg in rest]
+    mode = next((flag for flag in flags if flag in _OLD_FLAGS), None)
+    if mode is not None:
+        command = _OLD_FLAGS[mode]
+    elif "--as" in flags:
+        command = "author"  # `annotate curate SET --as NAME` opened the authoring screen
+    elif set_name == "SET":
+        command = "sets"  # `annotate curate [--format json]` listed the sets
+    else:
+        command = "stats"  # a bare `annotate curate SET` showed the statistics
+    words = ["annotate", "curate", command]
+    if command not in ("sets", "tags"):
+        words.append(set_name)
+    if mode is not None and mode in _VALUE_BECAME_ARGUMENT:
+        at = flags.index(mode)
+        flag, inline, value = rest[at].partition("=")
+        if inline:
+            rest = rest[:at] + rest[at + 1 :]
+        else:
+            value = next(iter(rest[at + 1 :]), _VALUE_BECAME_ARGUMENT[flag])
+            rest = rest[:at] + rest[at + 2 :]
+        words.append(value)
+    words += [arg for arg in rest if arg not in _SWITCH_ONLY]  # one command per call
+    if command in _NEEDS_NAME and "--as" not in flags:
+        words += ["--as", "NAME"]
+    return words
+
+
+class CurateGroup(TyperGroup):
+    """The curate commands; an argument list that does not start with one (a typo, or the old
+    `annotate curate SET --MODE` style) gets a usage error naming the new spelling."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            hint = old_style_hint(args, list(self.commands))
+            raise typer.BadParameter(hint, ctx=ctx, param_hint="COMMAND")
+        return super().parse_args(ctx, args)
+
+
+curate_app = typer.Typer(cls=CurateGroup, help=HELP, no_args_is_help=True)
+app.add_typer(curate_app, name="curate")
+
+
+def _example(line: str) -> str:
+    # `\b` keeps click from re-wrapping the example (rich_markup_mode=None: plain click help).
+    return f"\b\nExample:\n  {line}"
+
+
+SetName = Annotated[str, typer.Argument(metavar="SET", help="The diagnostic set")]
+ExampleId = Annotated[int, typer.Argument(metavar="ID", help="The example's id")]
+CuratorName = Annotated[
+    str | None, typer.Option("--as", metavar="NAME", help="Your curator name (recorded)")
+]
+OutputFormat = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table or json")]
+Reason = Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why (kept in the history)")]
 
 
 def _output_format(fmt: str | None) -> str:
     fmt = fmt or "table"
     if fmt not in ("table", "json"):
         raise typer.BadParameter(
-            "use table or json (glue|superglue go with --export)", param_hint="--format"
+            "use table or json (glue|superglue go with `annotate curate export`)",
+            param_hint="--format",
         )
     return fmt
 
 
-def _need_name(name: str | None, mode: str) -> str:
+def _need_name(name: str | None, command: str) -> str:
     if not name:
-        raise typer.BadParameter(f"{mode} records who did it: add --as NAME")
+        raise typer.BadParameter(f"`annotate curate {command}` records who did it: add --as NAME")
     return name
 
 
@@ -93,126 +174,68 @@ def _workspace(ctx: typer.Context, create: bool = False) -> Workspace:
     return ws
 
 
-@app.command("curate", help=HELP)
-def curate(
-    ctx: typer.Context,
-    set_name: str = typer.Argument(None, metavar="SET", help="The diagnostic set"),
-    create: bool = typer.Option(False, "--create", help="Create an empty set"),
-    two_way: bool = typer.Option(
-        False, "--two-way", help="With --create: entailment / not_entailment labels (AX-b)"
-    ),
-    import_path: Path = typer.Option(
-        None, "--import", metavar="FILE", help="diagnostic-full.tsv or AX-b.jsonl"
-    ),
-    name: str = typer.Option(None, "--as", metavar="NAME", help="Your curator name"),
-    review: bool = typer.Option(False, "--review", help="Blind second opinions (TUI)"),
-    adjudicate: bool = typer.Option(False, "--adjudicate", help="Settle disagreements (TUI)"),
-    list_: bool = typer.Option(False, "--list", help="List examples (filters below)"),
-    search: str = typer.Option(
-        None, "--search", metavar="TEXT", help="Text in premise, hypothesis or note"
-    ),
-    tag: str = typer.Option(None, "--tag", metavar="TAG", help="A fine tag or a coarse category"),
-    label: str = typer.Option(None, "--label", metavar="LABEL", help="A label of the set"),
-    author: str = typer.Option(None, "--author", metavar="NAME", help="Examples by this curator"),
-    retired: bool = typer.Option(False, "--retired", help="List retired examples instead"),
-    show: int = typer.Option(None, "--show", metavar="ID", help="One example and its history"),
-    edit: int = typer.Option(None, "--edit", metavar="ID", help="Change an example (--set)"),
-    settings: list[str] = typer.Option(
-        [], "--set", metavar="KEY=VALUE", help="KEY=VALUE for --edit (repeatable)"
-    ),
-    retire: int = typer.Option(None, "--retire", metavar="ID", help="Retire an example"),
-    restore: int = typer.Option(None, "--restore", metavar="ID", help="Bring one back"),
-    reason: str = typer.Option("", "--reason", metavar="TEXT", help="Why (kept in the history)"),
-    queue: bool = typer.Option(False, "--queue", help="The disagreement queue"),
-    stats: bool = typer.Option(False, "--stats", help="Statistics of the set"),
-    export_path: Path = typer.Option(None, "--export", metavar="PATH", help="Write the set"),
-    fmt: str = typer.Option(
-        None, "--format", metavar="FORMAT", help="table|json; with --export: glue|superglue"
-    ),
-    tags: bool = typer.Option(False, "--tags", help="Print the taxonomy"),
-) -> None:
-    filters = any(v is not None for v in (search, tag, label, author)) or retired
-    mode = _chosen_mode(
-        {
-            "--create": create,
-            "--import": import_path,
-            "--list": list_ or filters,
-            "--show": show,
-            "--edit": edit,
-            "--retire": retire,
-            "--restore": restore,
-            "--queue": queue,
-            "--stats": stats,
-            "--export": export_path,
-            "--review": review,
-            "--adjudicate": adjudicate,
-            "--tags": tags,
-        }
-    )
-    if mode == "--tags":
-        from annotate.curation.render import taxonomy_table
-
-        console().print(taxonomy_table())
-        return
-    if set_name is None:
-        if mode is not None:
-            raise typer.BadParameter(f"{mode} needs a set name", param_hint="SET")
-        _list_sets(ctx, _output_format(fmt))
-        return
-    if mode == "--export":
-        _export(ctx, set_name, export_path, fmt)
-        return
-    if mode in ("--review", "--adjudicate") or (mode is None and name):
-        _run_tui(ctx, set_name, _need_name(name, mode or "writing"), mode)
-        return
-    out = _output_format(fmt)
-    if mode == "--create":
-        _create(ctx, set_name, two_way, name or "")
-    elif mode == "--import":
-        _import(ctx, set_name, import_path, name or "", out)
-    elif mode == "--list":
-        _list(ctx, set_name, search, tag, label, author, retired, out)
-    elif mode == "--show":
-        _show(ctx, set_name, show, out)
-    elif mode == "--edit":
-        _edit(ctx, set_name, edit, _need_name(name, "--edit"), settings, reason, out)
-    elif mode in ("--retire", "--restore"):
-        example_id = retire if mode == "--retire" else restore
-        _retire(ctx, set_name, example_id, _need_name(name, mode), mode == "--retire", reason)
-    elif mode == "--queue":
-        _queue(ctx, set_name, out)
-    else:  # --stats, and a bare `annotate curate SET`
-        _stats(ctx, set_name, out)
+# --- sets as a whole ---------------------------------------------------------------------------
 
 
-# --- the modes ---------------------------------------------------------------------------------
-
-
-def _list_sets(ctx: typer.Context, out: str) -> None:
+@curate_app.command("sets", epilog=_example("annotate curate sets --format json"))
+def sets_command(ctx: typer.Context, fmt: OutputFormat = "table") -> None:
+    """List the diagnostic sets with their sizes."""
     from annotate.curation.render import sets_table
     from annotate.curation.sets import set_rows
 
+    out = _output_format(fmt)
     rows = set_rows(_workspace(ctx).engine)
     if out == "json":
         print_json(rows)
     elif not rows:
-        say("no curation sets yet: `annotate curate SET --create` or `--import FILE`")
+        say(
+            "no curation sets yet: `annotate curate create SET` or "
+            "`annotate curate import SET FILE`"
+        )
     else:
         console().print(sets_table(rows))
 
 
-def _create(ctx: typer.Context, set_name: str, two_way: bool, by: str) -> None:
+@curate_app.command("tags", epilog=_example("annotate curate tags"))
+def tags_command() -> None:
+    """Print the taxonomy: 4 coarse categories, 33 tags, as spelt in the files."""
+    from annotate.curation.render import taxonomy_table
+
+    console().print(taxonomy_table())
+
+
+@curate_app.command("create", epilog=_example("annotate curate create my-ax --two-way --as lea"))
+def create_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    two_way: Annotated[
+        bool, typer.Option("--two-way", help="entailment / not_entailment labels (AX-b)")
+    ] = False,
+    name: CuratorName = None,
+) -> None:
+    """Create an empty set (three-way labels unless --two-way)."""
     from annotate.curation.sets import create_set
 
     scheme = "two-way" if two_way else "three-way"
-    info = create_set(_workspace(ctx, create=True).engine, set_name, scheme=scheme, created_by=by)
+    engine = _workspace(ctx, create=True).engine
+    info = create_set(engine, set_name, scheme=scheme, created_by=name or "")
     say(f"set {info.name!r} created ({', '.join(info.labels)})")
 
 
-def _import(ctx: typer.Context, set_name: str, path: Path, by: str, out: str) -> None:
+@curate_app.command("import", epilog=_example("annotate curate import diag diagnostic-full.tsv"))
+def import_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    path: Annotated[Path, typer.Argument(metavar="FILE", help="diagnostic-full.tsv or AX-b.jsonl")],
+    name: CuratorName = None,
+    fmt: OutputFormat = "table",
+) -> None:
+    """Import diagnostic-full.tsv or AX-b.jsonl as content (creates SET; a file already in it
+    is skipped)."""
     from annotate.curation.importing import import_diagnostic
 
-    summary = import_diagnostic(_workspace(ctx, create=True).engine, set_name, path, by)
+    out = _output_format(fmt)
+    summary = import_diagnostic(_workspace(ctx, create=True).engine, set_name, path, name or "")
     if out == "json":
         print_json(summary.__dict__)
     elif summary.already_imported:
@@ -226,19 +249,91 @@ def _import(ctx: typer.Context, set_name: str, path: Path, by: str, out: str) ->
         )
 
 
-def _list(
-    ctx: typer.Context,
-    set_name: str,
-    search: str | None,
-    tag: str | None,
-    label: str | None,
-    author: str | None,
-    retired: bool,
-    out: str,
+# --- the screens -------------------------------------------------------------------------------
+
+AUTHOR_HELP = """Write new pairs in the terminal (TUI).
+
+\b
+Tab moves between fields; labels with 1/2/3 or e/n/c; in the tag filter, type and press Enter
+to toggle the best match (↓ into the list, Space toggles); Ctrl+S saves, Ctrl+R clears,
+Ctrl+Q quits. A pair needs both sentences (different, not already in the set), both
+directions labelled and at least one tag; more than 40% of words changed gets a warning.
+Pasted line breaks are joined with a space."""
+
+REVIEW_HELP = """Give blind second opinions on others' examples (TUI).
+
+You see only the sentences, never the author's labels or tags."""
+
+ADJUDICATE_HELP = """Settle the disagreements you may settle (TUI).
+
+A disagreement is settled by the example's author, or by someone who neither wrote nor
+reviewed it; history is kept."""
+
+
+@curate_app.command(
+    "author", help=AUTHOR_HELP, epilog=_example("annotate curate author diag --as lea")
+)
+def author_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
+    _run_tui(ctx, set_name, _need_name(name, "author"))
+
+
+@curate_app.command(
+    "review", help=REVIEW_HELP, epilog=_example("annotate curate review diag --as sam")
+)
+def review_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
+    _run_tui(ctx, set_name, _need_name(name, "review"), review=True)
+
+
+@curate_app.command(
+    "adjudicate", help=ADJUDICATE_HELP, epilog=_example("annotate curate adjudicate diag --as lea")
+)
+def adjudicate_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
+    _run_tui(ctx, set_name, _need_name(name, "adjudicate"), adjudicate=True)
+
+
+def _run_tui(
+    ctx: typer.Context, set_name: str, name: str, review: bool = False, adjudicate: bool = False
 ) -> None:
+    # Textual costs ~0.3 s to import: only the screen commands pay for it.
+    from annotate.tui.curate.app import create_curate_app
+
+    engine = _workspace(ctx).engine
+    tui = create_curate_app(engine, set_name, name, review=review, adjudicate=adjudicate)
+    tui.run()
+    say(tui.summary())
+
+
+# --- examples ----------------------------------------------------------------------------------
+
+
+@curate_app.command("list", epilog=_example("annotate curate list diag --tag Negation"))
+def list_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    search: Annotated[
+        str | None,
+        typer.Option("--search", metavar="TEXT", help="Text in premise, hypothesis or note"),
+    ] = None,
+    tag: Annotated[
+        str | None,
+        typer.Option("--tag", metavar="TAG", help="A fine tag or a coarse category"),
+    ] = None,
+    label: Annotated[
+        str | None, typer.Option("--label", metavar="LABEL", help="A label of the set")
+    ] = None,
+    author: Annotated[
+        str | None, typer.Option("--author", metavar="NAME", help="Examples by this curator")
+    ] = None,
+    retired: Annotated[
+        bool, typer.Option("--retired", help="List retired examples instead")
+    ] = False,
+    fmt: OutputFormat = "table",
+) -> None:
+    """List the examples, filtered by text, tag, label or author."""
     from annotate.curation.examples import ExampleQuery, find_examples
     from annotate.curation.render import examples_table
 
+    out = _output_format(fmt)
     query = ExampleQuery(text=search, tag=tag, label=label, author=author, retired=retired)
     found = find_examples(_workspace(ctx).engine, set_name, query)
     if out == "json":
@@ -248,10 +343,15 @@ def _list(
     console().print(examples_table(found, f"{len(found)} {what} in {set_name}"))
 
 
-def _show(ctx: typer.Context, set_name: str, example_id: int, out: str) -> None:
+@curate_app.command("show", epilog=_example("annotate curate show diag 3"))
+def show_command(
+    ctx: typer.Context, set_name: SetName, example_id: ExampleId, fmt: OutputFormat = "table"
+) -> None:
+    """Show one example with its history."""
     from annotate.curation.examples import example_history, get_example
     from annotate.curation.render import example_tables
 
+    out = _output_format(fmt)
     engine = _workspace(ctx).engine
     example = get_example(engine, set_name, example_id)
     history = example_history(engine, set_name, example_id)
@@ -262,17 +362,33 @@ def _show(ctx: typer.Context, set_name: str, example_id: int, out: str) -> None:
         console().print(table)
 
 
-def _edit(
+@curate_app.command(
+    "edit",
+    epilog=_example(
+        'annotate curate edit diag 3 --as lea --set label=neutral --set "tags=Negation;Quantifiers"'
+    ),
+)
+def edit_command(
     ctx: typer.Context,
-    set_name: str,
-    example_id: int,
-    by: str,
-    settings: list[str],
-    reason: str,
-    out: str,
+    set_name: SetName,
+    example_id: ExampleId,
+    name: CuratorName = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help='Repeatable; KEY: premise, hypothesis, label, tags (as "A;B"), domain, note',
+        ),
+    ] = None,
+    reason: Reason = "",
+    fmt: OutputFormat = "table",
 ) -> None:
+    """Change an example (a new version; the old one stays in the history)."""
     from annotate.curation.examples import edit_example
 
+    out = _output_format(fmt)
+    by = _need_name(name, "edit")
     if not settings:
         raise typer.BadParameter("say what to change: --set KEY=VALUE", param_hint="--set")
     engine = _workspace(ctx).engine
@@ -283,20 +399,56 @@ def _edit(
     say(f"example {example.id} is at version {example.version}")
 
 
-def _retire(
+@curate_app.command(
+    "retire", epilog=_example('annotate curate retire diag 3 --as lea --reason "duplicate"')
+)
+def retire_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    example_id: ExampleId,
+    name: CuratorName = None,
+    reason: Reason = "",
+) -> None:
+    """Retire an example: never deleted, `annotate curate restore` brings it back."""
+    _set_retired(ctx, set_name, example_id, _need_name(name, "retire"), True, reason)
+
+
+@curate_app.command("restore", epilog=_example("annotate curate restore diag 3 --as lea"))
+def restore_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    example_id: ExampleId,
+    name: CuratorName = None,
+    reason: Reason = "",
+) -> None:
+    """Bring a retired example back."""
+    _set_retired(ctx, set_name, example_id, _need_name(name, "restore"), False, reason)
+
+
+def _set_retired(
     ctx: typer.Context, set_name: str, example_id: int, by: str, retire: bool, reason: str
 ) -> None:
     from annotate.curation.examples import set_retired
 
     example = set_retired(_workspace(ctx).engine, set_name, example_id, by, retire, reason)
-    state = "retired (kept in the store; --restore brings it back)" if retire else "active again"
+    if retire:
+        again = f"annotate curate restore {set_name} {example.id}"
+        state = f"retired (kept in the store; `{again}` brings it back)"
+    else:
+        state = "active again"
     say(f"example {example.id} {state}")
 
 
-def _queue(ctx: typer.Context, set_name: str, out: str) -> None:
+# --- review state, statistics, export ----------------------------------------------------------
+
+
+@curate_app.command("queue", epilog=_example("annotate curate queue diag --format json"))
+def queue_command(ctx: typer.Context, set_name: SetName, fmt: OutputFormat = "table") -> None:
+    """Show the disagreement queue."""
     from annotate.curation.render import queue_table
     from annotate.curation.review import disagreement_queue
 
+    out = _output_format(fmt)
     entries = disagreement_queue(_workspace(ctx).engine, set_name)
     if out == "json":
         print_json(
@@ -313,10 +465,13 @@ def _queue(ctx: typer.Context, set_name: str, out: str) -> None:
     console().print(queue_table(entries, f"{len(entries)} open disagreement(s) in {set_name}"))
 
 
-def _stats(ctx: typer.Context, set_name: str, out: str) -> None:
+@curate_app.command("stats", epilog=_example("annotate curate stats diag"))
+def stats_command(ctx: typer.Context, set_name: SetName, fmt: OutputFormat = "table") -> None:
+    """Counts per category and tag, labels, domains, review coverage and agreement."""
     from annotate.curation.render import stats_tables
     from annotate.curation.stats import set_statistics
 
+    out = _output_format(fmt)
     stats = set_statistics(_workspace(ctx).engine, set_name)
     if out == "json":
         print_json(stats)
@@ -325,26 +480,38 @@ def _stats(ctx: typer.Context, set_name: str, out: str) -> None:
         console().print(table)
 
 
-def _export(ctx: typer.Context, set_name: str, path: Path, fmt: str | None) -> None:
+EXPORT_HELP = """Write the active examples in the original layout.
+
+GLUE: CRLF TSV, tags in their category columns (diagnostic-full.tsv); SuperGLUE: AX-b JSON
+lines, two-way labels. Import the file back with `annotate import glue/ax PATH --split test`
+(or superglue/axb) to run a human study on it."""
+
+
+@curate_app.command(
+    "export",
+    help=EXPORT_HELP,
+    epilog=_example("annotate curate export diag new-ax.tsv --format superglue"),
+)
+def export_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The file to write")],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="glue or superglue (default: glue for three-way labels, else superglue)",
+        ),
+    ] = None,
+) -> None:
     from annotate.curation.export import export_set
 
     if fmt is not None and fmt not in ("glue", "superglue"):
-        raise typer.BadParameter("with --export use glue or superglue", param_hint="--format")
+        raise typer.BadParameter(f"{fmt!r}: export writes glue or superglue", param_hint="--format")
     summary = export_set(_workspace(ctx).engine, set_name, path, fmt)
     say(
         f"{summary.rows} examples of set {set_name!r} written to {path} ({summary.format} "
         f"layout); to run a human study on them: annotate import {summary.task} {path} "
         "--split test"
     )
-
-
-def _run_tui(ctx: typer.Context, set_name: str, name: str, mode: str | None) -> None:
-    # Textual costs ~0.3 s to import: only the screen modes pay for it.
-    from annotate.tui.curate.app import create_curate_app
-
-    engine = _workspace(ctx).engine
-    tui = create_curate_app(
-        engine, set_name, name, review=mode == "--review", adjudicate=mode == "--adjudicate"
-    )
-    tui.run()
-    say(tui.summary())

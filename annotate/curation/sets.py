@@ -44,8 +44,8 @@ def set_row(session: Session, name: str, *, for_update: bool = False) -> Curatio
     row = session.exec(query).first()
     if row is None:
         raise UserError(
-            f"no curation set named {name!r}; create it with `annotate curate {name} --create` "
-            "or `annotate curate NAME --import FILE`"
+            f"no curation set named {name!r}; create it with `annotate curate create {name}` "
+            f"or `annotate curate import {name} FILE`"
         )
     return row
 

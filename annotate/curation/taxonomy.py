@@ -76,7 +76,7 @@ def empty_tags() -> Tags:
 def _unknown(tag: str) -> UserError:
     close = difflib.get_close_matches(tag, FINE, n=2, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return UserError(f"unknown tag {tag!r}{hint} (`annotate curate --tags` lists all 33)")
+    return UserError(f"unknown tag {tag!r}{hint} (`annotate curate tags` lists all 33)")
 
 
 def resolve_tag(name: str) -> str:

@@ -92,8 +92,8 @@ def test_the_glue_diagnostic_exported_as_superglue_is_ax_b(workspace, tmp_path):
 
 def test_real_diagnostic_through_the_command_line(cli, tmp_path):
     source = shared_file(GLUE)
-    assert cli("curate", "glue-ax", "--import", source).code == 0
-    stats = cli("curate", "glue-ax", "--stats", "--format", "json").json()
+    assert cli("curate", "import", "glue-ax", source).code == 0
+    stats = cli("curate", "stats", "glue-ax", "--format", "json").json()
     assert stats["coarse"]["Predicate-Argument Structure"]["count"] == 424
-    assert cli("curate", "glue-ax", "--export", tmp_path / "d.tsv").code == 0
+    assert cli("curate", "export", "glue-ax", tmp_path / "d.tsv").code == 0
     assert (tmp_path / "d.tsv").read_bytes() == source.read_bytes()

@@ -205,5 +205,5 @@ class TestValidation:
 
 
 async def test_the_curate_command_fails_before_any_screen(cli):
-    cli("curate", "new", "--create")
-    assert "no curation set named 'old'" in cli("curate", "old", "--as", "ana").stderr
+    cli("curate", "create", "new")
+    assert "no curation set named 'old'" in cli("curate", "author", "old", "--as", "ana").stderr

@@ -1,11 +1,14 @@
-"""`annotate curate` as a user runs it: one mode per call, clear errors, JSON for programs."""
+"""`annotate curate COMMAND SET …` as a user runs it: clear errors, JSON for programs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from sqlmodel import SQLModel
 
+from annotate.cli.curate import curate_app
 from annotate.store.curation_models import CURATION_TABLES
 from annotate.workspace import open_workspace
 from tests import fixtures as fx
@@ -19,52 +22,52 @@ def write_diagnostic(tmp_path: Path) -> Path:
 
 def test_import_list_stats_and_export(cli, tmp_path):
     source = write_diagnostic(tmp_path)
-    result = cli("curate", "d", "--import", source, "--as", "glue")
+    result = cli("curate", "import", "d", source, "--as", "glue")
     assert result.code == 0, result.stderr
     assert "4 examples (2 pairs" in " ".join(result.stdout.split())
-    assert "already imported" in cli("curate", "d", "--import", source).stderr
+    assert "already imported" in cli("curate", "import", "d", source).stderr
 
-    rows = cli("curate", "d", "--list", "--format", "json").json()
+    rows = cli("curate", "list", "d", "--format", "json").json()
     assert [r["label"] for r in rows] == ["contradiction", "contradiction", "entailment", "neutral"]
     assert rows[0]["author"] == "glue"
     assert [
-        r["id"] for r in cli("curate", "d", "--tag", "negation", "--format", "json").json()
+        r["id"] for r in cli("curate", "list", "d", "--tag", "negation", "--format", "json").json()
     ] == [1, 2]
     assert [
         r["id"]
         for r in cli(
-            "curate", "d", "--search", "boats", "--label", "neutral", "--format", "json"
+            "curate", "list", "d", "--search", "boats", "--label", "neutral", "--format", "json"
         ).json()
     ] == [4]
-    assert cli("curate", "d", "--tag", "Predicate-Argument Structure").stdout.startswith(
+    assert cli("curate", "list", "d", "--tag", "Predicate-Argument Structure").stdout.startswith(
         "1 example in d"
     )
 
-    stats = cli("curate", "d", "--stats", "--format", "json").json()
+    stats = cli("curate", "stats", "d", "--format", "json").json()
     assert {c: v["count"] for c, v in stats["coarse"].items()} == {
         "Lexical Semantics": 1,
         "Predicate-Argument Structure": 1,
         "Logic": 2,
         "Knowledge": 1,
     }
-    table = cli("curate", "d").stdout  # a bare set name shows the statistics
+    table = cli("curate", "stats", "d").stdout
     assert "Examples per coarse category" in table and "Second opinions" in table
 
     out = tmp_path / "out.tsv"
-    result = cli("curate", "d", "--export", out)
+    result = cli("curate", "export", "d", out)
     assert result.code == 0 and "annotate import glue/ax" in " ".join(result.stdout.split())
     assert out.read_bytes().decode("utf-8") == fx.DIAGNOSTIC_FULL
-    assert cli("curate", "d", "--export", tmp_path / "o.jsonl", "--format", "superglue").code == 0
+    assert cli("curate", "export", "d", tmp_path / "o.jsonl", "--format", "superglue").code == 0
     assert (tmp_path / "o.jsonl").read_text().count("\n") == 4
 
 
 def test_create_edit_show_retire_restore(cli, tmp_path):
-    assert "created (entailment, neutral, contradiction)" in cli("curate", "d", "--create").stdout
-    cli("curate", "d", "--import", write_diagnostic(tmp_path))
+    assert "created (entailment, neutral, contradiction)" in cli("curate", "create", "d").stdout
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
     edited = cli(
         "curate",
+        "edit",
         "d",
-        "--edit",
         "3",
         "--as",
         "ana",
@@ -79,46 +82,49 @@ def test_create_edit_show_retire_restore(cli, tmp_path):
     ).json()
     assert edited["version"] == 2 and edited["label"] == "neutral"
     assert edited["tags"]["Knowledge"] == ["World knowledge"]
-    shown = cli("curate", "d", "--show", "3", "--format", "json").json()
+    shown = cli("curate", "show", "d", "3", "--format", "json").json()
     assert [h["label"] for h in shown["history"]] == ["entailment", "neutral"]
     assert shown["history"][0]["change_note"] == "weaker"
-    assert "weaker" in cli("curate", "d", "--show", "3").stdout
+    assert "weaker" in cli("curate", "show", "d", "3").stdout
 
-    assert "retired" in cli("curate", "d", "--retire", "3", "--as", "ana", "--reason", "x").stdout
-    assert len(cli("curate", "d", "--list", "--format", "json").json()) == 3
-    assert [r["id"] for r in cli("curate", "d", "--retired", "--format", "json").json()] == [3]
-    assert "active again" in cli("curate", "d", "--restore", "3", "--as", "ana").stdout
-    sets = cli("curate", "--format", "json").json()
+    assert "retired" in cli("curate", "retire", "d", "3", "--as", "ana", "--reason", "x").stdout
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 3
+    assert [
+        r["id"] for r in cli("curate", "list", "d", "--retired", "--format", "json").json()
+    ] == [3]
+    assert "active again" in cli("curate", "restore", "d", "3", "--as", "ana").stdout
+    assert "0 open disagreement(s) in d" in cli("curate", "queue", "d").stdout
+    assert cli("curate", "queue", "d", "--format", "json").json() == []
+    sets = cli("curate", "sets", "--format", "json").json()
     assert sets == [
         {**sets[0], "name": "d", "labels": "three-way", "examples": 4, "retired": 0},
     ]
 
 
 def test_mistakes_get_one_clear_line(cli, tmp_path):
-    assert "no annotate store" in cli("curate", "nope", "--stats").stderr  # nothing created
-    cli("curate", "d", "--create")
-    assert "no curation set named 'nope'" in cli("curate", "nope", "--stats").stderr
-    assert "choose one of --list, --stats" in cli("curate", "d", "--stats", "--list").stderr
-    assert "add --as NAME" in cli("curate", "d", "--retire", "1").stderr
-    assert "add --as NAME" in cli("curate", "d", "--review").stderr
+    assert "no annotate store" in cli("curate", "stats", "nope").stderr  # nothing created
+    cli("curate", "create", "d")
+    assert "no curation set named 'nope'" in cli("curate", "stats", "nope").stderr
+    assert "add --as NAME" in cli("curate", "retire", "d", "1").stderr
+    assert "add --as NAME" in cli("curate", "review", "d").stderr
     assert (
-        "with --export use glue or superglue"
-        in cli("curate", "d", "--export", tmp_path / "x", "--format", "json").stderr
+        "export writes glue or superglue"
+        in cli("curate", "export", "d", tmp_path / "x", "--format", "json").stderr
     )
-    assert "use table or json" in cli("curate", "d", "--stats", "--format", "glue").stderr
-    assert "no active examples" in cli("curate", "d", "--export", tmp_path / "x.tsv").stderr
+    assert "use table or json" in cli("curate", "stats", "d", "--format", "glue").stderr
+    assert "no active examples" in cli("curate", "export", "d", tmp_path / "x.tsv").stderr
     assert (
         "unknown tag 'Negatoin'; did you mean 'Negation'"
-        in cli("curate", "d", "--tag", "Negatoin").stderr
+        in cli("curate", "list", "d", "--tag", "Negatoin").stderr
     )
-    assert "exists already" in cli("curate", "d", "--create").stderr
-    assert "needs a set name" in cli("curate", "--stats").stderr
-    assert "no example 7" in cli("curate", "d", "--show", "7").stderr
-    assert "no curation set named 'nope'" in cli("curate", "nope", "--as", "ana").stderr
+    assert "exists already" in cli("curate", "create", "d").stderr
+    assert "Missing argument 'SET'" in cli("curate", "stats").stderr
+    assert "no example 7" in cli("curate", "show", "d", "7").stderr
+    assert "no curation set named 'nope'" in cli("curate", "author", "nope", "--as", "ana").stderr
 
 
 def test_the_taxonomy_is_printed(cli):
-    out = " ".join(cli("curate", "--tags").stdout.split())
+    out = " ".join(cli("curate", "tags").stdout.split())
     assert "Predicate-Argument Structure" in out and "Genitives/Partitives" in out
 
 
@@ -126,5 +132,75 @@ def test_a_store_made_before_curation_gets_its_tables(cli, db_url):
     ws = open_workspace(db_url, create=True)
     SQLModel.metadata.drop_all(ws.engine, tables=list(reversed(CURATION_TABLES)))
     ws.engine.dispose()
-    assert cli("curate", "d", "--create").code == 0
-    assert cli("curate", "--format", "json").json()[0]["name"] == "d"
+    assert cli("curate", "create", "d").code == 0
+    assert cli("curate", "sets", "--format", "json").json()[0]["name"] == "d"
+
+
+# --- one subcommand per mode ---------------------------------------------------------------------
+
+COMMANDS = [command.name for command in curate_app.registered_commands]
+
+
+def test_the_group_help_lists_every_command(cli):
+    result = cli("curate", "--help")
+    assert result.code == 0
+    assert len(COMMANDS) == 15
+    for command in COMMANDS:
+        assert re.search(rf"^  {command} +\S", result.stdout, re.MULTILINE), command
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_shows_a_one_line_example_in_its_help(cli, command):
+    result = cli("curate", command, "--help")
+    assert result.code == 0
+    # `annotate curate COMMAND` first, then the set name (but for `sets` and `tags`), on a line
+    # of its own right under "Example:": click must not have re-wrapped it.
+    example = re.search(r"^ *Example:\n +(annotate curate .+)$", result.stdout, re.MULTILINE)
+    assert example is not None, result.stdout
+    words = example.group(1).split()
+    assert words[:3] == ["annotate", "curate", command]
+    if command not in ("sets", "tags"):
+        assert not words[3].startswith("-")  # the set name
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            ["d", "--import", "diagnostic-full.tsv", "--as", "glue"],
+            "import d diagnostic-full.tsv --as glue",
+        ),
+        (["d", "--as", "lea"], "author d --as lea"),
+        (["d", "--as", "sam", "--review"], "review d --as sam"),
+        (["d", "--adjudicate"], "adjudicate d --as NAME"),
+        (["d", "--list", "--tag", "Negation"], "list d --tag Negation"),
+        (["d", "--retired", "--format", "json"], "list d --retired --format json"),
+        (["d", "--show", "3"], "show d 3"),
+        (
+            ["d", "--edit", "3", "--as", "ana", "--set", "label=neutral"],
+            "edit d 3 --as ana --set label=neutral",
+        ),
+        (["d", "--retire=3", "--as", "ana"], "retire d 3 --as ana"),
+        (["d", "--restore", "3"], "restore d 3 --as NAME"),
+        (["d", "--queue"], "queue d"),
+        (["d", "--stats", "--list"], "stats d"),
+        (["d"], "stats d"),
+        (
+            ["d", "--export", "new-ax.tsv", "--format", "superglue"],
+            "export d new-ax.tsv --format superglue",
+        ),
+        (["d", "--create", "--two-way"], "create d --two-way"),
+        (["--tags"], "tags"),
+        (["--format", "json"], "sets --format json"),
+    ],
+)
+def test_the_old_flag_style_points_at_the_command(cli, old, new):
+    result = cli("curate", *old)  # the runner re-raises anything but a clean exit: no traceback
+    assert result.code == 2
+    assert "is not a command" in result.stderr
+    assert f"try `annotate curate {new}`" in " ".join(result.stderr.split())
+
+
+def test_a_mistyped_command_gets_the_nearest_one(cli):
+    result = cli("curate", "stat", "d")
+    assert result.code == 2 and "did you mean 'stats'?" in result.stderr
