@@ -24,7 +24,9 @@ from annotate.errors import UserError
 from annotate.workspace import open_workspace
 from tests import pg
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+"""The real GLUE/SuperGLUE sample files, beside the project (never in it: not redistributable)."""
 POSTGRES_URL_ENV = "ANNOTATE_TEST_POSTGRES"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
@@ -69,10 +71,15 @@ def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
 
 
 def shared_file(relative: str) -> Path:
-    """A real data file from ../shared/data, or skip the test when it is absent (fresh clone)."""
+    """A real data file from ../shared/data (beside the project root, wherever pytest runs
+    from). Absent on a user's fresh clone: the test skips. Under CI=true it fails instead, since
+    CI has the files and must not pass without the tests that read them."""
     path = SHARED_DATA / relative
     if not path.exists():
-        pytest.skip(f"real data not present: {path}")
+        message = f"real data not present: {path}"
+        if _under_ci():
+            pytest.fail(f"{message} (CI=true: the real-data tests must run)", pytrace=False)
+        pytest.skip(message)
     return path
 
 
