@@ -203,6 +203,29 @@ def test_migrate_keeps_every_row_and_every_number(tmp_path: Path):
     assert code == 0 and "no violation" in out
 
 
+def test_a_migration_that_fails_leaves_the_store_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = old_store_copy(tmp_path)
+    url = f"sqlite:///{path}"
+    before = rows_of(url)
+
+    def broken(conn) -> None:
+        raise UserError("the migration would leave 1 rows pointing at nothing; nothing changed")
+
+    monkeypatch.setattr(schema, "_check_foreign_keys", broken)
+    code, _, err = run(url, "migrate")
+    assert code == 2 and "nothing changed" in err
+    assert rows_of(url) == before
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
+        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "alembic_version" not in names
+    monkeypatch.undo()
+    assert "annotate migrate" in run(url, "status", "old-rte")[2]  # still asks, still works
+    assert run(url, "migrate")[0] == 0
+
+
 def test_a_second_old_copy_gets_a_backup_name_of_its_own(tmp_path: Path):
     path = old_store_copy(tmp_path)
     (tmp_path / "study-schema1-backup.db").write_text("an earlier backup, kept")
