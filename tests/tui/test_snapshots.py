@@ -19,10 +19,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from pytest_textual_snapshot import node_to_report_path
+from pytest_textual_snapshot import SVGImageExtension, node_to_report_path
 from sqlalchemy import Engine
 from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.single_file import SingleFileSnapshotExtension
 from syrupy.location import PyTestLocation
 from syrupy.session import SnapshotSession
 from textual.app import App
@@ -51,7 +50,6 @@ from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
-from annotate.workspace import open_workspace
 from tests import fixtures as fx
 from tests.tui.support import QUICK_TEST, build_study, wait_until, without_labels
 from tests.tui.task_data import ITEM_SCREEN_DATA
@@ -434,14 +432,15 @@ class TestCurationScreens:
 
 # --- the snapshots have teeth ------------------------------------------------------------------
 REFERENCE = (TestAnnotatorScreens, TestAnnotatorScreens.test_finished, "80x24")
-"""The stored picture the restyled screen is compared with."""
+"""The stored picture the tests below compare with (the size is the plugin's default)."""
 
 EXTRA_RULE = ".message-title { color: red; border: heavy red; }"
+"""One rule more than app.tcss, on one widget of that screen."""
 
 
 def reference_location(request: pytest.FixtureRequest) -> PyTestLocation:
     """Where syrupy keeps the REFERENCE test's snapshot: a stand-in for its pytest item, so
-    the check works when that test is not selected (`-k`, another xdist worker)."""
+    this works when that test is not selected (`-k`) or runs on another xdist worker."""
     cls, function, size = REFERENCE
     module_id = request.node.nodeid.split("::")[0]
     name = f"{function.__name__}[{size}]"
@@ -455,47 +454,44 @@ def reference_location(request: pytest.FixtureRequest) -> PyTestLocation:
 
 
 class TestSnapshotsHaveTeeth:
-    """One extra CSS rule on one widget makes the picture differ from the stored one."""
+    """The finished screen, compared with its stored snapshot: as is, and with one more style."""
 
     @pytest.fixture
     def snapshot(self, request: pytest.FixtureRequest) -> SnapshotAssertion:
-        """The REFERENCE test's stored snapshot, read-only: never written, even under
-        --snapshot-update, and kept out of syrupy's report (a session of its own)."""
+        """Stands in for syrupy's fixture (which `snap_compare` uses): the REFERENCE test's
+        stored snapshot, read-only (never written, even under --snapshot-update) and kept out
+        of syrupy's report (a session of its own)."""
+        if request.config.option.update_snapshots:
+            pytest.skip("compares with the stored snapshots, which this run rewrites")
+        location = reference_location(request)
+        stored = SVGImageExtension.get_location(test_location=location, index=0)
+        assert Path(stored).exists(), f"the reference snapshot is missing: {stored}"
         return SnapshotAssertion(
             session=SnapshotSession(pytest_session=request.session),
-            extension_class=SingleFileSnapshotExtension,
-            test_location=reference_location(request),
+            extension_class=SVGImageExtension,
+            test_location=location,
             update_snapshots=False,
         )
 
-    def test_a_changed_style_fails_the_comparison(self, snap_compare, tmp_path, request):
-        if request.config.option.update_snapshots:
-            pytest.skip("compares with the stored snapshots, which this run is rewriting")
-        stored = (
-            request.path.parent / "__snapshots__" / request.path.stem / "TestAnnotatorScreens."
-            "test_finished[80x24].svg"
-        )
-        assert stored.exists(), f"the reference snapshot is missing: {stored}"
+    @pytest.fixture
+    def finished_app(self, workspace, tmp_path) -> LabelApp:
+        """The REFERENCE test's app, built the same way."""
+        return rte_app(workspace.engine, tmp_path, {**QUICK_TEST, "test_sample": 1})
 
-        def finished_app(name: str) -> LabelApp:
-            """The REFERENCE test's app, on a store of its own (same ids, same sample)."""
-            folder = tmp_path / name
-            folder.mkdir()
-            workspace = open_workspace(f"sqlite:///{folder / 'store.db'}", create=True)
-            request.addfinalizer(workspace.engine.dispose)
-            return rte_app(workspace.engine, folder, {**QUICK_TEST, "test_sample": 1})
+    @staticmethod
+    async def run_before(pilot: Pilot) -> None:
+        await first_item(pilot)
+        await pilot.press("1")
+        await arrive(pilot, FinishedScreen)
 
-        async def run_before(pilot: Pilot) -> None:
-            await first_item(pilot)
-            await pilot.press("1")
-            await arrive(pilot, FinishedScreen)
+    def test_the_same_screen_matches(self, snap_compare, finished_app):
+        """The control: the comparison below is with a snapshot that exists and fits."""
+        assert snap_compare(finished_app, run_before=self.run_before)
 
+    def test_a_changed_style_fails_the_comparison(self, snap_compare, finished_app, request):
+        finished_app.CSS = EXTRA_RULE  # read at start-up, after app.tcss
         try:
-            # The same screen, unchanged, matches: the comparison below is a fair one.
-            assert snap_compare(finished_app("plain"), run_before=run_before)
-            restyled = finished_app("restyled")
-            restyled.CSS = EXTRA_RULE  # read at start-up, after app.tcss
-            assert not snap_compare(restyled, run_before=run_before)
+            assert not snap_compare(finished_app, run_before=self.run_before)
         finally:
             # The plugin keeps each comparison for its HTML report of mismatches; this
             # mismatch is the point of the test, not a regression to report.
