@@ -14,6 +14,7 @@ look-alikes ([CLS], [/foo], [b]…[/b]) so the pictures also show they are drawn
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -90,11 +91,16 @@ class FrozenClock:
 
 
 @pytest.fixture(autouse=True)
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+def same_picture_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     """The status line shows ⏱ 01:23 whatever the real time spent (a missing attribute, after
-    a refactor, fails here loudly rather than letting the real clock into the pictures)."""
+    a refactor, fails here loudly rather than letting the real clock into the pictures), and
+    the terminal's colour settings do not reach the apps."""
     monkeypatch.setattr(label_app_module, "time", FrozenClock(1000.0))
     monkeypatch.setattr(status_module, "time", FrozenClock(1083.0))
+    monkeypatch.delenv("NO_COLOR", raising=False)  # read when an app is created
+    for name in ("TEXTUAL_THEME", "TEXTUAL_DIM_FACTOR", "TEXTUAL_COLOR_SYSTEM"):
+        if os.environ.get(name):  # read when textual is imported: too late to undo here
+            pytest.fail(f"unset {name} to compare screen snapshots", pytrace=False)
 
 
 # --- reaching a screen -------------------------------------------------------------------------
