@@ -15,7 +15,6 @@ look-alikes ([CLS], [/foo], [b]…[/b]) so the pictures also show they are drawn
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -76,8 +75,6 @@ ONE_TRAINING_ITEM = {
     "test_sample": 1,
     "annotators_per_item": 1,
 }
-
-Run = Callable[[Pilot], Awaitable[None]]
 
 
 class FrozenClock:
