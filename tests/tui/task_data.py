@@ -178,3 +178,103 @@ LAYOUT_DATA: dict[str, tuple[object, object]] = {
     "superglue/record": (fx.SG_RECORD, RECORD_TEST),
 }
 """Task -> (labelled dev rows for training, test rows)."""
+
+
+# --- one test file per task, for the item-screen snapshots (tests/tui/test_snapshots.py) ---------
+# Some rows carry bracketed text ([CLS], [/foo], [sic], [b]…) so the snapshots also show that
+# item text is drawn verbatim, never parsed as markup.
+COLA_SNAP_TEST = (
+    "index\tsentence\n"
+    "0\tThe lamp was [sic] brighter than the moon.\n"
+    "1\tLamp the brighter moon was.\n"
+)
+
+MNLI_SNAP_TEST = (
+    "index\tpromptID\tpairID\tgenre\tsentence1\tsentence2\n"
+    "0\t21\t21\tslate\tThe bakery sold out by noon.\tBread was still available at six.\n"
+    "1\t22\t22\ttravel\tThe [CLS] museum opens at nine [/foo].\tThe museum opens in the morning.\n"
+)
+
+MRPC_SNAP_TEST = (
+    "index\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
+    "0\t301\t302\tThe council approved the budget on Monday .\tThe budget was approved by the council on Monday .\n"
+    "1\t303\t304\tShares rose 3 percent [SEP] in early trading .\tThe company 's chief quit after the vote .\n"
+)
+
+QNLI_SNAP_TEST = (
+    "index\tquestion\tsentence\n"
+    "0\tWhen does the ferry leave?\tThe ferry to the island leaves every morning at nine.\n"
+    "1\tWhat is a [MASK] token?\tA [MASK] token hides a word [/foo] from the model.\n"
+)
+
+QQP_SNAP_TEST = (
+    "id\tquestion1\tquestion2\n"
+    "0\tHow do I keep basil alive indoors?\tWhat is the best way to grow basil inside?\n"
+    "1\tWhy is the sky [b]blue[/b]?\tHow far away is the moon?\n"
+)
+
+GLUE_RTE_SNAP_TEST = (
+    "index\tsentence1\tsentence2\n"
+    "0\tThe library will close for repairs in June, the city said on Friday.\tThe library closes in June.\n"
+    "1\tA [CLS] token opens the input [SEP] here.\tstray [/foo] tag\n"
+)
+
+WNLI_SNAP_TEST = (
+    "index\tsentence1\tsentence2\n"
+    "0\tThe trophy did not fit in the suitcase because it was too big.\tThe trophy was too big.\n"
+    "1\tMara thanked Ines because she had helped [sic] with the move.\tInes had helped.\n"
+)
+
+AX_SNAP_TEST = (
+    "index\tsentence1\tsentence2\n"
+    "0\tThe gate is open.\tThe gate is not open.\n"
+    "1\tAll ten boats were repaired by the crew [/foo].\tThe crew repaired some boats.\n"
+)
+
+AXB_SNAP_TEST = [
+    {
+        "idx": 0,
+        "sentence1": "Every lamp was lit.",
+        "sentence2": "Some lamp was lit.",
+        "label": "entailment",
+    },
+    {
+        "idx": 1,
+        "sentence1": "Some [MASK] lamp was lit.",
+        "sentence2": "Every lamp was [/lit].",
+        "label": "not_entailment",
+    },
+]
+
+AXG_SNAP_TEST = [
+    {
+        "idx": 0,
+        "pair_id": 1,
+        "premise": "The nurse told the patient that she would be discharged soon.",
+        "hypothesis": "The patient would be discharged soon.",
+        "label": "entailment",
+    },
+    {
+        "idx": 1,
+        "pair_id": 1,
+        "premise": "The [CLS] nurse told the patient that he would be discharged soon.",
+        "hypothesis": "The nurse would be discharged soon.",
+        "label": "not_entailment",
+    },
+]
+
+ITEM_SCREEN_DATA: dict[str, object] = {
+    **{task: test for task, (_dev, test) in LAYOUT_DATA.items()},
+    "glue/cola": COLA_SNAP_TEST,
+    "glue/mnli-m": MNLI_SNAP_TEST,
+    "glue/mnli-mm": MNLI_SNAP_TEST,
+    "glue/mrpc": MRPC_SNAP_TEST,
+    "glue/qnli": QNLI_SNAP_TEST,
+    "glue/qqp": QQP_SNAP_TEST,
+    "glue/rte": GLUE_RTE_SNAP_TEST,
+    "glue/wnli": WNLI_SNAP_TEST,
+    "glue/ax": AX_SNAP_TEST,
+    "superglue/axb": AXB_SNAP_TEST,
+    "superglue/axg": AXG_SNAP_TEST,
+}
+"""Task -> test rows (no training needed: the study starts in the test phase)."""
