@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, func, insert, select
 
 from annotate.store.models import (
     Annotator,
@@ -83,9 +83,9 @@ def build_study(
             for i in range(n_items)
         ):
             conn.execute(insert(Item.__table__), batch)
-        first_item = conn.exec_driver_sql(
-            "SELECT min(id) FROM item WHERE dataset_id = ?", (dataset_id,)
-        ).scalar()
+        first_item = conn.execute(
+            select(func.min(Item.id)).where(Item.dataset_id == dataset_id)
+        ).scalar_one()
         study_id = conn.execute(
             insert(Study).values(
                 name=name,
