@@ -11,7 +11,6 @@ restarted session resumes with that item (its lease) or the next one.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,11 +22,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import gate
+from annotate.protocol import assignment, gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
-from annotate.protocol.assignment import count_label, lease_next_item, release_leases
+from annotate.protocol.assignment import Leased, Refusal
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.store.engine import is_transient, lock_study, write_session
+from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -38,8 +37,10 @@ from annotate.store.models import (
     utcnow,
 )
 
-RETRIES = 8
-"""Attempts for a commit that failed with a transient error (a lock held too long)."""
+RETRIES = 5
+"""Attempts for a commit that failed with a transient error. Each SQLite attempt has already
+waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_turn first), so
+a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
 
 
 class Phase(StrEnum):
@@ -101,15 +102,12 @@ def _retry(fn: Callable[[], Any]) -> Any:
     """Run a write transaction, again if it failed transiently (SQLite busy; PostgreSQL
     serialization failure or deadlock). A failed commit is "unknown", not "not written":
     callers make their writes idempotent under the unique constraints."""
-    delay = 0.05
     for attempt in range(RETRIES):
         try:
             return fn()
         except DBAPIError as exc:
             if attempt == RETRIES - 1 or not is_transient(exc):
                 raise
-            time.sleep(delay)
-            delay = min(delay * 2, 1.0)
     raise AssertionError("unreachable")
 
 
@@ -128,6 +126,9 @@ class AnnotatorSession:
         self.annotator_id: int = annotator.id
         self.clock = clock
         self._sizes: tuple[int, int] | None = None
+        self._test_done: int | None = None
+        """Test answers stored by this annotator: counted once, then kept up to date here so
+        the keypress needs no count (it only numbers the item on the screen)."""
 
     @classmethod
     def open(
@@ -262,19 +263,25 @@ class AnnotatorSession:
         if phase is not Phase.TEST:
             return None
 
-        def work() -> ItemView | None:
-            with write_session(self.engine) as session:
-                lock_study(session, self.ctx.id)
-                return self._lease_view(session)
+        def work() -> Leased | None:
+            with write_connection(self.engine) as conn:
+                lock_study(conn, self.ctx.id)
+                return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
-        return _retry(work)
+        return self._test_view(_retry(work))
 
-    def _lease_view(self, session: Session) -> ItemView | None:
-        item_id = lease_next_item(session, self.ctx, self.annotator_id, self.clock())
-        if item_id is None:
+    def _tests_done(self) -> int:
+        if self._test_done is None:
+            with Session(self.engine) as session:
+                self._test_done = self._counts(session)[2]
+        return self._test_done
+
+    def _test_view(self, leased: Leased | None) -> ItemView | None:
+        if leased is None:
             return None
-        _, _, test_done = self._counts(session)
-        return self._view(session, item_id, TEST, test_done + 1)
+        fields = dict(leased.fields)
+        number = self._tests_done() + 1
+        return ItemView(leased.item_id, leased.source_id, TEST, fields, number, self.clock())
 
     def _prepared(
         self, item: ItemView, answer: Any, answered_at: datetime | None, comment: str | None
@@ -297,7 +304,7 @@ class AnnotatorSession:
         value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
         if item.phase == TRAINING:
             return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
-        _retry(lambda: self._submit_test(item, value, answered_at, flag, comment))
+        self._store_test(item, value, answered_at, flag, comment, then_next=False)
         return None
 
     def submit_and_next(
@@ -315,9 +322,7 @@ class AnnotatorSession:
         if item.phase != TEST:
             raise ValueError("submit_and_next is for test items; training answers get feedback")
         value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
-        return _retry(
-            lambda: self._submit_test(item, value, answered_at, flag, comment, then_next=True)
-        )
+        return self._store_test(item, value, answered_at, flag, comment, then_next=True)
 
     def _submit_training(self, item, value, answered_at, flag, comment) -> Feedback:
         decided: bool | None = None
@@ -371,42 +376,56 @@ class AnnotatorSession:
             gate_decided=decided,
         )
 
-    def _submit_test(
-        self, item, value, answered_at, flag, comment, *, then_next: bool = False
+    def _store_test(
+        self, item, value, answered_at, flag, comment, *, then_next: bool
     ) -> ItemView | None:
-        with write_session(self.engine) as session:
-            lock_study(session, self.ctx.id)
-            existing = session.scalars(
-                select(Label.id).where(
-                    Label.study_id == self.ctx.id,
-                    Label.item_id == item.item_id,
-                    Label.annotator_id == self.annotator_id,
-                    Label.phase == TEST,
-                )
-            ).first()
-            if existing is not None:  # answered before (a retried commit): it stands
-                return self._lease_view(session) if then_next else None
-            decision = self._decision(session)
-            if decision is None or not decision.admitted:
-                raise UserError("test items need a passing gate decision")
-            if not count_label(session, self.ctx, item.item_id):
-                release_leases(session, self.ctx, self.annotator_id, item.item_id)
-                raise ItemTaken("this item already has all its labels; moving on")
-            session.add(
-                Label(
-                    study_id=self.ctx.id,
-                    item_id=item.item_id,
-                    annotator_id=self.annotator_id,
-                    phase=TEST,
-                    value=value,
-                    shown_at=item.shown_at,
-                    answered_at=answered_at,
-                    flag=flag,
-                    comment=comment,
-                )
-            )
-            release_leases(session, self.ctx, self.annotator_id, item.item_id)
-            return self._lease_view(session) if then_next else None
+        """The test keypress: one write transaction that counts the label (refused past k or
+        without admission), stores it, gives back the lease and, with `then_next`, leases the
+        next item. Everything that can be prepared is prepared before the lock."""
+        self._tests_done()  # counted outside the lock, once per session
+        row = {
+            "study_id": self.ctx.id,
+            "item_id": item.item_id,
+            "annotator_id": self.annotator_id,
+            "phase": TEST,
+            "value": value,
+            "correct": None,
+            "shown_at": item.shown_at,
+            "answered_at": answered_at,
+            "flag": flag,
+            "comment": comment,
+            "revisions": 0,
+        }
+
+        def work() -> tuple[bool, Refusal | None, Leased | None]:
+            now = self.clock()
+            with write_connection(self.engine) as conn:
+                lock_study(conn, self.ctx.id)
+                refusal = None
+                if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
+                    conn.execute(assignment.INSERT_LABEL, row)
+                else:
+                    refusal = assignment.why_not_counted(
+                        conn, self.ctx, self.annotator_id, item.item_id
+                    )
+                    if refusal is Refusal.NOT_ADMITTED:
+                        raise UserError("test items need a passing gate decision")
+                assignment.release_leases(conn, self.ctx, self.annotator_id)
+                leased = None
+                if then_next and refusal is not Refusal.FULL:
+                    leased = assignment.lease_next_item(
+                        conn, self.ctx, self.annotator_id, now, resume=False
+                    )
+                return refusal is None, refusal, leased
+
+        stored, refusal, leased = _retry(work)
+        if stored and self._test_done is not None:
+            self._test_done += 1
+        elif refusal is Refusal.ANSWERED_BEFORE:
+            self._test_done = None  # an earlier attempt did commit: count again when needed
+        if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
+            raise ItemTaken("this item already has all its labels; moving on")
+        return self._test_view(leased)
 
     # --- going back -------------------------------------------------------------------------
     def last_answer(self) -> tuple[ItemView, Any] | None:
@@ -464,7 +483,7 @@ class AnnotatorSession:
         lease expires, so a restart resumes it."""
 
         def work() -> None:
-            with write_session(self.engine) as session:
-                release_leases(session, self.ctx, self.annotator_id)
+            with write_connection(self.engine) as conn:
+                assignment.release_leases(conn, self.ctx, self.annotator_id)
 
         _retry(work)

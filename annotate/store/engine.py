@@ -11,11 +11,13 @@ failure or deadlock).
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
@@ -127,15 +129,69 @@ def describe_store(engine: Engine) -> str:
     return engine.url.render_as_string(hide_password=True)
 
 
+WRITER_LOCK_SUFFIX = ".writers"
+"""Beside a SQLite store, the file whose flock orders annotate's writers (see writer_turn)."""
+
+
+def _writer_lock_path(engine: Engine) -> str | None:
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None  # URI filenames (shared memory and the like): SQLite's own locking only
+    return database + WRITER_LOCK_SUFFIX
+
+
+def _open_lock_file(path: str) -> int | None:
+    """A descriptor to flock, or None where the folder or file does not let us have one (a
+    read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            return os.open(path, flags, 0o666)
+        except OSError:
+            continue
+    return None
+
+
+@contextmanager
+def writer_turn(engine: Engine) -> Iterator[None]:
+    """Wait in the kernel for this process's turn to write to a SQLite store.
+
+    SQLite's busy handler polls with sleeps of up to 100 ms and no queue, so under contention
+    one writer can starve for the whole busy_timeout (measured: 5 s and "database is locked"
+    with 5 writers holding the lock 2 ms each) while the lock is free most of the time. An
+    exclusive flock on a file beside the store wakes the next waiter as soon as the previous
+    writer closes its descriptor (also when it is killed), so annotate's writers take turns;
+    BEGIN IMMEDIATE and busy_timeout still guard against other programs. PostgreSQL queues
+    on its own locks: nothing to do there."""
+    path = _writer_lock_path(engine)
+    fd = _open_lock_file(path) if path is not None else None
+    if fd is None:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection in a transaction that takes the write lock at its start (BEGIN IMMEDIATE
+    on SQLite, after this process's turn), commits on success and rolls back on any error."""
+    with writer_turn(engine), engine.connect() as conn:
+        conn = conn.execution_options(sqlite_immediate=True)
+        with conn.begin():
+            yield conn
+
+
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
-    """A session whose transaction takes the write lock at its start (BEGIN IMMEDIATE on
-    SQLite), commits on success and rolls back on any error."""
-    with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_immediate=True)
-        with Session(bind=conn) as session, conn.begin():
-            yield session
-            session.flush()
+    """An ORM session on a `write_connection`."""
+    with write_connection(engine) as conn, Session(bind=conn) as session:
+        yield session
+        session.flush()
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -147,9 +203,13 @@ def ping(engine: Engine) -> None:
         conn.execute(text("SELECT 1"))
 
 
-def lock_study(session: Session, study_id: int) -> None:
+_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+
+
+def lock_study(conn: Session | Connection, study_id: int) -> None:
     """Serialise the transactions that hand out or fill a study's test items. SQLite already
     holds the database write lock (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped
     advisory lock on the study."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": 7_000_000 + study_id})
+    bind = conn.get_bind() if isinstance(conn, Session) else conn
+    if bind.dialect.name == "postgresql":
+        conn.execute(_ADVISORY_LOCK, {"key": 7_000_000 + study_id})

@@ -91,8 +91,16 @@ class StudyItem(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("study_id", "phase", "item_id", name="uq_studyitem"),
-        # Breadth-first order: fullest open items first, then the sample order.
-        Index("ix_studyitem_order", "study_id", "phase", text("n_labels DESC"), "position"),
+        # The next-item query on its own (covering: the item id comes with the order): fullest
+        # open items first, then the sample order.
+        Index(
+            "ix_studyitem_next",
+            "study_id",
+            "phase",
+            text("n_labels DESC"),
+            "position",
+            "item_id",
+        ),
     )
 
 
