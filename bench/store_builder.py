@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, func, insert, select, text
 
 from annotate.store.models import (
     Annotator,
@@ -145,6 +145,11 @@ def build_study(
             for j in range(k)
         ):
             conn.execute(insert(Label.__table__), batch)
+    if engine.dialect.name == "postgresql":
+        # A freshly loaded table has no statistics: PostgreSQL would plan for empty tables
+        # (autovacuum's analyze catches up later in a real store).
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("ANALYZE"))
     return engine
 
 
