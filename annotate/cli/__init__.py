@@ -1,4 +1,4 @@
-"""The `annotate` command: parse, call the engine / analysis / formats, render.
+"""The `annotate` command: parse, call the engine / scoring / report / formats, render.
 
 Heavy libraries (Textual, pandas, statsmodels) are imported inside the commands that use them,
 so that `annotate --help` and small commands start fast.

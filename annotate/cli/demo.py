@@ -63,9 +63,9 @@ def demo(
 def _write_reports(engine, study: str, folder: Path, *, show: bool) -> None:
     import json
 
-    from annotate.analysis.render import render_markdown, render_table
-    from annotate.analysis.report import study_report
     from annotate.cli.output import console
+    from annotate.report.build import study_report
+    from annotate.report.render import render_markdown, render_table
 
     data = study_report(engine, study).to_json()
     markdown = folder / f"{study}-report.md"

@@ -2,8 +2,8 @@
 submission files, long-format labels, per-item label distributions), `annotate score` (the
 standard scorer, run locally) and `annotate compare` (a model beside the study's humans).
 
-The analysis (pandas, scipy, statsmodels) is imported inside the commands: `annotate --help`
-stays fast."""
+Scoring and the report (pandas, scipy, statsmodels) are imported inside the commands:
+`annotate --help` stays fast."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
-    from annotate.analysis.local_score import TaskResult
     from annotate.formats.gold import SubmissionName
+    from annotate.scoring.local_score import TaskResult
 
 MANIFEST_SUFFIX = ".manifest.json"
 """`glue.manifest.json` / `superglue.manifest.json`: both benchmarks can share a folder."""
@@ -111,9 +111,9 @@ def export(
 def _submission_files(
     engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
 ) -> dict[str, bytes]:
-    from annotate.analysis.data import find_study
-    from annotate.analysis.submission import benchmark_studies
     from annotate.formats.writers import json_bytes
+    from annotate.report.data import find_study
+    from annotate.report.submission import benchmark_studies
 
     if every_task:
         chosen = benchmark_studies(engine, benchmark)
@@ -146,9 +146,9 @@ def _one_submission(
     engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
 ) -> tuple[bytes, dict[str, Any]]:
     from annotate import specs
-    from annotate.analysis.predictions import read_predictions
-    from annotate.analysis.submission import study_submission
     from annotate.formats.writers import submission_bytes
+    from annotate.report.submission import study_submission
+    from annotate.scoring.predictions import read_predictions
 
     spec = specs.load_task(task)
     # GLUE tasks write TSV, SuperGLUE tasks JSON lines; a custom task goes by its file's style.
@@ -211,7 +211,7 @@ def _table_file(
 
     assert study is not None
     if fmt is ExportFormat.labels:
-        from annotate.analysis.label_table import PHASES, label_table
+        from annotate.report.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
         table = label_table(engine, study, phases)
@@ -223,9 +223,9 @@ def _table_file(
 
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
-    from annotate.analysis.data import find_study, load_study_data
-    from annotate.analysis.human_answers import soft_rows
-    from annotate.analysis.submission import load_test_items
+    from annotate.report.data import find_study, load_study_data
+    from annotate.report.human_answers import soft_rows
+    from annotate.report.submission import load_test_items
 
     data = load_study_data(engine, study)
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
@@ -255,7 +255,7 @@ def score(
 ) -> None:
     """Score submission files against gold, by id, with the official metrics; the GLUE or
     SuperGLUE score over the tasks present; per-phenomenon scores for the diagnostics."""
-    from annotate.analysis.local_score import benchmark_scores
+    from annotate.scoring.local_score import benchmark_scores
 
     with tempfile.TemporaryDirectory(prefix="annotate-score-") as scratch:
         files, skipped = _prediction_files(pred, task, Path(scratch))
@@ -328,9 +328,9 @@ def _unzip(archive: Path, scratch: Path) -> Path:
 def _score_one(
     path: Path, shown: str, name: SubmissionName, gold: Path, bootstrap: int, seed: int
 ) -> TaskResult:
-    from annotate.analysis.local_score import score_predictions
-    from annotate.analysis.predictions import read_predictions
     from annotate.formats.gold import gold_for
+    from annotate.scoring.local_score import score_predictions
+    from annotate.scoring.predictions import read_predictions
 
     try:
         model = read_predictions(path, name.spec)
@@ -342,7 +342,7 @@ def _score_one(
 
 
 def _render_scores(data: dict[str, Any]) -> None:
-    from annotate.analysis.render import METRIC_NAMES, interval, pct
+    from annotate.report.render import METRIC_NAMES, interval, pct
 
     rows = []
     for r in data["tasks"]:
@@ -386,7 +386,7 @@ def _render_scores(data: dict[str, Any]) -> None:
 
 
 def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.analysis.render import coef
+    from annotate.report.render import coef
 
     metric = diag["metric"].upper()
     rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
@@ -429,14 +429,15 @@ def compare(
 ) -> None:
     """A model's predictions scored on exactly the study's test items, beside the human
     majority and the mean single annotator: paired difference, McNemar's test, items right."""
-    from annotate.analysis.compare import compare_model
-    from annotate.analysis.data import load_study_data
-    from annotate.analysis.predictions import read_predictions
+    from annotate.report.data import load_study_data
+    from annotate.report.human_answers import humans
+    from annotate.scoring.compare import compare_model
+    from annotate.scoring.predictions import read_predictions
 
     engine = options(ctx).workspace().engine
     data = load_study_data(engine, study)
     predictions = read_predictions(model, data.spec)
-    result = compare_model(data, predictions, bootstrap=bootstrap, seed=seed)
+    result = compare_model(humans(data), predictions, bootstrap=bootstrap, seed=seed)
     if fmt is Format.json:
         print_json(result)
         return
@@ -444,7 +445,7 @@ def compare(
 
 
 def _render_compare(r: dict[str, Any]) -> None:
-    from annotate.analysis.render import METRIC_NAMES, interval, pct
+    from annotate.report.render import METRIC_NAMES, interval, pct
 
     metrics = r["metrics"]
 

@@ -9,16 +9,64 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis import aggregate as agg
-from annotate.analysis.coding import CodedStudy
-from annotate.analysis.metrics import task_score
-from annotate.analysis.scoring import aggregate, answer_scorer, scorer_for
+from annotate.report import aggregate as agg
+from annotate.report.coding import CodedStudy
+from annotate.report.study_aggregate import aggregate
+from annotate.scoring.metrics import (
+    RegressionScorer,
+    Scorer,
+    classification_scorer,
+    entity_scorer,
+    multi_answer_scorer,
+    task_score,
+)
+from annotate.scoring.scorers import scorer_for
 
 CURVE_KS = (1, 3, 5)
 CURVE_LABEL_BUDGET = 1_000_000
 """Labels processed per k across all draws: 100 items get 20 draws, 100,000 items 2 (with
 100,000 items one draw already pins the curve to a fraction of a point)."""
 MAX_DRAWS = 20
+
+
+def answer_scorer(coded: CodedStudy) -> tuple[Scorer, np.ndarray]:
+    """Each annotator's own answers scored against gold; returns the scorer and the annotator
+    of each of its input units (for `by_group`)."""
+    spec = coded.spec
+    unit = coded.label_unit
+    annotator = coded.label_annotator
+    if coded.kind == "classification":
+        pairs = coded.item_pair
+        pair = None
+        if pairs is not None:
+            item_pair = pairs[coded.unit_item[unit]]
+            span = int(item_pair.max()) + 1 if len(item_pair) else 1
+            pair = np.where(item_pair >= 0, annotator * span + item_pair, -1)
+        scorer: Scorer = classification_scorer(
+            spec.metrics,
+            len(coded.classes),
+            coded.gold_code[unit],
+            coded.label_code,
+            coded.positive_code(),
+            pair,
+        )
+        return scorer, annotator
+    if coded.kind == "regression":
+        return RegressionScorer(
+            list(spec.metrics), coded.gold_number[unit], coded.label_number
+        ), annotator
+    if coded.kind == "multi_answer":
+        scorer = multi_answer_scorer(
+            coded.gold_code[unit],
+            coded.label_code,
+            coded.label_row,
+            len(coded.row_item),
+            coded.positive_code() or 0,
+        )
+        return scorer, annotator
+    texts = [coded.classes[c] for c in coded.label_code.tolist()]
+    golds = [coded.gold_entities[u] for u in unit.tolist()]
+    return entity_scorer(texts, golds), annotator
 
 
 def annotator_rows(

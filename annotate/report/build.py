@@ -20,28 +20,26 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine
 
-from annotate.analysis import agreement as agr
-from annotate.analysis.aggregate import NO_LABELS, UnitVotes, answer_of, unit_votes, votes_dict
-from annotate.analysis.annotators import annotator_rows, individual_summary, majority_of_k
-from annotate.analysis.benchmark import benchmark_summary
-from annotate.analysis.coding import CodedStudy, code_study
-from annotate.analysis.data import StudyData, load_study_data
-from annotate.analysis.diagnostics import diagnostics as diagnostics_table
-from annotate.analysis.intervals import rng_for, wilson_interval
-from annotate.analysis.longformat import LongLabels, numeric_labels
-from annotate.analysis.metrics import Scorer, task_score
-from annotate.analysis.models import score_models
-from annotate.analysis.predictions import ModelPredictions, read_predictions
-from annotate.analysis.scoring import (
-    Aggregated,
-    aggregate,
+from annotate.report import agreement as agr
+from annotate.report.aggregate import NO_LABELS, UnitVotes, answer_of, unit_votes, votes_dict
+from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.coding import CodedStudy, code_study
+from annotate.report.data import StudyData, load_study_data
+from annotate.report.longformat import LongLabels, numeric_labels
+from annotate.report.model_rows import score_models
+from annotate.report.study_aggregate import Aggregated, aggregate, priority_for
+from annotate.report.suspects import gold_suspects
+from annotate.scoring.benchmark import benchmark_summary
+from annotate.scoring.diagnostics import diagnostics as diagnostics_table
+from annotate.scoring.intervals import rng_for, wilson_interval
+from annotate.scoring.metrics import Scorer, task_score
+from annotate.scoring.predictions import ModelPredictions, read_predictions
+from annotate.scoring.scorers import (
     count_scored,
     gold_available,
-    priority_for,
     score_with_intervals,
     scorer_for,
 )
-from annotate.analysis.suspects import gold_suspects
 
 DEFAULT_BOOTSTRAP = 1000
 

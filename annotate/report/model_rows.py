@@ -1,6 +1,6 @@
-"""Models beside the humans: a model's predictions (a leaderboard submission file) scored on
-exactly the items of the human sample, with intervals, and compared with the human majority
-item by item (exact McNemar test on the items where one of them is right)."""
+"""The models of a report: each model's predictions scored on exactly the items of the human
+sample, with intervals, and compared with the human majority item by item (exact McNemar test
+on the items where one of them is right)."""
 
 from __future__ import annotations
 
@@ -9,37 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.aggregate import NO_DECISION, NO_LABELS
-from annotate.analysis.coding import CodedStudy, class_code_map
-from annotate.analysis.predictions import ModelPredictions
-from annotate.analysis.scoring import Aggregated, count_scored, score_with_intervals, scorer_for
-
-
-def model_units(coded: CodedStudy, model: ModelPredictions) -> np.ndarray:
-    """A model's prediction per unit in the form `scorer_for` takes (missing: not predicted)."""
-    names = coded.items["source_id"].astype(str).tolist()
-    preds = model.predictions
-    if coded.kind == "regression":
-        return np.array([float(preds[n]) if n in preds else np.nan for n in names])
-    if coded.kind == "entity_choice":
-        return np.array([preds.get(n) for n in names], dtype=object)
-    if coded.kind == "classification":
-        codes_of = class_code_map(coded.spec)
-        return np.array(
-            [codes_of.get(str(preds[n]), NO_DECISION) if n in preds else NO_LABELS for n in names],
-            dtype=np.int64,
-        )
-    codes_of = {v: i for i, v in enumerate(coded.classes)}
-    out = np.full(coded.n_units, NO_LABELS, dtype=np.int64)
-    for u, (item, unit_name) in enumerate(
-        zip(coded.unit_item.tolist(), coded.unit_name.tolist(), strict=True)
-    ):
-        answers = preds.get(names[item])
-        if isinstance(answers, dict):
-            answer = str(unit_name).rsplit("/", 1)[-1]
-            if answer in answers:
-                out[u] = codes_of.get(str(answers[answer]), NO_DECISION)
-    return out
+from annotate.report.coding import CodedStudy
+from annotate.report.study_aggregate import Aggregated
+from annotate.scoring.model_predictions import model_units
+from annotate.scoring.predictions import ModelPredictions
+from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
+from annotate.scoring.units import NO_LABELS
 
 
 def score_models(

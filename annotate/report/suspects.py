@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.aggregate import UnitVotes, answer_of, votes_of
-from annotate.analysis.coding import CodedStudy
-from annotate.analysis.metrics import record_scores
-from annotate.analysis.scoring import Aggregated
+from annotate.report.aggregate import UnitVotes, answer_of, votes_of
+from annotate.report.coding import CodedStudy
+from annotate.report.study_aggregate import Aggregated
+from annotate.scoring.metrics import record_scores
 
 REGRESSION_SUSPECT = 1.0
 """An aggregated rating this many points or more from gold makes an item a gold suspect."""
