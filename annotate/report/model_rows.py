@@ -11,6 +11,7 @@ import numpy as np
 
 from annotate.report.coding import CodedStudy
 from annotate.report.study_aggregate import Aggregated
+from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
@@ -45,7 +46,7 @@ def score_models(
             scores, total = score_with_intervals(
                 scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
             )
-            row.update(scores=scores, task_score=total, paired=_mcnemar(coded, final.pred, pred))
+            row.update(scores=scores, task_score=total, paired=_paired(coded, final.pred, pred))
         sample = count_scored(coded, final.pred)
         if has_gold and covered < sample:
             notes.append(f"model {name}: predictions cover {covered} of the {sample} scored items")
@@ -55,18 +56,16 @@ def score_models(
     return rows, item_preds
 
 
-def _mcnemar(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> dict[str, Any] | None:
-    """Paired comparison on the items both answered: exact McNemar test of the discordant pairs."""
+def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> dict[str, Any] | None:
+    """Paired comparison on the items both answered: McNemar's exact test of the discordant
+    pairs (p is null when no item is discordant)."""
     if coded.kind != "classification":
         return None
     both = (coded.gold_code >= 0) & (human != NO_LABELS) & (model != NO_LABELS)
-    human_right = both & (human == coded.gold_code)
-    model_right = both & (model == coded.gold_code)
-    b = int((human_right & ~model_right).sum())
-    c = int((model_right & ~human_right).sum())
-    p = None
-    if b + c > 0:
-        from scipy import stats  # heavy import: only with --model
-
-        p = float(min(1.0, 2 * stats.binom.cdf(min(b, c), b + c, 0.5)))
-    return {"n": int(both.sum()), "human_only_right": b, "model_only_right": c, "mcnemar_p": p}
+    test = mcnemar_exact(human[both] == coded.gold_code[both], model[both] == coded.gold_code[both])
+    return {
+        "n": int(both.sum()),
+        "human_only_right": test.human_only_right,
+        "model_only_right": test.model_only_right,
+        "mcnemar_p": test.p_value if test.discordant else None,
+    }

@@ -16,6 +16,7 @@ import numpy as np
 
 from annotate.errors import UserError
 from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.mcnemar import METHOD, mcnemar_exact
 from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
@@ -164,28 +165,6 @@ def _mean(values: list[float | None]) -> float | None:
     return float(np.mean(defined)) if defined else None
 
 
-def _mcnemar(human_right: np.ndarray, model_right: np.ndarray) -> dict[str, Any]:
-    """McNemar's exact test (statsmodels) on the items' right/wrong pairs."""
-    from statsmodels.stats.contingency_tables import mcnemar  # heavy: only this command
-
-    both = int((human_right & model_right).sum())
-    human_only = int((human_right & ~model_right).sum())
-    model_only = int((model_right & ~human_right).sum())
-    neither = int((~human_right & ~model_right).sum())
-    result = mcnemar([[both, human_only], [model_only, neither]], exact=True)
-    return {
-        "table": {
-            "both_right": both,
-            "human_only_right": human_only,
-            "model_only_right": model_only,
-            "neither_right": neither,
-        },
-        "statistic": float(result.statistic),
-        "p_value": float(result.pvalue),
-        "method": "exact (binomial on the discordant items), statsmodels",
-    }
-
-
 def compare_model(
     humans: Humans, model: ModelPredictions, *, bootstrap: int = 1000, seed: int | None = None
 ) -> dict[str, Any]:
@@ -233,7 +212,18 @@ def compare_model(
     if units.kind != "regression":
         items, human_right, model_right = _item_lists(units, human_pred, model_pred, common)
         if units.kind == "classification":
-            mcnemar = _mcnemar(human_right, model_right)
+            test = mcnemar_exact(human_right, model_right)
+            mcnemar = {
+                "table": {
+                    "both_right": test.both_right,
+                    "human_only_right": test.human_only_right,
+                    "model_only_right": test.model_only_right,
+                    "neither_right": test.neither_right,
+                },
+                "statistic": test.statistic,
+                "p_value": test.p_value,
+                "method": METHOD,
+            }
     else:
         notes.append("ratings have no right or wrong per item: no item lists, no McNemar test")
     n_scored = count_scored(units, human_pred)
