@@ -18,9 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from annotate.errors import UserError
-from annotate.scoring.benchmark import TASK_GROUPS, benchmark_tasks
+from annotate.scoring.benchmark import average_tasks, benchmark_tasks
 from annotate.scoring.diagnostics import diagnostics
-from annotate.scoring.metrics import task_score
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
@@ -146,13 +145,10 @@ def benchmark_scores(results: Sequence[TaskResult]) -> list[dict[str, Any]]:
         }
         if not scored:
             continue  # only diagnostic sets (or nothing scorable): no benchmark score
-        groups: dict[str, list[float]] = {}
-        for task, value in scored.items():
-            groups.setdefault(TASK_GROUPS.get(task, task), []).append(value)
-        all_groups = list(dict.fromkeys(TASK_GROUPS.get(t, t) for t in components))
-        group_scores = {g: float(np.mean(v)) for g, v in groups.items()}
+        average = average_tasks(scored, components)
+        all_groups, group_scores = average.groups, average.group_scores
         missing = [t for t in components if t not in scored]
-        score = task_score(group_scores) if group_scores else None
+        score = average.score
         out.append(
             {
                 "benchmark": benchmark,
@@ -160,7 +156,7 @@ def benchmark_scores(results: Sequence[TaskResult]) -> list[dict[str, Any]]:
                 "partial": bool(missing),
                 "n_tasks": len(all_groups),
                 "n_tasks_covered": len(group_scores),
-                "tasks": {g: group_scores[g] for g in all_groups if g in group_scores},
+                "tasks": dict(group_scores),
                 "missing": missing,
                 "note": (
                     f"partial: {len(group_scores)} of {len(all_groups)} tasks; missing "
