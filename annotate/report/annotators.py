@@ -5,12 +5,12 @@ of each item's labels at random."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from annotate.report import aggregate as agg
 from annotate.report.coding import CodedStudy
+from annotate.report.schema import AnnotatorRow, CommitteeScore, Individual, Spread
 from annotate.report.study_aggregate import aggregate
 from annotate.scoring.metrics import (
     RegressionScorer,
@@ -71,7 +71,7 @@ def answer_scorer(coded: CodedStudy) -> tuple[Scorer, np.ndarray]:
 
 def annotator_rows(
     coded: CodedStudy, final_pred: np.ndarray, with_gold: bool
-) -> list[dict[str, Any]]:
+) -> list[AnnotatorRow]:
     """One row per annotator: answers given, time per answer, scores against gold, and how
     often they agreed with the final (aggregated) answer."""
     names = coded.annotators
@@ -92,15 +92,15 @@ def annotator_rows(
         own = seconds[order[bounds[a] : bounds[a + 1]]]
         own = own[np.isfinite(own)]
         rows.append(
-            {
-                "name": name,
-                "n": int(answers[a]),
-                "scores": scores[a],
-                "task_score": task_score(scores[a]) if with_gold else None,
-                "agrees_with_majority": agreement[a],
-                "seconds_per_item": float(np.median(own)) if len(own) else None,
-                "seconds_mean": float(own.mean()) if len(own) else None,
-            }
+            AnnotatorRow(
+                name=name,
+                n=int(answers[a]),
+                scores=scores[a],
+                task_score=task_score(scores[a]) if with_gold else None,
+                agrees_with_majority=agreement[a],
+                seconds_per_item=float(np.median(own)) if len(own) else None,
+                seconds_mean=float(own.mean()) if len(own) else None,
+            )
         )
     return rows
 
@@ -121,26 +121,26 @@ def _agreement_with_final(
     return [float(s / t) if t else None for s, t in zip(same, total, strict=True)]
 
 
-def spread(values: list[float | None]) -> dict[str, Any]:
+def spread(values: list[float | None]) -> Spread:
     """Mean, median, standard deviation, min and max of the defined values."""
     v = np.array([x for x in values if x is not None], dtype=float)
     if len(v) == 0:
-        return {"n": 0, "mean": None, "median": None, "sd": None, "min": None, "max": None}
-    return {
-        "n": len(v),
-        "mean": float(v.mean()),
-        "median": float(np.median(v)),
-        "sd": float(v.std(ddof=1)) if len(v) > 1 else None,
-        "min": float(v.min()),
-        "max": float(v.max()),
-    }
+        return Spread(n=0, mean=None, median=None, sd=None, min=None, max=None)
+    return Spread(
+        n=len(v),
+        mean=float(v.mean()),
+        median=float(np.median(v)),
+        sd=float(v.std(ddof=1)) if len(v) > 1 else None,
+        min=float(v.min()),
+        max=float(v.max()),
+    )
 
 
-def individual_summary(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, Any]:
-    return {
-        "task_score": spread([r["task_score"] for r in rows]),
-        "metrics": {m: spread([r["scores"].get(m) for r in rows]) for m in metrics},
-    }
+def individual_summary(rows: list[AnnotatorRow], metrics: list[str]) -> Individual:
+    return Individual(
+        task_score=spread([r.task_score for r in rows]),
+        metrics={m: spread([r.scores.get(m) for r in rows]) for m in metrics},
+    )
 
 
 def majority_of_k(
@@ -150,7 +150,7 @@ def majority_of_k(
     priority: np.ndarray | None,
     rng: np.random.Generator,
     ks: tuple[int, ...] = CURVE_KS,
-) -> list[dict[str, Any]]:
+) -> list[CommitteeScore]:
     """The score of a committee of k, for each k up to the most labels any item has: k labels of
     each item (items with at least k) are drawn at random, aggregated with the study's rules and
     scored; the values are means over several draws."""
@@ -185,13 +185,13 @@ def majority_of_k(
             if total is not None:
                 totals.append(total)
         out.append(
-            {
-                "k": k,
-                "n_items": n_items,
-                "draws": draws,
-                "scores": {m: float(np.mean(v)) if v else None for m, v in values.items()},
-                "task_score": float(np.mean(totals)) if totals else None,
-                "task_score_sd": float(np.std(totals, ddof=1)) if len(totals) > 1 else None,
-            }
+            CommitteeScore(
+                k=k,
+                n_items=n_items,
+                draws=draws,
+                scores={m: float(np.mean(v)) if v else None for m, v in values.items()},
+                task_score=float(np.mean(totals)) if totals else None,
+                task_score_sd=float(np.std(totals, ddof=1)) if len(totals) > 1 else None,
+            )
         )
     return out

@@ -5,11 +5,11 @@ on the items where one of them is right)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from annotate.report.coding import CodedStudy
+from annotate.report.schema import Estimate, ModelRow, PairedTest
 from annotate.report.study_aggregate import Aggregated
 from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
@@ -26,11 +26,11 @@ def score_models(
     seed: int,
     has_gold: bool,
     notes: list[str],
-) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
+) -> tuple[list[ModelRow], dict[str, np.ndarray]]:
     """One report row per model (scores with intervals, McNemar against the human majority)
     and, for classification tasks, each model's class code per item (for the diagnostics).
     Coverage gaps are added to `notes`."""
-    rows: list[dict[str, Any]] = []
+    rows: list[ModelRow] = []
     item_preds: dict[str, np.ndarray] = {}
     taken: set[str] = set()
     for model in models:
@@ -38,15 +38,15 @@ def score_models(
         taken.add(name)
         pred = model_units(coded, model)
         covered = count_scored(coded, pred) if has_gold else 0
-        row: dict[str, Any] = {"name": name, "file": model.path, "n": covered}
-        if not has_gold:
-            row.update(scores=None, task_score=None)
-        else:
+        row = ModelRow(name=name, file=model.path, n=covered, scores=None, task_score=None)
+        if has_gold:
             scorer = scorer_for(coded, pred)
             scores, total = score_with_intervals(
                 scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
             )
-            row.update(scores=scores, task_score=total, paired=_paired(coded, final.pred, pred))
+            row.scores = {m: Estimate.of(e) for m, e in scores.items()}
+            row.task_score = Estimate.of(total)
+            row.paired = _paired(coded, final.pred, pred)
         sample = count_scored(coded, final.pred)
         if has_gold and covered < sample:
             notes.append(f"model {name}: predictions cover {covered} of the {sample} scored items")
@@ -56,16 +56,16 @@ def score_models(
     return rows, item_preds
 
 
-def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> dict[str, Any] | None:
+def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> PairedTest | None:
     """Paired comparison on the items both answered: McNemar's exact test of the discordant
     pairs (p is null when no item is discordant)."""
     if coded.kind != "classification":
         return None
     both = (coded.gold_code >= 0) & (human != NO_LABELS) & (model != NO_LABELS)
     test = mcnemar_exact(human[both] == coded.gold_code[both], model[both] == coded.gold_code[both])
-    return {
-        "n": int(both.sum()),
-        "human_only_right": test.human_only_right,
-        "model_only_right": test.model_only_right,
-        "mcnemar_p": test.p_value if test.discordant else None,
-    }
+    return PairedTest(
+        n=int(both.sum()),
+        human_only_right=test.human_only_right,
+        model_only_right=test.model_only_right,
+        mcnemar_p=test.p_value if test.discordant else None,
+    )

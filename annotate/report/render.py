@@ -1,5 +1,6 @@
-"""Render a report: rich tables for the terminal, Markdown for papers. Both read the report's
-JSON form (`StudyReport.to_json()`), so every view shows the same numbers.
+"""Render a report: rich tables for the terminal, Markdown for papers. Both read the typed
+report (`schema.StudyReport`) through the same sections, so every view shows the same numbers
+(JSON is `StudyReport.to_json()`).
 
 Text that comes from data or people (study, item ids, labels, annotator names, tags) is never
 parsed as markup: every cell and title is a `rich.text.Text`.
@@ -15,6 +16,17 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from annotate.report.schema import (
+    Agreement,
+    Coefficient,
+    FileAgreement,
+    LabelSuspect,
+    PhenomenonScore,
+    QuestionSuspect,
+    RatingSuspect,
+    StudyReport,
+)
 
 SUSPECTS_SHOWN = 10
 TIES_SHOWN = 10
@@ -69,72 +81,71 @@ def votes_text(votes: dict[str, int]) -> str:
 Section = tuple[str, list[str], list[list[str]]]
 
 
-def _scores_section(r: dict[str, Any]) -> Section:
+def _scores_section(r: StudyReport) -> Section:
     rows = []
-    for metric in r["metrics"]:
-        s = r["scores"][metric]
-        wilson = interval(s.get("wilson_low"), s.get("wilson_high")) if "wilson_low" in s else ""
+    for metric in r.metrics:
+        s = r.scores[metric]
         rows.append(
             [
                 METRIC_NAMES.get(metric, metric),
-                pct(s["value"]),
-                interval(s["ci_low"], s["ci_high"]),
-                wilson,
+                pct(s.value),
+                interval(s.ci_low, s.ci_high),
+                interval(s.wilson_low, s.wilson_high),
             ]
         )
-    t = r["task_score"]
-    rows.append(["Task score (mean)", pct(t["value"]), interval(t["ci_low"], t["ci_high"]), ""])
+    t = r.task_score
+    rows.append(["Task score (mean)", pct(t.value), interval(t.ci_low, t.ci_high), ""])
     headers = ["Metric", "Value", "95% CI (bootstrap)", "95% CI (Wilson)"]
-    if "accuracy" not in r["metrics"]:
+    if "accuracy" not in r.metrics:
         headers, rows = headers[:3], [row[:3] for row in rows]
     return "Scores of the human aggregate (x100)", headers, rows
 
 
-def _confusion_section(r: dict[str, Any]) -> Section | None:
-    cm = r.get("confusion_matrix")
+def _confusion_section(r: StudyReport) -> Section | None:
+    cm = r.confusion_matrix
     if not cm:
         return None
-    headers = ["gold \\ human", *cm["predicted"]]
-    rows = [[g, *(str(v) for v in row)] for g, row in zip(cm["gold"], cm["matrix"], strict=True)]
-    return f"Confusion matrix (per {cm['unit']})", headers, rows
+    headers = ["gold \\ human", *cm.predicted]
+    rows = [[g, *(str(v) for v in row)] for g, row in zip(cm.gold, cm.matrix, strict=True)]
+    return f"Confusion matrix (per {cm.unit})", headers, rows
 
 
-def _annotator_section(r: dict[str, Any]) -> Section:
-    metrics = r["metrics"]
+def _annotator_section(r: StudyReport) -> Section:
+    metrics = r.metrics
     headers = ["Annotator", "n", *(METRIC_NAMES.get(m, m) for m in metrics)]
     if len(metrics) > 1:
         headers.append("Task score")
-    votes = r["kind"] != "regression"  # ratings are averaged, not voted on
+    votes = r.kind != "regression"  # ratings are averaged, not voted on
     headers += ["Agrees with majority"] * votes + ["s/item (median)"]
     rows = []
-    for a in r["annotators"]:
-        row = [a["name"], str(a["n"]), *(pct(a["scores"].get(m)) for m in metrics)]
+    for a in r.annotators:
+        row = [a.name, str(a.n), *(pct(a.scores.get(m)) for m in metrics)]
         if len(metrics) > 1:
-            row.append(pct(a["task_score"]))
-        row += [share(a["agrees_with_majority"])] * votes + [seconds(a["seconds_per_item"])]
+            row.append(pct(a.task_score))
+        row += [share(a.agrees_with_majority)] * votes + [seconds(a.seconds_per_item)]
         rows.append(row)
-    spread = r["individual"]["task_score"]
+    spread = r.individual.task_score
     for label in ("mean", "median", "sd", "min", "max"):
-        row = [label, "", *(pct(r["individual"]["metrics"][m][label]) for m in metrics)]
+        row = [label, "", *(pct(getattr(r.individual.metrics[m], label)) for m in metrics)]
         if len(metrics) > 1:
-            row.append(pct(spread[label]))
+            row.append(pct(getattr(spread, label)))
         row += [""] * votes + [""]
         rows.append(row)
     return "Individual annotators (x100; own items)", headers, rows
 
 
-def _curve_section(r: dict[str, Any]) -> Section | None:
-    if not r["majority_of_k"]:
+def _curve_section(r: StudyReport) -> Section | None:
+    if not r.majority_of_k:
         return None
     rows = [
         [
-            str(c["k"]),
-            str(c["n_items"]),
-            str(c["draws"]),
-            pct(c["task_score"]),
-            "" if c["task_score_sd"] is None else f"± {c['task_score_sd'] * 100:.1f}",
+            str(c.k),
+            str(c.n_items),
+            str(c.draws),
+            pct(c.task_score),
+            "" if c.task_score_sd is None else f"± {c.task_score_sd * 100:.1f}",
         ]
-        for c in r["majority_of_k"]
+        for c in r.majority_of_k
     ]
     return (
         "Majority of k (labels of each item drawn at random)",
@@ -143,68 +154,64 @@ def _curve_section(r: dict[str, Any]) -> Section | None:
     )
 
 
-def _agreement_section(a: dict[str, Any]) -> Section:
+def _agreement_section(a: Agreement) -> Section:
     rows = []
-    alpha = a["krippendorff_alpha"]
+    alpha = a.krippendorff_alpha
     rows.append(
         [
-            f"Krippendorff's α ({alpha['level']})",
-            coef(alpha["value"]),
-            interval(alpha["ci_low"], alpha["ci_high"], 1, 3),
-            f"{alpha['n_items']} {a.get('unit', 'item')}s with 2+ labels" + _note(alpha),
+            f"Krippendorff's α ({alpha.level})",
+            coef(alpha.value),
+            interval(alpha.ci_low, alpha.ci_high, 1, 3),
+            f"{alpha.n_items} {a.unit}s with 2+ labels" + _note(alpha),
         ]
     )
-    if "krippendorff_alpha_collapsed" in a:
-        c = a["krippendorff_alpha_collapsed"]
+    c = a.krippendorff_alpha_collapsed
+    if c is not None:
         rows.append(
             [
                 "Krippendorff's α (nominal, collapsed)",
-                coef(c["value"]),
-                interval(c["ci_low"], c["ci_high"], 1, 3),
-                c.get("note", ""),
+                coef(c.value),
+                interval(c.ci_low, c.ci_high, 1, 3),
+                c.note or "",
             ]
         )
-    f = a["fleiss_kappa"]
-    detail = (
-        f"{f['n_items']} complete {a.get('unit', 'item')}s x {f['raters_per_item']} raters"
-        if f["n_items"]
-        else ""
-    )
+    f = a.fleiss_kappa
+    detail = f"{f.n_items} complete {a.unit}s x {f.raters_per_item} raters" if f.n_items else ""
     rows.append(
         [
             "Fleiss' κ",
-            coef(f["value"]),
-            interval(f["ci_low"], f["ci_high"], 1, 3),
+            coef(f.value),
+            interval(f.ci_low, f.ci_high, 1, 3),
             detail + _note(f),
         ]
     )
-    p = a["pairwise_summary"]
-    weights = " (quadratic-weighted)" if a.get("pairwise_weights") else ""
+    p = a.pairwise_summary
+    weights = " (quadratic-weighted)" if a.pairwise_weights else ""
     rows.append(
         [
             f"Cohen's κ, pairwise{weights}",
-            coef(p["mean"]),
+            coef(p.mean),
             "",
-            f"mean of {p['n_pairs']} pairs; median {coef(p['median'])}, "
-            f"min {coef(p['min'])}, max {coef(p['max'])}",
+            f"mean of {p.n_pairs} pairs; median {coef(p.median)}, "
+            f"min {coef(p.min)}, max {coef(p.max)}",
         ]
     )
-    uvs = a.get("unanimous_vs_split")
+    uvs = a.unanimous_vs_split
     if uvs:
         for name in ("unanimous", "split"):
             part = uvs[name]
-            rows.append([f"Score on {name} items", pct(part["task_score"]), "", f"n = {part['n']}"])
+            rows.append([f"Score on {name} items", pct(part.task_score), "", f"n = {part.n}"])
     return "Agreement", ["Statistic", "Value", "95% CI", "Detail"], rows
 
 
-def _note(d: dict[str, Any]) -> str:
-    return f" ({d['note']})" if d.get("note") else ""
+def _note(c: Coefficient) -> str:
+    return f" ({c.note})" if c.note else ""
 
 
-def _pairwise_matrix(a: dict[str, Any], names: list[str]) -> Section | None:
-    if not a["pairwise_cohen_kappa"] or len(names) > PAIRWISE_MATRIX_UP_TO:
+def _pairwise_matrix(a: Agreement, names: list[str]) -> Section | None:
+    if not a.pairwise_cohen_kappa or len(names) > PAIRWISE_MATRIX_UP_TO:
         return None
-    value = {(p["a"], p["b"]): p["kappa"] for p in a["pairwise_cohen_kappa"]}
+    value = {(p.a, p.b): p.kappa for p in a.pairwise_cohen_kappa}
     rows = []
     for x in names:
         row = [x]
@@ -215,68 +222,68 @@ def _pairwise_matrix(a: dict[str, Any], names: list[str]) -> Section | None:
     return "Pairwise Cohen's κ", ["", *names], rows
 
 
-def _ties_section(r: dict[str, Any]) -> Section:
-    t = r["ties"]
-    rows = [["Tie rule", t["rule"]]]
-    if not t["applies"]:
-        rows.append(["", t.get("note", "")])
+def _ties_section(r: StudyReport) -> Section:
+    t = r.ties
+    rows = [["Tie rule", t.rule]]
+    if not t.applies:
+        rows.append(["", t.note or ""])
         return "Ties", ["", ""], rows
     rows += [
-        [f"Tied {t['unit']}s", str(t["n_tied"])],
-        ["Resolved at random (study seed)", str(t["resolved_at_random"])],
-        ["Resolved by dev majority class", str(t["resolved_by_dev_majority_class"])],
-        ["Abstained (counted wrong)", str(t["abstained_counted_wrong"])],
-        ["Open, awaiting an extra annotator (counted wrong)", str(t["open_counted_wrong"])],
+        [f"Tied {t.unit}s", str(t.n_tied)],
+        ["Resolved at random (study seed)", str(t.resolved_at_random)],
+        ["Resolved by dev majority class", str(t.resolved_by_dev_majority_class)],
+        ["Abstained (counted wrong)", str(t.abstained_counted_wrong)],
+        ["Open, awaiting an extra annotator (counted wrong)", str(t.open_counted_wrong)],
         [
-            f"{t['unit'].capitalize()}s with more than k labels",
-            str(t["units_with_more_than_k_labels"]),
+            f"{t.unit.capitalize()}s with more than k labels",
+            str(t.units_with_more_than_k_labels),
         ],
     ]
-    if t.get("note"):
-        rows.append(["Note", t["note"]])
-    for item in t["items"][:TIES_SHOWN]:
+    if t.note:
+        rows.append(["Note", t.note])
+    for item in t.items[:TIES_SHOWN]:
         rows.append(
             [
-                f"  {item['item']}",
-                f"{votes_text(item['votes'])} -> {item['result'] or 'no answer'} "
-                f"({item['resolution']})",
+                f"  {item.item}",
+                f"{votes_text(item.votes)} -> {item.result or 'no answer'} ({item.resolution})",
             ]
         )
-    if len(t["items"]) > TIES_SHOWN:
-        rows.append(["", f"… {len(t['items']) - TIES_SHOWN} more (see --format json)"])
+    if len(t.items) > TIES_SHOWN:
+        rows.append(["", f"… {len(t.items) - TIES_SHOWN} more (see --format json)"])
     return "Ties", ["", ""], rows
 
 
-def _diagnostics_section(r: dict[str, Any]) -> Section | None:
-    d = r.get("diagnostics")
+def _diagnostics_section(r: StudyReport) -> Section | None:
+    d = r.diagnostics
     if not d:
         return None
-    models = [m["name"] for m in r["models"]]
-    metric = METRIC_NAMES.get(d["metric"], d["metric"])
+    models = [m.name for m in r.models]
+    metric = METRIC_NAMES.get(d.metric, d.metric)
     headers = ["Category", "Phenomenon", "n", f"Human {metric}", "95% CI", *models]
 
-    def row(cat: str, tag: str, e: dict[str, Any]) -> list[str]:
+    def row(cat: str, tag: str, e: PhenomenonScore) -> list[str]:
+        per_model = e.models or {}
         return [
             cat,
             tag,
-            str(e["n"]),
-            coef(e["value"], 2),
-            interval(e["ci_low"], e["ci_high"], 1, 2),
-            *(coef(e["models"][m]["value"], 2) for m in models),
+            str(e.n),
+            coef(e.value, 2),
+            interval(e.ci_low, e.ci_high, 1, 2),
+            *(coef(per_model[m].value, 2) for m in models),
         ]
 
-    rows = [row("All tagged items", "", d["all_tagged"])]
-    for cat, e in d["coarse"].items():
+    rows = [row("All tagged items", "", d.all_tagged)]
+    for cat, e in d.coarse.items():
         rows.append(row(cat, "(any)", e))
-        for tag, f in d["fine"].get(cat, {}).items():
+        for tag, f in d.fine.get(cat, {}).items():
             rows.append(row("", tag, f))
-    return f"Diagnostics by phenomenon ({metric}). {d['note']}", headers, rows
+    return f"Diagnostics by phenomenon ({metric}). {d.note}", headers, rows
 
 
-def _models_section(r: dict[str, Any]) -> Section | None:
-    if not r["models"]:
+def _models_section(r: StudyReport) -> Section | None:
+    if not r.models:
         return None
-    metrics = r["metrics"]
+    metrics = r.metrics
     headers = [
         "Model",
         "n",
@@ -286,112 +293,110 @@ def _models_section(r: dict[str, Any]) -> Section | None:
         "Paired (McNemar)",
     ]
     rows = []
-    for m in r["models"]:
-        if m["scores"] is None:
-            rows.append([m["name"], str(m["n"]), *("–" for _ in metrics), "–", "", ""])
+    for m in r.models:
+        if m.scores is None or m.task_score is None:
+            rows.append([m.name, str(m.n), *("–" for _ in metrics), "–", "", ""])
             continue
-        paired = m.get("paired")
+        paired = m.paired
         test = ""
         if paired:
             test = (
-                f"human only right {paired['human_only_right']}, model only right "
-                f"{paired['model_only_right']}, p = {coef(paired['mcnemar_p'])}"
+                f"human only right {paired.human_only_right}, model only right "
+                f"{paired.model_only_right}, p = {coef(paired.mcnemar_p)}"
             )
-        t = m["task_score"]
+        t = m.task_score
         rows.append(
             [
-                m["name"],
-                str(m["n"]),
-                *(pct(m["scores"][x]["value"]) for x in metrics),
-                pct(t["value"]),
-                interval(t["ci_low"], t["ci_high"]),
+                m.name,
+                str(m.n),
+                *(pct(m.scores[x].value) for x in metrics),
+                pct(t.value),
+                interval(t.ci_low, t.ci_high),
                 test,
             ]
         )
     return "Models on the same items (x100)", headers, rows
 
 
-def _suspects_section(r: dict[str, Any]) -> Section | None:
-    s = r["gold_suspects"]
+def _suspects_section(r: StudyReport) -> Section | None:
+    s = r.gold_suspects
     if not s:
         return None
     shown = s[:SUSPECTS_SHOWN]
     title = f"Gold suspects: the human answer disagrees with gold ({len(s)}; strongest first)"
-    if "ratings" in shown[0]:
+    # A report's suspects are all of one kind (the task's).
+    ratings = [x for x in shown if isinstance(x, RatingSuspect)]
+    questions = [x for x in shown if isinstance(x, QuestionSuspect)]
+    labels = [x for x in shown if isinstance(x, LabelSuspect)]
+    if ratings:
         rows = [
-            [
-                x["item"],
-                f"{x['gold']:g}",
-                f"{x['human']:.2f}",
-                ", ".join(f"{v:g}" for v in x["ratings"]),
-            ]
-            for x in shown
+            [x.item, f"{x.gold:g}", f"{x.human:.2f}", ", ".join(f"{v:g}" for v in x.ratings)]
+            for x in ratings
         ]
         return title, ["Item", "Gold", "Human", "Ratings"], rows
-    if "answers" in shown[0] and isinstance(shown[0]["answers"], list):
+    if questions:
         rows = [
             [
-                x["item"],
+                x.item,
                 "; ".join(
-                    f"{a['answer']}: gold {a['gold']}, votes {votes_text(a['votes'])}"
-                    for a in x["answers"]
+                    f"{a.answer}: gold {a.gold}, votes {votes_text(a.votes)}" for a in x.answers
                 ),
-                share(x["against_gold"]),
+                share(x.against_gold),
             ]
-            for x in shown
+            for x in questions
         ]
         return title, ["Question", "Answers judged against gold", "Against gold"], rows
     rows = []
-    for x in shown:
-        gold = x["gold"] if isinstance(x["gold"], str) else " / ".join(x["gold"])
-        votes = votes_text(x["votes"])
-        if x.get("answers"):
-            votes += f" (scale: {votes_text(x['answers'])})"
-        rows.append([x["item"], gold, x["majority"], votes, share(x["against_gold"])])
+    for x in labels:
+        gold = x.gold if isinstance(x.gold, str) else " / ".join(x.gold)
+        votes = votes_text(x.votes)
+        if x.answers:
+            votes += f" (scale: {votes_text(x.answers)})"
+        rows.append([x.item, gold, x.majority, votes, share(x.against_gold)])
     return title, ["Item", "Gold", "Majority", "Votes", "Against gold"], rows
 
 
-def _gate_section(r: dict[str, Any]) -> Section:
-    g = r["gate"]
+def _gate_section(r: StudyReport) -> Section:
+    g = r.gate
     rows = [
         [
-            d["annotator"],
-            "admitted" if d["admitted"] else "refused",
-            d["rule"],
-            "–" if d["threshold"] is None else f"{d['threshold']:.3f}",
-            "–" if d["score"] is None else f"{d['score']:.3f}",
-            str(d["n_items"]),
-            d["decided_by"],
-            d["decided_at"],
+            d.annotator,
+            "admitted" if d.admitted else "refused",
+            d.rule,
+            "–" if d.threshold is None else f"{d.threshold:.3f}",
+            "–" if d.score is None else f"{d.score:.3f}",
+            str(d.n_items),
+            d.decided_by,
+            d.decided_at,
         ]
-        for d in g["decisions"]
+        for d in g.decisions
     ]
     if not rows:
         rows = [["(no gate decisions recorded)", "", "", "", "", "", "", ""]]
-    title = f"Gate decisions: {len(g['admitted'])} admitted, {len(g['refused'])} refused"
+    title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
     return title, ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"], rows
 
 
-def _benchmark_section(r: dict[str, Any]) -> Section | None:
-    b = r.get("benchmark")
-    if not b or b["n_tasks_covered"] < 2:
+def _benchmark_section(r: StudyReport) -> Section | None:
+    b = r.benchmark
+    if not b or b.n_tasks_covered < 2:
         return None
-    rows = [[t["task"], t["study"], pct(t["task_score"])] for t in b["tasks"]]
-    label = "partial" if b["partial"] else "complete"
+    rows = [[t.task, t.study, pct(t.task_score)] for t in b.tasks]
+    label = "partial" if b.partial else "complete"
     rows.append(
         [
-            f"{b['benchmark']} score ({label}, {b['n_tasks_covered']} of {b['n_tasks']} tasks)",
+            f"{b.benchmark} score ({label}, {b.n_tasks_covered} of {b.n_tasks} tasks)",
             "",
-            pct(b["score"]),
+            pct(b.score),
         ]
     )
-    if b.get("note"):
-        rows.append([b["note"], "", ""])
-    return f"Benchmark: {b['benchmark']}", ["Task", "Study", "Task score"], rows
+    if b.note:
+        rows.append([b.note, "", ""])
+    return f"Benchmark: {b.benchmark}", ["Task", "Study", "Task score"], rows
 
 
-def _protocol_section(r: dict[str, Any]) -> Section:
-    p = r["protocol"]
+def _protocol_section(r: StudyReport) -> Section:
+    p = r.protocol
     rows = [
         [k, _value(v)]
         for k, v in p.items()
@@ -414,40 +419,37 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def _sample_rows(r: dict[str, Any]) -> list[list[str]]:
-    s = r["sample"]
-    per = ", ".join(f"{n} labels: {c}" for n, c in s["labels_per_item"].items())
-    b = r["bootstrap"]
+def _sample_rows(r: StudyReport) -> list[list[str]]:
+    s = r.sample
+    per = ", ".join(f"{n} labels: {c}" for n, c in s.labels_per_item.items())
+    b = r.bootstrap
     return [
-        ["Study", f"{r['study']} ({r['state']})"],
-        ["Task", f"{r['task']}: {r['task_title']}"],
+        ["Study", f"{r.study} ({r.state})"],
+        ["Task", f"{r.task}: {r.task_title}"],
         [
             "Protocol",
-            f"{r['protocol'].get('name', '')}; tie rule {r['protocol'].get('tie_rule')}; "
-            f"k = {s['annotators_per_item']}; seed {r['protocol'].get('seed')}",
+            f"{r.protocol.get('name', '')}; tie rule {r.protocol.get('tie_rule')}; "
+            f"k = {s.annotators_per_item}; seed {r.protocol.get('seed')}",
         ],
         [
             "Sample",
-            f"{s['n_sample']} test items; {s['n_items_labelled']} labelled, "
-            f"{s['n_items_complete']} complete, {s['n_items_scored']} scored",
+            f"{s.n_sample} test items; {s.n_items_labelled} labelled, "
+            f"{s.n_items_complete} complete, {s.n_items_scored} scored",
         ],
-        ["Labels", f"{s['n_labels']} from {r['n_annotators']} annotators ({per})"],
-        [
-            "Bootstrap",
-            f"{b['replicates']} replicates, seed {b['seed']}" if b["replicates"] else "off",
-        ],
+        ["Labels", f"{s.n_labels} from {r.n_annotators} annotators ({per})"],
+        ["Bootstrap", f"{b.replicates} replicates, seed {b.seed}" if b.replicates else "off"],
     ]
 
 
-def sections(r: dict[str, Any]) -> list[Section]:
+def sections(r: StudyReport) -> list[Section]:
     found: list[Section | None] = [
         ("Study", ["", ""], _sample_rows(r)),
-        _scores_section(r) if r["has_gold"] else None,
+        _scores_section(r) if r.has_gold else None,
         _confusion_section(r),
         _annotator_section(r),
         _curve_section(r),
-        _agreement_section(r["agreement"]),
-        _pairwise_matrix(r["agreement"], [a["name"] for a in r["annotators"]]),
+        _agreement_section(r.agreement),
+        _pairwise_matrix(r.agreement, [a.name for a in r.annotators]),
         _ties_section(r),
         _diagnostics_section(r),
         _models_section(r),
@@ -478,59 +480,53 @@ def histogram_bars(histogram: dict[str, int], width: int = BAR_WIDTH) -> list[tu
     return [(k, "█" * (round(v / top * width) if top else 0), v) for k, v in histogram.items()]
 
 
-def render_table(report: dict[str, Any], console: Console) -> None:
+def render_table(report: StudyReport, console: Console) -> None:
     """The terminal view: the quotable summary, then one table per section."""
-    console.print(Text(report["summary"], style="bold"))
+    console.print(Text(report.summary, style="bold"))
     console.print()
     for title, headers, rows in sections(report):
         console.print(_table(title, headers, rows))
         if title == "Agreement":
-            hist = report["agreement"]["item_agreement_histogram"]
+            hist = report.agreement.item_agreement_histogram
             if hist:
-                unit = report["agreement"].get("unit", "item")
+                unit = report.agreement.unit
                 console.print(
                     Text(f"Per-{unit} agreement (votes for the most chosen answer)", style="bold")
                 )
                 for key, bar, count in histogram_bars(hist):
                     console.print(Text(f"  {key:>7} {bar} {count}"))
                 console.print()
-    for note in report["notes"]:
+    for note in report.notes:
         console.print(Text(f"note: {note}"))
 
 
-def render_agreement_table(result: dict[str, Any], console: Console) -> None:
+def render_agreement_table(result: FileAgreement, console: Console) -> None:
     """The view of `annotate agreement FILE`."""
-    alpha, fleiss, pairs = (
-        result["krippendorff_alpha"],
-        result["fleiss_kappa"],
-        result["pairwise_summary"],
-    )
+    alpha, fleiss, pairs = result.krippendorff_alpha, result.fleiss_kappa, result.pairwise_summary
     rows = [
-        ["File", result["file"]],
+        ["File", result.file],
         [
             "Labels",
-            f"{result['n_labels']} ({result['n_missing']} missing) on {result['n_items']} items "
-            f"by {result['n_annotators']} annotators",
+            f"{result.n_labels} ({result.n_missing} missing) on {result.n_items} items "
+            f"by {result.n_annotators} annotators",
         ],
         [
-            f"Krippendorff's α ({alpha['level']})",
-            f"{coef(alpha['value'])} {interval(alpha['ci_low'], alpha['ci_high'], 1, 3)}"
-            f"{_note(alpha)}",
+            f"Krippendorff's α ({alpha.level})",
+            f"{coef(alpha.value)} {interval(alpha.ci_low, alpha.ci_high, 1, 3)}{_note(alpha)}",
         ],
         [
             "Fleiss' κ",
-            f"{coef(fleiss['value'])} {interval(fleiss['ci_low'], fleiss['ci_high'], 1, 3)}"
-            f" ({fleiss['n_items']} items x {fleiss['raters_per_item']} raters){_note(fleiss)}",
+            f"{coef(fleiss.value)} {interval(fleiss.ci_low, fleiss.ci_high, 1, 3)}"
+            f" ({fleiss.n_items} items x {fleiss.raters_per_item} raters){_note(fleiss)}",
         ],
         [
-            "Cohen's κ, pairwise"
-            + (" (quadratic-weighted)" if result.get("pairwise_weights") else ""),
-            f"mean {coef(pairs['mean'])} over {pairs['n_pairs']} pairs "
-            f"(min {coef(pairs['min'])}, max {coef(pairs['max'])})",
+            "Cohen's κ, pairwise" + (" (quadratic-weighted)" if result.pairwise_weights else ""),
+            f"mean {coef(pairs.mean)} over {pairs.n_pairs} pairs "
+            f"(min {coef(pairs.min)}, max {coef(pairs.max)})",
         ],
     ]
     console.print(_table("Agreement", ["", ""], rows))
-    for key, bar, count in histogram_bars(result["item_agreement_histogram"]):
+    for key, bar, count in histogram_bars(result.item_agreement_histogram):
         console.print(Text(f"  {key:>7} {bar} {count}"))
 
 
@@ -548,21 +544,19 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str
     return lines
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: StudyReport) -> str:
     """The report for a paper or a README: a heading, the quotable line, then pipe tables."""
-    lines = [f"# Human performance: {_md_cell(report['study'])} ({_md_cell(report['task'])})", ""]
-    lines += [f"> {_md_cell(report['summary'])}", ""]
+    lines = [f"# Human performance: {_md_cell(report.study)} ({_md_cell(report.task)})", ""]
+    lines += [f"> {_md_cell(report.summary)}", ""]
+    histogram = report.agreement.item_agreement_histogram
     for title, headers, rows in sections(report):
         lines += [f"## {_md_cell(title)}", ""]
         lines += _md_table(headers, rows)
         lines.append("")
-        if title == "Agreement" and report["agreement"]["item_agreement_histogram"]:
+        if title == "Agreement" and histogram:
             lines += ["Per-item agreement (votes for the most chosen answer):", ""]
-            lines += _md_table(
-                ["Agreement", "Items"],
-                [[k, str(v)] for k, v in report["agreement"]["item_agreement_histogram"].items()],
-            )
+            lines += _md_table(["Agreement", "Items"], [[k, str(v)] for k, v in histogram.items()])
             lines.append("")
-    if report["notes"]:
-        lines += ["## Notes", ""] + [f"- {_md_cell(n)}" for n in report["notes"]] + [""]
+    if report.notes:
+        lines += ["## Notes", ""] + [f"- {_md_cell(n)}" for n in report.notes] + [""]
     return "\n".join(lines)
