@@ -10,11 +10,23 @@ import sys
 
 import typer
 
-from annotate.cli import admin, curate, data, demo, export, label, report, study
+from annotate.cli import admin, curate, data, demo, export, label, report, scoring, study
 from annotate.cli.context import app
 from annotate.errors import UserError
 
-__all__ = ["admin", "app", "curate", "data", "demo", "export", "label", "main", "report", "study"]
+__all__ = [
+    "admin",
+    "app",
+    "curate",
+    "data",
+    "demo",
+    "export",
+    "label",
+    "main",
+    "report",
+    "scoring",
+    "study",
+]
 
 
 def main() -> None:
