@@ -1,6 +1,6 @@
-"""The analysis functions against the reference implementations (sklearn, scipy, statsmodels,
-krippendorff) and hand-made cases: what a report states must be what the standard scorers
-would say."""
+"""The statistics of scoring and report (metrics, intervals, aggregation, agreement) against
+the reference implementations (sklearn, scipy, statsmodels, krippendorff) and hand-made cases:
+what a report states must be what the standard scorers would say."""
 
 from __future__ import annotations
 
