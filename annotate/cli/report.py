@@ -1,8 +1,8 @@
 """Commands that report: `annotate report STUDY` (the human ceiling of a study) and
 `annotate agreement FILE` (agreement statistics of any long-format label file).
 
-The analysis (pandas, scipy, statsmodels) is imported inside the commands: `annotate --help`
-stays fast."""
+Scoring and the report (pandas, scipy, statsmodels) are imported inside the commands:
+`annotate --help` stays fast."""
 
 from __future__ import annotations
 
@@ -56,18 +56,17 @@ def report(
 ) -> None:
     """The human ceiling of a study: aggregated score with intervals, individual annotators,
     agreement, ties, diagnostics per phenomenon and items whose gold looks wrong."""
-    from annotate.analysis.render import render_markdown, render_table
-    from annotate.analysis.report import study_report
+    from annotate.report.build import study_report
+    from annotate.report.render import render_markdown, render_table
 
     ws = options(ctx).workspace()
     result = study_report(ws.engine, study, bootstrap=bootstrap, seed=seed, model_files=model)
-    data = result.to_json()
     if fmt is ReportFormat.json:
-        print_json(data)
+        print_json(result.to_json())
     elif fmt is ReportFormat.markdown:
-        sys.stdout.write(render_markdown(data) + "\n")
+        sys.stdout.write(render_markdown(result) + "\n")
     else:
-        render_table(data, console())
+        render_table(result, console())
 
 
 @app.command()
@@ -84,13 +83,13 @@ def agreement(
 ) -> None:
     """Agreement statistics (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ, per-item
     histogram) of a long-format label file; no study needed, missing labels allowed."""
-    from annotate.analysis.longformat import read_long_labels
-    from annotate.analysis.render import render_agreement_table
-    from annotate.analysis.report import agreement_report
+    from annotate.report.agreement_summary import agreement_report
+    from annotate.report.longformat import read_long_labels
+    from annotate.report.render import render_agreement_table
 
     labels = read_long_labels(file)
     result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)
     if fmt is AgreementFormat.json:
-        print_json(result)
+        print_json(result.to_json())
     else:
         render_agreement_table(result, console())
