@@ -22,6 +22,7 @@ from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
+from annotate.report.datasheet import build_datasheet
 from annotate.report.model_rows import score_models
 from annotate.report.schema import (
     Benchmark,
@@ -55,9 +56,11 @@ def study_report(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int | None = None,
     model_files: Sequence[str | Path] = (),
+    hourly_rate: float | None = None,
 ) -> StudyReport:
     """Load study `study_name` from the store and build its report, with the benchmark score
-    over the store's studies and any model prediction files scored on the same items."""
+    over the store's studies, any model prediction files scored on the same items and the
+    datasheet of the run (its cost estimated at `hourly_rate`, when given)."""
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
     report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
@@ -67,6 +70,7 @@ def study_report(
 
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
     report.benchmark = Benchmark.of(summary)
+    report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
     return report
 
 

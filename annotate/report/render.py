@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from annotate.report.datasheet import datasheet_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -457,6 +458,7 @@ def sections(r: StudyReport) -> list[Section]:
         _gate_section(r),
         _benchmark_section(r),
         _protocol_section(r),
+        *(datasheet_sections(r.datasheet) if r.datasheet else []),
     ]
     return [s for s in found if s is not None]
 
