@@ -76,7 +76,7 @@ def study_figures(r: StudyReport) -> list[FigureSpec]:
         out.append(
             FigureSpec(
                 f"{s}-annotators",
-                "Each annotator's score with its interval",
+                "Each annotator's accuracy with its interval",
                 lambda ax: _annotators(ax, r),
                 height,
             )
@@ -128,28 +128,32 @@ def _curve(ax: Any, r: StudyReport) -> None:
 
 
 def _annotators(ax: Any, r: StudyReport) -> None:
+    """Accuracy with its 95% Wilson interval where the task has accuracy; else the task score
+    (no interval: an annotator's F1 or correlation on their own items has no closed form)."""
+    accuracy = "accuracy" in r.metrics
     names, values, lows, highs = [], [], [], []
     for a in r.annotators:
-        if a.task_score is None:
+        value = a.scores.get("accuracy") if accuracy else a.task_score
+        if value is None:
             continue
+        low = high = value
+        if accuracy and a.n:
+            lo, hi = wilson_interval(value * a.n, a.n)
+            low, high = lo if lo is not None else value, hi if hi is not None else value
         names.append(a.name)
-        values.append(a.task_score * 100)
-        acc = a.scores.get("accuracy")
-        low = high = a.task_score
-        if acc is not None and a.n and r.metrics == ["accuracy"]:
-            lo, hi = wilson_interval(acc * a.n, a.n)
-            low, high = lo if lo is not None else low, hi if hi is not None else high
-        lows.append(a.task_score * 100 - low * 100)
-        highs.append(high * 100 - a.task_score * 100)
+        values.append(value * 100)
+        lows.append((value - low) * 100)
+        highs.append((high - value) * 100)
     y = list(range(len(names)))
     ax.errorbar(values, y, xerr=[lows, highs], fmt="o", color=HUMAN_COLOUR, capsize=3)
-    if r.task_score.value is not None:
-        ax.axvline(r.task_score.value * 100, color="black", linestyle=":", label="majority")
+    majority = r.scores["accuracy"] if accuracy else r.task_score
+    if majority.value is not None:
+        ax.axvline(majority.value * 100, color="black", linestyle=":", label="majority")
         ax.legend(loc="lower left", fontsize=8)
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=8)
     ax.invert_yaxis()
-    what = "accuracy, 95% Wilson interval" if r.metrics == ["accuracy"] else "task score"
+    what = "accuracy, 95% Wilson interval" if accuracy else "task score"
     ax.set_xlabel(f"{what} (x100, own items)")
 
 

@@ -16,6 +16,7 @@ from statistics import median
 import numpy as np
 import pytest
 from sqlmodel import Session, select
+from statsmodels.stats.proportion import proportion_confint
 
 from annotate.protocol.session import AnnotatorSession
 from annotate.simulate import simulate
@@ -241,6 +242,9 @@ def test_datasheet_attrition_time_and_ties_equal_a_recomputation_from_the_labels
     )
     assert a["abandoned"] == len(left) and "quitter" in a["abandoned_names"]
     assert a["training_pass_rate"]["value"] == pytest.approx(a["admitted"] / len(latest))
+    low, high = proportion_confint(a["admitted"], len(latest), method="wilson")
+    assert a["training_pass_rate"]["wilson_low"] == pytest.approx(low)
+    assert a["training_pass_rate"]["wilson_high"] == pytest.approx(high)
 
     times = {t["name"]: t for t in sheet["time_on_task"]["annotators"]}
     for name in started:
