@@ -191,7 +191,7 @@ def baseline(db: Path, k: int) -> dict:
 def ours(db: Path, bootstrap: int) -> dict:
     import statsmodels.stats.inter_rater  # noqa: F401  (imported before the clock, as above)
 
-    from annotate.analysis.report import study_report
+    from annotate.report.build import study_report
     from annotate.workspace import open_workspace
 
     ws = open_workspace(str(db))

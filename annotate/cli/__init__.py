@@ -1,4 +1,4 @@
-"""The `annotate` command: parse, call the engine / analysis / formats, render.
+"""The `annotate` command: parse, call the engine / scoring / report / formats, render.
 
 Heavy libraries (Textual, pandas, statsmodels) are imported inside the commands that use them,
 so that `annotate --help` and small commands start fast.
@@ -10,11 +10,23 @@ import sys
 
 import typer
 
-from annotate.cli import admin, curate, data, demo, export, label, report, study
+from annotate.cli import admin, curate, data, demo, export, label, report, scoring, study
 from annotate.cli.context import app
 from annotate.errors import UserError
 
-__all__ = ["admin", "app", "curate", "data", "demo", "export", "label", "main", "report", "study"]
+__all__ = [
+    "admin",
+    "app",
+    "curate",
+    "data",
+    "demo",
+    "export",
+    "label",
+    "main",
+    "report",
+    "scoring",
+    "study",
+]
 
 
 def main() -> None:

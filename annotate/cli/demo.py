@@ -63,18 +63,19 @@ def demo(
 def _write_reports(engine, study: str, folder: Path, *, show: bool) -> None:
     import json
 
-    from annotate.analysis.render import render_markdown, render_table
-    from annotate.analysis.report import study_report
     from annotate.cli.output import console
+    from annotate.report.build import study_report
+    from annotate.report.render import render_markdown, render_table
 
-    data = study_report(engine, study).to_json()
+    report = study_report(engine, study)
+    data = report.to_json()
     markdown = folder / f"{study}-report.md"
-    markdown.write_text(render_markdown(data) + "\n", encoding="utf-8")
+    markdown.write_text(render_markdown(report) + "\n", encoding="utf-8")
     (folder / f"{study}-report.json").write_text(
         json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
     )
     if show:
-        render_table(data, console())
+        render_table(report, console())
     else:
-        say(data["summary"])
+        say(report.summary)
     say(f"report: {markdown} (and .json)")

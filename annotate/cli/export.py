@@ -1,15 +1,12 @@
-"""Commands that take results out of the store and score files: `annotate export` (leaderboard
-submission files, long-format labels, per-item label distributions), `annotate score` (the
-standard scorer, run locally) and `annotate compare` (a model beside the study's humans).
+"""`annotate export`: take results out of the store as leaderboard submission files,
+long-format labels or per-item label distributions.
 
-The analysis (pandas, scipy, statsmodels) is imported inside the commands: `annotate --help`
-stays fast."""
+Scoring and the report (pandas, scipy, statsmodels) are imported inside the commands:
+`annotate --help` stays fast."""
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
-import zipfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,18 +14,15 @@ from typing import TYPE_CHECKING, Any
 import typer
 from sqlalchemy import Engine
 
-from annotate.cli.context import Format, app, options
-from annotate.cli.output import print_json, print_table, say, warn
-from annotate.errors import DataFileError, UserError
+from annotate.cli.context import app, options
+from annotate.cli.output import say, warn
+from annotate.errors import UserError
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
-    from annotate.analysis.local_score import TaskResult
-    from annotate.formats.gold import SubmissionName
+    pass
 
 MANIFEST_SUFFIX = ".manifest.json"
 """`glue.manifest.json` / `superglue.manifest.json`: both benchmarks can share a folder."""
-ITEMS_SHOWN = 20
-"""Item ids listed per group in the `compare` table (all of them with --format json)."""
 
 
 class ExportFormat(StrEnum):
@@ -111,9 +105,9 @@ def export(
 def _submission_files(
     engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
 ) -> dict[str, bytes]:
-    from annotate.analysis.data import find_study
-    from annotate.analysis.submission import benchmark_studies
     from annotate.formats.writers import json_bytes
+    from annotate.report.data import find_study
+    from annotate.report.submission import benchmark_studies
 
     if every_task:
         chosen = benchmark_studies(engine, benchmark)
@@ -146,9 +140,9 @@ def _one_submission(
     engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
 ) -> tuple[bytes, dict[str, Any]]:
     from annotate import specs
-    from annotate.analysis.predictions import read_predictions
-    from annotate.analysis.submission import study_submission
     from annotate.formats.writers import submission_bytes
+    from annotate.report.submission import study_submission
+    from annotate.scoring.predictions import read_predictions
 
     spec = specs.load_task(task)
     # GLUE tasks write TSV, SuperGLUE tasks JSON lines; a custom task goes by its file's style.
@@ -211,7 +205,7 @@ def _table_file(
 
     assert study is not None
     if fmt is ExportFormat.labels:
-        from annotate.analysis.label_table import PHASES, label_table
+        from annotate.report.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
         table = label_table(engine, study, phases)
@@ -223,278 +217,11 @@ def _table_file(
 
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
-    from annotate.analysis.data import find_study, load_study_data
-    from annotate.analysis.human_answers import soft_rows
-    from annotate.analysis.submission import load_test_items
+    from annotate.report.data import find_study, load_study_data
+    from annotate.report.human_answers import soft_rows
+    from annotate.report.submission import load_test_items
 
     data = load_study_data(engine, study)
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
     table = soft_rows(data, {i.source_id: i.position for i in items})
     return table.columns, table.rows
-
-
-# --- score -----------------------------------------------------------------------------------
-
-
-@app.command()
-def score(
-    pred: Path = typer.Argument(
-        ..., help="A submission file (RTE.jsonl, STS-B.tsv …), a folder or a zip of them"
-    ),
-    gold: Path = typer.Option(
-        ..., "--gold", help="A labelled data file, or a folder in the download layout"
-    ),
-    task: str | None = typer.Option(
-        None, "--task", help="The task of PRED when its name does not say (one file only)"
-    ),
-    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
-    bootstrap: int = typer.Option(
-        0, "--bootstrap", min=0, help="Bootstrap replicates for intervals (default 0: none)"
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
-) -> None:
-    """Score submission files against gold, by id, with the official metrics; the GLUE or
-    SuperGLUE score over the tasks present; per-phenomenon scores for the diagnostics."""
-    from annotate.analysis.local_score import benchmark_scores
-
-    with tempfile.TemporaryDirectory(prefix="annotate-score-") as scratch:
-        files, skipped = _prediction_files(pred, task, Path(scratch))
-        results = [
-            _score_one(path, shown, name, gold, bootstrap, seed) for path, shown, name in files
-        ]
-    data = {
-        "tasks": [r.to_json() for r in results],
-        "benchmarks": benchmark_scores(results),
-        "skipped": skipped,
-    }
-    if fmt is Format.json:
-        print_json(data)
-        return
-    _render_scores(data)
-
-
-def _prediction_files(
-    pred: Path, task: str | None, scratch: Path
-) -> tuple[list[tuple[Path, str, SubmissionName]], list[str]]:
-    """(file, name to show, SubmissionName) for each prediction file, and the files skipped."""
-    from annotate import specs
-    from annotate.formats.gold import SubmissionName, submission_task
-
-    if pred.is_file() and pred.suffix.lower() != ".zip":
-        if task is not None:
-            name = SubmissionName(specs.load_task(task), None)
-        else:
-            found = submission_task(pred)
-            if found is None:
-                raise UserError(
-                    f"{pred}: cannot tell the task from the file name (expected an official "
-                    "name such as RTE.jsonl or STS-B.tsv); pass --task"
-                )
-            name = found
-        return [(pred, str(pred), name)], []
-    if task is not None:
-        raise UserError("--task applies to a single prediction file, not a folder or zip")
-    if pred.is_file():
-        folder, shown = _unzip(pred, scratch), f"{pred}!"
-    elif pred.is_dir():
-        folder, shown = pred, f"{pred}/"
-    else:
-        raise UserError(f"{pred}: no such file or folder")
-    files, skipped = [], []
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):
-        name = submission_task(path)
-        if name is None:
-            if not path.name.endswith(MANIFEST_SUFFIX):
-                skipped.append(path.name)
-            continue
-        files.append((path, shown + path.name, name))
-    if not files:
-        raise UserError(f"{pred}: no submission files (RTE.jsonl, STS-B.tsv …) in it")
-    return files, skipped
-
-
-def _unzip(archive: Path, scratch: Path) -> Path:
-    try:
-        with zipfile.ZipFile(archive) as z:
-            for info in z.infolist():
-                name = Path(info.filename).name  # flat: no member escapes the scratch folder
-                if not info.is_dir() and name:
-                    (scratch / name).write_bytes(z.read(info))
-    except zipfile.BadZipFile:
-        raise DataFileError(archive, None, "not a valid zip file") from None
-    return scratch
-
-
-def _score_one(
-    path: Path, shown: str, name: SubmissionName, gold: Path, bootstrap: int, seed: int
-) -> TaskResult:
-    from annotate.analysis.local_score import score_predictions
-    from annotate.analysis.predictions import read_predictions
-    from annotate.formats.gold import gold_for
-
-    try:
-        model = read_predictions(path, name.spec)
-    except DataFileError as exc:
-        raise DataFileError(shown, exc.line, exc.reason) from None
-    model.path = shown
-    result = score_predictions(gold_for(gold, name), model, bootstrap=bootstrap, seed=seed)
-    return result
-
-
-def _render_scores(data: dict[str, Any]) -> None:
-    from annotate.analysis.render import METRIC_NAMES, interval, pct
-
-    rows = []
-    for r in data["tasks"]:
-        cov = r["coverage"]
-        metrics = []
-        for m in r["metrics"]:
-            s = r["scores"][m]
-            ci = interval(s["ci_low"], s["ci_high"])
-            metrics.append(f"{METRIC_NAMES.get(m, m)} {pct(s['value'])}" + (f" {ci}" if ci else ""))
-        rows.append(
-            {
-                "task": r["task"],
-                "file": Path(r["file"]).name,
-                "metrics": ", ".join(metrics),
-                "score": pct(r["task_score"]["value"]),
-                "coverage": f"{cov['scored']}/{cov['gold']} {cov['unit']}s"
-                + (f", {cov['not_in_gold']} ids not in gold" if cov["not_in_gold"] else ""),
-            }
-        )
-    print_table(
-        rows,
-        [
-            ("task", "Task"),
-            ("file", "File"),
-            ("metrics", "Metrics"),
-            ("score", "Score"),
-            ("coverage", "Coverage"),
-        ],
-        title="Scores (x100)",
-    )
-    for r in data["tasks"]:
-        say(f"{r['file']} scored against {r['gold']}")
-    for b in data["benchmarks"]:
-        value = pct(b["score"])
-        say(f"{b['benchmark']} score: {value}" + (f" ({b['note']})" if b["partial"] else ""))
-    for r in data["tasks"]:
-        if r["diagnostics"]:
-            _render_diagnostics(r["task"], r["diagnostics"])
-    if data["skipped"]:
-        warn(f"skipped (not a submission file name): {', '.join(data['skipped'])}")
-
-
-def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.analysis.render import coef
-
-    metric = diag["metric"].upper()
-    rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
-    for category, entry in diag["coarse"].items():
-        rows.append({"category": category, "tag": "", **_diag_cells(entry, coef)})
-        for tag, fine in diag["fine"].get(category, {}).items():
-            if fine["n"]:  # tags of gold items without a prediction: nothing to show
-                rows.append({"category": "", "tag": tag, **_diag_cells(fine, coef)})
-    print_table(
-        rows,
-        [("category", "Category"), ("tag", "Tag"), ("n", "n"), ("value", metric), ("ci", "95% CI")],
-        title=f"{task}: {metric} per phenomenon",
-    )
-
-
-def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
-    ci = ""
-    if entry.get("ci_low") is not None:
-        ci = f"[{coef(entry['ci_low'])}, {coef(entry['ci_high'])}]"
-    return {"n": str(entry["n"]), "value": coef(entry["value"]), "ci": ci}
-
-
-# --- compare ---------------------------------------------------------------------------------
-
-
-@app.command()
-def compare(
-    ctx: typer.Context,
-    study: str = typer.Argument(..., help="Name of the study"),
-    model: Path = typer.Option(
-        ..., "--model", help="The model's predictions in the leaderboard submission format"
-    ),
-    fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
-    bootstrap: int = typer.Option(
-        1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
-    ),
-    seed: int | None = typer.Option(
-        None, "--seed", help="Seed of the bootstrap (default: the study's)"
-    ),
-) -> None:
-    """A model's predictions scored on exactly the study's test items, beside the human
-    majority and the mean single annotator: paired difference, McNemar's test, items right."""
-    from annotate.analysis.compare import compare_model
-    from annotate.analysis.data import load_study_data
-    from annotate.analysis.predictions import read_predictions
-
-    engine = options(ctx).workspace().engine
-    data = load_study_data(engine, study)
-    predictions = read_predictions(model, data.spec)
-    result = compare_model(data, predictions, bootstrap=bootstrap, seed=seed)
-    if fmt is Format.json:
-        print_json(result)
-        return
-    _render_compare(result)
-
-
-def _render_compare(r: dict[str, Any]) -> None:
-    from annotate.analysis.render import METRIC_NAMES, interval, pct
-
-    metrics = r["metrics"]
-
-    def row(who: str, scores: dict[str, Any], total: dict[str, Any]) -> dict[str, Any]:
-        out = {"who": who, "score": pct(total["value"])}
-        out["ci"] = interval(total.get("ci_low"), total.get("ci_high"))
-        for m in metrics:
-            out[m] = pct(scores[m]["value"] if isinstance(scores[m], dict) else scores[m])
-        return out
-
-    single = r["single_annotator"]
-    rows = [
-        row("human majority", r["human"]["scores"], r["human"]["task_score"]),
-        {
-            "who": f"mean single annotator ({single['n_annotators']})",
-            "score": pct(single["task_score"]),
-            **{m: pct(single["scores"].get(m)) for m in metrics},
-        },
-        row(
-            f"model {r['model']['name']}",
-            r["model_scores"]["scores"],
-            r["model_scores"]["task_score"],
-        ),
-    ]
-    diff = r["difference"]
-    if diff is not None:
-        rows.append(
-            {
-                "who": "model - human majority",
-                "score": f"{diff['value'] * 100:+.1f}",
-                "ci": interval(diff["ci_low"], diff["ci_high"]),
-            }
-        )
-    columns = [("who", ""), *((m, METRIC_NAMES.get(m, m)) for m in metrics)]
-    columns += [("score", "Task score"), ("ci", "95% CI")]
-    unit = r["unit"]
-    print_table(
-        rows, columns, title=f"{r['study']} ({r['task']}): the same {r['n_items']} {unit}s (x100)"
-    )
-    test = r["mcnemar"]
-    if test is not None:
-        t = test["table"]
-        say(
-            f"McNemar's test (exact): human only right {t['human_only_right']}, model only right "
-            f"{t['model_only_right']}, both {t['both_right']}, neither {t['neither_right']}; "
-            f"p = {test['p_value']:.4g}"
-        )
-    if r["items"] is not None:
-        for key, ids in r["items"].items():
-            shown = ", ".join(ids[:ITEMS_SHOWN]) + (" …" if len(ids) > ITEMS_SHOWN else "")
-            say(f"{key.replace('_', ' ')} ({len(ids)}): {shown}")
-    for note in r["notes"]:
-        warn(f"note: {note}")

@@ -1,8 +1,8 @@
 """Commands that report: `annotate report STUDY` (the human ceiling of a study) and
 `annotate agreement FILE` (agreement statistics of any long-format label file).
 
-The analysis (pandas, scipy, statsmodels) is imported inside the commands: `annotate --help`
-stays fast."""
+Scoring and the report (pandas, scipy, statsmodels) are imported inside the commands:
+`annotate --help` stays fast."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json
@@ -20,6 +21,13 @@ class ReportFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    latex = "latex"
+    html = "html"
+
+
+class IntervalStyle(StrEnum):
+    brackets = "brackets"
+    pm = "pm"
 
 
 class AgreementFormat(StrEnum):
@@ -37,9 +45,9 @@ class Level(StrEnum):
 @app.command()
 def report(
     ctx: typer.Context,
-    study: str = typer.Argument(..., help="Name of the study"),
+    study: str | None = typer.Argument(None, help="Name of the study (or use --benchmark)"),
     fmt: ReportFormat = typer.Option(
-        ReportFormat.table, "--format", help="table, json or markdown"
+        ReportFormat.table, "--format", help="table, json, markdown, latex or html"
     ),
     bootstrap: int = typer.Option(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
@@ -51,23 +59,114 @@ def report(
         [],
         "--model",
         help="A model's predictions in the leaderboard submission format, scored on the same "
-        "items (repeatable)",
+        "items (repeatable); with --benchmark, a folder of submission files",
+    ),
+    benchmark: str | None = typer.Option(
+        None, "--benchmark", help="glue or superglue: the human row over one study per task"
+    ),
+    studies: list[str] = typer.Option(
+        [], "--study", help="With --benchmark: the study of a task that has several (repeatable)"
+    ),
+    figures: Path | None = typer.Option(
+        None, "--figures", help="Also write each figure as PDF and SVG into this folder"
+    ),
+    settings: list[str] = typer.Option(
+        [], "--set", help="KEY=VALUE: hourly_rate=23.75 estimates the cost in the datasheet"
+    ),
+    intervals: IntervalStyle = typer.Option(
+        IntervalStyle.brackets, "--intervals", help="LaTeX: brackets [low, high] or pm (±)"
     ),
 ) -> None:
     """The human ceiling of a study: aggregated score with intervals, individual annotators,
-    agreement, ties, diagnostics per phenomenon and items whose gold looks wrong."""
-    from annotate.analysis.render import render_markdown, render_table
-    from annotate.analysis.report import study_report
+    agreement, ties, diagnostics per phenomenon, items whose gold looks wrong and the datasheet
+    of the run. With --benchmark: the benchmark's human row over its studies."""
+    from annotate.errors import UserError
 
+    hourly_rate = _hourly_rate(settings)
+    if (study is None) == (benchmark is None):
+        raise UserError("name a study, or pass --benchmark glue|superglue (not both)")
+    if studies and benchmark is None:
+        raise UserError("--study chooses a task's study for --benchmark")
     ws = options(ctx).workspace()
-    result = study_report(ws.engine, study, bootstrap=bootstrap, seed=seed, model_files=model)
-    data = result.to_json()
-    if fmt is ReportFormat.json:
-        print_json(data)
-    elif fmt is ReportFormat.markdown:
-        sys.stdout.write(render_markdown(data) + "\n")
+    if benchmark is not None:
+        from annotate.report.benchmark_row import benchmark_report
+
+        result = benchmark_report(
+            ws.engine,
+            benchmark.lower(),
+            studies=studies,
+            model_dirs=model,
+            bootstrap=bootstrap,
+            seed=seed,
+            hourly_rate=hourly_rate,
+        )
     else:
-        render_table(data, console())
+        from annotate.report.build import study_report
+
+        assert study is not None
+        result = study_report(
+            ws.engine,
+            study,
+            bootstrap=bootstrap,
+            seed=seed,
+            model_files=model,
+            hourly_rate=hourly_rate,
+        )
+    if figures is not None:
+        from annotate.report.figures import write_figures
+
+        for path in write_figures(result, figures):
+            console(stderr=True).print(Text(f"figure: {path}"))
+    _render(result, fmt, intervals.value)
+
+
+def _hourly_rate(settings: list[str]) -> float | None:
+    from annotate.errors import UserError
+
+    rate = None
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        if key.strip() != "hourly_rate" or not value.strip():
+            raise UserError(f"--set {setting}: the report knows one setting, hourly_rate=NUMBER")
+        try:
+            rate = float(value)
+        except ValueError:
+            raise UserError(f"--set {setting}: hourly_rate must be a number") from None
+        if rate < 0:
+            raise UserError(f"--set {setting}: hourly_rate must not be negative")
+    return rate
+
+
+def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport | BenchmarkReport
+    from annotate.report.schema import BenchmarkReport
+
+    if fmt is ReportFormat.json:
+        print_json(result.to_json())
+    elif fmt is ReportFormat.html:
+        from annotate.report.html import render_html
+
+        sys.stdout.write(render_html(result))
+    elif fmt is ReportFormat.latex:
+        from annotate.report.latex import render_latex
+
+        sys.stdout.write(render_latex(result, intervals=intervals))
+    elif isinstance(result, BenchmarkReport):
+        from annotate.report.benchmark_render import (
+            render_benchmark_markdown,
+            render_benchmark_table,
+        )
+
+        if fmt is ReportFormat.markdown:
+            sys.stdout.write(render_benchmark_markdown(result) + "\n")
+        else:
+            render_benchmark_table(result, console())
+    else:
+        from annotate.report.render import render_markdown, render_table
+
+        if fmt is ReportFormat.markdown:
+            sys.stdout.write(render_markdown(result) + "\n")
+        else:
+            render_table(result, console())
 
 
 @app.command()
@@ -84,13 +183,13 @@ def agreement(
 ) -> None:
     """Agreement statistics (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ, per-item
     histogram) of a long-format label file; no study needed, missing labels allowed."""
-    from annotate.analysis.longformat import read_long_labels
-    from annotate.analysis.render import render_agreement_table
-    from annotate.analysis.report import agreement_report
+    from annotate.report.agreement_summary import agreement_report
+    from annotate.report.longformat import read_long_labels
+    from annotate.report.render import render_agreement_table
 
     labels = read_long_labels(file)
     result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)
     if fmt is AgreementFormat.json:
-        print_json(result)
+        print_json(result.to_json())
     else:
         render_agreement_table(result, console())

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from sqlmodel import Session, col, select
 
-from annotate.analysis.agreement import krippendorff_alpha
 from annotate.curation.taxonomy import CATEGORY_OF, COARSE, FINE, flat
+from annotate.report.agreement import krippendorff_alpha
 from annotate.store.curation_models import CurationExample, CurationReview, CurationRevision
 
 

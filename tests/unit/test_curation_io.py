@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from annotate import specs
-from annotate.analysis.report import study_report
 from annotate.curation.examples import ExampleQuery, find_examples, save_pair, set_retired
 from annotate.curation.export import export_set
 from annotate.curation.importing import import_diagnostic
@@ -20,6 +19,7 @@ from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import import_file
 from annotate.formats.readers import FileSummary, read_items
 from annotate.protocol.studies import create_study
+from annotate.report.build import study_report
 from annotate.simulate import simulate
 
 HEADER = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"

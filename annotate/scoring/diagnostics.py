@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.intervals import percentile_interval, rng_for
-from annotate.analysis.metrics import classification_scorer
+from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.metrics import classification_scorer
 
 NOTE = (
     "Scores compare across models (and humans) within a category, not across categories: "

@@ -30,7 +30,7 @@ LABEL_COLUMNS = ["item_id", "source_id", "annotator", "value", "seconds"]
 
 @dataclass
 class StudyData:
-    """A study's test phase as plain data: everything the analysis reads from the store."""
+    """A study's test phase as plain data: everything the report reads from the store."""
 
     study_id: int
     name: str

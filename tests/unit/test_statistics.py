@@ -1,6 +1,6 @@
-"""The analysis functions against the reference implementations (sklearn, scipy, statsmodels,
-krippendorff) and hand-made cases: what a report states must be what the standard scorers
-would say."""
+"""The statistics of scoring and report (metrics, intervals, aggregation, agreement) against
+the reference implementations (sklearn, scipy, statsmodels, krippendorff) and hand-made cases:
+what a report states must be what the standard scorers would say."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, matthew
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 from statsmodels.stats.proportion import proportion_confint
 
-from annotate.analysis import agreement as agr
-from annotate.analysis.aggregate import (
+from annotate.report import agreement as agr
+from annotate.report.aggregate import (
     NO_DECISION,
     LabelSampler,
     aggregate_ratings,
     majority_vote,
     unit_votes,
 )
-from annotate.analysis.intervals import percentile_interval, rng_for, weight_chunks, wilson_interval
-from annotate.analysis.metrics import (
+from annotate.scoring.intervals import percentile_interval, rng_for, weight_chunks, wilson_interval
+from annotate.scoring.metrics import (
     RegressionScorer,
     classification_scorer,
     normalize_answer,

@@ -20,10 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-NO_LABELS = -1
-"""Predicted code of a unit nobody labelled."""
-NO_DECISION = -2
-"""Predicted code of a unit whose tie was not settled (abstain, or open for an extra label)."""
+# A vote's result is a prediction the scorers take, so it uses their codes for "no answer".
+from annotate.scoring.units import NO_DECISION, NO_LABELS
 
 TIE_RULES = ("random", "abstain", "dev-majority-class", "extra-annotator")
 RESOLVED, RANDOM, DEV_MAJORITY, ABSTAIN, OPEN = (

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis import aggregate as agg
-from annotate.analysis.coding import CodedStudy, code_study
-from annotate.analysis.data import StudyData
-from annotate.analysis.intervals import rng_for
-from annotate.analysis.scoring import Aggregated, aggregate, priority_for
+from annotate.report import aggregate as agg
+from annotate.report.annotators import answer_scorer
+from annotate.report.coding import CodedStudy
+from annotate.report.data import StudyData
+from annotate.report.study_aggregate import describe_aggregation, final_aggregate
+from annotate.scoring.compare import Humans
 from annotate.specs import TaskSpec
 
 
@@ -41,26 +42,22 @@ class HumanAnswers:
     """How the answers were aggregated, e.g. `majority of 5, ties: random (seed 7)`."""
 
 
-def final_aggregate(data: StudyData) -> tuple[CodedStudy, Aggregated]:
-    """The study's labels coded and aggregated with its protocol: the same call the report
-    makes (tie rule, regression aggregation, tie seed `rng_for(seed, "ties")`, dev priority)."""
-    coded = code_study(data)
-    protocol = data.protocol
-    final = aggregate(
-        coded,
-        protocol.tie_rule,
-        protocol.regression_aggregation,
-        rng_for(protocol.seed, "ties"),
-        priority_for(coded, data.dev_class_counts),
+def humans(data: StudyData) -> Humans:
+    """The study's humans for `scoring.compare.compare_model`: the aggregated answers (as the
+    report aggregates them) and every annotator's own answers."""
+    coded, final = final_aggregate(data)
+    individual, annotator = answer_scorer(coded)
+    return Humans(
+        study=data.name,
+        units=coded,
+        answer=final.pred,
+        aggregation=describe_aggregation(data),
+        seed=data.protocol.seed,
+        n_annotators=len(coded.annotators),
+        individual=individual,
+        individual_unit=coded.label_unit,
+        individual_annotator=annotator,
     )
-    return coded, final
-
-
-def describe_aggregation(data: StudyData) -> str:
-    p = data.protocol
-    if data.spec.kind == "regression":
-        return f"{p.regression_aggregation} of {p.annotators_per_item} ratings"
-    return f"majority of {p.annotators_per_item}, ties: {p.tie_rule} (seed {p.seed})"
 
 
 def answer_id(unit_name: str) -> str:

@@ -9,20 +9,25 @@ first, for adjudication (gold errors cap any human-vs-model comparison).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from annotate.analysis.aggregate import UnitVotes, answer_of, votes_of
-from annotate.analysis.coding import CodedStudy
-from annotate.analysis.metrics import record_scores
-from annotate.analysis.scoring import Aggregated
+from annotate.report.aggregate import UnitVotes, answer_of, votes_of
+from annotate.report.coding import CodedStudy
+from annotate.report.schema import (
+    GoldSuspect,
+    JudgedAnswer,
+    LabelSuspect,
+    QuestionSuspect,
+    RatingSuspect,
+)
+from annotate.report.study_aggregate import Aggregated
+from annotate.scoring.metrics import record_scores
 
 REGRESSION_SUSPECT = 1.0
 """An aggregated rating this many points or more from gold makes an item a gold suspect."""
 
 
-def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[dict[str, Any]]:
+def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[GoldSuspect]:
     """Items whose human answer disagrees with gold, strongest disagreement first."""
     if coded.kind == "regression":
         diff = np.abs(final.pred - coded.gold_number)
@@ -34,13 +39,13 @@ def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[dict[str, Any]]:
             if u in wanted:
                 ratings.setdefault(u, []).append(v)
         return [
-            {
-                "item": str(coded.unit_name[u]),
-                "gold": float(coded.gold_number[u]),
-                "human": float(final.pred[u]),
-                "ratings": sorted(ratings.get(u, [])),
-                "difference": float(diff[u]),
-            }
+            RatingSuspect(
+                item=str(coded.unit_name[u]),
+                gold=float(coded.gold_number[u]),
+                human=float(final.pred[u]),
+                ratings=sorted(ratings.get(u, [])),
+                difference=float(diff[u]),
+            )
             for u in hit.tolist()
         ]
     votes = final.votes
@@ -58,18 +63,18 @@ def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[dict[str, Any]]:
     units = np.flatnonzero(wrong)
     units = units[np.lexsort((units, -top_share[units], -against[units]))]
     raw = _raw_answers(coded, units) if coded.spec.answer_scale else {}
-    out = []
+    out: list[GoldSuspect] = []
     for u in units.tolist():
-        entry = {
-            "item": str(coded.unit_name[u]),
-            "gold": coded.classes[gold[u]],
-            "majority": coded.classes[pred[u]],
-            "votes": votes_of(votes, u, coded.classes),
-            "against_gold": float(against[u]),
-        }
-        if raw:
-            entry["answers"] = raw.get(u, {})
-        out.append(entry)
+        out.append(
+            LabelSuspect(
+                item=str(coded.unit_name[u]),
+                gold=coded.classes[gold[u]],
+                majority=coded.classes[pred[u]],
+                votes=votes_of(votes, u, coded.classes),
+                against_gold=float(against[u]),
+                answers=raw.get(u, {}) if raw else None,
+            )
+        )
     return out
 
 
@@ -87,7 +92,7 @@ def _raw_answers(coded: CodedStudy, units: np.ndarray) -> dict[int, dict[str, in
 
 def _multi_suspects(
     coded: CodedStudy, votes: UnitVotes, wrong: np.ndarray, against: np.ndarray
-) -> list[dict[str, Any]]:
+) -> list[GoldSuspect]:
     by_item: dict[int, list[int]] = {}
     for u in np.flatnonzero(wrong).tolist():
         by_item.setdefault(int(coded.unit_item[u]), []).append(u)
@@ -98,28 +103,28 @@ def _multi_suspects(
     rows.sort()
     names = coded.items["source_id"].astype(str).tolist()
     return [
-        {
-            "item": names[item],
-            "against_gold": strength,
-            "answers": [
-                {
-                    "answer": str(coded.unit_name[u]).rsplit("/", 1)[-1],
-                    "gold": coded.classes[coded.gold_code[u]],
-                    "majority": answer_of(
+        QuestionSuspect(
+            item=names[item],
+            against_gold=strength,
+            answers=[
+                JudgedAnswer(
+                    answer=str(coded.unit_name[u]).rsplit("/", 1)[-1],
+                    gold=coded.classes[coded.gold_code[u]],
+                    majority=answer_of(
                         coded.classes, int(votes.candidates[u][votes.counts[u].argmax()])
                     ),
-                    "votes": votes_of(votes, u, coded.classes),
-                }
+                    votes=votes_of(votes, u, coded.classes),
+                )
                 for u in units
             ],
-        }
+        )
         for _, _, item, units, strength in rows
     ]
 
 
 def _entity_suspects(
     coded: CodedStudy, final: Aggregated, top_share: np.ndarray
-) -> list[dict[str, Any]]:
+) -> list[GoldSuspect]:
     votes = final.votes
     assert votes is not None
     rows = []
@@ -136,12 +141,12 @@ def _entity_suspects(
         rows.append((-against, -top_share[u], u, counts, against))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     return [
-        {
-            "item": str(coded.unit_name[u]),
-            "gold": list(coded.gold_entities[u] or []),
-            "majority": coded.classes[int(final.pred[u])],
-            "votes": counts,
-            "against_gold": float(against),
-        }
+        LabelSuspect(
+            item=str(coded.unit_name[u]),
+            gold=list(coded.gold_entities[u] or []),
+            majority=coded.classes[int(final.pred[u])],
+            votes=counts,
+            against_gold=float(against),
+        )
         for _, _, u, counts, against in rows
     ]

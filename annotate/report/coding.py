@@ -1,4 +1,4 @@
-"""Turn a study's stored labels into integer arrays the analysis can vectorise over.
+"""Turn a study's stored labels into integer arrays the scorers and statistics vectorise over.
 
 Every task kind ends up in the same shape: *units* (what is voted on), *labels* (one code per
 annotator and unit) and gold per unit.
@@ -12,35 +12,24 @@ annotator and unit) and gold per unit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from annotate.analysis.data import StudyData
-from annotate.specs import TaskSpec
+from annotate.report.data import StudyData
+from annotate.scoring.units import GoldUnits, class_code_map, code_gold
 
 
 @dataclass
-class CodedStudy:
-    spec: TaskSpec
+class CodedStudy(GoldUnits):
+    """A study's sample as scoring units (see `GoldUnits`) plus its labels."""
+
     items: pd.DataFrame
     """The sample's items in sample order; an item's index is its row number."""
-    classes: list[str]
-    """The value each code stands for."""
     annotators: list[str]
     """Annotator names, sorted; an annotator's index is its place here."""
-    # units
-    unit_item: np.ndarray
-    unit_name: np.ndarray
-    """How a unit is named in a report: the item's source id (MultiRC: `question/answer`)."""
-    gold_code: np.ndarray
-    """Gold class code per unit, -1 where there is none (regression and ReCoRD: -1)."""
-    gold_number: np.ndarray
-    """Gold rating per unit (regression), else NaN."""
-    gold_entities: list[list[str] | None]
-    """Acceptable gold texts per unit (ReCoRD), else empty."""
     # labels (MultiRC: one row per judged candidate answer)
     label_unit: np.ndarray
     label_code: np.ndarray
@@ -56,34 +45,8 @@ class CodedStudy:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def kind(self) -> str:
-        return self.spec.kind
-
-    @property
-    def n_items(self) -> int:
-        return len(self.items)
-
-    @property
-    def n_units(self) -> int:
-        return len(self.unit_item)
-
-    @property
     def label_annotator(self) -> np.ndarray:
         return self.row_annotator[self.label_row]
-
-    def positive_code(self) -> int | None:
-        if self.spec.positive_label is None or self.spec.positive_label not in self.classes:
-            return None
-        return self.classes.index(self.spec.positive_label)
-
-
-def class_code_map(spec: TaskSpec) -> dict[str, int]:
-    """Answer or class value -> class code, collapsing an answer scale (CB)."""
-    classes = spec.label_values()
-    codes = {v: i for i, v in enumerate(classes)}
-    for option in spec.answer_scale:
-        codes[option.value] = classes.index(spec.collapse(option.value))
-    return codes
 
 
 def _number(value: Any) -> float:
@@ -98,6 +61,8 @@ def _numbers(values: np.ndarray) -> np.ndarray:
 
 
 def code_study(data: StudyData) -> CodedStudy:
+    """The study's sample as units with gold (`code_gold`, as any gold file is coded) and its
+    test-phase labels as codes over those units."""
     spec = data.spec
     items = data.items.reset_index(drop=True)
     labels = data.labels
@@ -123,8 +88,14 @@ def code_study(data: StudyData) -> CodedStudy:
     row_annotator = rank[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     row_seconds = labels["seconds"].to_numpy(dtype=float) if len(labels) else np.zeros(0)
     values = labels["value"].to_numpy(dtype=object) if len(labels) else np.zeros(0, dtype=object)
+    gold = code_gold(
+        spec,
+        items["source_id"].astype(str).tolist(),
+        items["gold"].tolist(),
+        items["pair_id"].tolist(),
+    )
     base: dict[str, Any] = {
-        "spec": spec,
+        **{f.name: getattr(gold, f.name) for f in fields(GoldUnits)},
         "items": items,
         "annotators": annotators,
         "row_item": row_item,
@@ -132,12 +103,7 @@ def code_study(data: StudyData) -> CodedStudy:
         "row_seconds": row_seconds,
         "notes": notes,
     }
-    n = len(items)
-    golds = items["gold"].to_numpy(dtype=object)
-    names = items["source_id"].astype(str).to_numpy(dtype=object)
     rows = np.arange(len(values), dtype=np.int64)
-    no_gold_codes = np.full(n, -1, dtype=np.int64)
-    nan_gold = np.full(n, np.nan)
 
     if spec.kind == "classification":
         codes_of = class_code_map(spec)
@@ -153,16 +119,7 @@ def code_study(data: StudyData) -> CodedStudy:
             notes.append(
                 f"{int((~known).sum())} labels with values outside the task's answers ignored"
             )
-        gold_code = np.array(
-            [-1 if g is None else codes_of.get(str(g), -1) for g in golds], dtype=np.int64
-        )
         return CodedStudy(
-            classes=spec.label_values(),
-            unit_item=np.arange(n, dtype=np.int64),
-            unit_name=names,
-            gold_code=gold_code,
-            gold_number=nan_gold,
-            gold_entities=[None] * n,
             label_unit=row_item[known],
             label_code=code[known],
             label_number=numbers[known],
@@ -175,14 +132,7 @@ def code_study(data: StudyData) -> CodedStudy:
         known = np.isfinite(number)
         if not known.all():
             notes.append(f"{int((~known).sum())} ratings that are not numbers ignored")
-        gold_number = np.array([np.nan if g is None else float(g) for g in golds])
         return CodedStudy(
-            classes=[],
-            unit_item=np.arange(n, dtype=np.int64),
-            unit_name=names,
-            gold_code=no_gold_codes,
-            gold_number=gold_number,
-            gold_entities=[None] * n,
             label_unit=row_item[known],
             label_code=np.full(int(known.sum()), -1, dtype=np.int64),
             label_number=number[known],
@@ -191,21 +141,13 @@ def code_study(data: StudyData) -> CodedStudy:
         )
 
     if spec.kind == "multi_answer":
-        return _code_multi_answer(spec, base, names, golds, values, row_item)
+        return _code_multi_answer(base, values, row_item)
 
     # entity_choice (ReCoRD): codes index the distinct entity texts chosen by anyone.
     text = np.array(["" if v is None else str(v) for v in values], dtype=object)
     code, uniques = pd.factorize(pd.Series(text, dtype=object))
-    gold_entities = [
-        None if g is None else [str(x) for x in (g if isinstance(g, list) else [g])] for g in golds
-    ]
+    base["classes"] = [str(u) for u in uniques]
     return CodedStudy(
-        classes=[str(u) for u in uniques],
-        unit_item=np.arange(n, dtype=np.int64),
-        unit_name=names,
-        gold_code=no_gold_codes,
-        gold_number=nan_gold,
-        gold_entities=gold_entities,
         label_unit=row_item,
         label_code=np.asarray(code, dtype=np.int64),
         label_number=np.full(len(text), np.nan),
@@ -215,19 +157,20 @@ def code_study(data: StudyData) -> CodedStudy:
 
 
 def _code_multi_answer(
-    spec: TaskSpec,
-    base: dict[str, Any],
-    names: np.ndarray,
-    golds: np.ndarray,
-    values: np.ndarray,
-    row_item: np.ndarray,
+    base: dict[str, Any], values: np.ndarray, row_item: np.ndarray
 ) -> CodedStudy:
-    classes = spec.label_values()
+    """MultiRC labels judge candidate answers; an answer judged but absent from the gold
+    becomes a unit of its own (without gold) after the gold units."""
+    classes: list[str] = base["classes"]
+    names: np.ndarray = base["item_ids"]
     codes_of = {v: i for i, v in enumerate(classes)}
-    unit_of: dict[tuple[int, str], int] = {}
-    unit_item: list[int] = []
-    unit_name: list[str] = []
-    gold_code: list[int] = []
+    unit_item: list[int] = base["unit_item"].tolist()
+    unit_name: list[str] = base["unit_name"].tolist()
+    gold_code: list[int] = base["gold_code"].tolist()
+    unit_of = {
+        (item, name.rsplit("/", 1)[-1]): u
+        for u, (item, name) in enumerate(zip(unit_item, unit_name, strict=True))
+    }
 
     def unit(item: int, answer: str) -> int:
         key = (item, answer)
@@ -239,10 +182,6 @@ def _code_multi_answer(
             gold_code.append(-1)
         return found
 
-    for item, gold in enumerate(golds):
-        if isinstance(gold, dict):
-            for answer, value in gold.items():
-                gold_code[unit(item, str(answer))] = codes_of.get(str(value), -1)
     l_unit: list[int] = []
     l_code: list[int] = []
     l_row: list[int] = []
@@ -264,13 +203,14 @@ def _code_multi_answer(
             f"{ignored} answer judgements that are not {'/'.join(classes)} ignored"
         )
     n_units = len(unit_item)
-    return CodedStudy(
-        classes=classes,
+    base.update(
         unit_item=np.asarray(unit_item, dtype=np.int64),
         unit_name=np.asarray(unit_name, dtype=object),
         gold_code=np.asarray(gold_code, dtype=np.int64),
         gold_number=np.full(n_units, np.nan),
         gold_entities=[None] * n_units,
+    )
+    return CodedStudy(
         label_unit=np.asarray(l_unit, dtype=np.int64),
         label_code=np.asarray(l_code, dtype=np.int64),
         label_number=np.full(len(l_unit), np.nan),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotate.analysis.intervals import bootstrap, bootstrap_sums, group_sums
+from annotate.scoring.intervals import bootstrap, bootstrap_sums, group_sums
 
 Values = dict[str, np.ndarray]
 

@@ -6,7 +6,8 @@ missing, the score is over the tasks covered and marked partial."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -22,6 +23,33 @@ TASK_GROUPS = {"glue/mnli-m": "glue/mnli", "glue/mnli-mm": "glue/mnli"}
 def benchmark_tasks(benchmark: str) -> list[specs.TaskSpec]:
     """The tasks that make up `benchmark`'s score (diagnostic sets excluded)."""
     return [t for t in specs.all_tasks() if t.benchmark == benchmark and t.train_on is None]
+
+
+@dataclass
+class BenchmarkAverage:
+    """A benchmark score by the leaderboards' rule, over the tasks that have a score."""
+
+    groups: list[str]
+    """Every task group of the benchmark (MNLI matched + mismatched are one), in task order."""
+    group_scores: dict[str, float]
+    """Group -> the mean of its tasks' scores, for the groups with any score (in task order)."""
+    score: float | None
+    """The mean over the scored groups; None when no group has a score."""
+
+
+def average_tasks(task_scores: Mapping[str, float], tasks: Sequence[str]) -> BenchmarkAverage:
+    """The one averaging rule: the tasks of `task_scores` (task -> task score) are grouped
+    (TASK_GROUPS), each group is the mean of its tasks, the benchmark the mean of its groups.
+    Groups come in the order of `tasks` (the benchmark's), so the score does not depend on the
+    order the scores arrive in."""
+    members: dict[str, list[float]] = {}
+    for task in tasks:
+        if task in task_scores:
+            members.setdefault(TASK_GROUPS.get(task, task), []).append(task_scores[task])
+    groups = list(dict.fromkeys(TASK_GROUPS.get(t, t) for t in tasks))
+    group_scores = {g: sum(members[g]) / len(members[g]) for g in groups if g in members}
+    score = sum(group_scores.values()) / len(group_scores) if group_scores else None
+    return BenchmarkAverage(groups=groups, group_scores=group_scores, score=score)
 
 
 def benchmark_summary(
@@ -65,17 +93,15 @@ def benchmark_summary(
                 "task_score": score,
             }
         )
-    groups: dict[str, list[float]] = {}
-    for row in rows:
-        if row["task_score"] is not None:
-            groups.setdefault(row["group"], []).append(row["task_score"])
-    all_groups = list(dict.fromkeys(TASK_GROUPS.get(t, t) for t in names))
-    group_scores = {g: sum(v) / len(v) for g, v in groups.items()}
+    average = average_tasks(
+        {r["task"]: r["task_score"] for r in rows if r["task_score"] is not None}, names
+    )
+    all_groups, group_scores = average.groups, average.group_scores
     missing = [g for g in all_groups if g not in group_scores]
     missing_members = [
         t for t in names if TASK_GROUPS.get(t, t) in group_scores and t not in latest
     ]
-    score = sum(group_scores.values()) / len(group_scores) if group_scores else None
+    score = average.score
     partial = bool(missing or missing_members)
     note = None
     if partial:

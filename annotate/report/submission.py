@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotate import specs
-from annotate.analysis.data import TEST_PHASE, find_study, load_study_data
-from annotate.analysis.human_answers import human_answers
-from annotate.analysis.predictions import ModelPredictions
 from annotate.errors import DataFileError, UserError
+from annotate.report.data import TEST_PHASE, find_study, load_study_data
+from annotate.report.human_answers import human_answers
+from annotate.scoring.predictions import ModelPredictions
 from annotate.store.models import Item, Study, StudyItem
 
 

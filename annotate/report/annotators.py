@@ -5,14 +5,22 @@ of each item's labels at random."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from annotate.analysis import aggregate as agg
-from annotate.analysis.coding import CodedStudy
-from annotate.analysis.metrics import task_score
-from annotate.analysis.scoring import aggregate, answer_scorer, scorer_for
+from annotate.report import aggregate as agg
+from annotate.report.coding import CodedStudy
+from annotate.report.schema import AnnotatorRow, CommitteeScore, Individual, Spread
+from annotate.report.study_aggregate import aggregate
+from annotate.scoring.metrics import (
+    RegressionScorer,
+    Scorer,
+    classification_scorer,
+    entity_scorer,
+    multi_answer_scorer,
+    task_score,
+)
+from annotate.scoring.scorers import scorer_for
 
 CURVE_KS = (1, 3, 5)
 CURVE_LABEL_BUDGET = 1_000_000
@@ -21,9 +29,49 @@ CURVE_LABEL_BUDGET = 1_000_000
 MAX_DRAWS = 20
 
 
+def answer_scorer(coded: CodedStudy) -> tuple[Scorer, np.ndarray]:
+    """Each annotator's own answers scored against gold; returns the scorer and the annotator
+    of each of its input units (for `by_group`)."""
+    spec = coded.spec
+    unit = coded.label_unit
+    annotator = coded.label_annotator
+    if coded.kind == "classification":
+        pairs = coded.item_pair
+        pair = None
+        if pairs is not None:
+            item_pair = pairs[coded.unit_item[unit]]
+            span = int(item_pair.max()) + 1 if len(item_pair) else 1
+            pair = np.where(item_pair >= 0, annotator * span + item_pair, -1)
+        scorer: Scorer = classification_scorer(
+            spec.metrics,
+            len(coded.classes),
+            coded.gold_code[unit],
+            coded.label_code,
+            coded.positive_code(),
+            pair,
+        )
+        return scorer, annotator
+    if coded.kind == "regression":
+        return RegressionScorer(
+            list(spec.metrics), coded.gold_number[unit], coded.label_number
+        ), annotator
+    if coded.kind == "multi_answer":
+        scorer = multi_answer_scorer(
+            coded.gold_code[unit],
+            coded.label_code,
+            coded.label_row,
+            len(coded.row_item),
+            coded.positive_code() or 0,
+        )
+        return scorer, annotator
+    texts = [coded.classes[c] for c in coded.label_code.tolist()]
+    golds = [coded.gold_entities[u] for u in unit.tolist()]
+    return entity_scorer(texts, golds), annotator
+
+
 def annotator_rows(
     coded: CodedStudy, final_pred: np.ndarray, with_gold: bool
-) -> list[dict[str, Any]]:
+) -> list[AnnotatorRow]:
     """One row per annotator: answers given, time per answer, scores against gold, and how
     often they agreed with the final (aggregated) answer."""
     names = coded.annotators
@@ -44,15 +92,15 @@ def annotator_rows(
         own = seconds[order[bounds[a] : bounds[a + 1]]]
         own = own[np.isfinite(own)]
         rows.append(
-            {
-                "name": name,
-                "n": int(answers[a]),
-                "scores": scores[a],
-                "task_score": task_score(scores[a]) if with_gold else None,
-                "agrees_with_majority": agreement[a],
-                "seconds_per_item": float(np.median(own)) if len(own) else None,
-                "seconds_mean": float(own.mean()) if len(own) else None,
-            }
+            AnnotatorRow(
+                name=name,
+                n=int(answers[a]),
+                scores=scores[a],
+                task_score=task_score(scores[a]) if with_gold else None,
+                agrees_with_majority=agreement[a],
+                seconds_per_item=float(np.median(own)) if len(own) else None,
+                seconds_mean=float(own.mean()) if len(own) else None,
+            )
         )
     return rows
 
@@ -73,26 +121,26 @@ def _agreement_with_final(
     return [float(s / t) if t else None for s, t in zip(same, total, strict=True)]
 
 
-def spread(values: list[float | None]) -> dict[str, Any]:
+def spread(values: list[float | None]) -> Spread:
     """Mean, median, standard deviation, min and max of the defined values."""
     v = np.array([x for x in values if x is not None], dtype=float)
     if len(v) == 0:
-        return {"n": 0, "mean": None, "median": None, "sd": None, "min": None, "max": None}
-    return {
-        "n": len(v),
-        "mean": float(v.mean()),
-        "median": float(np.median(v)),
-        "sd": float(v.std(ddof=1)) if len(v) > 1 else None,
-        "min": float(v.min()),
-        "max": float(v.max()),
-    }
+        return Spread(n=0, mean=None, median=None, sd=None, min=None, max=None)
+    return Spread(
+        n=len(v),
+        mean=float(v.mean()),
+        median=float(np.median(v)),
+        sd=float(v.std(ddof=1)) if len(v) > 1 else None,
+        min=float(v.min()),
+        max=float(v.max()),
+    )
 
 
-def individual_summary(rows: list[dict[str, Any]], metrics: list[str]) -> dict[str, Any]:
-    return {
-        "task_score": spread([r["task_score"] for r in rows]),
-        "metrics": {m: spread([r["scores"].get(m) for r in rows]) for m in metrics},
-    }
+def individual_summary(rows: list[AnnotatorRow], metrics: list[str]) -> Individual:
+    return Individual(
+        task_score=spread([r.task_score for r in rows]),
+        metrics={m: spread([r.scores.get(m) for r in rows]) for m in metrics},
+    )
 
 
 def majority_of_k(
@@ -102,7 +150,7 @@ def majority_of_k(
     priority: np.ndarray | None,
     rng: np.random.Generator,
     ks: tuple[int, ...] = CURVE_KS,
-) -> list[dict[str, Any]]:
+) -> list[CommitteeScore]:
     """The score of a committee of k, for each k up to the most labels any item has: k labels of
     each item (items with at least k) are drawn at random, aggregated with the study's rules and
     scored; the values are means over several draws."""
@@ -137,13 +185,13 @@ def majority_of_k(
             if total is not None:
                 totals.append(total)
         out.append(
-            {
-                "k": k,
-                "n_items": n_items,
-                "draws": draws,
-                "scores": {m: float(np.mean(v)) if v else None for m, v in values.items()},
-                "task_score": float(np.mean(totals)) if totals else None,
-                "task_score_sd": float(np.std(totals, ddof=1)) if len(totals) > 1 else None,
-            }
+            CommitteeScore(
+                k=k,
+                n_items=n_items,
+                draws=draws,
+                scores={m: float(np.mean(v)) if v else None for m, v in values.items()},
+                task_score=float(np.mean(totals)) if totals else None,
+                task_score_sd=float(np.std(totals, ddof=1)) if len(totals) > 1 else None,
+            )
         )
     return out

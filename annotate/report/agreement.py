@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from annotate.analysis.intervals import bootstrap_sums, group_sums, percentile_interval
+from annotate.scoring.intervals import bootstrap_sums, group_sums, percentile_interval
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 DENSE_LIMIT = 50_000_000

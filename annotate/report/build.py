@@ -1,0 +1,365 @@
+"""Build the human-ceiling report of a study as typed data (`schema.StudyReport`); `render`
+turns it into a rich table or Markdown, `to_json()` into JSON.
+
+    report = study_report(engine, "rte-2024", bootstrap=1000, seed=1)
+    report.summary          # one line a paper can quote
+    report.to_json()        # complete, stable keys
+
+`build_report(data, ...)` does the same from already loaded `StudyData` (no store needed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine
+
+from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
+from annotate.report.agreement_summary import study_agreement
+from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.coding import CodedStudy
+from annotate.report.data import StudyData, load_study_data
+from annotate.report.datasheet import build_datasheet
+from annotate.report.model_rows import score_models
+from annotate.report.schema import (
+    Benchmark,
+    Bootstrap,
+    Confusion,
+    Diagnostics,
+    Estimate,
+    Gate,
+    GateDecisionRow,
+    Sample,
+    StudyReport,
+    TiedUnit,
+    Ties,
+)
+from annotate.report.study_aggregate import Aggregated, final_aggregate, priority_for
+from annotate.report.suspects import gold_suspects
+from annotate.scoring.benchmark import benchmark_summary
+from annotate.scoring.diagnostics import diagnostics as diagnostics_table
+from annotate.scoring.intervals import rng_for, wilson_interval
+from annotate.scoring.metrics import task_score
+from annotate.scoring.predictions import ModelPredictions, read_predictions
+from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
+
+DEFAULT_BOOTSTRAP = 1000
+
+
+def study_report(
+    engine: Engine,
+    study_name: str,
+    *,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+    model_files: Sequence[str | Path] = (),
+    hourly_rate: float | None = None,
+) -> StudyReport:
+    """Load study `study_name` from the store and build its report, with the benchmark score
+    over the store's studies, any model prediction files scored on the same items and the
+    datasheet of the run (its cost estimated at `hourly_rate`, when given)."""
+    data = load_study_data(engine, study_name)
+    models = [read_predictions(Path(p), data.spec) for p in model_files]
+    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
+
+    def score_other(name: str) -> float | None:
+        return point_task_score(load_study_data(engine, name))
+
+    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
+    report.benchmark = Benchmark.of(summary)
+    report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
+    return report
+
+
+def point_task_score(data: StudyData) -> float | None:
+    """A study's task score without intervals or anything else (for the benchmark score)."""
+    coded, final = final_aggregate(data)
+    return task_score(scorer_for(coded, final.pred).point())
+
+
+def build_report(
+    data: StudyData,
+    *,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+    models: Sequence[ModelPredictions] = (),
+) -> StudyReport:
+    """The report of a loaded study. `bootstrap` replicates (0: no intervals) are drawn with
+    `seed` (default: the study's seed); ties are broken with the study's seed."""
+    spec, protocol = data.spec, data.protocol
+    seed = protocol.seed if seed is None else seed
+    bootstrap = max(0, int(bootstrap))
+    coded, final = final_aggregate(data)
+    notes = list(coded.notes)
+    k = protocol.annotators_per_item
+    priority = priority_for(coded, data.dev_class_counts)
+    has_gold = gold_available(coded)
+    metrics = list(spec.metrics)
+
+    scorer = scorer_for(coded, final.pred)
+    n_scored = count_scored(coded, final.pred)
+    if has_gold:
+        raw_scores, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "scores")
+        scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
+        total = Estimate.of(raw_total)
+        accuracy = scores.get("accuracy")
+        if accuracy is not None and accuracy.value is not None and n_scored:
+            low, high = wilson_interval(accuracy.value * n_scored, n_scored)
+            accuracy.wilson_low, accuracy.wilson_high = low, high
+    else:
+        scores = {m: Estimate(None) for m in metrics}
+        total = Estimate(None)
+        notes.append(
+            "The test items have no gold labels: scores are omitted; agreement is computed."
+        )
+
+    annotators = annotator_rows(coded, final.pred, has_gold)
+    individual = individual_summary(annotators, metrics)
+    curve = (
+        majority_of_k(
+            coded,
+            protocol.tie_rule,
+            protocol.regression_aggregation,
+            priority,
+            rng_for(seed, "k-curve"),
+        )
+        if has_gold
+        else []
+    )
+    agreement = study_agreement(coded, final, scorer, k, bootstrap, seed, has_gold)
+    ties = _ties(
+        coded, final, protocol.tie_rule, k, data.dev_class_counts, protocol.regression_aggregation
+    )
+    model_rows, model_preds = score_models(coded, models, final, bootstrap, seed, has_gold, notes)
+    diag = None
+    if coded.kind == "classification" and has_gold:
+        table = diagnostics_table(
+            list(coded.items["tags"]),
+            coded.gold_code,
+            final.pred,
+            model_preds,
+            len(coded.classes),
+            replicates=bootstrap,
+            seed=seed,
+            category_order=list(spec.source.tag_columns),
+        )
+        diag = None if table is None else Diagnostics.of(table)
+    sample = _sample(coded, k, n_scored)
+    if sample.n_items_labelled < sample.n_sample:
+        notes.append(
+            f"{sample.n_sample - sample.n_items_labelled} of {sample.n_sample} sampled "
+            "test items have no labels yet and are left out."
+        )
+    if sample.n_items_complete < sample.n_items_labelled:
+        notes.append(
+            f"{sample.n_items_labelled - sample.n_items_complete} items have fewer than "
+            f"k = {k} labels (the study is not finished)."
+        )
+    report = StudyReport(
+        study=data.name,
+        task=spec.name,
+        task_title=spec.title,
+        kind=spec.kind,
+        summary="",
+        state=data.state,
+        protocol=dict(data.settings),
+        n_items=sample.n_items_labelled,
+        n_annotators=len(coded.annotators),
+        n_labels=sample.n_labels,
+        sample=sample,
+        has_gold=has_gold,
+        metrics=metrics,
+        scores=scores,
+        task_score=total,
+        confusion_matrix=_confusion(coded, final.pred) if has_gold else None,
+        annotators=annotators,
+        individual=individual,
+        majority_of_k=curve,
+        agreement=agreement,
+        ties=ties,
+        diagnostics=diag,
+        models=model_rows,
+        gold_suspects=gold_suspects(coded, final) if has_gold else [],
+        gate=_gate(data.gate_decisions),
+        bootstrap=Bootstrap(
+            replicates=bootstrap,
+            seed=seed,
+            method="percentile interval, 95%; test items resampled with replacement"
+            + ("; AX-g minimal pairs resampled together" if "gender_parity" in metrics else ""),
+        ),
+        notes=notes,
+    )
+    report.summary = summary_line(report)
+    return report
+
+
+def _sample(coded: CodedStudy, k: int, n_scored: int) -> Sample:
+    per_item = np.bincount(coded.row_item, minlength=coded.n_items)
+    sizes, counts = np.unique(per_item[per_item > 0], return_counts=True)
+    return Sample(
+        n_sample=coded.n_items,
+        n_items_labelled=int((per_item > 0).sum()),
+        n_items_complete=int((per_item >= k).sum()),
+        n_items_scored=n_scored,
+        n_labels=len(coded.row_item),
+        labels_per_item={
+            str(int(s)): int(c) for s, c in zip(sizes[::-1], counts[::-1], strict=True)
+        },
+        annotators_per_item=k,
+        unit="candidate answer" if coded.kind == "multi_answer" else "item",
+    )
+
+
+def summary_line(report: StudyReport) -> str:
+    """E.g. `Human, majority of 5 (n=100): 93.0 [88.0, 97.0]; mean single annotator 87.4;
+    Krippendorff's α 0.71`."""
+    k = report.sample.annotators_per_item
+    how = report.protocol.get("regression_aggregation", "mean")
+    kind_name = {
+        "regression": f"{how} of {k}",
+        "multi_answer": f"majority of {k} per answer",
+    }.get(report.kind, f"majority of {k}")
+    n = report.sample.n_items_scored if report.has_gold else report.n_items
+    parts = []
+    total = report.task_score
+    if report.has_gold and total.value is not None:
+        text = f"Human, {kind_name} (n={n}): {total.value * 100:.1f}"
+        if total.ci_low is not None and total.ci_high is not None:
+            text += f" [{total.ci_low * 100:.1f}, {total.ci_high * 100:.1f}]"
+        if len(report.metrics) > 1:
+            text += (
+                " ("
+                + ", ".join(
+                    f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+                )
+                + ")"
+            )
+        parts.append(text)
+        single = report.individual.task_score.mean
+        if single is not None:
+            parts.append(f"mean single annotator {single * 100:.1f}")
+    elif report.n_items == 0:
+        parts.append(f"Human, {kind_name}: no labels yet")
+    elif report.has_gold:
+        values = ", ".join(
+            f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+        )
+        parts.append(f"Human, {kind_name} (n={n}): score undefined ({values})")
+    else:
+        parts.append(f"Human, {kind_name} (n={n}): no gold labels, scores omitted")
+    alpha = report.agreement.krippendorff_alpha
+    if alpha.value is not None:
+        level = "" if alpha.level == "nominal" else f" ({alpha.level})"
+        parts.append(f"Krippendorff's α{level} {alpha.value:.2f}")
+    return "; ".join(parts)
+
+
+def _metric_name(metric: str) -> str:
+    return {
+        "macro_f1": "macro-F1",
+        "f1a": "F1a",
+        "em": "EM",
+        "record_f1": "F1",
+        "record_em": "EM",
+        "mcc": "MCC",
+        "r3": "R3",
+        "f1": "F1",
+        "pearson": "Pearson",
+        "spearman": "Spearman",
+        "gender_parity": "gender parity",
+    }.get(metric, metric)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}"
+
+
+# --- ties, confusion, gate ------------------------------------------------------------------
+
+
+def _ties(
+    coded: CodedStudy,
+    final: Aggregated,
+    rule: str,
+    k: int,
+    dev_counts: dict[str, int] | None,
+    how: str,
+) -> Ties:
+    if coded.kind == "regression" or final.result is None or final.votes is None:
+        return Ties(
+            rule=rule,
+            applies=False,
+            note=f"ratings are aggregated with the {how}; there are no ties",
+        )
+    result, votes = final.result, final.votes
+    resolution = result.resolution
+    tied = np.flatnonzero(result.tied)
+    note = None
+    if rule == "dev-majority-class":
+        if not dev_counts:
+            note = "no dev gold counts: ties go to the first class in the task's label order"
+        if coded.kind == "entity_choice":
+            note = "ReCoRD has no fixed classes: ties go to the first entity chosen"
+    if rule == "extra-annotator":
+        note = (
+            "a tied item stays open for one more annotator; until then it has no answer and "
+            "scores as wrong"
+        )
+    cands, counts = votes.candidates[tied].tolist(), votes.counts[tied].tolist()
+    return Ties(
+        rule=rule,
+        applies=True,
+        unit="candidate answer" if coded.kind == "multi_answer" else "item",
+        n_tied=len(tied),
+        resolved_at_random=int((resolution == "random").sum()),
+        resolved_by_dev_majority_class=int((resolution == "dev-majority-class").sum()),
+        abstained_counted_wrong=int((resolution == "abstain").sum()),
+        open_counted_wrong=int((resolution == "open").sum()),
+        units_with_more_than_k_labels=int((votes.n_labels > k).sum()),
+        dev_class_counts=dev_counts,
+        note=note,
+        items=[
+            TiedUnit(
+                item=str(coded.unit_name[u]),
+                votes=votes_dict(c, n, coded.classes),
+                resolution=str(resolution[u]),
+                result=answer_of(coded.classes, int(result.pred[u])),
+            )
+            for u, c, n in zip(tied.tolist(), cands, counts, strict=True)
+        ],
+    )
+
+
+def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
+    if coded.kind not in {"classification", "multi_answer"}:
+        return None
+    c = len(coded.classes)
+    scored = (coded.gold_code >= 0) & (pred != NO_LABELS)
+    cols = np.where(pred[scored] >= 0, pred[scored], c)
+    matrix = np.bincount(coded.gold_code[scored] * (c + 1) + cols, minlength=c * (c + 1)).reshape(
+        c, c + 1
+    )
+    columns = [*coded.classes, "(no answer)"]
+    if matrix[:, c].sum() == 0:
+        matrix, columns = matrix[:, :c], coded.classes
+    return Confusion(
+        gold=list(coded.classes),
+        predicted=list(columns),
+        matrix=matrix.tolist(),
+        unit="candidate answer" if coded.kind == "multi_answer" else "item",
+    )
+
+
+def _gate(decisions: list[dict[str, Any]]) -> Gate:
+    latest: dict[str, dict[str, Any]] = {}
+    for d in decisions:
+        latest[d["annotator"]] = d
+    return Gate(
+        decisions=[GateDecisionRow(**d) for d in decisions],
+        admitted=sorted(n for n, d in latest.items() if d["admitted"]),
+        refused=sorted(n for n, d in latest.items() if not d["admitted"]),
+        rules=sorted({d["rule"] for d in decisions}),
+    )
