@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
+if TYPE_CHECKING:  # the engine, importer and simulator load with the demo, not with --help
+    from sqlalchemy import Engine
 
-from annotate import specs
-from annotate.formats.importer import import_file
-from annotate.protocol.studies import StudyContext, create_study
-from annotate.simulate import simulate
+    from annotate.protocol.studies import StudyContext
 
 DEMO_DATA = Path(__file__).parent / "demo_data"
 
@@ -48,6 +47,11 @@ def build_demo_study(
 ) -> StudyContext:
     """Import the demo task's files, create study `demo-KEY` (quick protocol) and let simulated
     co-annotators fill all but one slot of every test item (k - 1 of them by default)."""
+    from annotate import specs
+    from annotate.formats.importer import import_file
+    from annotate.protocol.studies import create_study
+    from annotate.simulate import simulate
+
     demo = DEMO_TASKS[key]
     spec = specs.load_task(demo.task)
     train_spec = specs.load_task(demo.train_task) if demo.train_task else spec

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import typer
 
-from annotate.workspace import Workspace, open_workspace
+if TYPE_CHECKING:  # the store (SQLAlchemy) loads when a command opens it, not for --help
+    from annotate.workspace import Workspace
 
 app = typer.Typer(
     name="annotate",
@@ -30,6 +32,8 @@ class Options:
     db: str | None = None
 
     def workspace(self, create: bool = False, any_schema: bool = False) -> Workspace:
+        from annotate.workspace import open_workspace
+
         return open_workspace(self.db, create=create, any_schema=any_schema)
 
 

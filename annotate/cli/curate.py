@@ -9,15 +9,16 @@ from __future__ import annotations
 import difflib
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json, say, warn
-from annotate.store.curation_models import ensure_curation_tables
-from annotate.workspace import Workspace
+
+if TYPE_CHECKING:
+    from annotate.workspace import Workspace
 
 HELP = """Curate diagnostic sets: NLI pairs built by a minimal edit, labelled in both directions
 and tagged with the GLUE taxonomy (4 categories, 33 tags).
@@ -169,6 +170,8 @@ def _parse_settings(settings: list[str]) -> dict[str, object]:
 
 
 def _workspace(ctx: typer.Context, create: bool = False) -> Workspace:
+    from annotate.store.curation_models import ensure_curation_tables
+
     ws = options(ctx).workspace(create=create)
     ensure_curation_tables(ws.engine)  # a store made before curation existed
     return ws

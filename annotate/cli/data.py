@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from annotate import specs
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
-from annotate.formats.importer import (
-    ImportResult,
-    files_in_folder,
-    import_file,
-    with_field_mapping,
-)
-from annotate.store.queries import dataset_rows
+
+if TYPE_CHECKING:  # pydantic specs, the importer and the store load inside the commands
+    from annotate import specs
+    from annotate.formats.importer import ImportResult
 
 PROGRESS_BAR_FROM_BYTES = 2_000_000
 """Files larger than this show a progress bar while they import."""
@@ -48,6 +45,8 @@ def tasks(
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
     """List the tasks this installation knows (built-in and from ANNOTATE_TASKS_PATH)."""
+    from annotate import specs
+
     rows = [task_row(t) for t in specs.all_tasks()]
     if fmt is Format.json:
         print_json(rows)
@@ -71,6 +70,8 @@ def protocols(
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
     """List the protocol presets with every parameter."""
+    from annotate import specs
+
     rows = [p.model_dump() for p in specs.all_protocols()]
     if fmt is Format.json:
         print_json(rows)
@@ -103,6 +104,8 @@ def _parse_mapping(pairs: list[str]) -> dict[str, str]:
 
 
 def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResult:
+    from annotate.formats.importer import import_file
+
     if path.stat().st_size < PROGRESS_BAR_FROM_BYTES:
         return import_file(ws.engine, spec, path, split)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -140,6 +143,9 @@ def import_(
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
     """Import a task's data file(s). All or nothing per file; a file imported before is skipped."""
+    from annotate import specs
+    from annotate.formats.importer import files_in_folder, with_field_mapping
+
     spec = specs.load_task(task)
     if mapping:
         spec = with_field_mapping(spec, _parse_mapping(mapping))
@@ -190,6 +196,8 @@ def datasets(
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
     """List the imported datasets."""
+    from annotate.store.queries import dataset_rows
+
     ws = options(ctx).workspace()
     rows = dataset_rows(ws.engine)
     if fmt is Format.json:

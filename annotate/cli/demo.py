@@ -9,10 +9,8 @@ import typer
 
 from annotate.cli.context import app
 from annotate.cli.output import say
-from annotate.demo import DEMO_TASKS, build_demo_study
+from annotate.demo import DEMO_TASKS
 from annotate.errors import UserError
-from annotate.protocol.studies import load_study
-from annotate.workspace import open_workspace
 
 USER_ACCURACY = 0.9
 """Accuracy of the simulated stand-in for the user under --simulate."""
@@ -33,6 +31,10 @@ def demo(
 ) -> None:
     """Try the protocol on the bundled demo data: training with feedback, the gate, then test
     items whose other four slots simulated co-annotators have filled; then the report."""
+    from annotate.demo import build_demo_study
+    from annotate.protocol.studies import load_study
+    from annotate.workspace import open_workspace
+
     keys = list(DEMO_TASKS) if task == "all" else [task]
     if any(k not in DEMO_TASKS for k in keys):
         raise UserError(f"unknown demo task {task!r}; choose {', '.join(DEMO_TASKS)} or all")

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from sqlalchemy import Engine
 
 from annotate.cli.context import app, options
 from annotate.cli.output import say, warn
 from annotate.errors import UserError
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
-    pass
+    from sqlalchemy import Engine
 
 MANIFEST_SUFFIX = ".manifest.json"
 """`glue.manifest.json` / `superglue.manifest.json`: both benchmarks can share a folder."""

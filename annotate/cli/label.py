@@ -9,8 +9,6 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import say
 from annotate.errors import UserError
-from annotate.protocol.studies import load_study
-from annotate.protocol.tokens import authenticate, needs_token
 
 TOKEN_ENV = "ANNOTATE_TOKEN"
 """For scripts: the token, instead of the prompt."""
@@ -29,6 +27,9 @@ def label_command(
 
     An annotator registered with a token is asked for it first (scripts: set ANNOTATE_TOKEN).
     Quit any time with q; running the same command again continues where you stopped."""
+    from annotate.protocol.studies import load_study
+    from annotate.protocol.tokens import authenticate, needs_token
+
     # Textual costs ~0.3 s to import: only this command pays for it.
     from annotate.tui.app import create_app
 

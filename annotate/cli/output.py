@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:  # rich loads on first output, not for --help
+    from rich.console import Console
 
 
 def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
     return Console(stderr=stderr, highlight=False)
 
 
@@ -25,6 +26,9 @@ def print_table(
     rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]], title: str | None = None
 ) -> None:
     """`columns` are (key, heading); every cell is plain text."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title, title_justify="left")
     for _, heading in columns:
         table.add_column(heading, overflow="fold")
@@ -48,9 +52,13 @@ def _cell(value: Any) -> str:
 
 
 def say(message: str) -> None:
+    from rich.text import Text
+
     # soft_wrap: a message's line is never folded, so paths and commands in it copy whole.
     console().print(Text(message), soft_wrap=True)
 
 
 def warn(message: str) -> None:
+    from rich.text import Text
+
     console(stderr=True).print(Text(message), soft_wrap=True)

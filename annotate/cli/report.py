@@ -11,10 +11,9 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.text import Text
 
 from annotate.cli.context import app, options
-from annotate.cli.output import console, print_json
+from annotate.cli.output import console, print_json, warn
 
 
 class ReportFormat(StrEnum):
@@ -116,7 +115,7 @@ def report(
         from annotate.report.figures import write_figures
 
         for path in write_figures(result, figures):
-            console(stderr=True).print(Text(f"figure: {path}"))
+            warn(f"figure: {path}")
     _render(result, fmt, intervals.value)
 
 

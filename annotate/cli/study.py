@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from annotate import specs
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json, print_table, say
-from annotate.protocol import gate
-from annotate.protocol.status import study_status
-from annotate.protocol.studies import add_annotator, create_study, load_study, study_rows
 
 study_app = typer.Typer(help="Create and inspect studies.", no_args_is_help=True)
 annotator_app = typer.Typer(help="Manage annotators.", no_args_is_help=True)
@@ -40,6 +36,9 @@ def study_create(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Create a study: draw the training items and the seeded test sample."""
+    from annotate import specs
+    from annotate.protocol.studies import create_study
+
     overrides = dict(specs.parse_setting(s) for s in settings)
     if sample is not None:
         overrides["test_sample"] = "all" if sample == "all" else _positive_int(sample, "--sample")
@@ -82,6 +81,9 @@ def _positive_int(text: str, option: str) -> int:
 
 
 def _study_detail(engine, name: str) -> dict:
+    from annotate.protocol.status import study_status
+    from annotate.protocol.studies import load_study
+
     ctx = load_study(engine, name)
     status = study_status(engine, ctx)
     with_training = gate_training_quota(engine, ctx)
@@ -100,6 +102,8 @@ def _study_detail(engine, name: str) -> dict:
 def gate_training_quota(engine, ctx) -> int:
     from sqlmodel import Session
 
+    from annotate.protocol import gate
+
     with Session(engine) as session:
         return gate.training_quota(session, ctx.id)
 
@@ -107,6 +111,8 @@ def gate_training_quota(engine, ctx) -> int:
 @study_app.command("list")
 def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
     """List the studies in the store."""
+    from annotate.protocol.studies import study_rows
+
     rows = study_rows(options(ctx).workspace().engine)
     if fmt is Format.json:
         print_json(rows)
@@ -151,6 +157,8 @@ def annotator_add(
     ),
 ) -> None:
     """Register an annotator by name (with --token: and a secret they must give to label)."""
+    from annotate.protocol.studies import add_annotator
+
     engine = options(ctx).workspace(create=True).engine
     if not token:
         annotator = add_annotator(engine, name)
@@ -226,6 +234,9 @@ def gate_command(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Show each trainee's count and accuracy; close a median gate; admit or refuse by hand."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
     decisions = []
@@ -263,6 +274,9 @@ def status_command(
     ctx: typer.Context, study: str, fmt: Format = typer.Option(Format.table, "--format")
 ) -> None:
     """Progress of a study: per annotator and per item."""
+    from annotate.protocol.status import study_status
+    from annotate.protocol.studies import load_study
+
     ws = options(ctx).workspace()
     data = study_status(ws.engine, load_study(ws.engine, study))
     if fmt is Format.json:
@@ -320,6 +334,8 @@ def simulate_command(
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Run synthetic annotators through the real engine (training, gate, test)."""
+    from annotate.protocol.status import study_status
+    from annotate.protocol.studies import load_study
     from annotate.simulate import simulate
 
     ws = options(ctx).workspace()
