@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine
 from textual.app import App
@@ -21,12 +21,13 @@ from annotate.errors import UserError
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
-from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.guidelines import GuidelinesScreen
-from annotate.tui.screens.help import HelpScreen
-from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.messages import ScreenMessage
-from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+
+if TYPE_CHECKING:  # later screens load after the first one is on the terminal (_preload)
+    from annotate.tui.screens.feedback import FeedbackScreen
+    from annotate.tui.screens.item import ItemScreen
+    from annotate.tui.screens.phases import WaitingScreen
 
 T = TypeVar("T")
 
@@ -55,9 +56,18 @@ class LabelApp(App[None]):
     def on_mount(self) -> None:
         spec, protocol = self.session.spec, self.session.ctx.protocol
         self.push_screen(GuidelinesScreen(spec, protocol, self.session.progress()))
+        self.call_after_refresh(self._preload)
+
+    @staticmethod
+    def _preload() -> None:
+        """Import the screens that come after the guidelines while the annotator reads them."""
+        from annotate.tui.screens import feedback, help, item, phases  # noqa: F401
 
     async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
         """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
+        from annotate.tui.screens.item import ItemScreen
+        from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+
         if not fetched:
             item = self.session.next_item()
         progress = self.session.progress()
@@ -117,6 +127,8 @@ class LabelApp(App[None]):
             )
         )
         if feedback is not None and self.session.ctx.protocol.training_feedback:
+            from annotate.tui.screens.feedback import FeedbackScreen
+
             progress = self.session.progress()
             self.switch_screen(
                 FeedbackScreen(
@@ -178,6 +190,8 @@ class LabelApp(App[None]):
             self.notify("There is no earlier test answer to revise.", markup=False)
             return
         item, value = last
+        from annotate.tui.screens.item import ItemScreen
+
         self.push_screen(
             ItemScreen(
                 self.session.spec,
@@ -191,6 +205,8 @@ class LabelApp(App[None]):
 
     # --- keys anywhere ------------------------------------------------------------------------
     def action_help(self) -> None:
+        from annotate.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol))
 
