@@ -67,8 +67,7 @@ INSERT_LABEL = insert(label)
 INSERT_LEASE = insert(lease)
 
 RELEASE_MINE = delete(lease).where(lease.c.study_id == _STUDY, lease.c.annotator_id == _ANNOTATOR)
-"""One annotator has one item on the screen: answering it (or quitting) gives back every lease
-they hold in the study, expired ones included."""
+RELEASE_ONE = RELEASE_MINE.where(lease.c.item_id == _ITEM)
 
 _OTHERS_LEASING = (
     select(func.count())
@@ -194,5 +193,12 @@ def why_not_counted(
     return Refusal.FULL
 
 
-def release_leases(conn: Connection, ctx: StudyContext, annotator_id: int) -> None:
-    conn.execute(RELEASE_MINE, keys(ctx, annotator_id, datetime.min))
+def release_leases(
+    conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int | None = None
+) -> None:
+    """Give back the annotator's lease on `item_id` (answered), or all their leases (quit)."""
+    params = keys(ctx, annotator_id, datetime.min)
+    if item_id is None:
+        conn.execute(RELEASE_MINE, params)
+    else:
+        conn.execute(RELEASE_ONE, {**params, "b_item": item_id})

@@ -24,7 +24,7 @@ from sqlmodel import Session
 from annotate.errors import UserError
 from annotate.protocol import assignment, gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
-from annotate.protocol.assignment import Leased, Refusal
+from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
@@ -410,7 +410,8 @@ class AnnotatorSession:
                     )
                     if refusal is Refusal.NOT_ADMITTED:
                         raise UserError("test items need a passing gate decision")
-                assignment.release_leases(conn, self.ctx, self.annotator_id)
+                # The answer's last step (the fault tests stop a process right after it).
+                release_leases(conn, self.ctx, self.annotator_id, item.item_id)
                 leased = None
                 if then_next and refusal is not Refusal.FULL:
                     leased = assignment.lease_next_item(
@@ -484,6 +485,6 @@ class AnnotatorSession:
 
         def work() -> None:
             with write_connection(self.engine) as conn:
-                assignment.release_leases(conn, self.ctx, self.annotator_id)
+                release_leases(conn, self.ctx, self.annotator_id)
 
         _retry(work)
