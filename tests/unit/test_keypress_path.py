@@ -1,0 +1,113 @@
+"""The test keypress's write path: one short transaction, served by an index, with writers
+taking turns in the kernel rather than polling SQLite's lock."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from annotate.protocol import assignment
+from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
+from annotate.protocol.studies import TEST
+from annotate.store.engine import writer_turn
+from annotate.store.models import utcnow
+from annotate.workspace import open_workspace
+from tests.engine_helpers import rte_study
+
+
+@pytest.fixture
+def db_url(store_url: str) -> str:
+    return store_url
+
+
+def admitted(
+    workspace, tmp_path: Path, study: str, name: str = "ana", **overrides
+) -> AnnotatorSession:
+    """`name` through training (threshold 0: admitted) on a new study, or on `study` if made."""
+    if not overrides.pop("existing", False):
+        rte_study(workspace.engine, tmp_path, name=study, train=2, gate_threshold=0.0, **overrides)
+    session = AnnotatorSession.open(workspace.engine, study, name, create_annotator=True)
+    while session.phase() is Phase.TRAINING:
+        session.submit(session.next_item(), "entailment")
+    return session
+
+
+def test_a_test_keypress_is_one_transaction_of_few_statements(workspace, tmp_path: Path):
+    session = admitted(workspace, tmp_path, "one")
+    item = session.next_item()
+    statements: list[str] = []
+    commits: list[bool] = []
+    engine = workspace.engine
+
+    def on_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    def on_commit(conn) -> None:  # type: ignore[no-untyped-def]
+        commits.append(True)
+
+    event.listen(engine, "before_cursor_execute", on_statement)
+    event.listen(engine, "commit", on_commit)
+    try:
+        upcoming = session.submit_and_next(item, "entailment")
+    finally:
+        event.remove(engine, "before_cursor_execute", on_statement)
+        event.remove(engine, "commit", on_commit)
+    writes = [s for s in statements if not s.startswith(("BEGIN", "SELECT pg_advisory"))]
+    assert upcoming is not None and upcoming.item_id != item.item_id
+    assert len(commits) == 1
+    # count the label, insert it, give back the lease, choose the next item, lease it
+    assert len(writes) <= 5, writes
+
+
+def test_an_item_taken_meanwhile_gives_its_lease_back(workspace, tmp_path: Path):
+    """The lease of an item that others completed is released even though the answer is
+    refused, so the annotator's next request is not blocked by it."""
+    ana = admitted(workspace, tmp_path, "taken", test=1, annotators_per_item=1)
+    bob = admitted(workspace, tmp_path, "taken", "bob", existing=True)
+    item = ana.next_item()
+    assert item is not None
+    later = [utcnow()]
+    bob.clock = lambda: later[0]
+    later[0] += timedelta(minutes=ana.ctx.protocol.lease_minutes + 1)  # ana's lease ran out
+    bobs = bob.next_item()
+    assert bobs is not None and bobs.item_id == item.item_id
+    bob.submit(bobs, "entailment")
+    with pytest.raises(ItemTaken):
+        ana.submit(item, "entailment")
+    with workspace.engine.connect() as conn:
+        leases = conn.execute(assignment.lease.select()).all()
+    assert leases == []
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_the_next_item_query_is_served_by_its_index(workspace, tmp_path: Path):
+    """No sort and no table scan: the index gives the order and the item ids on its own."""
+    session = admitted(workspace, tmp_path, "plan")
+    sql = str(assignment.NEXT_ITEM.compile(workspace.engine))
+    params = (session.ctx.id, TEST, 5, session.annotator_id, TEST, utcnow(), 5, 1, 0)
+    with workspace.engine.connect() as conn:
+        plan = " | ".join(r[3] for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, params))
+    assert "USING COVERING INDEX ix_studyitem_next" in plan, plan
+    assert "TEMP B-TREE" not in plan and "SCAN studyitem" not in plan, plan
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_writers_take_turns_and_the_next_one_goes_as_soon_as_the_lock_is_free(db_url: str):
+    engine = open_workspace(db_url, create=True).engine
+    second_in = threading.Event()
+
+    def second() -> None:
+        with writer_turn(engine):
+            second_in.set()
+
+    waiter = threading.Thread(target=second)
+    with writer_turn(engine):
+        waiter.start()
+        assert not second_in.wait(timeout=0.3)  # queued while the first writer holds it
+    assert second_in.wait(timeout=30)  # and in as soon as it lets go
+    waiter.join(timeout=30)
+    engine.dispose()
