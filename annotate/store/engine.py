@@ -180,9 +180,11 @@ def writer_turn(engine: Engine) -> Iterator[None]:
 def write_connection(engine: Engine) -> Iterator[Connection]:
     """A connection in a transaction that takes the write lock at its start (BEGIN IMMEDIATE
     on SQLite, after this process's turn), commits on success and rolls back on any error."""
-    with writer_turn(engine), engine.connect() as conn:
+    # The connection is checked out before this process's turn and returned after it: the
+    # turn covers the transaction alone.
+    with engine.connect() as conn:
         conn = conn.execution_options(sqlite_immediate=True)
-        with conn.begin():
+        with writer_turn(engine), conn.begin():
             yield conn
 
 
