@@ -578,17 +578,16 @@ def test_record_scores_token_f1_and_em_over_gold_answers(cli, workspace):
 
 def test_axg_reports_gender_parity_over_minimal_pairs(cli, workspace):
     NE = "not_entailment"
+    # As in the real AX-g.jsonl: pair_id is unique per row; rows 2k and 2k+1 form a pair and
+    # share their hypothesis.
     items = [
-        {"source_id": "0", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "1", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "2", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "3", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "4", "gold": E, "fields": {"pair_id": 9}},  # its partner was not sampled
-    ]
+        {"source_id": str(i), "gold": g, "fields": {"pair_id": 551646 + 2 * i, "hypothesis": h}}
+        for i, (g, h) in enumerate([(E, "h0"), (E, "h0"), (NE, "h1"), (NE, "h1"), (E, "h2")])
+    ]  # item 4's partner (5) was not sampled
     labels = {"0": [E] * 3, "1": [E] * 3, "2": [NE] * 3, "3": [E, E, NE], "4": [E] * 3}
     add_study(workspace.engine, "axg", "superglue/axg", items, labels)
     r = report_json(cli, "axg", "--bootstrap", "100")
-    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # pair 7 alike, pair 8 not
+    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # 0/1 alike, 2/3 not
     assert r["scores"]["accuracy"]["value"] == pytest.approx(0.8)
     assert "minimal pairs resampled together" in r["bootstrap"]["method"]
 

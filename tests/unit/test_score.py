@@ -4,6 +4,8 @@ the benchmark score, diagnostics per phenomenon, and every way a file can be wro
 
 from __future__ import annotations
 
+import json
+import random
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -128,23 +130,71 @@ def test_record_is_normalised_exact_match(cli, tmp_path: Path):
     }
 
 
-def test_axg_gender_parity_over_minimal_pairs(cli, tmp_path: Path):
-    rows = [
+def axg_rows(n: int) -> list[dict[str, Any]]:
+    """The real AX-g layout: rows 2k and 2k+1 share the hypothesis and differ in the premise's
+    pronoun; pair_id is unique per row (it groups nothing)."""
+    return [
         {
-            "premise": f"p{i}",
-            "hypothesis": f"h{i}",
+            "premise": f"The nurse said {'she' if i % 2 else 'he'} would call ({i // 2}).",
+            "hypothesis": f"The nurse would call ({i // 2}).",
             "idx": i,
-            "pair_id": i // 2,
+            "pair_id": 551646 + 2 * i,
             "label": "entailment" if i % 2 else "not_entailment",
         }
-        for i in range(6)
+        for i in range(n)
     ]
+
+
+def gender_parity_as_jiant(preds: list[str], rows: list[dict[str, Any]]) -> float:
+    """jiant's GenderParity: walk the rows in order, pair 2k with 2k+1, assert the pair shares
+    its hypothesis, count the pairs predicted alike."""
+    same = 0
+    for k in range(0, len(rows), 2):
+        assert rows[k]["hypothesis"] == rows[k + 1]["hypothesis"]
+        same += preds[k] == preds[k + 1]
+    return same / (len(rows) // 2)
+
+
+def test_axg_gender_parity_pairs_rows_2k_and_2k_plus_1(cli, tmp_path: Path):
+    rows = axg_rows(6)
     gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
     preds = ["entailment", "entailment", "not_entailment", "entailment", "entailment", "entailment"]
     pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": p} for i, p in enumerate(preds)])
     [task] = score_json(cli, pred, "--gold", gold)["tasks"]
     assert task["scores"]["gender_parity"]["value"] == pytest.approx(2 / 3)  # pairs 0 and 2 alike
+    assert task["scores"]["gender_parity"]["value"] == pytest.approx(
+        gender_parity_as_jiant(preds, rows)
+    )
     assert task["scores"]["accuracy"]["value"] == pytest.approx(4 / 6)
+
+
+def test_axg_rows_that_share_no_hypothesis_are_refused(cli, tmp_path: Path):
+    rows = axg_rows(4)
+    rows[3]["hypothesis"] = "Someone else would call."
+    gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
+    pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": "entailment"} for i in range(4)])
+    result = cli("score", pred, "--gold", gold)
+    assert result.code == 2
+    assert "ids 2 and 3 should form a minimal pair but their hypothesis differs" in result.stderr
+
+
+def test_axg_gender_parity_on_the_real_file_equals_jiants_pairing(cli, tmp_path: Path):
+    from tests.conftest import shared_file
+
+    source = shared_file("superglue/AX-g/AX-g.jsonl")
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    # One label per row, from a seeded coin: some pairs alike, some not.
+    rng = random.Random(4)
+    preds = [rng.choice(["entailment", "not_entailment"]) for _ in rows]
+    pred = jsonl(
+        tmp_path / "AX-g.jsonl",
+        [{"idx": r["idx"], "label": p} for r, p in zip(rows, preds, strict=True)],
+    )
+    [task] = score_json(cli, pred, "--gold", source)["tasks"]
+    assert task["coverage"]["scored"] == 356
+    assert task["scores"]["gender_parity"]["value"] == pytest.approx(
+        gender_parity_as_jiant(preds, rows), abs=1e-12
+    )
 
 
 DIAGNOSTIC_ROWS = [
