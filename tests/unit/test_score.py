@@ -64,7 +64,80 @@ def test_accuracy_and_coverage_by_id(cli, tmp_path: Path):
         "fraction": 0.5,
         "predictions": 4,
         "not_in_gold": 1,
+        "complete": False,
     }
+    # As a leaderboard would score it: the 3 ids left out count wrong, 2 right of 6.
+    wrong = task["missing_counted_wrong"]
+    assert wrong["scores"]["accuracy"]["value"] == pytest.approx(2 / 6)
+
+
+def test_a_multirc_file_missing_an_answer_is_incomplete_and_not_exact(cli, tmp_path: Path):
+    """One question's answer is left out: coverage counts answers, the answer counts as wrong
+    for F1a (gold true: a false negative) and its question is no exact match."""
+    paragraph = {
+        "text": "Ines planted beans in May and picked them in July.",
+        "questions": [
+            {
+                "idx": 0,
+                "question": "When did Ines plant?",
+                "answers": [
+                    {"idx": 0, "text": "May", "label": 1},
+                    {"idx": 1, "text": "July", "label": 0},
+                ],
+            },
+            {
+                "idx": 1,
+                "question": "What did she pick?",
+                "answers": [
+                    {"idx": 2, "text": "Beans", "label": 1},
+                    {"idx": 3, "text": "Peas", "label": 0},
+                ],
+            },
+        ],
+    }
+    gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", [{"idx": 0, "passage": paragraph}])
+    full = {
+        "idx": 0,
+        "passage": {
+            "questions": [
+                {"idx": 0, "answers": [{"idx": 0, "label": 1}, {"idx": 1, "label": 0}]},
+                {"idx": 1, "answers": [{"idx": 2, "label": 1}, {"idx": 3, "label": 0}]},
+            ]
+        },
+    }
+    [task] = score_json(cli, jsonl(tmp_path / "a" / "MultiRC.jsonl", [full]), "--gold", gold)[
+        "tasks"
+    ]
+    assert task["coverage"]["complete"] and task["coverage"]["answers_missing"] == 0
+    assert task["scores"]["em"]["value"] == 1.0 and task["missing_counted_wrong"] is None
+
+    full["passage"]["questions"][1]["answers"] = [{"idx": 3, "label": 0}]  # "Beans" left out
+    [task] = score_json(cli, jsonl(tmp_path / "b" / "MultiRC.jsonl", [full]), "--gold", gold)[
+        "tasks"
+    ]
+    cov = task["coverage"]
+    assert (cov["scored"], cov["gold"]) == (2, 2)  # every question is there ...
+    assert (cov["answers_gold"], cov["answers_given"], cov["answers_missing"]) == (4, 3, 1)
+    assert not cov["complete"] and "counts as wrong" in cov["rule"]  # ... but not every answer
+    assert task["scores"]["em"]["value"] == pytest.approx(0.5)
+    # F1a over all 4 answers: tp 1 (May), fn 1 (Beans, missing), fp 0.
+    assert task["scores"]["f1a"]["value"] == pytest.approx(2 * 1 / (2 * 1 + 0 + 1))
+
+
+def test_a_benchmark_folder_with_an_incomplete_file_is_partial(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")  # gold: not, ent, ent, not, ent, ent
+    folder = tmp_path / "sub"
+    jsonl(
+        folder / "RTE.jsonl", [{"idx": 1, "label": "entailment"}, {"idx": 2, "label": "entailment"}]
+    )
+    data = score_json(cli, folder, "--gold", gold.parent.parent)
+    [bench] = data["benchmarks"]
+    assert bench["partial"] and bench["incomplete"] == ["superglue/rte"]
+    assert "ids missing from superglue/rte" in bench["note"]
+    assert bench["tasks"]["superglue/rte"] == pytest.approx(1.0)  # on the ids it answers
+    assert bench["score_missing_counted_wrong"] == pytest.approx(2 / 6)
+    table = cli("score", folder, "--gold", gold.parent.parent).stdout
+    assert "(incomplete)" in table and "counted wrong" in table
 
 
 def test_stsb_pearson_and_spearman_equal_scipy(cli, tmp_path: Path):
