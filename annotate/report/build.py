@@ -121,6 +121,8 @@ def build_report(
             protocol.regression_aggregation,
             priority,
             rng_for(seed, "k-curve"),
+            study_k=k,
+            study_pred=final.pred,
         )
         if has_gold
         else []

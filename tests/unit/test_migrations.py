@@ -81,11 +81,30 @@ def rows_of(url: str) -> dict[str, list[tuple]]:
     return rows
 
 
+def fixed_since_0_1_0(name: str, expected: dict) -> dict:
+    """0.1.0's numbers, with what later releases fixed on purpose. 0.2.0: the majority-of-k
+    row at the study's k uses the study's recorded tie decisions, so it equals the headline
+    (0.1.0 re-broke ties at random there)."""
+    if not name.startswith("report "):
+        return expected
+    fixed = json.loads(json.dumps(expected))
+    for row in fixed["majority_of_k"]:
+        if row["k"] == fixed["protocol"]["annotators_per_item"]:
+            row.update(
+                draws=1,
+                scores={m: e["value"] for m, e in fixed["scores"].items()},
+                task_score=fixed["task_score"]["value"],
+                task_score_sd=None,
+            )
+    return fixed
+
+
 def assert_numbers_as_in_0_1_0(url: str, same: Callable[[object], object] = lambda x: x) -> None:
     for name, args in COMMANDS.items():
         code, out, err = run(url, *args)
         assert code == 0, (name, err)
-        assert json.loads(out) == same(EXPECTED[name]), f"`annotate {' '.join(args)}` changed"
+        expected = same(fixed_since_0_1_0(name, EXPECTED[name]))
+        assert json.loads(out) == expected, f"`annotate {' '.join(args)}` changed"
 
 
 def across_backends(value: object, key: str = "") -> object:

@@ -276,6 +276,18 @@ def test_random_ties_follow_the_study_seed(cli, workspace):
     assert first["scores"]["accuracy"]["value"] == pytest.approx(0.6 if tie["result"] == E else 0.4)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_curve_at_the_studys_k_is_the_headline_with_its_recorded_ties(cli, workspace, seed):
+    """At k = the study's k the committee is the study itself: the random tie is settled once,
+    as the headline settled it, whatever draws the curve makes at smaller k."""
+    three_way(workspace, overrides={"tie_rule": "random", "seed": seed})
+    r = report_json(cli, "mnli", "--bootstrap", "0", "--seed", str(100 + seed))
+    [at_k] = [row for row in r["majority_of_k"] if row["k"] == 5]
+    assert at_k["scores"]["accuracy"] == pytest.approx(r["scores"]["accuracy"]["value"])
+    assert at_k["task_score"] == pytest.approx(r["task_score"]["value"])
+    assert at_k["draws"] == 1
+
+
 def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     three_way(workspace)
     a = report_json(cli, "mnli", "--bootstrap", "300", "--seed", "5")
