@@ -82,6 +82,16 @@ class Estimate(JsonData):
 
 
 @dataclass
+class HeadlineInterval(JsonData):
+    """The interval the quotable line gives, and which claim it supports."""
+
+    low: float | None
+    high: float | None
+    method: str
+    """How it is computed and what is held fixed (these annotators, these items' population)."""
+
+
+@dataclass
 class Sample(JsonData):
     n_sample: int
     """Test items in the sample."""
@@ -527,3 +537,4 @@ class StudyReport(JsonData):
     bootstrap: Bootstrap
     benchmark: Benchmark | None = None
     notes: list[str] = field(default_factory=list)
+    headline_interval: HeadlineInterval | None = None
