@@ -276,6 +276,18 @@ def test_random_ties_follow_the_study_seed(cli, workspace):
     assert first["scores"]["accuracy"]["value"] == pytest.approx(0.6 if tie["result"] == E else 0.4)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_curve_at_the_studys_k_is_the_headline_with_its_recorded_ties(cli, workspace, seed):
+    """At k = the study's k the committee is the study itself: the random tie is settled once,
+    as the headline settled it, whatever draws the curve makes at smaller k."""
+    three_way(workspace, overrides={"tie_rule": "random", "seed": seed})
+    r = report_json(cli, "mnli", "--bootstrap", "0", "--seed", str(100 + seed))
+    [at_k] = [row for row in r["majority_of_k"] if row["k"] == 5]
+    assert at_k["scores"]["accuracy"] == pytest.approx(r["scores"]["accuracy"]["value"])
+    assert at_k["task_score"] == pytest.approx(r["task_score"]["value"])
+    assert at_k["draws"] == 1
+
+
 def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     three_way(workspace)
     a = report_json(cli, "mnli", "--bootstrap", "300", "--seed", "5")
@@ -289,12 +301,43 @@ def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     assert alpha["ci_low"] <= alpha["value"] <= alpha["ci_high"]
 
 
-def test_without_bootstrap_there_are_no_intervals(cli, workspace):
+def test_without_bootstrap_there_are_no_bootstrap_intervals_but_wilsons(cli, workspace):
     three_way(workspace)
     r = report_json(cli, "mnli", "--bootstrap", "0")
     assert r["scores"]["accuracy"]["ci_low"] is None and r["task_score"]["ci_high"] is None
-    assert r["scores"]["accuracy"]["wilson_low"] is not None
-    assert "[" not in r["summary"].split(";")[0]
+    acc = r["scores"]["accuracy"]
+    # Accuracy alone: the quotable line gives Wilson's interval, which needs no resampling.
+    assert r["headline_interval"]["method"].startswith("Wilson score interval")
+    assert "these annotators held fixed" in r["headline_interval"]["method"]
+    low, high = acc["wilson_low"] * 100, acc["wilson_high"] * 100
+    value = acc["value"] * 100
+    assert f"{value:.1f} [{low:.1f}, {high:.1f}]" in r["summary"].split(";")[0]
+
+
+def test_a_study_with_every_item_right_has_an_interval_below_100(cli, workspace):
+    items = [{"source_id": str(i), "gold": E} for i in range(20)]
+    add_study(workspace.engine, "easy", "glue/mnli-m", items, {str(i): [E] * 5 for i in range(20)})
+    r = report_json(cli, "easy", "--bootstrap", "500")
+    assert r["scores"]["accuracy"]["value"] == 1.0
+    assert r["scores"]["accuracy"]["ci_low"] == 1.0  # the bootstrap collapses ...
+    assert r["headline_interval"]["low"] < 0.9 and r["headline_interval"]["high"] == 1.0
+    assert "100.0 [83.9, 100.0]" in r["summary"]  # ... Wilson does not
+
+
+def test_a_multi_metric_task_quotes_the_bootstrap_interval(cli, workspace):
+    add_study(
+        workspace.engine,
+        "cb",
+        "superglue/cb",
+        [
+            {"source_id": str(i), "gold": g}
+            for i, g in enumerate([E, "contradiction", "neutral", E])
+        ],
+        {"0": [E] * 5, "1": ["contradiction"] * 5, "2": [E] * 5, "3": [E] * 5},
+    )
+    r = report_json(cli, "cb", "--bootstrap", "200")
+    assert r["headline_interval"]["method"].startswith("bootstrap percentile interval")
+    assert r["headline_interval"]["low"] == r["task_score"]["ci_low"]
 
 
 def test_table_view_shows_markup_like_text_verbatim(cli, workspace, monkeypatch):
@@ -331,7 +374,7 @@ def test_markdown_for_papers(cli, workspace):
     assert result.code == 0, result.stderr
     md = result.stdout
     assert md.startswith("# Human performance: mnli (glue/mnli-m)")
-    assert "> Human, majority of 5 (n=5): 40.0; mean single annotator 56.0" in md
+    assert "> Human, majority of 5 (n=5): 40.0 [" in md and "]; mean single annotator 56.0" in md
     assert "| Accuracy | 40.0 |" in md
     assert "## Effective protocol" in md and "| tie_rule | abstain |" in md
     assert "| 2/5 | 1 |" in md
@@ -578,17 +621,16 @@ def test_record_scores_token_f1_and_em_over_gold_answers(cli, workspace):
 
 def test_axg_reports_gender_parity_over_minimal_pairs(cli, workspace):
     NE = "not_entailment"
+    # As in the real AX-g.jsonl: pair_id is unique per row; rows 2k and 2k+1 form a pair and
+    # share their hypothesis.
     items = [
-        {"source_id": "0", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "1", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "2", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "3", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "4", "gold": E, "fields": {"pair_id": 9}},  # its partner was not sampled
-    ]
+        {"source_id": str(i), "gold": g, "fields": {"pair_id": 551646 + 2 * i, "hypothesis": h}}
+        for i, (g, h) in enumerate([(E, "h0"), (E, "h0"), (NE, "h1"), (NE, "h1"), (E, "h2")])
+    ]  # item 4's partner (5) was not sampled
     labels = {"0": [E] * 3, "1": [E] * 3, "2": [NE] * 3, "3": [E, E, NE], "4": [E] * 3}
     add_study(workspace.engine, "axg", "superglue/axg", items, labels)
     r = report_json(cli, "axg", "--bootstrap", "100")
-    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # pair 7 alike, pair 8 not
+    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # 0/1 alike, 2/3 not
     assert r["scores"]["accuracy"]["value"] == pytest.approx(0.8)
     assert "minimal pairs resampled together" in r["bootstrap"]["method"]
 
