@@ -23,6 +23,8 @@ from annotate.report.annotators import annotator_rows, individual_summary, major
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
+from annotate.report.humans_interval import METHOD as HUMANS_METHOD
+from annotate.report.humans_interval import humans_interval
 from annotate.report.model_rows import score_models
 from annotate.report.schema import (
     Benchmark,
@@ -195,6 +197,7 @@ def build_report(
         ),
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
+        humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
     )
     report.summary = summary_line(report)
     return report
@@ -206,6 +209,28 @@ WILSON_METHOD = (
 BOOTSTRAP_METHOD = (
     "bootstrap percentile interval, 95%: these annotators held fixed, test items resampled"
 )
+
+
+def _humans_interval(
+    coded: CodedStudy,
+    data: StudyData,
+    priority: np.ndarray | None,
+    bootstrap: int,
+    seed: int,
+    has_gold: bool,
+) -> HeadlineInterval | None:
+    if not has_gold or bootstrap <= 0:
+        return None
+    protocol = data.protocol
+    low, high = humans_interval(
+        coded,
+        protocol.tie_rule,
+        protocol.regression_aggregation,
+        priority,
+        min(bootstrap, 1000),
+        rng_for(seed, "humans"),
+    )
+    return None if low is None else HeadlineInterval(low, high, HUMANS_METHOD)
 
 
 def _headline_interval(

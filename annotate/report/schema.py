@@ -541,9 +541,11 @@ class StudyReport(JsonData):
     """How the run went (left out when the report was built without a store)."""
     headline_interval: HeadlineInterval | None = None
     """The quotable line's interval and what it holds fixed."""
+    humans_interval: HeadlineInterval | None = None
+    """The task score's interval with the annotators resampled too (needs --bootstrap)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet", "headline_interval")
+        return _none(self, "datasheet", "headline_interval", "humans_interval")
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------
