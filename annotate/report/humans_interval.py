@@ -21,10 +21,7 @@ from annotate.scoring.intervals import percentile_interval
 from annotate.scoring.metrics import task_score
 from annotate.scoring.scorers import scorer_for
 
-METHOD = (
-    "two-stage bootstrap, 95%: test items resampled, then each item's annotators resampled "
-    "(for claims about annotators like these, not only these)"
-)
+METHOD = "two-stage bootstrap, 95%: test items resampled, then each item's annotators resampled"
 MAX_LABELS = 200_000
 """Above this many labels the replicates (one aggregation each) take too long to be a default."""
 

@@ -490,7 +490,7 @@ def interval_lines(report: StudyReport) -> list[str]:
     humans = report.humans_interval
     if humans is not None and report.task_score.value is not None:
         lines.append(
-            f"Annotators like these: {pct(report.task_score.value)} "
+            f"Annotators like these, not only these: {pct(report.task_score.value)} "
             f"{interval(humans.low, humans.high)} ({humans.method})."
         )
     return lines
