@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from annotate.report.benchmark_render import benchmark_sections
 from annotate.report.datasheet import datasheet_sections
 from annotate.report.figures import EXTRA_HINT, figure_specs, inline_svgs
-from annotate.report.render import Section, sections
+from annotate.report.render import Section, interval_lines, sections
 from annotate.report.schema import BenchmarkReport, StudyReport
 
 STYLE = """
@@ -84,6 +84,7 @@ def study_html(r: StudyReport) -> str:
     body = [
         f"<h1>Human performance: {_e(r.study)} ({_e(r.task)}: {_e(r.task_title)})</h1>",
         f'<p class="headline">{_e(r.summary)}</p>',
+        *(f"<p>{_e(line)}</p>" for line in interval_lines(r)),
     ]
     found = sections(r)
     # scores first (the table a reader looks for), then the figures, then everything else

@@ -82,6 +82,16 @@ class Estimate(JsonData):
 
 
 @dataclass
+class HeadlineInterval(JsonData):
+    """The interval the quotable line gives, and which claim it supports."""
+
+    low: float | None
+    high: float | None
+    method: str
+    """How it is computed and what is held fixed (these annotators, these items' population)."""
+
+
+@dataclass
 class Sample(JsonData):
     n_sample: int
     """Test items in the sample."""
@@ -529,9 +539,13 @@ class StudyReport(JsonData):
     notes: list[str] = field(default_factory=list)
     datasheet: Datasheet | None = None
     """How the run went (left out when the report was built without a store)."""
+    headline_interval: HeadlineInterval | None = None
+    """The quotable line's interval and what it holds fixed."""
+    humans_interval: HeadlineInterval | None = None
+    """The task score's interval with the annotators resampled too (needs --bootstrap)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet")
+        return _none(self, "datasheet", "headline_interval", "humans_interval")
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------
