@@ -67,7 +67,6 @@ INSERT_LABEL = insert(label)
 INSERT_LEASE = insert(lease)
 
 RELEASE_MINE = delete(lease).where(lease.c.study_id == _STUDY, lease.c.annotator_id == _ANNOTATOR)
-RELEASE_ONE = RELEASE_MINE.where(lease.c.item_id == _ITEM)
 
 _OTHERS_LEASING = (
     select(func.count())
@@ -194,11 +193,9 @@ def why_not_counted(
 
 
 def release_leases(
-    conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int | None = None
+    conn: Connection, ctx: StudyContext, annotator_id: int, answered: int | None = None
 ) -> None:
-    """Give back the annotator's lease on `item_id` (answered), or all their leases (quit)."""
-    params = keys(ctx, annotator_id, datetime.min)
-    if item_id is None:
-        conn.execute(RELEASE_MINE, params)
-    else:
-        conn.execute(RELEASE_ONE, {**params, "b_item": item_id})
+    """Give back the annotator's leases in the study, after an answer (`answered` names its
+    item) or a quit. An annotator has one item on the screen, so every lease they hold goes,
+    expired ones included, and the next lease can be taken without looking for one to resume."""
+    conn.execute(RELEASE_MINE, keys(ctx, annotator_id, datetime.min))

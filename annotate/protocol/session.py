@@ -410,10 +410,15 @@ class AnnotatorSession:
                     )
                     if refusal is Refusal.NOT_ADMITTED:
                         raise UserError("test items need a passing gate decision")
+                if refusal is Refusal.ANSWERED_BEFORE:  # a retry: resume the lease it took
+                    leased = None
+                    if then_next:
+                        leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
+                    return False, refusal, leased
                 # The answer's last step (the fault tests stop a process right after it).
                 release_leases(conn, self.ctx, self.annotator_id, item.item_id)
                 leased = None
-                if then_next and refusal is not Refusal.FULL:
+                if then_next and refusal is None:  # no lease of ours is left: nothing to resume
                     leased = assignment.lease_next_item(
                         conn, self.ctx, self.annotator_id, now, resume=False
                     )
