@@ -4,13 +4,15 @@ from people is never parsed as markup."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
+
+from annotate.terminal_text import SafeText as Text
 
 
 def console(stderr: bool = False) -> Console:
@@ -18,14 +20,22 @@ def console(stderr: bool = False) -> Console:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """JSON keeps every string exactly (a program reads it), but escapes the characters a
+    terminal would obey, as \\uXXXX: the same JSON value, harmless if it lands on a screen.
+    json.dumps already escapes C0; DEL, C1 and bidi controls it leaves raw."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def print_table(
     rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]], title: str | None = None
 ) -> None:
     """`columns` are (key, heading); every cell is plain text."""
-    table = Table(title=title, title_justify="left")
+    # A str title would be parsed as markup: a Text is shown as written.
+    table = Table(title=None if title is None else Text(title), title_justify="left")
     for _, heading in columns:
         table.add_column(heading, overflow="fold")
     for row in rows:

@@ -14,6 +14,7 @@ import typer
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json
+from annotate.text import terminal_safe
 
 
 class ReportFormat(StrEnum):
@@ -64,7 +65,7 @@ def report(
     if fmt is ReportFormat.json:
         print_json(result.to_json())
     elif fmt is ReportFormat.markdown:
-        sys.stdout.write(render_markdown(result) + "\n")
+        sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")
     else:
         render_table(result, console())
 

@@ -270,7 +270,8 @@ def status_command(
         return
     from rich.progress_bar import ProgressBar
     from rich.table import Table
-    from rich.text import Text
+
+    from annotate.terminal_text import SafeText as Text
 
     out = console()
     total = max(1, data["items_total"])

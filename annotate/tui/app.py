@@ -21,6 +21,7 @@ from annotate.errors import UserError
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
+from annotate.text import terminal_safe
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.help import HelpScreen
@@ -45,8 +46,8 @@ class LabelApp(App[None]):
     def __init__(self, session: AnnotatorSession, study: str, annotator: str) -> None:
         super().__init__()
         self.session = session
-        self.title = session.spec.title
-        self.sub_title = f"{study} · {annotator}"
+        self.title = terminal_safe(session.spec.title)
+        self.sub_title = terminal_safe(f"{study} · {annotator}")
         self.started = time.monotonic()
         self.shown_test = False
         """Whether a test item has been shown in this run (to announce the phase change)."""
@@ -155,16 +156,16 @@ class LabelApp(App[None]):
         try:
             return call()
         except ItemTaken as exc:  # the lease ran out and others completed the item
-            self.notify(str(exc), severity="warning", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         return None
 
     def _revise(self, message: ItemScreen.Answered) -> None:
         try:
             self.session.revise(message.item, message.answer)
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         else:
             text = describe(self.session.spec, message.answer)
             self.notify(f"Previous answer changed to: {text}", markup=False)

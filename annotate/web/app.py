@@ -25,6 +25,7 @@ from annotate.errors import UserError
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import TokenRefused, authenticate, needs_token
+from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
 
 MAX_REFUSALS = 5
@@ -96,7 +97,7 @@ class SignInScreen(Screen[None]):
 
     def refuse(self, reason: str, field: str = "token") -> None:
         """Show why the try was refused; clear the token and put the cursor in `field`."""
-        self.query_one("#signin-error", Static).update(reason)
+        self.query_one("#signin-error", Static).update(terminal_safe(reason))
         self.query_one("#token", Input).value = ""
         self.query_one(f"#{field}", Input).focus()
 
@@ -119,8 +120,8 @@ class WebLabelApp(LabelApp):
         self.fixed_annotator = annotator
         self.session: AnnotatorSession | None = None  # type: ignore[assignment]
         self.refusals = 0
-        self.title = ctx.spec.title
-        self.sub_title = study
+        self.title = terminal_safe(ctx.spec.title)
+        self.sub_title = terminal_safe(study)
         self.started = time.monotonic()
         self.shown_test = False
 
@@ -153,7 +154,7 @@ class WebLabelApp(LabelApp):
     def _start(self, name: str) -> None:
         """Open the annotator's session and hand over to LabelApp (at the guidelines)."""
         self.session = AnnotatorSession.open(self.engine, self.study, name)
-        self.sub_title = f"{self.study} · {name}"
+        self.sub_title = terminal_safe(f"{self.study} · {name}")
         self.started = time.monotonic()
         if isinstance(self.screen, SignInScreen):
             self.pop_screen()

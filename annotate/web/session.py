@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from annotate.errors import UserError
+from annotate.text import terminal_safe
 from annotate.workspace import open_workspace
 
 
@@ -21,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         ws = open_workspace()
         app = WebLabelApp(ws.engine, args.study, args.annotator)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     app.run()
     return 0

@@ -339,7 +339,7 @@ def test_read_only_store_file_is_a_clear_error_and_is_left_unchanged(tmp_path: P
         )
     finally:
         db.chmod(0o644)
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == 1, result.stderr
     assert "read-only" in result.stdout and "Traceback" not in result.stderr
     assert db.read_bytes() == before
     engine = open_workspace(f"sqlite:///{db}").engine

@@ -302,7 +302,7 @@ def test_bootstrap_gives_intervals(cli, tmp_path: Path):
 
 def _error(cli, *args: Any) -> str:
     result = cli("score", *args)
-    assert result.code == 2, result.stdout
+    assert result.code == 1, result.stdout
     assert "Traceback" not in result.stderr
     return result.stderr.strip()
 

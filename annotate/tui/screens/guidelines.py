@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -13,6 +12,7 @@ from textual.widgets import Footer, Header, Static
 
 from annotate.protocol.session import Phase, Progress
 from annotate.specs import ProtocolSpec, TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import answer_keys_text
 

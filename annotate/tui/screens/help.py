@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -10,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from annotate.specs import ProtocolSpec, TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import keys_text, prior_hint, reflow
 
 

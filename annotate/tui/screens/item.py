@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +22,7 @@ from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import LabelOption, TaskSpec
 from annotate.store.models import utcnow
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from annotate.protocol.session import Progress
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.widgets import Static
 
 from annotate.specs import LabelOption, TaskSpec
+from annotate.terminal_text import SafeText as Text
 
 INLINE_LIMIT = 24
 """Options with texts up to this long share a line; longer ones (STS-B's anchors, RTE's
