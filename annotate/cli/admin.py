@@ -60,6 +60,19 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
     report = check_store(ws.engine)
     if fmt is Format.json:
         print_json(report.as_dict())
+    if report.damaged:
+        first = report.violations[0].detail
+        more = (
+            f" (and {len(report.violations) - 1} more problems)"
+            if len(report.violations) > 1
+            else ""
+        )
+        warn(
+            f"error: the store {ws.url} is damaged: {first}{more}. Restore it from a backup "
+            '(README: "Recovering from a backup").'
+        )
+    elif fmt is Format.json:
+        pass
     elif report.ok:
         say(
             f"{ws.url}: no violation ({len(report.checks)} checks, {report.studies} studies, "

@@ -97,6 +97,7 @@ def require_current(engine: Engine) -> bool:
     if revision is None:
         return False
     if revision == SCHEMA_HEAD:
+        _require_tables(engine)
         return True
     if revision in SCHEMA_REVISIONS:
         raise StoreNeedsMigration(needs_migration_message(engine, revision))
@@ -105,6 +106,23 @@ def require_current(engine: Engine) -> bool:
         f"{_written_by(engine)}); this is annotate {this_release()}, which reads schema up to "
         f"{SCHEMA_HEAD}: upgrade annotate to use this store"
     )
+
+
+def _require_tables(engine: Engine) -> None:
+    """A current store has every table `annotate init` makes (a dropped table would otherwise
+    surface as a traceback in the middle of some command)."""
+    from sqlmodel import SQLModel
+
+    from annotate.store import curation_models, models
+
+    assert models and curation_models  # the imports register the tables on SQLModel.metadata
+    missing = sorted(set(SQLModel.metadata.tables) - set(inspect(engine).get_table_names()))
+    if missing:
+        raise UserError(
+            f"the store {describe_store(engine)} is damaged: it lacks the table(s) "
+            f'{", ".join(missing)}. Restore it from a backup (README: "Recovering from a '
+            'backup").'
+        )
 
 
 def needs_migration_message(engine: Engine, revision: str) -> str:
