@@ -18,11 +18,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from annotate.errors import UserError
 from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
-from annotate.protocol.studies import load_study
+from annotate.protocol.studies import AnnotatorExists, add_annotator, load_study
 from annotate.specs import TaskSpec
-from annotate.store.models import Item
+from annotate.store.models import Annotator, Item
 
 ACCURACY_SPREAD = 0.05
 """Standard deviation of the annotators' accuracies around the requested one."""
@@ -110,6 +111,32 @@ def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
         return None
 
 
+def claim_synthetic_names(engine: Engine, names: list[str]) -> None:
+    """Make sure every name is a synthetic annotator: create the missing ones (marked
+    synthetic), and refuse, before anything is written, a name a real annotator holds: a
+    simulation must never write labels in a person's name."""
+    from sqlmodel import Session, select
+
+    with Session(engine) as session:
+        found = {
+            a.name: a.synthetic
+            for a in session.exec(select(Annotator).where(Annotator.name.in_(names)))  # type: ignore[attr-defined]
+        }
+    real = [name for name in names if found.get(name) is False]
+    if real:
+        who = "is a real annotator" if len(real) == 1 else "are real annotators"
+        raise UserError(
+            f"{', '.join(map(repr, real))} {who}; simulate writes only as annotators it "
+            "created (marked synthetic): choose another --prefix"
+        )
+    for name in names:
+        if name not in found:
+            try:
+                add_annotator(engine, name, synthetic=True)
+            except AnnotatorExists:  # a concurrent simulate made it a moment ago
+                claim_synthetic_names(engine, [name])
+
+
 def simulate(
     engine: Engine,
     study: str,
@@ -131,9 +158,10 @@ def simulate(
         )
         for i in range(annotators)
     ]
+    claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
     for a in crowd:
-        a.session = AnnotatorSession.open(engine, study, a.name, create_annotator=True)
+        a.session = AnnotatorSession.open(engine, study, a.name)
         while a.session.phase() is Phase.TRAINING:
             item = a.session.next_item()
             if item is None:

@@ -195,6 +195,7 @@ def annotator_list(
                 "token": a.token_hash is not None,
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
+                "synthetic": a.synthetic,
             }
             for a in session.scalars(select(Annotator).order_by(Annotator.name))
         ]
@@ -209,6 +210,7 @@ def annotator_list(
             ("token", "Token"),
             ("failed_logins", "Refused logins"),
             ("created_at", "Added"),
+            ("synthetic", "Synthetic"),
         ],
         title="Annotators",
     )

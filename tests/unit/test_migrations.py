@@ -178,9 +178,12 @@ def test_migrate_keeps_every_row_and_every_number(tmp_path: Path):
     assert code == 0, err
     backup = tmp_path / "study-schema1-backup.db"
     assert f"backup of the store written to {backup}" in out
-    assert "from schema 1 to 2" in out
+    assert f"from schema 1 to {int(schema.SCHEMA_HEAD)}" in out
 
-    assert rows_of(url) == before
+    after = rows_of(url)
+    # Schema 3 adds annotator.synthetic: every annotator of 0.1.0 migrates as not synthetic.
+    assert after["annotator"] == [(*row, "False") for row in before["annotator"]]
+    assert {**after, "annotator": None} == {**before, "annotator": None}
     assert_numbers_as_in_0_1_0(url)
     # The backup is the untouched 0.1.0 store: it still asks to be migrated.
     assert rows_of(f"sqlite:///{backup}") == before
@@ -191,14 +194,14 @@ def test_migrate_keeps_every_row_and_every_number(tmp_path: Path):
     # What annotate 0.1.0 reads (meta.schema_version) now says 2, so 0.1.0 refuses the store.
     with sqlite3.connect(path) as con:
         assert dict(con.execute("SELECT key, value FROM meta")) == {
-            "schema_version": "2",
+            "schema_version": str(int(schema.SCHEMA_HEAD)),
             "annotate_version": annotate.__version__,
         }
         assert con.execute("PRAGMA foreign_keys").fetchone() == (0,)  # a fresh connection
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
     code, out, _ = run(url, "migrate")
-    assert code == 0 and "at schema 2 already: nothing to do" in out
+    assert code == 0 and f"at schema {int(schema.SCHEMA_HEAD)} already: nothing to do" in out
     code, out, _ = run(url, "check")
     assert code == 0 and "no violation" in out
 
@@ -264,7 +267,10 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
         code, _, err = run(url, *args)
         assert code == 1
         assert "schema 0042 (written by annotate 7.1.0)" in err, err
-        assert f"this is annotate {annotate.__version__}, which reads schema up to 0002" in err
+        assert (
+            f"this is annotate {annotate.__version__}, which reads schema up to {schema.SCHEMA_HEAD}"
+            in err
+        )
 
 
 @pytest.mark.parametrize("value", ["abc", "", "3"])
@@ -304,7 +310,10 @@ def test_the_revision_list_and_version_match_the_scripts_and_the_package():
 def test_version_option_prints_the_version_and_schema():
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == f"annotate {annotate.__version__} (store schema 2)"
+    assert (
+        result.stdout.strip()
+        == f"annotate {annotate.__version__} (store schema {int(schema.SCHEMA_HEAD)})"
+    )
 
 
 def schema_of(url: str) -> dict[str, object]:
@@ -395,5 +404,5 @@ def test_migrate_on_postgresql_keeps_every_number(
     assert code == 1 and "annotate migrate" in err and "pg_dump" in err
     code, out, err = run(url, "migrate")
     assert code == 0, err
-    assert "backup" not in out and "from schema 1 to 2" in out
+    assert "backup" not in out and f"from schema 1 to {int(schema.SCHEMA_HEAD)}" in out
     assert_numbers_as_in_0_1_0(url, across_backends)
