@@ -148,6 +148,13 @@ class ItemScreen(Screen[None]):
                 )
             return
         event.stop()
+        self.action_answer_key(option.key)
+
+    def action_answer_key(self, key: str) -> None:
+        """The answer with this key: pressed, or clicked/tapped in the answer bar."""
+        option = self.options.get(key)
+        if option is None:
+            return
         if isinstance(self.parts.chooser, CandidateJudgements):
             self.parts.chooser.judge(option.value)
         elif isinstance(self.parts.chooser, EntityChoice):

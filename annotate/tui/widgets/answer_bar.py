@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from textual.widgets import Static
 
 from annotate.specs import LabelOption, TaskSpec
@@ -18,21 +19,24 @@ def _key(key: str) -> Text:
     return Text(f" {key} ", style=KEY_STYLE)
 
 
+def clickable(option: LabelOption) -> Text:
+    """` 1  Positive`, which answers when clicked or tapped (a browser on a phone has no
+    keyboard to press the key with): the click runs the screen's `answer_key` action."""
+    part = Text.assemble(_key(option.key), " ", Text(option.text))
+    part.stylize(Style(meta={"@click": f"screen.answer_key({option.key!r})"}))
+    return part
+
+
 def option_lines(options: list[LabelOption]) -> Text:
     """`1 Positive  2 Negative` on one line, or one option per line when the texts are long."""
     one_per_line = any(len(o.text) > INLINE_LIMIT for o in options)
-    parts: list[Text] = []
-    for o in options:
-        parts.append(Text.assemble(_key(o.key), " ", Text(o.text)))
-    return Text("\n" if one_per_line else "   ").join(parts)
+    return Text("\n" if one_per_line else "   ").join(clickable(o) for o in options)
 
 
 def answer_keys_text(spec: TaskSpec) -> Text:
     """What the answer bar says for this task."""
     if spec.kind == "multi_answer":
-        judge = Text("   ").join(
-            Text.assemble(_key(o.key), " ", Text(o.text)) for o in spec.answer_options()
-        )
+        judge = Text("   ").join(clickable(o) for o in spec.answer_options())
         return Text.assemble(
             judge, "  the marked answer   ", _key("↑↓"), " move   ", _key("Enter"), " submit"
         )
