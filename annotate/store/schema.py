@@ -110,13 +110,16 @@ def require_current(engine: Engine) -> bool:
 
 def _require_tables(engine: Engine) -> None:
     """A current store has every table `annotate init` makes (a dropped table would otherwise
-    surface as a traceback in the middle of some command)."""
+    surface as a traceback in the middle of some command). The curation tables are exempt:
+    curation creates them when first used."""
     from sqlmodel import SQLModel
 
-    from annotate.store import curation_models, models
+    from annotate.store import models
+    from annotate.store.curation_models import CURATION_TABLES
 
-    assert models and curation_models  # the imports register the tables on SQLModel.metadata
-    missing = sorted(set(SQLModel.metadata.tables) - set(inspect(engine).get_table_names()))
+    assert models  # the import registers the tables on SQLModel.metadata
+    expected = set(SQLModel.metadata.tables) - {table.name for table in CURATION_TABLES}
+    missing = sorted(expected - set(inspect(engine).get_table_names()))
     if missing:
         raise UserError(
             f"the store {describe_store(engine)} is damaged: it lacks the table(s) "
