@@ -11,6 +11,7 @@ failure or deadlock).
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,13 +60,17 @@ def normalise_url(url_or_path: str) -> str:
     return f"sqlite:///{Path(url_or_path).expanduser()}"
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
+    # A read-only connection cannot switch the journal mode (the store is WAL already if it
+    # was ever written by annotate).
+    pragmas = [p for p in SQLITE_PRAGMAS if not (read_only and "journal_mode" in p)]
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        for pragma in SQLITE_PRAGMAS:
+        for pragma in pragmas:
             cursor.execute(pragma)
         cursor.close()
 
@@ -145,6 +150,23 @@ def disk_is_full(engine: Engine) -> bool:
         return False
 
 
+def read_only_url(path: Path) -> str | None:
+    """A URL that opens the SQLite file `path` for reading only, when this user may not write
+    it or its folder (a read-only folder, read-only media); None when writing is possible.
+
+    SQLite needs to write beside a WAL store (its -shm index) even to read. `mode=ro` reads
+    with an existing index; where none can exist (a read-only folder without one), the file is
+    opened `immutable`, which is safe because nobody writes it here: there is no -wal file of
+    unfinished commits, and we cannot create one either."""
+    folder = path.resolve().parent
+    if os.access(path, os.W_OK) and os.access(folder, os.W_OK):
+        return None
+    target = path.resolve().as_posix()
+    wal, shm = Path(f"{target}-wal"), Path(f"{target}-shm")
+    immutable = not os.access(folder, os.W_OK) and not shm.exists() and not wal.exists()
+    return f"sqlite:///file:{target}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
+
+
 def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     connect_args: dict[str, object] = {}
@@ -159,7 +181,7 @@ def make_engine(url: str) -> Engine:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine)
+        _install_sqlite_hooks(engine, read_only=engine.url.query.get("mode") == "ro")
     _install_storage_error_hook(engine)
     return engine
 
@@ -178,6 +200,9 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def describe_store(engine: Engine) -> str:
+    database = engine.url.database or ""
+    if engine.dialect.name == "sqlite" and database.startswith("file:"):
+        return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # read_only_url
     return engine.url.render_as_string(hide_password=True)
 
 
