@@ -23,6 +23,7 @@ from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import AnnotatorExists, add_annotator, load_study
 from annotate.specs import TaskSpec
+from annotate.store.engine import until_reachable
 from annotate.store.models import Annotator, Item
 
 ACCURACY_SPREAD = 0.05
@@ -105,7 +106,7 @@ def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:
-        a.session.submit(item, value, answered_at=answered_at)
+        until_reachable(engine, lambda: a.session.submit(item, value, answered_at=answered_at))
         return value
     except ItemTaken:
         return None
@@ -160,10 +161,13 @@ def simulate(
     ]
     claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
+    # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
     for a in crowd:
-        a.session = AnnotatorSession.open(engine, study, a.name)
-        while a.session.phase() is Phase.TRAINING:
-            item = a.session.next_item()
+        a.session = until_reachable(
+            engine, lambda a=a: AnnotatorSession.open(engine, study, a.name)
+        )
+        while until_reachable(engine, a.session.phase) is Phase.TRAINING:
+            item = until_reachable(engine, a.session.next_item)
             if item is None:
                 break
             _answer(engine, a, item)
@@ -179,7 +183,7 @@ def simulate(
     while active:
         for a in list(active):
             assert a.session is not None
-            item = a.session.next_item()
+            item = until_reachable(engine, a.session.next_item)
             if item is None:
                 active.remove(a)
                 continue

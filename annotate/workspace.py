@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
-from annotate.store.engine import make_engine, normalise_url, read_only_url
+from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
 
 DEFAULT_URL = "sqlite:///annotate.db"
@@ -43,7 +43,11 @@ def open_workspace(
             # gets SQLite's "read-only" error, made into one clear line (store/engine.py).
             engine.dispose()
             engine = make_engine(read_only)
-    exists = read_revision(engine) is not None if any_schema else require_current(engine)
+    # A database server that is restarting is waited for (within RECONNECT_SECONDS).
+    exists = until_reachable(
+        engine,
+        lambda: read_revision(engine) is not None if any_schema else require_current(engine),
+    )
     if not exists:
         if not create:
             engine.dispose()

@@ -11,10 +11,12 @@ import sys
 import traceback
 
 import typer
+from sqlalchemy.exc import DBAPIError
 
 from annotate.cli import admin, context, curate, data, demo, export, label, report, scoring, study
 from annotate.cli.context import app
 from annotate.errors import UserError
+from annotate.store.engine import is_disconnect
 from annotate.text import terminal_safe
 
 __all__ = [
@@ -46,6 +48,18 @@ def main() -> None:
         if debug_requested():
             traceback.print_exc()
         typer.echo(f"error: {terminal_safe(str(exc))}", err=True)
+        sys.exit(EXIT_ERROR)
+    except DBAPIError as exc:
+        if not is_disconnect(exc):
+            raise
+        if debug_requested():
+            traceback.print_exc()
+        reason = terminal_safe(str(exc.orig).strip().splitlines()[0])
+        typer.echo(
+            f"error: the store is unreachable ({reason}); check that the database server is "
+            "running and reachable, then run the command again",
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import ExceptionContext
@@ -23,6 +25,8 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
 
 from annotate.errors import UserError
+
+T = TypeVar("T")
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -184,6 +188,61 @@ def make_engine(url: str) -> Engine:
         _install_sqlite_hooks(engine, read_only=engine.url.query.get("mode") == "ro")
     _install_storage_error_hook(engine)
     return engine
+
+
+RECONNECT_SECONDS = float(os.environ.get("ANNOTATE_RECONNECT_SECONDS", "30"))
+"""How long a command keeps trying to reach a PostgreSQL server that went away, before it
+gives up with a clear error."""
+PG_CONNECTION_SQLSTATES = ("08", "57P01", "57P02", "57P03")
+"""connection_exception (class 08), admin/crash shutdown, cannot connect now (starting up)."""
+
+
+class StoreUnreachable(UserError):
+    """The database server cannot be reached (stopped, restarting, network gone)."""
+
+
+def is_disconnect(exc: BaseException) -> bool:
+    """Whether the store failed because its server went away, not because of the query: the
+    same transaction may succeed once the server is back."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    if type(orig).__module__.split(".")[0] != "psycopg":
+        return False  # SQLite has no server to lose
+    sqlstate = getattr(orig, "sqlstate", None)
+    if sqlstate is None:
+        return isinstance(exc, OperationalError)  # no answer at all: the connection failed
+    return sqlstate.startswith(PG_CONNECTION_SQLSTATES)
+
+
+def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
+    reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+    return StoreUnreachable(
+        f"the store {describe_store(engine)} is unreachable ({reason}); check that the database "
+        "server is running and reachable, then run the command again"
+    )
+
+
+def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None = None) -> T:
+    """Run `work`; while the server is unreachable, again with a growing pause (at most 5 s),
+    for up to `seconds` (RECONNECT_SECONDS), then a StoreUnreachable. `work` must be safe to
+    run twice (the store's writes are idempotent under its unique constraints)."""
+    deadline = time.monotonic() + (RECONNECT_SECONDS if seconds is None else seconds)
+    delay = 0.25
+    while True:
+        try:
+            return work()
+        except (DBAPIError, StoreUnreachable) as exc:
+            if isinstance(exc, DBAPIError) and not is_disconnect(exc):
+                raise
+            if time.monotonic() + delay > deadline:
+                if isinstance(exc, StoreUnreachable):
+                    raise
+                raise unreachable(engine, exc) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from annotate.errors import UserError
-from annotate.store.engine import describe_store
+from annotate.store.engine import describe_store, is_disconnect, unreachable
 
 SCHEMA_RELEASES = {"0001": "0.1.0", "0002": "0.2.0", "0003": "0.2.0"}
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
@@ -52,6 +52,8 @@ def read_revision(engine: Engine) -> str | None:
     try:
         names = set(inspect(engine).get_table_names())
     except (OperationalError, DBAPIError) as exc:
+        if is_disconnect(exc):
+            raise unreachable(engine, exc) from None
         raise UserError(f"cannot open store {describe_store(engine)}: {exc.orig}") from None
     if not names:
         return None
