@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -143,6 +145,23 @@ class SubmissionSpec(Strict):
     clip: tuple[float, float] | None = None
 
 
+class PairSpec(Strict):
+    """How a diagnostic's items form minimal pairs (AX-g: rows with ids 2k and 2k+1, which
+    share their hypothesis; the file's `pair_id` is unique per row and groups nothing)."""
+
+    by: Literal["consecutive-ids"] = "consecutive-ids"
+    same: str | None = None
+    """A field both members must share (jiant's GenderParity asserts equal hypotheses)."""
+
+
+@dataclass(frozen=True)
+class PairKeys:
+    keys: list[str | None]
+    """Each item's pair (None: in no pair)."""
+    broken: list[tuple[str, str]]
+    """Id pairs the rule joins whose `same` field differs: left unpaired, reported by callers."""
+
+
 class TaskSpec(Strict):
     """Everything the tool knows about one task."""
 
@@ -172,6 +191,8 @@ class TaskSpec(Strict):
     submission: SubmissionSpec
     train_on: str | None = None
     """A task whose dev items train annotators for this one (AX-b has no training data)."""
+    minimal_pairs: PairSpec | None = None
+    """Items that form minimal pairs: sampled together, scored for parity, resampled together."""
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskSpec:
@@ -207,6 +228,11 @@ class TaskSpec(Strict):
             raise ValueError(f"explanation_field {self.explanation_field!r} is not a field")
         if self.positive_label is not None and self.positive_label not in values:
             raise ValueError(f"positive_label {self.positive_label!r} is not a label value")
+        if "gender_parity" in self.metrics and self.minimal_pairs is None:
+            raise ValueError("gender_parity needs [minimal_pairs]: how items form pairs")
+        pairs = self.minimal_pairs
+        if pairs is not None and pairs.same is not None and pairs.same not in names:
+            raise ValueError(f"minimal_pairs.same {pairs.same!r} is not a field")
         return self
 
     # --- questions the rest of the code asks -------------------------------------------------
@@ -240,6 +266,32 @@ class TaskSpec(Strict):
     @property
     def short_name(self) -> str:
         return self.aliases[0] if self.aliases else self.name.split("/")[-1]
+
+    def pair_keys(self, ids: Sequence[str], fields: Sequence[Mapping[str, Any]]) -> PairKeys:
+        """The minimal pair of each item (ids and fields in any order, as sampled or read).
+        Consecutive ids: ids 2k and 2k+1 form pair k, as jiant's GenderParity pairs rows; a
+        non-integer id, a lone member, or a pair whose `same` field differs is in no pair."""
+        keys: list[str | None] = [None] * len(ids)
+        if self.minimal_pairs is None:
+            return PairKeys(keys, [])
+        members: dict[int, list[int]] = {}
+        for position, item_id in enumerate(ids):
+            try:
+                number = int(str(item_id))
+            except ValueError:
+                continue
+            members.setdefault(number // 2, []).append(position)
+        same = self.minimal_pairs.same
+        broken: list[tuple[str, str]] = []
+        for pair, positions in members.items():
+            if len(positions) != 2:
+                continue
+            a, b = positions
+            if same is not None and fields[a].get(same) != fields[b].get(same):
+                broken.append((str(ids[a]), str(ids[b])))
+                continue
+            keys[a] = keys[b] = str(pair)
+        return PairKeys(keys, broken)
 
 
 class ProtocolSpec(Strict):

@@ -187,7 +187,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
+_summary_lines: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Lines a test asks to show after the run (`record_property("summary", ...)`): they come
+    back from xdist workers with the report, so they reach this process either way."""
+    if report.when == "call":
+        _summary_lines.extend(v for k, v in report.user_properties if k == "summary")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
+    for line in _summary_lines:
+        terminalreporter.write_line(line)
     if not _postgres_outcomes:
         return
     counts = {

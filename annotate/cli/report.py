@@ -14,6 +14,7 @@ import typer
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json
+from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 
 
@@ -21,6 +22,13 @@ class ReportFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    latex = "latex"
+    html = "html"
+
+
+class IntervalStyle(StrEnum):
+    brackets = "brackets"
+    pm = "pm"
 
 
 class AgreementFormat(StrEnum):
@@ -38,9 +46,9 @@ class Level(StrEnum):
 @app.command()
 def report(
     ctx: typer.Context,
-    study: str = typer.Argument(..., help="Name of the study"),
+    study: str | None = typer.Argument(None, help="Name of the study (or use --benchmark)"),
     fmt: ReportFormat = typer.Option(
-        ReportFormat.table, "--format", help="table, json or markdown"
+        ReportFormat.table, "--format", help="table, json, markdown, latex or html"
     ),
     bootstrap: int = typer.Option(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
@@ -52,22 +60,114 @@ def report(
         [],
         "--model",
         help="A model's predictions in the leaderboard submission format, scored on the same "
-        "items (repeatable)",
+        "items (repeatable); with --benchmark, a folder of submission files",
+    ),
+    benchmark: str | None = typer.Option(
+        None, "--benchmark", help="glue or superglue: the human row over one study per task"
+    ),
+    studies: list[str] = typer.Option(
+        [], "--study", help="With --benchmark: the study of a task that has several (repeatable)"
+    ),
+    figures: Path | None = typer.Option(
+        None, "--figures", help="Also write each figure as PDF and SVG into this folder"
+    ),
+    settings: list[str] = typer.Option(
+        [], "--set", help="KEY=VALUE: hourly_rate=23.75 estimates the cost in the datasheet"
+    ),
+    intervals: IntervalStyle = typer.Option(
+        IntervalStyle.brackets, "--intervals", help="LaTeX: brackets [low, high] or pm (±)"
     ),
 ) -> None:
     """The human ceiling of a study: aggregated score with intervals, individual annotators,
-    agreement, ties, diagnostics per phenomenon and items whose gold looks wrong."""
-    from annotate.report.build import study_report
-    from annotate.report.render import render_markdown, render_table
+    agreement, ties, diagnostics per phenomenon, items whose gold looks wrong and the datasheet
+    of the run. With --benchmark: the benchmark's human row over its studies."""
+    from annotate.errors import UserError
 
+    hourly_rate = _hourly_rate(settings)
+    if (study is None) == (benchmark is None):
+        raise UserError("name a study, or pass --benchmark glue|superglue (not both)")
+    if studies and benchmark is None:
+        raise UserError("--study chooses a task's study for --benchmark")
     ws = options(ctx).workspace()
-    result = study_report(ws.engine, study, bootstrap=bootstrap, seed=seed, model_files=model)
+    if benchmark is not None:
+        from annotate.report.benchmark_row import benchmark_report
+
+        result = benchmark_report(
+            ws.engine,
+            benchmark.lower(),
+            studies=studies,
+            model_dirs=model,
+            bootstrap=bootstrap,
+            seed=seed,
+            hourly_rate=hourly_rate,
+        )
+    else:
+        from annotate.report.build import study_report
+
+        assert study is not None
+        result = study_report(
+            ws.engine,
+            study,
+            bootstrap=bootstrap,
+            seed=seed,
+            model_files=model,
+            hourly_rate=hourly_rate,
+        )
+    if figures is not None:
+        from annotate.report.figures import write_figures
+
+        for path in write_figures(result, figures):
+            console(stderr=True).print(Text(f"figure: {path}"))
+    _render(result, fmt, intervals.value)
+
+
+def _hourly_rate(settings: list[str]) -> float | None:
+    from annotate.errors import UserError
+
+    rate = None
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        if key.strip() != "hourly_rate" or not value.strip():
+            raise UserError(f"--set {setting}: the report knows one setting, hourly_rate=NUMBER")
+        try:
+            rate = float(value)
+        except ValueError:
+            raise UserError(f"--set {setting}: hourly_rate must be a number") from None
+        if rate < 0:
+            raise UserError(f"--set {setting}: hourly_rate must not be negative")
+    return rate
+
+
+def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport | BenchmarkReport
+    from annotate.report.schema import BenchmarkReport
+
     if fmt is ReportFormat.json:
         print_json(result.to_json())
-    elif fmt is ReportFormat.markdown:
-        sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")
+    elif fmt is ReportFormat.html:
+        from annotate.report.html import render_html
+
+        sys.stdout.write(terminal_safe(render_html(result)))
+    elif fmt is ReportFormat.latex:
+        from annotate.report.latex import render_latex
+
+        sys.stdout.write(terminal_safe(render_latex(result, intervals=intervals)))
+    elif isinstance(result, BenchmarkReport):
+        from annotate.report.benchmark_render import (
+            render_benchmark_markdown,
+            render_benchmark_table,
+        )
+
+        if fmt is ReportFormat.markdown:
+            sys.stdout.write(terminal_safe(render_benchmark_markdown(result)) + "\n")
+        else:
+            render_benchmark_table(result, console())
     else:
-        render_table(result, console())
+        from annotate.report.render import render_markdown, render_table
+
+        if fmt is ReportFormat.markdown:
+            sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")
+        else:
+            render_table(result, console())
 
 
 @app.command()

@@ -152,7 +152,13 @@ def _render_scores(data: dict[str, Any]) -> None:
                 "metrics": ", ".join(metrics),
                 "score": pct(r["task_score"]["value"]),
                 "coverage": f"{cov['scored']}/{cov['gold']} {cov['unit']}s"
-                + (f", {cov['not_in_gold']} ids not in gold" if cov["not_in_gold"] else ""),
+                + (
+                    f", {cov['answers_missing']} answers missing (counted wrong)"
+                    if cov.get("answers_missing")
+                    else ""
+                )
+                + (f", {cov['not_in_gold']} ids not in gold" if cov["not_in_gold"] else "")
+                + ("" if cov.get("complete", True) else " (incomplete)"),
             }
         )
     print_table(
@@ -168,9 +174,21 @@ def _render_scores(data: dict[str, Any]) -> None:
     )
     for r in data["tasks"]:
         say(f"{r['file']} scored against {r['gold']}")
+    for r in data["tasks"]:
+        wrong = r.get("missing_counted_wrong")
+        if wrong:
+            say(
+                f"{r['task']}: the file is incomplete; counting what it leaves out as wrong, "
+                f"as a leaderboard would, the score is {pct(wrong['task_score']['value'])}"
+            )
     for b in data["benchmarks"]:
         value = pct(b["score"])
         say(f"{b['benchmark']} score: {value}" + (f" ({b['note']})" if b["partial"] else ""))
+        if b.get("score_missing_counted_wrong") is not None:
+            say(
+                f"{b['benchmark']} score with missing ids counted wrong: "
+                f"{pct(b['score_missing_counted_wrong'])}"
+            )
     for r in data["tasks"]:
         if r["diagnostics"]:
             _render_diagnostics(r["task"], r["diagnostics"])

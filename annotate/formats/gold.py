@@ -38,7 +38,8 @@ class GoldFile:
     """Label value per item ("entailment", "true", a rating, {answer idx: "0"/"1"}, [entities])."""
     tags: list[dict[str, list[str]] | None] = field(default_factory=list)
     pair_ids: list[str | None] = field(default_factory=list)
-    """AX-g: the minimal pair of each item; None for other tasks."""
+    """AX-g: the minimal pair of each item (ids 2k and 2k+1, `TaskSpec.pair_keys`); None for
+    items in no pair and for other tasks."""
 
 
 @dataclass(frozen=True)
@@ -71,17 +72,28 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
         raise DataFileError(path, None, "no such file")
     summary = FileSummary()
     gold = GoldFile(path=str(path), spec=spec)
-    wants_pair = any(f.name == "pair_id" for f in spec.fields)
+    fields: list[dict[str, Any]] = []
     for item in read_items(path, spec, summary):
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)
-        pair = item.fields.get("pair_id") if wants_pair else None
-        gold.pair_ids.append(None if pair is None or pair == "" else str(pair))
+        if spec.minimal_pairs is not None:
+            fields.append(item.fields)
     if not gold.ids:
         raise DataFileError(path, None, "the file has no items")
     if not summary.has_gold:
         raise NoGoldError(path, None, f"no gold labels in this {spec.name} file (a test file?)")
+    pairs = spec.pair_keys(gold.ids, fields)
+    if pairs.broken:
+        a, b = pairs.broken[0]
+        same = spec.minimal_pairs.same if spec.minimal_pairs else ""
+        raise DataFileError(
+            path,
+            None,
+            f"ids {a} and {b} should form a minimal pair but their {same} differs "
+            f"({len(pairs.broken)} such pairs): is this the {spec.short_name} file?",
+        )
+    gold.pair_ids = pairs.keys
     return gold
 
 

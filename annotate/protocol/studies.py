@@ -52,6 +52,32 @@ def _dataset(session: Session, dataset_id: int) -> Dataset:
     return dataset
 
 
+def _sample_test_items(
+    session: Session, spec: specs.TaskSpec, dataset_id: int, wanted: int | str, rng: random.Random
+) -> list[int]:
+    """The seeded test sample. A task with minimal pairs (AX-g) is sampled in whole pairs:
+    pairs are drawn until the sample holds at least `wanted` items (so one more when `wanted`
+    is odd), then the items are shuffled so the two halves of a pair are not shown in a row."""
+    in_file = select(Item.id).where(Item.dataset_id == dataset_id).order_by(Item.position)
+    if spec.minimal_pairs is None:
+        ids = list(session.scalars(in_file))
+        return rng.sample(ids, len(ids) if wanted == "all" else min(int(wanted), len(ids)))
+    rows = session.execute(in_file.add_columns(Item.source_id, Item.fields)).all()
+    ids = [row[0] for row in rows]
+    size = len(ids) if wanted == "all" else min(int(wanted), len(ids))
+    keys = spec.pair_keys([row[1] for row in rows], [row[2] or {} for row in rows]).keys
+    groups: dict[object, list[int]] = {}
+    for n, (item_id, key) in enumerate(zip(ids, keys, strict=True)):
+        groups.setdefault(key if key is not None else ("single", n), []).append(item_id)
+    chosen: list[int] = []
+    for group in rng.sample(list(groups.values()), len(groups)):
+        if len(chosen) >= size:
+            break
+        chosen += group
+    rng.shuffle(chosen)
+    return chosen
+
+
 def create_study(
     engine: Engine,
     name: str,
@@ -106,17 +132,7 @@ def create_study(
                     f"dataset {train.id} has no gold labels, so it cannot give feedback"
                 )
         rng = random.Random(effective.seed)
-        test_ids = list(
-            session.scalars(
-                select(Item.id).where(Item.dataset_id == test.id).order_by(Item.position)
-            )
-        )
-        size = (
-            len(test_ids)
-            if effective.test_sample == "all"
-            else min(effective.test_sample, len(test_ids))
-        )
-        test_sample = rng.sample(test_ids, size)
+        test_sample = _sample_test_items(session, spec, test.id or 0, effective.test_sample, rng)
         training: list[int] = []
         if effective.training_items > 0 and train is not None:
             pool = list(

@@ -150,19 +150,29 @@ def majority_of_k(
     priority: np.ndarray | None,
     rng: np.random.Generator,
     ks: tuple[int, ...] = CURVE_KS,
+    *,
+    study_k: int | None = None,
+    study_pred: np.ndarray | None = None,
 ) -> list[CommitteeScore]:
     """The score of a committee of k, for each k up to the most labels any item has: k labels of
     each item (items with at least k) are drawn at random, aggregated with the study's rules and
-    scored; the values are means over several draws."""
+    scored; the values are means over several draws. At the study's own k the committee is the
+    study's: its answers `study_pred` as recorded (ties settled once, as in the headline), not
+    re-drawn, so that row equals the headline on the items with k labels."""
     per_item = np.bincount(coded.row_item, minlength=coded.n_items)
     most = int(per_item.max()) if len(per_item) else 0
     n_rows = len(coded.row_item)
     sampler = agg.LabelSampler(coded.row_item)
     out = []
+    if study_k is not None:
+        ks = tuple(sorted({*ks, study_k}))
     for k in ks:
         if k > most:
             continue
         n_items = int((per_item >= k).sum())
+        if k == study_k and study_pred is not None:
+            out.append(_recorded_committee(coded, study_pred, per_item >= k, k, n_items))
+            continue
         draws = max(1, min(MAX_DRAWS, math.ceil(CURVE_LABEL_BUDGET / max(1, n_rows))))
         values: dict[str, list[float]] = {m: [] for m in coded.spec.metrics}
         totals: list[float] = []
@@ -195,3 +205,26 @@ def majority_of_k(
             )
         )
     return out
+
+
+def _recorded_committee(
+    coded: CodedStudy, pred: np.ndarray, full_items: np.ndarray, k: int, n_items: int
+) -> CommitteeScore:
+    """The study's own committee: its recorded answers on the items that have k labels."""
+    kept = pred.copy()
+    dropped = ~full_items[coded.unit_item]
+    if kept.dtype.kind == "f":
+        kept[dropped] = np.nan
+    elif kept.dtype == object:
+        kept[dropped] = None
+    else:
+        kept[dropped] = agg.NO_LABELS
+    point = scorer_for(coded, kept).point()
+    return CommitteeScore(
+        k=k,
+        n_items=n_items,
+        draws=1,
+        scores={m: point.get(m) for m in coded.spec.metrics},
+        task_score=task_score(point),
+        task_score_sd=None,
+    )

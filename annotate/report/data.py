@@ -42,7 +42,8 @@ class StudyData:
     """The effective protocol exactly as stored (printed in every report)."""
     items: pd.DataFrame
     """One row per test item of the sample, in sample order: item_id, source_id, position,
-    gold (None without gold), tags ({coarse: [fine]} or None), pair_id (AX-g, else None)."""
+    gold (None without gold), tags ({coarse: [fine]} or None), pair_id (the item's minimal
+    pair: AX-g ids 2k and 2k+1; else None)."""
     labels: pd.DataFrame
     """One row per test-phase label: item_id, source_id, annotator (name, categorical), value
     (as stored: text, number, dict or entity text), seconds (answered_at - shown_at)."""
@@ -146,7 +147,7 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
 
 
 def _load_items(conn: Any, study_id: int, spec: specs.TaskSpec, dialect: str) -> pd.DataFrame:
-    wants_pair = any(f.name == "pair_id" for f in spec.fields)
+    wants_pair = spec.minimal_pairs is not None
     columns = [
         StudyItem.item_id,
         Item.source_id,
@@ -174,10 +175,8 @@ def _load_items(conn: Any, study_id: int, spec: specs.TaskSpec, dialect: str) ->
         }
     )
     if wants_pair:
-        fields = decode_json(cols[5])
-        frame["pair_id"] = [
-            None if f is None or f.get("pair_id") is None else str(f["pair_id"]) for f in fields
-        ]
+        fields = [f or {} for f in decode_json(cols[5])]
+        frame["pair_id"] = spec.pair_keys(frame["source_id"].tolist(), fields).keys
     else:
         frame["pair_id"] = None
     return frame[ITEM_COLUMNS]

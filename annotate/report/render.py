@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from annotate.report.datasheet import datasheet_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -457,6 +458,7 @@ def sections(r: StudyReport) -> list[Section]:
         _gate_section(r),
         _benchmark_section(r),
         _protocol_section(r),
+        *(datasheet_sections(r.datasheet) if r.datasheet else []),
     ]
     return [s for s in found if s is not None]
 
@@ -480,9 +482,25 @@ def histogram_bars(histogram: dict[str, int], width: int = BAR_WIDTH) -> list[tu
     return [(k, "█" * (round(v / top * width) if top else 0), v) for k, v in histogram.items()]
 
 
+def interval_lines(report: StudyReport) -> list[str]:
+    """What the quotable line's interval holds fixed, and the wider one that does not."""
+    lines = []
+    if report.headline_interval is not None:
+        lines.append(f"Interval: {report.headline_interval.method}.")
+    humans = report.humans_interval
+    if humans is not None and report.task_score.value is not None:
+        lines.append(
+            f"Annotators like these, not only these: {pct(report.task_score.value)} "
+            f"{interval(humans.low, humans.high)} ({humans.method})."
+        )
+    return lines
+
+
 def render_table(report: StudyReport, console: Console) -> None:
     """The terminal view: the quotable summary, then one table per section."""
     console.print(Text(report.summary, style="bold"))
+    for line in interval_lines(report):
+        console.print(Text(line))
     console.print()
     for title, headers, rows in sections(report):
         console.print(_table(title, headers, rows))
@@ -548,6 +566,8 @@ def render_markdown(report: StudyReport) -> str:
     """The report for a paper or a README: a heading, the quotable line, then pipe tables."""
     lines = [f"# Human performance: {_md_cell(report.study)} ({_md_cell(report.task)})", ""]
     lines += [f"> {_md_cell(report.summary)}", ""]
+    lines += [_md_cell(line) + "  " for line in interval_lines(report)]
+    lines += [""] if report.headline_interval or report.humans_interval else []
     histogram = report.agreement.item_agreement_histogram
     for title, headers, rows in sections(report):
         lines += [f"## {_md_cell(title)}", ""]

@@ -82,6 +82,16 @@ class Estimate(JsonData):
 
 
 @dataclass
+class HeadlineInterval(JsonData):
+    """The interval the quotable line gives, and which claim it supports."""
+
+    low: float | None
+    high: float | None
+    method: str
+    """How it is computed and what is held fixed (these annotators, these items' population)."""
+
+
+@dataclass
 class Sample(JsonData):
     n_sample: int
     """Test items in the sample."""
@@ -526,4 +536,181 @@ class StudyReport(JsonData):
     gate: Gate
     bootstrap: Bootstrap
     benchmark: Benchmark | None = None
+    notes: list[str] = field(default_factory=list)
+    datasheet: Datasheet | None = None
+    """How the run went (left out when the report was built without a store)."""
+    headline_interval: HeadlineInterval | None = None
+    """The quotable line's interval and what it holds fixed."""
+    humans_interval: HeadlineInterval | None = None
+    """The task score's interval with the annotators resampled too (needs --bootstrap)."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "datasheet", "headline_interval", "humans_interval")
+
+
+# --- the datasheet of a run (added with issue 12: new keys only) -----------------------------
+
+
+@dataclass
+class Attrition(JsonData):
+    """Who came and who stayed: each count is of distinct annotators of the study."""
+
+    started_training: int
+    """Gave at least one training answer."""
+    completed_training: int
+    """Answered every training item of the study, or got a gate decision."""
+    admitted: int
+    """Latest gate decision: admitted."""
+    rejected: int
+    """Latest gate decision: refused."""
+    undecided: int
+    """Started training, no gate decision (yet)."""
+    labelled_test: int
+    """Gave at least one test answer (finished the protocol)."""
+    abandoned: int
+    """Left: stopped training before completing it (no decision), or were admitted and never
+    gave a test answer."""
+    abandoned_names: list[str]
+    training_pass_rate: Estimate
+    """Admitted / decided, with the Wilson interval (value None without decisions)."""
+
+
+@dataclass
+class AnnotatorTime(JsonData):
+    """Time on task of one annotator: training and test answers together."""
+
+    name: str
+    n_labels: int
+    median_seconds: float | None
+    total_minutes: float
+
+
+@dataclass
+class TimeOnTask(JsonData):
+    annotators: list[AnnotatorTime]
+    median_minutes_per_annotator: float | None
+    """The median over annotators of their total minutes."""
+    total_minutes: float
+    seconds_per_item_histogram: dict[str, list[float]]
+    """Test answers: "edges" (seconds, bins+1) and "counts" (answers per bin)."""
+
+
+@dataclass
+class Cost(JsonData):
+    hourly_rate: float
+    hours: float
+    estimated_cost: float
+    note: str
+
+
+@dataclass
+class FlaggedLabel(JsonData):
+    item: str
+    annotator: str
+    phase: str
+    comment: str | None
+
+
+@dataclass
+class Exclusion(JsonData):
+    what: str
+    n: int
+    reason: str
+
+
+@dataclass
+class Datasheet(JsonData):
+    """How the numbers were obtained: what reviewers ask for in a paper's data statement."""
+
+    protocol_name: str | None
+    protocol: dict[str, Any]
+    """The effective protocol, as stored with the study."""
+    assumptions: list[str]
+    """Protocol values the papers do not state (the preset's declared choices)."""
+    sample_size: int
+    """Test items drawn."""
+    test_sample_setting: Any
+    seed: int | None
+    training_items: int
+    attrition: Attrition
+    time_on_task: TimeOnTask
+    cost: Cost | None
+    """Only with `--set hourly_rate=…`."""
+    ties: dict[str, Any]
+    """rule, n_tied, unit and how many were settled each way."""
+    flagged: list[FlaggedLabel]
+    excluded: list[Exclusion]
+    first_label_at: str | None
+    last_label_at: str | None
+    software_version: str
+    store_schema_version: str | None
+    """The store's schema revision (read from the store)."""
+    schema_head: str
+    """The newest schema this annotate writes."""
+
+    def omitted(self) -> set[str]:
+        return set()
+
+
+# --- the benchmark's human row ----------------------------------------------------------------
+
+
+@dataclass
+class PublishedRow(JsonData):
+    """The human row a paper reports: a reference line, not measured here."""
+
+    source: str
+    scores: dict[str, dict[str, float]]
+    """Task -> metric -> value (fractions)."""
+    average: float | None
+    note: str
+
+
+@dataclass
+class BenchmarkTaskRow(JsonData):
+    task: str
+    title: str
+    group: str
+    study: str
+    n_items: int
+    """Scored items."""
+    metrics: list[str]
+    scores: dict[str, Estimate]
+    task_score: Estimate
+    models: dict[str, Estimate]
+    """Model name -> its task score on the same items."""
+    datasheet: Datasheet | None
+    summary: str
+
+
+@dataclass
+class BenchmarkModelRow(JsonData):
+    name: str
+    tasks_covered: list[str]
+    average: Estimate
+    partial: bool
+
+
+@dataclass
+class BenchmarkReport(JsonData):
+    """`annotate report --benchmark`: the human row of a whole benchmark."""
+
+    benchmark: str
+    summary: str
+    tasks: list[BenchmarkTaskRow]
+    missing: list[str]
+    """Task groups of the benchmark without a study (or without a score)."""
+    excluded_tasks: list[str]
+    """Diagnostic sets, scored apart from the average by the leaderboard's rule."""
+    average: Estimate
+    """The leaderboard average over the covered groups, with a bootstrap interval (items
+    resampled within each task, independently across tasks)."""
+    partial: bool
+    n_groups: int
+    n_groups_covered: int
+    group_scores: dict[str, float]
+    models: list[BenchmarkModelRow]
+    published: PublishedRow | None
+    bootstrap: Bootstrap
+    software_version: str
     notes: list[str] = field(default_factory=list)

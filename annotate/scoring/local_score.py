@@ -1,6 +1,10 @@
 """The standard scorer, run locally: a model's (or the humans') submission file against a
 labelled data file of the task, matched by id.
 
+Coverage counts what the file answers: items (MultiRC: questions, and their answers). A file
+that leaves any out is incomplete: its scores are given on what it answers, and beside them as
+a leaderboard would score it, everything left out counted wrong (`model_predictions`).
+
 The gold file is coded into units with gold (`code_gold`, as a study's sample is) and the
 predictions are scored by the same code that scores models in a study report (`model_units` +
 `scorer_for`), so a file exported from a study scores exactly what the report says. Ids in the
@@ -20,7 +24,7 @@ import numpy as np
 from annotate.errors import UserError
 from annotate.scoring.benchmark import average_tasks, benchmark_tasks
 from annotate.scoring.diagnostics import diagnostics
-from annotate.scoring.model_predictions import model_units
+from annotate.scoring.model_predictions import counted_wrong, missing_answers, model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 from annotate.scoring.units import GoldUnits, code_gold
@@ -71,6 +75,8 @@ class TaskResult:
     task_score: dict[str, Any]
     coverage: dict[str, Any]
     diagnostics: dict[str, Any] | None
+    missing_counted_wrong: dict[str, Any] | None = None
+    """Incomplete files: {"scores", "task_score"} with every id left out counted wrong."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -93,8 +99,17 @@ def score_predictions(
         )
     scorer = scorer_for(units, pred)
     metrics = list(spec.metrics)
-    scores, total = score_with_intervals(scorer, metrics, bootstrap, seed, f"score/{spec.name}")
+    purpose = f"score/{spec.name}"
+    scores, total = score_with_intervals(scorer, metrics, bootstrap, seed, purpose)
     n_gold = _with_gold(units)
+    answers_missing = missing_answers(units, model)
+    complete = scored == n_gold and answers_missing == 0
+    as_leaderboard = None
+    if not complete:
+        wrong_scores, wrong_total = score_with_intervals(
+            scorer_for(units, counted_wrong(units, pred)), metrics, bootstrap, seed, purpose
+        )
+        as_leaderboard = {"scores": wrong_scores, "task_score": wrong_total}
     diag = None
     if units.kind == "classification" and any(gold.tags):
         table = diagnostics(
@@ -124,9 +139,29 @@ def score_predictions(
             "fraction": scored / n_gold if n_gold else None,
             "predictions": len(model.predictions),
             "not_in_gold": not_in_gold,
+            "complete": complete,
+            **(
+                _answer_coverage(units, pred, answers_missing)
+                if units.kind == "multi_answer"
+                else {}
+            ),
         },
         diagnostics=diag,
+        missing_counted_wrong=as_leaderboard,
     )
+
+
+def _answer_coverage(units: GoldUnits, pred: np.ndarray, missing: int) -> dict[str, Any]:
+    """MultiRC: answers with gold, answered by the file, and left out of answered questions
+    (scored as wrong, see `model_predictions`)."""
+    with_gold = units.gold_code >= 0
+    return {
+        "answers_gold": int(with_gold.sum()),
+        "answers_given": int((with_gold & (pred != -1)).sum()) - missing,
+        "answers_missing": missing,
+        "rule": "an answer missing from a question the file answers counts as wrong "
+        "(F1a: a false negative or false positive; that question is not an exact match)",
+    }
 
 
 def benchmark_scores(results: Sequence[TaskResult]) -> list[dict[str, Any]]:
@@ -148,22 +183,36 @@ def benchmark_scores(results: Sequence[TaskResult]) -> list[dict[str, Any]]:
         average = average_tasks(scored, components)
         all_groups, group_scores = average.groups, average.group_scores
         missing = [t for t in components if t not in scored]
-        score = average.score
+        incomplete = [
+            r.task for r in results if r.task in scored and not r.coverage.get("complete", True)
+        ]
+        as_leaderboard = {
+            r.task: (r.missing_counted_wrong or {"task_score": r.task_score})["task_score"]["value"]
+            for r in results
+            if r.task in scored
+        }
+        notes = []
+        if missing:
+            notes.append(
+                f"{len(group_scores)} of {len(all_groups)} tasks; missing " + ", ".join(missing)
+            )
+        if incomplete:
+            notes.append("ids missing from " + ", ".join(incomplete))
         out.append(
             {
                 "benchmark": benchmark,
-                "score": score,
-                "partial": bool(missing),
+                "score": average.score,
+                "partial": bool(missing or incomplete),
                 "n_tasks": len(all_groups),
                 "n_tasks_covered": len(group_scores),
                 "tasks": dict(group_scores),
                 "missing": missing,
-                "note": (
-                    f"partial: {len(group_scores)} of {len(all_groups)} tasks; missing "
-                    + ", ".join(missing)
-                )
-                if missing
+                "incomplete": incomplete,
+                # What a leaderboard would give: every id a file leaves out counted wrong.
+                "score_missing_counted_wrong": average_tasks(as_leaderboard, components).score
+                if incomplete
                 else None,
+                "note": "partial: " + "; ".join(notes) if notes else None,
             }
         )
     return out

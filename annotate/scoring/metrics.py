@@ -7,7 +7,7 @@
 - MultiRC F1a is binary F1 over all candidate answers, EM the share of questions with every
   answer right;
 - ReCoRD F1 / EM are SQuAD-style normalised token F1 and exact match, max over gold answers;
-- AX-g gender parity is the share of minimal pairs (`pair_id` groups) predicted alike.
+- AX-g gender parity is the share of minimal pairs (ids 2k and 2k+1) predicted alike.
 
 A unit without a decision (a tie left open or abstained) counts as wrong: it is a prediction of
 its own "no answer" class that matches no gold.

@@ -225,7 +225,9 @@ def _write_jsonl(spec: specs.TaskSpec, path: Path) -> Path:
             elif f.name in {"end1", "end2", "span2_index"}:
                 value = 3
             elif f.name == "pair_id":
-                value = i // 2
+                value = 551646 + 2 * i  # unique per row, as in the real file
+            elif spec.minimal_pairs is not None and f.name == spec.minimal_pairs.same:
+                value = _text(i // 2, f.name)  # rows 2k and 2k+1 share it
             elif f.name == "question":
                 value = "cause" if i % 2 else "effect"
             _nested(f.sources()[0], value, obj)

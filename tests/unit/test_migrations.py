@@ -21,6 +21,7 @@ import annotate
 from annotate.cli import app
 from annotate.demo import DEMO_DATA
 from annotate.errors import UserError
+from annotate.report.build import WILSON_METHOD
 from annotate.store import schema
 from annotate.store.engine import make_engine
 from annotate.workspace import open_workspace
@@ -81,11 +82,42 @@ def rows_of(url: str) -> dict[str, list[tuple]]:
     return rows
 
 
+def fixed_since_0_1_0(name: str, expected: dict) -> dict:
+    """0.1.0's numbers, with what later releases fixed on purpose. 0.2.0: the majority-of-k
+    row at the study's k uses the study's recorded tie decisions, so it equals the headline
+    (0.1.0 re-broke ties at random there); an accuracy-only task quotes Wilson's interval in
+    its headline (the percentile bootstrap under-covered), named in `headline_interval`."""
+    if not name.startswith("report "):
+        return expected
+    fixed = json.loads(json.dumps(expected))
+    if fixed["metrics"] == ["accuracy"]:
+        acc = fixed["scores"]["accuracy"]
+        low, high = acc["wilson_low"], acc["wilson_high"]
+        fixed["headline_interval"] = {"low": low, "high": high, "method": WILSON_METHOD}
+        head, _, rest = fixed["summary"].partition(" [")
+        fixed["summary"] = f"{head} [{low * 100:.1f}, {high * 100:.1f}]" + rest.partition("]")[2]
+    for row in fixed["majority_of_k"]:
+        if row["k"] == fixed["protocol"]["annotators_per_item"]:
+            row.update(
+                draws=1,
+                scores={m: e["value"] for m, e in fixed["scores"].items()},
+                task_score=fixed["task_score"]["value"],
+                task_score_sd=None,
+            )
+    return fixed
+
+
 def assert_numbers_as_in_0_1_0(url: str, same: Callable[[object], object] = lambda x: x) -> None:
     for name, args in COMMANDS.items():
         code, out, err = run(url, *args)
         assert code == 0, (name, err)
-        assert json.loads(out) == same(EXPECTED[name]), f"`annotate {' '.join(args)}` changed"
+        got = json.loads(out)
+        fixed = fixed_since_0_1_0(name, EXPECTED[name])
+        if isinstance(got, dict):  # later releases add keys (the report's datasheet): keep none out
+            missing = set(fixed) - set(got)
+            assert not missing, f"`annotate {' '.join(args)}` lost {missing}"
+            got = {k: v for k, v in got.items() if k in fixed}
+        assert got == same(fixed), f"`annotate {' '.join(args)}` changed"
 
 
 def across_backends(value: object, key: str = "") -> object:

@@ -3,6 +3,7 @@ backends (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -343,3 +344,55 @@ def test_simulate_refuses_a_real_annotators_name_and_writes_nothing(cli, workspa
         a["name"]: a["synthetic"] for a in cli("annotator", "list", "--format", "json").json()
     }
     assert listed == {"x1": False, "sim1": True, "sim2": True, "sim3": True}
+
+
+@pytest.mark.parametrize("wanted", [10, 11])
+def test_an_axg_study_samples_whole_minimal_pairs(workspace, tmp_path: Path, wanted: int):
+    """AX-g's minimal pairs are rows 2k and 2k+1: a study draws both halves or neither (an odd
+    sample size gets one item more), in an order that does not show the halves in a row."""
+    from annotate import specs
+    from annotate.formats.importer import import_file
+    from annotate.store.models import Item
+
+    rows = [
+        {
+            "premise": f"The clerk said {'she' if i % 2 else 'he'} had signed form {i // 2}.",
+            "hypothesis": f"The clerk had signed form {i // 2}.",
+            "idx": i,
+            "pair_id": 551646 + 2 * i,
+            "label": "entailment" if (i // 2) % 2 else "not_entailment",
+        }
+        for i in range(60)
+    ]
+    dev = import_file(
+        workspace.engine,
+        specs.load_task("superglue/rte"),
+        write_jsonl(tmp_path / "rte" / "val.jsonl", rte_rows(6)),
+    )
+    test = import_file(
+        workspace.engine,
+        specs.load_task("superglue/axg"),
+        write_jsonl(tmp_path / "axg" / "AX-g.jsonl", rows),
+    )
+    ctx = create_study(
+        workspace.engine,
+        "axg",
+        "superglue/axg",
+        "quick",
+        train_dataset_id=dev.dataset_id,
+        test_dataset_id=test.dataset_id,
+        overrides={"test_sample": wanted},
+    )
+    with Session(workspace.engine) as s:
+        ids = [
+            int(s.get(Item, si.item_id).source_id)
+            for si in s.exec(
+                select(StudyItem)
+                .where(StudyItem.study_id == ctx.id, StudyItem.phase == TEST)
+                .order_by(StudyItem.position)
+            )
+        ]
+    assert len(ids) == wanted + wanted % 2
+    assert Counter(i // 2 for i in ids) == dict.fromkeys({i // 2 for i in ids}, 2)
+    halves_in_a_row = sum(a // 2 == b // 2 for a, b in itertools.pairwise(ids))
+    assert halves_in_a_row < len(ids) // 2  # shuffled, not served pair after pair

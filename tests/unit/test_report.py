@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -276,6 +277,18 @@ def test_random_ties_follow_the_study_seed(cli, workspace):
     assert first["scores"]["accuracy"]["value"] == pytest.approx(0.6 if tie["result"] == E else 0.4)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_curve_at_the_studys_k_is_the_headline_with_its_recorded_ties(cli, workspace, seed):
+    """At k = the study's k the committee is the study itself: the random tie is settled once,
+    as the headline settled it, whatever draws the curve makes at smaller k."""
+    three_way(workspace, overrides={"tie_rule": "random", "seed": seed})
+    r = report_json(cli, "mnli", "--bootstrap", "0", "--seed", str(100 + seed))
+    [at_k] = [row for row in r["majority_of_k"] if row["k"] == 5]
+    assert at_k["scores"]["accuracy"] == pytest.approx(r["scores"]["accuracy"]["value"])
+    assert at_k["task_score"] == pytest.approx(r["task_score"]["value"])
+    assert at_k["draws"] == 1
+
+
 def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     three_way(workspace)
     a = report_json(cli, "mnli", "--bootstrap", "300", "--seed", "5")
@@ -289,12 +302,43 @@ def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     assert alpha["ci_low"] <= alpha["value"] <= alpha["ci_high"]
 
 
-def test_without_bootstrap_there_are_no_intervals(cli, workspace):
+def test_without_bootstrap_there_are_no_bootstrap_intervals_but_wilsons(cli, workspace):
     three_way(workspace)
     r = report_json(cli, "mnli", "--bootstrap", "0")
     assert r["scores"]["accuracy"]["ci_low"] is None and r["task_score"]["ci_high"] is None
-    assert r["scores"]["accuracy"]["wilson_low"] is not None
-    assert "[" not in r["summary"].split(";")[0]
+    acc = r["scores"]["accuracy"]
+    # Accuracy alone: the quotable line gives Wilson's interval, which needs no resampling.
+    assert r["headline_interval"]["method"].startswith("Wilson score interval")
+    assert "these annotators held fixed" in r["headline_interval"]["method"]
+    low, high = acc["wilson_low"] * 100, acc["wilson_high"] * 100
+    value = acc["value"] * 100
+    assert f"{value:.1f} [{low:.1f}, {high:.1f}]" in r["summary"].split(";")[0]
+
+
+def test_a_study_with_every_item_right_has_an_interval_below_100(cli, workspace):
+    items = [{"source_id": str(i), "gold": E} for i in range(20)]
+    add_study(workspace.engine, "easy", "glue/mnli-m", items, {str(i): [E] * 5 for i in range(20)})
+    r = report_json(cli, "easy", "--bootstrap", "500")
+    assert r["scores"]["accuracy"]["value"] == 1.0
+    assert r["scores"]["accuracy"]["ci_low"] == 1.0  # the bootstrap collapses ...
+    assert r["headline_interval"]["low"] < 0.9 and r["headline_interval"]["high"] == 1.0
+    assert "100.0 [83.9, 100.0]" in r["summary"]  # ... Wilson does not
+
+
+def test_a_multi_metric_task_quotes_the_bootstrap_interval(cli, workspace):
+    add_study(
+        workspace.engine,
+        "cb",
+        "superglue/cb",
+        [
+            {"source_id": str(i), "gold": g}
+            for i, g in enumerate([E, "contradiction", "neutral", E])
+        ],
+        {"0": [E] * 5, "1": ["contradiction"] * 5, "2": [E] * 5, "3": [E] * 5},
+    )
+    r = report_json(cli, "cb", "--bootstrap", "200")
+    assert r["headline_interval"]["method"].startswith("bootstrap percentile interval")
+    assert r["headline_interval"]["low"] == r["task_score"]["ci_low"]
 
 
 def test_table_view_shows_markup_like_text_verbatim(cli, workspace, monkeypatch):
@@ -331,7 +375,7 @@ def test_markdown_for_papers(cli, workspace):
     assert result.code == 0, result.stderr
     md = result.stdout
     assert md.startswith("# Human performance: mnli (glue/mnli-m)")
-    assert "> Human, majority of 5 (n=5): 40.0; mean single annotator 56.0" in md
+    assert "> Human, majority of 5 (n=5): 40.0 [" in md and "]; mean single annotator 56.0" in md
     assert "| Accuracy | 40.0 |" in md
     assert "## Effective protocol" in md and "| tie_rule | abstain |" in md
     assert "| 2/5 | 1 |" in md
@@ -578,17 +622,16 @@ def test_record_scores_token_f1_and_em_over_gold_answers(cli, workspace):
 
 def test_axg_reports_gender_parity_over_minimal_pairs(cli, workspace):
     NE = "not_entailment"
+    # As in the real AX-g.jsonl: pair_id is unique per row; rows 2k and 2k+1 form a pair and
+    # share their hypothesis.
     items = [
-        {"source_id": "0", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "1", "gold": E, "fields": {"pair_id": 7}},
-        {"source_id": "2", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "3", "gold": NE, "fields": {"pair_id": 8}},
-        {"source_id": "4", "gold": E, "fields": {"pair_id": 9}},  # its partner was not sampled
-    ]
+        {"source_id": str(i), "gold": g, "fields": {"pair_id": 551646 + 2 * i, "hypothesis": h}}
+        for i, (g, h) in enumerate([(E, "h0"), (E, "h0"), (NE, "h1"), (NE, "h1"), (E, "h2")])
+    ]  # item 4's partner (5) was not sampled
     labels = {"0": [E] * 3, "1": [E] * 3, "2": [NE] * 3, "3": [E, E, NE], "4": [E] * 3}
     add_study(workspace.engine, "axg", "superglue/axg", items, labels)
     r = report_json(cli, "axg", "--bootstrap", "100")
-    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # pair 7 alike, pair 8 not
+    assert r["scores"]["gender_parity"]["value"] == pytest.approx(0.5)  # 0/1 alike, 2/3 not
     assert r["scores"]["accuracy"]["value"] == pytest.approx(0.8)
     assert "minimal pairs resampled together" in r["bootstrap"]["method"]
 
@@ -691,3 +734,51 @@ def test_items_not_labelled_yet_are_reported(cli, workspace):
     assert r["sample"]["labels_per_item"] == {"5": 1, "3": 1}
     assert any("2 of 4 sampled test items have no labels yet" in n for n in r["notes"])
     json.dumps(r)  # plain JSON
+
+
+def test_the_humans_interval_resamples_annotators_too_and_matches_a_plain_recomputation(
+    cli, workspace
+):
+    """Items resampled, then each item's annotators: wider than the items-only bootstrap, and
+    the same as a two-stage bootstrap written out by hand (to Monte Carlo noise)."""
+    rng = np.random.default_rng(8)
+    n_items, accuracies = 40, [0.95, 0.85, 0.75, 0.7, 0.6]
+    golds = [E if i % 2 else N for i in range(n_items)]
+    other = {E: N, N: E}
+    votes = {
+        str(i): [g if rng.random() < a else other[g] for a in accuracies]
+        for i, g in enumerate(golds)
+    }
+    add_study(
+        workspace.engine,
+        "people",
+        "glue/mnli-m",
+        [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)],
+        votes,
+        overrides={"tie_rule": "abstain"},
+    )
+    r = report_json(cli, "people", "--bootstrap", "1000", "--seed", "4")
+    humans = r["humans_interval"]
+    assert humans["method"].startswith("two-stage bootstrap")
+    assert humans["low"] <= r["task_score"]["value"] <= humans["high"]
+    assert humans["high"] - humans["low"] > r["task_score"]["ci_high"] - r["task_score"]["ci_low"]
+
+    # By hand: draw items, then 5 answers with replacement per item, majority (3 classes,
+    # ties abstain = wrong), accuracy.
+    plain = np.random.default_rng(99)
+    table = [votes[str(i)] for i in range(n_items)]
+    values = []
+    for _ in range(4000):
+        right = 0
+        for i in plain.integers(0, n_items, n_items):
+            drawn = [table[i][j] for j in plain.integers(0, 5, 5)]
+            counts = Counter(drawn).most_common()
+            tie = len(counts) > 1 and counts[0][1] == counts[1][1]
+            right += (not tie) and counts[0][0] == golds[i]
+        values.append(right / n_items)
+    low, high = np.percentile(values, [2.5, 97.5])
+    assert humans["low"] == pytest.approx(low, abs=0.03)
+    assert humans["high"] == pytest.approx(high, abs=0.03)
+
+    table_out = cli("report", "people", "--bootstrap", "200").stdout
+    assert "Annotators like these, not only these:" in " ".join(table_out.split())

@@ -4,6 +4,8 @@ the benchmark score, diagnostics per phenomenon, and every way a file can be wro
 
 from __future__ import annotations
 
+import json
+import random
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -62,7 +64,80 @@ def test_accuracy_and_coverage_by_id(cli, tmp_path: Path):
         "fraction": 0.5,
         "predictions": 4,
         "not_in_gold": 1,
+        "complete": False,
     }
+    # As a leaderboard would score it: the 3 ids left out count wrong, 2 right of 6.
+    wrong = task["missing_counted_wrong"]
+    assert wrong["scores"]["accuracy"]["value"] == pytest.approx(2 / 6)
+
+
+def test_a_multirc_file_missing_an_answer_is_incomplete_and_not_exact(cli, tmp_path: Path):
+    """One question's answer is left out: coverage counts answers, the answer counts as wrong
+    for F1a (gold true: a false negative) and its question is no exact match."""
+    paragraph = {
+        "text": "Ines planted beans in May and picked them in July.",
+        "questions": [
+            {
+                "idx": 0,
+                "question": "When did Ines plant?",
+                "answers": [
+                    {"idx": 0, "text": "May", "label": 1},
+                    {"idx": 1, "text": "July", "label": 0},
+                ],
+            },
+            {
+                "idx": 1,
+                "question": "What did she pick?",
+                "answers": [
+                    {"idx": 2, "text": "Beans", "label": 1},
+                    {"idx": 3, "text": "Peas", "label": 0},
+                ],
+            },
+        ],
+    }
+    gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", [{"idx": 0, "passage": paragraph}])
+    full = {
+        "idx": 0,
+        "passage": {
+            "questions": [
+                {"idx": 0, "answers": [{"idx": 0, "label": 1}, {"idx": 1, "label": 0}]},
+                {"idx": 1, "answers": [{"idx": 2, "label": 1}, {"idx": 3, "label": 0}]},
+            ]
+        },
+    }
+    [task] = score_json(cli, jsonl(tmp_path / "a" / "MultiRC.jsonl", [full]), "--gold", gold)[
+        "tasks"
+    ]
+    assert task["coverage"]["complete"] and task["coverage"]["answers_missing"] == 0
+    assert task["scores"]["em"]["value"] == 1.0 and task["missing_counted_wrong"] is None
+
+    full["passage"]["questions"][1]["answers"] = [{"idx": 3, "label": 0}]  # "Beans" left out
+    [task] = score_json(cli, jsonl(tmp_path / "b" / "MultiRC.jsonl", [full]), "--gold", gold)[
+        "tasks"
+    ]
+    cov = task["coverage"]
+    assert (cov["scored"], cov["gold"]) == (2, 2)  # every question is there ...
+    assert (cov["answers_gold"], cov["answers_given"], cov["answers_missing"]) == (4, 3, 1)
+    assert not cov["complete"] and "counts as wrong" in cov["rule"]  # ... but not every answer
+    assert task["scores"]["em"]["value"] == pytest.approx(0.5)
+    # F1a over all 4 answers: tp 1 (May), fn 1 (Beans, missing), fp 0.
+    assert task["scores"]["f1a"]["value"] == pytest.approx(2 * 1 / (2 * 1 + 0 + 1))
+
+
+def test_a_benchmark_folder_with_an_incomplete_file_is_partial(cli, tmp_path: Path):
+    gold = rte_gold(tmp_path / "RTE" / "val.jsonl")  # gold: not, ent, ent, not, ent, ent
+    folder = tmp_path / "sub"
+    jsonl(
+        folder / "RTE.jsonl", [{"idx": 1, "label": "entailment"}, {"idx": 2, "label": "entailment"}]
+    )
+    data = score_json(cli, folder, "--gold", gold.parent.parent)
+    [bench] = data["benchmarks"]
+    assert bench["partial"] and bench["incomplete"] == ["superglue/rte"]
+    assert "ids missing from superglue/rte" in bench["note"]
+    assert bench["tasks"]["superglue/rte"] == pytest.approx(1.0)  # on the ids it answers
+    assert bench["score_missing_counted_wrong"] == pytest.approx(2 / 6)
+    table = cli("score", folder, "--gold", gold.parent.parent).stdout
+    assert "(incomplete)" in table and "counted wrong" in table
 
 
 def test_stsb_pearson_and_spearman_equal_scipy(cli, tmp_path: Path):
@@ -128,23 +203,71 @@ def test_record_is_normalised_exact_match(cli, tmp_path: Path):
     }
 
 
-def test_axg_gender_parity_over_minimal_pairs(cli, tmp_path: Path):
-    rows = [
+def axg_rows(n: int) -> list[dict[str, Any]]:
+    """The real AX-g layout: rows 2k and 2k+1 share the hypothesis and differ in the premise's
+    pronoun; pair_id is unique per row (it groups nothing)."""
+    return [
         {
-            "premise": f"p{i}",
-            "hypothesis": f"h{i}",
+            "premise": f"The nurse said {'she' if i % 2 else 'he'} would call ({i // 2}).",
+            "hypothesis": f"The nurse would call ({i // 2}).",
             "idx": i,
-            "pair_id": i // 2,
+            "pair_id": 551646 + 2 * i,
             "label": "entailment" if i % 2 else "not_entailment",
         }
-        for i in range(6)
+        for i in range(n)
     ]
+
+
+def gender_parity_as_jiant(preds: list[str], rows: list[dict[str, Any]]) -> float:
+    """jiant's GenderParity: walk the rows in order, pair 2k with 2k+1, assert the pair shares
+    its hypothesis, count the pairs predicted alike."""
+    same = 0
+    for k in range(0, len(rows), 2):
+        assert rows[k]["hypothesis"] == rows[k + 1]["hypothesis"]
+        same += preds[k] == preds[k + 1]
+    return same / (len(rows) // 2)
+
+
+def test_axg_gender_parity_pairs_rows_2k_and_2k_plus_1(cli, tmp_path: Path):
+    rows = axg_rows(6)
     gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
     preds = ["entailment", "entailment", "not_entailment", "entailment", "entailment", "entailment"]
     pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": p} for i, p in enumerate(preds)])
     [task] = score_json(cli, pred, "--gold", gold)["tasks"]
     assert task["scores"]["gender_parity"]["value"] == pytest.approx(2 / 3)  # pairs 0 and 2 alike
+    assert task["scores"]["gender_parity"]["value"] == pytest.approx(
+        gender_parity_as_jiant(preds, rows)
+    )
     assert task["scores"]["accuracy"]["value"] == pytest.approx(4 / 6)
+
+
+def test_axg_rows_that_share_no_hypothesis_are_refused(cli, tmp_path: Path):
+    rows = axg_rows(4)
+    rows[3]["hypothesis"] = "Someone else would call."
+    gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
+    pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": "entailment"} for i in range(4)])
+    result = cli("score", pred, "--gold", gold)
+    assert result.code == 2
+    assert "ids 2 and 3 should form a minimal pair but their hypothesis differs" in result.stderr
+
+
+def test_axg_gender_parity_on_the_real_file_equals_jiants_pairing(cli, tmp_path: Path):
+    from tests.conftest import shared_file
+
+    source = shared_file("superglue/AX-g/AX-g.jsonl")
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    # One label per row, from a seeded coin: some pairs alike, some not.
+    rng = random.Random(4)
+    preds = [rng.choice(["entailment", "not_entailment"]) for _ in rows]
+    pred = jsonl(
+        tmp_path / "AX-g.jsonl",
+        [{"idx": r["idx"], "label": p} for r, p in zip(rows, preds, strict=True)],
+    )
+    [task] = score_json(cli, pred, "--gold", source)["tasks"]
+    assert task["coverage"]["scored"] == 356
+    assert task["scores"]["gender_parity"]["value"] == pytest.approx(
+        gender_parity_as_jiant(preds, rows), abs=1e-12
+    )
 
 
 DIAGNOSTIC_ROWS = [
