@@ -1,4 +1,4 @@
-"""Schema 3: annotators made by `annotate simulate` are marked synthetic
+"""Schema 4: annotators made by `annotate simulate` are marked synthetic
 (`annotator.synthetic`), so simulate never writes as a real annotator.
 
 Every annotator already in the store migrates as not synthetic (the default): an earlier
@@ -6,8 +6,8 @@ simulate run left no mark to tell its annotators apart, and treating a real pers
 would let simulate write in their name. Rename or remove old simulated annotators by hand if
 simulate refuses their names.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-30
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -28,7 +28,7 @@ def upgrade() -> None:
         sa.Column("synthetic", sa.Boolean(), nullable=False, server_default=sa.false()),
     )
     # Every migration ends by naming its schema number (0.1.0 refuses any number but 1).
-    op.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
 
 
 def downgrade() -> None:
