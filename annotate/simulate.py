@@ -18,11 +18,13 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from annotate.errors import UserError
 from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
-from annotate.protocol.studies import load_study
+from annotate.protocol.studies import AnnotatorExists, add_annotator, load_study
 from annotate.specs import TaskSpec
-from annotate.store.models import Item
+from annotate.store.engine import until_reachable
+from annotate.store.models import Annotator, Item
 
 ACCURACY_SPREAD = 0.05
 """Standard deviation of the annotators' accuracies around the requested one."""
@@ -104,10 +106,36 @@ def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:
-        a.session.submit(item, value, answered_at=answered_at)
+        until_reachable(engine, lambda: a.session.submit(item, value, answered_at=answered_at))
         return value
     except ItemTaken:
         return None
+
+
+def claim_synthetic_names(engine: Engine, names: list[str]) -> None:
+    """Make sure every name is a synthetic annotator: create the missing ones (marked
+    synthetic), and refuse, before anything is written, a name a real annotator holds: a
+    simulation must never write labels in a person's name."""
+    from sqlmodel import Session, select
+
+    with Session(engine) as session:
+        found = {
+            a.name: a.synthetic
+            for a in session.exec(select(Annotator).where(Annotator.name.in_(names)))  # type: ignore[attr-defined]
+        }
+    real = [name for name in names if found.get(name) is False]
+    if real:
+        who = "is a real annotator" if len(real) == 1 else "are real annotators"
+        raise UserError(
+            f"{', '.join(map(repr, real))} {who}; simulate writes only as annotators it "
+            "created (marked synthetic): choose another --prefix"
+        )
+    for name in names:
+        if name not in found:
+            try:
+                add_annotator(engine, name, synthetic=True)
+            except AnnotatorExists:  # a concurrent simulate made it a moment ago
+                claim_synthetic_names(engine, [name])
 
 
 def simulate(
@@ -131,11 +159,15 @@ def simulate(
         )
         for i in range(annotators)
     ]
+    claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
+    # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
     for a in crowd:
-        a.session = AnnotatorSession.open(engine, study, a.name, create_annotator=True)
-        while a.session.phase() is Phase.TRAINING:
-            item = a.session.next_item()
+        a.session = until_reachable(
+            engine, lambda a=a: AnnotatorSession.open(engine, study, a.name)
+        )
+        while until_reachable(engine, a.session.phase) is Phase.TRAINING:
+            item = until_reachable(engine, a.session.next_item)
             if item is None:
                 break
             _answer(engine, a, item)
@@ -151,7 +183,7 @@ def simulate(
     while active:
         for a in list(active):
             assert a.session is not None
-            item = a.session.next_item()
+            item = until_reachable(engine, a.session.next_item)
             if item is None:
                 active.remove(a)
                 continue

@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
-from annotate.store.engine import make_engine, normalise_url
+from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
 
 DEFAULT_URL = "sqlite:///annotate.db"
@@ -37,7 +37,17 @@ def open_workspace(
         database = engine.url.database
         if database and database != ":memory:" and not Path(database).exists():
             raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
-    exists = read_revision(engine) is not None if any_schema else require_current(engine)
+        read_only = read_only_url(Path(database)) if database and database != ":memory:" else None
+        if read_only is not None:
+            # Reading works on read-only media or in a read-only folder; a command that writes
+            # gets SQLite's "read-only" error, made into one clear line (store/engine.py).
+            engine.dispose()
+            engine = make_engine(read_only)
+    # A database server that is restarting is waited for (within RECONNECT_SECONDS).
+    exists = until_reachable(
+        engine,
+        lambda: read_revision(engine) is not None if any_schema else require_current(engine),
+    )
     if not exists:
         if not create:
             engine.dispose()

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from annotate.cli import app
 from annotate.errors import UserError
+from annotate.text import terminal_safe
 from annotate.workspace import open_workspace
 from tests import pg
 
@@ -56,13 +57,14 @@ def workspace(db_url: str):
 @pytest.fixture
 def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
     """Run `annotate ARGS` against the test store, as the console script would: a UserError
-    becomes exit status 2 with `error: …` on stderr."""
+    becomes exit status 1 with `error: …` on stderr (2 is left to usage errors)."""
     monkeypatch.delenv("ANNOTATE_DB", raising=False)
 
     def invoke(*args: str) -> CliResult:
         result = CliRunner().invoke(app, ["--db", db_url, *map(str, args)])
         if isinstance(result.exception, UserError):
-            return CliResult(2, result.stdout, result.stderr + f"error: {result.exception}\n")
+            message = terminal_safe(str(result.exception))
+            return CliResult(1, result.stdout, result.stderr + f"error: {message}\n")
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception
         return CliResult(result.exit_code, result.stdout, result.stderr)

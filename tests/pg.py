@@ -133,6 +133,27 @@ def stop(folder: Path, *, remove: bool = True) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def stop_now(server: Server) -> None:
+    """Stop the server as a crash would (`-m immediate`), keeping its data for `restart`."""
+    data = server.folder / "data"
+    _run_as(
+        _server_user(),
+        [str(find_bin_dir() / "pg_ctl"), "stop", "-w", "-m", "immediate", "-D", str(data)],
+    )
+
+
+def restart(server: Server) -> None:
+    """Start a server stopped by `stop_now` again, on the same port and data."""
+    data = server.folder / "data"
+    options = f"-p {server.port} -k {server.folder} -h 127.0.0.1 {SERVER_SETTINGS}"
+    pg_ctl = [str(find_bin_dir() / "pg_ctl"), "start", "-w", "-t", str(START_TIMEOUT_S)]
+    _run_as(
+        _server_user(),
+        [*pg_ctl, "-D", str(data), "-l", str(data / "server.log"), "-o", options],
+        server.folder / "setup.log",
+    )
+
+
 def main(argv: list[str]) -> int:
     """`python -m tests.pg start DIR` prints the URL; `python -m tests.pg stop DIR`."""
     if len(argv) != 2 or argv[0] not in ("start", "stop"):

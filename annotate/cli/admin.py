@@ -8,6 +8,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
+from annotate.errors import UserError
 
 
 @app.command("migrate")
@@ -60,6 +61,19 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
     report = check_store(ws.engine)
     if fmt is Format.json:
         print_json(report.as_dict())
+    if report.damaged:
+        first = report.violations[0].detail
+        more = (
+            f" (and {len(report.violations) - 1} more problems)"
+            if len(report.violations) > 1
+            else ""
+        )
+        warn(
+            f"error: the store {ws.url} is damaged: {first}{more}. Restore it from a backup "
+            '(README: "Recovering from a backup").'
+        )
+    elif fmt is Format.json:
+        pass
     elif report.ok:
         say(
             f"{ws.url}: no violation ({len(report.checks)} checks, {report.studies} studies, "
@@ -95,20 +109,50 @@ def serve_command(
     public_url: str = typer.Option(
         None, "--public-url", help="The address browsers use, when not http://HOST:PORT"
     ),
+    max_sessions: int = typer.Option(
+        20, "--max-sessions", min=1, help="Pages open at once (each runs an app process)"
+    ),
+    no_tokens: bool = typer.Option(
+        False,
+        "--no-tokens",
+        help="Serve even though some annotators have no token (anyone who can open the page "
+        "may then label as them)",
+    ),
 ) -> None:
     """Serve the annotator app to a browser (needs `pip install 'annotate[web]'`).
 
     Each browser tab runs its own annotator session, works offline, and asks for the
     annotator's name and token."""
     from annotate.protocol.studies import get_annotator, load_study
+    from annotate.protocol.tokens import annotators_without_token
     from annotate.web.server import is_loopback, make_server
 
     ws = options(ctx).workspace()
     load_study(ws.engine, study)  # a mistyped study or name fails now, not in each browser tab
     if annotator is not None:
         get_annotator(ws.engine, annotator)
+    without = annotators_without_token(ws.engine, annotator)
+    if without and not no_tokens:
+        raise UserError(
+            f"{len(without)} annotator(s) have no token ({', '.join(without[:5])}"
+            f"{', …' if len(without) > 5 else ''}): a browser could label as them without one. "
+            "Give each a token (`annotate annotator token NAME`), or pass --no-tokens to serve "
+            "anyway"
+        )
+    if no_tokens:
+        warn(
+            "warning: --no-tokens: anyone who can open the page may sign in as an annotator "
+            "who has no token, with the name alone"
+        )
     server = make_server(
-        ws.url, study, host=host, port=port, annotator=annotator, public_url=public_url
+        ws.url,
+        study,
+        host=host,
+        port=port,
+        annotator=annotator,
+        public_url=public_url,
+        max_sessions=max_sessions,
+        require_tokens=not no_tokens,
     )
     if not is_loopback(host):
         warn(

@@ -27,9 +27,14 @@ class Format(StrEnum):
     json = "json"
 
 
+debug_requested = False
+"""--debug (or ANNOTATE_DEBUG) was given: `main` prints the traceback behind an error."""
+
+
 @dataclass
 class Options:
     db: str | None = None
+    debug: bool = False
 
     def workspace(self, create: bool = False, any_schema: bool = False) -> Workspace:
         from annotate.workspace import open_workspace
@@ -63,8 +68,16 @@ def _global_options(
         callback=_print_version,
         help="Print the version of annotate (and the store schema it reads) and exit.",
     ),
+    debug: bool = typer.Option(
+        False,
+        "--debug",
+        envvar="ANNOTATE_DEBUG",
+        help="Show the traceback behind an error (for bug reports).",
+    ),
 ) -> None:
-    ctx.obj = Options(db=db)
+    global debug_requested
+    debug_requested = debug
+    ctx.obj = Options(db=db, debug=debug)
 
 
 def options(ctx: typer.Context) -> Options:

@@ -4,6 +4,7 @@ from people is never parsed as markup."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,14 @@ def console(stderr: bool = False) -> Console:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """JSON keeps every string exactly (a program reads it), but escapes the characters a
+    terminal would obey, as \\uXXXX: the same JSON value, harmless if it lands on a screen.
+    json.dumps already escapes C0; DEL, C1 and bidi controls it leaves raw."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def print_table(
@@ -27,9 +35,11 @@ def print_table(
 ) -> None:
     """`columns` are (key, heading); every cell is plain text."""
     from rich.table import Table
-    from rich.text import Text
 
-    table = Table(title=title, title_justify="left")
+    from annotate.terminal_text import SafeText as Text
+
+    # A str title would be parsed as markup: a Text is shown as written.
+    table = Table(title=None if title is None else Text(title), title_justify="left")
     for _, heading in columns:
         table.add_column(heading, overflow="fold")
     for row in rows:
@@ -52,13 +62,13 @@ def _cell(value: Any) -> str:
 
 
 def say(message: str) -> None:
-    from rich.text import Text
+    from annotate.terminal_text import SafeText as Text
 
     # soft_wrap: a message's line is never folded, so paths and commands in it copy whole.
     console().print(Text(message), soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    from rich.text import Text
+    from annotate.terminal_text import SafeText as Text
 
     console(stderr=True).print(Text(message), soft_wrap=True)

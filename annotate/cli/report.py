@@ -14,6 +14,7 @@ import typer
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json, warn
+from annotate.text import terminal_safe
 
 
 class ReportFormat(StrEnum):
@@ -144,11 +145,11 @@ def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport |
     elif fmt is ReportFormat.html:
         from annotate.report.html import render_html
 
-        sys.stdout.write(render_html(result))
+        sys.stdout.write(terminal_safe(render_html(result)))
     elif fmt is ReportFormat.latex:
         from annotate.report.latex import render_latex
 
-        sys.stdout.write(render_latex(result, intervals=intervals))
+        sys.stdout.write(terminal_safe(render_latex(result, intervals=intervals)))
     elif isinstance(result, BenchmarkReport):
         from annotate.report.benchmark_render import (
             render_benchmark_markdown,
@@ -156,14 +157,14 @@ def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport |
         )
 
         if fmt is ReportFormat.markdown:
-            sys.stdout.write(render_benchmark_markdown(result) + "\n")
+            sys.stdout.write(terminal_safe(render_benchmark_markdown(result)) + "\n")
         else:
             render_benchmark_table(result, console())
     else:
         from annotate.report.render import render_markdown, render_table
 
         if fmt is ReportFormat.markdown:
-            sys.stdout.write(render_markdown(result) + "\n")
+            sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")
         else:
             render_table(result, console())
 

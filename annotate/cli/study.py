@@ -203,6 +203,7 @@ def annotator_list(
                 "token": a.token_hash is not None,
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
+                "synthetic": a.synthetic,
             }
             for a in session.scalars(select(Annotator).order_by(Annotator.name))
         ]
@@ -217,6 +218,7 @@ def annotator_list(
             ("token", "Token"),
             ("failed_logins", "Refused logins"),
             ("created_at", "Added"),
+            ("synthetic", "Synthetic"),
         ],
         title="Annotators",
     )
@@ -284,7 +286,8 @@ def status_command(
         return
     from rich.progress_bar import ProgressBar
     from rich.table import Table
-    from rich.text import Text
+
+    from annotate.terminal_text import SafeText as Text
 
     out = console()
     total = max(1, data["items_total"])

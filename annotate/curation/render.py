@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
 
 from annotate.curation.examples import ExampleView
 from annotate.curation.review import QueueEntry
 from annotate.curation.taxonomy import TAXONOMY
+from annotate.terminal_text import SafeText as Text
 
 
 def _table(title: str, headings: Sequence[str]) -> Table:

@@ -218,13 +218,16 @@ class AnnotatorExists(UserError):
     """An annotator of that name is registered already."""
 
 
-def add_annotator(engine: Engine, name: str, token_hash: str | None = None) -> Annotator:
+def add_annotator(
+    engine: Engine, name: str, token_hash: str | None = None, *, synthetic: bool = False
+) -> Annotator:
+    """`synthetic`: made by `annotate simulate` (which writes as no one else)."""
     name = name.strip()
     if not name:
         raise UserError("an annotator needs a name")
     try:
         with write_session(engine) as session:
-            annotator = Annotator(name=name, token_hash=token_hash)
+            annotator = Annotator(name=name, token_hash=token_hash, synthetic=synthetic)
             session.add(annotator)
             session.flush()
             session.expunge(annotator)

@@ -110,3 +110,16 @@ def reset_token(engine: Engine, name: str) -> str:
         if result.rowcount != 1:
             raise UserError(f"no annotator named {name!r}")
     return token
+
+
+def annotators_without_token(engine: Engine, only: str | None = None) -> list[str]:
+    """Real (not synthetic) annotators who could sign in with their name alone: `only` that
+    one when given."""
+    query = select(Annotator.name).where(
+        Annotator.token_hash.is_(None),  # type: ignore[union-attr]
+        Annotator.synthetic.is_(False),  # type: ignore[attr-defined]
+    )
+    if only is not None:
+        query = query.where(Annotator.name == only)
+    with Session(engine) as session:
+        return list(session.scalars(query.order_by(Annotator.name)))

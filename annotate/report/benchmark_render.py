@@ -4,7 +4,6 @@ rows) for the terminal table and Markdown; HTML and LaTeX have their own modules
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
 
 from annotate.report.render import (
     METRIC_NAMES,
@@ -16,6 +15,7 @@ from annotate.report.render import (
     pct,
 )
 from annotate.report.schema import BenchmarkReport, Datasheet
+from annotate.terminal_text import SafeText as Text
 
 
 def _metric_cell(scores: dict, metrics: list[str]) -> str:

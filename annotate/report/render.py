@@ -15,7 +15,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from annotate.report.datasheet import datasheet_sections
 from annotate.report.schema import (
@@ -28,6 +27,7 @@ from annotate.report.schema import (
     RatingSuspect,
     StudyReport,
 )
+from annotate.terminal_text import SafeText as Text
 
 SUSPECTS_SHOWN = 10
 TIES_SHOWN = 10

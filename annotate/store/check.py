@@ -12,8 +12,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, and_, exists, func, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from annotate.store.engine import StorageError
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
 TEST = "test"
@@ -41,6 +43,11 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.violations
+
+    @property
+    def damaged(self) -> bool:
+        """The file itself is damaged (SQLite's integrity check failed): restore a backup."""
+        return any(v.check in SQLITE_CHECKS for v in self.violations)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -176,14 +183,22 @@ SQLITE_CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {
 
 
 def check_store(engine: Engine) -> CheckReport:
-    """Run every check on the store; the report lists each violation found."""
-    checks = dict(CHECKS)
-    if engine.dialect.name == "sqlite":
-        checks.update(SQLITE_CHECKS)
+    """Run every check on the store; the report lists each violation found. SQLite's own
+    integrity check runs first: on a damaged file the other checks would read garbage (or
+    fail), so they are skipped and the damage is the report."""
+    checks = dict(SQLITE_CHECKS) if engine.dialect.name == "sqlite" else {}
+    checks.update(CHECKS)
     report = CheckReport(checks=list(checks))
     with Session(engine) as session:
+        for name, run in checks.items():
+            try:
+                report.violations.extend(run(session))
+            except (DBAPIError, StorageError) as exc:  # StorageError: the engine's error hook
+                reason = exc.reason if isinstance(exc, StorageError) else str(exc.orig)
+                report.violations.append(Violation(name, f"cannot be read: {reason}"))
+            if report.violations and name in SQLITE_CHECKS:
+                report.checks = list(SQLITE_CHECKS)
+                return report
         report.studies = int(session.scalar(select(func.count(Study.id))) or 0)
         report.labels = int(session.scalar(select(func.count(Label.id))) or 0)
-        for run in checks.values():
-            report.violations.extend(run(session))
     return report

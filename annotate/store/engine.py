@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+import shutil
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import ExceptionContext
@@ -23,6 +26,8 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
 
 from annotate.errors import UserError
+
+T = TypeVar("T")
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -40,10 +45,14 @@ SQLITE_STORAGE_ERRORS = {
     "its folder are writable by you, or use a copy (`annotate backup`).",
     "SQLITE_FULL": "could not grow: the disk is full ({reason}). The last change was not saved "
     "and the store is intact; free some space and try again.",
-    "SQLITE_IOERR": "could not be read or written ({reason}). The last change was not saved; "
-    "check the disk, then run `annotate check`.",
+    "SQLITE_IOERR": "could not be read or written ({reason}). Any change in progress was rolled "
+    "back; check the disk, then run `annotate check`.",
     "SQLITE_CANTOPEN": "cannot be opened ({reason}); check that the file and its folder exist "
     "and are readable and writable by you.",
+    "SQLITE_CORRUPT": "is damaged ({reason}). Restore it from a backup (README: "
+    '"Recovering from a backup").',
+    "SQLITE_NOTADB": "is not a SQLite database ({reason}): check the --db path, or restore the "
+    "store from a backup.",
 }
 """SQLite failures of the file or the disk, not of the program: the user gets one clear line
 (a UserError) instead of a traceback. The message prefix is the error name (its family)."""
@@ -56,13 +65,17 @@ def normalise_url(url_or_path: str) -> str:
     return f"sqlite:///{Path(url_or_path).expanduser()}"
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
+    # A read-only connection cannot switch the journal mode (the store is WAL already if it
+    # was ever written by annotate).
+    pragmas = [p for p in SQLITE_PRAGMAS if not (read_only and "journal_mode" in p)]
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        for pragma in SQLITE_PRAGMAS:
+        for pragma in pragmas:
             cursor.execute(pragma)
         cursor.close()
 
@@ -80,17 +93,83 @@ def _install_storage_error_hook(engine: Engine) -> None:
             raise error from None
 
 
+class StorageError(UserError):
+    """The store's file, disk or schema failed, not the program; `reason` is the database's
+    own words."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 def storage_error(exc: BaseException, engine: Engine) -> UserError | None:
     """The UserError for a read-only, full or unreadable SQLite file, else None. A busy
     database ("database is locked") is not one: it is transient and retried."""
+    missing = _missing_schema_object(exc)
+    if missing is not None:
+        return StorageError(
+            f"the store {describe_store(engine)} has no {missing}: it is damaged or was not made "
+            "by this annotate. Run `annotate check`, or restore a backup.",
+            f"no {missing}",
+        )
     name = getattr(exc, "sqlite_errorname", None)
     if not isinstance(name, str):
         return None
+    reason = str(exc) or name
+    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")) and disk_is_full(engine):
+        # On a full disk SQLite often says only "disk I/O error" (the WAL index cannot grow).
+        name, reason = "SQLITE_FULL", f"{reason}; no space left on the device"
     for family, message in SQLITE_STORAGE_ERRORS.items():
         if name == family or name.startswith(family + "_"):
-            reason = str(exc) or name
-            return UserError(f"the store {describe_store(engine)} " + message.format(reason=reason))
+            text_ = f"the store {describe_store(engine)} " + message.format(reason=reason)
+            return StorageError(text_, reason)
     return None
+
+
+PG_UNDEFINED = {"42P01": "table", "42703": "column"}
+
+
+def _missing_schema_object(exc: BaseException) -> str | None:
+    """'table labels' when the query failed on a table or column the store lacks."""
+    sqlstate = getattr(exc, "sqlstate", None)
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    if sqlstate in PG_UNDEFINED:
+        return f"{PG_UNDEFINED[sqlstate]} named in: {message}"
+    for what in ("no such table: ", "no such column: "):
+        if message.startswith(what):
+            return f"{what[8:-2]} {message[len(what) :]}"
+    return None
+
+
+FULL_DISK_BYTES = 1 << 20
+"""Less free space than this (1 MiB) on the store's device counts as a full disk."""
+
+
+def disk_is_full(engine: Engine) -> bool:
+    database = engine.url.database
+    if not database or database == ":memory:":
+        return False
+    try:
+        return shutil.disk_usage(Path(database).resolve().parent).free < FULL_DISK_BYTES
+    except OSError:
+        return False
+
+
+def read_only_url(path: Path) -> str | None:
+    """A URL that opens the SQLite file `path` for reading only, when this user may not write
+    it or its folder (a read-only folder, read-only media); None when writing is possible.
+
+    SQLite needs to write beside a WAL store (its -shm index) even to read. `mode=ro` reads
+    with an existing index; where none can exist (a read-only folder without one), the file is
+    opened `immutable`, which is safe because nobody writes it here: there is no -wal file of
+    unfinished commits, and we cannot create one either."""
+    folder = path.resolve().parent
+    if os.access(path, os.W_OK) and os.access(folder, os.W_OK):
+        return None
+    target = path.resolve().as_posix()
+    wal, shm = Path(f"{target}-wal"), Path(f"{target}-shm")
+    immutable = not os.access(folder, os.W_OK) and not shm.exists() and not wal.exists()
+    return f"sqlite:///file:{target}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
 
 
 def make_engine(url: str) -> Engine:
@@ -107,9 +186,64 @@ def make_engine(url: str) -> Engine:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine)
-        _install_storage_error_hook(engine)
+        _install_sqlite_hooks(engine, read_only=engine.url.query.get("mode") == "ro")
+    _install_storage_error_hook(engine)
     return engine
+
+
+RECONNECT_SECONDS = float(os.environ.get("ANNOTATE_RECONNECT_SECONDS", "30"))
+"""How long a command keeps trying to reach a PostgreSQL server that went away, before it
+gives up with a clear error."""
+PG_CONNECTION_SQLSTATES = ("08", "57P01", "57P02", "57P03")
+"""connection_exception (class 08), admin/crash shutdown, cannot connect now (starting up)."""
+
+
+class StoreUnreachable(UserError):
+    """The database server cannot be reached (stopped, restarting, network gone)."""
+
+
+def is_disconnect(exc: BaseException) -> bool:
+    """Whether the store failed because its server went away, not because of the query: the
+    same transaction may succeed once the server is back."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    if type(orig).__module__.split(".")[0] != "psycopg":
+        return False  # SQLite has no server to lose
+    sqlstate = getattr(orig, "sqlstate", None)
+    if sqlstate is None:
+        return isinstance(exc, OperationalError)  # no answer at all: the connection failed
+    return sqlstate.startswith(PG_CONNECTION_SQLSTATES)
+
+
+def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
+    reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+    return StoreUnreachable(
+        f"the store {describe_store(engine)} is unreachable ({reason}); check that the database "
+        "server is running and reachable, then run the command again"
+    )
+
+
+def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None = None) -> T:
+    """Run `work`; while the server is unreachable, again with a growing pause (at most 5 s),
+    for up to `seconds` (RECONNECT_SECONDS), then a StoreUnreachable. `work` must be safe to
+    run twice (the store's writes are idempotent under its unique constraints)."""
+    deadline = time.monotonic() + (RECONNECT_SECONDS if seconds is None else seconds)
+    delay = 0.25
+    while True:
+        try:
+            return work()
+        except (DBAPIError, StoreUnreachable) as exc:
+            if isinstance(exc, DBAPIError) and not is_disconnect(exc):
+                raise
+            if time.monotonic() + delay > deadline:
+                if isinstance(exc, StoreUnreachable):
+                    raise
+                raise unreachable(engine, exc) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -126,6 +260,9 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def describe_store(engine: Engine) -> str:
+    database = engine.url.database or ""
+    if engine.dialect.name == "sqlite" and database.startswith("file:"):
+        return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # read_only_url
     return engine.url.render_as_string(hide_password=True)
 
 

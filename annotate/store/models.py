@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -111,6 +111,8 @@ class Annotator(SQLModel, table=True):
     """Salted scrypt hash of the annotator's token, when the study asks for one."""
     failed_logins: int = 0
     created_at: datetime = Field(default_factory=utcnow)
+    synthetic: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    """Made by `annotate simulate`, which writes as no other annotator (schema 3)."""
 
 
 class Label(SQLModel, table=True):

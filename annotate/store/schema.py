@@ -22,9 +22,9 @@ from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from annotate.errors import UserError
-from annotate.store.engine import describe_store
+from annotate.store.engine import describe_store, is_disconnect, unreachable
 
-SCHEMA_RELEASES = {"0001": "0.1.0", "0002": "0.2.0", "0003": "0.2.0"}
+SCHEMA_RELEASES = {"0001": "0.1.0", "0002": "0.2.0", "0003": "0.2.0", "0004": "0.2.0"}
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""
 SCHEMA_REVISIONS = tuple(SCHEMA_RELEASES)
@@ -52,6 +52,8 @@ def read_revision(engine: Engine) -> str | None:
     try:
         names = set(inspect(engine).get_table_names())
     except (OperationalError, DBAPIError) as exc:
+        if is_disconnect(exc):
+            raise unreachable(engine, exc) from None
         raise UserError(f"cannot open store {describe_store(engine)}: {exc.orig}") from None
     if not names:
         return None
@@ -97,6 +99,7 @@ def require_current(engine: Engine) -> bool:
     if revision is None:
         return False
     if revision == SCHEMA_HEAD:
+        _require_tables(engine)
         return True
     if revision in SCHEMA_REVISIONS:
         raise StoreNeedsMigration(needs_migration_message(engine, revision))
@@ -105,6 +108,26 @@ def require_current(engine: Engine) -> bool:
         f"{_written_by(engine)}); this is annotate {this_release()}, which reads schema up to "
         f"{SCHEMA_HEAD}: upgrade annotate to use this store"
     )
+
+
+def _require_tables(engine: Engine) -> None:
+    """A current store has every table `annotate init` makes (a dropped table would otherwise
+    surface as a traceback in the middle of some command). The curation tables are exempt:
+    curation creates them when first used."""
+    from sqlmodel import SQLModel
+
+    from annotate.store import models
+    from annotate.store.curation_models import CURATION_TABLES
+
+    assert models  # the import registers the tables on SQLModel.metadata
+    expected = set(SQLModel.metadata.tables) - {table.name for table in CURATION_TABLES}
+    missing = sorted(expected - set(inspect(engine).get_table_names()))
+    if missing:
+        raise UserError(
+            f"the store {describe_store(engine)} is damaged: it lacks the table(s) "
+            f'{", ".join(missing)}. Restore it from a backup (README: "Recovering from a '
+            'backup").'
+        )
 
 
 def needs_migration_message(engine: Engine, revision: str) -> str:

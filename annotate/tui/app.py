@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -21,6 +23,8 @@ from annotate.errors import UserError
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
+from annotate.store.engine import is_disconnect
+from annotate.text import terminal_safe
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.messages import ScreenMessage
 
@@ -42,12 +46,15 @@ class LabelApp(App[None]):
 
     poll_seconds: float = 5.0
     """How often the waiting screen asks whether the gate has decided (tests shorten it)."""
+    RECONNECT_FIRST_S: float = 0.5
+    RECONNECT_MAX_S: float = 8.0
+    """The pause before trying an unreachable store again doubles from the first to the max."""
 
     def __init__(self, session: AnnotatorSession, study: str, annotator: str) -> None:
         super().__init__()
         self.session = session
-        self.title = session.spec.title
-        self.sub_title = f"{study} · {annotator}"
+        self.title = terminal_safe(session.spec.title)
+        self.sub_title = terminal_safe(f"{study} · {annotator}")
         self.started = time.monotonic()
         self.shown_test = False
         """Whether a test item has been shown in this run (to announce the phase change)."""
@@ -109,8 +116,35 @@ class LabelApp(App[None]):
 
     # --- answers ------------------------------------------------------------------------------
     async def on_item_screen_answered(self, message: ItemScreen.Answered) -> None:
+        await self._answer_until_stored(message, attempt=0)
+
+    async def _answer_until_stored(self, message: ItemScreen.Answered, attempt: int) -> None:
+        """Store the answer. While the store is unreachable (a PostgreSQL server restarting,
+        a network gone) the screen stays, with the answer in hand, and the store is tried
+        again after a growing pause (at most RECONNECT_MAX_S); the writes are idempotent, so
+        a commit whose outcome was lost is safe to repeat."""
         if not self._is_current(message):
             return
+        try:
+            await self._answer(message)
+        except DBAPIError as exc:
+            if not is_disconnect(exc):
+                raise
+            delay = min(self.RECONNECT_FIRST_S * 2**attempt, self.RECONNECT_MAX_S)
+            self.clear_notifications()
+            self.notify(
+                f"store unreachable, retrying… (your answer is kept; next try in {delay:g} s)",
+                severity="warning",
+                timeout=delay + 1,
+                markup=False,
+            )
+            self.set_timer(delay, partial(self._answer_until_stored, message, attempt + 1))
+            return
+        if attempt:
+            self.clear_notifications()
+            self.notify("The store is back: your answer is saved.", markup=False)
+
+    async def _answer(self, message: ItemScreen.Answered) -> None:
         if message.revising:
             self._revise(message)
             return
@@ -167,16 +201,16 @@ class LabelApp(App[None]):
         try:
             return call()
         except ItemTaken as exc:  # the lease ran out and others completed the item
-            self.notify(str(exc), severity="warning", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         return None
 
     def _revise(self, message: ItemScreen.Answered) -> None:
         try:
             self.session.revise(message.item, message.answer)
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         else:
             text = describe(self.session.spec, message.answer)
             self.notify(f"Previous answer changed to: {text}", markup=False)
@@ -212,7 +246,11 @@ class LabelApp(App[None]):
 
     async def action_quit(self) -> None:
         """Give back the leased item, so nobody waits for the lease to expire, then leave."""
-        self.session.release()
+        try:
+            self.session.release()
+        except DBAPIError as exc:
+            if not is_disconnect(exc):
+                raise  # unreachable: leave anyway; the lease expires by itself
         self.exit()
 
 

@@ -25,8 +25,11 @@ from annotate.errors import UserError
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import TokenRefused, authenticate, needs_token
+from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
 
+SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
+"""One message for both: the page must not tell which names exist."""
 MAX_REFUSALS = 5
 """Wrong tokens one page may try before it closes (each refusal is also counted in the store)."""
 
@@ -96,7 +99,7 @@ class SignInScreen(Screen[None]):
 
     def refuse(self, reason: str, field: str = "token") -> None:
         """Show why the try was refused; clear the token and put the cursor in `field`."""
-        self.query_one("#signin-error", Static).update(reason)
+        self.query_one("#signin-error", Static).update(terminal_safe(reason))
         self.query_one("#token", Input).value = ""
         self.query_one(f"#{field}", Input).focus()
 
@@ -109,7 +112,16 @@ class WebLabelApp(LabelApp):
     CSS_PATH = str(Path(inspect.getfile(LabelApp)).with_name("app.tcss"))
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
-    def __init__(self, engine: Engine, study: str, annotator: str | None = None) -> None:
+    COME_BACK = "open this page again later"
+
+    def __init__(
+        self,
+        engine: Engine,
+        study: str,
+        annotator: str | None = None,
+        *,
+        require_token: bool = False,
+    ) -> None:
         ctx = load_study(engine, study)  # a missing study or annotator fails before the page
         if annotator is not None:
             get_annotator(engine, annotator)
@@ -119,8 +131,9 @@ class WebLabelApp(LabelApp):
         self.fixed_annotator = annotator
         self.session: AnnotatorSession | None = None  # type: ignore[assignment]
         self.refusals = 0
-        self.title = ctx.spec.title
-        self.sub_title = study
+        self.require_token = require_token
+        self.title = terminal_safe(ctx.spec.title)
+        self.sub_title = terminal_safe(study)
         self.started = time.monotonic()
         self.shown_test = False
 
@@ -128,7 +141,11 @@ class WebLabelApp(LabelApp):
         # Textual would run LabelApp.on_mount after this one (handlers run along the MRO); it
         # needs the session, so it runs only after sign-in, from _start.
         event.prevent_default()
-        if self.fixed_annotator and not needs_token(self.engine, self.fixed_annotator):
+        if (
+            self.fixed_annotator
+            and not self.require_token
+            and not needs_token(self.engine, self.fixed_annotator)
+        ):
             self._start(self.fixed_annotator)  # a one-person server, nothing to ask
             return
         self.push_screen(SignInScreen(self.study, self.fixed_annotator))
@@ -138,22 +155,36 @@ class WebLabelApp(LabelApp):
         if not name:
             message.screen.refuse("Type your annotator name.", field="name")
             return
-        try:
-            authenticate(self.engine, name, message.token)
+        if self._may_sign_in(name, message.token):
             self._start(name)
+            return
+        self.refusals += 1
+        if self.refusals >= MAX_REFUSALS:
+            self.exit(message="too many refused sign-ins")
+            return
+        message.screen.refuse(SIGN_IN_REFUSED)  # the cursor goes to the token either way
+
+    def _may_sign_in(self, name: str, token: str) -> bool:
+        """A real annotator of this store with the right token (or, when tokens are not
+        required, none to give). Refusals of a known name are counted on it."""
+        try:
+            annotator = get_annotator(self.engine, name)
+        except UserError:
+            return False
+        if annotator.synthetic:
+            return False  # simulate's annotators are nobody to sign in as
+        if self.require_token and annotator.token_hash is None:
+            return False
+        try:
+            authenticate(self.engine, name, token)
         except TokenRefused:
-            self.refusals += 1
-            if self.refusals >= MAX_REFUSALS:
-                self.exit(message="too many wrong tokens")
-                return
-            message.screen.refuse("Wrong token (the refusal is recorded). Try again.")
-        except UserError as exc:  # an unknown name, say
-            message.screen.refuse(str(exc), field="name")
+            return False
+        return True
 
     def _start(self, name: str) -> None:
         """Open the annotator's session and hand over to LabelApp (at the guidelines)."""
         self.session = AnnotatorSession.open(self.engine, self.study, name)
-        self.sub_title = f"{self.study} · {name}"
+        self.sub_title = terminal_safe(f"{self.study} · {name}")
         self.started = time.monotonic()
         if isinstance(self.screen, SignInScreen):
             self.pop_screen()

@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from annotate.errors import UserError
 
@@ -24,6 +25,27 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).parent / "templates"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_SESSIONS = 20
+"""Open pages at once; each runs an app process, so this bounds what a flood of sockets costs."""
+TOKENS_ENV = "ANNOTATE_SERVE_TOKENS"
+"""Set to "required" by `annotate serve` (without --no-tokens): a page signs in nobody who has
+no token, even one added after the server started."""
+
+
+def allowed_origins(host: str, port: int, public_url: str | None) -> set[str]:
+    """The origins of this server's own page: a websocket from any other page is refused.
+    Binding to loopback does not stop a page in the researcher's own browser from connecting;
+    the browser's Origin header does tell that page apart."""
+    names = {host}
+    if is_loopback(host) or host in ("0.0.0.0", "::"):
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    origins = {f"http://{name}:{port}" for name in names}
+    if port == 80:
+        origins |= {f"http://{name}" for name in names}
+    if public_url:
+        parts = urlsplit(public_url)
+        origins.add(f"{parts.scheme}://{parts.netloc}")
+    return origins
 
 
 def is_loopback(host: str) -> bool:
@@ -51,16 +73,21 @@ def make_server(
     port: int = DEFAULT_PORT,
     annotator: str | None = None,
     public_url: str | None = None,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    require_tokens: bool = True,
 ) -> Server:
     try:
-        from textual_serve.server import Server
+        from annotate.web.guarded import GuardedServer
     except ImportError:
         raise UserError("annotate serve needs textual-serve: pip install 'annotate[web]'") from None
     # Each tab's process opens the store named here. An environment variable, not an argument,
     # keeps a PostgreSQL password out of the process list.
     os.environ["ANNOTATE_DB"] = url
-    return Server(
+    os.environ[TOKENS_ENV] = "required" if require_tokens else "optional"
+    return GuardedServer(
         app_command(study, annotator),
+        origins=allowed_origins(host, port, public_url),
+        max_sessions=max_sessions,
         host=host,
         port=port,
         title=f"annotate · {study}",

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from annotate.errors import UserError
+from annotate.text import terminal_safe
+from annotate.web.server import TOKENS_ENV
 from annotate.workspace import open_workspace
 
 
@@ -19,10 +22,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         ws = open_workspace()
-        app = WebLabelApp(ws.engine, args.study, args.annotator)
+        required = os.environ.get(TOKENS_ENV) == "required"
+        app = WebLabelApp(ws.engine, args.study, args.annotator, require_token=required)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"error: {terminal_safe(str(exc))}", file=sys.stderr)
+        return 1
     app.run()
     return 0
 

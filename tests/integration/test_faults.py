@@ -308,7 +308,7 @@ try:
     AnnotatorSession.open(ws.engine, "disk", "newcomer", create_annotator=True)
 except UserError as exc:
     print(exc)
-    sys.exit(2)
+    sys.exit(1)
 """
 
 
@@ -339,7 +339,7 @@ def test_read_only_store_file_is_a_clear_error_and_is_left_unchanged(tmp_path: P
         )
     finally:
         db.chmod(0o644)
-    assert result.returncode == 2, result.stderr
+    assert result.returncode == 1, result.stderr
     assert "read-only" in result.stdout and "Traceback" not in result.stderr
     assert db.read_bytes() == before
     engine = open_workspace(f"sqlite:///{db}").engine
@@ -379,3 +379,52 @@ def test_serialization_failures_and_deadlocks_are_retried(store_url: str, sqlsta
         _retry(work("23505"))
     assert len(attempts) == 1
     engine.dispose()
+
+
+def test_reading_commands_work_on_a_store_in_a_read_only_folder(tmp_path: Path):
+    """Read-only media or a folder the user may not write: commands that only read still work
+    (SQLite opened read-only); one that writes says "read-only" and changes nothing."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "store.db"
+    session = admitted_session(folder, f"sqlite:///{db}", test=5)
+    session.submit(session.next_item(), "entailment")
+    session.engine.dispose()
+    before = db.read_bytes()
+    db.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        runs = {
+            args: subprocess.run(
+                [
+                    *without_root_override(),
+                    sys.executable,
+                    "-m",
+                    "annotate",
+                    "--db",
+                    str(db),
+                    *args,
+                ],
+                capture_output=True,
+                text=True,
+            )
+            for args in [
+                ("datasets",),
+                ("status", "disk"),
+                ("check",),
+                ("report", "disk"),
+                ("annotator", "add", "zed"),
+            ]
+        }
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    for args, done in runs.items():
+        if args[0] == "annotator":
+            assert done.returncode == 1 and "read-only" in done.stderr, done.stderr
+        else:
+            assert done.returncode == 0, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert "no violation" in runs[("check",)].stdout
+    assert db.read_bytes() == before
+    assert not [p for p in folder.iterdir() if p.name.startswith("store.db-")]  # no -wal, -shm

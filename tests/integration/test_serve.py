@@ -83,7 +83,18 @@ def serve(db_url: str, served_study: str) -> Iterator:
     def start(*args: str) -> str:
         port = free_port()
         proc = subprocess.Popen(
-            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port), *args],
+            # --no-tokens: `ana` has none (the token checks have tests of their own)
+            [
+                *ANNOTATE,
+                "--db",
+                db_url,
+                "serve",
+                served_study,
+                "--port",
+                str(port),
+                "--no-tokens",
+                *args,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its app processes go with it at teardown
@@ -159,14 +170,14 @@ async def test_websocket_client_signs_in_and_reaches_the_guidelines(serve, works
     base = serve()
     async with (
         aiohttp.ClientSession() as http,
-        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30") as ws,
+        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30", origin=base) as ws,
     ):
         # Type only once a field has the focus: the hint under the fields changes with it.
         assert SIGN_IN in await read_screen_until(ws, NAME_HINT)
         await ws.send_str(json.dumps(["stdin", "tok\r"]))
         await read_screen_until(ws, TOKEN_HINT)
         await ws.send_str(json.dumps(["stdin", "not-the-token\r"]))
-        await read_screen_until(ws, "Wrong token")
+        await read_screen_until(ws, "Unknown name or wrong token")
         await ws.send_str(json.dumps(["stdin", token + "\r"]))
         await read_screen_until(ws, GUIDELINES)
     with Session(workspace.engine) as s:
@@ -180,7 +191,7 @@ async def test_one_annotator_server_opens_at_the_guidelines(serve):
     base = serve("--as", "ana")
     async with (
         aiohttp.ClientSession() as http,
-        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30") as ws,
+        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30", origin=base) as ws,
     ):
         await read_screen_until(ws, GUIDELINES)
 
@@ -198,7 +209,7 @@ async def test_sign_in_refuses_a_wrong_token_and_counts_it(workspace, served_stu
         assert isinstance(app.screen, SignInScreen)
         await pilot.press(*"tok", "enter", *"wrong", "enter")
         assert isinstance(app.screen, SignInScreen)
-        assert "Wrong token" in str(app.screen.query_one("#signin-error").visual)
+        assert "Unknown name or wrong token" in str(app.screen.query_one("#signin-error").visual)
         await pilot.press(*token, "enter")
         assert isinstance(app.screen, GuidelinesScreen)
         assert app.session.annotator.name == "tok"
@@ -206,16 +217,32 @@ async def test_sign_in_refuses_a_wrong_token_and_counts_it(workspace, served_stu
         assert s.exec(select(Annotator.failed_logins).where(Annotator.name == "tok")).one() == 1
 
 
-async def test_sign_in_names_an_unknown_annotator(workspace, served_study):
+async def test_sign_in_does_not_tell_an_unknown_name_from_a_wrong_token(workspace, served_study):
     from annotate.web.app import SignInScreen, WebLabelApp
 
-    app = WebLabelApp(workspace.engine, served_study)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"nobody-here", "enter", "enter")
-        assert isinstance(app.screen, SignInScreen)
-        assert "no annotator named 'nobody-here'" in str(
-            app.screen.query_one("#signin-error").visual
-        )
+    add_annotator_with_token(workspace.engine, "tok")
+    said = []
+    for name in ("nobody-here", "tok"):
+        app = WebLabelApp(workspace.engine, served_study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*name, "enter", *"guess", "enter")
+            assert isinstance(app.screen, SignInScreen)
+            said.append(str(app.screen.query_one("#signin-error").visual))
+    assert said[0] == said[1] and "Unknown name or wrong token" in said[0]
+
+
+async def test_with_tokens_required_no_one_signs_in_without_a_token(workspace, served_study):
+    """A page of a server with tokens on: `ana` (added later, with no token) cannot sign in,
+    so no label can be stored in her name; neither can simulate's synthetic annotators."""
+    from annotate.protocol.studies import add_annotator
+    from annotate.web.app import SignInScreen, WebLabelApp
+
+    add_annotator(workspace.engine, "sim1", synthetic=True)
+    for name in ("ana", "sim1"):
+        app = WebLabelApp(workspace.engine, served_study, require_token=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*name, "enter", "enter")
+            assert isinstance(app.screen, SignInScreen) and app.session is None
 
 
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
@@ -242,11 +269,54 @@ def test_serve_warns_when_bound_beyond_loopback(cli, served_study, monkeypatch):
     import annotate.web.server as server
 
     monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
+    cli("annotator", "token", "ana")
     quiet = cli("serve", served_study)
     assert quiet.code == 0 and "warning" not in quiet.stderr
     loud = cli("serve", served_study, "--host", "0.0.0.0")
     assert loud.code == 0 and FakeServer.served
     assert "warning: serving on 0.0.0.0" in " ".join(loud.stderr.split())
+
+
+def test_serve_refuses_to_start_while_annotators_have_no_token(cli, served_study, monkeypatch):
+    import annotate.web.server as server
+
+    monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
+    FakeServer.served = False
+    refused = cli("serve", served_study)
+    assert (
+        refused.code == 1
+        and "have no token (ana)" in refused.stderr
+        and "--no-tokens" in refused.stderr
+    )
+    assert not FakeServer.served
+    anyway = cli("serve", served_study, "--no-tokens")
+    assert anyway.code == 0 and FakeServer.served and "warning: --no-tokens" in anyway.stderr
+
+
+def test_only_this_servers_page_may_open_a_websocket():
+    from annotate.web.server import allowed_origins
+
+    assert allowed_origins("127.0.0.1", 8000, None) >= {
+        "http://127.0.0.1:8000",
+        "http://localhost:8000",
+    }
+    assert "http://evil.example" not in allowed_origins("127.0.0.1", 8000, None)
+    assert "https://labels.example.org" in allowed_origins(
+        "0.0.0.0", 8000, "https://labels.example.org/"
+    )
+
+
+async def test_a_websocket_from_a_foreign_page_is_refused(serve):
+    import aiohttp
+
+    base = serve()
+    async with aiohttp.ClientSession() as http:
+        for origin in ("http://evil.example", None):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(base.replace("http", "ws") + "/ws", origin=origin)
+            assert refused.value.status == 403
+        async with http.ws_connect(base.replace("http", "ws") + "/ws", origin=base) as ws:
+            assert SIGN_IN in await read_screen_until(ws, NAME_HINT)
 
 
 def test_serve_refuses_an_unknown_study_or_annotator(cli, served_study):

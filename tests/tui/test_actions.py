@@ -173,3 +173,48 @@ class TestRevise:
             assert app.screen is current
         assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]
         assert revisions(workspace.engine) == []
+
+
+class TestClickAnswers:
+    """A click or a tap on an answer in the answer bar answers, as its key does."""
+
+    async def test_clicking_an_answer_stores_it(self, workspace, tmp_path):
+        from annotate.tui.widgets.answer_bar import AnswerBar
+
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            bar = app.screen.query_one(AnswerBar)
+            assert static_text(bar).splitlines()[1].startswith(" 2  Not entailment")
+            answered = app.screen.item.item_id
+            await pilot.click(AnswerBar, offset=(5, 1))  # RTE's options get a line each
+            await pilot.pause()
+            assert app.screen.item.item_id != answered
+        [label] = labels(workspace.engine)
+        assert (label.item_id, label.value) == (answered, "not_entailment")
+
+
+class TestHostileText:
+    """A premise full of terminal escapes is shown with visible placeholders, and the rest of
+    the screen is intact."""
+
+    async def test_escapes_in_a_premise_are_shown_not_obeyed(self, workspace, tmp_path):
+        hostile = "Clear\x1b[2J\x1b[H title\x1b]2;PWNED\x07 red\x1b[31m bidi\u202eevil [CLS]"
+        rows = [{**row, "premise": hostile} for row in RTE_TEST]
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=rows,
+            overrides=QUICK_TEST,
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await start(pilot)
+            shown = screen_text(app)
+        assert "Clear␛[2J␛[H title␛]2;PWNED␇ red␛[31m bidi⟨RLO⟩evil [CLS]" in " ".join(
+            shown.split()
+        )
+        assert "\x1b" not in shown and "\u202e" not in shown

@@ -21,7 +21,7 @@ def test_label_command_errors_before_any_screen(cli, workspace, tmp_path):
         name="rte",
     )
     result = cli("label", "rte", "--as", "ana")
-    assert result.code == 2 and "annotate annotator add ana" in result.stderr
+    assert result.code == 1 and "annotate annotator add ana" in result.stderr
 
 
 def test_cli_import_does_not_load_textual():

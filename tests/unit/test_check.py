@@ -206,12 +206,12 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     target = tmp_path / "copy.db"
     result = cli("backup", str(target))
     if backend == "postgresql":
-        assert result.code == 2 and "pg_dump" in result.stderr and not target.exists()
+        assert result.code == 1 and "pg_dump" in result.stderr and not target.exists()
         return
     assert result.code == 0 and "verified" in result.stdout and target.exists()
     copy = open_workspace(str(target)).engine
     assert check_store(copy).ok
     copy.dispose()
-    assert cli("backup", str(target)).code == 2
+    assert cli("backup", str(target)).code == 1
     assert cli("backup", str(target), "--overwrite").code == 0
     assert not list(tmp_path.glob(".copy.db.partial-*"))

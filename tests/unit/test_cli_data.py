@@ -44,7 +44,7 @@ def test_bad_file_error_and_unchanged_datasets(cli, tmp_path: Path):
     before = cli("datasets", "--format", "json").stdout
     bad = fx.write_text(tmp_path / "bad" / "dev.tsv", fx.MRPC_DEV + "1\t9\t9\tshort\n")
     result = cli("import", "MRPC", bad)
-    assert result.code == 2
+    assert result.code == 1
     assert f"{bad}:4: row has 4 fields, expected 5 (ragged row)" in result.stderr
     assert cli("datasets", "--format", "json").stdout == before
 
@@ -61,12 +61,12 @@ def test_custom_csv_task_with_field_mapping(cli, tmp_path: Path):
     assert result.code == 0, result.stderr
     assert result.json()[0]["items"] == 2
     wrong = cli("import", task, data, "--split", "test", "--map", "colour=title")
-    assert wrong.code == 2 and "unknown field" in wrong.stderr
+    assert wrong.code == 1 and "unknown field" in wrong.stderr
 
 
 def test_reading_commands_do_not_create_a_store(cli, db_url: str):
     result = cli("datasets")
-    assert result.code == 2 and "no annotate store" in result.stderr
+    assert result.code == 1 and "no annotate store" in result.stderr
     assert not Path(db_url.removeprefix("sqlite:///")).exists()
     assert cli("init").code == 0
     assert cli("datasets", "--format", "json").json() == []
@@ -83,7 +83,7 @@ def test_store_of_another_schema_version_is_refused(cli, workspace):
     with workspace.engine.begin() as conn:
         conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0999'")
     result = cli("datasets")
-    assert result.code == 2 and "has schema 0999" in result.stderr
+    assert result.code == 1 and "has schema 0999" in result.stderr
     assert "upgrade annotate to use this store" in result.stderr
 
 
@@ -92,5 +92,5 @@ def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):
     proc = subprocess.run(
         [sys.executable, "-m", "annotate", "datasets"], capture_output=True, text=True, env=env
     )
-    assert proc.returncode == 2
+    assert proc.returncode == 1
     assert proc.stderr.startswith("error: no annotate store") and "Traceback" not in proc.stderr

@@ -148,10 +148,10 @@ def test_compare_mistakes(cli, rte, workspace, tmp_path: Path):
     stray.write_text('{"idx": 5, "label": "entailment"}\n')
     result = cli("compare", "pilot", "--model", stray)
     assert (
-        result.code == 2 and "no prediction for any labelled item of study 'pilot'" in result.stderr
+        result.code == 1 and "no prediction for any labelled item of study 'pilot'" in result.stderr
     )
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"idx": 1000, "label": "maybe"}\n')
     result = cli("compare", "pilot", "--model", bad)
-    assert result.code == 2 and f"{bad}:1: unknown prediction 'maybe'" in result.stderr
-    assert cli("compare", "nope", "--model", bad).code == 2
+    assert result.code == 1 and f"{bad}:1: unknown prediction 'maybe'" in result.stderr
+    assert cli("compare", "nope", "--model", bad).code == 1

@@ -531,7 +531,7 @@ def test_fill_from_a_file_of_another_test_set_is_refused(cli, workspace, tmp_pat
     result = cli(
         "export", "s", "--to", tmp_path / "out", "--format", "superglue", "--fill-from", model
     )
-    assert result.code == 2
+    assert result.code == 1
     assert f"error: {model}: 2 of its 2 ids are not items of study 's'" in result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -757,10 +757,10 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
 def test_export_mistakes_are_one_line_errors(cli, workspace, tmp_path: Path, args, message):
     simulated_study(workspace.engine, tmp_path, "superglue/rte", k=0)
     result = cli("export", "s", "--to", tmp_path / "out", *args)
-    assert result.code == 2
+    assert result.code == 1
     assert f"error: {message}" in result.stderr
 
 
 def test_export_of_an_unknown_study(cli, workspace, tmp_path: Path):
     result = cli("export", "nope", "--to", tmp_path, "--format", "labels")
-    assert result.code == 2 and "no study named 'nope'" in result.stderr
+    assert result.code == 1 and "no study named 'nope'" in result.stderr

@@ -57,7 +57,7 @@ DATA_TABLES = (
 def run(url: str, *args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, ["--db", url, *args])
     if isinstance(result.exception, UserError):
-        return 2, result.stdout, f"error: {result.exception}"
+        return 1, result.stdout, f"error: {result.exception}"
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.stdout, result.stderr
@@ -170,7 +170,7 @@ def test_every_command_on_an_old_store_names_migrate_and_the_backup(tmp_path: Pa
     ]
     for args in commands:
         code, _out, err = run(url, *args)
-        assert code == 2, args
+        assert code == 1, args
         assert err.count("\n") <= 1 and "Traceback" not in err, err
         assert "`annotate migrate`" in err and "schema 1 (annotate 0.1.0)" in err, err
         assert "study-schema1-backup.db" in err, err
@@ -186,7 +186,7 @@ def test_the_console_script_prints_one_line_for_an_old_store(tmp_path: Path):
         text=True,
         timeout=120,
     )
-    assert done.returncode == 2
+    assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("error: the store ") and "annotate migrate" in done.stderr
@@ -195,7 +195,7 @@ def test_the_console_script_prints_one_line_for_an_old_store(tmp_path: Path):
 def test_init_on_an_old_store_does_not_touch_it(tmp_path: Path):
     url = f"sqlite:///{old_store_copy(tmp_path)}"
     code, _, err = run(url, "init")
-    assert code == 2 and "annotate migrate" in err
+    assert code == 1 and "annotate migrate" in err
 
 
 # --- migrating ----------------------------------------------------------------------------------
@@ -214,7 +214,10 @@ def test_migrate_keeps_every_row_and_every_number(tmp_path: Path):
     assert f"backup of the store written to {backup}" in out
     assert f"from schema 1 to {HEAD}" in out
 
-    assert rows_of(url) == before
+    after = rows_of(url)
+    # Schema 4 adds annotator.synthetic: every annotator of 0.1.0 migrates as not synthetic.
+    assert after["annotator"] == [(*row, "False") for row in before["annotator"]]
+    assert {**after, "annotator": None} == {**before, "annotator": None}
     assert_numbers_as_in_0_1_0(url)
     # The backup is the untouched 0.1.0 store: it still asks to be migrated.
     assert rows_of(f"sqlite:///{backup}") == before
@@ -249,7 +252,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
 
     monkeypatch.setattr(schema, "_check_foreign_keys", broken)
     code, _, err = run(url, "migrate")
-    assert code == 2 and "nothing changed" in err
+    assert code == 1 and "nothing changed" in err
     assert rows_of(url) == before
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
@@ -296,7 +299,7 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
     )
     for args in (["datasets"], ["migrate"], ["study", "list"]):
         code, _, err = run(url, *args)
-        assert code == 2
+        assert code == 1
         assert "schema 0042 (written by annotate 7.1.0)" in err, err
         assert (
             f"this is annotate {annotate.__version__}, which reads schema up to {schema.SCHEMA_HEAD}"
@@ -310,14 +313,14 @@ def test_a_damaged_version_record_is_a_clear_error(tmp_path: Path, value: str):
     set_meta(path, f"UPDATE meta SET value='{value}' WHERE key='schema_version';")
     for args in (["status", "old-rte"], ["migrate"]):
         code, _, err = run(f"sqlite:///{path}", *args)
-        assert code == 2 and "unreadable schema version" in err, err
+        assert code == 1 and "unreadable schema version" in err, err
 
 
 def test_another_programs_database_is_not_migrated(tmp_path: Path):
     path = tmp_path / "other.db"
     set_meta(path, "CREATE TABLE invoices (id INTEGER PRIMARY KEY);")
     code, _, err = run(f"sqlite:///{path}", "migrate")
-    assert code == 2 and "is not an annotate store" in err
+    assert code == 1 and "is not an annotate store" in err
 
 
 # --- the scripts and the models agree -----------------------------------------------------------
@@ -429,7 +432,7 @@ def test_migrate_on_postgresql_keeps_every_number(
 ):
     url = old_store_url(backend, new_store_url, tmp_path)
     code, _, err = run(url, "report", "old-rte")
-    assert code == 2 and "annotate migrate" in err and "pg_dump" in err
+    assert code == 1 and "annotate migrate" in err and "pg_dump" in err
     code, out, err = run(url, "migrate")
     assert code == 0, err
     assert "backup" not in out and f"from schema 1 to {HEAD}" in out

@@ -317,6 +317,35 @@ def test_assignment_property(tmp_path_factory, new_store_url, k: int, n_items: i
     ws.engine.dispose()
 
 
+# --- simulate writes only as synthetic annotators it created ------------------------------------
+
+
+def test_simulate_refuses_a_real_annotators_name_and_writes_nothing(cli, workspace, tmp_path):
+    from sqlalchemy import func, select
+    from sqlmodel import Session
+
+    from annotate.store.models import Annotator, Label
+    from tests.unit.test_export import simulated_study
+
+    assert cli("annotator", "add", "x1", "--token").code == 0
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", k=0)
+    refused = cli("simulate", "s", "--prefix", "x", "--annotators", "3", "--accuracy", "0.8")
+    assert refused.code == 1 and "'x1' is a real annotator" in refused.stderr
+    with Session(workspace.engine) as s:
+        assert s.scalar(select(func.count(Label.id))) == 0
+        assert [a.name for a in s.scalars(select(Annotator))] == ["x1"]  # x2, x3 not made either
+    done = cli("simulate", "s", "--prefix", "sim", "--annotators", "3", "--accuracy", "0.8")
+    assert done.code == 0, done.stderr
+    again = cli(
+        "simulate", "s", "--prefix", "sim", "--annotators", "3", "--accuracy", "0.8"
+    )  # its own: reused
+    assert again.code == 0, again.stderr
+    listed = {
+        a["name"]: a["synthetic"] for a in cli("annotator", "list", "--format", "json").json()
+    }
+    assert listed == {"x1": False, "sim1": True, "sim2": True, "sim3": True}
+
+
 @pytest.mark.parametrize("wanted", [10, 11])
 def test_an_axg_study_samples_whole_minimal_pairs(workspace, tmp_path: Path, wanted: int):
     """AX-g's minimal pairs are rows 2k and 2k+1: a study draws both halves or neither (an odd

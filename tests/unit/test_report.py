@@ -384,7 +384,7 @@ def test_markdown_for_papers(cli, workspace):
 def test_unknown_study_is_a_clear_error(cli, workspace):
     three_way(workspace)
     result = cli("report", "nope")
-    assert result.code == 2
+    assert result.code == 1
     assert "no study named 'nope' (studies: mnli)" in result.stderr
 
 
@@ -459,7 +459,7 @@ def test_a_bad_model_file_names_the_line(cli, workspace, tmp_path: Path):
     model = tmp_path / "bad.tsv"
     model.write_text("index\tprediction\n0\tentailment\n1\tmaybe\n")
     result = cli("report", "mnli", "--model", str(model))
-    assert result.code == 2
+    assert result.code == 1
     assert f"{model}:3: unknown prediction 'maybe'" in result.stderr
 
 

@@ -121,7 +121,7 @@ def test_bad_files_name_the_file_and_line(
     data = tmp_path / "bad.csv"
     data.write_text(content)
     result = cli("agreement", data, *args)
-    assert result.code == 2
+    assert result.code == 1
     assert f"error: {data}" in result.stderr and message in result.stderr
 
 
@@ -144,6 +144,6 @@ def test_quoted_comment_with_a_line_break_keeps_rows_and_line_numbers(cli, tmp_p
         "3,a\n"
     )
     result = cli("agreement", path, "--format", "json")
-    assert result.code == 2 and "labels.csv:7: row has 2 fields" in result.stderr
+    assert result.code == 1 and "labels.csv:7: row has 2 fields" in result.stderr
     path.write_text(path.read_text().replace("3,a\n", "3,a,y,\n3,b,y,\n"))
     assert cli("agreement", path, "--format", "json").code == 0

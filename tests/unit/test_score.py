@@ -247,7 +247,7 @@ def test_axg_rows_that_share_no_hypothesis_are_refused(cli, tmp_path: Path):
     gold = jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
     pred = jsonl(tmp_path / "AX-g.jsonl", [{"idx": i, "label": "entailment"} for i in range(4)])
     result = cli("score", pred, "--gold", gold)
-    assert result.code == 2
+    assert result.code == 1
     assert "ids 2 and 3 should form a minimal pair but their hypothesis differs" in result.stderr
 
 
@@ -425,7 +425,7 @@ def test_bootstrap_gives_intervals(cli, tmp_path: Path):
 
 def _error(cli, *args: Any) -> str:
     result = cli("score", *args)
-    assert result.code == 2, result.stdout
+    assert result.code == 1, result.stdout
     assert "Traceback" not in result.stderr
     return result.stderr.strip()
 

@@ -113,7 +113,7 @@ def test_label_asks_for_the_token_and_refuses_a_wrong_one(
     token = token_from(cli("annotator", "add", "ana", "--token").stdout)
     monkeypatch.setenv("ANNOTATE_TOKEN", "not it")
     refused = cli("label", study, "--as", "ana")
-    assert refused.code == 2 and "wrong token for annotator 'ana'" in refused.stderr
+    assert refused.code == 1 and "wrong token for annotator 'ana'" in refused.stderr
     assert fake_app.built == []  # no screen before the token is right
     monkeypatch.setenv("ANNOTATE_TOKEN", token)
     assert cli("label", study, "--as", "ana").code == 0
@@ -140,7 +140,7 @@ def test_label_prompts_without_echo_when_no_env_var(
 def test_label_without_a_terminal_or_token_is_a_clear_error(cli, workspace, study, fake_app):
     cli("annotator", "add", "ana", "--token")
     result = cli("label", study, "--as", "ana")  # CliRunner: empty stdin, no env var
-    assert result.code == 2 and "needs a token" in result.stderr
+    assert result.code == 1 and "needs a token" in result.stderr
     assert fake_app.built == []
 
 
@@ -156,7 +156,7 @@ def test_new_token_replaces_the_old_one(cli, workspace):
     row = stored(workspace.engine, "ana")
     assert new != old and verify_token(new, row.token_hash)
     assert not verify_token(old, row.token_hash)
-    assert cli("annotator", "token", "nobody").code == 2
+    assert cli("annotator", "token", "nobody").code == 1
 
 
 def test_researcher_commands_never_print_tokens(cli, workspace, study, fake_app, monkeypatch):
@@ -185,5 +185,6 @@ def test_researcher_commands_never_print_tokens(cli, workspace, study, fake_app,
             "token": True,
             "failed_logins": 1,
             "created_at": listed[0]["created_at"],
+            "synthetic": False,
         }
     ]

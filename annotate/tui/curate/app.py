@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.curation.desk import CurationDesk
+from annotate.text import terminal_safe
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
 from annotate.tui.curate.screens.done import NothingLeftScreen
@@ -28,8 +29,8 @@ class CurateApp(App[None]):
         super().__init__()
         self.desk = desk
         self.mode = mode
-        self.title = f"Curate {desk.info.name}"
-        self.sub_title = f"{desk.info.name} · {desk.curator} · {mode}"
+        self.title = terminal_safe(f"Curate {desk.info.name}")
+        self.sub_title = terminal_safe(f"{desk.info.name} · {desk.curator} · {mode}")
         self.skipped: set[int] = set()
         """Examples passed over with Ctrl+N in this run: they come back next time."""
         self.reviews_done = 0

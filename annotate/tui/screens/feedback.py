@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -17,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 from annotate.protocol.answers import REGRESSION_TOLERANCE
 from annotate.protocol.session import Feedback, ItemView, Progress
 from annotate.specs import TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.item_body import build_item
 from annotate.tui.widgets.status import StatusBar

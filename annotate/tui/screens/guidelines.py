@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -13,6 +12,7 @@ from textual.widgets import Footer, Header, Static
 
 from annotate.protocol.session import Phase, Progress
 from annotate.specs import ProtocolSpec, TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import answer_keys_text
 
@@ -76,13 +76,21 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
     return "You have finished training."
 
 
-def keys_text(spec: TaskSpec) -> Text:
+COME_BACK = "run the same command later"
+"""How to resume, in a terminal (the browser app says its own: open the page again)."""
+
+
+def come_back_hint(app: object) -> str:
+    return getattr(app, "COME_BACK", COME_BACK)
+
+
+def keys_text(spec: TaskSpec, come_back: str = COME_BACK) -> Text:
     commands = [
         ("f", "flag the item, with a comment (sent with your answer)"),
         ("u", "go back and change your previous test answer"),
         ("PgUp/PgDn", "scroll a long passage"),
         ("?", "help: keys and these guidelines"),
-        ("q", "quit; run the same command later to continue where you stopped"),
+        ("q", f"quit; {come_back} to continue where you stopped"),
     ]
     lines = [Text("Answer keys", style="bold"), answer_keys_text(spec), Text("")]
     lines.append(Text("Other keys", style="bold"))
@@ -109,7 +117,7 @@ class GuidelinesScreen(Screen[None]):
             yield Static(Text(reflow(self.spec.guidelines)), id="guidelines")
             if (hint := prior_hint(self.spec, self.protocol)) is not None:
                 yield Static(Text(hint, style="italic"), id="prior-hint")
-            yield Static(keys_text(self.spec), id="keys")
+            yield Static(keys_text(self.spec, come_back_hint(self.app)), id="keys")
         yield Static(
             Text.assemble(
                 where_you_are(self.progress, self.protocol),

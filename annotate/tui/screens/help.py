@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -10,7 +9,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from annotate.specs import ProtocolSpec, TaskSpec
-from annotate.tui.screens.guidelines import keys_text, prior_hint, reflow
+from annotate.terminal_text import SafeText as Text
+from annotate.tui.screens.guidelines import come_back_hint, keys_text, prior_hint, reflow
 
 
 class HelpScreen(ModalScreen[None]):
@@ -27,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
-            yield Static(keys_text(self.spec), id="help-keys")
+            yield Static(keys_text(self.spec, come_back_hint(self.app)), id="help-keys")
             yield Static(Text(f"\n{self.spec.title}", style="bold"))
             yield Static(Text(reflow(self.spec.guidelines)))
             if (hint := prior_hint(self.spec, self.protocol)) is not None:

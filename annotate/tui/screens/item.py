@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +22,7 @@ from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import LabelOption, TaskSpec
 from annotate.store.models import utcnow
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
@@ -148,6 +148,13 @@ class ItemScreen(Screen[None]):
                 )
             return
         event.stop()
+        self.action_answer_key(option.key)
+
+    def action_answer_key(self, key: str) -> None:
+        """The answer with this key: pressed, or clicked/tapped in the answer bar."""
+        option = self.options.get(key)
+        if option is None:
+            return
         if isinstance(self.parts.chooser, CandidateJudgements):
             self.parts.chooser.judge(option.value)
         elif isinstance(self.parts.chooser, EntityChoice):

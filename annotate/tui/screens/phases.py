@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,6 +9,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from annotate.protocol.session import Progress
+from annotate.terminal_text import SafeText as Text
+from annotate.tui.screens.guidelines import come_back_hint
 from annotate.tui.screens.messages import ScreenMessage
 
 
@@ -62,7 +63,7 @@ class WaitingScreen(MessageScreen):
             "The researcher decides who goes on to the test items once everyone has finished "
             "training. This screen checks by itself every "
             f"{self.poll_seconds:g} seconds and moves on as soon as you are admitted.",
-            "You can also press q to leave and run the same command later.",
+            f"You can also press q to leave and {come_back_hint(self.app)}.",
         ]
 
     def on_mount(self) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from annotate.specs import TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.widgets.verbatim import as_text
 
 JUDGED_STYLE = {"1": "bold green", "0": "bold red"}

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
 from annotate.specs import FieldSpec, TaskSpec
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.verbatim import (
     HIGHLIGHT_STYLES,

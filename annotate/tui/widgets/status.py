@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
 from annotate.protocol.session import Progress
 from annotate.protocol.studies import TRAINING
+from annotate.terminal_text import SafeText as Text
 
 
 def format_elapsed(seconds: float) -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rich.text import Text
+from rich.text import Text as RichText
 
 from annotate.specs import HighlightSpec
+from annotate.terminal_text import SafeText as Text
+from annotate.text import safe_offset
 
 HIGHLIGHT_STYLES = ("bold underline black on yellow", "bold italic black on cyan")
 """One style per highlight of a field, in order (WSC: noun phrase, then pronoun). Underline and
@@ -28,7 +30,7 @@ def as_text(value: Any) -> str:
 
 def heading(label: str, value: Text | str) -> Text:
     """A field: its heading on one line, its text below."""
-    body = value if isinstance(value, Text) else Text(value)
+    body = value if isinstance(value, RichText) else Text(value)
     return Text.assemble(Text(label, style=HEADING_STYLE), "\n", body)
 
 
@@ -80,7 +82,8 @@ def highlighted(text: str, spans: list[tuple[tuple[int, int], str]]) -> Text:
     """`text` verbatim with each (start, end) span styled."""
     result = Text(text)
     for (start, end), style in spans:
-        result.stylize(style, start, end)
+        # Offsets count the stored text; a placeholder is longer than its control character.
+        result.stylize(style, safe_offset(text, start), safe_offset(text, end))
     return result
 
 
@@ -89,5 +92,5 @@ def mark_all(text: str, needle: str, style: str) -> Text:
     result = Text(text)
     if needle:
         for match in re.finditer(re.escape(needle), text):
-            result.stylize(style, match.start(), match.end())
+            result.stylize(style, safe_offset(text, match.start()), safe_offset(text, match.end()))
     return result

@@ -4,7 +4,6 @@ then clears for the next pair (the domain stays, pairs often come in runs from o
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -15,6 +14,8 @@ from textual.widgets import Footer, Header, Input, Static, TextArea
 from annotate.curation.desk import CurationDesk
 from annotate.curation.validation import DraftInvalid, PairDraft, Problem, clean_sentence
 from annotate.errors import UserError
+from annotate.terminal_text import SafeText as Text
+from annotate.text import terminal_safe
 from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
@@ -101,10 +102,10 @@ class AuthorScreen(Screen[None]):
             forward, backward = self.desk.save_pair(self.draft())
         except DraftInvalid as exc:
             self.show_problems(exc.problems)
-            self.notify(str(exc), title="Not saved", severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), title="Not saved", severity="error", markup=False)
             return
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
             return
         self.saved += 1
         note = f"Saved pair {forward.pair_id}: examples {forward.id} and {backward.id}."

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from annotate.curation.review import Opinion
 from annotate.curation.validation import Problem
+from annotate.terminal_text import SafeText as Text
 from annotate.tui.curate.widgets.label_choice import label_text
 
 FOCUS_OF_FIELD = {

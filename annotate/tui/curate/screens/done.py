@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+
+from annotate.terminal_text import SafeText as Text
 
 
 class NothingLeftScreen(Screen[None]):

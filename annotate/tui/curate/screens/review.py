@@ -4,7 +4,6 @@ or tags: there is nothing of the author's to leak."""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -15,6 +14,8 @@ from annotate.curation.desk import CurationDesk
 from annotate.curation.review import BlindExample, ReviewProgress
 from annotate.curation.validation import DraftInvalid
 from annotate.errors import UserError
+from annotate.terminal_text import SafeText as Text
+from annotate.text import terminal_safe
 from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
@@ -83,7 +84,7 @@ class ReviewScreen(Screen[None]):
             self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
             return
         except UserError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
             return
         self.post_message(self.Done(self, self.example.id, skipped=False))
 

@@ -4,10 +4,11 @@ is not minimal."""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.widgets import Static
 
 from annotate.curation.diff import WordDiff, word_diff
+from annotate.terminal_text import SafeText as Text
+from annotate.text import safe_offset
 
 REMOVED_STYLE = "bold strike black on #ff8787"
 ADDED_STYLE = "bold underline black on #87d787"
@@ -17,7 +18,7 @@ ADDED_STYLE = "bold underline black on #87d787"
 def marked(text: str, spans: list[tuple[int, int]], style: str) -> Text:
     result = Text(text)
     for start, end in spans:
-        result.stylize(style, start, end)
+        result.stylize(style, safe_offset(text, start), safe_offset(text, end))
     return result
 
 

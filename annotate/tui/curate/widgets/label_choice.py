@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from annotate.terminal_text import SafeText as Text
 
 
 def label_text(label: str) -> str:

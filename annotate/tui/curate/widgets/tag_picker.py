@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,6 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from annotate.curation.taxonomy import CATEGORY_OF, FINE, TAXONOMY, search_tags
+from annotate.terminal_text import SafeText as Text
 
 
 class TagPicker(Vertical):

@@ -1,0 +1,102 @@
+"""A file that is not a store, or a store with damaged pages or a missing table, given as --db:
+every command says so in one line naming the file, and exits 1 (`check` included)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from annotate.workspace import open_workspace
+
+
+def _random_bytes(path: Path) -> None:
+    path.write_bytes(os.urandom(20_000))
+
+
+def _csv(path: Path) -> None:
+    path.write_text("index,sentence,label\n0,a CSV passed as --db by mistake,1\n")
+
+
+def _store_with(path: Path, damage) -> None:
+    ws = open_workspace(f"sqlite:///{path}", create=True)
+    ws.engine.dispose()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
+    conn.close()
+    damage(path)
+
+
+def _damaged_pages(path: Path) -> None:
+    """Overwrite pages 3-20 with garbage: the b-trees of datasets, studies, items … (page 1
+    holds the table list and page 2 the schema version, so the store still opens)."""
+
+    def scribble(p: Path) -> None:
+        with p.open("r+b") as f:
+            f.seek(4096 * 2)
+            f.write(b"\xde\xad\xbe\xef" * 1024 * 18)
+
+    _store_with(path, scribble)
+
+
+def _missing_table(path: Path) -> None:
+    def drop(p: Path) -> None:
+        with sqlite3.connect(p) as conn:
+            conn.execute("DROP TABLE label")
+
+    _store_with(path, drop)
+
+
+DAMAGE = {
+    "random bytes": (_random_bytes, "is not a SQLite database"),
+    "a CSV file": (_csv, "is not a SQLite database"),
+    "damaged pages": (_damaged_pages, "is damaged"),
+    "a missing table": (_missing_table, "lacks the table(s) label"),
+}
+
+
+@pytest.fixture(params=list(DAMAGE))
+def damage(request) -> tuple[str, str]:
+    return request.param
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, damage: str) -> str:
+    path = tmp_path / ("store.csv" if damage == "a CSV file" else "store.db")
+    DAMAGE[damage][0](path)
+    return f"sqlite:///{path}"
+
+
+@pytest.mark.parametrize(
+    "args", [("datasets",), ("status", "s"), ("check",), ("check", "--format", "json")]
+)
+def test_a_damaged_or_foreign_store_is_one_line_and_exit_1(cli, db_url, damage, args):
+    result = cli(*args)
+    assert result.code == 1, (result.stdout, result.stderr)
+    error = result.stderr.strip()
+    assert "\n" not in error and error.startswith("error: "), error
+    assert db_url in error and DAMAGE[damage][1] in error, error
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_the_console_script_prints_one_line_and_exits_1(tmp_path: Path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "random.db"
+    _random_bytes(path)
+    env = {**os.environ, "ANNOTATE_DB": str(path)}
+    env.pop("ANNOTATE_DEBUG", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "annotate", "check"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    debug = subprocess.run(
+        [sys.executable, "-m", "annotate", "--debug", "check"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert debug.returncode == 1 and "Traceback" in debug.stderr
