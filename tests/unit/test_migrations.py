@@ -311,7 +311,10 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
         code, _, err = run(url, *args)
         assert code == 2
         assert "schema 0042 (written by annotate 7.1.0)" in err, err
-        assert f"this is annotate {annotate.__version__}, which reads schema up to {schema.SCHEMA_HEAD}" in err
+        assert (
+            f"this is annotate {annotate.__version__}, which reads schema up to {schema.SCHEMA_HEAD}"
+            in err
+        )
 
 
 @pytest.mark.parametrize("value", ["abc", "", "3"])

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.curation.desk import CurationDesk
+from annotate.curation.review import ReviewFilter
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
 from annotate.tui.curate.screens.done import NothingLeftScreen
@@ -31,7 +32,8 @@ class CurateApp(App[None]):
         self.title = f"Curate {desk.info.name}"
         self.sub_title = f"{desk.info.name} · {desk.curator} · {mode}"
         self.skipped: set[int] = set()
-        """Examples passed over with Ctrl+N in this run: they come back next time."""
+        """Examples passed over with Ctrl+N in this run: not shown again in this run (a
+        reviewer's skips are also stored: next time they come last)."""
         self.reviews_done = 0
         self.settled = 0
         self.author_screen: AuthorScreen | None = None
@@ -78,6 +80,8 @@ class CurateApp(App[None]):
     def _advance(self, example_id: int, skipped: bool) -> None:
         if skipped:
             self.skipped.add(example_id)
+            if self.mode == REVIEW:
+                self.desk.skip_review(example_id)  # remembered: to the back of the queue
         elif self.mode == REVIEW:
             self.reviews_done += 1
         else:
@@ -94,11 +98,18 @@ class CurateApp(App[None]):
 
 
 def create_curate_app(
-    engine: Engine, set_name: str, curator: str, *, review: bool = False, adjudicate: bool = False
+    engine: Engine,
+    set_name: str,
+    curator: str,
+    *,
+    review: bool = False,
+    adjudicate: bool = False,
+    wanted: ReviewFilter | None = None,
 ) -> CurateApp:
     """The curation app for `curator` on set `set_name` (used by `annotate curate` and the
-    tests). Raises UserError before any screen appears when the set does not exist."""
+    tests); `wanted` narrows a reviewer's queue. Raises UserError before any screen appears
+    when the set does not exist."""
     if review and adjudicate:
         raise ValueError("review and adjudicate are two different modes")
-    desk = CurationDesk.open(engine, set_name, curator)
+    desk = CurationDesk.open(engine, set_name, curator, wanted)
     return CurateApp(desk, REVIEW if review else ADJUDICATE if adjudicate else AUTHOR)
