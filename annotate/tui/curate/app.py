@@ -13,6 +13,7 @@ from annotate.curation.desk import CurationDesk
 from annotate.curation.review import ReviewFilter
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 
@@ -23,7 +24,7 @@ class CurateApp(App[None]):
     CSS_PATH = "curate.tcss"
     ENABLE_COMMAND_PALETTE = False  # curators get the keys they need, nothing else
     # Ctrl+Q, not q: in authoring mode every letter goes into a text box.
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "request_quit", "Quit", priority=True)]
 
     def __init__(self, desk: CurationDesk, mode: str = AUTHOR) -> None:
         super().__init__()
@@ -44,6 +45,21 @@ class CurateApp(App[None]):
             self.push_screen(self.author_screen)
         else:
             self.push_screen(self._next_screen())
+
+    def action_request_quit(self) -> None:
+        """Ctrl+Q: quit, but ask first when the author has a pair half-written."""
+        if isinstance(self.screen, ConfirmDiscard):
+            self.exit()  # Ctrl+Q again on the question: yes, quit
+            return
+        if self.screen is self.author_screen and self.author_screen.has_unsaved_work():
+
+            def answered(discard: bool | None) -> None:
+                if discard:
+                    self.exit()
+
+            self.push_screen(ConfirmDiscard("Quit without saving this pair?"), answered)
+            return
+        self.exit()
 
     @property
     def pairs_saved(self) -> int:
