@@ -256,9 +256,9 @@ AUTHOR_HELP = """Write new pairs in the terminal (TUI).
 \b
 Tab moves between fields; labels with 1/2/3 or e/n/c; in the tag filter, type and press Enter
 to toggle the best match (↓ into the list, Space toggles); Ctrl+S saves, Ctrl+R clears,
-Ctrl+Q quits. A pair needs both sentences (different, not already in the set), both
-directions labelled and at least one tag; more than 40% of words changed gets a warning.
-Pasted line breaks are joined with a space."""
+Ctrl+Q quits (both ask first when a pair is half-written). A pair needs both sentences
+(different, not already in the set), both directions labelled and at least one tag; more
+than 40% of words changed gets a warning. Pasted line breaks are joined with a space."""
 
 REVIEW_HELP = """Give blind second opinions on others' examples (TUI).
 
