@@ -260,3 +260,35 @@ def test_reimporting_an_identical_file_names_the_file_given(cli, tmp_path: Path)
     rows = cli("import", "glue/ax", again, "--split", "dev", "--format", "json").json()
     assert rows[0]["path"] == str(again.resolve())
     assert rows[0]["identical_to"] == str(first.resolve())
+
+
+# --- the migration ------------------------------------------------------------------------------
+
+
+def test_migrating_finds_sentence_edits_made_before_the_schema(tmp_path: Path, monkeypatch):
+    """A 0.1.0 store whose example 4 had its sentences edited (version 1 -> 2) and reviewed at
+    version 1: after `annotate migrate`, that review is stale and the label is flagged."""
+    import shutil
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from annotate.cli import app
+    from annotate.workspace import open_workspace
+
+    path = tmp_path / "old.db"
+    shutil.copy(Path(__file__).resolve().parents[1] / "migration" / "store-0.1.0.db", path)
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE curation_example SET premise = 'No lorries are allowed.' WHERE id = 4")
+    monkeypatch.delenv("ANNOTATE_DB", raising=False)
+    result = CliRunner().invoke(app, ["--db", f"sqlite:///{path}", "migrate"])
+    assert result.exit_code == 0, result.stdout
+    engine = open_workspace(f"sqlite:///{path}").engine
+    try:
+        edited, retired_only = get_example(engine, "diag", 4), get_example(engine, "diag", 5)
+        assert (edited.sentences_version, edited.label_unchecked) == (2, True)
+        assert (retired_only.sentences_version, retired_only.label_unchecked) == (1, False)
+        assert [r.stale for r in example_reviews(engine, "diag", 4)] == [True]
+        assert [r.stale for r in example_reviews(engine, "diag", 3)] == [False]
+    finally:
+        engine.dispose()
