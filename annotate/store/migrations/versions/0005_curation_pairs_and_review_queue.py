@@ -1,4 +1,4 @@
-"""Schema 3: curation edits act on pairs, stale reviews, and skips that outlive a session.
+"""Schema 5: curation edits act on pairs, stale reviews, and skips that outlive a session.
 
 - curation_example gains `sentences_version` (the version that brought the current sentences:
   reviews of earlier versions are stale), `sentences_changed_at` and `label_unchecked` (the
@@ -9,8 +9,8 @@
   and reviewer), so a reviewer can judge the new sentences after an edit.
 - curation_skip (new): examples a reviewer passed over, kept at the back of their queue.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-12-02
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
+revision: str = "0005"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -55,7 +55,7 @@ def upgrade() -> None:
     )
     _backfill_sentence_versions()
     # Every migration ends by naming its schema number (0.1.0 refuses any number but 1).
-    op.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
 
 
 def _backfill_sentence_versions() -> None:
