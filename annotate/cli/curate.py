@@ -259,13 +259,16 @@ AUTHOR_HELP = """Write new pairs in the terminal (TUI).
 \b
 Tab moves between fields; labels with 1/2/3 or e/n/c; in the tag filter, type and press Enter
 to toggle the best match (↓ into the list, Space toggles); Ctrl+S saves, Ctrl+R clears,
-Ctrl+Q quits. A pair needs both sentences (different, not already in the set), both
-directions labelled and at least one tag; more than 40% of words changed gets a warning.
-Pasted line breaks are joined with a space."""
+Ctrl+Q quits (both ask first when a pair is half-written). A pair needs both sentences
+(different, not already in the set), both directions labelled and at least one tag; more
+than 40% of words changed gets a warning. Pasted line breaks are joined with a space."""
 
 REVIEW_HELP = """Give blind second opinions on others' examples (TUI).
 
-You see only the sentences, never the author's labels or tags."""
+You see only the sentences, never the author's labels or tags. New and changed work comes
+first (pairs written in the tool, or whose sentences were edited: newest first), then the
+imported examples with the fewest reviews. Ctrl+N skips an example: it goes to the back of
+your queue, next time too. --author, --since and --tag narrow the queue."""
 
 ADJUDICATE_HELP = """Settle the disagreements you may settle (TUI).
 
@@ -281,10 +284,56 @@ def author_command(ctx: typer.Context, set_name: SetName, name: CuratorName = No
 
 
 @curate_app.command(
-    "review", help=REVIEW_HELP, epilog=_example("annotate curate review diag --as sam")
+    "review",
+    help=REVIEW_HELP,
+    epilog=_example("annotate curate review diag --as sam --author lea --since 2026-12-01"),
 )
-def review_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
-    _run_tui(ctx, set_name, _need_name(name, "review"), review=True)
+def review_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    name: CuratorName = None,
+    author: Annotated[
+        str | None, typer.Option("--author", metavar="NAME", help="Only examples by this curator")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="DATE",
+            help="Only examples written or edited on or after DATE (YYYY-MM-DD, UTC)",
+        ),
+    ] = None,
+    tag: Annotated[
+        str | None,
+        typer.Option("--tag", metavar="TAG", help="Only examples with this tag or category"),
+    ] = None,
+) -> None:
+    from annotate.curation.review import ReviewFilter
+
+    wanted = ReviewFilter(author=author, since=_parse_since(since), tag=_checked_tag(tag))
+    _run_tui(ctx, set_name, _need_name(name, "review"), review=True, wanted=wanted)
+
+
+def _parse_since(value: str | None):  # -> datetime | None
+    from datetime import UTC, datetime
+
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{value!r} is not a date; use YYYY-MM-DD (or YYYY-MM-DDTHH:MM)", param_hint="--since"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _checked_tag(tag: str | None) -> str | None:
+    from annotate.curation.taxonomy import resolve_category, resolve_tag
+
+    if tag is not None and resolve_category(tag) is None:
+        resolve_tag(tag)  # an unknown tag is a UserError naming it
+    return tag
 
 
 @curate_app.command(
@@ -295,13 +344,20 @@ def adjudicate_command(ctx: typer.Context, set_name: SetName, name: CuratorName 
 
 
 def _run_tui(
-    ctx: typer.Context, set_name: str, name: str, review: bool = False, adjudicate: bool = False
+    ctx: typer.Context,
+    set_name: str,
+    name: str,
+    review: bool = False,
+    adjudicate: bool = False,
+    wanted=None,  # ReviewFilter | None (imported lazily)
 ) -> None:
     # Textual costs ~0.3 s to import: only the screen commands pay for it.
     from annotate.tui.curate.app import create_curate_app
 
     engine = _workspace(ctx).engine
-    tui = create_curate_app(engine, set_name, name, review=review, adjudicate=adjudicate)
+    tui = create_curate_app(
+        engine, set_name, name, review=review, adjudicate=adjudicate, wanted=wanted
+    )
     tui.run()
     say(tui.summary())
 
@@ -350,18 +406,26 @@ def list_command(
 def show_command(
     ctx: typer.Context, set_name: SetName, example_id: ExampleId, fmt: OutputFormat = "table"
 ) -> None:
-    """Show one example with its history."""
+    """Show one example with its history and its reviews."""
     from annotate.curation.examples import example_history, get_example
     from annotate.curation.render import example_tables
+    from annotate.curation.review import example_reviews
 
     out = _output_format(fmt)
     engine = _workspace(ctx).engine
     example = get_example(engine, set_name, example_id)
     history = example_history(engine, set_name, example_id)
+    reviews = example_reviews(engine, set_name, example_id)
     if out == "json":
-        print_json({"example": example.as_dict(), "history": history})
+        print_json(
+            {
+                "example": example.as_dict(),
+                "history": history,
+                "reviews": [r.as_dict() for r in reviews],
+            }
+        )
         return
-    for table in example_tables(example, history):
+    for table in example_tables(example, history, reviews):
         console().print(table)
 
 
@@ -387,19 +451,36 @@ def edit_command(
     reason: Reason = "",
     fmt: OutputFormat = "table",
 ) -> None:
-    """Change an example (a new version; the old one stays in the history)."""
-    from annotate.curation.examples import edit_example
+    """Change an example (a new version; the old one stays in the history). The reverse
+    direction of its pair changes with it (sentences swapped, same tags, domain and note; its
+    own label stays). When the sentences change, reviews of the old ones stop counting and a
+    label not given again is flagged "to check"; --set label=... confirms it."""
+    from annotate.curation.examples import edit_example, partner_of
 
     out = _output_format(fmt)
     by = _need_name(name, "edit")
     if not settings:
         raise typer.BadParameter("say what to change: --set KEY=VALUE", param_hint="--set")
     engine = _workspace(ctx).engine
+    before = partner_of(engine, set_name, example_id)
+    partner_before = before.version if before is not None else None
     example = edit_example(engine, set_name, example_id, by, _parse_settings(settings), reason)
+    partner = partner_of(engine, set_name, example.id)
     if out == "json":
         print_json(example.as_dict())
         return
-    say(f"example {example.id} is at version {example.version}")
+    say(f"example {example.id} is at version {example.version}{_to_check(example)}")
+    if partner is not None and partner.version != partner_before:
+        say(
+            f"its reverse, example {partner.id}, changed with it (version {partner.version})"
+            + _to_check(partner)
+        )
+
+
+def _to_check(example) -> str:  # ExampleView
+    if not example.label_unchecked:
+        return ""
+    return "; its label is flagged to check (the sentences changed)"
 
 
 @curate_app.command(
@@ -412,7 +493,8 @@ def retire_command(
     name: CuratorName = None,
     reason: Reason = "",
 ) -> None:
-    """Retire an example: never deleted, `annotate curate restore` brings it back."""
+    """Retire an example and the reverse direction of its pair: never deleted, `annotate curate
+    restore` brings them back."""
     _set_retired(ctx, set_name, example_id, _need_name(name, "retire"), True, reason)
 
 
@@ -424,22 +506,25 @@ def restore_command(
     name: CuratorName = None,
     reason: Reason = "",
 ) -> None:
-    """Bring a retired example back."""
+    """Bring a retired example (and the reverse direction of its pair) back."""
     _set_retired(ctx, set_name, example_id, _need_name(name, "restore"), False, reason)
 
 
 def _set_retired(
     ctx: typer.Context, set_name: str, example_id: int, by: str, retire: bool, reason: str
 ) -> None:
-    from annotate.curation.examples import set_retired
+    from annotate.curation.examples import partner_of, set_retired
 
-    example = set_retired(_workspace(ctx).engine, set_name, example_id, by, retire, reason)
+    engine = _workspace(ctx).engine
+    example = set_retired(engine, set_name, example_id, by, retire, reason)
+    partner = partner_of(engine, set_name, example_id)
+    both = f" and its reverse, example {partner.id}," if partner is not None else ""
     if retire:
         again = f"annotate curate restore {set_name} {example.id}"
         state = f"retired (kept in the store; `{again}` brings it back)"
     else:
         state = "active again"
-    say(f"example {example.id} {state}")
+    say(f"example {example.id}{both} {state}")
 
 
 # --- review state, statistics, export ----------------------------------------------------------

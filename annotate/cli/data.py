@@ -169,6 +169,7 @@ def import_(
             "sha256": r.sha256,
             "path": r.path,
             "status": "already imported" if r.already_imported else "imported",
+            **({"identical_to": r.identical_to} if r.identical_to else {}),
         }
         for r in results
     ]
@@ -177,7 +178,10 @@ def import_(
         return
     for r in results:
         if r.already_imported:
-            warn(f"{r.path}: already imported as dataset {r.dataset_id} (same sha256); skipped")
+            warn(
+                f"{r.path}: skipped, identical (same sha256) to {r.identical_to}, imported "
+                f"before as dataset {r.dataset_id} ({r.task} {r.split})"
+            )
         else:
             extra = ", ".join(
                 f"{v} {k}" for k, v in r.detail.items() if k not in {"items", "labelled"}

@@ -2,7 +2,8 @@
 
 A unit is an example with at least one review. Its coders are the author and each reviewer.
 The author's coding is the example as the first reviewer saw it: a later edit or adjudication
-must not make the independent judgements look more (or less) alike than they were.
+must not make the independent judgements look more (or less) alike than they were. Reviews of
+sentences that were edited since (stale reviews) are left out.
 
 - Labels: Krippendorff's α (nominal) and the share of coder pairs that agree.
 - Tags: for each fine tag, α (nominal) on "tag present / absent"; the same per coarse category
@@ -36,12 +37,18 @@ class Coding:
 
 
 def collect_codings(session: Session, set_id: int) -> list[Coding]:
-    """The author's and the reviewers' codings of every reviewed active example of a set."""
+    """The author's and the reviewers' codings of every reviewed active example of a set (current
+    reviews only)."""
     reviews: dict[int, list[CurationReview]] = defaultdict(list)
     for review in session.exec(
         select(CurationReview)
         .join(CurationExample, CurationReview.example_id == CurationExample.id)
-        .where(CurationExample.set_id == set_id, CurationExample.retired == False)  # noqa: E712
+        .where(
+            CurationExample.set_id == set_id,
+            CurationExample.retired == False,  # noqa: E712
+            # Stale reviews judged sentences since edited: they say nothing about these.
+            CurationReview.example_version >= CurationExample.sentences_version,
+        )
         .order_by(CurationReview.id)
     ):
         reviews[review.example_id].append(review)

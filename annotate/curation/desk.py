@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 
 from annotate.curation import review
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples, save_pair
-from annotate.curation.review import BlindExample, QueueEntry, ReviewProgress
+from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
 from annotate.curation.taxonomy import DOMAINS
 from annotate.curation.validation import PairDraft
@@ -20,17 +20,23 @@ from annotate.errors import UserError
 
 
 class CurationDesk:
-    def __init__(self, engine: Engine, info: SetInfo, curator: str) -> None:
+    def __init__(
+        self, engine: Engine, info: SetInfo, curator: str, wanted: ReviewFilter | None = None
+    ) -> None:
         self.engine = engine
         self.info = info
         self.curator = curator
+        self.wanted = wanted or ReviewFilter()
+        """Which examples the reviewer asked for (--author, --since, --tag)."""
 
     @classmethod
-    def open(cls, engine: Engine, set_name: str, curator: str) -> CurationDesk:
+    def open(
+        cls, engine: Engine, set_name: str, curator: str, wanted: ReviewFilter | None = None
+    ) -> CurationDesk:
         """Raises UserError when the set does not exist or no curator name is given."""
         if not curator.strip():
             raise UserError("say who you are: --as NAME")
-        return cls(engine, load_set(engine, set_name), curator.strip())
+        return cls(engine, load_set(engine, set_name), curator.strip(), wanted)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -47,10 +53,14 @@ class CurationDesk:
 
     # reviewing
     def next_blind(self, skip: Collection[int] = ()) -> BlindExample | None:
-        return review.next_for_review(self.engine, self.info.name, self.curator, skip)
+        return review.next_for_review(self.engine, self.info.name, self.curator, skip, self.wanted)
 
     def review_progress(self) -> ReviewProgress:
-        return review.review_progress(self.engine, self.info.name, self.curator)
+        return review.review_progress(self.engine, self.info.name, self.curator, self.wanted)
+
+    def skip_review(self, example_id: int) -> None:
+        """Pass over an example: it waits at the back of this reviewer's queue, next time too."""
+        review.skip_for_review(self.engine, self.info.name, self.curator, example_id)
 
     def submit_review(
         self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""

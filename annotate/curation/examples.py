@@ -2,11 +2,16 @@
 
 Every change goes through `change_example`, which first copies the example's current values
 into a revision: the history of an example is its revisions, oldest first, then the example.
+
+The two directions of a pair (same `pair_id`) change together: an edit of the sentences, tags,
+domain or note, a retirement and a restore apply to both, the reverse example getting the
+sentences swapped; only the label is per direction. When the sentences change, reviews of the
+old ones become stale and a label that was not given again is flagged as unchecked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -62,6 +67,11 @@ class ExampleView:
     retired: bool
     created_at: datetime
     updated_at: datetime
+    sentences_version: int = 1
+    """The version that brought the current sentences (older reviews are stale)."""
+    sentences_changed_at: datetime | None = None
+    label_unchecked: bool = False
+    """The sentences changed since the label was last confirmed: the label may not fit."""
 
     @classmethod
     def of(cls, row: CurationExample) -> ExampleView:
@@ -83,6 +93,9 @@ class ExampleView:
             retired=row.retired,
             created_at=row.created_at,
             updated_at=row.updated_at,
+            sentences_version=row.sentences_version,
+            sentences_changed_at=row.sentences_changed_at,
+            label_unchecked=row.label_unchecked,
         )
 
     @property
@@ -93,6 +106,8 @@ class ExampleView:
         out = asdict(self)
         out["created_at"] = self.created_at.isoformat(timespec="seconds")
         out["updated_at"] = self.updated_at.isoformat(timespec="seconds")
+        if self.sentences_changed_at is not None:
+            out["sentences_changed_at"] = self.sentences_changed_at.isoformat(timespec="seconds")
         return out
 
 
@@ -120,21 +135,42 @@ def change_example(
             note=note,
         )
     )
+    sentences_before = (row.premise, row.hypothesis)
     for name, value in values.items():
         setattr(row, name, value)
     row.version += 1
     row.updated_at = utcnow()
+    if (row.premise, row.hypothesis) != sentences_before:
+        # Reviews of the old sentences no longer count, and the label may no longer fit.
+        row.sentences_version = row.version
+        row.sentences_changed_at = row.updated_at
+        row.label_unchecked = True
+    if "label" in values:
+        row.label_unchecked = False  # a label given with the change is a checked one
     session.add(row)
     session.flush()
 
 
-def _sentence_keys(session: Session, set_id: int, exclude: int | None = None) -> set[tuple]:
-    """The (premise, hypothesis) keys of the set's active examples."""
+def _sentence_keys(session: Session, set_id: int, exclude: Collection[int] = ()) -> set[tuple]:
+    """The (premise, hypothesis) keys of the set's active examples but those in `exclude`."""
     query = select(CurationExample.id, CurationExample.premise, CurationExample.hypothesis).where(
         CurationExample.set_id == set_id,
         CurationExample.retired == False,  # noqa: E712
     )
-    return {sentence_key(p, h) for i, p, h in session.exec(query) if i != exclude}
+    return {sentence_key(p, h) for i, p, h in session.exec(query) if i not in exclude}
+
+
+def pair_partner(session: Session, row: CurationExample) -> CurationExample | None:
+    """The other direction of the example's pair, or None (an unpaired imported row)."""
+    if row.pair_id is None:
+        return None
+    return session.exec(
+        select(CurationExample).where(
+            CurationExample.set_id == row.set_id,
+            CurationExample.pair_id == row.pair_id,
+            CurationExample.id != row.id,
+        )
+    ).first()
 
 
 def next_numbers(session: Session, set_id: int) -> tuple[int, int]:
@@ -223,7 +259,8 @@ class ExampleQuery:
     """False: active examples only; True: retired only; None: both."""
 
 
-def _tag_test(tag: str):
+def tag_test(tag: str):
+    """A test of an example's tags: has the fine tag, or any tag of the coarse category."""
     category = resolve_category(tag)
     if category is not None:
         return lambda tags: bool(tags.get(category))
@@ -239,7 +276,7 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
             raise UserError(
                 f"unknown label {query.label!r}; set {info.name!r} uses {', '.join(info.labels)}"
             )
-        has_tag = _tag_test(query.tag) if query.tag else None
+        has_tag = tag_test(query.tag) if query.tag else None
         statement = select(CurationExample).where(CurationExample.set_id == info.id)
         if query.retired is not None:
             statement = statement.where(CurationExample.retired == query.retired)
@@ -278,8 +315,16 @@ def get_example(engine: Engine, set_name: str, example_id: int) -> ExampleView:
 # --- changing ------------------------------------------------------------------------------
 
 
+PAIR_FIELDS = ("tags", "domain", "note")
+"""Values both directions of a pair share (the sentences are shared too, swapped)."""
+
+
 def _checked_changes(
-    session: Session, info: SetInfo, row: CurationExample, changes: Mapping[str, Any]
+    session: Session,
+    info: SetInfo,
+    row: CurationExample,
+    changes: Mapping[str, Any],
+    partner: CurationExample | None,
 ) -> dict[str, Any]:
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
@@ -302,13 +347,32 @@ def _checked_changes(
         problems += tag_problems(flat(values["tags"]))
     if not problems and {"premise", "hypothesis"} & set(values):
         assert row.id is not None
-        if sentence_key(premise, hypothesis) in _sentence_keys(session, info.id, row.id):
+        pair = {row.id} | ({partner.id} if partner is not None and partner.id else set())
+        keys = _sentence_keys(session, info.id, pair)
+        reverse = sentence_key(hypothesis, premise) if partner is not None else None
+        if sentence_key(premise, hypothesis) in keys or reverse in keys:
             problems.append(Problem("premise", "this pair is already in the set (a duplicate)"))
     if problems:
         raise DraftInvalid(problems)
     if "tags" in values and set(flat(values["tags"])) == set(flat(row.tags)):
         del values["tags"]  # the same tags in another order: no change (the file's order stays)
     return {k: v for k, v in values.items() if getattr(row, k) != v}
+
+
+def _partner_values(
+    row: CurationExample, partner: CurationExample, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What the reverse direction must become after `values` changed `row`: the sentences
+    swapped, the shared values copied; its own label stays."""
+    out: dict[str, Any] = {}
+    if {"premise", "hypothesis"} & set(values):
+        out["premise"], out["hypothesis"] = row.hypothesis, row.premise
+    for name in PAIR_FIELDS:
+        if name in values:
+            value = getattr(row, name)
+            # Tags: a copy of their own, so the two rows never share one JSON value.
+            out[name] = {k: list(v) for k, v in value.items()} if name == "tags" else value
+    return {k: v for k, v in out.items() if getattr(partner, k) != v}
 
 
 def edit_example(
@@ -320,44 +384,66 @@ def edit_example(
     note: str = "",
 ) -> ExampleView:
     """Change some of an example's values (premise, hypothesis, label, tags as fine tags,
-    domain, note); the previous values stay in its history. No change: no new version."""
+    domain, note); the previous values stay in its history. No change: no new version. The
+    reverse direction of its pair follows (sentences swapped; its label stays but is flagged
+    when the sentences changed). Giving the label confirms it, even unchanged."""
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
-        values = _checked_changes(session, info, row, changes)
+        partner = pair_partner(session, row)
+        values = _checked_changes(session, info, row, changes, partner)
         if values:
             change_example(session, row, editor, "edit", values, note)
+        elif "label" in changes and row.label_unchecked:
+            row.label_unchecked = False  # the same label, given again: confirmed
+            session.add(row)
+        if partner is not None and values:
+            follow = _partner_values(row, partner, values)
+            if follow:
+                change_example(session, partner, editor, "edit", follow, note)
+        session.flush()
         return ExampleView.of(row)
 
 
 def set_retired(
     engine: Engine, set_name: str, example_id: int, by: str, retired: bool, note: str = ""
 ) -> ExampleView:
-    """Retire an example (it leaves searches, reviews, statistics and exports but is never
-    deleted) or bring it back."""
+    """Retire an example and the reverse direction of its pair (they leave searches, reviews,
+    statistics and exports but are never deleted), or bring both back."""
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
         if row.retired == retired:
             state = "retired" if retired else "active"
             raise UserError(f"example {example_id} is {state} already")
+        partner = pair_partner(session, row)
+        rows = [r for r in (row, partner) if r is not None and r.retired != retired]
         if not retired:
-            assert row.id is not None
-            if sentence_key(row.premise, row.hypothesis) in _sentence_keys(
-                session, info.id, row.id
-            ):
-                raise UserError(
-                    f"example {example_id} cannot come back: the set has the same pair again"
-                )
-        change_example(
-            session, row, by, "retire" if retired else "restore", {"retired": retired}, note
-        )
+            others = _sentence_keys(session, info.id, {r.id for r in rows if r.id is not None})
+            for r in rows:
+                if sentence_key(r.premise, r.hypothesis) in others:
+                    raise UserError(
+                        f"example {r.id} cannot come back: the set has the same pair again"
+                    )
+        for r in rows:
+            change_example(
+                session, r, by, "retire" if retired else "restore", {"retired": retired}, note
+            )
         return ExampleView.of(row)
 
 
+def partner_of(engine: Engine, set_name: str, example_id: int) -> ExampleView | None:
+    """The reverse direction of the example's pair, if it has one."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        partner = pair_partner(session, example_row(session, info.id, example_id))
+        return ExampleView.of(partner) if partner is not None else None
+
+
 def example_history(engine: Engine, set_name: str, example_id: int) -> list[dict[str, Any]]:
-    """Every version of the example, oldest first: its values, and who changed them to the
-    next version, when and why (the last entry is the current state)."""
+    """Every version of the example, oldest first: its values; who made that version, how,
+    when and why (`made_by`, `made_change`, `made_at`, `made_note`); and who changed it to the
+    next version (`changed_by`, `change`, ...; the last entry is the current state)."""
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
@@ -378,4 +464,23 @@ def example_history(engine: Engine, set_name: str, example_id: int) -> list[dict
             for r in revisions
         ]
         history.append({"version": row.version, **snapshot(row), "change": "current"})
-        return history
+        # The first version was made by its author (or the import); each later one by the
+        # change recorded on the version before it.
+        made = [
+            {
+                "made_by": row.author,
+                "made_change": "authored" if row.origin == "authored" else "imported",
+                "made_at": row.created_at.isoformat(timespec="seconds"),
+                "made_note": "",
+            }
+        ]
+        made += [
+            {
+                "made_by": h["changed_by"],
+                "made_change": h["change"],
+                "made_at": h["changed_at"],
+                "made_note": h["change_note"],
+            }
+            for h in history[:-1]
+        ]
+        return [h | m for h, m in zip(history, made, strict=True)]

@@ -92,10 +92,19 @@ def _write_atomically(path: Path, lines: Iterable[str]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.writelines(lines)
+        # mkstemp makes the file 0600; give it the mode a plain write would (0666 - umask).
+        os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _current_umask() -> int:
+    # The umask can only be read by setting it: set it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def export_set(engine: Engine, set_name: str, path: Path, fmt: str | None = None) -> ExportSummary:

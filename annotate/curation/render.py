@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from annotate.curation.examples import ExampleView
-from annotate.curation.review import QueueEntry
+from annotate.curation.review import QueueEntry, ReviewView
 from annotate.curation.taxonomy import TAXONOMY
 from annotate.terminal_text import SafeText as Text
 
@@ -58,25 +58,31 @@ def examples_table(examples: Sequence[ExampleView], title: str) -> Table:
         title, ["Id", "Pair", "Label", "Tags", "Domain", "Author", "Premise", "Hypothesis"]
     )
     for e in examples:
-        label = e.label + (" (retired)" if e.retired else "")
+        label = e.label + (" (to check)" if e.label_unchecked else "")
+        label += " (retired)" if e.retired else ""
         tags = "; ".join(e.fine_tags)
         _row(table, e.id, e.pair_id, label, tags, e.domain, e.author, e.premise, e.hypothesis)
     return table
 
 
-def example_tables(example: ExampleView, history: list[dict[str, Any]]) -> list[Table]:
+def example_tables(
+    example: ExampleView, history: list[dict[str, Any]], reviews: Sequence[ReviewView] = ()
+) -> list[Table]:
     detail = _table(f"Example {example.id}", ["Field", "Value"])
     for key, value in example.as_dict().items():
         if key == "tags":
             value = "; ".join(example.fine_tags)
+        elif key == "label_unchecked" and value:
+            value = "yes: the sentences changed since the label was set; review or edit it"
         _row(detail, key, value)
+    # Each row says who made that version, and how: the change that led to it.
     versions = _table(
         "History (oldest first)",
-        ["Version", "Label", "Tags", "Premise", "Hypothesis", "Retired", "Then", "By", "Note"],
+        ["Version", "Label", "Tags", "Premise", "Hypothesis", "Retired", "Made by", "Note"],
     )
     for h in history:
         tags = "; ".join(t for ts in h["tags"].values() for t in ts)
-        then = h["change"] if h["change"] == "current" else f"{h['change']} {h['changed_at']}"
+        made = f"{h['made_by']} ({h['made_change']}, {h['made_at'][:16].replace('T', ' ')})"
         _row(
             versions,
             h["version"],
@@ -85,11 +91,22 @@ def example_tables(example: ExampleView, history: list[dict[str, Any]]) -> list[
             h["premise"],
             h["hypothesis"],
             h["retired"],
-            then,
-            h.get("changed_by", ""),
-            h.get("change_note", ""),
+            made,
+            h["made_note"],
         )
-    return [detail, versions]
+    return [detail, versions, reviews_table(reviews)]
+
+
+def reviews_table(reviews: Sequence[ReviewView]) -> Table:
+    table = _table(
+        f"Reviews ({len(reviews)})" if reviews else "Reviews: none yet",
+        ["Reviewer", "Label", "Tags", "Saw version", "Counts", "When", "Note"],
+    )
+    for r in reviews:
+        counts = "no: stale (sentences edited since)" if r.stale else "yes"
+        when = r.created_at.isoformat(timespec="seconds")
+        _row(table, r.reviewer, r.label, "; ".join(r.tags), r.example_version, counts, when, r.note)
+    return table
 
 
 def queue_table(entries: Sequence[QueueEntry], title: str) -> Table:
@@ -119,6 +136,7 @@ def stats_tables(stats: dict[str, Any]) -> list[Table]:
     overview = _table(f"Set {stats['set']}", ["", ""])
     for key in ("label_scheme", "examples", "pairs", "retired", "untagged", "duplicates"):
         _row(overview, key.replace("_", " "), stats[key])
+    _row(overview, "labels to check (sentences edited)", stats["labels_unchecked"])
     _row(overview, "authors", ", ".join(f"{a} {c}" for a, c in stats["authors"].items()))
 
     coarse = _table(
@@ -165,8 +183,15 @@ def review_tables(review: dict[str, Any]) -> list[Table]:
     _row(summary, "tag sets: mean Jaccard", tags["mean_jaccard"])
     _row(summary, "tag sets: identical", tags["exact_match"])
     per_tag = _table("Tag agreement (α on present/absent)", ["Category / tag", "Codings", "α"])
-    for category, entry in tags["per_category"].items():
-        _row(per_tag, category, entry["codings"], _alpha_cell(entry))
-    for tag, entry in tags["per_tag"].items():
-        _row(per_tag, f"  {tag}", entry["codings"], _alpha_cell(entry))
+    # Each category, then its own tags under it (per_tag names each tag's category).
+    categories = list(dict.fromkeys([*tags["per_category"], *TAXONOMY]))
+    for category in categories:
+        entry = tags["per_category"].get(category)
+        under = {t: e for t, e in tags["per_tag"].items() if e["category"] == category}
+        if entry is None and not under:
+            continue
+        if entry is not None:
+            _row(per_tag, category, entry["codings"], _alpha_cell(entry))
+        for tag, tag_entry in under.items():
+            _row(per_tag, f"  {tag}", tag_entry["codings"], _alpha_cell(tag_entry))
     return [summary, per_tag]

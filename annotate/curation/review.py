@@ -4,9 +4,12 @@ decisions that settle it.
 Blindness is by construction: a reviewer gets a `BlindExample`, which holds the sentences and
 nothing else, so no screen built from it can show the author's label, tags, note or name.
 
-An example is in the disagreement queue while a review newer than its last decision disagrees
-with its current label or tag set. Its author settles it, or an adjudicator: anyone who neither
-wrote nor reviewed it (a reviewer does not get to overrule the author on their own say).
+Only current reviews count: a review of sentences that were edited since is stale (kept, but
+out of the queue and the agreement figures), and the example goes back to reviewers as changed
+work. An example is in the disagreement queue while a current review newer than its last
+decision disagrees with its current label or tag set. Its author settles it, or an
+adjudicator: anyone who neither wrote nor reviewed it (a reviewer does not get to overrule the
+author on their own say).
 """
 
 from __future__ import annotations
@@ -14,18 +17,25 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotate.curation.examples import ExampleView, change_example, example_row
+from annotate.curation.examples import ExampleView, change_example, example_row, tag_test
 from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import Tags, flat, group_tags
 from annotate.curation.validation import DraftInvalid, label_problem, tag_problems
 from annotate.errors import UserError
-from annotate.store.curation_models import CurationDecision, CurationExample, CurationReview
+from annotate.store.curation_models import (
+    CurationDecision,
+    CurationExample,
+    CurationReview,
+    CurationSkip,
+)
 from annotate.store.engine import write_session
+from annotate.store.models import utcnow
 
 
 @dataclass(frozen=True)
@@ -52,54 +62,143 @@ def _active(set_id: int):
     )
 
 
-def _open_for(session: Session, set_id: int, reviewer: str) -> list[CurationExample]:
-    """Examples `reviewer` may still review: by others, active, not reviewed by them yet;
-    those with the fewest reviews first (coverage grows evenly), then in set order."""
-    counts = dict(
+def current_reviews(session: Session, set_id: int) -> dict[int, list[CurationReview]]:
+    """The reviews of the set's examples that judged their current sentences, oldest first,
+    by example. A review of sentences since edited is stale: kept, but not counted."""
+    reviews: dict[int, list[CurationReview]] = defaultdict(list)
+    for review in session.exec(
+        select(CurationReview)
+        .join(CurationExample, CurationReview.example_id == CurationExample.id)
+        .where(
+            CurationExample.set_id == set_id,
+            CurationReview.example_version >= CurationExample.sentences_version,
+        )
+        .order_by(CurationReview.id)
+    ):
+        reviews[review.example_id].append(review)
+    return reviews
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    """Which examples a reviewer asks for; all given ones must hold."""
+
+    author: str | None = None
+    since: datetime | None = None
+    """Written or changed (sentences) at or after this time."""
+    tag: str | None = None
+    """A fine tag, or a coarse category (any tag in it)."""
+
+    def matches(self, row: CurationExample) -> bool:
+        if self.author is not None and row.author != self.author:
+            return False
+        if self.since is not None and _stamp(work_time(row)) < _stamp(self.since):
+            return False
+        return self.tag is None or tag_test(self.tag)(row.tags)
+
+
+def work_time(row: CurationExample) -> datetime:
+    """When the example's current sentences were written: authored, imported or edited."""
+    return row.sentences_changed_at or row.created_at
+
+
+def is_new_work(row: CurationExample) -> bool:
+    """Written in the tool, or its sentences changed since it was written or imported."""
+    return row.origin == "authored" or row.sentences_version > 1
+
+
+def _stamp(moment: datetime) -> float:
+    # SQLite gives back naive datetimes (stored as UTC); PostgreSQL aware ones.
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _open_for(
+    session: Session, set_id: int, reviewer: str, wanted: ReviewFilter = ReviewFilter()
+) -> list[CurationExample]:
+    """Examples `reviewer` may still review (by others, active, no current review by them),
+    in the order they are served:
+    1. new and changed work (see `is_new_work`), newest first: it is what needs eyes;
+    2. the rest, those with the fewest reviews first (coverage grows evenly), in set order;
+    3. examples the reviewer skipped (in any session) since they last changed, oldest skip first.
+    """
+    current = current_reviews(session, set_id)
+    mine = {i for i, reviews in current.items() if any(r.reviewer == reviewer for r in reviews)}
+    skipped = dict(
         session.exec(
-            select(CurationReview.example_id, func.count())
-            .join(CurationExample, CurationReview.example_id == CurationExample.id)
-            .where(CurationExample.set_id == set_id)
-            .group_by(CurationReview.example_id)
-        ).all()
-    )
-    mine = set(
-        session.exec(
-            select(CurationReview.example_id)
-            .join(CurationExample, CurationReview.example_id == CurationExample.id)
-            .where(CurationExample.set_id == set_id, CurationReview.reviewer == reviewer)
+            select(CurationSkip.example_id, CurationSkip.skipped_at)
+            .join(CurationExample, CurationSkip.example_id == CurationExample.id)
+            .where(CurationExample.set_id == set_id, CurationSkip.reviewer == reviewer)
         ).all()
     )
     rows = session.exec(
         _active(set_id).where(CurationExample.author != reviewer).order_by(CurationExample.position)
     ).all()
-    waiting = [row for row in rows if row.id not in mine]
-    return sorted(waiting, key=lambda row: (counts.get(row.id, 0), row.position))
+
+    # Newest first by pair: both directions were written (or edited) together, microseconds
+    # apart, and are served in set order.
+    pair_time: dict[object, float] = {}
+    for row in rows:
+        key = ("pair", row.pair_id) if row.pair_id is not None else row.id
+        pair_time[key] = min(pair_time.get(key, float("inf")), _stamp(work_time(row)))
+
+    def order(row: CurationExample) -> tuple[int, float, int]:
+        skip = skipped.get(row.id)
+        if skip is not None and _stamp(skip) >= _stamp(work_time(row)):
+            return (2, _stamp(skip), row.position)
+        if is_new_work(row):
+            key = ("pair", row.pair_id) if row.pair_id is not None else row.id
+            return (0, -pair_time[key], row.position)
+        return (1, len(current.get(row.id or 0, [])), row.position)
+
+    waiting = [row for row in rows if row.id not in mine and wanted.matches(row)]
+    return sorted(waiting, key=order)
 
 
 def next_for_review(
-    engine: Engine, set_name: str, reviewer: str, skip: Collection[int] = ()
+    engine: Engine,
+    set_name: str,
+    reviewer: str,
+    skip: Collection[int] = (),
+    wanted: ReviewFilter = ReviewFilter(),
 ) -> BlindExample | None:
     """The next example for `reviewer` (those in `skip` left for later), or None."""
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
-        for row in _open_for(session, info.id, reviewer):
+        for row in _open_for(session, info.id, reviewer, wanted):
             if row.id not in skip:
                 assert row.id is not None
                 return BlindExample(row.id, row.premise, row.hypothesis)
         return None
 
 
-def review_progress(engine: Engine, set_name: str, reviewer: str) -> ReviewProgress:
+def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: int) -> None:
+    """Remember that `reviewer` passed over the example: it goes to the back of their queue,
+    in later sessions too, until it changes."""
+    with write_session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        example_row(session, info.id, example_id)
+        found = session.exec(
+            select(CurationSkip).where(
+                CurationSkip.example_id == example_id, CurationSkip.reviewer == reviewer
+            )
+        ).first()
+        if found is None:
+            found = CurationSkip(example_id=example_id, reviewer=reviewer)
+        found.skipped_at = utcnow()  # skipped again: to the very back
+        session.add(found)
+
+
+def review_progress(
+    engine: Engine, set_name: str, reviewer: str, wanted: ReviewFilter = ReviewFilter()
+) -> ReviewProgress:
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
-        done = session.exec(
-            select(func.count())
-            .select_from(CurationReview)
-            .join(CurationExample, CurationReview.example_id == CurationExample.id)
-            .where(CurationExample.set_id == info.id, CurationReview.reviewer == reviewer)
-        ).one()
-        return ReviewProgress(done, len(_open_for(session, info.id, reviewer)))
+        done = sum(
+            r.reviewer == reviewer
+            for reviews in current_reviews(session, info.id).values()
+            for r in reviews
+        )
+        return ReviewProgress(done, len(_open_for(session, info.id, reviewer, wanted)))
 
 
 def _checked(info: SetInfo, label: str | None, tags: Sequence[str]) -> Tags:
@@ -130,11 +229,15 @@ def submit_review(
             raise UserError(f"example {example_id} is retired")
         existing = session.exec(
             select(CurationReview).where(
-                CurationReview.example_id == example_id, CurationReview.reviewer == reviewer
+                CurationReview.example_id == example_id,
+                CurationReview.reviewer == reviewer,
+                CurationReview.example_version >= row.sentences_version,
             )
         ).first()
         if existing is not None:
             raise UserError(f"you reviewed example {example_id} already")
+        row.label_unchecked = False  # a second opinion on these sentences checks the label
+        session.add(row)
         assert label is not None
         session.add(
             CurationReview(
@@ -192,14 +295,7 @@ def _disputes(row: CurationExample, review: CurationReview) -> list[str]:
 
 
 def _queue(session: Session, set_id: int) -> list[QueueEntry]:
-    reviews: dict[int, list[CurationReview]] = defaultdict(list)
-    for review in session.exec(
-        select(CurationReview)
-        .join(CurationExample, CurationReview.example_id == CurationExample.id)
-        .where(CurationExample.set_id == set_id)
-        .order_by(CurationReview.id)
-    ):
-        reviews[review.example_id].append(review)
+    reviews = current_reviews(session, set_id)  # stale reviews dispute nothing
     covered = dict(
         session.exec(
             select(CurationDecision.example_id, func.max(CurationDecision.covers_review_id))
@@ -277,6 +373,8 @@ def settle(
             values["tags"] = chosen
         if values:
             change_example(session, row, person, "adjudication", values, note.strip())
+        row.label_unchecked = False  # the decision settles the label
+        session.add(row)
         last_review = session.exec(
             select(func.max(CurationReview.id)).where(CurationReview.example_id == example_id)
         ).one()
@@ -293,3 +391,48 @@ def settle(
         )
         session.flush()
         return ExampleView.of(row)
+
+
+# --- one example's reviews ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    reviewer: str
+    label: str
+    tags: list[str]
+    note: str
+    example_version: int
+    """The version the reviewer saw."""
+    stale: bool
+    """The sentences changed after this review: it no longer counts."""
+    created_at: datetime
+
+    def as_dict(self) -> dict[str, object]:
+        out = dict(self.__dict__)
+        out["created_at"] = self.created_at.isoformat(timespec="seconds")
+        return out
+
+
+def example_reviews(engine: Engine, set_name: str, example_id: int) -> list[ReviewView]:
+    """Every review of the example, oldest first, stale ones included and marked."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        reviews = session.exec(
+            select(CurationReview)
+            .where(CurationReview.example_id == example_id)
+            .order_by(CurationReview.id)
+        ).all()
+        return [
+            ReviewView(
+                reviewer=r.reviewer,
+                label=r.label,
+                tags=flat(r.tags),
+                note=r.note,
+                example_version=r.example_version,
+                stale=r.example_version < row.sentences_version,
+                created_at=r.created_at,
+            )
+            for r in reviews
+        ]

@@ -61,6 +61,7 @@ def set_statistics(engine: Engine, set_name: str) -> dict[str, Any]:
         "retired": len(retired),
         "pairs": len({e.pair_id for e in examples if e.pair_id is not None}),
         "untagged": sum(not e.fine_tags for e in examples),
+        "labels_unchecked": sum(e.label_unchecked for e in examples),
         "duplicates": sum(n - 1 for n in keys.values() if n > 1),
         "labels": _label_counts(examples, labels),
         "coarse": coarse,

@@ -34,6 +34,8 @@ class ImportResult:
     sha256: str
     detail: dict[str, int]
     already_imported: bool = False
+    identical_to: str | None = None
+    """When already imported: the earlier file with the same content (its dataset is this one)."""
 
 
 def file_sha256(path: Path) -> str:
@@ -154,11 +156,12 @@ def import_file(
                 existing.id or 0,
                 existing.task,
                 existing.split,
-                existing.path,
+                str(path.resolve()),  # the file given now; the earlier one is `identical_to`
                 existing.n_items,
                 sha256,
                 existing.detail,
                 already_imported=True,
+                identical_to=existing.path,
             )
         dataset = Dataset(
             task=spec.name, split=split, path=str(path.resolve()), sha256=sha256, n_items=0

@@ -3,7 +3,8 @@ and the decisions that settle disagreements.
 
 One example is one NLI direction (premise -> hypothesis), as one row of `diagnostic-full.tsv`;
 the two directions of an authored pair share a `pair_id`. Nothing is deleted: an edit or a
-retirement first copies the example's previous values into `CurationRevision`.
+retirement first copies the example's previous values into `CurationRevision`, and acts on
+both directions of a pair.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ class CurationExample(SQLModel, table=True):
     retired: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    sentences_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
+    """The version that brought the current premise and hypothesis: a review of an earlier
+    version judged other sentences, so it is stale (kept, but no longer counted)."""
+    sentences_changed_at: datetime | None = None
+    """When the sentences last changed after the example was created (None: never)."""
+    label_unchecked: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    """The sentences changed and nobody has confirmed the label since (a review, an
+    adjudication or an explicit label edit clears it)."""
 
     __table_args__ = (
         UniqueConstraint("set_id", "position", name="uq_curation_example_position"),
@@ -103,7 +112,9 @@ class CurationReview(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
     __table_args__ = (
-        UniqueConstraint("example_id", "reviewer", name="uq_curation_review"),
+        # One review per reviewer and version: after the sentences change, the old review is
+        # stale and the reviewer may give a new one.
+        UniqueConstraint("example_id", "reviewer", "example_version", name="uq_curation_review"),
         Index("ix_curation_review_reviewer", "reviewer"),
     )
 
@@ -124,12 +135,27 @@ class CurationDecision(SQLModel, table=True):
     decided_at: datetime = Field(default_factory=utcnow)
 
 
+class CurationSkip(SQLModel, table=True):
+    """An example a reviewer passed over: it waits at the back of their review queue, in later
+    sessions too, until it changes."""
+
+    __tablename__ = "curation_skip"
+
+    id: int | None = Field(default=None, primary_key=True)
+    example_id: int = Field(foreign_key="curation_example.id")
+    reviewer: str
+    skipped_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("example_id", "reviewer", name="uq_curation_skip"),)
+
+
 CURATION_TABLES = [
     CurationSet.__table__,
     CurationExample.__table__,
     CurationRevision.__table__,
     CurationReview.__table__,
     CurationDecision.__table__,
+    CurationSkip.__table__,
 ]
 
 

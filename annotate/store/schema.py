@@ -24,7 +24,13 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from annotate.errors import UserError
 from annotate.store.engine import describe_store, is_disconnect, unreachable
 
-SCHEMA_RELEASES = {"0001": "0.1.0", "0002": "0.2.0", "0003": "0.2.0", "0004": "0.2.0"}
+SCHEMA_RELEASES = {
+    "0001": "0.1.0",
+    "0002": "0.2.0",
+    "0003": "0.2.0",
+    "0004": "0.2.0",
+    "0005": "0.2.0",
+}
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""
 SCHEMA_REVISIONS = tuple(SCHEMA_RELEASES)

@@ -13,6 +13,7 @@ from annotate.curation.sets import create_set
 from annotate.curation.validation import PairDraft
 from annotate.tui.curate.app import create_curate_app
 from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.widgets.diff_view import ADDED_STYLE, REMOVED_STYLE, DiffView, diff_text
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
@@ -207,3 +208,48 @@ class TestValidation:
 async def test_the_curate_command_fails_before_any_screen(cli):
     cli("curate", "create", "new")
     assert "no curation set named 'old'" in cli("curate", "author", "old", "--as", "ana").stderr
+
+
+class TestUnsavedWork:
+    """Ctrl+Q and Ctrl+R ask before a half-written pair is thrown away."""
+
+    async def test_ctrl_q_asks_first_and_n_keeps_the_pair(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"A cat sat.")
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard) and app.is_running
+            assert "Quit without saving this pair?" in all_static_text(app)
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, AuthorScreen)
+            assert app.screen.query_one("#premise", TextArea).text == "A cat sat."
+            await pilot.press("ctrl+q", "y")
+            await pilot.pause()
+        assert not app.is_running
+        assert examples(engine) == []
+
+    async def test_ctrl_q_on_an_empty_form_quits_at_once(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert not app.is_running
+
+    async def test_ctrl_r_asks_before_clearing(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(pilot, "A cat sat.", "A cat did not sit.", forward="contradiction")
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard)
+            await pilot.press("escape")  # keep writing
+            await pilot.pause()
+            author = app.screen
+            assert isinstance(author, AuthorScreen)
+            assert author.query_one("#hypothesis", TextArea).text == "A cat did not sit."
+            await pilot.press("ctrl+r", "y")
+            await pilot.pause()
+            assert app.screen is author and not author.has_unsaved_work()
+            assert author.query_one("#premise", TextArea).text == ""

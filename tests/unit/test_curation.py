@@ -257,19 +257,21 @@ def test_edits_keep_the_history(engine):
 
 def test_retired_examples_leave_every_list_but_stay_in_the_store(engine):
     _three_pairs(engine)
-    set_retired(engine, "new", 1, "ana", True, "ambiguous")
-    assert [e.id for e in find_examples(engine, "new", ExampleQuery(tag="Negation"))] == [2]
+    set_retired(engine, "new", 1, "ana", True, "ambiguous")  # the pair goes: 1 and its reverse 2
+    assert find_examples(engine, "new", ExampleQuery(tag="Negation")) == []
     retired = find_examples(engine, "new", ExampleQuery(retired=True))
-    assert [e.id for e in retired] == [1] and retired[0].retired
+    assert [e.id for e in retired] == [1, 2] and all(e.retired for e in retired)
     with pytest.raises(UserError, match="retired already"):
-        set_retired(engine, "new", 1, "ana", True)
-    # Once both directions are retired the pair can be written again; the old ones then
-    # cannot come back (they would be duplicates).
-    with pytest.raises(DraftInvalid, match="duplicate"):
-        save_pair(engine, "new", "ben", GATE)
-    set_retired(engine, "new", 2, "ana", True)
+        set_retired(engine, "new", 2, "ana", True)
+    # Once retired, the pair can be written again; the old one then cannot come back (it would
+    # be a duplicate).
     save_pair(engine, "new", "ben", GATE)
     with pytest.raises(UserError, match="cannot come back"):
         set_retired(engine, "new", 1, "ana", False)
-    history = example_history(engine, "new", 1)
-    assert [(h["retired"], h["change"]) for h in history] == [(False, "retire"), (True, "current")]
+    for example_id in (1, 2):
+        history = example_history(engine, "new", example_id)
+        assert [(h["retired"], h["change"]) for h in history] == [
+            (False, "retire"),
+            (True, "current"),
+        ]
+        assert history[1]["made_by"] == "ana" and history[1]["made_note"] == "ambiguous"

@@ -87,11 +87,12 @@ def test_create_edit_show_retire_restore(cli, tmp_path):
     assert shown["history"][0]["change_note"] == "weaker"
     assert "weaker" in cli("curate", "show", "d", "3").stdout
 
-    assert "retired" in cli("curate", "retire", "d", "3", "--as", "ana", "--reason", "x").stdout
-    assert len(cli("curate", "list", "d", "--format", "json").json()) == 3
+    retired = cli("curate", "retire", "d", "3", "--as", "ana", "--reason", "x").stdout
+    assert "example 3 and its reverse, example 4, retired" in " ".join(retired.split())
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 2
     assert [
         r["id"] for r in cli("curate", "list", "d", "--retired", "--format", "json").json()
-    ] == [3]
+    ] == [3, 4]
     assert "active again" in cli("curate", "restore", "d", "3", "--as", "ana").stdout
     assert "0 open disagreement(s) in d" in cli("curate", "queue", "d").stdout
     assert cli("curate", "queue", "d", "--format", "json").json() == []

@@ -61,17 +61,18 @@ def test_a_reviewer_gets_only_the_sentences(engine):
     blind = next_for_review(engine, "s", "ben")
     assert isinstance(blind, BlindExample)
     assert {f.name for f in dataclasses.fields(blind)} == {"id", "premise", "hypothesis"}
-    assert (blind.premise, blind.hypothesis) == ("The gate is open.", "The gate is not open.")
+    # New work comes newest first: the second pair, in set order.
+    assert (blind.id, blind.premise) == (3, "All ten boats were repaired.")
     # An author never reviews their own examples; skipped ones are left for later.
     assert next_for_review(engine, "s", "ana") is None
-    assert next_for_review(engine, "s", "ben", skip={1, 2}).id == 3
+    assert next_for_review(engine, "s", "ben", skip={3, 4}).id == 1
     assert review_progress(engine, "s", "ben").remaining == 4
 
 
 def test_reviews_spread_breadth_first_and_are_checked(engine):
     submit_review(engine, "s", "ben", 1, "contradiction", ["Negation"])
-    # cara is handed the examples nobody reviewed before the one ben did.
-    assert next_for_review(engine, "s", "cara").id == 2
+    # New work goes newest first (breadth-first applies to the imported rest).
+    assert next_for_review(engine, "s", "cara").id == 3
     progress = review_progress(engine, "s", "ben")
     assert (progress.done, progress.remaining) == (1, 3)
     with pytest.raises(UserError, match="reviewed example 1 already"):

@@ -10,9 +10,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.curation.desk import CurationDesk
+from annotate.curation.review import ReviewFilter
 from annotate.text import terminal_safe
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 
@@ -23,7 +25,7 @@ class CurateApp(App[None]):
     CSS_PATH = "curate.tcss"
     ENABLE_COMMAND_PALETTE = False  # curators get the keys they need, nothing else
     # Ctrl+Q, not q: in authoring mode every letter goes into a text box.
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "request_quit", "Quit", priority=True)]
 
     def __init__(self, desk: CurationDesk, mode: str = AUTHOR) -> None:
         super().__init__()
@@ -32,7 +34,8 @@ class CurateApp(App[None]):
         self.title = terminal_safe(f"Curate {desk.info.name}")
         self.sub_title = terminal_safe(f"{desk.info.name} · {desk.curator} · {mode}")
         self.skipped: set[int] = set()
-        """Examples passed over with Ctrl+N in this run: they come back next time."""
+        """Examples passed over with Ctrl+N in this run: not shown again in this run (a
+        reviewer's skips are also stored: next time they come last)."""
         self.reviews_done = 0
         self.settled = 0
         self.author_screen: AuthorScreen | None = None
@@ -43,6 +46,21 @@ class CurateApp(App[None]):
             self.push_screen(self.author_screen)
         else:
             self.push_screen(self._next_screen())
+
+    def action_request_quit(self) -> None:
+        """Ctrl+Q: quit, but ask first when the author has a pair half-written."""
+        if isinstance(self.screen, ConfirmDiscard):
+            self.exit()  # Ctrl+Q again on the question: yes, quit
+            return
+        if self.screen is self.author_screen and self.author_screen.has_unsaved_work():
+
+            def answered(discard: bool | None) -> None:
+                if discard:
+                    self.exit()
+
+            self.push_screen(ConfirmDiscard("Quit without saving this pair?"), answered)
+            return
+        self.exit()
 
     @property
     def pairs_saved(self) -> int:
@@ -79,6 +97,8 @@ class CurateApp(App[None]):
     def _advance(self, example_id: int, skipped: bool) -> None:
         if skipped:
             self.skipped.add(example_id)
+            if self.mode == REVIEW:
+                self.desk.skip_review(example_id)  # remembered: to the back of the queue
         elif self.mode == REVIEW:
             self.reviews_done += 1
         else:
@@ -95,11 +115,18 @@ class CurateApp(App[None]):
 
 
 def create_curate_app(
-    engine: Engine, set_name: str, curator: str, *, review: bool = False, adjudicate: bool = False
+    engine: Engine,
+    set_name: str,
+    curator: str,
+    *,
+    review: bool = False,
+    adjudicate: bool = False,
+    wanted: ReviewFilter | None = None,
 ) -> CurateApp:
     """The curation app for `curator` on set `set_name` (used by `annotate curate` and the
-    tests). Raises UserError before any screen appears when the set does not exist."""
+    tests); `wanted` narrows a reviewer's queue. Raises UserError before any screen appears
+    when the set does not exist."""
     if review and adjudicate:
         raise ValueError("review and adjudicate are two different modes")
-    desk = CurationDesk.open(engine, set_name, curator)
+    desk = CurationDesk.open(engine, set_name, curator, wanted)
     return CurateApp(desk, REVIEW if review else ADJUDICATE if adjudicate else AUTHOR)

@@ -17,6 +17,7 @@ from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
+from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
@@ -25,7 +26,7 @@ from annotate.tui.curate.widgets.tag_picker import TagPicker
 class AuthorScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save pair"),
-        Binding("ctrl+r", "clear", "Clear form"),
+        Binding("ctrl+r", "ask_clear", "Clear form"),
     ]
 
     def __init__(self, desk: CurationDesk) -> None:
@@ -113,6 +114,31 @@ class AuthorScreen(Screen[None]):
             note += " (A large edit: consider a more minimal one next time.)"
         self.notify(note, markup=False)
         self.action_clear()
+
+    def has_unsaved_work(self) -> bool:
+        """Anything typed or chosen for the pair on the form (the domain stays between pairs,
+        so it alone is not work to lose)."""
+        draft = self.draft()
+        return bool(
+            draft.premise
+            or draft.hypothesis
+            or draft.forward
+            or draft.backward
+            or draft.tags
+            or draft.note.strip()
+        )
+
+    def action_ask_clear(self) -> None:
+        """Ctrl+R: clear the form, after asking when there is something to lose."""
+        if not self.has_unsaved_work():
+            self.action_clear()
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.action_clear()
+
+        self.app.push_screen(ConfirmDiscard("Clear the form?"), answered)
 
     def action_clear(self) -> None:
         """Empty the form for the next pair; the domain stays."""

@@ -1,0 +1,31 @@
+"""A yes/no question before something is lost: the author's half-written pair on Ctrl+Q or
+Ctrl+R. Dismisses with True (go ahead) or False (keep writing)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ConfirmDiscard(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes, discard"),
+        Binding("n,escape", "answer(False)", "No, keep writing"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(Text(self.question, style="bold"), classes="dialog-title")
+            yield Static(Text("The pair on the form is not saved (Ctrl+S saves it)."))
+            yield Static(Text("y: discard it · n or Esc: keep writing", style="dim"))
+
+    def action_answer(self, discard: bool) -> None:
+        self.dismiss(discard)
