@@ -21,11 +21,23 @@ def study_create(
     protocol: str = typer.Option(
         "superglue-2019", "--protocol", help="Protocol preset or .toml file"
     ),
-    train: int = typer.Option(
-        None, "--train", help="Dataset id for training items (default: the task's latest dev set)"
+    train: str = typer.Option(
+        None,
+        "--train",
+        help="The dataset training items come from: a dataset id (`annotate datasets`), a split "
+        "(val, dev, train) or the imported file's name (default: the task's latest dev set)",
     ),
-    test: int = typer.Option(
-        None, "--test", help="Dataset id for the test sample (default: the task's latest test set)"
+    test: str = typer.Option(
+        None,
+        "--test",
+        help="The dataset the test sample comes from: a dataset id, a split (test, val) or the "
+        "imported file's name (default: the task's latest test set)",
+    ),
+    training_items: int = typer.Option(
+        None,
+        "--training-items",
+        min=0,
+        help="How many training items (also --set training_items=N)",
     ),
     sample: str = typer.Option(None, "--sample", help="Test items to draw, or 'all'"),
     seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
@@ -37,7 +49,7 @@ def study_create(
 ) -> None:
     """Create a study: draw the training items and the seeded test sample."""
     from annotate import specs
-    from annotate.protocol.studies import create_study
+    from annotate.protocol.studies import create_study, dataset_by_reference
 
     overrides = dict(specs.parse_setting(s) for s in settings)
     if sample is not None:
@@ -46,14 +58,21 @@ def study_create(
         overrides["seed"] = seed
     if k is not None:
         overrides["annotators_per_item"] = k
+    if training_items is not None:
+        overrides["training_items"] = training_items
     ws = options(ctx).workspace()
+    spec = specs.load_task(task)
     study = create_study(
         ws.engine,
         name,
         task,
         protocol,
-        train_dataset_id=train,
-        test_dataset_id=test,
+        train_dataset_id=None
+        if train is None
+        else dataset_by_reference(ws.engine, train, [spec.name, *filter(None, [spec.train_on])]),
+        test_dataset_id=None
+        if test is None
+        else dataset_by_reference(ws.engine, test, [spec.name]),
         overrides=overrides,
     )
     data = _study_detail(ws.engine, name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select
@@ -50,6 +51,37 @@ def _dataset(session: Session, dataset_id: int) -> Dataset:
     if dataset is None:
         raise UserError(f"no dataset {dataset_id}; `annotate datasets` lists them")
     return dataset
+
+
+SPLIT_NAMES = {"val": "dev", "validation": "dev", "dev": "dev", "test": "test", "train": "train"}
+"""Split names a user may say: SuperGLUE calls its dev set `val`."""
+
+
+def dataset_by_reference(engine: Engine, reference: str, tasks: list[str]) -> int:
+    """The id of the dataset meant by `reference`: a dataset id, a split (`val`, `dev`,
+    `test`, `train`) or the imported file's name (`val.jsonl`, `dev_matched.tsv`, or without
+    its suffix), among the datasets of `tasks`; the latest import when several match."""
+    if reference.strip().isdigit():
+        return int(reference)
+    wanted = reference.strip().lower()
+    with Session(engine) as session:
+        candidates = list(
+            session.scalars(
+                select(Dataset).where(Dataset.task.in_(tasks)).order_by(Dataset.id.desc())
+            )
+        )
+    for dataset in candidates:
+        name = Path(dataset.path).name.lower()
+        if SPLIT_NAMES.get(wanted) == dataset.split or wanted in (name, name.rsplit(".", 1)[0]):
+            assert dataset.id is not None
+            return dataset.id
+    known = (
+        ", ".join(f"{d.id} ({Path(d.path).name}, {d.split})" for d in candidates) or "none imported"
+    )
+    raise UserError(
+        f"no dataset of {' or '.join(tasks)} is {reference!r} (a dataset id, a split such as "
+        f"val or test, or an imported file's name); these are: {known}"
+    )
 
 
 def _sample_test_items(

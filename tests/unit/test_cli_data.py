@@ -94,3 +94,70 @@ def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: no annotate store") and "Traceback" not in proc.stderr
+
+
+def test_study_create_names_datasets_by_split_or_file_and_counts_training_items(
+    cli, tmp_path: Path
+):
+    """--train/--test take a dataset id, a split or the imported file's name, not just an id
+    that reads like a count; --training-items is the number of training items."""
+    from tests.engine_helpers import rte_rows, write_jsonl
+
+    write_jsonl(tmp_path / "RTE" / "val.jsonl", rte_rows(8))
+    write_jsonl(tmp_path / "RTE" / "test.jsonl", rte_rows(12, 100))
+    write_jsonl(tmp_path / "other" / "test.jsonl", rte_rows(6, 500))
+    assert cli("import", "superglue/rte", tmp_path / "RTE").code == 0
+    assert cli("import", "superglue/rte", tmp_path / "other" / "test.jsonl").code == 0
+    ids = {
+        (d["path"].split("/")[-2], d["split"]): d["id"]
+        for d in cli("datasets", "--format", "json").json()
+    }
+
+    made = cli(
+        "study",
+        "create",
+        "a",
+        "--task",
+        "superglue/rte",
+        "--protocol",
+        "quick",
+        "--train",
+        "val",
+        "--test",
+        str(ids[("RTE", "test")]),
+        "--training-items",
+        "4",
+        "--sample",
+        "all",
+        "--format",
+        "json",
+    )
+    assert made.code == 0, made.stderr
+    assert (made.json()["training_items"], made.json()["test_items"]) == (4, 12)
+    assert made.json()["train_dataset"] == ids[("RTE", "dev")]
+
+    by_file = cli(
+        "study",
+        "create",
+        "b",
+        "--task",
+        "superglue/rte",
+        "--protocol",
+        "quick",
+        "--train",
+        "val.jsonl",
+        "--test",
+        "test",
+        "--sample",
+        "all",
+        "--format",
+        "json",
+    )
+    assert by_file.code == 0, by_file.stderr
+    # "test" is the latest test import: the other folder's 6 items.
+    assert by_file.json()["test_dataset"] == ids[("other", "test")]
+    assert by_file.json()["test_items"] == 6
+
+    wrong = cli("study", "create", "c", "--task", "superglue/rte", "--train", "holdout")
+    assert wrong.code == 1 and "no dataset of superglue/rte is 'holdout'" in wrong.stderr
+    assert "val.jsonl, dev" in wrong.stderr
