@@ -7,13 +7,15 @@ Computed from the store (every label of both phases, the gate decisions) and the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sqlalchemy import Engine, func, select
 
-from annotate.report.data import find_study
+from annotate.report.data import _seconds_expression, fetch_columns, find_study
 from annotate.report.schema import (
     AnnotatorTime,
     Attrition,
@@ -37,36 +39,63 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def _labels(engine: Engine, study_id: int) -> list[dict[str, Any]]:
+@dataclass
+class LabelFacts:
+    """What the datasheet needs of a study's labels, as columns (one entry per label): a large
+    study has millions of labels, so no object per row."""
+
+    phase: np.ndarray
+    annotator: np.ndarray
+    seconds: np.ndarray
+    flagged: list[FlaggedLabel]
+    first_shown: datetime | None
+    last_answered: datetime | None
+
+    def __len__(self) -> int:
+        return len(self.phase)
+
+
+def _label_facts(engine: Engine, study_id: int) -> LabelFacts:
     with engine.connect() as conn:
-        rows = conn.execute(
-            select(
-                Label.phase,
-                Item.source_id,
-                Annotator.name,
-                Label.shown_at,
-                Label.answered_at,
-                Label.flag,
-                Label.comment,
-            )
+        dialect = conn.dialect.name
+        seconds = _seconds_expression(dialect)
+        columns: list[Any] = [Label.phase, Label.annotator_id]
+        columns += [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
+        cols = fetch_columns(conn, select(*columns).where(Label.study_id == study_id), len(columns))
+        names = dict(conn.execute(select(Annotator.id, Annotator.name)).all())
+        flagged = conn.execute(
+            select(Label.phase, Item.source_id, Annotator.name, Label.comment)
             .join(Item, Item.id == Label.item_id)
             .join(Annotator, Annotator.id == Label.annotator_id)
-            .where(Label.study_id == study_id)
+            .where(Label.study_id == study_id, Label.flag == True)  # noqa: E712
             .order_by(Label.phase, Item.source_id, Annotator.name)
         ).all()
-    return [
-        {
-            "phase": r[0],
-            "item": str(r[1]),
-            "annotator": r[2],
-            "shown_at": _utc(r[3]),
-            "answered_at": _utc(r[4]),
-            "seconds": (_utc(r[4]) - _utc(r[3])).total_seconds(),
-            "flag": bool(r[5]),
-            "comment": r[6],
-        }
-        for r in rows
-    ]
+        first, last = conn.execute(
+            select(func.min(Label.shown_at), func.max(Label.answered_at)).where(
+                Label.study_id == study_id
+            )
+        ).one()
+    if seconds is not None:
+        secs = np.asarray(cols[2], dtype=float)
+    else:
+        secs = np.array(
+            [(_utc(b) - _utc(a)).total_seconds() for a, b in zip(cols[2], cols[3], strict=True)]
+        )
+    ids = pd.Categorical(np.asarray(cols[1], dtype=np.int64))
+    annotator = np.asarray([names[int(i)] for i in ids.categories], dtype=object)[ids.codes]
+    return LabelFacts(
+        phase=np.asarray(cols[0], dtype=object),
+        annotator=annotator,
+        seconds=secs,
+        flagged=[FlaggedLabel(str(r[1]), r[2], r[0], r[3]) for r in flagged],
+        first_shown=None if first is None else _utc(_as_datetime(first)),
+        last_answered=None if last is None else _utc(_as_datetime(last)),
+    )
+
+
+def _as_datetime(value: Any) -> datetime:
+    """min()/max() of a datetime column: SQLite gives the stored text, PostgreSQL a datetime."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
 
 def _n_training_items(engine: Engine, study_id: int) -> int:
@@ -86,17 +115,12 @@ def _store_revision(engine: Engine) -> str | None:
     return read_revision(engine)
 
 
-def attrition(
-    labels: list[dict[str, Any]], latest_gate: dict[str, bool], n_training_items: int
-) -> Attrition:
+def attrition(labels: LabelFacts, latest_gate: dict[str, bool], n_training_items: int) -> Attrition:
     """Attrition from the labels and each annotator's latest gate decision (name -> admitted)."""
-    trained: dict[str, int] = {}
-    tested: set[str] = set()
-    for row in labels:
-        if row["phase"] == TRAINING:
-            trained[row["annotator"]] = trained.get(row["annotator"], 0) + 1
-        elif row["phase"] == TEST:
-            tested.add(row["annotator"])
+    training = labels.annotator[labels.phase == TRAINING]
+    names, counts = np.unique(training.astype(str), return_counts=True)
+    trained = dict(zip(names.tolist(), counts.tolist(), strict=True))
+    tested = set(labels.annotator[labels.phase == TEST].tolist())
     started = set(trained)
     completed = {a for a, n in trained.items() if n >= n_training_items or a in latest_gate} | set(
         latest_gate
@@ -126,23 +150,22 @@ def attrition(
     )
 
 
-def time_on_task(labels: list[dict[str, Any]]) -> TimeOnTask:
+def time_on_task(labels: LabelFacts) -> TimeOnTask:
     """Median seconds per answer and total minutes of each annotator (both phases), and the
     distribution of seconds per test answer."""
-    per: dict[str, list[float]] = {}
-    for row in labels:
-        per.setdefault(row["annotator"], []).append(row["seconds"])
+    frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
+    per = frame.groupby("name", sort=True)["seconds"].agg(["size", "median", "sum"])
     rows = [
         AnnotatorTime(
-            name=name,
-            n_labels=len(secs),
-            median_seconds=float(np.median(secs)),
-            total_minutes=float(np.sum(secs) / 60),
+            name=str(name),
+            n_labels=int(row["size"]),
+            median_seconds=float(row["median"]),
+            total_minutes=float(row["sum"] / 60),
         )
-        for name, secs in sorted(per.items())
+        for name, row in per.iterrows()
     ]
     totals = [r.total_minutes for r in rows]
-    test_secs = np.array([r["seconds"] for r in labels if r["phase"] == TEST], dtype=float)
+    test_secs = labels.seconds[labels.phase == TEST]
     histogram: dict[str, list[float]] = {"edges": [], "counts": []}
     if len(test_secs):
         counts, edges = np.histogram(test_secs, bins=HISTOGRAM_BINS)
@@ -223,7 +246,7 @@ def build_datasheet(
 
     study = find_study(engine, report.study)
     assert study.id is not None
-    labels = _labels(engine, study.id)
+    labels = _label_facts(engine, study.id)
     latest = {d.annotator: d.admitted for d in report.gate.decisions}
     times = time_on_task(labels)
     protocol = dict(report.protocol)
@@ -239,18 +262,14 @@ def build_datasheet(
         time_on_task=times,
         cost=_cost(times.total_minutes, hourly_rate),
         ties=_ties(report),
-        flagged=[
-            FlaggedLabel(r["item"], r["annotator"], r["phase"], r["comment"])
-            for r in labels
-            if r["flag"]
-        ],
+        flagged=labels.flagged,
         excluded=_exclusions(report),
-        first_label_at=min(r["shown_at"] for r in labels).isoformat(timespec="seconds")
-        if labels
-        else None,
-        last_label_at=max(r["answered_at"] for r in labels).isoformat(timespec="seconds")
-        if labels
-        else None,
+        first_label_at=None
+        if labels.first_shown is None
+        else labels.first_shown.isoformat(timespec="seconds"),
+        last_label_at=None
+        if labels.last_answered is None
+        else labels.last_answered.isoformat(timespec="seconds"),
         software_version=__version__,
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
