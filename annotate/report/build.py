@@ -73,7 +73,9 @@ def study_report(
 
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
     report.benchmark = Benchmark.of(summary)
-    report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
+    report.datasheet = build_datasheet(
+        engine, report, hourly_rate=hourly_rate, test_labels=data.labels
+    )
     return report
 
 

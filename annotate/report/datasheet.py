@@ -55,13 +55,20 @@ class LabelFacts:
         return len(self.phase)
 
 
-def _label_facts(engine: Engine, study_id: int) -> LabelFacts:
+def _label_facts(
+    engine: Engine, study_id: int, test_labels: pd.DataFrame | None = None
+) -> LabelFacts:
+    """Every label's phase, annotator and seconds. `test_labels` (the report's own test-phase
+    labels, with annotator and seconds) saves reading the test phase a second time."""
     with engine.connect() as conn:
         dialect = conn.dialect.name
         seconds = _seconds_expression(dialect)
         columns: list[Any] = [Label.phase, Label.annotator_id]
         columns += [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
-        cols = fetch_columns(conn, select(*columns).where(Label.study_id == study_id), len(columns))
+        where = [Label.study_id == study_id]
+        if test_labels is not None:
+            where.append(Label.phase != TEST)
+        cols = fetch_columns(conn, select(*columns).where(*where), len(columns))
         names = dict(conn.execute(select(Annotator.id, Annotator.name)).all())
         flagged = conn.execute(
             select(Label.phase, Item.source_id, Annotator.name, Label.comment)
@@ -83,8 +90,15 @@ def _label_facts(engine: Engine, study_id: int) -> LabelFacts:
         )
     ids = pd.Categorical(np.asarray(cols[1], dtype=np.int64))
     annotator = np.asarray([names[int(i)] for i in ids.categories], dtype=object)[ids.codes]
+    phase = np.asarray(cols[0], dtype=object)
+    if test_labels is not None:
+        phase = np.concatenate([phase, np.full(len(test_labels), TEST, dtype=object)])
+        annotator = np.concatenate(
+            [annotator, np.asarray(test_labels["annotator"].astype(str), dtype=object)]
+        )
+        secs = np.concatenate([secs, test_labels["seconds"].to_numpy(dtype=float)])
     return LabelFacts(
-        phase=np.asarray(cols[0], dtype=object),
+        phase=phase,
         annotator=annotator,
         seconds=secs,
         flagged=[FlaggedLabel(str(r[1]), r[2], r[0], r[3]) for r in flagged],
@@ -238,7 +252,11 @@ def _exclusions(report: StudyReport) -> list[Exclusion]:
 
 
 def build_datasheet(
-    engine: Engine, report: StudyReport, *, hourly_rate: float | None = None
+    engine: Engine,
+    report: StudyReport,
+    *,
+    hourly_rate: float | None = None,
+    test_labels: pd.DataFrame | None = None,
 ) -> Datasheet:
     """The datasheet of study `report.study` (its report gives ties and the sample)."""
     from annotate import __version__
@@ -246,7 +264,7 @@ def build_datasheet(
 
     study = find_study(engine, report.study)
     assert study.id is not None
-    labels = _label_facts(engine, study.id)
+    labels = _label_facts(engine, study.id, test_labels)
     latest = {d.annotator: d.admitted for d in report.gate.decisions}
     times = time_on_task(labels)
     protocol = dict(report.protocol)
