@@ -188,7 +188,9 @@ class TaskSpec(Strict):
     """Whether the labels are roughly balanced: the hint the GLUE FAQ gave annotators."""
     guidelines: str
     source: SourceSpec
-    submission: SubmissionSpec
+    submission: SubmissionSpec | None = None
+    """The leaderboard file; a custom task without a leaderboard has none (no glue/superglue
+    export then)."""
     train_on: str | None = None
     """A task whose dev items train annotators for this one (AX-b has no training data)."""
     minimal_pairs: PairSpec | None = None
@@ -263,6 +265,15 @@ class TaskSpec(Strict):
                 return option.collapses_to or answer
         return answer
 
+    def leaderboard(self) -> SubmissionSpec:
+        """The leaderboard file's spec; a clear error for a task without `[submission]`."""
+        if self.submission is None:
+            raise UserError(
+                f"task {self.name!r} has no [submission] section: it has no leaderboard file, "
+                "so there is no glue/superglue format to write (use --format csv or jsonl)"
+            )
+        return self.submission
+
     @property
     def short_name(self) -> str:
         return self.aliases[0] if self.aliases else self.name.split("/")[-1]
@@ -325,6 +336,9 @@ class ProtocolSpec(Strict):
     """How the ratings of one item become one score (STS-B)."""
     label_prior_hint: bool = True
     """Tell annotators whether the task's labels are balanced or skewed (GLUE FAQ)."""
+    stop_when_decided: bool = False
+    """Stop assigning a test item once no further labels up to k can change its majority
+    (annotate/completion.py); classification tasks only. The majority equals full k's."""
     lease_minutes: float = Field(30.0, gt=0)
     """How long an item on an abandoned screen stays reserved before it returns to the pool."""
     assumptions: list[str] = Field(default_factory=list)
@@ -449,6 +463,17 @@ def resolve_task_name(name: str) -> str:
     if len(matches) > 1:
         raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
     raise UserError(f"unknown task {name!r}; `annotate tasks` lists them")
+
+
+def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> TaskSpec:
+    """A study's task spec: the copy stored with the study (schema 6), so a custom task given
+    by path needs no file afterwards; by name for a study stored without one."""
+    if stored is None:
+        return load_task(name)
+    try:
+        return TaskSpec.model_validate(dict(stored))
+    except ValidationError as exc:
+        raise SpecError(f"{origin}: invalid stored task spec: {_explain(exc)}") from None
 
 
 def load_task(name: str) -> TaskSpec:

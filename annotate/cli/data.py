@@ -36,7 +36,7 @@ def task_row(t: specs.TaskSpec) -> dict:
         "labels": [o.value for o in t.labels]
         or ([f"{t.scale.min}..{t.scale.max}"] if t.scale else []),
         "metrics": t.metrics,
-        "submission_file": t.submission.file,
+        "submission_file": t.submission.file if t.submission else None,
     }
 
 

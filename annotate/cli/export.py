@@ -138,21 +138,21 @@ def _submission_files(
 def _one_submission(
     engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
 ) -> tuple[bytes, dict[str, Any]]:
-    from annotate import specs
     from annotate.formats.writers import submission_bytes
+    from annotate.protocol.studies import load_study
     from annotate.report.submission import study_submission
     from annotate.scoring.predictions import read_predictions
 
-    spec = specs.load_task(task)
+    spec = load_study(engine, study).spec  # the spec stored with the study
     # GLUE tasks write TSV, SuperGLUE tasks JSON lines; a custom task goes by its file's style.
-    expected = "glue" if spec.submission.style == "glue-tsv" else "superglue"
+    expected = "glue" if spec.leaderboard().style == "glue-tsv" else "superglue"
     if expected != benchmark:
         raise UserError(
             f"study {study!r} is a {spec.benchmark} task ({spec.name}): "
             f"export it with --format {expected}"
         )
     model = None
-    model_file = _fill_file(fill_from, spec.submission.file, lenient)
+    model_file = _fill_file(fill_from, spec.leaderboard().file, lenient)
     if model_file is not None:
         model = read_predictions(model_file, spec)
     result = study_submission(engine, study, model)

@@ -55,6 +55,8 @@ def submission_task(path: Path) -> SubmissionName | None:
     name = path.name.lower()
     stem, suffix = path.stem.lower(), path.suffix.lower()
     for spec in specs.all_tasks():
+        if spec.submission is None:
+            continue
         official = Path(spec.submission.file.lower())
         if official.suffix != suffix:
             continue
@@ -101,7 +103,9 @@ def _candidates(root: Path, spec: TaskSpec, names: list[str]) -> list[Path]:
     """Files named `names` in the task's own folder of the download layout (`RTE/`, `STS-B/`,
     `MNLI/`, `AX-b/` …, any case; searched down, as CoLA's `cola_public/raw/`), then directly
     in `root` (a folder that holds one task's files)."""
-    wanted = {Path(spec.submission.file).stem.lower(), spec.short_name.lower()}
+    wanted = {spec.short_name.lower()}
+    if spec.submission is not None:
+        wanted.add(Path(spec.submission.file).stem.lower())
     wanted |= {a.lower() for a in spec.aliases}
     wanted |= {f.lower() for f in TASK_FOLDERS.get(spec.name, [])}
     folders = sorted(p for p in root.iterdir() if p.is_dir() and p.name.lower() in wanted)
@@ -135,6 +139,6 @@ def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
         wanted = sorted({n for names in name.spec.source.files.values() for n in names})
         raise UserError(
             f"{gold}: no labelled {name.spec.name} file found (looked for {', '.join(wanted)} "
-            f"in {Path(name.spec.submission.file).stem}/ and the folder itself)"
+            f"in {name.spec.short_name}/ and the folder itself)"
         )
     return found

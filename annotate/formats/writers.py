@@ -49,7 +49,7 @@ def encoded_label(spec: TaskSpec, value: Any) -> Any:
     holds it, type kept: COPA's "1" is the int 1, WSC's "true" the text "True"."""
     if spec.kind == "regression":
         return _rating(spec, value)
-    encoding = spec.submission.encoding
+    encoding = spec.submission.encoding if spec.submission else {}
     key = str(value)
     if key in encoding:
         return encoding[key]
@@ -62,14 +62,19 @@ def _rating(spec: TaskSpec, value: Any) -> float:
     number = float(value)
     if not math.isfinite(number):
         raise UserError(f"rating {value!r} is not a finite number")
-    if spec.submission.clip is not None:
-        low, high = spec.submission.clip
+    clip = spec.submission.clip if spec.submission else None
+    if clip is not None:
+        low, high = clip
         number = min(high, max(low, number))
     return number + 0.0  # turns -0.0 into 0.0, so "-0.000" is never written
 
 
 def _rating_text(spec: TaskSpec, value: Any) -> str:
-    return spec.submission.float_format % _rating(spec, value)
+    return _float_format(spec) % _rating(spec, value)
+
+
+def _float_format(spec: TaskSpec) -> str:
+    return spec.submission.float_format if spec.submission else "%.3f"
 
 
 def _tsv_cell(value: Any, what: str) -> str:
@@ -94,7 +99,7 @@ def submission_bytes(
     `predictions` maps an item's source id to its label value (MultiRC: {answer id: "0"/"1"});
     `paragraph_of` gives a MultiRC question's paragraph id."""
     ids = [i for i in order if i in predictions]
-    style = spec.submission.style
+    style = spec.leaderboard().style
     if style == "glue-tsv":
         lines = ["\t".join(SUBMISSION_HEADER) + "\n"]
         for i in ids:
@@ -111,7 +116,7 @@ def submission_bytes(
     for i in ids:
         label = encoded_label(spec, predictions[i])
         if spec.kind == "regression":
-            label = float(spec.submission.float_format % label)
+            label = float(_float_format(spec) % label)
         lines.append(_json_line({"idx": id_value(i), "label": label}))
     return "".join(lines).encode("utf-8")
 

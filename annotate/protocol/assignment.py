@@ -1,6 +1,11 @@
 """Which test item an annotator gets next: k distinct annotators per item, breadth-first, with
 leases so an item on someone's screen is not handed to a (k+1)-th person.
 
+Each test item carries `remaining`, the labels it still takes (annotate/completion.py): k at
+first, one less per label, 1 again while an extra-annotator tie is open, 0 once the item is
+complete or decided early (stop_when_decided). Only studies with those options look at the
+votes after a label (`settle`); for every other study the counter alone decides.
+
 This is the keypress's hot path, so it is SQLAlchemy Core on a Connection, not the ORM: the
 statements are built once at import (SQLAlchemy then reuses their compiled form), and the answer
 plus the next lease is one short write transaction of five statements. Every function here runs
@@ -17,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, exists, func, insert, select, true, update
 
+from annotate import completion
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.models import GateDecision, Item, Label, Lease, StudyItem
 
@@ -26,10 +32,10 @@ study_item = StudyItem.__table__  # type: ignore[attr-defined]
 item = Item.__table__  # type: ignore[attr-defined]
 gate_decision = GateDecision.__table__  # type: ignore[attr-defined]
 
-# Bound parameters (b_ + study, annotator, item, phase, k, now, expires: SQLAlchemy keeps the
+# Bound parameters (b_ + study, annotator, item, phase, now, expires: SQLAlchemy keeps the
 # bare column names for the VALUES and SET clauses).
 _STUDY, _ANNOTATOR, _ITEM = bindparam("b_study"), bindparam("b_annotator"), bindparam("b_item")
-_PHASE, _K, _NOW = bindparam("b_phase"), bindparam("b_k"), bindparam("b_now")
+_PHASE, _NOW = bindparam("b_phase"), bindparam("b_now")
 
 _ADMITTED = (
     select(gate_decision.c.admitted)
@@ -53,14 +59,14 @@ COUNT_LABEL = (
         study_item.c.study_id == _STUDY,
         study_item.c.phase == _PHASE,
         study_item.c.item_id == _ITEM,
-        study_item.c.n_labels < _K,
+        study_item.c.remaining > 0,
         ~_MY_LABEL,
         _ADMITTED.is_(true()),
     )
-    .values(n_labels=study_item.c.n_labels + 1)
+    .values(n_labels=study_item.c.n_labels + 1, remaining=study_item.c.remaining - 1)
 )
-"""Count one more label on a test item unless it has k, the annotator answered it before, or
-the gate has not admitted them. Check and increment are one statement, so no interleaving can
+"""Count one more label on a test item unless it takes no more, the annotator answered it
+before, or the gate has not admitted them. Check and increment are one statement, so no interleaving can
 give an item k+1 labels; when it matches no row, `why_not_counted` says which rule refused."""
 
 INSERT_LABEL = insert(label)
@@ -90,14 +96,15 @@ NEXT_ITEM = (
     .where(
         study_item.c.study_id == _STUDY,
         study_item.c.phase == _PHASE,
-        study_item.c.n_labels < _K,
+        study_item.c.remaining > 0,
         ~_LABELLED_BY_ME,
         # Counted only for the candidates the index walk reaches (live leases are few).
-        study_item.c.n_labels + _OTHERS_LEASING < _K,
+        study_item.c.remaining > _OTHERS_LEASING,
     )
     # Breadth-first: the item closest to complete first, then the sample order. The index
-    # ix_studyitem_next serves this order and the filter on its own (migration 0003).
-    .order_by(study_item.c.n_labels.desc(), study_item.c.position)
+    # ix_studyitem_next serves this order and the filter on its own (migration 0006), and its
+    # range seek skips every finished item.
+    .order_by(study_item.c.remaining, study_item.c.position)
     .limit(1)
 )
 
@@ -131,7 +138,41 @@ class Leased:
 class Refusal(Enum):
     ANSWERED_BEFORE = "answered before"  # a retried commit: the stored answer stands
     NOT_ADMITTED = "not admitted"
-    FULL = "item has k labels"
+    FULL = "item takes no more labels"
+
+
+_ITEM_VALUES = select(label.c.value).where(
+    label.c.study_id == _STUDY, label.c.item_id == _ITEM, label.c.phase == TEST
+)
+_SET_REMAINING = (
+    update(study_item)
+    .where(
+        study_item.c.study_id == _STUDY,
+        study_item.c.phase == TEST,
+        study_item.c.item_id == _ITEM,
+    )
+    .values(remaining=bindparam("b_remaining"))
+)
+
+
+def rule_of(ctx: StudyContext) -> completion.Rule:
+    p = ctx.protocol
+    return completion.Rule(p.annotators_per_item, p.tie_rule, p.stop_when_decided)
+
+
+def settle(conn: Connection, ctx: StudyContext, item_id: int) -> None:
+    """After a label is stored: how many more the item takes, from its votes. Only for studies
+    whose votes matter (extra-annotator ties, stop_when_decided); one indexed read and one
+    write, inside the keypress's transaction."""
+    rule = rule_of(ctx)
+    if not rule.needs_votes:
+        return
+    params = {"b_study": ctx.id, "b_item": item_id}
+    values = list(conn.execute(_ITEM_VALUES, params).scalars())
+    collapse = {o.value: o.collapses_to or o.value for o in ctx.spec.answer_scale}
+    units = completion.unit_votes(values, ctx.spec.kind, collapse)
+    wanted = completion.labels_wanted(units, len(values), rule)
+    conn.execute(_SET_REMAINING, {**params, "b_remaining": wanted})
 
 
 def keys(ctx: StudyContext, annotator_id: int, now: datetime) -> dict[str, Any]:
@@ -140,7 +181,6 @@ def keys(ctx: StudyContext, annotator_id: int, now: datetime) -> dict[str, Any]:
         "b_study": ctx.id,
         "b_annotator": annotator_id,
         "b_phase": TEST,
-        "b_k": ctx.k,
         "b_now": now,
     }
 

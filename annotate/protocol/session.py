@@ -404,6 +404,7 @@ class AnnotatorSession:
                 refusal = None
                 if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
                     conn.execute(assignment.INSERT_LABEL, row)
+                    assignment.settle(conn, self.ctx, item.item_id)
                 else:
                     refusal = assignment.why_not_counted(
                         conn, self.ctx, self.annotator_id, item.item_id

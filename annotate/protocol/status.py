@@ -53,14 +53,12 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
                     "test_done": int(test_done.get(annotator_id, 0)),
                 }
             )
-        counts = [
-            n
-            for (n,) in session.execute(
-                select(StudyItem.n_labels).where(
-                    StudyItem.study_id == ctx.id, StudyItem.phase == TEST
-                )
-            ).all()
-        ]
+        rows = session.execute(
+            select(StudyItem.n_labels, StudyItem.remaining).where(
+                StudyItem.study_id == ctx.id, StudyItem.phase == TEST
+            )
+        ).all()
+        counts = [n for n, _ in rows]
         leased = (
             session.scalar(
                 select(func.count(func.distinct(Lease.item_id))).where(
@@ -70,7 +68,11 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
             or 0
         )
     histogram = Counter(counts)
-    complete = histogram.get(ctx.k, 0)
+    # The engine's own counter of labels still wanted (annotate/completion.py): complete when
+    # it is 0; an open tie is an item at k or more that still wants one.
+    complete = sum(1 for n, left in rows if n > 0 and left == 0)
+    open_ties = sum(1 for n, left in rows if n >= ctx.k and left > 0)
+    decided_early = sum(1 for n, left in rows if 0 < n < ctx.k and left == 0)
     untouched = histogram.get(0, 0)
     return {
         "study": ctx.study.name,
@@ -81,6 +83,8 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
         "annotators": annotators,
         "items_total": len(counts),
         "items_complete": complete,
+        "items_open_ties": open_ties,
+        "items_decided_early": decided_early,
         "items_in_progress": len(counts) - complete - untouched,
         "items_untouched": untouched,
         "items_on_screen": int(leased),

@@ -130,6 +130,10 @@ def create_study(
     effective = preset.effective(spec.name, overrides)
     if not name.strip():
         raise UserError("a study needs a name")
+    if effective.stop_when_decided and spec.kind != "classification":
+        raise UserError(
+            f"stop_when_decided needs a classification task; {spec.name} is {spec.kind}"
+        )
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
             raise UserError(f"a study named {name!r} exists already")
@@ -179,6 +183,7 @@ def create_study(
             name=name,
             task=spec.name,
             protocol=effective.model_dump(),
+            task_spec=spec.model_dump(mode="json"),
             train_dataset_id=train.id if train else None,
             test_dataset_id=test.id or 0,
             state=TRAINING if training else TEST,
@@ -192,6 +197,7 @@ def create_study(
                 "phase": TRAINING,
                 "position": pos,
                 "n_labels": 0,
+                "remaining": 0,  # every row names every column: one executemany
             }
             for pos, item_id in enumerate(training)
         ] + [
@@ -201,6 +207,7 @@ def create_study(
                 "phase": TEST,
                 "position": pos,
                 "n_labels": 0,
+                "remaining": effective.annotators_per_item,
             }
             for pos, item_id in enumerate(test_sample)
         ]
@@ -216,7 +223,7 @@ def load_study(engine: Engine, name: str) -> StudyContext:
             known = ", ".join(session.scalars(select(Study.name).order_by(Study.id))) or "none yet"
             raise UserError(f"no study named {name!r} (studies: {known})")
         session.expunge(study)
-    spec = specs.load_task(study.task)
+    spec = specs.study_task(study.task, study.task_spec, origin=f"study {name!r}")
     protocol = specs.validate_protocol(study.protocol, origin=f"study {name!r}")
     return StudyContext(study, spec, protocol)
 

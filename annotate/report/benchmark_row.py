@@ -76,6 +76,8 @@ def choose_studies(engine: Engine, benchmark: str, chosen: Sequence[str] = ()) -
 
 
 def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
+    if spec.submission is None:
+        return None
     candidate = folder / spec.submission.file
     return candidate if candidate.is_file() else None
 

@@ -121,7 +121,7 @@ def find_study(engine: Engine, name: str) -> Study:
 def load_study_data(engine: Engine, study_name: str) -> StudyData:
     """Everything a report needs about study `study_name` (UserError when there is none)."""
     study = find_study(engine, study_name)
-    spec = specs.load_task(study.task)
+    spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
     dialect = engine.dialect.name
     assert study.id is not None

@@ -61,7 +61,7 @@ def label_table(
     """The labels of `phases` of a study, training before test, then by the item's place in
     its source file, then by annotator name: the same store gives the same rows."""
     study = find_study(engine, study_name)
-    spec = specs.load_task(study.task)
+    spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
     with engine.connect() as conn:
         rows = conn.execute(
             select(

@@ -37,7 +37,8 @@ def _key(value: Any) -> str:
 def _decoder(spec: TaskSpec) -> dict[str, str]:
     """Submission value (normalised) -> label value."""
     decode = {_key(v): v for v in spec.label_values()}
-    decode.update({_key(encoded): value for value, encoded in spec.submission.encoding.items()})
+    encoding = spec.submission.encoding if spec.submission else {}
+    decode.update({_key(encoded): value for value, encoded in encoding.items()})
     return decode
 
 
@@ -59,7 +60,8 @@ def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: i
             f"unknown prediction {raw!r}; {spec.name} predictions are "
             + ", ".join(
                 sorted(
-                    {str(v) for v in spec.submission.encoding.values()} or set(spec.label_values())
+                    {str(v) for v in (spec.submission.encoding if spec.submission else {}).values()}
+                    or set(spec.label_values())
                 )
             ),
         )
@@ -77,7 +79,7 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
     path = Path(path)
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
-    style = spec.submission.style
+    style = spec.leaderboard().style
     if style == "glue-tsv":
         predictions = _read_glue_tsv(path, spec)
     elif style == "multirc":

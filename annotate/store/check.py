@@ -15,6 +15,7 @@ from sqlalchemy import Engine, and_, exists, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from annotate import completion
 from annotate.store.engine import StorageError
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
@@ -59,11 +60,40 @@ class CheckReport:
         }
 
 
+def _votes_reader(task_spec: dict[str, Any] | None) -> Callable[[list[Any]], list[list[int]]]:
+    """Label values -> votes per unit, as the engine counts them (the study's stored spec)."""
+    kind = (task_spec or {}).get("kind", "classification")
+    collapse = {
+        o["value"]: o.get("collapses_to") or o["value"]
+        for o in (task_spec or {}).get("answer_scale", [])
+    }
+    return lambda values: completion.unit_votes(values, kind, collapse)
+
+
+def _item_values(session: Session, study_id: int) -> dict[tuple[int, str], list[Any]]:
+    """Each test item's label values in the order they were stored."""
+    found: dict[tuple[int, str], list[Any]] = {}
+    rows = session.execute(
+        select(Item.id, Item.source_id, Label.value)
+        .select_from(Label)
+        .join(Item, Item.id == Label.item_id)
+        .where(Label.study_id == study_id, Label.phase == TEST)
+        .order_by(Label.item_id, Label.id)
+    )
+    for item_id, source_id, value in rows:
+        found.setdefault((item_id, source_id), []).append(value)
+    return found
+
+
 def _labels_over_k(session: Session) -> Iterator[Violation]:
-    """No test item has labels from more than k annotators (k: the study's protocol)."""
+    """No test item has labels from more than k annotators (k: the study's protocol), except
+    the extra annotators of a tie (tie_rule extra-annotator): each label past k must have come
+    while the item was tied (annotate/completion.py)."""
     # One query per study: k lives in the study's JSON protocol, which PostgreSQL cannot group.
-    for study_id, study, protocol in session.execute(select(Study.id, Study.name, Study.protocol)):
-        k = int(protocol.get("annotators_per_item", 0))
+    studies = select(Study.id, Study.name, Study.protocol, Study.task_spec)
+    for study_id, study, protocol, task_spec in session.execute(studies):
+        rule = completion.Rule.of(protocol)
+        k = rule.k
         rows = session.execute(
             select(Item.source_id, func.count(Label.id))
             .select_from(Label)
@@ -71,9 +101,56 @@ def _labels_over_k(session: Session) -> Iterator[Violation]:
             .where(Label.study_id == study_id, Label.phase == TEST)
             .group_by(Label.item_id, Item.source_id)
             .having(func.count(Label.id) > k)
-        )
+        ).all()
+        if not rows:
+            continue
+        votes = _votes_reader(task_spec)
+        values = {source: v for (_, source), v in _item_values(session, study_id).items()}
         for item, n in rows:
-            yield Violation("labels_over_k", f"{n} test labels, k = {k}", study, item)
+            seq = values.get(item, [])
+            earned = rule.tie_rule == completion.EXTRA_ANNOTATOR and all(
+                completion.labels_wanted(votes(seq[:m]), m, rule) > 0 for m in range(k, n)
+            )
+            if not earned:
+                yield Violation("labels_over_k", f"{n} test labels, k = {k}", study, item)
+
+
+def _remaining_mismatch(session: Session) -> Iterator[Violation]:
+    """The labels each test item still takes (which assignment trusts) are what the study's
+    rule gives for its stored labels: k - n, 1 for an open extra-annotator tie, 0 when
+    complete or decided early (annotate/completion.py, shared with status and the report)."""
+    studies = select(Study.id, Study.name, Study.protocol, Study.task_spec)
+    for study_id, study, protocol, task_spec in session.execute(studies):
+        rule = completion.Rule.of(protocol)
+        votes = _votes_reader(task_spec)
+        values = _item_values(session, study_id) if rule.needs_votes else {}
+        # Judged on the labels stored, not the counter (label_counter checks that one).
+        stored = (
+            select(func.count(Label.id))
+            .where(
+                Label.study_id == StudyItem.study_id,
+                Label.item_id == StudyItem.item_id,
+                Label.phase == TEST,
+            )
+            .scalar_subquery()
+        )
+        rows = session.execute(
+            select(Item.id, Item.source_id, stored, StudyItem.remaining)
+            .select_from(StudyItem)
+            .join(Item, Item.id == StudyItem.item_id)
+            .where(StudyItem.study_id == study_id, StudyItem.phase == TEST)
+        )
+        for item_id, source_id, n, remaining in rows:
+            seq = values.get((item_id, source_id), [])
+            units = votes(seq) if rule.needs_votes else []
+            wanted = completion.labels_wanted(units, n, rule)
+            if remaining != wanted:
+                yield Violation(
+                    "labels_remaining",
+                    f"takes {remaining} more labels by its counter, {wanted} by the study's rule",
+                    study,
+                    source_id,
+                )
 
 
 def _counter_mismatch(session: Session) -> Iterator[Violation]:
@@ -173,6 +250,7 @@ def _sqlite_integrity(session: Session) -> Iterator[Violation]:
 CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {
     "labels_over_k": _labels_over_k,
     "label_counter": _counter_mismatch,
+    "labels_remaining": _remaining_mismatch,
     "test_label_without_gate": _test_labels_without_gate,
     "duplicate_label": _duplicate_labels,
     "label_outside_study": _labels_outside_the_study,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint, false, text
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -76,6 +76,9 @@ class Study(SQLModel, table=True):
     state: str = "training"
     """training -> (gate closed) -> test."""
     created_at: datetime = Field(default_factory=utcnow)
+    task_spec: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """The task spec the study was created with (schema 6), so a study of a custom task given
+    by path needs no file on disk afterwards; None only for a task no longer resolvable."""
 
 
 class StudyItem(SQLModel, table=True):
@@ -88,19 +91,16 @@ class StudyItem(SQLModel, table=True):
     position: int
     n_labels: int = 0
     """Labels received so far (test phase): kept here so choosing the next item stays cheap."""
+    remaining: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Labels the item still takes (test phase; schema 6): k - n_labels, then 1 while an
+    extra-annotator tie is open, 0 once decided early or complete (annotate/completion.py)."""
 
     __table_args__ = (
         UniqueConstraint("study_id", "phase", "item_id", name="uq_studyitem"),
-        # The next-item query on its own (covering: the item id comes with the order): fullest
-        # open items first, then the sample order.
-        Index(
-            "ix_studyitem_next",
-            "study_id",
-            "phase",
-            text("n_labels DESC"),
-            "position",
-            "item_id",
-        ),
+        # The next-item query on its own (covering: the item id comes with the order): open
+        # items (remaining > 0, a range the index seeks to) closest to complete first, then
+        # the sample order.
+        Index("ix_studyitem_next", "study_id", "phase", "remaining", "position", "item_id"),
     )
 
 

@@ -88,10 +88,12 @@ def test_the_next_item_query_is_served_by_its_index(workspace, tmp_path: Path):
     """No sort and no table scan: the index gives the order and the item ids on its own."""
     session = admitted(workspace, tmp_path, "plan")
     sql = str(assignment.NEXT_ITEM.compile(workspace.engine))
-    params = (session.ctx.id, TEST, 5, session.annotator_id, TEST, utcnow(), 5, 1, 0)
+    params = (session.ctx.id, TEST, 0, session.annotator_id, TEST, utcnow(), 1, 0)
     with workspace.engine.connect() as conn:
         plan = " | ".join(r[3] for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, params))
     assert "USING COVERING INDEX ix_studyitem_next" in plan, plan
+    # Finished items (remaining 0) are skipped by a range seek, not walked over.
+    assert "remaining>?" in plan, plan
     assert "TEMP B-TREE" not in plan and "SCAN studyitem" not in plan, plan
 
 
