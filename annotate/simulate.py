@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from annotate.errors import UserError
 from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
+from annotate.protocol.status import study_status
 from annotate.protocol.studies import AnnotatorExists, add_annotator, load_study
 from annotate.specs import TaskSpec
 from annotate.store.engine import until_reachable
@@ -36,6 +37,9 @@ class SimulatedAnnotator:
     accuracy: float
     rng: random.Random
     session: AnnotatorSession | None = None
+    seed: float = 0.0
+    """Seeds each answer from (annotator, item), so an annotator answers an item the same
+    whatever the order items reach them (a study with and without an option compares)."""
 
 
 @dataclass
@@ -44,6 +48,8 @@ class SimulationResult:
     training_labels: int = 0
     test_labels: int = 0
     gate_closed: bool = False
+    early_stop: dict[str, Any] | None = None
+    """stop_when_decided: the labels saved (annotate/protocol/status.py `early_stop_saving`)."""
 
 
 def _stable_index(text: str, n: int) -> int:
@@ -102,7 +108,8 @@ def _gold_of(engine: Engine, item_id: int) -> Any:
 def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     assert a.session is not None
     spec = a.session.spec
-    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, a.rng)
+    per_item = random.Random(f"{a.seed}/{item.phase}/{item.item_id}")
+    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, per_item)
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:
@@ -151,14 +158,11 @@ def simulate(
     """Run `annotators` synthetic annotators through training, the gate and the test phase."""
     ctx = load_study(engine, study)
     rng = random.Random(seed)
-    crowd = [
-        SimulatedAnnotator(
-            name=f"{prefix}{i + 1}",
-            accuracy=min(1.0, max(0.05, rng.gauss(accuracy, ACCURACY_SPREAD))),
-            rng=random.Random(rng.random()),
-        )
-        for i in range(annotators)
-    ]
+    crowd = []
+    for i in range(annotators):
+        drawn = min(1.0, max(0.05, rng.gauss(accuracy, ACCURACY_SPREAD)))
+        own = rng.random()
+        crowd.append(SimulatedAnnotator(f"{prefix}{i + 1}", drawn, random.Random(own), seed=own))
     claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
     # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
@@ -202,4 +206,6 @@ def simulate(
                 "test_done": p.test_done,
             }
         )
+    if ctx.protocol.stop_when_decided:
+        result.early_stop = study_status(engine, ctx).get("early_stop")
     return result

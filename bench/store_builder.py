@@ -104,6 +104,7 @@ def build_study(
                 "phase": "test",
                 "position": i,
                 "n_labels": k if i < complete else 0,
+                "remaining": 0 if i < complete else k,
             }
             for i in range(n_items)
         ):

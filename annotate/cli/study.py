@@ -320,6 +320,12 @@ def status_command(
         Text(
             f"{data['items_complete']}/{data['items_total']} items complete, "
             f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"
+            + (f", {data['items_open_ties']} open ties" if data.get("items_open_ties") else "")
+            + (
+                f", {data['items_decided_early']} decided before k"
+                if data.get("items_decided_early")
+                else ""
+            )
         ),
     )
     out.print(summary)
@@ -370,6 +376,7 @@ def simulate_command(
                 "test_labels": result.test_labels,
                 "gate_closed": result.gate_closed,
                 "annotators": result.annotators,
+                **({"early_stop": result.early_stop} if result.early_stop else {}),
             }
         )
         return
@@ -378,6 +385,12 @@ def simulate_command(
         f"{result.test_labels} test labels"
         + (" (median gate closed)" if result.gate_closed else "")
     )
+    if result.early_stop and result.early_stop["saved_share"] is not None:
+        e = result.early_stop
+        say(
+            f"stop_when_decided saved {e['labels_saved']} of {e['labels_full_k']} labels "
+            f"({e['saved_share'] * 100:.1f}%); {e['items_decided_early']} items decided before k"
+        )
     status = study_status(ws.engine, load_study(ws.engine, study))
     admitted = sum(a["gate"] == "admitted" for a in status["annotators"])
     if status["items_complete"] < status["items_total"]:

@@ -66,8 +66,9 @@ COUNT_LABEL = (
     .values(n_labels=study_item.c.n_labels + 1, remaining=study_item.c.remaining - 1)
 )
 """Count one more label on a test item unless it takes no more, the annotator answered it
-before, or the gate has not admitted them. Check and increment are one statement, so no interleaving can
-give an item k+1 labels; when it matches no row, `why_not_counted` says which rule refused."""
+before, or the gate has not admitted them. Check and decrement are one statement, so no
+interleaving can give an item a label it does not take; when it matches no row,
+`why_not_counted` says which rule refused."""
 
 INSERT_LABEL = insert(label)
 INSERT_LEASE = insert(lease)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Engine, func, select
@@ -74,6 +75,7 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
     open_ties = sum(1 for n, left in rows if n >= ctx.k and left > 0)
     decided_early = sum(1 for n, left in rows if 0 < n < ctx.k and left == 0)
     untouched = histogram.get(0, 0)
+    saving = early_stop_saving(ctx.k, rows) if ctx.protocol.stop_when_decided else None
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
@@ -90,4 +92,19 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
         "items_on_screen": int(leased),
         "labels_total": sum(counts),
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
+        **({"early_stop": saving} if saving is not None else {}),
+    }
+
+
+def early_stop_saving(k: int, rows: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """What stop_when_decided saved, over the finished items: (n_labels, remaining) rows."""
+    done = [n for n, left in rows if n > 0 and left == 0]
+    full = sum(max(n, k) for n in done)
+    saved = full - sum(done)
+    return {
+        "items_decided_early": sum(1 for n in done if n < k),
+        "labels_collected": sum(n for n, _ in rows),
+        "labels_full_k": full,
+        "labels_saved": saved,
+        "saved_share": round(saved / full, 4) if full else None,
     }

@@ -17,12 +17,14 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Engine
 
+from annotate.completion import Rule
 from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
 from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
+from annotate.report.early_stop import adjust_agreement, early_stop_section, items_wanting
 from annotate.report.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.humans_interval import humans_interval
 from annotate.report.model_rows import score_models
@@ -136,7 +138,12 @@ def build_report(
         if has_gold
         else []
     )
-    agreement = study_agreement(coded, final, scorer, k, bootstrap, seed, has_gold)
+    rule = Rule.of(protocol.model_dump())
+    wanted = items_wanting(coded, final, rule)
+    early_stop = early_stop_section(coded, wanted, rule)
+    agreement = adjust_agreement(
+        study_agreement(coded, final, scorer, k, bootstrap, seed, has_gold), early_stop
+    )
     ties = _ties(
         coded, final, protocol.tie_rule, k, data.dev_class_counts, protocol.regression_aggregation
     )
@@ -154,7 +161,7 @@ def build_report(
             category_order=list(spec.source.tag_columns),
         )
         diag = None if table is None else Diagnostics.of(table)
-    sample = _sample(coded, k, n_scored)
+    sample = _sample(coded, k, n_scored, wanted)
     if sample.n_items_labelled < sample.n_sample:
         notes.append(
             f"{sample.n_sample - sample.n_items_labelled} of {sample.n_sample} sampled "
@@ -162,8 +169,8 @@ def build_report(
         )
     if sample.n_items_complete < sample.n_items_labelled:
         notes.append(
-            f"{sample.n_items_labelled - sample.n_items_complete} items have fewer than "
-            f"k = {k} labels (the study is not finished)."
+            f"{sample.n_items_labelled - sample.n_items_complete} items still take more "
+            f"labels (fewer than k = {k}, or an open tie; the study is not finished)."
         )
     report = StudyReport(
         study=data.name,
@@ -200,6 +207,7 @@ def build_report(
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
         humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
+        early_stop=early_stop,
     )
     report.summary = summary_line(report)
     return report
@@ -260,13 +268,13 @@ def _headline_interval(
     return None
 
 
-def _sample(coded: CodedStudy, k: int, n_scored: int) -> Sample:
+def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sample:
     per_item = np.bincount(coded.row_item, minlength=coded.n_items)
     sizes, counts = np.unique(per_item[per_item > 0], return_counts=True)
     return Sample(
         n_sample=coded.n_items,
         n_items_labelled=int((per_item > 0).sum()),
-        n_items_complete=int((per_item >= k).sum()),
+        n_items_complete=int(((per_item > 0) & (wanted == 0)).sum()),
         n_items_scored=n_scored,
         n_labels=len(coded.row_item),
         labels_per_item={

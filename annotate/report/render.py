@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from annotate.report.datasheet import datasheet_sections
+from annotate.report.early_stop import early_stop_table
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -452,6 +453,7 @@ def sections(r: StudyReport) -> list[Section]:
         _agreement_section(r.agreement),
         _pairwise_matrix(r.agreement, [a.name for a in r.annotators]),
         _ties_section(r),
+        early_stop_table(r.early_stop),
         _diagnostics_section(r),
         _models_section(r),
         _suspects_section(r),

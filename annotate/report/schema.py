@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
+
+if TYPE_CHECKING:  # defined beside its computation (early_stop imports this module)
+    from annotate.report.early_stop import EarlyStop
 
 
 def plain(value: Any) -> Any:
@@ -97,7 +100,8 @@ class Sample(JsonData):
     """Test items in the sample."""
     n_items_labelled: int
     n_items_complete: int
-    """Items with at least k labels."""
+    """Items with all the labels they take (annotate/completion.py: k, or fewer when decided
+    early with stop_when_decided; an open extra-annotator tie is not complete)."""
     n_items_scored: int
     """Items with gold and a human answer."""
     n_labels: int
@@ -543,9 +547,11 @@ class StudyReport(JsonData):
     """The quotable line's interval and what it holds fixed."""
     humans_interval: HeadlineInterval | None = None
     """The task score's interval with the annotators resampled too (needs --bootstrap)."""
+    early_stop: EarlyStop | None = None
+    """What stop_when_decided saved (left out for a study without the option)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet", "headline_interval", "humans_interval")
+        return _none(self, "datasheet", "headline_interval", "humans_interval", "early_stop")
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------

@@ -92,16 +92,16 @@ def _backfill() -> None:
         sa.column("phase", sa.String),
         sa.column("value", sa.JSON),
     )
-    for study_id, task, protocol in conn.execute(sa.select(study.c.id, study.c.task, study.c.protocol)):
+    for study_id, task, protocol in conn.execute(
+        sa.select(study.c.id, study.c.task, study.c.protocol)
+    ):
         spec = _builtin_spec(task)
         if spec is not None:
             conn.execute(study.update().where(study.c.id == study_id).values(task_spec=spec))
         k = int(protocol.get("annotators_per_item", 0))
         in_study = (item.c.study_id == study_id) & (item.c.phase == "test")
         conn.execute(
-            item.update()
-            .where(in_study, item.c.n_labels < k)
-            .values(remaining=k - item.c.n_labels)
+            item.update().where(in_study, item.c.n_labels < k).values(remaining=k - item.c.n_labels)
         )
         if protocol.get("tie_rule") != "extra-annotator":
             continue
@@ -116,9 +116,7 @@ def _backfill() -> None:
             ).scalars()
             if _tied(list(values), spec):
                 conn.execute(
-                    item.update()
-                    .where(in_study, item.c.item_id == item_id)
-                    .values(remaining=1)
+                    item.update().where(in_study, item.c.item_id == item_id).values(remaining=1)
                 )
 
 
