@@ -65,7 +65,7 @@ def test_a_tie_stays_open_without_another_annotator_and_all_three_say_so(workspa
     rte_study(workspace.engine, tmp_path, name="xb", test=20, annotators_per_item=2,
               tie_rule="extra-annotator")  # fmt: skip
     simulate(workspace.engine, "xb", annotators=2, accuracy=0.6, seed=1)
-    status, report = agreeing_views(workspace.engine, "xb")
+    status, _ = agreeing_views(workspace.engine, "xb")
     assert status["items_open_ties"] > 0
     assert status["items_complete"] == 20 - status["items_open_ties"]
     # A third annotator arrives: the open ties (1-1) get their label, and nothing else does.
