@@ -270,7 +270,7 @@ class TaskSpec(Strict):
         if self.submission is None:
             raise UserError(
                 f"task {self.name!r} has no [submission] section: it has no leaderboard file, "
-                "so there is no glue/superglue format to write (use --format csv or jsonl)"
+                "so there is no glue/superglue file to write (export --format labels or soft)"
             )
         return self.submission
 
