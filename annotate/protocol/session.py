@@ -94,6 +94,10 @@ class Progress:
         return self.training_correct / self.training_done if self.training_done else 0.0
 
 
+class TrainingClosed(UserError):
+    """A training answer after the gate decided (the item was on the screen when it did)."""
+
+
 class ItemTaken(UserError):
     """The item got its k labels from others while it was on this screen (lease expired)."""
 
@@ -325,30 +329,58 @@ class AnnotatorSession:
         return self._store_test(item, value, answered_at, flag, comment, then_next=True)
 
     def _submit_training(self, item, value, answered_at, flag, comment) -> Feedback:
+        """Store a training answer. Phases do not overlap: once the gate has decided (a
+        researcher, a closed median cohort) no training answer is taken, and the threshold rule
+        decides only when every training item is answered, so training is never cut short
+        (gate_min_items matters to the median rule's closing, not here)."""
         decided: bool | None = None
         try:
             with write_session(self.engine) as session:
-                gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
-                session.add(
-                    Label(
-                        study_id=self.ctx.id,
-                        item_id=item.item_id,
-                        annotator_id=self.annotator_id,
-                        phase=TRAINING,
-                        value=value,
-                        correct=is_correct(self.spec, value, gold),
-                        shown_at=item.shown_at,
-                        answered_at=answered_at,
-                        flag=flag,
-                        comment=comment,
-                    )
-                )
-                session.flush()
-                decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
-                decided = decision.admitted if decision is not None else None
+                if self._training_answer(session, item.item_id) is None:  # else: a retry
+                    decided = self._store_training(session, item, value, answered_at, flag, comment)
         except IntegrityError:
             pass  # answered before (a retried commit): the stored answer stands
         return self._feedback(item, decided)
+
+    def _store_training(
+        self, session: Session, item: ItemView, value, answered_at, flag, comment
+    ) -> bool | None:
+        """The training answer's writes; the gate's decision if this answer made one."""
+        if self._decision(session) is not None:
+            raise TrainingClosed(
+                "the gate has decided for you: training is closed, and this answer was not stored"
+            )
+        gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        session.add(
+            Label(
+                study_id=self.ctx.id,
+                item_id=item.item_id,
+                annotator_id=self.annotator_id,
+                phase=TRAINING,
+                value=value,
+                correct=is_correct(self.spec, value, gold),
+                shown_at=item.shown_at,
+                answered_at=answered_at,
+                flag=flag,
+                comment=comment,
+            )
+        )
+        session.flush()
+        done, _, _ = self._counts(session)
+        if done < self._study_sizes(session)[0]:
+            return None  # the threshold rule decides after the last training item only
+        decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
+        return decision.admitted if decision is not None else None
+
+    def _training_answer(self, session: Session, item_id: int) -> Label | None:
+        return session.scalars(
+            select(Label).where(
+                Label.study_id == self.ctx.id,
+                Label.item_id == item_id,
+                Label.annotator_id == self.annotator_id,
+                Label.phase == TRAINING,
+            )
+        ).first()
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
         with Session(self.engine) as session:

@@ -62,7 +62,13 @@ class LabelApp(App[None]):
     # --- routing ------------------------------------------------------------------------------
     def on_mount(self) -> None:
         spec, protocol = self.session.spec, self.session.ctx.protocol
-        self.push_screen(GuidelinesScreen(spec, protocol, self.session.progress()))
+        progress = self.session.progress()
+        if progress.phase is Phase.REJECTED:  # nothing to start: say so first, not "start"
+            from annotate.tui.screens.phases import RejectedScreen
+
+            self.push_screen(RejectedScreen(progress))
+            return
+        self.push_screen(GuidelinesScreen(spec, protocol, progress))
         self.call_after_refresh(self._preload)
 
     @staticmethod

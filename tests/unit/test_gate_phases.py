@@ -1,0 +1,62 @@
+"""The gate's phases do not overlap (issue 15, item 9): training is never cut short by
+gate_min_items, and no training answer is taken after a decision. Engine only, no screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from annotate.protocol import gate
+from annotate.protocol.session import AnnotatorSession, Phase, TrainingClosed
+from annotate.store.models import GateDecision, Label
+from tests.engine_helpers import rte_study
+
+
+def training_labels(engine) -> int:
+    with Session(engine) as s:
+        return len(s.exec(select(Label).where(Label.phase == "training")).all())
+
+
+def decisions(engine) -> list[GateDecision]:
+    with Session(engine) as s:
+        return list(s.exec(select(GateDecision)).all())
+
+
+def test_a_minimum_below_the_training_items_does_not_cut_training_short(workspace, tmp_path: Path):
+    rte_study(workspace.engine, tmp_path, train=6, gate_min_items=2, gate_threshold=0.5)
+    session = AnnotatorSession.open(workspace.engine, "pilot", "ana", create_annotator=True)
+    for n in range(1, 7):
+        item = session.next_item()
+        assert item is not None and item.phase == "training" and item.number == n
+        feedback = session.submit(item, "entailment")
+        assert feedback is not None
+        # No decision before the last training item, however many the minimum asks for.
+        assert (feedback.gate_decided is None) is (n < 6)
+        assert session.phase() is (Phase.TRAINING if n < 6 else Phase.TEST)
+    assert len(decisions(workspace.engine)) == 1 and decisions(workspace.engine)[0].n_items == 6
+
+
+def test_no_training_answer_after_a_decision(workspace, tmp_path: Path):
+    ctx = rte_study(workspace.engine, tmp_path, train=6, gate_rule="manual")
+    session = AnnotatorSession.open(workspace.engine, "pilot", "ana", create_annotator=True)
+    session.submit(session.next_item(), "entailment")
+    on_screen = session.next_item()  # the second training item is on the screen ...
+    assert on_screen is not None
+    gate.decide_manually(workspace.engine, ctx, "ana", admit=False)  # ... when she is refused
+    with pytest.raises(TrainingClosed, match="training is closed"):
+        session.submit(on_screen, "entailment")
+    assert training_labels(workspace.engine) == 1
+    assert session.phase() is Phase.REJECTED and session.next_item() is None
+
+
+def test_a_refused_annotator_who_comes_back_gets_nothing_to_answer(workspace, tmp_path: Path):
+    rte_study(workspace.engine, tmp_path, train=2, gate_threshold=1.0)
+    session = AnnotatorSession.open(workspace.engine, "pilot", "ana", create_annotator=True)
+    answers = iter(["not_entailment", "not_entailment"])  # gold alternates: one is wrong
+    while (item := session.next_item()) is not None:
+        session.submit(item, next(answers))
+    again = AnnotatorSession.open(workspace.engine, "pilot", "ana")
+    assert again.phase() is Phase.REJECTED and again.next_item() is None
+    assert training_labels(workspace.engine) == 2
