@@ -167,10 +167,14 @@ def build_report(
             f"{sample.n_sample - sample.n_items_labelled} of {sample.n_sample} sampled "
             "test items have no labels yet and are left out."
         )
-    if sample.n_items_complete < sample.n_items_labelled:
+    per_item = np.bincount(coded.row_item, minlength=coded.n_items)
+    short = int(((per_item > 0) & (per_item < k) & (wanted > 0)).sum())
+    if short:
+        notes.append(f"{short} items have fewer than k = {k} labels (the study is not finished).")
+    if sample.n_items_complete < sample.n_items_labelled - short:
         notes.append(
-            f"{sample.n_items_labelled - sample.n_items_complete} items still take more "
-            f"labels (fewer than k = {k}, or an open tie; the study is not finished)."
+            f"{sample.n_items_labelled - short - sample.n_items_complete} tied items wait for "
+            "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
     report = StudyReport(
         study=data.name,
