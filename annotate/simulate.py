@@ -38,7 +38,7 @@ class SimulatedAnnotator:
     rng: random.Random
     session: AnnotatorSession | None = None
     seed: float = 0.0
-    """Seeds each answer from (annotator, item), so an annotator answers an item the same
+    """Seeds each test answer from (annotator, item), so an annotator answers an item the same
     whatever the order items reach them (a study with and without an option compares)."""
 
 
@@ -108,8 +108,10 @@ def _gold_of(engine: Engine, item_id: int) -> Any:
 def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     assert a.session is not None
     spec = a.session.spec
-    per_item = random.Random(f"{a.seed}/{item.phase}/{item.item_id}")
-    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, per_item)
+    # Test answers are seeded per (annotator, item): the same whatever order items come in
+    # (stop_when_decided changes the order). Training, always in one order, draws in turn.
+    rng = random.Random(f"{a.seed}/{item.item_id}") if item.phase == "test" else a.rng
+    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, rng)
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:

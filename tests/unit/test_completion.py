@@ -4,6 +4,7 @@ an item once its majority is decided, and the engine, `status`, the report and `
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def test_extra_annotator_ties_get_their_extra_label_and_end_with_no_open_tie(
 
 def test_a_tie_stays_open_without_another_annotator_and_all_three_say_so(workspace, tmp_path: Path):
     rte_study(workspace.engine, tmp_path, name="xb", test=20, annotators_per_item=2,
-              tie_rule="extra-annotator")  # fmt: skip
+              tie_rule="extra-annotator", gate_threshold=0.0)  # fmt: skip
     simulate(workspace.engine, "xb", annotators=2, accuracy=0.6, seed=1)
     status, _ = agreeing_views(workspace.engine, "xb")
     assert status["items_open_ties"] > 0
@@ -139,3 +140,29 @@ def test_stop_when_decided_needs_a_classification_task(workspace):
     with pytest.raises(UserError, match="stop_when_decided needs a classification task"):
         create_study(workspace.engine, "x", "glue/stsb", "quick",
                      overrides={"stop_when_decided": True})  # fmt: skip
+
+
+def test_migration_0006_fills_the_counters_and_the_task_specs(tmp_path: Path):
+    """A 0.1.0 store: every test item gets k - n labels still to take (ties were never served
+    there: no study of it uses extra-annotator), every study its built-in task spec, and
+    `check` finds the counters right."""
+    import sqlite3
+
+    from annotate.store.check import check_store as check
+    from annotate.workspace import open_workspace
+    from tests.unit.test_migrations import old_store_copy, run
+
+    path = old_store_copy(tmp_path)
+    assert run(f"sqlite:///{path}", "migrate")[0] == 0
+    with sqlite3.connect(path) as con:
+        ks = {
+            sid: json.loads(p)["annotators_per_item"]
+            for sid, p in con.execute("SELECT id, protocol FROM study")
+        }
+        specs_kept = con.execute("SELECT task, task_spec FROM study").fetchall()
+        rows = con.execute(
+            "SELECT study_id, n_labels, remaining FROM studyitem WHERE phase = 'test'"
+        ).fetchall()
+    assert specs_kept and all(json.loads(s)["name"] == task for task, s in specs_kept)
+    assert rows and all(left == max(ks[sid] - n, 0) for sid, n, left in rows)
+    assert check(open_workspace(f"sqlite:///{path}").engine).ok
