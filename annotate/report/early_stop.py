@@ -25,6 +25,11 @@ ALPHA_NOTE = (
     "Krippendorff's α accepts missing values: it uses every label collected, each item with "
     "the labels it got (items that stopped early contribute their fewer, agreeing labels)"
 )
+CURVE_NOTE = (
+    "the majority-of-k curve below the study's k draws from the items with at least that many "
+    "labels; items that stopped early have fewer, so the rows between the stop and k lean to "
+    "contested items"
+)
 KAPPA_NOTE = (
     "not computed: Fleiss' κ needs k labels on every item, and with stop_when_decided only "
     "the contested items reach k, so κ over them would describe a biased subset"
@@ -50,6 +55,7 @@ class EarlyStop(JsonData):
     """Always true: an item stops only when no labels up to k can change its majority."""
     alpha: str
     kappa: str
+    curve: str
 
 
 def items_wanting(coded: CodedStudy, final: Aggregated, rule: completion.Rule) -> np.ndarray:
@@ -94,6 +100,7 @@ def early_stop_section(
         majority_equals_full_k=True,
         alpha=ALPHA_NOTE,
         kappa=KAPPA_NOTE,
+        curve=CURVE_NOTE,
     )
 
 
@@ -127,5 +134,6 @@ def early_stop_table(section: EarlyStop | None) -> tuple[str, list[str], list[li
             ],
             ["Krippendorff's α", section.alpha],
             ["Fleiss' κ", section.kappa],
+            ["Majority-of-k curve", section.curve],
         ],
     )

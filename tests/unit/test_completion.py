@@ -166,3 +166,29 @@ def test_migration_0006_fills_the_counters_and_the_task_specs(tmp_path: Path):
     assert specs_kept and all(json.loads(s)["name"] == task for task, s in specs_kept)
     assert rows and all(left == max(ks[sid] - n, 0) for sid, n, left in rows)
     assert check(open_workspace(f"sqlite:///{path}").engine).ok
+
+
+def test_simulate_and_the_report_state_the_saving(cli, workspace, tmp_path: Path):
+    rte_study(workspace.engine, tmp_path, name="es", test=30, stop_when_decided=True)
+    result = cli("simulate", "es", "--annotators", "5", "--accuracy", "0.85", "--seed", "3")
+    assert result.code == 0, result.stderr
+    assert "stop_when_decided saved" in result.stdout and "items decided before k" in result.stdout
+    md = cli("report", "es", "--format", "markdown", "--bootstrap", "0").stdout
+    assert "Early stop (stop_when_decided)" in md and "Labels saved" in md
+    assert "equals what full k would give" in md and "accepts missing values" in md
+    data = cli("report", "es", "--format", "json", "--bootstrap", "0").json()
+    assert data["protocol"]["stop_when_decided"] is True
+    assert data["early_stop"]["labels_saved"] > 0
+    status = cli("status", "es", "--format", "json").json()
+    assert status["early_stop"]["labels_saved"] == data["early_stop"]["labels_saved"]
+
+
+def test_stop_when_decided_is_a_validated_protocol_option():
+    from annotate import specs
+    from annotate.errors import SpecError
+
+    quick = specs.load_protocol("quick")
+    assert quick.stop_when_decided is False
+    assert quick.effective(None, {"stop_when_decided": True}).stop_when_decided is True
+    with pytest.raises(SpecError, match="stop_when_decided"):
+        quick.effective(None, {"stop_when_decided": "sometimes"})
