@@ -473,7 +473,12 @@ def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> Task
     try:
         return TaskSpec.model_validate(dict(stored))
     except ValidationError as exc:
-        raise SpecError(f"{origin}: invalid stored task spec: {_explain(exc)}") from None
+        # A copy written by an older annotate whose spec format has since changed: the task's
+        # current file, when it still resolves by name, is the best reading of it.
+        try:
+            return load_task(name)
+        except UserError:
+            raise SpecError(f"{origin}: invalid stored task spec: {_explain(exc)}") from None
 
 
 def load_task(name: str) -> TaskSpec:

@@ -93,3 +93,14 @@ def test_a_task_without_submission_has_no_leaderboard_export(cli, toy_study: Pat
     assert result.code == 1
     assert "has no [submission] section" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_damaged_stored_spec_is_a_one_line_error(cli, workspace, toy_study: Path):
+    from sqlalchemy import update
+
+    from annotate.store.models import Study
+
+    with workspace.engine.begin() as conn:
+        conn.execute(update(Study).values(task_spec={"title": "no kind"}))
+    result = cli("status", "t2")
+    assert result.code == 1 and "study 't2': invalid stored task spec" in result.stderr
