@@ -78,6 +78,8 @@ def study_report(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels
     )
     report.flags = build_flags_report(engine, data, report, point_task_score)
+    if report.flags.note:
+        report.notes.append(report.flags.note)
     return report
 
 
