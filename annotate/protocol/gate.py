@@ -369,13 +369,6 @@ def _plan_manual(
         warnings.append(
             f"{annotator.name} has {done} of the minimum {p.gate_min_items} training items"
         )
-    if not admit:
-        undecided = sum(1 for a in others if latest_decision(session, ctx.id, a) is None)
-        if before + undecided < ctx.k:
-            warnings.append(
-                f"after this at most {before + undecided} annotator(s) can be admitted but each "
-                f"item needs {ctx.k}: the study cannot complete without new trainees"
-            )
     return GatePlan(
         "manual",
         None,
