@@ -333,6 +333,8 @@ def _print_plan(plan) -> None:
     )
     for o in plan.admit + plan.reject:
         say(f"  {'admit ' if o.admitted else 'reject'} {o.name}: {o.reason}")
+    if not plan.admit and not plan.reject:
+        say("  every trainee has a gate decision already: closing changes nobody")
     for w in plan.warnings:
         warn(f"warning: {w}")
 

@@ -130,8 +130,10 @@ def find_study(engine: Engine, name: str) -> Study:
     return Study.model_validate(dict(row._mapping))
 
 
-def load_study_data(engine: Engine, study_name: str) -> StudyData:
-    """Everything a report needs about study `study_name` (UserError when there is none)."""
+def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True) -> StudyData:
+    """Everything a report needs about study `study_name` (UserError when there is none).
+    `exclusions`: leave out the items the researcher excluded from scoring (the report, scores,
+    agreement); exports and submissions pass False, as they answer every test item."""
     study = find_study(engine, study_name)
     spec = specs.load_task(study.task)
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
@@ -149,7 +151,7 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
         dev_counts = None
         if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
             dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
-    excluded = excluded_items_of(engine, study.id)
+    excluded = excluded_items_of(engine, study.id) if exclusions else {}
     excluded_items = excluded_labels = None
     if excluded:  # left out of everything scored; kept aside for the with/without comparison
         out_items = items["item_id"].isin(list(excluded))

@@ -101,6 +101,8 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
 
     status = cli("status", "pilot", "--format", "json").json()
     assert any(w.startswith("stuck: only 4 annotator(s) admitted") for w in status["warnings"])
+    again = cli("gate", "pilot", "--close")  # nobody left to decide: a no-op, not a refusal
+    assert again.code == 0 and "closing changes nobody" in again.stdout
 
 
 def test_accuracy_below_the_median_is_the_stated_reason(workspace, tmp_path):
@@ -217,6 +219,12 @@ def test_a_flagged_item_is_in_status_and_report_and_excluding_it_changes_the_sco
     assert any("excluded from scoring and agreement" in n for n in after["notes"])
     status = cli("status", "flagged", "--format", "json").json()
     assert status["flags"]["excluded"] == 1 and status["flags"]["excluded_items"] == 1
+
+    out = tmp_path / "out"
+    exported = cli("export", "flagged", "--to", str(out), "--format", "superglue")
+    assert exported.code == 0, exported.stderr
+    (written,) = [p for p in out.rglob("*.jsonl")]
+    assert len(written.read_text().splitlines()) == 4  # a submission answers every test item
 
     undo = cli("flags", "flagged", "--include", broken, "--reason", "fixed upstream")
     assert undo.code == 0, undo.stderr
