@@ -388,7 +388,7 @@ def status_command(
             Text(str(a["test_done"])),
             ProgressBar(total=total, completed=a["test_done"], width=20),
             Text(str(a["flags"])),
-            Text(a["last_activity"] or ""),
+            Text(_ago(a["last_activity"])),
         )
     out.print(table)
     hist = ", ".join(f"{n} labels: {c}" for n, c in data["labels_per_item"].items())
@@ -404,6 +404,19 @@ def status_command(
     out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))
+
+
+def _ago(iso: str | None) -> str:
+    """How long ago, short: "40 s ago", "12 min ago", "3 h ago", "2 d ago" ("" for never)."""
+    if iso is None:
+        return ""
+    from datetime import UTC, datetime
+
+    seconds = max(0, int((datetime.now(UTC) - datetime.fromisoformat(iso)).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
 
 
 @app.command("flags")
