@@ -16,8 +16,9 @@ import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
 
-if TYPE_CHECKING:  # defined beside its computation (early_stop imports this module)
+if TYPE_CHECKING:  # defined beside their computation (those modules import this one)
     from annotate.report.early_stop import EarlyStop
+    from annotate.report.flags_report import FlagsReport
 
 
 def plain(value: Any) -> Any:
@@ -138,6 +139,8 @@ class AnnotatorRow(JsonData):
     seconds_per_item: float | None
     """Median seconds per answer."""
     seconds_mean: float | None
+    synthetic: bool = False
+    """Made by `annotate simulate`, not a person."""
 
 
 @dataclass
@@ -454,6 +457,8 @@ class GateDecisionRow(JsonData):
     decided_by: str
     decided_at: str
     cohort_size: int
+    reason: str | None = None
+    """Why (schema 7); None for decisions recorded before reasons were."""
 
 
 @dataclass
@@ -549,9 +554,14 @@ class StudyReport(JsonData):
     """The task score's interval with the annotators resampled too (needs --bootstrap)."""
     early_stop: EarlyStop | None = None
     """What stop_when_decided saved (left out for a study without the option)."""
+    flags: FlagsReport | None = None
+    """Flagged items, and items excluded from scoring with their effect on the score (left
+    out when the report was built without a store)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet", "headline_interval", "humans_interval", "early_stop")
+        return _none(
+            self, "datasheet", "headline_interval", "humans_interval", "early_stop", "flags"
+        )
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------

@@ -44,7 +44,9 @@ def test_no_training_answer_after_a_decision(workspace, tmp_path: Path):
     session.submit(session.next_item(), "entailment")
     on_screen = session.next_item()  # the second training item is on the screen ...
     assert on_screen is not None
-    gate.decide_manually(workspace.engine, ctx, "ana", admit=False)  # ... when she is refused
+    gate.decide_manually(
+        workspace.engine, ctx, "ana", admit=False, reason="test"
+    )  # ... when she is refused
     with pytest.raises(TrainingClosed, match="training is closed"):
         session.submit(on_screen, "entailment")
     assert training_labels(workspace.engine) == 1
