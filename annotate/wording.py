@@ -5,8 +5,15 @@ Pure Python with no imports from the project, so the TUI, the CLI and the report
 
 from __future__ import annotations
 
-IRREGULAR = {"study": "studies", "query": "queries", "entity": "entities"}
-"""Plurals that are not the noun with an s."""
+IRREGULAR = {
+    "study": "studies",
+    "query": "queries",
+    "entity": "entities",
+    "has": "have",
+    "is": "are",
+    "was": "were",
+}
+"""Plurals that are not the word with an s (and the verb that agrees with a count)."""
 
 
 def plural(n: int, noun: str) -> str:
@@ -16,8 +23,9 @@ def plural(n: int, noun: str) -> str:
     return IRREGULAR.get(noun, noun + "s")
 
 
-def count(n: int, noun: str) -> str:
-    """`n` and its noun: count(1, "item") == "1 item", count(3, "test item") == "3 test items"."""
+def count_of(n: int, noun: str) -> str:
+    """`n` and its noun: count_of(1, "item") == "1 item", and
+    count_of(3, "test item") == "3 test items"."""
     head, _, last = noun.rpartition(" ")
     words = f"{head} {plural(n, last)}" if head else plural(n, last)
     return f"{n} {words}"

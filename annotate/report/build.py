@@ -48,6 +48,7 @@ from annotate.scoring.intervals import rng_for, wilson_interval
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
+from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
 
@@ -161,8 +162,9 @@ def build_report(
             "test items have no labels yet and are left out."
         )
     if sample.n_items_complete < sample.n_items_labelled:
+        short = sample.n_items_labelled - sample.n_items_complete
         notes.append(
-            f"{sample.n_items_labelled - sample.n_items_complete} items have fewer than "
+            f"{count_of(short, 'item')} {plural(short, 'has')} fewer than "
             f"k = {k} labels (the study is not finished)."
         )
     report = StudyReport(

@@ -15,7 +15,7 @@ from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.widgets.title import fit_title
-from annotate.wording import count
+from annotate.wording import count_of
 from tests import fixtures as fx
 from tests.tui.support import (
     QUICK_TEST,
@@ -271,7 +271,7 @@ class TestFlagBeforeQuit:
 
 
 def test_counts_in_words():
-    assert count(1, "item") == "1 item"
-    assert count(0, "item") == "0 items"
-    assert count(2, "training item") == "2 training items"
-    assert count(1, "study") == "1 study" and count(3, "study") == "3 studies"
+    assert count_of(1, "item") == "1 item"
+    assert count_of(0, "item") == "0 items"
+    assert count_of(2, "training item") == "2 training items"
+    assert count_of(1, "study") == "1 study" and count_of(3, "study") == "3 studies"

@@ -16,7 +16,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import answer_keys_text
 from annotate.tui.widgets.title import FittedHeader
-from annotate.wording import count
+from annotate.wording import count_of
 
 PRIOR_HINTS = {
     "balanced": "Labels in this task are roughly balanced: each answer is about as common "
@@ -57,7 +57,7 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
         if progress.training_done:
             return (
                 f"Welcome back: you have done {progress.training_done} of "
-                f"{count(progress.training_quota, 'training item')}."
+                f"{count_of(progress.training_quota, 'training item')}."
             )
         feedback = (
             "after each one you will see the right answer"
@@ -65,12 +65,13 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
             else "you will not see the right answers"
         )
         return (
-            f"You start with {count(progress.training_quota, 'training item')}: {feedback}. "
+            f"You start with {count_of(progress.training_quota, 'training item')}: {feedback}. "
             "Then come the test items, without feedback."
         )
     if progress.test_done:
         return (
-            f"Welcome back: you are in the test phase ({count(progress.test_done, 'item')} done). "
+            "Welcome back: you are in the test phase "
+            f"({count_of(progress.test_done, 'item')} done). "
             "There is no feedback on test items."
         )
     if progress.phase is Phase.TEST or progress.training_quota == 0:

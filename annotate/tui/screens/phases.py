@@ -13,11 +13,11 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import come_back_hint
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.title import FittedHeader
-from annotate.wording import count
+from annotate.wording import count_of
 
 
 def items(n: int, kind: str) -> str:
-    return count(n, f"{kind} item")
+    return count_of(n, f"{kind} item")
 
 
 class MessageScreen(Screen[None]):
