@@ -40,9 +40,9 @@ class DiscardFlagModal(ModalScreen[bool]):
             yield Static(
                 Text.assemble(
                     (" Enter ", "bold reverse"),
-                    " keep it and go back to the item   ",
+                    " keep it, back to the item   ",
                     (" d ", "bold reverse"),
-                    " discard it and quit",
+                    " discard and quit",
                 ),
                 id="discard-keys",
             )

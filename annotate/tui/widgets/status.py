@@ -76,7 +76,7 @@ class StatusBar(Horizontal):
         if not self.item_clock:
             return session
         item = Text.assemble(("time on item ", "dim"), format_elapsed(now - self.item_started))
-        return Text.assemble(item, ("  ·  ", "dim"), session)
+        return Text.assemble(item, (" · ", "dim"), session)
 
     def _tick(self) -> None:
         self.query_one("#status-time", Static).update(self._elapsed())
