@@ -14,6 +14,7 @@ from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
+from annotate.tui.widgets.item_body import split_highlights
 from annotate.tui.widgets.title import fit_title
 from annotate.wording import count_of
 from tests import fixtures as fx
@@ -80,6 +81,24 @@ class TestHypothesisInView:
             await start(pilot)
             pinned = app.screen.query_one("#pinned")
             assert [w.id for w in pinned.children] == ["field-hypothesis"]
+
+    async def test_hypothesis_visible_in_training_feedback_too(self, workspace, tmp_path):
+        """The feedback keeps the item on screen to show why: the hypothesis included."""
+        dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
+        app = app_for(
+            workspace,
+            tmp_path,
+            "superglue/rte",
+            dev=dev,
+            test=LONG_PREMISE_TEST,
+            overrides=ONE_TRAINING_ITEM,
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            shown = screen_text(app)
+            assert LONG_PREMISE_HYPOTHESIS in shown and "✗ Wrong" in shown
 
 
 class TestRecord:
@@ -268,6 +287,14 @@ class TestFlagBeforeQuit:
             await start(pilot)
             await pilot.press("f", "escape", "q")  # the dialog cancelled: nothing to keep
             await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+def test_highlight_markers_split_from_the_article():
+    article, highlights = split_highlights(
+        "Text [b] here.\n@highlight\nOne\n@highlight\nTwo\nlines"
+    )
+    assert (article, highlights) == ("Text [b] here.", ["One", "Two lines"])
+    assert split_highlights("No markers @highlight inline") == ("No markers @highlight inline", [])
 
 
 def test_counts_in_words():

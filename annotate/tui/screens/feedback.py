@@ -127,7 +127,9 @@ class FeedbackScreen(Screen[None]):
         yield StatusBar(self.item.phase, self.progress, self.started, item_clock=False)
         with VerticalScroll(id="body"):
             yield from parts.scrolling
-            yield from parts.pinned
+        if parts.pinned:  # as on the item screen: the hypothesis or question stays in view
+            with Vertical(id="pinned"):
+                yield from parts.pinned
         with Vertical(id="feedback"):
             yield Static(verdict_line(self.feedback), id="verdict")
             yield Static(
