@@ -32,7 +32,7 @@ from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
 DIGITS = tuple("0123456789")
-"""Number keys (a tuple, so that no key, "", is not one of them)."""
+"""Number keys (a tuple, not a string: "" is in every string)."""
 
 
 class ItemScreen(Screen[None]):
