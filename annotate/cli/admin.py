@@ -9,6 +9,7 @@ import typer
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
+from annotate.wording import count_of
 
 
 @app.command("migrate")
@@ -76,8 +77,8 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
         pass
     elif report.ok:
         say(
-            f"{ws.url}: no violation ({len(report.checks)} checks, {report.studies} studies, "
-            f"{report.labels} labels)"
+            f"{ws.url}: no violation ({count_of(len(report.checks), 'check')}, "
+            f"{count_of(report.studies, 'study')}, {count_of(report.labels, 'label')})"
         )
     else:
         print_table(

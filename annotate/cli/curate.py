@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from annotate.cli.context import app, options
 from annotate.cli.output import console, print_json, say, warn
+from annotate.wording import count_of
 
 if TYPE_CHECKING:
     from annotate.workspace import Workspace
@@ -247,7 +248,8 @@ def import_command(
         labels = ", ".join(f"{n} {label}" for label, n in summary.labels.items())
         created = " (new set)" if summary.created else ""
         say(
-            f"set {set_name!r}{created}: {summary.rows} examples ({summary.pairs} pairs; "
+            f"set {set_name!r}{created}: {count_of(summary.rows, 'example')} "
+            f"({count_of(summary.pairs, 'pair')}; "
             f"{labels}) imported from {path}"
         )
 
@@ -599,7 +601,8 @@ def export_command(
         raise typer.BadParameter(f"{fmt!r}: export writes glue or superglue", param_hint="--format")
     summary = export_set(_workspace(ctx).engine, set_name, path, fmt)
     say(
-        f"{summary.rows} examples of set {set_name!r} written to {path} ({summary.format} "
+        f"{count_of(summary.rows, 'example')} of set {set_name!r} written to {path} "
+        f"({summary.format} "
         f"layout); to run a human study on them: annotate import {summary.task} {path} "
         "--split test"
     )

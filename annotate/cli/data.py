@@ -9,6 +9,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
+from annotate.wording import count_of
 
 if TYPE_CHECKING:  # pydantic specs, the importer and the store load inside the commands
     from annotate import specs
@@ -188,7 +189,7 @@ def import_(
             )
             gold = "with gold labels" if r.detail.get("labelled") else "without gold labels"
             say(
-                f"dataset {r.dataset_id}: {r.task} {r.split}, {r.n_items} items {gold}"
+                f"dataset {r.dataset_id}: {r.task} {r.split}, {count_of(r.n_items, 'item')} {gold}"
                 + (f" ({extra})" if extra else "")
                 + f" from {r.path}"
             )

@@ -16,6 +16,7 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import say, warn
 from annotate.errors import UserError
+from annotate.wording import count_of, plural
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
     from sqlalchemy import Engine
@@ -160,19 +161,21 @@ def _one_submission(
     entry = result.manifest()
     entry["sha256"] = hashlib.sha256(content).hexdigest()
     say(
-        f"{result.file}: {entry['rows']} rows ({entry['human_rows']} human, "
+        f"{result.file}: {count_of(entry['rows'], 'row')} ({entry['human_rows']} human, "
         f"{entry['model_rows']} model) from study {study!r}"
     )
     if result.undecided:
         warn(
-            f"{result.file}: {len(result.undecided)} items whose tie the rule left open have no "
-            "human answer (listed in the manifest)"
+            f"{result.file}: {count_of(len(result.undecided), 'item')} whose tie the rule left "
+            f"open {plural(len(result.undecided), 'has')} no human answer (listed in the manifest)"
         )
     if result.unlabelled:
-        warn(f"{result.file}: {len(result.unlabelled)} sampled items have no labels yet")
+        n = len(result.unlabelled)
+        warn(f"{result.file}: {count_of(n, 'sampled item')} {plural(n, 'has')} no labels yet")
     if model is not None and result.missing:
         warn(
-            f"{result.file}: {len(result.missing)} of {result.n_test_items} test items have no "
+            f"{result.file}: {len(result.missing)} of {count_of(result.n_test_items, 'test item')} "
+            f"{plural(len(result.missing), 'has')} no "
             "row; the leaderboard wants every test item"
         )
     return content, entry

@@ -17,6 +17,7 @@ from annotate.cli.context import Format, app, options
 from annotate.cli.export import MANIFEST_SUFFIX
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
+from annotate.wording import count_of
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
     from annotate.formats.gold import SubmissionName
@@ -153,7 +154,7 @@ def _render_scores(data: dict[str, Any]) -> None:
                 "score": pct(r["task_score"]["value"]),
                 "coverage": f"{cov['scored']}/{cov['gold']} {cov['unit']}s"
                 + (
-                    f", {cov['answers_missing']} answers missing (counted wrong)"
+                    f", {count_of(cov['answers_missing'], 'answer')} missing (counted wrong)"
                     if cov.get("answers_missing")
                     else ""
                 )

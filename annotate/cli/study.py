@@ -6,6 +6,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json, print_table, say
+from annotate.wording import count_of, plural
 
 study_app = typer.Typer(help="Create and inspect studies.", no_args_is_help=True)
 annotator_app = typer.Typer(help="Manage annotators.", no_args_is_help=True)
@@ -81,9 +82,10 @@ def study_create(
         return
     say(
         f"study {name!r} created: {study.spec.name}, protocol {study.protocol.name}, "
-        f"{data['training_items']} training items from dataset {study.study.train_dataset_id}, "
-        f"{data['test_items']} test items from dataset {study.study.test_dataset_id}, "
-        f"{study.k} annotators per item"
+        f"{count_of(data['training_items'], 'training item')} from dataset "
+        f"{study.study.train_dataset_id}, "
+        f"{count_of(data['test_items'], 'test item')} from dataset {study.study.test_dataset_id}, "
+        f"{count_of(study.k, 'annotator')} per item"
     )
 
 
@@ -313,7 +315,7 @@ def gate_command(
             ("decided_at", "Decided"),
         ],
         title=f"Gate of {study} ({study_ctx.protocol.gate_rule} rule, at least "
-        f"{study_ctx.protocol.gate_min_items} items)",
+        f"{count_of(study_ctx.protocol.gate_min_items, 'item')})",
     )
     # Reasons are sentences: a line each (a table column would fold them at 80 columns).
     for row in rows:
@@ -564,7 +566,8 @@ def simulate_command(
     if status["items_complete"] < status["items_total"]:
         say(
             f"{status['items_complete']}/{status['items_total']} items have all "
-            f"{status['annotators_per_item']} labels; {admitted} annotators are admitted. Add more "
+            f"{status['annotators_per_item']} labels; {count_of(admitted, 'annotator')} "
+            f"{plural(admitted, 'is')} admitted. Add more "
             f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} "
             "--prefix more`)."
         )

@@ -51,6 +51,7 @@ from annotate.scoring.intervals import rng_for, wilson_interval
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
+from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
 
@@ -181,10 +182,14 @@ def build_report(
     per_item = np.bincount(coded.row_item, minlength=coded.n_items)
     short = int(((per_item > 0) & (per_item < k) & (wanted > 0)).sum())
     if short:
-        notes.append(f"{short} items have fewer than k = {k} labels (the study is not finished).")
-    if sample.n_items_complete < sample.n_items_labelled - short:
         notes.append(
-            f"{sample.n_items_labelled - short - sample.n_items_complete} tied items wait for "
+            f"{count_of(short, 'item')} {plural(short, 'has')} fewer than "
+            f"k = {k} labels (the study is not finished)."
+        )
+    if sample.n_items_complete < sample.n_items_labelled - short:
+        tied = sample.n_items_labelled - short - sample.n_items_complete
+        notes.append(
+            f"{count_of(tied, 'tied item')} {plural(tied, 'waits')} for "
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
     report = StudyReport(

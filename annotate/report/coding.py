@@ -20,6 +20,7 @@ import pandas as pd
 
 from annotate.report.data import StudyData
 from annotate.scoring.units import GoldUnits, class_code_map, code_gold
+from annotate.wording import count_of, plural
 
 
 @dataclass
@@ -73,7 +74,10 @@ def code_study(data: StudyData) -> CodedStudy:
     keep = row_item >= 0
     notes: list[str] = []
     if not keep.all():
-        notes.append(f"{int((~keep).sum())} labels of items outside the test sample were ignored")
+        n = int((~keep).sum())
+        notes.append(
+            f"{count_of(n, 'label')} of items outside the test sample {plural(n, 'was')} ignored"
+        )
     labels = labels[keep]
     row_item = row_item[keep].astype(np.int64)
     column = labels["annotator"]
@@ -117,7 +121,8 @@ def code_study(data: StudyData) -> CodedStudy:
             numbers = np.full(len(code), np.nan)
         if not known.all():
             notes.append(
-                f"{int((~known).sum())} labels with values outside the task's answers ignored"
+                f"{count_of(int((~known).sum()), 'label')} with values outside the task's "
+                "answers ignored"
             )
         return CodedStudy(
             label_unit=row_item[known],

@@ -30,6 +30,7 @@ from annotate.report.schema import (
     StudyReport,
 )
 from annotate.terminal_text import SafeText as Text
+from annotate.wording import count_of
 
 SUSPECTS_SHOWN = 10
 TIES_SHOWN = 10
@@ -166,7 +167,7 @@ def _agreement_section(a: Agreement) -> Section:
             f"Krippendorff's α ({alpha.level})",
             coef(alpha.value),
             interval(alpha.ci_low, alpha.ci_high, 1, 3),
-            f"{alpha.n_items} {a.unit}s with 2+ labels" + _note(alpha),
+            f"{count_of(alpha.n_items, a.unit)} with 2+ labels" + _note(alpha),
         ]
     )
     c = a.krippendorff_alpha_collapsed
@@ -439,10 +440,10 @@ def _sample_rows(r: StudyReport) -> list[list[str]]:
         ],
         [
             "Sample",
-            f"{s.n_sample} test items; {s.n_items_labelled} labelled, "
+            f"{count_of(s.n_sample, 'test item')}; {s.n_items_labelled} labelled, "
             f"{s.n_items_complete} complete, {s.n_items_scored} scored",
         ],
-        ["Labels", f"{s.n_labels} from {r.n_annotators} annotators ({per})"],
+        ["Labels", f"{s.n_labels} from {count_of(r.n_annotators, 'annotator')} ({per})"],
         ["Bootstrap", f"{b.replicates} replicates, seed {b.seed}" if b.replicates else "off"],
     ]
 
@@ -532,8 +533,8 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
         ["File", result.file],
         [
             "Labels",
-            f"{result.n_labels} ({result.n_missing} missing) on {result.n_items} items "
-            f"by {result.n_annotators} annotators",
+            f"{result.n_labels} ({result.n_missing} missing) on {count_of(result.n_items, 'item')} "
+            f"by {count_of(result.n_annotators, 'annotator')}",
         ],
         [
             f"Krippendorff's α ({alpha.level})",
@@ -542,7 +543,8 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
         [
             "Fleiss' κ",
             f"{coef(fleiss.value)} {interval(fleiss.ci_low, fleiss.ci_high, 1, 3)}"
-            f" ({fleiss.n_items} items x {fleiss.raters_per_item} raters){_note(fleiss)}",
+            f" ({count_of(fleiss.n_items, 'item')} x {fleiss.raters_per_item} raters)"
+            f"{_note(fleiss)}",
         ],
         [
             "Cohen's κ, pairwise" + (" (quadratic-weighted)" if result.pairwise_weights else ""),

@@ -28,6 +28,7 @@ from annotate.scoring.scorers import (
     scorer_for,
 )
 from annotate.scoring.units import NO_LABELS, GoldUnits
+from annotate.wording import count_of
 
 
 @dataclass
@@ -230,7 +231,8 @@ def compare_model(
     n_model = count_scored(units, model_pred)
     if n_common_items < max(n_scored, n_model):
         notes.append(
-            f"scored on the {n_common_items} items with gold, a human answer and a prediction "
+            f"scored on the {count_of(n_common_items, 'item')} with gold, a human answer and a "
+            "prediction "
             f"(human answers: {n_scored}, model predictions: {n_model})"
         )
     return {

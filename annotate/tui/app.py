@@ -251,7 +251,36 @@ class LabelApp(App[None]):
             self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol))
 
     async def action_quit(self) -> None:
-        """Give back the leased item, so nobody waits for the lease to expire, then leave."""
+        """Give back the leased item, so nobody waits for the lease to expire, then leave. A
+        flag not yet sent (it goes with the answer) is not dropped silently: the annotator is
+        asked first, and keeping it goes back to the item."""
+        draft = self.unsent_flag()
+        if draft is not None:
+            from annotate.tui.screens.discard_flag import DiscardFlagModal
+
+            if not isinstance(self.screen, DiscardFlagModal):
+                self.push_screen(DiscardFlagModal(draft), self._quit_if_discarded)
+            return
+        await self._leave()
+
+    async def _quit_if_discarded(self, discard: bool | None) -> None:
+        if discard:
+            await self._leave()
+
+    def unsent_flag(self) -> str | None:
+        """The comment of a flag that would be lost by quitting ("" for a flag without one):
+        typed in the open flag dialog, or attached to the item on screen and not yet sent."""
+        from annotate.tui.screens.flag import FlagModal
+        from annotate.tui.screens.item import ItemScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, FlagModal) and (typed := screen.typed().strip()):
+                return typed
+            if isinstance(screen, ItemScreen) and screen.flag and not screen.answered:
+                return screen.comment or ""
+        return None
+
+    async def _leave(self) -> None:
         try:
             self.session.release()
         except DBAPIError as exc:

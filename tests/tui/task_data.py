@@ -278,3 +278,74 @@ ITEM_SCREEN_DATA: dict[str, object] = {
     "superglue/axg": AXG_SNAP_TEST,
 }
 """Task -> test rows (no training needed: the study starts in the test phase)."""
+
+
+# --- a premise far longer than the screen (issue 15, item 10) ----------------------------------
+LONG_PREMISE_SENTENCES = (
+    "The harbour office at Kessling keeps a ledger of every boat that ties up at the north quay.",
+    "In the spring the ferry company added a second crossing to the island of Dunmarrow.",
+    "Fishermen complained that the new timetable left the slipway crowded before dawn.",
+    "The council met twice in the old grain hall to hear the complaints [CLS] and the replies.",
+    "A survey counted forty-one moorings, of which nine were empty for most of the year.",
+    "The harbour master, Ines Varga, proposed moving the ferry berth to the south wall.",
+    "Engineers warned that the south wall would need dredging before larger boats could use it.",
+    "The dredging was estimated to take eleven weeks and to close the quay for six of them.",
+)
+
+
+def long_premise(cells: int = 5000) -> str:
+    """An original, made-up premise of `cells` characters, give or take one (the sentences
+    above, each numbered by its round, until the length is reached)."""
+    parts: list[str] = []
+    size = 0
+    n = 0
+    while size < cells:
+        sentence = LONG_PREMISE_SENTENCES[n % len(LONG_PREMISE_SENTENCES)]
+        part = f"({n // len(LONG_PREMISE_SENTENCES) + 1}) {sentence} "
+        parts.append(part)
+        size += len(part)
+        n += 1
+    return "".join(parts)[:cells].rstrip() + "."
+
+
+LONG_PREMISE_HYPOTHESIS = "The ferry berth was moved to the south wall [/foo] of the harbour."
+
+LONG_PREMISE_TEST = [
+    {"premise": long_premise(), "hypothesis": LONG_PREMISE_HYPOTHESIS, "idx": 500},
+]
+"""One SuperGLUE RTE test row whose premise (5,000 characters) fills many 80x24 screens."""
+
+RECORD_MANY_PASSAGE = (
+    "Ada, Ben, Cy, Dee, Eve, Finn, Gus, Hal, Ivy, Jo, Kit and Lu rowed across the bay.\n"
+    "@highlight\nTwelve rowers cross the bay\n@highlight\nThe crossing took [b]four[/b] hours"
+)
+RECORD_MANY_NAMES = [
+    "Ada",
+    "Ben",
+    "Cy",
+    "Dee",
+    "Eve",
+    "Finn",
+    "Gus",
+    "Hal",
+    "Ivy",
+    "Jo",
+    "Kit",
+    "Lu",
+]
+RECORD_MANY_TEST = [
+    {
+        "source": "Test",
+        "passage": {
+            "text": RECORD_MANY_PASSAGE,
+            "entities": entity_spans(RECORD_MANY_PASSAGE, RECORD_MANY_NAMES),
+        },
+        "qas": [
+            {"query": "@placeholder steered the boat.", "idx": 30},
+            {"query": "@placeholder kept time with a drum.", "idx": 31},
+            {"query": "@placeholder bailed out water.", "idx": 32},
+        ],
+        "idx": 12,
+    },
+]
+"""A ReCoRD passage with 12 entities: numbers 10 to 12 take two keys."""

@@ -331,7 +331,7 @@ class TestTestPhase:
                 screen = app.screen
                 assert isinstance(screen, ItemScreen)
                 assert f"Test {n}/3" in screen_text(app)
-                assert "⏱ 00:0" in screen_text(app)  # elapsed time
+                assert "time on item 00:0" in screen_text(app)  # elapsed time, labelled
                 assert not hasattr(screen.item, "gold")
                 await pilot.press("1")
                 assert not isinstance(app.screen, FeedbackScreen)

@@ -44,6 +44,7 @@ from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
+from annotate.tui.screens.discard_flag import DiscardFlagModal
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -52,7 +53,14 @@ from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
 from tests import fixtures as fx
 from tests.tui.support import QUICK_TEST, build_study, wait_until, without_labels
-from tests.tui.task_data import ITEM_SCREEN_DATA
+from tests.tui.task_data import (
+    COPA_DEV,
+    COPA_TEST,
+    ITEM_SCREEN_DATA,
+    LONG_PREMISE_TEST,
+    RECORD_MANY_TEST,
+    STSB_TEST,
+)
 from tests.tui.test_phases import EXPLAINED_TASK
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 50), id="160x50")]
@@ -89,9 +97,9 @@ class FrozenClock:
 
 @pytest.fixture(autouse=True)
 def same_picture_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The status line shows ⏱ 01:23 whatever the real time spent (a missing attribute, after
-    a refactor, fails here loudly rather than letting the real clock into the pictures), and
-    the terminal's colour settings do not reach the apps."""
+    """The status line shows "time on item 00:00 · session 01:23" whatever the real time spent
+    (a missing attribute, after a refactor, fails here loudly rather than letting the real
+    clock into the pictures), and the terminal's colour settings do not reach the apps."""
     monkeypatch.setattr(label_app_module, "time", FrozenClock(1000.0))
     monkeypatch.setattr(status_module, "time", FrozenClock(1083.0))
     monkeypatch.delenv("NO_COLOR", raising=False)  # read when an app is created
@@ -304,6 +312,86 @@ class TestAnnotatorScreens:
             pilot.app.screen.query_one(Input).value = "typo [/foo] in [CLS]"
             await pilot.press("enter")
             await arrive(pilot, ItemScreen)
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+class TestScreenDetails:
+    """Issue 15's screen fixes, each in a picture: the pinned hypothesis, ReCoRD's number keys
+    and highlights, the feedback's words for COPA and STS-B, and the question before a flag is
+    discarded (issue 11)."""
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_long_premise_keeps_the_hypothesis(self, snap_compare, workspace, tmp_path, size):
+        """A 5,000-character premise scrolls; the hypothesis stays above the keys."""
+        app = annotator_app(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            test=LONG_PREMISE_TEST,
+            overrides=QUICK_TEST,
+        )
+
+        async def run_before(pilot: Pilot) -> None:
+            await first_item(pilot)
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_record_entity_keys(self, snap_compare, workspace, tmp_path, size):
+        """Twelve numbered entities, the number keys in the answer bar, the highlights listed."""
+        app = annotator_app(
+            workspace.engine,
+            tmp_path,
+            "superglue/record",
+            test=RECORD_MANY_TEST,
+            overrides=QUICK_TEST,
+        )
+
+        async def run_before(pilot: Pilot) -> None:
+            await first_item(pilot)
+            await pilot.press("1")  # waits for a second digit, with entity 1 highlighted
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.parametrize(
+        ("task", "dev", "test", "key"),
+        [
+            ("superglue/copa", COPA_DEV, COPA_TEST, "1"),
+            ("glue/stsb", fx.STSB_DEV, STSB_TEST, "3"),
+        ],
+        ids=["copa", "stsb"],
+    )
+    def test_feedback_says_what_answers_mean(
+        self, snap_compare, workspace, tmp_path, task, dev, test, key, size
+    ):
+        """COPA's feedback quotes the choices; STS-B's gives the scale's anchors."""
+        app = annotator_app(
+            workspace.engine, tmp_path, task, dev=dev, test=test, overrides=ONE_TRAINING_ITEM
+        )
+
+        async def run_before(pilot: Pilot) -> None:
+            await first_item(pilot)
+            await pilot.press(key)
+            await arrive(pilot, FeedbackScreen)
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_discard_flag_question(self, snap_compare, workspace, tmp_path, size):
+        """The annotator flags an item with a comment, then presses q before answering."""
+        app = rte_app(workspace.engine, tmp_path, QUICK_TEST)
+
+        async def run_before(pilot: Pilot) -> None:
+            await first_item(pilot)
+            await pilot.press("f")
+            await arrive(pilot, FlagModal)
+            pilot.app.screen.query_one(Input).value = "premise cut [/foo] off"
+            await pilot.press("enter")
+            await arrive(pilot, ItemScreen)
+            await pilot.press("q")
+            await arrive(pilot, DiscardFlagModal)
 
         assert snap_compare(app, terminal_size=size, run_before=run_before)
 

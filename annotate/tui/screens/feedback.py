@@ -5,21 +5,23 @@ The item stays on screen above the verdict so the annotator can see why; a key m
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from annotate.protocol.answers import REGRESSION_TOLERANCE
 from annotate.protocol.session import Feedback, ItemView, Progress
 from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
-from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.item_body import build_item, shown_fields
 from annotate.tui.widgets.status import StatusBar
+from annotate.tui.widgets.title import FittedHeader
 from annotate.tui.widgets.verbatim import as_text
 
 
@@ -49,12 +51,32 @@ def answer_lines(spec: TaskSpec, feedback: Feedback, answer: Any, item: ItemView
             )
         return Text("\n").join(lines)
     yours = Text.assemble(("Your answer: ", "bold"), Text(feedback.answer_text))
+    yours.append_text(meaning(spec, item, answer))
     if spec.answer_scale:  # CB: the 7-point answer counts as one of the 3 classes
         yours.append(f" (counts as {spec.label_text(spec.collapse(str(answer)))})")
     gold = Text.assemble(("Right answer: ", "bold"), Text(feedback.gold_text))
+    gold.append_text(meaning(spec, item, feedback.gold))
     if spec.kind == "regression":
         gold.append(f" (a rating within {REGRESSION_TOLERANCE:g} point counts as right)")
     return Text("\n").join([yours, gold])
+
+
+def meaning(spec: TaskSpec, item: ItemView, value: Any) -> Text:
+    """What an answer stands for, after its name: the text of COPA's choice ("Choice 2" alone
+    says nothing once the item is gone), the anchor of STS-B's nearest scale point."""
+    if value is None:
+        return Text("")
+    if spec.scale is not None:
+        point = min(max(math.floor(float(value) + 0.5), spec.scale.min), spec.scale.max)
+        anchor = spec.scale.anchors[str(point)]
+        nearest = "" if float(value) == point else f"nearest point {point}: "
+        return Text.assemble(" — ", (nearest, "dim"), Text(anchor, style="italic"))
+    if spec.layout == "choice":
+        label = spec.label_text(str(value))
+        for f in shown_fields(spec, item.fields):
+            if f.label == label:  # the label "Choice 1" names the field "Choice 1"
+                return Text.assemble(" — ", Text(as_text(item.fields[f.name]), style="italic"))
+    return Text("")
 
 
 def accuracy_line(feedback: Feedback) -> Text:
@@ -101,11 +123,13 @@ class FeedbackScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         parts = build_item(self.spec, self.item.fields)
-        yield Header()
-        yield StatusBar(self.item.phase, self.progress, self.started)
+        yield FittedHeader()
+        yield StatusBar(self.item.phase, self.progress, self.started, item_clock=False)
         with VerticalScroll(id="body"):
             yield from parts.scrolling
-            yield from parts.pinned
+        if parts.pinned:  # as on the item screen: the hypothesis or question stays in view
+            with Vertical(id="pinned"):
+                yield from parts.pinned
         with Vertical(id="feedback"):
             yield Static(verdict_line(self.feedback), id="verdict")
             yield Static(

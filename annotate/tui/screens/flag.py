@@ -37,3 +37,7 @@ class FlagModal(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def typed(self) -> str:
+        """What the annotator has typed so far (not yet sent)."""
+        return self.query_one(Input).value

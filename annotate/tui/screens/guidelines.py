@@ -8,13 +8,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from annotate.protocol.session import Phase, Progress
 from annotate.specs import ProtocolSpec, TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import answer_keys_text
+from annotate.tui.widgets.title import FittedHeader
+from annotate.wording import count_of
 
 PRIOR_HINTS = {
     "balanced": "Labels in this task are roughly balanced: each answer is about as common "
@@ -55,7 +57,7 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
         if progress.training_done:
             return (
                 f"Welcome back: you have done {progress.training_done} of "
-                f"{progress.training_quota} training items."
+                f"{count_of(progress.training_quota, 'training item')}."
             )
         feedback = (
             "after each one you will see the right answer"
@@ -63,12 +65,13 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
             else "you will not see the right answers"
         )
         return (
-            f"You start with {progress.training_quota} training items: {feedback}. "
+            f"You start with {count_of(progress.training_quota, 'training item')}: {feedback}. "
             "Then come the test items, without feedback."
         )
     if progress.test_done:
         return (
-            f"Welcome back: you are in the test phase ({progress.test_done} items done). "
+            "Welcome back: you are in the test phase "
+            f"({count_of(progress.test_done, 'item')} done). "
             "There is no feedback on test items."
         )
     if progress.phase is Phase.TEST or progress.training_quota == 0:
@@ -111,7 +114,7 @@ class GuidelinesScreen(Screen[None]):
         self.progress = progress
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield FittedHeader()
         with VerticalScroll(id="body"):
             yield Static(Text(self.spec.title, style="bold"), classes="dialog-title")
             yield Static(Text(reflow(self.spec.guidelines)), id="guidelines")

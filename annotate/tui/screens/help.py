@@ -1,10 +1,11 @@
-"""`?`: every key, then the guidelines again, over the current screen."""
+"""`?`: every key, then the guidelines again, over the current screen; how to close it stays
+in view below them."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -25,17 +26,28 @@ class HelpScreen(ModalScreen[None]):
         self.protocol = protocol
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-dialog"):
-            yield Static(Text("Keys", style="bold"), classes="dialog-title")
-            yield Static(keys_text(self.spec, come_back_hint(self.app)), id="help-keys")
-            yield Static(Text(f"\n{self.spec.title}", style="bold"))
-            yield Static(Text(reflow(self.spec.guidelines)))
-            if (hint := prior_hint(self.spec, self.protocol)) is not None:
-                yield Static(Text(hint, style="italic"))
-            yield Static(Text("\nEscape or ? closes this help.", style="dim"))
+        with Vertical(id="help-dialog"):
+            with VerticalScroll(id="help-body"):
+                yield Static(Text("Keys", style="bold"), classes="dialog-title")
+                yield Static(keys_text(self.spec, come_back_hint(self.app)), id="help-keys")
+                yield Static(Text(f"\n{self.spec.title}", style="bold"))
+                yield Static(Text(reflow(self.spec.guidelines)))
+                if (hint := prior_hint(self.spec, self.protocol)) is not None:
+                    yield Static(Text(hint, style="italic"))
+            yield Static(
+                Text.assemble(
+                    ("Escape", "bold"),
+                    " or ",
+                    ("?", "bold"),
+                    " closes this help   ",
+                    ("↑↓ PgUp PgDn", "bold"),
+                    " scroll",
+                ),
+                id="help-close",
+            )
 
     def on_mount(self) -> None:
-        self.query_one("#help-dialog").focus()
+        self.query_one("#help-body").focus()
 
     def action_close(self) -> None:
         self.dismiss()

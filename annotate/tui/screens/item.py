@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 
 from annotate.protocol.answers import describe
 from annotate.protocol.session import ItemView, Progress
@@ -29,6 +29,10 @@ from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import build_item
 from annotate.tui.widgets.status import StatusBar
+from annotate.tui.widgets.title import FittedHeader
+
+DIGITS = tuple("0123456789")
+"""Number keys (a tuple, not a string: "" is in every string)."""
 
 
 class ItemScreen(Screen[None]):
@@ -90,7 +94,7 @@ class ItemScreen(Screen[None]):
         self.options: dict[str, LabelOption] = {o.key: o for o in spec.answer_options()}
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield FittedHeader()
         yield StatusBar(self.item.phase, self.progress, self.started)
         if self.revising:
             yield Static(self._revise_banner(), id="revise-banner", markup=False)
@@ -140,6 +144,14 @@ class ItemScreen(Screen[None]):
 
     # --- answers ----------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:
+        chooser = self.parts.chooser
+        digit = event.character if event.character in DIGITS else None
+        if isinstance(chooser, EntityChoice) and digit is not None:
+            event.stop()
+            index = chooser.type_digit(digit)
+            if index is not None:
+                self.answer(chooser.entities[index])
+            return
         option = self.options.get(event.key) or self.options.get(event.character or "")
         if option is None:
             if event.character == "u" and self.item.phase == TRAINING:
@@ -158,7 +170,7 @@ class ItemScreen(Screen[None]):
         if isinstance(self.parts.chooser, CandidateJudgements):
             self.parts.chooser.judge(option.value)
         elif isinstance(self.parts.chooser, EntityChoice):
-            self.notify("Choose an entity with ↑↓ and press Enter.", markup=False)
+            self.notify("Type an entity's number, or choose with ↑↓ and Enter.", markup=False)
         else:
             self.answer(option.value)
 

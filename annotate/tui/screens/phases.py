@@ -6,16 +6,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from annotate.protocol.session import Progress
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import come_back_hint
 from annotate.tui.screens.messages import ScreenMessage
+from annotate.tui.widgets.title import FittedHeader
+from annotate.wording import count_of
 
 
 def items(n: int, kind: str) -> str:
-    return f"{n} {kind} item" + ("" if n == 1 else "s")
+    return count_of(n, f"{kind} item")
 
 
 class MessageScreen(Screen[None]):
@@ -32,7 +34,7 @@ class MessageScreen(Screen[None]):
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield FittedHeader()
         with Vertical(classes="message-box"):
             yield Static(Text(self.title_text(), style="bold"), classes="message-title")
             yield Static(Text("\n\n".join(self.lines())), id="message")

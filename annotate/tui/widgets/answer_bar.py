@@ -48,7 +48,14 @@ def answer_keys_text(spec: TaskSpec, click: bool = False) -> Text:
             judge, "  the marked answer   ", _key("↑↓"), " move   ", _key("Enter"), " submit"
         )
     if spec.kind == "entity_choice":
-        return Text.assemble(_key("↑↓"), " choose an entity   ", _key("Enter"), " pick it")
+        return Text.assemble(
+            _key("1 2 3…"),
+            " the entity with that number   ",
+            _key("↑↓"),
+            " move   ",
+            _key("Enter"),
+            " pick it",
+        )
     return option_lines(spec.answer_options(), click)
 
 

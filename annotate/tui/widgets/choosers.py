@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -78,11 +79,14 @@ class CandidateJudgements(OptionList):
 
 
 class EntityChoice(OptionList):
-    """ReCoRD: the passage's entities, numbered; Enter picks the highlighted one."""
+    """ReCoRD: the passage's entities, numbered; a number key picks that entity, and Enter picks
+    the highlighted one."""
 
     def __init__(self, entities: list[Any], previous: str | None) -> None:
         self.entities = [as_text(e) for e in entities]
         self.previous = previous
+        self.typed = ""
+        """Digits typed so far of a number that could still grow (12 after 1, of 15 entities)."""
         super().__init__(
             *(Option(numbered(n, e)) for n, e in enumerate(self.entities, start=1)),
             id="chooser",
@@ -93,3 +97,27 @@ class EntityChoice(OptionList):
     def on_mount(self) -> None:
         index = self.entities.index(self.previous) if self.previous in self.entities else 0
         self.highlighted = index if self.entities else None
+
+    def type_digit(self, digit: str) -> int | None:
+        """A number key: the index of the entity it picks, or None while the number typed so far
+        could still be the start of a longer one (then that entity is highlighted, and Enter
+        picks it). With 9 entities or fewer every key picks at once; with 15, `1` waits for a
+        second digit or Enter and `2` picks entity 2."""
+        count = len(self.entities)
+        for typed in (self.typed + digit, digit):
+            number = int(typed)
+            if 1 <= number <= count:
+                break
+        else:
+            self.typed = ""
+            return None
+        self.highlighted = number - 1
+        if number * 10 > count:
+            self.typed = ""
+            return number - 1
+        self.typed = typed
+        return None
+
+    def on_key(self, event: events.Key) -> None:
+        if not (event.character or "").isdigit():
+            self.typed = ""  # moving with the arrows starts a new number

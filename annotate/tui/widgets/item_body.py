@@ -1,12 +1,14 @@
 """An item's fields as widgets, arranged by the task's layout.
 
 Every layout splits into three parts (see `ItemParts`): text that scrolls (long passages), text
-pinned below it so the question stays in view however long the passage is, and for MultiRC and
-ReCoRD an option list to answer with. Field texts are `rich.text.Text`, so they are verbatim.
+pinned below it so the thing being judged (a question, a hypothesis) stays in view however long
+the passage is, and for MultiRC and ReCoRD an option list to answer with. Field texts are
+`rich.text.Text`, so they are verbatim.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,13 @@ from annotate.tui.widgets.verbatim import (
 
 PINNED_FIELDS = ("question", "query")
 """Fields kept in view below a scrolling passage (BoolQ, MultiRC, ReCoRD)."""
+
+PIN_LAST_LAYOUTS = ("pair",)
+"""Layouts whose last shown field is the one judged against the first (RTE's, CB's and AX's
+hypothesis, WNLI's second sentence): it stays in view below a premise of any length."""
+
+HIGHLIGHT_MARKER = "@highlight"
+"""ReCoRD's passages end with the article's highlights, each after a line of this marker."""
 
 CHOOSER_FIELDS = ("answers", "entities")
 """Fields shown as the option list rather than as text (MultiRC, ReCoRD)."""
@@ -63,7 +72,27 @@ def field_text(spec: TaskSpec, f: FieldSpec, fields: dict[str, Any]) -> Text:
             spans.append(((0, len(text)), style))
     if spec.layout == "entity_choice" and f.name == "query":
         return mark_all(text, PLACEHOLDER, HIGHLIGHT_STYLES[0])
+    if spec.layout == "entity_choice" and HIGHLIGHT_MARKER in text:
+        return with_highlight_list(text)
     return highlighted(text, spans)
+
+
+def split_highlights(text: str) -> tuple[str, list[str]]:
+    """ReCoRD's passage as (article, highlights): each line `@highlight` introduces the next
+    line as one of the article's highlights (a highlight may span lines until the next marker)."""
+    parts = re.split(rf"^[ \t]*{re.escape(HIGHLIGHT_MARKER)}[ \t]*$", text, flags=re.MULTILINE)
+    highlights = [" ".join(p.split()) for p in parts[1:]]
+    return parts[0].strip(), [h for h in highlights if h]
+
+
+def with_highlight_list(text: str) -> Text:
+    """The article, then its highlights as a bulleted list (not the raw markers)."""
+    article, highlights = split_highlights(text)
+    if not highlights:
+        return Text(text)
+    lines = [Text(article), Text(""), Text("Highlights", style="bold")]
+    lines += [Text.assemble(" • ", Text(h)) for h in highlights]
+    return Text("\n").join(lines)
 
 
 def shown_fields(spec: TaskSpec, fields: dict[str, Any]) -> list[FieldSpec]:
@@ -79,11 +108,14 @@ def build_item(spec: TaskSpec, fields: dict[str, Any], previous: Any = None) -> 
     """Widgets for one item; `previous` pre-selects an earlier answer (revising)."""
     parts = ItemParts()
     pin = spec.layout in ("passage_question", "multi_answer", "entity_choice")
-    for f in shown_fields(spec, fields):
+    shown = shown_fields(spec, fields)
+    pin_last = spec.layout in PIN_LAST_LAYOUTS and len(shown) > 1
+    for f in shown:
         if f.name in CHOOSER_FIELDS and spec.layout in ("multi_answer", "entity_choice"):
             continue
         block = field_block(f.name, f.label, field_text(spec, f, fields))
-        (parts.pinned if pin and f.name in PINNED_FIELDS else parts.scrolling).append(block)
+        pinned = (pin and f.name in PINNED_FIELDS) or (pin_last and f is shown[-1])
+        (parts.pinned if pinned else parts.scrolling).append(block)
         if spec.layout == "choice" and f.name == "premise":
             parts.scrolling.append(copa_question(fields))
     if spec.layout == "multi_answer":

@@ -1,4 +1,5 @@
-"""The line under the header: where the annotator stands in the phase, and the time spent."""
+"""The line under the header: where the annotator stands in the phase, and the time spent on
+the item on screen and in this session, each labelled (a bare clock says neither)."""
 
 from __future__ import annotations
 
@@ -36,13 +37,18 @@ def describe_progress(phase: str, progress: Progress) -> Text:
 
 
 class StatusBar(Horizontal):
-    """Phase, done/total with a bar, and the time since the app started (updated every second)."""
+    """Phase, done/total with a bar, the time on this item (`item_clock`: not on the feedback
+    screen, where the item is answered) and since the app started, updated every second."""
 
-    def __init__(self, phase: str, progress: Progress, started: float) -> None:
+    def __init__(
+        self, phase: str, progress: Progress, started: float, *, item_clock: bool = True
+    ) -> None:
         super().__init__(id="status")
         self.phase = phase
         self.progress = progress
         self.started = started
+        self.item_clock = item_clock
+        self.item_started = time.monotonic()
 
     def compose(self) -> ComposeResult:
         _, total = phase_counts(self.phase, self.progress)
@@ -58,12 +64,19 @@ class StatusBar(Horizontal):
     def set_progress(self, phase: str, progress: Progress) -> None:
         """Move to the next item's figures without rebuilding the bar."""
         self.phase, self.progress = phase, progress
+        self.item_started = time.monotonic()  # a new item: its clock starts again
+        self.query_one("#status-time", Static).update(self._elapsed())
         done, total = phase_counts(phase, progress)
         self.query_one("#status-phase", Static).update(describe_progress(phase, progress))
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
 
     def _elapsed(self) -> Text:
-        return Text(f"⏱ {format_elapsed(time.monotonic() - self.started)}")
+        now = time.monotonic()
+        session = Text.assemble(("session ", "dim"), format_elapsed(now - self.started))
+        if not self.item_clock:
+            return session
+        item = Text.assemble(("time on item ", "dim"), format_elapsed(now - self.item_started))
+        return Text.assemble(item, (" · ", "dim"), session)
 
     def _tick(self) -> None:
         self.query_one("#status-time", Static).update(self._elapsed())

@@ -1,0 +1,304 @@
+"""The annotator's screens in the details a first-time user trips on (issue 15, items 10-12,
+and issue 11's flag typed before `q`): what stays in view, which keys answer, what the words say."""
+
+from __future__ import annotations
+
+import re
+
+from textual.widgets import Input, Static
+
+from annotate import specs
+from annotate.tui.app import create_app
+from annotate.tui.screens.discard_flag import DiscardFlagModal
+from annotate.tui.screens.feedback import FeedbackScreen
+from annotate.tui.screens.flag import FlagModal
+from annotate.tui.screens.help import HelpScreen
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.widgets.item_body import split_highlights
+from annotate.tui.widgets.title import fit_title
+from annotate.wording import count_of
+from tests import fixtures as fx
+from tests.tui.support import (
+    QUICK_TEST,
+    build_study,
+    labels,
+    leases,
+    screen_lines,
+    screen_text,
+    start,
+    static_text,
+    wait_until,
+    without_labels,
+)
+from tests.tui.task_data import (
+    COPA_DEV,
+    COPA_TEST,
+    LONG_PREMISE_HYPOTHESIS,
+    LONG_PREMISE_TEST,
+    RECORD_MANY_NAMES,
+    RECORD_MANY_TEST,
+    RECORD_TEST,
+    STSB_TEST,
+)
+
+ONE_TRAINING_ITEM = {
+    "training_items": 1,
+    "gate_min_items": 1,
+    "gate_threshold": 0.0,
+    "test_sample": 1,
+    "annotators_per_item": 1,
+}
+
+
+def app_for(workspace, tmp_path, task: str, *, test, dev=None, overrides=QUICK_TEST, **names):
+    study = build_study(workspace.engine, tmp_path, task, test=test, dev=dev, overrides=overrides)
+    return create_app(workspace.engine, study, names.get("annotator", "ana"), create_annotator=True)
+
+
+class TestHypothesisInView:
+    """Item 10: the hypothesis is pinned below a premise of any length."""
+
+    async def test_hypothesis_visible_at_80x24_under_a_5000_character_premise(
+        self, workspace, tmp_path
+    ):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=LONG_PREMISE_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            shown = screen_text(app)
+            assert "Hypothesis" in shown
+            assert LONG_PREMISE_HYPOTHESIS in shown  # whole, on screen, without scrolling
+            assert "(1) The harbour office" in shown  # the premise starts at the top
+            body = app.screen.query_one("#body")
+            assert body.max_scroll_y > 0  # the premise scrolls in its own region
+            await pilot.press("pagedown", "pagedown")
+            assert body.scroll_y > 0
+            assert LONG_PREMISE_HYPOTHESIS in screen_text(app)  # still there
+            assert "entailment" in screen_lines(app)[-2]  # and the keys under it
+
+    async def test_every_pair_task_pins_its_last_field(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/cb", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            pinned = app.screen.query_one("#pinned")
+            assert [w.id for w in pinned.children] == ["field-hypothesis"]
+
+    async def test_hypothesis_visible_in_training_feedback_too(self, workspace, tmp_path):
+        """The feedback keeps the item on screen to show why: the hypothesis included."""
+        dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
+        app = app_for(
+            workspace,
+            tmp_path,
+            "superglue/rte",
+            dev=dev,
+            test=LONG_PREMISE_TEST,
+            overrides=ONE_TRAINING_ITEM,
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            shown = screen_text(app)
+            assert LONG_PREMISE_HYPOTHESIS in shown and "✗ Wrong" in shown
+
+
+class TestRecord:
+    """Item 11: ReCoRD's number keys, its highlights and its title at 80 columns."""
+
+    async def test_a_number_key_answers_with_that_entity(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("2")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
+        assert labels(workspace.engine)[0].value == "Riverton"
+
+    async def test_two_digit_numbers_with_more_than_nine_entities(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1", "2")  # 12 at once: there is no 120
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "entity 12")
+            await pilot.press("1")  # could be 10, 11 or 12: waits, with entity 1 highlighted
+            await pilot.pause()
+            assert len(labels(workspace.engine)) == 1
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 2, "entity 1")
+            await pilot.press("5")  # no entity 50 or more: 5 at once
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 3, "entity 5")
+        values = [label.value for label in labels(workspace.engine)]
+        assert values == [RECORD_MANY_NAMES[11], RECORD_MANY_NAMES[0], RECORD_MANY_NAMES[4]]
+
+    async def test_highlights_are_a_list_not_markers(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await start(pilot)
+            article = static_text(app.screen.query_one("#field-passage", Static))
+            assert "@highlight" not in article
+            assert (
+                "Highlights\n • Twelve rowers cross the bay\n • The crossing took [b]four[/b]"
+                in (article)
+            )
+
+    async def test_title_keeps_study_and_annotator_at_80_columns(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            header = screen_lines(app)[0]
+            assert "ReCoRD" in header and "pilot · ana" in header
+        assert fit_title("ReCoRD: Reading Comprehension", "s · a", 100) == (
+            "ReCoRD: Reading Comprehension",
+            "s · a",
+        )
+        assert fit_title("ReCoRD: Reading Comprehension", "s · a", 20) == ("ReCoRD", "s · a")
+        assert fit_title("A long title without a colon", "study · ann", 24) == (
+            "A long ti…",
+            "study · ann",
+        )
+
+
+class TestFeedbackWords:
+    """Item 12: feedback names what an answer means, not only its key's label."""
+
+    async def test_copa_feedback_shows_the_choices_text(self, workspace, tmp_path):
+        app = app_for(
+            workspace,
+            tmp_path,
+            "superglue/copa",
+            dev=COPA_DEV,
+            test=COPA_TEST,
+            overrides=ONE_TRAINING_ITEM,
+        )
+        async with app.run_test(size=(100, 40)) as pilot:
+            await start(pilot)
+            await pilot.press("1")  # the toilet; the right one is the spout
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            answers = static_text(app.screen.query_one("#answers", Static))
+        assert "Your answer: Choice 1 — The toilet filled with water." in answers
+        assert "Right answer: Choice 2 — Water flowed from the spout." in answers
+
+    async def test_stsb_feedback_shows_the_anchor(self, workspace, tmp_path):
+        app = app_for(
+            workspace,
+            tmp_path,
+            "glue/stsb",
+            dev=fx.STSB_DEV,
+            test=STSB_TEST,
+            overrides=ONE_TRAINING_ITEM,
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await start(pilot)
+            await pilot.press("3")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            answers = static_text(app.screen.query_one("#answers", Static))
+        assert "Your answer: 3 — Roughly equivalent, but some important information" in answers
+        # The gold ratings of STSB_DEV (4.6, 0.25, 3.8) fall between points of the scale.
+        gold = re.search(r"Right answer: ([\d.]+) — nearest point (\d): (.+?) \(", answers)
+        assert gold is not None, answers
+        rating, point, anchor = gold.groups()
+        assert int(point) == round(float(rating))
+        assert anchor == specs.load_task("glue/stsb").scale.anchors[point]
+
+
+class TestLayoutDetails:
+    async def test_help_close_hint_in_view_at_80x24(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+            assert "Escape or ? closes this help" in screen_text(app)
+            assert app.screen.query_one("#help-body").max_scroll_y > 0  # the rest scrolls
+
+    async def test_a_notification_does_not_cover_the_answer_keys(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_TEST)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await start(pilot)
+            app.notify("A long notice " * 8, timeout=60)
+            await wait_until(pilot, lambda: bool(app.screen.query("Toast")), "the toast")
+            toast = app.screen.query_one("Toast").region
+            keys = app.screen.query_one("#answer-bar").region
+            chooser = app.screen.query_one("#chooser").region
+            assert toast.height and keys.height
+            assert not toast.overlaps(keys) and not toast.overlaps(chooser)
+            assert "1 2 3…" in screen_text(app)  # drawn, not hidden under the toast
+
+    async def test_reading_column_has_a_maximum_width(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=LONG_PREMISE_TEST)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await start(pilot)
+            body = app.screen.query_one("#body").region
+            assert body.width == 100
+            assert body.x == 50  # centred
+            assert max(len(line.rstrip()) for line in screen_lines(app)[2:-6]) <= 150
+
+    async def test_the_clock_says_what_it_times(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            status = screen_lines(app)[1]
+            assert "time on item 00:0" in status and "session 00:" in status
+
+
+class TestFlagBeforeQuit:
+    """Issue 11: a flag typed and then `q` (or Ctrl+Q) before answering is not dropped silently."""
+
+    async def test_quit_asks_and_keeping_goes_back_with_the_flag(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", *"premise cut off", "enter")
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            assert "Discard your flag comment?" in screen_text(app)
+            assert "premise cut off" in screen_text(app)
+            await pilot.press("enter")  # keep it
+            assert isinstance(app.screen, ItemScreen) and app.is_running
+            await pilot.press("2")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
+        (label,) = labels(workspace.engine)
+        assert (label.flag, label.comment) == (True, "premise cut off")
+
+    async def test_ctrl_q_in_the_open_dialog_asks_too(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", *"half a thought")
+            await pilot.press("ctrl+q")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            await pilot.press("escape")  # keep: back in the dialog, the text as typed
+            assert isinstance(app.screen, FlagModal)
+            assert app.screen.query_one(Input).value == "half a thought"
+
+    async def test_discarding_quits_and_releases_the_item(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", "enter")  # a flag without a comment is asked about too
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            assert "Discard your flag?" in screen_text(app)
+            await pilot.press("d")
+            await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+        assert labels(workspace.engine) == [] and leases(workspace.engine) == 0
+
+    async def test_quit_without_a_flag_does_not_ask(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", "escape", "q")  # the dialog cancelled: nothing to keep
+            await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+def test_highlight_markers_split_from_the_article():
+    article, highlights = split_highlights(
+        "Text [b] here.\n@highlight\nOne\n@highlight\nTwo\nlines"
+    )
+    assert (article, highlights) == ("Text [b] here.", ["One", "Two lines"])
+    assert split_highlights("No markers @highlight inline") == ("No markers @highlight inline", [])
+
+
+def test_counts_in_words():
+    assert count_of(1, "item") == "1 item"
+    assert count_of(0, "item") == "0 items"
+    assert count_of(2, "training item") == "2 training items"
+    assert count_of(1, "study") == "1 study" and count_of(3, "study") == "3 studies"
