@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -36,6 +36,14 @@ class SimulatedAnnotator:
     accuracy: float
     rng: random.Random
     session: AnnotatorSession | None = None
+    drift: tuple[int, float] | None = None
+    """(after this many test answers, the accuracy from then on): an annotator who tires."""
+    test_answers: int = 0
+
+    def accuracy_now(self) -> float:
+        if self.drift is not None and self.test_answers >= self.drift[0]:
+            return self.drift[1]
+        return self.accuracy
 
 
 @dataclass
@@ -102,7 +110,7 @@ def _gold_of(engine: Engine, item_id: int) -> Any:
 def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     assert a.session is not None
     spec = a.session.spec
-    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, a.rng)
+    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy_now(), a.rng)
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:
@@ -147,8 +155,12 @@ def simulate(
     seed: int = 0,
     prefix: str = "sim",
     on_progress: Callable[[str], None] | None = None,
+    accuracies: Sequence[float] | None = None,
+    drift: Mapping[int, tuple[int, float]] | None = None,
 ) -> SimulationResult:
-    """Run `annotators` synthetic annotators through training, the gate and the test phase."""
+    """Run `annotators` synthetic annotators through training, the gate and the test phase.
+    `accuracies` gives each annotator's exact accuracy instead (a spammer at 0.5 beside good
+    ones); `drift` maps an annotator's index to (test answers, accuracy from then on)."""
     ctx = load_study(engine, study)
     rng = random.Random(seed)
     crowd = [
@@ -156,9 +168,12 @@ def simulate(
             name=f"{prefix}{i + 1}",
             accuracy=min(1.0, max(0.05, rng.gauss(accuracy, ACCURACY_SPREAD))),
             rng=random.Random(rng.random()),
+            drift=(drift or {}).get(i),
         )
         for i in range(annotators)
     ]
+    for a, exact in zip(crowd, accuracies or [], strict=False):
+        a.accuracy = exact
     claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
     # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
@@ -189,6 +204,7 @@ def simulate(
                 continue
             if _answer(engine, a, item) is not None:
                 result.test_labels += 1
+                a.test_answers += 1
     for a in crowd:
         assert a.session is not None
         p = a.session.progress()

@@ -25,6 +25,7 @@ from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
 from annotate.report.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.humans_interval import humans_interval
+from annotate.report.model_aggregation import model_aggregation
 from annotate.report.model_rows import score_models
 from annotate.report.schema import (
     Benchmark,
@@ -200,6 +201,7 @@ def build_report(
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
         humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
+        model_aggregation=model_aggregation(coded, final, metrics, bootstrap, seed, has_gold),
     )
     report.summary = summary_line(report)
     return report

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from annotate.report.datasheet import datasheet_sections
+from annotate.report.model_aggregation import model_aggregation_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -186,6 +187,16 @@ def _agreement_section(a: Agreement) -> Section:
             detail + _note(f),
         ]
     )
+    g = a.gwet_ac1
+    if g is not None:
+        rows.append(
+            [
+                "Gwet's AC1",
+                coef(g.value),
+                interval(g.ci_low, g.ci_high, 1, 3),
+                f"{g.n_items} {a.unit}s with 2+ labels" + _note(g),
+            ]
+        )
     p = a.pairwise_summary
     weights = " (quadratic-weighted)" if a.pairwise_weights else ""
     rows.append(
@@ -451,6 +462,7 @@ def sections(r: StudyReport) -> list[Section]:
         _curve_section(r),
         _agreement_section(r.agreement),
         _pairwise_matrix(r.agreement, [a.name for a in r.annotators]),
+        *model_aggregation_sections(r.model_aggregation),
         _ties_section(r),
         _diagnostics_section(r),
         _models_section(r),

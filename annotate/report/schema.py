@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
+
+if TYPE_CHECKING:  # sections added by issue 16, defined beside their computation
+    from annotate.report.catch import CatchReport
+    from annotate.report.model_aggregation import ModelAggregation
 
 
 def plain(value: Any) -> Any:
@@ -183,13 +187,15 @@ class Coefficient(JsonData):
     n_items: int | None = None
     raters_per_item: int | None = None
     kind: str = "alpha"
-    """"alpha", "alpha-collapsed", "fleiss" or "fleiss-skipped" (not computed, see note):
+    """"alpha", "alpha-collapsed", "fleiss", "fleiss-skipped" (not computed, see note) or "ac1":
     which keys the JSON has (itself not written)."""
 
     def omitted(self) -> set[str]:
         skip = {"kind"} | _none(self, "note")
         if self.kind.startswith("fleiss"):
             return skip | {"level"}
+        if self.kind == "ac1":
+            return skip | {"level", "raters_per_item"}
         skip.add("raters_per_item")
         return skip | {"n_items"} if self.kind == "alpha-collapsed" else skip
 
@@ -247,9 +253,11 @@ class Agreement(JsonData):
     """"votes for the top answer/labels" -> number of units."""
     unanimous_vs_split: dict[str, PartScore] | None
     """Scores on unanimous vs split units ("unanimous", "split"); None without gold."""
+    gwet_ac1: Coefficient | None = None
+    """Gwet's AC1 over units with 2+ labels (issue 16); left out for ratings and ReCoRD."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "krippendorff_alpha_collapsed")
+        return _none(self, "krippendorff_alpha_collapsed", "gwet_ac1")
 
 
 @dataclass
@@ -543,9 +551,20 @@ class StudyReport(JsonData):
     """The quotable line's interval and what it holds fixed."""
     humans_interval: HeadlineInterval | None = None
     """The task score's interval with the annotators resampled too (needs --bootstrap)."""
+    model_aggregation: ModelAggregation | None = None
+    """Dawid–Skene and MACE beside the majority (left out for ratings and ReCoRD)."""
+    catch: CatchReport | None = None
+    """Catch items' accuracy over time and drift warnings (left out without catch items)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet", "headline_interval", "humans_interval")
+        return _none(
+            self,
+            "datasheet",
+            "headline_interval",
+            "humans_interval",
+            "model_aggregation",
+            "catch",
+        )
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------
