@@ -215,7 +215,8 @@ def _render(plan: Any, checked: Any) -> None:
             Text(
                 f"Verified by {checked.studies} seeded studies of {checked.items} items "
                 f"(simulated at the {checked.layer} layer, seed {checked.seed}): mean half-width "
-                f"±{checked.mean_half_width * 100:.2f} (median {checked.median_half_width * 100:.2f}, "
+                f"±{checked.mean_half_width * 100:.2f} "
+                f"(median {checked.median_half_width * 100:.2f}, "
                 f"max {checked.max_half_width * 100:.2f}; "
                 + ("within" if checked.within_10_percent else "NOT within")
                 + f" 10% of the target), coverage {checked.coverage * 100:.1f}%"

@@ -24,7 +24,6 @@ from annotate.report.coding import CodedStudy
 from annotate.report.schema import Estimate, HeadlineInterval, JsonData, _none
 from annotate.report.study_aggregate import Aggregated
 from annotate.scoring.intervals import wilson_interval
-from annotate.scoring.metrics import task_score
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
 MAX_LABELS = 200_000
@@ -119,9 +118,7 @@ def model_aggregation(
     try:
         from crowdkit.aggregation import MACE, DawidSkene
     except ImportError:
-        return ModelAggregation(
-            False, f"Dawid–Skene and MACE need crowd-kit: {INSTALL_HINT}", unit
-        )
+        return ModelAggregation(False, f"Dawid–Skene and MACE need crowd-kit: {INSTALL_HINT}", unit)
     import pandas as pd
 
     keep = coded.label_code >= 0
@@ -291,7 +288,12 @@ def model_aggregation_sections(
             "Estimated annotator competence",
             ["Annotator", "Labels", "Dawid–Skene accuracy", "MACE competence"],
             [
-                [a.annotator, str(a.n_labels), _coef(a.dawid_skene_accuracy), _coef(a.mace_competence)]
+                [
+                    a.annotator,
+                    str(a.n_labels),
+                    _coef(a.dawid_skene_accuracy),
+                    _coef(a.mace_competence),
+                ]
                 for a in m.annotators
             ],
         )

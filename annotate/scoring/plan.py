@@ -80,7 +80,7 @@ def majority_accuracy(accuracies: Sequence[float], n_classes: int) -> float:
             for cls, q in enumerate(step):
                 if q == 0:
                     continue
-                key = counts[:cls] + (counts[cls] + 1,) + counts[cls + 1 :]
+                key = (*counts[:cls], counts[cls] + 1, *counts[cls + 1 :])
                 nxt[key] = nxt.get(key, 0.0) + prob * q
         dist = nxt
     total = 0.0
@@ -171,7 +171,9 @@ def make_plan(
     One accuracy means every annotator has it; several are a pilot's annotators."""
     if len(accuracies) == 1:
         p_maj = majority_accuracy([accuracies[0]] * k, n_classes)
-        how = f"exact: majority of {k} annotators at accuracy {accuracies[0]:g}, {n_classes} classes"
+        how = (
+            f"exact: majority of {k} annotators at accuracy {accuracies[0]:g}, {n_classes} classes"
+        )
     else:
         p_maj, how = pool_majority_accuracy(accuracies, k, n_classes, seed)
     items = items_for_half_width(p_maj, half_width)
@@ -264,7 +266,9 @@ def verify(
         mean_half_width=float(h.mean()),
         median_half_width=float(np.median(h)),
         max_half_width=float(h.max()),
-        within_10_percent=bool(abs(h.mean() - plan.target_half_width) <= 0.1 * plan.target_half_width),
+        within_10_percent=bool(
+            abs(h.mean() - plan.target_half_width) <= 0.1 * plan.target_half_width
+        ),
         coverage=covered / studies,
         true_majority_accuracy=plan.majority_accuracy,
     )

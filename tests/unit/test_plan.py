@@ -47,8 +47,19 @@ def test_items_are_the_smallest_n_that_reach_the_half_width():
 
 def test_acceptance_rte_plan_and_its_verification(cli):
     r = cli(
-        "plan", "--task", "superglue/rte", "--accuracy", "0.85", "--k", "5",
-        "--half-width", "0.03", "--format", "json", "--verify", "200",
+        "plan",
+        "--task",
+        "superglue/rte",
+        "--accuracy",
+        "0.85",
+        "--k",
+        "5",
+        "--half-width",
+        "0.03",
+        "--format",
+        "json",
+        "--verify",
+        "200",
     )
     assert r.code == 0, r.stderr
     plan = r.json()
@@ -64,8 +75,19 @@ def test_acceptance_rte_plan_and_its_verification(cli):
 
 def test_hours_and_cost(cli):
     r = cli(
-        "plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05",
-        "--seconds-per-item", "36", "--set", "hourly_rate=20", "--format", "json",
+        "plan",
+        "--task",
+        "superglue/rte",
+        "--accuracy",
+        "0.9",
+        "--half-width",
+        "0.05",
+        "--seconds-per-item",
+        "36",
+        "--set",
+        "hourly_rate=20",
+        "--format",
+        "json",
     )
     plan = r.json()
     labels = plan["test_labels"] + plan["training_labels"]
@@ -75,7 +97,17 @@ def test_hours_and_cost(cli):
 
 
 def test_the_table_view_names_items_and_the_verification(cli):
-    r = cli("plan", "--task", "superglue/rte", "--accuracy", "0.85", "--half-width", "0.03", "--verify", "50")
+    r = cli(
+        "plan",
+        "--task",
+        "superglue/rte",
+        "--accuracy",
+        "0.85",
+        "--half-width",
+        "0.03",
+        "--verify",
+        "50",
+    )
     assert r.code == 0, r.stderr
     assert "134 test items for ±3.0 points" in r.stdout
     assert "Verified by 50 seeded studies of 134 items" in r.stdout
@@ -84,15 +116,21 @@ def test_the_table_view_names_items_and_the_verification(cli):
 
 def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
     rte_study(workspace.engine, tmp_path, name="pilot", test=40, gate_threshold=0.0)
-    simulate(workspace.engine, "pilot", 6, 0.8, seed=3, accuracies=[0.95, 0.9, 0.85, 0.8, 0.75, 0.7])
-    r = cli("plan", "--pilot", "pilot", "--half-width", "0.04", "--format", "json", "--verify", "20")
+    simulate(
+        workspace.engine, "pilot", 6, 0.8, seed=3, accuracies=[0.95, 0.9, 0.85, 0.8, 0.75, 0.7]
+    )
+    r = cli(
+        "plan", "--pilot", "pilot", "--half-width", "0.04", "--format", "json", "--verify", "20"
+    )
     assert r.code == 0, r.stderr
     plan = r.json()
     assert plan["task"] == "superglue/rte"
     assert set(plan["pilot_accuracies"]) == {f"sim{i}" for i in range(1, 7)}
     assert "all 6 sets of 5" in plan["majority_accuracy_method"]
     assert plan["seconds_source"] == "median of pilot pilot"
-    assert plan["annotator_accuracy"] == pytest.approx(np.mean(list(plan["pilot_accuracies"].values())))
+    assert plan["annotator_accuracy"] == pytest.approx(
+        np.mean(list(plan["pilot_accuracies"].values()))
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,7 +139,19 @@ def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
         (["--task", "superglue/rte", "--half-width", "0.03"], "give --accuracy P or --pilot STUDY"),
         (["--accuracy", "0.8", "--half-width", "0.03"], "name the task"),
         (["--task", "glue/stsb", "--accuracy", "0.8", "--half-width", "0.03"], "classification"),
-        (["--task", "superglue/rte", "--accuracy", "0.8", "--half-width", "0.05", "--set", "rate=2"], "hourly_rate"),
+        (
+            [
+                "--task",
+                "superglue/rte",
+                "--accuracy",
+                "0.8",
+                "--half-width",
+                "0.05",
+                "--set",
+                "rate=2",
+            ],
+            "hourly_rate",
+        ),
     ],
 )
 def test_bad_input_is_one_line(cli, args, message):
@@ -115,15 +165,30 @@ def test_the_aggregation_layer_agrees_with_the_real_engine(workspace, tmp_path):
     """Seeded studies of the planned size through the engine (simulate, then the report's
     headline interval) give the half-widths and coverage the fast verification predicts."""
     plan = make_plan(
-        task="superglue/rte", n_classes=2, k=5, half_width=0.08, accuracies=[0.8],
-        seconds_per_item=30, seconds_source="assumed", annotators=5, training_items=6,
-        hourly_rate=None, interval_method="Wilson",
+        task="superglue/rte",
+        n_classes=2,
+        k=5,
+        half_width=0.08,
+        accuracies=[0.8],
+        seconds_per_item=30,
+        seconds_source="assumed",
+        annotators=5,
+        training_items=6,
+        hourly_rate=None,
+        interval_method="Wilson",
     )
     fast = verify(plan, 400, seed=1)
     halves, covered = [], 0
     studies = 16
     for seed in range(studies):
-        rte_study(workspace.engine, tmp_path / str(seed), name=f"v{seed}", test=plan.items, gate_threshold=0.0, seed=seed)
+        rte_study(
+            workspace.engine,
+            tmp_path / str(seed),
+            name=f"v{seed}",
+            test=plan.items,
+            gate_threshold=0.0,
+            seed=seed,
+        )
         simulate(workspace.engine, f"v{seed}", 5, 0.8, seed=seed, accuracies=[0.8] * 5)
         h = study_report(workspace.engine, f"v{seed}", bootstrap=0).headline_interval
         halves.append((h.high - h.low) / 2)
