@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
 from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.catch import catch_report
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
@@ -77,6 +78,7 @@ def study_report(
     report.datasheet = build_datasheet(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels
     )
+    report.catch = catch_report(engine, study_name)
     return report
 
 

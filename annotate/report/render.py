@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from annotate.report.catch import catch_sections
 from annotate.report.datasheet import datasheet_sections
 from annotate.report.model_aggregation import model_aggregation_sections
 from annotate.report.schema import (
@@ -463,6 +464,7 @@ def sections(r: StudyReport) -> list[Section]:
         _agreement_section(r.agreement),
         _pairwise_matrix(r.agreement, [a.name for a in r.annotators]),
         *model_aggregation_sections(r.model_aggregation),
+        *catch_sections(r.catch),
         _ties_section(r),
         _diagnostics_section(r),
         _models_section(r),
