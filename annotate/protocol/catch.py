@@ -39,9 +39,9 @@ if TYPE_CHECKING:
 
 CATCH = "catch"
 REFRESHER = "refresher"
-WINDOW = 5
+WINDOW = 10
 """Recent catch answers the drift rule looks at."""
-MIN_ANSWERS = 3
+MIN_ANSWERS = 5
 """Catch answers needed in the window before drift is judged."""
 REFRESHER_ITEMS = 3
 """Items of a refresher round (training items again, with feedback)."""
