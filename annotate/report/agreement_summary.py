@@ -179,6 +179,12 @@ def agreement_report(
     )
     pairs = agr.pairwise_cohen_kappa(unit, annotator, codes, [str(a) for a in ann_names], numbers)
     votes = unit_votes(unit, codes, n_units)
+    ac1 = None
+    if numbers is None:
+        e, n_pairable = gwet_ac1(
+            table, len(value_names), replicates=bootstrap, rng=rng_for(seed, "gwet-ac1")
+        )
+        ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
     return FileAgreement(
         file=labels.path,
         level=level,
@@ -194,4 +200,5 @@ def agreement_report(
         pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
         item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
         bootstrap={"replicates": bootstrap, "seed": seed},
+        gwet_ac1=ac1,
     )

@@ -557,6 +557,15 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
             f"(min {coef(pairs.min)}, max {coef(pairs.max)})",
         ],
     ]
+    g = result.gwet_ac1
+    if g is not None:
+        rows.append(
+            [
+                "Gwet's AC1",
+                f"{coef(g.value)} {interval(g.ci_low, g.ci_high, 1, 3)}"
+                f" ({g.n_items} items with 2+ labels){_note(g)}",
+            ]
+        )
     console.print(_table("Agreement", ["", ""], rows))
     for key, bar, count in histogram_bars(result.item_agreement_histogram):
         console.print(Text(f"  {key:>7} {bar} {count}"))

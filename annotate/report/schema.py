@@ -278,6 +278,11 @@ class FileAgreement(JsonData):
     pairwise_summary: PairSummary
     item_agreement_histogram: dict[str, int]
     bootstrap: dict[str, int]
+    gwet_ac1: Coefficient | None = None
+    """Gwet's AC1 over the file's values (nominal level only; else left out)."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "gwet_ac1")
 
 
 # --- ties, diagnostics, models, suspects, gate, benchmark ------------------------------------

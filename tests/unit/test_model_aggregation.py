@@ -149,3 +149,20 @@ def test_without_crowd_kit_the_report_says_how_to_get_it(workspace, tmp_path, mo
     assert m["available"] is False
     assert "pip install 'annotate[aggregation]'" in m["note"]
     assert "pip install 'annotate[aggregation]'" in render_markdown(report)
+
+
+def test_annotate_agreement_gives_ac1_of_the_four_rater_example(cli, tmp_path: Path):
+    # The same 4 raters x 12 subjects as above, as a long-format file: AC1 0.7754 (irrCAC).
+    from tests.unit.test_report_agreement import krippendorff_csv
+
+    data = krippendorff_csv(tmp_path / "gwet.csv")
+    result = cli("agreement", data, "--format", "json", "--bootstrap", "200")
+    assert result.code == 0, result.stderr
+    ac1 = result.json()["gwet_ac1"]
+    assert round(ac1["value"], 4) == 0.7754
+    assert ac1["n_items"] == 11
+    assert ac1["ci_low"] <= ac1["value"] <= ac1["ci_high"]
+    table = cli("agreement", data)
+    assert "Gwet's AC1" in table.stdout and "0.775" in table.stdout
+    ordinal = cli("agreement", data, "--level", "ordinal", "--format", "json").json()
+    assert "gwet_ac1" not in ordinal  # a nominal statistic
