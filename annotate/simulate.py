@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -40,6 +40,14 @@ class SimulatedAnnotator:
     seed: float = 0.0
     """Seeds each test answer from (annotator, item), so an annotator answers an item the same
     whatever the order items reach them (a study with and without an option compares)."""
+    drift: tuple[int, float] | None = None
+    """(after this many test answers, the accuracy from then on): an annotator who tires."""
+    test_answers: int = 0
+
+    def accuracy_now(self) -> float:
+        if self.drift is not None and self.test_answers >= self.drift[0]:
+            return self.drift[1]
+        return self.accuracy
 
 
 @dataclass
@@ -113,7 +121,7 @@ def _answer(engine: Engine, a: SimulatedAnnotator, item: ItemView) -> Any:
     # Test answers are seeded per (annotator, item): the same whatever order items come in
     # (stop_when_decided changes the order). Training, always in one order, draws in turn.
     rng = random.Random(f"{a.seed}/{item.item_id}") if item.phase == "test" else a.rng
-    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy, rng)
+    value = simulated_answer(spec, item, _gold_of(engine, item.item_id), a.accuracy_now(), rng)
     seconds = max(1.5, a.rng.lognormvariate(math.log(8.0), 0.5))
     answered_at = item.shown_at + timedelta(seconds=seconds)
     try:
@@ -178,8 +186,12 @@ def simulate(
     prefix: str = "sim",
     on_progress: Callable[[str], None] | None = None,
     close_gate: bool = True,
+    accuracies: Sequence[float] | None = None,
+    drift: Mapping[int, tuple[int, float]] | None = None,
 ) -> SimulationResult:
     """Run `annotators` synthetic annotators through training, the gate and the test phase.
+    `accuracies` gives each annotator's exact accuracy instead (a spammer at 0.5 beside good
+    ones); `drift` maps an annotator's index to (test answers, accuracy from then on).
 
     A median gate is closed only when `close_gate` (the command asks for `--close-gate`) and
     never while a real (non-synthetic) trainee is undecided: closing would decide that person
@@ -190,7 +202,17 @@ def simulate(
     for i in range(annotators):
         drawn = min(1.0, max(0.05, rng.gauss(accuracy, ACCURACY_SPREAD)))
         own = rng.random()
-        crowd.append(SimulatedAnnotator(f"{prefix}{i + 1}", drawn, random.Random(own), seed=own))
+        crowd.append(
+            SimulatedAnnotator(
+                f"{prefix}{i + 1}",
+                drawn,
+                random.Random(own),
+                seed=own,
+                drift=(drift or {}).get(i),
+            )
+        )
+    for a, exact in zip(crowd, accuracies or [], strict=False):
+        a.accuracy = exact
     claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
     # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
@@ -220,6 +242,7 @@ def simulate(
                 continue
             if _answer(engine, a, item) is not None:
                 result.test_labels += 1
+                a.test_answers += 1
     for a in crowd:
         assert a.session is not None
         p = a.session.progress()

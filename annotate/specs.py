@@ -341,6 +341,12 @@ class ProtocolSpec(Strict):
     (annotate/completion.py); classification tasks only. The majority equals full k's."""
     lease_minutes: float = Field(30.0, gt=0)
     """How long an item on an abandoned screen stays reserved before it returns to the pool."""
+    catch_rate: float = Field(0.0, ge=0.0, le=0.5)
+    """Share of an annotator's test stream that is catch items: dev items with gold, shown
+    like test items, never scored (0: none; e.g. 0.05)."""
+    catch_action: Literal["warn", "pause"] = "warn"
+    """When recent catch accuracy falls below the gate threshold: warn (report and console),
+    or pause (back to a short refresher of training items with feedback)."""
     assumptions: list[str] = Field(default_factory=list)
     """Values the papers do not state, chosen here; printed in reports."""
     task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)

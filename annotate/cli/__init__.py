@@ -12,7 +12,19 @@ import traceback
 
 import typer
 
-from annotate.cli import admin, context, curate, data, demo, export, label, report, scoring, study
+from annotate.cli import (
+    admin,
+    context,
+    curate,
+    data,
+    demo,
+    export,
+    label,
+    plan,
+    report,
+    scoring,
+    study,
+)
 from annotate.cli.context import app
 from annotate.errors import UserError
 from annotate.text import terminal_safe
@@ -26,6 +38,7 @@ __all__ = [
     "export",
     "label",
     "main",
+    "plan",
     "report",
     "scoring",
     "study",

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, gate
+from annotate.protocol import assignment, catch, gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
@@ -133,6 +133,9 @@ class AnnotatorSession:
         self._test_done: int | None = None
         """Test answers stored by this annotator: counted once, then kept up to date here so
         the keypress needs no count (it only numbers the item on the screen)."""
+        self.catch_items: set[int] = set()
+        self.refresher_items: set[int] = set()
+        """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
 
     @classmethod
     def open(
@@ -267,6 +270,8 @@ class AnnotatorSession:
                 return self._view(session, item_id, TRAINING, done + 1)
         if phase is not Phase.TEST:
             return None
+        if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
+            return refresher  # catch_action "pause": back to training items, with feedback
 
         def work() -> Leased | None:
             with write_connection(self.engine) as conn:
@@ -286,6 +291,8 @@ class AnnotatorSession:
             return None
         fields = dict(leased.fields)
         number = self._tests_done() + 1
+        if self.ctx.protocol.catch_rate > 0 and (served := catch.serve_catch(self, number)):
+            return served  # the leased test item stays this annotator's and comes next
         return ItemView(leased.item_id, leased.source_id, TEST, fields, number, self.clock())
 
     def _prepared(
@@ -307,6 +314,10 @@ class AnnotatorSession:
     ) -> Feedback | None:
         """Store the answer (committed when this returns). Training answers get feedback."""
         value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
+        if item.item_id in self.refresher_items:
+            return _retry(
+                lambda: catch.store_refresher_answer(self, item, value, answered_at, flag, comment)
+            )
         if item.phase == TRAINING:
             return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
         self._store_test(item, value, answered_at, flag, comment, then_next=False)
@@ -415,6 +426,9 @@ class AnnotatorSession:
         """The test keypress: one write transaction that counts the label (refused past k or
         without admission), stores it, gives back the lease and, with `then_next`, leases the
         next item. Everything that can be prepared is prepared before the lock."""
+        if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
+            _retry(lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment))
+            return self.next_item() if then_next else None
         self._tests_done()  # counted outside the lock, once per session
         row = {
             "study_id": self.ctx.id,

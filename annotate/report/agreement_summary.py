@@ -9,6 +9,7 @@ import numpy as np
 from annotate.report import agreement as agr
 from annotate.report.aggregate import UnitVotes, unit_votes
 from annotate.report.coding import CodedStudy
+from annotate.report.gwet import gwet_ac1
 from annotate.report.longformat import LongLabels, numeric_labels
 from annotate.report.schema import (
     Agreement,
@@ -95,6 +96,7 @@ def study_agreement(
             table, k, replicates=replicates, rng=rng_for(seed, "fleiss"), cluster=cluster
         )
         fleiss = Coefficient.fleiss(fk, used, raters)
+    ac1 = _study_ac1(coded, unit, codes, replicates, seed, cluster)
     positions = coded.label_number if regression else None
     pairs = agr.pairwise_cohen_kappa(unit, coded.label_annotator, codes, names, positions)
     return Agreement(
@@ -102,12 +104,33 @@ def study_agreement(
         krippendorff_alpha=Coefficient.alpha(level, alpha, _pairable(unit, coded.n_units)),
         krippendorff_alpha_collapsed=collapsed,
         fleiss_kappa=fleiss,
+        gwet_ac1=ac1,
         pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
         pairwise_weights="quadratic" if regression else None,
         pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
         item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
         unanimous_vs_split=_unanimous_vs_split(coded, votes, scorer) if has_gold else None,
     )
+
+
+def _study_ac1(
+    coded: CodedStudy,
+    unit: np.ndarray,
+    codes: np.ndarray,
+    replicates: int,
+    seed: int,
+    cluster: np.ndarray | None,
+) -> Coefficient | None:
+    """Gwet's AC1 over the task's classes (Q counts classes nobody chose); not for ratings or
+    ReCoRD, whose answers are not a fixed set of classes."""
+    if coded.kind not in {"classification", "multi_answer"}:
+        return None
+    n_classes = len(coded.classes)
+    table = agr.counts_table(unit, codes, coded.n_units, max(n_classes, 1))
+    e, n_pairable = gwet_ac1(
+        table, n_classes, replicates=replicates, rng=rng_for(seed, "gwet-ac1"), cluster=cluster
+    )
+    return Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
 
 
 def _unanimous_vs_split(
@@ -156,6 +179,12 @@ def agreement_report(
     )
     pairs = agr.pairwise_cohen_kappa(unit, annotator, codes, [str(a) for a in ann_names], numbers)
     votes = unit_votes(unit, codes, n_units)
+    ac1 = None
+    if numbers is None:
+        e, n_pairable = gwet_ac1(
+            table, len(value_names), replicates=bootstrap, rng=rng_for(seed, "gwet-ac1")
+        )
+        ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
     return FileAgreement(
         file=labels.path,
         level=level,
@@ -171,4 +200,5 @@ def agreement_report(
         pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
         item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
         bootstrap={"replicates": bootstrap, "seed": seed},
+        gwet_ac1=ac1,
     )

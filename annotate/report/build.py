@@ -21,6 +21,7 @@ from annotate.completion import Rule
 from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
 from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.catch import catch_report
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
@@ -28,6 +29,7 @@ from annotate.report.early_stop import adjust_agreement, early_stop_section, ite
 from annotate.report.flags_report import build_flags_report
 from annotate.report.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.humans_interval import humans_interval
+from annotate.report.model_aggregation import model_aggregation
 from annotate.report.model_rows import score_models
 from annotate.report.schema import (
     Benchmark,
@@ -83,6 +85,7 @@ def study_report(
     report.flags = build_flags_report(engine, data, report, point_task_score)
     if report.flags.note:
         report.notes.append(report.flags.note)
+    report.catch = catch_report(engine, study_name)
     return report
 
 
@@ -228,6 +231,7 @@ def build_report(
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
         humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
         early_stop=early_stop,
+        model_aggregation=model_aggregation(coded, final, metrics, bootstrap, seed, has_gold),
     )
     report.summary = summary_line(report)
     return report

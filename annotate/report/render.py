@@ -16,9 +16,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from annotate.report.catch import catch_sections
 from annotate.report.datasheet import datasheet_sections
 from annotate.report.early_stop import early_stop_table
 from annotate.report.flags_report import flags_sections
+from annotate.report.model_aggregation import model_aggregation_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -190,6 +192,16 @@ def _agreement_section(a: Agreement) -> Section:
             detail + _note(f),
         ]
     )
+    g = a.gwet_ac1
+    if g is not None:
+        rows.append(
+            [
+                "Gwet's AC1",
+                coef(g.value),
+                interval(g.ci_low, g.ci_high, 1, 3),
+                f"{g.n_items} {a.unit}s with 2+ labels" + _note(g),
+            ]
+        )
     p = a.pairwise_summary
     weights = " (quadratic-weighted)" if a.pairwise_weights else ""
     rows.append(
@@ -457,6 +469,8 @@ def sections(r: StudyReport) -> list[Section]:
         _curve_section(r),
         _agreement_section(r.agreement),
         _pairwise_matrix(r.agreement, [a.name for a in r.annotators]),
+        *model_aggregation_sections(r.model_aggregation),
+        *catch_sections(r.catch),
         _ties_section(r),
         early_stop_table(r.early_stop),
         _diagnostics_section(r),
@@ -552,6 +566,15 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
             f"(min {coef(pairs.min)}, max {coef(pairs.max)})",
         ],
     ]
+    g = result.gwet_ac1
+    if g is not None:
+        rows.append(
+            [
+                "Gwet's AC1",
+                f"{coef(g.value)} {interval(g.ci_low, g.ci_high, 1, 3)}"
+                f" ({g.n_items} items with 2+ labels){_note(g)}",
+            ]
+        )
     console.print(_table("Agreement", ["", ""], rows))
     for key, bar, count in histogram_bars(result.item_agreement_histogram):
         console.print(Text(f"  {key:>7} {bar} {count}"))

@@ -16,9 +16,11 @@ import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
 
-if TYPE_CHECKING:  # defined beside their computation (those modules import this one)
+if TYPE_CHECKING:  # sections defined beside their computation (those modules import this one)
+    from annotate.report.catch import CatchReport
     from annotate.report.early_stop import EarlyStop
     from annotate.report.flags_report import FlagsReport
+    from annotate.report.model_aggregation import ModelAggregation
 
 
 def plain(value: Any) -> Any:
@@ -190,13 +192,15 @@ class Coefficient(JsonData):
     n_items: int | None = None
     raters_per_item: int | None = None
     kind: str = "alpha"
-    """"alpha", "alpha-collapsed", "fleiss" or "fleiss-skipped" (not computed, see note):
+    """"alpha", "alpha-collapsed", "fleiss", "fleiss-skipped" (not computed, see note) or "ac1":
     which keys the JSON has (itself not written)."""
 
     def omitted(self) -> set[str]:
         skip = {"kind"} | _none(self, "note")
         if self.kind.startswith("fleiss"):
             return skip | {"level"}
+        if self.kind == "ac1":
+            return skip | {"level", "raters_per_item"}
         skip.add("raters_per_item")
         return skip | {"n_items"} if self.kind == "alpha-collapsed" else skip
 
@@ -254,9 +258,11 @@ class Agreement(JsonData):
     """"votes for the top answer/labels" -> number of units."""
     unanimous_vs_split: dict[str, PartScore] | None
     """Scores on unanimous vs split units ("unanimous", "split"); None without gold."""
+    gwet_ac1: Coefficient | None = None
+    """Gwet's AC1 over units with 2+ labels (issue 16); left out for ratings and ReCoRD."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "krippendorff_alpha_collapsed")
+        return _none(self, "krippendorff_alpha_collapsed", "gwet_ac1")
 
 
 @dataclass
@@ -277,6 +283,11 @@ class FileAgreement(JsonData):
     pairwise_summary: PairSummary
     item_agreement_histogram: dict[str, int]
     bootstrap: dict[str, int]
+    gwet_ac1: Coefficient | None = None
+    """Gwet's AC1 over the file's values (nominal level only; else left out)."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "gwet_ac1")
 
 
 # --- ties, diagnostics, models, suspects, gate, benchmark ------------------------------------
@@ -557,10 +568,21 @@ class StudyReport(JsonData):
     flags: FlagsReport | None = None
     """Flagged items, and items excluded from scoring with their effect on the score (left
     out when the report was built without a store)."""
+    model_aggregation: ModelAggregation | None = None
+    """Dawid–Skene and MACE beside the majority (left out for ratings and ReCoRD)."""
+    catch: CatchReport | None = None
+    """Catch items' accuracy over time and drift warnings (left out without catch items)."""
 
     def omitted(self) -> set[str]:
         return _none(
-            self, "datasheet", "headline_interval", "humans_interval", "early_stop", "flags"
+            self,
+            "datasheet",
+            "headline_interval",
+            "humans_interval",
+            "early_stop",
+            "flags",
+            "model_aggregation",
+            "catch",
         )
 
 

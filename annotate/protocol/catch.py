@@ -1,0 +1,362 @@
+"""Catch items during the test phase (issue 16): dev items with gold, mixed into an annotator's
+test stream at the protocol's `catch_rate`, looking exactly like test items, never counted in
+scores, agreement or submission files. They watch for drift: an annotator whose recent catch
+accuracy falls below the gate threshold gets a warning (`catch_action = "warn"`) or is sent
+back to a short refresher of training items with feedback (`catch_action = "pause"`).
+
+Storage, without a schema change:
+- the catch pool is the study's StudyItem rows of phase "catch": dev items of the training
+  dataset that were not training items (so nobody has seen their gold), drawn in a seeded
+  order the first time a catch item is due; when every dev item was a training item, the
+  training items themselves (the report says so);
+- catch answers are Label rows of phase "catch" (with `correct`), refresher answers Label rows
+  of phase "refresher" on StudyItem rows of that phase (copies of the training items).
+Every reader of scores, agreement and exports reads phase "test" only.
+
+When a catch item is due is decided from the annotator's count of test-stream answers (test +
+catch) with a seeded hash, so it is reproducible and needs no state besides the labels. The
+catch item is shown while the next test item stays leased to the annotator, so a catch item is
+never served once their test items are done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, func, insert, select
+
+from annotate.protocol.answers import is_correct
+from annotate.protocol.studies import TEST, TRAINING, StudyContext
+from annotate.store.engine import lock_study, write_connection
+from annotate.store.models import GateDecision, Item, Label, StudyItem
+
+if TYPE_CHECKING:
+    from annotate.protocol.session import AnnotatorSession, Feedback, ItemView
+
+CATCH = "catch"
+REFRESHER = "refresher"
+WINDOW = 10
+"""Recent catch answers the drift rule looks at."""
+MIN_ANSWERS = 5
+"""Catch answers needed in the window before drift is judged."""
+REFRESHER_ITEMS = 3
+"""Items of a refresher round (training items again, with feedback)."""
+
+label = Label.__table__  # type: ignore[attr-defined]
+study_item = StudyItem.__table__  # type: ignore[attr-defined]
+
+
+# --- the drift rule (shared by the engine and the report) ------------------------------------
+
+
+@dataclass(frozen=True)
+class Drift:
+    recent_accuracy: float
+    recent_answers: int
+    threshold: float
+
+
+def drift(correct: Sequence[bool], threshold: float | None) -> Drift | None:
+    """The warning, if the last WINDOW catch answers (at least MIN_ANSWERS) are right less often
+    than `threshold` (the annotator's gate threshold); None otherwise."""
+    if threshold is None:
+        return None
+    recent = list(correct)[-WINDOW:]
+    if len(recent) < MIN_ANSWERS:
+        return None
+    accuracy = sum(recent) / len(recent)
+    return Drift(accuracy, len(recent), threshold) if accuracy < threshold else None
+
+
+def gate_threshold(conn: Any, ctx: StudyContext, annotator_id: int) -> float | None:
+    """The accuracy the annotator's gate asked for: the threshold (or cohort median) recorded
+    with their latest decision, else the protocol's fixed threshold."""
+    recorded = conn.execute(
+        select(GateDecision.threshold)
+        .where(GateDecision.study_id == ctx.id, GateDecision.annotator_id == annotator_id)
+        .order_by(GateDecision.id.desc())  # type: ignore[union-attr]
+        .limit(1)
+    ).scalar()
+    return recorded if recorded is not None else ctx.protocol.gate_threshold
+
+
+# --- serving ---------------------------------------------------------------------------------
+
+
+def is_due(ctx: StudyContext, annotator_id: int, stream_answers: int) -> bool:
+    """Whether the annotator's next test-stream item is a catch item (seeded, per position)."""
+    key = f"{ctx.protocol.seed}/{ctx.id}/{annotator_id}/{stream_answers}".encode()
+    draw = int(hashlib.sha256(key).hexdigest()[:8], 16) / 0x1_0000_0000
+    return draw < ctx.protocol.catch_rate
+
+
+def _answered(conn: Connection, ctx: StudyContext, annotator_id: int, phase: str) -> Any:
+    return select(label.c.item_id).where(
+        label.c.study_id == ctx.id, label.c.annotator_id == annotator_id, label.c.phase == phase
+    )
+
+
+def _ensure_pool(conn: Connection, ctx: StudyContext, phase: str) -> None:
+    """Draw the study's catch (or refresher) pool once, inside the study lock."""
+    have = conn.execute(
+        select(func.count())
+        .select_from(study_item)
+        .where(study_item.c.study_id == ctx.id, study_item.c.phase == phase)
+    ).scalar()
+    if have:
+        return
+    training = [
+        r
+        for (r,) in conn.execute(
+            select(study_item.c.item_id)
+            .where(study_item.c.study_id == ctx.id, study_item.c.phase == TRAINING)
+            .order_by(study_item.c.position)
+        )
+    ]
+    if phase == REFRESHER:
+        pool = training
+    else:
+        dataset = ctx.study.train_dataset_id
+        fresh = []
+        if dataset is not None:
+            fresh = [
+                r
+                for (r,) in conn.execute(
+                    select(Item.id)
+                    .where(Item.dataset_id == dataset, Item.gold.is_not(None))  # type: ignore[union-attr]
+                    .order_by(Item.position)
+                )
+                if r not in set(training)
+            ]
+        pool = fresh or training
+        random.Random(f"{ctx.protocol.seed}/catch").shuffle(pool)
+    if pool:
+        conn.execute(
+            insert(study_item),
+            [
+                {"study_id": ctx.id, "item_id": i, "phase": phase, "position": n, "n_labels": 0}
+                for n, i in enumerate(pool)
+            ],
+        )
+
+
+def _next_from_pool(
+    conn: Connection, ctx: StudyContext, annotator_id: int, phase: str
+) -> int | None:
+    _ensure_pool(conn, ctx, phase)
+    return conn.execute(
+        select(study_item.c.item_id)
+        .where(
+            study_item.c.study_id == ctx.id,
+            study_item.c.phase == phase,
+            study_item.c.item_id.not_in(_answered(conn, ctx, annotator_id, phase)),
+        )
+        .order_by(study_item.c.position)
+        .limit(1)
+    ).scalar()
+
+
+def _stream_answers(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
+    return int(
+        conn.execute(
+            select(func.count())
+            .select_from(label)
+            .where(
+                label.c.study_id == ctx.id,
+                label.c.annotator_id == annotator_id,
+                label.c.phase.in_([TEST, CATCH]),
+            )
+        ).scalar()
+        or 0
+    )
+
+
+def serve_catch(session: AnnotatorSession, number: int) -> ItemView | None:
+    """A catch item in place of the next test item when one is due (the test item stays
+    leased to this annotator and comes next), else None."""
+    from annotate.protocol.session import ItemView
+
+    ctx = session.ctx
+    with session.engine.connect() as conn:  # a read: most items are not catch items
+        if not is_due(ctx, session.annotator_id, _stream_answers(conn, ctx, session.annotator_id)):
+            return None
+    with write_connection(session.engine) as conn:
+        lock_study(conn, ctx.id)
+        item_id = _next_from_pool(conn, ctx, session.annotator_id, CATCH)
+        if item_id is None:
+            return None
+        row = conn.execute(select(Item.source_id, Item.fields).where(Item.id == item_id)).one()
+    session.catch_items.add(item_id)
+    # The same phase and numbering as a test item: the screen cannot tell them apart.
+    return ItemView(item_id, row.source_id, TEST, dict(row.fields), number, session.clock())
+
+
+def store_catch_answer(
+    session: AnnotatorSession,
+    item: ItemView,
+    value: Any,
+    answered_at: Any,
+    flag: bool,
+    comment: str | None,
+) -> None:
+    """Store a catch answer (phase "catch", marked right or wrong against gold)."""
+    ctx = session.ctx
+    with write_connection(session.engine) as conn:
+        gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
+        already = conn.execute(
+            select(func.count())
+            .select_from(label)
+            .where(
+                label.c.study_id == ctx.id,
+                label.c.item_id == item.item_id,
+                label.c.annotator_id == session.annotator_id,
+                label.c.phase == CATCH,
+            )
+        ).scalar()
+        if not already:  # a retried commit: the stored answer stands
+            conn.execute(
+                insert(label),
+                {
+                    "study_id": ctx.id,
+                    "item_id": item.item_id,
+                    "annotator_id": session.annotator_id,
+                    "phase": CATCH,
+                    "value": value,
+                    "correct": is_correct(ctx.spec, value, gold),
+                    "shown_at": item.shown_at,
+                    "answered_at": answered_at,
+                    "flag": flag,
+                    "comment": comment,
+                    "revisions": 0,
+                },
+            )
+    session.catch_items.discard(item.item_id)
+
+
+def catch_answers(conn: Any, ctx: StudyContext, annotator_id: int) -> list[tuple[int, bool]]:
+    """(label id, right) of the annotator's catch answers, in the order given."""
+    rows = conn.execute(
+        select(label.c.id, label.c.correct)
+        .where(
+            label.c.study_id == ctx.id,
+            label.c.annotator_id == annotator_id,
+            label.c.phase == CATCH,
+        )
+        .order_by(label.c.answered_at, label.c.id)
+    ).all()
+    return [(int(i), bool(c)) for i, c in rows]
+
+
+def refresher_due(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
+    """`pause`: the annotator is drifting at their latest catch answer and has not yet done a
+    refresher round since it."""
+    if ctx.protocol.catch_action != "pause":
+        return False
+    answers = catch_answers(conn, ctx, annotator_id)
+    if (
+        not answers
+        or drift([c for _, c in answers], gate_threshold(conn, ctx, annotator_id)) is None
+    ):
+        return False
+    since = conn.execute(
+        select(func.count())
+        .select_from(label)
+        .where(
+            label.c.study_id == ctx.id,
+            label.c.annotator_id == annotator_id,
+            label.c.phase == REFRESHER,
+            label.c.id > max(i for i, _ in answers),
+        )
+    ).scalar()
+    return int(since or 0) < REFRESHER_ITEMS
+
+
+def serve_refresher(session: AnnotatorSession) -> ItemView | None:
+    """The next refresher item (shown as a training item, with feedback), when one is due."""
+    from annotate.protocol.session import ItemView
+
+    ctx = session.ctx
+    with session.engine.connect() as conn:
+        if not refresher_due(conn, ctx, session.annotator_id):
+            return None
+    with write_connection(session.engine) as conn:
+        lock_study(conn, ctx.id)
+        item_id = _next_from_pool(conn, ctx, session.annotator_id, REFRESHER)
+        if item_id is None:  # every training item refreshed already: nothing more to show
+            return None
+        row = conn.execute(select(Item.source_id, Item.fields).where(Item.id == item_id)).one()
+        done = conn.execute(
+            select(func.count())
+            .select_from(label)
+            .where(
+                label.c.study_id == ctx.id,
+                label.c.annotator_id == session.annotator_id,
+                label.c.phase == REFRESHER,
+            )
+        ).scalar()
+    session.refresher_items.add(item_id)
+    return ItemView(
+        item_id, row.source_id, TRAINING, dict(row.fields), int(done or 0) + 1, session.clock()
+    )
+
+
+def store_refresher_answer(
+    session: AnnotatorSession,
+    item: ItemView,
+    value: Any,
+    answered_at: Any,
+    flag: bool,
+    comment: str | None,
+) -> Feedback:
+    """Store a refresher answer and give the training feedback for it."""
+    from annotate.protocol.answers import describe
+    from annotate.protocol.session import Feedback
+
+    ctx = session.ctx
+    with write_connection(session.engine) as conn:
+        gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
+        right = is_correct(ctx.spec, value, gold)
+        mine = _answered(conn, ctx, session.annotator_id, REFRESHER)
+        if item.item_id not in set(conn.execute(mine).scalars()):
+            conn.execute(
+                insert(label),
+                {
+                    "study_id": ctx.id,
+                    "item_id": item.item_id,
+                    "annotator_id": session.annotator_id,
+                    "phase": REFRESHER,
+                    "value": value,
+                    "correct": right,
+                    "shown_at": item.shown_at,
+                    "answered_at": answered_at,
+                    "flag": flag,
+                    "comment": comment,
+                    "revisions": 0,
+                },
+            )
+        rows = conn.execute(
+            select(label.c.correct).where(
+                label.c.study_id == ctx.id,
+                label.c.annotator_id == session.annotator_id,
+                label.c.phase == REFRESHER,
+            )
+        ).all()
+    session.refresher_items.discard(item.item_id)
+    explanation = None
+    if ctx.protocol.show_explanation and ctx.spec.explanation_field:
+        explanation = str(item.fields.get(ctx.spec.explanation_field) or "") or None
+    done = len(rows)
+    return Feedback(
+        correct=right,
+        gold=gold,
+        gold_text=describe(ctx.spec, gold),
+        answer_text=describe(ctx.spec, value),
+        explanation=explanation,
+        training_done=done,
+        training_accuracy=sum(bool(c) for (c,) in rows) / done if done else 0.0,
+        gate_decided=None,
+    )
