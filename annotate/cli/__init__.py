@@ -12,7 +12,19 @@ import traceback
 
 import typer
 
-from annotate.cli import admin, context, curate, data, demo, export, label, report, scoring, study
+from annotate.cli import (
+    admin,
+    console,
+    context,
+    curate,
+    data,
+    demo,
+    export,
+    label,
+    report,
+    scoring,
+    study,
+)
 from annotate.cli.context import app
 from annotate.errors import UserError
 from annotate.text import terminal_safe
@@ -20,6 +32,7 @@ from annotate.text import terminal_safe
 __all__ = [
     "admin",
     "app",
+    "console",
     "curate",
     "data",
     "demo",

@@ -1,0 +1,24 @@
+"""`annotate console [STUDY]`: the researcher's live view of the studies (a terminal app)."""
+
+from __future__ import annotations
+
+import typer
+
+from annotate.cli.context import app, options
+
+
+@app.command("console")
+def console_command(
+    ctx: typer.Context,
+    study: str = typer.Argument(None, help="Open this study at once (default: the study list)"),
+) -> None:
+    """The researcher's console: every study; one study live (labels per item, rate, ETA, each
+    annotator); the gate with its warnings; flagged items; the report with charts.
+
+    It only reads, in short transactions, so it never slows the annotators. Quit with q;
+    ? lists every key. In a browser: `annotate serve --console`."""
+    # Textual costs ~0.3 s to import: only this command pays for it.
+    from annotate.tui.console.app import create_console_app
+
+    ws = options(ctx).workspace()
+    create_console_app(ws.engine, study).run()
