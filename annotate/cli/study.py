@@ -252,19 +252,46 @@ def gate_command(
     ),
     admit: list[str] = typer.Option([], "--admit", help="Admit an annotator by hand"),
     reject: list[str] = typer.Option([], "--reject", help="Refuse an annotator by hand"),
+    reason: str = typer.Option(
+        None, "--reason", help="Why (stored with a manual --admit/--reject decision)"
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Act despite the warnings (study cannot complete, mid-training …)"
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """Show each trainee's count and accuracy; close a median gate; admit or refuse by hand."""
+    """Show each trainee's count, accuracy and gate decision with its reason; close a median
+    gate (prints who will be admitted and rejected, and refuses on warnings unless --force);
+    admit or refuse by hand with --reason."""
+    from annotate.errors import UserError
     from annotate.protocol import gate
     from annotate.protocol.studies import load_study
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    if (admit or reject) and not (reason and reason.strip()):
+        raise UserError("a manual gate decision needs a reason: --reason '...'")
     decisions = []
     if close:
-        decisions += gate.close_training(ws.engine, study_ctx)
-    decisions += [gate.decide_manually(ws.engine, study_ctx, n, True) for n in admit]
-    decisions += [gate.decide_manually(ws.engine, study_ctx, n, False) for n in reject]
+        plan = gate.preview_close(ws.engine, study_ctx)
+        if fmt is Format.table:
+            _print_plan(plan)
+        try:
+            decisions += gate.close_training(ws.engine, study_ctx, force=force)
+        except gate.GateRefused as refused:
+            if fmt is Format.json:
+                raise
+            raise UserError(
+                f"gate of {study} not closed: {len(refused.warnings)} warning(s) above; "
+                "pass --force to close anyway"
+            ) from None
+    for names, verdict in ((admit, True), (reject, False)):
+        for name in names:
+            decisions.append(
+                gate.decide_manually(
+                    ws.engine, study_ctx, name, verdict, reason=reason or "", force=force
+                )
+            )
     rows = gate.gate_overview(ws.engine, study_ctx)
     if fmt is Format.json:
         print_json({"study": study, "rule": study_ctx.protocol.gate_rule, "trainees": rows})
@@ -272,7 +299,7 @@ def gate_command(
     for d in decisions:
         verdict = "admitted" if d.admitted else "rejected"
         threshold = f" (threshold {d.threshold:.3f})" if d.threshold is not None else ""
-        say(f"{d.name}: {verdict} by {d.rule}{threshold}")
+        say(f"{d.name}: {verdict} by {d.rule}{threshold}: {d.reason}")
     print_table(
         rows,
         [
@@ -284,10 +311,27 @@ def gate_command(
             ("rule", "Rule"),
             ("threshold", "Threshold"),
             ("decided_at", "Decided"),
+            ("reason", "Reason"),
         ],
         title=f"Gate of {study} ({study_ctx.protocol.gate_rule} rule, at least "
         f"{study_ctx.protocol.gate_min_items} items)",
     )
+
+
+def _print_plan(plan) -> None:
+    """Who closing the gate admits and rejects, with why, then the warnings (on stderr)."""
+    from annotate.cli.output import warn
+
+    median = f"{plan.threshold:.3f}" if plan.threshold is not None else "-"
+    say(
+        f"Closing the gate (median {median}, at least {plan.min_items} items): "
+        f"{len(plan.admit)} admitted, {len(plan.reject)} rejected; "
+        f"{plan.admitted_after} admitted in all, {plan.k} needed per item"
+    )
+    for o in plan.admit + plan.reject:
+        say(f"  {'admit ' if o.admitted else 'reject'} {o.name}: {o.reason}")
+    for w in plan.warnings:
+        warn(f"warning: {w}")
 
 
 @app.command("status")

@@ -41,6 +41,54 @@ class Decision:
     n_items: int
     decided_by: str
     decided_at: datetime
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """One trainee in a gate plan: what closing would decide for them, and why."""
+
+    annotator_id: int
+    name: str
+    admitted: bool
+    reason: str
+    n_items: int
+    accuracy: float | None
+    synthetic: bool = False
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """What an action on the gate would do, before it is done: the console's confirmation and
+    `gate --close` show this, and refuse without force while `warnings` is not empty."""
+
+    rule: str
+    threshold: float | None
+    """The accuracy needed: the projected median (close) or None (manual)."""
+    quota: int
+    """Training items in the study."""
+    min_items: int
+    k: int
+    admit: list[GateOutcome]
+    reject: list[GateOutcome]
+    admitted_before: int
+    """Annotators admitted by earlier decisions (they count towards k)."""
+    warnings: list[str]
+
+    @property
+    def admitted_after(self) -> int:
+        return self.admitted_before + len(self.admit)
+
+
+class GateRefused(UserError):
+    """A gate action refused because of warnings; pass force to act anyway."""
+
+    def __init__(self, plan: GatePlan, hint: str = "--force") -> None:
+        self.plan = plan
+        self.warnings = list(plan.warnings)
+        super().__init__(
+            "the gate was not changed: " + "; ".join(plan.warnings) + f" (use {hint} to go ahead)"
+        )
 
 
 def trainees(session: Session, study_id: int) -> list[Trainee]:
@@ -86,6 +134,7 @@ def _record(
     threshold: float | None,
     cohort: list[Trainee],
     decided_by: str,
+    reason: str | None = None,
 ) -> GateDecision:
     decision = GateDecision(
         study_id=ctx.id,
@@ -98,6 +147,7 @@ def _record(
         cohort=[t.as_cohort_entry() for t in cohort],
         decided_by=decided_by,
         decided_at=utcnow(),
+        reason=reason,
     )
     session.add(decision)
     return decision
@@ -116,7 +166,10 @@ def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> 
         return None
     assert p.gate_threshold is not None
     admitted = me.accuracy >= p.gate_threshold
-    return _record(session, ctx, me, annotator_id, admitted, p.gate_threshold, everyone, "rule")
+    reason = _accuracy_reason(me, admitted, p.gate_threshold, "threshold")
+    return _record(
+        session, ctx, me, annotator_id, admitted, p.gate_threshold, everyone, "rule", reason
+    )
 
 
 def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateDecision | None:
@@ -134,10 +187,32 @@ def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateD
     me = next((t for t in trainees(session, ctx.id) if t.annotator_id == annotator_id), None)
     if me is None or me.done < training_quota(session, ctx.id):
         return None
-    admitted = me.done >= ctx.protocol.gate_min_items and me.accuracy >= closing.threshold
+    admitted, reason = _median_verdict(me, ctx.protocol.gate_min_items, closing.threshold)
+    reason += " recorded when the gate closed" if reason.startswith("accuracy") else ""
     return _record(
-        session, ctx, me, annotator_id, admitted, closing.threshold, closing_cohort(closing), "rule"
+        session,
+        ctx,
+        me,
+        annotator_id,
+        admitted,
+        closing.threshold,
+        closing_cohort(closing),
+        "rule",
+        reason,
     )
+
+
+def _accuracy_reason(me: Trainee, admitted: bool, needed: float, what: str) -> str:
+    sign = ">=" if admitted else "<"
+    return f"accuracy {me.accuracy:.2f} {sign} {what} {needed:.2f} ({me.done} items)"
+
+
+def _median_verdict(me: Trainee, min_items: int, median: float) -> tuple[bool, str]:
+    """The median rule for one trainee: admitted, and why in words."""
+    if me.done < min_items:
+        return False, f"{me.done} of {min_items} required training items"
+    admitted = me.accuracy >= median
+    return admitted, _accuracy_reason(me, admitted, median, "median")
 
 
 def closing_cohort(closing: GateDecision) -> list[Trainee]:
@@ -146,25 +221,115 @@ def closing_cohort(closing: GateDecision) -> list[Trainee]:
     ]
 
 
-def close_training(engine: Engine, ctx: StudyContext) -> list[Decision]:
-    """Median rule, in one batch: admit trainees with at least the minimum number of items and
-    accuracy at or above the median of all trainees; refuse the others. Opens the test phase."""
+def _synthetic(session: Session, ids: list[int]) -> set[int]:
+    if not ids:
+        return set()
+    return set(
+        session.scalars(select(Annotator.id).where(Annotator.id.in_(ids), Annotator.synthetic))
+    )
+
+
+def _admitted_count(session: Session, study_id: int, annotator_ids: list[int]) -> int:
+    return sum(
+        1
+        for aid in annotator_ids
+        if (d := latest_decision(session, study_id, aid)) is not None and d.admitted
+    )
+
+
+def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
+    p = ctx.protocol
+    everyone = trainees(session, ctx.id)
+    if not everyone:
+        raise UserError("nobody has done any training yet; there is no cohort to close")
+    quota = training_quota(session, ctx.id)
+    median = statistics.median(t.accuracy for t in everyone)
+    synthetic = _synthetic(session, [t.annotator_id for t in everyone])
+    admit: list[GateOutcome] = []
+    reject: list[GateOutcome] = []
+    warnings: list[str] = []
+    decided = {t.annotator_id for t in everyone if latest_decision(session, ctx.id, t.annotator_id)}
+    for t in everyone:
+        if t.annotator_id in decided:
+            continue
+        admitted, reason = _median_verdict(t, p.gate_min_items, median)
+        outcome = GateOutcome(
+            t.annotator_id,
+            t.name,
+            admitted,
+            reason,
+            t.done,
+            t.accuracy,
+            t.annotator_id in synthetic,
+        )
+        (admit if admitted else reject).append(outcome)
+        if t.done < quota:
+            warnings.append(
+                f"{t.name} is still mid-training ({t.done} of {quota} items) and would be "
+                + ("admitted" if admitted else "rejected")
+            )
+        if t.done < p.gate_min_items:
+            warnings.append(
+                f"{t.name} has {t.done} of the minimum {p.gate_min_items} training items "
+                "and would be rejected"
+            )
+    before = _admitted_count(session, ctx.id, sorted(decided))
+    plan = GatePlan("median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, [])
+    if plan.admitted_after < ctx.k:
+        warnings.insert(
+            0,
+            f"only {plan.admitted_after} annotator(s) would be admitted but each item needs "
+            f"{ctx.k}: the study cannot complete",
+        )
+    if not admit and not reject:
+        warnings.append("every trainee has been decided already: closing changes nobody")
+    return GatePlan(
+        "median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, warnings
+    )
+
+
+def _require_median(ctx: StudyContext) -> None:
     if ctx.protocol.gate_rule != "median":
         raise UserError(
             f"study {ctx.study.name!r} uses the {ctx.protocol.gate_rule} gate, not median"
         )
+
+
+def preview_close(engine: Engine, ctx: StudyContext) -> GatePlan:
+    """What closing training now would do (median rule): who is admitted, who rejected, each
+    with the reason, and the warnings that make `close_training` refuse without force."""
+    _require_median(ctx)
+    with Session(engine) as session:
+        return _plan_close(session, ctx)
+
+
+def close_training(engine: Engine, ctx: StudyContext, *, force: bool = False) -> list[Decision]:
+    """Median rule, in one batch: admit trainees with at least the minimum number of items and
+    accuracy at or above the median of all trainees; refuse the others. Opens the test phase.
+    Refuses (GateRefused, nothing written) when the plan has warnings, unless `force`; the plan
+    is computed again inside the write transaction, so it is exactly what gets decided."""
+    _require_median(ctx)
     with write_session(engine) as session:
+        plan = _plan_close(session, ctx)
+        if plan.warnings and not force:
+            raise GateRefused(plan)
         everyone = trainees(session, ctx.id)
-        if not everyone:
-            raise UserError("nobody has done any training yet; there is no cohort to close")
-        median = statistics.median(t.accuracy for t in everyone)
+        by_id = {t.annotator_id: t for t in everyone}
         made = []
-        for t in everyone:
-            if latest_decision(session, ctx.id, t.annotator_id) is not None:
-                continue
-            admitted = t.done >= ctx.protocol.gate_min_items and t.accuracy >= median
+        for o in plan.admit + plan.reject:
+            t = by_id[o.annotator_id]
             made.append(
-                _record(session, ctx, t, t.annotator_id, admitted, median, everyone, "rule")
+                _record(
+                    session,
+                    ctx,
+                    t,
+                    t.annotator_id,
+                    o.admitted,
+                    plan.threshold,
+                    everyone,
+                    "rule",
+                    o.reason,
+                )
             )
         study = session.get(Study, ctx.id)
         assert study is not None
@@ -174,20 +339,103 @@ def close_training(engine: Engine, ctx: StudyContext) -> list[Decision]:
         return [_as_decision(d, names[d.annotator_id]) for d in made]
 
 
-def decide_manually(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> Decision:
+def _plan_manual(
+    session: Session, ctx: StudyContext, annotator: Annotator, admit: bool, reason: str
+) -> GatePlan:
+    assert annotator.id is not None
+    p = ctx.protocol
+    everyone = trainees(session, ctx.id)
+    quota = training_quota(session, ctx.id)
+    me = next((t for t in everyone if t.annotator_id == annotator.id), None)
+    done = me.done if me else 0
+    outcome = GateOutcome(
+        annotator.id,
+        annotator.name,
+        admit,
+        reason,
+        done,
+        me.accuracy if me else None,
+        bool(annotator.synthetic),
+    )
+    others = sorted({t.annotator_id for t in everyone} - {annotator.id})
+    before = _admitted_count(session, ctx.id, others)
+    warnings: list[str] = []
+    if admit and done < quota:
+        warnings.append(
+            f"{annotator.name} is still mid-training ({done} of {quota} items) and would be "
+            "admitted"
+        )
+    if admit and done < p.gate_min_items:
+        warnings.append(
+            f"{annotator.name} has {done} of the minimum {p.gate_min_items} training items"
+        )
+    if not admit:
+        undecided = sum(1 for a in others if latest_decision(session, ctx.id, a) is None)
+        if before + undecided < ctx.k:
+            warnings.append(
+                f"after this at most {before + undecided} annotator(s) can be admitted but each "
+                f"item needs {ctx.k}: the study cannot complete without new trainees"
+            )
+    return GatePlan(
+        "manual",
+        None,
+        quota,
+        p.gate_min_items,
+        ctx.k,
+        [outcome] if admit else [],
+        [] if admit else [outcome],
+        before,
+        warnings,
+    )
+
+
+def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> GatePlan:
+    """What admitting (or refusing) `name` by hand would do, with its warnings."""
+    annotator = get_annotator(engine, name)
+    with Session(engine) as session:
+        return _plan_manual(session, ctx, annotator, admit, "")
+
+
+def decide_manually(
+    engine: Engine,
+    ctx: StudyContext,
+    name: str,
+    admit: bool,
+    *,
+    reason: str,
+    force: bool = False,
+    decided_by: str = "researcher",
+) -> Decision:
+    """Admit or refuse one annotator by hand, with the researcher's reason (required). Refuses
+    (GateRefused, nothing written) on warnings, unless `force`."""
+    if not reason.strip():
+        raise UserError("a manual gate decision needs a reason (--reason)")
     annotator = get_annotator(engine, name)
     assert annotator.id is not None
     with write_session(engine) as session:
+        plan = _plan_manual(session, ctx, annotator, admit, reason.strip())
+        if plan.warnings and not force:
+            raise GateRefused(plan)
         everyone = trainees(session, ctx.id)
         me = next((t for t in everyone if t.annotator_id == annotator.id), None)
-        decision = _record(session, ctx, me, annotator.id, admit, None, everyone, "researcher")
+        decision = _record(
+            session, ctx, me, annotator.id, admit, None, everyone, decided_by, reason.strip()
+        )
         session.flush()
         return _as_decision(decision, name)
 
 
 def _as_decision(d: GateDecision, name: str) -> Decision:
     return Decision(
-        name, d.admitted, d.rule, d.threshold, d.score, d.n_items, d.decided_by, d.decided_at
+        name,
+        d.admitted,
+        d.rule,
+        d.threshold,
+        d.score,
+        d.n_items,
+        d.decided_by,
+        d.decided_at,
+        d.reason,
     )
 
 
@@ -208,6 +456,7 @@ def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
                     "rule": d.rule if d else ctx.protocol.gate_rule,
                     "threshold": d.threshold if d else ctx.protocol.gate_threshold,
                     "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,
+                    "reason": (d.reason or "not recorded") if d else None,
                 }
             )
         return rows

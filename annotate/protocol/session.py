@@ -215,6 +215,7 @@ class AnnotatorSession:
                             annotator_id=self.annotator_id,
                             admitted=True,
                             rule="no training items",
+                            reason="the study has no training items",
                             decided_by="rule",
                             decided_at=self.clock(),
                         )

@@ -1,20 +1,72 @@
-"""Where a study stands: per annotator and per item (for `annotate status`)."""
+"""Where a study stands: per annotator and per item, flags, the last activity, and warnings
+(a stuck study, stalled annotators, an open gate with trainees waiting), for `annotate status`
+and the console."""
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
-from annotate.protocol import gate
+from annotate.protocol import flags, gate
+from annotate.protocol.state import derived_state
 from annotate.protocol.studies import TEST, StudyContext
-from annotate.store.models import Annotator, Label, Lease, StudyItem, utcnow
+from annotate.store.models import (
+    Annotator,
+    FlagAction,
+    GateDecision,
+    Label,
+    Lease,
+    StudyItem,
+    utcnow,
+)
+
+STALLED_AFTER = timedelta(minutes=30)
+"""An annotator mid-phase with no label for this long is reported as stalled."""
 
 
-def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
-    now = utcnow()
+def aware(moment: datetime | None) -> datetime | None:
+    """Times read back from SQLite are naive; they were written in UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    moment = aware(moment)
+    return moment.isoformat(timespec="seconds") if moment else None
+
+
+def change_marker(engine: Engine, study_id: int) -> tuple[int, int, int, int]:
+    """A cheap check for "anything new?": (labels, max label id, max gate decision id, max flag
+    action id), from indexed aggregates in one short read. Poll it; reload only on change.
+    (Revisions change a label without adding one: the label count and the ids miss those.)"""
+    with Session(engine) as session:
+        row = session.execute(
+            select(
+                select(func.count(Label.id)).where(Label.study_id == study_id).scalar_subquery(),
+                select(func.coalesce(func.max(Label.id), 0))
+                .where(Label.study_id == study_id)
+                .scalar_subquery(),
+                select(func.coalesce(func.max(GateDecision.id), 0))
+                .where(GateDecision.study_id == study_id)
+                .scalar_subquery(),
+                select(func.coalesce(func.max(FlagAction.id), 0))
+                .where(FlagAction.study_id == study_id)
+                .scalar_subquery(),
+            )
+        ).one()
+    return (int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+def study_status(
+    engine: Engine, ctx: StudyContext, *, now: datetime | None = None
+) -> dict[str, Any]:
+    """`now` (default: the clock) decides who counts as stalled."""
+    now = now or utcnow()
     with Session(engine) as session:
         quota = gate.training_quota(session, ctx.id)
         trainees = {t.annotator_id: t for t in gate.trainees(session, ctx.id)}
@@ -26,9 +78,33 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
             ).all()
         )
         ids = set(trainees) | set(test_done)
-        names = dict(
-            session.execute(select(Annotator.id, Annotator.name).where(Annotator.id.in_(ids))).all()
-        )
+        who = {
+            aid: (name, bool(synthetic))
+            for aid, name, synthetic in session.execute(
+                select(Annotator.id, Annotator.name, Annotator.synthetic).where(
+                    Annotator.id.in_(ids)
+                )
+            ).all()
+        }
+        names = {aid: name for aid, (name, _) in who.items()}
+        last_seen = {
+            aid: aware(at)
+            for aid, at in session.execute(
+                select(Label.annotator_id, func.max(Label.answered_at))
+                .where(Label.study_id == ctx.id)
+                .group_by(Label.annotator_id)
+            ).all()
+        }
+        flagged = flags._flag_rows(session, ctx.id)
+        flag_counts = {
+            "total": len(flagged),
+            **Counter(row.state for row in flagged),
+            "excluded_items": len(flags.excluded_items(session, ctx.id)),
+        }
+        for state in (flags.OPEN, flags.RESOLVED, flags.EXCLUDED):
+            flag_counts.setdefault(state, 0)
+        raised = Counter(row.annotator for row in flagged)
+        state = derived_state(session, ctx.id, ctx.k, ctx.study.state)
         annotators = []
         for annotator_id in sorted(ids, key=lambda i: names[i]):
             t = trainees.get(annotator_id)
@@ -45,12 +121,17 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
             annotators.append(
                 {
                     "name": names[annotator_id],
+                    "synthetic": who[annotator_id][1],
                     "phase": phase,
                     "training_done": t.done if t else 0,
                     "training_quota": quota,
                     "training_accuracy": round(t.accuracy, 4) if t else None,
                     "gate": verdict,
                     "test_done": int(test_done.get(annotator_id, 0)),
+                    "gate_reason": (decision.reason or "not recorded") if decision else None,
+                    "flags": raised.get(names[annotator_id], 0),
+                    "last_activity": _iso(last_seen.get(annotator_id)),
+                    "_last": last_seen.get(annotator_id),
                 }
             )
         counts = [
@@ -72,11 +153,15 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
     histogram = Counter(counts)
     complete = histogram.get(ctx.k, 0)
     untouched = histogram.get(0, 0)
+    seen = [a["_last"] for a in annotators if a["_last"] is not None]
+    warnings = status_warnings(ctx, annotators, state, len(counts), complete, now)
+    for a in annotators:
+        del a["_last"]
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
         "protocol": ctx.protocol.name,
-        "state": ctx.study.state,
+        "state": state,
         "annotators_per_item": ctx.k,
         "annotators": annotators,
         "items_total": len(counts),
@@ -86,4 +171,55 @@ def study_status(engine: Engine, ctx: StudyContext) -> dict[str, Any]:
         "items_on_screen": int(leased),
         "labels_total": sum(counts),
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
+        "last_activity": _iso(max(seen)) if seen else None,
+        "flags": flag_counts,
+        "flagged_items": [
+            {
+                "label_id": row.label_id,
+                "source_id": row.source_id,
+                "annotator": row.annotator,
+                "phase": row.phase,
+                "comment": row.comment,
+                "state": row.state,
+            }
+            for row in flagged
+        ],
+        "warnings": warnings,
     }
+
+
+def status_warnings(
+    ctx: StudyContext,
+    annotators: list[dict[str, Any]],
+    state: str,
+    items_total: int,
+    items_complete: int,
+    now: datetime,
+) -> list[str]:
+    """What the researcher should act on, in words (shared by `status` and the console)."""
+    k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
+    out: list[str] = []
+    admitted = sum(a["gate"] == "admitted" for a in annotators)
+    in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
+    decided = any(a["gate"] != "pending" for a in annotators)
+    if items_complete < items_total and admitted < k and decided and not in_training:
+        out.append(
+            f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
+            "is in training: no item can be completed until more annotators are admitted"
+        )
+    waiting = [a["name"] for a in annotators if a["phase"] == "waiting"]
+    if waiting and rule in ("median", "manual"):
+        action = "--close" if rule == "median" else "--admit NAME / --reject NAME"
+        out.append(
+            f"the gate is open and {len(waiting)} trainee(s) wait for it ({', '.join(waiting)}): "
+            f"`annotate gate {name} {action}`"
+        )
+    for a in annotators:
+        last = a["_last"]
+        mid = a["phase"] == "training" or (
+            a["phase"] == "test" and a["test_done"] < items_total and state != "complete"
+        )
+        if mid and last is not None and now - last > STALLED_AFTER:
+            minutes = int((now - last).total_seconds() // 60)
+            out.append(f"{a['name']} has stalled: no label for {minutes} min while in {a['phase']}")
+    return out

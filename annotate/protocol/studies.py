@@ -222,6 +222,8 @@ def load_study(engine: Engine, name: str) -> StudyContext:
 
 
 def study_rows(engine: Engine) -> list[dict[str, Any]]:
+    from annotate.protocol.state import derived_state
+
     with Session(engine) as session:
         studies = session.scalars(select(Study).order_by(Study.id)).all()
         counts = dict(
@@ -237,7 +239,9 @@ def study_rows(engine: Engine) -> list[dict[str, Any]]:
                 "name": s.name,
                 "task": s.task,
                 "protocol": s.protocol["name"],
-                "state": s.state,
+                "state": derived_state(
+                    session, s.id or 0, s.protocol["annotators_per_item"], s.state
+                ),
                 "test_items": counts.get(s.id, 0),
                 "annotators_per_item": s.protocol["annotators_per_item"],
                 "created_at": s.created_at.isoformat(timespec="seconds"),

@@ -17,9 +17,11 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, String, Text, cast, func, select, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session
 
 from annotate import specs
 from annotate.errors import UserError
+from annotate.protocol.state import derived_state
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
 TEST_PHASE = "test"
@@ -125,6 +127,8 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
     dialect = engine.dialect.name
     assert study.id is not None
+    with Session(engine) as session:  # the state follows the data (protocol/state.py)
+        state = derived_state(session, study.id, protocol.annotators_per_item, study.state)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
@@ -135,7 +139,7 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
     return StudyData(
         study_id=study.id,
         name=study.name,
-        state=study.state,
+        state=state,
         spec=spec,
         protocol=protocol,
         settings=dict(study.protocol),

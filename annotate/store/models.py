@@ -180,5 +180,28 @@ class GateDecision(SQLModel, table=True):
     """Each trainee's name, count and accuracy when the decision was made."""
     decided_by: str = "rule"
     decided_at: datetime = Field(default_factory=utcnow)
+    reason: str | None = None
+    """Why, in words: "4 of 5 required training items", "accuracy 0.60 < median 0.80", or the
+    researcher's own for a manual decision (schema 7; None for older decisions)."""
 
     __table_args__ = (Index("ix_gate_study_annotator", "study_id", "annotator_id"),)
+
+
+class FlagAction(SQLModel, table=True):
+    """What the researcher did about a flagged item, with who, when and why (schema 7):
+    `resolve` one label's flag, `exclude` the item from scoring, or `include` it again. The
+    latest exclude/include row of an item decides whether it is excluded."""
+
+    __tablename__ = "flagaction"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    item_id: int = Field(foreign_key="item.id")
+    label_id: int | None = Field(default=None, foreign_key="label.id")
+    """The flagged label a `resolve` answers (None for exclude/include, which act on items)."""
+    action: str
+    by: str
+    reason: str
+    at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (Index("ix_flag_action_study_item", "study_id", "item_id"),)

@@ -30,6 +30,7 @@ SCHEMA_RELEASES = {
     "0003": "0.2.0",
     "0004": "0.2.0",
     "0005": "0.2.0",
+    "0007": "0.2.0",
 }
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""
