@@ -20,8 +20,17 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotate.protocol import gate
+from annotate.protocol.state import derived_state
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
-from annotate.store.models import Annotator, GateDecision, Label, LabelRevision, Study, StudyItem
+from annotate.store.models import (
+    Annotator,
+    FlagAction,
+    GateDecision,
+    Label,
+    LabelRevision,
+    Study,
+    StudyItem,
+)
 
 RECENT = timedelta(minutes=15)
 """The window of the "recent" labelling rate."""
@@ -36,12 +45,13 @@ def as_utc(moment: datetime) -> datetime:
 @dataclass(frozen=True)
 class ChangeStamp:
     """What moves whenever anything the console shows changes: a new, revised or deleted label,
-    a gate decision, a new study or a study's state."""
+    a gate decision, a flag resolved or an item excluded, a new study or a study's state."""
 
     last_label: int | None
     labels: int
     last_revision: int | None
     last_decision: int | None
+    last_flag_action: int | None
     studies: tuple[tuple[int, str], ...]
 
 
@@ -55,11 +65,14 @@ def change_stamp(engine: Engine, study_id: int | None = None) -> ChangeStamp:
         ).one()
         last_revision = conn.scalar(select(func.max(LabelRevision.id)))
         last_decision = conn.scalar(select(func.max(GateDecision.id)))
+        last_flag_action = conn.scalar(select(func.max(FlagAction.id)))
         studies = tuple(
             (int(i), str(s)) for i, s in conn.execute(select(Study.id, Study.state)).all()
         )
         conn.rollback()  # read only: end the snapshot at once
-    return ChangeStamp(last_label, int(labels), last_revision, last_decision, studies)
+    return ChangeStamp(
+        last_label, int(labels), last_revision, last_decision, last_flag_action, studies
+    )
 
 
 # --- one study ----------------------------------------------------------------------------------
@@ -122,7 +135,10 @@ def _value_key(value: Any) -> str:
 
 
 def decision_reason(decision: GateDecision) -> str:
-    """Why the gate decided as it did, from the evidence stored with the decision."""
+    """Why the gate decided as it did: the stored reason (schema 7), else one rebuilt from the
+    evidence stored with an older decision."""
+    if decision.reason:
+        return decision.reason
     if decision.decided_by != "rule":
         return f"decided by {decision.decided_by}"
     score = "no training answers" if decision.score is None else f"accuracy {decision.score:.2f}"
@@ -150,7 +166,8 @@ def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = Non
     """Where `ctx`'s study stands at `now` (default: the clock), read in one transaction."""
     now = as_utc(now or datetime.now(UTC))
     with Session(engine) as session:
-        state = session.scalar(select(Study.state).where(Study.id == ctx.id)) or ctx.study.state
+        stored = session.scalar(select(Study.state).where(Study.id == ctx.id)) or ctx.study.state
+        state = derived_state(session, ctx.id, ctx.k, stored)
         quota = gate.training_quota(session, ctx.id)
         counts = list(
             session.scalars(
@@ -312,10 +329,16 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
                 select(Label.study_id, func.max(Label.answered_at)).group_by(Label.study_id)
             ).all()
         )
+        admitted = set(
+            session.scalars(
+                select(GateDecision.study_id).where(GateDecision.admitted.is_(True)).distinct()
+            )
+        )
     out = []
-    for study_id, name, task, state, protocol in studies:
+    for study_id, name, task, stored, protocol in studies:
         k = int(protocol.get("annotators_per_item", 1))
         counts = items.get(study_id, [])
+        state = _state_of(counts, k, stored, study_id in admitted)
         out.append(
             StudyOverview(
                 name=name,
@@ -329,3 +352,10 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
             )
         )
     return out
+
+
+def _state_of(counts: list[int], k: int, stored: str, anyone_admitted: bool) -> str:
+    """`state.derived_state` from counts already read (one grouped query for every study)."""
+    if counts and all(n >= k for n in counts):
+        return "complete"
+    return "test" if stored == TEST or anyone_admitted else TRAINING

@@ -8,6 +8,7 @@ show within two poll intervals, and an idle study costs one tiny query a second.
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -47,9 +48,12 @@ class ConsoleApp(App[None]):
         *,
         clock: Clock = utc_clock,
         poll_seconds: float = POLL_SECONDS,
+        researcher: str = "researcher",
     ) -> None:
         super().__init__()
         self.engine = engine
+        self.researcher = researcher
+        """Who acts: stored with every gate decision and flag action made here."""
         self.first_study = study
         self.clock = clock
         """Where every screen reads "now" (tests freeze it for stable pictures)."""
@@ -101,9 +105,19 @@ def create_console_app(
     *,
     clock: Clock = utc_clock,
     poll_seconds: float = POLL_SECONDS,
+    researcher: str | None = None,
 ) -> ConsoleApp:
     """The console on `engine`, opened at `study` when given (used by `annotate console`,
     `annotate serve --console` and the tests). Raises UserError before any screen appears when
     the study does not exist."""
     ctx = load_study(engine, study) if study is not None else None
-    return ConsoleApp(engine, ctx, clock=clock, poll_seconds=poll_seconds)
+    who = researcher.strip() if researcher else default_researcher()
+    return ConsoleApp(engine, ctx, clock=clock, poll_seconds=poll_seconds, researcher=who)
+
+
+def default_researcher() -> str:
+    """The login name of whoever runs the console (what decisions record as `by`)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in this environment (some containers)
+        return "researcher"
