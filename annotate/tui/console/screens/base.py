@@ -6,6 +6,7 @@ live meanwhile) and touches only the engine; `show` then draws the result on the
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy.exc import DBAPIError
@@ -25,7 +26,8 @@ class LiveScreen(Screen[None], Generic[T]):
     loads = 0
     """Times the data was read and drawn (tests wait for a new one)."""
 
-    def fetch(self) -> T:
+    def fetch(self, app: Any) -> T:
+        """Read the data (in a worker thread): from `app`'s engine and clock only."""
         raise NotImplementedError
 
     def show(self, data: T) -> None:
@@ -37,24 +39,27 @@ class LiveScreen(Screen[None], Generic[T]):
 
     def reload(self) -> None:
         self.stale = False
-        self.run_worker(self._fetch_and_show, thread=True, exclusive=True, group="reload")
+        app = self.app  # the worker thread has no active app to look up (and may outlive us)
+        self.run_worker(
+            partial(self._fetch_and_show, app), thread=True, exclusive=True, group="reload"
+        )
 
-    def _fetch_and_show(self) -> None:
+    def _fetch_and_show(self, app: Any) -> None:
         try:
-            data = self.fetch()
+            data = self.fetch(app)
         except UserError as exc:
-            self.app.call_from_thread(self.app.notify_error, str(exc))  # type: ignore[attr-defined]
+            app.call_from_thread(app.notify_error, str(exc))
             return
         except DBAPIError as exc:
             if not is_disconnect(exc):
                 raise
-            self.app.call_from_thread(
-                self.app.notify_error,  # type: ignore[attr-defined]
+            app.call_from_thread(
+                app.notify_error,
                 "the store is unreachable; the console tries again at the next change check",
             )
             self.stale = True
             return
-        self.app.call_from_thread(self._show, data)
+        app.call_from_thread(self._show, data)
 
     def _show(self, data: Any) -> None:
         if not self.is_attached:

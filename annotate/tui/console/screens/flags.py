@@ -83,9 +83,10 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
         self.query_one("#flags-table", DataTable).add_columns(
             "State", "Item", "Phase", "Annotator", "Comment"
         )
+        self.query_one("#flags-table", DataTable).focus()
 
-    def fetch(self) -> list[FlagRow]:
-        return flags.list_flags(self.app.engine, self.ctx.id)  # type: ignore[attr-defined]
+    def fetch(self, app: Any) -> list[FlagRow]:
+        return flags.list_flags(app.engine, self.ctx.id)
 
     def show(self, data: list[FlagRow]) -> None:
         self.rows = data

@@ -80,6 +80,7 @@ class GateScreen(LiveScreen[GateView]):
         self.query_one("#trainees", DataTable).add_columns(
             "Trainee", "Items", "Accuracy", "Decision", "Reason", "If closed now"
         )
+        self.query_one("#trainees", DataTable).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Closing a cohort is the median rule's; the other rules decide each trainee alone.
@@ -87,8 +88,8 @@ class GateScreen(LiveScreen[GateView]):
             return self.ctx.protocol.gate_rule == "median"
         return True
 
-    def fetch(self) -> GateView:
-        return gate_view(self.app.engine, self.ctx)  # type: ignore[attr-defined]
+    def fetch(self, app: Any) -> GateView:
+        return gate_view(app.engine, self.ctx)
 
     def show(self, data: GateView) -> None:
         self.view = data

@@ -9,6 +9,7 @@ says when labels came in since, and `u` builds it again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -91,9 +92,9 @@ class ReportScreen(LiveScreen[ReportView]):
         )
         self.query_one("#report-summary", Static).update(summary)
 
-    def fetch(self) -> ReportView:
+    def fetch(self, app: Any) -> ReportView:
         report = study_report(
-            self.app.engine,  # type: ignore[attr-defined]
+            app.engine,
             self.ctx.study.name,
             bootstrap=REPORT_BOOTSTRAP,
         )

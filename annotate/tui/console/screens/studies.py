@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
@@ -26,9 +28,10 @@ class StudiesScreen(LiveScreen[list[StudyOverview]]):
     def on_mount(self) -> None:
         table = self.query_one("#studies", DataTable)
         table.add_columns("Study", "Task", "State", "Items complete", "Labels", "Last activity")
+        self.query_one("#studies", DataTable).focus()
 
-    def fetch(self) -> list[StudyOverview]:
-        return studies_overview(self.app.engine)  # type: ignore[attr-defined]
+    def fetch(self, app: Any) -> list[StudyOverview]:
+        return studies_overview(app.engine)
 
     def show(self, data: list[StudyOverview]) -> None:
         table = self.query_one("#studies", DataTable)

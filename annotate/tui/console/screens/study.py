@@ -5,6 +5,8 @@ Redrawn whenever the app's change check sees a new label or decision (within 2 s
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -110,9 +112,10 @@ class StudyScreen(LiveScreen[StudyProgress]):
     def on_mount(self) -> None:
         self.app.sub_title = self.ctx.study.name
         self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
+        self.query_one("#annotators", DataTable).focus()
 
-    def fetch(self) -> StudyProgress:
-        return study_progress(self.app.engine, self.ctx, now=self.app.clock())  # type: ignore[attr-defined]
+    def fetch(self, app: Any) -> StudyProgress:
+        return study_progress(app.engine, self.ctx, now=app.clock())
 
     def show(self, data: StudyProgress) -> None:
         self.progress = data
