@@ -37,8 +37,10 @@ async def arrive(pilot: Pilot, screen: type[Screen]) -> None:
     """`screen` is on top and has drawn its first data."""
     await wait_until(
         pilot,
-        lambda: isinstance(pilot.app.screen, screen)
-        and (not isinstance(pilot.app.screen, LiveScreen) or pilot.app.screen.loaded),
+        lambda: (
+            isinstance(pilot.app.screen, screen)
+            and (not isinstance(pilot.app.screen, LiveScreen) or pilot.app.screen.loaded)
+        ),
         screen.__name__,
     )
 
