@@ -11,6 +11,12 @@ from annotate.cli.context import app, options
 def console_command(
     ctx: typer.Context,
     study: str = typer.Argument(None, help="Open this study at once (default: the study list)"),
+    researcher: str = typer.Option(
+        None,
+        "--as",
+        help="Your name, recorded with the gate decisions and flag actions you make "
+        "(default: your login name)",
+    ),
 ) -> None:
     """The researcher's console: every study; one study live (labels per item, rate, ETA, each
     annotator); the gate with its warnings; flagged items; the report with charts.
@@ -21,4 +27,4 @@ def console_command(
     from annotate.tui.console.app import create_console_app
 
     ws = options(ctx).workspace()
-    create_console_app(ws.engine, study).run()
+    create_console_app(ws.engine, study, researcher=researcher).run()
