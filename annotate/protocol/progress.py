@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import statistics
+import threading
+from bisect import bisect_left, insort
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -19,8 +21,6 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
-from annotate.protocol import gate
-from annotate.protocol.state import derived_state
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.store.models import (
     Annotator,
@@ -154,30 +154,129 @@ def decision_reason(decision: GateDecision) -> str:
     return f"{score} {relation} {decision.rule} {decision.threshold:.2f}"
 
 
-def _rate(times: list[datetime], since: datetime, now: datetime) -> float | None:
-    """Labels per hour among `times` from `since` to `now`."""
+def _rate(count: int, since: datetime, now: datetime) -> float | None:
+    """`count` labels from `since` to `now`, per hour."""
     hours = (now - since).total_seconds() / 3600
-    if hours <= 0:
+    return count / hours if hours > 0 else None
+
+
+@dataclass
+class _Person:
+    """What the tracker has counted of one annotator."""
+
+    name: str = ""
+    synthetic: bool = False
+    training_done: int = 0
+    training_correct: int = 0
+    test_done: int = 0
+    seconds: list[float] = field(default_factory=list)
+    """Seconds per answer, kept sorted (the median is the middle one)."""
+    last: float | None = None
+    """Latest answer (POSIX seconds)."""
+    flags: int = 0
+    judged: int = 0
+    """Test answers on items that have a single majority answer."""
+    agreeing: int = 0
+
+
+@dataclass
+class _Votes:
+    """One test item's answers: annotator -> answer key."""
+
+    answers: dict[int, str] = field(default_factory=dict)
+
+    def majority(self) -> str | None:
+        """The single most frequent answer, among two labels or more (None on a tie)."""
+        if len(self.answers) < 2:
+            return None
+        top = Counter(self.answers.values()).most_common(2)
+        if len(top) == 1 or top[0][1] > top[1][1]:
+            return top[0][0]
         return None
-    return sum(1 for t in times if t >= since) / hours
 
 
-def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = None) -> StudyProgress:
-    """Where `ctx`'s study stands at `now` (default: the clock), read in one transaction."""
-    now = as_utc(now or datetime.now(UTC))
-    with Session(engine) as session:
-        stored = session.scalar(select(Study.state).where(Study.id == ctx.id)) or ctx.study.state
-        state = derived_state(session, ctx.id, ctx.k, stored)
-        quota = gate.training_quota(session, ctx.id)
-        counts = list(
-            session.scalars(
-                select(StudyItem.n_labels).where(
-                    StudyItem.study_id == ctx.id, StudyItem.phase == TEST
+class ProgressTracker:
+    """A study's progress, kept up to date by reading only the labels added since the last
+    refresh (by id). Labels are only ever added, except for revisions and repairs: a moved
+    revision id, or a label count that does not match what was read (a row deleted, or an id
+    committed out of order on PostgreSQL), makes the tracker read the study afresh. So a
+    console open on a study of a million labels reads a million rows once, then a few rows
+    a second."""
+
+    def __init__(self, ctx: StudyContext) -> None:
+        self.ctx = ctx
+        self._lock = threading.Lock()  # refreshes may come from two worker threads at once
+        self.sized = False
+        self.n_sample = 0
+        self.quota = 0
+        self.revision: int | None = None
+        self._forget_labels()
+
+    def _forget_labels(self) -> None:
+        self.last_id = 0
+        self.count = 0
+        self.people: dict[int, _Person] = defaultdict(_Person)
+        self.items: dict[int, _Votes] = defaultdict(_Votes)
+        self.test_times: list[float] = []
+        """Answer moments of the test labels, sorted (for the rates)."""
+
+    def refresh(self, engine: Engine, now: datetime | None = None) -> StudyProgress:
+        """Read what is new (in one short transaction) and return the study's progress at
+        `now` (default: the clock)."""
+        now = as_utc(now or datetime.now(UTC))
+        with self._lock, Session(engine) as session:
+            self._read(session)
+            stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
+            decisions: dict[int, GateDecision] = {}
+            for d in session.scalars(
+                select(GateDecision)
+                .where(GateDecision.study_id == self.ctx.id)
+                .order_by(GateDecision.id)
+            ):
+                decisions[d.annotator_id] = d  # the latest one counts
+            unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
+            for aid, name, synthetic in session.execute(
+                select(Annotator.id, Annotator.name, Annotator.synthetic).where(
+                    Annotator.id.in_(unnamed)
                 )
+            ).all():
+                self.people[aid].name, self.people[aid].synthetic = name, bool(synthetic)
+            return self._progress(now, stored or self.ctx.study.state, decisions)
+
+    def _read(self, session: Session) -> None:
+        ctx = self.ctx
+        if not self.sized:  # fixed when the study was created: read once
+            sizes = dict(
+                session.execute(
+                    select(StudyItem.phase, func.count())
+                    .where(StudyItem.study_id == ctx.id)
+                    .group_by(StudyItem.phase)
+                ).all()
             )
-        )
+            self.n_sample, self.quota = int(sizes.get(TEST, 0)), int(sizes.get(TRAINING, 0))
+            self.sized = True
+        count, revision = session.execute(
+            select(
+                select(func.count())
+                .select_from(Label)
+                .where(Label.study_id == ctx.id)
+                .scalar_subquery(),
+                select(func.max(LabelRevision.id)).scalar_subquery(),
+            )
+        ).one()
+        if revision != self.revision or count < self.count:  # a label changed or went
+            self._forget_labels()
+            self.revision = revision
+        self._apply(session)
+        if self.count != count:  # an id committed out of order: read everything again
+            self._forget_labels()
+            self._apply(session)
+
+    def _apply(self, session: Session) -> None:
+        """Count the labels with an id above the last one read."""
         rows = session.execute(
             select(
+                Label.id,
                 Label.annotator_id,
                 Label.item_id,
                 Label.phase,
@@ -186,112 +285,122 @@ def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = Non
                 Label.shown_at,
                 Label.answered_at,
                 Label.flag,
-            ).where(Label.study_id == ctx.id)
+            )
+            .where(Label.study_id == self.ctx.id, Label.id > self.last_id)
+            .order_by(Label.id)
         ).all()
-        decisions: dict[int, GateDecision] = {}
-        for d in session.scalars(
-            select(GateDecision).where(GateDecision.study_id == ctx.id).order_by(GateDecision.id)
-        ):
-            decisions[d.annotator_id] = d  # the latest one counts
-        ids = {r.annotator_id for r in rows} | set(decisions)
-        people = {
-            a.id: (a.name, a.synthetic)
-            for a in session.execute(
-                select(Annotator.id, Annotator.name, Annotator.synthetic).where(
-                    Annotator.id.in_(ids)
-                )
-            ).all()
-        }
-    histogram = Counter(min(n, ctx.k) for n in counts)
-    test_rows = [r for r in rows if r.phase == TEST]
-    test_times = [as_utc(r.answered_at) for r in test_rows]
-    first = min(test_times, default=None)
-    rate_recent = _rate(test_times, now - RECENT, now) if first else None
-    rate_overall = _rate(test_times, first, now) if first else None
-    needed = sum(max(0, ctx.k - n) for n in counts)
-    rate_for_eta = rate_recent or rate_overall
-    eta = timedelta(hours=needed / rate_for_eta) if needed and rate_for_eta else None
-    majority = _majorities(test_rows)
-    return StudyProgress(
-        study=ctx.study.name,
-        task=ctx.spec.name,
-        state=state,
-        k=ctx.k,
-        n_sample=len(counts),
-        items_complete=sum(1 for n in counts if n >= ctx.k),
-        labels_total=len(test_rows),
-        labels_needed=needed,
-        histogram={n: histogram.get(n, 0) for n in range(ctx.k + 1)},
-        rate_recent=rate_recent,
-        rate_overall=rate_overall,
-        eta=eta,
-        last_activity=max((as_utc(r.answered_at) for r in rows), default=None),
-        annotators=sorted(
-            (
-                _annotator(aid, people[aid], rows, decisions.get(aid), quota, majority)
-                for aid in ids
-            ),
-            key=lambda a: a.name,
-        ),
-        computed_at=now,
-    )
+        touched: dict[int, str | None] = {}
+        for r in rows:
+            person = self.people[r.annotator_id]
+            answered = as_utc(r.answered_at).timestamp()
+            seconds = answered - as_utc(r.shown_at).timestamp()
+            insort(person.seconds, seconds)
+            person.last = answered if person.last is None else max(person.last, answered)
+            person.flags += bool(r.flag)
+            if r.phase == TRAINING:
+                person.training_done += 1
+                person.training_correct += bool(r.correct)
+            else:
+                person.test_done += 1
+                insort(self.test_times, answered)
+                votes = self.items[r.item_id]
+                if r.item_id not in touched:  # its majority before this batch
+                    touched[r.item_id] = votes.majority()
+                    self._score(votes, touched[r.item_id], -1)
+                votes.answers[r.annotator_id] = _value_key(r.value)
+            self.last_id = max(self.last_id, r.id)
+            self.count += 1
+        for item_id in touched:
+            votes = self.items[item_id]
+            self._score(votes, votes.majority(), +1)
 
+    def _score(self, votes: _Votes, majority: str | None, sign: int) -> None:
+        """Add (or take back) one item's part in each annotator's agreement."""
+        if majority is None:
+            return
+        for aid, answer in votes.answers.items():
+            person = self.people[aid]
+            person.judged += sign
+            person.agreeing += sign * (answer == majority)
 
-def _majorities(test_rows: list[Any]) -> dict[int, str]:
-    """Item -> the key of its single most frequent answer (items with two labels or more)."""
-    votes: dict[int, Counter[str]] = defaultdict(Counter)
-    for r in test_rows:
-        votes[r.item_id][_value_key(r.value)] += 1
-    out = {}
-    for item, counter in votes.items():
-        top = counter.most_common(2)
-        if sum(counter.values()) >= 2 and (len(top) == 1 or top[0][1] > top[1][1]):
-            out[item] = top[0][0]
-    return out
-
-
-def _annotator(
-    annotator_id: int,
-    person: tuple[str, bool],
-    rows: list[Any],
-    decision: GateDecision | None,
-    quota: int,
-    majority: dict[int, str],
-) -> AnnotatorProgress:
-    mine = [r for r in rows if r.annotator_id == annotator_id]
-    training = [r for r in mine if r.phase == TRAINING]
-    test = [r for r in mine if r.phase == TEST]
-    if decision is None:
-        verdict, phase = "pending", ("waiting" if quota and len(training) >= quota else "training")
-    elif decision.admitted:
-        verdict, phase = "admitted", "test"
-    else:
-        verdict, phase = "rejected", "rejected"
-    judged = [r for r in test if r.item_id in majority]
-    seconds = [
-        (as_utc(r.answered_at) - as_utc(r.shown_at)).total_seconds() for r in mine if r.shown_at
-    ]
-    return AnnotatorProgress(
-        name=person[0],
-        synthetic=person[1],
-        phase=phase,
-        training_done=len(training),
-        training_quota=quota,
-        training_accuracy=(
-            sum(1 for r in training if r.correct) / len(training) if training else None
-        ),
-        gate=verdict,
-        gate_reason=None if decision is None else decision_reason(decision),
-        test_done=len(test),
-        median_seconds=statistics.median(seconds) if seconds else None,
-        last_activity=max((as_utc(r.answered_at) for r in mine), default=None),
-        agreement=(
-            sum(1 for r in judged if _value_key(r.value) == majority[r.item_id]) / len(judged)
-            if judged
+    def _progress(
+        self, now: datetime, stored: str, decisions: dict[int, GateDecision]
+    ) -> StudyProgress:
+        k = self.ctx.k
+        per_item = Counter(min(len(v.answers), k) for v in self.items.values())
+        per_item[0] = self.n_sample - sum(per_item.values())
+        complete = per_item.get(k, 0)
+        labelled = sum(len(v.answers) for v in self.items.values())
+        needed = k * self.n_sample - sum(n * c for n, c in per_item.items())
+        first = self.test_times[0] if self.test_times else None
+        cutoff = (now - RECENT).timestamp()
+        recent = len(self.test_times) - bisect_left(self.test_times, cutoff)
+        rate_recent = _rate(recent, now - RECENT, now) if first is not None else None
+        rate_overall = (
+            _rate(len(self.test_times), datetime.fromtimestamp(first, UTC), now)
+            if first is not None
             else None
-        ),
-        flags=sum(1 for r in mine if r.flag),
-    )
+        )
+        speed = rate_recent or rate_overall
+        eta = timedelta(hours=needed / speed) if needed and speed else None
+        if self.n_sample and complete == self.n_sample:
+            state = "complete"
+        elif stored == TEST or any(d.admitted for d in decisions.values()):
+            state = TEST
+        else:
+            state = TRAINING
+        lasts = [p.last for p in self.people.values() if p.last is not None]
+        ids = set(self.people) | set(decisions)
+        return StudyProgress(
+            study=self.ctx.study.name,
+            task=self.ctx.spec.name,
+            state=state,
+            k=k,
+            n_sample=self.n_sample,
+            items_complete=complete,
+            labels_total=labelled,
+            labels_needed=needed,
+            histogram={n: per_item.get(n, 0) for n in range(k + 1)},
+            rate_recent=rate_recent,
+            rate_overall=rate_overall,
+            eta=eta,
+            last_activity=datetime.fromtimestamp(max(lasts), UTC) if lasts else None,
+            annotators=sorted(
+                (self._annotator(aid, decisions.get(aid)) for aid in ids),
+                key=lambda a: a.name,
+            ),
+            computed_at=now,
+        )
+
+    def _annotator(self, annotator_id: int, decision: GateDecision | None) -> AnnotatorProgress:
+        p = self.people[annotator_id]
+        if decision is None:
+            verdict = "pending"
+            phase = "waiting" if self.quota and p.training_done >= self.quota else "training"
+        elif decision.admitted:
+            verdict, phase = "admitted", "test"
+        else:
+            verdict, phase = "rejected", "rejected"
+        return AnnotatorProgress(
+            name=p.name,
+            synthetic=p.synthetic,
+            phase=phase,
+            training_done=p.training_done,
+            training_quota=self.quota,
+            training_accuracy=p.training_correct / p.training_done if p.training_done else None,
+            gate=verdict,
+            gate_reason=None if decision is None else decision_reason(decision),
+            test_done=p.test_done,
+            median_seconds=statistics.median(p.seconds) if p.seconds else None,
+            last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
+            agreement=p.agreeing / p.judged if p.judged else None,
+            flags=p.flags,
+        )
+
+
+def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = None) -> StudyProgress:
+    """Where `ctx`'s study stands at `now` (default: the clock), read afresh."""
+    return ProgressTracker(ctx).refresh(engine, now)
 
 
 # --- every study --------------------------------------------------------------------------------

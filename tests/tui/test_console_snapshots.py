@@ -13,6 +13,7 @@ import os
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from annotate.tui.console.screens.confirm import ConfirmScreen
 from annotate.tui.console.screens.flags import FlagsScreen
@@ -22,6 +23,7 @@ from annotate.tui.console.screens.report import ReportScreen
 from annotate.tui.console.screens.studies import StudiesScreen
 from annotate.tui.console.screens.study import StudyScreen
 from tests.tui.console_support import busy_study
+from tests.tui.support import screen_lines
 from tests.tui.test_console import arrive, console, median_study
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 50), id="160x50")]
@@ -36,12 +38,21 @@ def same_picture_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def settled(pilot: Pilot) -> None:
-    """No worker still reading (the picture shows the data, not a half-drawn screen)."""
+    """No worker still reading and the drawn lines the same two pauses running: the picture
+    (or the background of a dialog opened next) shows the data, not a half-drawn screen."""
+    # A DataTable draws its header row as one run or cell by cell depending on when its
+    # caches were filled (the same picture, different SVG): draw every table afresh.
+    for table in pilot.app.screen.query(DataTable):
+        table._clear_caches()
+        table.refresh()
+    before = None
     for _ in range(200):
-        if not any(w.is_running for w in pilot.app.screen.workers):
-            break
         await pilot.pause(0.02)
-    await pilot.pause()
+        now = screen_lines(pilot.app)
+        if now == before and not any(w.is_running for w in pilot.app.screen.workers):
+            return
+        before = now
+    raise AssertionError("the screen did not settle")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -155,6 +166,7 @@ def test_help(snap_compare, workspace, tmp_path, size):
 
     async def run_before(pilot: Pilot) -> None:
         await arrive(pilot, StudiesScreen)
+        await settled(pilot)
         await pilot.press("question_mark")
         await arrive(pilot, ConsoleHelpScreen)
 

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from annotate.protocol.progress import AnnotatorProgress, StudyProgress, study_progress
+from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
 from annotate.protocol.studies import StudyContext
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
@@ -94,6 +94,8 @@ class StudyScreen(LiveScreen[StudyProgress]):
     def __init__(self, ctx: StudyContext) -> None:
         super().__init__()
         self.ctx = ctx
+        self.tracker = ProgressTracker(ctx)
+        """Reads only the labels added since the last refresh."""
         self.progress: StudyProgress | None = None
 
     def compose(self) -> ComposeResult:
@@ -115,7 +117,7 @@ class StudyScreen(LiveScreen[StudyProgress]):
         self.query_one("#annotators", DataTable).focus()
 
     def fetch(self, app: Any) -> StudyProgress:
-        return study_progress(app.engine, self.ctx, now=app.clock())
+        return self.tracker.refresh(app.engine, now=app.clock())
 
     def show(self, data: StudyProgress) -> None:
         self.progress = data
