@@ -21,7 +21,8 @@ def console_command(
     """The researcher's console: every study; one study live (labels per item, rate, ETA, each
     annotator); the gate with its warnings; flagged items; the report with charts.
 
-    It only reads, in short transactions, so it never slows the annotators. Quit with q;
+    The live view only reads, in short transactions, so it never slows the annotators; it
+    writes only what you confirm (gate decisions, flag actions). Quit with q;
     ? lists every key. In a browser: `annotate serve --console`."""
     # Textual costs ~0.3 s to import: only this command pays for it.
     from annotate.tui.console.app import create_console_app

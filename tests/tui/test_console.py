@@ -341,3 +341,12 @@ def test_a_missing_study_fails_before_the_screen(cli, workspace):
     result = cli("console", "nope")
     assert result.code == 1
     assert "no study named 'nope'" in result.stderr
+
+
+async def test_an_empty_store_says_how_to_make_a_study(workspace):
+    app = console(workspace.engine)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        assert "No studies yet: `annotate study create` makes one." in screen_text(app)
+        await pilot.press("enter")  # nothing to open: stays
+        assert isinstance(app.screen, StudiesScreen)
