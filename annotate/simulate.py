@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 from annotate.errors import UserError
 from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
-from annotate.protocol.studies import AnnotatorExists, add_annotator, load_study
+from annotate.protocol.studies import AnnotatorExists, StudyContext, add_annotator, load_study
 from annotate.specs import TaskSpec
 from annotate.store.engine import until_reachable
 from annotate.store.models import Annotator, Item
@@ -44,6 +44,8 @@ class SimulationResult:
     training_labels: int = 0
     test_labels: int = 0
     gate_closed: bool = False
+    gate_note: str | None = None
+    """Why a median gate was left open, or the warnings it was closed despite."""
 
 
 def _stable_index(text: str, n: int) -> int:
@@ -138,6 +140,25 @@ def claim_synthetic_names(engine: Engine, names: list[str]) -> None:
                 claim_synthetic_names(engine, [name])
 
 
+def _close_median_gate(
+    engine: Engine, ctx: StudyContext, close_gate: bool, result: SimulationResult
+) -> str | None:
+    """Close the median gate for the simulated trainees, if allowed; say why not, or which
+    warnings it was closed despite (asking for it is the researcher's go-ahead)."""
+    if not close_gate:
+        return "the median gate is left open (pass --close-gate to close it)"
+    plan = gate.preview_close(engine, ctx)
+    real = [o.name for o in plan.admit + plan.reject if not o.synthetic]
+    if real:
+        return (
+            f"the median gate is left open: real trainee(s) {', '.join(real)} are undecided and "
+            "would be judged on the simulated cohort's median; decide them with `annotate gate`"
+        )
+    gate.close_training(engine, ctx, force=True)
+    result.gate_closed = True
+    return ("closed despite: " + "; ".join(plan.warnings)) if plan.warnings else None
+
+
 def simulate(
     engine: Engine,
     study: str,
@@ -147,8 +168,13 @@ def simulate(
     seed: int = 0,
     prefix: str = "sim",
     on_progress: Callable[[str], None] | None = None,
+    close_gate: bool = True,
 ) -> SimulationResult:
-    """Run `annotators` synthetic annotators through training, the gate and the test phase."""
+    """Run `annotators` synthetic annotators through training, the gate and the test phase.
+
+    A median gate is closed only when `close_gate` (the command asks for `--close-gate`) and
+    never while a real (non-synthetic) trainee is undecided: closing would decide that person
+    on the simulated cohort's median. Then the simulated annotators are left waiting."""
     ctx = load_study(engine, study)
     rng = random.Random(seed)
     crowd = [
@@ -174,8 +200,7 @@ def simulate(
             result.training_labels += 1
     waiting = [a for a in crowd if a.session and a.session.phase() is Phase.WAITING]
     if waiting and ctx.protocol.gate_rule == "median":
-        gate.close_training(engine, ctx)
-        result.gate_closed = True
+        result.gate_note = _close_median_gate(engine, ctx, close_gate, result)
     if on_progress:
         on_progress(f"training done for {len(crowd)} simulated annotators")
     # Test: round-robin, one item per annotator per turn, as a crowd working at once would.

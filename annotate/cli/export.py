@@ -220,7 +220,7 @@ def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, A
     from annotate.report.human_answers import soft_rows
     from annotate.report.submission import load_test_items
 
-    data = load_study_data(engine, study)
+    data = load_study_data(engine, study, exclusions=False)  # exports keep every item
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
     table = soft_rows(data, {i.source_id: i.position for i in items})
     return table.columns, table.rows

@@ -311,11 +311,14 @@ def gate_command(
             ("rule", "Rule"),
             ("threshold", "Threshold"),
             ("decided_at", "Decided"),
-            ("reason", "Reason"),
         ],
         title=f"Gate of {study} ({study_ctx.protocol.gate_rule} rule, at least "
         f"{study_ctx.protocol.gate_min_items} items)",
     )
+    # Reasons are sentences: a line each (a table column would fold them at 80 columns).
+    for row in rows:
+        if row["reason"] is not None:
+            say(f"{row['name']}: {row['gate']}, {row['reason']}")
 
 
 def _print_plan(plan) -> None:
@@ -330,6 +333,8 @@ def _print_plan(plan) -> None:
     )
     for o in plan.admit + plan.reject:
         say(f"  {'admit ' if o.admitted else 'reject'} {o.name}: {o.reason}")
+    if not plan.admit and not plan.reject:
+        say("  every trainee has a gate decision already: closing changes nobody")
     for w in plan.warnings:
         warn(f"warning: {w}")
 
@@ -369,22 +374,129 @@ def status_command(
     out.print(summary)
     out.print(bar)
     table = Table(title="Annotators", title_justify="left")
-    for heading in ("Annotator", "Phase", "Training", "Accuracy", "Gate", "Test labels", ""):
+    headings = ("Annotator", "Phase", "Training", "Accuracy", "Gate", "Test labels", "")
+    for heading in (*headings, "Flags", "Last label"):
         table.add_column(heading)
     for a in data["annotators"]:
         accuracy = "" if a["training_accuracy"] is None else f"{a['training_accuracy']:.3f}"
         table.add_row(
-            Text(a["name"]),
+            Text(a["name"] + (" (synthetic)" if a["synthetic"] else "")),
             Text(a["phase"]),
             Text(f"{a['training_done']}/{a['training_quota']}"),
             Text(accuracy),
             Text(a["gate"]),
             Text(str(a["test_done"])),
             ProgressBar(total=total, completed=a["test_done"], width=20),
+            Text(str(a["flags"])),
+            Text(_ago(a["last_activity"])),
         )
     out.print(table)
     hist = ", ".join(f"{n} labels: {c}" for n, c in data["labels_per_item"].items())
     out.print(Text(f"Items by number of labels (k = {data['annotators_per_item']}): {hist}"))
+    f = data["flags"]
+    out.print(
+        Text(
+            f"Flags: {f['total']} ({f['open']} open, {f['resolved']} resolved, {f['excluded']} "
+            f"on excluded items); {f['excluded_items']} item(s) excluded from scoring"
+            + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
+        )
+    )
+    out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
+    for warning in data["warnings"]:
+        out.print(Text(f"warning: {warning}", style="bold"))
+
+
+def _ago(iso: str | None) -> str:
+    """How long ago, short: "40 s ago", "12 min ago", "3 h ago", "2 d ago" ("" for never)."""
+    if iso is None:
+        return ""
+    from datetime import UTC, datetime
+
+    seconds = max(0, int((datetime.now(UTC) - datetime.fromisoformat(iso)).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
+
+
+@app.command("flags")
+def flags_command(
+    ctx: typer.Context,
+    study: str,
+    resolve: int = typer.Option(
+        None, "--resolve", help="Mark this flag resolved (its id: the Flag column)"
+    ),
+    exclude: str = typer.Option(
+        None, "--exclude", help="Exclude this test item (its source id) from scoring"
+    ),
+    include: str = typer.Option(
+        None, "--include", help="Count an excluded test item again (undo --exclude)"
+    ),
+    reason: str = typer.Option(None, "--reason", help="Why (required with an action)"),
+    by: str = typer.Option(None, "--by", help="Who acts (default: your login name)"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """List flagged items (annotator, comment, item text); resolve a flag, or exclude an item
+    from scoring and agreement (and undo), each recorded with who, when and why."""
+    import getpass
+
+    from annotate.errors import UserError
+    from annotate.protocol import flags
+    from annotate.protocol.studies import load_study
+
+    ws = options(ctx).workspace()
+    study_ctx = load_study(ws.engine, study)
+    actions = [a for a in (resolve, exclude, include) if a is not None]
+    if len(actions) > 1:
+        raise UserError("give one of --resolve, --exclude, --include at a time")
+    if actions:
+        who = by or getpass.getuser()
+        if not (reason and reason.strip()):
+            raise UserError("say why with --reason: the action is recorded with who and when")
+        if resolve is not None:
+            flags.resolve_flag(ws.engine, study_ctx, resolve, by=who, reason=reason)
+            done = f"flag {resolve} resolved"
+        else:
+            ref = exclude if exclude is not None else include
+            item_id = flags.find_test_item(ws.engine, study_ctx, str(ref))
+            act = flags.exclude_item if exclude is not None else flags.include_item
+            act(ws.engine, study_ctx, item_id, by=who, reason=reason)
+            done = f"item {ref} " + (
+                "excluded from scoring" if exclude is not None else "counts again"
+            )
+        if fmt is Format.table:
+            say(f"{done} (by {who}: {reason.strip()})")
+    rows = flags.list_flags(ws.engine, study_ctx.id)
+    if fmt is Format.json:
+        print_json(
+            {
+                "study": study,
+                "flags": [r.as_dict() for r in rows],
+                "excluded_items": [
+                    e.as_dict() for e in flags.excluded_item_ids(ws.engine, study_ctx.id).values()
+                ],
+                "history": flags.flag_history(ws.engine, study_ctx.id),
+            }
+        )
+        return
+    from annotate.report.flags_report import item_text
+
+    # One block per flag: the item's text is shown whole, as the annotator saw it.
+    say(f"Flagged items of {study}: {len(rows)}" + ("" if rows else " (none)"))
+    for r in rows:
+        who = r.annotator + (" (synthetic)" if r.synthetic else "")
+        state = r.state + (f" by {r.by} at {r.at:%Y-%m-%d %H:%M}: {r.reason}" if r.by else "")
+        say(f"\nflag {r.label_id} · item {r.source_id} · {who}, {r.phase} · {state}")
+        say(f"  comment: {r.comment or '(none)'}")
+        for line in item_text(study_ctx.spec, r.fields).splitlines():
+            say(f"  {line}")
+    excluded = flags.excluded_item_ids(ws.engine, study_ctx.id)
+    if excluded:
+        print_table(
+            [e.as_dict() for e in excluded.values()],
+            [("source_id", "Item"), ("by", "By"), ("reason", "Reason"), ("at", "At")],
+            title="Excluded from scoring and agreement",
+        )
 
 
 @app.command("simulate")
@@ -397,15 +509,24 @@ def simulate_command(
     accuracy: float = typer.Option(..., "--accuracy", min=0.0, max=1.0, help="Their mean accuracy"),
     seed: int = typer.Option(0, "--seed"),
     prefix: str = typer.Option("sim", "--prefix", help="Name prefix: sim1, sim2 …"),
+    close_gate: bool = typer.Option(
+        False,
+        "--close-gate",
+        help="Close a median gate for the simulated trainees (never while a real trainee is "
+        "undecided)",
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """Run synthetic annotators through the real engine (training, gate, test)."""
+    """Run synthetic annotators (marked synthetic) through the real engine: training, gate
+    (a median gate only with --close-gate), test."""
     from annotate.protocol.status import study_status
     from annotate.protocol.studies import load_study
     from annotate.simulate import simulate
 
     ws = options(ctx).workspace()
-    result = simulate(ws.engine, study, annotators, accuracy, seed=seed, prefix=prefix)
+    result = simulate(
+        ws.engine, study, annotators, accuracy, seed=seed, prefix=prefix, close_gate=close_gate
+    )
     if fmt is Format.json:
         print_json(
             {
@@ -413,6 +534,7 @@ def simulate_command(
                 "training_labels": result.training_labels,
                 "test_labels": result.test_labels,
                 "gate_closed": result.gate_closed,
+                "gate_note": result.gate_note,
                 "annotators": result.annotators,
             }
         )
@@ -422,6 +544,8 @@ def simulate_command(
         f"{result.test_labels} test labels"
         + (" (median gate closed)" if result.gate_closed else "")
     )
+    if result.gate_note:
+        say(f"note: {result.gate_note}")
     status = study_status(ws.engine, load_study(ws.engine, study))
     admitted = sum(a["gate"] == "admitted" for a in status["annotators"])
     if status["items_complete"] < status["items_total"]:

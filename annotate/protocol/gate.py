@@ -274,15 +274,13 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
                 "and would be rejected"
             )
     before = _admitted_count(session, ctx.id, sorted(decided))
-    plan = GatePlan("median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, [])
-    if plan.admitted_after < ctx.k:
+    # Nobody left to decide: closing changes no one, so there is nothing to warn about.
+    if (admit or reject) and before + len(admit) < ctx.k:
         warnings.insert(
             0,
-            f"only {plan.admitted_after} annotator(s) would be admitted but each item needs "
+            f"only {before + len(admit)} annotator(s) would be admitted but each item needs "
             f"{ctx.k}: the study cannot complete",
         )
-    if not admit and not reject:
-        warnings.append("every trainee has been decided already: closing changes nobody")
     return GatePlan(
         "median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, warnings
     )
@@ -369,13 +367,6 @@ def _plan_manual(
         warnings.append(
             f"{annotator.name} has {done} of the minimum {p.gate_min_items} training items"
         )
-    if not admit:
-        undecided = sum(1 for a in others if latest_decision(session, ctx.id, a) is None)
-        if before + undecided < ctx.k:
-            warnings.append(
-                f"after this at most {before + undecided} annotator(s) can be admitted but each "
-                f"item needs {ctx.k}: the study cannot complete without new trainees"
-            )
     return GatePlan(
         "manual",
         None,

@@ -23,6 +23,7 @@ from annotate.report.annotators import annotator_rows, individual_summary, major
 from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
+from annotate.report.flags_report import build_flags_report
 from annotate.report.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.humans_interval import humans_interval
 from annotate.report.model_rows import score_models
@@ -76,6 +77,9 @@ def study_report(
     report.datasheet = build_datasheet(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels
     )
+    report.flags = build_flags_report(engine, data, report, point_task_score)
+    if report.flags.note:
+        report.notes.append(report.flags.note)
     return report
 
 
@@ -122,6 +126,13 @@ def build_report(
         )
 
     annotators = annotator_rows(coded, final.pred, has_gold)
+    for row in annotators:
+        row.synthetic = row.name in data.synthetic
+    if data.excluded:
+        notes.append(
+            f"{len(data.excluded)} test item(s) excluded from scoring and agreement by the "
+            "researcher (see the excluded items: the score with them is given there)."
+        )
     individual = individual_summary(annotators, metrics)
     curve = (
         majority_of_k(
@@ -280,7 +291,9 @@ def _sample(coded: CodedStudy, k: int, n_scored: int) -> Sample:
 def summary_line(report: StudyReport) -> str:
     """E.g. `Human, majority of 5 (n=100): 93.0 [88.0, 97.0]; mean single annotator 87.4;
     Krippendorff's α 0.71`."""
-    k = report.sample.annotators_per_item
+    unfinished = unfinished_prefix(report.sample)
+    # Name the committee the data has, never a k it does not have.
+    k = report.sample.annotators_per_item if unfinished is None else labels_on_items(report.sample)
     how = report.protocol.get("regression_aggregation", "mean")
     kind_name = {
         "regression": f"{how} of {k}",
@@ -319,7 +332,30 @@ def summary_line(report: StudyReport) -> str:
     if alpha.value is not None:
         level = "" if alpha.level == "nominal" else f" ({alpha.level})"
         parts.append(f"Krippendorff's α{level} {alpha.value:.2f}")
+    if unfinished is not None and report.n_items:
+        parts.insert(0, unfinished)
     return "; ".join(parts)
+
+
+def labels_on_items(sample: Sample) -> str:
+    """The labels per labelled item: "3", or "3–5" when items differ."""
+    counts = [int(n) for n, items in sample.labels_per_item.items() if items]
+    if not counts:
+        return "0"
+    low, high = min(counts), max(counts)
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def unfinished_prefix(sample: Sample) -> str | None:
+    """E.g. "UNFINISHED: 3 of 5 labels on 20 of 20 items" while any sampled item lacks its k
+    labels; None when every item is complete."""
+    if sample.n_items_complete >= sample.n_sample:
+        return None
+    k = sample.annotators_per_item
+    return (
+        f"UNFINISHED: {labels_on_items(sample)} of {k} labels on {sample.n_items_labelled} "
+        f"of {sample.n_sample} items"
+    )
 
 
 def _metric_name(metric: str) -> str:

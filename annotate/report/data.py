@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.errors import UserError
+from annotate.protocol import flags
 from annotate.protocol.state import derived_state
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
@@ -53,6 +54,15 @@ class StudyData:
     """Every gate decision of the study, oldest first."""
     dev_class_counts: dict[str, int] | None = None
     """Gold class counts of the training (dev) dataset: the `dev-majority-class` tie rule."""
+    excluded: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Test items the researcher excluded from scoring (item id -> source_id, by, reason, at):
+    they are not in `items` or `labels`, so scores and agreement leave them out."""
+    excluded_labels: pd.DataFrame | None = None
+    """The excluded items' labels (rows as in `labels`), to show the score with them too."""
+    excluded_items: pd.DataFrame | None = None
+    """The excluded items' rows (as in `items`)."""
+    synthetic: frozenset[str] = frozenset()
+    """Names of annotators made by `annotate simulate`."""
 
     @property
     def n_sample(self) -> int:
@@ -120,8 +130,10 @@ def find_study(engine: Engine, name: str) -> Study:
     return Study.model_validate(dict(row._mapping))
 
 
-def load_study_data(engine: Engine, study_name: str) -> StudyData:
-    """Everything a report needs about study `study_name` (UserError when there is none)."""
+def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True) -> StudyData:
+    """Everything a report needs about study `study_name` (UserError when there is none).
+    `exclusions`: leave out the items the researcher excluded from scoring (the report, scores,
+    agreement); exports and submissions pass False, as they answer every test item."""
     study = find_study(engine, study_name)
     spec = specs.load_task(study.task)
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
@@ -133,9 +145,20 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
         gate = _load_gate(conn, study.id)
+        synthetic = frozenset(
+            conn.execute(select(Annotator.name).where(Annotator.synthetic.is_(True))).scalars()
+        )
         dev_counts = None
         if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
             dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
+    excluded = excluded_items_of(engine, study.id) if exclusions else {}
+    excluded_items = excluded_labels = None
+    if excluded:  # left out of everything scored; kept aside for the with/without comparison
+        out_items = items["item_id"].isin(list(excluded))
+        out_labels = labels["item_id"].isin(list(excluded))
+        excluded_items, excluded_labels = items[out_items], labels[out_labels]
+        items = items[~out_items].reset_index(drop=True)
+        labels = labels[~out_labels].reset_index(drop=True)
     return StudyData(
         study_id=study.id,
         name=study.name,
@@ -147,7 +170,34 @@ def load_study_data(engine: Engine, study_name: str) -> StudyData:
         labels=labels,
         gate_decisions=gate,
         dev_class_counts=dev_counts,
+        excluded=excluded,
+        excluded_labels=excluded_labels,
+        excluded_items=excluded_items,
+        synthetic=synthetic,
     )
+
+
+def with_excluded_items(data: StudyData) -> StudyData:
+    """The same study with its excluded items put back (the score "with exclusions")."""
+    if data.excluded_items is None or data.excluded_labels is None:
+        return data
+    items = pd.concat([data.items, data.excluded_items]).sort_values("position")
+    labels = pd.concat([data.labels, data.excluded_labels])
+    return replace(
+        data,
+        items=items.reset_index(drop=True),
+        labels=labels.reset_index(drop=True),
+        excluded={},
+        excluded_items=None,
+        excluded_labels=None,
+    )
+
+
+def excluded_items_of(engine: Engine, study_id: int) -> dict[int, dict[str, Any]]:
+    with Session(engine) as session:
+        return {
+            item_id: ex.as_dict() for item_id, ex in flags.excluded_items(session, study_id).items()
+        }
 
 
 def _load_items(conn: Any, study_id: int, spec: specs.TaskSpec, dialect: str) -> pd.DataFrame:
@@ -237,6 +287,7 @@ def _load_gate(conn: Any, study_id: int) -> list[dict[str, Any]]:
                 if hasattr(decided, "isoformat")
                 else str(decided),
                 "cohort_size": len(m["cohort"] or []),
+                "reason": m["reason"],
             }
         )
     return decisions

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from annotate.report.datasheet import datasheet_sections
+from annotate.report.flags_report import flags_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
@@ -120,7 +121,8 @@ def _annotator_section(r: StudyReport) -> Section:
     headers += ["Agrees with majority"] * votes + ["s/item (median)"]
     rows = []
     for a in r.annotators:
-        row = [a.name, str(a.n), *(pct(a.scores.get(m)) for m in metrics)]
+        name = a.name + (" (synthetic)" if a.synthetic else "")
+        row = [name, str(a.n), *(pct(a.scores.get(m)) for m in metrics)]
         if len(metrics) > 1:
             row.append(pct(a.task_score))
         row += [share(a.agrees_with_majority)] * votes + [seconds(a.seconds_per_item)]
@@ -369,13 +371,15 @@ def _gate_section(r: StudyReport) -> Section:
             str(d.n_items),
             d.decided_by,
             d.decided_at,
+            d.reason or "not recorded",
         ]
         for d in g.decisions
     ]
     if not rows:
-        rows = [["(no gate decisions recorded)", "", "", "", "", "", "", ""]]
+        rows = [["(no gate decisions recorded)", "", "", "", "", "", "", "", ""]]
     title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
-    return title, ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"], rows
+    headers = ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"]
+    return title, [*headers, "Reason"], rows
 
 
 def _benchmark_section(r: StudyReport) -> Section | None:
@@ -459,6 +463,7 @@ def sections(r: StudyReport) -> list[Section]:
         _benchmark_section(r),
         _protocol_section(r),
         *(datasheet_sections(r.datasheet) if r.datasheet else []),
+        *(flags_sections(r.flags) if r.flags else []),
     ]
     return [s for s in found if s is not None]
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
+
+if TYPE_CHECKING:
+    from annotate.report.flags_report import FlagsReport
 
 
 def plain(value: Any) -> Any:
@@ -134,6 +137,8 @@ class AnnotatorRow(JsonData):
     seconds_per_item: float | None
     """Median seconds per answer."""
     seconds_mean: float | None
+    synthetic: bool = False
+    """Made by `annotate simulate`, not a person."""
 
 
 @dataclass
@@ -450,6 +455,8 @@ class GateDecisionRow(JsonData):
     decided_by: str
     decided_at: str
     cohort_size: int
+    reason: str | None = None
+    """Why (schema 7); None for decisions recorded before reasons were."""
 
 
 @dataclass
@@ -543,9 +550,12 @@ class StudyReport(JsonData):
     """The quotable line's interval and what it holds fixed."""
     humans_interval: HeadlineInterval | None = None
     """The task score's interval with the annotators resampled too (needs --bootstrap)."""
+    flags: FlagsReport | None = None
+    """Flagged items, and items excluded from scoring with their effect on the score (left
+    out when the report was built without a store)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "datasheet", "headline_interval", "humans_interval")
+        return _none(self, "datasheet", "headline_interval", "humans_interval", "flags")
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------

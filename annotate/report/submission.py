@@ -124,7 +124,7 @@ def study_submission(
 ) -> StudySubmission:
     """The submission of study `study_name`: the human answers of its sample, completed with
     `model`'s predictions for the rest of its test dataset when a model is given."""
-    data = load_study_data(engine, study_name)
+    data = load_study_data(engine, study_name, exclusions=False)  # every item is answered
     study = find_study(engine, study_name)
     spec = data.spec
     human = human_answers(data)

@@ -34,7 +34,17 @@ def test_real_rte_study_with_seven_simulated_annotators(cli, workspace):
         ids["test"],
     )
     assert created.code == 0, created.stderr
-    ran = cli("simulate", "rte-real", "--annotators", "7", "--accuracy", "0.85", "--seed", "2")
+    ran = cli(
+        "simulate",
+        "rte-real",
+        "--annotators",
+        "7",
+        "--accuracy",
+        "0.85",
+        "--seed",
+        "2",
+        "--close-gate",
+    )
     assert ran.code == 0, ran.stderr
     status = cli("status", "rte-real", "--format", "json").json()
     assert status["items_total"] == 100 and status["labels_per_item"] == {"5": 100}

@@ -284,9 +284,11 @@ class TestGate:
             assert "waiting for admission" in screen_text(app)
             ctx = load_study(workspace.engine, study)
             if decide == "close":
-                gate.close_training(workspace.engine, ctx)
+                gate.close_training(workspace.engine, ctx, force=True)
             else:
-                gate.decide_manually(workspace.engine, ctx, "ana", decide == "admit")
+                gate.decide_manually(
+                    workspace.engine, ctx, "ana", decide == "admit", reason="by the researcher"
+                )
             await wait_until(
                 pilot, lambda: isinstance(app.screen, next_screen), next_screen.__name__
             )

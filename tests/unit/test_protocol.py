@@ -129,7 +129,10 @@ def test_median_gate_waits_then_decides_in_a_batch(workspace, tmp_path: Path):
         )
     assert all(s.phase() is Phase.WAITING for s in sessions)
     assert sessions[0].next_item() is None
-    decisions = gate.close_training(workspace.engine, load_study(workspace.engine, ctx.study.name))
+    # 2 admitted of k = 5: closing warns that the study cannot complete, so it needs force
+    decisions = gate.close_training(
+        workspace.engine, load_study(workspace.engine, ctx.study.name), force=True
+    )
     assert {d.name: d.admitted for d in decisions} == {"a": True, "b": True, "c": False}
     assert all(d.threshold == 1.0 for d in decisions)
     assert [s.phase() for s in sessions] == [Phase.TEST, Phase.TEST, Phase.REJECTED]
@@ -144,7 +147,7 @@ def test_manual_gate(workspace, tmp_path: Path):
     s = AnnotatorSession.open(workspace.engine, ctx.study.name, "ana", create_annotator=True)
     train(s)
     assert s.phase() is Phase.WAITING
-    gate.decide_manually(workspace.engine, ctx, "ana", admit=True)
+    gate.decide_manually(workspace.engine, ctx, "ana", admit=True, reason="trained in person")
     assert s.phase() is Phase.TEST and s.next_item() is not None
 
 

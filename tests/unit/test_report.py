@@ -364,7 +364,8 @@ def test_table_view_shows_markup_like_text_verbatim(cli, workspace, monkeypatch)
         "[bold]x[/bold]",
     ):
         assert text in out
-    assert "Human, majority of 5" in out  # the quotable line opens the report
+    # the quotable line opens the report: 3 of 5 labels, so it says unfinished (issue 11)
+    assert "UNFINISHED: 3 of 5 labels on 2 of 2 items; Human, majority of 3" in out
     assert "Tie rule" in out and "Effective protocol" in out and "Gate decisions" in out
     assert "█" in out  # the agreement histogram as bars
 
@@ -599,7 +600,9 @@ def test_multirc_votes_per_answer_and_scores_f1a_and_em(cli, workspace):
     assert r["agreement"]["item_agreement_histogram"] == {"3/3": 1, "2/3": 4}
     assert r["gold_suspects"][0]["item"] == "q2"
     assert r["gold_suspects"][0]["answers"][0]["answer"] == "3"
-    assert r["summary"].startswith("Human, majority of 5 per answer (n=2): ")
+    assert r["summary"].startswith(
+        "UNFINISHED: 3 of 5 labels on 2 of 2 items; Human, majority of 3 per answer (n=2): "
+    )
 
 
 def test_record_scores_token_f1_and_em_over_gold_answers(cli, workspace):
@@ -683,7 +686,8 @@ def test_without_gold_scores_are_omitted_but_agreement_is_computed(cli, workspac
     assert any("no gold labels" in n for n in r["notes"])
     assert r["agreement"]["krippendorff_alpha"]["value"] is not None
     assert r["summary"].startswith(
-        "Human, majority of 5 (n=3): no gold labels, scores omitted; Krippendorff's α"
+        "UNFINISHED: 3 of 5 labels on 3 of 3 items; "
+        "Human, majority of 3 (n=3): no gold labels, scores omitted; Krippendorff's α"
     )
     assert "no gold labels" in cli("report", "blind").stdout
 
@@ -717,9 +721,8 @@ def test_one_annotator_and_single_label_items_do_not_crash(cli, workspace):
     assert r["agreement"]["pairwise_cohen_kappa"] == []
     assert [c["k"] for c in r["majority_of_k"]] == [1]
     assert any("fewer than k = 5 labels" in n for n in r["notes"])
-    assert (
-        "Human, majority of 5 (n=3): 66.7" in cli("report", "solo", "--format", "markdown").stdout
-    )
+    md = cli("report", "solo", "--format", "markdown").stdout
+    assert "UNFINISHED: 1 of 5 labels on 3 of 3 items; Human, majority of 1 (n=3): 66.7" in md
 
 
 def test_items_not_labelled_yet_are_reported(cli, workspace):

@@ -87,7 +87,7 @@ VISIBLE = ["a␛[31m1", "a␛]2;PWNED␇2", "a⟨RLO⟩3", "a⟨U+009B⟩2J4", "
     ("args", "names"),
     [
         (("status", "mnli"), VISIBLE),
-        (("gate", "mnli", "--admit", HOSTILE[1]), VISIBLE[1:2]),
+        (("gate", "mnli", "--admit", HOSTILE[1], "--reason", "r", "--force"), VISIBLE[1:2]),
         (("report", "mnli"), VISIBLE),
         (("annotator", "list"), VISIBLE),
     ],
