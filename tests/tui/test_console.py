@@ -313,6 +313,7 @@ async def test_report_screen_draws_the_report_with_charts(workspace, tmp_path):
         assert "Majority of k" in text
         assert "Each annotator's accuracy with its 95% Wilson interval" in text
         assert "Confusion matrix (rows: gold, columns: majority answer)" in text
+        assert "Flags: 1 raised (1 open, 0 resolved, 0 on excluded items)" in text
         label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
         app.check_for_changes()
         await wait_until(

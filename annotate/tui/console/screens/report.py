@@ -42,6 +42,33 @@ class ReportView:
     charts: ReportCharts
 
 
+def score(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def flags_text(report: StudyReport) -> Text:
+    """The report's flags section in short: counts, the excluded items and their effect."""
+    flags = report.flags
+    if flags is None or (not flags.n_flags and not flags.excluded_items):
+        return Text("")
+    text = Text("Flags", style="bold")
+    text.append(
+        f": {flags.n_flags} raised ({flags.open} open, {flags.resolved} resolved, "
+        f"{flags.excluded} on excluded items) · the Flags screen lists each\n"
+    )
+    for item in flags.excluded_items:
+        text.append(f"  excluded item {item.source_id} ({item.n_labels} labels) by {item.by}: ")
+        text.append(f"{item.reason}\n")
+    if flags.excluded_items:
+        text.append(
+            f"  task score without the excluded items {score(flags.task_score_without_excluded)}"
+            f", with them {score(flags.task_score_with_excluded)}\n"
+        )
+    if flags.note:
+        text.append(f"  {flags.note}\n", style="dim")
+    return text
+
+
 class ReportScreen(LiveScreen[ReportView]):
     BINDINGS = [
         Binding("u", "rebuild", "Update report"),
@@ -61,6 +88,7 @@ class ReportScreen(LiveScreen[ReportView]):
             yield PlotextPlot(id="chart-curve", classes="chart")
             yield PlotextPlot(id="chart-annotators", classes="chart")
             yield Static("", id="report-confusion")
+            yield Static("", id="report-flags")
             yield PlotextPlot(id="chart-r3", classes="chart")
             yield Static("", id="report-notes")
         yield Footer()
@@ -130,6 +158,7 @@ class ReportScreen(LiveScreen[ReportView]):
         confusion.display = charts.confusion is not None
         if charts.confusion is not None:
             confusion.update(confusion_text(charts))
+        self.query_one("#report-flags", Static).update(flags_text(data.report))
         notes = Text()
         for note in data.report.notes:
             notes.append(f"note: {note}\n", style="dim")
