@@ -217,10 +217,10 @@ class ProgressTracker:
         self.people: dict[int, _Person] = defaultdict(_Person)
         self.items: dict[int, _Votes] = defaultdict(_Votes)
         self.test_times: list[float] = []
+        """Answer moments of the test labels, sorted (for the rates)."""
         self.labels_per_item: Counter[int] = Counter()
         """Labels an item has (1, 2, …) -> items with that many (kept as labels come in)."""
         self.test_labels = 0
-        """Answer moments of the test labels, sorted (for the rates)."""
 
     def refresh(self, engine: Engine, now: datetime | None = None) -> StudyProgress:
         """Read what is new (in one short transaction) and return the study's progress at
