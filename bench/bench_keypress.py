@@ -31,11 +31,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure_app(engine, study: str, presses: int) -> list[float]:
+async def measure_app(engine, study: str, presses: int, name: str = "keypress") -> list[float]:
     from annotate.tui.app import create_app
 
-    admitted_session(engine, study, "keypress")
-    app = create_app(engine, study, "keypress")
+    admitted_session(engine, study, name)
+    app = create_app(engine, study, name)
     rendered: list[float] = []
     original = app.show_next
 

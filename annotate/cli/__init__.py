@@ -14,6 +14,7 @@ import typer
 
 from annotate.cli import (
     admin,
+    console,
     context,
     curate,
     data,
@@ -32,6 +33,7 @@ from annotate.text import terminal_safe
 __all__ = [
     "admin",
     "app",
+    "console",
     "curate",
     "data",
     "demo",

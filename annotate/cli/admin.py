@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -10,6 +11,9 @@ from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
 from annotate.wording import count_of
+
+if TYPE_CHECKING:
+    from annotate.workspace import Workspace
 
 
 @app.command("migrate")
@@ -99,7 +103,9 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
 @app.command("serve")
 def serve_command(
     ctx: typer.Context,
-    study: str = typer.Argument(..., help="The study annotators will work on"),
+    study: str = typer.Argument(
+        None, help="The study annotators will work on (with --console: the one to open first)"
+    ),
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Address to listen on (default: this machine only)"
     ),
@@ -119,16 +125,27 @@ def serve_command(
         help="Serve even though some annotators have no token (anyone who can open the page "
         "may then label as them)",
     ),
+    console: bool = typer.Option(
+        False,
+        "--console",
+        help="Serve the researcher console instead (loopback only: it has no login); --as "
+        "then names the researcher its decisions are recorded under",
+    ),
 ) -> None:
     """Serve the annotator app to a browser (needs `pip install 'annotate[web]'`).
 
     Each browser tab runs its own annotator session, works offline, and asks for the
-    annotator's name and token."""
+    annotator's name and token. With --console, each tab runs the researcher console."""
     from annotate.protocol.studies import get_annotator, load_study
     from annotate.protocol.tokens import annotators_without_token
     from annotate.web.server import is_loopback, make_server
 
     ws = options(ctx).workspace()
+    if console:
+        _serve_console(ws, study, host, port, annotator, public_url, max_sessions)
+        return
+    if study is None:
+        raise UserError("name the study annotators will work on (or serve the --console)")
     load_study(ws.engine, study)  # a mistyped study or name fails now, not in each browser tab
     if annotator is not None:
         get_annotator(ws.engine, annotator)
@@ -162,5 +179,42 @@ def serve_command(
             "no encryption; prefer the default 127.0.0.1 with an SSH tunnel "
             f"(ssh -L {port}:127.0.0.1:{port} THIS_MACHINE)."
         )
+    ws.engine.dispose()  # the tabs' processes open their own connections
+    server.serve()
+
+
+def _serve_console(
+    ws: Workspace,
+    study: str | None,
+    host: str,
+    port: int,
+    researcher: str | None,
+    public_url: str | None,
+    max_sessions: int,
+) -> None:
+    """`serve --console`: the same server and guards (the page's own origin only, at most
+    max_sessions tabs), running the console. It can close the gate and exclude items with no
+    login, so it is never bound beyond this machine: reach it through an SSH tunnel."""
+    from annotate.protocol.studies import load_study
+    from annotate.web.server import is_loopback, make_server
+
+    if not is_loopback(host):
+        raise UserError(
+            f"the console has no login, so it is served on this machine only, not on {host}; "
+            f"use the default 127.0.0.1 and an SSH tunnel (ssh -L {port}:127.0.0.1:{port} "
+            "THIS_MACHINE)"
+        )
+    if study is not None:
+        load_study(ws.engine, study)  # a mistyped study fails now, not in each browser tab
+    server = make_server(
+        ws.url,
+        study,
+        host=host,
+        port=port,
+        annotator=researcher,
+        public_url=public_url,
+        max_sessions=max_sessions,
+        console=True,
+    )
     ws.engine.dispose()  # the tabs' processes open their own connections
     server.serve()

@@ -65,9 +65,19 @@ def app_command(study: str, annotator: str | None = None) -> str:
     return shlex.join(args)
 
 
+def console_command(study: str | None, researcher: str | None = None) -> str:
+    """The shell command of each tab of `annotate serve --console`."""
+    args = [sys.executable, "-m", "annotate.web.console"]
+    if study:
+        args.append(study)
+    if researcher:
+        args += ["--as", researcher]
+    return shlex.join(args)
+
+
 def make_server(
     url: str,
-    study: str,
+    study: str | None,
     *,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
@@ -75,7 +85,10 @@ def make_server(
     public_url: str | None = None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     require_tokens: bool = True,
+    console: bool = False,
 ) -> Server:
+    """The server of `annotate serve`: each tab runs the annotator app on `study` (or, with
+    `console`, the researcher console, `annotator` then naming the researcher)."""
     try:
         from annotate.web.guarded import GuardedServer
     except ImportError:
@@ -84,13 +97,18 @@ def make_server(
     # keeps a PostgreSQL password out of the process list.
     os.environ["ANNOTATE_DB"] = url
     os.environ[TOKENS_ENV] = "required" if require_tokens else "optional"
+    if console:
+        command = console_command(study, annotator)
+    else:
+        assert study is not None
+        command = app_command(study, annotator)
     return GuardedServer(
-        app_command(study, annotator),
+        command,
         origins=allowed_origins(host, port, public_url),
         max_sessions=max_sessions,
         host=host,
         port=port,
-        title=f"annotate · {study}",
+        title=f"annotate · {'console' if console else study}",
         public_url=public_url,
         templates_path=TEMPLATES,
     )

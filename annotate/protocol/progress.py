@@ -1,0 +1,485 @@
+"""Live progress of studies, for the researcher's console: what changed (a cheap check) and,
+when something did, where each study and each annotator stands.
+
+The console polls `change_stamp` about once a second and recomputes `study_progress` only when
+the stamp moves. Both read in one short read-only transaction (in SQLite's WAL mode a reader
+never blocks the annotators' writes), so an open console costs the annotators nothing but the
+reads themselves (bench/bench_console.py measures it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from bisect import bisect_left, insort
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlmodel import Session
+
+from annotate.protocol.studies import TEST, TRAINING, StudyContext
+from annotate.store.models import (
+    Annotator,
+    FlagAction,
+    GateDecision,
+    Label,
+    LabelRevision,
+    Study,
+    StudyItem,
+)
+
+RECENT = timedelta(minutes=15)
+"""The window of the "recent" labelling rate."""
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Stores give back naive datetimes (UTC by convention): make them comparable with now."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+# --- the change check ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChangeStamp:
+    """What moves whenever anything the console shows changes: a new, revised or deleted label,
+    a gate decision, a flag resolved or an item excluded, a new study or a study's state."""
+
+    last_label: int | None
+    labels: int
+    last_revision: int | None
+    last_decision: int | None
+    last_flag_action: int | None
+    studies: tuple[tuple[int, str], ...]
+
+
+def change_stamp(engine: Engine) -> ChangeStamp:
+    """Max ids and the label count, in one short read-only transaction. Each is its own query:
+    SQLite answers max(id) from the primary key at once and count(*) from the smallest index
+    (milliseconds for a million labels), but the two in one query scan the table."""
+    with engine.connect() as conn:
+        last_label = conn.scalar(select(func.max(Label.id)))
+        labels = conn.scalar(select(func.count()).select_from(Label)) or 0
+        last_revision = conn.scalar(select(func.max(LabelRevision.id)))
+        last_decision = conn.scalar(select(func.max(GateDecision.id)))
+        last_flag_action = conn.scalar(select(func.max(FlagAction.id)))
+        studies = tuple(
+            (int(i), str(s)) for i, s in conn.execute(select(Study.id, Study.state)).all()
+        )
+        conn.rollback()  # read only: end the snapshot at once
+    return ChangeStamp(
+        last_label, int(labels), last_revision, last_decision, last_flag_action, studies
+    )
+
+
+# --- one study ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnnotatorProgress:
+    name: str
+    synthetic: bool
+    phase: str
+    """training, waiting (for the gate), test or rejected."""
+    training_done: int
+    training_quota: int
+    training_accuracy: float | None
+    gate: str
+    """pending, admitted or rejected."""
+    gate_reason: str | None
+    test_done: int
+    median_seconds: float | None
+    """Median seconds from showing an item to the answer, over all the annotator's answers."""
+    last_activity: datetime | None
+    agreement: float | None
+    """Share of the annotator's test answers equal to the item's current majority (items with
+    a single top answer and at least two labels only); None when there is none yet."""
+    flags: int
+
+
+@dataclass(frozen=True)
+class StudyProgress:
+    study: str
+    task: str
+    state: str
+    k: int
+    n_sample: int
+    """Test items in the sample."""
+    items_complete: int
+    labels_total: int
+    """Test labels."""
+    labels_needed: int
+    """Test labels still missing for every item to have k."""
+    histogram: dict[int, int]
+    """Labels per item (0..k) -> number of test items."""
+    rate_recent: float | None
+    """Test labels per hour over the last 15 minutes (None before the first label)."""
+    rate_overall: float | None
+    """Test labels per hour from the first test label to now."""
+    eta: timedelta | None
+    """Time to the last missing label at the recent rate (the overall one when nothing came
+    in recently); None when nothing is missing or nothing has come in at all."""
+    last_activity: datetime | None
+    annotators: list[AnnotatorProgress] = field(default_factory=list)
+    computed_at: datetime | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.n_sample > 0 and self.items_complete == self.n_sample
+
+
+def _value_key(value: Any) -> str:
+    """Answers are JSON (a label, a number, a list of spans): compare them as canonical text."""
+    return json.dumps(value, sort_keys=True)
+
+
+def decision_reason(decision: GateDecision) -> str:
+    """Why the gate decided as it did: the stored reason (schema 7), else one rebuilt from the
+    evidence stored with an older decision."""
+    if decision.reason:
+        return decision.reason
+    if decision.decided_by != "rule":
+        return f"decided by {decision.decided_by}"
+    score = "no training answers" if decision.score is None else f"accuracy {decision.score:.2f}"
+    if decision.threshold is None:
+        return f"{decision.rule} rule, {score}"
+    relation = ">=" if decision.admitted else "<"
+    if (
+        not decision.admitted
+        and decision.score is not None
+        and decision.score >= decision.threshold
+    ):
+        return f"{decision.n_items} training items, too few for the {decision.rule} rule"
+    return f"{score} {relation} {decision.rule} {decision.threshold:.2f}"
+
+
+def _rate(count: int, since: datetime, now: datetime) -> float | None:
+    """`count` labels from `since` to `now`, per hour."""
+    hours = (now - since).total_seconds() / 3600
+    return count / hours if hours > 0 else None
+
+
+@dataclass
+class _Person:
+    """What the tracker has counted of one annotator."""
+
+    name: str = ""
+    synthetic: bool = False
+    training_done: int = 0
+    training_correct: int = 0
+    test_done: int = 0
+    seconds: list[float] = field(default_factory=list)
+    """Seconds per answer, kept sorted (the median is the middle one)."""
+    last: float | None = None
+    """Latest answer (POSIX seconds)."""
+    flags: int = 0
+    judged: int = 0
+    """Test answers on items that have a single majority answer."""
+    agreeing: int = 0
+
+
+@dataclass
+class _Votes:
+    """One test item's answers: annotator -> answer key."""
+
+    answers: dict[int, str] = field(default_factory=dict)
+
+    def majority(self) -> str | None:
+        """The single most frequent answer, among two labels or more (None on a tie)."""
+        if len(self.answers) < 2:
+            return None
+        top = Counter(self.answers.values()).most_common(2)
+        if len(top) == 1 or top[0][1] > top[1][1]:
+            return top[0][0]
+        return None
+
+
+class ProgressTracker:
+    """A study's progress, kept up to date by reading only the labels added since the last
+    refresh (by id). Labels are only ever added, except for revisions: a moved revision id,
+    or (PostgreSQL) a label count that does not match what was read (an id committed out of
+    order), makes the tracker read the study afresh. So a console open on a study of a
+    million labels reads a million rows once, then a few rows a second."""
+
+    def __init__(self, ctx: StudyContext) -> None:
+        self.ctx = ctx
+        self._lock = threading.Lock()  # refreshes may come from two worker threads at once
+        self.sized = False
+        self.n_sample = 0
+        self.quota = 0
+        self.revision: int | None = None
+        self._forget_labels()
+
+    def _forget_labels(self) -> None:
+        self.last_id = 0
+        self.count = 0
+        self.people: dict[int, _Person] = defaultdict(_Person)
+        self.items: dict[int, _Votes] = defaultdict(_Votes)
+        self.test_times: list[float] = []
+        """Answer moments of the test labels, sorted (for the rates)."""
+        self.labels_per_item: Counter[int] = Counter()
+        """Labels an item has (1, 2, …) -> items with that many (kept as labels come in)."""
+        self.test_labels = 0
+
+    def refresh(self, engine: Engine, now: datetime | None = None) -> StudyProgress:
+        """Read what is new (in one short transaction) and return the study's progress at
+        `now` (default: the clock)."""
+        now = as_utc(now or datetime.now(UTC))
+        with self._lock, Session(engine) as session:
+            self._read(session)
+            stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
+            decisions: dict[int, GateDecision] = {}
+            for d in session.scalars(
+                select(GateDecision)
+                .where(GateDecision.study_id == self.ctx.id)
+                .order_by(GateDecision.id)
+            ):
+                decisions[d.annotator_id] = d  # the latest one counts
+            unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
+            for aid, name, synthetic in session.execute(
+                select(Annotator.id, Annotator.name, Annotator.synthetic).where(
+                    Annotator.id.in_(unnamed)
+                )
+            ).all():
+                self.people[aid].name, self.people[aid].synthetic = name, bool(synthetic)
+            return self._progress(now, stored or self.ctx.study.state, decisions)
+
+    def _read(self, session: Session) -> None:
+        ctx = self.ctx
+        if not self.sized:  # fixed when the study was created: read once
+            sizes = dict(
+                session.execute(
+                    select(StudyItem.phase, func.count())
+                    .where(StudyItem.study_id == ctx.id)
+                    .group_by(StudyItem.phase)
+                ).all()
+            )
+            self.n_sample, self.quota = int(sizes.get(TEST, 0)), int(sizes.get(TRAINING, 0))
+            self.sized = True
+        revision = session.scalar(select(func.max(LabelRevision.id)))
+        if revision != self.revision:  # a label's value changed: read the study afresh
+            self._forget_labels()
+            self.revision = revision
+        self._apply(session)
+        if session.get_bind().dialect.name == "sqlite":
+            return  # one writer at a time: ids are handed out in commit order
+        # PostgreSQL hands out ids before commit, so a lower id can commit after a higher one
+        # was read: a count that does not match what was read means one was missed.
+        count = session.scalar(
+            select(func.count()).select_from(Label).where(Label.study_id == ctx.id)
+        )
+        if self.count != count:
+            self._forget_labels()
+            self._apply(session)
+
+    def _apply(self, session: Session) -> None:
+        """Count the labels with an id above the last one read."""
+        rows = session.execute(
+            select(
+                Label.id,
+                Label.annotator_id,
+                Label.item_id,
+                Label.phase,
+                Label.value,
+                Label.correct,
+                Label.shown_at,
+                Label.answered_at,
+                Label.flag,
+            )
+            .where(Label.study_id == self.ctx.id, Label.id > self.last_id)
+            .order_by(Label.id)
+        ).all()
+        touched: dict[int, str | None] = {}
+        for r in rows:
+            person = self.people[r.annotator_id]
+            answered = as_utc(r.answered_at).timestamp()
+            seconds = answered - as_utc(r.shown_at).timestamp()
+            insort(person.seconds, seconds)
+            person.last = answered if person.last is None else max(person.last, answered)
+            person.flags += bool(r.flag)
+            if r.phase == TRAINING:
+                person.training_done += 1
+                person.training_correct += bool(r.correct)
+            else:
+                person.test_done += 1
+                insort(self.test_times, answered)
+                votes = self.items[r.item_id]
+                if r.item_id not in touched:  # its majority before this batch
+                    touched[r.item_id] = votes.majority()
+                    self._score(votes, touched[r.item_id], -1)
+                had = len(votes.answers)
+                votes.answers[r.annotator_id] = _value_key(r.value)
+                if len(votes.answers) > had:
+                    self.labels_per_item[had] -= 1
+                    self.labels_per_item[had + 1] += 1
+                    self.test_labels += 1
+            self.last_id = max(self.last_id, r.id)
+            self.count += 1
+        for item_id in touched:
+            votes = self.items[item_id]
+            self._score(votes, votes.majority(), +1)
+
+    def _score(self, votes: _Votes, majority: str | None, sign: int) -> None:
+        """Add (or take back) one item's part in each annotator's agreement."""
+        if majority is None:
+            return
+        for aid, answer in votes.answers.items():
+            person = self.people[aid]
+            person.judged += sign
+            person.agreeing += sign * (answer == majority)
+
+    def _progress(
+        self, now: datetime, stored: str, decisions: dict[int, GateDecision]
+    ) -> StudyProgress:
+        k = self.ctx.k
+        per_item: Counter[int] = Counter()
+        for n, items in self.labels_per_item.items():
+            if n > 0:
+                per_item[min(n, k)] += items
+        per_item[0] = self.n_sample - sum(per_item.values())
+        complete = per_item.get(k, 0)
+        labelled = self.test_labels
+        needed = k * self.n_sample - sum(n * c for n, c in per_item.items())
+        first = self.test_times[0] if self.test_times else None
+        cutoff = (now - RECENT).timestamp()
+        recent = len(self.test_times) - bisect_left(self.test_times, cutoff)
+        rate_recent = _rate(recent, now - RECENT, now) if first is not None else None
+        rate_overall = (
+            _rate(len(self.test_times), datetime.fromtimestamp(first, UTC), now)
+            if first is not None
+            else None
+        )
+        speed = rate_recent or rate_overall
+        eta = timedelta(hours=needed / speed) if needed and speed else None
+        if self.n_sample and complete == self.n_sample:
+            state = "complete"
+        elif stored == TEST or any(d.admitted for d in decisions.values()):
+            state = TEST
+        else:
+            state = TRAINING
+        lasts = [p.last for p in self.people.values() if p.last is not None]
+        ids = set(self.people) | set(decisions)
+        return StudyProgress(
+            study=self.ctx.study.name,
+            task=self.ctx.spec.name,
+            state=state,
+            k=k,
+            n_sample=self.n_sample,
+            items_complete=complete,
+            labels_total=labelled,
+            labels_needed=needed,
+            histogram={n: per_item.get(n, 0) for n in range(k + 1)},
+            rate_recent=rate_recent,
+            rate_overall=rate_overall,
+            eta=eta,
+            last_activity=datetime.fromtimestamp(max(lasts), UTC) if lasts else None,
+            annotators=sorted(
+                (self._annotator(aid, decisions.get(aid)) for aid in ids),
+                key=lambda a: a.name,
+            ),
+            computed_at=now,
+        )
+
+    def _annotator(self, annotator_id: int, decision: GateDecision | None) -> AnnotatorProgress:
+        p = self.people[annotator_id]
+        if decision is None:
+            verdict = "pending"
+            phase = "waiting" if self.quota and p.training_done >= self.quota else "training"
+        elif decision.admitted:
+            verdict, phase = "admitted", "test"
+        else:
+            verdict, phase = "rejected", "rejected"
+        return AnnotatorProgress(
+            name=p.name,
+            synthetic=p.synthetic,
+            phase=phase,
+            training_done=p.training_done,
+            training_quota=self.quota,
+            training_accuracy=p.training_correct / p.training_done if p.training_done else None,
+            gate=verdict,
+            gate_reason=None if decision is None else decision_reason(decision),
+            test_done=p.test_done,
+            median_seconds=_median_of_sorted(p.seconds),
+            last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
+            agreement=p.agreeing / p.judged if p.judged else None,
+            flags=p.flags,
+        )
+
+
+def _median_of_sorted(values: list[float]) -> float | None:
+    """The median of a sorted list without sorting it again (the tracker keeps it sorted)."""
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = None) -> StudyProgress:
+    """Where `ctx`'s study stands at `now` (default: the clock), read afresh."""
+    return ProgressTracker(ctx).refresh(engine, now)
+
+
+# --- every study --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StudyOverview:
+    name: str
+    task: str
+    state: str
+    k: int
+    n_sample: int
+    items_complete: int
+    labels_total: int
+    last_activity: datetime | None
+
+    @property
+    def share_done(self) -> float:
+        """Test labels given out of the k x sample the study needs."""
+        wanted = self.k * self.n_sample
+        return min(1.0, self.labels_total / wanted) if wanted else 0.0
+
+
+def studies_overview(engine: Engine) -> list[StudyOverview]:
+    """Every study in the store with its progress and last activity (grouped queries only)."""
+    with Session(engine) as session:
+        studies = session.execute(
+            select(Study.id, Study.name, Study.task, Study.state, Study.protocol).order_by(Study.id)
+        ).all()
+        items: dict[int, list[int]] = defaultdict(list)
+        for study_id, n in session.execute(
+            select(StudyItem.study_id, StudyItem.n_labels).where(StudyItem.phase == TEST)
+        ).all():
+            items[study_id].append(n)
+        last = dict(
+            session.execute(
+                select(Label.study_id, func.max(Label.answered_at)).group_by(Label.study_id)
+            ).all()
+        )
+        admitted = set(
+            session.scalars(
+                select(GateDecision.study_id).where(GateDecision.admitted.is_(True)).distinct()
+            )
+        )
+    out = []
+    for study_id, name, task, stored, protocol in studies:
+        k = int(protocol.get("annotators_per_item", 1))
+        counts = items.get(study_id, [])
+        state = _state_of(counts, k, stored, study_id in admitted)
+        out.append(
+            StudyOverview(
+                name=name,
+                task=task,
+                state=state,
+                k=k,
+                n_sample=len(counts),
+                items_complete=sum(1 for n in counts if n >= k),
+                labels_total=sum(counts),
+                last_activity=as_utc(last[study_id]) if study_id in last else None,
+            )
+        )
+    return out
+
+
+def _state_of(counts: list[int], k: int, stored: str, anyone_admitted: bool) -> str:
+    """`state.derived_state` from counts already read (one grouped query for every study)."""
+    if counts and all(n >= k for n in counts):
+        return "complete"
+    return "test" if stored == TEST or anyone_admitted else TRAINING

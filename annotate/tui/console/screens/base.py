@@ -1,0 +1,69 @@
+"""A console screen that shows data read from the store and reads it again when it changes.
+
+`fetch` runs in a worker thread (a big study's progress takes a moment to read; the keys stay
+live meanwhile) and touches only the engine; `show` then draws the result on the event loop.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy.exc import DBAPIError
+from textual.screen import Screen
+
+from annotate.errors import UserError
+from annotate.store.engine import is_disconnect
+
+T = TypeVar("T")
+
+
+class LiveScreen(Screen[None], Generic[T]):
+    stale = False
+    """The store changed while another screen was on top: read again when shown."""
+    loaded = False
+    """The first data is on the screen (tests wait for it)."""
+    loads = 0
+    """Times the data was read and drawn (tests wait for a new one)."""
+
+    def fetch(self, app: Any) -> T:
+        """Read the data (in a worker thread): from `app`'s engine and clock only."""
+        raise NotImplementedError
+
+    def show(self, data: T) -> None:
+        raise NotImplementedError
+
+    def on_screen_resume(self) -> None:
+        if self.stale or not self.loaded:
+            self.reload()
+
+    def reload(self) -> None:
+        self.stale = False
+        app = self.app  # the worker thread has no active app to look up (and may outlive us)
+        self.run_worker(
+            partial(self._fetch_and_show, app), thread=True, exclusive=True, group="reload"
+        )
+
+    def _fetch_and_show(self, app: Any) -> None:
+        try:
+            data = self.fetch(app)
+        except UserError as exc:
+            app.call_from_thread(app.notify_error, str(exc))
+            return
+        except DBAPIError as exc:
+            if not is_disconnect(exc):
+                raise
+            app.call_from_thread(
+                app.notify_error,
+                "the store is unreachable; the console tries again at the next change check",
+            )
+            self.stale = True
+            return
+        app.call_from_thread(self._show, data)
+
+    def _show(self, data: Any) -> None:
+        if not self.is_attached:
+            return
+        self.show(data)
+        self.loaded = True
+        self.loads += 1

@@ -1,0 +1,208 @@
+"""The gate: each trainee's items done, accuracy and decision (with its reason), what closing
+now would decide against the projected median, and the three actions: close (median rule),
+admit and reject (by hand, with a reason). Every action first shows its confirmation, with
+exactly who is admitted and who rejected and the warnings; the engine refuses on warnings
+unless the researcher forces it there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
+
+from annotate.errors import UserError
+from annotate.protocol import gate
+from annotate.protocol.studies import StudyContext
+from annotate.terminal_text import SafeText as Text
+from annotate.tui.console.fmt import DASH, share
+from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.screens.confirm import ConfirmScreen, plan_text, warnings_text
+
+
+@dataclass(frozen=True)
+class GateView:
+    rows: list[dict[str, Any]]
+    """`gate.gate_overview`: one per trainee."""
+    plan: gate.GatePlan | None
+    """What closing now would do (median rule, while someone is undecided)."""
+    plan_note: str | None
+    """Why there is no plan (another rule, nobody trained yet)."""
+
+
+def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped-def]
+    rows = gate.gate_overview(engine, ctx)
+    if ctx.protocol.gate_rule != "median":
+        threshold = ctx.protocol.gate_threshold
+        note = f"The {ctx.protocol.gate_rule} rule decides each trainee by itself" + (
+            f" (accuracy >= {threshold:.2f})." if threshold is not None else "."
+        )
+        return GateView(rows, None, note)
+    try:
+        return GateView(rows, gate.preview_close(ctx=ctx, engine=engine), None)
+    except UserError as exc:  # nobody trained yet
+        return GateView(rows, None, str(exc))
+
+
+class GateScreen(LiveScreen[GateView]):
+    BINDINGS = [
+        Binding("c", "close_gate", "Close training"),
+        Binding("a", "admit", "Admit"),
+        Binding("x", "reject", "Reject"),
+        Binding("escape,backspace", "back", "Back"),
+    ]
+
+    def __init__(self, ctx: StudyContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.view: GateView | None = None
+
+    def compose(self) -> ComposeResult:
+        p = self.ctx.protocol
+        yield Header()
+        yield Static(
+            Text(
+                f"Gate · {self.ctx.study.name} · {p.gate_rule} rule · at least "
+                f"{p.gate_min_items} training items · k = {self.ctx.k}",
+                style="bold",
+            ),
+            classes="screen-title",
+        )
+        with VerticalScroll(id="gate-body"):
+            yield DataTable(id="trainees", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="gate-plan")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#trainees", DataTable).add_columns(
+            "Trainee", "Items", "Accuracy", "Decision", "Reason", "If closed now"
+        )
+        self.query_one("#trainees", DataTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Closing a cohort is the median rule's; the other rules decide each trainee alone.
+        if action == "close_gate":
+            return self.ctx.protocol.gate_rule == "median"
+        return True
+
+    def fetch(self, app: Any) -> GateView:
+        return gate_view(app.engine, self.ctx)
+
+    def show(self, data: GateView) -> None:
+        self.view = data
+        projected = {}
+        if data.plan is not None:
+            projected = {o.name: o for o in [*data.plan.admit, *data.plan.reject]}
+        table = self.query_one("#trainees", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for r in data.rows:
+            outcome = projected.get(r["name"])
+            table.add_row(
+                Text(r["name"]),
+                Text(f"{r['training_done']}/{r['training_quota']}"),
+                Text(share(r["training_accuracy"])),
+                Text(r["gate"], style={"admitted": "green", "rejected": "red"}.get(r["gate"], "")),
+                Text(r.get("reason") or DASH),
+                Text(
+                    DASH if outcome is None else ("admit" if outcome.admitted else "reject"),
+                    style="" if outcome is None else ("green" if outcome.admitted else "red"),
+                ),
+                key=r["name"],
+            )
+        if data.rows:
+            table.move_cursor(row=min(row, len(data.rows) - 1))
+        body = Text()
+        if data.plan is not None:
+            body.append(
+                f"Projected median accuracy: {data.plan.threshold:.2f} · "
+                if data.plan.threshold is not None
+                else ""
+            )
+            body.append(
+                f"closing now admits {len(data.plan.admit)}, rejects {len(data.plan.reject)}; "
+                f"{data.plan.admitted_after} admitted in all (k = {data.plan.k})\n"
+            )
+            body.append(warnings_text(data.plan.warnings))
+        elif data.plan_note:
+            body.append(data.plan_note, style="dim")
+        if not data.rows:
+            body.append("\nNobody has done any training yet.", style="dim")
+        self.query_one("#gate-plan", Static).update(body)
+
+    def chosen(self) -> str | None:
+        table = self.query_one("#trainees", DataTable)
+        if not table.row_count:
+            self.app.notify("There is no trainee to choose.", markup=False)
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return str(key)
+
+    # --- actions ------------------------------------------------------------------------------
+    def action_close_gate(self) -> None:
+        engine, ctx = self.app.engine, self.ctx  # type: ignore[attr-defined]
+        try:
+            plan = gate.preview_close(engine, ctx)
+        except UserError as exc:
+            self.app.notify_error(str(exc))  # type: ignore[attr-defined]
+            return
+
+        def act(_reason: str, force: bool) -> str:
+            made = gate.close_training(engine, ctx, force=force)
+            admitted = sum(1 for d in made if d.admitted)
+            return f"Training closed: {admitted} admitted, {len(made) - admitted} rejected."
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Close training (median rule)",
+                plan_text(plan),
+                act,
+                warnings=plan.warnings,
+                needs_reason=False,  # each trainee's reason is the rule's, stored with it
+            ),
+            self._after,
+        )
+
+    def action_admit(self) -> None:
+        self._manual(admit=True)
+
+    def action_reject(self) -> None:
+        self._manual(admit=False)
+
+    def _manual(self, *, admit: bool) -> None:
+        name = self.chosen()
+        if name is None:
+            return
+        engine, ctx = self.app.engine, self.ctx  # type: ignore[attr-defined]
+        try:
+            plan = gate.preview_manual(engine, ctx, name, admit)
+        except UserError as exc:
+            self.app.notify_error(str(exc))  # type: ignore[attr-defined]
+            return
+        by = self.app.researcher  # type: ignore[attr-defined]
+
+        def act(reason: str, force: bool) -> str:
+            d = gate.decide_manually(
+                engine, ctx, name, admit, reason=reason, force=force, decided_by=by
+            )
+            return f"{d.name} {'admitted' if d.admitted else 'rejected'}: {d.reason}"
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{'Admit' if admit else 'Reject'} {name} by hand",
+                plan_text(plan),
+                act,
+                warnings=plan.warnings,
+            ),
+            self._after,
+        )
+
+    def _after(self, done: bool | None) -> None:
+        if done:
+            self.reload()
+
+    def action_back(self) -> None:
+        self.dismiss()

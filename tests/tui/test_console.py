@@ -1,0 +1,353 @@
+"""The researcher's console, driven by Pilot: the studies, one study live (updated from another
+process within 2 s), the gate's confirmations and refusals, the flags and the report."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlmodel import Session
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+from annotate.protocol import flags
+from annotate.store.models import FlagAction, GateDecision
+from annotate.tui.console.app import ConsoleApp, create_console_app
+from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.screens.confirm import ConfirmScreen
+from annotate.tui.console.screens.flags import FlagsScreen
+from annotate.tui.console.screens.gate import GateScreen
+from annotate.tui.console.screens.help import ConsoleHelpScreen
+from annotate.tui.console.screens.report import ReportScreen
+from annotate.tui.console.screens.studies import StudiesScreen
+from annotate.tui.console.screens.study import StudyScreen
+from tests.engine_helpers import rte_study
+from tests.tui.console_support import NOW, StepClock, busy_study, label_as
+from tests.tui.support import screen_text, wait_until
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+async def arrive(pilot: Pilot, screen: type[Screen]) -> None:
+    """`screen` is on top and has drawn its first data."""
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, screen)
+            and (not isinstance(pilot.app.screen, LiveScreen) or pilot.app.screen.loaded)
+        ),
+        screen.__name__,
+    )
+
+
+def console(engine, study: str | None = None) -> ConsoleApp:
+    return create_console_app(engine, study, clock=lambda: NOW, researcher="rhea")
+
+
+def decisions(engine) -> list[GateDecision]:
+    with Session(engine) as session:
+        return list(session.scalars(select(GateDecision).order_by(GateDecision.id)))
+
+
+# --- studies and one study ---------------------------------------------------------------------
+async def test_studies_screen_lists_every_study_and_opens_one(workspace, tmp_path):
+    busy_study(workspace.engine, tmp_path)
+    rte_study(workspace.engine, tmp_path / "other", name="empty one", test=4)
+    app = console(workspace.engine)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        text = screen_text(app)
+        assert "rte [pilot]" in text and "empty one" in text  # names verbatim, not markup
+        assert "superglue/rte" in text
+        assert "3/8" in text and "17/24 (71%)" in text  # items complete; labels of k x sample
+        assert "23 min ago" in text  # the last label, 09:06:48, at the frozen 09:30
+        assert "never" not in text
+        await pilot.press("enter")
+        await arrive(pilot, StudyScreen)
+        assert "Study rte [pilot]" in screen_text(app)
+        await pilot.press("escape")
+        await arrive(pilot, StudiesScreen)
+
+
+async def test_study_screen_shows_progress_and_every_annotator(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        text = screen_text(app)
+        assert "3 of 8 items complete (38%) · k = 3 · state test" in text
+        assert "17 test labels, 7 to go" in text
+        assert "Labels/hour: 0.0 (last 15 min)" in text
+        assert "ETA: 12 min" in text
+        lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
+        assert "2 labels ████████████████████████ 3" in text  # histogram: 3 items with 2 labels
+        ana = next(line for line in text.splitlines() if "[b]ana[/b]" in line)
+        assert "admitted" in ana and "accuracy 1.00 >= threshold 0.75" in ana
+        ben = next(line for line in text.splitlines() if line.strip().startswith("ben"))
+        assert "80%" in ben  # agrees with the majority on 4 of 5 judged items
+        dev = next(line for line in text.splitlines() if line.strip().startswith("dev"))
+        assert "rejected" in dev and "accuracy 0.50 < threshold 0.75" in dev
+        eve = next(line for line in text.splitlines() if line.strip().startswith("eve"))
+        assert "training" in eve and "1/4" in eve and "pending" in eve
+        assert " 1 " in ana.split("%")[-1]  # ana's one flag
+        assert lines
+
+
+WRITER = """
+import sys
+from annotate.protocol.session import AnnotatorSession
+from annotate.workspace import open_workspace
+
+ws = open_workspace(sys.argv[1])
+session = AnnotatorSession.open(ws.engine, sys.argv[2], sys.argv[3])
+for _ in range(int(sys.argv[4])):
+    item = session.next_item()
+    session.submit(item, "entailment")
+"""
+
+
+@pytest.mark.slow
+async def test_labels_written_by_another_process_show_within_two_seconds(
+    workspace, db_url, tmp_path
+):
+    """The console polls at its real interval; another process labels two items; the new
+    counts are on the screen less than 2 s after that process committed."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = create_console_app(workspace.engine, ctx.study.name, researcher="rhea")
+    assert app.poll_seconds == 1.0
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        assert "17 test labels" in screen_text(app)
+        subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(WRITER), db_url, ctx.study.name, "chloé", "2"],
+            check=True,
+            cwd=PROJECT,
+            timeout=60,
+        )
+        committed = time.monotonic()
+        deadline = committed + 2.0
+        while "19 test labels" not in screen_text(app):
+            assert time.monotonic() < deadline, "the new labels did not show within 2 s"
+            await pilot.pause(0.05)
+        assert time.monotonic() - committed < 2.0
+        chloe = next(line for line in screen_text(app).splitlines() if "chloé" in line)
+        assert " 5 " in chloe  # her test count went from 3 to 5
+
+
+async def test_the_study_screen_redraws_only_when_the_store_changed(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = create_console_app(workspace.engine, ctx.study.name, poll_seconds=0.05)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        loads = screen.loads
+        for _ in range(10):  # ten change checks with nothing new
+            await pilot.pause(0.05)
+        assert screen.loads == loads
+        label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
+        await wait_until(pilot, lambda: screen.loads > loads, "a reload after the new label")
+        assert "18 test labels" in screen_text(app)
+
+
+# --- the gate ---------------------------------------------------------------------------------
+def median_study(engine, tmp_path, trainees: int = 4):
+    """A k=5 median-gated study with `trainees` annotators who all did their training right."""
+    ctx = rte_study(
+        engine,
+        tmp_path,
+        name="median k5",
+        train=4,
+        test=6,
+        annotators_per_item=5,
+        gate_rule="median",
+    )
+    for n in range(trainees):
+        label_as(engine, ctx.study.name, f"t{n}", clock=StepClock())
+    return ctx
+
+
+async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_without_force(
+    workspace, tmp_path
+):
+    ctx = median_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        text = screen_text(app)
+        assert "Projected median accuracy: 1.00" in text
+        assert "only 4 annotator(s) would be admitted but each item needs 5" in text
+        await pilot.press("c")
+        await arrive(pilot, ConfirmScreen)
+        text = screen_text(app)
+        assert "Will be admitted (4)" in text and "Will be rejected (0)" in text
+        for n in range(4):
+            assert f"t{n}: accuracy 1.00 >= median 1.00" in text
+        assert "each item needs 5: the study cannot" in text
+        await pilot.press("enter")  # confirm without force: refused, nothing written
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Refused because of the warnings above" in screen_text(app)
+        assert decisions(workspace.engine) == []
+        await pilot.press("ctrl+f")  # force
+        await arrive(pilot, GateScreen)
+        made = decisions(workspace.engine)
+        assert [d.admitted for d in made] == [True] * 4
+        await wait_until(pilot, lambda: "admitted" in screen_text(app), "the decisions shown")
+
+
+async def test_escape_cancels_a_gate_action(workspace, tmp_path):
+    ctx = median_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("c")
+        await arrive(pilot, ConfirmScreen)
+        await pilot.press("escape")
+        await arrive(pilot, GateScreen)
+    assert decisions(workspace.engine) == []
+
+
+async def test_manual_reject_needs_a_reason_and_stores_it(workspace, tmp_path):
+    ctx = median_study(workspace.engine, tmp_path, trainees=6)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("down", "x")  # t1
+        await arrive(pilot, ConfirmScreen)
+        text = screen_text(app)
+        assert "Reject t1 by hand" in text and "Will be rejected (1)" in text
+        await pilot.press("enter")  # no reason yet
+        assert "Type a reason first" in screen_text(app)
+        assert decisions(workspace.engine) == []
+        await pilot.press(*"copied answers")
+        await pilot.press("enter")
+        await arrive(pilot, GateScreen)
+    [made] = decisions(workspace.engine)
+    assert (made.admitted, made.reason, made.decided_by) == (False, "copied answers", "rhea")
+
+
+# --- flags ------------------------------------------------------------------------------------
+async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        text = screen_text(app)
+        assert "[b]ana[/b]" in text  # the annotator's name as typed, not bold
+        assert "Comment: the premise is cut off [/i]" in text  # verbatim, no markup error
+        assert "premise: The ledger near gate 1003 was repaired last spring." in text
+        assert "State: open" in text
+        await pilot.press("v")
+        await arrive(pilot, ConfirmScreen)
+        await pilot.press(*"fixed in v2")
+        await pilot.press("enter")
+        await arrive(pilot, FlagsScreen)
+        await wait_until(pilot, lambda: "resolved" in screen_text(app), "the resolved flag")
+    [row] = flags.list_flags(workspace.engine, ctx.id)
+    assert (row.state, row.by, row.reason) == ("resolved", "rhea", "fixed in v2")
+
+
+async def test_excluding_a_flagged_item_from_scoring(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        await pilot.press("x")
+        await arrive(pilot, ConfirmScreen)
+        assert "Exclude item 1003 from scoring" in screen_text(app)
+        await pilot.press(*"premise cut off")
+        await pilot.press("enter")
+        await arrive(pilot, FlagsScreen)
+        await pilot.press("x")  # again: the engine says it is excluded already
+        await arrive(pilot, ConfirmScreen)
+        await pilot.press(*"again", "enter")
+        await pilot.pause()
+        assert "already excluded from scoring" in screen_text(app)
+    assert list(flags.excluded_item_ids(workspace.engine, ctx.id)) == [
+        flags.find_test_item(workspace.engine, ctx, "1003")
+    ]
+    with Session(workspace.engine) as session:
+        [action] = session.scalars(select(FlagAction)).all()
+    assert (action.action, action.by, action.reason) == ("exclude", "rhea", "premise cut off")
+
+
+async def test_a_study_without_flags_says_so(workspace, tmp_path):
+    ctx = median_study(workspace.engine, tmp_path, trainees=1)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        assert "No flagged items in this study." in screen_text(app)
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, FlagsScreen)
+
+
+# --- report and help --------------------------------------------------------------------------
+async def test_report_screen_draws_the_report_with_charts(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 80)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("r")
+        await arrive(pilot, ReportScreen)
+        text = screen_text(app)
+        assert "Human, majority of 3" in text or "UNFINISHED" in text
+        assert "Majority of k" in text
+        assert "Each annotator's accuracy with its 95% Wilson interval" in text
+        assert "Confusion matrix (rows: gold, columns: majority answer)" in text
+        assert "Flags: 1 raised (1 open, 0 resolved, 0 on excluded items)" in text
+        label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
+        app.check_for_changes()
+        await wait_until(
+            pilot, lambda: "press u to update" in screen_text(app), "the new-labels note"
+        )
+        await pilot.press("u")
+        await wait_until(
+            pilot, lambda: "press u to update" not in screen_text(app), "the rebuilt report"
+        )
+
+
+async def test_help_lists_the_keys(workspace, tmp_path):
+    busy_study(workspace.engine, tmp_path)
+    app = console(workspace.engine)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        await pilot.press("question_mark")
+        await arrive(pilot, ConsoleHelpScreen)
+        text = screen_text(app)
+        assert "close training (median rule)" in text and "ctrl+f" in text
+        await pilot.press("escape")
+        await arrive(pilot, StudiesScreen)
+
+
+def test_a_missing_study_fails_before_the_screen(cli, workspace):
+    result = cli("console", "nope")
+    assert result.code == 1
+    assert "no study named 'nope'" in result.stderr
+
+
+async def test_an_empty_store_says_how_to_make_a_study(workspace):
+    app = console(workspace.engine)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        assert "No studies yet: `annotate study create` makes one." in screen_text(app)
+        await pilot.press("enter")  # nothing to open: stays
+        assert isinstance(app.screen, StudiesScreen)

@@ -1,0 +1,115 @@
+"""The console's progress engine, without a screen: the numbers of a study, the incremental
+tracker against a fresh read, and the change stamp."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from annotate.protocol import flags
+from annotate.protocol.progress import (
+    ProgressTracker,
+    change_stamp,
+    studies_overview,
+    study_progress,
+)
+from annotate.protocol.session import AnnotatorSession
+from tests.tui.console_support import NOW, START, StepClock, busy_study, label_as
+
+
+def without_time(progress):
+    return replace(progress, computed_at=None)
+
+
+def test_progress_of_a_study_mid_way(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    p = study_progress(workspace.engine, ctx, now=NOW)
+    assert (p.k, p.n_sample, p.items_complete, p.labels_total) == (3, 8, 3, 17)
+    assert p.histogram == {0: 0, 1: 2, 2: 3, 3: 3}
+    assert p.labels_needed == 7 and p.state == "test" and not p.complete
+    # Nothing in the last 15 minutes: the ETA comes from the whole study's rate.
+    assert p.rate_recent == 0.0
+    assert p.rate_overall is not None and 30 < p.rate_overall < 40
+    assert p.eta == timedelta(hours=7 / p.rate_overall)
+    by_name = {a.name: a for a in p.annotators}
+    assert set(by_name) == {"[b]ana[/b]", "ben", "chloé", "dev", "eve"}
+    ana, ben, dev, eve = by_name["[b]ana[/b]"], by_name["ben"], by_name["dev"], by_name["eve"]
+    assert (ana.phase, ana.test_done, ana.flags, ana.agreement) == ("test", 8, 1, 1.0)
+    assert ana.gate_reason == "accuracy 1.00 >= threshold 0.75 (4 items)"
+    assert ben.agreement == 0.8  # one of his 5 answers on items with a majority is against it
+    assert (dev.phase, dev.gate, dev.training_accuracy) == ("rejected", "rejected", 0.5)
+    assert (eve.phase, eve.gate, eve.training_done, eve.gate_reason) == (
+        "training",
+        "pending",
+        1,
+        None,
+    )
+    assert ana.median_seconds == 4.0  # the step clock: shown, then answered 4 s later
+
+
+def test_the_recent_rate_counts_the_last_fifteen_minutes(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    last = study_progress(workspace.engine, ctx, now=NOW).last_activity
+    assert last is not None
+    p = study_progress(workspace.engine, ctx, now=last + timedelta(minutes=5))
+    assert p.rate_recent is not None and p.rate_recent > 0
+    assert p.eta == timedelta(hours=p.labels_needed / p.rate_recent)
+
+
+def test_the_tracker_reads_new_labels_and_matches_a_fresh_read(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    tracker = ProgressTracker(ctx)
+    tracker.refresh(workspace.engine, NOW)
+    read_up_to = tracker.last_id
+    label_as(workspace.engine, ctx.study.name, "chloé", test_items=2, clock=StepClock())
+    label_as(workspace.engine, ctx.study.name, "fay", test_items=3, clock=StepClock())
+    incremental = tracker.refresh(workspace.engine, NOW)
+    assert tracker.last_id > read_up_to
+    assert without_time(incremental) == without_time(study_progress(workspace.engine, ctx, NOW))
+    assert incremental.labels_total == 17 + 2 + 3
+
+
+def test_a_revised_label_makes_the_tracker_read_afresh(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    tracker = ProgressTracker(ctx)
+    before = tracker.refresh(workspace.engine, NOW)
+    session = AnnotatorSession.open(workspace.engine, ctx.study.name, "ben", clock=StepClock())
+    last = session.last_answer()
+    assert last is not None
+    item, value = last
+    session.revise(item, "entailment" if value == "not_entailment" else "not_entailment")
+    after = tracker.refresh(workspace.engine, NOW)
+    assert without_time(after) == without_time(study_progress(workspace.engine, ctx, NOW))
+    ben = lambda p: next(a for a in p.annotators if a.name == "ben")  # noqa: E731
+    assert ben(after).agreement != ben(before).agreement
+
+
+def test_the_change_stamp_moves_with_labels_decisions_and_flag_actions(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    stamp = change_stamp(workspace.engine)
+    assert change_stamp(workspace.engine) == stamp  # nothing new, nothing moved
+    label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
+    moved = change_stamp(workspace.engine)
+    assert moved.labels == stamp.labels + 1 and moved.last_label > stamp.last_label
+    label_as(workspace.engine, ctx.study.name, "gil", clock=StepClock())  # trains, is admitted
+    decided = change_stamp(workspace.engine)
+    assert decided.last_decision != moved.last_decision
+    [flag] = flags.list_flags(workspace.engine, ctx.id)
+    flags.resolve_flag(workspace.engine, ctx, flag.label_id, by="rhea", reason="fixed")
+    assert change_stamp(workspace.engine).last_flag_action is not None
+    assert change_stamp(workspace.engine) != decided
+
+
+def test_studies_overview(workspace, tmp_path):
+    busy_study(workspace.engine, tmp_path)
+    [row] = studies_overview(workspace.engine)
+    assert (row.name, row.task, row.state, row.k, row.n_sample) == (
+        "rte [pilot]",
+        "superglue/rte",
+        "test",
+        3,
+        8,
+    )
+    assert (row.items_complete, row.labels_total) == (3, 17)
+    assert round(row.share_done, 3) == round(17 / 24, 3)
+    assert row.last_activity is not None and row.last_activity > START
