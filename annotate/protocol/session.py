@@ -41,6 +41,8 @@ RETRIES = 5
 """Attempts for a commit that failed with a transient error. Each SQLite attempt has already
 waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_turn first), so
 a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
+REVISABLE = (TEST, catch.CATCH)
+"""Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
 
 
 class Phase(StrEnum):
@@ -484,14 +486,15 @@ class AnnotatorSession:
     # --- going back -------------------------------------------------------------------------
     def last_answer(self) -> tuple[ItemView, Any] | None:
         """The annotator's most recent test answer, to revise it (training answers are final:
-        the gold label has been shown)."""
+        the gold label has been shown). A catch item looks like a test item, so the answer just
+        given to one is the one `u` goes back to."""
         with Session(self.engine) as session:
             label = session.scalars(
                 select(Label)
                 .where(
                     Label.study_id == self.ctx.id,
                     Label.annotator_id == self.annotator_id,
-                    Label.phase == TEST,
+                    Label.phase.in_(REVISABLE),
                 )
                 .order_by(Label.answered_at.desc(), Label.id.desc())
             ).first()
@@ -511,13 +514,16 @@ class AnnotatorSession:
                         Label.study_id == self.ctx.id,
                         Label.item_id == item.item_id,
                         Label.annotator_id == self.annotator_id,
-                        Label.phase == TEST,
+                        Label.phase.in_(REVISABLE),
                     )
                 ).first()
                 if label is None:
                     raise UserError("there is no earlier answer to revise")
                 if label.value == value:
                     return
+                if label.phase == catch.CATCH:  # a catch answer stays marked against gold
+                    gold = session.scalar(select(Item.gold).where(Item.id == item.item_id))
+                    label.correct = is_correct(self.spec, value, gold)
                 session.add(
                     LabelRevision(
                         label_id=label.id,

@@ -139,3 +139,30 @@ def test_pause_sends_the_annotator_to_a_refresher_with_feedback(workspace, tmp_p
 def test_catch_settings_are_validated(setting, message):
     with pytest.raises(SpecError, match=message):
         load_protocol("quick").effective("superglue/rte", setting)
+
+
+def test_revising_right_after_a_catch_item_goes_back_to_that_item(workspace, tmp_path):
+    # `u` goes back to the item just answered: after a catch item that is the catch item (it
+    # looked like a test item), not the test answer before it; the revision is re-marked.
+    catch_study(workspace, tmp_path, catch_rate=0.5)
+    session = AnnotatorSession.open(workspace.engine, "c", "ana", create_annotator=True)
+    while session.phase() is Phase.TRAINING:
+        item = session.next_item()
+        session.submit(item, _right(item))
+    while True:
+        item = session.next_item()
+        is_catch = int(item.source_id) < 1000  # dev ids are 0..39, test 1000..
+        wrong = "not_entailment" if _right(item) == "entailment" else "entailment"
+        session.submit(item, wrong)
+        if is_catch:
+            break
+    back, value = session.last_answer()
+    assert back.item_id == item.item_id and value == wrong
+    session.revise(back, _right(item))
+    with workspace.engine.connect() as conn:
+        row = conn.execute(
+            select(Label.phase, Label.value, Label.correct, Label.revisions).where(
+                Label.item_id == item.item_id, Label.phase != TRAINING
+            )
+        ).one()
+    assert tuple(row) == ("catch", _right(item), True, 1)
