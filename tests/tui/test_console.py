@@ -192,12 +192,13 @@ async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
 
 async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(workspace, tmp_path):
     ctx = median_study(workspace.engine, tmp_path)
+    label_as(workspace.engine, ctx.study.name, "[red]zed[/]", clock=StepClock())
     app = console(workspace.engine, ctx.study.name)
     async with app.run_test(size=(160, 40)) as pilot:
         await arrive(pilot, StudyScreen)
-        assert (
-            "warning: the gate is open and 4 trainee(s) wait for it (t0, t1, t2, t3): "
-            "`annotate gate median k5 --close`"
+        assert (  # the name as typed: the warning is never parsed as markup
+            "warning: the gate is open and 5 trainee(s) wait for it ([red]zed[/], t0, t1, t2, "
+            "t3): `annotate gate median k5 --close`"
         ) in screen_text(app)
         assert "Catch items" not in screen_text(app)  # catch_rate 0: no catch section
 
