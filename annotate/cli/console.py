@@ -19,7 +19,8 @@ def console_command(
     ),
 ) -> None:
     """The researcher's console: every study; one study live (labels per item, rate, ETA, each
-    annotator); the gate with its warnings; flagged items; the report with charts.
+    annotator, the status warnings, catch accuracy and drift); the gate with its warnings;
+    flagged items; the report with charts.
 
     The live view only reads, in short transactions, so it never slows the annotators; it
     writes only what you confirm (gate decisions, flag actions). Quit with q;

@@ -299,7 +299,7 @@ class ProgressTracker:
             if r.phase == TRAINING:
                 person.training_done += 1
                 person.training_correct += bool(r.correct)
-            else:
+            elif r.phase == TEST:  # catch and refresher answers (issue 16) are neither
                 person.test_done += 1
                 insort(self.test_times, answered)
                 votes = self.items[r.item_id]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
@@ -24,6 +24,9 @@ from annotate.store.models import (
     StudyItem,
     utcnow,
 )
+
+if TYPE_CHECKING:
+    from annotate.protocol.progress import StudyProgress
 
 STALLED_AFTER = timedelta(minutes=30)
 """An annotator mid-phase with no label for this long is reported as stalled."""
@@ -244,3 +247,22 @@ def status_warnings(
             minutes = int((now - last).total_seconds() // 60)
             out.append(f"{a['name']} has stalled: no label for {minutes} min while in {a['phase']}")
     return out
+
+
+def progress_warnings(ctx: StudyContext, progress: StudyProgress, now: datetime) -> list[str]:
+    """`status_warnings` from what the console's progress tracker has already counted (no
+    read): the same rules, words and order as `annotate status`. Cheap enough to call again
+    on a timer, which the stalled rule needs (it depends on `now`, not on new labels)."""
+    annotators = [
+        {
+            "name": a.name,
+            "phase": a.phase,
+            "gate": a.gate,
+            "test_done": a.test_done,
+            "_last": a.last_activity,
+        }
+        for a in progress.annotators
+    ]
+    return status_warnings(
+        ctx, annotators, progress.state, progress.n_sample, progress.items_complete, now
+    )

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from annotate.protocol import flags
+from annotate.protocol.status import study_status
+from annotate.protocol.studies import load_study
+from annotate.report.catch import catch_report
+from annotate.simulate import simulate
 from annotate.store.models import FlagAction, GateDecision
 from annotate.tui.console.app import ConsoleApp, create_console_app
 from annotate.tui.console.screens.base import LiveScreen
@@ -153,6 +158,84 @@ async def test_the_study_screen_redraws_only_when_the_store_changed(workspace, t
         label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
         await wait_until(pilot, lambda: screen.loads > loads, "a reload after the new label")
         assert "18 test labels" in screen_text(app)
+
+
+async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
+    workspace, tmp_path, monkeypatch
+):
+    """The stalled rule of `annotate status` on the Study screen: nothing at 09:30; with no new
+    label, the slow warnings timer (shortened here) shows it once the clock passes 30 min."""
+    monkeypatch.setattr(StudyScreen, "warnings_seconds", 0.05)
+    ctx = busy_study(workspace.engine, tmp_path)
+    now = [NOW]
+    app = create_console_app(
+        workspace.engine, ctx.study.name, clock=lambda: now[0], researcher="rhea"
+    )
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        assert screen.warnings == [] and "warning:" not in screen_text(app)
+        loads = screen.loads
+        now[0] = NOW + timedelta(hours=1)
+        await wait_until(pilot, lambda: "has stalled" in screen_text(app), "the stalled warning")
+        assert screen.loads == loads  # worked out again without reading the store
+        text = screen_text(app)
+        assert "warning: eve has stalled: no label for 83 min while in training" in text
+        assert "warning: ben has stalled: no label for 85 min while in test" in text
+        assert "warning: chloé has stalled: no label for 83 min while in test" in text
+        assert "[b]ana[/b] has stalled" not in text  # ana did every test item
+    ctx = load_study(workspace.engine, ctx.study.name)
+    status = study_status(workspace.engine, ctx, now=NOW + timedelta(hours=1))
+    assert screen.warnings == status["warnings"]  # the same rules and words as `status`
+
+
+async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(workspace, tmp_path):
+    ctx = median_study(workspace.engine, tmp_path)
+    label_as(workspace.engine, ctx.study.name, "[red]zed[/]", clock=StepClock())
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        assert (  # the name as typed: the warning is never parsed as markup
+            "warning: the gate is open and 5 trainee(s) wait for it ([red]zed[/], t0, t1, t2, "
+            "t3): `annotate gate median k5 --close`"
+        ) in screen_text(app)
+        assert "Catch items" not in screen_text(app)  # catch_rate 0: no catch section
+
+
+async def test_the_study_screen_shows_catch_accuracy_and_the_drift_warning(workspace, tmp_path):
+    """Five careful simulated annotators; sim3 answers at random after 12 test-stream answers:
+    the Study screen shows every annotator's catch accuracy and sim3's drift warning."""
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        name="c",
+        train=40,
+        test=40,
+        gate_threshold=0.6,
+        catch_rate=0.3,
+    )
+    simulate(workspace.engine, "c", 5, 0.95, seed=4, accuracies=[0.97] * 5, drift={2: (12, 0.1)})
+    summary = catch_report(workspace.engine, "c")
+    assert summary is not None
+    app = create_console_app(workspace.engine, "c", researcher="rhea")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await arrive(pilot, StudyScreen)
+        text = screen_text(app)
+        assert "200 test labels, 0 to go" in text  # catch answers are not test labels
+        assert "Catch items: rate 0.3, action warn · recent = last 10 catch answers" in text
+        rows = {line.split()[0]: line for line in text.splitlines() if line.startswith(" sim")}
+        assert set(rows) == {f"sim{n}" for n in range(1, 6)}
+        for a in summary.annotators:
+            cells = rows[a.name].split()
+            assert cells[1] == str(a.n)
+            assert cells[2] == f"{a.accuracy * 100:.1f}"  # overall
+            assert cells[3] == f"{a.recent_accuracy * 100:.1f}"  # the recent window
+            assert cells[5] == ("DRIFT" if a.name == "sim3" else "ok")
+        [drift] = summary.warnings
+        assert drift.startswith("sim3: recent catch accuracy fell below the gate threshold 0.60")
+        assert f"warning: {drift}" in text
+        assert app.screen.warnings[-1] == drift
 
 
 # --- the gate ---------------------------------------------------------------------------------

@@ -80,6 +80,19 @@ def test_study_live(snap_compare, workspace, tmp_path, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_study_with_warnings(snap_compare, workspace, tmp_path, size):
+    """A median-gated study whose trainees wait for the gate: the warning `status` gives."""
+    ctx = median_study(workspace.engine, tmp_path)
+    app = console(workspace.engine, ctx.study.name)
+
+    async def run_before(pilot: Pilot) -> None:
+        await arrive(pilot, StudyScreen)
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_gate_with_warnings(snap_compare, workspace, tmp_path, size):
     ctx = median_study(workspace.engine, tmp_path)
     app = console(workspace.engine, ctx.study.name)

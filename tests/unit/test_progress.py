@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from annotate.protocol import flags
+from sqlalchemy import func, select
+
+from annotate.protocol import catch, flags
 from annotate.protocol.progress import (
     ProgressTracker,
     change_stamp,
@@ -14,6 +16,11 @@ from annotate.protocol.progress import (
     study_progress,
 )
 from annotate.protocol.session import AnnotatorSession
+from annotate.protocol.status import progress_warnings, study_status
+from annotate.protocol.studies import TEST, load_study
+from annotate.simulate import simulate
+from annotate.store.models import Label
+from tests.engine_helpers import rte_study
 from tests.tui.console_support import NOW, START, StepClock, busy_study, label_as
 
 
@@ -113,3 +120,36 @@ def test_studies_overview(workspace, tmp_path):
     assert (row.items_complete, row.labels_total) == (3, 17)
     assert round(row.share_done, 3) == round(17 / 24, 3)
     assert row.last_activity is not None and row.last_activity > START
+
+
+def test_catch_and_refresher_answers_are_not_test_labels(workspace, tmp_path):
+    """Catch items (issue 16) sit in the test stream but are not test items: the progress of a
+    study with catch items counts test answers only, like `annotate status`."""
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        name="c",
+        train=20,
+        test=20,
+        gate_threshold=0.6,
+        catch_rate=0.4,
+        catch_action="pause",
+        annotators_per_item=3,
+    )
+    simulate(workspace.engine, "c", 3, 0.9, seed=5, accuracies=[0.97] * 3, drift={0: (4, 0.0)})
+    with workspace.engine.connect() as conn:
+        phases = dict(conn.execute(select(Label.phase, func.count()).group_by(Label.phase)).all())
+    assert phases[catch.CATCH] > 0 and phases[catch.REFRESHER] > 0
+    ctx = load_study(workspace.engine, "c")
+    p = study_progress(workspace.engine, ctx)
+    assert p.labels_total == phases[TEST] == 60
+    assert p.histogram == {0: 0, 1: 0, 2: 0, 3: 20} and p.complete
+    status = study_status(workspace.engine, ctx)
+    assert {a.name: a.test_done for a in p.annotators} == {
+        a["name"]: a["test_done"] for a in status["annotators"]
+    }
+    later = p.computed_at + timedelta(hours=2)
+    assert (
+        progress_warnings(ctx, p, later)
+        == study_status(workspace.engine, ctx, now=later)["warnings"]
+    )
