@@ -22,7 +22,7 @@ from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
 from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.catch import catch_report
-from annotate.report.coding import CodedStudy
+from annotate.report.coding import CodedStudy, wilson_fits
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
 from annotate.report.early_stop import adjust_agreement, early_stop_section, items_wanting
@@ -279,13 +279,7 @@ def _headline_interval(
     95% in seeded simulations) and collapses to zero width when every item is right, while
     Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's, if drawn."""
     accuracy = scores.get("accuracy")
-    if (
-        metrics == ["accuracy"]
-        and coded.kind == "classification"
-        and coded.item_pair is None
-        and accuracy is not None
-        and accuracy.wilson_low is not None
-    ):
+    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.wilson_low is not None:
         return HeadlineInterval(accuracy.wilson_low, accuracy.wilson_high, WILSON_METHOD)
     if total.ci_low is not None and bootstrap > 0:
         return HeadlineInterval(total.ci_low, total.ci_high, BOOTSTRAP_METHOD)

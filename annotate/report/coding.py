@@ -222,3 +222,10 @@ def _code_multi_answer(
         label_row=np.asarray(l_row, dtype=np.int64),
         **base,
     )
+
+
+def wilson_fits(metrics: list[str], coded: CodedStudy) -> bool:
+    """Whether a score is one binomial proportion, so Wilson's interval applies: accuracy alone,
+    over independent classification items (not MultiRC's answers grouped by question, not
+    AX-g's pairs). The headline and the model-aggregation rows use the same rule."""
+    return metrics == ["accuracy"] and coded.kind == "classification" and coded.item_pair is None

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from annotate.report.aggregate import NO_LABELS, answer_of, votes_of
-from annotate.report.coding import CodedStudy
+from annotate.report.coding import CodedStudy, wilson_fits
 from annotate.report.schema import Estimate, HeadlineInterval, JsonData, _none
 from annotate.report.study_aggregate import Aggregated
 from annotate.scoring.intervals import wilson_interval
@@ -186,14 +186,7 @@ def _score(
     interval = None
     n = count_scored(coded, pred)
     accuracy = scores.get("accuracy")
-    if (
-        metrics == ["accuracy"]
-        and coded.kind == "classification"
-        and coded.item_pair is None
-        and accuracy is not None
-        and accuracy.value is not None
-        and n
-    ):
+    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.value is not None and n:
         low, high = wilson_interval(accuracy.value * n, n)
         accuracy.wilson_low, accuracy.wilson_high = low, high
         interval = HeadlineInterval(low, high, WILSON)
