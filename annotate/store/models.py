@@ -112,7 +112,7 @@ class Annotator(SQLModel, table=True):
     failed_logins: int = 0
     created_at: datetime = Field(default_factory=utcnow)
     synthetic: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-    """Made by `annotate simulate`, which writes as no other annotator (schema 3)."""
+    """Made by `annotate simulate`, which writes as no other annotator (schema 4)."""
 
 
 class Label(SQLModel, table=True):
