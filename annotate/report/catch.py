@@ -162,6 +162,18 @@ def _annotator(
     )
 
 
+CATCH_HEADERS = (
+    "Annotator",
+    "Catch answers",
+    "Accuracy",
+    "Recent",
+    "Gate threshold",
+    "Drift",
+    "Refresher items",
+    "Latest answers (oldest first)",
+)
+
+
 def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report's catch section: one row per annotator, then the warnings."""
     if c is None:
@@ -185,17 +197,7 @@ def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[lis
         f"Catch items (rate {c.catch_rate:g}, action {c.catch_action}; recent = last "
         f"{c.window}; {c.pool})"
     )
-    headers = [
-        "Annotator",
-        "Catch answers",
-        "Accuracy",
-        "Recent",
-        "Gate threshold",
-        "Drift",
-        "Refresher items",
-        "Latest answers (oldest first)",
-    ]
-    sections = [(title, headers, rows)]
+    sections = [(title, list(CATCH_HEADERS), rows)]
     if c.warnings:
         sections.append(("Drift warnings", ["Warning"], [[w] for w in c.warnings]))
     return sections

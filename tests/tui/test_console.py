@@ -221,10 +221,17 @@ async def test_the_study_screen_shows_catch_accuracy_and_the_drift_warning(works
     app = create_console_app(workspace.engine, "c", researcher="rhea")
     async with app.run_test(size=(200, 60)) as pilot:
         await arrive(pilot, StudyScreen)
-        text = screen_text(app)
+
+        def catch_rows() -> dict[str, str]:
+            """The catch table's rows by name (the annotators table's rows say "(synthetic)")."""
+            lines = [line for line in screen_text(app).splitlines() if line.startswith(" sim")]
+            return {line.split()[0]: line for line in lines if "(synthetic)" not in line}
+
+        # The catch table is drawn after the annotators table: wait for its rows.
+        await wait_until(pilot, lambda: len(catch_rows()) == 5, "the catch table's rows")
+        text, rows = screen_text(app), catch_rows()
         assert "200 test labels, 0 to go" in text  # catch answers are not test labels
         assert "Catch items: rate 0.3, action warn · recent = last 10 catch answers" in text
-        rows = {line.split()[0]: line for line in text.splitlines() if line.startswith(" sim")}
         assert set(rows) == {f"sim{n}" for n in range(1, 6)}
         for a in summary.annotators:
             cells = rows[a.name].split()

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
 from annotate.protocol.status import progress_warnings
 from annotate.protocol.studies import StudyContext
-from annotate.report.catch import CatchReport, catch_report, catch_sections
+from annotate.report.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
@@ -160,8 +160,13 @@ class StudyScreen(LiveScreen[StudyData]):
         self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
         self.query_one("#annotators", DataTable).focus()
         self.query_one("#study-warnings").display = False
-        self.query_one("#catch-title").display = False
-        self.query_one("#catch").display = False
+        # Shown from the start on a study that serves catch items: a DataTable made visible
+        # in the same update that fills it was sometimes never drawn.
+        serves_catch = self.ctx.protocol.catch_rate > 0
+        self.query_one("#catch-title").display = serves_catch
+        catch = self.query_one("#catch", DataTable)
+        catch.display = serves_catch
+        catch.add_columns(*CATCH_HEADERS)
         self.set_interval(self.warnings_seconds, self.show_warnings, name="warnings")
 
     def fetch(self, app: Any) -> StudyData:
@@ -202,15 +207,12 @@ class StudyScreen(LiveScreen[StudyData]):
 
     def show_catch(self) -> None:
         sections = catch_sections(self.catch)
-        title = self.query_one("#catch-title", Static)
-        table = self.query_one("#catch", DataTable)
-        title.display = table.display = bool(sections)
         if self.catch is None or not sections:
             return
-        _, headers, rows = sections[0]
-        title.update(catch_title(self.catch))
-        table.clear(columns=True)
-        table.add_columns(*headers)
+        _, _, rows = sections[0]
+        self.query_one("#catch-title", Static).update(catch_title(self.catch))
+        table = self.query_one("#catch", DataTable)
+        table.clear()
         for row, a in zip(rows, self.catch.annotators, strict=True):
             cells = [Text(cell) for cell in row]
             cells[5].stylize("bold red" if a.drifting else ("yellow" if a.first_drift_at else ""))
