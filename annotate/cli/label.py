@@ -41,7 +41,7 @@ def label_command(
     tui.run()
     progress = tui.session.progress()
     say(
-        f"{name}: {progress.training_done} training and {progress.test_done} test answers "
+        f"{name}: {progress.training_done} training and {progress.stream_done} test answers "
         f"saved in study {study!r}."
     )
 

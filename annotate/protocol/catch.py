@@ -109,30 +109,8 @@ def _ensure_pool(conn: Connection, ctx: StudyContext, phase: str) -> None:
     ).scalar()
     if have:
         return
-    training = [
-        r
-        for (r,) in conn.execute(
-            select(study_item.c.item_id)
-            .where(study_item.c.study_id == ctx.id, study_item.c.phase == TRAINING)
-            .order_by(study_item.c.position)
-        )
-    ]
-    if phase == REFRESHER:
-        pool = training
-    else:
-        dataset = ctx.study.train_dataset_id
-        fresh = []
-        if dataset is not None:
-            fresh = [
-                r
-                for (r,) in conn.execute(
-                    select(Item.id)
-                    .where(Item.dataset_id == dataset, Item.gold.is_not(None))  # type: ignore[union-attr]
-                    .order_by(Item.position)
-                )
-                if r not in set(training)
-            ]
-        pool = fresh or training
+    pool = _pool_items(conn, ctx, phase)
+    if phase == CATCH:
         random.Random(f"{ctx.protocol.seed}/catch").shuffle(pool)
     if pool:
         conn.execute(
@@ -142,6 +120,55 @@ def _ensure_pool(conn: Connection, ctx: StudyContext, phase: str) -> None:
                 for n, i in enumerate(pool)
             ],
         )
+
+
+def _pool_items(conn: Connection, ctx: StudyContext, phase: str) -> list[int]:
+    """The items a pool is drawn from, in dataset order: for the refresher the training items;
+    for catch items the dev items with gold that were not training items, else the training
+    items themselves."""
+    training = [
+        r
+        for (r,) in conn.execute(
+            select(study_item.c.item_id)
+            .where(study_item.c.study_id == ctx.id, study_item.c.phase == TRAINING)
+            .order_by(study_item.c.position)
+        )
+    ]
+    if phase == REFRESHER:
+        return training
+    dataset = ctx.study.train_dataset_id
+    fresh: list[int] = []
+    if dataset is not None:
+        seen = set(training)
+        fresh = [
+            r
+            for (r,) in conn.execute(
+                select(Item.id)
+                .where(Item.dataset_id == dataset, Item.gold.is_not(None))  # type: ignore[union-attr]
+                .order_by(Item.position)
+            )
+            if r not in seen
+        ]
+    return fresh or training
+
+
+def planned(conn: Connection, ctx: StudyContext, annotator_id: int, test_items: int) -> int:
+    """How many catch items the annotator's test stream holds if they answer every test item:
+    `is_due` at each position, while the pool has an item they have not answered. The
+    annotator's screen counts these with the test items, so that its count moves on after a
+    catch answer as after any other."""
+    pool = conn.execute(
+        select(func.count())
+        .select_from(study_item)
+        .where(study_item.c.study_id == ctx.id, study_item.c.phase == CATCH)
+    ).scalar() or len(_pool_items(conn, ctx, CATCH))
+    catches = tests = 0
+    while tests < test_items:
+        if catches < pool and is_due(ctx, annotator_id, catches + tests):
+            catches += 1
+        else:
+            tests += 1
+    return catches
 
 
 def _next_from_pool(

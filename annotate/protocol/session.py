@@ -90,10 +90,23 @@ class Progress:
     test_done: int
     test_items: int
     """Test items in the study (each needs k annotators; an annotator does each at most once)."""
+    catch_done: int = 0
+    catch_planned: int = 0
+    """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
 
     @property
     def training_accuracy(self) -> float:
         return self.training_correct / self.training_done if self.training_done else 0.0
+
+    @property
+    def stream_done(self) -> int:
+        """Answers in the test stream as the annotator sees it: test and catch items alike (a
+        count that stood still after a catch answer would tell which item it was)."""
+        return self.test_done + self.catch_done
+
+    @property
+    def stream_total(self) -> int:
+        return self.test_items + self.catch_planned
 
 
 class TrainingClosed(UserError):
@@ -132,9 +145,10 @@ class AnnotatorSession:
         self.annotator_id: int = annotator.id
         self.clock = clock
         self._sizes: tuple[int, int] | None = None
-        self._test_done: int | None = None
-        """Test answers stored by this annotator: counted once, then kept up to date here so
-        the keypress needs no count (it only numbers the item on the screen)."""
+        self._stream_done: int | None = None
+        """Test-stream answers (test and catch) stored by this annotator: counted once, then
+        kept up to date here so the keypress needs no count (it only numbers the item)."""
+        self._catch_planned: int | None = None
         self.catch_items: set[int] = set()
         self.refresher_items: set[int] = set()
         """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
@@ -159,6 +173,12 @@ class AnnotatorSession:
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session) -> tuple[int, int, int]:
         """(training answers, right ones, test answers) in one indexed query."""
+        by_phase = self._by_phase(session)
+        training_done, training_correct = by_phase.get(TRAINING, (0, 0))
+        return training_done, training_correct, by_phase.get(TEST, (0, 0))[0]
+
+    def _by_phase(self, session: Session) -> dict[str, tuple[int, int]]:
+        """phase -> (answers, right ones) of this annotator."""
         rows = session.execute(
             select(
                 Label.phase,
@@ -168,9 +188,7 @@ class AnnotatorSession:
             .where(Label.study_id == self.ctx.id, Label.annotator_id == self.annotator_id)
             .group_by(Label.phase)
         ).all()
-        by_phase = {phase: (int(n), int(right)) for phase, n, right in rows}
-        training_done, training_correct = by_phase.get(TRAINING, (0, 0))
-        return training_done, training_correct, by_phase.get(TEST, (0, 0))[0]
+        return {phase: (int(n), int(right)) for phase, n, right in rows}
 
     def _study_sizes(self, session: Session) -> tuple[int, int]:
         """(training quota, test items): fixed when the study was created, so asked once."""
@@ -236,10 +254,27 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         with Session(self.engine) as session:
-            done, correct, test_done = self._counts(session)
+            by_phase = self._by_phase(session)
             quota, test_items = self._study_sizes(session)
             phase = self._phase(session)
-        return Progress(phase, done, correct, quota, test_done, test_items)
+            catch_planned = 0
+            if self.ctx.protocol.catch_rate > 0:
+                if self._catch_planned is None:  # fixed for the study: worked out once
+                    self._catch_planned = catch.planned(
+                        session.connection(), self.ctx, self.annotator_id, test_items
+                    )
+                catch_planned = self._catch_planned
+        done, correct = by_phase.get(TRAINING, (0, 0))
+        return Progress(
+            phase,
+            done,
+            correct,
+            quota,
+            by_phase.get(TEST, (0, 0))[0],
+            test_items,
+            by_phase.get(catch.CATCH, (0, 0))[0],
+            catch_planned,
+        )
 
     # --- items ------------------------------------------------------------------------------
     def _view(self, session: Session, item_id: int, phase: str, number: int) -> ItemView:
@@ -282,17 +317,21 @@ class AnnotatorSession:
 
         return self._test_view(_retry(work))
 
-    def _tests_done(self) -> int:
-        if self._test_done is None:
+    def _stream_answers(self) -> int:
+        if self._stream_done is None:
             with Session(self.engine) as session:
-                self._test_done = self._counts(session)[2]
-        return self._test_done
+                self._stream_done = self._stream_count(session)
+        return self._stream_done
+
+    def _stream_count(self, session: Session) -> int:
+        by_phase = self._by_phase(session)
+        return by_phase.get(TEST, (0, 0))[0] + by_phase.get(catch.CATCH, (0, 0))[0]
 
     def _test_view(self, leased: Leased | None) -> ItemView | None:
         if leased is None:
             return None
         fields = dict(leased.fields)
-        number = self._tests_done() + 1
+        number = self._stream_answers() + 1
         if self.ctx.protocol.catch_rate > 0 and (served := catch.serve_catch(self, number)):
             return served  # the leased test item stays this annotator's and comes next
         return ItemView(leased.item_id, leased.source_id, TEST, fields, number, self.clock())
@@ -430,8 +469,10 @@ class AnnotatorSession:
         next item. Everything that can be prepared is prepared before the lock."""
         if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
             _retry(lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment))
+            if self._stream_done is not None:  # stored once, even by a retried commit
+                self._stream_done += 1
             return self.next_item() if then_next else None
-        self._tests_done()  # counted outside the lock, once per session
+        self._stream_answers()  # counted outside the lock, once per session
         row = {
             "study_id": self.ctx.id,
             "item_id": item.item_id,
@@ -475,10 +516,10 @@ class AnnotatorSession:
                 return refusal is None, refusal, leased
 
         stored, refusal, leased = _retry(work)
-        if stored and self._test_done is not None:
-            self._test_done += 1
+        if stored and self._stream_done is not None:
+            self._stream_done += 1
         elif refusal is Refusal.ANSWERED_BEFORE:
-            self._test_done = None  # an earlier attempt did commit: count again when needed
+            self._stream_done = None  # an earlier attempt did commit: count again when needed
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
             raise ItemTaken("this item already has all its labels; moving on")
         return self._test_view(leased)
@@ -500,8 +541,8 @@ class AnnotatorSession:
             ).first()
             if label is None:
                 return None
-            _, _, test_done = self._counts(session)
-            return self._view(session, label.item_id, TEST, test_done), label.value
+            number = self._stream_count(session)
+            return self._view(session, label.item_id, TEST, number), label.value
 
     def revise(self, item: ItemView, answer: Any) -> None:
         """Change a test answer; the earlier value is kept as a revision."""

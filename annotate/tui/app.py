@@ -88,7 +88,7 @@ class LabelApp(App[None]):
         if item is not None:
             if item.phase == TEST and not self.shown_test:
                 self.shown_test = True
-                if progress.training_quota and not progress.test_done:
+                if progress.training_quota and not progress.stream_done:
                     self.notify(
                         "Test phase: from now on there is no feedback.", timeout=6, markup=False
                     )

@@ -88,6 +88,9 @@ def test_a_catch_item_looks_like_a_test_item(workspace, tmp_path):
     assert {i.phase for i in seen} == {TEST}
     assert {tuple(sorted(i.fields)) for i in catches} == {tuple(sorted(i.fields)) for i in tests}
     assert session.progress().test_done == len(tests)
+    # the item's number runs on through catch items, as the screen's count does
+    assert [i.number for i in seen] == list(range(1, 17))
+    assert session.progress().stream_done == 16
 
 
 def test_an_annotator_who_tires_triggers_the_drift_warning(workspace, tmp_path):

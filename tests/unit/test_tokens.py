@@ -92,7 +92,7 @@ class FakeApp:
     def progress(self):
         from types import SimpleNamespace
 
-        return SimpleNamespace(training_done=0, test_done=0)
+        return SimpleNamespace(training_done=0, test_done=0, stream_done=0)
 
 
 @pytest.fixture

@@ -68,10 +68,10 @@ def where_you_are(progress: Progress, protocol: ProtocolSpec) -> str:
             f"You start with {count_of(progress.training_quota, 'training item')}: {feedback}. "
             "Then come the test items, without feedback."
         )
-    if progress.test_done:
+    if progress.stream_done:
         return (
             "Welcome back: you are in the test phase "
-            f"({count_of(progress.test_done, 'item')} done). "
+            f"({count_of(progress.stream_done, 'item')} done). "
             "There is no feedback on test items."
         )
     if progress.phase is Phase.TEST or progress.training_quota == 0:

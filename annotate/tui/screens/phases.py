@@ -96,6 +96,6 @@ class FinishedScreen(MessageScreen):
     def lines(self) -> list[str]:
         p = self.progress
         return [
-            f"You labelled {items(p.test_done, 'test')}. No item is left for you in this study.",
+            f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
             "Your answers are saved. Press q to leave.",
         ]

@@ -21,11 +21,12 @@ def format_elapsed(seconds: float) -> str:
 
 
 def phase_counts(phase: str, progress: Progress) -> tuple[int, int]:
-    """(done, total) for the bar: training answers of the quota, test answers of the study's
-    test items (each annotator sees each test item at most once)."""
+    """(done, total) for the bar: training answers of the quota, test-stream answers of the
+    study's test items (each annotator sees each test item at most once) and the catch items
+    planned among them, which look like test items."""
     if phase == TRAINING:
         return progress.training_done, progress.training_quota
-    return progress.test_done, progress.test_items
+    return progress.stream_done, progress.stream_total
 
 
 def describe_progress(phase: str, progress: Progress) -> Text:
