@@ -281,14 +281,21 @@ def catch_answers(conn: Any, ctx: StudyContext, annotator_id: int) -> list[tuple
 def refresher_due(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
     """`pause`: the annotator is drifting at their latest catch answer and has not yet done a
     refresher round since it."""
+    done = refresher_round(conn, ctx, annotator_id)
+    return done is not None and done < REFRESHER_ITEMS
+
+
+def refresher_round(conn: Any, ctx: StudyContext, annotator_id: int) -> int | None:
+    """`pause`: the refresher answers given since the annotator's latest catch answer, when
+    they were drifting at it (a round is due or under way); None otherwise."""
     if ctx.protocol.catch_action != "pause":
-        return False
+        return None
     answers = catch_answers(conn, ctx, annotator_id)
     if (
         not answers
         or drift([c for _, c in answers], gate_threshold(conn, ctx, annotator_id)) is None
     ):
-        return False
+        return None
     since = conn.execute(
         select(func.count())
         .select_from(label)
@@ -299,7 +306,7 @@ def refresher_due(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
             label.c.id > max(i for i, _ in answers),
         )
     ).scalar()
-    return int(since or 0) < REFRESHER_ITEMS
+    return int(since or 0)
 
 
 def serve_refresher(session: AnnotatorSession) -> ItemView | None:
@@ -308,26 +315,19 @@ def serve_refresher(session: AnnotatorSession) -> ItemView | None:
 
     ctx = session.ctx
     with session.engine.connect() as conn:
-        if not refresher_due(conn, ctx, session.annotator_id):
-            return None
+        done = refresher_round(conn, ctx, session.annotator_id)
+    if done is None or done >= REFRESHER_ITEMS:
+        return None
     with write_connection(session.engine) as conn:
         lock_study(conn, ctx.id)
         item_id = _next_from_pool(conn, ctx, session.annotator_id, REFRESHER)
         if item_id is None:  # every training item refreshed already: nothing more to show
             return None
         row = conn.execute(select(Item.source_id, Item.fields).where(Item.id == item_id)).one()
-        done = conn.execute(
-            select(func.count())
-            .select_from(label)
-            .where(
-                label.c.study_id == ctx.id,
-                label.c.annotator_id == session.annotator_id,
-                label.c.phase == REFRESHER,
-            )
-        ).scalar()
     session.refresher_items.add(item_id)
+    fields = dict(row.fields)
     return ItemView(
-        item_id, row.source_id, TRAINING, dict(row.fields), int(done or 0) + 1, session.clock()
+        item_id, row.source_id, TRAINING, fields, done + 1, session.clock(), refresher=True
     )
 
 

@@ -62,8 +62,11 @@ class ItemView:
     phase: str
     fields: dict[str, Any]
     number: int
-    """1-based number of this item among the annotator's items in the phase."""
+    """1-based number of this item among the annotator's items in the phase (in a refresher
+    round: in the round)."""
     shown_at: datetime
+    refresher: bool = False
+    """A training item again, in a refresher round (catch_action "pause"; see catch.py)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class Progress:
     catch_done: int = 0
     catch_planned: int = 0
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
+    refresher_done: int = 0
+    """Answers in the annotator's current refresher round (catch_action "pause")."""
 
     @property
     def training_accuracy(self) -> float:
@@ -264,6 +269,11 @@ class AnnotatorSession:
                         session.connection(), self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
+            refresher_done = 0
+            if self.ctx.protocol.catch_action == "pause":
+                refresher_done = (
+                    catch.refresher_round(session.connection(), self.ctx, self.annotator_id) or 0
+                )
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -274,6 +284,7 @@ class AnnotatorSession:
             test_items,
             by_phase.get(catch.CATCH, (0, 0))[0],
             catch_planned,
+            refresher_done,
         )
 
     # --- items ------------------------------------------------------------------------------

@@ -21,12 +21,14 @@ from textual.screen import Screen
 
 from annotate.errors import UserError
 from annotate.protocol.answers import describe
+from annotate.protocol.catch import REFRESHER_ITEMS
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.store.engine import is_disconnect
 from annotate.text import terminal_safe
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.messages import ScreenMessage
+from annotate.wording import count_of
 
 if TYPE_CHECKING:  # later screens load after the first one is on the terminal (_preload)
     from annotate.tui.screens.feedback import FeedbackScreen
@@ -92,6 +94,13 @@ class LabelApp(App[None]):
                     self.notify(
                         "Test phase: from now on there is no feedback.", timeout=6, markup=False
                     )
+            if item.refresher and item.number == 1:
+                self.notify(
+                    f"A short refresher: {count_of(REFRESHER_ITEMS, 'training item')} with "
+                    "feedback, then back to the test items.",
+                    timeout=8,
+                    markup=False,
+                )
             current = self.screen
             if isinstance(current, ItemScreen) and not current.revising:
                 await current.show_item(item, progress)  # same layout: refill, no rebuild

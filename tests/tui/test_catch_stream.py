@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.tui.app import create_app
+from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen
 from tests.engine_helpers import rte_study
@@ -61,3 +62,53 @@ async def test_the_count_moves_on_after_a_catch_answer_as_after_a_test_answer(wo
         # every planned item came: the count ends at its total
         assert len(kinds) == total and kinds.count("test") == 12 and "catch" in kinds
         assert f"You labelled {total} test items" in screen_text(app)
+
+
+def wrong_key(source_id: str) -> str:
+    return "2" if right_answer(source_id) == "entailment" else "1"
+
+
+async def test_a_refresher_round_is_announced_and_counted_as_its_own(workspace, tmp_path):
+    # catch_action "pause": five wrong catch answers send the annotator back to 3 training
+    # items with feedback; the screen says so and counts the round, then the test stream goes on
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        name="c",
+        train=40,
+        test=40,
+        gate_threshold=0.6,
+        catch_rate=0.4,
+        catch_action="pause",
+    )
+    trained(workspace.engine, "c", "ana")
+    app = create_app(workspace.engine, "c", "ana")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await start(pilot)
+        while isinstance(app.screen, ItemScreen) and not app.screen.item.refresher:
+            stream = stream_count(app)
+            item = app.screen.item
+            await pilot.press(wrong_key(item.source_id))  # every answer wrong
+            await wait_until(
+                pilot,
+                lambda answered=item: getattr(app.screen, "item", None) is not answered,
+                "the next item",
+            )
+        assert isinstance(app.screen, ItemScreen), "the wrong catch answers must bring a refresher"
+        status = static_text(app.screen.query_one("#status-phase", Static))
+        assert status.startswith("Refresher 0/3")
+        await wait_until(pilot, lambda: bool(app.screen.query("Toast")), "the notice")
+        toast = " ".join(str(t.render()) for t in app.screen.query("Toast"))
+        assert "A short refresher: 3 training items with feedback" in toast
+        for n in range(1, 4):
+            right = app.screen.item.source_id
+            await pilot.press("1" if right_answer(right) == "entailment" else "2")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            text = screen_text(app)
+            assert f"Refresher {n}/3" in text and "✓ Right" in text  # feedback, counted
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the next item")
+        # back to the test stream, its count where it was plus the answer that brought the round
+        done, total = stream_count(app)
+        assert (done, total) == (stream[0] + 1, stream[1])
+        assert not app.screen.item.refresher

@@ -20,7 +20,7 @@ from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.item_body import build_item, shown_fields
-from annotate.tui.widgets.status import StatusBar
+from annotate.tui.widgets.status import StatusBar, status_phase
 from annotate.tui.widgets.title import FittedHeader
 from annotate.tui.widgets.verbatim import as_text
 
@@ -124,7 +124,7 @@ class FeedbackScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         parts = build_item(self.spec, self.item.fields)
         yield FittedHeader()
-        yield StatusBar(self.item.phase, self.progress, self.started, item_clock=False)
+        yield StatusBar(status_phase(self.item), self.progress, self.started, item_clock=False)
         with VerticalScroll(id="body"):
             yield from parts.scrolling
         if parts.pinned:  # as on the item screen: the hypothesis or question stays in view

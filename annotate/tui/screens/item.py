@@ -28,7 +28,7 @@ from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import build_item
-from annotate.tui.widgets.status import StatusBar
+from annotate.tui.widgets.status import StatusBar, status_phase
 from annotate.tui.widgets.title import FittedHeader
 
 DIGITS = tuple("0123456789")
@@ -95,7 +95,7 @@ class ItemScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield FittedHeader()
-        yield StatusBar(self.item.phase, self.progress, self.started)
+        yield StatusBar(status_phase(self.item), self.progress, self.started)
         if self.revising:
             yield Static(self._revise_banner(), id="revise-banner", markup=False)
         yield Static("", id="flag-note", markup=False)
@@ -131,7 +131,7 @@ class ItemScreen(Screen[None]):
             await old_chooser.remove()
             await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
         self.query_one("#flag-note").display = False
-        self.query_one(StatusBar).set_progress(item.phase, progress)
+        self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
         self.call_after_refresh(focus.focus)
 

@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
-from annotate.protocol.session import Progress
+from annotate.protocol.catch import REFRESHER, REFRESHER_ITEMS
+from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TRAINING
 from annotate.terminal_text import SafeText as Text
 
@@ -20,18 +21,26 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
+def status_phase(item: ItemView) -> str:
+    """What the status line counts for `item`: its phase, or the refresher round."""
+    return REFRESHER if item.refresher else item.phase
+
+
 def phase_counts(phase: str, progress: Progress) -> tuple[int, int]:
     """(done, total) for the bar: training answers of the quota, test-stream answers of the
     study's test items (each annotator sees each test item at most once) and the catch items
     planned among them, which look like test items."""
     if phase == TRAINING:
         return progress.training_done, progress.training_quota
+    if phase == REFRESHER:
+        return progress.refresher_done, REFRESHER_ITEMS
     return progress.stream_done, progress.stream_total
 
 
 def describe_progress(phase: str, progress: Progress) -> Text:
     done, total = phase_counts(phase, progress)
-    text = Text.assemble(("Training" if phase == TRAINING else "Test", "bold"), f" {done}/{total}")
+    name = {TRAINING: "Training", REFRESHER: "Refresher"}.get(phase, "Test")
+    text = Text.assemble((name, "bold"), f" {done}/{total}")
     if phase == TRAINING and progress.training_done:
         text.append(f" · {progress.training_accuracy:.0%} right", style="dim")
     return text
