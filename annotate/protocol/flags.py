@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Select, func, select, true
 from sqlmodel import Session
 
 from annotate.errors import UserError
@@ -112,8 +112,9 @@ def excluded_item_ids(engine: Engine, study_id: int) -> dict[int, Exclusion]:
         return excluded_items(session, study_id)
 
 
-def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
-    labels = session.execute(
+def flagged_labels(study_id: int) -> Select:
+    """The study's flagged labels with their item and annotator, oldest first."""
+    return (
         select(
             Label.id,
             Label.item_id,
@@ -127,9 +128,14 @@ def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
         )
         .join(Item, Item.id == Label.item_id)
         .join(Annotator, Annotator.id == Label.annotator_id)
-        .where(Label.study_id == study_id, Label.flag.is_(True))
+        # `flag = 1` (not IS): the form the partial index ix_label_flagged is declared with
+        .where(Label.study_id == study_id, Label.flag == true())
         .order_by(Label.answered_at, Label.id)
-    ).all()
+    )
+
+
+def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
+    labels = session.execute(flagged_labels(study_id)).all()
     if not labels:
         return []
     resolved: dict[int, FlagAction] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint, false
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -136,6 +136,13 @@ class Label(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("study_id", "item_id", "annotator_id", "phase", name="uq_label"),
         Index("ix_label_annotator", "study_id", "annotator_id", "phase"),
+        # The flagged labels only (schema 8): listing a study's flags reads just those.
+        Index(
+            "ix_label_flagged",
+            "study_id",
+            sqlite_where=text("flag = 1"),
+            postgresql_where=text("flag"),
+        ),
     )
 
 

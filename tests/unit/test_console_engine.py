@@ -251,6 +251,19 @@ def test_resolving_a_flag_records_who_and_why(cli, workspace, tmp_path):
     assert cli("flags", "flagged", "--resolve", "9999", "--reason", "x").code == 1
 
 
+def test_listing_flags_reads_only_the_flagged_labels(workspace, tmp_path):
+    """`status`, the report and the console list flags on every call: the partial index of
+    flagged labels (schema 8) serves the list, so a big study's unflagged labels are not read."""
+    engine = workspace.engine
+    flagged_study(engine, tmp_path)
+    study_id = load_study(engine, "flagged").id
+    query = flags.flagged_labels(study_id).compile(engine, compile_kwargs={"literal_binds": True})
+    with engine.connect() as conn:
+        plan = " | ".join(r[3] for r in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}"))
+        assert "SEARCH label USING INDEX ix_label_flagged" in plan, plan
+    assert len(flags.list_flags(engine, study_id)) == 1  # and it finds the flag
+
+
 # --- the headline and the state ---------------------------------------------------------------
 
 
