@@ -60,3 +60,10 @@ def rte_study(
         test_dataset_id=tst.dataset_id,
         overrides=settings,
     )
+
+
+def catch_study(engine, tmp_path: Path, name: str = "c", **overrides: Any) -> StudyContext:
+    """An RTE study with catch items: 40 dev items (all of them training items, so they are
+    the catch pool too), 40 test items, a gate threshold of 0.6 and catch_rate 0.25."""
+    settings = {"gate_threshold": 0.6, "catch_rate": 0.25, **overrides}
+    return rte_study(engine, tmp_path, name=name, train=40, test=40, **settings)

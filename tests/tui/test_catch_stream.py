@@ -12,7 +12,7 @@ from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen
-from tests.engine_helpers import rte_study
+from tests.engine_helpers import catch_study, rte_study
 from tests.tui.support import screen_text, start, static_text, wait_until
 
 
@@ -71,16 +71,7 @@ def wrong_key(source_id: str) -> str:
 async def test_a_refresher_round_is_announced_and_counted_as_its_own(workspace, tmp_path):
     # catch_action "pause": five wrong catch answers send the annotator back to 3 training
     # items with feedback; the screen says so and counts the round, then the test stream goes on
-    rte_study(
-        workspace.engine,
-        tmp_path,
-        name="c",
-        train=40,
-        test=40,
-        gate_threshold=0.6,
-        catch_rate=0.4,
-        catch_action="pause",
-    )
+    catch_study(workspace.engine, tmp_path, catch_rate=0.4, catch_action="pause")
     trained(workspace.engine, "c", "ana")
     app = create_app(workspace.engine, "c", "ana")
     async with app.run_test(size=(100, 30), notifications=True) as pilot:

@@ -31,7 +31,7 @@ from annotate.tui.console.screens.help import ConsoleHelpScreen
 from annotate.tui.console.screens.report import ReportScreen
 from annotate.tui.console.screens.studies import StudiesScreen
 from annotate.tui.console.screens.study import StudyScreen
-from tests.engine_helpers import rte_study
+from tests.engine_helpers import catch_study, rte_study
 from tests.tui.console_support import NOW, StepClock, busy_study, label_as
 from tests.tui.support import screen_text, wait_until
 
@@ -206,15 +206,7 @@ async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(works
 async def test_the_study_screen_shows_catch_accuracy_and_the_drift_warning(workspace, tmp_path):
     """Five careful simulated annotators; sim3 answers at random after 12 test-stream answers:
     the Study screen shows every annotator's catch accuracy and sim3's drift warning."""
-    rte_study(
-        workspace.engine,
-        tmp_path,
-        name="c",
-        train=40,
-        test=40,
-        gate_threshold=0.6,
-        catch_rate=0.3,
-    )
+    catch_study(workspace.engine, tmp_path, catch_rate=0.3)
     simulate(workspace.engine, "c", 5, 0.95, seed=4, accuracies=[0.97] * 5, drift={2: (12, 0.1)})
     summary = catch_report(workspace.engine, "c")
     assert summary is not None

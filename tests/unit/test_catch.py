@@ -4,7 +4,6 @@ counted; drift warnings; `pause` sends the annotator to a refresher with feedbac
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlalchemy import delete, func, select
@@ -19,12 +18,7 @@ from annotate.report.render import render_markdown
 from annotate.simulate import simulate
 from annotate.specs import load_protocol
 from annotate.store.models import Label
-from tests.engine_helpers import rte_study
-
-
-def catch_study(workspace, tmp_path: Path, name: str = "c", **overrides):
-    settings = {"gate_threshold": 0.6, "catch_rate": 0.25, **overrides}
-    return rte_study(workspace.engine, tmp_path, name=name, train=40, test=40, **settings)
+from tests.engine_helpers import catch_study
 
 
 def _phases(engine) -> dict[str, int]:
@@ -33,7 +27,7 @@ def _phases(engine) -> dict[str, int]:
 
 
 def test_catch_items_never_reach_scores_agreement_or_exports(cli, workspace, tmp_path):
-    catch_study(workspace, tmp_path)
+    catch_study(workspace.engine, tmp_path)
     simulate(workspace.engine, "c", 5, 0.85, seed=2)
     phases = _phases(workspace.engine)
     assert phases[catch.CATCH] > 10 and phases[TEST] == 40 * 5
@@ -57,7 +51,7 @@ def test_catch_items_never_reach_scores_agreement_or_exports(cli, workspace, tmp
 
 
 def test_submission_files_hold_only_test_items(cli, workspace, tmp_path):
-    catch_study(workspace, tmp_path)
+    catch_study(workspace.engine, tmp_path)
     simulate(workspace.engine, "c", 5, 0.85, seed=3)
     assert _phases(workspace.engine)[catch.CATCH] > 0
     assert cli("export", "c", "--to", tmp_path / "out", "--format", "superglue").code == 0
@@ -71,7 +65,7 @@ def _right(item) -> str:
 
 
 def test_a_catch_item_looks_like_a_test_item(workspace, tmp_path):
-    catch_study(workspace, tmp_path, catch_rate=0.5)
+    catch_study(workspace.engine, tmp_path, catch_rate=0.5)
     session = AnnotatorSession.open(workspace.engine, "c", "ana", create_annotator=True)
     while session.phase() is Phase.TRAINING:
         item = session.next_item()
@@ -94,7 +88,7 @@ def test_a_catch_item_looks_like_a_test_item(workspace, tmp_path):
 
 
 def test_an_annotator_who_tires_triggers_the_drift_warning(workspace, tmp_path):
-    catch_study(workspace, tmp_path, catch_rate=0.3)
+    catch_study(workspace.engine, tmp_path, catch_rate=0.3)
     # five careful annotators; sim3 answers at random after 12 test-stream answers
     simulate(workspace.engine, "c", 5, 0.95, seed=4, accuracies=[0.97] * 5, drift={2: (12, 0.1)})
     summary = catch_report(workspace.engine, "c")
@@ -110,7 +104,7 @@ def test_an_annotator_who_tires_triggers_the_drift_warning(workspace, tmp_path):
 
 
 def test_pause_sends_the_annotator_to_a_refresher_with_feedback(workspace, tmp_path):
-    catch_study(workspace, tmp_path, catch_rate=0.4, catch_action="pause")
+    catch_study(workspace.engine, tmp_path, catch_rate=0.4, catch_action="pause")
     session = AnnotatorSession.open(workspace.engine, "c", "ana", create_annotator=True)
     while session.phase() is Phase.TRAINING:
         item = session.next_item()
@@ -147,7 +141,7 @@ def test_catch_settings_are_validated(setting, message):
 def test_revising_right_after_a_catch_item_goes_back_to_that_item(workspace, tmp_path):
     # `u` goes back to the item just answered: after a catch item that is the catch item (it
     # looked like a test item), not the test answer before it; the revision is re-marked.
-    catch_study(workspace, tmp_path, catch_rate=0.5)
+    catch_study(workspace.engine, tmp_path, catch_rate=0.5)
     session = AnnotatorSession.open(workspace.engine, "c", "ana", create_annotator=True)
     while session.phase() is Phase.TRAINING:
         item = session.next_item()
