@@ -111,7 +111,7 @@ def _study_detail(engine, name: str) -> dict:
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
-        "state": ctx.study.state,
+        "state": status["state"],
         "train_dataset": ctx.study.train_dataset_id,
         "test_dataset": ctx.study.test_dataset_id,
         "training_items": with_training,
@@ -132,7 +132,7 @@ def gate_training_quota(engine, ctx) -> int:
 @study_app.command("list")
 def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
     """List the studies in the store."""
-    from annotate.protocol.studies import study_rows
+    from annotate.protocol.standing import study_rows
 
     rows = study_rows(options(ctx).workspace().engine)
     if fmt is Format.json:

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, catch, gate
+from annotate.protocol import assignment, catch, gate, standing
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
@@ -213,13 +213,10 @@ class AnnotatorSession:
 
     def _phase(self, session: Session) -> Phase:
         decision = self._decision(session)
-        if decision is not None:
-            return Phase.TEST if decision.admitted else Phase.REJECTED
+        admitted = None if decision is None else bool(decision.admitted)
         quota, _ = self._study_sizes(session)
-        done, _, _ = self._counts(session)
-        if done < quota:
-            return Phase.TRAINING
-        return Phase.WAITING
+        done = self._counts(session)[0] if decision is None else 0
+        return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
         with Session(self.engine) as session:
@@ -238,20 +235,7 @@ class AnnotatorSession:
             with write_session(self.engine) as session:
                 if self._decision(session) is not None:
                     return True
-                if gate.training_quota(session, self.ctx.id) == 0:
-                    if self.ctx.protocol.gate_rule == "manual":
-                        return False
-                    session.add(
-                        GateDecision(
-                            study_id=self.ctx.id,
-                            annotator_id=self.annotator_id,
-                            admitted=True,
-                            rule="no training items",
-                            reason="the study has no training items",
-                            decided_by="rule",
-                            decided_at=self.clock(),
-                        )
-                    )
+                if gate.admit_without_training(session, self.ctx, self.annotator_id, self.clock()):
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 

@@ -10,8 +10,9 @@ import numpy as np
 
 from annotate.report import aggregate as agg
 from annotate.report.coding import CodedStudy
+from annotate.report.data import StudyData
 from annotate.report.schema import AnnotatorRow, CommitteeScore, Individual, Spread
-from annotate.report.study_aggregate import aggregate
+from annotate.report.study_aggregate import aggregate, final_aggregate
 from annotate.scoring.metrics import (
     RegressionScorer,
     Scorer,
@@ -103,6 +104,16 @@ def annotator_rows(
             )
         )
     return rows
+
+
+def agreement_with_majority(data: StudyData) -> dict[str, float | None]:
+    """Annotator -> share of their answers, unit by unit (a MultiRC candidate answer is one),
+    equal to the study's aggregated answer (tie rule and seed as in the report); units with no
+    aggregated answer are left out, ratings have none. The report's "agrees with majority"
+    and the console's "Agree" column are this."""
+    coded, final = final_aggregate(data)
+    shares = _agreement_with_final(coded, final.pred, len(coded.annotators))
+    return dict(zip(coded.annotators, shares, strict=True))
 
 
 def _agreement_with_final(

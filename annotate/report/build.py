@@ -40,6 +40,7 @@ from annotate.report.schema import (
     Gate,
     GateDecisionRow,
     HeadlineInterval,
+    RosterEntry,
     Sample,
     StudyReport,
     TiedUnit,
@@ -223,7 +224,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=gold_suspects(coded, final) if has_gold else [],
-        gate=_gate(data.gate_decisions),
+        gate=_gate(data.gate_decisions, data.roster),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -476,7 +477,7 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]]) -> Gate:
+def _gate(decisions: list[dict[str, Any]], roster: list[dict[str, str]]) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -485,4 +486,5 @@ def _gate(decisions: list[dict[str, Any]]) -> Gate:
         admitted=sorted(n for n, d in latest.items() if d["admitted"]),
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
+        roster=[RosterEntry(**m) for m in roster],
     )

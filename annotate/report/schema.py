@@ -473,6 +473,17 @@ class GateDecisionRow(JsonData):
 
 
 @dataclass
+class RosterEntry(JsonData):
+    """One annotator of the study (protocol/standing.py): phase and gate verdict."""
+
+    name: str
+    phase: str
+    """training, waiting, test or rejected."""
+    gate: str
+    """pending, admitted or rejected."""
+
+
+@dataclass
 class Gate(JsonData):
     decisions: list[GateDecisionRow]
     """Every decision, oldest first."""
@@ -480,6 +491,8 @@ class Gate(JsonData):
     """Annotators whose latest decision admitted them."""
     refused: list[str]
     rules: list[str]
+    roster: list[RosterEntry] = field(default_factory=list)
+    """Everyone with a gate decision or a label, by name (empty without a store)."""
 
 
 @dataclass
@@ -596,7 +609,8 @@ class Attrition(JsonData):
     started_training: int
     """Gave at least one training answer."""
     completed_training: int
-    """Answered every training item of the study, or got a gate decision."""
+    """Answered every training item of the study (someone admitted by hand without
+    training has not)."""
     admitted: int
     """Latest gate decision: admitted."""
     rejected: int
