@@ -138,6 +138,7 @@ def benchmark_report(
             models={m.name: m.task_score for m in report.models if m.task_score is not None},
             datasheet=report.datasheet,
             summary=report.summary,
+            interval=report.headline_interval,
         )
         rows.append(row)
         if report.task_score.value is None:

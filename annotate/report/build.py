@@ -22,7 +22,7 @@ from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
 from annotate.report.agreement_summary import study_agreement
 from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.catch import catch_report
-from annotate.report.coding import CodedStudy, wilson_fits
+from annotate.report.coding import CodedStudy
 from annotate.report.data import StudyData, load_study_data
 from annotate.report.datasheet import build_datasheet
 from annotate.report.early_stop import adjust_agreement, early_stop_section, items_wanting
@@ -50,7 +50,13 @@ from annotate.report.study_aggregate import Aggregated, final_aggregate, priorit
 from annotate.report.suspects import gold_suspects
 from annotate.scoring.benchmark import benchmark_summary
 from annotate.scoring.diagnostics import diagnostics as diagnostics_table
-from annotate.scoring.intervals import rng_for, wilson_interval
+from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by tests)
+    BOOTSTRAP_METHOD,
+    WILSON_METHOD,
+    quoted_interval,
+    rng_for,
+    wilson_interval,
+)
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
@@ -232,7 +238,7 @@ def build_report(
             + ("; AX-g minimal pairs resampled together" if "gender_parity" in metrics else ""),
         ),
         notes=notes,
-        headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
+        headline_interval=_headline_interval(coded, metrics, total, scores, n_scored),
         humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
         early_stop=early_stop,
         model_aggregation=(
@@ -243,14 +249,6 @@ def build_report(
     )
     report.summary = summary_line(report)
     return report
-
-
-WILSON_METHOD = (
-    "Wilson score interval, 95%: these annotators held fixed, test items a sample of the task's"
-)
-BOOTSTRAP_METHOD = (
-    "bootstrap percentile interval, 95%: these annotators held fixed, test items resampled"
-)
 
 
 def _humans_interval(
@@ -280,18 +278,19 @@ def _headline_interval(
     metrics: list[str],
     total: Estimate,
     scores: dict[str, Estimate],
-    bootstrap: int,
+    n_scored: int,
 ) -> HeadlineInterval | None:
-    """The quotable line's interval. For a task scored by accuracy alone over independent items,
-    Wilson's: the percentile bootstrap under-covers at a hundred items (about 93% for a nominal
-    95% in seeded simulations) and collapses to zero width when every item is right, while
-    Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's, if drawn."""
-    accuracy = scores.get("accuracy")
-    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.wilson_low is not None:
-        return HeadlineInterval(accuracy.wilson_low, accuracy.wilson_high, WILSON_METHOD)
-    if total.ci_low is not None and bootstrap > 0:
-        return HeadlineInterval(total.ci_low, total.ci_high, BOOTSTRAP_METHOD)
-    return None
+    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval."""
+    quoted = quoted_interval(
+        metrics,
+        coded.kind,
+        coded.item_pair is not None,
+        total.value,
+        n_scored,
+        total.ci_low,
+        total.ci_high,
+    )
+    return None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
 
 
 def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sample:

@@ -24,7 +24,9 @@ from annotate.report.model_aggregation import model_aggregation_sections
 from annotate.report.schema import (
     Agreement,
     Coefficient,
+    Estimate,
     FileAgreement,
+    HeadlineInterval,
     LabelSuspect,
     PhenomenonScore,
     QuestionSuspect,
@@ -68,6 +70,17 @@ def interval(low: float | None, high: float | None, scale: float = 100, digits: 
     if low is None or high is None:
         return ""
     return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+
+def quoted_bounds(
+    e: Estimate | None, quoted: HeadlineInterval | None
+) -> tuple[float | None, float | None]:
+    """The interval a task-score cell shows: `quoted`, the interval the one rule gives the
+    task score (scoring.intervals.quoted_interval), when there is one; else the bootstrap's.
+    Pass `quoted` for the task score and for a task's only metric (which is its score)."""
+    if quoted is not None:
+        return quoted.low, quoted.high
+    return (None, None) if e is None else (e.ci_low, e.ci_high)
 
 
 def seconds(value: float | None) -> str:

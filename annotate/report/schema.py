@@ -405,9 +405,11 @@ class ModelRow(JsonData):
     task_score: Estimate | None
     paired: PairedTest | None = None
     """Classification only (left out without gold)."""
+    interval: HeadlineInterval | None = None
+    """The task score's interval by the one rule (scoring.intervals.quoted_interval)."""
 
     def omitted(self) -> set[str]:
-        return {"paired"} if self.scores is None else set()
+        return {"paired", "interval"} if self.scores is None else set()
 
 
 @dataclass
@@ -733,6 +735,8 @@ class BenchmarkTaskRow(JsonData):
     """Model name -> its task score on the same items."""
     datasheet: Datasheet | None
     summary: str
+    interval: HeadlineInterval | None = None
+    """The task score's interval: the study report's headline interval (the one rule)."""
 
 
 @dataclass
