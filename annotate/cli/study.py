@@ -102,12 +102,20 @@ def _positive_int(text: str, option: str) -> int:
 
 
 def _study_detail(engine, name: str) -> dict:
+    from annotate.protocol import catch
     from annotate.protocol.status import study_status
     from annotate.protocol.studies import load_study
 
     ctx = load_study(engine, name)
     status = study_status(engine, ctx)
     with_training = gate_training_quota(engine, ctx)
+    with engine.connect() as conn:  # the drift threshold in force, and where it comes from
+        drift = catch.catch_threshold(conn, ctx)
+    protocol = {
+        **ctx.protocol.model_dump(),
+        "catch_min_accuracy": drift.value,
+        "catch_min_accuracy_from": drift.source,
+    }
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
@@ -116,7 +124,8 @@ def _study_detail(engine, name: str) -> dict:
         "test_dataset": ctx.study.test_dataset_id,
         "training_items": with_training,
         "test_items": status["items_total"],
-        "protocol": ctx.protocol.model_dump(),
+        "items_complete": status["items_complete"],
+        "protocol": protocol,
     }
 
 

@@ -98,6 +98,9 @@ class Progress:
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
     refresher_done: int = 0
     """Answers in the annotator's current refresher round (catch_action "pause")."""
+    paused: bool = False
+    """catch_action "pause" found no refresher item left: no more test items are served
+    (catch.refresher_exhausted); the researcher is warned."""
 
     @property
     def training_accuracy(self) -> float:
@@ -253,11 +256,11 @@ class AnnotatorSession:
                         session.connection(), self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
-            refresher_done = 0
-            if self.ctx.protocol.catch_action == "pause":
-                refresher_done = (
-                    catch.refresher_round(session.connection(), self.ctx, self.annotator_id) or 0
-                )
+            refresher_done, paused = 0, False
+            if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
+                conn = session.connection()
+                refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
+                paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -269,6 +272,7 @@ class AnnotatorSession:
             by_phase.get(catch.CATCH, (0, 0))[0],
             catch_planned,
             refresher_done,
+            paused,
         )
 
     # --- items ------------------------------------------------------------------------------
@@ -304,6 +308,8 @@ class AnnotatorSession:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
             return refresher  # catch_action "pause": back to training items, with feedback
+        if self.ctx.protocol.catch_action == "pause" and self._paused():
+            return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> Leased | None:
             with write_connection(self.engine) as conn:
@@ -311,6 +317,12 @@ class AnnotatorSession:
                 return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
         return self._test_view(_retry(work))
+
+    def _paused(self) -> bool:
+        if self.ctx.protocol.catch_rate <= 0:
+            return False
+        with self.engine.connect() as conn:
+            return catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
 
     def _stream_answers(self) -> int:
         if self._stream_done is None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
-from annotate.protocol import flags, standing
+from annotate.protocol import catch, flags, standing
 from annotate.protocol.studies import StudyContext
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
 
@@ -102,6 +102,14 @@ def study_status(
                     "_last": last_seen.get(m.annotator_id),
                 }
             )
+        paused = []
+        if ctx.protocol.catch_action == "pause" and ctx.protocol.catch_rate > 0:
+            conn = session.connection()
+            paused = [
+                catch.paused_warning(conn, ctx, m.name)
+                for m in members
+                if m.gate == "admitted" and catch.refresher_exhausted(conn, ctx, m.annotator_id)
+            ]
         rows = standing._item_rows(session, ctx.id)
         leased = (
             session.scalar(
@@ -117,7 +125,7 @@ def study_status(
     complete = items.complete
     saving = early_stop_saving(ctx.k, rows) if ctx.protocol.stop_when_decided else None
     seen = [a["_last"] for a in annotators if a["_last"] is not None]
-    warnings = status_warnings(ctx, annotators, state, items, now)
+    warnings = status_warnings(ctx, annotators, state, items, now) + paused
     for a in annotators:
         del a["_last"]
     return {

@@ -80,11 +80,8 @@ def study_report(
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
     report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
-
-    def score_other(name: str) -> float | None:
-        return point_task_score(load_study_data(engine, name))
-
-    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
+    # Where the study stands in its benchmark, without loading any other study.
+    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
     report.datasheet = build_datasheet(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels

@@ -413,15 +413,12 @@ def _benchmark_section(r: StudyReport) -> Section | None:
     b = r.benchmark
     if not b or b.n_tasks_covered < 2:
         return None
-    rows = [[t.task, t.study, pct(t.task_score)] for t in b.tasks]
+    rows = [
+        [t.task, t.study, "this study: " + pct(t.task_score) if t.study == r.study else ""]
+        for t in b.tasks
+    ]
     label = "partial" if b.partial else "complete"
-    rows.append(
-        [
-            f"{b.benchmark} score ({label}, {b.n_tasks_covered} of {b.n_tasks} tasks)",
-            "",
-            pct(b.score),
-        ]
-    )
+    rows.append([f"{b.benchmark}: {label}, {b.n_tasks_covered} of {b.n_tasks} tasks", "", ""])
     if b.note:
         rows.append([b.note, "", ""])
     return f"Benchmark: {b.benchmark}", ["Task", "Study", "Task score"], rows

@@ -514,10 +514,11 @@ class BenchmarkTask(JsonData):
 
 @dataclass
 class Benchmark(JsonData):
-    """The GLUE / SuperGLUE score over the store's latest study of each task."""
+    """Where a one-study report's study stands in its benchmark: the study chosen for each
+    task (scoring.benchmark.choose_studies), this study's score only (no other study is
+    loaded; `report --benchmark` scores the benchmark), the missing tasks."""
 
     benchmark: str
-    score: float | None
     partial: bool
     n_tasks: int
     n_tasks_covered: int

@@ -234,7 +234,7 @@ async def test_the_study_screen_shows_catch_accuracy_and_the_drift_warning(works
             assert cells[3] == f"{a.recent_accuracy * 100:.1f}"  # the recent window
             assert cells[5] == ("DRIFT" if a.name == "sim3" else "ok")
         [drift] = summary.warnings
-        assert drift.startswith("sim3: recent catch accuracy fell below the gate threshold 0.60")
+        assert drift.startswith("sim3: recent catch accuracy fell below 0.60 (gate threshold)")
         assert f"warning: {drift}" in text
         assert app.screen.warnings[-1] == drift
 
