@@ -318,6 +318,7 @@ def gate_command(
             ("training_done", "Done"),
             ("training_quota", "Of"),
             ("training_accuracy", "Accuracy"),
+            ("phase", "Phase"),
             ("gate", "Gate"),
             ("rule", "Rule"),
             ("threshold", "Threshold"),

@@ -96,7 +96,7 @@ def catch_threshold(conn: Any, ctx: StudyContext) -> Threshold:
     p = ctx.protocol
     if p.catch_min_accuracy is not None:
         return Threshold(p.catch_min_accuracy, "catch_min_accuracy")
-    if p.gate_threshold is not None:
+    if p.gate_rule == "threshold" and p.gate_threshold is not None:
         return Threshold(p.gate_threshold, "gate threshold")
     if p.gate_rule == "median":
         median = conn.execute(

@@ -515,10 +515,13 @@ class BenchmarkTask(JsonData):
 @dataclass
 class Benchmark(JsonData):
     """Where a one-study report's study stands in its benchmark: the study chosen for each
-    task (scoring.benchmark.choose_studies), this study's score only (no other study is
-    loaded; `report --benchmark` scores the benchmark), the missing tasks."""
+    task (scoring.benchmark.choose_studies), this study's score (no other study is loaded;
+    `report --benchmark` scores the benchmark), the missing tasks."""
 
     benchmark: str
+    score: float | None
+    """The benchmark score when this study is the only one the benchmark has; None when other
+    tasks have studies (scoring them would load them: `annotate report --benchmark`)."""
     partial: bool
     n_tasks: int
     n_tasks_covered: int

@@ -101,7 +101,7 @@ def choose_studies(
     task's only study. A task with several studies and none chosen is `ambiguous`: `report
     --benchmark` and `export --benchmark` refuse it (`require`), in the same words. `tasks`:
     the benchmark's scored tasks by default (export adds the diagnostic sets)."""
-    if benchmark not in BENCHMARKS:
+    if tasks is None and benchmark not in BENCHMARKS:
         raise UserError(f"unknown benchmark {benchmark!r}: glue or superglue")
     names = list(tasks) if tasks is not None else [t.name for t in benchmark_tasks(benchmark)]
     with engine.connect() as conn:
@@ -160,7 +160,8 @@ def benchmark_summary(
 ) -> dict[str, Any]:
     """Where a one-study report's study stands in its benchmark, without loading any other
     study: the study chosen for each task (`choose_studies`, this one for its own task), this
-    study's task score, the missing tasks and the command that scores the benchmark."""
+    study's task score, the missing tasks, and the benchmark score only when this study is
+    the only one it has (else the command that scores it)."""
     benchmark = current_task.benchmark
     names = [t.name for t in benchmark_tasks(benchmark)]
     if current_task.train_on is None and current_task.name not in names:
@@ -178,16 +179,28 @@ def benchmark_summary(
     missing = choice.missing
     groups = list(dict.fromkeys(TASK_GROUPS.get(t, t) for t in names))
     covered = {TASK_GROUPS.get(t, t) for t in choice.chosen}
-    notes = [
-        *choice.explanations(),
-        f"the {benchmark} score over one study per task: `annotate report --benchmark {benchmark}`",
-    ]
+    # Scored only when this study is all the benchmark has: no other study to load.
+    alone = set(choice.chosen.values()) <= {current_study} and current_score is not None
+    score = average_tasks({current_task.name: current_score}, names).score if alone else None
+    notes = choice.explanations()
+    if missing:
+        notes.insert(
+            0,
+            f"partial: {len(covered)} of {len(groups)} tasks covered; missing "
+            + ", ".join(missing),
+        )
+    if not alone and len(choice.chosen) > 1:
+        notes.append(
+            f"not scored here (that loads every study): the {benchmark} score over one study "
+            f"per task is `annotate report --benchmark {benchmark}`"
+        )
     return {
         "benchmark": benchmark,
+        "score": score,
         "partial": bool(missing),
         "n_tasks": len(groups),
         "n_tasks_covered": len(covered),
         "tasks": rows,
         "missing": missing,
-        "note": "; ".join(notes),
+        "note": "; ".join(notes) or None,
     }
