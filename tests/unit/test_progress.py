@@ -18,6 +18,7 @@ from annotate.protocol.progress import (
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.status import progress_warnings, study_status
 from annotate.protocol.studies import TEST, load_study
+from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import Label
 from tests.engine_helpers import rte_study
@@ -141,14 +142,15 @@ def test_catch_and_refresher_answers_are_not_test_labels(workspace, tmp_path):
     assert phases[catch.CATCH] > 0 and phases[catch.REFRESHER] > 0
     ctx = load_study(workspace.engine, "c")
     p = study_progress(workspace.engine, ctx)
-    assert p.labels_total == phases[TEST] == 60
-    assert p.histogram == {0: 0, 1: 0, 2: 0, 3: 20} and p.complete
+    # The drifting annotator used every refresher item and was paused (no more test items).
+    assert p.labels_total == phases[TEST] < 60
+    assert sum(p.histogram.values()) == 20 and not p.complete
     status = study_status(workspace.engine, ctx)
     assert {a.name: a.test_done for a in p.annotators} == {
         a["name"]: a["test_done"] for a in status["annotators"]
     }
     later = p.computed_at + timedelta(hours=2)
-    assert (
-        progress_warnings(ctx, p, later)
-        == study_status(workspace.engine, ctx, now=later)["warnings"]
-    )
+    said = study_status(workspace.engine, ctx, now=later)["warnings"]
+    paused = [w for w in said if " is paused: " in w]  # the console has it from catch_report
+    assert len(paused) == 1 and paused[0] in catch_report(workspace.engine, ctx).warnings
+    assert progress_warnings(ctx, p, later) == [w for w in said if w not in paused]

@@ -7,7 +7,7 @@ relative times ("last label 12 s ago", Last activity) are redrawn every second f
 read, and the stalled-annotator warning (it depends on the time too) every WARNINGS_SECONDS,
 neither reading the store.
 
-"Agree" is the report's "agrees with majority" (report/annotators.py): each answer against
+"Agree" is the report's "agrees with majority" (report/stats/annotators.py): each answer against
 the study's aggregated answer, unit by unit. It aggregates the whole study, so on a big study
 whose aggregation takes a while it is worked out again at most every AGREE_SECONDS.
 """
@@ -27,7 +27,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
 from annotate.protocol.status import progress_warnings
 from annotate.protocol.studies import StudyContext
-from annotate.report.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
+from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
@@ -120,7 +120,7 @@ class StudyData:
     catch: CatchReport | None
     """None on a study without catch items (catch_rate 0: not even read)."""
     agreement: dict[str, float | None] = field(default_factory=dict)
-    """Annotator -> agrees with the majority (report/annotators.agreement_with_majority)."""
+    """Annotator -> agrees with the majority (report.stats.annotators.agreement_with_majority)."""
 
 
 def warnings_text(warnings: list[str]) -> Text:
@@ -207,8 +207,8 @@ class StudyScreen(LiveScreen[StudyData]):
     def _agreement(self, app: Any) -> dict[str, float | None]:
         """The report's agreement with the majority, again when labels changed (on a big
         study, at most every AGREE_SECONDS)."""
-        from annotate.report.annotators import agreement_with_majority
-        from annotate.report.data import load_study_data
+        from annotate.report.data.loading import load_study_data
+        from annotate.report.stats.annotators import agreement_with_majority
 
         at = (self.tracker.last_id, self.tracker.revision)
         if at == self._agreed_at:
