@@ -345,8 +345,12 @@ class ProtocolSpec(Strict):
     """Share of an annotator's test stream that is catch items: dev items with gold, shown
     like test items, never scored (0: none; e.g. 0.05)."""
     catch_action: Literal["warn", "pause"] = "warn"
-    """When recent catch accuracy falls below the gate threshold: warn (report and console),
+    """When recent catch accuracy falls below `catch_min_accuracy`: warn (report and console),
     or pause (back to a short refresher of training items with feedback)."""
+    catch_min_accuracy: float | None = Field(None, ge=0.0, le=1.0)
+    """Recent catch accuracy below which an annotator is drifting, for everyone in the study
+    however they were admitted. None: the gate threshold (threshold rule), else the cohort
+    median recorded when the median gate closed, else 0.70 (protocol/catch.py)."""
     assumptions: list[str] = Field(default_factory=list)
     """Values the papers do not state, chosen here; printed in reports."""
     task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)

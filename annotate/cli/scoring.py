@@ -263,7 +263,8 @@ def _render_compare(r: dict[str, Any]) -> None:
 
     def row(who: str, scores: dict[str, Any], total: dict[str, Any]) -> dict[str, Any]:
         out = {"who": who, "score": pct(total["value"])}
-        out["ci"] = interval(total.get("ci_low"), total.get("ci_high"))
+        quoted = total.get("interval")  # the one rule: Wilson's or the bootstrap's
+        out["ci"] = interval(quoted["low"], quoted["high"]) if quoted else ""
         for m in metrics:
             out[m] = pct(scores[m]["value"] if isinstance(scores[m], dict) else scores[m])
         return out

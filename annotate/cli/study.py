@@ -102,21 +102,30 @@ def _positive_int(text: str, option: str) -> int:
 
 
 def _study_detail(engine, name: str) -> dict:
+    from annotate.protocol import catch
     from annotate.protocol.status import study_status
     from annotate.protocol.studies import load_study
 
     ctx = load_study(engine, name)
     status = study_status(engine, ctx)
     with_training = gate_training_quota(engine, ctx)
+    with engine.connect() as conn:  # the drift threshold in force, and where it comes from
+        drift = catch.catch_threshold(conn, ctx)
+    protocol = {
+        **ctx.protocol.model_dump(),
+        "catch_min_accuracy": drift.value,
+        "catch_min_accuracy_from": drift.source,
+    }
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
-        "state": ctx.study.state,
+        "state": status["state"],
         "train_dataset": ctx.study.train_dataset_id,
         "test_dataset": ctx.study.test_dataset_id,
         "training_items": with_training,
         "test_items": status["items_total"],
-        "protocol": ctx.protocol.model_dump(),
+        "items_complete": status["items_complete"],
+        "protocol": protocol,
     }
 
 
@@ -132,7 +141,7 @@ def gate_training_quota(engine, ctx) -> int:
 @study_app.command("list")
 def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
     """List the studies in the store."""
-    from annotate.protocol.studies import study_rows
+    from annotate.protocol.standing import study_rows
 
     rows = study_rows(options(ctx).workspace().engine)
     if fmt is Format.json:
@@ -309,6 +318,7 @@ def gate_command(
             ("training_done", "Done"),
             ("training_quota", "Of"),
             ("training_accuracy", "Accuracy"),
+            ("phase", "Phase"),
             ("gate", "Gate"),
             ("rule", "Rule"),
             ("threshold", "Threshold"),

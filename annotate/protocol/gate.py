@@ -11,9 +11,10 @@ from sqlalchemy import Engine, case, func, select
 from sqlmodel import Session
 
 from annotate.errors import UserError
+from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
 from annotate.store.engine import write_session
-from annotate.store.models import Annotator, GateDecision, Label, Study, StudyItem, utcnow
+from annotate.store.models import Annotator, GateDecision, Label, Study, utcnow
 
 
 @dataclass(frozen=True)
@@ -108,13 +109,7 @@ def trainees(session: Session, study_id: int) -> list[Trainee]:
     return [Trainee(aid, name, int(done), int(correct or 0)) for aid, name, done, correct in rows]
 
 
-def training_quota(session: Session, study_id: int) -> int:
-    return int(
-        session.scalar(
-            select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
-        )
-        or 0
-    )
+training_quota = standing.training_quota
 
 
 def latest_decision(session: Session, study_id: int, annotator_id: int) -> GateDecision | None:
@@ -170,6 +165,39 @@ def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> 
     return _record(
         session, ctx, me, annotator_id, admitted, p.gate_threshold, everyone, "rule", reason
     )
+
+
+NO_TRAINING_RULE = "no training items"
+
+
+def admit_without_training(
+    session: Session, ctx: StudyContext, annotator_id: int, at: datetime | None = None
+) -> GateDecision | None:
+    """A study with no training items admits under an automatic rule (threshold, median) as
+    soon as the annotator starts: recorded like every other decision, so no test item is
+    served without one. None when the study has training items, uses the manual gate or the
+    annotator has a decision already."""
+    if (
+        ctx.protocol.gate_rule == "manual"
+        or training_quota(session, ctx.id) > 0
+        or latest_decision(session, ctx.id, annotator_id) is not None
+    ):
+        return None
+    decision = GateDecision(
+        study_id=ctx.id,
+        annotator_id=annotator_id,
+        admitted=True,
+        rule=NO_TRAINING_RULE,
+        threshold=None,
+        score=None,
+        n_items=0,
+        cohort=[],
+        decided_by="rule",
+        decided_at=at or utcnow(),
+        reason="the study has no training items",
+    )
+    session.add(decision)
+    return decision
 
 
 def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateDecision | None:
@@ -431,19 +459,21 @@ def _as_decision(d: GateDecision, name: str) -> Decision:
 
 
 def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
-    """Each trainee's count, accuracy and decision (for `annotate gate STUDY`)."""
+    """Each member of the study's roster (standing.roster: a trainee, or someone with a
+    decision and no training answers) with their count, accuracy, phase and decision (for
+    `annotate gate STUDY` and the console's gate screen)."""
     with Session(engine) as session:
-        quota = training_quota(session, ctx.id)
         rows = []
-        for t in trainees(session, ctx.id):
-            d = latest_decision(session, ctx.id, t.annotator_id)
+        for m in standing.roster(session, ctx.id):
+            d = m.decision
             rows.append(
                 {
-                    "name": t.name,
-                    "training_done": t.done,
-                    "training_quota": quota,
-                    "training_accuracy": round(t.accuracy, 4),
-                    "gate": "pending" if d is None else ("admitted" if d.admitted else "rejected"),
+                    "name": m.name,
+                    "training_done": m.training_done,
+                    "training_quota": m.quota,
+                    "training_accuracy": round(m.training_accuracy or 0.0, 4),
+                    "phase": m.phase,
+                    "gate": m.gate,
                     "rule": d.rule if d else ctx.protocol.gate_rule,
                     "threshold": d.threshold if d else ctx.protocol.gate_threshold,
                     "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, catch, gate
+from annotate.protocol import assignment, catch, gate, standing
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
@@ -68,6 +68,9 @@ class Progress:
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
     refresher_done: int = 0
     """Answers in the annotator's current refresher round (catch_action "pause")."""
+    paused: bool = False
+    """catch_action "pause" found no refresher item left: no more test items are served
+    (catch.refresher_exhausted); the researcher is warned."""
 
     @property
     def training_accuracy(self) -> float:
@@ -183,13 +186,10 @@ class AnnotatorSession:
 
     def _phase(self, session: Session) -> Phase:
         decision = self._decision(session)
-        if decision is not None:
-            return Phase.TEST if decision.admitted else Phase.REJECTED
+        admitted = None if decision is None else bool(decision.admitted)
         quota, _ = self._study_sizes(session)
-        done, _, _ = self._counts(session)
-        if done < quota:
-            return Phase.TRAINING
-        return Phase.WAITING
+        done = self._counts(session)[0] if decision is None else 0
+        return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
         with Session(self.engine) as session:
@@ -208,20 +208,7 @@ class AnnotatorSession:
             with write_session(self.engine) as session:
                 if self._decision(session) is not None:
                     return True
-                if gate.training_quota(session, self.ctx.id) == 0:
-                    if self.ctx.protocol.gate_rule == "manual":
-                        return False
-                    session.add(
-                        GateDecision(
-                            study_id=self.ctx.id,
-                            annotator_id=self.annotator_id,
-                            admitted=True,
-                            rule="no training items",
-                            reason="the study has no training items",
-                            decided_by="rule",
-                            decided_at=self.clock(),
-                        )
-                    )
+                if gate.admit_without_training(session, self.ctx, self.annotator_id, self.clock()):
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 
@@ -239,11 +226,11 @@ class AnnotatorSession:
                         session.connection(), self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
-            refresher_done = 0
-            if self.ctx.protocol.catch_action == "pause":
-                refresher_done = (
-                    catch.refresher_round(session.connection(), self.ctx, self.annotator_id) or 0
-                )
+            refresher_done, paused = 0, False
+            if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
+                conn = session.connection()
+                refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
+                paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -255,6 +242,7 @@ class AnnotatorSession:
             by_phase.get(catch.CATCH, (0, 0))[0],
             catch_planned,
             refresher_done,
+            paused,
         )
 
     # --- items ------------------------------------------------------------------------------
@@ -290,6 +278,8 @@ class AnnotatorSession:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
             return refresher  # catch_action "pause": back to training items, with feedback
+        if self.ctx.protocol.catch_action == "pause" and self._paused():
+            return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> Leased | None:
             with write_connection(self.engine) as conn:
@@ -297,6 +287,12 @@ class AnnotatorSession:
                 return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
         return self._test_view(_retry(work))
+
+    def _paused(self) -> bool:
+        if self.ctx.protocol.catch_rate <= 0:
+            return False
+        with self.engine.connect() as conn:
+            return catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
 
     def _stream_answers(self) -> int:
         if self._stream_done is None:

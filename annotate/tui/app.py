@@ -81,7 +81,12 @@ class LabelApp(App[None]):
     async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
         """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
         from annotate.tui.screens.item import ItemScreen
-        from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+        from annotate.tui.screens.phases import (
+            FinishedScreen,
+            PausedScreen,
+            RejectedScreen,
+            WaitingScreen,
+        )
 
         if not fetched:
             item = self.session.next_item()
@@ -110,6 +115,8 @@ class LabelApp(App[None]):
             screen = WaitingScreen(progress, self.poll_seconds)
         elif progress.phase is Phase.REJECTED:
             screen = RejectedScreen(progress)
+        elif progress.paused:
+            screen = PausedScreen(progress)
         else:
             screen = FinishedScreen(progress)
         self.switch_screen(screen)

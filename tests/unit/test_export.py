@@ -568,7 +568,14 @@ def test_benchmark_exports_every_task_into_one_folder_and_zip(cli, workspace, tm
     simulated_study(workspace.engine, tmp_path, "superglue/wsc", name="wsc", k=3)
     simulated_study(workspace.engine, tmp_path, "glue/sst2", name="sst", k=0)
     out = tmp_path / "out"
-    result = cli("export", "--benchmark", "superglue", "--to", out, "--zip")
+    # Two RTE studies: refused as `report --benchmark` refuses, in the same words.
+    refused = cli("export", "--benchmark", "superglue", "--to", out)
+    words = "superglue/rte has 2 studies (rte-old, rte-new): choose one with --study"
+    assert refused.code == 1 and words in " ".join(refused.stderr.split())
+    reported = cli("report", "--benchmark", "superglue")
+    assert reported.code == 1 and words in " ".join(reported.stderr.split())
+    assert not out.exists()
+    result = cli("export", "--benchmark", "superglue", "--study", "rte-new", "--to", out, "--zip")
     assert result.code == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         "RTE.jsonl",

@@ -29,7 +29,7 @@ from annotate.report.model.schema import (
     HeadlineInterval,
     ModelAggregation,
 )
-from annotate.scoring.intervals import wilson_interval
+from annotate.scoring.intervals import quoted_interval, wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
 MAX_LABELS = 200_000
@@ -134,15 +134,22 @@ def _score(
     raw, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "model-aggregation")
     scores = {m: Estimate.of(e) for m, e in raw.items()}
     total = Estimate.of(raw_total)
-    interval = None
     n = count_scored(coded, pred)
     accuracy = scores.get("accuracy")
     if wilson_fits(metrics, coded) and accuracy is not None and accuracy.value is not None and n:
-        low, high = wilson_interval(accuracy.value * n, n)
-        accuracy.wilson_low, accuracy.wilson_high = low, high
-        interval = HeadlineInterval(low, high, WILSON)
-    elif total.ci_low is not None:
-        interval = HeadlineInterval(total.ci_low, total.ci_high, BOOTSTRAP)
+        accuracy.wilson_low, accuracy.wilson_high = wilson_interval(accuracy.value * n, n)
+    quoted = quoted_interval(
+        metrics,
+        coded.kind,
+        coded.item_pair is not None,
+        total.value,
+        n,
+        total.ci_low,
+        total.ci_high,
+        wilson_method=WILSON,
+        bootstrap_method=BOOTSTRAP,
+    )
+    interval = None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
     return AggregationScore(method, scores, total, interval, changed)
 
 

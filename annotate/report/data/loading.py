@@ -21,8 +21,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.errors import UserError
-from annotate.protocol import flags
-from annotate.protocol.state import derived_state
+from annotate.protocol import flags, standing
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
 TEST_PHASE = "test"
@@ -63,6 +62,8 @@ class StudyData:
     """The excluded items' rows (as in `items`)."""
     synthetic: frozenset[str] = frozenset()
     """Names of annotators made by `annotate simulate`."""
+    roster: list[dict[str, str]] = field(default_factory=list)
+    """Everyone in the study (standing.roster), by name: name, phase, gate."""
 
     @property
     def n_sample(self) -> int:
@@ -139,8 +140,12 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
     dialect = engine.dialect.name
     assert study.id is not None
-    with Session(engine) as session:  # the state follows the data (protocol/state.py)
-        state = derived_state(session, study.id, protocol.annotators_per_item, study.state)
+    with Session(engine) as session:  # the state follows the data (protocol/standing.py)
+        state = standing.state_of(session, study.id, protocol.annotators_per_item, study.state)
+        roster = [
+            {"name": m.name, "phase": m.phase, "gate": m.gate}
+            for m in standing.roster(session, study.id)
+        ]
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
@@ -174,6 +179,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         excluded_labels=excluded_labels,
         excluded_items=excluded_items,
         synthetic=synthetic,
+        roster=roster,
     )
 
 

@@ -363,9 +363,11 @@ class ModelRow(JsonData):
     task_score: Estimate | None
     paired: PairedTest | None = None
     """Classification only (left out without gold)."""
+    interval: HeadlineInterval | None = None
+    """The task score's interval by the one rule (scoring.intervals.quoted_interval)."""
 
     def omitted(self) -> set[str]:
-        return {"paired"} if self.scores is None else set()
+        return {"paired", "interval"} if self.scores is None else set()
 
 
 @dataclass
@@ -431,6 +433,17 @@ class GateDecisionRow(JsonData):
 
 
 @dataclass
+class RosterEntry(JsonData):
+    """One annotator of the study (protocol/standing.py): phase and gate verdict."""
+
+    name: str
+    phase: str
+    """training, waiting, test or rejected."""
+    gate: str
+    """pending, admitted or rejected."""
+
+
+@dataclass
 class Gate(JsonData):
     decisions: list[GateDecisionRow]
     """Every decision, oldest first."""
@@ -438,6 +451,8 @@ class Gate(JsonData):
     """Annotators whose latest decision admitted them."""
     refused: list[str]
     rules: list[str]
+    roster: list[RosterEntry] = field(default_factory=list)
+    """Everyone with a gate decision or a label, by name (empty without a store)."""
 
 
 @dataclass
@@ -457,10 +472,14 @@ class BenchmarkTask(JsonData):
 
 @dataclass
 class Benchmark(JsonData):
-    """The GLUE / SuperGLUE score over the store's latest study of each task."""
+    """Where a one-study report's study stands in its benchmark: the study chosen for each
+    task (scoring.benchmark.choose_studies), this study's score (no other study is loaded;
+    `report --benchmark` scores the benchmark), the missing tasks."""
 
     benchmark: str
     score: float | None
+    """The benchmark score when this study is the only one the benchmark has; None when other
+    tasks have studies (scoring them would load them: `annotate report --benchmark`)."""
     partial: bool
     n_tasks: int
     n_tasks_covered: int
@@ -682,7 +701,7 @@ class CatchAnnotator(JsonData):
     correct: int
     accuracy: float | None
     threshold: float | None
-    """The gate threshold drift is judged against (recorded with the gate decision)."""
+    """The study's drift threshold (protocol.catch.catch_threshold)."""
     recent_accuracy: float | None
     drifting: bool
     """Recent catch accuracy is below the threshold now."""
@@ -717,7 +736,8 @@ class Attrition(JsonData):
     started_training: int
     """Gave at least one training answer."""
     completed_training: int
-    """Answered every training item of the study, or got a gate decision."""
+    """Answered every training item of the study (someone admitted by hand without
+    training has not)."""
     admitted: int
     """Latest gate decision: admitted."""
     rejected: int
@@ -840,6 +860,8 @@ class BenchmarkTaskRow(JsonData):
     """Model name -> its task score on the same items."""
     datasheet: Datasheet | None
     summary: str
+    interval: HeadlineInterval | None = None
+    """The task score's interval: the study report's headline interval (the one rule)."""
 
 
 @dataclass

@@ -20,7 +20,9 @@ from annotate.report.aggregation.latent import model_aggregation_sections
 from annotate.report.model.schema import (
     Agreement,
     Coefficient,
+    Estimate,
     FileAgreement,
+    HeadlineInterval,
     LabelSuspect,
     PhenomenonScore,
     QuestionSuspect,
@@ -68,6 +70,17 @@ def interval(low: float | None, high: float | None, scale: float = 100, digits: 
     if low is None or high is None:
         return ""
     return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+
+def quoted_bounds(
+    e: Estimate | None, quoted: HeadlineInterval | None
+) -> tuple[float | None, float | None]:
+    """The interval a task-score cell shows: `quoted`, the interval the one rule gives the
+    task score (scoring.intervals.quoted_interval), when there is one; else the bootstrap's.
+    Pass `quoted` for the task score and for a task's only metric (which is its score)."""
+    if quoted is not None:
+        return quoted.low, quoted.high
+    return (None, None) if e is None else (e.ci_low, e.ci_high)
 
 
 def seconds(value: float | None) -> str:
@@ -400,15 +413,12 @@ def _benchmark_section(r: StudyReport) -> Section | None:
     b = r.benchmark
     if not b or b.n_tasks_covered < 2:
         return None
-    rows = [[t.task, t.study, pct(t.task_score)] for t in b.tasks]
+    rows = [
+        [t.task, t.study, "this study: " + pct(t.task_score) if t.study == r.study else ""]
+        for t in b.tasks
+    ]
     label = "partial" if b.partial else "complete"
-    rows.append(
-        [
-            f"{b.benchmark} score ({label}, {b.n_tasks_covered} of {b.n_tasks} tasks)",
-            "",
-            pct(b.score),
-        ]
-    )
+    rows.append([f"{b.benchmark}: {label}, {b.n_tasks_covered} of {b.n_tasks} tasks", "", ""])
     if b.note:
         rows.append([b.note, "", ""])
     return f"Benchmark: {b.benchmark}", ["Task", "Study", "Task score"], rows

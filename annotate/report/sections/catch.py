@@ -50,18 +50,20 @@ def catch_report(engine: Engine, study: str | StudyContext) -> CatchReport | Non
             else:
                 people[annotator_id] = (entry[0], entry[1], entry[2] + 1)
         annotators, warnings = [], []
+        limit = catch.catch_threshold(session, ctx)
         for annotator_id, (name, answers, refreshed) in sorted(
             people.items(), key=lambda p: p[1][0]
         ):
-            threshold = catch.gate_threshold(session, ctx, annotator_id)
-            row = _annotator(name, answers, threshold, refreshed)
+            row = _annotator(name, answers, limit.value, refreshed)
             annotators.append(row)
             if row.first_drift_at is not None:
                 warnings.append(
-                    f"{name}: recent catch accuracy fell below the gate threshold "
-                    f"{threshold:.2f} at {row.first_drift_at}"
+                    f"{name}: recent catch accuracy fell below {limit.describe()} at "
+                    f"{row.first_drift_at}"
                     + (" (still below)" if row.drifting else " (recovered since)")
                 )
+            if row.drifting and catch.refresher_exhausted(session, ctx, annotator_id):
+                warnings.append(catch.paused_warning(session, ctx, name))
     return CatchReport(
         catch_rate=ctx.protocol.catch_rate,
         catch_action=ctx.protocol.catch_action,
@@ -123,7 +125,7 @@ CATCH_HEADERS = (
     "Catch answers",
     "Accuracy",
     "Recent",
-    "Gate threshold",
+    "Threshold",
     "Drift",
     "Refresher items",
     "Latest answers (oldest first)",

@@ -10,7 +10,8 @@ import numpy as np
 
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
-from annotate.report.model.schema import Estimate, ModelRow, PairedTest
+from annotate.report.model.schema import Estimate, HeadlineInterval, ModelRow, PairedTest
+from annotate.scoring.intervals import quoted_interval
 from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
@@ -46,6 +47,17 @@ def score_models(
             )
             row.scores = {m: Estimate.of(e) for m, e in scores.items()}
             row.task_score = Estimate.of(total)
+            quoted = quoted_interval(
+                coded.spec.metrics,
+                coded.kind,
+                coded.item_pair is not None,
+                row.task_score.value,
+                covered,
+                row.task_score.ci_low,
+                row.task_score.ci_high,
+            )
+            if quoted is not None:
+                row.interval = HeadlineInterval(quoted.low, quoted.high, quoted.method)
             row.paired = _paired(coded, final.pred, pred)
         sample = count_scored(coded, final.pred)
         if has_gold and covered < sample:

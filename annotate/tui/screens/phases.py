@@ -99,3 +99,21 @@ class FinishedScreen(MessageScreen):
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
             "Your answers are saved. Press q to leave.",
         ]
+
+
+class PausedScreen(MessageScreen):
+    """Catch items said the annotator drifted and every refresher item was used already: no
+    more test items until the researcher decides (they are warned)."""
+
+    def title_text(self) -> str:
+        return "Paused — thank you so far"
+
+    def lines(self) -> list[str]:
+        p = self.progress
+        return [
+            f"You labelled {items(p.stream_done, 'test')}; your answers are saved.",
+            "Some recent answers on check items did not match, and the refresher items are "
+            "used up, so no more test items are shown to you for now. The researcher has been "
+            "told and will get in touch.",
+            "Press q to leave.",
+        ]
