@@ -284,9 +284,9 @@ def _diagnostics_section(r: StudyReport) -> Section | None:
             cat,
             tag,
             str(e.n),
-            coef(e.value, 2),
+            e.text(2),
             interval(e.ci_low, e.ci_high, 1, 2),
-            *(coef(per_model[m].value, 2) for m in models),
+            *(per_model[m].text(2) for m in models),
         ]
 
     rows = [row("All tagged items", "", d.all_tagged)]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from annotate.report.agreement import Estimate as AgreementEstimate
+from annotate.scoring.diagnostics import undefined_text
 
 if TYPE_CHECKING:  # sections defined beside their computation (those modules import this one)
     from annotate.report.catch import CatchReport
@@ -340,6 +341,8 @@ class PhenomenonScore(JsonData):
     ci_high: float | None
     models: dict[str, PhenomenonScore] | None = None
     """The same score of each model (only on the human row)."""
+    undefined: str | None = None
+    """Why there is no value ("one class": the subset's gold holds one class); else None."""
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> PhenomenonScore:
@@ -350,10 +353,17 @@ class PhenomenonScore(JsonData):
             d["ci_low"],
             d["ci_high"],
             None if models is None else {m: cls.of(e) for m, e in models.items()},
+            d.get("undefined"),
         )
 
     def omitted(self) -> set[str]:
-        return _none(self, "models")
+        return _none(self, "models", "undefined")
+
+    def text(self, digits: int = 2) -> str:
+        """The value as every format writes it: `0.57`, or `undefined (n=3, one class)`."""
+        if self.undefined is not None:
+            return undefined_text(self.n, self.undefined)
+        return "–" if self.value is None else f"{self.value:.{digits}f}"
 
 
 @dataclass
