@@ -223,7 +223,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=gold_suspects(coded, final) if has_gold else [],
-        gate=_gate(data.gate_decisions),
+        gate=_gate(data.gate_decisions, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -476,7 +476,7 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]]) -> Gate:
+def _gate(decisions: list[dict[str, Any]], closure: dict[str, Any] | None) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -485,4 +485,5 @@ def _gate(decisions: list[dict[str, Any]]) -> Gate:
         admitted=sorted(n for n, d in latest.items() if d["admitted"]),
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
+        closure=closure,
     )

@@ -22,6 +22,7 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import UserError
 from annotate.protocol import flags
+from annotate.protocol.gate import latest_closure
 from annotate.protocol.state import derived_state
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
@@ -52,6 +53,9 @@ class StudyData:
     (as stored: text, number, dict or entity text), seconds (answered_at - shown_at)."""
     gate_decisions: list[dict[str, Any]] = field(default_factory=list)
     """Every gate decision of the study, oldest first."""
+    gate_closure: dict[str, Any] | None = None
+    """Who closed training and when, and why when forced (`gate.Closure.as_dict`); None while
+    open or for a gate closed before schema 10."""
     dev_class_counts: dict[str, int] | None = None
     """Gold class counts of the training (dev) dataset: the `dev-majority-class` tie rule."""
     excluded: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -141,6 +145,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
     assert study.id is not None
     with Session(engine) as session:  # the state follows the data (protocol/state.py)
         state = derived_state(session, study.id, protocol.annotators_per_item, study.state)
+        closure = latest_closure(session, study.id)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
@@ -169,6 +174,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         items=items,
         labels=labels,
         gate_decisions=gate,
+        gate_closure=None if closure is None else closure.as_dict(),
         dev_class_counts=dev_counts,
         excluded=excluded,
         excluded_labels=excluded_labels,

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from annotate.protocol.gate import describe_closure
 from annotate.report.catch import catch_sections
 from annotate.report.datasheet import datasheet_sections
 from annotate.report.early_stop import early_stop_table
@@ -392,6 +393,8 @@ def _gate_section(r: StudyReport) -> Section:
     if not rows:
         rows = [["(no gate decisions recorded)", "", "", "", "", "", "", "", ""]]
     title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
+    if g.closure is not None:
+        title += f". {describe_closure(g.closure)}"
     headers = ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"]
     return title, [*headers, "Reason"], rows
 

@@ -490,6 +490,9 @@ class Gate(JsonData):
     """Annotators whose latest decision admitted them."""
     refused: list[str]
     rules: list[str]
+    closure: dict[str, Any] | None = None
+    """Who closed training, when, and (forced past warnings) the warnings and the reason;
+    null while open or when the close predates schema 10."""
 
 
 @dataclass

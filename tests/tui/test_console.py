@@ -278,11 +278,25 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         assert isinstance(app.screen, ConfirmScreen)
         assert "Refused because of the warnings above" in screen_text(app)
         assert decisions(workspace.engine) == []
+        await pilot.press("ctrl+f")  # force without a reason: asked for one (26.6)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Type a reason first" in screen_text(app)
+        assert decisions(workspace.engine) == []
+        await pilot.press(*"fifth joins monday")
         await pilot.press("ctrl+f")  # force
         await arrive(pilot, GateScreen)
         made = decisions(workspace.engine)
         assert [d.admitted for d in made] == [True] * 4
         await wait_until(pilot, lambda: "admitted" in screen_text(app), "the decisions shown")
+        await wait_until(
+            pilot,
+            lambda: (
+                "Training closed by rhea" in screen_text(app)
+                and "why: fifth joins monday" in screen_text(app)
+            ),
+            "who forced the close, and why",
+        )
 
 
 async def test_escape_cancels_a_gate_action(workspace, tmp_path):

@@ -284,7 +284,7 @@ class TestGate:
             assert "waiting for admission" in screen_text(app)
             ctx = load_study(workspace.engine, study)
             if decide == "close":
-                gate.close_training(workspace.engine, ctx, force=True)
+                gate.close_training(workspace.engine, ctx, force=True, reason="pilot run")
             else:
                 gate.decide_manually(
                     workspace.engine, ctx, "ana", decide == "admit", reason="by the researcher"

@@ -85,9 +85,23 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
     assert "reject eve: 2 of 3 required training items" in refused.stdout
     assert decisions(engine) == 0  # nothing decided
 
-    forced = cli("gate", "pilot", "--close", "--force")
+    unexplained = cli("gate", "pilot", "--close", "--force")  # 26.6: forcing needs a reason
+    assert unexplained.code == 1 and "needs a reason (--reason" in unexplained.stderr
+    assert decisions(engine) == 0
+    forced = cli(
+        "gate", "pilot", "--close", "--force", "--by", "rhea", "--reason", "eve starts monday"
+    )
     assert forced.code == 0, forced.stderr
     assert decisions(engine) == 5
+    closure = cli("gate", "pilot", "--format", "json").json()["closure"]
+    assert closure["closed_by"] == "rhea" and closure["forced"] is True
+    assert closure["reason"] == "eve starts monday" and len(closure["warnings"]) == 3
+    told = " ".join(cli("gate", "pilot").stdout.split())
+    assert "Training closed by rhea at" in told and "why: eve starts monday" in told
+    in_report = cli("report", "pilot", "--format", "json").json()["gate"]["closure"]
+    assert in_report == closure
+    markdown = " ".join(cli("report", "pilot", "--format", "markdown").stdout.split())
+    assert "Training closed by rhea" in markdown and "why: eve starts monday" in markdown
     shown = cli("gate", "pilot", "--format", "json").json()["trainees"]
     reasons = {t["name"]: t["reason"] for t in shown}
     assert reasons["eve"] == "2 of 3 required training items"
