@@ -7,9 +7,10 @@ nothing else, so no screen built from it can show the author's label, tags, note
 Only current reviews count: a review of sentences that were edited since is stale (kept, but
 out of the queue and the agreement figures), and the example goes back to reviewers as changed
 work. An example is in the disagreement queue while a current review newer than its last
-decision disagrees with its current label or tag set. Its author settles it, or an
-adjudicator: anyone who neither wrote nor reviewed it (a reviewer does not get to overrule the
-author on their own say).
+decision disagrees with its current label or tag set. An adjudicator settles it: anyone who
+neither wrote nor reviewed it (a reviewer does not get to overrule the author on their own say,
+nor the author the reviewers). The author may settle it only with a recorded override reason
+(a set with a single curator, say), kept with the decision.
 """
 
 from __future__ import annotations
@@ -276,13 +277,18 @@ class QueueEntry:
     """What the open reviews dispute: "label", "tags" or both."""
     reviewers: list[str]
 
-    def may_settle(self, person: str) -> bool:
-        return may_settle(self.example.author, self.reviewers, person)
+    def may_settle(self, person: str, override: bool = False) -> bool:
+        return may_settle(self.example.author, self.reviewers, person, override)
 
 
-def may_settle(author: str, reviewers: Collection[str], person: str) -> bool:
-    """The author settles their example; otherwise someone who took no part in it."""
-    return person == author or person not in reviewers
+def may_settle(
+    author: str, reviewers: Collection[str], person: str, override: bool = False
+) -> bool:
+    """Someone who took no part in the example settles it; its author only with an override
+    (a reason, recorded with the decision)."""
+    if person in reviewers:
+        return False
+    return person != author or override
 
 
 def _disputes(row: CurationExample, review: CurationReview) -> list[str]:
@@ -330,15 +336,15 @@ def _queue(session: Session, set_id: int) -> list[QueueEntry]:
 
 
 def disagreement_queue(
-    engine: Engine, set_name: str, person: str | None = None
+    engine: Engine, set_name: str, person: str | None = None, *, override: bool = False
 ) -> list[QueueEntry]:
     """Examples whose reviews disagree with them and are not settled yet, in set order; with
-    `person`, only those that person may settle."""
+    `person`, only those that person may settle (their own ones too with `override`)."""
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         entries = _queue(session, info.id)
     if person is not None:
-        entries = [e for e in entries if e.may_settle(person)]
+        entries = [e for e in entries if e.may_settle(person, override)]
     return entries
 
 
@@ -350,20 +356,27 @@ def settle(
     label: str | None,
     tags: Sequence[str],
     note: str = "",
+    override_reason: str = "",
 ) -> ExampleView:
     """Decide the final label and tags of a disputed example. The example's earlier values stay
     in its history (reason "adjudication"); the decision records who settled it and which
-    reviews it took into account."""
+    reviews it took into account. Its author is refused unless `override_reason` says why
+    nobody else settles it; the reason is stored with the decision."""
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         if entry is None:
             raise UserError(f"example {example_id} has no open disagreement")
-        if not entry.may_settle(person):
+        override = override_reason.strip()
+        if person == entry.example.author and not override:
             raise UserError(
-                f"{person} reviewed example {example_id}: its author "
-                f"({entry.example.author}) or someone who took no part settles it"
+                f"{person} wrote example {example_id}: someone who neither wrote nor reviewed "
+                "it settles it, or its author with an override reason (--override REASON)"
+            )
+        if not entry.may_settle(person, bool(override)):
+            raise UserError(
+                f"{person} reviewed example {example_id}: someone who took no part settles it"
             )
         row = example_row(session, info.id, example_id)
         values: dict[str, object] = {}
@@ -387,6 +400,7 @@ def settle(
                 tags=chosen,
                 note=note.strip(),
                 covers_review_id=last_review,
+                override_reason=override if person == entry.example.author else None,
             )
         )
         session.flush()

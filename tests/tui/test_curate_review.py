@@ -148,3 +148,20 @@ class TestAdjudication:
         assert (history[0]["change"], history[0]["changed_by"]) == ("adjudication", "dan")
         assert history[0]["change_note"] == "the recipient moves: core args too"
         assert history[1]["tags"]["Predicate-Argument Structure"] == ["Core args", "Datives"]
+
+    async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
+        """26.11: without --override the author's queue is empty; with it, she settles."""
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        alone = create_curate_app(engine, "s", "ana", adjudicate=True)
+        async with alone.run_test(size=SIZE):
+            assert isinstance(alone.screen, NothingLeftScreen)
+            assert "your own only with --override REASON" in " ".join(
+                all_static_text(alone).split()
+            )
+        app = create_curate_app(engine, "s", "ana", adjudicate=True, override_reason="no one else")
+        async with app.run_test(size=SIZE) as pilot:
+            assert isinstance(app.screen, AdjudicateScreen)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1 and disagreement_queue(engine, "s") == []

@@ -132,20 +132,25 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
         ("ana", "author", "neutral"),
         ("ben", "reviewer", "contradiction"),
     ]
-    # The author settles, or someone who took no part; the reviewer does not.
+    # Someone who took no part settles; the reviewer does not, nor the author on her own say.
     assert disagreement_queue(engine, "s", "ben") == []
-    assert (
-        len(disagreement_queue(engine, "s", "ana"))
-        == len(disagreement_queue(engine, "s", "cara"))
-        == 3
-    )
+    assert disagreement_queue(engine, "s", "ana") == []
+    assert len(disagreement_queue(engine, "s", "ana", override=True)) == 3
+    assert len(disagreement_queue(engine, "s", "cara")) == 3
     with pytest.raises(UserError, match="ben reviewed example 4"):
         settle(engine, "s", 4, "ben", "contradiction", ["Quantifiers"])
     with pytest.raises(UserError, match="no open disagreement"):
-        settle(engine, "s", 1, "ana", "contradiction", ["Negation"])
+        settle(engine, "s", 1, "cara", "contradiction", ["Negation"])
 
     settled = settle(
-        engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"], "ben is right"
+        engine,
+        "s",
+        4,
+        "ana",
+        "contradiction",
+        ["Quantifiers", "Upward monotone"],
+        "ben is right",
+        override_reason="the only other curator is ben",
     )
     assert settled.label == "contradiction" and settled.version == 2
     history = example_history(engine, "s", 4)
@@ -162,9 +167,30 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
     assert set_statistics(engine, "s")["review"]["labels"]["pairwise_agreement"] == 0.75
 
 
+def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):
+    """26.11: adjudication needs someone other than the author, or an override with a reason."""
+    from sqlmodel import Session, select
+
+    from annotate.store.curation_models import CurationDecision
+
+    ben_reviews_all(engine)
+    for reason in ("", "   "):
+        with pytest.raises(UserError, match="ana wrote example 4: someone who neither wrote"):
+            settle(engine, "s", 4, "ana", "contradiction", ["Quantifiers"], override_reason=reason)
+    assert 4 in [e.example.id for e in disagreement_queue(engine, "s")]  # nothing settled
+    settle(engine, "s", 4, "ana", "neutral", ["Quantifiers"], override_reason=" sole curator ")
+    settle(engine, "s", 2, "cara", "contradiction", ["Negation"])
+    with Session(engine) as session:
+        stored = {
+            d.example_id: (d.decided_by, d.override_reason)
+            for d in session.scalars(select(CurationDecision))
+        }
+    assert stored == {4: ("ana", "sole curator"), 2: ("cara", None)}
+
+
 def test_a_later_disagreeing_review_reopens_a_settled_example(engine):
     ben_reviews_all(engine)
-    settle(engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"])
+    settle(engine, "s", 4, "cara", "contradiction", ["Quantifiers", "Upward monotone"])
     assert 4 not in [e.example.id for e in disagreement_queue(engine, "s")]
     submit_review(engine, "s", "cara", 4, "neutral", ["Quantifiers", "Upward monotone"])
     assert 4 in [e.example.id for e in disagreement_queue(engine, "s")]
