@@ -74,6 +74,10 @@ class CurationDesk:
         """Pass over an example: it waits at the back of this reviewer's queue, next time too."""
         review.skip_for_review(self.engine, self.info.name, self.curator, example_id)
 
+    def pair_tagged_with(self, example_id: int) -> int | None:
+        """The example whose review by this curator already tagged this one's pair."""
+        return review.pair_tags_reviewed(self.engine, self.info.name, self.curator, example_id)
+
     def submit_review(
         self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
     ) -> None:
