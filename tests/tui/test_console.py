@@ -92,11 +92,12 @@ async def test_study_screen_shows_progress_and_every_annotator(workspace, tmp_pa
         lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
         assert "2 labels ████████████████████████ 3" in text  # histogram: 3 items with 2 labels
         ana = next(line for line in text.splitlines() if "[b]ana[/b]" in line)
-        assert "admitted" in ana and "accuracy 1.00 >= threshold 0.75" in ana
+        assert "admitted" in ana and "accuracy 1.00 >= …" in ana  # cut; in full below
+        assert "gate admitted: accuracy 1.00 >= threshold 0.75 (4 items)" in text
         ben = next(line for line in text.splitlines() if line.strip().startswith("ben"))
         assert "80%" in ben  # agrees with the majority on 4 of 5 judged items
         dev = next(line for line in text.splitlines() if line.strip().startswith("dev"))
-        assert "rejected" in dev and "accuracy 0.50 < threshold 0.75" in dev
+        assert "rejected" in dev and "accuracy 0.50 < t…" in dev
         eve = next(line for line in text.splitlines() if line.strip().startswith("eve"))
         assert "training" in eve and "1/4" in eve and "pending" in eve
         assert " 1 " in ana.split("%")[-1]  # ana's one flag
@@ -447,3 +448,37 @@ async def test_an_empty_store_says_how_to_make_a_study(workspace):
         assert "No studies yet: `annotate study create` makes one." in screen_text(app)
         await pilot.press("enter")  # nothing to open: stays
         assert isinstance(app.screen, StudiesScreen)
+
+
+# --- issue 26.1/26.2: the Study table at 80 columns ------------------------------------------
+async def test_the_study_table_shows_its_counts_at_80_columns_and_the_reason_on_selection(
+    workspace, tmp_path
+):
+    from annotate.protocol import gate
+    from annotate.protocol.session import AnnotatorSession
+    from tests.tui.console_support import gold_answer
+
+    ctx = rte_study(workspace.engine, tmp_path, name="narrow", train=3, test=4)
+    clock = StepClock(step=timedelta(seconds=2))
+    session = AnnotatorSession.open(
+        workspace.engine, "narrow", "ana", create_annotator=True, clock=clock
+    )
+    while (item := session.next_item()) is not None:
+        if item.phase != "training":
+            clock.step = timedelta(seconds=7)  # test answers take longer
+        session.submit(item, gold_answer(item), answered_at=clock())
+    reason = "admitted by hand: she trained with us at the lab in May"  # 54 characters
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason=reason, force=True)
+    app = console(workspace.engine, "narrow")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await wait_until(pilot, lambda: "ana" in screen_text(app), "the annotator row")
+        lines = screen_text(app).splitlines()
+        header = next(line for line in lines if "Annotator" in line)
+        for column in ("Test", "Test s", "Agree", "Flags", "Last activity"):
+            assert column in header, column
+        row = next(line for line in lines if line.strip().startswith("ana"))
+        assert "7.0" in row  # the test answers' median, as the report counts it
+        text = " ".join(screen_text(app).split())
+        assert f"ana · gate admitted: {reason}" in text  # in full, for the selected row
+        assert "median seconds per answer: training 2.0, test 7.0" in text
