@@ -528,6 +528,32 @@ def flags_command(
         )
 
 
+def _simulate_hint(
+    status: dict, study: str, annotators: int, accuracy: float, prefix: str, admitted: int
+) -> str:
+    """The one next step that moves an incomplete simulated study on: close the gate the
+    trainees wait at; with enough admitted annotators, run the same ones again (same
+    prefix: they go on where they stopped); else add as many as are missing."""
+    waiting = [a for a in status["annotators"] if a["phase"] == "waiting"]
+    if waiting:
+        return (
+            f"{count_of(len(waiting), 'trainee')} {'waits' if len(waiting) == 1 else 'wait'} "
+            f"at the gate: close it (`annotate gate {study} --close`)."
+        )
+    k = status["annotators_per_item"]
+    if admitted >= k:
+        return (
+            "Enough are admitted: run them again to go on "
+            f"(`annotate simulate {study} --annotators {annotators} --accuracy {accuracy} "
+            f"--prefix {prefix}`)."
+        )
+    missing = k - admitted
+    return (
+        f"Add {missing} more (`annotate simulate {study} --annotators {missing} "
+        f"--accuracy {accuracy} --prefix more`)."
+    )
+
+
 @app.command("simulate")
 def simulate_command(
     ctx: typer.Context,
@@ -588,9 +614,8 @@ def simulate_command(
         say(
             f"{status['items_complete']}/{status['items_total']} items have all "
             f"{status['annotators_per_item']} labels; {count_of(admitted, 'annotator')} "
-            f"{plural(admitted, 'is')} admitted. Add more "
-            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} "
-            "--prefix more`)."
+            f"{plural(admitted, 'is')} admitted. "
+            + _simulate_hint(status, study, annotators, accuracy, prefix, admitted)
         )
     print_table(
         result.annotators,

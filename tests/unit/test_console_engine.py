@@ -349,3 +349,22 @@ def test_simulate_closes_a_median_gate_only_when_asked_and_never_over_a_real_tra
     report = cli("report", "pilot", "--format", "json").json()
     assert report["annotators"] and all(a["synthetic"] for a in report["annotators"])
     assert "(synthetic)" in cli("report", "pilot").stdout
+
+
+def test_simulate_says_the_one_next_step_that_moves_the_study_on(cli, workspace, tmp_path):
+    """26.3: with the gate open the hint is `gate --close`; with enough admitted annotators,
+    to run them again; otherwise to add as many as are missing."""
+    engine = workspace.engine
+    median_study(engine, tmp_path)
+    args = ("simulate", "pilot", "--accuracy", "0.9", "--seed", "1")
+    waiting = " ".join(cli(*args, "--annotators", "5").stdout.split())
+    assert "5 trainees wait at the gate: close it (`annotate gate pilot --close`)" in waiting
+    assert "Add more" not in waiting and "--prefix more" not in waiting
+
+    rte_study(engine, tmp_path, name="few", train=2, test=4, annotators_per_item=3)
+    short = " ".join(
+        cli("simulate", "few", "--accuracy", "1.0", "--annotators", "1").stdout.split()
+    )
+    assert "Add 2 more (`annotate simulate few --annotators 2 --accuracy 1.0 --prefix more`)" in (
+        short
+    )
