@@ -75,7 +75,8 @@ class LabelApp(App[None]):
 
             self.push_screen(StudyCompleteScreen(progress))  # before any training
             return
-        if progress.phase is Phase.WAITING:  # back while the gate decides: no "start" to press
+        # back while the gate decides (phase() first makes the decisions no researcher needs)
+        if progress.phase is Phase.WAITING and self.session.phase() is Phase.WAITING:
             from annotate.tui.screens.phases import WaitingScreen
 
             self.push_screen(WaitingScreen(progress, self.poll_seconds))
