@@ -371,11 +371,16 @@ async def test_excluding_a_flagged_item_from_scoring(workspace, tmp_path):
         await pilot.press(*"premise cut off")
         await pilot.press("enter")
         await arrive(pilot, FlagsScreen)
-        await pilot.press("x")  # again: the engine says it is excluded already
-        await arrive(pilot, ConfirmScreen)
-        await pilot.press(*"again", "enter")
+        # excluded now: the console offers to include it again, not to exclude it twice
+        await wait_until(
+            pilot,
+            lambda: "Include item" in screen_text(app).splitlines()[-1]
+            and "Exclude item" not in screen_text(app).splitlines()[-1],
+            "the footer offering Include",
+        )
+        await pilot.press("x")
         await pilot.pause()
-        assert "already excluded from scoring" in screen_text(app)
+        assert isinstance(app.screen, FlagsScreen)
     assert list(flags.excluded_item_ids(workspace.engine, ctx.id)) == [
         flags.find_test_item(workspace.engine, ctx, "1003")
     ]
@@ -482,3 +487,34 @@ async def test_the_study_table_shows_its_counts_at_80_columns_and_the_reason_on_
         text = " ".join(screen_text(app).split())
         assert f"ana · gate admitted: {reason}" in text  # in full, for the selected row
         assert "median seconds per answer: training 2.0, test 7.0" in text
+
+
+async def test_a_training_flag_offers_no_exclusion_and_items_are_named_as_the_table_does(
+    workspace, tmp_path
+):
+    """26.5: exclusion acts on test items; the console offers it only there, and the engine's
+    refusal names the item by the id the table shows."""
+    from annotate.errors import UserError
+    from annotate.protocol.session import AnnotatorSession
+    from tests.tui.console_support import gold_answer
+
+    ctx = rte_study(workspace.engine, tmp_path, name="tr", train=2, test=3)
+    session = AnnotatorSession.open(workspace.engine, "tr", "ana", create_annotator=True)
+    item = session.next_item()
+    assert item is not None and item.phase == "training"
+    session.submit(item, gold_answer(item), flag=True, comment="typo in the premise")
+    [row] = flags.list_flags(workspace.engine, ctx.id)
+    with pytest.raises(UserError, match=f"item {row.source_id} is not a test item"):
+        flags.exclude_item(workspace.engine, ctx, row.item_id, by="rhea", reason="typo")
+    app = console(workspace.engine, "tr")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        await wait_until(pilot, lambda: "typo in the premise" in screen_text(app), "the flag")
+        footer = screen_text(app).splitlines()[-1]
+        assert "Resolve" in footer
+        assert "Exclude item" not in footer and "Include item" not in footer
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, FlagsScreen)  # nothing offered, nothing pushed
