@@ -374,8 +374,10 @@ async def test_excluding_a_flagged_item_from_scoring(workspace, tmp_path):
         # excluded now: the console offers to include it again, not to exclude it twice
         await wait_until(
             pilot,
-            lambda: "Include item" in screen_text(app).splitlines()[-1]
-            and "Exclude item" not in screen_text(app).splitlines()[-1],
+            lambda: (
+                "Include item" in screen_text(app).splitlines()[-1]
+                and "Exclude item" not in screen_text(app).splitlines()[-1]
+            ),
             "the footer offering Include",
         )
         await pilot.press("x")
