@@ -215,10 +215,15 @@ def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
 
 
 def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
+    from annotate.scoring.diagnostics import undefined_text
+
     ci = ""
     if entry.get("ci_low") is not None:
         ci = f"[{coef(entry['ci_low'])}, {coef(entry['ci_high'])}]"
-    return {"n": str(entry["n"]), "value": coef(entry["value"]), "ci": ci}
+    value = coef(entry["value"])
+    if entry.get("undefined"):
+        value = undefined_text(entry["n"], entry["undefined"])
+    return {"n": str(entry["n"]), "value": value, "ci": ci}
 
 
 # --- compare ---------------------------------------------------------------------------------

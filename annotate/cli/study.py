@@ -6,6 +6,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json, print_table, say
+from annotate.login import login_name
 from annotate.wording import count_of, plural
 
 study_app = typer.Typer(help="Create and inspect studies.", no_args_is_help=True)
@@ -264,8 +265,11 @@ def gate_command(
     admit: list[str] = typer.Option([], "--admit", help="Admit an annotator by hand"),
     reject: list[str] = typer.Option([], "--reject", help="Refuse an annotator by hand"),
     reason: str = typer.Option(
-        None, "--reason", help="Why (stored with a manual --admit/--reject decision)"
+        None,
+        "--reason",
+        help="Why (stored with a manual --admit/--reject decision, or a --close --force)",
     ),
+    by: str = typer.Option(None, "--by", help="Who decides (stored; default: your login name)"),
     force: bool = typer.Option(
         False, "--force", help="Act despite the warnings (study cannot complete, mid-training …)"
     ),
@@ -280,6 +284,7 @@ def gate_command(
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    who = (by or "").strip() or login_name()
     if (admit or reject) and not (reason and reason.strip()):
         raise UserError("a manual gate decision needs a reason: --reason '...'")
     decisions = []
@@ -288,7 +293,9 @@ def gate_command(
         if fmt is Format.table:
             _print_plan(plan)
         try:
-            decisions += gate.close_training(ws.engine, study_ctx, force=force)
+            decisions += gate.close_training(
+                ws.engine, study_ctx, force=force, by=who, reason=reason or ""
+            )
         except gate.GateRefused as refused:
             if fmt is Format.json:
                 raise
@@ -300,12 +307,26 @@ def gate_command(
         for name in names:
             decisions.append(
                 gate.decide_manually(
-                    ws.engine, study_ctx, name, verdict, reason=reason or "", force=force
+                    ws.engine,
+                    study_ctx,
+                    name,
+                    verdict,
+                    reason=reason or "",
+                    force=force,
+                    decided_by=who,
                 )
             )
     rows = gate.gate_overview(ws.engine, study_ctx)
+    closure = gate.closure_of(ws.engine, study_ctx)
     if fmt is Format.json:
-        print_json({"study": study, "rule": study_ctx.protocol.gate_rule, "trainees": rows})
+        print_json(
+            {
+                "study": study,
+                "rule": study_ctx.protocol.gate_rule,
+                "trainees": rows,
+                "closure": None if closure is None else closure.as_dict(),
+            }
+        )
         return
     for d in decisions:
         verdict = "admitted" if d.admitted else "rejected"
@@ -331,6 +352,8 @@ def gate_command(
     for row in rows:
         if row["reason"] is not None:
             say(f"{row['name']}: {row['gate']}, {row['reason']}")
+    if closure is not None:
+        say(closure.describe())
 
 
 def _print_plan(plan) -> None:
@@ -456,8 +479,6 @@ def flags_command(
 ) -> None:
     """List flagged items (annotator, comment, item text); resolve a flag, or exclude an item
     from scoring and agreement (and undo), each recorded with who, when and why."""
-    import getpass
-
     from annotate.errors import UserError
     from annotate.protocol import flags
     from annotate.protocol.studies import load_study
@@ -468,7 +489,7 @@ def flags_command(
     if len(actions) > 1:
         raise UserError("give one of --resolve, --exclude, --include at a time")
     if actions:
-        who = by or getpass.getuser()
+        who = by or login_name()
         if not (reason and reason.strip()):
             raise UserError("say why with --reason: the action is recorded with who and when")
         if resolve is not None:
@@ -515,6 +536,32 @@ def flags_command(
             [("source_id", "Item"), ("by", "By"), ("reason", "Reason"), ("at", "At")],
             title="Excluded from scoring and agreement",
         )
+
+
+def _simulate_hint(
+    status: dict, study: str, annotators: int, accuracy: float, prefix: str, admitted: int
+) -> str:
+    """The one next step that moves an incomplete simulated study on: close the gate the
+    trainees wait at; with enough admitted annotators, run the same ones again (same
+    prefix: they go on where they stopped); else add as many as are missing."""
+    waiting = [a for a in status["annotators"] if a["phase"] == "waiting"]
+    if waiting:
+        return (
+            f"{count_of(len(waiting), 'trainee')} {'waits' if len(waiting) == 1 else 'wait'} "
+            f"at the gate: close it (`annotate gate {study} --close`)."
+        )
+    k = status["annotators_per_item"]
+    if admitted >= k:
+        return (
+            "Enough are admitted: run them again to go on "
+            f"(`annotate simulate {study} --annotators {annotators} --accuracy {accuracy} "
+            f"--prefix {prefix}`)."
+        )
+    missing = k - admitted
+    return (
+        f"Add {missing} more (`annotate simulate {study} --annotators {missing} "
+        f"--accuracy {accuracy} --prefix more`)."
+    )
 
 
 @app.command("simulate")
@@ -577,9 +624,8 @@ def simulate_command(
         say(
             f"{status['items_complete']}/{status['items_total']} items have all "
             f"{status['annotators_per_item']} labels; {count_of(admitted, 'annotator')} "
-            f"{plural(admitted, 'is')} admitted. Add more "
-            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} "
-            "--prefix more`)."
+            f"{plural(admitted, 'is')} admitted. "
+            + _simulate_hint(status, study, annotators, accuracy, prefix, admitted)
         )
     print_table(
         result.annotators,

@@ -214,6 +214,21 @@ class AnnotatorSession:
 
         return _retry(work)
 
+    def study_complete(self) -> bool:
+        """Every test item has all the labels it takes (none remaining): a newcomer would
+        train for nothing, so the app says so before training."""
+        with Session(self.engine) as session:
+            open_item = session.exec(
+                select(StudyItem.id)
+                .where(
+                    StudyItem.study_id == self.ctx.id,
+                    StudyItem.phase == TEST,
+                    StudyItem.remaining > 0,
+                )
+                .limit(1)
+            ).first()
+        return open_item is None
+
     def progress(self) -> Progress:
         with Session(self.engine) as session:
             by_phase = self._by_phase(session)

@@ -227,7 +227,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=gold_suspects(coded, final) if has_gold else [],
-        gate=_gate(data.gate_decisions, data.roster),
+        gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -473,7 +473,11 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]], roster: list[dict[str, str]]) -> Gate:
+def _gate(
+    decisions: list[dict[str, Any]],
+    roster: list[dict[str, str]],
+    closure: dict[str, Any] | None,
+) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -483,4 +487,5 @@ def _gate(decisions: list[dict[str, Any]], roster: list[dict[str, str]]) -> Gate
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
         roster=[RosterEntry(**m) for m in roster],
+        closure=closure,
     )

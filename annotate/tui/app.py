@@ -70,6 +70,17 @@ class LabelApp(App[None]):
 
             self.push_screen(RejectedScreen(progress))
             return
+        if progress.stream_done == 0 and self.session.study_complete():
+            from annotate.tui.screens.phases import StudyCompleteScreen
+
+            self.push_screen(StudyCompleteScreen(progress))  # before any training
+            return
+        # back while the gate decides (phase() first makes the decisions no researcher needs)
+        if progress.phase is Phase.WAITING and self.session.phase() is Phase.WAITING:
+            from annotate.tui.screens.phases import WaitingScreen
+
+            self.push_screen(WaitingScreen(progress, self.poll_seconds))
+            return
         self.push_screen(GuidelinesScreen(spec, protocol, progress))
         self.call_after_refresh(self._preload)
 

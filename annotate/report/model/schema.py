@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from annotate.report.model.base import JsonData, _none
+from annotate.scoring.diagnostics import undefined_text
 
 
 class AgreementEstimate(Protocol):
@@ -298,6 +299,8 @@ class PhenomenonScore(JsonData):
     ci_high: float | None
     models: dict[str, PhenomenonScore] | None = None
     """The same score of each model (only on the human row)."""
+    undefined: str | None = None
+    """Why there is no value ("one class": the subset's gold holds one class); else None."""
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> PhenomenonScore:
@@ -308,10 +311,17 @@ class PhenomenonScore(JsonData):
             d["ci_low"],
             d["ci_high"],
             None if models is None else {m: cls.of(e) for m, e in models.items()},
+            d.get("undefined"),
         )
 
     def omitted(self) -> set[str]:
-        return _none(self, "models")
+        return _none(self, "models", "undefined")
+
+    def text(self, digits: int = 2) -> str:
+        """The value as every format writes it: `0.57`, or `undefined (n=3, one class)`."""
+        if self.undefined is not None:
+            return undefined_text(self.n, self.undefined)
+        return "–" if self.value is None else f"{self.value:.{digits}f}"
 
 
 @dataclass
@@ -453,6 +463,9 @@ class Gate(JsonData):
     rules: list[str]
     roster: list[RosterEntry] = field(default_factory=list)
     """Everyone with a gate decision or a label, by name (empty without a store)."""
+    closure: dict[str, Any] | None = None
+    """Who closed training, when, and (forced past warnings) the warnings and the reason;
+    null while open or when the close predates schema 10."""
 
 
 @dataclass

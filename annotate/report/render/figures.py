@@ -204,10 +204,13 @@ def _diagnostics(ax: Any, r: StudyReport) -> None:
         )
     height = 0.8 / len(series)
     for s, (label, colour, values) in enumerate(series):
-        y = [i + s * height for i in range(len(rows))]
+        drawn = [(i + s * height, v) for i, v in enumerate(values) if v is not None]
         ax.barh(
-            y, [0 if v is None else v for v in values], height=height, color=colour, label=label
+            [y for y, _ in drawn], [v for _, v in drawn], height=height, color=colour, label=label
         )
+    for i, (_, e) in enumerate(rows):
+        if e.undefined is not None:  # no bar: a 0 would read as chance
+            ax.text(0.02, i, e.text(), fontsize=6, va="center", color="dimgray")
     ax.set_yticks([i + height * (len(series) - 1) / 2 for i in range(len(rows))])
     ax.set_yticklabels([name for name, _ in rows], fontsize=7)
     ax.invert_yaxis()

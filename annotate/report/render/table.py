@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from annotate.protocol.gate import describe_closure
 from annotate.report.aggregation.latent import model_aggregation_sections
 from annotate.report.model.schema import (
     Agreement,
@@ -297,9 +298,9 @@ def _diagnostics_section(r: StudyReport) -> Section | None:
             cat,
             tag,
             str(e.n),
-            coef(e.value, 2),
+            e.text(2),
             interval(e.ci_low, e.ci_high, 1, 2),
-            *(coef(per_model[m].value, 2) for m in models),
+            *(per_model[m].text(2) for m in models),
         ]
 
     rows = [row("All tagged items", "", d.all_tagged)]
@@ -405,6 +406,8 @@ def _gate_section(r: StudyReport) -> Section:
     if not rows:
         rows = [["(no gate decisions recorded)", "", "", "", "", "", "", "", ""]]
     title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
+    if g.closure is not None:
+        title += f". {describe_closure(g.closure)}"
     headers = ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"]
     return title, [*headers, "Reason"], rows
 
