@@ -20,7 +20,6 @@ from annotate.store.models import (
     GateDecision,
     Label,
     Study,
-    StudyItem,
     utcnow,
 )
 
