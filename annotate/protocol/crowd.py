@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -642,6 +642,24 @@ def outcome_counts(session: Session, study_id: int) -> dict[str, int]:
     return {o: found.get(o, 0) for o in OUTCOMES}
 
 
+def abandoned_visits(session: Session, ctx: StudyContext, now: datetime | None = None) -> int:
+    """Visits that ended without a departure or an outcome (a closed tab, a lost connection)
+    and saw nothing for longer than a lease lasts: their leases went back to the pool."""
+    quiet_since = (now or utcnow()) - timedelta(minutes=ctx.protocol.lease_minutes)
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                Visit.study_id == ctx.id,
+                Visit.departed_at.is_(None),
+                Visit.superseded_at.is_(None),
+                Visit.outcome.is_(None),
+                Visit.last_seen_at < quiet_since,
+            )
+        )
+        or 0
+    )
+
+
 def admitted_ids(engine: Engine, ctx: StudyContext, platform: str) -> list[str]:
     """The platform ids of the workers the gate admitted (latest decision), for the platform's
     allow-list of the test study; sorted."""
@@ -680,6 +698,7 @@ __all__ = [
     "CrowdRefusal",
     "Exit",
     "LinkEntry",
+    "abandoned_visits",
     "admitted_ids",
     "consent_text",
     "enter_by_link",
