@@ -394,8 +394,25 @@ def record_consent(
 # --- exit survey -----------------------------------------------------------------------------
 
 
+def _survey_passed(session: Session, ctx: StudyContext, annotator_id: int) -> set[str]:
+    """Questions the worker answered or skipped (skips are kept on their visits)."""
+    answered = set(
+        session.scalars(
+            select(SurveyAnswer.question).where(
+                SurveyAnswer.study_id == ctx.id, SurveyAnswer.annotator_id == annotator_id
+            )
+        )
+    )
+    for extras in session.scalars(
+        select(Visit.extras).where(Visit.study_id == ctx.id, Visit.annotator_id == annotator_id)
+    ):
+        answered.update(extras.get("survey_skipped", []))
+    return answered
+
+
 def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestion]:
-    """The exit survey's questions still unanswered, when the worker's outcome asks for it."""
+    """The exit survey's questions not yet answered or skipped, when the worker's outcome asks
+    for the survey (SURVEY_OUTCOMES); [] otherwise."""
     ctx = load_study(engine, study)
     config = config_of(ctx)
     if config is None or not config.survey:
@@ -405,14 +422,8 @@ def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestio
         return []
     who = get_annotator(engine, annotator)
     with Session(engine) as session:
-        answered = set(
-            session.scalars(
-                select(SurveyAnswer.question).where(
-                    SurveyAnswer.study_id == ctx.id, SurveyAnswer.annotator_id == who.id
-                )
-            )
-        )
-    return [q for q in config.survey if q.name not in answered]
+        passed = _survey_passed(session, ctx, who.id or 0)
+    return [q for q in config.survey if q.name not in passed]
 
 
 def record_survey(
@@ -423,9 +434,9 @@ def record_survey(
     *,
     clock: Callable[[], datetime] = utcnow,
 ) -> None:
-    """Store exit-survey answers (blank ones are skipped unless required): a choice must be
-    one of its choices, free text at most its max_length. A second submission of the same
-    question keeps the first answer."""
+    """Store exit-survey answers; a blank answer skips its question (refused if required). A
+    choice must be one of its choices, free text at most its max_length. A second answer to
+    the same question keeps the first."""
     ctx = load_study(engine, study)
     config = require_config(ctx)
     questions = {q.name: q for q in config.survey}
@@ -446,16 +457,11 @@ def record_survey(
     if missing:
         raise UserError(f"please answer: {', '.join(missing)}")
     who = get_annotator(engine, annotator)
+    skipped = [name for name in answers if name not in given]
     with write_session(engine) as session:
-        answered = set(
-            session.scalars(
-                select(SurveyAnswer.question).where(
-                    SurveyAnswer.study_id == ctx.id, SurveyAnswer.annotator_id == who.id
-                )
-            )
-        )
+        passed = _survey_passed(session, ctx, who.id or 0)
         for name, value in rows:
-            if name not in answered:
+            if name not in passed:
                 session.add(
                     SurveyAnswer(
                         study_id=ctx.id,
@@ -465,19 +471,13 @@ def record_survey(
                         answered_at=clock(),
                     )
                 )
-        # The survey is asked for every window (the skip-or-answer choice is made here).
         visit = _visit(session, ctx, who.id or 0, None)
         visit.last_seen_at = clock()
-        visit.extras = {**visit.extras, "survey_done": True}
-
-
-def survey_finished(engine: Engine, study: str, annotator: str) -> bool:
-    """Whether the worker has answered (or passed) the exit survey in their latest window."""
-    ctx = load_study(engine, study)
-    who = get_annotator(engine, annotator)
-    with Session(engine) as session:
-        visit = _visit(session, ctx, who.id or 0, None)
-        return bool(visit.extras.get("survey_done"))
+        if skipped:
+            visit.extras = {
+                **visit.extras,
+                "survey_skipped": sorted({*visit.extras.get("survey_skipped", []), *skipped}),
+            }
 
 
 # --- exit ------------------------------------------------------------------------------------
@@ -712,5 +712,4 @@ __all__ = [
     "record_survey",
     "study_link",
     "survey_due",
-    "survey_finished",
 ]
