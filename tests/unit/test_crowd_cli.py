@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
 from annotate.protocol import crowd
@@ -167,6 +168,13 @@ def test_pay_is_time_on_task_times_the_rate_and_no_platform_id_leaks(
         "--to", bonus,
     )  # fmt: skip
     assert "below the rate: w01" in capped.stdout
+    sheet = cli("report", "rte-pay", "--format", "json").json()["datasheet"]["crowd"]
+    assert sheet["abandoned_sessions"] == 1 and sheet["sessions"] == 4
+    assert sheet["outcomes"]["completed"] == 2 and sheet["outcomes"]["screened_out"] == 1
+    capped_rates = sorted(min(1.0, round(s / 3600 * 12, 2)) / (s / 3600) for s in seconds.values())
+    assert sheet["median_effective_hourly_pay"] == pytest.approx(
+        (capped_rates[1] + capped_rates[2]) / 2
+    )
     # Platform ids: in the pay file and `annotator show`, nowhere else.
     assert pid(1) in cli("annotator", "show", "w01").stdout
     out = tmp_path / "out"
