@@ -112,6 +112,12 @@ def test_an_mturk_worker_leaves_by_the_external_submit_form(workspace, tmp_path:
     assert leave.form_action == "https://workersandbox.mturk.com/mturk/externalSubmit"
     assert leave.form_fields["assignmentId"] == MTURK["assignmentId"]
     assert leave.form_fields["code"] == CODES["completed"] and leave.redirect_url is None
+    from annotate.protocol import pay
+
+    plan = pay.plan_pay(workspace.engine, ctx, "mturk", 1e9)  # any time on task pays something
+    header, line = pay.bonus_lines(plan, "mturk")
+    assert header == "worker_id,assignment_id,amount"
+    assert line.startswith(f"{MTURK['workerId']},{MTURK['assignmentId']},")
 
 
 def test_a_generic_link_takes_an_id_and_may_send_the_worker_on(workspace, tmp_path: Path):
@@ -386,3 +392,27 @@ def test_crowd_settings_file_is_checked(tmp_path: Path):
         read_config_file(path, "prolific")
     kept = with_codes(CrowdConfig(platform="link"), {"completed": "OLDCODE1"})
     assert kept.codes["completed"] == "OLDCODE1" and len(kept.codes) == 6
+
+
+def test_a_store_from_before_schema_9_migrates_and_takes_a_crowd_study(tmp_path: Path):
+    """The 0.1.0 store (tests/migration), migrated: its annotators have no platform, its
+    studies none of the crowd settings, and one of them can become a crowd study."""
+    import shutil
+
+    from annotate.store import schema
+    from annotate.store.engine import make_engine
+    from tests.unit.test_migrations import OLD_STORE
+
+    path = tmp_path / "old.db"
+    shutil.copy(OLD_STORE, path)
+    engine = make_engine(f"sqlite:///{path}")
+    schema.migrate_store(engine)
+    with Session(engine) as s:
+        people = s.exec(select(Annotator)).all()
+        assert people and all(a.platform is None and a.platform_id is None for a in people)
+        assert s.exec(select(Visit)).all() == []
+    crowd.set_config(engine, "old-rte", with_codes(CrowdConfig(platform="link")))
+    ctx = crowd.load_study(engine, "old-rte")
+    arrival = crowd.enter_by_link(engine, "old-rte", crowd.parse_link(ctx, {"id": "p-1"}))
+    assert arrival.new and arrival.annotator.startswith("w")
+    engine.dispose()
