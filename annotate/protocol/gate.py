@@ -109,12 +109,17 @@ def trainees(session: Session, study_id: int) -> list[Trainee]:
 
 
 def training_quota(session: Session, study_id: int) -> int:
-    return int(
+    """Training items each annotator does: those the study drew, up to the protocol's
+    max_training_items_per_annotator."""
+    drawn = int(
         session.scalar(
             select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
         )
         or 0
     )
+    protocol = session.scalar(select(Study.protocol).where(Study.id == study_id)) or {}
+    cap = protocol.get("max_training_items_per_annotator")
+    return drawn if cap is None else min(drawn, int(cap))
 
 
 def latest_decision(session: Session, study_id: int, annotator_id: int) -> GateDecision | None:

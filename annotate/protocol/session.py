@@ -240,7 +240,8 @@ class AnnotatorSession:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self._sizes = (int(counts.get(TRAINING, 0)), int(counts.get(TEST, 0)))
+            quota = self.ctx.protocol.training_quota(int(counts.get(TRAINING, 0)))
+            self._sizes = (quota, int(counts.get(TEST, 0)))
         return self._sizes
 
     def _decision(self, session: Session) -> GateDecision | None:

@@ -416,3 +416,18 @@ def test_a_store_from_before_schema_9_migrates_and_takes_a_crowd_study(tmp_path:
     arrival = crowd.enter_by_link(engine, "old-rte", crowd.parse_link(ctx, {"id": "p-1"}))
     assert arrival.new and arrival.annotator.startswith("w")
     engine.dispose()
+
+
+def test_a_training_cap_decides_the_gate_after_that_many_items(workspace, tmp_path: Path):
+    engine = workspace.engine
+    crowd_study(engine, tmp_path, max_training_items_per_annotator=3, gate_min_items=3)
+    session = arrive(engine, "pilot", 1)
+    seen = []
+    while (item := session.next_item()) is not None and item.phase == "training":
+        seen.append(item.item_id)
+        session.submit(item, gold(engine, item))
+    assert len(seen) == 3 and item is not None and item.phase == "test"
+    progress = session.progress()
+    assert (progress.training_done, progress.training_quota) == (3, 3)
+    with Session(engine) as s:
+        assert len(s.exec(select(StudyItem).where(StudyItem.phase == "training")).all()) == 6
