@@ -6,8 +6,8 @@ The engine decides everything here; the front ends (the terminal app, `annotate 
     if entry.preview:                                   # MTurk preview: the guidelines only
         ...
     arrival = enter_by_link(engine, "rte-crowd", entry) # Arrival(annotator="w07", visit_id=12)
-    session = AnnotatorSession.open(engine, "rte-crowd", arrival.annotator)
-    session.attach_window(arrival.visit_id)             # this tab is now the worker's live one
+    session = open_session(engine, "rte-crowd", arrival) # this tab: the worker's live window
+    session.heartbeat()                                  # now and then while a page waits
     consent_text(ctx) / needs_consent(...) / record_consent(..., agree=False)
     ... items (session.next_item / submit) until next_item() returns None ...
     questions = survey_due(engine, "rte-crowd", "w07")  # then record_survey(...)
@@ -337,6 +337,17 @@ def enter_by_link(
             extras=entry.extras,
         )
     return Arrival(annotator.name, visit_id, new)
+
+
+def open_session(
+    engine: Engine, study: str, arrival: Arrival, *, clock: Callable[[], datetime] = utcnow
+):
+    """The worker's AnnotatorSession on this arrival's window (what a page then drives)."""
+    from annotate.protocol.session import AnnotatorSession
+
+    session = AnnotatorSession.open(engine, study, arrival.annotator, clock=clock)
+    session.attach_window(arrival.visit_id)
+    return session
 
 
 # --- consent ---------------------------------------------------------------------------------
@@ -705,6 +716,7 @@ __all__ = [
     "exit_for",
     "guidelines_text",
     "needs_consent",
+    "open_session",
     "outcome_counts",
     "parse_link",
     "peek_exit",

@@ -206,6 +206,22 @@ class AnnotatorSession:
         with self.engine.connect() as conn:
             return windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id)
 
+    def heartbeat(self) -> bool:
+        """Note that this window is still open (reading guidelines, waiting for the gate), so
+        its time on task runs on; False once a newer window took over."""
+        if self.visit_id is None:
+            return True
+
+        def work() -> bool:
+            with write_connection(self.engine) as conn:
+                try:
+                    self.check_window(conn)
+                except windows.ContinuedElsewhere:
+                    return False
+                return True
+
+        return _retry(work)
+
     def _require_live(self) -> None:
         if not self.is_live():
             raise windows.ContinuedElsewhere()

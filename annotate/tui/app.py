@@ -201,6 +201,7 @@ class LabelApp(App[None]):
 
     async def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
         if self._is_current(message):
+            self.session.heartbeat()  # time on task: reading the guidelines counts
             await self.show_next()
 
     async def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
@@ -208,7 +209,12 @@ class LabelApp(App[None]):
             await self.show_next()
 
     async def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
-        if self._is_current(message) and self.session.phase() is not Phase.WAITING:
+        if not self._is_current(message):
+            return
+        if not self.session.heartbeat():  # waiting counts as time on task, while it is live
+            self._continued_elsewhere()
+            return
+        if self.session.phase() is not Phase.WAITING:
             await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------

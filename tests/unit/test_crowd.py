@@ -431,3 +431,45 @@ def test_a_training_cap_decides_the_gate_after_that_many_items(workspace, tmp_pa
     assert (progress.training_done, progress.training_quota) == (3, 3)
     with Session(engine) as s:
         assert len(s.exec(select(StudyItem).where(StudyItem.phase == "training")).all()) == 6
+
+
+def test_time_on_task_covers_reading_and_waiting_until_the_exit(workspace, tmp_path: Path):
+    """Arrival at 10:00, the guidelines read until 10:05 (a heartbeat), waiting for a median
+    gate until 10:20, then the training-done exit at 10:30: 30 minutes on task."""
+    from datetime import UTC, datetime
+
+    from annotate.protocol.pay import time_on_task
+
+    engine = workspace.engine
+    crowd_study(
+        engine,
+        tmp_path,
+        gate_rule="median",
+        crowd_settings={"study_ids": [], "training_study_id": STUDY_A, "test_study_id": STUDY_B},
+    )
+    at = {"now": datetime(2026, 12, 1, 10, 0, tzinfo=UTC)}
+
+    def clock() -> datetime:
+        return at["now"]
+
+    ctx = crowd.load_study(engine, "pilot")
+    arrival = crowd.enter_by_link(
+        engine, "pilot", crowd.parse_link(ctx, prolific_query(1)), clock=clock
+    )
+    session = crowd.open_session(engine, "pilot", arrival, clock=clock)
+    at["now"] = at["now"].replace(minute=5)
+    assert session.heartbeat()
+    at["now"] = at["now"].replace(minute=20)
+    while (item := session.next_item()) is not None:
+        session.submit(item, gold(engine, item))
+    at["now"] = at["now"].replace(minute=30)
+    leave = crowd.exit_for(engine, "pilot", "w01", clock=clock)
+    assert leave is not None and leave.outcome == "training_done"
+    with Session(engine) as s:
+        assert time_on_task(s, ctx.id) == {1: 30 * 60}
+    other = crowd.open_session(
+        engine,
+        "pilot",
+        crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, prolific_query(1))),
+    )
+    assert other.heartbeat() and not session.heartbeat()  # the older window is no longer live
