@@ -155,7 +155,16 @@ def _study_detail(engine, name: str) -> dict:
         "training_items": with_training,
         "test_items": status["items_total"],
         "protocol": ctx.protocol.model_dump(),
+        "crowd": _crowd_summary(ctx.study.crowd),
     }
+
+
+def _crowd_summary(stored: dict | None) -> dict | None:
+    """Platform and accepted platform studies (`annotate study crowd` shows links and codes)."""
+    if stored is None:
+        return None
+    keys = ("platform", "study_ids", "training_study_id", "test_study_id")
+    return {k: stored.get(k) for k in keys}
 
 
 def gate_training_quota(engine, ctx) -> int:
@@ -200,8 +209,9 @@ def study_show(
     if fmt is Format.json:
         print_json(data)
         return
-    rows = [{"key": k, "value": v} for k, v in data.items() if k != "protocol"]
+    rows = [{"key": k, "value": v} for k, v in data.items() if k not in ("protocol", "crowd")]
     rows += [{"key": f"protocol.{k}", "value": v} for k, v in data["protocol"].items()]
+    rows += [{"key": f"crowd.{k}", "value": v} for k, v in (data["crowd"] or {}).items()]
     print_table(rows, [("key", "Setting"), ("value", "Value")], title=f"Study {name}")
 
 
