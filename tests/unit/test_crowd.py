@@ -29,6 +29,18 @@ from tests.crowd_helpers import (
     wrong,
 )
 
+
+@pytest.fixture
+def store(store_url: str):
+    """A store on each backend in turn (SQLite, PostgreSQL): the rules that must hold under
+    concurrency run on both."""
+    from annotate.workspace import open_workspace
+
+    ws = open_workspace(store_url, create=True)
+    yield ws
+    ws.engine.dispose()
+
+
 # --- links ---------------------------------------------------------------------------------
 
 
@@ -161,7 +173,8 @@ def test_workers_get_stable_pseudonyms_and_the_platform_id_is_kept_apart(workspa
         assert (w01.platform, w01.platform_id, w01.token_hash) == ("prolific", pid(1), None)
 
 
-def test_two_tabs_arriving_at_once_make_one_annotator(workspace, tmp_path: Path):
+def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
+    workspace = store
     crowd_study(workspace.engine, tmp_path)
     engine = workspace.engine
     ctx = crowd.load_study(engine, "pilot")
@@ -227,11 +240,11 @@ def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path)
     assert not crowd.needs_consent(engine, "pilot", "w02")
 
 
-def test_batches_fill_every_item_to_k_breadth_first_under_concurrency(workspace, tmp_path: Path):
+def test_batches_fill_every_item_to_k_breadth_first_under_concurrency(store, tmp_path: Path):
     """20 items x k=3 = 60 labels, batches of at most 10, seven workers answering at once:
     every item ends with exactly k labels, nobody exceeds their batch, each worker with an
     answer leaves with the completion code; a worker arriving afterwards finds the study full."""
-    engine = workspace.engine
+    engine = store.engine
     crowd_study(engine, tmp_path, annotators_per_item=3, max_test_items_per_annotator=10)
     sessions = [arrive(engine, "pilot", n) for n in range(1, 8)]
     for s in sessions:
