@@ -273,6 +273,7 @@ def annotator_list(
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
                 "synthetic": a.synthetic,
+                "platform": a.platform,  # never the platform id: `annotator show NAME` has it
             }
             for a in session.scalars(select(Annotator).order_by(Annotator.name))
         ]
@@ -288,6 +289,7 @@ def annotator_list(
             ("failed_logins", "Refused logins"),
             ("created_at", "Added"),
             ("synthetic", "Synthetic"),
+            ("platform", "Platform"),
         ],
         title="Annotators",
     )
