@@ -49,6 +49,9 @@ class LabelApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
+    CLIENT = "terminal"
+    """What kind of window this is, as its visit records it (windows.py)."""
+
     poll_seconds: float = 5.0
     """How often the waiting screen asks whether the gate has decided (tests shorten it)."""
     RECONNECT_FIRST_S: float = 0.5
@@ -71,6 +74,8 @@ class LabelApp(App[None]):
 
     # --- routing ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        if self.session.visit_id is None:  # an app built on a session of its own (the web app)
+            self.session.claim_window(self.CLIENT)
         progress = self.session.progress()
         if self.crowd is not None:
             if self._crowd_finish(self.push_screen):  # back after leaving: say so first
