@@ -464,7 +464,8 @@ def record_survey(
         if value:
             rows.append((name, value))
     given = {name for name, _ in rows}
-    missing = [q.name for q in config.survey if q.required and q.name not in given]
+    # A page may send one question at a time: only a required question sent blank is refused.
+    missing = [n for n in answers if questions[n].required and n not in given]
     if missing:
         raise UserError(f"please answer: {', '.join(missing)}")
     who = get_annotator(engine, annotator)

@@ -280,7 +280,9 @@ def test_the_exit_survey_is_asked_then_stored(workspace, tmp_path: Path):
             "choices": ["easy", "hard"],
         },
         {"name": "remarks", "prompt": "Anything else?", "max_length": 20},
-    ]
+        {"name": "age", "prompt": "Your age group?", "kind": "choice", "choices": ["<30", "30+"],
+         "required": True},
+    ]  # fmt: skip
     crowd_study(
         workspace.engine,
         tmp_path,
@@ -292,18 +294,24 @@ def test_the_exit_survey_is_asked_then_stored(workspace, tmp_path: Path):
     assert crowd.survey_due(engine, "pilot", "w01") == []  # not finished yet
     train(engine, session)
     label_test(session)
-    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty", "remarks"]
+    due = ["difficulty", "remarks", "age"]
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == due
+    with pytest.raises(UserError, match="please answer: age"):
+        crowd.record_survey(engine, "pilot", "w01", {"age": ""})
     with pytest.raises(UserError, match="choose one of easy, hard"):
         crowd.record_survey(engine, "pilot", "w01", {"difficulty": "medium"})
     with pytest.raises(UserError, match="at most 20"):
         crowd.record_survey(engine, "pilot", "w01", {"remarks": "x" * 21})
     crowd.record_survey(engine, "pilot", "w01", {"remarks": " "})  # skipped
-    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty"]
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty", "age"]
     crowd.record_survey(engine, "pilot", "w01", {"difficulty": "hard", "remarks": "late"})
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["age"]
+    crowd.record_survey(engine, "pilot", "w01", {"age": "30+"})
     assert crowd.survey_due(engine, "pilot", "w01") == []
     with Session(engine) as s:
         assert {(a.question, a.answer) for a in s.exec(select(SurveyAnswer))} == {
-            ("difficulty", "hard")
+            ("difficulty", "hard"),
+            ("age", "30+"),
         }
 
 
