@@ -231,7 +231,8 @@ class ProgressTracker:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self.n_sample, self.quota = int(sizes.get(TEST, 0)), int(sizes.get(TRAINING, 0))
+            self.n_sample = int(sizes.get(TEST, 0))
+            self.quota = ctx.protocol.training_quota(int(sizes.get(TRAINING, 0)))
             self.sized = True
         revision = session.scalar(select(func.max(LabelRevision.id)))
         if revision != self.revision:  # a label's value changed: read the study afresh
