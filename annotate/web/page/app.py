@@ -20,6 +20,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,14 @@ class Screen:
     status: int = 200
 
 
+@cache
+def environment() -> jinja2.Environment:
+    """The page's templates, autoescaped whatever their names: all text is HTML-escaped."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False
+    )
+
+
 # --- security around every request -----------------------------------------------------------
 class Guard:
     """Security headers on every response; POSTs only from this server's own page (Origin, or
@@ -142,11 +151,7 @@ class Guard:
 # --- the app ------------------------------------------------------------------------------------
 def create_app(config: PageConfig) -> Starlette:
     ctx = load_study(config.engine, config.study)  # a missing study fails before serving
-    # autoescape on for every template, whatever its name: all text is escaped unless marked.
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False
-    )
-    templates = Jinja2Templates(env=env)
+    templates = Jinja2Templates(env=environment())
     tickets = URLSafeSerializer(config.secret, salt="annotate.item")
     title = terminal_safe(ctx.spec.title)
 
