@@ -84,7 +84,9 @@ def test_a_post_from_another_origin_or_without_csrf_token_is_refused(workspace, 
     assert forged.status_code == 400 and screen(forged) == "signin"
     token = signed_in(c)
     item = c.get("/")
-    stale = c.post("/answer", data={"csrf": "guess", "ticket": ticket(item), "answer": "entailment"})
+    stale = c.post(
+        "/answer", data={"csrf": "guess", "ticket": ticket(item), "answer": "entailment"}
+    )
     assert screen(stale) == "expired"
     assert labels(workspace.engine, pair)[0:] == []  # nothing was stored by either
 
@@ -138,7 +140,9 @@ def test_an_error_shows_no_traceback_and_is_logged(workspace, pair, monkeypatch,
 
     monkeypatch.setattr(AnnotatorSession, "submit", broken)
     with caplog.at_level(logging.ERROR, logger="annotate.serve"):
-        r = c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+        r = c.post(
+            "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+        )
     assert r.status_code == 500 and screen(r) == "error"
     assert "Traceback" not in r.text and "RuntimeError" not in r.text
     assert any("RuntimeError" in m for m in caplog.messages)
@@ -150,7 +154,9 @@ def test_a_reload_resumes_the_same_item_and_answers_are_stored_once(workspace, p
     token = signed_in(c)
     first = c.get("/")
     assert ticket(first) != "" and "Training" in first.text
-    feedback = c.post("/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"})
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"}
+    )
     assert screen(feedback) == "feedback" and "Right answer" in feedback.text
     test_item = c.get("/")
     again = c.get("/")  # a reload: the same item (its lease)

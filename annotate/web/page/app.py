@@ -20,8 +20,8 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import cache
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
