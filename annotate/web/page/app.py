@@ -27,9 +27,8 @@ from typing import Any
 
 import jinja2
 from itsdangerous import BadSignature, URLSafeSerializer
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
@@ -43,10 +42,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from annotate.errors import UserError
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
-from annotate.protocol.studies import TEST, TRAINING, load_study
+from annotate.protocol.studies import (
+    TEST,
+    TRAINING,
+    StudyContext,
+    get_annotator,
+    load_study,
+)
 from annotate.protocol.tokens import sign_in_check
 from annotate.store.engine import is_disconnect
-from annotate.store.models import Item, utcnow
+from annotate.store.models import Annotator, Item, utcnow
 from annotate.text import terminal_safe
 from annotate.web.limits import SignInLimiter, address_key, name_key, wait_message
 from annotate.web.page import views
@@ -154,6 +159,7 @@ def create_app(config: PageConfig) -> Starlette:
     templates = Jinja2Templates(env=environment())
     tickets = URLSafeSerializer(config.secret, salt="annotate.item")
     title = terminal_safe(ctx.spec.title)
+    help_text = _help_text(ctx)  # fixed for the study: worked out once
 
     def render(request: Request, screen: Screen) -> Response:
         context = {
@@ -183,15 +189,22 @@ def create_app(config: PageConfig) -> Starlette:
             return None
         return values
 
+    annotators: dict[str, Annotator] = {}
+    """Annotator rows by name, read once per process: a session needs only the row's id,
+    which never changes (a removed annotator is found out by the engine's own checks)."""
+
     def open_session(request: Request) -> AnnotatorSession | None:
         name = request.session.get("who")
         if not name:
             return None
-        try:
-            return AnnotatorSession.open(config.engine, config.study, name)
-        except UserError:
-            request.session.clear()  # the annotator is gone from the store: sign in again
-            return None
+        annotator = annotators.get(name)
+        if annotator is None:
+            try:
+                annotator = annotators[name] = get_annotator(config.engine, name)
+            except UserError:
+                request.session.clear()  # the annotator is gone from the store: sign in again
+                return None
+        return AnnotatorSession(config.engine, ctx, annotator)
 
     # --- screens from the engine ----------------------------------------------------------
     def ticket(session: AnnotatorSession, item: ItemView, kind: str) -> str:
@@ -217,16 +230,15 @@ def create_app(config: PageConfig) -> Starlette:
             return None
         if data.get("a") != session.annotator_id:
             return None
-        with Session(config.engine) as db:
-            row = db.get(Item, int(data["i"]))
-            if row is None:
-                return None
-            fields = dict(row.fields)
+        with config.engine.connect() as conn:
+            fields = conn.execute(select(Item.fields).where(Item.id == int(data["i"]))).scalar()
+        if fields is None:
+            return None
         item = ItemView(
             int(data["i"]),
             str(data["src"]),
             str(data["p"]),
-            fields,
+            dict(fields),
             int(data["n"]),
             datetime.fromisoformat(data["s"]),
             bool(data.get("r")),
@@ -252,7 +264,8 @@ def create_app(config: PageConfig) -> Starlette:
             kind = kind or "catch"
         if item.refresher or item.item_id in session.refresher_items:
             kind = kind or "refresher"
-        status, done, total = views.status_line(item, session.progress())
+        progress = session.progress()
+        status, done, total = views.status_line(item, progress)
         return Screen(
             "item",
             {
@@ -273,22 +286,15 @@ def create_app(config: PageConfig) -> Starlette:
                 "comment": terminal_safe(comment),
                 "keys": keys_text(session),
                 "guidelines": guidelines_text(session),
-                "announce_test": item.phase == TEST and session.progress().stream_done == 0,
+                "announce_test": item.phase == TEST and progress.stream_done == 0,
             },
         )
 
     def keys_text(session: AnnotatorSession) -> str:
-        from annotate.tui.screens.guidelines import keys_text as keys
-
-        return keys(session.spec, COME_BACK).plain
+        return help_text["keys"]
 
     def guidelines_text(session: AnnotatorSession) -> dict[str, Any]:
-        from annotate.tui.screens.guidelines import prior_hint, reflow
-
-        return {
-            "paragraphs": terminal_safe(reflow(session.spec.guidelines)).split("\n\n"),
-            "hint": prior_hint(session.spec, session.ctx.protocol),
-        }
+        return help_text["guidelines"]
 
     def current(
         session: AnnotatorSession, notice: str | None = None, item: ItemView | None = None
@@ -577,6 +583,19 @@ def create_app(config: PageConfig) -> Starlette:
     )
     app.state.started = time.monotonic()
     return app
+
+
+def _help_text(ctx: StudyContext) -> dict[str, Any]:
+    """The keys and the guidelines, in the terminal app's words (its own functions)."""
+    from annotate.tui.screens.guidelines import keys_text, prior_hint, reflow
+
+    return {
+        "keys": keys_text(ctx.spec, COME_BACK).plain,
+        "guidelines": {
+            "paragraphs": terminal_safe(reflow(ctx.spec.guidelines)).split("\n\n"),
+            "hint": prior_hint(ctx.spec, ctx.protocol),
+        },
+    }
 
 
 def parse_answer(session: AnnotatorSession, item: ItemView, form: dict[str, str]) -> Any:
