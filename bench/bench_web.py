@@ -38,6 +38,7 @@ from pathlib import Path
 from bench.common import print_rows
 from bench.store_builder import build_study
 
+ANNOTATE = (sys.executable, "-m", "annotate")
 K = 5
 PACE_S = 5.0
 TICKET = re.compile(r'name="ticket" value="([^"]+)"')
@@ -94,8 +95,7 @@ def start_server(db: str, study: str, *extra: str) -> Server:
 
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "annotate", "--db", db, "serve", study, "--port", str(port)]
-        + ["--no-tokens", *extra],
+        [*ANNOTATE, "--db", db, "serve", study, "--port", str(port), "--no-tokens", *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -125,16 +125,25 @@ class Tally:
         return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
+def transport(workers: int):
+    """One connection pool for a run's workers (a connection each): building an httpx client's
+    own transport costs an SSL context, tens of ms of the client's CPU per worker."""
+    import httpx
+
+    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=workers + 8))
+
+
 class Worker:
-    def __init__(self, base: str, name: str) -> None:
+    def __init__(self, base: str, name: str, pool) -> None:
         import httpx
 
         self.name = name
+        # Its own client: its own cookie (session) and CSRF token, as a browser has.
         self.client = httpx.AsyncClient(
             base_url=base,
             headers={"Origin": base, "HX-Request": "true"},
             timeout=120,
-            limits=httpx.Limits(max_connections=1),
+            transport=pool,
         )
         self.csrf = ""
         self.page = ""
@@ -166,16 +175,17 @@ class Worker:
         return True
 
     async def close(self) -> None:
-        await self.client.aclose()
+        pass  # the pool is shared: closed by the run
 
 
 async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tally:
     """Workers arriving over one pace interval, then answering every `pace` seconds."""
     tally = Tally()
+    pool = transport(len(names))
     end = time.monotonic() + seconds
 
     async def one(name: str) -> None:
-        worker = Worker(base, name)
+        worker = Worker(base, name, pool)
         try:
             await asyncio.sleep(random.uniform(0, pace))
             await worker.arrive(tally)
@@ -189,25 +199,27 @@ async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tal
             await worker.close()
 
     await asyncio.gather(*(one(n) for n in names))
+    await pool.aclose()
     return tally
 
 
 async def burst(base: str, names: list[str]) -> Tally:
     tally = Tally()
-    workers = [Worker(base, n) for n in names]
+    pool = transport(len(names))
+    workers = [Worker(base, n, pool) for n in names]
     results = await asyncio.gather(*(w.arrive(tally) for w in workers), return_exceptions=True)
     tally.errors += [repr(r) for r in results if isinstance(r, Exception)]
-    for w in workers:
-        await w.close()
+    await pool.aclose()
     return tally
 
 
 async def flat_out(base: str, names: list[str], seconds: float) -> Tally:
     tally = Tally()
+    pool = transport(len(names))
     end = time.monotonic() + seconds
 
     async def one(name: str) -> None:
-        worker = Worker(base, name)
+        worker = Worker(base, name, pool)
         try:
             await worker.arrive(tally)
             while time.monotonic() < end and await worker.answer(tally):
@@ -218,6 +230,7 @@ async def flat_out(base: str, names: list[str], seconds: float) -> Tally:
             await worker.close()
 
     await asyncio.gather(*(one(n) for n in names))
+    await pool.aclose()
     return tally
 
 

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.slow
 httpx = pytest.importorskip("httpx")
 
 START_TIMEOUT_S = 30
+ANNOTATE = (sys.executable, "-m", "annotate")
 K = 2
 WORKERS = 6
 ITEMS = 8
@@ -33,8 +34,7 @@ def start_server(db_url: str, study: str, secret: str) -> tuple[subprocess.Popen
     port = free_port()
     env = {**os.environ, "ANNOTATE_WEB_SECRET": secret}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "annotate", "--db", db_url, "serve", study, "--port", str(port)]
-        + ["--no-tokens"],
+        [*ANNOTATE, "--db", db_url, "serve", study, "--port", str(port), "--no-tokens"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
