@@ -341,6 +341,9 @@ class ProtocolSpec(Strict):
     (annotate/completion.py); classification tasks only. The majority equals full k's."""
     lease_minutes: float = Field(30.0, gt=0)
     """How long an item on an abandoned screen stays reserved before it returns to the pool."""
+    max_test_items_per_annotator: int | None = Field(None, ge=1)
+    """A batch per worker: test items one annotator labels at most, then their completion code
+    (crowd studies paid per session); None: as many as the study has for them."""
     catch_rate: float = Field(0.0, ge=0.0, le=0.5)
     """Share of an annotator's test stream that is catch items: dev items with gold, shown
     like test items, never scored (0: none; e.g. 0.05)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from annotate.cli.context import Format, app, options
@@ -44,7 +46,18 @@ def study_create(
     seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
     k: int = typer.Option(None, "--annotators-per-item", help="Distinct annotators per test item"),
     settings: list[str] = typer.Option(
-        [], "--set", help="KEY=VALUE: override any protocol setting"
+        [], "--set", help="KEY=VALUE: override any protocol setting (crowd=PLATFORM too)"
+    ),
+    crowd_platform: str = typer.Option(
+        None,
+        "--crowd",
+        help="A crowd study: workers arrive by a prolific, mturk or generic link (no tokens)",
+    ),
+    crowd_config: Path = typer.Option(
+        None, "--crowd-config", help="The crowd study's TOML: study ids, codes, consent, survey"
+    ),
+    platform_studies: list[str] = typer.Option(
+        [], "--platform-study", help="A platform study id whose link the study accepts"
     ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
@@ -53,6 +66,12 @@ def study_create(
     from annotate.protocol.studies import create_study, dataset_by_reference
 
     overrides = dict(specs.parse_setting(s) for s in settings)
+    crowd_platform = _crowd_platform(crowd_platform, overrides.pop("crowd", None))
+    crowd = None
+    if crowd_platform or crowd_config or platform_studies:
+        from annotate.cli.crowd import crowd_settings
+
+        crowd = crowd_settings(crowd_platform, crowd_config, platform_studies)
     if sample is not None:
         overrides["test_sample"] = "all" if sample == "all" else _positive_int(sample, "--sample")
     if seed is not None:
@@ -75,6 +94,7 @@ def study_create(
         if test is None
         else dataset_by_reference(ws.engine, test, [spec.name]),
         overrides=overrides,
+        crowd=crowd,
     )
     data = _study_detail(ws.engine, name)
     if fmt is Format.json:
@@ -87,6 +107,24 @@ def study_create(
         f"{count_of(data['test_items'], 'test item')} from dataset {study.study.test_dataset_id}, "
         f"{count_of(study.k, 'annotator')} per item"
     )
+    if crowd is not None:
+        from annotate.cli.crowd import print_crowd
+
+        print_crowd(name, crowd, None)
+
+
+def _crowd_platform(option: str | None, setting: object) -> str | None:
+    """--crowd, or --set crowd=…: one platform (both given must agree)."""
+    from annotate.errors import UserError
+    from annotate.protocol.crowd_config import PLATFORMS
+
+    chosen = {str(v) for v in (option, setting) if v is not None}
+    if len(chosen) > 1:
+        raise UserError(f"--crowd {option} and --set crowd={setting} disagree")
+    platform = chosen.pop() if chosen else None
+    if platform is not None and platform not in PLATFORMS:
+        raise UserError(f"--crowd takes {', '.join(PLATFORMS)}, not {platform!r}")
+    return platform
 
 
 def _positive_int(text: str, option: str) -> int:
@@ -260,11 +298,18 @@ def gate_command(
     force: bool = typer.Option(
         False, "--force", help="Act despite the warnings (study cannot complete, mid-training …)"
     ),
+    export: tuple[str, str] = typer.Option(
+        None,
+        "--export",
+        metavar="PLATFORM FILE",
+        help="Write the admitted workers' platform ids (prolific or mturk), one a line: the "
+        "allow-list of the platform's test study",
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Show each trainee's count, accuracy and gate decision with its reason; close a median
     gate (prints who will be admitted and rejected, and refuses on warnings unless --force);
-    admit or refuse by hand with --reason."""
+    admit or refuse by hand with --reason; export the admitted as a platform allow-list."""
     from annotate.errors import UserError
     from annotate.protocol import gate
     from annotate.protocol.studies import load_study
@@ -295,6 +340,8 @@ def gate_command(
                 )
             )
     rows = gate.gate_overview(ws.engine, study_ctx)
+    if export:
+        _export_allow_list(ws.engine, study_ctx, export[0], Path(export[1]))
     if fmt is Format.json:
         print_json({"study": study, "rule": study_ctx.protocol.gate_rule, "trainees": rows})
         return
@@ -321,6 +368,22 @@ def gate_command(
     for row in rows:
         if row["reason"] is not None:
             say(f"{row['name']}: {row['gate']}, {row['reason']}")
+
+
+def _export_allow_list(engine, study_ctx, platform: str, path: Path) -> None:
+    """The admitted workers' platform ids, one a line (what Prolific's custom allow-list and an
+    MTurk qualification script take)."""
+    from annotate.errors import UserError
+    from annotate.protocol.crowd import admitted_ids
+
+    if platform not in ("prolific", "mturk", "link"):
+        raise UserError(f"--export takes prolific, mturk or link, not {platform!r}")
+    ids = admitted_ids(engine, study_ctx, platform)
+    try:
+        path.write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    say(f"{path}: {count_of(len(ids), f'admitted {platform} worker')}")
 
 
 def _print_plan(plan) -> None:
@@ -409,6 +472,15 @@ def status_command(
             + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
         )
     )
+    if "crowd" in data:
+        c = data["crowd"]
+        counts = ", ".join(f"{o} {n}" for o, n in c["outcomes"].items())
+        out.print(
+            Text(
+                f"Crowd ({c['platform']}) outcomes: {counts}; "
+                f"{c['abandoned_sessions']} abandoned session(s)"
+            )
+        )
     out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))

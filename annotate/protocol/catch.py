@@ -233,6 +233,7 @@ def store_catch_answer(
     """Store a catch answer (phase "catch", marked right or wrong against gold)."""
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         already = conn.execute(
             select(func.count())
@@ -345,6 +346,7 @@ def store_refresher_answer(
 
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         right = is_correct(ctx.spec, value, gold)
         mine = _answered(conn, ctx, session.annotator_id, REFRESHER)

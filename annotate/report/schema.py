@@ -657,6 +657,24 @@ class Exclusion(JsonData):
 
 
 @dataclass
+class CrowdSessions(JsonData):
+    """A crowd study's sessions (visits): how workers left, and what they were paid."""
+
+    platform: str
+    workers: int
+    sessions: int
+    abandoned_sessions: int
+    """Sessions left without an exit (a closed tab): their leases went back to the pool."""
+    outcomes: dict[str, int]
+    """Workers by their latest exit (completed, screened_out, ...)."""
+    median_session_minutes: float | None
+    """Median time on task per worker, from arrival to departure (consent to exit)."""
+    median_effective_hourly_pay: float | None
+    """From the latest `annotate pay` run (None before one)."""
+    currency: str | None
+
+
+@dataclass
 class Datasheet(JsonData):
     """How the numbers were obtained: what reviewers ask for in a paper's data statement."""
 
@@ -685,9 +703,11 @@ class Datasheet(JsonData):
     """The store's schema revision (read from the store)."""
     schema_head: str
     """The newest schema this annotate writes."""
+    crowd: CrowdSessions | None = None
+    """A crowd study's sessions, outcomes and pay (left out for other studies)."""
 
     def omitted(self) -> set[str]:
-        return set()
+        return _none(self, "crowd")
 
 
 # --- the benchmark's human row ----------------------------------------------------------------
