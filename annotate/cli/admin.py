@@ -146,6 +146,7 @@ def serve_command(
     One server process holds every worker: each page asks for the annotator's name and token,
     works offline, and resumes where the annotator stopped. With --terminal, each tab runs the
     terminal app instead (textual-serve); with --console, the researcher console."""
+    from annotate.protocol import crowd
     from annotate.protocol.studies import get_annotator, load_study
     from annotate.protocol.tokens import annotators_without_token
     from annotate.web.server import is_loopback, make_server
@@ -159,7 +160,9 @@ def serve_command(
     load_study(ws.engine, study)  # a mistyped study or name fails now, not in each browser tab
     if annotator is not None:
         get_annotator(ws.engine, annotator)
-    without = annotators_without_token(ws.engine, annotator)
+    # A crowd study's workers enter by their platform link, never by name and token.
+    is_crowd = crowd.config_of(load_study(ws.engine, study)) is not None
+    without = [] if is_crowd else annotators_without_token(ws.engine, annotator)
     if without and not no_tokens:
         raise UserError(
             f"{len(without)} annotator(s) have no token ({', '.join(without[:5])}"

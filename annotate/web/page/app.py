@@ -33,13 +33,14 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from annotate.errors import UserError
+from annotate.protocol import crowd
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import (
@@ -50,6 +51,7 @@ from annotate.protocol.studies import (
     load_study,
 )
 from annotate.protocol.tokens import sign_in_check
+from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect
 from annotate.store.models import Annotator, Item, utcnow
 from annotate.text import terminal_safe
@@ -92,6 +94,7 @@ class Screen:
     name: str
     context: dict[str, Any] = field(default_factory=dict)
     status: int = 200
+    headers: dict[str, str] | None = None
 
 
 @cache
@@ -128,8 +131,9 @@ class Guard:
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = message.setdefault("headers", [])
+                if not any(k == b"content-security-policy" for k, _ in headers):
+                    headers.append((b"content-security-policy", CSP.encode()))
                 headers += [
-                    (b"content-security-policy", CSP.encode()),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"same-origin"),
                     (b"x-frame-options", b"DENY"),
@@ -172,7 +176,9 @@ def create_app(config: PageConfig) -> Starlette:
             **screen.context,
         }
         page = "screen.html" if request.headers.get("hx-request") else "page.html"
-        return templates.TemplateResponse(request, page, context, status_code=screen.status)
+        return templates.TemplateResponse(
+            request, page, context, status_code=screen.status, headers=screen.headers
+        )
 
     def csrf_token(request: Request) -> str:
         token = request.session.get("csrf")
@@ -193,7 +199,9 @@ def create_app(config: PageConfig) -> Starlette:
     """Annotator rows by name, read once per process: a session needs only the row's id,
     which never changes (a removed annotator is found out by the engine's own checks)."""
 
-    def open_session(request: Request) -> AnnotatorSession | None:
+    def open_session(request: Request, visit: int | None = None) -> AnnotatorSession | None:
+        """The signed-in annotator's session, attached to this page's window (`visit`: the
+        one the answered page was served in; else the cookie's, the newest of this browser)."""
         name = request.session.get("who")
         if not name:
             return None
@@ -204,7 +212,11 @@ def create_app(config: PageConfig) -> Starlette:
             except UserError:
                 request.session.clear()  # the annotator is gone from the store: sign in again
                 return None
-        return AnnotatorSession(config.engine, ctx, annotator)
+        session = AnnotatorSession(config.engine, ctx, annotator)
+        window = visit or request.session.get("visit")
+        if window:
+            session.attach_window(int(window))
+        return session
 
     # --- screens from the engine ----------------------------------------------------------
     def ticket(session: AnnotatorSession, item: ItemView, kind: str) -> str:
@@ -218,6 +230,7 @@ def create_app(config: PageConfig) -> Starlette:
                 "k": kind,
                 "r": item.refresher,
                 "src": item.source_id,
+                "w": session.visit_id,
             }
         )
 
@@ -230,6 +243,8 @@ def create_app(config: PageConfig) -> Starlette:
             return None
         if data.get("a") != session.annotator_id:
             return None
+        if data.get("w"):
+            session.attach_window(int(data["w"]))  # the window the item was shown in
         with config.engine.connect() as conn:
             fields = conn.execute(select(Item.fields).where(Item.id == int(data["i"]))).scalar()
         if fields is None:
@@ -304,6 +319,8 @@ def create_app(config: PageConfig) -> Starlette:
             item = session.next_item()
         if item is not None:
             return item_screen(session, item, notice=notice)
+        if crowd_config is not None and (leaving := crowd_end(session)) is not None:
+            return leaving
         progress = session.progress()
         lines = {"progress": progress, "notice": notice}
         if progress.phase in (Phase.WAITING, Phase.TRAINING):
@@ -311,6 +328,76 @@ def create_app(config: PageConfig) -> Starlette:
         if progress.phase is Phase.REJECTED:
             return Screen("rejected", lines)
         return Screen("finished", lines)
+
+    # --- crowd studies: link, consent, exit survey, exit code (protocol/crowd.py) ------------
+    crowd_config = crowd.config_of(ctx)
+
+    def crowd_end(session: AnnotatorSession, error: str | None = None) -> Screen | None:
+        """Once the engine says the worker is done: the exit survey's open questions, then
+        the exit (its code, and how the platform takes the worker back)."""
+        name = session.annotator.name
+        questions = crowd.survey_due(config.engine, config.study, name)
+        if questions:
+            return Screen("survey", {"questions": questions, "error": error})
+        leaving = crowd.exit_for(config.engine, config.study, name, visit_id=session.visit_id)
+        return exit_screen(leaving) if leaving is not None else None
+
+    def exit_screen(leaving: crowd.Exit) -> Screen:
+        headers = None
+        if leaving.form_action:  # MTurk's externalSubmit: the one outside form this page posts
+            target = "/".join(leaving.form_action.split("/")[:3])
+            headers = {
+                "content-security-policy": CSP.replace(
+                    "form-action 'self'", f"form-action 'self' {target}"
+                )
+            }
+        return Screen(
+            "exit",
+            {
+                "exit": leaving,
+                "message": terminal_safe(leaving.message),
+                "fields": {k: terminal_safe(v) for k, v in leaving.form_fields.items()},
+            },
+            headers=headers,
+        )
+
+    def arrive_by_link(request: Request) -> Screen | None:
+        """A platform link (its query): the worker enters as their pseudonymous annotator in
+        a new window, or the page says why the link cannot enter. None: no link here."""
+        query = dict(request.query_params)
+        if crowd_config is None or not query:
+            return None
+        try:
+            entry = crowd.parse_link(ctx, query)
+            if entry.preview:  # MTurk's preview: what the task is, nothing to answer yet
+                return Screen(
+                    "preview", {"guidelines": help_text["guidelines"], "crowd_text": crowd_words()}
+                )
+            arrival = crowd.enter_by_link(config.engine, config.study, entry, client="page")
+        except crowd.CrowdRefusal as exc:
+            return Screen("refused", {"message": terminal_safe(str(exc)), "code": exc.code}, 403)
+        csrf = request.session.get("csrf")
+        request.session.clear()
+        request.session.update(
+            {
+                "who": arrival.annotator,
+                "visit": arrival.visit_id,
+                "csrf": csrf or secrets.token_urlsafe(24),
+            }
+        )
+        return None
+
+    def crowd_words() -> str | None:
+        words = crowd.guidelines_text(ctx)
+        return terminal_safe(words) if words else None
+
+    def consent_screen(request: Request, session: AnnotatorSession) -> Screen | None:
+        if crowd_config is None:
+            return None
+        if not crowd.needs_consent(config.engine, config.study, session.annotator.name):
+            return None
+        text = terminal_safe(crowd.consent_text(ctx) or "")
+        return Screen("consent", {"paragraphs": text.split("\n\n")})
 
     def guidelines(session: AnnotatorSession) -> Screen:
         from annotate.tui.screens.guidelines import where_you_are
@@ -324,6 +411,7 @@ def create_app(config: PageConfig) -> Starlette:
                 "guidelines": guidelines_text(session),
                 "keys": keys_text(session),
                 "where": terminal_safe(where_you_are(progress, session.ctx.protocol)),
+                "crowd_text": crowd_words(),
             },
         )
 
@@ -345,6 +433,8 @@ def create_app(config: PageConfig) -> Starlette:
         async def wrapper(request: Request) -> Response:
             try:
                 return await endpoint(request)
+            except ContinuedElsewhere:
+                return render(request, Screen("continued", {}, 409))
             except DBAPIError as exc:
                 if not is_disconnect(exc):
                     log.error("store error on %s: %s", request.url.path, type(exc).__name__)
@@ -370,9 +460,15 @@ def create_app(config: PageConfig) -> Starlette:
 
     @guarded
     async def index(request: Request) -> Response:
-        def work() -> Screen:
+        def work() -> Screen | None:
+            if (refused := arrive_by_link(request)) is not None:
+                return refused
+            if crowd_config is not None and request.query_params:
+                return None  # entered: reload without the ids in the address
             session = open_session(request)
             if session is None:
+                if crowd_config is not None:
+                    return Screen("link", {})
                 one_person = config.annotator and not config.require_tokens
                 if one_person and sign_in_check(
                     config.engine, config.annotator, "", require_token=False
@@ -382,11 +478,16 @@ def create_app(config: PageConfig) -> Starlette:
                 return signin(request)
             return index_screen(request, session)
 
-        return render(request, await run(work))
+        screen = await run(work)
+        if screen is None:
+            return RedirectResponse("/", status_code=303)
+        return render(request, screen)
 
     def index_screen(request: Request, session: AnnotatorSession | None = None) -> Screen:
         session = session or open_session(request)
         assert session is not None
+        if (asking := consent_screen(request, session)) is not None:
+            return asking
         if not request.session.get("started"):
             return guidelines(session)
         return current(session)
@@ -410,6 +511,8 @@ def create_app(config: PageConfig) -> Starlette:
 
     @guarded
     async def sign_in(request: Request) -> Response:
+        if crowd_config is not None:  # workers enter by their platform link only
+            return render(request, Screen("link", {}, 403))
         form = await form_of(request)
         if form is None:
             return render(request, signin(request, "The page had expired; sign in again.", 400))
@@ -433,6 +536,10 @@ def create_app(config: PageConfig) -> Starlette:
         csrf = request.session.get("csrf")
         request.session.clear()  # a new session for the new person (no fixation)
         request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
+        # This page is now the annotator's live window: an older page or terminal of theirs
+        # stops taking answers (protocol/windows.py).
+        window = await run(lambda: open_session(request).claim_window(client="page"))
+        request.session["visit"] = window
         log.info("signed in: %s from %s", terminal_safe(name), address)
         return render(request, await run(index_screen, request))
 
@@ -492,6 +599,8 @@ def create_app(config: PageConfig) -> Starlette:
             feedback = session.submit(item, value, answered_at=received, flag=flag, comment=comment)
         except ItemTaken as exc:
             return current(session, terminal_safe(str(exc)))
+        except ContinuedElsewhere:
+            raise  # a newer window of this annotator took over: this page says so
         except DBAPIError as exc:
             if not is_disconnect(exc):
                 raise
@@ -553,6 +662,64 @@ def create_app(config: PageConfig) -> Starlette:
         request.session["csrf"] = csrf
         return render(request, Screen("left"))
 
+    @guarded
+    async def consent(request: Request) -> Response:
+        form = await form_of(request)
+        if form is None:
+            return render(request, Screen("expired", {}, 400))
+
+        def work() -> Screen:
+            session = open_session(request)
+            if session is None or crowd_config is None:
+                return signin(request)
+            agree = form.get("agree") == "yes"
+            leaving = crowd.record_consent(
+                config.engine,
+                config.study,
+                session.annotator.name,
+                agree,
+                visit_id=session.visit_id,
+            )
+            if leaving is not None:
+                return exit_screen(leaving)
+            return index_screen(request, session)
+
+        return render(request, await run(work))
+
+    @guarded
+    async def survey(request: Request) -> Response:
+        form = await form_of(request)
+        if form is None:
+            return render(request, Screen("expired", {}, 400))
+
+        def work() -> Screen:
+            session = open_session(request)
+            if session is None or crowd_config is None:
+                return signin(request)
+            answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
+            try:
+                crowd.record_survey(config.engine, config.study, session.annotator.name, answers)
+            except UserError as exc:
+                return crowd_end(session, terminal_safe(str(exc))) or current(session)
+            return current(session)
+
+        return render(request, await run(work))
+
+    @guarded
+    async def reclaim(request: Request) -> Response:
+        """ "Continue here": this page becomes the annotator's live window again."""
+        if await form_of(request) is None:
+            return render(request, Screen("expired", {}, 400))
+
+        def work() -> Screen:
+            session = open_session(request)
+            if session is None:
+                return signin(request)
+            request.session["visit"] = session.claim_window(client="page")
+            return index_screen(request, session)
+
+        return render(request, await run(work))
+
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
@@ -564,6 +731,9 @@ def create_app(config: PageConfig) -> Starlette:
         Route("/answer", answer, methods=["POST"]),
         Route("/revise", revise),
         Route("/quit", quit_, methods=["POST"]),
+        Route("/consent", consent, methods=["POST"]),
+        Route("/reclaim", reclaim, methods=["POST"]),
+        Route("/survey", survey, methods=["POST"]),
         Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
