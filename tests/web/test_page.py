@@ -195,14 +195,13 @@ class Tags(HTMLParser):
         self.text.append(data)
 
 
-def inert(html: str, hostile: list[str]) -> None:
-    """No tag or event handler came from the text, and the text shows as sanitised."""
+def inert(html: str, hostile: list[str], scripts: int = 2) -> None:
+    """No tag or event handler came from the text (a whole page has its own 2 scripts, a
+    screen none), and the text shows as sanitised."""
     parser = Tags()
     parser.feed(html)
-    assert [t for t, _ in parser.tags if t in ("script", "img", "svg", "iframe")] == [
-        "script",
-        "script",
-    ]
+    tags = [t for t, _ in parser.tags if t in ("script", "img", "svg", "iframe")]
+    assert tags == ["script"] * scripts
     assert not [a for _, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
     shown = "".join(parser.text)
     for text in hostile:
@@ -298,3 +297,99 @@ def test_fuzzed_item_text_renders_as_text(texts):
         safe = terminal_safe(text)
         assert all(piece in shown for piece in safe.split("\n") if piece.strip())
         assert not any(c in shown for c in "\x1b\x07\x00\u202e\u2066")
+
+
+# --- every layout, the gate's screens -----------------------------------------------------------
+def sample_fields(spec) -> dict:
+    """Fields of an item of `spec`: text for each, offsets for its highlights, MultiRC's
+    candidate answers and ReCoRD's entities."""
+    fields = {f.name: f"<i>{f.name}</i> says something here" for f in spec.fields}
+    for h in spec.highlights:
+        fields[h.start] = 0 if h.unit == "char" else 1
+        if h.end:
+            fields[h.end] = 3
+    fields["answers"] = [{"idx": 7, "text": "first candidate"}, {"idx": 8, "text": "second"}]
+    fields["entities"] = ["Entity One", "Entity Two"]
+    fields["question"] = "cause" if spec.layout == "choice" else fields.get("question", "")
+    return fields
+
+
+def test_every_builtin_and_a_custom_task_draws_its_fields_and_answers(tmp_path: Path):
+    """The page draws every task from its TaskSpec: each shown field's heading and text (as
+    text), and each answer; highlights are marked; ReCoRD and MultiRC offer their choices."""
+    from annotate import specs
+    from annotate.tui.widgets.item_body import shown_fields
+    from annotate.web.page import views
+    from annotate.web.page.app import environment
+    from tests.unit.test_custom_task import TOY
+
+    toml = tmp_path / "toy.toml"
+    toml.write_text(TOY)
+    tasks = [*specs.all_tasks(), specs.load_task_file(toml, "toy")]
+    assert len(tasks) >= 22
+    template = environment().get_template("screens/item.html")
+    for spec in tasks:
+        fields = sample_fields(spec)
+        html = template.render(
+            item=views.item_page(spec, fields),
+            ticket="t",
+            csrf="c",
+            revising=None,
+            keys="",
+            guidelines={"paragraphs": [], "hint": None},
+            training=False,
+        )
+        inert(html, [], scripts=0)
+        for f in shown_fields(spec, fields):
+            if f.name in ("answers", "entities"):
+                continue
+            assert f">{f.label}<" in html, (spec.name, f.name)
+        for option in spec.answer_options():
+            assert option.text.replace("'", "&#39;").replace('"', "&#34;") in html or (
+                spec.layout in ("multi_answer",)
+            ), (spec.name, option.text)
+        if spec.highlights:
+            assert '<mark class="m0">' in html, spec.name
+        if spec.layout == "entity_choice":
+            assert 'data-number="2"' in html and "Entity Two" in html
+        if spec.layout == "multi_answer":
+            assert 'name="j2"' in html and "second" in html
+        if spec.layout == "choice":
+            assert "What was the CAUSE of this?" in html
+
+
+def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_path: Path):
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    page = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+    )
+    assert screen(page) == "feedback"
+    waiting = c.get("/")
+    assert screen(waiting) == "waiting" and 'hx-get="/screen?waiting=1"' in waiting.text
+    assert 'hx-trigger="every 5000ms"' in waiting.text
+    assert c.get("/screen?waiting=1", headers={"HX-Request": "true"}).status_code == 204
+    ctx = load_study(workspace.engine, study)
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason="good training")
+    moved = c.get("/screen?waiting=1", headers={"HX-Request": "true"})
+    assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
+
+
+def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_threshold=1.0)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    wrong = c.post(  # the training item's gold is "entailment"
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "not_entailment"}
+    )
+    assert screen(wrong) == "feedback" and "✗ Wrong" in wrong.text
+    assert "You have finished training." in wrong.text
+    refused = c.get("/")
+    assert screen(refused) == "rejected" and "Thank you for your work" in refused.text
+    assert 'name="ticket"' not in refused.text
