@@ -25,7 +25,12 @@ from annotate.tui.widgets.item_body import (
     shown_fields,
     split_highlights,
 )
-from annotate.tui.widgets.verbatim import as_text, highlight_span
+from annotate.tui.widgets.verbatim import (
+    HIGHLIGHT_STYLES,
+    as_text,
+    highlight_span,
+    highlight_styles,
+)
 
 
 @dataclass(frozen=True)
@@ -97,15 +102,9 @@ def segments(text: str, spans: list[tuple[tuple[int, int], int]]) -> list[Segmen
 
 
 def _marks(spec: TaskSpec) -> list[int]:
-    """The highlight number of each of the spec's highlights, counted within its field (the
-    terminal app's `highlight_styles`: WiC's two sentences share one, WSC's two differ)."""
-    seen: dict[str, int] = {}
-    marks = []
-    for h in spec.highlights:
-        n = seen.get(h.field, 0)
-        seen[h.field] = n + 1
-        marks.append(n % 2)
-    return marks
+    """The highlight number of each of the spec's highlights: the terminal app's style for
+    it (`highlight_styles`: WiC's two sentences share one, WSC's two spans differ)."""
+    return [HIGHLIGHT_STYLES.index(style) for style in highlight_styles(spec.highlights)]
 
 
 def field_block(spec: TaskSpec, name: str, label: str, fields: dict[str, Any]) -> Block:
