@@ -393,3 +393,10 @@ def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
     refused = c.get("/")
     assert screen(refused) == "rejected" and "Thank you for your work" in refused.text
     assert 'name="ticket"' not in refused.text
+
+
+def test_an_oversized_post_is_refused_before_it_is_read(workspace, pair):
+    c = client(workspace.engine, pair, require_tokens=False)
+    token = csrf(c.get("/"))
+    big = c.post("/signin", data={"csrf": token, "name": "x" * (100 * 1024)})
+    assert big.status_code == 413

@@ -155,8 +155,10 @@ def test_training_and_test_by_key_and_by_click(workspace, tmp_path: Path, layout
 
 
 def test_flag_reload_and_revise_on_the_pair_layout(workspace, tmp_path: Path):
-    """A flag with a comment goes with the answer; a reload mid-test shows the same item
-    again; `u` goes back to the previous test answer and changes it."""
+    """A flag with a comment goes with the answer; the focus follows the new item; `?` opens
+    the help and Escape closes it; a reload mid-test shows the same item again; `u` goes back
+    to the previous test answer and changes it."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     study = layout_study(workspace.engine, tmp_path, "pair", test=3)
@@ -170,6 +172,14 @@ def test_flag_reload_and_revise_on_the_pair_layout(workspace, tmp_path: Path):
         assert comment.get_attribute("id") == "comment"
         comment.send_keys("<b>odd</b> item", Keys.ESCAPE)  # Escape leaves the comment box
         then(d, press(d, "2"), "item")
+        focused = "return document.getElementById('screen').contains(document.activeElement)"
+        assert d.execute_script(focused)  # the focus is on the new item, never lost
+        d.find_element("tag name", "body").send_keys("?")  # help: the keys and guidelines
+        help_dialog = d.find_element("id", "help-dialog")
+        assert help_dialog.get_attribute("open") is not None
+        assert "Answer keys" in help_dialog.text
+        ActionChains(d).send_keys(Keys.ESCAPE).perform()
+        assert help_dialog.get_attribute("open") is None
         second = d.find_element("id", "field-premise").text
         assert second != first and status(d).startswith("Test 1/3")
         d.refresh()  # reload mid-test: the same item, the same count

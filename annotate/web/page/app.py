@@ -69,6 +69,8 @@ SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try ag
 """One message for both: the page must not tell which names exist. Every refusal is counted
 by the rate limiter and logged, known name or not, so the sentence is always true."""
 COME_BACK = "open this page again later"
+MAX_BODY = 64 * 1024
+"""Largest request body taken (an answer with a comment is well under 4 KiB)."""
 MAX_FIELD = 10_000
 """Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 
@@ -120,6 +122,10 @@ class Guard:
             return
         if scope["method"] not in ("GET", "HEAD", "POST"):
             await PlainTextResponse("method not allowed\n", 405)(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            await PlainTextResponse("request too large\n", 413)(scope, receive, send)
             return
         if scope["method"] == "POST" and not self._same_origin(scope):
             log.warning("refused a POST from origin %r", self._origin(scope))
