@@ -158,7 +158,10 @@ def test_a_reload_resumes_the_same_item_and_answers_are_stored_once(workspace, p
         "/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"}
     )
     assert screen(feedback) == "feedback" and "Right answer" in feedback.text
-    test_item = c.get("/")
+    reloaded = c.get("/")  # a reload on the feedback shows it again, storing nothing more
+    assert screen(reloaded) == "feedback" and "Right answer" in reloaded.text
+    assert len(labels(workspace.engine, pair)) == 1
+    test_item = c.get("/screen?next=1")  # "continue"
     again = c.get("/")  # a reload: the same item (its lease)
     assert (
         re.search(r'id="field-premise".*?</div>', test_item.text, re.S)[0]
@@ -370,7 +373,7 @@ def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_pat
         "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
     )
     assert screen(page) == "feedback"
-    waiting = c.get("/")
+    waiting = c.get("/screen?next=1")
     assert screen(waiting) == "waiting" and 'hx-get="/screen?waiting=1"' in waiting.text
     assert 'hx-trigger="every 5000ms"' in waiting.text
     assert c.get("/screen?waiting=1", headers={"HX-Request": "true"}).status_code == 204
@@ -390,7 +393,7 @@ def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
     )
     assert screen(wrong) == "feedback" and "✗ Wrong" in wrong.text
     assert "You have finished training." in wrong.text
-    refused = c.get("/")
+    refused = c.get("/screen?next=1")
     assert screen(refused) == "rejected" and "Thank you for your work" in refused.text
     assert 'name="ticket"' not in refused.text
 

@@ -28,7 +28,7 @@ def answer_all(c, page) -> object:
     for _ in range(40):
         name = screen(page)
         if name == "feedback":
-            page = c.get("/")
+            page = c.get("/screen?next=1")  # "continue"
         elif name == "item":
             page = c.post(
                 "/answer",

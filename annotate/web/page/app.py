@@ -496,7 +496,36 @@ def create_app(config: PageConfig) -> Starlette:
             return asking
         if not request.session.get("started"):
             return guidelines(session)
+        if (pending := request.session.get("fb")) and (again := feedback_again(session, pending)):
+            return again  # a reload on the feedback shows it again, until "continue"
+        request.session.pop("fb", None)
         return current(session)
+
+    def feedback_again(session: AnnotatorSession, pending: dict[str, Any]) -> Screen | None:
+        """The feedback of the training answer just given. Submitting a training answer
+        again is the engine's idempotent retry: it stores nothing new and gives its feedback."""
+        served = from_ticket(session, str(pending.get("t", "")))
+        if served is None or served[1] or served[0].phase != TRAINING:
+            return None
+        item, _ = served
+        try:
+            feedback = session.submit(item, pending.get("v"))
+        except UserError:
+            return None
+        return feedback_screen(session, item, pending.get("v"), feedback)
+
+    def feedback_screen(session: AnnotatorSession, item: ItemView, value: Any, feedback) -> Screen:
+        status, done, total = views.status_line(item, session.progress())
+        return Screen(
+            "feedback",
+            {
+                "item": views.item_page(session.spec, item.fields),
+                "feedback": views.feedback_page(session.spec, item, value, feedback),
+                "status": status,
+                "done": done,
+                "total": max(total, 1),
+            },
+        )
 
     @guarded
     async def screen(request: Request) -> Response:
@@ -506,6 +535,8 @@ def create_app(config: PageConfig) -> Starlette:
             session = open_session(request)
             if session is None:
                 return signin(request)
+            if request.query_params.get("next"):
+                request.session.pop("fb", None)  # the feedback has been read: move on
             if request.query_params.get("waiting") and session.phase() is Phase.WAITING:
                 return None  # nothing new: the poll leaves the screen as it is
             return index_screen(request, session)
@@ -575,6 +606,7 @@ def create_app(config: PageConfig) -> Starlette:
         session = open_session(request)
         if session is None:
             return signin(request)
+        request.session.pop("fb", None)
         served = from_ticket(session, form.get("ticket", ""))
         if served is None:
             return current(session, "That answer was for another page; here is your item.")
@@ -621,17 +653,9 @@ def create_app(config: PageConfig) -> Starlette:
         except UserError as exc:
             return current(session, terminal_safe(str(exc)))
         if feedback is not None and session.ctx.protocol.training_feedback:
-            status, done, total = views.status_line(item, session.progress())
-            return Screen(
-                "feedback",
-                {
-                    "item": views.item_page(session.spec, item.fields),
-                    "feedback": views.feedback_page(session.spec, item, value, feedback),
-                    "status": status,
-                    "done": done,
-                    "total": max(total, 1),
-                },
-            )
+            if not kind:  # a reload shows this feedback again (a refresher's: not kept)
+                request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
+            return feedback_screen(session, item, value, feedback)
         return current(session)
 
     def previous_of(session: AnnotatorSession, item: ItemView) -> Any:
