@@ -32,10 +32,14 @@ ONE_TRAINING = {
 
 
 # --- items of each layout (our own text, no benchmark data) ------------------------------------
-def rte_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
+LONG = " ".join(["The harbour master logs every boat that comes in before noon."] * 60)
+"""A premise far longer than a phone's screen (the page scrolls it in its own box)."""
+
+
+def rte_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str, Any]]:
     return [
         {
-            "premise": f"The ferry to island {i} leaves at noon every day.",
+            "premise": (LONG + " " if long else "") + f"The ferry to island {i} leaves at noon.",
             "hypothesis": f"A ferry goes to island {i}.",
             "label": "entailment" if i % 2 == 0 else "not_entailment",
             "idx": start + i,
@@ -126,6 +130,7 @@ def without_gold(rows: Any, task: str) -> Any:
 
 LAYOUTS = {
     "pair": ("superglue/rte", rte_rows),
+    "long_pair": ("superglue/rte", lambda n, start=0: rte_rows(n, start, long=True)),
     "choice": ("superglue/copa", copa_rows),
     "multi_answer": ("superglue/multirc", multirc_rows),
     "entity_choice": ("superglue/record", record_rows),

@@ -212,7 +212,7 @@ def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path
     folder = Path(SHOTS) if SHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     add_annotator(workspace.engine, "ana")
-    for layout in KEYS:
+    for layout in [*KEYS, "long_pair"]:
         study = layout_study(workspace.engine, tmp_path, layout)
         with (
             serve(workspace.engine, study, require_tokens=False) as base,
