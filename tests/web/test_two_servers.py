@@ -84,9 +84,12 @@ def worker(name: str, bases: list[str], errors: list[str]) -> None:
         errors.append(f"{name}: {exc!r}")
 
 
-def test_two_server_processes_on_one_store_never_over_assign(
-    workspace, db_url: str, tmp_path: Path, cli
-):
+def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp_path: Path):
+    """On SQLite (two processes, one host) and PostgreSQL (as two hosts would share it)."""
+    from annotate.workspace import open_workspace
+
+    workspace = open_workspace(store_url, create=True)
+    db_url = store_url
     study = layout_study(
         workspace.engine,
         tmp_path,
@@ -117,5 +120,6 @@ def test_two_server_processes_on_one_store_never_over_assign(
     per_item = Counter(label.item_id for label in test)
     assert len(per_item) == ITEMS and set(per_item.values()) == {K}
     assert len({(label.item_id, label.annotator_id) for label in test}) == len(test)
-    check = cli("check")
-    assert check.code == 0, check.stdout + check.stderr
+    workspace.engine.dispose()
+    check = subprocess.run([*ANNOTATE, "--db", db_url, "check"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
