@@ -264,6 +264,12 @@ def pay_command(
         say(f"  below the rate: {w.annotator}, {w.seconds / 60:.1f} min, {rate:.2f} {currency}/h")
 
 
+def _spreadsheet_safe(text: str) -> str:
+    """A worker's free text for a CSV cell: one a spreadsheet would run as a formula gets a
+    leading ' (OWASP's advice for CSV files)."""
+    return f"'{text}" if text[:1] and text[0] in "=+-@\t\r" else text
+
+
 @app.command("survey")
 def survey_command(
     ctx: typer.Context,
@@ -271,7 +277,8 @@ def survey_command(
     to: Path = typer.Option(None, "--to", help="Write the answers as CSV to this file"),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
-    """The exit-survey answers of a crowd study, by pseudonym (never a platform id)."""
+    """The exit-survey answers of a crowd study, by pseudonym (never a platform id). In the
+    CSV an answer a spreadsheet would take for a formula starts with ' (JSON keeps it as is)."""
     from sqlalchemy import select
     from sqlmodel import Session
 
@@ -299,7 +306,7 @@ def survey_command(
         out = io.StringIO()
         writer = csv.DictWriter(out, ["annotator", "question", "answer", "answered_at"])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({**row, "answer": _spreadsheet_safe(row["answer"])} for row in rows)
         try:
             to.write_text(out.getvalue(), encoding="utf-8")
         except OSError as exc:

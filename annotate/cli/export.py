@@ -55,7 +55,12 @@ def export(
         None, "--format", help="glue or superglue (leaderboard files), labels or soft"
     ),
     benchmark: Benchmark | None = typer.Option(
-        None, "--benchmark", help="Export the latest study of every task of this benchmark"
+        None,
+        "--benchmark",
+        help="Export one study per task of this benchmark (as `report --benchmark` chooses)",
+    ),
+    studies: list[str] = typer.Option(
+        [], "--study", help="With --benchmark: the study of a task that has several (repeatable)"
     ),
     fill_from: Path | None = typer.Option(
         None,
@@ -73,6 +78,8 @@ def export(
     every label in long format (labels), or each item's label distribution (soft)."""
     if (study is None) == (benchmark is None):
         raise UserError("name one study, or pass --benchmark glue|superglue")
+    if studies and benchmark is None:
+        raise UserError("--study chooses a task's study for --benchmark")
     if benchmark is not None:
         if fmt is not None and fmt.value != benchmark.value:
             raise UserError(f"--benchmark {benchmark.value} writes --format {benchmark.value}")
@@ -86,7 +93,9 @@ def export(
         raise UserError("--jsonl applies to labels and soft; leaderboard files have one format")
     engine = options(ctx).workspace().engine
     if submission:
-        files = _submission_files(engine, study, fmt.value, benchmark is not None, fill_from)
+        files = _submission_files(
+            engine, study, fmt.value, benchmark is not None, fill_from, studies
+        )
     else:
         files = _table_file(engine, study, fmt, jsonl, phase)
     to.mkdir(parents=True, exist_ok=True)
@@ -103,20 +112,25 @@ def export(
 
 
 def _submission_files(
-    engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
+    engine: Engine,
+    study: str | None,
+    benchmark: str,
+    every_task: bool,
+    fill_from: Path | None,
+    chosen: list[str],
 ) -> dict[str, bytes]:
+    from annotate.export.submission import benchmark_studies
     from annotate.formats.writers import json_bytes
-    from annotate.report.data import find_study
-    from annotate.report.submission import benchmark_studies
+    from annotate.report.data.loading import find_study
 
     if every_task:
-        chosen = benchmark_studies(engine, benchmark)
-        pairs = [(spec.name, name) for spec, name in chosen.chosen]
+        picked = benchmark_studies(engine, benchmark, chosen)
+        pairs = [(spec.name, name) for spec, name in picked.chosen]
         if not pairs:
             raise UserError(f"no study of any {benchmark} task in this store")
         extra = {
-            "missing_tasks": chosen.missing_tasks,
-            "passed_over_studies": chosen.passed_over,
+            "missing_tasks": picked.missing_tasks,
+            "passed_over_studies": picked.passed_over,
         }
     else:
         assert study is not None
@@ -139,9 +153,9 @@ def _submission_files(
 def _one_submission(
     engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
 ) -> tuple[bytes, dict[str, Any]]:
+    from annotate.export.submission import study_submission
     from annotate.formats.writers import submission_bytes
     from annotate.protocol.studies import load_study
-    from annotate.report.submission import study_submission
     from annotate.scoring.predictions import read_predictions
 
     spec = load_study(engine, study).spec  # the spec stored with the study
@@ -207,7 +221,7 @@ def _table_file(
 
     assert study is not None
     if fmt is ExportFormat.labels:
-        from annotate.report.label_table import PHASES, label_table
+        from annotate.export.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
         table = label_table(engine, study, phases)
@@ -219,9 +233,9 @@ def _table_file(
 
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
-    from annotate.report.data import find_study, load_study_data
-    from annotate.report.human_answers import soft_rows
-    from annotate.report.submission import load_test_items
+    from annotate.export.human_answers import soft_rows
+    from annotate.export.submission import load_test_items
+    from annotate.report.data.loading import find_study, load_study_data
 
     data = load_study_data(engine, study, exclusions=False)  # exports keep every item
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)

@@ -6,8 +6,8 @@ The engine decides everything here; the front ends (the terminal app, `annotate 
     if entry.preview:                                   # MTurk preview: the guidelines only
         ...
     arrival = enter_by_link(engine, "rte-crowd", entry) # Arrival(annotator="w07", visit_id=12)
-    session = AnnotatorSession.open(engine, "rte-crowd", arrival.annotator)
-    session.attach_window(arrival.visit_id)             # this tab is now the worker's live one
+    session = open_session(engine, "rte-crowd", arrival) # this tab: the worker's live window
+    session.heartbeat()                                  # now and then while a page waits
     consent_text(ctx) / needs_consent(...) / record_consent(..., agree=False)
     ... items (session.next_item / submit) until next_item() returns None ...
     questions = survey_due(engine, "rte-crowd", "w07")  # then record_survey(...)
@@ -339,6 +339,17 @@ def enter_by_link(
     return Arrival(annotator.name, visit_id, new)
 
 
+def open_session(
+    engine: Engine, study: str, arrival: Arrival, *, clock: Callable[[], datetime] = utcnow
+):
+    """The worker's AnnotatorSession on this arrival's window (what a page then drives)."""
+    from annotate.protocol.session import AnnotatorSession
+
+    session = AnnotatorSession.open(engine, study, arrival.annotator, clock=clock)
+    session.attach_window(arrival.visit_id)
+    return session
+
+
 # --- consent ---------------------------------------------------------------------------------
 
 
@@ -453,7 +464,8 @@ def record_survey(
         if value:
             rows.append((name, value))
     given = {name for name, _ in rows}
-    missing = [q.name for q in config.survey if q.required and q.name not in given]
+    # A page may send one question at a time: only a required question sent blank is refused.
+    missing = [n for n in answers if questions[n].required and n not in given]
     if missing:
         raise UserError(f"please answer: {', '.join(missing)}")
     who = get_annotator(engine, annotator)
@@ -705,6 +717,7 @@ __all__ = [
     "exit_for",
     "guidelines_text",
     "needs_consent",
+    "open_session",
     "outcome_counts",
     "parse_link",
     "peek_exit",

@@ -22,10 +22,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, catch, gate, windows
+from annotate.protocol import assignment, catch, gate, standing, windows
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
+from annotate.protocol.views import Feedback, ItemView
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
@@ -54,37 +55,6 @@ class Phase(StrEnum):
 
 
 @dataclass(frozen=True)
-class ItemView:
-    """An item as the annotator sees it (never its gold label)."""
-
-    item_id: int
-    source_id: str
-    phase: str
-    fields: dict[str, Any]
-    number: int
-    """1-based number of this item among the annotator's items in the phase (in a refresher
-    round: in the round)."""
-    shown_at: datetime
-    refresher: bool = False
-    """A training item again, in a refresher round (catch_action "pause"; see catch.py)."""
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """What the annotator learns after a training answer (nothing after a test answer)."""
-
-    correct: bool | None
-    gold: Any
-    gold_text: str
-    answer_text: str
-    explanation: str | None
-    training_done: int
-    training_accuracy: float
-    gate_decided: bool | None
-    """True/False when this answer triggered an admission/refusal (threshold rule)."""
-
-
-@dataclass(frozen=True)
 class Progress:
     phase: Phase
     training_done: int
@@ -98,6 +68,9 @@ class Progress:
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
     refresher_done: int = 0
     """Answers in the annotator's current refresher round (catch_action "pause")."""
+    paused: bool = False
+    """catch_action "pause" found no refresher item left: no more test items are served
+    (catch.refresher_exhausted); the researcher is warned."""
 
     @property
     def training_accuracy(self) -> float:
@@ -206,6 +179,22 @@ class AnnotatorSession:
         with self.engine.connect() as conn:
             return windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id)
 
+    def heartbeat(self) -> bool:
+        """Note that this window is still open (reading guidelines, waiting for the gate), so
+        its time on task runs on; False once a newer window took over."""
+        if self.visit_id is None:
+            return True
+
+        def work() -> bool:
+            with write_connection(self.engine) as conn:
+                try:
+                    self.check_window(conn)
+                except windows.ContinuedElsewhere:
+                    return False
+                return True
+
+        return _retry(work)
+
     def _require_live(self) -> None:
         if not self.is_live():
             raise windows.ContinuedElsewhere()
@@ -240,7 +229,8 @@ class AnnotatorSession:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self._sizes = (int(counts.get(TRAINING, 0)), int(counts.get(TEST, 0)))
+            quota = self.ctx.protocol.training_quota(int(counts.get(TRAINING, 0)))
+            self._sizes = (quota, int(counts.get(TEST, 0)))
         return self._sizes
 
     def _decision(self, session: Session) -> GateDecision | None:
@@ -248,13 +238,10 @@ class AnnotatorSession:
 
     def _phase(self, session: Session) -> Phase:
         decision = self._decision(session)
-        if decision is not None:
-            return Phase.TEST if decision.admitted else Phase.REJECTED
+        admitted = None if decision is None else bool(decision.admitted)
         quota, _ = self._study_sizes(session)
-        done, _, _ = self._counts(session)
-        if done < quota:
-            return Phase.TRAINING
-        return Phase.WAITING
+        done = self._counts(session)[0] if decision is None else 0
+        return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
         with Session(self.engine) as session:
@@ -273,24 +260,26 @@ class AnnotatorSession:
             with write_session(self.engine) as session:
                 if self._decision(session) is not None:
                     return True
-                if gate.training_quota(session, self.ctx.id) == 0:
-                    if self.ctx.protocol.gate_rule == "manual":
-                        return False
-                    session.add(
-                        GateDecision(
-                            study_id=self.ctx.id,
-                            annotator_id=self.annotator_id,
-                            admitted=True,
-                            rule="no training items",
-                            reason="the study has no training items",
-                            decided_by="rule",
-                            decided_at=self.clock(),
-                        )
-                    )
+                if gate.admit_without_training(session, self.ctx, self.annotator_id, self.clock()):
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 
         return _retry(work)
+
+    def study_complete(self) -> bool:
+        """Every test item has all the labels it takes (none remaining): a newcomer would
+        train for nothing, so the app says so before training."""
+        with Session(self.engine) as session:
+            open_item = session.exec(
+                select(StudyItem.id)
+                .where(
+                    StudyItem.study_id == self.ctx.id,
+                    StudyItem.phase == TEST,
+                    StudyItem.remaining > 0,
+                )
+                .limit(1)
+            ).first()
+        return open_item is None
 
     def progress(self) -> Progress:
         with Session(self.engine) as session:
@@ -304,11 +293,11 @@ class AnnotatorSession:
                         session.connection(), self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
-            refresher_done = 0
-            if self.ctx.protocol.catch_action == "pause":
-                refresher_done = (
-                    catch.refresher_round(session.connection(), self.ctx, self.annotator_id) or 0
-                )
+            refresher_done, paused = 0, False
+            if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
+                conn = session.connection()
+                refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
+                paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -320,6 +309,7 @@ class AnnotatorSession:
             by_phase.get(catch.CATCH, (0, 0))[0],
             catch_planned,
             refresher_done,
+            paused,
         )
 
     # --- items ------------------------------------------------------------------------------
@@ -357,6 +347,8 @@ class AnnotatorSession:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
             return refresher  # catch_action "pause": back to training items, with feedback
+        if self.ctx.protocol.catch_action == "pause" and self._paused():
+            return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> Leased | None:
             with write_connection(self.engine) as conn:
@@ -365,6 +357,12 @@ class AnnotatorSession:
                 return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
         return self._test_view(_retry(work))
+
+    def _paused(self) -> bool:
+        if self.ctx.protocol.catch_rate <= 0:
+            return False
+        with self.engine.connect() as conn:
+            return catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
 
     def _stream_answers(self) -> int:
         if self._stream_done is None:

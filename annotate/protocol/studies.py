@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -229,35 +229,6 @@ def load_study(engine: Engine, name: str) -> StudyContext:
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {name!r}")
     protocol = specs.validate_protocol(study.protocol, origin=f"study {name!r}")
     return StudyContext(study, spec, protocol)
-
-
-def study_rows(engine: Engine) -> list[dict[str, Any]]:
-    from annotate.protocol.state import derived_state
-
-    with Session(engine) as session:
-        studies = session.scalars(select(Study).order_by(Study.id)).all()
-        counts = dict(
-            session.execute(
-                select(StudyItem.study_id, func.count())
-                .where(StudyItem.phase == TEST)
-                .group_by(StudyItem.study_id)
-            ).all()
-        )
-        return [
-            {
-                "id": s.id,
-                "name": s.name,
-                "task": s.task,
-                "protocol": s.protocol["name"],
-                "state": derived_state(
-                    session, s.id or 0, s.protocol["annotators_per_item"], s.state
-                ),
-                "test_items": counts.get(s.id, 0),
-                "annotators_per_item": s.protocol["annotators_per_item"],
-                "created_at": s.created_at.isoformat(timespec="seconds"),
-            }
-            for s in studies
-        ]
 
 
 class AnnotatorExists(UserError):

@@ -8,6 +8,12 @@ that it is still the latest: an older window's answer is refused with ContinuedE
 before anything is written. So two windows showing the same item can never both store an
 answer, and neither shows feedback for an answer its user did not give: the newer window
 stores and gets feedback for its own answer, the older says "continued in another window".
+
+Front ends: a terminal app claims with `AnnotatorSession.claim_window("terminal")`; a page
+that signs in by name and token claims with `claim_window("web")`; an arrival by platform
+link is claimed by crowd.enter_by_link (then `attach_window(arrival.visit_id)`). A window that
+gets ContinuedElsewhere (from next_item, submit, revise) shows CONTINUED and takes no more
+answers; `heartbeat()` keeps a waiting window's time on task running.
 """
 
 from __future__ import annotations

@@ -18,20 +18,12 @@ import numpy as np
 from sqlalchemy import Engine
 
 from annotate.completion import Rule
-from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
-from annotate.report.agreement_summary import study_agreement
-from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
-from annotate.report.catch import catch_report
-from annotate.report.coding import CodedStudy, wilson_fits
-from annotate.report.data import StudyData, load_study_data
-from annotate.report.datasheet import build_datasheet
-from annotate.report.early_stop import adjust_agreement, early_stop_section, items_wanting
-from annotate.report.flags_report import build_flags_report
-from annotate.report.humans_interval import METHOD as HUMANS_METHOD
-from annotate.report.humans_interval import humans_interval
-from annotate.report.model_aggregation import model_aggregation
-from annotate.report.model_rows import score_models
-from annotate.report.schema import (
+from annotate.report.aggregation.latent import model_aggregation
+from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
+from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
+from annotate.report.data.coding import CodedStudy
+from annotate.report.data.loading import StudyData, load_study_data
+from annotate.report.model.schema import (
     Benchmark,
     Bootstrap,
     Confusion,
@@ -40,16 +32,31 @@ from annotate.report.schema import (
     Gate,
     GateDecisionRow,
     HeadlineInterval,
+    RosterEntry,
     Sample,
     StudyReport,
     TiedUnit,
     Ties,
 )
-from annotate.report.study_aggregate import Aggregated, final_aggregate, priority_for
-from annotate.report.suspects import gold_suspects
+from annotate.report.sections.catch import catch_report
+from annotate.report.sections.datasheet import build_datasheet
+from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
+from annotate.report.sections.flags import build_flags_report
+from annotate.report.sections.models import score_models
+from annotate.report.sections.suspects import gold_suspects
+from annotate.report.stats.agreement_summary import study_agreement
+from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
+from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.benchmark import benchmark_summary
 from annotate.scoring.diagnostics import diagnostics as diagnostics_table
-from annotate.scoring.intervals import rng_for, wilson_interval
+from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by tests)
+    BOOTSTRAP_METHOD,
+    WILSON_METHOD,
+    quoted_interval,
+    rng_for,
+    wilson_interval,
+)
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
@@ -73,11 +80,8 @@ def study_report(
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
     report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
-
-    def score_other(name: str) -> float | None:
-        return point_task_score(load_study_data(engine, name))
-
-    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
+    # Where the study stands in its benchmark, without loading any other study.
+    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
     report.datasheet = build_datasheet(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels
@@ -223,7 +227,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=gold_suspects(coded, final) if has_gold else [],
-        gate=_gate(data.gate_decisions),
+        gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -231,7 +235,7 @@ def build_report(
             + ("; AX-g minimal pairs resampled together" if "gender_parity" in metrics else ""),
         ),
         notes=notes,
-        headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
+        headline_interval=_headline_interval(coded, metrics, total, scores, n_scored),
         humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
         early_stop=early_stop,
         model_aggregation=(
@@ -242,14 +246,6 @@ def build_report(
     )
     report.summary = summary_line(report)
     return report
-
-
-WILSON_METHOD = (
-    "Wilson score interval, 95%: these annotators held fixed, test items a sample of the task's"
-)
-BOOTSTRAP_METHOD = (
-    "bootstrap percentile interval, 95%: these annotators held fixed, test items resampled"
-)
 
 
 def _humans_interval(
@@ -279,18 +275,19 @@ def _headline_interval(
     metrics: list[str],
     total: Estimate,
     scores: dict[str, Estimate],
-    bootstrap: int,
+    n_scored: int,
 ) -> HeadlineInterval | None:
-    """The quotable line's interval. For a task scored by accuracy alone over independent items,
-    Wilson's: the percentile bootstrap under-covers at a hundred items (about 93% for a nominal
-    95% in seeded simulations) and collapses to zero width when every item is right, while
-    Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's, if drawn."""
-    accuracy = scores.get("accuracy")
-    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.wilson_low is not None:
-        return HeadlineInterval(accuracy.wilson_low, accuracy.wilson_high, WILSON_METHOD)
-    if total.ci_low is not None and bootstrap > 0:
-        return HeadlineInterval(total.ci_low, total.ci_high, BOOTSTRAP_METHOD)
-    return None
+    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval."""
+    quoted = quoted_interval(
+        metrics,
+        coded.kind,
+        coded.item_pair is not None,
+        total.value,
+        n_scored,
+        total.ci_low,
+        total.ci_high,
+    )
+    return None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
 
 
 def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sample:
@@ -476,7 +473,11 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]]) -> Gate:
+def _gate(
+    decisions: list[dict[str, Any]],
+    roster: list[dict[str, str]],
+    closure: dict[str, Any] | None,
+) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -485,4 +486,6 @@ def _gate(decisions: list[dict[str, Any]]) -> Gate:
         admitted=sorted(n for n, d in latest.items() if d["admitted"]),
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
+        roster=[RosterEntry(**m) for m in roster],
+        closure=closure,
     )

@@ -205,6 +205,22 @@ class GateDecision(SQLModel, table=True):
     __table_args__ = (Index("ix_gate_study_annotator", "study_id", "annotator_id"),)
 
 
+class GateClosure(SQLModel, table=True):
+    """Who closed a study's training (median rule) and when (schema 10); a close forced past
+    the plan's warnings also keeps the warnings and the researcher's reason for overriding."""
+
+    __tablename__ = "gateclosure"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    closed_by: str
+    forced: bool = False
+    reason: str = ""
+    """Required when forced: why the researcher went past the warnings."""
+    warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    closed_at: datetime = Field(default_factory=utcnow)
+
+
 class FlagAction(SQLModel, table=True):
     """What the researcher did about a flagged item, with who, when and why (schema 7):
     `resolve` one label's flag, `exclude` the item from scoring, or `include` it again. The

@@ -49,6 +49,9 @@ class LabelApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
+    CLIENT = "terminal"
+    """What kind of window this is, as its visit records it (windows.py)."""
+
     poll_seconds: float = 5.0
     """How often the waiting screen asks whether the gate has decided (tests shorten it)."""
     RECONNECT_FIRST_S: float = 0.5
@@ -71,6 +74,8 @@ class LabelApp(App[None]):
 
     # --- routing ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        if self.session.visit_id is None:  # an app built on a session of its own (the web app)
+            self.session.claim_window(self.CLIENT)
         progress = self.session.progress()
         if self.crowd is not None:
             if self._crowd_finish(self.push_screen):  # back after leaving: say so first
@@ -84,6 +89,17 @@ class LabelApp(App[None]):
             from annotate.tui.screens.phases import RejectedScreen
 
             self.push_screen(RejectedScreen(progress))
+            return
+        if progress.stream_done == 0 and self.session.study_complete():
+            from annotate.tui.screens.phases import StudyCompleteScreen
+
+            self.push_screen(StudyCompleteScreen(progress))  # before any training
+            return
+        # back while the gate decides (phase() first makes the decisions no researcher needs)
+        if progress.phase is Phase.WAITING and self.session.phase() is Phase.WAITING:
+            from annotate.tui.screens.phases import WaitingScreen
+
+            self.push_screen(WaitingScreen(progress, self.poll_seconds))
             return
         self._push_guidelines(progress)
 
@@ -157,7 +173,12 @@ class LabelApp(App[None]):
     async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
         """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
         from annotate.tui.screens.item import ItemScreen
-        from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+        from annotate.tui.screens.phases import (
+            FinishedScreen,
+            PausedScreen,
+            RejectedScreen,
+            WaitingScreen,
+        )
 
         if not fetched:
             try:
@@ -192,6 +213,8 @@ class LabelApp(App[None]):
             screen = WaitingScreen(progress, self.poll_seconds)
         elif progress.phase is Phase.REJECTED:
             screen = RejectedScreen(progress)
+        elif progress.paused:
+            screen = PausedScreen(progress)
         else:
             screen = FinishedScreen(progress)
         self.switch_screen(screen)
@@ -201,6 +224,7 @@ class LabelApp(App[None]):
 
     async def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
         if self._is_current(message):
+            self.session.heartbeat()  # time on task: reading the guidelines counts
             await self.show_next()
 
     async def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
@@ -208,7 +232,12 @@ class LabelApp(App[None]):
             await self.show_next()
 
     async def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
-        if self._is_current(message) and self.session.phase() is not Phase.WAITING:
+        if not self._is_current(message):
+            return
+        if not self.session.heartbeat():  # waiting counts as time on task, while it is live
+            self._continued_elsewhere()
+            return
+        if self.session.phase() is not Phase.WAITING:
             await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------

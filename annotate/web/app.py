@@ -112,7 +112,9 @@ class WebLabelApp(LabelApp):
 
     # CSS_PATH is resolved next to the class's own module: point at LabelApp's stylesheet.
     CSS_PATH = str(Path(inspect.getfile(LabelApp)).with_name("app.tcss"))
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    # Ctrl+Q quits while a text box takes every letter (sign-in). Not shown: after sign-in q
+    # quits, as LabelApp's footer says (one Quit, with the key that works there).
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
     COME_BACK = "open this page again later"
 

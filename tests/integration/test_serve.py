@@ -138,6 +138,7 @@ def test_page_and_its_files_come_from_this_server_only(serve):
     assert {urlsplit(u).netloc for u in urls} == {host}, urls
     assert not re.search(r"""(?:src|href)=["']//""", html)  # no protocol-relative URLs
     assert "googleapis" not in html and "gstatic" not in html
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1" />' in html
 
     static = Path(textual_serve.__file__).parent / "static"
     fetched = [u for u in urls if "/static/" in u]
@@ -249,11 +250,15 @@ async def test_with_tokens_required_no_one_signs_in_without_a_token(workspace, s
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
     from annotate.tui.screens.guidelines import GuidelinesScreen
     from annotate.web.app import WebLabelApp
+    from tests.tui.support import screen_text, wait_until
 
     app = WebLabelApp(workspace.engine, served_study)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"ana", "enter", "enter")
         assert isinstance(app.screen, GuidelinesScreen)
+        await wait_until(pilot, lambda: "Quit" in screen_text(app), "the footer")
+        footer = screen_text(app).splitlines()[-1]  # 26.15: the key that works, once
+        assert "q Quit" in footer and "^q" not in footer and footer.count("Quit") == 1
 
 
 async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
@@ -446,6 +451,12 @@ async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serv
                     await asyncio.sleep(0.2)  # bounded polling for the app to draw
                     result = await tab.call("Runtime.evaluate", expression="window.__screen")
                     screen = result["result"].get("value", "")
+                # 26.15: the terminal has the keys at once, without a first click
+                focused = await tab.call(
+                    "Runtime.evaluate",
+                    expression="document.activeElement.classList.contains('xterm-helper-textarea')",
+                )
+                assert focused["result"]["value"] is True
                 shot = await tab.call("Page.captureScreenshot", format="png")
                 (tmp_path / "guidelines.png").write_bytes(base64.b64decode(shot["data"]))
         requested = [

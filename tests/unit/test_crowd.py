@@ -29,6 +29,18 @@ from tests.crowd_helpers import (
     wrong,
 )
 
+
+@pytest.fixture
+def store(store_url: str):
+    """A store on each backend in turn (SQLite, PostgreSQL): the rules that must hold under
+    concurrency run on both."""
+    from annotate.workspace import open_workspace
+
+    ws = open_workspace(store_url, create=True)
+    yield ws
+    ws.engine.dispose()
+
+
 # --- links ---------------------------------------------------------------------------------
 
 
@@ -161,7 +173,8 @@ def test_workers_get_stable_pseudonyms_and_the_platform_id_is_kept_apart(workspa
         assert (w01.platform, w01.platform_id, w01.token_hash) == ("prolific", pid(1), None)
 
 
-def test_two_tabs_arriving_at_once_make_one_annotator(workspace, tmp_path: Path):
+def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
+    workspace = store
     crowd_study(workspace.engine, tmp_path)
     engine = workspace.engine
     ctx = crowd.load_study(engine, "pilot")
@@ -227,11 +240,11 @@ def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path)
     assert not crowd.needs_consent(engine, "pilot", "w02")
 
 
-def test_batches_fill_every_item_to_k_breadth_first_under_concurrency(workspace, tmp_path: Path):
+def test_batches_fill_every_item_to_k_breadth_first_under_concurrency(store, tmp_path: Path):
     """20 items x k=3 = 60 labels, batches of at most 10, seven workers answering at once:
     every item ends with exactly k labels, nobody exceeds their batch, each worker with an
     answer leaves with the completion code; a worker arriving afterwards finds the study full."""
-    engine = workspace.engine
+    engine = store.engine
     crowd_study(engine, tmp_path, annotators_per_item=3, max_test_items_per_annotator=10)
     sessions = [arrive(engine, "pilot", n) for n in range(1, 8)]
     for s in sessions:
@@ -267,7 +280,9 @@ def test_the_exit_survey_is_asked_then_stored(workspace, tmp_path: Path):
             "choices": ["easy", "hard"],
         },
         {"name": "remarks", "prompt": "Anything else?", "max_length": 20},
-    ]
+        {"name": "age", "prompt": "Your age group?", "kind": "choice", "choices": ["<30", "30+"],
+         "required": True},
+    ]  # fmt: skip
     crowd_study(
         workspace.engine,
         tmp_path,
@@ -279,18 +294,24 @@ def test_the_exit_survey_is_asked_then_stored(workspace, tmp_path: Path):
     assert crowd.survey_due(engine, "pilot", "w01") == []  # not finished yet
     train(engine, session)
     label_test(session)
-    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty", "remarks"]
+    due = ["difficulty", "remarks", "age"]
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == due
+    with pytest.raises(UserError, match="please answer: age"):
+        crowd.record_survey(engine, "pilot", "w01", {"age": ""})
     with pytest.raises(UserError, match="choose one of easy, hard"):
         crowd.record_survey(engine, "pilot", "w01", {"difficulty": "medium"})
     with pytest.raises(UserError, match="at most 20"):
         crowd.record_survey(engine, "pilot", "w01", {"remarks": "x" * 21})
     crowd.record_survey(engine, "pilot", "w01", {"remarks": " "})  # skipped
-    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty"]
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["difficulty", "age"]
     crowd.record_survey(engine, "pilot", "w01", {"difficulty": "hard", "remarks": "late"})
+    assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == ["age"]
+    crowd.record_survey(engine, "pilot", "w01", {"age": "30+"})
     assert crowd.survey_due(engine, "pilot", "w01") == []
     with Session(engine) as s:
         assert {(a.question, a.answer) for a in s.exec(select(SurveyAnswer))} == {
-            ("difficulty", "hard")
+            ("difficulty", "hard"),
+            ("age", "30+"),
         }
 
 
@@ -416,3 +437,60 @@ def test_a_store_from_before_schema_9_migrates_and_takes_a_crowd_study(tmp_path:
     arrival = crowd.enter_by_link(engine, "old-rte", crowd.parse_link(ctx, {"id": "p-1"}))
     assert arrival.new and arrival.annotator.startswith("w")
     engine.dispose()
+
+
+def test_a_training_cap_decides_the_gate_after_that_many_items(workspace, tmp_path: Path):
+    engine = workspace.engine
+    crowd_study(engine, tmp_path, max_training_items_per_annotator=3, gate_min_items=3)
+    session = arrive(engine, "pilot", 1)
+    seen = []
+    while (item := session.next_item()) is not None and item.phase == "training":
+        seen.append(item.item_id)
+        session.submit(item, gold(engine, item))
+    assert len(seen) == 3 and item is not None and item.phase == "test"
+    progress = session.progress()
+    assert (progress.training_done, progress.training_quota) == (3, 3)
+    with Session(engine) as s:
+        assert len(s.exec(select(StudyItem).where(StudyItem.phase == "training")).all()) == 6
+
+
+def test_time_on_task_covers_reading_and_waiting_until_the_exit(workspace, tmp_path: Path):
+    """Arrival at 10:00, the guidelines read until 10:05 (a heartbeat), waiting for a median
+    gate until 10:20, then the training-done exit at 10:30: 30 minutes on task."""
+    from datetime import UTC, datetime
+
+    from annotate.protocol.pay import time_on_task
+
+    engine = workspace.engine
+    crowd_study(
+        engine,
+        tmp_path,
+        gate_rule="median",
+        crowd_settings={"study_ids": [], "training_study_id": STUDY_A, "test_study_id": STUDY_B},
+    )
+    at = {"now": datetime(2026, 12, 1, 10, 0, tzinfo=UTC)}
+
+    def clock() -> datetime:
+        return at["now"]
+
+    ctx = crowd.load_study(engine, "pilot")
+    arrival = crowd.enter_by_link(
+        engine, "pilot", crowd.parse_link(ctx, prolific_query(1)), clock=clock
+    )
+    session = crowd.open_session(engine, "pilot", arrival, clock=clock)
+    at["now"] = at["now"].replace(minute=5)
+    assert session.heartbeat()
+    at["now"] = at["now"].replace(minute=20)
+    while (item := session.next_item()) is not None:
+        session.submit(item, gold(engine, item))
+    at["now"] = at["now"].replace(minute=30)
+    leave = crowd.exit_for(engine, "pilot", "w01", clock=clock)
+    assert leave is not None and leave.outcome == "training_done"
+    with Session(engine) as s:
+        assert time_on_task(s, ctx.id) == {1: 30 * 60}
+    other = crowd.open_session(
+        engine,
+        "pilot",
+        crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, prolific_query(1))),
+    )
+    assert other.heartbeat() and not session.heartbeat()  # the older window is no longer live

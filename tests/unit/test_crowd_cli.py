@@ -186,3 +186,18 @@ def test_pay_is_time_on_task_times_the_rate_and_no_platform_id_leaks(
     for n in (1, 2, 3, 4):
         assert pid(n) not in seen
     assert "w01" in seen
+
+
+def test_survey_export_by_pseudonym_with_formulas_defused(cli, tmp_path: Path, db_url: str):
+    toml = f'study_ids = ["{STUDY_A}"]\n[[survey]]\nname = "remarks"\nprompt = "Anything?"\n'
+    create(cli, tmp_path, "rte-s", toml, "--set", "max_test_items_per_annotator=1")
+    engine = open_workspace(db_url).engine
+    session = worker(engine, "rte-s", 1, STUDY_A, Clock())
+    train(engine, session, True)
+    session.submit(session.next_item(), "entailment")
+    crowd.record_survey(engine, "rte-s", "w01", {"remarks": '=HYPERLINK("http://x")'})
+    out = tmp_path / "survey.csv"
+    assert cli("survey", "rte-s", "--to", out).code == 0
+    assert out.read_text().splitlines()[1].startswith("w01,remarks,\"'=HYPERLINK(")
+    exact = cli("survey", "rte-s", "--format", "json").json()
+    assert exact[0]["answer"] == '=HYPERLINK("http://x")' and pid(1) not in out.read_text()
