@@ -13,11 +13,13 @@ import ipaddress
 import os
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from annotate.errors import UserError
+from annotate.web.limits import LIMITS_ENV
 
 if TYPE_CHECKING:
     from textual_serve.server import Server
@@ -97,6 +99,9 @@ def make_server(
     # keeps a PostgreSQL password out of the process list.
     os.environ["ANNOTATE_DB"] = url
     os.environ[TOKENS_ENV] = "required" if require_tokens else "optional"
+    if LIMITS_ENV not in os.environ:  # every tab's process counts refused sign-ins in one file
+        folder = tempfile.mkdtemp(prefix="annotate-serve-")
+        os.environ[LIMITS_ENV] = str(Path(folder) / "signin-limits.db")
     if console:
         command = console_command(study, annotator)
     else:

@@ -93,6 +93,7 @@ def serve(db_url: str, served_study: str) -> Iterator:
                 "--port",
                 str(port),
                 "--no-tokens",
+                "--terminal",  # textual-serve's path (the HTML page has tests/web/)
                 *args,
             ],
             stdout=subprocess.DEVNULL,
@@ -260,6 +261,36 @@ async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, s
         assert "q Quit" in footer and "^q" not in footer and footer.count("Quit") == 1
 
 
+async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
+    workspace, served_study, tmp_path, monkeypatch
+):
+    """Past the free tries, a tab's next try for that name is not even checked until the
+    limiter's delay has passed, and the counts are shared by every tab of one server."""
+    from annotate.web import limits
+    from annotate.web.app import SignInScreen, WebLabelApp
+
+    monkeypatch.setenv(limits.LIMITS_ENV, str(tmp_path / "limits.db"))
+    monkeypatch.setattr(limits, "FIRST_DELAY_S", 600.0)  # outlasts typing the token
+    _, token = add_annotator_with_token(workspace.engine, "tok")
+    for _ in range(limits.FREE_TRIES):
+        app = WebLabelApp(workspace.engine, served_study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*"tok", "enter", *"wrong", "enter")
+            await pilot.pause()
+            assert "wrong token" in str(app.screen.query_one("#signin-error").visual)
+    app = WebLabelApp(workspace.engine, served_study)  # a new tab: the right token must wait
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"tok", "enter", *token, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SignInScreen)
+        assert "Too many refused sign-ins: wait" in str(
+            app.screen.query_one("#signin-error").visual
+        )
+    with Session(workspace.engine) as s:  # the waiting try was not checked, so not counted
+        failed = s.exec(select(Annotator.failed_logins).where(Annotator.name == "tok")).one()
+        assert failed == limits.FREE_TRIES
+
+
 # --- the command -------------------------------------------------------------------------------
 
 
@@ -275,9 +306,9 @@ def test_serve_warns_when_bound_beyond_loopback(cli, served_study, monkeypatch):
 
     monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
     cli("annotator", "token", "ana")
-    quiet = cli("serve", served_study)
+    quiet = cli("serve", served_study, "--terminal")
     assert quiet.code == 0 and "warning" not in quiet.stderr
-    loud = cli("serve", served_study, "--host", "0.0.0.0")
+    loud = cli("serve", served_study, "--host", "0.0.0.0", "--terminal")
     assert loud.code == 0 and FakeServer.served
     assert "warning: serving on 0.0.0.0" in " ".join(loud.stderr.split())
 
@@ -287,14 +318,14 @@ def test_serve_refuses_to_start_while_annotators_have_no_token(cli, served_study
 
     monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
     FakeServer.served = False
-    refused = cli("serve", served_study)
+    refused = cli("serve", served_study, "--terminal")
     assert (
         refused.code == 1
         and "have no token (ana)" in refused.stderr
         and "--no-tokens" in refused.stderr
     )
     assert not FakeServer.served
-    anyway = cli("serve", served_study, "--no-tokens")
+    anyway = cli("serve", served_study, "--no-tokens", "--terminal")
     assert anyway.code == 0 and FakeServer.served and "warning: --no-tokens" in anyway.stderr
 
 
