@@ -141,7 +141,7 @@ def serve_command(
         "then names the researcher its decisions are recorded under",
     ),
 ) -> None:
-    """Serve the annotator page to browsers (needs `pip install 'annotate[web]'`).
+    """Serve the annotator page to browsers (needs `pip install 'annotate-baselines[web]'`).
 
     One server process holds every worker: each page asks for the annotator's name and token,
     works offline, and resumes where the annotator stopped. With --terminal, each tab runs the

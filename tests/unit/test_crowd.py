@@ -339,7 +339,9 @@ def test_the_median_gate_as_two_platform_studies(workspace, tmp_path: Path):
     ctx = crowd.load_study(engine, "pilot")
     from annotate.protocol import gate
 
-    gate.close_training(engine, ctx, force=True, reason="two-study design: closed by the researcher")
+    gate.close_training(
+        engine, ctx, force=True, reason="two-study design: closed by the researcher"
+    )
     assert crowd.admitted_ids(engine, ctx, "prolific") == [pid(1), pid(2)]
     # Test link (study B): the admitted go straight to test; anyone else is refused with a code.
     admitted = arrive(engine, "pilot", 1, STUDY_B)

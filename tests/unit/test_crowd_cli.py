@@ -101,7 +101,12 @@ def test_the_two_study_median_gate_end_to_end(cli, tmp_path: Path, db_url: str):
         train(engine, session, right)
         leave = crowd.exit_for(engine, "rte-m", session.annotator.name, clock=clock)
         assert leave is not None and leave.outcome == "training_done"
-    assert cli("gate", "rte-m", "--close", "--force", "--reason", "closed after the training study").code == 0
+    assert (
+        cli(
+            "gate", "rte-m", "--close", "--force", "--reason", "closed after the training study"
+        ).code
+        == 0
+    )
     allow = tmp_path / "admitted.csv"
     exported = cli("gate", "rte-m", "--export", "prolific", allow)
     assert exported.code == 0 and "2 admitted prolific workers" in exported.stdout

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotate import install_hint
 from annotate.errors import UserError
 from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.scoring.intervals import wilson_interval
 
-EXTRA_HINT = "pip install 'annotate[report]' (or: pip install -e '.[report]')"
+EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
 HUMAN_COLOUR, MODEL_COLOURS, PUBLISHED_COLOUR = (
     "#1f4e79",
@@ -142,8 +143,9 @@ def _annotators(ax: Any, r: StudyReport) -> None:
             low, high = lo if lo is not None else value, hi if hi is not None else value
         names.append(a.name)
         values.append(value * 100)
-        lows.append((value - low) * 100)
-        highs.append((high - value) * 100)
+        # Wilson's bound at 100% can land a rounding error below the value: never negative.
+        lows.append(max(value - low, 0.0) * 100)
+        highs.append(max(high - value, 0.0) * 100)
     y = list(range(len(names)))
     ax.errorbar(values, y, xerr=[lows, highs], fmt="o", color=HUMAN_COLOUR, capsize=3)
     majority = r.scores["accuracy"] if accuracy else r.task_score

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
+from annotate import install_hint
 from annotate.errors import UserError
 from annotate.web.limits import LIMITS_ENV, SignInLimiter
 from annotate.web.server import allowed_origins
@@ -39,8 +40,7 @@ def page_app(
         from annotate.web.page.app import PageConfig, create_app
     except ImportError as exc:
         raise UserError(
-            f"annotate serve needs the web extra ({exc.name} is missing): "
-            "pip install 'annotate[web]'"
+            f"annotate serve needs the web extra ({exc.name} is missing): {install_hint('web')}"
         ) from None
     if public_url and urlsplit(public_url).scheme not in ("http", "https"):
         raise UserError(f"--public-url must start with https:// or http://, not {public_url!r}")
