@@ -685,9 +685,12 @@ class Datasheet(JsonData):
     """The store's schema revision (read from the store)."""
     schema_head: str
     """The newest schema this annotate writes."""
+    collected: str | None = None
+    """Labels imported with `annotate import-labels`: "collected outside annotate: MTurk batch,
+    N assignments, gate unknown" (None, and left out of the JSON, for a study run here)."""
 
     def omitted(self) -> set[str]:
-        return set()
+        return _none(self, "collected")
 
 
 # --- the benchmark's human row ----------------------------------------------------------------
