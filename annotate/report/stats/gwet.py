@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.report.agreement import Estimate, _cluster_sums
+from annotate.report.stats.agreement import Estimate, _cluster_sums
 from annotate.scoring.intervals import bootstrap_sums, percentile_interval
 
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from annotate import completion
-from annotate.report.coding import CodedStudy
-from annotate.report.schema import Agreement, Coefficient, JsonData
-from annotate.report.study_aggregate import Aggregated
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import Agreement, Coefficient, JsonData
 
 ALPHA_NOTE = (
     "Krippendorff's α accepts missing values: it uses every label collected, each item with "

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import UserError
-from annotate.report.schema import BenchmarkReport, StudyReport
+from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.scoring.intervals import wilson_interval
 
 EXTRA_HINT = "pip install 'annotate[report]' (or: pip install -e '.[report]')"

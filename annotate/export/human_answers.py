@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from annotate.report import aggregate as agg
-from annotate.report.annotators import answer_scorer
-from annotate.report.coding import CodedStudy
-from annotate.report.data import StudyData
-from annotate.report.study_aggregate import describe_aggregation, final_aggregate
+from annotate.report.aggregation import majority as agg
+from annotate.report.aggregation.study import describe_aggregation, final_aggregate
+from annotate.report.data.coding import CodedStudy
+from annotate.report.data.loading import StudyData
+from annotate.report.stats.annotators import answer_scorer
 from annotate.scoring.compare import Humans
 from annotate.specs import TaskSpec
 

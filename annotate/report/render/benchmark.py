@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from annotate.report.render import (
+from annotate.report.model.schema import BenchmarkReport, Datasheet
+from annotate.report.render.table import (
     METRIC_NAMES,
     Section,
     _md_cell,
@@ -14,7 +15,6 @@ from annotate.report.render import (
     interval,
     pct,
 )
-from annotate.report.schema import BenchmarkReport, Datasheet
 from annotate.terminal_text import SafeText as Text
 
 

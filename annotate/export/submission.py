@@ -16,8 +16,8 @@ from sqlalchemy import Engine, select
 
 from annotate import specs
 from annotate.errors import DataFileError, UserError
-from annotate.report.data import TEST_PHASE, find_study, load_study_data
-from annotate.report.human_answers import human_answers
+from annotate.export.human_answers import human_answers
+from annotate.report.data.loading import TEST_PHASE, find_study, load_study_data
 from annotate.scoring.predictions import ModelPredictions
 from annotate.store.models import Item, Study, StudyItem
 

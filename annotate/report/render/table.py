@@ -16,12 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from annotate.report.catch import catch_sections
-from annotate.report.datasheet import datasheet_sections
-from annotate.report.early_stop import early_stop_table
-from annotate.report.flags_report import flags_sections
-from annotate.report.model_aggregation import model_aggregation_sections
-from annotate.report.schema import (
+from annotate.report.aggregation.latent import model_aggregation_sections
+from annotate.report.model.schema import (
     Agreement,
     Coefficient,
     FileAgreement,
@@ -31,6 +27,10 @@ from annotate.report.schema import (
     RatingSuspect,
     StudyReport,
 )
+from annotate.report.sections.catch import catch_sections
+from annotate.report.sections.datasheet import datasheet_sections
+from annotate.report.sections.early_stop import early_stop_table
+from annotate.report.sections.flags import flags_sections
 from annotate.terminal_text import SafeText as Text
 from annotate.wording import count_of
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.report import agreement as agr
-from annotate.report.aggregate import UnitVotes, unit_votes
-from annotate.report.coding import CodedStudy
-from annotate.report.gwet import gwet_ac1
-from annotate.report.longformat import LongLabels, numeric_labels
-from annotate.report.schema import (
+from annotate.report.aggregation.majority import UnitVotes, unit_votes
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.data.longformat import LongLabels, numeric_labels
+from annotate.report.model.schema import (
     Agreement,
     Coefficient,
     FileAgreement,
@@ -19,7 +18,8 @@ from annotate.report.schema import (
     PairSummary,
     PartScore,
 )
-from annotate.report.study_aggregate import Aggregated
+from annotate.report.stats import agreement as agr
+from annotate.report.stats.gwet import gwet_ac1
 from annotate.scoring.intervals import rng_for
 from annotate.scoring.metrics import Scorer, task_score
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotate.report.coding import CodedStudy
-from annotate.report.schema import Estimate, ModelRow, PairedTest
-from annotate.report.study_aggregate import Aggregated
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import Estimate, ModelRow, PairedTest
 from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions

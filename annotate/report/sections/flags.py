@@ -14,8 +14,8 @@ from sqlalchemy import Engine
 
 from annotate import specs
 from annotate.protocol.flags import EXCLUDED, OPEN, RESOLVED, list_flags
-from annotate.report.data import StudyData, with_excluded_items
-from annotate.report.schema import JsonData, StudyReport
+from annotate.report.data.loading import StudyData, with_excluded_items
+from annotate.report.model.schema import JsonData, StudyReport
 
 
 @dataclass

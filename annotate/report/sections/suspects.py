@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.report.aggregate import UnitVotes, answer_of, votes_of
-from annotate.report.coding import CodedStudy
-from annotate.report.schema import (
+from annotate.report.aggregation.majority import UnitVotes, answer_of, votes_of
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import (
     GoldSuspect,
     JudgedAnswer,
     LabelSuspect,
     QuestionSuspect,
     RatingSuspect,
 )
-from annotate.report.study_aggregate import Aggregated
 from annotate.scoring.metrics import record_scores
 
 REGRESSION_SUSPECT = 1.0

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from annotate.protocol import catch
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.report.schema import JsonData
+from annotate.report.model.schema import JsonData
 from annotate.store.models import Annotator, Label, StudyItem
 
 

@@ -4,7 +4,7 @@ Values are fractions, keyed by our task names and metric ids."""
 
 from __future__ import annotations
 
-from annotate.report.schema import PublishedRow
+from annotate.report.model.schema import PublishedRow
 
 SUPERGLUE = PublishedRow(
     source="Wang et al. (2019), SuperGLUE, Table 3 (human baselines)",

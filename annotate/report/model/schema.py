@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from annotate.report.agreement import Estimate as AgreementEstimate
+from annotate.report.stats.agreement import Estimate as AgreementEstimate
 
 if TYPE_CHECKING:  # sections defined beside their computation (those modules import this one)
-    from annotate.report.catch import CatchReport
-    from annotate.report.early_stop import EarlyStop
-    from annotate.report.flags_report import FlagsReport
-    from annotate.report.model_aggregation import ModelAggregation
+    from annotate.report.aggregation.latent import ModelAggregation
+    from annotate.report.sections.catch import CatchReport
+    from annotate.report.sections.early_stop import EarlyStop
+    from annotate.report.sections.flags import FlagsReport
 
 
 def plain(value: Any) -> Any:

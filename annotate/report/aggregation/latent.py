@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from annotate.report.aggregate import NO_LABELS, answer_of, votes_of
-from annotate.report.coding import CodedStudy, wilson_fits
-from annotate.report.schema import Estimate, HeadlineInterval, JsonData, _none
-from annotate.report.study_aggregate import Aggregated
+from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy, wilson_fits
+from annotate.report.model.schema import Estimate, HeadlineInterval, JsonData, _none
 from annotate.scoring.intervals import wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 

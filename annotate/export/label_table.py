@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotate import specs
-from annotate.report.data import TEST_PHASE, find_study
-from annotate.report.human_answers import source_value
+from annotate.export.human_answers import source_value
+from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
 
 LABEL_COLUMNS = [

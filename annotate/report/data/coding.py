@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.report.data import StudyData
+from annotate.report.data.loading import StudyData
 from annotate.scoring.units import GoldUnits, class_code_map, code_gold
 from annotate.wording import count_of, plural
 

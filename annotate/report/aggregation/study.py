@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotate.report import aggregate as agg
-from annotate.report.coding import CodedStudy, code_study
-from annotate.report.data import StudyData
+from annotate.report.aggregation import majority as agg
+from annotate.report.data.coding import CodedStudy, code_study
+from annotate.report.data.loading import StudyData
 from annotate.scoring.intervals import rng_for
 
 

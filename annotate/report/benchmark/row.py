@@ -18,18 +18,18 @@ from sqlalchemy import Engine, select
 
 from annotate import specs
 from annotate.errors import UserError
+from annotate.report.aggregation.study import final_aggregate
+from annotate.report.benchmark.published import published_row
 from annotate.report.build import DEFAULT_BOOTSTRAP, build_report
-from annotate.report.data import load_study_data
-from annotate.report.datasheet import build_datasheet
-from annotate.report.published import published_row
-from annotate.report.schema import (
+from annotate.report.data.loading import load_study_data
+from annotate.report.model.schema import (
     BenchmarkModelRow,
     BenchmarkReport,
     BenchmarkTaskRow,
     Bootstrap,
     Estimate,
 )
-from annotate.report.study_aggregate import final_aggregate
+from annotate.report.sections.datasheet import build_datasheet
 from annotate.scoring.benchmark import TASK_GROUPS, average_tasks, benchmark_tasks
 from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units

@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
-from annotate.report import aggregate as agg
-from annotate.report.coding import CodedStudy
-from annotate.report.schema import AnnotatorRow, CommitteeScore, Individual, Spread
-from annotate.report.study_aggregate import aggregate
+from annotate.report.aggregation import majority as agg
+from annotate.report.aggregation.study import aggregate
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import AnnotatorRow, CommitteeScore, Individual, Spread
 from annotate.scoring.metrics import (
     RegressionScorer,
     Scorer,

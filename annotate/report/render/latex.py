@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from annotate.errors import UserError
-from annotate.report.datasheet import datasheet_sections
-from annotate.report.figures import EXTRA_HINT
-from annotate.report.published import published_row
-from annotate.report.render import METRIC_NAMES
-from annotate.report.schema import BenchmarkReport, Datasheet, Estimate, StudyReport
+from annotate.report.benchmark.published import published_row
+from annotate.report.model.schema import BenchmarkReport, Datasheet, Estimate, StudyReport
+from annotate.report.render.figures import EXTRA_HINT
+from annotate.report.render.table import METRIC_NAMES
+from annotate.report.sections.datasheet import datasheet_sections
 
 SHORT_NAMES = {
     "superglue/boolq": "BoolQ",

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, func, select
 
-from annotate.report.data import _seconds_expression, fetch_columns, find_study
-from annotate.report.schema import (
+from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
+from annotate.report.model.schema import (
     AnnotatorTime,
     Attrition,
     Cost,

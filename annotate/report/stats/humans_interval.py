@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.report import aggregate as agg
-from annotate.report.coding import CodedStudy
+from annotate.report.aggregation import majority as agg
+from annotate.report.data.coding import CodedStudy
 from annotate.scoring.intervals import percentile_interval
 from annotate.scoring.metrics import task_score
 from annotate.scoring.scorers import scorer_for
