@@ -43,7 +43,7 @@ class ValueMap:
                 if low <= number <= high:
                     return label, None
             return None, f"answer {text!r} falls in no bin of --values {self.text!r}"
-        if self.exact:
+        if self.text:
             known = ", ".join(sorted(self.exact))
             return None, f"answer {text!r} is not in --values (answers mapped: {known})"
         return None, (
