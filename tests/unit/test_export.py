@@ -624,6 +624,7 @@ def test_labels_round_trip_into_agreement_equals_the_report(cli, workspace, tmp_
         "seconds",
         "flag",
         "comment",
+        "excluded",
     ]
     assert len(table) == 5 * N_ITEMS
     assert {r["item_id"] for r in table} == {str(100 + i) for i in range(N_ITEMS)}
@@ -751,7 +752,7 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
         ),
         (("--format", "superglue", "--jsonl"), "--jsonl applies to labels and soft"),
         (("--benchmark", "glue"), "name one study, or pass --benchmark"),
-        ((), "pass --format glue, superglue, labels or soft"),
+        ((), "pass --format glue, superglue, labels, soft or parquet"),
     ],
 )
 def test_export_mistakes_are_one_line_errors(cli, workspace, tmp_path: Path, args, message):

@@ -111,7 +111,8 @@ def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
             ["--level", "interval"],
             ":3: label 'high' is not a number",
         ),
-        ("item,annotator,label\n1,a\n", [], ":2: row has 2 fields, expected 3"),
+        ("item,annotator,label\n1,a,x,y\n", [], ":2: row has 4 fields, expected 3"),
+        ("item,annotator,label\n1\n", [], ":2: missing annotator"),
         ("item,annotator,label\n1,a,\n", [], "every label in the file is missing"),
     ],
 )
@@ -140,10 +141,9 @@ def test_degenerate_files_give_messages_not_crashes(cli, tmp_path: Path):
 def test_quoted_comment_with_a_line_break_keeps_rows_and_line_numbers(cli, tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text(
-        'item,annotator,label,comment\n1,a,x,"first line\nsecond line"\n1,b,x,\n2,a,y,\n2,b,,\n'
-        "3,a\n"
+        'item,annotator,label,comment\n1,a,x,"first line\nsecond line"\n1,b,x,\n2,a,y,\n2,b,,\n3\n'
     )
     result = cli("agreement", path, "--format", "json")
-    assert result.code == 1 and "labels.csv:7: row has 2 fields" in result.stderr
-    path.write_text(path.read_text().replace("3,a\n", "3,a,y,\n3,b,y,\n"))
+    assert result.code == 1 and "labels.csv:7: missing annotator" in result.stderr
+    path.write_text(path.read_text().replace("3\n", "3,a,y,\n3,b,y,\n"))
     assert cli("agreement", path, "--format", "json").code == 0

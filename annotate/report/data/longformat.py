@@ -3,7 +3,8 @@ the input of `annotate agreement`, which needs no study.
 
 Columns (case-insensitive): `item` or `item_id`; `annotator` (or `annotator_id`, `coder`,
 `rater`); `label` or `value`. An empty label (or `.`, `NA`, `null`) is a missing label and is
-skipped. A bad file is a DataFileError naming the file, the line and the reason.
+skipped; a row shorter than the header has its last cells empty (MTurk leaves them out). A
+bad file is a DataFileError naming the file, the line and the reason.
 """
 
 from __future__ import annotations
@@ -105,10 +106,14 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
             row_line, number = number, reader.line_num + 1
             if not any(c.strip() for c in cells):
                 continue
-            if len(cells) != len(columns):
+            if len(cells) > len(columns):
                 raise DataFileError(
                     path, row_line, f"row has {len(cells)} fields, expected {len(columns)}"
                 )
+            # A short row's last cells are empty: MTurk writes rows without the cells of its
+            # trailing Approve/Reject columns. A missing label is then a missing label, a
+            # missing item or annotator an error naming the line.
+            cells = cells + [""] * (len(columns) - len(cells))
             rows.append((row_line, dict(zip(columns, cells, strict=True))))
     except csv.Error as exc:
         raise DataFileError(path, reader.line_num, f"CSV syntax error: {exc}") from None
