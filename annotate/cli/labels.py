@@ -77,7 +77,7 @@ def import_labels(
     from annotate.formats.label_files import parse_map
     from annotate.formats.label_import import import_labels as run
 
-    engine = options(ctx).workspace().engine
+    engine = options(ctx).workspace(create=True).engine  # like `import`: data makes a store
     result = run(
         engine,
         file,

@@ -72,6 +72,9 @@ class LabelFile:
     hit_of_item: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     has_times: bool = True
+    dates: bool = True
+    """False when the file gives durations only: the labels are laid end to end per worker
+    from 1970-01-01, so only their seconds mean anything."""
 
     @property
     def description(self) -> str:
@@ -325,10 +328,11 @@ def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> La
         labels.append(label)
     if not labels:
         raise DataFileError(path, None, "every label in the file is missing")
-    _seconds_only(labels)
+    dates = _seconds_only(labels)
     return LabelFile(
         path=path,
         format="long",
+        dates=dates,
         labels=labels,
         n_assignments=len({lab.worker for lab in labels}),
         n_excluded={"empty answers": skipped} if skipped else {},
@@ -336,7 +340,7 @@ def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> La
     )
 
 
-def _seconds_only(labels: list[RawLabel]) -> None:
+def _seconds_only(labels: list[RawLabel]) -> bool:
     """Labels with seconds but no clock time: laid end to end per worker from the epoch of the
     import (only the durations mean anything; the datasheet says the dates are unknown)."""
     clock: dict[str, datetime] = {}
@@ -347,6 +351,7 @@ def _seconds_only(labels: list[RawLabel]) -> None:
         start = clock.get(label.worker, datetime(1970, 1, 1, tzinfo=UTC))
         label.shown_at, label.answered_at = start, start + timedelta(seconds=secs)
         clock[label.worker] = label.answered_at
+    return not clock
 
 
 # --- MTurk batch results ---------------------------------------------------------------------
@@ -681,8 +686,10 @@ def read_potato(path: Path, mapping: dict[str, str]) -> LabelFile:
     if not labels:
         raise DataFileError(path, None, "no annotated instances in the file")
     has_times = any("__seconds__" in lab.fields for lab in labels)
-    _seconds_only(labels)
-    return LabelFile(path, "potato", labels, n_assignments=len(users), has_times=has_times)
+    dates = _seconds_only(labels)
+    return LabelFile(
+        path, "potato", labels, n_assignments=len(users), has_times=has_times, dates=dates
+    )
 
 
 def _potato_value(answer: Any, path: Path, line: int) -> Any:

@@ -462,6 +462,11 @@ def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:
         notes.append(f"{_plural(fewer, 'item')} with fewer than k = {k} labels")
     if not file.has_times:
         notes.append("the file records no times: time on task is unknown (shown as 0)")
+    elif not file.dates:
+        notes.append(
+            "the file gives durations, not dates: each worker's answers are laid end to end "
+            "from 1970-01-01, so first and last label times are not real dates"
+        )
     elif file.format in {"mturk", "qualtrics"}:
         notes.append(
             "times per answer: each assignment's work time shared equally among its answers"

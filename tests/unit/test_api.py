@@ -158,6 +158,6 @@ def test_the_readme_api_example_runs(cli, mturk_study, db_url, monkeypatch, caps
     section = README.read_text().split("## Python API", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     monkeypatch.setenv("ANNOTATE_DB", db_url)
-    code = code.replace('"rte-pilot"', '"cb-mturk"')
+    code = code.replace('"rte-crowd"', '"cb-mturk"')
     exec(compile(code, "README.md (Python API)", "exec"), {})
     assert "collected outside annotate" in capsys.readouterr().out
