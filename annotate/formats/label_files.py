@@ -73,6 +73,9 @@ class LabelFile:
     notes: list[str] = field(default_factory=list)
     has_times: bool = True
     dates: bool = True
+    platform: str = ""
+    """Whose ids the worker ids are: mturk, prolific (a survey's PROLIFIC_PID), or the tool
+    (qualtrics, potato, labelstudio, long): a worker keeps one pseudonym per platform."""
     """False when the file gives durations only: the labels are laid end to end per worker
     from 1970-01-01, so only their seconds mean anything."""
 
@@ -417,7 +420,9 @@ def read_mturk(
         row = cells + [""] * (len(header) - len(cells))
 
         def cell(column: str | None, row: list[str] = row) -> str | None:
-            return None if column is None else _cell_text(row[position[column]])
+            if column is None or column not in position:  # an optional column left out
+                return None
+            return _cell_text(row[position[column]])
 
         worker = cell("WorkerId")
         if not worker:
@@ -620,6 +625,7 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
     if not labels:
         raise DataFileError(path, None, "no answers in the file")
     return LabelFile(
+        platform="prolific" if annotator.lower() == "prolific_pid" else "qualtrics",
         path=path,
         format="qualtrics",
         labels=labels,
@@ -860,11 +866,14 @@ def read_label_file(
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt}: known formats are {', '.join(FORMATS)}")
     if fmt == "mturk":
-        return read_mturk(path, mapping, field_names, keep_rejected)
-    if fmt == "qualtrics":
-        return read_qualtrics(path, mapping)
-    if fmt == "potato":
-        return read_potato(path, mapping)
-    if fmt == "labelstudio":
-        return read_labelstudio(path, mapping, field_names)
-    return read_long(path, mapping, field_names)
+        file = read_mturk(path, mapping, field_names, keep_rejected)
+    elif fmt == "qualtrics":
+        file = read_qualtrics(path, mapping)
+    elif fmt == "potato":
+        file = read_potato(path, mapping)
+    elif fmt == "labelstudio":
+        file = read_labelstudio(path, mapping, field_names)
+    else:
+        file = read_long(path, mapping, field_names)
+    file.platform = file.platform or fmt
+    return file

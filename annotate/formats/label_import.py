@@ -356,7 +356,7 @@ def import_labels(
             test_dataset_id = dataset.id
         assert known_ids is not None
         workers = list(dict.fromkeys(label.worker for label in file.labels))
-        annotator_ids, pseudonyms = _pseudonyms(session, file.format, workers)
+        annotator_ids, pseudonyms = _pseudonyms(session, file.platform, workers)
         record = Study(
             name=name,
             task=spec.name,
@@ -403,7 +403,7 @@ def import_labels(
             ],
         )
         detail = {
-            "platform": file.format,
+            "platform": file.platform,
             "collected": sentence,
             "n_assignments": file.n_assignments,
             "n_items": len(items_in_order),
