@@ -252,9 +252,10 @@ def _table_file(
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
     from annotate.export.human_answers import soft_rows
     from annotate.export.submission import load_test_items
-    from annotate.report.data.loading import find_study, load_study_data
+    from annotate.report.data.loading import excluded_items_of, find_study, load_study_data
 
     data = load_study_data(engine, study, exclusions=False)  # exports keep every item
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
-    table = soft_rows(data, {i.source_id: i.position for i in items})
+    excluded = {e["source_id"] for e in excluded_items_of(engine, data.study_id).values()}
+    table = soft_rows(data, {i.source_id: i.position for i in items}, excluded)
     return table.columns, table.rows

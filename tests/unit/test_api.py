@@ -80,6 +80,9 @@ def test_exports_mark_the_labels_of_excluded_items(cli, mturk_study, tmp_path):
     assert rows.loc[rows["item_id"] == "7", "excluded"].all()
     assert not rows.loc[rows["item_id"] != "7", "excluded"].any()
     assert "premise" not in rows.columns  # the text only with --with-text
+    assert cli("export", "cb-mturk", "--format", "soft", "--to", out).code == 0
+    soft = pd.read_csv(out / "cb-mturk-soft.csv", dtype={"item_id": str})
+    assert len(soft) == 50 and set(soft.loc[soft["excluded"], "item_id"]) == {"7"}
 
 
 def test_the_report_of_the_api_is_the_report_of_the_cli(cli, mturk_study, db_url):

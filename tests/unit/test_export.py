@@ -709,6 +709,7 @@ def test_soft_has_counts_majority_and_gold_per_item(cli, workspace, tmp_path: Pa
         "majority",
         "tie",
         "gold",
+        "excluded",
     ]
     submitted = read_official(out / "RTE.jsonl")
     data = {
