@@ -112,9 +112,9 @@ def _read_text(path: Path) -> str:
         raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
 
 
-def _csv_rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
+def _csv_rows(path: Path, text: str, delimiter: str | None = None) -> list[tuple[int, list[str]]]:
     """(line, cells) of each non-empty row; line numbers from the reader (quoted line breaks)."""
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    delimiter = delimiter or ("\t" if path.suffix.lower() == ".tsv" else ",")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows = []
     number = 1
@@ -232,7 +232,18 @@ def _share_span(
 # --- generic long files ----------------------------------------------------------------------
 
 
-def _records(path: Path, text: str) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+def padded(path: Path, line: int, cells: list[str], width: int) -> list[str]:
+    """A row's cells to the header's width: a short row's last cells are empty (MTurk writes
+    rows without the cells of its trailing Approve/Reject columns); a long row is an error."""
+    if len(cells) > width:
+        raise DataFileError(path, line, f"row has {len(cells)} fields, expected {width}")
+    return cells + [""] * (width - len(cells))
+
+
+def read_records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """Column names and (line, row) pairs of a CSV/TSV or JSON-lines file (the long files of
+    `import-labels` and `annotate agreement`)."""
+    text = _read_text(path)
     if path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
         rows, columns = [], []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -247,25 +258,24 @@ def _records(path: Path, text: str) -> tuple[list[str], list[tuple[int, dict[str
             columns += [k for k in obj if k not in columns]
             rows.append((number, obj))
         return columns, rows
-    table = _csv_rows(path, text)
-    if not table:
+    first_line = text.split("\n", 1)[0]
+    if not first_line.strip():
         return [], []
+    suffix = path.suffix.lower()
+    tab = suffix == ".tsv" or (suffix != ".csv" and "\t" in first_line)
+    table = _csv_rows(path, text, "\t" if tab else ",")
     header = [c.strip() for c in table[0][1]]
-    rows = []
-    for number, cells in table[1:]:
-        if len(cells) > len(header):
-            raise DataFileError(
-                path, number, f"row has {len(cells)} fields, the header {len(header)}"
-            )
-        cells = cells + [""] * (len(header) - len(cells))  # short rows: trailing cells empty
-        rows.append((number, dict(zip(header, cells, strict=True))))
+    rows = [
+        (number, dict(zip(header, padded(path, number, cells, len(header)), strict=True)))
+        for number, cells in table[1:]
+    ]
     return header, rows
 
 
 def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> LabelFile:
     """One row per label: item, annotator, label; optional seconds, answered_at, shown_at,
     comment, gold and the item's fields (`--map field=column`, else the field's own name)."""
-    columns, rows = _records(path, _read_text(path))
+    columns, rows = read_records(path)
     if not rows:
         raise DataFileError(path, None, "no labels in the file")
     item_col = _need(
@@ -413,11 +423,7 @@ def read_mturk(
     hit_of_item: dict[str, str] = {}
     n_assignments = 0
     for number, cells in table[1:]:
-        if len(cells) > len(header):
-            raise DataFileError(
-                path, number, f"row has {len(cells)} fields, the header {len(header)}"
-            )
-        row = cells + [""] * (len(header) - len(cells))
+        row = padded(path, number, cells, len(header))
 
         def cell(column: str | None, row: list[str] = row) -> str | None:
             if column is None or column not in position:  # an optional column left out
@@ -593,11 +599,7 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
     excluded: Counter[str] = Counter()
     n_responses = 0
     for number, cells in table[3:]:
-        if len(cells) > len(names):
-            raise DataFileError(
-                path, number, f"row has {len(cells)} fields, the header {len(names)}"
-            )
-        row = cells + [""] * (len(names) - len(cells))
+        row = padded(path, number, cells, len(names))
 
         def cell(column: str, row: list[str] = row) -> str | None:
             return _cell_text(row[position[column]]) if column in position else None
