@@ -14,7 +14,6 @@ Data first (`model_aggregation`), rendering second (`model_aggregation_sections`
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,14 @@ import numpy as np
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy, wilson_fits
-from annotate.report.model.schema import Estimate, HeadlineInterval, JsonData, _none
+from annotate.report.model.schema import (
+    AggregationDisagreement,
+    AggregationScore,
+    AnnotatorCompetence,
+    Estimate,
+    HeadlineInterval,
+    ModelAggregation,
+)
 from annotate.scoring.intervals import wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
@@ -41,61 +47,6 @@ BOOTSTRAP = (
     "held fixed"
 )
 ESTIMATOR_NAMES = {"majority": "Majority vote", "dawid_skene": "Dawid–Skene", "mace": "MACE"}
-
-
-@dataclass
-class AggregationScore(JsonData):
-    """The human score when the labels are aggregated by `method`."""
-
-    method: str
-    """"majority" (the study's own rule), "dawid_skene" or "mace"."""
-    scores: dict[str, Estimate]
-    task_score: Estimate
-    interval: HeadlineInterval | None
-    """Wilson for an accuracy-only task, else the bootstrap's (None without bootstrap)."""
-    n_changed: int
-    """Units whose answer differs from the majority's."""
-
-
-@dataclass
-class AnnotatorCompetence(JsonData):
-    annotator: str
-    n_labels: int
-    dawid_skene_accuracy: float | None
-    """Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k)."""
-    dawid_skene_confusion: dict[str, dict[str, float]]
-    """truth -> answer -> estimated probability (rows sum to 1)."""
-    mace_competence: float | None
-    """MACE's estimated probability that the annotator is not spamming (knows the answer)."""
-
-
-@dataclass
-class AggregationDisagreement(JsonData):
-    item: str
-    votes: dict[str, int]
-    majority: str | None
-    dawid_skene: str | None
-    mace: str | None
-    gold: str | None
-
-
-@dataclass
-class ModelAggregation(JsonData):
-    """The `model_aggregation` section of the report."""
-
-    available: bool
-    note: str | None = None
-    unit: str = "item"
-    estimators: list[AggregationScore] = field(default_factory=list)
-    annotators: list[AnnotatorCompetence] = field(default_factory=list)
-    disagreements: list[AggregationDisagreement] = field(default_factory=list)
-    method: str = (
-        "crowd-kit: Dawid & Skene (1979) EM over per-annotator confusion matrices; MACE "
-        "(Hovy et al. 2013) EM with a per-annotator spamming probability"
-    )
-
-    def omitted(self) -> set[str]:
-        return _none(self, "note")
 
 
 def model_aggregation(

@@ -8,61 +8,19 @@ is named in the class's `omitted()`; everything else is always written, null whe
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
 
-import numpy as np
-
-from annotate.report.stats.agreement import Estimate as AgreementEstimate
-
-if TYPE_CHECKING:  # sections defined beside their computation (those modules import this one)
-    from annotate.report.aggregation.latent import ModelAggregation
-    from annotate.report.sections.catch import CatchReport
-    from annotate.report.sections.early_stop import EarlyStop
-    from annotate.report.sections.flags import FlagsReport
+from annotate.report.model.base import JsonData, _none
 
 
-def plain(value: Any) -> Any:
-    """Plain JSON types only: dataclasses become objects (without their omitted fields), NaN
-    becomes null, numpy numbers become Python numbers."""
-    if isinstance(value, str | int | bool) or value is None:
-        return value
-    if is_dataclass(value) and not isinstance(value, type):
-        skip = value.omitted() if isinstance(value, JsonData) else set()
-        names = [f.name for f in fields(value) if f.name not in skip]
-        order = value.key_order() if isinstance(value, JsonData) else None
-        if order is not None:
-            names = [n for n in order if n in names]
-        return {n: plain(getattr(value, n)) for n in names}
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+class AgreementEstimate(Protocol):
+    """What a coefficient is made from (`stats.agreement.Estimate`)."""
 
-
-class JsonData:
-    """Base of the report's dataclasses: `to_json()` and the fields a report leaves out."""
-
-    def omitted(self) -> set[str]:
-        return set()
-
-    def key_order(self) -> list[str] | None:
-        """The JSON's key order where it is not the fields' order (kept as it always was)."""
-        return None
-
-    def to_json(self) -> dict[str, Any]:
-        return plain(self)
-
-
-def _none(obj: object, *names: str) -> set[str]:
-    """The fields among `names` that are None (left out of the JSON)."""
-    return {n for n in names if getattr(obj, n) is None}
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    note: str | None
 
 
 # --- scores ----------------------------------------------------------------------------------
@@ -588,6 +546,169 @@ class StudyReport(JsonData):
             "model_aggregation",
             "catch",
         )
+
+
+# --- sections computed beside the headline (early stop, flags, model aggregation, catch) ---
+
+
+@dataclass
+class EarlyStop(JsonData):
+    """The `stop_when_decided` option's effect on this study."""
+
+    enabled: bool
+    labels_collected: int
+    """Test labels stored."""
+    labels_full_k: int
+    """Labels the finished items would have taken without the option (k each, or what an
+    extra-annotator tie added)."""
+    labels_saved: int
+    saved_share: float | None
+    """labels_saved / labels_full_k."""
+    items_decided_early: int
+    """Items that stopped before k because their majority could no longer change."""
+    majority_equals_full_k: bool
+    """Always true: an item stops only when no labels up to k can change its majority."""
+    alpha: str
+    kappa: str
+    curve: str
+
+
+@dataclass
+class FlaggedItem(JsonData):
+    label_id: int
+    source_id: str
+    annotator: str
+    synthetic: bool
+    phase: str
+    comment: str | None
+    text: str
+    """The item's shown fields, verbatim, as "Heading: text" lines."""
+    state: str
+    """open | resolved | excluded."""
+    by: str | None
+    reason: str | None
+    at: str | None
+
+
+@dataclass
+class ExcludedItem(JsonData):
+    source_id: str
+    by: str
+    reason: str
+    at: str
+    n_labels: int
+
+
+@dataclass
+class FlagsReport(JsonData):
+    n_flags: int
+    open: int
+    resolved: int
+    excluded: int
+    flagged: list[FlaggedItem] = field(default_factory=list)
+    excluded_items: list[ExcludedItem] = field(default_factory=list)
+    task_score_without_excluded: float | None = None
+    """The report's task score (excluded items left out)."""
+    task_score_with_excluded: float | None = None
+    """The task score had the excluded items been kept."""
+    note: str | None = None
+
+
+@dataclass
+class AggregationScore(JsonData):
+    """The human score when the labels are aggregated by `method`."""
+
+    method: str
+    """"majority" (the study's own rule), "dawid_skene" or "mace"."""
+    scores: dict[str, Estimate]
+    task_score: Estimate
+    interval: HeadlineInterval | None
+    """Wilson for an accuracy-only task, else the bootstrap's (None without bootstrap)."""
+    n_changed: int
+    """Units whose answer differs from the majority's."""
+
+
+@dataclass
+class AnnotatorCompetence(JsonData):
+    annotator: str
+    n_labels: int
+    dawid_skene_accuracy: float | None
+    """Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k)."""
+    dawid_skene_confusion: dict[str, dict[str, float]]
+    """truth -> answer -> estimated probability (rows sum to 1)."""
+    mace_competence: float | None
+    """MACE's estimated probability that the annotator is not spamming (knows the answer)."""
+
+
+@dataclass
+class AggregationDisagreement(JsonData):
+    item: str
+    votes: dict[str, int]
+    majority: str | None
+    dawid_skene: str | None
+    mace: str | None
+    gold: str | None
+
+
+@dataclass
+class ModelAggregation(JsonData):
+    """The `model_aggregation` section of the report."""
+
+    available: bool
+    note: str | None = None
+    unit: str = "item"
+    estimators: list[AggregationScore] = field(default_factory=list)
+    annotators: list[AnnotatorCompetence] = field(default_factory=list)
+    disagreements: list[AggregationDisagreement] = field(default_factory=list)
+    method: str = (
+        "crowd-kit: Dawid & Skene (1979) EM over per-annotator confusion matrices; MACE "
+        "(Hovy et al. 2013) EM with a per-annotator spamming probability"
+    )
+
+    def omitted(self) -> set[str]:
+        return _none(self, "note")
+
+
+@dataclass
+class CatchPoint(JsonData):
+    n: int
+    """1-based number of this catch answer of the annotator."""
+    answered_at: str
+    correct: bool
+    recent_accuracy: float
+    """Accuracy over the last `window` catch answers up to this one."""
+
+
+@dataclass
+class CatchAnnotator(JsonData):
+    name: str
+    n: int
+    correct: int
+    accuracy: float | None
+    threshold: float | None
+    """The gate threshold drift is judged against (recorded with the gate decision)."""
+    recent_accuracy: float | None
+    drifting: bool
+    """Recent catch accuracy is below the threshold now."""
+    first_drift_at: str | None
+    """When the warning first fired (ISO time of that catch answer), if ever."""
+    refresher_items: int
+    timeline: list[CatchPoint] = field(default_factory=list)
+
+
+@dataclass
+class CatchReport(JsonData):
+    catch_rate: float
+    catch_action: str
+    window: int
+    min_answers: int
+    pool: str
+    annotators: list[CatchAnnotator]
+    warnings: list[str]
+    note: str = (
+        "catch items are dev items with gold shown like test items; they are never counted in "
+        "scores, agreement or submission files"
+    )
 
 
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------

@@ -8,57 +8,13 @@ submission files read test answers only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
 from annotate.protocol import catch
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.report.model.schema import JsonData
+from annotate.report.model.schema import CatchAnnotator, CatchPoint, CatchReport
 from annotate.store.models import Annotator, Label, StudyItem
-
-
-@dataclass
-class CatchPoint(JsonData):
-    n: int
-    """1-based number of this catch answer of the annotator."""
-    answered_at: str
-    correct: bool
-    recent_accuracy: float
-    """Accuracy over the last `window` catch answers up to this one."""
-
-
-@dataclass
-class CatchAnnotator(JsonData):
-    name: str
-    n: int
-    correct: int
-    accuracy: float | None
-    threshold: float | None
-    """The gate threshold drift is judged against (recorded with the gate decision)."""
-    recent_accuracy: float | None
-    drifting: bool
-    """Recent catch accuracy is below the threshold now."""
-    first_drift_at: str | None
-    """When the warning first fired (ISO time of that catch answer), if ever."""
-    refresher_items: int
-    timeline: list[CatchPoint] = field(default_factory=list)
-
-
-@dataclass
-class CatchReport(JsonData):
-    catch_rate: float
-    catch_action: str
-    window: int
-    min_answers: int
-    pool: str
-    annotators: list[CatchAnnotator]
-    warnings: list[str]
-    note: str = (
-        "catch items are dev items with gold shown like test items; they are never counted in "
-        "scores, agreement or submission files"
-    )
 
 
 def catch_report(engine: Engine, study: str | StudyContext) -> CatchReport | None:

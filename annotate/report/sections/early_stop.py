@@ -12,14 +12,14 @@ stopped early), so κ over them would describe a biased subset: it is not comput
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from annotate import completion
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
-from annotate.report.model.schema import Agreement, Coefficient, JsonData
+from annotate.report.model.schema import Agreement, Coefficient, EarlyStop
 
 ALPHA_NOTE = (
     "Krippendorff's α accepts missing values: it uses every label collected, each item with "
@@ -34,28 +34,6 @@ KAPPA_NOTE = (
     "not computed: Fleiss' κ needs k labels on every item, and with stop_when_decided only "
     "the contested items reach k, so κ over them would describe a biased subset"
 )
-
-
-@dataclass
-class EarlyStop(JsonData):
-    """The `stop_when_decided` option's effect on this study."""
-
-    enabled: bool
-    labels_collected: int
-    """Test labels stored."""
-    labels_full_k: int
-    """Labels the finished items would have taken without the option (k each, or what an
-    extra-annotator tie added)."""
-    labels_saved: int
-    saved_share: float | None
-    """labels_saved / labels_full_k."""
-    items_decided_early: int
-    """Items that stopped before k because their majority could no longer change."""
-    majority_equals_full_k: bool
-    """Always true: an item stops only when no labels up to k can change its majority."""
-    alpha: str
-    kappa: str
-    curve: str
 
 
 def items_wanting(coded: CodedStudy, final: Aggregated, rule: completion.Rule) -> np.ndarray:

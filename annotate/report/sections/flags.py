@@ -7,7 +7,6 @@ gives the task score with them put back, so the effect is visible).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
@@ -15,48 +14,7 @@ from sqlalchemy import Engine
 from annotate import specs
 from annotate.protocol.flags import EXCLUDED, OPEN, RESOLVED, list_flags
 from annotate.report.data.loading import StudyData, with_excluded_items
-from annotate.report.model.schema import JsonData, StudyReport
-
-
-@dataclass
-class FlaggedItem(JsonData):
-    label_id: int
-    source_id: str
-    annotator: str
-    synthetic: bool
-    phase: str
-    comment: str | None
-    text: str
-    """The item's shown fields, verbatim, as "Heading: text" lines."""
-    state: str
-    """open | resolved | excluded."""
-    by: str | None
-    reason: str | None
-    at: str | None
-
-
-@dataclass
-class ExcludedItem(JsonData):
-    source_id: str
-    by: str
-    reason: str
-    at: str
-    n_labels: int
-
-
-@dataclass
-class FlagsReport(JsonData):
-    n_flags: int
-    open: int
-    resolved: int
-    excluded: int
-    flagged: list[FlaggedItem] = field(default_factory=list)
-    excluded_items: list[ExcludedItem] = field(default_factory=list)
-    task_score_without_excluded: float | None = None
-    """The report's task score (excluded items left out)."""
-    task_score_with_excluded: float | None = None
-    """The task score had the excluded items been kept."""
-    note: str | None = None
+from annotate.report.model.schema import ExcludedItem, FlaggedItem, FlagsReport, StudyReport
 
 
 def item_text(spec: specs.TaskSpec, fields: dict[str, Any]) -> str:
