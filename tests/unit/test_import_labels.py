@@ -352,3 +352,59 @@ def test_malformed_files_name_file_and_line_and_leave_the_store_unchanged(
         assert f"{path}{expect}" in result.stderr, (name, result.stderr)
         assert "Traceback" not in result.stderr
         assert _row_counts(db_url) == before, name
+
+
+def test_a_rating_task_keeps_numbers_and_is_agreed_on_at_interval_level(cli, tmp_path):
+    rows = ["id,sentence1,sentence2,rater,score"]
+    for i in range(8):
+        for n, rater in enumerate(("r1", "r2", "r3")):
+            rows.append(
+                f"s{i},A dog runs number {i}.,A dog is running {i}.,{rater},{min(5.0, i * 0.6 + n * 0.2):.1f}"
+            )
+    path = tmp_path / "stsb.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = cli(
+        "import-labels",
+        path,
+        "--task",
+        "glue/stsb",
+        "--study",
+        "sts",
+        "--map",
+        "item=id,annotator=rater,label=score",
+    )
+    assert result.code == 0, result.stderr
+    out = tmp_path / "out"
+    assert cli("export", "sts", "--format", "labels", "--to", out).code == 0
+    exported = pd.read_csv(out / "sts-labels.csv")
+    assert exported["value"].dtype.kind == "f" and exported["value"].max() == pytest.approx(4.6)
+    report = cli("report", "sts", "--format", "json", "--bootstrap", "0").json()
+    assert report["agreement"]["krippendorff_alpha"]["level"] == "interval"
+    path.write_text(path.read_text().replace(",0.2\n", ",7.5\n", 1))
+    bad = cli(
+        "import-labels",
+        path,
+        "--task",
+        "glue/stsb",
+        "--study",
+        "sts2",
+        "--map",
+        "item=id,annotator=rater,label=score",
+    )
+    assert bad.code == 1 and ":3: rating '7.5' is outside 0..5" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ("0-50=entailment,40-100=neutral", "overlaps 0-50=entailment"),
+        ("maybe=yes", "neither side is a superglue/cb label"),
+        ("entailment=neutral", "both sides are superglue/cb labels"),
+        ("100-0=entailment", "runs backwards"),
+        ("entailment", "expected LABEL=ANSWER or LOW-HIGH=LABEL"),
+    ],
+)
+def test_values_that_do_not_parse_are_one_line_errors(cli, cb_store, tmp_path, values, message):
+    batch = lf.mturk_batch(tmp_path / "batch.csv", cb_store)
+    result = cli("import-labels", batch, "--dataset", "1", "--values", values)
+    assert result.code == 1 and message in result.stderr
