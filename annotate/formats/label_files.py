@@ -379,7 +379,8 @@ def read_mturk(
     """An MTurk batch results CSV: one row per assignment; item slots `Input.X_N` with answers
     `Answer.Y_N` (or `Answer.YN`) melted by slot N. Rows shorter than the header (MTurk leaves
     the `Approve`/`Reject` cells out) are padded; rejected assignments are left out unless
-    `keep_rejected`."""
+    `keep_rejected`. A crowd-html template's single `Answer.taskAnswers` JSON column is read
+    as the `Answer.*` columns it holds (a radio group: the option marked true)."""
     table = _csv_rows(path, _read_text(path))
     if len(table) < 2:
         raise DataFileError(path, None, "no assignments in the file")
@@ -387,6 +388,8 @@ def read_mturk(
     for required in ("WorkerId", "AssignmentId"):
         if required not in header:
             raise DataFileError(path, header_line, f"no {required} column: not an MTurk batch file")
+    if TASK_ANSWERS in header:
+        header, table = _task_answers(path, header, table)
     inputs: dict[str, dict[int, str]] = {}
     answers: dict[str, dict[int, str]] = {}
     plain_inputs: dict[str, str] = {}
@@ -491,6 +494,42 @@ def read_mturk(
         hit_of_item=hit_of_item,
         has_times=has_times,
     )
+
+
+TASK_ANSWERS = "Answer.taskAnswers"
+
+
+def _task_answers(
+    path: Path, header: list[str], table: list[tuple[int, list[str]]]
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and rows with `Answer.taskAnswers` spread into one `Answer.KEY` column per
+    key of its JSON (`[{"rating0": 67, "q1": {"yes": true, "no": false}}]`)."""
+    at = header.index(TASK_ANSWERS)
+    parsed: list[dict[str, Any]] = []
+    for number, cells in table[1:]:
+        raw = padded(path, number, cells, len(header))[at].strip()
+        try:
+            value = json.loads(raw) if raw else [{}]
+        except json.JSONDecodeError as exc:
+            raise DataFileError(path, number, f"{TASK_ANSWERS} is not JSON ({exc.msg})") from None
+        if isinstance(value, list):
+            value = value[0] if value else {}
+        if not isinstance(value, dict):
+            raise DataFileError(path, number, f"{TASK_ANSWERS} is not a JSON object")
+        flat = {}
+        for key, answer in value.items():
+            if isinstance(answer, dict):
+                marked = [k for k, v in answer.items() if v is True]
+                answer = marked[0] if len(marked) == 1 else None
+            flat[key] = "" if answer is None else str(answer)
+        parsed.append(flat)
+    keys = list(dict.fromkeys(k for row in parsed for k in row))
+    extra = [f"Answer.{k}" for k in keys if f"Answer.{k}" not in header]
+    rows = [table[0]] + [
+        (number, padded(path, number, cells, len(header)) + [flat.get(c[7:], "") for c in extra])
+        for (number, cells), flat in zip(table[1:], parsed, strict=True)
+    ]
+    return header + extra, rows
 
 
 def _slot_base(

@@ -408,3 +408,24 @@ def test_values_that_do_not_parse_are_one_line_errors(cli, cb_store, tmp_path, v
     batch = lf.mturk_batch(tmp_path / "batch.csv", cb_store)
     result = cli("import-labels", batch, "--dataset", "1", "--values", values)
     assert result.code == 1 and message in result.stderr
+
+
+def test_a_crowd_html_batch_with_task_answers_json(cli, cb_store, tmp_path):
+    """Newer MTurk templates write every answer into one `Answer.taskAnswers` JSON cell; a
+    radio group is an object with the chosen option true."""
+    rows = [
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Input.idx_0,Input.idx_1,Answer.taskAnswers,Approve,Reject"
+    ]
+    for n, worker in enumerate(("AX1", "AX2", "AX3")):
+        answers = {
+            f"label{s}": {c: c == (cb_store[s]["label"] if n else "neutral") for c in lf.CLASSES}
+            for s in range(2)
+        }
+        cell = json.dumps([answers]).replace('"', '""')
+        rows.append(f'H1,A{n},{worker},Submitted,90,0,1,"{cell}"')
+    path = tmp_path / "batch.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = cli("import-labels", path, "--dataset", "1", "--study", "html")
+    assert result.code == 0, result.stderr
+    report = cli("report", "html", "--format", "json", "--bootstrap", "0").json()
+    assert report["n_labels"] == 6 and report["scores"]["accuracy"]["value"] == 1.0
