@@ -55,6 +55,8 @@ class RawLabel:
     answered_at: datetime | None = None
     comment: str | None = None
     gold: Any = None
+    source: Path | None = None
+    """The file the line is in, when the import read a folder (Potato: one file per user)."""
 
 
 @dataclass
@@ -82,6 +84,10 @@ class LabelFile:
     @property
     def description(self) -> str:
         return FORMAT_NAMES[self.format]
+
+    def where(self, label: RawLabel) -> Path:
+        """The file a label's line number belongs to."""
+        return label.source or self.path
 
 
 def parse_map(text: list[str] | str | None) -> dict[str, str]:
@@ -681,15 +687,45 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
 POTATO_TIME = re.compile(r"Time spent:\s*(\d+)d\s*(\d+)h\s*(\d+)m\s*(\d+)s")
 
 
+POTATO_FILE = "annotated_instances.jsonl"
+
+
+def potato_files(path: Path) -> list[Path]:
+    """The file itself, or every annotated_instances.jsonl under a folder (Potato's
+    annotation_output/, one folder per user)."""
+    if path.is_file():
+        return [path]
+    found = sorted(p for p in path.rglob(POTATO_FILE) if p.is_file())
+    if not found:
+        raise DataFileError(path, None, f"no {POTATO_FILE} in this folder")
+    return found
+
+
 def read_potato(path: Path, mapping: dict[str, str]) -> LabelFile:
-    """Potato's annotated_instances.jsonl: one line per instance a user annotated, with
-    `label_annotations` {scheme: {label: value}} and `behavioral_data.time_string`. The user
-    is the line's `user_id`, else the folder the file sits in (Potato writes one per user).
-    The answer of a radio or Likert scheme is the label marked; of a slider or text box, its
-    value. `--map label=SCHEME` chooses the scheme when there are several."""
-    text = _read_text(path)
+    """Potato's annotated_instances.jsonl (or a folder of them: annotation_output/ with one
+    folder per user): one line per instance a user annotated, with `label_annotations`
+    {scheme: {label: value}} and `behavioral_data.time_string`. The user is the line's
+    `user_id`, else the folder the file sits in. The answer of a radio or Likert scheme is the
+    label marked; of a slider or text box, its value. `--map label=SCHEME` chooses the scheme
+    when there are several."""
     labels: list[RawLabel] = []
     users: set[str] = set()
+    for one in potato_files(path):
+        labels += _read_potato_file(one, mapping, users, one if one != path else None)
+    if not labels:
+        raise DataFileError(path, None, "no annotated instances in the file")
+    has_times = any("__seconds__" in lab.fields for lab in labels)
+    dates = _seconds_only(labels)
+    return LabelFile(
+        path, "potato", labels, n_assignments=len(users), has_times=has_times, dates=dates
+    )
+
+
+def _read_potato_file(
+    path: Path, mapping: dict[str, str], users: set[str], source: Path | None
+) -> list[RawLabel]:
+    text = _read_text(path)
+    labels: list[RawLabel] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -722,7 +758,7 @@ def read_potato(path: Path, mapping: dict[str, str]) -> LabelFile:
         comment = None
         if "comment" in mapping and isinstance(schemes.get(mapping["comment"]), dict):
             comment = _potato_value(schemes[mapping["comment"]], path, number)
-        label = RawLabel(number, str(obj["id"]), worker, value, comment=comment)
+        label = RawLabel(number, str(obj["id"]), worker, value, comment=comment, source=source)
         behaviour = obj.get("behavioral_data") or {}
         match = POTATO_TIME.search(str(behaviour.get("time_string", "")))
         if match:
@@ -730,13 +766,7 @@ def read_potato(path: Path, mapping: dict[str, str]) -> LabelFile:
             label.fields["__seconds__"] = float(((d * 24 + h) * 60 + m) * 60 + s)
         users.add(worker)
         labels.append(label)
-    if not labels:
-        raise DataFileError(path, None, "no annotated instances in the file")
-    has_times = any("__seconds__" in lab.fields for lab in labels)
-    dates = _seconds_only(labels)
-    return LabelFile(
-        path, "potato", labels, n_assignments=len(users), has_times=has_times, dates=dates
-    )
+    return labels
 
 
 def _potato_value(answer: Any, path: Path, line: int) -> Any:
@@ -870,6 +900,9 @@ def detect_format(path: Path) -> str:
     """The format of a label file, from its content: MTurk (WorkerId and AssignmentId columns),
     Qualtrics (a third header row of import ids), Potato (label_annotations), Label Studio (a
     JSON array of tasks with annotations), else a long file."""
+    if path.is_dir():
+        potato_files(path)  # a folder is Potato's output, or an error saying what it lacks
+        return "potato"
     text = _read_text(path)
     head = text.lstrip()[:1]
     if head == "[":

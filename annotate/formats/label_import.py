@@ -30,7 +30,13 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
-from annotate.formats.label_files import FORMAT_NAMES, LabelFile, RawLabel, read_label_file
+from annotate.formats.label_files import (
+    FORMAT_NAMES,
+    LabelFile,
+    RawLabel,
+    potato_files,
+    read_label_file,
+)
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
 from annotate.store.engine import write_session
@@ -141,7 +147,7 @@ def _check_labels(
         key = (label.item, label.worker)
         if key in seen:
             raise DataFileError(
-                file.path,
+                file.where(label),
                 label.line,
                 f"worker {label.worker!r} labels item {label.item!r} twice "
                 f"(first on line {seen[key]})",
@@ -149,7 +155,7 @@ def _check_labels(
         seen[key] = label.line
         value, reason = mapper(label.value)
         if reason is not None:
-            raise DataFileError(file.path, label.line, reason)
+            raise DataFileError(file.where(label), label.line, reason)
         out.append((label, value))
     return out
 
@@ -162,7 +168,7 @@ def _dataset_items(engine: Engine, dataset: Dataset, file: LabelFile) -> dict[st
     for label in file.labels:
         if label.item not in ids:
             raise DataFileError(
-                file.path,
+                file.where(label),
                 label.line,
                 f"item {label.item!r} is not in dataset {dataset.id} "
                 f"({Path(dataset.path).name}, {dataset.task})",
@@ -182,7 +188,7 @@ def _new_items(file: LabelFile, spec: specs.TaskSpec) -> list[tuple[str, dict[st
             value = label.fields.get(f.name)
             if value in (None, "") and not f.optional:
                 raise DataFileError(
-                    file.path,
+                    file.where(label),
                     label.line,
                     f"item {source_id!r} has no {f.name} (the file's column for it: "
                     f"--map {f.name}=COLUMN; or import the dataset and pass --dataset)",
@@ -191,7 +197,7 @@ def _new_items(file: LabelFile, spec: specs.TaskSpec) -> list[tuple[str, dict[st
                 fields[f.name] = value
         gold = None
         if label.gold is not None:
-            gold = normalise_label(label.gold, spec, file.path, label.line)
+            gold = normalise_label(label.gold, spec, file.where(label), label.line)
         items.append((source_id, fields, gold))
     return items
 
@@ -273,9 +279,9 @@ def import_labels(
 ) -> LabelImportResult:
     """Read `path`, check every label, then write the study in one transaction."""
     mapping = dict(mapping or {})
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"{path}: no such file")
-    sha256 = file_sha256(path)
+    sha256 = file_sha256(path) if path.is_file() else _folder_sha256(path)
     earlier = _already(engine, sha256)
     if earlier is not None:
         record, name = earlier
@@ -440,6 +446,17 @@ def import_labels(
         dataset_id=test_dataset_id,
         created_items=dataset is None,
     )
+
+
+def _folder_sha256(folder: Path) -> str:
+    """A folder's files (Potato: one per user) as one digest: names and contents, in order."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in potato_files(folder):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(file_sha256(path).encode())
+    return digest.hexdigest()
 
 
 def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:

@@ -429,3 +429,39 @@ def test_a_crowd_html_batch_with_task_answers_json(cli, cb_store, tmp_path):
     assert result.code == 0, result.stderr
     report = cli("report", "html", "--format", "json", "--bootstrap", "0").json()
     assert report["n_labels"] == 6 and report["scores"]["accuracy"]["value"] == 1.0
+
+
+def test_a_potato_output_folder_with_one_file_per_user(cli, cb_store, tmp_path, db_url):
+    """Potato writes annotation_output/USER/annotated_instances.jsonl: the folder imports as one
+    study, each user named by their folder; a bad line names its own file."""
+    combined = lf.potato_jsonl(tmp_path / "all.jsonl", cb_store[:4]).read_text().splitlines()
+    output = tmp_path / "annotation_output"
+    for user in ("maria", "joon", "tess"):
+        mine = [json.loads(line) for line in combined if f'"user_id": "{user}"' in line]
+        for obj in mine:
+            del obj["user_id"]  # older Potato: the user is the folder
+        (output / user).mkdir(parents=True)
+        lf.write_jsonl(output / user / "annotated_instances.jsonl", mine)
+    result = cli("import-labels", output, "--dataset", "1", "--study", "potato-folder")
+    assert result.code == 0, result.stderr
+    assert "Potato output, 3 annotators" in result.stdout
+    assert (
+        cli("import-labels", output, "--dataset", "1", "--study", "again").stdout.count(
+            "already imported"
+        )
+        == 1
+    )
+    bad = output / "tess" / "annotated_instances.jsonl"
+    bad.write_text(bad.read_text().replace('"inference"', '"other"', 1))
+    (tmp_path / "ok").mkdir()
+    before = _row_counts(db_url)
+    result = cli(
+        "import-labels", output, "--dataset", "1", "--study", "third", "--map", "label=inference"
+    )
+    assert result.code == 0  # the line without the chosen scheme is skipped, not an error
+    result = cli("import-labels", tmp_path / "ok", "--dataset", "1")
+    assert result.code == 1 and "no annotated_instances.jsonl in this folder" in result.stderr
+    bad.write_text(bad.read_text() + "{not json\n")
+    result = cli("import-labels", output, "--dataset", "1", "--study", "fourth")
+    assert result.code == 1 and f"{bad}:5: not valid JSON" in result.stderr
+    assert _row_counts(db_url)["study"] == before["study"] + 1
