@@ -6,6 +6,7 @@ The MTurk acceptance test recomputes the report from the batch file itself, with
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -210,6 +211,8 @@ def test_each_tool_s_export_imports_and_reports(
     assert 0 <= report["scores"]["accuracy"]["value"] <= 1
     for fmt in ("table", "markdown", "html", "latex"):
         assert cli("report", "s", "--format", fmt, "--bootstrap", "0").code == 0
+    table = re.sub(r"[│\s]+", " ", cli("report", "s", "--bootstrap", "0").stdout)
+    assert "(gate unknown)" in table
     assert cli("export", "s", "--format", "soft", "--to", tmp_path / "out").code == 0
     assert cli("export", "s", "--format", "superglue", "--to", tmp_path / "out").code == 0
 
