@@ -136,7 +136,7 @@ def _score_one(
 
 
 def _render_scores(data: dict[str, Any]) -> None:
-    from annotate.report.render.table import METRIC_NAMES, interval, pct
+    from annotate.report.cells import METRIC_NAMES, interval, pct
 
     rows = []
     for r in data["tasks"]:
@@ -198,7 +198,7 @@ def _render_scores(data: dict[str, Any]) -> None:
 
 
 def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.report.render.table import coef
+    from annotate.report.cells import coef
 
     metric = diag["metric"].upper()
     rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
@@ -257,7 +257,7 @@ def compare(
 
 
 def _render_compare(r: dict[str, Any]) -> None:
-    from annotate.report.render.table import METRIC_NAMES, interval, pct
+    from annotate.report.cells import METRIC_NAMES, interval, pct
 
     metrics = r["metrics"]
 

@@ -204,14 +204,15 @@ def soft_rows(
     names = coded.items["source_id"].astype(str).tolist()
     place = [positions.get(n, i) if positions else i for i, n in enumerate(names)]
     keys = [
-        (place[int(item)], _numeric_key(answer_id(name)) if coded.kind == "multi_answer" else 0)
+        (place[int(item)], numeric_key(answer_id(name)) if coded.kind == "multi_answer" else 0)
         for item, name in zip(coded.unit_item.tolist(), coded.unit_name.tolist(), strict=True)
     ]
     rows = [row for _, row in sorted(zip(keys, rows, strict=True), key=lambda kr: kr[0])]
     return SoftTable(columns=[*SOFT_BASE, *middle, *SOFT_TAIL], rows=rows)
 
 
-def _numeric_key(text: str) -> tuple[int, int, str]:
+def numeric_key(text: str) -> tuple[int, int, str]:
+    """Sorts ids numerically where they are whole numbers ("2" before "10"), others after."""
     return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 

@@ -24,7 +24,7 @@ from sqlalchemy import Engine, select
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.export.human_answers import source_value
+from annotate.export.human_answers import numeric_key, source_value
 from annotate.protocol.flags import excluded_items
 from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
@@ -59,10 +59,6 @@ def _utc(moment: datetime) -> datetime:
 
 def _timestamp(moment: datetime) -> str:
     return _utc(moment).isoformat(timespec="microseconds")
-
-
-def _numeric_key(text: str) -> tuple[int, int, str]:
-    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
 def _cell(value: Any) -> Any:
@@ -139,7 +135,7 @@ def label_table(
             base.update({c: _cell((item_fields or {}).get(f)) for f, c in fields})
             base["gold"] = _cell(_gold_written(spec, gold))
         if spec.kind == "multi_answer" and isinstance(value, dict):
-            for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
+            for answer in sorted(value, key=lambda a: numeric_key(str(a))):
                 extra = {}
                 if with_text:
                     extra["gold"] = source_value(spec, (gold or {}).get(str(answer)))

@@ -26,7 +26,7 @@ from annotate.protocol import assignment, catch, gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.protocol.views import Feedback, ItemView
+from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
@@ -385,18 +385,20 @@ class AnnotatorSession:
                 "the gate has decided for you: training is closed, and this answer was not stored"
             )
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        right = is_correct(self.spec, value, gold)
         session.add(
             Label(
-                study_id=self.ctx.id,
-                item_id=item.item_id,
-                annotator_id=self.annotator_id,
-                phase=TRAINING,
-                value=value,
-                correct=is_correct(self.spec, value, gold),
-                shown_at=item.shown_at,
-                answered_at=answered_at,
-                flag=flag,
-                comment=comment,
+                **label_row(
+                    self.ctx.id,
+                    self.annotator_id,
+                    item,
+                    TRAINING,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                )
             )
         )
         session.flush()
@@ -454,19 +456,9 @@ class AnnotatorSession:
                 self._stream_done += 1
             return self.next_item() if then_next else None
         self._stream_answers()  # counted outside the lock, once per session
-        row = {
-            "study_id": self.ctx.id,
-            "item_id": item.item_id,
-            "annotator_id": self.annotator_id,
-            "phase": TEST,
-            "value": value,
-            "correct": None,
-            "shown_at": item.shown_at,
-            "answered_at": answered_at,
-            "flag": flag,
-            "comment": comment,
-            "revisions": 0,
-        }
+        row = label_row(
+            self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
+        )
 
         def work() -> tuple[bool, Refusal | None, Leased | None]:
             now = self.clock()

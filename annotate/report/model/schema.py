@@ -534,6 +534,9 @@ class StudyReport(JsonData):
     """Dawid–Skene and MACE beside the majority (left out for ratings and ReCoRD)."""
     catch: CatchReport | None = None
     """Catch items' accuracy over time and drift warnings (left out without catch items)."""
+    extra_sections: dict[str, Any] = field(default_factory=dict)
+    """Sections with their own computation (`sections.registry`), by name: each is one more
+    key of the JSON, after the keys above (left out when None)."""
 
     def omitted(self) -> set[str]:
         return _none(
@@ -545,7 +548,10 @@ class StudyReport(JsonData):
             "flags",
             "model_aggregation",
             "catch",
-        )
+        ) | {"extra_sections"}
+
+    def extra_keys(self) -> dict[str, Any]:
+        return {k: v for k, v in self.extra_sections.items() if v is not None}
 
 
 # --- sections computed beside the headline (early stop, flags, model aggregation, catch) ---
@@ -619,7 +625,9 @@ class AggregationScore(JsonData):
     """The human score when the labels are aggregated by `method`."""
 
     method: str
-    """"majority" (the study's own rule), "dawid_skene" or "mace"."""
+    """"majority" (the study's own rule), "dawid_skene", "mace" (`aggregation.estimators`)."""
+    title: str
+    """The method's name in the tables."""
     scores: dict[str, Estimate]
     task_score: Estimate
     interval: HeadlineInterval | None
@@ -632,12 +640,13 @@ class AggregationScore(JsonData):
 class AnnotatorCompetence(JsonData):
     annotator: str
     n_labels: int
-    dawid_skene_accuracy: float | None
-    """Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k)."""
-    dawid_skene_confusion: dict[str, dict[str, float]]
-    """truth -> answer -> estimated probability (rows sum to 1)."""
-    mace_competence: float | None
-    """MACE's estimated probability that the annotator is not spamming (knows the answer)."""
+    competence: dict[str, float | None]
+    """Method -> the annotator's estimated competence: Dawid–Skene's probability of a right
+    answer (Σ_k prior(k) · P(answer k | truth k)), MACE's probability that the annotator is
+    not spamming (knows the answer)."""
+    confusion: dict[str, dict[str, dict[str, float]]]
+    """Method -> truth -> answer -> estimated probability (rows sum to 1), for the methods
+    that estimate a confusion matrix (Dawid–Skene)."""
 
 
 @dataclass
@@ -645,8 +654,8 @@ class AggregationDisagreement(JsonData):
     item: str
     votes: dict[str, int]
     majority: str | None
-    dawid_skene: str | None
-    mace: str | None
+    answers: dict[str, str | None]
+    """Method -> its answer for the unit."""
     gold: str | None
 
 
@@ -660,6 +669,8 @@ class ModelAggregation(JsonData):
     estimators: list[AggregationScore] = field(default_factory=list)
     annotators: list[AnnotatorCompetence] = field(default_factory=list)
     disagreements: list[AggregationDisagreement] = field(default_factory=list)
+    competence_titles: dict[str, str] = field(default_factory=dict)
+    """Method -> the heading of its competence column."""
     method: str = (
         "crowd-kit: Dawid & Skene (1979) EM over per-annotator confusion matrices; MACE "
         "(Hovy et al. 2013) EM with a per-annotator spamming probability"

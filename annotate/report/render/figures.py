@@ -142,8 +142,9 @@ def _annotators(ax: Any, r: StudyReport) -> None:
             low, high = lo if lo is not None else value, hi if hi is not None else value
         names.append(a.name)
         values.append(value * 100)
-        lows.append((value - low) * 100)
-        highs.append((high - value) * 100)
+        # Wilson's bound at 100% can land a rounding error below the value: never negative.
+        lows.append(max(value - low, 0.0) * 100)
+        highs.append(max(high - value, 0.0) * 100)
     y = list(range(len(names)))
     ax.errorbar(values, y, xerr=[lows, highs], fmt="o", color=HUMAN_COLOUR, capsize=3)
     majority = r.scores["accuracy"] if accuracy else r.task_score

@@ -13,9 +13,9 @@ from typing import Any
 
 from annotate.errors import UserError
 from annotate.report.benchmark.published import published_row
+from annotate.report.cells import METRIC_NAMES, interval, pct
 from annotate.report.model.schema import BenchmarkReport, Datasheet, Estimate, StudyReport
 from annotate.report.render.figures import EXTRA_HINT
-from annotate.report.render.table import METRIC_NAMES
 from annotate.report.sections.datasheet import datasheet_sections
 
 SHORT_NAMES = {
@@ -42,6 +42,7 @@ SHORT_NAMES = {
     "glue/ax": "AX",
 }
 AVERAGE = ("Avg", "")
+LATEX_MISSING = "--"
 
 
 def _pandas_styler() -> None:
@@ -53,17 +54,17 @@ def _pandas_styler() -> None:
 
 def _cell(e: Estimate | None, intervals: str) -> str:
     if e is None or e.value is None:
-        return "--"
-    text = f"{e.value * 100:.1f}"
+        return LATEX_MISSING
+    text = pct(e.value)
     if e.ci_low is None or e.ci_high is None:
         return text
     if intervals == "pm":
-        return f"{text} $\\pm$ {(e.ci_high - e.ci_low) * 50:.1f}"
-    return f"{text} [{e.ci_low * 100:.1f}, {e.ci_high * 100:.1f}]"
+        return f"{text} $\\pm$ {pct((e.ci_high - e.ci_low) / 2)}"
+    return f"{text} {interval(e.ci_low, e.ci_high)}"
 
 
-def _plain(value: float | None) -> str:
-    return "--" if value is None else f"{value * 100:.1f}"
+def _pct_or_dashes(value: float | None) -> str:
+    return pct(value, LATEX_MISSING)
 
 
 def _task_columns(task: str, metrics: list[str]) -> list[tuple[str, str]]:
@@ -113,10 +114,10 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     single = r.individual
     name = f"Human, mean single annotator ({single.task_score.n})"
     rows[name] = {
-        c: _plain(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
+        c: _pct_or_dashes(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
     }
     if len(r.metrics) > 1:
-        rows[name][AVERAGE] = _plain(single.task_score.mean)
+        rows[name][AVERAGE] = _pct_or_dashes(single.task_score.mean)
     for model in r.models:
         cells = {
             c: _cell((model.scores or {}).get(m), intervals)
@@ -128,9 +129,9 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     published = published_row(r.task.split("/")[0])
     if published is not None and r.task in published.scores:
         scores = published.scores[r.task]
-        cells = {c: _plain(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
+        cells = {c: _pct_or_dashes(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
         if len(r.metrics) > 1 and all(m in scores for m in r.metrics):
-            cells[AVERAGE] = _plain(sum(scores[m] for m in r.metrics) / len(r.metrics))
+            cells[AVERAGE] = _pct_or_dashes(sum(scores[m] for m in r.metrics) / len(r.metrics))
         rows["Human, published (not measured here)"] = cells
     how = (
         "$\\pm$ half the width of the 95\\% bootstrap interval"
@@ -171,8 +172,8 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         for t in r.tasks:
             scores = r.published.scores.get(t.task, {})
             for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
-                cells[c] = _plain(scores.get(m))
-        cells[AVERAGE] = _plain(r.published.average)
+                cells[c] = _pct_or_dashes(scores.get(m))
+        cells[AVERAGE] = _pct_or_dashes(r.published.average)
         rows["Human (published, not measured here)"] = cells
     name = {"glue": "GLUE", "superglue": "SuperGLUE"}.get(r.benchmark, r.benchmark)
     how = (

@@ -27,6 +27,7 @@ from annotate.report.model.schema import (
     StudyReport,
     TimeOnTask,
 )
+from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import wilson_interval
 from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem
 
@@ -391,3 +392,8 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             )
         )
     return out
+
+
+SECTION = ReportSection(
+    "datasheet", lambda r: datasheet_sections(r.datasheet) if r.datasheet else []
+)

@@ -1,0 +1,40 @@
+"""The gate decisions: who was admitted or refused, by which rule, by whom and why."""
+
+from __future__ import annotations
+
+from annotate.report.cells import (
+    Section,
+)
+from annotate.report.model.schema import (
+    StudyReport,
+)
+from annotate.report.sections.base import ReportSection, single
+
+
+def _gate_section(r: StudyReport) -> Section:
+    g = r.gate
+    rows = [
+        [
+            d.annotator,
+            "admitted" if d.admitted else "refused",
+            d.rule,
+            "–" if d.threshold is None else f"{d.threshold:.3f}",
+            "–" if d.score is None else f"{d.score:.3f}",
+            str(d.n_items),
+            d.decided_by,
+            d.decided_at,
+            d.reason or "not recorded",
+        ]
+        for d in g.decisions
+    ]
+    collected = r.datasheet.collected if r.datasheet is not None else None
+    if not rows:
+        # Labels imported from elsewhere: whoever screened the workers, it was not our gate.
+        none = "(gate unknown)" if collected else "(no gate decisions recorded)"
+        rows = [[none, "", "", "", "", "", "", "", ""]]
+    title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
+    headers = ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"]
+    return title, [*headers, "Reason"], rows
+
+
+SECTION = ReportSection("gate", single(_gate_section))
