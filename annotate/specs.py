@@ -338,7 +338,9 @@ class ProtocolSpec(Strict):
     """Tell annotators whether the task's labels are balanced or skewed (GLUE FAQ)."""
     stop_when_decided: bool = False
     """Stop assigning a test item once no further labels up to k can change its majority
-    (annotate/completion.py); classification tasks only. The majority equals full k's."""
+    (annotate/completion.py); classification tasks only. The majority is the one the item's
+    own annotators would reach at full k (no remaining label can overturn it), not necessarily
+    that of a full-k run by other annotators."""
     lease_minutes: float = Field(30.0, gt=0)
     """How long an item on an abandoned screen stays reserved before it returns to the pool."""
     max_test_items_per_annotator: int | None = Field(None, ge=1)

@@ -7,6 +7,7 @@ Scoring and the report (pandas, scipy, statsmodels) are imported inside the comm
 from __future__ import annotations
 
 import hashlib
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ class ExportFormat(StrEnum):
     superglue = "superglue"
     labels = "labels"
     soft = "soft"
+    parquet = "parquet"
 
 
 class Benchmark(StrEnum):
@@ -52,7 +54,10 @@ def export(
     study: str | None = typer.Argument(None, help="Name of the study (or use --benchmark)"),
     to: Path = typer.Option(..., "--to", help="Folder to write into (created if missing)"),
     fmt: ExportFormat | None = typer.Option(
-        None, "--format", help="glue or superglue (leaderboard files), labels or soft"
+        None,
+        "--format",
+        help="glue or superglue (leaderboard files), labels, soft, or parquet (the labels "
+        "table as Parquet: needs the `parquet` extra)",
     ),
     benchmark: Benchmark | None = typer.Option(
         None,
@@ -73,9 +78,14 @@ def export(
     phase: LabelPhase = typer.Option(
         LabelPhase.test, "--phase", help="labels: test (default), training or all"
     ),
+    with_text: bool = typer.Option(
+        False, "--with-text", help="labels/parquet: add each item's fields (its text) and gold"
+    ),
 ) -> None:
     """Write a study's results: the official submission file of its task (glue/superglue),
-    every label in long format (labels), or each item's label distribution (soft)."""
+    every label in long format (labels, or parquet), or each item's label distribution (soft).
+    Table files carry the study's name (STUDY-labels.csv, STUDY-soft.csv), so several studies
+    can share a folder."""
     if (study is None) == (benchmark is None):
         raise UserError("name one study, or pass --benchmark glue|superglue")
     if studies and benchmark is None:
@@ -85,19 +95,21 @@ def export(
             raise UserError(f"--benchmark {benchmark.value} writes --format {benchmark.value}")
         fmt = ExportFormat(benchmark.value)
     if fmt is None:
-        raise UserError("pass --format glue, superglue, labels or soft")
+        raise UserError("pass --format glue, superglue, labels, soft or parquet")
     submission = fmt in (ExportFormat.glue, ExportFormat.superglue)
     if fill_from is not None and not submission:
         raise UserError("--fill-from completes a leaderboard file: use it with glue/superglue")
-    if jsonl and submission:
-        raise UserError("--jsonl applies to labels and soft; leaderboard files have one format")
+    if jsonl and (submission or fmt is ExportFormat.parquet):
+        raise UserError("--jsonl applies to labels and soft; the other formats have one form")
+    if with_text and fmt not in (ExportFormat.labels, ExportFormat.parquet):
+        raise UserError("--with-text adds item text to the labels table: --format labels|parquet")
     engine = options(ctx).workspace().engine
     if submission:
         files = _submission_files(
             engine, study, fmt.value, benchmark is not None, fill_from, studies
         )
     else:
-        files = _table_file(engine, study, fmt, jsonl, phase)
+        files = _table_file(engine, study, fmt, jsonl, phase, with_text)
     to.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         (to / name).write_bytes(content)
@@ -106,7 +118,11 @@ def export(
         from annotate.formats.writers import zip_bytes
 
         members = {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
-        target = to / f"{fmt.value}.zip"
+        target = to / (
+            f"{fmt.value}.zip"
+            if submission or study is None
+            else table_file_name(study, fmt.value, "zip")
+        )
         target.write_bytes(zip_bytes(members))
         say(f"wrote {target} ({', '.join(sorted(members))})")
 
@@ -214,30 +230,46 @@ def _fill_file(fill_from: Path | None, file_name: str, lenient: bool) -> Path | 
     return fill_from
 
 
+def table_file_name(study: str, kind: str, suffix: str) -> str:
+    """`STUDY-labels.csv`: the study's name made safe as a file name (path separators and
+    characters file systems refuse become `_`)."""
+    safe = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", study).strip(" .") or "study"
+    return f"{safe}-{kind}.{suffix}"
+
+
 def _table_file(
-    engine: Engine, study: str | None, fmt: ExportFormat, jsonl: bool, phase: LabelPhase
+    engine: Engine,
+    study: str | None,
+    fmt: ExportFormat,
+    jsonl: bool,
+    phase: LabelPhase,
+    with_text: bool = False,
 ) -> dict[str, bytes]:
-    from annotate.formats.writers import csv_bytes, jsonl_bytes
+    from annotate.formats.writers import csv_bytes, jsonl_bytes, parquet_bytes
 
     assert study is not None
-    if fmt is ExportFormat.labels:
+    if fmt in (ExportFormat.labels, ExportFormat.parquet):
         from annotate.export.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
-        table = label_table(engine, study, phases)
+        table = label_table(engine, study, phases, with_text=with_text)
         columns, rows = table.columns, table.rows
     else:
         columns, rows = _soft_table(engine, study)
+    if fmt is ExportFormat.parquet:
+        return {table_file_name(study, "labels", "parquet"): parquet_bytes(columns, rows)}
     write = jsonl_bytes if jsonl else csv_bytes
-    return {f"{fmt.value}.{'jsonl' if jsonl else 'csv'}": write(columns, rows)}
+    kind = "labels" if fmt is ExportFormat.labels else "soft"
+    return {table_file_name(study, kind, "jsonl" if jsonl else "csv"): write(columns, rows)}
 
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
     from annotate.export.human_answers import soft_rows
     from annotate.export.submission import load_test_items
-    from annotate.report.data.loading import find_study, load_study_data
+    from annotate.report.data.loading import excluded_items_of, find_study, load_study_data
 
     data = load_study_data(engine, study, exclusions=False)  # exports keep every item
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
-    table = soft_rows(data, {i.source_id: i.position for i in items})
+    excluded = {e["source_id"] for e in excluded_items_of(engine, data.study_id).values()}
+    table = soft_rows(data, {i.source_id: i.position for i in items}, excluded)
     return table.columns, table.rows

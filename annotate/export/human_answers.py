@@ -13,7 +13,7 @@ answer. `soft_rows` gives the per-item label distributions behind the answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,9 +132,10 @@ def source_value(spec: TaskSpec, value: Any) -> Any:
 
 
 SOFT_BASE = ["item_id", "n_labels"]
-SOFT_TAIL = ["majority", "tie", "gold"]
+SOFT_TAIL = ["majority", "tie", "gold", "excluded"]
 """After the counts; for ratings "majority" is named after the aggregate it holds (mean or
-median, the protocol's regression_aggregation) and there is no tie column."""
+median, the protocol's regression_aggregation) and there is no tie column. "excluded": the
+item is excluded from scoring (`annotate flags STUDY --exclude ID`)."""
 
 
 @dataclass
@@ -145,14 +146,19 @@ class SoftTable:
     rows: list[dict[str, Any]]
 
 
-def soft_rows(data: StudyData, positions: Mapping[str, int] | None = None) -> SoftTable:
+def soft_rows(
+    data: StudyData,
+    positions: Mapping[str, int] | None = None,
+    excluded: Collection[str] = (),
+) -> SoftTable:
     """One row per unit (item; MultiRC: candidate answer, named `question/answer`): how many
     labels it got, the count of each class (STS-B: the list of ratings; ReCoRD: counts per
     entity text), the aggregated answer (`majority`; for ratings the protocol's mean or
     median) with how a tie was settled, and the gold where known.
 
     Rows come in source order when `positions` (source id -> place in the file) is given,
-    else in sample order; a MultiRC question's answers by their idx."""
+    else in sample order; a MultiRC question's answers by their idx. `excluded` (source ids
+    of items excluded from scoring) marks their rows: the export keeps them."""
     coded, final = final_aggregate(data)
     spec = coded.spec
     regression = coded.kind == "regression"
@@ -196,6 +202,8 @@ def soft_rows(data: StudyData, positions: Mapping[str, int] | None = None) -> So
             row["tie"] = str(resolution[unit]) if resolution is not None else None
             row["tie"] = row["tie"] or None
             row["gold"] = _soft_gold(coded, unit)
+        item_name = str(coded.items["source_id"].iloc[int(coded.unit_item[unit])])
+        row["excluded"] = item_name in excluded
         rows.append(row)
     names = coded.items["source_id"].astype(str).tolist()
     place = [positions.get(n, i) if positions else i for i, n in enumerate(names)]

@@ -213,3 +213,30 @@ def zip_bytes(members: Mapping[str, bytes]) -> bytes:
             info.external_attr = 0o100644 << 16
             archive.writestr(info, members[name])
     return buffer.getvalue()
+
+
+PARQUET_EXTRA = "parquet"
+"""The optional extra that brings pyarrow: `pip install 'annotate[parquet]'`."""
+
+
+def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """A Parquet table (pyarrow, the `parquet` extra). A column whose cells mix types (an
+    `answer` that is a number for some tasks' points and text for others) is written as text,
+    so the file has one type per column."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UserError(
+            f"--format parquet needs pyarrow: pip install 'annotate[{PARQUET_EXTRA}]'"
+        ) from None
+    data: dict[str, list[Any]] = {}
+    for column in columns:
+        cells = [row.get(column) for row in rows]
+        kinds = {type(c) for c in cells if c is not None}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            cells = [None if c is None else text_cell(c) for c in cells]
+        data[column] = cells
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(data), buffer)
+    return buffer.getvalue()

@@ -311,3 +311,22 @@ class Payment(SQLModel, table=True):
     """Which `annotate pay` run (the latest run is the pay of record)."""
 
     __table_args__ = (Index("ix_payment_study_run", "study_id", "run"),)
+
+
+class LabelImport(SQLModel, table=True):
+    """A study whose labels came from a file made outside annotate (schema 11): MTurk batch
+    results, a Qualtrics export, Potato or Label Studio output, a long CSV. The file's sha256
+    recognises a second import of it; `detail` keeps what the report's datasheet says about
+    the collection (assignments, what was left out, notes) and each pseudonymous annotator's
+    platform worker id (`workers`: name -> id; for payment files, never shown in reports)."""
+
+    __tablename__ = "labelimport"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", unique=True)
+    format: str
+    path: str
+    sha256: str = Field(unique=True)
+    n_labels: int
+    detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    imported_at: datetime = Field(default_factory=utcnow)

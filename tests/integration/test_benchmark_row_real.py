@@ -62,7 +62,7 @@ def _recomputed_task_score(cli, tmp_path: Path, study: str, task: str) -> float:
     assert cli("export", study, "--to", out, "--format", "labels").code == 0
     import csv
 
-    rows = list(csv.DictReader((out / "labels.csv").open()))
+    rows = list(csv.DictReader((out / f"{study}-labels.csv").open()))
     votes: dict[str, dict[str, int]] = {}
     for r in rows:
         votes.setdefault(r["item_id"], {}).setdefault(r["value"], 0)

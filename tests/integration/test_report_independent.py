@@ -23,7 +23,7 @@ def test_report_equals_an_independent_computation_from_exported_labels(cli, work
     simulate(workspace.engine, "indep", 5, 0.8, seed=4)
     exported = cli("export", "indep", "--to", tmp_path / "out", "--format", "labels")
     assert exported.code == 0, exported.stderr
-    with (tmp_path / "out" / "labels.csv").open(newline="") as f:
+    with (tmp_path / "out" / "indep-labels.csv").open(newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["phase"] == "test"]
     assert rows and set(rows[0]) >= {"study", "item_id", "annotator", "value"}
     gold = {str(r["idx"]): r["label"] for r in rte_rows(40, 1000)}

@@ -81,7 +81,7 @@ def test_every_command_works_after_the_task_file_is_deleted(cli, workspace, toy_
         assert result.code == 0, (args, result.stderr)
     report = json.loads(cli("report", "t2", "--format", "json", "--bootstrap", "0").stdout)
     assert report["task"] == "toy" and report["sample"]["n_items_complete"] == 10
-    assert (toy_study / "out" / "labels.csv").read_text().count("\n") == 31  # header + 30
+    assert (toy_study / "out" / "t2-labels.csv").read_text().count("\n") == 31  # header + 30
     # The annotator's engine (what `annotate label` runs) opens the study too.
     session = AnnotatorSession.open(workspace.engine, "t2", "late", create_annotator=True)
     item = session.next_item()

@@ -479,10 +479,10 @@ def test_exports_are_byte_identical_across_runs(cli, workspace, tmp_path: Path):
         "MultiRC.jsonl",
         "superglue.manifest.json",
         "superglue.zip",
-        "labels.csv",
-        "labels.jsonl",
-        "labels.zip",
-        "soft.csv",
+        "s-labels.csv",
+        "s-labels.jsonl",
+        "s-labels.zip",
+        "s-soft.csv",
     }
     with zipfile.ZipFile(tmp_path / "a" / "superglue.zip") as z:
         assert z.namelist() == ["MultiRC.jsonl"]
@@ -619,7 +619,7 @@ def test_labels_round_trip_into_agreement_equals_the_report(cli, workspace, tmp_
     simulated_study(workspace.engine, tmp_path, "glue/mnli-m", accuracy=0.7, sample="all")
     out = tmp_path / "out"
     assert cli("export", "s", "--to", out, "--format", "labels").code == 0
-    table = list(csv.DictReader(io.StringIO((out / "labels.csv").read_text())))
+    table = list(csv.DictReader(io.StringIO((out / "s-labels.csv").read_text())))
     assert list(table[0]) == [
         "study",
         "item_id",
@@ -631,6 +631,7 @@ def test_labels_round_trip_into_agreement_equals_the_report(cli, workspace, tmp_
         "seconds",
         "flag",
         "comment",
+        "excluded",
     ]
     assert len(table) == 5 * N_ITEMS
     assert {r["item_id"] for r in table} == {str(100 + i) for i in range(N_ITEMS)}
@@ -638,7 +639,7 @@ def test_labels_round_trip_into_agreement_equals_the_report(cli, workspace, tmp_
     assert all(r["phase"] == "test" and r["flag"] == "false" for r in table)
     assert all(math.isclose(float(r["seconds"]), float(r["seconds"])) for r in table)
 
-    agreement = cli("agreement", out / "labels.csv", "--format", "json", "--bootstrap", "0")
+    agreement = cli("agreement", out / "s-labels.csv", "--format", "json", "--bootstrap", "0")
     assert agreement.code == 0, agreement.stderr
     mine, theirs = agreement.json(), report_json(cli, "s")["agreement"]
     assert mine["krippendorff_alpha"]["value"] == pytest.approx(
@@ -652,11 +653,11 @@ def test_stsb_labels_round_trip_at_the_interval_level(cli, workspace, tmp_path: 
     simulated_study(workspace.engine, tmp_path, "glue/stsb", sample="all")
     out = tmp_path / "out"
     assert cli("export", "s", "--to", out, "--format", "labels").code == 0
-    values = [r["value"] for r in csv.DictReader(io.StringIO((out / "labels.csv").read_text()))]
+    values = [r["value"] for r in csv.DictReader(io.StringIO((out / "s-labels.csv").read_text()))]
     assert all(re.fullmatch(r"[0-5]\.000", v) for v in values)  # as STS-B files write scores
     agreement = cli(
         "agreement",
-        out / "labels.csv",
+        out / "s-labels.csv",
         "--level",
         "interval",
         "--format",
@@ -672,10 +673,10 @@ def test_multirc_labels_are_one_row_per_candidate_answer(cli, workspace, tmp_pat
     simulated_study(workspace.engine, tmp_path, "superglue/multirc", sample="all", k=3)
     out = tmp_path / "out"
     assert cli("export", "s", "--to", out, "--format", "labels", "--jsonl").code == 0
-    rows = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / "s-labels.jsonl").read_text().splitlines()]
     assert len(rows) == 3 * 3 * N_ITEMS  # 3 annotators x 3 candidates x 10 questions
     assert rows[0]["item_id"] == "0/0" and type(rows[0]["value"]) is int
-    agreement = cli("agreement", out / "labels.jsonl", "--format", "json", "--bootstrap", "0")
+    agreement = cli("agreement", out / "s-labels.jsonl", "--format", "json", "--bootstrap", "0")
     theirs = report_json(cli, "s")["agreement"]["krippendorff_alpha"]
     assert agreement.json()["krippendorff_alpha"]["value"] == pytest.approx(theirs["value"])
 
@@ -686,17 +687,17 @@ def test_labels_keep_source_types_and_cb_keeps_the_scale_point(cli, workspace, t
     assert (
         cli("export", "s", "--to", out, "--format", "labels", "--jsonl", "--phase", "all").code == 0
     )
-    rows = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / "s-labels.jsonl").read_text().splitlines()]
     assert list(rows[0])[-1] == "answer"
     cb = specs.load_task("superglue/cb")
     assert all(r["value"] == cb.collapse(str(r["answer"])) for r in rows)
-    agreement = cli("agreement", out / "labels.jsonl", "--format", "json", "--bootstrap", "0")
+    agreement = cli("agreement", out / "s-labels.jsonl", "--format", "json", "--bootstrap", "0")
     theirs = report_json(cli, "s")["agreement"]["krippendorff_alpha_collapsed"]
     assert agreement.json()["krippendorff_alpha"]["value"] == pytest.approx(theirs["value"])
 
     simulated_study(workspace.engine, tmp_path, "superglue/boolq", name="bq", k=2, sample=3)
     assert cli("export", "bq", "--to", out, "--format", "labels", "--jsonl").code == 0
-    rows = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / "bq-labels.jsonl").read_text().splitlines()]
     assert {type(r["value"]) for r in rows} == {bool}  # JSON booleans, as in BoolQ's files
     assert type(rows[0]["flag"]) is bool and type(rows[0]["seconds"]) is float
 
@@ -706,7 +707,7 @@ def test_soft_has_counts_majority_and_gold_per_item(cli, workspace, tmp_path: Pa
     out = tmp_path / "out"
     assert cli("export", "s", "--to", out, "--format", "soft").code == 0
     assert cli("export", "s", "--to", out, "--format", "superglue").code == 0
-    rows = list(csv.DictReader(io.StringIO((out / "soft.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((out / "s-soft.csv").read_text())))
     assert list(rows[0]) == [
         "item_id",
         "n_labels",
@@ -715,6 +716,7 @@ def test_soft_has_counts_majority_and_gold_per_item(cli, workspace, tmp_path: Pa
         "majority",
         "tie",
         "gold",
+        "excluded",
     ]
     submitted = read_official(out / "RTE.jsonl")
     data = {
@@ -734,7 +736,7 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
     simulated_study(workspace.engine, tmp_path, "glue/stsb")
     out = tmp_path / "out"
     assert cli("export", "s", "--to", out, "--format", "soft", "--jsonl").code == 0
-    rows = [json.loads(line) for line in (out / "soft.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (out / "s-soft.jsonl").read_text().splitlines()]
     assert len(rows) == SAMPLE
     for r in rows:
         assert len(r["ratings"]) == r["n_labels"] == 5
@@ -760,7 +762,7 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
         ),
         (("--format", "superglue", "--jsonl"), "--jsonl applies to labels and soft"),
         (("--benchmark", "glue"), "name one study, or pass --benchmark"),
-        ((), "pass --format glue, superglue, labels or soft"),
+        ((), "pass --format glue, superglue, labels, soft or parquet"),
     ],
 )
 def test_export_mistakes_are_one_line_errors(cli, workspace, tmp_path: Path, args, message):

@@ -111,7 +111,8 @@ def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
             ["--level", "interval"],
             ":3: label 'high' is not a number",
         ),
-        ("item,annotator,label\n1,a\n", [], ":2: row has 2 fields, expected 3"),
+        ("item,annotator,label\n1,a,x,y\n", [], ":2: row has 4 fields, expected 3"),
+        ("item,annotator,label\n1\n", [], ":2: missing annotator"),
         ("item,annotator,label\n1,a,\n", [], "every label in the file is missing"),
     ],
 )
@@ -140,10 +141,57 @@ def test_degenerate_files_give_messages_not_crashes(cli, tmp_path: Path):
 def test_quoted_comment_with_a_line_break_keeps_rows_and_line_numbers(cli, tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text(
-        'item,annotator,label,comment\n1,a,x,"first line\nsecond line"\n1,b,x,\n2,a,y,\n2,b,,\n'
-        "3,a\n"
+        'item,annotator,label,comment\n1,a,x,"first line\nsecond line"\n1,b,x,\n2,a,y,\n2,b,,\n3\n'
     )
     result = cli("agreement", path, "--format", "json")
-    assert result.code == 1 and "labels.csv:7: row has 2 fields" in result.stderr
-    path.write_text(path.read_text().replace("3,a\n", "3,a,y,\n3,b,y,\n"))
+    assert result.code == 1 and "labels.csv:7: missing annotator" in result.stderr
+    path.write_text(path.read_text().replace("3\n", "3,a,y,\n3,b,y,\n"))
     assert cli("agreement", path, "--format", "json").code == 0
+
+
+# --- ragged and graded files: κ only where it applies (issue 27) -----------------------------
+
+
+def test_a_ragged_file_gets_alpha_and_no_fleiss_kappa_on_a_subset(cli, tmp_path: Path):
+    """Items with 3 labels and items with 2 (someone skipped them): Fleiss' κ would need the
+    same number of raters everywhere, so it is not computed on the 3-rater subset."""
+    rows = ["item,annotator,label,Approve,Reject"]  # MTurk's empty trailing columns
+    for item in range(12):
+        for a in ("a", "b", "c")[: 3 if item % 2 else 2]:
+            rows.append(f"{item},{a},{'x' if (item + ord(a)) % 3 else 'y'}")  # rows 2 cells short
+    path = tmp_path / "ragged.csv"
+    path.write_text("\n".join(rows) + "\n")
+    r = cli("agreement", path, "--format", "json", "--bootstrap", "0").json()
+    assert r["n_labels"] == 30 and r["n_items"] == 12
+    assert r["fleiss_kappa"]["value"] is None
+    assert "same number of raters" in r["fleiss_kappa"]["note"]
+    assert r["krippendorff_alpha"]["value"] is not None
+    assert r["computed_on"]["krippendorff_alpha"].startswith("12 of 12 items")
+    assert "2 to 3 raters per item" in r["computed_on"]["krippendorff_alpha"]
+    table = cli("agreement", path, "--bootstrap", "0").stdout
+    assert "not computed" in table and "2 to 3 raters per item" in table
+
+    even = tmp_path / "even.csv"
+    even.write_text(
+        "\n".join(r for r in rows if not r.startswith(("1,", "3,", "5,", "7,", "9,", "11,"))) + "\n"
+    )
+    r = cli("agreement", even, "--format", "json", "--bootstrap", "0").json()
+    assert r["fleiss_kappa"]["value"] is not None
+    assert (r["fleiss_kappa"]["n_items"], r["fleiss_kappa"]["raters_per_item"]) == (6, 2)
+    assert r["computed_on"]["fleiss_kappa"] == "6 items x 2 raters (every item)"
+
+
+def test_a_slider_at_interval_level_gets_no_nominal_statistics(cli, tmp_path: Path):
+    rows = ["item,annotator,label"]
+    for item in range(10):
+        for n, a in enumerate("abcd"):
+            rows.append(f"{item},{a},{min(100, item * 10 + n * 3)}")
+    path = tmp_path / "slider.csv"
+    path.write_text("\n".join(rows) + "\n")
+    r = cli("agreement", path, "--level", "interval", "--format", "json", "--bootstrap", "0").json()
+    assert r["krippendorff_alpha"]["level"] == "interval" and r["krippendorff_alpha"]["value"] > 0.9
+    assert r["fleiss_kappa"]["value"] is None and "interval level" in r["fleiss_kappa"]["note"]
+    assert "item_agreement_histogram" not in r and "gwet_ac1" not in r
+    assert r["pairwise_weights"] == "quadratic"
+    table = cli("agreement", path, "--level", "interval", "--bootstrap", "0").stdout
+    assert "Per-item agreement" not in table and "/4" not in table

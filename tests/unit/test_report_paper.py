@@ -228,7 +228,7 @@ def test_datasheet_attrition_time_and_ties_equal_a_recomputation_from_the_labels
         ).code
         == 0
     )
-    rows = list(csv.DictReader((tmp_path / "out" / "labels.csv").open()))
+    rows = list(csv.DictReader((tmp_path / "out" / "pilot-labels.csv").open()))
 
     training = [r for r in rows if r["phase"] == "training"]
     test = [r for r in rows if r["phase"] == "test"]

@@ -3,14 +3,12 @@ the input of `annotate agreement`, which needs no study.
 
 Columns (case-insensitive): `item` or `item_id`; `annotator` (or `annotator_id`, `coder`,
 `rater`); `label` or `value`. An empty label (or `.`, `NA`, `null`) is a missing label and is
-skipped. A bad file is a DataFileError naming the file, the line and the reason.
+skipped; a row shorter than the header has its last cells empty (MTurk leaves them out). A
+bad file is a DataFileError naming the file, the line and the reason.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from annotate.errors import DataFileError
+from annotate.formats.label_files import read_records
 
 ITEM_COLUMNS = ("item", "item_id")
 ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "coder", "rater")
@@ -62,64 +61,11 @@ def _text(value: Any) -> str | None:
     return str(value).strip()
 
 
-def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
-    """Column names and (line, row) pairs of a CSV/TSV or JSON-lines file."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise DataFileError(path, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
-    if path.suffix.lower() in {".jsonl", ".json", ".ndjson"}:
-        rows = []
-        columns: list[str] = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise DataFileError(path, number, "expected a JSON object per line")
-            columns += [k for k in obj if k not in columns]
-            rows.append((number, obj))
-        return columns, rows
-    first_line = text.split("\n", 1)[0]
-    if not first_line.strip():
-        return [], []
-    if path.suffix.lower() == ".tsv":
-        delimiter = "\t"
-    elif path.suffix.lower() == ".csv":
-        delimiter = ","
-    else:
-        delimiter = "\t" if "\t" in first_line else ","
-    # csv reads quoted fields that span lines (a comment with a line break), so line numbers
-    # come from the reader, not from splitting the text.
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        columns = [c.strip() for c in next(reader)]
-        rows = []
-        number = reader.line_num + 1
-        for cells in reader:
-            row_line, number = number, reader.line_num + 1
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(columns):
-                raise DataFileError(
-                    path, row_line, f"row has {len(cells)} fields, expected {len(columns)}"
-                )
-            rows.append((row_line, dict(zip(columns, cells, strict=True))))
-    except csv.Error as exc:
-        raise DataFileError(path, reader.line_num, f"CSV syntax error: {exc}") from None
-    return columns, rows
-
-
 def read_long_labels(path: str | Path) -> LongLabels:
     path = Path(path)
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
-    columns, rows = _records(path)
+    columns, rows = read_records(path)
     if not rows:
         raise DataFileError(path, None, "no labels in the file")
     item_col = _pick(columns, ITEM_COLUMNS, path, "item")

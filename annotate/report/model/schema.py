@@ -240,13 +240,17 @@ class FileAgreement(JsonData):
     pairwise_cohen_kappa: list[PairKappa]
     pairwise_weights: str | None
     pairwise_summary: PairSummary
-    item_agreement_histogram: dict[str, int]
+    item_agreement_histogram: dict[str, int] | None
+    """Votes for the most chosen value per item (nominal level only: at ordinal, interval
+    and ratio level the share of one exact value means nothing, so it is left out)."""
     bootstrap: dict[str, int]
     gwet_ac1: Coefficient | None = None
     """Gwet's AC1 over the file's values (nominal level only; else left out)."""
+    computed_on: dict[str, str] | None = None
+    """What each coefficient was computed on: which items, how many raters."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "gwet_ac1")
+        return _none(self, "gwet_ac1", "item_agreement_histogram", "computed_on")
 
 
 # --- ties, diagnostics, models, suspects, gate, benchmark ------------------------------------
@@ -870,9 +874,12 @@ class Datasheet(JsonData):
     """The newest schema this annotate writes."""
     crowd: CrowdSessions | None = None
     """A crowd study's sessions, outcomes and pay (left out for other studies)."""
+    collected: str | None = None
+    """Labels imported with `annotate import-labels`: "collected outside annotate: MTurk batch,
+    N assignments, gate unknown" (None, and left out of the JSON, for a study run here)."""
 
     def omitted(self) -> set[str]:
-        return _none(self, "crowd")
+        return _none(self, "crowd", "collected")
 
 
 # --- the benchmark's human row ----------------------------------------------------------------

@@ -86,6 +86,18 @@ def render_table(report: StudyReport, console: Console) -> None:
 def render_agreement_table(result: FileAgreement, console: Console) -> None:
     """The view of `annotate agreement FILE`."""
     alpha, fleiss, pairs = result.krippendorff_alpha, result.fleiss_kappa, result.pairwise_summary
+    on = result.computed_on or {}
+
+    def where(key: str) -> str:
+        return f"; on {on[key]}" if key in on else ""
+
+    fleiss_text = (
+        f"{coef(fleiss.value)} {interval(fleiss.ci_low, fleiss.ci_high, 1, 3)}"
+        f" ({count_of(fleiss.n_items, 'item')} x {fleiss.raters_per_item} raters)"
+        f"{_note(fleiss)}"
+        if fleiss.kind == "fleiss"
+        else f"–{_note(fleiss)}"
+    )
     rows = [
         ["File", result.file],
         [
@@ -95,18 +107,14 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
         ],
         [
             f"Krippendorff's α ({alpha.level})",
-            f"{coef(alpha.value)} {interval(alpha.ci_low, alpha.ci_high, 1, 3)}{_note(alpha)}",
+            f"{coef(alpha.value)} {interval(alpha.ci_low, alpha.ci_high, 1, 3)}{_note(alpha)}"
+            f"{where('krippendorff_alpha')}",
         ],
-        [
-            "Fleiss' κ",
-            f"{coef(fleiss.value)} {interval(fleiss.ci_low, fleiss.ci_high, 1, 3)}"
-            f" ({count_of(fleiss.n_items, 'item')} x {fleiss.raters_per_item} raters)"
-            f"{_note(fleiss)}",
-        ],
+        ["Fleiss' κ (nominal)", fleiss_text],
         [
             "Cohen's κ, pairwise" + (" (quadratic-weighted)" if result.pairwise_weights else ""),
             f"mean {coef(pairs.mean)} over {pairs.n_pairs} pairs "
-            f"(min {coef(pairs.min)}, max {coef(pairs.max)})",
+            f"(min {coef(pairs.min)}, max {coef(pairs.max)}){where('pairwise_cohen_kappa')}",
         ],
     ]
     g = result.gwet_ac1
@@ -115,9 +123,12 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
             [
                 "Gwet's AC1",
                 f"{coef(g.value)} {interval(g.ci_low, g.ci_high, 1, 3)}"
-                f" ({g.n_items} items with 2+ labels){_note(g)}",
+                f" ({g.n_items} items with 2+ labels){_note(g)}{where('gwet_ac1')}",
             ]
         )
     console.print(_table("Agreement", ["", ""], rows))
+    if result.item_agreement_histogram is None:
+        return
+    console.print(Text("Per-item agreement (nominal: votes for the most chosen value)"))
     for key, bar, count in histogram_bars(result.item_agreement_histogram):
         console.print(Text(f"  {key:>7} {bar} {count}"))

@@ -33,7 +33,7 @@ from annotate.report.model.schema import (
 )
 from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import wilson_interval
-from annotate.store.models import Annotator, Item, Label, StudyItem, Visit
+from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem, Visit
 
 TRAINING = "training"
 TEST = "test"
@@ -296,6 +296,7 @@ def build_datasheet(
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
         crowd=crowd_sessions(engine, report.study),
+        collected=_collected(engine, study.id),
     )
 
 
@@ -329,6 +330,15 @@ def crowd_sessions(engine: Engine, study: str) -> CrowdSessions | None:
         )
 
 
+def _collected(engine: Engine, study_id: int) -> str | None:
+    """How an imported study's labels were collected (None for a study run in annotate)."""
+    with engine.connect() as conn:
+        detail = conn.execute(
+            select(LabelImport.detail).where(LabelImport.study_id == study_id)
+        ).scalar_one_or_none()
+    return None if detail is None else str(detail.get("collected") or "collected outside annotate")
+
+
 # --- rendering as sections (title, headers, rows), shared by table, Markdown and HTML ---------
 
 
@@ -347,6 +357,7 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
     t = d.time_on_task
     rows = [
         ["Protocol", str(d.protocol_name or "")],
+        *([["Collected", d.collected]] if d.collected else []),
         ["Sample", f"{d.sample_size} test items (setting: {d.test_sample_setting}); seed {d.seed}"],
         ["Training items", str(d.training_items)],
         ["Started training", str(a.started_training)],

@@ -28,8 +28,11 @@ def _gate_section(r: StudyReport) -> Section:
         ]
         for d in g.decisions
     ]
+    collected = r.datasheet.collected if r.datasheet is not None else None
     if not rows:
-        rows = [["(no gate decisions recorded)", "", "", "", "", "", "", "", ""]]
+        # Labels imported from elsewhere: whoever screened the workers, it was not our gate.
+        none = "(gate unknown)" if collected else "(no gate decisions recorded)"
+        rows = [[none, "", "", "", "", "", "", "", ""]]
     title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
     if g.closure is not None:
         title += f". {describe_closure(g.closure)}"

@@ -159,7 +159,12 @@ def _unanimous_vs_split(
 def agreement_report(
     labels: LongLabels, level: str = "nominal", *, bootstrap: int = 1000, seed: int = 0
 ) -> FileAgreement:
-    """Agreement statistics of a long-format label file (no study needed)."""
+    """Agreement statistics of a long-format label file (no study needed), by the study
+    report's rules: Fleiss' κ only at nominal level and only when every item has the same
+    number of raters (it is undefined otherwise; Krippendorff's α, which allows any number,
+    is the coefficient for ragged files); no nominal statistics (κ, AC1, the modal-share
+    histogram) at ordinal, interval or ratio level. `computed_on` says, for each coefficient,
+    which items and raters it used."""
     item_names, unit = np.unique(labels.item, return_inverse=True)
     ann_names, annotator = np.unique(labels.annotator, return_inverse=True)
     numbers = numeric_labels(labels) if level != "nominal" else None
@@ -170,13 +175,28 @@ def agreement_report(
         value_names_arr, codes = np.unique(labels.label.astype(str), return_inverse=True)
         value_names = [str(v) for v in value_names_arr]
     n_units = len(item_names)
+    per_item = np.bincount(unit, minlength=n_units)
     alpha = agr.krippendorff_alpha(
         unit, codes, n_units, level, numbers, replicates=bootstrap, rng=rng_for(seed, "alpha")
     )
     table = agr.counts_table(unit, codes, n_units, len(value_names))
-    fk, used, raters = agr.fleiss_kappa(
-        table, None, replicates=bootstrap, rng=rng_for(seed, "fleiss")
-    )
+    if numbers is not None:
+        fleiss = _not_computed(
+            f"not computed at {level} level: Fleiss' κ treats the values as unordered "
+            "categories; Krippendorff's α uses their "
+            + ("order" if level == "ordinal" else "distances")
+        )
+    elif per_item.min() != per_item.max():
+        fleiss = _not_computed(
+            f"not computed: items have {per_item.min()} to {per_item.max()} labels, and "
+            "Fleiss' κ needs the same number of raters on every item (Krippendorff's α, "
+            "which allows any number, is the coefficient for this file)"
+        )
+    else:
+        fk, used, raters = agr.fleiss_kappa(
+            table, int(per_item.max()), replicates=bootstrap, rng=rng_for(seed, "fleiss")
+        )
+        fleiss = Coefficient.fleiss(fk, used, raters)
     pairs = agr.pairwise_cohen_kappa(unit, annotator, codes, [str(a) for a in ann_names], numbers)
     votes = unit_votes(unit, codes, n_units)
     ac1 = None
@@ -185,6 +205,23 @@ def agreement_report(
             table, len(value_names), replicates=bootstrap, rng=rng_for(seed, "gwet-ac1")
         )
         ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
+    pairable = per_item >= 2
+    summary = PairSummary(**agr.summarise_pairs(pairs))
+    raters_of = _raters_text(per_item[pairable])
+    on = {
+        "krippendorff_alpha": f"{int(pairable.sum())} of {n_units} items (those with 2+ "
+        f"labels), {int(per_item[pairable].sum())} labels by {len(ann_names)} raters, "
+        f"{raters_of}",
+        "fleiss_kappa": (
+            f"{fleiss.n_items} items x {fleiss.raters_per_item} raters (every item)"
+            if fleiss.kind == "fleiss"
+            else "not computed"
+        ),
+        "pairwise_cohen_kappa": f"{summary.n_pairs} pairs of raters, each on the items both "
+        "labelled" + (" (quadratic weights)" if numbers is not None else ""),
+    }
+    if ac1 is not None:
+        on["gwet_ac1"] = f"{ac1.n_items} items with 2+ labels, {raters_of}"
     return FileAgreement(
         file=labels.path,
         level=level,
@@ -193,12 +230,22 @@ def agreement_report(
         n_labels=len(labels.label),
         n_missing=labels.n_missing,
         values=value_names,
-        krippendorff_alpha=Coefficient.alpha(level, alpha, _pairable(unit, n_units)),
-        fleiss_kappa=Coefficient.fleiss(fk, used, raters),
+        krippendorff_alpha=Coefficient.alpha(level, alpha, int(pairable.sum())),
+        fleiss_kappa=fleiss,
         pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
         pairwise_weights=None if numbers is None else "quadratic",
-        pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
-        item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
+        pairwise_summary=summary,
+        item_agreement_histogram=(
+            agr.item_agreement_histogram(votes.top, votes.n_labels) if numbers is None else None
+        ),
         bootstrap={"replicates": bootstrap, "seed": seed},
         gwet_ac1=ac1,
+        computed_on=on,
     )
+
+
+def _raters_text(counts: np.ndarray) -> str:
+    if not len(counts):
+        return "no item with 2+ raters"
+    low, high = int(counts.min()), int(counts.max())
+    return f"{low} raters per item" if low == high else f"{low} to {high} raters per item"

@@ -1,0 +1,108 @@
+"""`annotate import-labels`: a study from labels collected elsewhere (MTurk, Qualtrics, Potato,
+Label Studio, a long CSV/JSONL). The readers and the all-or-nothing import live in
+annotate/formats/; this module parses options and says what happened."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import print_json, say, warn
+from annotate.wording import count_of
+
+
+class LabelFormat(StrEnum):
+    long = "long"
+    mturk = "mturk"
+    qualtrics = "qualtrics"
+    potato = "potato"
+    labelstudio = "labelstudio"
+
+
+class TieRule(StrEnum):
+    random = "random"
+    abstain = "abstain"
+
+
+IMPORT_LABELS_HELP = """Make a study from labels collected outside annotate.
+
+FILE is an MTurk batch results CSV, a Qualtrics CSV export, Potato's annotated_instances.jsonl,
+a Label Studio JSON export or a long CSV/JSONL (one label per row); --format says which, else
+it is told from the content. Items are matched by id to an imported dataset (--dataset), or
+made from the file's columns (--task, with --map FIELD=COLUMN). --values maps answers to the
+task's labels ('entailment=1,not_entailment=0') or bins a slider
+('0-33=contradiction,34-66=neutral,67-100=entailment'). Workers become pseudonymous annotators
+(w01, w02, ...). All or nothing: a bad line stops the import and names file and line."""
+
+
+@app.command("import-labels", help=IMPORT_LABELS_HELP)
+def import_labels(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="The label file"),
+    study: str | None = typer.Option(
+        None, "--study", help="Name of the new study (default: the file's name)"
+    ),
+    fmt: LabelFormat | None = typer.Option(
+        None, "--format", help="long, mturk, qualtrics, potato or labelstudio (default: detect)"
+    ),
+    dataset: int | None = typer.Option(
+        None, "--dataset", help="An imported dataset whose items the file's ids name"
+    ),
+    task: str | None = typer.Option(
+        None, "--task", help="The task, when the items come from the file itself"
+    ),
+    mapping: list[str] = typer.Option(
+        [],
+        "--map",
+        help="KEY=COLUMN, comma-separated or repeated: item, annotator, label, seconds, "
+        "answered_at, shown_at, comment, gold, or a task field (MTurk: the Input/Answer name)",
+    ),
+    values: str | None = typer.Option(
+        None, "--values", help="LABEL=ANSWER,… or LOW-HIGH=LABEL,… (bins for a slider)"
+    ),
+    k: int | None = typer.Option(
+        None, "--k", min=1, help="Annotators per item (default: what most items have)"
+    ),
+    keep_rejected: bool = typer.Option(
+        False, "--keep-rejected", help="MTurk: keep the assignments marked Rejected"
+    ),
+    tie_rule: TieRule | None = typer.Option(
+        None, "--tie-rule", help="random (default, with the preset's seed) or abstain"
+    ),
+    out: Format = typer.Option(Format.table, "--output", help="table or json: what was imported"),
+) -> None:
+    from annotate.formats.label_files import parse_map
+    from annotate.formats.label_import import import_labels as run
+
+    engine = options(ctx).workspace(create=True).engine  # like `import`: data makes a store
+    result = run(
+        engine,
+        file,
+        study=study,
+        fmt=fmt.value if fmt else None,
+        task=task,
+        dataset_id=dataset,
+        mapping=parse_map(mapping),
+        values=values,
+        k=k,
+        keep_rejected=keep_rejected,
+        tie_rule=tie_rule.value if tie_rule else None,
+    )
+    if out is Format.json:
+        print_json(result.to_json())
+        return
+    if result.already_imported:
+        say(f"{file}: already imported (same sha256) as study {result.study!r}; nothing changed")
+        return
+    say(
+        f"study {result.study!r}: {count_of(result.n_labels, 'label')} on "
+        f"{count_of(result.n_items, 'item')} from {count_of(result.n_annotators, 'annotator')} "
+        f"(k = {result.k}); {result.collected}"
+    )
+    if result.created_items:
+        say(f"items made from the file's columns: dataset {result.dataset_id}")
+    for note in result.notes:
+        warn(note)

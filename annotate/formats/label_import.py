@@ -1,0 +1,495 @@
+"""`annotate import-labels`: make a study from labels collected outside annotate, all or nothing.
+
+The file is read and every label checked first (its item, its answer, no worker labelling an
+item twice); only then does one transaction write the items (when the file brings its own),
+the annotators, the study, its test items and labels, and the import's record. A bad line is a
+DataFileError naming file and line, and the store is left as it was.
+
+Annotators are pseudonymous: `w01`, `w02`, … in the order the file first names them (a worker
+seen in an earlier import of the same platform keeps the name given then); the platform's
+worker id is kept in the import record (`LabelImport.detail["workers"]`) for payment files, and
+never appears in a report.
+
+The study is a test phase only: no training, no gate. Its effective protocol is the task's
+published preset with that said: name `outside-annotate`, the description "collected outside
+annotate: MTurk batch, 24 assignments, gate unknown", k the number of labels most items have.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, insert, select
+from sqlmodel import Session
+
+from annotate import specs
+from annotate.errors import DataFileError, UserError
+from annotate.formats.importer import file_sha256
+from annotate.formats.label_files import (
+    FORMAT_NAMES,
+    LabelFile,
+    RawLabel,
+    potato_files,
+    read_label_file,
+)
+from annotate.formats.label_values import value_map
+from annotate.formats.readers import normalise_label
+from annotate.store.engine import write_session
+from annotate.store.models import (
+    Annotator,
+    Dataset,
+    Item,
+    Label,
+    LabelImport,
+    Study,
+    StudyItem,
+)
+
+PROTOCOL_NAME = "outside-annotate"
+UNITS = {
+    "mturk": "assignment",
+    "qualtrics": "response",
+    "labelstudio": "annotation",
+    "potato": "annotator",
+    "long": "annotator",
+}
+
+
+@dataclass
+class LabelImportResult:
+    study: str
+    format: str
+    path: str
+    sha256: str
+    n_labels: int
+    n_items: int
+    n_annotators: int
+    k: int
+    collected: str
+    """The sentence the report's datasheet prints: "collected outside annotate: …"."""
+    notes: list[str] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
+    dataset_id: int | None = None
+    created_items: bool = False
+    already_imported: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def collected_sentence(fmt: str, n_assignments: int) -> str:
+    return (
+        f"collected outside annotate: {FORMAT_NAMES[fmt]}, "
+        f"{_plural(n_assignments, UNITS[fmt])}, gate unknown"
+    )
+
+
+def import_record(engine: Engine, study_id: int) -> LabelImport | None:
+    """The import a study came from (None for a study run in annotate)."""
+    with Session(engine) as session:
+        row = session.scalars(select(LabelImport).where(LabelImport.study_id == study_id)).first()
+        if row is not None:
+            session.expunge(row)
+        return row
+
+
+def _already(engine: Engine, sha256: str) -> tuple[LabelImport, str] | None:
+    with Session(engine) as session:
+        row = session.execute(
+            select(LabelImport, Study.name)
+            .join(Study, Study.id == LabelImport.study_id)
+            .where(LabelImport.sha256 == sha256)
+        ).first()
+        if row is None:
+            return None
+        session.expunge(row[0])
+        return row[0], row[1]
+
+
+def _spec_and_dataset(
+    engine: Engine, task: str | None, dataset_id: int | None
+) -> tuple[specs.TaskSpec, Dataset | None]:
+    if dataset_id is None:
+        if task is None:
+            raise UserError(
+                "say where the items come from: --dataset ID (an imported dataset, matched by "
+                "item id) or --task TASK (items made from the file's columns)"
+            )
+        return specs.load_task(task), None
+    with Session(engine) as session:
+        dataset = session.get(Dataset, dataset_id)
+        if dataset is None:
+            raise UserError(f"no dataset {dataset_id}; `annotate datasets` lists them")
+        session.expunge(dataset)
+    spec = specs.load_task(dataset.task)
+    if task is not None and specs.load_task(task).name != spec.name:
+        raise UserError(f"dataset {dataset_id} is {dataset.task}, not {task}")
+    return spec, dataset
+
+
+def _check_labels(
+    file: LabelFile, spec: specs.TaskSpec, values: str | None
+) -> list[tuple[RawLabel, Any]]:
+    """Each label with its stored value; the first bad one is a DataFileError."""
+    mapper = value_map(spec, values)
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for label in file.labels:
+        key = (label.item, label.worker)
+        if key in seen:
+            raise DataFileError(
+                file.where(label),
+                label.line,
+                f"worker {label.worker!r} labels item {label.item!r} twice "
+                f"(first on line {seen[key]})",
+            )
+        seen[key] = label.line
+        value, reason = mapper(label.value)
+        if reason is not None:
+            raise DataFileError(file.where(label), label.line, reason)
+        out.append((label, value))
+    return out
+
+
+def _dataset_items(engine: Engine, dataset: Dataset, file: LabelFile) -> dict[str, int]:
+    with engine.connect() as conn:
+        ids = dict(
+            conn.execute(select(Item.source_id, Item.id).where(Item.dataset_id == dataset.id)).all()
+        )
+    for label in file.labels:
+        if label.item not in ids:
+            raise DataFileError(
+                file.where(label),
+                label.line,
+                f"item {label.item!r} is not in dataset {dataset.id} "
+                f"({Path(dataset.path).name}, {dataset.task})",
+            )
+    return ids
+
+
+def _new_items(file: LabelFile, spec: specs.TaskSpec) -> list[tuple[str, dict[str, Any], Any]]:
+    """(source id, fields, gold) of each item the file names, from its first label's columns."""
+    first: dict[str, RawLabel] = {}
+    for label in file.labels:
+        first.setdefault(label.item, label)
+    items = []
+    for source_id, label in first.items():
+        fields: dict[str, Any] = {}
+        for f in spec.fields:
+            value = label.fields.get(f.name)
+            if value in (None, "") and not f.optional:
+                raise DataFileError(
+                    file.where(label),
+                    label.line,
+                    f"item {source_id!r} has no {f.name} (the file's column for it: "
+                    f"--map {f.name}=COLUMN; or import the dataset and pass --dataset)",
+                )
+            if value not in (None, ""):
+                fields[f.name] = value
+        gold = None
+        if label.gold is not None:
+            gold = normalise_label(label.gold, spec, file.where(label), label.line)
+        items.append((source_id, fields, gold))
+    return items
+
+
+def _pseudonyms(
+    session: Session, platform: str, workers: list[str]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Annotator id per worker id, and the pseudonym -> worker id record. A worker keeps one
+    annotator per platform (the crowd columns annotator.platform/platform_id, as a worker who
+    arrives by a platform link does), so a second import, or a crowd study, finds them again;
+    a new worker gets the next free pseudonym (w01, w02, ...)."""
+    known = dict(
+        session.execute(
+            select(Annotator.platform_id, Annotator.id).where(Annotator.platform == platform)
+        ).all()
+    )
+    names = dict(session.execute(select(Annotator.id, Annotator.name)).all())
+    taken = set(names.values())
+    width = max(2, len(str(len(workers) + len(taken))))
+    number = 0
+    ids: dict[str, int] = {}
+    record: dict[str, str] = {}
+    for worker in workers:
+        annotator_id = known.get(worker)
+        if annotator_id is None:
+            while True:
+                number += 1
+                name = f"w{number:0{width}d}"
+                if name not in taken:
+                    break
+            annotator = Annotator(name=name, platform=platform, platform_id=worker)
+            session.add(annotator)
+            session.flush()
+            assert annotator.id is not None
+            annotator_id = known[worker] = annotator.id
+            names[annotator_id] = name
+            taken.add(name)
+        ids[worker] = annotator_id
+        record[names[annotator_id]] = worker
+    return ids, record
+
+
+def _protocol(
+    spec: specs.TaskSpec,
+    k: int,
+    n_items: int,
+    sentence: str,
+    notes: list[str],
+    tie_rule: str | None,
+) -> specs.ProtocolSpec:
+    preset = specs.load_protocol("superglue-2019" if spec.benchmark == "superglue" else "glue-2019")
+    overrides: dict[str, Any] = {
+        "name": PROTOCOL_NAME,
+        "description": sentence,
+        "source": "labels imported with `annotate import-labels`",
+        "training_items": 0,
+        "gate_rule": "manual",
+        "gate_min_items": 0,
+        "test_sample": max(n_items, 1),
+        "annotators_per_item": k,
+        "stop_when_decided": False,
+        "catch_rate": 0.0,
+        "assumptions": [sentence, *notes],
+    }
+    if tie_rule is not None:
+        overrides["tie_rule"] = tie_rule
+    return preset.effective(spec.name, overrides)
+
+
+def import_labels(
+    engine: Engine,
+    path: Path,
+    *,
+    study: str | None = None,
+    fmt: str | None = None,
+    task: str | None = None,
+    dataset_id: int | None = None,
+    mapping: dict[str, str] | None = None,
+    values: str | None = None,
+    k: int | None = None,
+    keep_rejected: bool = False,
+    tie_rule: str | None = None,
+) -> LabelImportResult:
+    """Read `path`, check every label, then write the study in one transaction."""
+    mapping = dict(mapping or {})
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    sha256 = file_sha256(path) if path.is_file() else _folder_sha256(path)
+    earlier = _already(engine, sha256)
+    if earlier is not None:
+        record, name = earlier
+        return LabelImportResult(
+            study=name,
+            format=record.format,
+            path=record.path,
+            sha256=sha256,
+            n_labels=record.n_labels,
+            n_items=int(record.detail.get("n_items", 0)),
+            n_annotators=len(record.detail.get("workers", {})),
+            k=int(record.detail.get("k", 0)),
+            collected=str(record.detail.get("collected", "")),
+            already_imported=True,
+        )
+    name = (study or path.stem).strip()
+    if not name:
+        raise UserError("a study needs a name (--study NAME)")
+    spec, dataset = _spec_and_dataset(engine, task, dataset_id)
+    file = read_label_file(
+        path, fmt, mapping, [f.name for f in spec.fields], keep_rejected=keep_rejected
+    )
+    checked = _check_labels(file, spec, values)
+    per_item = Counter(label.item for label in file.labels)
+    items_in_order = list(per_item)
+    if k is None:
+        counts = Counter(per_item.values()).most_common()
+        k = min(n for n, c in counts if c == counts[0][1])  # a tie: the smaller k
+    if k < 1:
+        raise UserError("--k must be at least 1")
+    notes = _notes(file, per_item, k)
+    sentence = collected_sentence(file.format, file.n_assignments)
+    protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
+    known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
+    new_items = _new_items(file, spec) if dataset is None else []
+    now = datetime.now(UTC)
+    with write_session(engine) as session:
+        if session.scalars(select(Study).where(Study.name == name)).first() is not None:
+            raise UserError(f"a study named {name!r} exists already (--study NAME)")
+        if dataset is None:
+            made = Dataset(
+                task=spec.name,
+                split="test",
+                path=str(path.resolve()),
+                sha256=sha256,
+                n_items=len(new_items),
+                detail={
+                    "items": len(new_items),
+                    "labelled": int(any(g is not None for _, _, g in new_items)),
+                    "from_labels": 1,
+                },
+            )
+            session.add(made)
+            session.flush()
+            assert made.id is not None
+            session.connection().execute(
+                insert(Item.__table__),
+                [
+                    {
+                        "dataset_id": made.id,
+                        "position": n,
+                        "source_id": source_id,
+                        "fields": fields,
+                        "gold": gold,
+                        "tags": None,
+                    }
+                    for n, (source_id, fields, gold) in enumerate(new_items)
+                ],
+            )
+            known_ids = dict(
+                session.execute(
+                    select(Item.source_id, Item.id).where(Item.dataset_id == made.id)
+                ).all()
+            )
+            test_dataset_id = made.id
+        else:
+            assert dataset.id is not None
+            test_dataset_id = dataset.id
+        assert known_ids is not None
+        workers = list(dict.fromkeys(label.worker for label in file.labels))
+        annotator_ids, pseudonyms = _pseudonyms(session, file.platform, workers)
+        record = Study(
+            name=name,
+            task=spec.name,
+            protocol=protocol.model_dump(),
+            task_spec=spec.model_dump(mode="json"),
+            train_dataset_id=None,
+            test_dataset_id=test_dataset_id,
+            state="test",
+        )
+        session.add(record)
+        session.flush()
+        assert record.id is not None
+        session.connection().execute(
+            insert(StudyItem.__table__),
+            [
+                {
+                    "study_id": record.id,
+                    "item_id": known_ids[item],
+                    "phase": "test",
+                    "position": n,
+                    "n_labels": per_item[item],
+                    "remaining": max(k - per_item[item], 0),
+                }
+                for n, item in enumerate(items_in_order)
+            ],
+        )
+        session.connection().execute(
+            insert(Label.__table__),
+            [
+                {
+                    "study_id": record.id,
+                    "item_id": known_ids[label.item],
+                    "annotator_id": annotator_ids[label.worker],
+                    "phase": "test",
+                    "value": value,
+                    "correct": None,
+                    "shown_at": label.shown_at or label.answered_at or now,
+                    "answered_at": label.answered_at or label.shown_at or now,
+                    "flag": False,
+                    "comment": label.comment,
+                    "revisions": 0,
+                }
+                for label, value in checked
+            ],
+        )
+        detail = {
+            "platform": file.platform,
+            "collected": sentence,
+            "n_assignments": file.n_assignments,
+            "n_items": len(items_in_order),
+            "k": k,
+            "excluded": file.n_excluded,
+            "notes": notes,
+            "values": values,
+            "map": mapping,
+            "times": "recorded" if file.has_times else "none in the file",
+            "workers": pseudonyms,
+        }
+        session.add(
+            LabelImport(
+                study_id=record.id,
+                format=file.format,
+                path=str(path.resolve()),
+                sha256=sha256,
+                n_labels=len(checked),
+                detail=json.loads(json.dumps(detail)),
+            )
+        )
+    return LabelImportResult(
+        study=name,
+        format=file.format,
+        path=str(path),
+        sha256=sha256,
+        n_labels=len(checked),
+        n_items=len(items_in_order),
+        n_annotators=len(workers),
+        k=k,
+        collected=sentence,
+        notes=notes,
+        excluded=file.n_excluded,
+        dataset_id=test_dataset_id,
+        created_items=dataset is None,
+    )
+
+
+def _folder_sha256(folder: Path) -> str:
+    """A folder's files (Potato: one per user) as one digest: names and contents, in order."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in potato_files(folder):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(file_sha256(path).encode())
+    return digest.hexdigest()
+
+
+def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:
+    """What the datasheet should say about the collection beyond the headline sentence."""
+    notes = []
+    for why, n in sorted(file.n_excluded.items()):
+        notes.append(f"left out: {why}: {n}")
+    over = sorted({h for h, m in file.max_assignments.items() if m > k})
+    if over:
+        most = max(file.max_assignments[h] for h in over)
+        notes.append(
+            f"{_plural(len(over), 'HIT')} asked for more than k = {k} assignments "
+            f"(MaxAssignments up to {most}); every approved assignment is counted"
+        )
+    more = sum(1 for n in per_item.values() if n > k)
+    fewer = sum(1 for n in per_item.values() if n < k)
+    if more:
+        notes.append(f"{_plural(more, 'item')} with more than k = {k} labels: all are counted")
+    if fewer:
+        notes.append(f"{_plural(fewer, 'item')} with fewer than k = {k} labels")
+    if not file.has_times:
+        notes.append("the file records no times: time on task is unknown (shown as 0)")
+    elif not file.dates:
+        notes.append(
+            "the file gives durations, not dates: each worker's answers are laid end to end "
+            "from 1970-01-01, so first and last label times are not real dates"
+        )
+    elif file.format in {"mturk", "qualtrics"}:
+        notes.append(
+            "times per answer: each assignment's work time shared equally among its answers"
+        )
+    return notes

@@ -1,0 +1,166 @@
+"""The Python API (annotate.open_store) and the exports for analysis: labels with item text,
+Parquet, file names that carry the study, excluded items marked."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import annotate
+from tests import label_fixtures as lf
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.fixture
+def mturk_study(cli, tmp_path: Path):
+    """An imported CB dataset and an MTurk batch imported on it as study `cb-mturk`, with one
+    item excluded from scoring and one label comment."""
+    items = lf.nli_items(50)
+    assert cli("import", "superglue/cb", lf.write_jsonl(tmp_path / "val.jsonl", items)).code == 0
+    batch = lf.mturk_batch(tmp_path / "batch.csv", items)
+    result = cli(
+        "import-labels",
+        batch,
+        "--dataset",
+        "1",
+        "--values",
+        lf.BINS,
+        "--study",
+        "cb-mturk",
+        "--map",
+        "comment=comments",
+    )
+    assert result.code == 0, result.stderr
+    excluded = cli(
+        "flags", "cb-mturk", "--exclude", "7", "--reason", "premise garbled", "--by", "me"
+    )
+    assert excluded.code == 0, excluded.stderr
+    return items
+
+
+def _read_export(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, dtype={"item_id": str})
+    for column in ("shown_at", "answered_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
+
+
+def _plain(frame: pd.DataFrame) -> list[list[object]]:
+    """Rows as plain values, a missing cell as None (CSV has no None/NaN difference)."""
+    return [[None if pd.isna(v) else v for v in row] for row in frame.itertuples(index=False)]
+
+
+def test_study_labels_equal_the_export_with_text_row_for_row(cli, mturk_study, tmp_path, db_url):
+    out = tmp_path / "out"
+    assert cli("export", "cb-mturk", "--format", "labels", "--with-text", "--to", out).code == 0
+    exported = _read_export(out / "cb-mturk-labels.csv")
+    with annotate.open_store(db_url) as store:
+        assert [s.name for s in store.studies()] == ["cb-mturk"]
+        labels = store.study("cb-mturk").labels()
+    assert list(labels.columns) == list(exported.columns)
+    assert list(labels.columns)[:5] == ["study", "item_id", "premise", "hypothesis", "gold"]
+    assert _plain(labels) == _plain(exported)
+    gold = {str(i["idx"]): i["label"] for i in mturk_study}
+    assert all(gold[i] == g for i, g in zip(labels["item_id"], labels["gold"], strict=True))
+    assert set(labels.loc[labels["excluded"], "item_id"]) == {"7"}
+    assert labels["comment"].eq("took care").any()
+
+
+def test_exports_mark_the_labels_of_excluded_items(cli, mturk_study, tmp_path):
+    out = tmp_path / "out"
+    assert cli("export", "cb-mturk", "--format", "labels", "--to", out).code == 0
+    rows = pd.read_csv(out / "cb-mturk-labels.csv", dtype={"item_id": str})
+    assert "excluded" in rows.columns
+    assert rows.loc[rows["item_id"] == "7", "excluded"].all()
+    assert not rows.loc[rows["item_id"] != "7", "excluded"].any()
+    assert "premise" not in rows.columns  # the text only with --with-text
+    assert cli("export", "cb-mturk", "--format", "soft", "--to", out).code == 0
+    soft = pd.read_csv(out / "cb-mturk-soft.csv", dtype={"item_id": str})
+    assert len(soft) == 50 and set(soft.loc[soft["excluded"], "item_id"]) == {"7"}
+
+
+def test_the_report_of_the_api_is_the_report_of_the_cli(cli, mturk_study, db_url):
+    with annotate.open_store(db_url) as store:
+        report = store.study("cb-mturk").report(bootstrap=30, seed=5)
+    printed = cli(
+        "report", "cb-mturk", "--format", "json", "--bootstrap", "30", "--seed", "5"
+    ).json()
+    assert json.loads(json.dumps(report.to_json(), default=str)) == printed
+    assert report.datasheet.collected.startswith("collected outside annotate: MTurk batch")
+
+
+def test_items_annotators_and_agreement_frames(cli, mturk_study, tmp_path, db_url):
+    with annotate.open_store(db_url) as store:
+        study = store.study("cb-mturk")
+        items = study.items()
+        annotators = study.annotators()
+        labels = study.labels(with_text=False)
+        ours = annotate.agreement(labels, level="nominal", bootstrap=0)
+    assert len(items) == 50 and items["n_labels"].sum() == len(labels)
+    assert items.loc[items["item_id"] == "7", "excluded"].item()
+    assert list(annotators["annotator"]) == sorted(set(labels["annotator"]))
+    assert annotators["n_test"].sum() == len(labels)
+    out = tmp_path / "out"
+    assert cli("export", "cb-mturk", "--format", "labels", "--to", out).code == 0
+    theirs = cli(
+        "agreement", out / "cb-mturk-labels.csv", "--format", "json", "--bootstrap", "0"
+    ).json()
+    mine = json.loads(json.dumps(ours.to_json(), default=str))
+    assert mine["krippendorff_alpha"] == theirs["krippendorff_alpha"]
+    assert mine["fleiss_kappa"] == theirs["fleiss_kappa"]
+
+
+def test_the_api_never_writes_the_store(cli, mturk_study, db_url):
+    from sqlalchemy import text
+
+    from annotate.store.engine import StorageError
+
+    with (
+        annotate.open_store(db_url) as store,
+        pytest.raises(StorageError, match="read-only"),
+        store.engine.begin() as conn,
+    ):
+        conn.execute(text("DELETE FROM label"))
+    with annotate.open_store(db_url) as store:
+        assert len(store.study("cb-mturk").labels()) > 0
+
+
+def test_parquet_and_file_names_that_carry_the_study(cli, mturk_study, tmp_path):
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "out"
+    assert cli("export", "cb-mturk", "--format", "parquet", "--with-text", "--to", out).code == 0
+    assert cli("export", "cb-mturk", "--format", "labels", "--with-text", "--to", out).code == 0
+    assert cli("export", "cb-mturk", "--format", "soft", "--to", out).code == 0
+    parquet = pd.read_parquet(out / "cb-mturk-labels.parquet")
+    csv_rows = _read_export(out / "cb-mturk-labels.csv")
+    for column in ("shown_at", "answered_at"):
+        parquet[column] = pd.to_datetime(parquet[column], utc=True, format="ISO8601")
+    assert list(parquet.columns) == list(csv_rows.columns)
+    assert _plain(parquet) == _plain(csv_rows)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "cb-mturk-labels.csv",
+        "cb-mturk-labels.parquet",
+        "cb-mturk-soft.csv",
+    ]
+
+
+def test_parquet_without_pyarrow_names_the_extra(cli, mturk_study, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    result = cli("export", "cb-mturk", "--format", "parquet", "--to", tmp_path / "out")
+    assert result.code == 1
+    assert "pip install 'annotate[parquet]'" in result.stderr
+
+
+def test_the_readme_api_example_runs(cli, mturk_study, db_url, monkeypatch, capsys):
+    section = README.read_text().split("## Python API", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.setenv("ANNOTATE_DB", db_url)
+    code = code.replace('"rte-crowd"', '"cb-mturk"')
+    exec(compile(code, "README.md (Python API)", "exec"), {})
+    assert "collected outside annotate" in capsys.readouterr().out
