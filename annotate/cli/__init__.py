@@ -6,7 +6,6 @@ so that `annotate --help` and small commands start fast.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 
@@ -93,8 +92,12 @@ def _lost_store(exc: Exception) -> bool:
 
 def debug_requested() -> bool:
     # The environment as well as the option: the error may come before the option is parsed.
-    return context.debug_requested or os.environ.get("ANNOTATE_DEBUG", "").lower() in (
-        "1",
-        "true",
-        "yes",
-    )
+    if context.debug_requested:
+        return True
+    from annotate.errors import UserError as BadSetting
+    from annotate.settings import settings
+
+    try:
+        return settings().debug
+    except BadSetting:
+        return False
