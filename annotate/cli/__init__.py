@@ -26,6 +26,7 @@ from annotate.cli import (
     study,
 )
 from annotate.cli.context import app
+from annotate.cli.examples import attach as attach_examples
 from annotate.errors import UserError
 from annotate.text import terminal_safe
 
@@ -45,6 +46,8 @@ __all__ = [
     "study",
 ]
 
+
+attach_examples(app)  # every command's --help ends with an example (annotate/cli/examples.py)
 
 EXIT_ERROR = 1
 """A runtime error: a missing study, a bad store, refused input. Usage errors (an unknown

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, select
 
 from annotate import specs
 from annotate.export.human_answers import source_value
+from annotate.progress_hook import ProgressHook, silent
 from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
 
@@ -42,6 +43,10 @@ class LabelTable:
     rows: list[dict[str, Any]]
 
 
+PROGRESS_EVERY = 5_000
+"""Rows between two calls of the progress hook."""
+
+
 def _utc(moment: datetime) -> datetime:
     """Stored times are UTC; SQLite gives them back without a zone."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
@@ -56,7 +61,10 @@ def _numeric_key(text: str) -> tuple[int, int, str]:
 
 
 def label_table(
-    engine: Engine, study_name: str, phases: tuple[str, ...] = (TEST_PHASE,)
+    engine: Engine,
+    study_name: str,
+    phases: tuple[str, ...] = (TEST_PHASE,),
+    progress: ProgressHook | None = None,
 ) -> LabelTable:
     """The labels of `phases` of a study, training before test, then by the item's place in
     its source file, then by annotator name: the same store gives the same rows."""
@@ -85,7 +93,13 @@ def label_table(
     with_answer = bool(spec.answer_scale)
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
     out = []
-    for phase, source_id, _, _, annotator, value, shown, answered, flag, comment in rows:
+    tell = progress or silent
+    tell("export: labels", 0, len(rows))
+    for n, (phase, source_id, _, _, annotator, value, shown, answered, flag, comment) in enumerate(
+        rows, 1
+    ):
+        if n % PROGRESS_EVERY == 0:
+            tell("export: labels", n, len(rows))
         base = {
             "study": study.name,
             "annotator": annotator,
@@ -114,4 +128,5 @@ def label_table(
         if with_answer:
             row["answer"] = int(value) if str(value).isdigit() else value
         out.append(row)
+    tell("export: labels", len(rows), len(rows))
     return LabelTable(columns=columns, rows=out)
