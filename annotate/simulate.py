@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
+from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol import gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.status import study_status
@@ -182,6 +183,12 @@ def _close_median_gate(
     return ("closed despite: " + "; ".join(plan.warnings)) if plan.warnings else None
 
 
+def _labels_wanted(engine: Engine, ctx: StudyContext) -> int:
+    """Test labels the study still needs for k per item (a progress bar's total)."""
+    status = study_status(engine, ctx)
+    return max(0, status["items_total"] * status["annotators_per_item"] - status["labels_total"])
+
+
 def simulate(
     engine: Engine,
     study: str,
@@ -194,6 +201,7 @@ def simulate(
     close_gate: bool = True,
     accuracies: Sequence[float] | None = None,
     drift: Mapping[int, tuple[int, float]] | None = None,
+    progress: ProgressHook | None = None,
 ) -> SimulationResult:
     """Run `annotators` synthetic annotators through training, the gate and the test phase.
     `accuracies` gives each annotator's exact accuracy instead (a spammer at 0.5 beside good
@@ -201,7 +209,10 @@ def simulate(
 
     A median gate is closed only when `close_gate` (the command asks for `--close-gate`) and
     never while a real (non-synthetic) trainee is undecided: closing would decide that person
-    on the simulated cohort's median. Then the simulated annotators are left waiting."""
+    on the simulated cohort's median. Then the simulated annotators are left waiting.
+    `progress` is told the annotators through training, then the test labels written (of
+    those the study still needs)."""
+    tell = progress or silent
     ctx = load_study(engine, study)
     rng = random.Random(seed)
     crowd = []
@@ -222,7 +233,8 @@ def simulate(
     claim_synthetic_names(engine, [a.name for a in crowd])
     result = SimulationResult()
     # A server that goes away for a while (a PostgreSQL restart) is waited for, within bounds.
-    for a in crowd:
+    for trained, a in enumerate(crowd):
+        tell("simulate: training", trained, len(crowd))
         a.session = until_reachable(
             engine, lambda a=a: AnnotatorSession.open(engine, study, a.name)
         )
@@ -238,8 +250,11 @@ def simulate(
     if on_progress:
         on_progress(f"training done for {len(crowd)} simulated annotators")
     # Test: round-robin, one item per annotator per turn, as a crowd working at once would.
+    tell("simulate: training", len(crowd), len(crowd))
     active = [a for a in crowd if a.session and a.session.phase() is Phase.TEST]
+    wanted = _labels_wanted(engine, ctx) if progress is not None and active else 0
     while active:
+        tell("simulate: test labels", result.test_labels, max(wanted, result.test_labels))
         for a in list(active):
             assert a.session is not None
             item = until_reachable(engine, a.session.next_item)

@@ -8,7 +8,6 @@ protocol. Both are pydantic models with `extra="forbid"`, so a misspelt key is a
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from annotate.errors import SpecError, UserError
+from annotate.settings import settings
 
 METRICS = {
     "accuracy": "Accuracy",
@@ -403,8 +403,7 @@ def builtin_dir(kind: str) -> Path:
 
 def search_dirs(kind: str) -> list[Path]:
     """Built-in folder first, then any folders in ANNOTATE_TASKS_PATH / ANNOTATE_PROTOCOLS_PATH."""
-    extra = os.environ.get(f"ANNOTATE_{kind.upper()}_PATH", "")
-    return [builtin_dir(kind), *(Path(p) for p in extra.split(os.pathsep) if p)]
+    return [builtin_dir(kind), *settings().search_path(kind)]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

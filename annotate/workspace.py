@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
+from annotate.settings import settings
 from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
 
@@ -16,7 +16,7 @@ DEFAULT_URL = "sqlite:///annotate.db"
 
 
 def resolve_url(db: str | None) -> str:
-    return normalise_url(db or os.environ.get("ANNOTATE_DB") or DEFAULT_URL)
+    return normalise_url(db or settings().db or DEFAULT_URL)
 
 
 @dataclass

@@ -6,7 +6,6 @@ so that `annotate --help` and small commands start fast.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 
@@ -29,6 +28,7 @@ from annotate.cli import (
     study,
 )
 from annotate.cli.context import app
+from annotate.cli.examples import attach as attach_examples
 from annotate.errors import UserError
 from annotate.text import terminal_safe
 
@@ -50,6 +50,8 @@ __all__ = [
     "study",
 ]
 
+
+attach_examples(app)  # every command's --help ends with an example (annotate/cli/examples.py)
 
 EXIT_ERROR = 1
 """A runtime error: a missing study, a bad store, refused input. Usage errors (an unknown
@@ -97,8 +99,12 @@ def _lost_store(exc: Exception) -> bool:
 
 def debug_requested() -> bool:
     # The environment as well as the option: the error may come before the option is parsed.
-    return context.debug_requested or os.environ.get("ANNOTATE_DEBUG", "").lower() in (
-        "1",
-        "true",
-        "yes",
-    )
+    if context.debug_requested:
+        return True
+    from annotate.errors import UserError as BadSetting
+    from annotate.settings import settings
+
+    try:
+        return settings().debug
+    except BadSetting:
+        return False

@@ -17,18 +17,30 @@ if TYPE_CHECKING:
 
 
 @app.command("migrate")
-def migrate_command(ctx: typer.Context) -> None:
+def migrate_command(
+    ctx: typer.Context,
+    fmt: Format = typer.Option(Format.table, "--format", help="table (for people) or json"),
+) -> None:
     """Upgrade a store made by an earlier annotate to this version's schema, in place.
 
     A SQLite store is first copied (consistently, under the write lock) to a file beside it,
     whose name is printed; PostgreSQL migrates inside one transaction. Nothing is lost: every
-    study, label, decision and curation set is kept.
-
-    Example: annotate --db study.db migrate"""
+    study, label, decision and curation set is kept."""
     from annotate.store.schema import migrate_store
 
     ws = options(ctx).workspace(any_schema=True)
     result = migrate_store(ws.engine)
+    if fmt is Format.json:
+        print_json(
+            {
+                "store": result.store,
+                "changed": result.changed,
+                "from_schema": int(result.from_revision),
+                "to_schema": int(result.to_revision),
+                "backup": None if result.backup is None else str(result.backup),
+            }
+        )
+        return
     if not result.changed:
         say(f"{result.store} is at schema {int(result.to_revision)} already: nothing to do")
         return
@@ -45,6 +57,7 @@ def backup_command(
     ctx: typer.Context,
     path: Path = typer.Argument(..., help="The file to write the copy to"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace PATH if it exists"),
+    fmt: Format = typer.Option(Format.table, "--format", help="table (for people) or json"),
 ) -> None:
     """Copy a SQLite store consistently, even while annotators are working on it.
 
@@ -53,6 +66,16 @@ def backup_command(
 
     ws = options(ctx).workspace(any_schema=True)  # an old store may be copied before migrating
     result = backup_store(ws.engine, path, overwrite=overwrite)
+    if fmt is Format.json:
+        print_json(
+            {
+                "store": ws.url,
+                "path": str(result.path),
+                "bytes": result.size_bytes,
+                "verified": True,
+            }
+        )
+        return
     say(f"backup of {ws.url} written to {result.path} ({result.size_bytes:,} bytes, verified)")
 
 

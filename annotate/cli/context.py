@@ -17,7 +17,7 @@ app = typer.Typer(
     "two-phase protocol, and curate diagnostic examples.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
 )
 
@@ -29,6 +29,10 @@ class Format(StrEnum):
 
 debug_requested = False
 """--debug (or ANNOTATE_DEBUG) was given: `main` prints the traceback behind an error."""
+
+width_requested: int | None = None
+"""--width N: tables and text are drawn N columns wide (default: the terminal's width, or
+unfolded when the output is not a terminal)."""
 
 
 @dataclass
@@ -74,9 +78,17 @@ def _global_options(
         envvar="ANNOTATE_DEBUG",
         help="Show the traceback behind an error (for bug reports).",
     ),
+    width: int = typer.Option(
+        None,
+        "--width",
+        min=20,
+        help="Draw tables this many columns wide (default: the terminal's width; when the "
+        "output is a pipe or a file, as wide as the content, so no row is folded).",
+    ),
 ) -> None:
-    global debug_requested
+    global debug_requested, width_requested
     debug_requested = debug
+    width_requested = width
     ctx.obj = Options(db=db, debug=debug)
 
 

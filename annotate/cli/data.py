@@ -20,9 +20,17 @@ PROGRESS_BAR_FROM_BYTES = 2_000_000
 
 
 @app.command()
-def init(ctx: typer.Context) -> None:
+def init(
+    ctx: typer.Context,
+    fmt: Format = typer.Option(Format.table, "--format", help="table (for people) or json"),
+) -> None:
     """Create an empty store (SQLite file or PostgreSQL database)."""
     ws = options(ctx).workspace(create=True)
+    if fmt is Format.json:
+        from annotate.store.schema import SCHEMA_HEAD
+
+        print_json({"store": ws.url, "schema": int(SCHEMA_HEAD)})
+        return
     say(f"store ready at {ws.url}")
 
 

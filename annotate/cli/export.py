@@ -6,8 +6,10 @@ Scoring and the report (pandas, scipy, statsmodels) are imported inside the comm
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from annotate.cli.context import app, options
-from annotate.cli.output import say, warn
+from annotate.cli.output import print_json, say, warn
 from annotate.errors import UserError
 from annotate.wording import count_of, plural
 
@@ -37,6 +39,11 @@ class ExportFormat(StrEnum):
 class Benchmark(StrEnum):
     glue = "glue"
     superglue = "superglue"
+
+
+class SummaryFormat(StrEnum):
+    text = "text"
+    json = "json"
 
 
 class LabelPhase(StrEnum):
@@ -81,6 +88,12 @@ def export(
     with_text: bool = typer.Option(
         False, "--with-text", help="labels/parquet: add each item's fields (its text) and gold"
     ),
+    summary: SummaryFormat = typer.Option(
+        SummaryFormat.text,
+        "--summary",
+        help="text, or json: print the files written (path, bytes, sha256) as JSON on stdout "
+        "(--format names the files' format); the notes go to stderr",
+    ),
 ) -> None:
     """Write a study's results: the official submission file of its task (glue/superglue),
     every label in long format (labels, or parquet), or each item's label distribution (soft).
@@ -104,27 +117,47 @@ def export(
     if with_text and fmt not in (ExportFormat.labels, ExportFormat.parquet):
         raise UserError("--with-text adds item text to the labels table: --format labels|parquet")
     engine = options(ctx).workspace().engine
-    if submission:
-        files = _submission_files(
-            engine, study, fmt.value, benchmark is not None, fill_from, studies
-        )
-    else:
-        files = _table_file(engine, study, fmt, jsonl, phase, with_text)
-    to.mkdir(parents=True, exist_ok=True)
-    for name, content in files.items():
-        (to / name).write_bytes(content)
-        say(f"wrote {to / name}")
-    if make_zip:
-        from annotate.formats.writers import zip_bytes
+    as_json = summary is SummaryFormat.json
+    written: list[Path] = []
+    # With --summary json, stdout carries only the JSON: every note goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        if submission:
+            files = _submission_files(
+                engine, study, fmt.value, benchmark is not None, fill_from, studies
+            )
+        else:
+            files = _table_file(engine, study, fmt, jsonl, phase, with_text)
+        to.mkdir(parents=True, exist_ok=True)
+        for name, content in files.items():
+            (to / name).write_bytes(content)
+            written.append(to / name)
+            say(f"wrote {to / name}")
+        if make_zip:
+            from annotate.formats.writers import zip_bytes
 
-        members = {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
-        target = to / (
-            f"{fmt.value}.zip"
-            if submission or study is None
-            else table_file_name(study, fmt.value, "zip")
+            members = {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
+            target = to / (
+                f"{fmt.value}.zip"
+                if submission or study is None
+                else table_file_name(study, fmt.value, "zip")
+            )
+            target.write_bytes(zip_bytes(members))
+            written.append(target)
+            say(f"wrote {target} ({', '.join(sorted(members))})")
+    if as_json:
+        print_json(
+            {
+                "format": fmt.value,
+                "files": [
+                    {
+                        "path": str(path),
+                        "bytes": path.stat().st_size,
+                        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                    }
+                    for path in written
+                ],
+            }
         )
-        target.write_bytes(zip_bytes(members))
-        say(f"wrote {target} ({', '.join(sorted(members))})")
 
 
 def _submission_files(
@@ -252,7 +285,10 @@ def _table_file(
         from annotate.export.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
-        table = label_table(engine, study, phases, with_text=with_text)
+        from annotate.cli.progress import progress_bars
+
+        with progress_bars() as progress:  # on stderr, and only on a terminal
+            table = label_table(engine, study, phases, with_text=with_text, progress=progress)
         columns, rows = table.columns, table.rows
     else:
         columns, rows = _soft_table(engine, study)

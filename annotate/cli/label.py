@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from annotate.cli.context import app, options
 from annotate.cli.output import say
 from annotate.errors import UserError
 
-TOKEN_ENV = "ANNOTATE_TOKEN"
+TOKEN_ENV = "ANNOTATE_TOKEN"  # annotate.settings: Settings.token
 """For scripts: the token, instead of the prompt."""
 
 
@@ -48,7 +46,9 @@ def label_command(
 
 def ask_token(name: str) -> str:
     """The annotator's token: from $ANNOTATE_TOKEN, else typed at a prompt that does not echo."""
-    token = os.environ.get(TOKEN_ENV)
+    from annotate.settings import settings
+
+    token = settings().token
     if token:
         return token
     try:

@@ -13,10 +13,30 @@ if TYPE_CHECKING:  # rich loads on first output, not for --help
     from rich.console import Console
 
 
+UNFOLDED_WIDTH = 10_000
+"""Output that is not a terminal (a pipe, a file) is drawn this wide: tables keep their
+natural width and no row is folded, so `annotate status X | less` or `| grep` sees whole rows."""
+
+
 def console(stderr: bool = False) -> Console:
+    """A console for stdout (or stderr) at the width the output wants: `--width N` if given,
+    else the terminal's, else (piped) unfolded."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    from annotate.cli import context
+
+    stream = sys.stderr if stderr else sys.stdout
+    width = context.width_requested
+    if width is None and not _is_terminal(stream):
+        width = UNFOLDED_WIDTH
+    return Console(stderr=stderr, highlight=False, width=width)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
 
 
 def print_json(data: Any) -> None:

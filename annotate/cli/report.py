@@ -101,17 +101,20 @@ def report(
             hourly_rate=hourly_rate,
         )
     else:
+        from annotate.cli.progress import progress_bars
         from annotate.report.build import study_report
 
         assert study is not None
-        result = study_report(
-            ws.engine,
-            study,
-            bootstrap=bootstrap,
-            seed=seed,
-            model_files=model,
-            hourly_rate=hourly_rate,
-        )
+        with progress_bars() as progress:  # on stderr, and only on a terminal
+            result = study_report(
+                ws.engine,
+                study,
+                bootstrap=bootstrap,
+                seed=seed,
+                model_files=model,
+                hourly_rate=hourly_rate,
+                progress=progress,
+            )
     if figures is not None:
         from annotate.report.render.figures import write_figures
 

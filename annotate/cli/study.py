@@ -234,6 +234,7 @@ def annotator_add(
         "--token",
         help="Give the annotator a secret token, printed once, asked for by `annotate label`",
     ),
+    fmt: Format = typer.Option(Format.table, "--format", help="table (for people) or json"),
 ) -> None:
     """Register an annotator by name (with --token: and a secret they must give to label)."""
     from annotate.protocol.studies import add_annotator
@@ -241,25 +242,37 @@ def annotator_add(
     engine = options(ctx).workspace(create=True).engine
     if not token:
         annotator = add_annotator(engine, name)
+        if fmt is Format.json:
+            print_json({"annotator": annotator.name, "token": None})
+            return
         say(f"annotator {annotator.name!r} added")
         return
     from annotate.protocol.tokens import add_annotator_with_token
 
     annotator, secret = add_annotator_with_token(engine, name)
-    _print_token_once(f"annotator {annotator.name!r} added with a token", secret)
+    _print_token_once(
+        f"annotator {annotator.name!r} added with a token", annotator.name, secret, fmt
+    )
 
 
 @annotator_app.command("token")
-def annotator_token(ctx: typer.Context, name: str) -> None:
+def annotator_token(
+    ctx: typer.Context,
+    name: str,
+    fmt: Format = typer.Option(Format.table, "--format", help="table (for people) or json"),
+) -> None:
     """Give an annotator a new token (the old one stops working); printed once."""
     from annotate.protocol.tokens import reset_token
 
     secret = reset_token(options(ctx).workspace().engine, name)
-    _print_token_once(f"new token for annotator {name!r}", secret)
+    _print_token_once(f"new token for annotator {name!r}", name, secret, fmt)
 
 
-def _print_token_once(what: str, secret: str) -> None:
+def _print_token_once(what: str, name: str, secret: str, fmt: Format) -> None:
     # The store keeps only a salted hash: this is the one time anybody sees the token.
+    if fmt is Format.json:
+        print_json({"annotator": name, "token": secret})
+        return
     say(f"{what}. Their token (shown only now; pass it on privately):")
     say(secret)
 
@@ -668,14 +681,23 @@ def simulate_command(
 ) -> None:
     """Run synthetic annotators (marked synthetic) through the real engine: training, gate
     (a median gate only with --close-gate), test."""
+    from annotate.cli.progress import progress_bars
     from annotate.protocol.status import study_status
     from annotate.protocol.studies import load_study
     from annotate.simulate import simulate
 
     ws = options(ctx).workspace()
-    result = simulate(
-        ws.engine, study, annotators, accuracy, seed=seed, prefix=prefix, close_gate=close_gate
-    )
+    with progress_bars() as progress:  # on stderr, and only on a terminal
+        result = simulate(
+            ws.engine,
+            study,
+            annotators,
+            accuracy,
+            seed=seed,
+            prefix=prefix,
+            close_gate=close_gate,
+            progress=progress,
+        )
     if fmt is Format.json:
         print_json(
             {

@@ -25,6 +25,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.export.human_answers import numeric_key, source_value
+from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
 from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
@@ -50,6 +51,10 @@ PHASES = ("training", TEST_PHASE, "catch", "refresher")
 class LabelTable:
     columns: list[str]
     rows: list[dict[str, Any]]
+
+
+PROGRESS_EVERY = 5_000
+"""Rows between two calls of the progress hook."""
 
 
 def _utc(moment: datetime) -> datetime:
@@ -80,6 +85,7 @@ def label_table(
     phases: tuple[str, ...] = (TEST_PHASE,),
     *,
     with_text: bool = False,
+    progress: ProgressHook | None = None,
 ) -> LabelTable:
     """The labels of `phases` of a study, training before test, then by the item's place in
     its source file, then by annotator name: the same store gives the same rows."""
@@ -117,7 +123,11 @@ def label_table(
     if with_text:
         columns = columns[:2] + [c for _, c in fields] + ["gold"] + columns[2:]
     out = []
-    for row_values in rows:
+    tell = progress or silent
+    tell("export: labels", 0, len(rows))
+    for n, row_values in enumerate(rows, 1):
+        if n % PROGRESS_EVERY == 0:
+            tell("export: labels", n, len(rows))
         phase, source_id, _, _, annotator, value, shown, answered, flag, comment = row_values[:10]
         item_id, item_fields, gold = row_values[10:]
         base = {
@@ -156,6 +166,7 @@ def label_table(
         if with_answer:
             row["answer"] = int(value) if str(value).isdigit() else value
         out.append(row)
+    tell("export: labels", len(rows), len(rows))
     return LabelTable(columns=columns, rows=out)
 
 

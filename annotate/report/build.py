@@ -18,6 +18,7 @@ import numpy as np
 from sqlalchemy import Engine
 
 from annotate.completion import Rule
+from annotate.progress_hook import ProgressHook, Steps
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
 from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
@@ -69,6 +70,10 @@ DEFAULT_BOOTSTRAP = 1000
 NA = "n/a"
 """A score the summary line cannot give."""
 
+REPORT_STEPS = 6
+"""The steps `build_report` tells its progress hook: loading, scores, agreement, models,
+the humans interval, the aggregation models."""
+
 
 def study_report(
     engine: Engine,
@@ -78,13 +83,18 @@ def study_report(
     seed: int | None = None,
     model_files: Sequence[str | Path] = (),
     hourly_rate: float | None = None,
+    progress: ProgressHook | None = None,
 ) -> StudyReport:
     """Load study `study_name` from the store and build its report, with the benchmark score
     over the store's studies, any model prediction files scored on the same items and the
     datasheet of the run (its cost estimated at `hourly_rate`, when given)."""
+    if progress is not None:
+        progress("report: loading the labels", 0, REPORT_STEPS)
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
-    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models, engine=engine)
+    report = build_report(
+        data, bootstrap=bootstrap, seed=seed, models=models, engine=engine, progress=progress
+    )
     # Where the study stands in its benchmark, without loading any other study.
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
@@ -112,12 +122,17 @@ def build_report(
     models: Sequence[ModelPredictions] = (),
     aggregation_models: bool = True,
     engine: Engine | None = None,
+    progress: ProgressHook | None = None,
 ) -> StudyReport:
     """The report of a loaded study. `bootstrap` replicates (0: no intervals) are drawn with
     `seed` (default: the study's seed); ties are broken with the study's seed.
     `aggregation_models=False` leaves out Dawid–Skene and MACE (the report's slowest part,
     about a second per 100 items), for callers that need only the scores. The registry's
-    computed sections get `engine` (None: the report is built from the loaded data alone)."""
+    computed sections get `engine` (None: the report is built from the loaded data alone).
+    `progress` is told each step as it starts (the bootstraps and the aggregation models are
+    the long ones)."""
+    steps = Steps(progress, "report", REPORT_STEPS)
+    steps.next("loading the labels")
     spec, protocol = data.spec, data.protocol
     seed = protocol.seed if seed is None else seed
     bootstrap = max(0, int(bootstrap))
@@ -130,6 +145,7 @@ def build_report(
 
     scorer = scorer_for(coded, final.pred)
     n_scored = count_scored(coded, final.pred)
+    steps.next(f"scores ({bootstrap} bootstrap replicates)")
     if has_gold:
         raw_scores, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "scores")
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
@@ -170,12 +186,14 @@ def build_report(
     rule = Rule.of(protocol.model_dump())
     wanted = items_wanting(coded, final, rule)
     early_stop = early_stop_section(coded, wanted, rule)
+    steps.next("agreement (bootstrap)")
     agreement = adjust_agreement(
         study_agreement(coded, final, scorer, k, bootstrap, seed, has_gold), early_stop
     )
     ties = _ties(
         coded, final, protocol.tie_rule, k, data.dev_class_counts, protocol.regression_aggregation
     )
+    steps.next("models and diagnostics")
     model_rows, model_preds = score_models(coded, models, final, bootstrap, seed, has_gold, notes)
     diag = None
     if coded.kind == "classification" and has_gold:
@@ -209,6 +227,14 @@ def build_report(
             f"{count_of(tied, 'tied item')} {plural(tied, 'waits')} for "
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
+    steps.next("humans interval (two-stage bootstrap)")
+    humans = _humans_interval(coded, data, priority, bootstrap, seed, has_gold)
+    steps.next("Dawid–Skene and MACE")
+    latent = (
+        model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
+        if aggregation_models
+        else None
+    )
     report = StudyReport(
         study=data.name,
         task=spec.name,
@@ -243,19 +269,16 @@ def build_report(
         ),
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, n_scored),
-        humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
+        humans_interval=humans,
         early_stop=early_stop,
-        model_aggregation=(
-            model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
-            if aggregation_models
-            else None
-        ),
+        model_aggregation=latent,
     )
     report.summary = summary_line(report)
     for section in SECTIONS:
         if section.compute is not None:
             inputs = SectionInput(data, coded, final, report, engine)
             report.extra_sections[section.name] = section.compute(inputs)
+    steps.done()
     return report
 
 

@@ -26,6 +26,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
 
 from annotate.errors import UserError
+from annotate.settings import settings
 
 T = TypeVar("T")
 
@@ -191,9 +192,9 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-RECONNECT_SECONDS = float(os.environ.get("ANNOTATE_RECONNECT_SECONDS", "30"))
+RECONNECT_SECONDS: float | None = None
 """How long a command keeps trying to reach a PostgreSQL server that went away, before it
-gives up with a clear error."""
+gives up with a clear error; None: ANNOTATE_RECONNECT_SECONDS (annotate.settings)."""
 PG_CONNECTION_SQLSTATES = ("08", "57P01", "57P02", "57P03")
 """connection_exception (class 08), admin/crash shutdown, cannot connect now (starting up)."""
 
@@ -230,7 +231,9 @@ def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None
     """Run `work`; while the server is unreachable, again with a growing pause (at most 5 s),
     for up to `seconds` (RECONNECT_SECONDS), then a StoreUnreachable. `work` must be safe to
     run twice (the store's writes are idempotent under its unique constraints)."""
-    deadline = time.monotonic() + (RECONNECT_SECONDS if seconds is None else seconds)
+    if seconds is None:
+        seconds = settings().reconnect_seconds if RECONNECT_SECONDS is None else RECONNECT_SECONDS
+    deadline = time.monotonic() + seconds
     delay = 0.25
     while True:
         try:

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from annotate.errors import UserError
+from annotate.settings import settings
 from annotate.text import terminal_safe
-from annotate.web.server import TOKENS_ENV
 from annotate.workspace import open_workspace
 
 
@@ -22,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         ws = open_workspace()
-        required = os.environ.get(TOKENS_ENV) == "required"
+        required = settings().serve_tokens == "required"
         app = WebLabelApp(ws.engine, args.study, args.annotator, require_token=required)
     except UserError as exc:
         print(f"error: {terminal_safe(str(exc))}", file=sys.stderr)

@@ -1,0 +1,63 @@
+"""The documentation site: the command reference is generated from the app (so it cannot
+drift from --help), the nav lists every page, and the examples are the files the pages use."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.readme_runner import ROOT
+from tests.test_readme import command_paths
+
+DOCS = ROOT / "docs"
+
+
+def _reference_hook():
+    spec = importlib.util.spec_from_file_location("reference_hook", DOCS / "hooks" / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reference_has_every_command_with_its_help():
+    hook = _reference_hook()
+    text = hook.markdown()
+    for path in command_paths():
+        assert f"## `annotate {path}`" in text, path
+    # the help text itself, as `--help` prints it
+    assert "annotate curate edit diag 3 --as lea" in text
+    assert hook.MARKER in (DOCS / "reference.md").read_text(encoding="utf-8")
+
+
+def test_the_nav_lists_every_page():
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r":\s*(\S+\.md)\s*$", nav, flags=re.MULTILINE))
+    pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    # Recipes written with other features (Prolific, bringing labels) join the nav with them.
+    assert listed <= pages and {"index.md", "architecture.md", "reference.md"} <= listed
+    assert {
+        f"recipes/{name}.md" for name in ("ssh-lab", "pandas", "compare-model", "curate", "upgrade")
+    } <= listed
+
+
+def test_the_docs_do_not_point_at_internal_notes():
+    for page in [*DOCS.rglob("*.md"), ROOT / "README.md"]:
+        text = page.read_text(encoding="utf-8")
+        assert "DESIGN.md" not in text and "PROTOCOL.md" not in text, page
+
+
+@pytest.mark.slow
+def test_the_site_builds_strictly(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "reference" / "index.html").exists()

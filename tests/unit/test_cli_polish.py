@@ -1,0 +1,189 @@
+"""What a command-line user notices: an example in every --help, shell completion, whole rows
+when output is piped, JSON from the scripting commands, progress bars only on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from annotate.cli import app
+from annotate.export.label_table import label_table
+from annotate.report.build import REPORT_STEPS, study_report
+from annotate.simulate import simulate
+from tests.engine_helpers import rte_study
+
+LONG_NAME = "annotator-with-a-rather-long-name-that-a-narrow-table-would-fold-" + "x" * 20
+
+
+def _help_pages():
+    root = typer.main.get_command(app)
+
+    def walk(command, path):
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, [*path, name])
+
+    yield from walk(root, [])
+
+
+@pytest.mark.parametrize(
+    "path", [" ".join(p) for p, _ in _help_pages()], ids=lambda p: p or "annotate"
+)
+def test_every_help_ends_with_an_example_of_that_command(path: str):
+    result = CliRunner().invoke(app, [*path.split(), "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.stdout or "Examples:" in result.stdout, result.stdout
+    examples = result.stdout.split("Example", 1)[1].splitlines()[1:]
+    lines = [line.strip() for line in examples if line.strip().startswith("annotate")]
+    assert lines, result.stdout
+    # the example is of this command (global options such as --db may come first)
+    assert (
+        all(path in " ".join(w for w in line.split() if not w.startswith("-")) for line in lines)
+        or not path
+    )
+
+
+def test_shell_completion_is_offered():
+    result = CliRunner().invoke(app, ["--help"])
+    assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
+
+
+def _run(args: list[str], env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "annotate", *args], capture_output=True, text=True, env=env, **kwargs
+    )
+
+
+@pytest.fixture
+def piped_study(tmp_path: Path, workspace, db_url: str):
+    ctx = rte_study(workspace.engine, tmp_path, name="wide")
+    simulate(workspace.engine, "wide", 5, 0.9, prefix=LONG_NAME)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["ANNOTATE_DB"] = db_url
+    return ctx, env
+
+
+def test_piped_status_does_not_fold_a_row(piped_study):
+    _, env = piped_study
+    done = _run(["status", "wide"], env)  # stdout is a pipe, as in `annotate status wide | cat`
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if LONG_NAME in line]
+    assert len(rows) == 5, done.stdout  # each annotator's whole name on their one row
+    widths = {len(line) for line in done.stdout.splitlines() if line.startswith(("┃", "│"))}
+    assert len(widths) == 1 and widths.pop() > 100  # as wide as the content, not 80
+
+
+def test_width_folds_to_the_width_asked_for(piped_study):
+    _, env = piped_study
+    done = _run(["--width", "60", "status", "wide"], env)
+    assert done.returncode == 0, done.stderr
+    assert not [line for line in done.stdout.splitlines() if LONG_NAME in line]
+    assert max(len(line) for line in done.stdout.splitlines()) <= 60
+
+
+def test_piped_output_has_no_progress_bar(piped_study):
+    _, env = piped_study
+    for args in (
+        ["report", "wide", "--bootstrap", "50"],
+        ["simulate", "wide", "--annotators", "1", "--accuracy", "0.8", "--prefix", "late"],
+    ):
+        done = _run(args, env)
+        assert done.returncode == 0, done.stderr
+        assert "ETA" not in done.stderr + done.stdout and "report:" not in done.stderr
+
+
+def test_a_terminal_gets_a_progress_bar_with_an_eta(piped_study):
+    """stderr on a pseudo-terminal, stdout a pipe: the bar goes to stderr, the data stays clean."""
+    _, env = piped_study
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "annotate", "report", "wide", "--bootstrap", "200"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env={**env, "TERM": "xterm", "COLUMNS": "120"},
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = proc.stdout.read().decode()
+    assert proc.wait() == 0
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert "report: " in text and "ETA" in text and f"/{REPORT_STEPS}" in text
+    assert "report:" not in out and "Human, majority of" in " ".join(out.split())
+
+
+def test_the_engine_reports_progress_through_the_hook_it_is_given(tmp_path, workspace):
+    rte_study(workspace.engine, tmp_path, name="p")
+    calls: list[tuple[str, int, int]] = []
+    simulate(workspace.engine, "p", 5, 0.9, progress=lambda *c: calls.append(c))
+    jobs = {what.split(":")[0] for what, _, _ in calls}
+    assert jobs == {"simulate"}
+    assert calls[-1][1] == calls[-1][2]  # it ends at its total
+    assert any(what == "simulate: test labels" for what, _, _ in calls)
+
+    calls.clear()
+    study_report(workspace.engine, "p", bootstrap=20, progress=lambda *c: calls.append(c))
+    steps = [what for what, _, _ in calls]
+    assert steps[0] == "report: loading the labels" and steps[-1] == "report: done"
+    assert any("bootstrap" in s for s in steps) and any("Dawid" in s for s in steps)
+    assert [done for _, done, _ in calls] == sorted(done for _, done, _ in calls)
+
+    calls.clear()
+    table = label_table(workspace.engine, "p", progress=lambda *c: calls.append(c))
+    assert calls[-1] == ("export: labels", len(table.rows), len(table.rows))
+
+
+def test_scripting_commands_speak_json(cli, tmp_path: Path):
+    made = cli("init", "--format", "json")
+    assert made.code == 0 and made.json()["schema"] >= 8
+    added = cli("annotator", "add", "ana", "--token", "--format", "json").json()
+    assert added["annotator"] == "ana" and len(added["token"]) >= 16
+    plain = cli("annotator", "add", "ben", "--format", "json").json()
+    assert plain == {"annotator": "ben", "token": None}
+    renewed = cli("annotator", "token", "ana", "--format", "json").json()
+    assert renewed["annotator"] == "ana" and renewed["token"] != added["token"]
+    copy = cli("backup", str(tmp_path / "copy.db"), "--format", "json").json()
+    assert copy["path"] == str(tmp_path / "copy.db") and copy["bytes"] > 0
+    migrated = cli("migrate", "--format", "json").json()
+    assert migrated["changed"] is False and migrated["from_schema"] == migrated["to_schema"]
+
+
+def test_export_prints_json_of_the_files_it_wrote(cli, workspace, tmp_path: Path):
+    rte_study(workspace.engine, tmp_path, name="e")
+    simulate(workspace.engine, "e", 5, 0.9)
+    result = cli(
+        "export",
+        "e",
+        "--to",
+        tmp_path / "out",
+        "--format",
+        "superglue",
+        "--zip",
+        "--summary",
+        "json",
+    )
+    assert result.code == 0, result.stderr
+    summary = json.loads(result.stdout)  # stdout is only the JSON; the notes went to stderr
+    names = [Path(f["path"]).name for f in summary["files"]]
+    assert names == ["RTE.jsonl", "superglue.manifest.json", "superglue.zip"]
+    assert all(Path(f["path"]).stat().st_size == f["bytes"] for f in summary["files"])
