@@ -26,6 +26,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from annotate import install_hint
 from annotate.errors import UserError
 from annotate.specs import TaskSpec
 
@@ -216,7 +217,7 @@ def zip_bytes(members: Mapping[str, bytes]) -> bytes:
 
 
 PARQUET_EXTRA = "parquet"
-"""The optional extra that brings pyarrow: `pip install 'annotate[parquet]'`."""
+"""The optional extra that brings pyarrow: `pip install 'annotate-baselines[parquet]'`."""
 
 
 def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
@@ -227,9 +228,7 @@ def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> 
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise UserError(
-            f"--format parquet needs pyarrow: pip install 'annotate[{PARQUET_EXTRA}]'"
-        ) from None
+        raise UserError(f"--format parquet needs pyarrow: {install_hint(PARQUET_EXTRA)}") from None
     data: dict[str, list[Any]] = {}
     for column in columns:
         cells = [row.get(column) for row in rows]
