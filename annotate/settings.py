@@ -51,6 +51,15 @@ class Settings(BaseModel):
     """Set by `annotate serve` for the sessions it starts (not by hand): whether an annotator
     must give a token to sign in."""
 
+    web_secret: str | None = None
+    """The key that signs the annotator page's session cookies (`annotate serve`). Give every
+    process or host serving one study the same value, so a worker's cookie is good on all of
+    them; unset, each server makes its own and its cookies last while it runs."""
+
+    signin_limits: str | None = None
+    """A file (SQLite) where `annotate serve` counts refused sign-ins per name and per address,
+    shared by the server processes of one host; unset, each process counts in memory."""
+
     def search_path(self, kind: Literal["tasks", "protocols"]) -> list[Path]:
         """The extra folders of ANNOTATE_TASKS_PATH or ANNOTATE_PROTOCOLS_PATH."""
         value = self.tasks_path if kind == "tasks" else self.protocols_path

@@ -9,7 +9,6 @@ asks for the name (unless the server was started for one annotator) and the toke
 from __future__ import annotations
 
 import inspect
-import os
 import time
 from pathlib import Path
 
@@ -25,9 +24,10 @@ from textual.widgets import Footer, Header, Input, Static
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import needs_token, sign_in_check
+from annotate.settings import settings
 from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
-from annotate.web.limits import LIMITS_ENV, SignInLimiter, name_key, wait_message
+from annotate.web.limits import SignInLimiter, name_key, wait_message
 
 SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
 """One message for both: the page must not tell which names exist. Every refusal, known name
@@ -136,7 +136,7 @@ class WebLabelApp(LabelApp):
         self.session: AnnotatorSession | None = None  # type: ignore[assignment]
         self.refusals = 0
         self.require_token = require_token
-        self.limiter = SignInLimiter(os.environ.get(LIMITS_ENV) or ":memory:")
+        self.limiter = SignInLimiter(settings().signin_limits or ":memory:")
         self.title = terminal_safe(ctx.spec.title)
         self.sub_title = terminal_safe(study)
         self.started = time.monotonic()

@@ -10,7 +10,6 @@ memory.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from urllib.parse import urlsplit
 
@@ -18,7 +17,8 @@ from sqlalchemy import Engine
 
 from annotate import install_hint
 from annotate.errors import UserError
-from annotate.web.limits import LIMITS_ENV, SignInLimiter
+from annotate.settings import settings
+from annotate.web.limits import SignInLimiter
 from annotate.web.server import allowed_origins
 
 SECRET_ENV = "ANNOTATE_WEB_SECRET"
@@ -47,13 +47,13 @@ def page_app(
     config = PageConfig(
         engine=engine,
         study=study,
-        secret=os.environ.get(SECRET_ENV) or secrets.token_urlsafe(32),
+        secret=settings().web_secret or secrets.token_urlsafe(32),
         origins=allowed_origins(host, port, public_url),
         require_tokens=require_tokens,
         secure=bool(public_url and public_url.startswith("https://")),
         annotator=annotator,
         poll_seconds=poll_seconds,
-        limiter=SignInLimiter(os.environ.get(LIMITS_ENV) or ":memory:"),
+        limiter=SignInLimiter(settings().signin_limits or ":memory:"),
     )
     return create_app(config)
 
