@@ -36,7 +36,7 @@ from sqlalchemy import Connection, Engine, func, insert, select
 
 from annotate.protocol.answers import describe, is_correct
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
-from annotate.protocol.views import Feedback, ItemView
+from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import lock_study, write_connection
 from annotate.store.models import GateDecision, Item, Label, StudyItem
 
@@ -272,6 +272,7 @@ def store_catch_answer(
     """Store a catch answer (phase "catch", marked right or wrong against gold)."""
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         already = conn.execute(
             select(func.count())
@@ -284,21 +285,20 @@ def store_catch_answer(
             )
         ).scalar()
         if not already:  # a retried commit: the stored answer stands
+            right = is_correct(ctx.spec, value, gold)
             conn.execute(
                 insert(label),
-                {
-                    "study_id": ctx.id,
-                    "item_id": item.item_id,
-                    "annotator_id": session.annotator_id,
-                    "phase": CATCH,
-                    "value": value,
-                    "correct": is_correct(ctx.spec, value, gold),
-                    "shown_at": item.shown_at,
-                    "answered_at": answered_at,
-                    "flag": flag,
-                    "comment": comment,
-                    "revisions": 0,
-                },
+                label_row(
+                    ctx.id,
+                    session.annotator_id,
+                    item,
+                    CATCH,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                ),
             )
     session.catch_items.discard(item.item_id)
 
@@ -408,25 +408,24 @@ def store_refresher_answer(
     """Store a refresher answer and give the training feedback for it."""
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         right = is_correct(ctx.spec, value, gold)
         mine = _answered(conn, ctx, session.annotator_id, REFRESHER)
         if item.item_id not in set(conn.execute(mine).scalars()):
             conn.execute(
                 insert(label),
-                {
-                    "study_id": ctx.id,
-                    "item_id": item.item_id,
-                    "annotator_id": session.annotator_id,
-                    "phase": REFRESHER,
-                    "value": value,
-                    "correct": right,
-                    "shown_at": item.shown_at,
-                    "answered_at": answered_at,
-                    "flag": flag,
-                    "comment": comment,
-                    "revisions": 0,
-                },
+                label_row(
+                    ctx.id,
+                    session.annotator_id,
+                    item,
+                    REFRESHER,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                ),
             )
         rows = conn.execute(
             select(label.c.correct).where(

@@ -14,7 +14,14 @@ from annotate.errors import UserError
 from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
 from annotate.store.engine import write_session
-from annotate.store.models import Annotator, GateDecision, Label, Study, utcnow
+from annotate.store.models import (
+    Annotator,
+    GateClosure,
+    GateDecision,
+    Label,
+    Study,
+    utcnow,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,54 @@ class Decision:
     decided_by: str
     decided_at: datetime
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Who closed training and when; a forced close with the warnings it went past and why."""
+
+    closed_by: str
+    closed_at: datetime
+    forced: bool
+    reason: str
+    warnings: list[str]
+
+    def describe(self) -> str:
+        return describe_closure(self.as_dict())
+
+    def as_dict(self) -> dict:
+        return {
+            "closed_by": self.closed_by,
+            "closed_at": self.closed_at.isoformat(timespec="seconds"),
+            "forced": self.forced,
+            "reason": self.reason,
+            "warnings": list(self.warnings),
+        }
+
+
+def describe_closure(closure: dict) -> str:
+    """One line for `gate`, the console and the report (from `Closure.as_dict()`)."""
+    text = f"Training closed by {closure['closed_by']} at {closure['closed_at']}"
+    if closure["forced"]:
+        warnings = closure["warnings"]
+        text += (
+            f", forced past {len(warnings)} warning(s) ({'; '.join(warnings)}); "
+            f"why: {closure['reason']}"
+        )
+    return text
+
+
+def latest_closure(session: Session, study_id: int) -> Closure | None:
+    """The study's last recorded close (None: open, or closed before schema 10)."""
+    c = session.scalars(
+        select(GateClosure)
+        .where(GateClosure.study_id == study_id)
+        .order_by(GateClosure.id.desc())  # type: ignore[union-attr]
+        .limit(1)
+    ).first()
+    if c is None:
+        return None
+    return Closure(c.closed_by, c.closed_at, c.forced, c.reason, list(c.warnings))
 
 
 @dataclass(frozen=True)
@@ -329,16 +384,39 @@ def preview_close(engine: Engine, ctx: StudyContext) -> GatePlan:
         return _plan_close(session, ctx)
 
 
-def close_training(engine: Engine, ctx: StudyContext, *, force: bool = False) -> list[Decision]:
+def close_training(
+    engine: Engine,
+    ctx: StudyContext,
+    *,
+    force: bool = False,
+    by: str = "researcher",
+    reason: str = "",
+) -> list[Decision]:
     """Median rule, in one batch: admit trainees with at least the minimum number of items and
     accuracy at or above the median of all trainees; refuse the others. Opens the test phase.
     Refuses (GateRefused, nothing written) when the plan has warnings, unless `force`; the plan
-    is computed again inside the write transaction, so it is exactly what gets decided."""
+    is computed again inside the write transaction, so it is exactly what gets decided. Who
+    closed it is stored; a close forced past warnings needs `reason`, stored with them."""
     _require_median(ctx)
     with write_session(engine) as session:
         plan = _plan_close(session, ctx)
         if plan.warnings and not force:
             raise GateRefused(plan)
+        forced = bool(plan.warnings)
+        if forced and not reason.strip():
+            raise UserError(
+                f"closing the gate past {len(plan.warnings)} warning(s) needs a reason "
+                "(--reason '...'): it is stored with who forced it"
+            )
+        session.add(
+            GateClosure(
+                study_id=ctx.id,
+                closed_by=by.strip() or "researcher",
+                forced=forced,
+                reason=reason.strip(),
+                warnings=list(plan.warnings),
+            )
+        )
         everyone = trainees(session, ctx.id)
         by_id = {t.annotator_id: t for t in everyone}
         made = []
@@ -456,6 +534,11 @@ def _as_decision(d: GateDecision, name: str) -> Decision:
         d.decided_at,
         d.reason,
     )
+
+
+def closure_of(engine: Engine, ctx: StudyContext) -> Closure | None:
+    with Session(engine) as session:
+        return latest_closure(session, ctx.id)
 
 
 def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:

@@ -87,7 +87,10 @@ class AnnotatorProgress:
     gate_reason: str | None
     test_done: int
     median_seconds: float | None
-    """Median seconds from showing an item to the answer, over all the annotator's answers."""
+    """Median seconds from showing an item to the answer, over the annotator's test answers
+    (as the report's datasheet counts them)."""
+    median_training_seconds: float | None
+    """The same over the training answers (training is usually slower: the feedback)."""
     last_activity: datetime | None
     flags: int
 
@@ -166,7 +169,9 @@ class _Person:
     training_correct: int = 0
     test_done: int = 0
     seconds: list[float] = field(default_factory=list)
-    """Seconds per answer, kept sorted (the median is the middle one)."""
+    """Seconds per test answer, kept sorted (the median is the middle one)."""
+    training_seconds: list[float] = field(default_factory=list)
+    """Seconds per training answer, kept sorted."""
     last: float | None = None
     """Latest answer (POSIX seconds)."""
     flags: int = 0
@@ -226,7 +231,8 @@ class ProgressTracker:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self.n_sample, self.quota = int(sizes.get(TEST, 0)), int(sizes.get(TRAINING, 0))
+            self.n_sample = int(sizes.get(TEST, 0))
+            self.quota = ctx.protocol.training_quota(int(sizes.get(TRAINING, 0)))
             self.sized = True
         revision = session.scalar(select(func.max(LabelRevision.id)))
         if revision != self.revision:  # a label's value changed: read the study afresh
@@ -281,7 +287,7 @@ class ProgressTracker:
             person = self.people[r.annotator_id]
             answered = as_utc(r.answered_at).timestamp()
             seconds = answered - as_utc(r.shown_at).timestamp()
-            insort(person.seconds, seconds)
+            insort(person.training_seconds if r.phase == TRAINING else person.seconds, seconds)
             person.last = answered if person.last is None else max(person.last, answered)
             person.flags += bool(r.flag)
             if r.phase == TRAINING:
@@ -357,6 +363,7 @@ class ProgressTracker:
             gate_reason=None if decision is None else decision_reason(decision),
             test_done=p.test_done,
             median_seconds=_median_of_sorted(p.seconds),
+            median_training_seconds=_median_of_sorted(p.training_seconds),
             last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
             flags=p.flags,
         )

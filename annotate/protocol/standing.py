@@ -187,12 +187,17 @@ def annotator_phase(admitted: bool | None, training_done: int, quota: int) -> st
 
 
 def training_quota(session: Session, study_id: int) -> int:
-    return int(
+    """Training items each annotator does: those the study drew, up to the protocol's
+    max_training_items_per_annotator (a crowd worker's batch)."""
+    drawn = int(
         session.scalar(
             select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
         )
         or 0
     )
+    protocol = session.scalar(select(Study.protocol).where(Study.id == study_id)) or {}
+    cap = protocol.get("max_training_items_per_annotator")
+    return drawn if cap is None else min(drawn, int(cap))
 
 
 def latest_decisions(session: Session, study_id: int) -> dict[int, GateDecision]:

@@ -159,7 +159,20 @@ def study_status(
         ],
         "warnings": warnings,
         **({"early_stop": saving} if saving is not None else {}),
+        **({"crowd": _crowd_counts(engine, ctx, now)} if ctx.study.crowd else {}),
     }
+
+
+def _crowd_counts(engine: Engine, ctx: StudyContext, now: datetime) -> dict[str, Any]:
+    """A crowd study's workers by outcome (their latest exit) and its abandoned sessions."""
+    from annotate.protocol import crowd
+
+    with Session(engine) as session:
+        return {
+            "platform": ctx.study.crowd["platform"] if ctx.study.crowd else None,
+            "outcomes": crowd.outcome_counts(session, ctx.id),
+            "abandoned_sessions": crowd.abandoned_visits(session, ctx, now),
+        }
 
 
 def early_stop_saving(k: int, rows: Sequence[tuple[int, int]]) -> dict[str, Any]:

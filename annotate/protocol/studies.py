@@ -119,8 +119,10 @@ def create_study(
     train_dataset_id: int | None = None,
     test_dataset_id: int | None = None,
     overrides: dict[str, Any] | None = None,
+    crowd: Any = None,
 ) -> StudyContext:
     """Create a study: draw the training items and the test sample with the protocol's seed.
+    `crowd`: a crowd_config.CrowdConfig for a study whose workers arrive by platform link.
 
     Training items come from a labelled dataset of the task (or of the task it trains on, as
     AX-b trains on RTE); when training and test come from the same dataset they never overlap.
@@ -187,6 +189,7 @@ def create_study(
             train_dataset_id=train.id if train else None,
             test_dataset_id=test.id or 0,
             state=TRAINING if training else TEST,
+            crowd=None if crowd is None else crowd.model_dump(mode="json"),
         )
         session.add(study)
         session.flush()

@@ -21,6 +21,7 @@ from annotate.completion import Rule
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
 from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
+from annotate.report.cells import pct
 from annotate.report.data.coding import CodedStudy
 from annotate.report.data.loading import StudyData, load_study_data
 from annotate.report.model.schema import (
@@ -38,11 +39,13 @@ from annotate.report.model.schema import (
     TiedUnit,
     Ties,
 )
+from annotate.report.sections.base import SectionInput
 from annotate.report.sections.catch import catch_report
 from annotate.report.sections.datasheet import build_datasheet
 from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
 from annotate.report.sections.flags import build_flags_report
 from annotate.report.sections.models import score_models
+from annotate.report.sections.registry import SECTIONS
 from annotate.report.sections.suspects import gold_suspects
 from annotate.report.stats.agreement_summary import study_agreement
 from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
@@ -63,6 +66,8 @@ from annotate.scoring.scorers import count_scored, gold_available, score_with_in
 from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
+NA = "n/a"
+"""A score the summary line cannot give."""
 
 
 def study_report(
@@ -79,7 +84,7 @@ def study_report(
     datasheet of the run (its cost estimated at `hourly_rate`, when given)."""
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
-    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
+    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models, engine=engine)
     # Where the study stands in its benchmark, without loading any other study.
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
@@ -106,11 +111,13 @@ def build_report(
     seed: int | None = None,
     models: Sequence[ModelPredictions] = (),
     aggregation_models: bool = True,
+    engine: Engine | None = None,
 ) -> StudyReport:
     """The report of a loaded study. `bootstrap` replicates (0: no intervals) are drawn with
     `seed` (default: the study's seed); ties are broken with the study's seed.
     `aggregation_models=False` leaves out Dawid–Skene and MACE (the report's slowest part,
-    about a second per 100 items), for callers that need only the scores."""
+    about a second per 100 items), for callers that need only the scores. The registry's
+    computed sections get `engine` (None: the report is built from the loaded data alone)."""
     spec, protocol = data.spec, data.protocol
     seed = protocol.seed if seed is None else seed
     bootstrap = max(0, int(bootstrap))
@@ -227,7 +234,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=gold_suspects(coded, final) if has_gold else [],
-        gate=_gate(data.gate_decisions, data.roster),
+        gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -245,6 +252,10 @@ def build_report(
         ),
     )
     report.summary = summary_line(report)
+    for section in SECTIONS:
+        if section.compute is not None:
+            inputs = SectionInput(data, coded, final, report, engine)
+            report.extra_sections[section.name] = section.compute(inputs)
     return report
 
 
@@ -330,7 +341,8 @@ def summary_line(report: StudyReport) -> str:
             text += (
                 " ("
                 + ", ".join(
-                    f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+                    f"{_metric_name(m)} {pct(report.scores[m].value, 'n/a')}"
+                    for m in report.metrics
                 )
                 + ")"
             )
@@ -342,7 +354,7 @@ def summary_line(report: StudyReport) -> str:
         parts.append(f"Human, {kind_name}: no labels yet")
     elif report.has_gold:
         values = ", ".join(
-            f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+            f"{_metric_name(m)} {pct(report.scores[m].value, 'n/a')}" for m in report.metrics
         )
         parts.append(f"Human, {kind_name} (n={n}): score undefined ({values})")
     else:
@@ -391,10 +403,6 @@ def _metric_name(metric: str) -> str:
         "spearman": "Spearman",
         "gender_parity": "gender parity",
     }.get(metric, metric)
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}"
 
 
 # --- ties, confusion, gate ------------------------------------------------------------------
@@ -473,7 +481,11 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]], roster: list[dict[str, str]]) -> Gate:
+def _gate(
+    decisions: list[dict[str, Any]],
+    roster: list[dict[str, str]],
+    closure: dict[str, Any] | None,
+) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -483,4 +495,5 @@ def _gate(decisions: list[dict[str, Any]], roster: list[dict[str, str]]) -> Gate
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
         roster=[RosterEntry(**m) for m in roster],
+        closure=closure,
     )

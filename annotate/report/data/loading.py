@@ -22,6 +22,7 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import UserError
 from annotate.protocol import flags, standing
+from annotate.protocol.gate import latest_closure
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
 TEST_PHASE = "test"
@@ -51,6 +52,9 @@ class StudyData:
     (as stored: text, number, dict or entity text), seconds (answered_at - shown_at)."""
     gate_decisions: list[dict[str, Any]] = field(default_factory=list)
     """Every gate decision of the study, oldest first."""
+    gate_closure: dict[str, Any] | None = None
+    """Who closed training and when, and why when forced (`gate.Closure.as_dict`); None while
+    open or for a gate closed before schema 10."""
     dev_class_counts: dict[str, int] | None = None
     """Gold class counts of the training (dev) dataset: the `dev-majority-class` tie rule."""
     excluded: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -146,6 +150,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
             {"name": m.name, "phase": m.phase, "gate": m.gate}
             for m in standing.roster(session, study.id)
         ]
+        closure = latest_closure(session, study.id)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
@@ -174,6 +179,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         items=items,
         labels=labels,
         gate_decisions=gate,
+        gate_closure=None if closure is None else closure.as_dict(),
         dev_class_counts=dev_counts,
         excluded=excluded,
         excluded_labels=excluded_labels,

@@ -5,17 +5,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from annotate.report.cells import METRIC_NAMES, Section, interval, pct, quoted_bounds
 from annotate.report.model.schema import BenchmarkReport, Datasheet, HeadlineInterval
-from annotate.report.render.table import (
-    METRIC_NAMES,
-    Section,
-    _md_cell,
-    _md_table,
-    _table,
-    interval,
-    pct,
-    quoted_bounds,
-)
+from annotate.report.render.markdown import _md_cell, _md_table
+from annotate.report.render.table import _table
 from annotate.terminal_text import SafeText as Text
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from annotate.errors import UserError
 from annotate.report.benchmark.published import published_row
+from annotate.report.cells import METRIC_NAMES, interval, pct, quoted_bounds
 from annotate.report.model.schema import (
     BenchmarkReport,
     Datasheet,
@@ -21,7 +22,6 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.render.figures import EXTRA_HINT
-from annotate.report.render.table import METRIC_NAMES, quoted_bounds
 from annotate.report.sections.datasheet import datasheet_sections
 
 SHORT_NAMES = {
@@ -48,6 +48,7 @@ SHORT_NAMES = {
     "glue/ax": "AX",
 }
 AVERAGE = ("Avg", "")
+LATEX_MISSING = "--"
 
 
 def _pandas_styler() -> None:
@@ -60,14 +61,14 @@ def _pandas_styler() -> None:
 def _cell(e: Estimate | None, intervals: str, quoted: HeadlineInterval | None = None) -> str:
     """A score with its interval: `quoted` (the task score's, by the one rule) when given."""
     if e is None or e.value is None:
-        return "--"
-    text = f"{e.value * 100:.1f}"
+        return LATEX_MISSING
+    text = pct(e.value)
     low, high = quoted_bounds(e, quoted)
     if low is None or high is None:
         return text
     if intervals == "pm":
-        return f"{text} $\\pm$ {(high - low) * 50:.1f}"
-    return f"{text} [{low * 100:.1f}, {high * 100:.1f}]"
+        return f"{text} $\\pm$ {pct((high - low) / 2)}"
+    return f"{text} {interval(low, high)}"
 
 
 def _sole(metrics: list[str], quoted: HeadlineInterval | None) -> HeadlineInterval | None:
@@ -75,8 +76,8 @@ def _sole(metrics: list[str], quoted: HeadlineInterval | None) -> HeadlineInterv
     return quoted if len(metrics) == 1 else None
 
 
-def _plain(value: float | None) -> str:
-    return "--" if value is None else f"{value * 100:.1f}"
+def _pct_or_dashes(value: float | None) -> str:
+    return pct(value, LATEX_MISSING)
 
 
 def _task_columns(task: str, metrics: list[str]) -> list[tuple[str, str]]:
@@ -126,10 +127,10 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     single = r.individual
     name = f"Human, mean single annotator ({single.task_score.n})"
     rows[name] = {
-        c: _plain(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
+        c: _pct_or_dashes(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
     }
     if len(r.metrics) > 1:
-        rows[name][AVERAGE] = _plain(single.task_score.mean)
+        rows[name][AVERAGE] = _pct_or_dashes(single.task_score.mean)
     for model in r.models:
         cells = {
             c: _cell((model.scores or {}).get(m), intervals, _sole(r.metrics, model.interval))
@@ -141,9 +142,9 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     published = published_row(r.task.split("/")[0])
     if published is not None and r.task in published.scores:
         scores = published.scores[r.task]
-        cells = {c: _plain(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
+        cells = {c: _pct_or_dashes(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
         if len(r.metrics) > 1 and all(m in scores for m in r.metrics):
-            cells[AVERAGE] = _plain(sum(scores[m] for m in r.metrics) / len(r.metrics))
+            cells[AVERAGE] = _pct_or_dashes(sum(scores[m] for m in r.metrics) / len(r.metrics))
         rows["Human, published (not measured here)"] = cells
     how = (
         "$\\pm$ half the width of the 95\\% interval"
@@ -186,8 +187,8 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         for t in r.tasks:
             scores = r.published.scores.get(t.task, {})
             for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
-                cells[c] = _plain(scores.get(m))
-        cells[AVERAGE] = _plain(r.published.average)
+                cells[c] = _pct_or_dashes(scores.get(m))
+        cells[AVERAGE] = _pct_or_dashes(r.published.average)
         rows["Human (published, not measured here)"] = cells
     name = {"glue": "GLUE", "superglue": "SuperGLUE"}.get(r.benchmark, r.benchmark)
     how = (

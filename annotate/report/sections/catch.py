@@ -13,7 +13,13 @@ from sqlmodel import Session
 
 from annotate.protocol import catch
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.report.model.schema import CatchAnnotator, CatchPoint, CatchReport
+from annotate.report.cells import pct
+from annotate.report.model.schema import (
+    CatchAnnotator,
+    CatchPoint,
+    CatchReport,
+)
+from annotate.report.sections.base import ReportSection
 from annotate.store.models import Annotator, Label, StudyItem
 
 
@@ -143,9 +149,9 @@ def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[lis
             [
                 a.name,
                 str(a.n),
-                "–" if a.accuracy is None else f"{a.accuracy * 100:.1f}",
-                "–" if a.recent_accuracy is None else f"{a.recent_accuracy * 100:.1f}",
-                "–" if a.threshold is None else f"{a.threshold * 100:.1f}",
+                pct(a.accuracy),
+                pct(a.recent_accuracy),
+                pct(a.threshold),
                 "DRIFT" if a.drifting else ("recovered" if a.first_drift_at else "ok"),
                 str(a.refresher_items),
                 trend,
@@ -159,3 +165,6 @@ def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[lis
     if c.warnings:
         sections.append(("Drift warnings", ["Warning"], [[w] for w in c.warnings]))
     return sections
+
+
+SECTION = ReportSection("catch", lambda r: catch_sections(r.catch))

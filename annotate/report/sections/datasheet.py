@@ -23,6 +23,7 @@ from annotate.report.model.schema import (
     AnnotatorTime,
     Attrition,
     Cost,
+    CrowdSessions,
     Datasheet,
     Estimate,
     Exclusion,
@@ -30,8 +31,9 @@ from annotate.report.model.schema import (
     StudyReport,
     TimeOnTask,
 )
+from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import wilson_interval
-from annotate.store.models import Annotator, Item, Label, StudyItem
+from annotate.store.models import Annotator, Item, Label, StudyItem, Visit
 
 TRAINING = "training"
 TEST = "test"
@@ -293,7 +295,38 @@ def build_datasheet(
         software_version=__version__,
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
+        crowd=crowd_sessions(engine, report.study),
     )
+
+
+def crowd_sessions(engine: Engine, study: str) -> CrowdSessions | None:
+    """Sessions, exits and pay of a crowd study, from its visits and the latest pay run."""
+    from sqlmodel import Session
+
+    from annotate.protocol import crowd, pay
+    from annotate.protocol.studies import load_study
+
+    ctx = load_study(engine, study)
+    if ctx.study.crowd is None:
+        return None
+    with Session(engine) as session:
+        seconds = pay.time_on_task(session, ctx.id)
+        n_sessions = session.scalar(
+            select(func.count()).select_from(Visit).where(Visit.study_id == ctx.id)
+        )
+        hourly, currency = pay.paid_hourly(session, ctx.id)
+        return CrowdSessions(
+            platform=str(ctx.study.crowd.get("platform")),
+            workers=len(seconds),
+            sessions=int(n_sessions or 0),
+            abandoned_sessions=crowd.abandoned_visits(session, ctx),
+            outcomes=crowd.outcome_counts(session, ctx.id),
+            median_session_minutes=float(np.median(list(seconds.values())) / 60)
+            if seconds
+            else None,
+            median_effective_hourly_pay=hourly,
+            currency=currency,
+        )
 
 
 # --- rendering as sections (title, headers, rows), shared by table, Markdown and HTML ---------
@@ -360,6 +393,21 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             f"(newest {d.schema_head})",
         ]
     )
+    if d.crowd is not None:
+        c = d.crowd
+        exits = ", ".join(f"{o} {n}" for o, n in c.outcomes.items() if n) or "none yet"
+        rows.append(
+            [
+                f"Crowd sessions ({c.platform})",
+                f"{c.workers} workers, {c.sessions} sessions, {c.abandoned_sessions} abandoned; "
+                f"median {_num(c.median_session_minutes)} min per worker (arrival to exit); "
+                f"exits: {exits}",
+            ]
+        )
+        pay_text = "no `annotate pay` run yet"
+        if c.median_effective_hourly_pay is not None:
+            pay_text = f"{c.median_effective_hourly_pay:.2f} {c.currency}/h (median, as paid)"
+        rows.append(["Effective hourly pay", pay_text])
     for assumption in d.assumptions:
         rows.append(["Assumption", str(assumption)])
     out: list[tuple[str, list[str], list[list[str]]]] = [("Datasheet of the run", ["", ""], rows)]
@@ -382,3 +430,8 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             )
         )
     return out
+
+
+SECTION = ReportSection(
+    "datasheet", lambda r: datasheet_sections(r.datasheet) if r.datasheet else []
+)

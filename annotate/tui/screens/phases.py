@@ -75,6 +75,21 @@ class WaitingScreen(MessageScreen):
         self.post_message(self.Recheck(self))
 
 
+class StudyCompleteScreen(MessageScreen):
+    """Someone opens a study whose test items all have their labels: told at once, before
+    any training that could lead nowhere."""
+
+    def title_text(self) -> str:
+        return "This study is complete"
+
+    def lines(self) -> list[str]:
+        return [
+            "Every test item already has all the labels it needs, so there is nothing to "
+            "label here and no training to do. Thank you for coming!",
+            "Press q to leave.",
+        ]
+
+
 class RejectedScreen(MessageScreen):
     def title_text(self) -> str:
         return "Thank you for your work"

@@ -48,14 +48,21 @@ COLUMNS = (
     "Phase",
     "Training",
     "Acc.",
-    "Gate",
-    "Reason",
     "Test",
-    "Med. s",
-    "Last activity",
+    "Test s",
     "Agree",
     "Flags",
+    "Last activity",
+    "Gate",
+    "Reason",
 )
+"""The counts first, so they fit in 80 columns; the gate's reason (a sentence) last, cut to
+REASON_WIDTH, in full in the detail line of the selected annotator."""
+REASON_WIDTH = 18
+
+
+def clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def histogram_text(progress: StudyProgress) -> Text:
@@ -102,14 +109,28 @@ def annotator_cells(
         Text(a.phase),
         Text(f"{a.training_done}/{a.training_quota}"),
         Text(share(a.training_accuracy)),
-        Text(a.gate, style={"admitted": "green", "rejected": "red"}.get(a.gate, "")),
-        Text(a.gate_reason or DASH),
         Text(str(a.test_done)),
         Text(number(a.median_seconds)),
-        Text(ago(a.last_activity, now) if now is not None else DASH),
         Text(share(agreement)),
         Text(str(a.flags), style="bold yellow" if a.flags else ""),
+        Text(ago(a.last_activity, now) if now is not None else DASH),
+        Text(a.gate, style={"admitted": "green", "rejected": "red"}.get(a.gate, "")),
+        Text(clipped(a.gate_reason or DASH, REASON_WIDTH)),
     ]
+
+
+def annotator_detail(a: AnnotatorProgress) -> Text:
+    """The selected annotator in full: the gate's reason uncut, and the median seconds per
+    answer of each phase, labelled (the table's "Test s" is the report's: test answers)."""
+    text = Text(a.name, style="bold")
+    text.append(f" · gate {a.gate}")
+    if a.gate_reason:
+        text.append(f": {a.gate_reason}")
+    text.append(
+        f" · median seconds per answer: training {number(a.median_training_seconds)}, "
+        f"test {number(a.median_seconds)}"
+    )
+    return text
 
 
 @dataclass(frozen=True)
@@ -177,6 +198,7 @@ class StudyScreen(LiveScreen[StudyData]):
                 yield Static("", id="study-histogram")
             yield Static("", id="study-warnings", markup=False)
             yield DataTable(id="annotators", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="annotator-detail", markup=False)
             yield Static("", id="catch-title", markup=False)
             yield DataTable(id="catch", cursor_type="none", zebra_stripes=True)
         yield Footer()
@@ -239,6 +261,21 @@ class StudyScreen(LiveScreen[StudyData]):
             table.add_row(*annotator_cells(a, now, self.agreement.get(a.name)), key=a.name)
         if data.annotators:
             table.move_cursor(row=min(row, len(data.annotators) - 1))
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        """The detail line follows the table's cursor."""
+        detail = self.query_one("#annotator-detail", Static)
+        table = self.query_one("#annotators", DataTable)
+        people = self.progress.annotators if self.progress is not None else []
+        if not people or not table.row_count:
+            detail.update("")
+            return
+        detail.update(annotator_detail(people[min(table.cursor_row, len(people) - 1)]))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "annotators":
+            self.show_detail()
 
     def show_warnings(self) -> None:
         """The status warnings at the app's "now" (from the progress already read), then the
