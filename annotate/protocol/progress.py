@@ -10,7 +10,7 @@ reads themselves (bench/bench_console.py measures it).
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -314,9 +314,10 @@ class ProgressTracker:
             # The window is the last 15 minutes, or the time since the first test label
             # when that is shorter: 2 minutes into the test phase, 2 minutes' labels.
             since = max(now - RECENT, began)
-            recent = len(self.test_times) - bisect_left(self.test_times, since.timestamp())
+            upto = bisect_right(self.test_times, now.timestamp())  # none after `now`
+            recent = upto - bisect_left(self.test_times, since.timestamp())
             rate_recent, window = _rate(recent, since, now), now - since
-            rate_overall = _rate(len(self.test_times), began, now)
+            rate_overall = _rate(upto, began, now)
         speed = rate_recent or rate_overall
         eta = timedelta(hours=needed / speed) if needed and speed else None
         anyone = any(d.admitted for d in decisions.values())

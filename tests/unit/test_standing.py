@@ -149,6 +149,8 @@ async def test_every_front_end_agrees_on_where_the_studies_stand(
         gate = cli("gate", study, "--format", "json").json()
         screen = await console_view(workspace.engine, study)
         seen[study] = status
+        if study == "early":  # finished by early stops: nothing left to wait for
+            assert "ETA: complete" in screen["text"]
         # Completeness and state.
         complete, total = status["items_complete"], status["items_total"]
         assert report["sample"]["n_items_complete"] == complete == show["items_complete"]
@@ -163,6 +165,12 @@ async def test_every_front_end_agrees_on_where_the_studies_stand(
         assert {n: (r["Phase"].strip(), r["Gate"].strip()) for n, r in screen["rows"].items()} == (
             roster
         )
+        # The datasheet counts the same roster.
+        attrition = report["datasheet"]["attrition"]
+        verdicts = [gate for _, gate in roster.values()]
+        assert attrition["admitted"] == verdicts.count("admitted")
+        assert attrition["rejected"] == verdicts.count("rejected")
+        assert attrition["completed_training"] <= attrition["started_training"]
         # Agreement with the majority: the report's, in the console's Agree column.
         agree = {a["name"]: a["agrees_with_majority"] for a in report["annotators"]}
         for name, row in screen["rows"].items():
@@ -177,6 +185,9 @@ async def test_every_front_end_agrees_on_where_the_studies_stand(
     assert any("7 of 20 items are tied" in w for w in ties["warnings"])
     hana = next(a for a in ties["annotators"] if a["name"] == "hana")
     assert (hana["phase"], hana["gate"], hana["test_done"]) == ("test", "admitted", 0)
+    attrition = reports["ties"]["datasheet"]["attrition"]  # hana admitted, never trained
+    assert (attrition["started_training"], attrition["completed_training"]) == (2, 2)
+    assert attrition["admitted"] == 3 and attrition["abandoned_names"] == ["hana"]
     median = {a["name"]: a["phase"] for a in seen["median"]["annotators"]}
     assert median == {"ann": "test", "bo": "test", "zed": "rejected"}
     assert seen["median"]["state"] == "complete"
