@@ -94,6 +94,18 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str) -> 
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def settle(pilot: Pilot) -> None:
+    """Wait until the screen stands still: no scroll under way or just ended (a focus change
+    scrolls its container smoothly), and no animation running or scheduled."""
+
+    def still() -> bool:
+        return not any(w.is_scrolling for w in pilot.app.screen.query("*"))
+
+    await wait_until(pilot, still, "the screen to stop scrolling")
+    await pilot.wait_for_scheduled_animations()
+    await wait_until(pilot, still, "the screen to stop scrolling")
+
+
 async def start(pilot: Pilot) -> None:
     """Leave the guidelines screen."""
     await pilot.pause()

@@ -52,7 +52,7 @@ from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
 from tests import fixtures as fx
-from tests.tui.support import QUICK_TEST, build_study, wait_until, without_labels
+from tests.tui.support import QUICK_TEST, build_study, settle, wait_until, without_labels
 from tests.tui.task_data import (
     COPA_DEV,
     COPA_TEST,
@@ -466,6 +466,9 @@ class TestCurationScreens:
             await wait_until(
                 pilot, lambda: pilot.app.screen.query_one("#problems").display, "problems"
             )
+            # The focus moves to the first field at fault and its column scrolls to it: the
+            # picture waits for the scroll to end (it was once taken mid-scroll).
+            await settle(pilot)
             steady(pilot.app)
 
         assert snap_compare(app, terminal_size=size, run_before=run_before)

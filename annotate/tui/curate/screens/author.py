@@ -96,7 +96,10 @@ class AuthorScreen(Screen[None]):
         box = self.query_one("#problems", Static)
         box.update(problems_text(problems))
         box.display = True
-        self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise")).focus()
+        field = self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise"))
+        # Focus once the box has taken its room, so the column is scrolled (or not) for the
+        # layout the curator sees: focused at once, the scroll raced the layout.
+        self.call_after_refresh(field.focus)
 
     def action_save(self) -> None:
         self.query_one(DiffView).show(*self._sentences(), warn=True)  # submitted: judge it
