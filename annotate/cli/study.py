@@ -185,11 +185,31 @@ def annotator_add(
     if not token:
         annotator = add_annotator(engine, name)
         say(f"annotator {annotator.name!r} added")
-        return
-    from annotate.protocol.tokens import add_annotator_with_token
+    else:
+        from annotate.protocol.tokens import add_annotator_with_token
 
-    annotator, secret = add_annotator_with_token(engine, name)
-    _print_token_once(f"annotator {annotator.name!r} added with a token", secret)
+        annotator, secret = add_annotator_with_token(engine, name)
+        _print_token_once(f"annotator {annotator.name!r} added with a token", secret)
+    _warn_lookalikes(engine, annotator.name)
+
+
+def _warn_lookalikes(engine, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Two names one to the eye (Cyrillic "аna", Latin "ana"): say so, and how they differ."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from annotate.cli.output import warn
+    from annotate.protocol.names import confusable_with, spelled_out
+    from annotate.store.models import Annotator
+
+    with Session(engine) as session:
+        others = list(session.scalars(select(Annotator.name)))
+    for other in confusable_with(name, others):
+        apart = "; ".join(s for s in (spelled_out(name), spelled_out(other)) if s)
+        warn(
+            f"warning: {name!r} looks like the existing annotator {other!r}"
+            + (f" (they differ in: {apart})" if apart else "")
+        )
 
 
 @annotator_app.command("token")
@@ -215,19 +235,23 @@ def annotator_list(
     from sqlalchemy import select
     from sqlmodel import Session
 
+    from annotate.protocol.names import confusable_with
     from annotate.store.models import Annotator
 
     with Session(options(ctx).workspace().engine) as session:
+        everyone = list(session.scalars(select(Annotator).order_by(Annotator.name)))
+        names = [a.name for a in everyone]
         rows = [
             {
                 "id": a.id,
                 "name": a.name,
+                "looks_like": confusable_with(a.name, names),
                 "token": a.token_hash is not None,
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
                 "synthetic": a.synthetic,
             }
-            for a in session.scalars(select(Annotator).order_by(Annotator.name))
+            for a in everyone
         ]
     if fmt is Format.json:
         print_json(rows)
@@ -241,6 +265,7 @@ def annotator_list(
             ("failed_logins", "Refused logins"),
             ("created_at", "Added"),
             ("synthetic", "Synthetic"),
+            ("looks_like", "Looks like"),
         ],
         title="Annotators",
     )
