@@ -284,7 +284,7 @@ def _open_lock_file(path: str) -> int | None:
     read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
     for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
         try:
-            return os.open(path, flags, 0o666)
+            return os.open(path, flags, 0o600)
         except OSError:
             continue
     return None
