@@ -26,6 +26,7 @@ from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Pha
 from annotate.protocol.studies import TEST
 from annotate.store.engine import is_disconnect
 from annotate.text import terminal_safe
+from annotate.tui.crash import SafeCrash
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.wording import count_of
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # later screens load after the first one is on the terminal (
 T = TypeVar("T")
 
 
-class LabelApp(App[None]):
+class LabelApp(SafeCrash, App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False  # annotators get the keys they need, nothing else
     BINDINGS = [

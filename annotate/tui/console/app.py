@@ -21,6 +21,7 @@ from annotate.protocol.studies import StudyContext, load_study
 from annotate.text import terminal_safe
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.studies import StudiesScreen
+from annotate.tui.crash import SafeCrash
 
 POLL_SECONDS = 1.0
 """How often the console checks the store for changes (updates show within 2 s)."""
@@ -32,7 +33,7 @@ def utc_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(SafeCrash, App[None]):
     CSS_PATH = "console.tcss"
     ENABLE_COMMAND_PALETTE = False  # every action has its key in the footer and in help
     TITLE = "annotate console"
