@@ -248,6 +248,21 @@ def is_disconnect(exc: BaseException) -> bool:
     return sqlstate.startswith(PG_CONNECTION_SQLSTATES)
 
 
+def is_full_disk(exc: BaseException) -> bool:
+    """SQLite could not write: the disk (or the quota) is full. Nothing is written; the same
+    write succeeds once there is room."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    text_ = str(exc.orig).lower()
+    return "disk is full" in text_ or "no space left" in text_ or "disk quota" in text_
+
+
+def is_held(exc: BaseException) -> bool:
+    """A failure a screen waits out (retrying) instead of crashing: the server went away, or
+    the disk is full. Either way nothing was lost and the same call may succeed later."""
+    return is_disconnect(exc) or is_full_disk(exc)
+
+
 def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
     reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
     return StoreUnreachable(

@@ -12,12 +12,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from textual.app import App
 from textual.binding import Binding
 
 from annotate.login import login_name
 from annotate.protocol.progress import ChangeStamp, change_stamp
 from annotate.protocol.studies import StudyContext, load_study
+from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.studies import StudiesScreen
@@ -78,9 +80,25 @@ class ConsoleApp(SafeCrash, App[None]):
         """The study's context, read fresh (its state may have changed since)."""
         return load_study(self.engine, name)
 
+    store_away = False
+    """The last change check found the store unreachable (said once, until it is back)."""
+
     def check_for_changes(self) -> None:
-        """The cheap check; the screen on top reloads only when something changed."""
-        stamp = change_stamp(self.engine)
+        """The cheap check; the screen on top reloads only when something changed. While the
+        store is away the console says so once and checks again at the next tick."""
+        try:
+            stamp = change_stamp(self.engine)
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            if not self.store_away:
+                self.store_away = True
+                self.notify_error("store unreachable, retrying… (the view is kept as it was)")
+            return
+        if self.store_away:
+            self.store_away = False
+            self.notify("The store is back.", markup=False)
+            self.stamp = None  # read everything again
         if stamp == self.stamp:
             return
         self.stamp = stamp
