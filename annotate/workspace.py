@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,19 @@ class Workspace:
     engine: Engine
 
 
+def _create_private_file(database: str | None) -> None:
+    """A new SQLite store is made mode 0600 (its -wal and -shm files follow its mode)."""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if path.exists() or not path.parent.is_dir():
+        return  # an existing store keeps its mode; a missing folder is reported later
+    from annotate.store.backup import create_private
+
+    with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+        create_private(path)
+
+
 def open_workspace(
     db: str | None = None, *, create: bool = False, any_schema: bool = False
 ) -> Workspace:
@@ -33,6 +47,8 @@ def open_workspace(
     schema is refused (annotate/store/schema.py) unless `any_schema` (backup, migrate)."""
     url = resolve_url(db)
     engine = make_engine(url)
+    if create and engine.dialect.name == "sqlite":
+        _create_private_file(engine.url.database)
     if not create and engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:" and not Path(database).exists():

@@ -30,7 +30,7 @@ from annotate.cli import (
 from annotate.cli.context import app
 from annotate.cli.examples import attach as attach_examples
 from annotate.errors import UserError
-from annotate.text import terminal_safe
+from annotate.text import redacted, terminal_safe
 
 __all__ = [
     "admin",
@@ -66,14 +66,14 @@ def main() -> None:
     except UserError as exc:
         if debug_requested():
             traceback.print_exc()
-        typer.echo(f"error: {terminal_safe(str(exc))}", err=True)
+        typer.echo(f"error: {terminal_safe(redacted(str(exc)))}", err=True)
         sys.exit(EXIT_ERROR)
     except Exception as exc:
         if not _lost_store(exc):
             raise
         if debug_requested():
             traceback.print_exc()
-        reason = terminal_safe(str(exc.orig).strip().splitlines()[0])
+        reason = terminal_safe(redacted(str(exc.orig).strip().splitlines()[0]))
         typer.echo(
             f"error: the store is unreachable ({reason}); check that the database server is "
             "running and reachable, then run the command again",

@@ -29,4 +29,7 @@ def console_command(
     from annotate.tui.console.app import create_console_app
 
     ws = options(ctx).workspace()
-    create_console_app(ws.engine, study, researcher=researcher).run()
+    tui = create_console_app(ws.engine, study, researcher=researcher)
+    tui.run()
+    if tui.return_code:  # the app crashed (its traceback is printed): not a success
+        raise typer.Exit(tui.return_code)

@@ -37,6 +37,8 @@ def label_command(
         authenticate(ws.engine, name, ask_token(name))
     tui = create_app(ws.engine, study, name, create_annotator=create)
     tui.run()
+    if tui.return_code:  # the app crashed (its traceback is printed): not a success
+        raise typer.Exit(tui.return_code)
     progress = tui.session.progress()
     say(
         f"{name}: {progress.training_done} training and {progress.stream_done} test answers "

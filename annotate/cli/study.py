@@ -98,6 +98,26 @@ def study_create(
         crowd=crowd,
     )
     data = _study_detail(ws.engine, name)
+    asked = study.protocol.training_items
+    if data["training_items"] < asked:
+        from annotate.cli.output import warn
+
+        shared = study.study.train_dataset_id == study.study.test_dataset_id
+        why = (
+            f"the test sample uses dataset {study.study.test_dataset_id}, which training "
+            "shares, and the two never overlap"
+            if shared
+            else f"dataset {study.study.train_dataset_id} has no more"
+        )
+        warn(
+            f"warning: {count_of(data['training_items'], 'training item')} instead of the "
+            f"{asked} asked for: {why}"
+            + (
+                "; nobody will be trained or gated (a smaller --sample leaves some)"
+                if not data["training_items"]
+                else ""
+            )
+        )
     if fmt is Format.json:
         print_json(data)
         return
@@ -246,13 +266,33 @@ def annotator_add(
             print_json({"annotator": annotator.name, "token": None})
             return
         say(f"annotator {annotator.name!r} added")
-        return
-    from annotate.protocol.tokens import add_annotator_with_token
+    else:
+        from annotate.protocol.tokens import add_annotator_with_token
 
-    annotator, secret = add_annotator_with_token(engine, name)
-    _print_token_once(
-        f"annotator {annotator.name!r} added with a token", annotator.name, secret, fmt
-    )
+        annotator, secret = add_annotator_with_token(engine, name)
+        _print_token_once(
+            f"annotator {annotator.name!r} added with a token", annotator.name, secret, fmt
+        )
+    _warn_lookalikes(engine, annotator.name)
+
+
+def _warn_lookalikes(engine, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Two names one to the eye (Cyrillic "аna", Latin "ana"): say so, and how they differ."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from annotate.cli.output import warn
+    from annotate.protocol.names import confusable_with, spelled_out
+    from annotate.store.models import Annotator
+
+    with Session(engine) as session:
+        others = list(session.scalars(select(Annotator.name)))
+    for other in confusable_with(name, others):
+        apart = "; ".join(s for s in (spelled_out(name), spelled_out(other)) if s)
+        warn(
+            f"warning: {name!r} looks like the existing annotator {other!r}"
+            + (f" (they differ in: {apart})" if apart else "")
+        )
 
 
 @annotator_app.command("token")
@@ -285,20 +325,24 @@ def annotator_list(
     from sqlalchemy import select
     from sqlmodel import Session
 
+    from annotate.protocol.names import confusable_with
     from annotate.store.models import Annotator
 
     with Session(options(ctx).workspace().engine) as session:
+        everyone = list(session.scalars(select(Annotator).order_by(Annotator.name)))
+        names = [a.name for a in everyone]
         rows = [
             {
                 "id": a.id,
                 "name": a.name,
+                "looks_like": confusable_with(a.name, names),
                 "token": a.token_hash is not None,
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
                 "synthetic": a.synthetic,
                 "platform": a.platform,  # never the platform id: `annotator show NAME` has it
             }
-            for a in session.scalars(select(Annotator).order_by(Annotator.name))
+            for a in everyone
         ]
     if fmt is Format.json:
         print_json(rows)
@@ -313,6 +357,7 @@ def annotator_list(
             ("created_at", "Added"),
             ("synthetic", "Synthetic"),
             ("platform", "Platform"),
+            ("looks_like", "Looks like"),
         ],
         title="Annotators",
     )

@@ -21,6 +21,13 @@ from typing import Any
 from annotate.errors import DataFileError
 from annotate.specs import TaskSpec
 
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""The longest line a data file may have (16 MiB; a MultiRC paragraph line is some 10 KiB).
+A longer one is refused with its line number instead of being read into memory whole."""
+MAX_JSON_DEPTH = 64
+"""How deeply a JSON line may nest (GLUE/SuperGLUE lines nest 4 levels at most)."""
+MAX_ID_CHARS = 200
+
 csv.field_size_limit(1 << 30)  # passages can be long; the default 128 KiB limit is arbitrary
 
 
@@ -48,7 +55,16 @@ def _decoded_lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
     """(1-based line number, text without line ending) for each line; a line that is not valid
     text in `encoding` is an error naming that line. A leading BOM is dropped."""
     with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
+        number = 0
+        while raw := f.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise DataFileError(
+                    path,
+                    number,
+                    f"line longer than the limit of {MAX_LINE_BYTES // (1024 * 1024)} MiB "
+                    "(is this a data file of the task?)",
+                )
             try:
                 text = raw.decode(encoding)
             except UnicodeDecodeError as exc:
@@ -200,6 +216,10 @@ def read_table(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
         source_id = row[columns.id].strip() if columns.id is not None else str(number)
         if not source_id:
             raise DataFileError(path, line, "empty id")
+        if len(source_id) > MAX_ID_CHARS:
+            raise DataFileError(
+                path, line, f"id of {len(source_id)} characters (at most {MAX_ID_CHARS})"
+            )
         fields = {name: (row[i] if i is not None else "") for name, i in columns.fields}
         gold = None
         if columns.label is not None:
@@ -229,11 +249,48 @@ def _json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]
         except json.JSONDecodeError as exc:
             reason = f"JSON syntax error: {exc.msg} (column {exc.colno})"
             raise DataFileError(path, number, reason) from None
+        except RecursionError:
+            raise DataFileError(
+                path, number, f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            ) from None
+        except ValueError as exc:  # e.g. an integer of more than 4300 digits
+            raise DataFileError(path, number, f"JSON value refused: {exc}") from None
         if not isinstance(obj, dict):
             raise DataFileError(path, number, "expected one JSON object per line")
+        problem = _json_problem(obj)
+        if problem:
+            raise DataFileError(path, number, problem)
         yield number, obj
     if not seen_any:
         raise DataFileError(path, 1, "the file is empty")
+
+
+def _json_problem(value: Any, depth: int = 0) -> str | None:
+    """Why a parsed JSON value cannot be stored or shown: nesting past MAX_JSON_DEPTH, or a
+    lone surrogate (JSON's `\\ud800` escape parses, but is no Unicode text and fails later
+    in every report and export)."""
+    if depth > MAX_JSON_DEPTH:
+        return f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (
+                f"text with a lone surrogate {value[exc.start]!r} at character "
+                f"{exc.start + 1} (not valid Unicode)"
+            )
+        return None
+    if isinstance(value, dict):
+        items: Any = [*value.keys(), *value.values()]
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    for part in items:
+        problem = _json_problem(part, depth + 1)
+        if problem:
+            return problem
+    return None
 
 
 def _lookup(obj: dict[str, Any], dotted: str) -> tuple[bool, Any]:
@@ -256,7 +313,10 @@ def _first_present(obj: dict[str, Any], candidates: list[str]) -> tuple[bool, An
 def _id_text(value: Any, path: Path, line: int) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise DataFileError(path, line, f"id {value!r} is not an integer or text")
-    return str(value).strip()
+    text = str(value).strip()
+    if len(text) > MAX_ID_CHARS:
+        raise DataFileError(path, line, f"id of {len(text)} characters (at most {MAX_ID_CHARS})")
+    return text
 
 
 def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:

@@ -179,14 +179,37 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's list)."""
+
+
+def neutralised(text: str) -> str:
+    """Text from people (comments, names, item text) as a spreadsheet shows it, never runs
+    it: a cell that would start a formula gets a leading apostrophe. A number ("-0.5") is
+    left alone: it is no formula."""
+    if not text.startswith(FORMULA_STARTS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text
+
+
 def csv_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
     """A CSV table with a header row; cells quoted only where needed (commas, quotes, line
-    breaks in comments)."""
+    breaks in comments). Text cells that a spreadsheet would run as a formula (= + - @) are
+    neutralised (`neutralised`); numbers the tool computed are written as they are."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([neutralised(c) for c in columns])
     for row in rows:
-        writer.writerow([text_cell(row.get(c)) for c in columns])
+        cells = []
+        for c in columns:
+            value = row.get(c)
+            cell = text_cell(value)
+            cells.append(neutralised(cell) if isinstance(value, str) else cell)
+        writer.writerow(cells)
     return buffer.getvalue().encode("utf-8")
 
 

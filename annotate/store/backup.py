@@ -34,6 +34,41 @@ def pg_dump_hint(engine: Engine, target: Path) -> str:
     )
 
 
+PARTIAL_PREFIX = "."
+PRIVATE_MODE = 0o600
+"""Stores and their backups are readable by their owner alone: they hold every answer,
+comment and annotator name (and the tokens' hashes)."""
+
+
+def create_private(path: Path) -> None:
+    """Create `path` empty with mode 0600 (before SQLite opens it: SQLite would make it with
+    the umask's mode, usually readable by everyone)."""
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_MODE))
+
+
+def remove_leftovers(target: Path) -> list[Path]:
+    """Delete the half-written copies a killed backup left beside `target` (the process that
+    wrote `.NAME.partial-PID` is gone); a live backup's copy stays."""
+    removed = []
+    for leftover in target.parent.glob(f"{PARTIAL_PREFIX}{target.name}.partial-*"):
+        pid = leftover.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        leftover.unlink(missing_ok=True)
+        removed.append(leftover)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
 def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Backup:
     """Copy the SQLite store behind `engine` to `target` (a new file)."""
     if engine.dialect.name != "sqlite":
@@ -46,9 +81,11 @@ def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Ba
         raise UserError(f"{target} exists already (use --overwrite to replace it)")
     if not target.parent.is_dir():
         raise UserError(f"no folder {target.parent} to write the backup in")
-    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    remove_leftovers(target)
+    partial = target.with_name(f"{PARTIAL_PREFIX}{target.name}.partial-{os.getpid()}")
     raw = engine.raw_connection()  # a pooled connection, with the store's pragmas
     try:
+        create_private(partial)  # the copy holds every label and name: the owner's alone
         copy = sqlite3.connect(partial)
         try:
             raw.driver_connection.backup(copy)  # type: ignore[union-attr]

@@ -203,6 +203,34 @@ class StoreUnreachable(UserError):
     """The database server cannot be reached (stopped, restarting, network gone)."""
 
 
+REFUSALS = (
+    "does not exist",  # database "x" / role "x" does not exist
+    "password authentication failed",
+    "no pg_hba.conf entry",
+    "permission denied for database",
+)
+"""What a PostgreSQL server that is up says to a wrong URL: waiting will not help."""
+
+
+class StoreRefused(UserError):
+    """The server answered and refused this database, role or password."""
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The server's refusal of the connection (wrong database, role or password), or None.
+    psycopg gives no SQLSTATE for a failed connection: its message tells."""
+    orig = getattr(exc, "orig", exc)
+    if type(orig).__module__.split(".")[0] != "psycopg":
+        return None
+    text_ = str(orig)
+    if not any(r in text_ for r in REFUSALS):
+        return None
+    fatal = [
+        line for line in text_.splitlines() if "FATAL" in line or any(r in line for r in REFUSALS)
+    ]
+    return (fatal[-1] if fatal else text_.splitlines()[0]).strip()
+
+
 def is_disconnect(exc: BaseException) -> bool:
     """Whether the store failed because its server went away, not because of the query: the
     same transaction may succeed once the server is back."""
@@ -213,10 +241,27 @@ def is_disconnect(exc: BaseException) -> bool:
     orig = exc.orig
     if type(orig).__module__.split(".")[0] != "psycopg":
         return False  # SQLite has no server to lose
+    if refusal(exc) is not None:
+        return False  # the server is there and said no: a wrong URL, not an outage
     sqlstate = getattr(orig, "sqlstate", None)
     if sqlstate is None:
         return isinstance(exc, OperationalError)  # no answer at all: the connection failed
     return sqlstate.startswith(PG_CONNECTION_SQLSTATES)
+
+
+def is_full_disk(exc: BaseException) -> bool:
+    """SQLite could not write: the disk (or the quota) is full. Nothing is written; the same
+    write succeeds once there is room."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    text_ = str(exc.orig).lower()
+    return "disk is full" in text_ or "no space left" in text_ or "disk quota" in text_
+
+
+def is_held(exc: BaseException) -> bool:
+    """A failure a screen waits out (retrying) instead of crashing: the server went away, or
+    the disk is full. Either way nothing was lost and the same call may succeed later."""
+    return is_disconnect(exc) or is_full_disk(exc)
 
 
 def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
@@ -239,6 +284,11 @@ def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None
         try:
             return work()
         except (DBAPIError, StoreUnreachable) as exc:
+            if isinstance(exc, DBAPIError) and (said := refusal(exc)) is not None:
+                raise StoreRefused(
+                    f"the store {describe_store(engine)} refused the connection ({said}): "
+                    "check the database name, the role and its password in the URL"
+                ) from None
             if isinstance(exc, DBAPIError) and not is_disconnect(exc):
                 raise
             if time.monotonic() + delay > deadline:
@@ -290,7 +340,7 @@ def _open_lock_file(path: str) -> int | None:
     read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
     for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
         try:
-            return os.open(path, flags, 0o666)
+            return os.open(path, flags, 0o600)
         except OSError:
             continue
     return None

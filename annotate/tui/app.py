@@ -27,8 +27,9 @@ from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect
+from annotate.store.engine import is_disconnect, is_held
 from annotate.text import terminal_safe
+from annotate.tui.crash import SafeCrash
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.wording import count_of
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # later screens load after the first one is on the terminal (
 T = TypeVar("T")
 
 
-class LabelApp(App[None]):
+class LabelApp(SafeCrash, App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False  # annotators get the keys they need, nothing else
     BINDINGS = [
@@ -170,8 +171,42 @@ class LabelApp(App[None]):
         """Import the screens that come after the guidelines while the annotator reads them."""
         from annotate.tui.screens import feedback, help, item, phases  # noqa: F401
 
-    async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
-        """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
+    # --- the one path for a store that is away -------------------------------------------------
+    def hold(self, retry: Callable[[], object], attempt: int, what: str) -> None:
+        """The store is unreachable (or its disk full): say so, and `retry` after a growing
+        pause. Every store call a screen makes comes here on such a failure, never to a
+        crash: nothing was written, and the calls are safe to repeat."""
+        delay = min(self.RECONNECT_FIRST_S * 2**attempt, self.RECONNECT_MAX_S)
+        self.clear_notifications()
+        self.notify(
+            f"store unreachable, retrying… ({what}; next try in {delay:g} s)",
+            severity="warning",
+            timeout=delay + 1,
+            markup=False,
+        )
+        self.set_timer(delay, retry)
+
+    def back_after_hold(self, attempt: int) -> None:
+        if attempt:
+            self.clear_notifications()
+            self.notify("The store is back.", markup=False)
+
+    async def show_next(
+        self, item: ItemView | None = None, *, fetched: bool = False, attempt: int = 0
+    ) -> None:
+        """Show what the engine says comes next (`item`, when the caller already `fetched` it);
+        held and retried while the store is away."""
+        try:
+            await self._show_next(item, fetched=fetched)
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            retry = partial(self.show_next, item, fetched=fetched, attempt=attempt + 1)
+            self.hold(retry, attempt, "the next item waits")
+            return
+        self.back_after_hold(attempt)
+
+    async def _show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
         from annotate.tui.screens.item import ItemScreen
         from annotate.tui.screens.phases import (
             FinishedScreen,
@@ -237,7 +272,18 @@ class LabelApp(App[None]):
         if not self.session.heartbeat():  # waiting counts as time on task, while it is live
             self._continued_elsewhere()
             return
-        if self.session.phase() is not Phase.WAITING:
+        try:
+            waiting = self.session.phase() is Phase.WAITING
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            self.notify(  # the waiting screen asks again by itself
+                "store unreachable, retrying… (the screen checks again shortly)",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if not waiting:
             await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------
@@ -256,17 +302,10 @@ class LabelApp(App[None]):
         except ContinuedElsewhere:
             return  # the screen says so already: nothing was stored
         except DBAPIError as exc:
-            if not is_disconnect(exc):
+            if not is_held(exc):
                 raise
-            delay = min(self.RECONNECT_FIRST_S * 2**attempt, self.RECONNECT_MAX_S)
-            self.clear_notifications()
-            self.notify(
-                f"store unreachable, retrying… (your answer is kept; next try in {delay:g} s)",
-                severity="warning",
-                timeout=delay + 1,
-                markup=False,
-            )
-            self.set_timer(delay, partial(self._answer_until_stored, message, attempt + 1))
+            retry = partial(self._answer_until_stored, message, attempt + 1)
+            self.hold(retry, attempt, "your answer is kept")
             return
         if attempt:
             self.clear_notifications()
@@ -350,9 +389,22 @@ class LabelApp(App[None]):
             self.notify(f"Previous answer changed to: {text}", markup=False)
         self.pop_screen()
 
-    def on_item_screen_revise_requested(self, message: ItemScreen.ReviseRequested) -> None:
+    def on_item_screen_revise_requested(
+        self, message: ItemScreen.ReviseRequested, attempt: int = 0
+    ) -> None:
         if not self._is_current(message):
             return
+        try:
+            self._open_revision()
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            retry = partial(self.on_item_screen_revise_requested, message, attempt + 1)
+            self.hold(retry, attempt, "your last answer opens when it is back")
+            return
+        self.back_after_hold(attempt)
+
+    def _open_revision(self) -> None:
         last = self.session.last_answer()
         if last is None:
             self.notify("There is no earlier test answer to revise.", markup=False)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import inspect
 import time
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -25,6 +27,7 @@ from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import needs_token, sign_in_check
 from annotate.settings import settings
+from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
 from annotate.web.limits import SignInLimiter, name_key, wait_message
@@ -155,7 +158,23 @@ class WebLabelApp(LabelApp):
             return
         self.push_screen(SignInScreen(self.study, self.fixed_annotator))
 
-    def on_sign_in_screen_submitted(self, message: SignInScreen.Submitted) -> None:
+    def on_sign_in_screen_submitted(
+        self, message: SignInScreen.Submitted, attempt: int = 0
+    ) -> None:
+        """Check the sign-in; while the store is away the page says so and tries again (the
+        hold path of every screen), instead of crashing with the typed token in a traceback."""
+        try:
+            self._signed_in(message)
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            message.screen.refuse("store unreachable, retrying…", field="token")
+            retry = partial(self.on_sign_in_screen_submitted, message, attempt + 1)
+            self.hold(retry, attempt, "signing in")
+            return
+        self.back_after_hold(attempt)
+
+    def _signed_in(self, message: SignInScreen.Submitted) -> None:
         name = self.fixed_annotator or message.name
         if not name:
             message.screen.refuse("Type your annotator name.", field="name")

@@ -291,6 +291,40 @@ async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
         assert failed == limits.FREE_TRIES
 
 
+async def test_sign_in_while_the_store_is_away_says_so_and_retries(
+    workspace, served_study, monkeypatch
+):
+    """29.1: an unreachable store at sign-in is no crash (whose traceback would carry the
+    typed token): the page says "store unreachable, retrying" and signs in once it is back."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    from annotate.tui.screens.guidelines import GuidelinesScreen
+    from annotate.web.app import SignInScreen, WebLabelApp
+    from tests.tui.support import wait_until
+
+    app = WebLabelApp(workspace.engine, served_study)
+    app.RECONNECT_FIRST_S = app.RECONNECT_MAX_S = 0.05
+    real = app._may_sign_in
+    away = {"on": True, "calls": 0}
+
+    def checked(*args, **kwargs):
+        away["calls"] += 1
+        if away["on"]:
+            raise OperationalError("SELECT", {}, psycopg.OperationalError("server closed"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app, "_may_sign_in", checked)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"ana", "enter", "enter")
+        await wait_until(pilot, lambda: away["calls"] >= 2, "a retry")
+        assert isinstance(app.screen, SignInScreen) and app.is_running
+        error = str(app.screen.query_one("#signin-error").visual)
+        assert "store unreachable, retrying" in error
+        away["on"] = False
+        await wait_until(pilot, lambda: isinstance(app.screen, GuidelinesScreen), "signed in")
+
+
 # --- the command -------------------------------------------------------------------------------
 
 

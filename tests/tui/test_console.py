@@ -522,3 +522,14 @@ async def test_a_training_flag_offers_no_exclusion_and_items_are_named_as_the_ta
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, FlagsScreen)  # nothing offered, nothing pushed
+
+
+async def test_the_study_name_reaches_the_terminal_title_sanitised(workspace, tmp_path):
+    """29.6: Textual writes the sub-title to the terminal's title; a name with ESC must not
+    drive the terminal."""
+    rte_study(workspace.engine, tmp_path, name="t\x1b]0;pwned\x07x", train=1, test=2)
+    app = console(workspace.engine, "t\x1b]0;pwned\x07x")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await arrive(pilot, StudyScreen)
+        assert "\x1b" not in app.sub_title and "\x07" not in app.sub_title
+        assert "␛" in app.sub_title

@@ -215,3 +215,33 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     assert cli("backup", str(target)).code == 1
     assert cli("backup", str(target), "--overwrite").code == 0
     assert not list(tmp_path.glob(".copy.db.partial-*"))
+
+
+def test_stores_and_backups_are_private_and_a_killed_backups_leftover_goes(
+    cli, tmp_path: Path, monkeypatch
+):
+    """29.7: the store and its backup are mode 0600 whatever the umask; a `.NAME.partial-PID`
+    that a killed backup left (its process gone) is removed by the next backup, not a live one's."""
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    old = os.umask(0o022)  # the usual: files readable by everyone
+    try:
+        store = tmp_path / "private.db"
+        ws = open_workspace(f"sqlite:///{store}", create=True)
+        assert stat.S_IMODE(store.stat().st_mode) == 0o600
+        dead = subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        )
+        gone = tmp_path / f".copy.db.partial-{int(dead.stdout)}"
+        gone.write_bytes(b"half a copy")
+        live = tmp_path / f".copy.db.partial-{os.getppid()}"  # a running process: kept
+        live.write_bytes(b"in progress")
+        copy = backup_store(ws.engine, tmp_path / "copy.db")
+        assert stat.S_IMODE(copy.path.stat().st_mode) == 0o600
+        assert not gone.exists() and live.exists()
+        ws.engine.dispose()
+    finally:
+        os.umask(old)

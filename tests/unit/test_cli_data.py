@@ -161,3 +161,53 @@ def test_study_create_names_datasets_by_split_or_file_and_counts_training_items(
     wrong = cli("study", "create", "c", "--task", "superglue/rte", "--train", "holdout")
     assert wrong.code == 1 and "no dataset of superglue/rte is 'holdout'" in wrong.stderr
     assert "val.jsonl, dev" in wrong.stderr
+
+
+def test_a_sample_that_uses_up_the_shared_dataset_warns_of_zero_training_items(cli, tmp_path: Path):
+    """29.7: training and test from one dataset never overlap; `--sample all` takes it whole
+    and leaves no training item: said at once, not found out at the gate."""
+    from tests.engine_helpers import rte_rows, write_jsonl
+
+    write_jsonl(tmp_path / "RTE" / "val.jsonl", rte_rows(8))
+    assert (
+        cli("import", "superglue/rte", tmp_path / "RTE" / "val.jsonl", "--split", "test").code == 0
+    )
+    made = cli(
+        "study",
+        "create",
+        "all-of-it",
+        "--task",
+        "superglue/rte",
+        "--protocol",
+        "quick",
+        "--train",
+        "test",
+        "--test",
+        "test",
+        "--training-items",
+        "4",
+        "--sample",
+        "all",
+    )
+    assert made.code == 0, made.stderr
+    told = " ".join(made.stderr.split())
+    assert "warning: 0 training items instead of the 4 asked for" in told
+    assert "which training shares" in told and "nobody will be trained" in told
+    fine = cli(
+        "study",
+        "create",
+        "some",
+        "--task",
+        "superglue/rte",
+        "--protocol",
+        "quick",
+        "--train",
+        "test",
+        "--test",
+        "test",
+        "--training-items",
+        "4",
+        "--sample",
+        "4",
+    )
+    assert fine.code == 0 and "warning" not in fine.stderr

@@ -775,3 +775,36 @@ def test_export_mistakes_are_one_line_errors(cli, workspace, tmp_path: Path, arg
 def test_export_of_an_unknown_study(cli, workspace, tmp_path: Path):
     result = cli("export", "nope", "--to", tmp_path, "--format", "labels")
     assert result.code == 1 and "no study named 'nope'" in result.stderr
+
+
+def test_csv_cells_that_would_run_as_formulas_are_neutralised(cli, workspace, tmp_path: Path):
+    """29.6: comments and names that start a spreadsheet formula (= + - @) come out as text,
+    opened with pandas as a spreadsheet would read them; numbers stay numbers."""
+    import pandas as pd
+
+    from annotate.protocol.session import AnnotatorSession
+    from tests.engine_helpers import rte_study
+
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        name="f",
+        train=1,
+        test=3,
+        annotators_per_item=1,
+        training_items=0,
+        gate_min_items=0,
+    )
+    comments = ['=HYPERLINK("http://evil.example","x")', "+1+cmd|' /C calc'!A0", "@SUM(A1)"]
+    session = AnnotatorSession.open(workspace.engine, "f", "-ana", create_annotator=True)
+    for comment in comments:
+        item = session.next_item()
+        assert item is not None
+        session.submit(item, "entailment", flag=True, comment=comment)
+    out = tmp_path / "out"
+    assert cli("export", "f", "--to", out, "--format", "labels").code == 0
+    table = pd.read_csv(out / "labels.csv", dtype=str)
+    assert sorted(table["comment"]) == sorted("'" + c for c in comments)
+    assert set(table["annotator"]) == {"'-ana"}
+    assert all(not str(v).startswith(("=", "+", "-", "@")) for v in table.to_numpy().ravel())
+    assert pd.read_csv(out / "labels.csv")["seconds"].dtype.kind == "f"  # numbers untouched

@@ -198,6 +198,7 @@ def test_same_file_twice_is_not_duplicated(workspace, tmp_path: Path):
 
 # --- bad input: one clear error naming file and line; the store is unchanged -----------------
 
+GOOD_RTE = '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": 0}\n'
 BAD_INPUTS = [
     ("glue/mrpc", "dev.tsv", fx.MRPC_DEV + "1\t9\t9\tonly four fields\n", 4, "ragged row"),
     (
@@ -232,6 +233,49 @@ BAD_INPUTS = [
         "missing key 'premise'",
     ),
     ("glue/qqp", "train.tsv", fx.SST2_DEV, 1, "no header row naming the task's columns"),
+    # 29.5: hostile lines are refused with file:line, not a traceback later
+    (
+        "superglue/rte",
+        "val.jsonl",
+        GOOD_RTE + '{"premise": "a\\ud800b", "hypothesis": "b", "label": "entailment", "idx": 1}\n',
+        2,
+        "lone surrogate",
+    ),
+    ("superglue/rte", "val.jsonl", GOOD_RTE + "[" * 100_000 + "]" * 100_000 + "\n", 2, "nested"),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        GOOD_RTE
+        + '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": '
+        + "9" * 5000
+        + "}\n",
+        2,
+        "JSON value refused",
+    ),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        GOOD_RTE
+        + '{"premise": "a", "hypothesis": "b", "label": "entailment", "idx": "'
+        + "7" * 300
+        + '"}\n',
+        2,
+        "id of 300 characters",
+    ),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        GOOD_RTE + '{"premise": "' + "[" * 70 + "]" * 70 + '"}\n',
+        2,
+        "missing key",  # brackets inside a string are text, not nesting
+    ),
+    (
+        "superglue/rte",
+        "val.jsonl",
+        GOOD_RTE + '{"premise": ' + "[" * 70 + "]" * 70 + "}\n",
+        2,
+        "nested deeper than 64",
+    ),
 ]
 
 
@@ -253,6 +297,20 @@ def test_bad_file_names_line_and_reason_and_changes_nothing(
     with Session(workspace.engine) as s:
         assert [d.id for d in s.exec(select(Dataset))] == [good.dataset_id]
         assert len(s.exec(select(Item)).all()) == good.n_items
+
+
+def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """29.5: a 2 GiB line is refused by its line number (the limit, shrunk here to 1 KiB, is
+    the same code path as the documented 16 MiB)."""
+    from annotate.formats import readers
+
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1024)
+    path = fx.write_text(tmp_path / "val.jsonl", GOOD_RTE + '{"premise": "' + "x" * 5000 + '"}\n')
+    with pytest.raises(DataFileError, match=r"val\.jsonl:2: line longer than the limit"):
+        import_file(workspace.engine, specs.load_task("superglue/rte"), path)
+    assert n_datasets(workspace) == 0
 
 
 def test_invalid_utf8_names_the_line(workspace, tmp_path: Path):

@@ -207,6 +207,21 @@ def test_latex_table_of_the_human_row_compiles_with_booktabs(cli, workspace, tmp
     _compiles(tex, tmp_path)
 
 
+def test_latex_maps_control_characters_and_placeholders_to_ascii(cli, workspace, tmp_path):
+    """29.6: a study name with ESC and a right-to-left override gives LaTeX that pdflatex
+    compiles: no control character, and none of the sanitiser's ␛ / ⟨RLO⟩ either."""
+    name = "diag\x1b[2J\u202eevil"
+    diagnostic_study(workspace, tmp_path, name=name)
+    result = cli("report", name, "--format", "latex", "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    tex = result.stdout
+    assert "\x1b" not in tex and "\u202e" not in tex
+    assert "␛" not in tex and "⟨" not in tex and "⟩" not in tex
+    assert "diag[U+001B][2J[RLO]evil" in tex
+    assert all(ch.isprintable() or ch in "\n\t" for ch in tex)
+    _compiles(tex, tmp_path)
+
+
 # --- the datasheet -----------------------------------------------------------------------------
 
 
@@ -352,3 +367,23 @@ def test_a_task_with_two_studies_must_be_chosen(cli, workspace):
     chosen = report_json(cli, "--benchmark", "glue", "--bootstrap", "0", "--study", "rte-again")
     assert {t["study"] for t in chosen["tasks"]} == {"m", "mm", "rte-again"}
     assert cli("report", "rte", "--benchmark", "glue").code != 0
+
+
+def test_figures_of_names_the_font_lacks_draw_without_a_warning(workspace, tmp_path):
+    """29.6: a name with a glyph the font has not (an emoji) draws quietly: matplotlib's
+    per-glyph warnings would land between the report's lines."""
+    import warnings
+
+    from annotate.report.build import study_report
+    from annotate.report.render.figures import write_figures
+
+    pytest.importorskip("matplotlib")
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate([E, N, C, E])]
+    labels = {str(i): [g, g, N] for i, g in enumerate([E, N, C, E])}
+    names = ["a\x7fdel", "b\x1b[31m", "c"]  # drawn as ␡ and ␛: glyphs DejaVu Sans lacks
+    add_study(workspace.engine, "quiet", "glue/mnli-m", items, labels, annotators=names)
+    report = study_report(workspace.engine, "quiet", bootstrap=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        written = write_figures(report, tmp_path / "figures")
+    assert written and caught == []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -298,9 +299,15 @@ def _render(spec: FigureSpec, fmt: str) -> bytes:
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(
-        {"svg.hashsalt": "annotate", "svg.fonttype": "none", "pdf.fonttype": 42}
+    # A name with a character the font lacks (an emoji, a placeholder) makes matplotlib warn
+    # per glyph on stderr, between the report's lines: the figure is drawn all the same.
+    with (
+        warnings.catch_warnings(),
+        matplotlib.rc_context(
+            {"svg.hashsalt": "annotate", "svg.fonttype": "none", "pdf.fonttype": 42}
+        ),
     ):
+        warnings.simplefilter("ignore")
         fig = Figure(figsize=(WIDTH, spec.height))
         ax = fig.add_subplot()
         spec.draw(ax)

@@ -23,6 +23,7 @@ from annotate.report.model.schema import (
 )
 from annotate.report.render.figures import EXTRA_HINT
 from annotate.report.sections.datasheet import datasheet_sections
+from annotate.text import terminal_safe
 
 SHORT_NAMES = {
     "superglue/boolq": "BoolQ",
@@ -232,8 +233,19 @@ def _datasheet_table(d: Datasheet | None, study: str) -> str:
     )
 
 
+_CONTROL_PICTURES = {0x2400 + c: f"[U+{c:04X}]" for c in range(0x20)} | {0x2421: "[U+007F]"}
+_PLACEHOLDERS = {**_CONTROL_PICTURES, ord("⟨"): "[", ord("⟩"): "]"}
+
+
+def latex_safe(text: str) -> str:
+    """LaTeX that pdflatex compiles: control characters (made visible by the terminal
+    sanitiser, as ␛ or ⟨RLO⟩) become ASCII, [U+001B] and [RLO]; pdflatex has no glyph for
+    the placeholders themselves."""
+    return terminal_safe(text).translate(_PLACEHOLDERS)
+
+
 def render_latex(report: StudyReport | BenchmarkReport, intervals: str = "brackets") -> str:
     _pandas_styler()
     if isinstance(report, BenchmarkReport):
-        return benchmark_latex(report, intervals)
-    return study_latex(report, intervals)
+        return latex_safe(benchmark_latex(report, intervals))
+    return latex_safe(study_latex(report, intervals))

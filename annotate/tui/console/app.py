@@ -12,15 +12,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from textual.app import App
 from textual.binding import Binding
 
 from annotate.login import login_name
 from annotate.protocol.progress import ChangeStamp, change_stamp
 from annotate.protocol.studies import StudyContext, load_study
+from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.studies import StudiesScreen
+from annotate.tui.crash import SafeCrash
 
 POLL_SECONDS = 1.0
 """How often the console checks the store for changes (updates show within 2 s)."""
@@ -32,7 +35,7 @@ def utc_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(SafeCrash, App[None]):
     CSS_PATH = "console.tcss"
     ENABLE_COMMAND_PALETTE = False  # every action has its key in the footer and in help
     TITLE = "annotate console"
@@ -77,9 +80,25 @@ class ConsoleApp(App[None]):
         """The study's context, read fresh (its state may have changed since)."""
         return load_study(self.engine, name)
 
+    store_away = False
+    """The last change check found the store unreachable (said once, until it is back)."""
+
     def check_for_changes(self) -> None:
-        """The cheap check; the screen on top reloads only when something changed."""
-        stamp = change_stamp(self.engine)
+        """The cheap check; the screen on top reloads only when something changed. While the
+        store is away the console says so once and checks again at the next tick."""
+        try:
+            stamp = change_stamp(self.engine)
+        except DBAPIError as exc:
+            if not is_held(exc):
+                raise
+            if not self.store_away:
+                self.store_away = True
+                self.notify_error("store unreachable, retrying… (the view is kept as it was)")
+            return
+        if self.store_away:
+            self.store_away = False
+            self.notify("The store is back.", markup=False)
+            self.stamp = None  # read everything again
         if stamp == self.stamp:
             return
         self.stamp = stamp

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from annotate.curation.desk import CurationDesk
 from annotate.curation.review import ReviewFilter
 from annotate.text import terminal_safe
+from annotate.tui.crash import SafeCrash
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
 from annotate.tui.curate.screens.confirm import ConfirmDiscard
@@ -21,7 +22,7 @@ from annotate.tui.curate.screens.review import ReviewScreen
 AUTHOR, REVIEW, ADJUDICATE = "author", "review", "adjudicate"
 
 
-class CurateApp(App[None]):
+class CurateApp(SafeCrash, App[None]):
     CSS_PATH = "curate.tcss"
     ENABLE_COMMAND_PALETTE = False  # curators get the keys they need, nothing else
     # Ctrl+Q, not q: in authoring mode every letter goes into a text box.

@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from textual.screen import Screen
 
 from annotate.errors import UserError
-from annotate.store.engine import is_disconnect
+from annotate.store.engine import is_held
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ class LiveScreen(Screen[None], Generic[T]):
             app.call_from_thread(app.notify_error, str(exc))
             return
         except DBAPIError as exc:
-            if not is_disconnect(exc):
+            if not is_held(exc):
                 raise
             app.call_from_thread(
                 app.notify_error,

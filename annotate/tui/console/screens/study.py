@@ -29,6 +29,7 @@ from annotate.protocol.status import progress_warnings
 from annotate.protocol.studies import StudyContext
 from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
+from annotate.text import terminal_safe
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
 
@@ -204,7 +205,8 @@ class StudyScreen(LiveScreen[StudyData]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.app.sub_title = self.ctx.study.name
+        # Textual writes the title to the terminal's own title too: never raw
+        self.app.sub_title = terminal_safe(self.ctx.study.name)
         keys = self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
         self.columns = dict(zip(COLUMNS, keys, strict=True))
         self.query_one("#annotators", DataTable).focus()

@@ -1,0 +1,166 @@
+"""29.2: with the store away (a PostgreSQL stop, a full disk) no screen crashes: the console's
+change check and every annotator screen hold, say "store unreachable, retrying", and go on
+when it is back."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import psycopg
+from sqlalchemy.exc import OperationalError
+
+from annotate.errors import UserError
+from annotate.tui.app import create_app
+from annotate.tui.console.app import create_console_app
+from annotate.tui.screens.guidelines import GuidelinesScreen
+from annotate.tui.screens.item import ItemScreen
+from annotate.tui.screens.phases import WaitingScreen
+from tests import fixtures as fx
+from tests.tui.support import (
+    QUICK_TEST,
+    build_study,
+    start,
+    wait_until,
+    without_labels,
+)
+
+GONE = OperationalError("SELECT 1", {}, psycopg.OperationalError("server closed the connection"))
+FULL = OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+
+
+class Outage:
+    """Makes one of the session's methods fail with `error` until `end()`."""
+
+    def __init__(self, monkeypatch, target, name: str, error: Exception) -> None:
+        self.real = getattr(target, name)
+        self.on = True
+        self.calls = 0
+
+        def failing(*args, **kwargs):
+            self.calls += 1
+            if self.on:
+                raise error
+            return self.real(*args, **kwargs)
+
+        monkeypatch.setattr(target, name, failing)
+
+    def end(self) -> None:
+        self.on = False
+
+
+def said(app) -> list[str]:
+    """Every notification the app gave (toasts come and go: the record stays)."""
+    if not hasattr(app, "said"):
+        app.said = []
+        real = app.notify
+
+        def notify(message, *args, **kwargs):
+            app.said.append(str(message))
+            return real(message, *args, **kwargs)
+
+        app.notify = notify
+    return app.said
+
+
+def told(app, words: str) -> bool:
+    return any(words in m for m in said(app))
+
+
+def quick_app(workspace, tmp_path, **overrides):
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        dev=fx.SG_RTE,
+        test=without_labels(fx.SG_RTE),
+        overrides={**QUICK_TEST, **overrides},
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    app.RECONNECT_FIRST_S = app.RECONNECT_MAX_S = 0.05
+    said(app)
+    return study, app
+
+
+async def test_enter_at_the_guidelines_holds_while_the_store_is_away(
+    workspace, tmp_path, monkeypatch
+):
+    _, app = quick_app(workspace, tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        outage = Outage(monkeypatch, app.session, "next_item", GONE)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: outage.calls >= 2, "a retry")
+        assert isinstance(app.screen, GuidelinesScreen) and app.is_running
+        assert told(app, "store unreachable, retrying")
+        outage.end()
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the first item")
+
+
+async def test_u_and_a_full_disk_after_a_refused_answer_hold(workspace, tmp_path, monkeypatch):
+    _, app = quick_app(workspace, tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        await pilot.press("1", "enter")  # one test answer stored: there is one to revise
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the next item")
+        outage = Outage(monkeypatch, app.session, "last_answer", GONE)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: outage.calls >= 2, "a retry of u")
+        assert app.is_running and not app.screen.revising
+        outage.end()
+        await wait_until(pilot, lambda: app.screen.revising, "the revision screen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.screen.revising, "back at the item")
+
+        def refused(*args, **kwargs):
+            raise UserError("this answer was refused")
+
+        monkeypatch.setattr(app.session, "submit_and_next", refused)
+        disk = Outage(monkeypatch, app.session, "next_item", FULL)
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: disk.calls >= 2, "a retry of the next item")
+        assert app.is_running
+        disk.end()
+        await wait_until(pilot, lambda: told(app, "The store is back"), "recovery")
+
+
+async def test_the_waiting_screen_holds_while_the_store_is_away(workspace, tmp_path, monkeypatch):
+    _, app = quick_app(workspace, tmp_path, training_items=2, gate_min_items=2, gate_rule="manual")
+    app.poll_seconds = 0.05
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        for _ in range(2):
+            await pilot.press("1", "enter")
+            await pilot.pause()
+            if not isinstance(app.screen, WaitingScreen):
+                await pilot.press("enter")  # past the feedback
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "waiting")
+        outage = Outage(monkeypatch, app.session, "phase", GONE)
+        await wait_until(pilot, lambda: outage.calls >= 3, "rechecks in the outage")
+        assert app.is_running and isinstance(app.screen, WaitingScreen)
+        assert told(app, "store unreachable, retrying")
+
+
+async def test_the_console_change_check_holds_while_the_store_is_away(
+    workspace, tmp_path, monkeypatch
+):
+    import annotate.tui.console.app as console_app
+
+    study, _ = quick_app(workspace, tmp_path)
+    app = create_console_app(workspace.engine, study, researcher="rhea")
+    said(app)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause()
+        real = console_app.change_stamp
+
+        def gone(engine):
+            raise GONE
+
+        monkeypatch.setattr(console_app, "change_stamp", gone)
+        app.check_for_changes()
+        app.check_for_changes()
+        await pilot.pause()
+        assert app.is_running and app.store_away
+        assert sum("store unreachable, retrying" in m for m in said(app)) == 1  # said once
+        monkeypatch.setattr(console_app, "change_stamp", real)
+        app.check_for_changes()
+        assert told(app, "The store is back") and not app.store_away

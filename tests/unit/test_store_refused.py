@@ -1,0 +1,46 @@
+"""29.7: a PostgreSQL server that is up but refuses the URL (no such database, no such role,
+a wrong password) is reported as that at once, not as "unreachable" after 30 seconds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from annotate.store.engine import is_disconnect, refusal
+
+
+def test_a_refused_connection_is_no_outage():
+    import psycopg
+
+    said = 'connection failed: connection to server at "127.0.0.1", port 5432 failed: FATAL:  database "nope" does not exist'
+    exc = OperationalError("connect", {}, psycopg.OperationalError(said))
+    assert refusal(exc) is not None and 'database "nope" does not exist' in refusal(exc)
+    assert not is_disconnect(exc)
+    gone = OperationalError("connect", {}, psycopg.OperationalError("connection refused"))
+    assert refusal(gone) is None and is_disconnect(gone)
+
+
+@pytest.mark.postgres
+def test_a_wrong_database_or_role_is_said_at_once(postgres_admin_url: str):
+    base = postgres_admin_url.rsplit("/", 1)[0]
+    scheme, rest = base.split("://", 1)
+    host = rest.rsplit("@", 1)[-1]
+    for url, words in (
+        (f"{base}/no_such_database_here", 'database "no_such_database_here" does not exist'),
+        (f"{scheme}://no_such_role_here@{host}/postgres", "no_such_role_here"),
+    ):
+        started = time.monotonic()
+        run = subprocess.run(
+            [sys.executable, "-m", "annotate", "--db", url, "status", "any"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert time.monotonic() - started < 15  # not the 30 s of waiting for a server
+        assert run.returncode == 1, run.stderr
+        assert run.stderr.startswith("error: ") and words in run.stderr
+        assert "unreachable" not in run.stderr and "Traceback" not in run.stderr
