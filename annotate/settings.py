@@ -51,6 +51,15 @@ class Settings(BaseModel):
     """Set by `annotate serve` for the sessions it starts (not by hand): whether an annotator
     must give a token to sign in."""
 
+    web_secret: str | None = None
+    """The key that signs the browser page's session cookies (`annotate serve STUDY`): give
+    every process or host serving one study the same value, so a cookie is good on all of
+    them. Unset: each server makes its own, valid while it runs."""
+
+    signin_limits: str | None = None
+    """The file in which `annotate serve` counts refused sign-ins, shared by the processes of
+    one server (set by `serve` itself; unset: counted in memory)."""
+
     def search_path(self, kind: Literal["tasks", "protocols"]) -> list[Path]:
         """The extra folders of ANNOTATE_TASKS_PATH or ANNOTATE_PROTOCOLS_PATH."""
         value = self.tasks_path if kind == "tasks" else self.protocols_path
