@@ -56,6 +56,12 @@ EXAMPLES: dict[str, list[str]] = {
         'annotate flags rte-2026 --exclude 17 --reason "the premise is truncated"',
     ],
     "simulate": ["annotate simulate rte-2026 --annotators 10 --accuracy 0.85 --close-gate"],
+    "pay": [
+        "annotate pay rte-prolific --hourly-rate 12 --base-pay 2 --format prolific --to bonus.csv"
+    ],
+    "survey": ["annotate survey rte-prolific --to survey.csv"],
+    "study crowd": ["annotate study crowd rte-prolific --url https://annotate.example.org/"],
+    "annotator show": ["annotate annotator show w01"],
     "curate": ["annotate curate import diag diagnostic-full.tsv", "annotate curate stats diag"],
     "study": ["annotate study list"],
     "study create": [

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotate import specs
-from annotate.export.human_answers import source_value
+from annotate.export.human_answers import numeric_key, source_value
 from annotate.progress_hook import ProgressHook, silent
 from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
@@ -54,10 +54,6 @@ def _utc(moment: datetime) -> datetime:
 
 def _timestamp(moment: datetime) -> str:
     return _utc(moment).isoformat(timespec="microseconds")
-
-
-def _numeric_key(text: str) -> tuple[int, int, str]:
-    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
 def label_table(
@@ -111,7 +107,7 @@ def label_table(
             "comment": comment,
         }
         if spec.kind == "multi_answer" and isinstance(value, dict):
-            for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
+            for answer in sorted(value, key=lambda a: numeric_key(str(a))):
                 out.append(
                     {
                         **base,
