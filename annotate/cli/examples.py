@@ -25,6 +25,12 @@ EXAMPLES: dict[str, list[str]] = {
         "annotate import SST-2 ~/glue_data/SST-2/dev.tsv",
         "annotate import examples/toy/toy.toml examples/toy/dev.jsonl --split dev --map text=title",
     ],
+    "import-labels": [
+        "annotate import-labels crowd.csv --task superglue/rte --study rte-crowd "
+        "--map item=pair,annotator=worker,label=answer",
+        "annotate import-labels Batch_123_batch_results.csv --format mturk --study rte-mturk "
+        "--dataset superglue/rte:test",
+    ],
     "datasets": ["annotate datasets", "annotate datasets --format json"],
     "demo": ["annotate demo", "annotate demo --simulate --dir demo-run"],
     "export": [
