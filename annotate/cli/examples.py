@@ -27,9 +27,7 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "import-labels": [
         "annotate import-labels crowd.csv --task superglue/rte --study rte-crowd "
-        "--map item=pair,annotator=worker,label=answer",
-        "annotate import-labels Batch_123_batch_results.csv --format mturk --study rte-mturk "
-        "--dataset superglue/rte:test",
+        "--map item=pair,annotator=worker,label=answer --values 'entailment=yes,not_entailment=no'"
     ],
     "datasets": ["annotate datasets", "annotate datasets --format json"],
     "demo": ["annotate demo", "annotate demo --simulate --dir demo-run"],
