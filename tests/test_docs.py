@@ -61,3 +61,33 @@ def test_the_site_builds_strictly(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "site" / "reference" / "index.html").exists()
+
+
+def test_the_example_protocol_is_the_superglue_one_with_its_three_changes():
+    from annotate.specs import load_protocol
+
+    ours = load_protocol(str(ROOT / "examples" / "protocols" / "lab-2026.toml")).model_dump()
+    paper = load_protocol("superglue-2019").model_dump()
+    changed = {k for k in paper if k in ours and ours[k] != paper[k]}
+    assert {"test_sample", "tie_rule", "catch_rate"} <= changed
+    assert changed - {"test_sample", "tie_rule", "catch_rate"} <= {
+        "name",
+        "description",
+        "source",
+        "seed",
+        "assumptions",
+        "task_overrides",
+    }
+
+
+def test_the_example_model_answers_every_demo_rte_test_item():
+    import json
+
+    from annotate import specs
+    from annotate.scoring.predictions import read_predictions
+
+    folder = ROOT / "examples" / "models" / "roberta"
+    predictions = read_predictions(folder / "RTE.jsonl", specs.load_task("superglue/rte"))
+    demo = ROOT / "annotate" / "demo_data" / "rte" / "test.jsonl"
+    ids = {str(json.loads(line)["idx"]) for line in demo.read_text().splitlines()}
+    assert {str(i) for i in predictions.predictions} == ids

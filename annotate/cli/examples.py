@@ -25,6 +25,10 @@ EXAMPLES: dict[str, list[str]] = {
         "annotate import SST-2 ~/glue_data/SST-2/dev.tsv",
         "annotate import examples/toy/toy.toml examples/toy/dev.jsonl --split dev --map text=title",
     ],
+    "import-labels": [
+        "annotate import-labels crowd.csv --task superglue/rte --study rte-crowd "
+        "--map item=pair,annotator=worker,label=answer --values 'entailment=yes,not_entailment=no'"
+    ],
     "datasets": ["annotate datasets", "annotate datasets --format json"],
     "demo": ["annotate demo", "annotate demo --simulate --dir demo-run"],
     "export": [
@@ -56,6 +60,12 @@ EXAMPLES: dict[str, list[str]] = {
         'annotate flags rte-2026 --exclude 17 --reason "the premise is truncated"',
     ],
     "simulate": ["annotate simulate rte-2026 --annotators 10 --accuracy 0.85 --close-gate"],
+    "pay": [
+        "annotate pay rte-prolific --hourly-rate 12 --base-pay 2 --format prolific --to bonus.csv"
+    ],
+    "survey": ["annotate survey rte-prolific --to survey.csv"],
+    "study crowd": ["annotate study crowd rte-prolific --url https://annotate.example.org/"],
+    "annotator show": ["annotate annotator show w01"],
     "curate": ["annotate curate import diag diagnostic-full.tsv", "annotate curate stats diag"],
     "study": ["annotate study list"],
     "study create": [
