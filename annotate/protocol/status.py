@@ -20,6 +20,7 @@ from annotate.store.models import (
     FlagAction,
     GateDecision,
     Label,
+    LabelImport,
     Lease,
     StudyItem,
     utcnow,
@@ -109,6 +110,10 @@ def study_status(
             flag_counts.setdefault(state, 0)
         raised = Counter(row.annotator for row in flagged)
         state = derived_state(session, ctx.id, ctx.k, ctx.study.state)
+        # Labels imported from elsewhere (`annotate import-labels`): no gate of ours decided.
+        imported = (
+            session.scalar(select(LabelImport.id).where(LabelImport.study_id == ctx.id)) is not None
+        )
         annotators = []
         for annotator_id in sorted(ids, key=lambda i: names[i]):
             t = trainees.get(annotator_id)
@@ -116,7 +121,9 @@ def study_status(
             verdict = (
                 "pending" if decision is None else ("admitted" if decision.admitted else "rejected")
             )
-            if verdict == "admitted":
+            if imported and decision is None:
+                verdict, phase = "unknown", "imported"
+            elif verdict == "admitted":
                 phase = "test"
             elif verdict == "rejected":
                 phase = "rejected"
@@ -225,7 +232,7 @@ def status_warnings(
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
-    decided = any(a["gate"] != "pending" for a in annotators)
+    decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
     if items_complete < items_total and admitted < k and decided and not in_training:
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "

@@ -224,6 +224,10 @@ def test_check_accepts_an_imported_study(cli, cb_store, tmp_path):
     assert cli("import-labels", batch, "--dataset", "1", "--values", lf.BINS).code == 0
     result = cli("check")
     assert result.code == 0, result.stdout
+    status = cli("status", "batch", "--format", "json").json()
+    assert {a["gate"] for a in status["annotators"]} == {"unknown"}
+    assert {a["phase"] for a in status["annotators"]} == {"imported"}
+    assert not any("stuck" in w for w in status.get("warnings", []))
 
 
 def test_qualtrics_leaves_out_unfinished_responses(cli, cb_store, tmp_path):
