@@ -132,7 +132,7 @@ def serve_command(
         "then names the researcher its decisions are recorded under",
     ),
 ) -> None:
-    """Serve the annotator app to a browser (needs `pip install 'annotate[web]'`).
+    """Serve the annotator app to a browser (needs `pip install 'annotate-baselines[web]'`).
 
     Each browser tab runs its own annotator session, works offline, and asks for the
     annotator's name and token. With --console, each tab runs the researcher console."""

@@ -216,7 +216,7 @@ def zip_bytes(members: Mapping[str, bytes]) -> bytes:
 
 
 PARQUET_EXTRA = "parquet"
-"""The optional extra that brings pyarrow: `pip install 'annotate[parquet]'`."""
+"""The optional extra that brings pyarrow (`annotate.install_hint(PARQUET_EXTRA)`)."""
 
 
 def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
@@ -227,9 +227,9 @@ def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> 
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise UserError(
-            f"--format parquet needs pyarrow: pip install 'annotate[{PARQUET_EXTRA}]'"
-        ) from None
+        from annotate import install_hint
+
+        raise UserError(f"--format parquet needs pyarrow: {install_hint(PARQUET_EXTRA)}") from None
     data: dict[str, list[Any]] = {}
     for column in columns:
         cells = [row.get(column) for row in rows]

@@ -11,10 +11,10 @@ failure or deadlock).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -267,7 +267,10 @@ def describe_store(engine: Engine) -> str:
 
 
 WRITER_LOCK_SUFFIX = ".writers"
-"""Beside a SQLite store, the file whose flock orders annotate's writers (see writer_turn)."""
+"""Beside a SQLite store, the file whose lock orders annotate's writers (see writer_turn)."""
+TURN_POLL_SECONDS = 0.001
+"""How often a waiting writer tries for its turn: a turn lasts a few milliseconds, so a
+waiter wakes within a millisecond of the lock's release (one cheap system call per try)."""
 
 
 def _writer_lock_path(engine: Engine) -> str | None:
@@ -280,7 +283,7 @@ def _writer_lock_path(engine: Engine) -> str | None:
 
 
 def _open_lock_file(path: str) -> int | None:
-    """A descriptor to flock, or None where the folder or file does not let us have one (a
+    """A descriptor to lock, or None where the folder or file does not let us have one (a
     read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
     for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
         try:
@@ -297,20 +300,32 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     SQLite's busy handler polls with sleeps of up to 100 ms and no queue, so under contention
     one writer can starve for the whole busy_timeout (measured: 5 s and "database is locked"
     with 5 writers holding the lock 2 ms each) while the lock is free most of the time. An
-    exclusive flock on a file beside the store wakes the next waiter as soon as the previous
-    writer closes its descriptor (also when it is killed), so annotate's writers take turns;
-    BEGIN IMMEDIATE and busy_timeout still guard against other programs. PostgreSQL queues
-    on its own locks: nothing to do there."""
+    exclusive lock on a file beside the store (filelock's native one: flock on POSIX,
+    LockFileEx on Windows), tried every TURN_POLL_SECONDS, goes to a waiter within a
+    millisecond of the previous writer closing its descriptor (also when it is killed), so
+    annotate's writers take turns; BEGIN IMMEDIATE and busy_timeout still guard against other
+    programs, and are all there is where the file system has no native lock. PostgreSQL
+    queues on its own locks: nothing to do there."""
     path = _writer_lock_path(engine)
     fd = _open_lock_file(path) if path is not None else None
     if fd is None:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _take_turn(fd)
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _take_turn(fd: int) -> None:
+    with warnings.catch_warnings():  # without fcntl it warns of soft locks, which we never use
+        warnings.simplefilter("ignore")
+        from filelock import lock_descriptor  # imported by the first write, not at start-up
+    try:
+        lock_descriptor(fd, poll_interval=TURN_POLL_SECONDS)
+    except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
+        return
 
 
 @contextmanager

@@ -92,7 +92,9 @@ def make_server(
     try:
         from annotate.web.guarded import GuardedServer
     except ImportError:
-        raise UserError("annotate serve needs textual-serve: pip install 'annotate[web]'") from None
+        from annotate import install_hint
+
+        raise UserError(f"annotate serve needs textual-serve: {install_hint('web')}") from None
     # Each tab's process opens the store named here. An environment variable, not an argument,
     # keeps a PostgreSQL password out of the process list.
     os.environ["ANNOTATE_DB"] = url

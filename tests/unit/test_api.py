@@ -154,7 +154,7 @@ def test_parquet_without_pyarrow_names_the_extra(cli, mturk_study, tmp_path, mon
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     result = cli("export", "cb-mturk", "--format", "parquet", "--to", tmp_path / "out")
     assert result.code == 1
-    assert "pip install 'annotate[parquet]'" in result.stderr
+    assert "pip install 'annotate-baselines[parquet]'" in result.stderr
 
 
 def test_the_readme_api_example_runs(cli, mturk_study, db_url, monkeypatch, capsys):

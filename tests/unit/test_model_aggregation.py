@@ -179,8 +179,8 @@ def test_without_crowd_kit_the_report_says_how_to_get_it(workspace, tmp_path, mo
     report = study_report(workspace.engine, "bare", bootstrap=0)
     m = report.to_json()["model_aggregation"]
     assert m["available"] is False
-    assert "pip install 'annotate[aggregation]'" in m["note"]
-    assert "pip install 'annotate[aggregation]'" in render_markdown(report)
+    assert "pip install 'annotate-baselines[aggregation]'" in m["note"]
+    assert "pip install 'annotate-baselines[aggregation]'" in render_markdown(report)
 
 
 def test_annotate_agreement_gives_ac1_of_the_four_rater_example(cli, tmp_path: Path):

@@ -5,7 +5,7 @@ aggregation with its interval, each annotator's estimated competence (Dawid–Sk
 matrix too), and the items where the models and the majority disagree.
 
 The models sit behind one interface (`estimators`). Dawid–Skene and MACE come from
-`crowd-kit` (the optional extra `annotate[aggregation]`), imported lazily: it pulls in pandas,
+`crowd-kit` (the optional extra `aggregation`), imported lazily: it pulls in pandas,
 scikit-learn and transformers and costs a second or two, so only a report that computes them
 pays for it. Without it the report says so and how to get it.
 
@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from annotate import install_hint
 from annotate.report.aggregation import estimators
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
@@ -35,7 +36,7 @@ from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_
 
 MAX_LABELS = 200_000
 """Largest study (labels) aggregated by the models; MACE's EM takes seconds per 100,000."""
-INSTALL_HINT = "pip install 'annotate[aggregation]'"
+INSTALL_HINT = install_hint("aggregation")
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
 BOOTSTRAP = (
     "bootstrap percentile interval, 95%: test items resampled, the fitted model's answers "

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotate import install_hint
 from annotate.errors import UserError
 from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.scoring.intervals import wilson_interval
 
-EXTRA_HINT = "pip install 'annotate[report]' (or: pip install -e '.[report]')"
+EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
 HUMAN_COLOUR, MODEL_COLOURS, PUBLISHED_COLOUR = (
     "#1f4e79",
