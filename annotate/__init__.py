@@ -14,7 +14,15 @@ def install_hint(extra: str) -> str:
     return f"pip install '{DISTRIBUTION}[{extra}]'"
 
 
-__all__ = ["Store", "Study", "__version__", "agreement", "open_store"]
+__all__ = [
+    "DISTRIBUTION",
+    "Store",
+    "Study",
+    "__version__",
+    "agreement",
+    "install_hint",
+    "open_store",
+]
 
 _API = {"open_store", "agreement", "Store", "Study"}
 

@@ -82,22 +82,6 @@ EXAMPLES: dict[str, list[str]] = {
         "annotate annotator token ana --format json",
     ],
     "annotator list": ["annotate annotator list"],
-    "annotator show": ["annotate annotator show w01"],
-    "study crowd": [
-        "annotate study crowd rte-prolific --url https://annotate.example.org/",
-        "annotate study crowd rte-prolific --platform-study 6650a1b2c3d4e5f6a7b8c9d2",
-    ],
-    "pay": [
-        "annotate pay rte-prolific --hourly-rate 12 --currency GBP --format prolific "
-        "--to bonus.csv",
-        "annotate pay rte-mturk --hourly-rate 15 --format mturk --to bonus.csv",
-    ],
-    "survey": ["annotate survey rte-prolific --to survey.csv"],
-    "import-labels": [
-        "annotate import-labels batch.csv --format mturk --dataset 3 --study rte-mturk",
-        "annotate import-labels crowd.csv --task superglue/rte --study rte-crowd "
-        "--map item=pair,annotator=worker,label=answer",
-    ],
 }
 """Command path (`""` is `annotate` itself) -> example command lines."""
 

@@ -7,8 +7,9 @@ DataFileError naming file and line, and the store is left as it was.
 
 Annotators are pseudonymous: `w01`, `w02`, … in the order the file first names them (a worker
 seen in an earlier import of the same platform keeps the name given then); the platform's
-worker id is kept in the import record (`LabelImport.detail["workers"]`) for payment files, and
-never appears in a report.
+worker id is kept on the annotator (annotator.platform/platform_id, the columns a worker who
+arrives by a platform link has; `annotate annotator show` and payment files read them) and in
+the import record, and never appears in a report.
 
 The study is a test phase only: no training, no gate. Its effective protocol is the task's
 published preset with that said: name `outside-annotate`, the description "collected outside

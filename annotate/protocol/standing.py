@@ -24,12 +24,21 @@ from sqlalchemy import Engine, Integer, func, select
 from sqlmodel import Session
 
 from annotate.protocol.studies import TEST, TRAINING
-from annotate.store.models import Annotator, GateDecision, Label, Study, StudyItem
+from annotate.store.models import (
+    Annotator,
+    GateDecision,
+    Label,
+    LabelImport,
+    Study,
+    StudyItem,
+)
 
 COMPLETE = "complete"
 WAITING = "waiting"
 REJECTED = "rejected"
 PENDING, ADMITTED = "pending", "admitted"
+IMPORTED, UNKNOWN = "imported", "unknown"
+"""Phase and gate of an annotator whose labels were imported (no gate of ours decided)."""
 
 
 # --- items and the study ----------------------------------------------------------------------
@@ -222,13 +231,20 @@ class Member:
     training_correct: int
     test_done: int
     quota: int
+    imported: bool = False
+    """The study's labels came from a file (`annotate import-labels`): no gate of ours
+    decided, so an undecided member is "imported" with gate "unknown"."""
 
     @property
     def gate(self) -> str:
+        if self.imported and self.decision is None:
+            return UNKNOWN
         return verdict(self.decision)
 
     @property
     def phase(self) -> str:
+        if self.imported and self.decision is None:
+            return IMPORTED
         admitted = None if self.decision is None else bool(self.decision.admitted)
         return annotator_phase(admitted, self.training_done, self.quota)
 
@@ -256,6 +272,9 @@ def roster(session: Session, study_id: int) -> list[Member]:
     if not ids:
         return []
     quota = training_quota(session, study_id)
+    imported = (
+        session.scalar(select(LabelImport.id).where(LabelImport.study_id == study_id)) is not None
+    )
     people = session.execute(
         select(Annotator.id, Annotator.name, Annotator.synthetic).where(Annotator.id.in_(ids))
     ).all()
@@ -273,6 +292,7 @@ def roster(session: Session, study_id: int) -> list[Member]:
                 right,
                 mine.get(TEST, (0, 0))[0],
                 quota,
+                imported,
             )
         )
     return sorted(members, key=lambda m: m.name)

@@ -202,7 +202,7 @@ def status_warnings(
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
-    decided = any(a["gate"] != "pending" for a in annotators)
+    decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
     if items_complete < items_total and admitted < k and decided and not in_training:
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "

@@ -17,7 +17,15 @@ from sqlmodel import Session
 
 from annotate import completion
 from annotate.store.engine import StorageError
-from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
+from annotate.store.models import (
+    Annotator,
+    GateDecision,
+    Item,
+    Label,
+    LabelImport,
+    Study,
+    StudyItem,
+)
 
 TEST = "test"
 
@@ -88,9 +96,12 @@ def _item_values(session: Session, study_id: int) -> dict[tuple[int, str], list[
 def _labels_over_k(session: Session) -> Iterator[Violation]:
     """No test item has labels from more than k annotators (k: the study's protocol), except
     the extra annotators of a tie (tie_rule extra-annotator): each label past k must have come
-    while the item was tied (annotate/completion.py)."""
+    while the item was tied (annotate/completion.py). Not for a study of imported labels
+    (`annotate import-labels`): its k describes the file, whose platform handed out the items."""
     # One query per study: k lives in the study's JSON protocol, which PostgreSQL cannot group.
-    studies = select(Study.id, Study.name, Study.protocol, Study.task_spec)
+    studies = select(Study.id, Study.name, Study.protocol, Study.task_spec).where(
+        ~exists().where(LabelImport.study_id == Study.id)
+    )
     for study_id, study, protocol, task_spec in session.execute(studies):
         rule = completion.Rule.of(protocol)
         k = rule.k
@@ -176,7 +187,8 @@ def _counter_mismatch(session: Session) -> Iterator[Violation]:
 
 
 def _test_labels_without_gate(session: Session) -> Iterator[Violation]:
-    """Every test label's annotator has a recorded passing gate decision in that study."""
+    """Every test label's annotator has a recorded passing gate decision in that study (a
+    study of imported labels has no gate of ours: its report says "gate unknown")."""
     admitted = exists().where(
         and_(
             GateDecision.study_id == Label.study_id,
@@ -190,7 +202,11 @@ def _test_labels_without_gate(session: Session) -> Iterator[Violation]:
         .join(Study, Study.id == Label.study_id)
         .join(Item, Item.id == Label.item_id)
         .join(Annotator, Annotator.id == Label.annotator_id)
-        .where(Label.phase == TEST, ~admitted)
+        .where(
+            Label.phase == TEST,
+            ~admitted,
+            ~exists().where(LabelImport.study_id == Label.study_id),
+        )
         .order_by(Label.id)
     )
     for study, item, annotator in rows:

@@ -164,3 +164,37 @@ def test_the_readme_api_example_runs(cli, mturk_study, db_url, monkeypatch, caps
     code = code.replace('"rte-crowd"', '"cb-mturk"')
     exec(compile(code, "README.md (Python API)", "exec"), {})
     assert "collected outside annotate" in capsys.readouterr().out
+
+
+def test_import_and_the_api_on_each_backend(store_url, tmp_path):
+    """The import's one transaction and the API's read-only session, on SQLite and PostgreSQL."""
+    from sqlalchemy import text
+
+    from annotate.formats.importer import import_file
+    from annotate.formats.label_import import import_labels
+    from annotate.specs import load_task
+    from annotate.workspace import open_workspace
+
+    items = lf.nli_items(50)
+    ws = open_workspace(store_url, create=True)
+    try:
+        dataset = import_file(
+            ws.engine,
+            load_task("superglue/cb"),
+            lf.write_jsonl(tmp_path / "val.jsonl", items),
+            split="dev",
+        )
+        batch = lf.mturk_batch(tmp_path / "batch.csv", items)
+        result = import_labels(
+            ws.engine, batch, study="cb", dataset_id=dataset.dataset_id, values=lf.BINS
+        )
+        assert result.n_labels == 170 and result.k == 3
+    finally:
+        ws.engine.dispose()
+    with annotate.open_store(store_url) as store:
+        study = store.study("cb")
+        labels = study.labels()
+        assert len(labels) == 170 and labels["shown_at"].dt.tz is not None
+        assert study.report(bootstrap=0).datasheet.collected.startswith("collected outside")
+        with pytest.raises(Exception, match="(?i)read.only"), store.engine.begin() as conn:
+            conn.execute(text("DELETE FROM label"))
