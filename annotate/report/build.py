@@ -232,7 +232,9 @@ def build_report(
         ),
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
-        humans_interval=_humans_interval(coded, data, priority, bootstrap, seed, has_gold),
+        humans_interval=_humans_interval(
+            coded, data, priority, bootstrap, seed, has_gold, final.pred
+        ),
         early_stop=early_stop,
         model_aggregation=(
             model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
@@ -259,6 +261,7 @@ def _humans_interval(
     bootstrap: int,
     seed: int,
     has_gold: bool,
+    pred: np.ndarray,
 ) -> HeadlineInterval | None:
     if not has_gold or bootstrap <= 0:
         return None
@@ -270,6 +273,7 @@ def _humans_interval(
         priority,
         min(bootstrap, 1000),
         rng_for(seed, "humans"),
+        pred,
     )
     return None if low is None else HeadlineInterval(low, high, HUMANS_METHOD)
 
