@@ -105,9 +105,9 @@ def export(
 def _submission_files(
     engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
 ) -> dict[str, bytes]:
+    from annotate.export.submission import benchmark_studies
     from annotate.formats.writers import json_bytes
-    from annotate.report.data import find_study
-    from annotate.report.submission import benchmark_studies
+    from annotate.report.data.loading import find_study
 
     if every_task:
         chosen = benchmark_studies(engine, benchmark)
@@ -139,9 +139,9 @@ def _submission_files(
 def _one_submission(
     engine: Engine, study: str, task: str, benchmark: str, fill_from: Path | None, lenient: bool
 ) -> tuple[bytes, dict[str, Any]]:
+    from annotate.export.submission import study_submission
     from annotate.formats.writers import submission_bytes
     from annotate.protocol.studies import load_study
-    from annotate.report.submission import study_submission
     from annotate.scoring.predictions import read_predictions
 
     spec = load_study(engine, study).spec  # the spec stored with the study
@@ -207,7 +207,7 @@ def _table_file(
 
     assert study is not None
     if fmt is ExportFormat.labels:
-        from annotate.report.label_table import PHASES, label_table
+        from annotate.export.label_table import PHASES, label_table
 
         phases = PHASES if phase is LabelPhase.all else (phase.value,)
         table = label_table(engine, study, phases)
@@ -219,9 +219,9 @@ def _table_file(
 
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
-    from annotate.report.data import find_study, load_study_data
-    from annotate.report.human_answers import soft_rows
-    from annotate.report.submission import load_test_items
+    from annotate.export.human_answers import soft_rows
+    from annotate.export.submission import load_test_items
+    from annotate.report.data.loading import find_study, load_study_data
 
     data = load_study_data(engine, study, exclusions=False)  # exports keep every item
     items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)

@@ -144,8 +144,8 @@ def _pilot(ws: Any, study: str) -> tuple[list[float], list[str], float | None, s
     import numpy as np
 
     from annotate.errors import UserError
-    from annotate.report.coding import code_study
-    from annotate.report.data import load_study_data
+    from annotate.report.data.coding import code_study
+    from annotate.report.data.loading import load_study_data
 
     data = load_study_data(ws.engine, study)
     coded = code_study(data)

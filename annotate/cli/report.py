@@ -89,7 +89,7 @@ def report(
         raise UserError("--study chooses a task's study for --benchmark")
     ws = options(ctx).workspace()
     if benchmark is not None:
-        from annotate.report.benchmark_row import benchmark_report
+        from annotate.report.benchmark.row import benchmark_report
 
         result = benchmark_report(
             ws.engine,
@@ -113,7 +113,7 @@ def report(
             hourly_rate=hourly_rate,
         )
     if figures is not None:
-        from annotate.report.figures import write_figures
+        from annotate.report.render.figures import write_figures
 
         for path in write_figures(result, figures):
             warn(f"figure: {path}")
@@ -138,20 +138,20 @@ def _hourly_rate(settings: list[str]) -> float | None:
 
 
 def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport | BenchmarkReport
-    from annotate.report.schema import BenchmarkReport
+    from annotate.report.model.schema import BenchmarkReport
 
     if fmt is ReportFormat.json:
         print_json(result.to_json())
     elif fmt is ReportFormat.html:
-        from annotate.report.html import render_html
+        from annotate.report.render.html import render_html
 
         sys.stdout.write(terminal_safe(render_html(result)))
     elif fmt is ReportFormat.latex:
-        from annotate.report.latex import render_latex
+        from annotate.report.render.latex import render_latex
 
         sys.stdout.write(terminal_safe(render_latex(result, intervals=intervals)))
     elif isinstance(result, BenchmarkReport):
-        from annotate.report.benchmark_render import (
+        from annotate.report.render.benchmark import (
             render_benchmark_markdown,
             render_benchmark_table,
         )
@@ -161,7 +161,7 @@ def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport |
         else:
             render_benchmark_table(result, console())
     else:
-        from annotate.report.render import render_markdown, render_table
+        from annotate.report.render.table import render_markdown, render_table
 
         if fmt is ReportFormat.markdown:
             sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")
@@ -183,9 +183,9 @@ def agreement(
 ) -> None:
     """Agreement statistics (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ, per-item
     histogram) of a long-format label file; no study needed, missing labels allowed."""
-    from annotate.report.agreement_summary import agreement_report
-    from annotate.report.longformat import read_long_labels
-    from annotate.report.render import render_agreement_table
+    from annotate.report.data.longformat import read_long_labels
+    from annotate.report.render.table import render_agreement_table
+    from annotate.report.stats.agreement_summary import agreement_report
 
     labels = read_long_labels(file)
     result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)

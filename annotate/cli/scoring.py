@@ -136,7 +136,7 @@ def _score_one(
 
 
 def _render_scores(data: dict[str, Any]) -> None:
-    from annotate.report.render import METRIC_NAMES, interval, pct
+    from annotate.report.render.table import METRIC_NAMES, interval, pct
 
     rows = []
     for r in data["tasks"]:
@@ -198,7 +198,7 @@ def _render_scores(data: dict[str, Any]) -> None:
 
 
 def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.report.render import coef
+    from annotate.report.render.table import coef
 
     metric = diag["metric"].upper()
     rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
@@ -241,8 +241,8 @@ def compare(
 ) -> None:
     """A model's predictions scored on exactly the study's test items, beside the human
     majority and the mean single annotator: paired difference, McNemar's test, items right."""
-    from annotate.report.data import load_study_data
-    from annotate.report.human_answers import humans
+    from annotate.export.human_answers import humans
+    from annotate.report.data.loading import load_study_data
     from annotate.scoring.compare import compare_model
     from annotate.scoring.predictions import read_predictions
 
@@ -257,7 +257,7 @@ def compare(
 
 
 def _render_compare(r: dict[str, Any]) -> None:
-    from annotate.report.render import METRIC_NAMES, interval, pct
+    from annotate.report.render.table import METRIC_NAMES, interval, pct
 
     metrics = r["metrics"]
 

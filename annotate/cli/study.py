@@ -487,7 +487,7 @@ def flags_command(
             }
         )
         return
-    from annotate.report.flags_report import item_text
+    from annotate.report.sections.flags import item_text
 
     # One block per flag: the item's text is shown whole, as the annotator saw it.
     say(f"Flagged items of {study}: {len(rows)}" + ("" if rows else " (none)"))

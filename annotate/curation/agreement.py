@@ -23,7 +23,7 @@ import numpy as np
 from sqlmodel import Session, col, select
 
 from annotate.curation.taxonomy import CATEGORY_OF, COARSE, FINE, flat
-from annotate.report.agreement import krippendorff_alpha
+from annotate.report.stats.agreement import krippendorff_alpha
 from annotate.store.curation_models import CurationExample, CurationReview, CurationRevision
 
 

@@ -23,19 +23,30 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, Engine, func, insert, select
 
-from annotate.protocol.answers import is_correct
+from annotate.protocol.answers import describe, is_correct
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
+from annotate.protocol.views import Feedback, ItemView
 from annotate.store.engine import lock_study, write_connection
 from annotate.store.models import GateDecision, Item, Label, StudyItem
 
-if TYPE_CHECKING:
-    from annotate.protocol.session import AnnotatorSession, Feedback, ItemView
+
+class AnnotatorSession(Protocol):
+    """What the catch stream needs of the annotator's session (`session.AnnotatorSession`)."""
+
+    engine: Engine
+    ctx: StudyContext
+    annotator_id: int
+    catch_items: set[int]
+    refresher_items: set[int]
+    clock: Callable[[], datetime]
+
 
 CATCH = "catch"
 REFRESHER = "refresher"
@@ -205,8 +216,6 @@ def _stream_answers(conn: Connection, ctx: StudyContext, annotator_id: int) -> i
 def serve_catch(session: AnnotatorSession, number: int) -> ItemView | None:
     """A catch item in place of the next test item when one is due (the test item stays
     leased to this annotator and comes next), else None."""
-    from annotate.protocol.session import ItemView
-
     ctx = session.ctx
     with session.engine.connect() as conn:  # a read: most items are not catch items
         if not is_due(ctx, session.annotator_id, _stream_answers(conn, ctx, session.annotator_id)):
@@ -311,8 +320,6 @@ def refresher_round(conn: Any, ctx: StudyContext, annotator_id: int) -> int | No
 
 def serve_refresher(session: AnnotatorSession) -> ItemView | None:
     """The next refresher item (shown as a training item, with feedback), when one is due."""
-    from annotate.protocol.session import ItemView
-
     ctx = session.ctx
     with session.engine.connect() as conn:
         done = refresher_round(conn, ctx, session.annotator_id)
@@ -340,9 +347,6 @@ def store_refresher_answer(
     comment: str | None,
 ) -> Feedback:
     """Store a refresher answer and give the training feedback for it."""
-    from annotate.protocol.answers import describe
-    from annotate.protocol.session import Feedback
-
     ctx = session.ctx
     with write_connection(session.engine) as conn:
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()

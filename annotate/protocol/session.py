@@ -26,6 +26,7 @@ from annotate.protocol import assignment, catch, gate
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
+from annotate.protocol.views import Feedback, ItemView
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
@@ -51,37 +52,6 @@ class Phase(StrEnum):
     TEST = "test"
     REJECTED = "rejected"
     DONE = "done"  # admitted, and no test item is left for this annotator
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """An item as the annotator sees it (never its gold label)."""
-
-    item_id: int
-    source_id: str
-    phase: str
-    fields: dict[str, Any]
-    number: int
-    """1-based number of this item among the annotator's items in the phase (in a refresher
-    round: in the round)."""
-    shown_at: datetime
-    refresher: bool = False
-    """A training item again, in a refresher round (catch_action "pause"; see catch.py)."""
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """What the annotator learns after a training answer (nothing after a test answer)."""
-
-    correct: bool | None
-    gold: Any
-    gold_text: str
-    answer_text: str
-    explanation: str | None
-    training_done: int
-    training_accuracy: float
-    gate_decided: bool | None
-    """True/False when this answer triggered an admission/refusal (threshold rule)."""
 
 
 @dataclass(frozen=True)

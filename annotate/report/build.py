@@ -18,20 +18,12 @@ import numpy as np
 from sqlalchemy import Engine
 
 from annotate.completion import Rule
-from annotate.report.aggregate import NO_LABELS, answer_of, votes_dict
-from annotate.report.agreement_summary import study_agreement
-from annotate.report.annotators import annotator_rows, individual_summary, majority_of_k
-from annotate.report.catch import catch_report
-from annotate.report.coding import CodedStudy, wilson_fits
-from annotate.report.data import StudyData, load_study_data
-from annotate.report.datasheet import build_datasheet
-from annotate.report.early_stop import adjust_agreement, early_stop_section, items_wanting
-from annotate.report.flags_report import build_flags_report
-from annotate.report.humans_interval import METHOD as HUMANS_METHOD
-from annotate.report.humans_interval import humans_interval
-from annotate.report.model_aggregation import model_aggregation
-from annotate.report.model_rows import score_models
-from annotate.report.schema import (
+from annotate.report.aggregation.latent import model_aggregation
+from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
+from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
+from annotate.report.data.coding import CodedStudy, wilson_fits
+from annotate.report.data.loading import StudyData, load_study_data
+from annotate.report.model.schema import (
     Benchmark,
     Bootstrap,
     Confusion,
@@ -45,8 +37,16 @@ from annotate.report.schema import (
     TiedUnit,
     Ties,
 )
-from annotate.report.study_aggregate import Aggregated, final_aggregate, priority_for
-from annotate.report.suspects import gold_suspects
+from annotate.report.sections.catch import catch_report
+from annotate.report.sections.datasheet import build_datasheet
+from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
+from annotate.report.sections.flags import build_flags_report
+from annotate.report.sections.models import score_models
+from annotate.report.sections.suspects import gold_suspects
+from annotate.report.stats.agreement_summary import study_agreement
+from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
+from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
+from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.benchmark import benchmark_summary
 from annotate.scoring.diagnostics import diagnostics as diagnostics_table
 from annotate.scoring.intervals import rng_for, wilson_interval

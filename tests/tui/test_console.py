@@ -19,7 +19,7 @@ from textual.screen import Screen
 from annotate.protocol import flags
 from annotate.protocol.status import study_status
 from annotate.protocol.studies import load_study
-from annotate.report.catch import catch_report
+from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import FlagAction, GateDecision
 from annotate.tui.console.app import ConsoleApp, create_console_app

@@ -17,7 +17,7 @@ import pandas as pd
 
 from annotate import specs
 from annotate.report.build import build_report
-from annotate.report.data import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
 
 STUDIES = 400
 ITEMS = 100

@@ -22,10 +22,10 @@ import pandas as pd
 import pytest
 
 from annotate import specs
+from annotate.report.aggregation.study import final_aggregate
 from annotate.report.build import build_report
-from annotate.report.data import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
-from annotate.report.humans_interval import humans_interval
-from annotate.report.study_aggregate import final_aggregate
+from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.intervals import rng_for
 from annotate.scoring.metrics import task_score
 from annotate.scoring.scorers import scorer_for

@@ -93,8 +93,8 @@ def test_check_flags_a_counter_that_does_not_follow_the_rule(workspace, tmp_path
 def majorities(engine, study: str) -> dict[str, str | None]:
     report = study_report(engine, study, bootstrap=0)
     assert report.kind == "classification"
-    from annotate.report.data import load_study_data
-    from annotate.report.study_aggregate import final_aggregate
+    from annotate.report.aggregation.study import final_aggregate
+    from annotate.report.data.loading import load_study_data
 
     coded, final = final_aggregate(load_study_data(engine, study))
     return {

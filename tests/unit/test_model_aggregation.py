@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from annotate.report.build import study_report
-from annotate.report.gwet import gwet_ac1
-from annotate.report.render import render_markdown
+from annotate.report.render.table import render_markdown
+from annotate.report.stats.gwet import gwet_ac1
 from annotate.simulate import simulate
 from tests.engine_helpers import rte_study
 

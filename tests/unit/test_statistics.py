@@ -12,14 +12,14 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, matthew
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 from statsmodels.stats.proportion import proportion_confint
 
-from annotate.report import agreement as agr
-from annotate.report.aggregate import (
+from annotate.report.aggregation.majority import (
     NO_DECISION,
     LabelSampler,
     aggregate_ratings,
     majority_vote,
     unit_votes,
 )
+from annotate.report.stats import agreement as agr
 from annotate.scoring.intervals import percentile_interval, rng_for, weight_chunks, wilson_interval
 from annotate.scoring.metrics import (
     RegressionScorer,

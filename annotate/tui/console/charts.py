@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate.report.schema import PhenomenonScore, StudyReport
+from annotate.report.model.schema import PhenomenonScore, StudyReport
 from annotate.scoring.intervals import wilson_interval
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe

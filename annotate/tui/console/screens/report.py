@@ -19,7 +19,7 @@ from textual_plotext import PlotextPlot
 
 from annotate.protocol.studies import StudyContext
 from annotate.report.build import study_report
-from annotate.report.schema import StudyReport
+from annotate.report.model.schema import StudyReport
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.charts import (
     ReportCharts,

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
 from annotate.protocol.status import progress_warnings
 from annotate.protocol.studies import StudyContext
-from annotate.report.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
+from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen

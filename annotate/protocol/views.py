@@ -1,0 +1,40 @@
+"""What the annotator's screen is given: the item shown (never its gold label) and the
+feedback after a training answer. The session and the catch stream (`catch`) both build them,
+so they live below both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """An item as the annotator sees it (never its gold label)."""
+
+    item_id: int
+    source_id: str
+    phase: str
+    fields: dict[str, Any]
+    number: int
+    """1-based number of this item among the annotator's items in the phase (in a refresher
+    round: in the round)."""
+    shown_at: datetime
+    refresher: bool = False
+    """A training item again, in a refresher round (catch_action "pause"; see catch.py)."""
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the annotator learns after a training answer (nothing after a test answer)."""
+
+    correct: bool | None
+    gold: Any
+    gold_text: str
+    answer_text: str
+    explanation: str | None
+    training_done: int
+    training_accuracy: float
+    gate_decided: bool | None
+    """True/False when this answer triggered an admission/refusal (threshold rule)."""

@@ -1,0 +1,1 @@
+"""The benchmark row: one study per task, the benchmark average, and the published rows."""

@@ -1,0 +1,249 @@
+"""The human row of a whole benchmark (`annotate report --benchmark glue|superglue`): one study
+per task, each task's official score with its interval, the leaderboard average (the one rule,
+`scoring.benchmark.average_tasks`) with a bootstrap interval, the missing tasks, models on the
+same items and the published human row as a reference line.
+
+The average's interval: each task's items are resampled with replacement, independently across
+tasks (each task its own generator); replicate b of the average is the leaderboard average of
+replicate b of every task score."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Engine, select
+
+from annotate import specs
+from annotate.errors import UserError
+from annotate.report.aggregation.study import final_aggregate
+from annotate.report.benchmark.published import published_row
+from annotate.report.build import DEFAULT_BOOTSTRAP, build_report
+from annotate.report.data.loading import load_study_data
+from annotate.report.model.schema import (
+    BenchmarkModelRow,
+    BenchmarkReport,
+    BenchmarkTaskRow,
+    Bootstrap,
+    Estimate,
+)
+from annotate.report.sections.datasheet import build_datasheet
+from annotate.scoring.benchmark import TASK_GROUPS, average_tasks, benchmark_tasks
+from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.model_predictions import model_units
+from annotate.scoring.predictions import read_predictions
+from annotate.scoring.scorers import scorer_for
+from annotate.store.models import Study
+
+BENCHMARKS = ("glue", "superglue")
+
+
+def choose_studies(engine: Engine, benchmark: str, chosen: Sequence[str] = ()) -> dict[str, str]:
+    """Task -> study name for each task of `benchmark` with a study. A task with several
+    studies must be chosen (`chosen` names studies); UserError otherwise."""
+    if benchmark not in BENCHMARKS:
+        raise UserError(f"unknown benchmark {benchmark!r}: glue or superglue")
+    tasks = {t.name for t in benchmark_tasks(benchmark)}
+    with engine.connect() as conn:
+        rows = conn.execute(select(Study.name, Study.task).order_by(Study.id)).all()
+    by_task: dict[str, list[str]] = {}
+    for name, task in rows:
+        if task in tasks:
+            by_task.setdefault(task, []).append(name)
+    known = {name: task for name, task in rows}
+    picked: dict[str, str] = {}
+    for name in chosen:
+        if name not in known:
+            raise UserError(f"--study {name}: no such study")
+        if known[name] not in tasks:
+            raise UserError(f"--study {name}: its task {known[name]} is not a {benchmark} task")
+        if known[name] in picked:
+            raise UserError(
+                f"--study: two studies of {known[name]} ({picked[known[name]]}, {name})"
+            )
+        picked[known[name]] = name
+    for task, names in by_task.items():
+        if task in picked:
+            continue
+        if len(names) > 1:
+            raise UserError(
+                f"{task} has {len(names)} studies ({', '.join(names)}): choose one with --study"
+            )
+        picked[task] = names[0]
+    return picked
+
+
+def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
+    if spec.submission is None:
+        return None
+    candidate = folder / spec.submission.file
+    return candidate if candidate.is_file() else None
+
+
+def benchmark_report(
+    engine: Engine,
+    benchmark: str,
+    *,
+    studies: Sequence[str] = (),
+    model_dirs: Sequence[Path] = (),
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+    hourly_rate: float | None = None,
+) -> BenchmarkReport:
+    """The benchmark's human row over the store's studies (see the module docstring)."""
+    from annotate import __version__
+
+    for folder in model_dirs:
+        if not Path(folder).is_dir():
+            raise UserError(
+                f"--model {folder}: with --benchmark, give a folder of submission files"
+            )
+    chosen = choose_studies(engine, benchmark, studies)
+    components = benchmark_tasks(benchmark)
+    names = [t.name for t in components]
+    bootstrap = max(0, int(bootstrap))
+    rows: list[BenchmarkTaskRow] = []
+    human_reps: dict[str, np.ndarray] = {}
+    model_scores: dict[str, dict[str, float]] = {}
+    model_reps: dict[str, dict[str, np.ndarray]] = {}
+    notes: list[str] = []
+    seeds: list[int] = []
+    for spec in components:
+        study = chosen.get(spec.name)
+        if study is None:
+            continue
+        data = load_study_data(engine, study)
+        task_seed = data.protocol.seed if seed is None else seed
+        seeds.append(task_seed)
+        models = []
+        for folder in model_dirs:
+            path = _model_file(Path(folder), spec)
+            if path is not None:
+                pred = read_predictions(path, spec)
+                models.append(dataclasses.replace(pred, name=Path(folder).name or str(folder)))
+        report = build_report(data, bootstrap=bootstrap, seed=task_seed, models=models)
+        report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
+        notes += [f"{spec.name}: {n}" for n in report.notes]
+        row = BenchmarkTaskRow(
+            task=spec.name,
+            title=spec.title,
+            group=TASK_GROUPS.get(spec.name, spec.name),
+            study=study,
+            n_items=report.sample.n_items_scored,
+            metrics=list(report.metrics),
+            scores=report.scores,
+            task_score=report.task_score,
+            models={m.name: m.task_score for m in report.models if m.task_score is not None},
+            datasheet=report.datasheet,
+            summary=report.summary,
+        )
+        rows.append(row)
+        if report.task_score.value is None:
+            continue
+        coded, final = final_aggregate(data)
+        purpose = f"benchmark/{spec.name}"
+        human_reps[spec.name] = _task_replicates(
+            scorer_for(coded, final.pred), row.metrics, bootstrap, task_seed, purpose
+        )
+        for model in models:
+            score = row.models.get(model.name)
+            if score is None or score.value is None:
+                continue
+            model_scores.setdefault(model.name, {})[spec.name] = score.value
+            model_reps.setdefault(model.name, {})[spec.name] = _task_replicates(
+                scorer_for(coded, model_units(coded, model)),
+                row.metrics,
+                bootstrap,
+                task_seed,
+                purpose,
+            )
+    human = {r.task: r.task_score.value for r in rows if r.task_score.value is not None}
+    average = average_tasks(human, names)
+    estimate = _average_estimate(average.score, human_reps, names, bootstrap)
+    missing = [g for g in average.groups if g not in average.group_scores]
+    missing += [
+        t for t in names if TASK_GROUPS.get(t, t) in average.group_scores and t not in human
+    ]
+    model_rows = []
+    for name in [Path(f).name or str(f) for f in model_dirs]:
+        scores = model_scores.get(name, {})
+        m_avg = average_tasks(scores, names)
+        model_rows.append(
+            BenchmarkModelRow(
+                name=name,
+                tasks_covered=[t for t in names if t in scores],
+                average=_average_estimate(m_avg.score, model_reps.get(name, {}), names, bootstrap),
+                partial=len(m_avg.group_scores) < len(m_avg.groups),
+            )
+        )
+    diagnostic = [
+        t.name for t in specs.all_tasks() if t.benchmark == benchmark and t.train_on is not None
+    ]
+    report = BenchmarkReport(
+        benchmark=benchmark,
+        summary="",
+        tasks=rows,
+        missing=missing,
+        excluded_tasks=diagnostic,
+        average=estimate,
+        partial=bool(missing),
+        n_groups=len(average.groups),
+        n_groups_covered=len(average.group_scores),
+        group_scores=average.group_scores,
+        models=model_rows,
+        published=published_row(benchmark),
+        bootstrap=Bootstrap(
+            replicates=bootstrap,
+            seed=seed if seed is not None else (seeds[0] if len(set(seeds)) == 1 else -1),
+            method="percentile interval, 95%; each task's items resampled with replacement, "
+            "independently across tasks; the average recomputed per replicate"
+            + ("" if seed is not None else " (each task with its study's seed)"),
+        ),
+        software_version=__version__,
+        notes=notes,
+    )
+    report.summary = benchmark_summary_line(report)
+    return report
+
+
+def _task_replicates(
+    scorer, metrics: list[str], replicates: int, seed: int, purpose: str
+) -> np.ndarray:
+    """Bootstrap replicates of a task score (the mean of its metrics), NaN where undefined."""
+    if replicates <= 0 or scorer.n_units == 0:
+        return np.zeros(0)
+    reps = scorer.replicates(replicates, rng_for(seed, purpose))
+    return np.mean(np.vstack([np.asarray(reps[m], dtype=float) for m in metrics]), axis=0)
+
+
+def _average_estimate(
+    point: float | None, reps: dict[str, np.ndarray], names: list[str], replicates: int
+) -> Estimate:
+    if point is None or replicates <= 0 or not reps or any(len(r) == 0 for r in reps.values()):
+        return Estimate(point)
+    averages = np.full(replicates, np.nan)
+    for b in range(replicates):
+        values = {t: float(r[b]) for t, r in reps.items() if np.isfinite(r[b])}
+        if len(values) == len(reps):
+            score = average_tasks(values, names).score
+            averages[b] = np.nan if score is None else score
+    low, high = percentile_interval(averages)
+    return Estimate(point, low, high)
+
+
+def benchmark_summary_line(r: BenchmarkReport) -> str:
+    """E.g. `Human, SuperGLUE average (4 of 8 tasks, partial): 85.0 [81.9, 88.0]; published
+    human row 89.8 (not measured here)`."""
+    name = {"glue": "GLUE", "superglue": "SuperGLUE"}.get(r.benchmark, r.benchmark)
+    cover = f"{r.n_groups_covered} of {r.n_groups} tasks" + (", partial" if r.partial else "")
+    if r.average.value is None:
+        text = f"Human, {name} average ({cover}): no task scored yet"
+    else:
+        text = f"Human, {name} average ({cover}): {r.average.value * 100:.1f}"
+        if r.average.ci_low is not None and r.average.ci_high is not None:
+            text += f" [{r.average.ci_low * 100:.1f}, {r.average.ci_high * 100:.1f}]"
+    if r.published is not None and r.published.average is not None:
+        text += f"; published human row {r.published.average * 100:.1f} (not measured here)"
+    return text

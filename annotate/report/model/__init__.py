@@ -1,0 +1,1 @@
+"""The report's typed data (`schema`): what the report computes and every renderer reads."""

@@ -1,0 +1,341 @@
+"""The report's figures, drawn with matplotlib (the optional extra `report`): inline SVG for
+the HTML report and separate PDF + SVG files for a paper (`--figures DIR`).
+
+matplotlib is imported inside the functions (start-up stays fast, and the report works without
+it: `figures_available()` says whether it can be drawn). Output is deterministic: the Agg
+backend, a fixed SVG hash salt, no dates in the metadata, text kept as text.
+
+File names are stable: `<name>.svg` and `<name>.pdf`, where name is one of
+    STUDY-majority-of-k, STUDY-annotators, STUDY-confusion, STUDY-seconds-per-item,
+    STUDY-diagnostics-r3 (diagnostic sets), BENCHMARK-human-row (--benchmark)
+(STUDY is the study name with characters outside A-Z a-z 0-9 . _ - replaced by -).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import UserError
+from annotate.report.model.schema import BenchmarkReport, StudyReport
+from annotate.scoring.intervals import wilson_interval
+
+EXTRA_HINT = "pip install 'annotate[report]' (or: pip install -e '.[report]')"
+WIDTH, HEIGHT = 6.0, 3.6
+HUMAN_COLOUR, MODEL_COLOURS, PUBLISHED_COLOUR = (
+    "#1f4e79",
+    ["#c55a11", "#548235", "#7030a0"],
+    "#888888",
+)
+
+
+@dataclass
+class FigureSpec:
+    name: str
+    """The file name without extension (stable)."""
+    title: str
+    draw: Callable[[Any], None]
+    """Draws on a matplotlib Axes."""
+    height: float = HEIGHT
+
+
+def figures_available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "study"
+
+
+def _pct(v: float | None) -> float:
+    return float("nan") if v is None else v * 100
+
+
+# --- study figures ------------------------------------------------------------------------------
+
+
+def study_figures(r: StudyReport) -> list[FigureSpec]:
+    """The figures a study's report has data for, in report order."""
+    s = slug(r.study)
+    out = []
+    if r.majority_of_k:
+        out.append(
+            FigureSpec(f"{s}-majority-of-k", "Majority-of-k curve", lambda ax: _curve(ax, r))
+        )
+    if r.has_gold and r.annotators:
+        height = max(HEIGHT, 0.28 * len(r.annotators) + 1.2)
+        out.append(
+            FigureSpec(
+                f"{s}-annotators",
+                "Each annotator's accuracy with its interval",
+                lambda ax: _annotators(ax, r),
+                height,
+            )
+        )
+    if r.confusion_matrix:
+        out.append(FigureSpec(f"{s}-confusion", "Confusion matrix", lambda ax: _confusion(ax, r)))
+    if r.datasheet and r.datasheet.time_on_task.seconds_per_item_histogram.get("counts"):
+        out.append(
+            FigureSpec(
+                f"{s}-seconds-per-item",
+                "Seconds per test item",
+                lambda ax: _seconds(ax, r),
+            )
+        )
+    if r.diagnostics:
+        n = 1 + len(r.diagnostics.coarse) + sum(len(t) for t in r.diagnostics.fine.values())
+        out.append(
+            FigureSpec(
+                f"{s}-diagnostics-r3",
+                "R3 per phenomenon, humans and models",
+                lambda ax: _diagnostics(ax, r),
+                max(HEIGHT, 0.22 * n * (1 + len(r.models)) + 1.2),
+            )
+        )
+    return out
+
+
+def study_figure_titles(r: StudyReport) -> list[str]:
+    return [f.title for f in study_figures(r)]
+
+
+def _curve(ax: Any, r: StudyReport) -> None:
+    ks = [c.k for c in r.majority_of_k]
+    values = [_pct(c.task_score) for c in r.majority_of_k]
+    errors = [0 if c.task_score_sd is None else c.task_score_sd * 100 for c in r.majority_of_k]
+    ax.errorbar(ks, values, yerr=errors, marker="o", color=HUMAN_COLOUR, capsize=4, label="humans")
+    for i, m in enumerate(r.models):
+        if m.task_score is not None and m.task_score.value is not None:
+            ax.axhline(
+                m.task_score.value * 100,
+                color=MODEL_COLOURS[i % len(MODEL_COLOURS)],
+                linestyle="--",
+                label=f"model {m.name}",
+            )
+    ax.set_xticks(ks)
+    ax.set_xlabel("k (labels per item, drawn at random)")
+    ax.set_ylabel("task score (x100)")
+    ax.legend(loc="lower right", fontsize=8)
+
+
+def _annotators(ax: Any, r: StudyReport) -> None:
+    """Accuracy with its 95% Wilson interval where the task has accuracy; else the task score
+    (no interval: an annotator's F1 or correlation on their own items has no closed form)."""
+    accuracy = "accuracy" in r.metrics
+    names, values, lows, highs = [], [], [], []
+    for a in r.annotators:
+        value = a.scores.get("accuracy") if accuracy else a.task_score
+        if value is None:
+            continue
+        low = high = value
+        if accuracy and a.n:
+            lo, hi = wilson_interval(value * a.n, a.n)
+            low, high = lo if lo is not None else value, hi if hi is not None else value
+        names.append(a.name)
+        values.append(value * 100)
+        lows.append((value - low) * 100)
+        highs.append((high - value) * 100)
+    y = list(range(len(names)))
+    ax.errorbar(values, y, xerr=[lows, highs], fmt="o", color=HUMAN_COLOUR, capsize=3)
+    majority = r.scores["accuracy"] if accuracy else r.task_score
+    if majority.value is not None:
+        ax.axvline(majority.value * 100, color="black", linestyle=":", label="majority")
+        ax.legend(loc="lower left", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    what = "accuracy, 95% Wilson interval" if accuracy else "task score"
+    ax.set_xlabel(f"{what} (x100, own items)")
+
+
+def _confusion(ax: Any, r: StudyReport) -> None:
+    cm = r.confusion_matrix
+    assert cm is not None
+    ax.imshow(cm.matrix, cmap="Blues")
+    top = max((max(row) for row in cm.matrix), default=0)
+    for i, row in enumerate(cm.matrix):
+        for j, v in enumerate(row):
+            colour = "white" if top and v > top / 2 else "black"
+            ax.text(j, i, str(v), ha="center", va="center", color=colour, fontsize=9)
+    ax.set_xticks(range(len(cm.predicted)))
+    ax.set_xticklabels(cm.predicted, fontsize=8, rotation=20)
+    ax.set_yticks(range(len(cm.gold)))
+    ax.set_yticklabels(cm.gold, fontsize=8)
+    ax.set_xlabel("human answer")
+    ax.set_ylabel("gold")
+
+
+def _seconds(ax: Any, r: StudyReport) -> None:
+    assert r.datasheet is not None
+    h = r.datasheet.time_on_task.seconds_per_item_histogram
+    edges, counts = h["edges"], h["counts"]
+    widths = [b - a for a, b in itertools.pairwise(edges)]
+    ax.bar(edges[:-1], counts, width=widths, align="edge", color=HUMAN_COLOUR, edgecolor="white")
+    ax.set_xlabel("seconds per test answer")
+    ax.set_ylabel("answers")
+
+
+def _diagnostics(ax: Any, r: StudyReport) -> None:
+    d = r.diagnostics
+    assert d is not None
+    rows = [("All tagged", d.all_tagged)]
+    for cat, e in d.coarse.items():
+        rows.append((cat, e))
+        rows += [(f"  {tag}", f) for tag, f in d.fine.get(cat, {}).items()]
+    models = [m.name for m in r.models]
+    series = [("humans", HUMAN_COLOUR, [e.value for _, e in rows])]
+    for i, m in enumerate(models):
+        values = [(e.models or {}).get(m) for _, e in rows]
+        series.append(
+            (
+                f"model {m}",
+                MODEL_COLOURS[i % len(MODEL_COLOURS)],
+                [v.value if v else None for v in values],
+            )
+        )
+    height = 0.8 / len(series)
+    for s, (label, colour, values) in enumerate(series):
+        y = [i + s * height for i in range(len(rows))]
+        ax.barh(
+            y, [0 if v is None else v for v in values], height=height, color=colour, label=label
+        )
+    ax.set_yticks([i + height * (len(series) - 1) / 2 for i in range(len(rows))])
+    ax.set_yticklabels([name for name, _ in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", linewidth=0.5)
+    ax.set_xlabel(f"{d.metric.upper()} (Matthews correlation)")
+    ax.legend(loc="lower right", fontsize=8)
+
+
+# --- benchmark figure --------------------------------------------------------------------------
+
+
+def benchmark_figures(r: BenchmarkReport) -> list[FigureSpec]:
+    if not r.tasks:
+        return []
+    return [
+        FigureSpec(
+            f"{slug(r.benchmark)}-human-row",
+            "Task scores with intervals, the average, models and the published row",
+            lambda ax: _benchmark(ax, r),
+            max(HEIGHT, 0.4 * (len(r.tasks) + 1) + 1.2),
+        )
+    ]
+
+
+def _benchmark(ax: Any, r: BenchmarkReport) -> None:
+    labels = [t.task.split("/")[-1] for t in r.tasks] + ["average"]
+    estimates = [t.task_score for t in r.tasks] + [r.average]
+    y = list(range(len(labels)))
+    values = [_pct(e.value) for e in estimates]
+    low = [
+        0 if e.ci_low is None or e.value is None else (e.value - e.ci_low) * 100 for e in estimates
+    ]
+    high = [
+        0 if e.ci_high is None or e.value is None else (e.ci_high - e.value) * 100
+        for e in estimates
+    ]
+    ax.errorbar(
+        values,
+        y,
+        xerr=[low, high],
+        fmt="o",
+        color=HUMAN_COLOUR,
+        capsize=3,
+        label="humans (measured)",
+    )
+    for i, m in enumerate(r.models):
+        xs = [_pct(t.models[m.name].value) if m.name in t.models else float("nan") for t in r.tasks]
+        xs.append(_pct(m.average.value))
+        ax.plot(xs, y, "s", color=MODEL_COLOURS[i % len(MODEL_COLOURS)], label=f"model {m.name}")
+    if r.published is not None:
+        xs = []
+        for t in r.tasks:
+            scores = r.published.scores.get(t.task)
+            xs.append(sum(scores.values()) / len(scores) * 100 if scores else float("nan"))
+        xs.append(_pct(r.published.average))
+        ax.plot(
+            xs,
+            y,
+            "D",
+            markerfacecolor="none",
+            color=PUBLISHED_COLOUR,
+            label="published (not measured)",
+        )
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("score (x100)")
+    ax.legend(loc="lower left", fontsize=7)
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def figure_specs(report: StudyReport | BenchmarkReport) -> list[FigureSpec]:
+    if isinstance(report, BenchmarkReport):
+        return benchmark_figures(report)
+    return study_figures(report)
+
+
+def _render(spec: FigureSpec, fmt: str) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(
+        {"svg.hashsalt": "annotate", "svg.fonttype": "none", "pdf.fonttype": 42}
+    ):
+        fig = Figure(figsize=(WIDTH, spec.height))
+        ax = fig.add_subplot()
+        spec.draw(ax)
+        ax.set_title(spec.title, fontsize=10)
+        fig.tight_layout()
+        out = io.BytesIO()
+        metadata: dict[str, Any] = (
+            {"Date": None, "Creator": None}
+            if fmt == "svg"
+            else {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}
+        )
+        fig.savefig(out, format=fmt, metadata=metadata)
+    return out.getvalue()
+
+
+def inline_svgs(report: StudyReport | BenchmarkReport) -> dict[str, str] | None:
+    """Figure title -> SVG markup to place in HTML (no XML prolog, no namespaces or metadata:
+    nothing that names an outside address); None without matplotlib."""
+    if not figures_available():
+        return None
+    out = {}
+    for spec in figure_specs(report):
+        svg = _render(spec, "svg").decode("utf-8")
+        svg = svg[svg.index("<svg") :]
+        svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
+        svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+        out[spec.title] = svg
+    return out
+
+
+def write_figures(report: StudyReport | BenchmarkReport, folder: Path) -> list[Path]:
+    """Each figure as `<name>.pdf` and `<name>.svg` in `folder` (created); the paths written."""
+    if not figures_available():
+        raise UserError(f"--figures needs matplotlib: {EXTRA_HINT}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in figure_specs(report):
+        for fmt in ("pdf", "svg"):
+            path = folder / f"{spec.name}.{fmt}"
+            path.write_bytes(_render(spec, fmt))
+            written.append(path)
+    return written

@@ -1,0 +1,222 @@
+"""The human row as a LaTeX table for a paper (`--format latex`), in the layout of the GLUE and
+SuperGLUE papers' results tables: systems as rows, tasks (and their metrics) as columns, the
+average last; booktabs rules (`\\usepackage{booktabs}`). Intervals follow the values, as
+`[low, high]` or as `± half-width` (`--intervals pm`: half the width of the 95% interval).
+A second table gives the datasheet of the run.
+
+The tables are made by pandas' `Styler.to_latex` (needs jinja2, in the `report` extra); names
+from people or data (models, studies, annotators) are LaTeX-escaped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotate.errors import UserError
+from annotate.report.benchmark.published import published_row
+from annotate.report.model.schema import BenchmarkReport, Datasheet, Estimate, StudyReport
+from annotate.report.render.figures import EXTRA_HINT
+from annotate.report.render.table import METRIC_NAMES
+from annotate.report.sections.datasheet import datasheet_sections
+
+SHORT_NAMES = {
+    "superglue/boolq": "BoolQ",
+    "superglue/cb": "CB",
+    "superglue/copa": "COPA",
+    "superglue/multirc": "MultiRC",
+    "superglue/record": "ReCoRD",
+    "superglue/rte": "RTE",
+    "superglue/wic": "WiC",
+    "superglue/wsc": "WSC",
+    "superglue/axb": "AX-b",
+    "superglue/axg": "AX-g",
+    "glue/cola": "CoLA",
+    "glue/sst2": "SST-2",
+    "glue/mrpc": "MRPC",
+    "glue/stsb": "STS-B",
+    "glue/qqp": "QQP",
+    "glue/mnli-m": "MNLI-m",
+    "glue/mnli-mm": "MNLI-mm",
+    "glue/qnli": "QNLI",
+    "glue/rte": "RTE",
+    "glue/wnli": "WNLI",
+    "glue/ax": "AX",
+}
+AVERAGE = ("Avg", "")
+
+
+def _pandas_styler() -> None:
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:
+        raise UserError(f"--format latex needs jinja2 (pandas' Styler): {EXTRA_HINT}") from None
+
+
+def _cell(e: Estimate | None, intervals: str) -> str:
+    if e is None or e.value is None:
+        return "--"
+    text = f"{e.value * 100:.1f}"
+    if e.ci_low is None or e.ci_high is None:
+        return text
+    if intervals == "pm":
+        return f"{text} $\\pm$ {(e.ci_high - e.ci_low) * 50:.1f}"
+    return f"{text} [{e.ci_low * 100:.1f}, {e.ci_high * 100:.1f}]"
+
+
+def _plain(value: float | None) -> str:
+    return "--" if value is None else f"{value * 100:.1f}"
+
+
+def _task_columns(task: str, metrics: list[str]) -> list[tuple[str, str]]:
+    name = SHORT_NAMES.get(task, task)
+    return [(name, METRIC_NAMES.get(m, m)) for m in metrics]
+
+
+def _escape(text: str) -> str:
+    from pandas.io.formats.style_render import _escape_latex
+
+    return _escape_latex(text)
+
+
+def _styled(frame: Any, caption: str, label: str, escape_cells: bool) -> str:
+    styler = frame.style.format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
+    if escape_cells:
+        styler = styler.format(escape="latex")
+    return styler.to_latex(
+        hrules=True,
+        caption=caption,
+        label=label,
+        position_float="centering",
+        multicol_align="c",
+        column_format="l" + "r" * frame.shape[1],
+    )
+
+
+def _frame(rows: dict[str, dict[tuple[str, str], str]], columns: list[tuple[str, str]]) -> Any:
+    import pandas as pd
+
+    index = pd.MultiIndex.from_tuples(columns)
+    data = [[cells.get(c, "--") for c in columns] for cells in rows.values()]
+    return pd.DataFrame(data, index=list(rows), columns=index)
+
+
+def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
+    columns = _task_columns(r.task, r.metrics)
+    if len(r.metrics) > 1:
+        columns.append(AVERAGE)
+    k = r.sample.annotators_per_item
+    human = f"Human, majority of {k} (n={r.sample.n_items_scored})"
+    rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
+    for col, m in zip(columns, r.metrics, strict=False):
+        rows[human][col] = _cell(r.scores.get(m), intervals)
+    if len(r.metrics) > 1:
+        rows[human][AVERAGE] = _cell(r.task_score, intervals)
+    single = r.individual
+    name = f"Human, mean single annotator ({single.task_score.n})"
+    rows[name] = {
+        c: _plain(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
+    }
+    if len(r.metrics) > 1:
+        rows[name][AVERAGE] = _plain(single.task_score.mean)
+    for model in r.models:
+        cells = {
+            c: _cell((model.scores or {}).get(m), intervals)
+            for c, m in zip(columns, r.metrics, strict=False)
+        }
+        if len(r.metrics) > 1:
+            cells[AVERAGE] = _cell(model.task_score, intervals)
+        rows[f"{model.name} (n={model.n})"] = cells
+    published = published_row(r.task.split("/")[0])
+    if published is not None and r.task in published.scores:
+        scores = published.scores[r.task]
+        cells = {c: _plain(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
+        if len(r.metrics) > 1 and all(m in scores for m in r.metrics):
+            cells[AVERAGE] = _plain(sum(scores[m] for m in r.metrics) / len(r.metrics))
+        rows["Human, published (not measured here)"] = cells
+    how = (
+        "$\\pm$ half the width of the 95\\% bootstrap interval"
+        if intervals == "pm"
+        else ("95\\% bootstrap intervals in brackets")
+    )
+    caption = (
+        f"Human performance on {_escape(SHORT_NAMES.get(r.task, r.task))} "
+        f"(study {_escape(r.study)}; x100; {how})."
+    )
+    table = _styled(_frame(rows, columns), caption, f"tab:human-{_label(r.study)}", False)
+    return table + "\n" + _datasheet_table(r.datasheet, r.study)
+
+
+def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
+    columns: list[tuple[str, str]] = []
+    for t in r.tasks:
+        columns += _task_columns(t.task, t.metrics)
+    columns.append(AVERAGE)
+    human = "Human (this study)"
+    rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
+    for t in r.tasks:
+        for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
+            rows[human][c] = _cell(t.scores.get(m), intervals)
+    rows[human][AVERAGE] = _cell(r.average, intervals)
+    for model in r.models:
+        cells: dict[tuple[str, str], str] = {}
+        for t in r.tasks:
+            score = t.models.get(model.name)
+            if score is not None and len(t.metrics) == 1:
+                cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals)
+            elif score is not None:  # several metrics: the model's task score under the last
+                cells[_task_columns(t.task, t.metrics)[-1]] = _cell(score, intervals) + "*"
+        cells[AVERAGE] = _cell(model.average, intervals)
+        rows[model.name] = cells
+    if r.published is not None:
+        cells = {}
+        for t in r.tasks:
+            scores = r.published.scores.get(t.task, {})
+            for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
+                cells[c] = _plain(scores.get(m))
+        cells[AVERAGE] = _plain(r.published.average)
+        rows["Human (published, not measured here)"] = cells
+    name = {"glue": "GLUE", "superglue": "SuperGLUE"}.get(r.benchmark, r.benchmark)
+    how = (
+        "$\\pm$ half the width of the 95\\% bootstrap interval"
+        if intervals == "pm"
+        else ("95\\% bootstrap intervals in brackets")
+    )
+    cover = f"{r.n_groups_covered} of {r.n_groups} tasks"
+    if r.missing:
+        cover += "; missing: " + ", ".join(SHORT_NAMES.get(m, m) for m in r.missing)
+    caption = (
+        f"{name} human row (x100; {how}; {_escape(cover)}). The published row is the paper's, "
+        "on other items, by other annotators; the average over its tasks, not ours."
+    )
+    table = _styled(_frame(rows, columns), caption, f"tab:human-{r.benchmark}", False)
+    sheets = [_datasheet_table(t.datasheet, t.study) for t in r.tasks]
+    return table + "\n" + "\n".join(s for s in sheets if s)
+
+
+def _label(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+
+
+def _datasheet_table(d: Datasheet | None, study: str) -> str:
+    if d is None:
+        return ""
+    import pandas as pd
+
+    title, _, rows = datasheet_sections(d)[0]
+    frame = pd.DataFrame([[v] for _, v in rows], index=[k for k, _ in rows], columns=["Value"])
+    styler = (
+        frame.style.format(escape="latex").format_index(escape="latex", axis=0).hide(axis="columns")
+    )
+    return styler.to_latex(
+        hrules=True,
+        caption=f"{_escape(title)}: study {_escape(study)}.",
+        label=f"tab:datasheet-{_label(study)}",
+        position_float="centering",
+        column_format="lp{0.6\\linewidth}",
+    )
+
+
+def render_latex(report: StudyReport | BenchmarkReport, intervals: str = "brackets") -> str:
+    _pandas_styler()
+    if isinstance(report, BenchmarkReport):
+        return benchmark_latex(report, intervals)
+    return study_latex(report, intervals)

@@ -1,0 +1,382 @@
+"""The datasheet of a run: how the numbers of a study were obtained, the section reviewers ask
+for (effective protocol and its assumptions, sample and seed, attrition, training pass rate, time
+on task, cost, ties, flags and exclusions, dates, versions).
+
+Computed from the store (every label of both phases, the gate decisions) and the study's report
+(ties, sample); rendered by every report format through `datasheet_sections`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine, func, select
+
+from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
+from annotate.report.model.schema import (
+    AnnotatorTime,
+    Attrition,
+    Cost,
+    Datasheet,
+    Estimate,
+    Exclusion,
+    FlaggedLabel,
+    StudyReport,
+    TimeOnTask,
+)
+from annotate.scoring.intervals import wilson_interval
+from annotate.store.models import Annotator, Item, Label, StudyItem
+
+TRAINING = "training"
+TEST = "test"
+HISTOGRAM_BINS = 20
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@dataclass
+class LabelFacts:
+    """What the datasheet needs of a study's labels, as columns (one entry per label): a large
+    study has millions of labels, so no object per row."""
+
+    phase: np.ndarray
+    annotator: np.ndarray
+    seconds: np.ndarray
+    flagged: list[FlaggedLabel]
+    first_shown: datetime | None
+    last_answered: datetime | None
+
+    def __len__(self) -> int:
+        return len(self.phase)
+
+
+def _label_facts(
+    engine: Engine, study_id: int, test_labels: pd.DataFrame | None = None
+) -> LabelFacts:
+    """Every label's phase, annotator and seconds. `test_labels` (the report's own test-phase
+    labels, with annotator and seconds) saves reading the test phase a second time."""
+    with engine.connect() as conn:
+        dialect = conn.dialect.name
+        seconds = _seconds_expression(dialect)
+        columns: list[Any] = [Label.phase, Label.annotator_id]
+        columns += [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
+        where = [Label.study_id == study_id]
+        if test_labels is not None:
+            where.append(Label.phase != TEST)
+        cols = fetch_columns(conn, select(*columns).where(*where), len(columns))
+        names = dict(conn.execute(select(Annotator.id, Annotator.name)).all())
+        flagged = conn.execute(
+            select(Label.phase, Item.source_id, Annotator.name, Label.comment)
+            .join(Item, Item.id == Label.item_id)
+            .join(Annotator, Annotator.id == Label.annotator_id)
+            .where(Label.study_id == study_id, Label.flag == True)  # noqa: E712
+            .order_by(Label.phase, Item.source_id, Annotator.name)
+        ).all()
+        first, last = conn.execute(
+            select(func.min(Label.shown_at), func.max(Label.answered_at)).where(
+                Label.study_id == study_id
+            )
+        ).one()
+    if seconds is not None:
+        secs = np.asarray(cols[2], dtype=float)
+    else:
+        secs = np.array(
+            [(_utc(b) - _utc(a)).total_seconds() for a, b in zip(cols[2], cols[3], strict=True)]
+        )
+    ids = pd.Categorical(np.asarray(cols[1], dtype=np.int64))
+    annotator = np.asarray([names[int(i)] for i in ids.categories], dtype=object)[ids.codes]
+    phase = np.asarray(cols[0], dtype=object)
+    if test_labels is not None:
+        phase = np.concatenate([phase, np.full(len(test_labels), TEST, dtype=object)])
+        annotator = np.concatenate(
+            [annotator, np.asarray(test_labels["annotator"].astype(str), dtype=object)]
+        )
+        secs = np.concatenate([secs, test_labels["seconds"].to_numpy(dtype=float)])
+    return LabelFacts(
+        phase=phase,
+        annotator=annotator,
+        seconds=secs,
+        flagged=[FlaggedLabel(str(r[1]), r[2], r[0], r[3]) for r in flagged],
+        first_shown=None if first is None else _utc(_as_datetime(first)),
+        last_answered=None if last is None else _utc(_as_datetime(last)),
+    )
+
+
+def _as_datetime(value: Any) -> datetime:
+    """min()/max() of a datetime column: SQLite gives the stored text, PostgreSQL a datetime."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+
+
+def _n_training_items(engine: Engine, study_id: int) -> int:
+    with engine.connect() as conn:
+        return int(
+            conn.execute(
+                select(func.count()).where(
+                    StudyItem.study_id == study_id, StudyItem.phase == TRAINING
+                )
+            ).scalar_one()
+        )
+
+
+def _store_revision(engine: Engine) -> str | None:
+    from annotate.store.schema import read_revision
+
+    return read_revision(engine)
+
+
+def attrition(labels: LabelFacts, latest_gate: dict[str, bool], n_training_items: int) -> Attrition:
+    """Attrition from the labels and each annotator's latest gate decision (name -> admitted)."""
+    training = labels.annotator[labels.phase == TRAINING]
+    names, counts = np.unique(training.astype(str), return_counts=True)
+    trained = dict(zip(names.tolist(), counts.tolist(), strict=True))
+    tested = set(labels.annotator[labels.phase == TEST].tolist())
+    started = set(trained)
+    completed = {a for a, n in trained.items() if n >= n_training_items or a in latest_gate} | set(
+        latest_gate
+    )
+    admitted = {a for a, ok in latest_gate.items() if ok}
+    rejected = {a for a, ok in latest_gate.items() if not ok}
+    left_in_training = {a for a in started if a not in completed}
+    left_after_admission = {a for a in admitted if a not in tested}
+    abandoned = sorted(left_in_training | left_after_admission)
+    decided = len(admitted) + len(rejected)
+    low, high = wilson_interval(len(admitted), decided)
+    rate = Estimate(
+        len(admitted) / decided if decided else None,
+        wilson_low=low if decided else None,
+        wilson_high=high if decided else None,
+    )
+    return Attrition(
+        started_training=len(started),
+        completed_training=len(completed),
+        admitted=len(admitted),
+        rejected=len(rejected),
+        undecided=len(started - set(latest_gate)),
+        labelled_test=len(tested),
+        abandoned=len(abandoned),
+        abandoned_names=abandoned,
+        training_pass_rate=rate,
+    )
+
+
+def time_on_task(labels: LabelFacts) -> TimeOnTask:
+    """Median seconds per answer and total minutes of each annotator (both phases), and the
+    distribution of seconds per test answer."""
+    frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
+    per = frame.groupby("name", sort=True)["seconds"].agg(["size", "median", "sum"])
+    rows = [
+        AnnotatorTime(
+            name=str(name),
+            n_labels=int(row["size"]),
+            median_seconds=float(row["median"]),
+            total_minutes=float(row["sum"] / 60),
+        )
+        for name, row in per.iterrows()
+    ]
+    totals = [r.total_minutes for r in rows]
+    test_secs = labels.seconds[labels.phase == TEST]
+    histogram: dict[str, list[float]] = {"edges": [], "counts": []}
+    if len(test_secs):
+        counts, edges = np.histogram(test_secs, bins=HISTOGRAM_BINS)
+        histogram = {"edges": [float(e) for e in edges], "counts": [float(c) for c in counts]}
+    return TimeOnTask(
+        annotators=rows,
+        median_minutes_per_annotator=float(np.median(totals)) if totals else None,
+        total_minutes=float(np.sum(totals)) if totals else 0.0,
+        seconds_per_item_histogram=histogram,
+    )
+
+
+def _cost(minutes: float, hourly_rate: float | None) -> Cost | None:
+    if hourly_rate is None:
+        return None
+    hours = minutes / 60
+    return Cost(
+        hourly_rate=hourly_rate,
+        hours=hours,
+        estimated_cost=hours * hourly_rate,
+        note="time on task (training and test answers) x the hourly rate given with "
+        "--set hourly_rate; reading guidelines and waiting are not counted",
+    )
+
+
+def _ties(report: StudyReport) -> dict[str, Any]:
+    t = report.ties
+    out: dict[str, Any] = {"rule": t.rule, "applies": t.applies, "n_tied": t.n_tied}
+    if t.applies:
+        out["unit"] = t.unit
+        out["settled"] = {
+            "at random (study seed)": t.resolved_at_random,
+            "by dev majority class": t.resolved_by_dev_majority_class,
+            "abstained (counted wrong)": t.abstained_counted_wrong,
+            "open, awaiting an extra annotator (counted wrong)": t.open_counted_wrong,
+        }
+    if t.note:
+        out["note"] = t.note
+    return out
+
+
+def _exclusions(report: StudyReport) -> list[Exclusion]:
+    s = report.sample
+    found = [
+        Exclusion(
+            "sampled test items without labels",
+            s.n_sample - s.n_items_labelled,
+            "not labelled yet: left out of every score",
+        ),
+        Exclusion(
+            "items with fewer than k labels",
+            s.n_items_labelled - s.n_items_complete,
+            f"aggregated from the labels they have (k = {s.annotators_per_item})",
+        ),
+        Exclusion(
+            "labelled items not scored",
+            s.n_items_labelled - s.n_items_scored if report.has_gold else s.n_items_labelled,
+            "no gold label, or no aggregated answer",
+        ),
+    ]
+    if report.ties.applies and report.ties.units_with_more_than_k_labels:
+        found.append(
+            Exclusion(
+                f"{report.ties.unit}s with more than k labels",
+                report.ties.units_with_more_than_k_labels,
+                "extra annotator asked to break a tie: all labels are counted",
+            )
+        )
+    return found
+
+
+def build_datasheet(
+    engine: Engine,
+    report: StudyReport,
+    *,
+    hourly_rate: float | None = None,
+    test_labels: pd.DataFrame | None = None,
+) -> Datasheet:
+    """The datasheet of study `report.study` (its report gives ties and the sample)."""
+    from annotate import __version__
+    from annotate.store.schema import SCHEMA_HEAD
+
+    study = find_study(engine, report.study)
+    assert study.id is not None
+    labels = _label_facts(engine, study.id, test_labels)
+    latest = {d.annotator: d.admitted for d in report.gate.decisions}
+    times = time_on_task(labels)
+    protocol = dict(report.protocol)
+    return Datasheet(
+        protocol_name=protocol.get("name"),
+        protocol=protocol,
+        assumptions=list(protocol.get("assumptions") or []),
+        sample_size=report.sample.n_sample,
+        test_sample_setting=protocol.get("test_sample"),
+        seed=protocol.get("seed"),
+        training_items=_n_training_items(engine, study.id),
+        attrition=attrition(labels, latest, _n_training_items(engine, study.id)),
+        time_on_task=times,
+        cost=_cost(times.total_minutes, hourly_rate),
+        ties=_ties(report),
+        flagged=labels.flagged,
+        excluded=_exclusions(report),
+        first_label_at=None
+        if labels.first_shown is None
+        else labels.first_shown.isoformat(timespec="seconds"),
+        last_label_at=None
+        if labels.last_answered is None
+        else labels.last_answered.isoformat(timespec="seconds"),
+        software_version=__version__,
+        store_schema_version=_store_revision(engine),
+        schema_head=SCHEMA_HEAD,
+    )
+
+
+# --- rendering as sections (title, headers, rows), shared by table, Markdown and HTML ---------
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str]]]]:
+    a = d.attrition
+    rate = a.training_pass_rate
+    rate_text = "–"
+    if rate.value is not None:
+        rate_text = f"{rate.value * 100:.1f}%"
+        if rate.wilson_low is not None and rate.wilson_high is not None:
+            rate_text += f" [{rate.wilson_low * 100:.1f}, {rate.wilson_high * 100:.1f}] (Wilson)"
+    t = d.time_on_task
+    rows = [
+        ["Protocol", str(d.protocol_name or "")],
+        ["Sample", f"{d.sample_size} test items (setting: {d.test_sample_setting}); seed {d.seed}"],
+        ["Training items", str(d.training_items)],
+        ["Started training", str(a.started_training)],
+        ["Completed training", str(a.completed_training)],
+        ["Admitted / rejected / undecided", f"{a.admitted} / {a.rejected} / {a.undecided}"],
+        ["Gave test answers (finished)", str(a.labelled_test)],
+        [
+            "Abandoned (attrition)",
+            f"{a.abandoned}" + (f": {', '.join(a.abandoned_names)}" if a.abandoned_names else ""),
+        ],
+        ["Training pass rate", rate_text],
+        [
+            "Time on task",
+            f"median {_num(t.median_minutes_per_annotator)} min per annotator; "
+            f"total {_num(t.total_minutes)} min",
+        ],
+    ]
+    if d.cost is not None:
+        rows.append(
+            [
+                "Estimated cost",
+                f"{d.cost.estimated_cost:.2f} ({d.cost.hours:.2f} h x {d.cost.hourly_rate:g}/h; "
+                f"{d.cost.note})",
+            ]
+        )
+    ties = d.ties
+    tie_text = f"rule {ties['rule']}; {ties['n_tied']} tied"
+    settled = ties.get("settled") or {}
+    parts = [f"{n} {how}" for how, n in settled.items() if n]
+    if parts:
+        tie_text += " (" + ", ".join(parts) + ")"
+    if ties.get("note"):
+        tie_text += f"; {ties['note']}"
+    rows.append(["Ties", tie_text])
+    rows.append(["Flagged labels", str(len(d.flagged))])
+    for e in d.excluded:
+        rows.append([f"Excluded: {e.what}", f"{e.n} ({e.reason})"])
+    rows.append(["First label", d.first_label_at or "–"])
+    rows.append(["Last label", d.last_label_at or "–"])
+    rows.append(
+        [
+            "Software",
+            f"annotate {d.software_version}; store schema {d.store_schema_version} "
+            f"(newest {d.schema_head})",
+        ]
+    )
+    for assumption in d.assumptions:
+        rows.append(["Assumption", str(assumption)])
+    out: list[tuple[str, list[str], list[list[str]]]] = [("Datasheet of the run", ["", ""], rows)]
+    out.append(
+        (
+            "Time on task per annotator (training and test)",
+            ["Annotator", "Answers", "Median s/answer", "Total minutes"],
+            [
+                [r.name, str(r.n_labels), _num(r.median_seconds), _num(r.total_minutes)]
+                for r in t.annotators
+            ],
+        )
+    )
+    if d.flagged:
+        out.append(
+            (
+                "Flagged labels",
+                ["Item", "Annotator", "Phase", "Comment"],
+                [[f.item, f.annotator, f.phase, f.comment or ""] for f in d.flagged],
+            )
+        )
+    return out

@@ -1,0 +1,117 @@
+"""Which test items are complete, by the rule the engine follows (annotate/completion.py), and
+the report's section on `stop_when_decided`: the labels it saved, why the majority is the one
+full k would give, and what it means for the agreement statistics.
+
+The engine stops an item once no labels up to k can change its majority, so for every item
+the recorded majority is the full-k majority by construction (the rule compares the leader
+with the runner-up plus every label still to come, and counts a possible tie as undecided).
+What changes is how many labels the agreement statistics see: Krippendorff's α takes units
+with any number (≥ 2) of values, so it uses every label collected; Fleiss' κ needs the same
+number of raters per item, and the items that reached k are the contested ones (the others
+stopped early), so κ over them would describe a biased subset: it is not computed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from annotate import completion
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import Agreement, Coefficient, EarlyStop
+
+ALPHA_NOTE = (
+    "Krippendorff's α accepts missing values: it uses every label collected, each item with "
+    "the labels it got (items that stopped early contribute their fewer, agreeing labels)"
+)
+CURVE_NOTE = (
+    "the majority-of-k curve below the study's k draws from the items with at least that many "
+    "labels; items that stopped early have fewer, so the rows between the stop and k lean to "
+    "contested items"
+)
+KAPPA_NOTE = (
+    "not computed: Fleiss' κ needs k labels on every item, and with stop_when_decided only "
+    "the contested items reach k, so κ over them would describe a biased subset"
+)
+
+
+def items_wanting(coded: CodedStudy, final: Aggregated, rule: completion.Rule) -> np.ndarray:
+    """Labels each sampled item still takes, per the engine's rule, from the labels loaded
+    (0: complete). The shared definition, so the report, `status` and `check` agree."""
+    n = np.bincount(coded.row_item, minlength=coded.n_items)
+    wanted = np.maximum(rule.k - n, 0)
+    if not rule.needs_votes or final.votes is None:
+        return wanted
+    units_of: list[list[int]] = [[] for _ in range(coded.n_items)]
+    for u, i in enumerate(coded.unit_item.tolist()):
+        units_of[i].append(u)
+    counts = final.votes.counts
+    return np.array(
+        [
+            completion.labels_wanted([counts[u].tolist() for u in units], int(n[i]), rule)
+            for i, units in enumerate(units_of)
+        ],
+        dtype=np.int64,
+    )
+
+
+def early_stop_section(
+    coded: CodedStudy, wanted: np.ndarray, rule: completion.Rule
+) -> EarlyStop | None:
+    """The report's section, for a study that used the option (None otherwise)."""
+    if not rule.stop_when_decided:
+        return None
+    n = np.bincount(coded.row_item, minlength=coded.n_items)
+    done = (n > 0) & (wanted == 0)
+    early = done & (n < rule.k)
+    full = int(np.where(done, np.maximum(n, rule.k), 0).sum())
+    collected = int(n[done].sum())
+    saved = full - collected
+    return EarlyStop(
+        enabled=True,
+        labels_collected=int(n.sum()),
+        labels_full_k=full,
+        labels_saved=saved,
+        saved_share=round(saved / full, 6) if full else None,
+        items_decided_early=int(early.sum()),
+        majority_equals_full_k=True,
+        alpha=ALPHA_NOTE,
+        kappa=KAPPA_NOTE,
+        curve=CURVE_NOTE,
+    )
+
+
+def adjust_agreement(agreement: Agreement, section: EarlyStop | None) -> Agreement:
+    """κ skipped (and α's note) when items stopped early; unchanged otherwise."""
+    if section is None or section.items_decided_early == 0:
+        return agreement
+    skipped = Coefficient(None, None, None, None, KAPPA_NOTE, 0, None, "fleiss-skipped")
+    alpha = agreement.krippendorff_alpha
+    alpha = replace(alpha, note=alpha.note or ALPHA_NOTE)
+    return replace(agreement, fleiss_kappa=skipped, krippendorff_alpha=alpha)
+
+
+def early_stop_table(section: EarlyStop | None) -> tuple[str, list[str], list[list[str]]] | None:
+    """The section as the report's (title, headers, rows), for the table and Markdown."""
+    if section is None:
+        return None
+    share = "n/a" if section.saved_share is None else f"{section.saved_share * 100:.1f}%"
+    return (
+        "Early stop (stop_when_decided)",
+        ["", ""],
+        [
+            ["Labels collected", str(section.labels_collected)],
+            ["Labels with full k", str(section.labels_full_k)],
+            ["Labels saved", f"{section.labels_saved} ({share})"],
+            ["Items decided before k", str(section.items_decided_early)],
+            [
+                "Majority",
+                "equals what full k would give: an item stops only when no labels up to k "
+                "can change it (a possible tie counts as undecided)",
+            ],
+            ["Krippendorff's α", section.alpha],
+            ["Fleiss' κ", section.kappa],
+            ["Majority-of-k curve", section.curve],
+        ],
+    )

@@ -1,0 +1,71 @@
+"""The models of a report: each model's predictions scored on exactly the items of the human
+sample, with intervals, and compared with the human majority item by item (exact McNemar test
+on the items where one of them is right)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import Estimate, ModelRow, PairedTest
+from annotate.scoring.mcnemar import mcnemar_exact
+from annotate.scoring.model_predictions import model_units
+from annotate.scoring.predictions import ModelPredictions
+from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
+from annotate.scoring.units import NO_LABELS
+
+
+def score_models(
+    coded: CodedStudy,
+    models: Sequence[ModelPredictions],
+    final: Aggregated,
+    replicates: int,
+    seed: int,
+    has_gold: bool,
+    notes: list[str],
+) -> tuple[list[ModelRow], dict[str, np.ndarray]]:
+    """One report row per model (scores with intervals, McNemar against the human majority)
+    and, for classification tasks, each model's class code per item (for the diagnostics).
+    Coverage gaps are added to `notes`."""
+    rows: list[ModelRow] = []
+    item_preds: dict[str, np.ndarray] = {}
+    taken: set[str] = set()
+    for model in models:
+        name = model.name if model.name not in taken else model.path
+        taken.add(name)
+        pred = model_units(coded, model)
+        covered = count_scored(coded, pred) if has_gold else 0
+        row = ModelRow(name=name, file=model.path, n=covered, scores=None, task_score=None)
+        if has_gold:
+            scorer = scorer_for(coded, pred)
+            scores, total = score_with_intervals(
+                scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
+            )
+            row.scores = {m: Estimate.of(e) for m, e in scores.items()}
+            row.task_score = Estimate.of(total)
+            row.paired = _paired(coded, final.pred, pred)
+        sample = count_scored(coded, final.pred)
+        if has_gold and covered < sample:
+            notes.append(f"model {name}: predictions cover {covered} of the {sample} scored items")
+        rows.append(row)
+        if coded.kind == "classification":
+            item_preds[name] = pred
+    return rows, item_preds
+
+
+def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> PairedTest | None:
+    """Paired comparison on the items both answered: McNemar's exact test of the discordant
+    pairs (p is null when no item is discordant)."""
+    if coded.kind != "classification":
+        return None
+    both = (coded.gold_code >= 0) & (human != NO_LABELS) & (model != NO_LABELS)
+    test = mcnemar_exact(human[both] == coded.gold_code[both], model[both] == coded.gold_code[both])
+    return PairedTest(
+        n=int(both.sum()),
+        human_only_right=test.human_only_right,
+        model_only_right=test.model_only_right,
+        mcnemar_p=test.p_value if test.discordant else None,
+    )

@@ -1,0 +1,204 @@
+"""The agreement section of a report: Krippendorff's α (at the task's level of measurement),
+Fleiss' κ, pairwise Cohen's κ, the per-unit agreement histogram and scores on unanimous vs
+split units; and the same statistics for any long-format label file (`annotate agreement`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from annotate.report.aggregation.majority import UnitVotes, unit_votes
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.data.longformat import LongLabels, numeric_labels
+from annotate.report.model.schema import (
+    Agreement,
+    Coefficient,
+    FileAgreement,
+    PairKappa,
+    PairSummary,
+    PartScore,
+)
+from annotate.report.stats import agreement as agr
+from annotate.report.stats.gwet import gwet_ac1
+from annotate.scoring.intervals import rng_for
+from annotate.scoring.metrics import Scorer, task_score
+
+
+def _rating_codes(numbers: np.ndarray) -> np.ndarray:
+    return np.unique(numbers, return_inverse=True)[1].astype(np.int64)
+
+
+def _pairable(unit: np.ndarray, n_units: int) -> int:
+    return int((np.bincount(unit, minlength=n_units) >= 2).sum())
+
+
+def _not_computed(note: str) -> Coefficient:
+    return Coefficient(None, None, None, None, note, 0, None, "fleiss-skipped")
+
+
+def study_agreement(
+    coded: CodedStudy,
+    final: Aggregated,
+    scorer: Scorer,
+    k: int,
+    replicates: int,
+    seed: int,
+    has_gold: bool,
+) -> Agreement:
+    """The agreement of a study's annotators over its units (MultiRC: candidate answers, whose
+    question is resampled as a whole)."""
+    unit, names = coded.label_unit, coded.annotators
+    regression = coded.kind == "regression"
+    codes = _rating_codes(coded.label_number) if regression else coded.label_code
+    n_values = int(codes.max()) + 1 if len(codes) else 0
+    cluster = coded.unit_item if coded.kind == "multi_answer" else None
+    is_cb = bool(coded.spec.answer_scale) and np.isfinite(coded.label_number).all()
+    level = "interval" if regression else ("ordinal" if is_cb else "nominal")
+    numbers = coded.label_number if level != "nominal" else None
+    alpha = agr.krippendorff_alpha(
+        unit,
+        codes,
+        coded.n_units,
+        level,
+        numbers,
+        replicates=replicates,
+        rng=rng_for(seed, "alpha"),
+        cluster=cluster,
+    )
+    collapsed = None
+    if is_cb:
+        nominal = agr.krippendorff_alpha(
+            unit,
+            codes,
+            coded.n_units,
+            "nominal",
+            replicates=replicates,
+            rng=rng_for(seed, "alpha-collapsed"),
+            cluster=cluster,
+        )
+        collapsed = Coefficient(
+            "nominal",
+            nominal.value,
+            nominal.ci_low,
+            nominal.ci_high,
+            "on the 3 classes after collapsing the 7-point answers",
+            kind="alpha-collapsed",
+        )
+    votes = unit_votes(unit, codes, coded.n_units) if regression else final.votes
+    assert votes is not None
+    if regression:
+        fleiss = _not_computed("not computed for ratings (a nominal statistic); see interval α")
+    elif coded.n_units * max(n_values, 1) > agr.DENSE_LIMIT:
+        fleiss = _not_computed("too many distinct answers for a table")
+    else:
+        table = agr.counts_table(unit, codes, coded.n_units, max(n_values, 1))
+        fk, used, raters = agr.fleiss_kappa(
+            table, k, replicates=replicates, rng=rng_for(seed, "fleiss"), cluster=cluster
+        )
+        fleiss = Coefficient.fleiss(fk, used, raters)
+    ac1 = _study_ac1(coded, unit, codes, replicates, seed, cluster)
+    positions = coded.label_number if regression else None
+    pairs = agr.pairwise_cohen_kappa(unit, coded.label_annotator, codes, names, positions)
+    return Agreement(
+        unit="candidate answer" if coded.kind == "multi_answer" else "item",
+        krippendorff_alpha=Coefficient.alpha(level, alpha, _pairable(unit, coded.n_units)),
+        krippendorff_alpha_collapsed=collapsed,
+        fleiss_kappa=fleiss,
+        gwet_ac1=ac1,
+        pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
+        pairwise_weights="quadratic" if regression else None,
+        pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
+        item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
+        unanimous_vs_split=_unanimous_vs_split(coded, votes, scorer) if has_gold else None,
+    )
+
+
+def _study_ac1(
+    coded: CodedStudy,
+    unit: np.ndarray,
+    codes: np.ndarray,
+    replicates: int,
+    seed: int,
+    cluster: np.ndarray | None,
+) -> Coefficient | None:
+    """Gwet's AC1 over the task's classes (Q counts classes nobody chose); not for ratings or
+    ReCoRD, whose answers are not a fixed set of classes."""
+    if coded.kind not in {"classification", "multi_answer"}:
+        return None
+    n_classes = len(coded.classes)
+    table = agr.counts_table(unit, codes, coded.n_units, max(n_classes, 1))
+    e, n_pairable = gwet_ac1(
+        table, n_classes, replicates=replicates, rng=rng_for(seed, "gwet-ac1"), cluster=cluster
+    )
+    return Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
+
+
+def _unanimous_vs_split(
+    coded: CodedStudy, votes: UnitVotes, scorer: Scorer
+) -> dict[str, PartScore]:
+    """Scores on units where every annotator gave the same answer vs the rest (units with at
+    least two labels; MultiRC: questions whose answers were all unanimous)."""
+    n_labels = votes.n_labels
+    unanimous = (votes.top == n_labels) & (n_labels >= 2)
+    multi = n_labels >= 2
+    if coded.kind == "multi_answer":
+        split_items = (
+            np.bincount(coded.unit_item, weights=multi & ~unanimous, minlength=coded.n_items) > 0
+        )
+        multi_items = np.bincount(coded.unit_item, weights=multi, minlength=coded.n_items) > 0
+        unanimous = (multi_items & ~split_items)[coded.unit_item]
+        multi = multi_items[coded.unit_item]
+    out = {}
+    for name, mask in (("unanimous", unanimous), ("split", multi & ~unanimous)):
+        part = scorer.subset(mask)
+        point = part.point()
+        out[name] = PartScore(n=part.n_units, scores=point, task_score=task_score(point))
+    return out
+
+
+def agreement_report(
+    labels: LongLabels, level: str = "nominal", *, bootstrap: int = 1000, seed: int = 0
+) -> FileAgreement:
+    """Agreement statistics of a long-format label file (no study needed)."""
+    item_names, unit = np.unique(labels.item, return_inverse=True)
+    ann_names, annotator = np.unique(labels.annotator, return_inverse=True)
+    numbers = numeric_labels(labels) if level != "nominal" else None
+    if numbers is not None:
+        values, codes = np.unique(numbers, return_inverse=True)
+        value_names = [f"{v:g}" for v in values]
+    else:
+        value_names_arr, codes = np.unique(labels.label.astype(str), return_inverse=True)
+        value_names = [str(v) for v in value_names_arr]
+    n_units = len(item_names)
+    alpha = agr.krippendorff_alpha(
+        unit, codes, n_units, level, numbers, replicates=bootstrap, rng=rng_for(seed, "alpha")
+    )
+    table = agr.counts_table(unit, codes, n_units, len(value_names))
+    fk, used, raters = agr.fleiss_kappa(
+        table, None, replicates=bootstrap, rng=rng_for(seed, "fleiss")
+    )
+    pairs = agr.pairwise_cohen_kappa(unit, annotator, codes, [str(a) for a in ann_names], numbers)
+    votes = unit_votes(unit, codes, n_units)
+    ac1 = None
+    if numbers is None:
+        e, n_pairable = gwet_ac1(
+            table, len(value_names), replicates=bootstrap, rng=rng_for(seed, "gwet-ac1")
+        )
+        ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
+    return FileAgreement(
+        file=labels.path,
+        level=level,
+        n_items=n_units,
+        n_annotators=len(ann_names),
+        n_labels=len(labels.label),
+        n_missing=labels.n_missing,
+        values=value_names,
+        krippendorff_alpha=Coefficient.alpha(level, alpha, _pairable(unit, n_units)),
+        fleiss_kappa=Coefficient.fleiss(fk, used, raters),
+        pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
+        pairwise_weights=None if numbers is None else "quadratic",
+        pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
+        item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
+        bootstrap={"replicates": bootstrap, "seed": seed},
+        gwet_ac1=ac1,
+    )

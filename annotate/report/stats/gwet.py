@@ -1,0 +1,76 @@
+"""Gwet's AC1 (Gwet 2008, "Computing inter-rater reliability and its variance in the presence
+of high agreement", Br. J. Math. Stat. Psychol. 61, 29-48): a chance-corrected agreement
+coefficient for nominal answers that stays meaningful when one class dominates, where Fleiss'
+κ and Krippendorff's α collapse (the "kappa paradoxes").
+
+For units i with r_i labels, r_ik of them in class k, and Q possible classes:
+
+    p_a = mean over units with r_i >= 2 of  Σ_k r_ik (r_ik - 1) / (r_i (r_i - 1))
+    π_k = mean over units with r_i >= 1 of  r_ik / r_i
+    p_e = Σ_k π_k (1 - π_k) / (Q - 1)
+    AC1 = (p_a - p_e) / (1 - p_e)
+
+Units with a single label count towards π but not towards p_a, as in Gwet's handbook (and the
+irrCAC package) for raw ratings with missing values. The interval is a percentile bootstrap
+over units, from per-unit sums (one matrix product for all replicates).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from annotate.report.stats.agreement import Estimate, _cluster_sums
+from annotate.scoring.intervals import bootstrap_sums, percentile_interval
+
+
+def _unit_stats(table: np.ndarray) -> np.ndarray:
+    """Per unit: [pairwise agreement (0 if r < 2), 1 if r >= 2, r_ik / r_i for each k, 1 if
+    r >= 1]; their sums over units give AC1."""
+    table = np.asarray(table, dtype=float)
+    r = table.sum(axis=1)
+    pairable = r >= 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agree = np.where(
+            pairable, (table * (table - 1)).sum(axis=1) / np.maximum(r * (r - 1), 1), 0.0
+        )
+        share = np.where(r[:, None] > 0, table / np.maximum(r, 1)[:, None], 0.0)
+    return np.column_stack([agree, pairable.astype(float), share, (r > 0).astype(float)])
+
+
+def _ac1_from_sums(sums: np.ndarray, n_classes: int) -> np.ndarray:
+    """AC1 per row of summed unit statistics (NaN where undefined)."""
+    sums = np.atleast_2d(sums)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_a = sums[:, 0] / sums[:, 1]
+        pi = sums[:, 2:-1] / sums[:, -1:]
+        p_e = (pi * (1 - pi)).sum(axis=1) / (n_classes - 1)
+        return (p_a - p_e) / (1 - p_e)
+
+
+def gwet_ac1(
+    table: np.ndarray,
+    n_classes: int | None = None,
+    *,
+    replicates: int = 0,
+    rng: np.random.Generator | None = None,
+    cluster: np.ndarray | None = None,
+) -> tuple[Estimate, int]:
+    """AC1 of a (units x classes) table of label counts, with a bootstrap interval over units
+    (or over `cluster`s of units, e.g. MultiRC questions), and the number of units with two or
+    more labels. `n_classes` is the number of classes annotators could choose (default: the
+    table's columns): a class nobody chose still counts in Q."""
+    table = np.asarray(table)
+    q = int(n_classes if n_classes is not None else table.shape[1])
+    if q < 2:
+        return Estimate(None, note="needs at least two classes"), 0
+    stats = _unit_stats(table)
+    n_pairable = int(stats[:, 1].sum())
+    if n_pairable == 0:
+        return Estimate(None, note="no unit has two or more labels"), 0
+    value = float(_ac1_from_sums(stats.sum(axis=0), q)[0])
+    low = high = None
+    if replicates > 0 and rng is not None:
+        stats = _cluster_sums(stats, cluster)
+        reps = _ac1_from_sums(bootstrap_sums(stats, replicates, rng), q)
+        low, high = percentile_interval(reps)
+    return Estimate(value if np.isfinite(value) else None, low, high), n_pairable
