@@ -4,20 +4,19 @@ majority counts every answer the same. The report gives the human score under ea
 aggregation with its interval, each annotator's estimated competence (Dawid–Skene's confusion
 matrix too), and the items where the models and the majority disagree.
 
-The estimators come from `crowd-kit` (the optional extra `annotate[aggregation]`), imported
-here lazily: it pulls in pandas, scikit-learn and transformers and costs a second or two, so
-only a report that computes them pays for it. Without it the report says so and how to get it.
+Both are fitted to convergence by `aggregation.em` (vectorised EM; MACE with sorted class
+coding, a stated seed and restarts, the best likelihood kept), and the report states each
+fit's iterations, log-likelihood, convergence and tolerance. Their intervals hold the fitted
+answers fixed and resample the test items (said in the interval's method).
 
 Data first (`model_aggregation`), rendering second (`model_aggregation_sections`).
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import numpy as np
 
+from annotate.report.aggregation import em
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy, wilson_fits
@@ -28,18 +27,14 @@ from annotate.report.model.schema import (
     Estimate,
     HeadlineInterval,
     ModelAggregation,
+    ModelFit,
 )
 from annotate.scoring.intervals import wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
 MAX_LABELS = 200_000
-"""Largest study (labels) aggregated by the models; MACE's EM takes seconds per 100,000."""
-INSTALL_HINT = "pip install 'annotate[aggregation]'"
-EM_ITERATIONS = 100
-"""Dawid–Skene's EM stops earlier once converged (a tenth of a second for 100 items)."""
-MACE_ITERATIONS = 50
-"""MACE runs all its iterations, about 8 ms each at any size up to thousands of labels: one
-start (no random restarts) keeps it near 0.4 s; the tests check it still finds a spammer."""
+"""Largest study (labels) aggregated by the models: EM to convergence with MACE's restarts
+takes seconds per 100,000 labels."""
 DISAGREEMENTS_SHOWN = 10
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
 BOOTSTRAP = (
@@ -69,29 +64,22 @@ def model_aggregation(
             f"not computed: the study has {n_labels:,} labels, more than {MAX_LABELS:,}",
             unit,
         )
-    try:
-        from crowdkit.aggregation import MACE, DawidSkene
-    except ImportError:
-        return ModelAggregation(False, f"Dawid–Skene and MACE need crowd-kit: {INSTALL_HINT}", unit)
-    import pandas as pd
-
     keep = coded.label_code >= 0
-    frame = pd.DataFrame(
-        {
-            "task": coded.label_unit[keep],
-            "worker": coded.label_annotator[keep],
-            "label": coded.label_code[keep],
-        }
-    )
-    if frame.empty or frame["label"].nunique() < 2:
+    task = coded.label_unit[keep].astype(np.int64)
+    worker = coded.label_annotator[keep].astype(np.int64)
+    answer = coded.label_code[keep].astype(np.int64)
+    if len(answer) == 0 or len(np.unique(answer)) < 2:
         return ModelAggregation(False, "not computed: fewer than two distinct answers", unit)
-    with warnings.catch_warnings():
-        # crowd-kit uses pandas keywords pandas 3 deprecates: not the user's concern
-        warnings.simplefilter("ignore")
-        ds = DawidSkene(n_iter=EM_ITERATIONS).fit(frame)
-        mace = MACE(n_iter=MACE_ITERATIONS, n_restarts=1, random_state=seed).fit(frame)
-    ds_pred = _predictions(ds.labels_, coded.n_units)
-    mace_pred = _predictions(mace.labels_, coded.n_units)
+    n_workers, n_classes = len(coded.annotators), len(coded.classes)
+    ds = em.dawid_skene(task, worker, answer, coded.n_units, n_workers, n_classes)
+    # Sorted class coding: the fit does not depend on the task's label order.
+    rank = np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
+    mace = em.mace(
+        task, worker, answer, coded.n_units, n_workers, n_classes, seed=seed, class_order=rank
+    )
+    has = np.bincount(task, minlength=coded.n_units) > 0
+    ds_pred = np.where(has, ds.answers, NO_LABELS)
+    mace_pred = np.where(has, mace.answers, NO_LABELS)
     estimators = []
     for method, pred in (("majority", final.pred), ("dawid_skene", ds_pred), ("mace", mace_pred)):
         estimators.append(
@@ -102,16 +90,22 @@ def model_aggregation(
         None,
         unit,
         estimators,
-        _competences(coded, frame, ds, mace),
+        _competences(coded, worker, ds, mace),
         _disagreements(coded, final, ds_pred, mace_pred),
+        fits=[_fit_row("dawid_skene", ds), _fit_row("mace", mace)],
     )
 
 
-def _predictions(labels: Any, n_units: int) -> np.ndarray:
-    """A fitted model's answer per unit as codes (NO_LABELS where a unit has no labels)."""
-    pred = np.full(n_units, NO_LABELS, dtype=np.int64)
-    pred[labels.index.to_numpy(dtype=np.int64)] = labels.to_numpy(dtype=np.int64)
-    return pred
+def _fit_row(method: str, fit: em.Fit) -> ModelFit:
+    return ModelFit(
+        method,
+        fit.iterations,
+        fit.log_likelihood,
+        fit.converged,
+        fit.tolerance,
+        fit.restarts if method == "mace" else None,
+        fit.seed if method == "mace" else None,
+    )
 
 
 def _score(
@@ -146,39 +140,23 @@ def _score(
     return AggregationScore(method, scores, total, interval, changed)
 
 
-def _competences(coded: CodedStudy, frame: Any, ds: Any, mace: Any) -> list[AnnotatorCompetence]:
-    import pandas as pd
-
+def _competences(
+    coded: CodedStudy, worker: np.ndarray, ds: em.Fit, mace: em.Fit
+) -> list[AnnotatorCompetence]:
     classes = coded.classes
-    counts = frame["worker"].value_counts()
-    priors = ds.priors_
-    errors = ds.errors_  # index (worker, answer), columns truth: P(answer | truth, worker)
-    # MACE numbers its workers in order of first appearance (pandas.factorize), as here.
-    _, mace_workers = pd.factorize(frame["worker"])
-    spamming = np.asarray(mace.spamming_, dtype=float)
-    competent = spamming[:, 1] / spamming.sum(axis=1)
-    mace_of = {int(w): float(c) for w, c in zip(mace_workers, competent, strict=True)}
+    counts = np.bincount(worker, minlength=len(coded.annotators))
+    assert ds.errors is not None and mace.competence is not None
     rows = []
-    for worker in sorted(counts.index, key=int):
-        block = errors.xs(worker, level=0)
+    for w in np.flatnonzero(counts).tolist():
+        block = ds.errors[w]  # truth x answer
         confusion = {
-            classes[int(truth)]: {
-                classes[int(answer)]: float(block.at[answer, truth]) for answer in block.index
-            }
-            for truth in block.columns
+            classes[t]: {classes[a]: float(block[t, a]) for a in range(len(classes))}
+            for t in range(len(classes))
         }
-        accuracy = sum(
-            float(priors[truth]) * float(block.at[truth, truth])
-            for truth in block.columns
-            if truth in block.index
-        )
+        accuracy = float((ds.priors * np.diag(block)).sum())
         rows.append(
             AnnotatorCompetence(
-                coded.annotators[int(worker)],
-                int(counts[worker]),
-                accuracy,
-                confusion,
-                mace_of.get(int(worker)),
+                coded.annotators[w], int(counts[w]), accuracy, confusion, float(mace.competence[w])
             )
         )
     return rows
@@ -230,6 +208,25 @@ def model_aggregation_sections(
     sections: list[tuple[str, list[str], list[list[str]]]] = [
         ("Model-based aggregation", ["Aggregation", "Score", "95% CI", "Detail"], rows)
     ]
+    sections.append(
+        (
+            "Model fits (EM until the log-likelihood changes by less than the tolerance)",
+            ["Model", "Iterations", "Log-likelihood", "Converged", "Tolerance", "Starts"],
+            [
+                [
+                    ESTIMATOR_NAMES[f.method],
+                    str(f.iterations),
+                    f"{f.log_likelihood:.2f}",
+                    "yes" if f.converged else "no (iteration cap)",
+                    f"{f.tolerance:g}",
+                    "majority vote"
+                    if f.restarts is None
+                    else f"majority vote + {f.restarts} random (seed {f.seed}), best kept",
+                ]
+                for f in m.fits
+            ],
+        )
+    )
     sections.append(
         (
             "Estimated annotator competence",

@@ -647,6 +647,27 @@ class AggregationDisagreement(JsonData):
 
 
 @dataclass
+class ModelFit(JsonData):
+    """How a latent-class model's EM ended."""
+
+    method: str
+    """"dawid_skene" or "mace"."""
+    iterations: int
+    log_likelihood: float
+    """log P(labels | fitted parameters), nats."""
+    converged: bool
+    """Whether the log-likelihood changed by less than `tolerance` before the iteration cap."""
+    tolerance: float
+    restarts: int | None = None
+    """MACE: random starts beside the majority-vote start (the best likelihood is kept)."""
+    seed: int | None = None
+    """MACE: the seed of the random starts (the study's)."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "restarts", "seed")
+
+
+@dataclass
 class ModelAggregation(JsonData):
     """The `model_aggregation` section of the report."""
 
@@ -657,9 +678,12 @@ class ModelAggregation(JsonData):
     annotators: list[AnnotatorCompetence] = field(default_factory=list)
     disagreements: list[AggregationDisagreement] = field(default_factory=list)
     method: str = (
-        "crowd-kit: Dawid & Skene (1979) EM over per-annotator confusion matrices; MACE "
-        "(Hovy et al. 2013) EM with a per-annotator spamming probability"
+        "Dawid & Skene (1979) EM over per-annotator confusion matrices from a majority-vote "
+        "start; MACE (Hovy et al. 2013) EM with a per-annotator spamming probability, classes "
+        "coded in sorted order, a majority-vote start plus seeded random restarts, the best "
+        "log-likelihood kept; both run until the log-likelihood settles"
     )
+    fits: list[ModelFit] = field(default_factory=list)
 
     def omitted(self) -> set[str]:
         return _none(self, "note")
