@@ -82,9 +82,7 @@ def early_stop_cb_study():
 def test_the_report_gives_the_converged_dawid_skene_where_crowd_kit_stops_early(cli, workspace):
     (task, worker, answer), truth = early_stop_cb_study()
     early, early_ll = crowdkit_ds(task, worker, answer)  # crowd-kit's defaults
-    runs = [early_ll] + [
-        crowdkit_ds(task, worker, answer, n_iter=n)[1] for n in (10, 1000)
-    ]
+    runs = [early_ll] + [crowdkit_ds(task, worker, answer, n_iter=n)[1] for n in (10, 1000)]
     labels: dict[str, list[str | None]] = {str(t): [None] * 8 for t in range(56)}
     for t, w, a in zip(task, worker, answer, strict=True):
         labels[str(t)][w] = CB[a]
