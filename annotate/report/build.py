@@ -10,7 +10,7 @@ turns it into a rich table or Markdown, `to_json()` into JSON.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from annotate.report.sections.datasheet import build_datasheet
 from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
 from annotate.report.sections.flags import build_flags_report
 from annotate.report.sections.models import score_models
-from annotate.report.sections.suspects import gold_suspects
+from annotate.report.sections.suspects import GOLD_SUSPECTS_LISTED, gold_suspects
 from annotate.report.stats.agreement_summary import study_agreement
 from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
@@ -57,6 +57,35 @@ from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
 
+Progress = Callable[[str, int, int], None]
+"""`progress(stage, done, total)`: called as each stage of a report starts (`done` stages of
+`total` finished; the stage's name, e.g. "agreement") and once at the end with done == total.
+A front end draws a bar from it; the engine never prints."""
+BUILD_STAGES = (
+    "scores",
+    "annotators",
+    "agreement",
+    "models",
+    "annotators like these",
+    "Dawid–Skene and MACE",
+)
+STUDY_STAGES = ("loading the labels", *BUILD_STAGES, "benchmark", "datasheet", "flags", "catch")
+
+
+class _Stages:
+    """Calls `progress` as stages start; no-op without one."""
+
+    def __init__(self, progress: Progress | None, names: Sequence[str]) -> None:
+        self.progress, self.names, self.done = progress, list(names), 0
+
+    def start(self, name: str) -> None:
+        if self.progress is not None:
+            self.progress(name, self.names.index(name), len(self.names))
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress("done", len(self.names), len(self.names))
+
 
 def study_report(
     engine: Engine,
@@ -66,26 +95,40 @@ def study_report(
     seed: int | None = None,
     model_files: Sequence[str | Path] = (),
     hourly_rate: float | None = None,
+    progress: Progress | None = None,
 ) -> StudyReport:
     """Load study `study_name` from the store and build its report, with the benchmark score
     over the store's studies, any model prediction files scored on the same items and the
-    datasheet of the run (its cost estimated at `hourly_rate`, when given)."""
+    datasheet of the run (its cost estimated at `hourly_rate`, when given). `progress` hears
+    of each stage (`Progress`, `STUDY_STAGES`)."""
+    stages = _Stages(progress, STUDY_STAGES)
+    stages.start("loading the labels")
     data = load_study_data(engine, study_name)
     models = [read_predictions(Path(p), data.spec) for p in model_files]
-    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models)
+
+    def inner(name: str, done: int, total: int) -> None:
+        if progress is not None and name != "done":
+            progress(name, 1 + done, len(STUDY_STAGES))
+
+    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models, progress=inner)
+    stages.start("benchmark")
 
     def score_other(name: str) -> float | None:
         return point_task_score(load_study_data(engine, name))
 
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
     report.benchmark = Benchmark.of(summary)
+    stages.start("datasheet")
     report.datasheet = build_datasheet(
         engine, report, hourly_rate=hourly_rate, test_labels=data.labels
     )
+    stages.start("flags")
     report.flags = build_flags_report(engine, data, report, point_task_score)
     if report.flags.note:
         report.notes.append(report.flags.note)
+    stages.start("catch")
     report.catch = catch_report(engine, study_name)
+    stages.finish()
     return report
 
 
@@ -102,11 +145,15 @@ def build_report(
     seed: int | None = None,
     models: Sequence[ModelPredictions] = (),
     aggregation_models: bool = True,
+    progress: Progress | None = None,
 ) -> StudyReport:
     """The report of a loaded study. `bootstrap` replicates (0: no intervals) are drawn with
     `seed` (default: the study's seed); ties are broken with the study's seed.
     `aggregation_models=False` leaves out Dawid–Skene and MACE (the report's slowest part,
-    about a second per 100 items), for callers that need only the scores."""
+    about a second per 100 items), for callers that need only the scores. `progress` hears of
+    each stage (`Progress`, `BUILD_STAGES`)."""
+    stages = _Stages(progress, BUILD_STAGES)
+    stages.start("scores")
     spec, protocol = data.spec, data.protocol
     seed = protocol.seed if seed is None else seed
     bootstrap = max(0, int(bootstrap))
@@ -134,6 +181,7 @@ def build_report(
             "The test items have no gold labels: scores are omitted; agreement is computed."
         )
 
+    stages.start("annotators")
     annotators = annotator_rows(coded, final.pred, has_gold)
     for row in annotators:
         row.synthetic = row.name in data.synthetic
@@ -156,6 +204,7 @@ def build_report(
         if has_gold
         else []
     )
+    stages.start("agreement")
     rule = Rule.of(protocol.model_dump())
     wanted = items_wanting(coded, final, rule)
     early_stop = early_stop_section(coded, wanted, rule)
@@ -165,6 +214,7 @@ def build_report(
     ties = _ties(
         coded, final, protocol.tie_rule, k, data.dev_class_counts, protocol.regression_aggregation
     )
+    stages.start("models")
     model_rows, model_preds = score_models(coded, models, final, bootstrap, seed, has_gold, notes)
     diag = None
     if coded.kind == "classification" and has_gold:
@@ -198,6 +248,19 @@ def build_report(
             f"{count_of(tied, 'tied item')} {plural(tied, 'waits')} for "
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
+    suspects = gold_suspects(coded, final) if has_gold else []
+    stages.start("annotators like these")
+    humans = _humans_interval(coded, data, priority, bootstrap, seed, has_gold, final.pred)
+    stages.start("Dawid–Skene and MACE")
+    latent = (
+        model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
+        if aggregation_models
+        else None
+    )
+    if len(suspects) > GOLD_SUSPECTS_LISTED:
+        notes.append(
+            f"{len(suspects):,} gold suspects: the strongest {GOLD_SUSPECTS_LISTED:,} are listed."
+        )
     report = StudyReport(
         study=data.name,
         task=spec.name,
@@ -222,7 +285,7 @@ def build_report(
         ties=ties,
         diagnostics=diag,
         models=model_rows,
-        gold_suspects=gold_suspects(coded, final) if has_gold else [],
+        gold_suspects=suspects[:GOLD_SUSPECTS_LISTED],
         gate=_gate(data.gate_decisions),
         bootstrap=Bootstrap(
             replicates=bootstrap,
@@ -232,17 +295,13 @@ def build_report(
         ),
         notes=notes,
         headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
-        humans_interval=_humans_interval(
-            coded, data, priority, bootstrap, seed, has_gold, final.pred
-        ),
+        humans_interval=humans,
         early_stop=early_stop,
-        model_aggregation=(
-            model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
-            if aggregation_models
-            else None
-        ),
+        model_aggregation=latent,
     )
+    report.n_gold_suspects = len(suspects)
     report.summary = summary_line(report)
+    stages.finish()
     return report
 
 

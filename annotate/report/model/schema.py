@@ -530,6 +530,9 @@ class StudyReport(JsonData):
     """Dawid–Skene and MACE beside the majority (left out for ratings and ReCoRD)."""
     catch: CatchReport | None = None
     """Catch items' accuracy over time and drift warnings (left out without catch items)."""
+    n_gold_suspects: int = 0
+    """How many items are gold suspects: `gold_suspects` lists the strongest
+    `GOLD_SUSPECTS_LISTED` (1,000) of them."""
 
     def omitted(self) -> set[str]:
         return _none(

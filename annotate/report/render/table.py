@@ -340,7 +340,8 @@ def _suspects_section(r: StudyReport) -> Section | None:
     if not s:
         return None
     shown = s[:SUSPECTS_SHOWN]
-    title = f"Gold suspects: the human answer disagrees with gold ({len(s)}; strongest first)"
+    total = max(r.n_gold_suspects, len(s))
+    title = f"Gold suspects: the human answer disagrees with gold ({total}; strongest first)"
     # A report's suspects are all of one kind (the task's).
     ratings = [x for x in shown if isinstance(x, RatingSuspect)]
     questions = [x for x in shown if isinstance(x, QuestionSuspect)]

@@ -23,6 +23,8 @@ from annotate.report.model.schema import (
 )
 from annotate.scoring.metrics import record_scores
 
+GOLD_SUSPECTS_LISTED = 1000
+"""The report lists at most this many gold suspects, strongest first, and counts them all."""
 REGRESSION_SUSPECT = 1.0
 """An aggregated rating this many points or more from gold makes an item a gold suspect."""
 
