@@ -85,6 +85,11 @@ def export(
     if jsonl and submission:
         raise UserError("--jsonl applies to labels and soft; leaderboard files have one format")
     engine = options(ctx).workspace().engine
+    if fmt is ExportFormat.labels and not make_zip:
+        assert study is not None
+        to.mkdir(parents=True, exist_ok=True)
+        _stream_labels(engine, study, jsonl, phase, to)
+        return
     if submission:
         files = _submission_files(engine, study, fmt.value, benchmark is not None, fill_from)
     else:
@@ -198,6 +203,25 @@ def _fill_file(fill_from: Path | None, file_name: str, lenient: bool) -> Path | 
     if lenient:
         raise UserError("with --benchmark, --fill-from takes a folder of submission files")
     return fill_from
+
+
+def _stream_labels(engine: Engine, study: str, jsonl: bool, phase: LabelPhase, to: Path) -> None:
+    """Write the label table row by row as the store yields it (constant memory), into a
+    temporary file renamed into place: a failed export leaves no half-written file."""
+    from annotate.export.label_table import PHASES, label_rows
+    from annotate.formats.writers import write_csv, write_jsonl
+
+    phases = PHASES if phase is LabelPhase.all else (phase.value,)
+    columns, rows = label_rows(engine, study, phases)
+    target = to / f"labels.{'jsonl' if jsonl else 'csv'}"
+    partial = target.with_name(target.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as out:
+            (write_jsonl if jsonl else write_csv)(out, columns, rows)
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    say(f"wrote {target}")
 
 
 def _table_file(

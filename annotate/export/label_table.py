@@ -10,11 +10,12 @@ computed over. CB's annotators answer on a 7-point scale: `value` is the class i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, case, select
 
 from annotate import specs
 from annotate.export.human_answers import source_value
@@ -58,60 +59,104 @@ def _numeric_key(text: str) -> tuple[int, int, str]:
 def label_table(
     engine: Engine, study_name: str, phases: tuple[str, ...] = (TEST_PHASE,)
 ) -> LabelTable:
-    """The labels of `phases` of a study, training before test, then by the item's place in
-    its source file, then by annotator name: the same store gives the same rows."""
+    """The labels of `phases` of a study as a list (see `label_rows`)."""
+    columns, rows = label_rows(engine, study_name, phases)
+    return LabelTable(columns=columns, rows=list(rows))
+
+
+STREAM_ROWS = 5000
+"""Rows fetched from the store at a time while an export streams."""
+
+
+def label_rows(
+    engine: Engine, study_name: str, phases: tuple[str, ...] = (TEST_PHASE,)
+) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    """(columns, rows): the labels of `phases` of a study, training before test, then by the
+    item's place in its source file, then by annotator name: the same store gives the same
+    rows. The rows are ordered by the store and streamed as they are read (constant memory:
+    an export writes each row before the next is fetched)."""
     study = find_study(engine, study_name)
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(
-                Label.phase,
-                Item.source_id,
-                Item.dataset_id,
-                Item.position,
-                Annotator.name,
-                Label.value,
-                Label.shown_at,
-                Label.answered_at,
-                Label.flag,
-                Label.comment,
-            )
-            .join(Item, Item.id == Label.item_id)
-            .join(Annotator, Annotator.id == Label.annotator_id)
-            .where(Label.study_id == study.id, Label.phase.in_(phases))
-        ).all()
-    rank = {p: i for i, p in enumerate(PHASES)}
-    rows = sorted(rows, key=lambda r: (rank.get(r[0], len(rank)), r[0], r[2], r[3], r[4]))
     with_answer = bool(spec.answer_scale)
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
-    out = []
-    for phase, source_id, _, _, annotator, value, shown, answered, flag, comment in rows:
-        base = {
-            "study": study.name,
-            "annotator": annotator,
-            "phase": phase,
-            "shown_at": _timestamp(shown),
-            "answered_at": _timestamp(answered),
-            "seconds": round((_utc(answered) - _utc(shown)).total_seconds(), 3),
-            "flag": bool(flag),
-            "comment": comment,
-        }
-        if spec.kind == "multi_answer" and isinstance(value, dict):
-            for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
-                out.append(
-                    {
-                        **base,
-                        "item_id": f"{source_id}/{answer}",
-                        "value": source_value(spec, value[answer]),
-                    }
-                )
-            continue
-        if spec.kind == "classification":
-            value_written = source_value(spec, spec.collapse(str(value)))
-        else:
-            value_written = source_value(spec, value)
-        row = {**base, "item_id": str(source_id), "value": value_written}
-        if with_answer:
-            row["answer"] = int(value) if str(value).isdigit() else value
-        out.append(row)
-    return LabelTable(columns=columns, rows=out)
+    return columns, _rows(engine, study, spec, phases, with_answer)
+
+
+def _rows(engine, study, spec, phases, with_answer) -> Iterator[dict[str, Any]]:
+    rank = case({p: i for i, p in enumerate(PHASES)}, value=Label.phase, else_=len(PHASES))
+    name = Annotator.name
+    if engine.dialect.name == "postgresql":
+        name = name.collate("C")  # code-point order, as SQLite and Python sort
+    query = (
+        select(
+            Label.phase,
+            Item.source_id,
+            Annotator.name,
+            Label.value,
+            Label.shown_at,
+            Label.answered_at,
+            Label.flag,
+            Label.comment,
+        )
+        .join(Item, Item.id == Label.item_id)
+        .join(Annotator, Annotator.id == Label.annotator_id)
+        .where(Label.study_id == study.id, Label.phase.in_(phases))
+        .order_by(rank, Label.phase, Item.dataset_id, Item.position, name, Label.id)
+    )
+    with engine.connect() as conn:
+        result = conn.execution_options(stream_results=True, yield_per=STREAM_ROWS).execute(query)
+        for phase, source_id, annotator, value, shown, answered, flag, comment in result:
+            yield from _label_rows(
+                spec,
+                study.name,
+                with_answer,
+                phase,
+                source_id,
+                annotator,
+                value,
+                shown,
+                answered,
+                flag,
+                comment,
+            )
+
+
+def _label_rows(
+    spec,
+    study_name,
+    with_answer,
+    phase,
+    source_id,
+    annotator,
+    value,
+    shown,
+    answered,
+    flag,
+    comment,
+) -> Iterator[dict[str, Any]]:
+    base = {
+        "study": study_name,
+        "annotator": annotator,
+        "phase": phase,
+        "shown_at": _timestamp(shown),
+        "answered_at": _timestamp(answered),
+        "seconds": round((_utc(answered) - _utc(shown)).total_seconds(), 3),
+        "flag": bool(flag),
+        "comment": comment,
+    }
+    if spec.kind == "multi_answer" and isinstance(value, dict):
+        for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
+            yield {
+                **base,
+                "item_id": f"{source_id}/{answer}",
+                "value": source_value(spec, value[answer]),
+            }
+        return
+    if spec.kind == "classification":
+        value_written = source_value(spec, spec.collapse(str(value)))
+    else:
+        value_written = source_value(spec, value)
+    row = {**base, "item_id": str(source_id), "value": value_written}
+    if with_answer:
+        row["answer"] = int(value) if str(value).isdigit() else value
+    yield row
