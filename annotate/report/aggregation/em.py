@@ -13,8 +13,9 @@ answers. Here the EM runs until the log-likelihood settles, and MACE is reproduc
 
 1. classes coded in sorted order of their names (`mace(..., class_order=...)`), workers and
    tasks numbered in a fixed order (the report: annotators by name, items in sample order);
-2. start 0 from the majority vote's answer shares, then `MACE_RESTARTS` random starts drawn
-   from `numpy.random.default_rng(seed)` (the report: the study's seed);
+2. start 0 from the majority vote's answer shares, then `mace_restarts(labels)` random starts
+   (10 up to 20,000 labels, fewer above) drawn from `numpy.random.default_rng(seed)` (the
+   report: the study's seed; the report states both);
 3. each start runs EM to convergence; the start with the highest log-likelihood is kept
    (ties: the earliest);
 4. each task's answer is its most probable class (ties: the first in the sorted coding).
@@ -33,7 +34,18 @@ TOLERANCE = 1e-6
 """EM stops when the log-likelihood of the labels changes by less than this (nats)."""
 MAX_ITERATIONS = 1000
 MACE_RESTARTS = 10
-"""Random starts of MACE beside the majority-vote start."""
+"""Random starts of MACE beside the majority-vote start (`mace_restarts`: fewer on big studies)."""
+RESTART_LABELS = 200_000
+"""Above 20,000 labels MACE makes max(1, 200,000 // labels) random starts (10 at 20,000, 2 at
+100,000, 1 from 100,001): the cost stays that of about 2 million labels' EM at any size."""
+
+
+def mace_restarts(n_labels: int) -> int:
+    """How many random starts MACE makes for a study of `n_labels` labels (stated in the
+    report, so the fit can be rebuilt)."""
+    return max(1, min(MACE_RESTARTS, RESTART_LABELS // max(1, n_labels)))
+
+
 SMOOTHING = 0.5
 """MACE's pseudo-counts (the Jeffreys prior's ½) on competence and on the spamming strategy,
 so no probability is exactly 0 or 1."""
@@ -158,11 +170,18 @@ def dawid_skene(
 
 
 def _mace_e_step(task, worker, answer, n_tasks, n_classes, has, competence, strategy):
-    theta = competence[worker][:, None]  # (L, 1)
-    spam = (1 - theta) * strategy[worker, answer][:, None]  # (L, 1)
-    knows = theta * (np.arange(n_classes)[None, :] == answer[:, None])
-    log_p = np.log(np.maximum(knows + spam, _TINY))  # (L, truth)
-    joint = _task_sums(task, log_p, n_tasks) - np.log(n_classes)
+    # A label's probability takes two values: (1 − θ)ξ[a] when the truth is not its answer a,
+    # θ + (1 − θ)ξ[a] when it is. So a task's log joint is one sum over its labels plus, for
+    # the class each label names, the difference: two bincounts, no (labels × classes) table.
+    theta = competence[worker]
+    spam = (1 - theta) * strategy[worker, answer]
+    log_spam = np.log(np.maximum(spam, _TINY))
+    lift = np.log(np.maximum(theta + spam, _TINY)) - log_spam
+    base = np.bincount(task, weights=log_spam, minlength=n_tasks)
+    joint = np.bincount(
+        task * n_classes + answer, weights=lift, minlength=n_tasks * n_classes
+    ).reshape(n_tasks, n_classes)
+    joint += base[:, None] - np.log(n_classes)
     post_has, ll = _normalise(joint[has])
     post = np.full((n_tasks, n_classes), 1.0 / n_classes)
     post[has] = post_has

@@ -32,9 +32,6 @@ from annotate.report.model.schema import (
 from annotate.scoring.intervals import wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
-MAX_LABELS = 200_000
-"""Largest study (labels) aggregated by the models: EM to convergence with MACE's restarts
-takes seconds per 100,000 labels."""
 DISAGREEMENTS_SHOWN = 10
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
 BOOTSTRAP = (
@@ -57,13 +54,6 @@ def model_aggregation(
     if coded.kind not in {"classification", "multi_answer"}:
         return None
     unit = "candidate answer" if coded.kind == "multi_answer" else "item"
-    n_labels = len(coded.label_unit)
-    if n_labels > MAX_LABELS:
-        return ModelAggregation(
-            False,
-            f"not computed: the study has {n_labels:,} labels, more than {MAX_LABELS:,}",
-            unit,
-        )
     keep = coded.label_code >= 0
     task = coded.label_unit[keep].astype(np.int64)
     worker = coded.label_annotator[keep].astype(np.int64)
@@ -75,7 +65,15 @@ def model_aggregation(
     # Sorted class coding: the fit does not depend on the task's label order.
     rank = np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
     mace = em.mace(
-        task, worker, answer, coded.n_units, n_workers, n_classes, seed=seed, class_order=rank
+        task,
+        worker,
+        answer,
+        coded.n_units,
+        n_workers,
+        n_classes,
+        seed=seed,
+        restarts=em.mace_restarts(len(answer)),
+        class_order=rank,
     )
     has = np.bincount(task, minlength=coded.n_units) > 0
     ds_pred = np.where(has, ds.answers, NO_LABELS)
