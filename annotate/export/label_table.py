@@ -10,12 +10,13 @@ computed over. CB's annotators answer on a 7-point scale: `value` is the class i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, case, select
+from sqlalchemy import Engine, String, Text, case, select, type_coerce
 
 from annotate import specs
 from annotate.export.human_answers import source_value
@@ -92,9 +93,11 @@ def _rows(engine, study, spec, phases, with_answer) -> Iterator[dict[str, Any]]:
             Label.phase,
             Item.source_id,
             Annotator.name,
-            Label.value,
-            Label.shown_at,
-            Label.answered_at,
+            # Raw stored text (SQLite): decoded once per distinct value, times sliced, not
+            # parsed by SQLAlchemy row by row. PostgreSQL's driver gives objects either way.
+            type_coerce(Label.value, Text),
+            type_coerce(Label.shown_at, String),
+            type_coerce(Label.answered_at, String),
             Label.flag,
             Label.comment,
         )
@@ -103,60 +106,55 @@ def _rows(engine, study, spec, phases, with_answer) -> Iterator[dict[str, Any]]:
         .where(Label.study_id == study.id, Label.phase.in_(phases))
         .order_by(rank, Label.phase, Item.dataset_id, Item.position, name, Label.id)
     )
+    written: dict[Any, tuple[Any, Any]] = {}
     with engine.connect() as conn:
         result = conn.execution_options(stream_results=True, yield_per=STREAM_ROWS).execute(query)
-        for phase, source_id, annotator, value, shown, answered, flag, comment in result:
-            yield from _label_rows(
-                spec,
-                study.name,
-                with_answer,
-                phase,
-                source_id,
-                annotator,
-                value,
-                shown,
-                answered,
-                flag,
-                comment,
-            )
-
-
-def _label_rows(
-    spec,
-    study_name,
-    with_answer,
-    phase,
-    source_id,
-    annotator,
-    value,
-    shown,
-    answered,
-    flag,
-    comment,
-) -> Iterator[dict[str, Any]]:
-    base = {
-        "study": study_name,
-        "annotator": annotator,
-        "phase": phase,
-        "shown_at": _timestamp(shown),
-        "answered_at": _timestamp(answered),
-        "seconds": round((_utc(answered) - _utc(shown)).total_seconds(), 3),
-        "flag": bool(flag),
-        "comment": comment,
-    }
-    if spec.kind == "multi_answer" and isinstance(value, dict):
-        for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
-            yield {
-                **base,
-                "item_id": f"{source_id}/{answer}",
-                "value": source_value(spec, value[answer]),
+        for phase, source_id, annotator, raw, shown, answered, flag, comment in result:
+            value = json.loads(raw) if isinstance(raw, str) else raw
+            shown_text, answered_text = _stamp(shown), _stamp(answered)
+            base = {
+                "study": study.name,
+                "annotator": annotator,
+                "phase": phase,
+                "shown_at": shown_text,
+                "answered_at": answered_text,
+                "seconds": round((_moment(answered) - _moment(shown)).total_seconds(), 3),
+                "flag": bool(flag),
+                "comment": comment,
             }
-        return
+            if spec.kind == "multi_answer" and isinstance(value, dict):
+                for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
+                    yield {
+                        **base,
+                        "item_id": f"{source_id}/{answer}",
+                        "value": source_value(spec, value[answer]),
+                    }
+                continue
+            key = raw if isinstance(raw, str) else json.dumps(raw)
+            if key not in written:
+                written[key] = _written(spec, value)
+            value_written, point = written[key]
+            row = {**base, "item_id": str(source_id), "value": value_written}
+            if with_answer:
+                row["answer"] = point
+            yield row
+
+
+def _written(spec, value: Any) -> tuple[Any, Any]:
+    """(value column, answer column) of a stored label value."""
     if spec.kind == "classification":
         value_written = source_value(spec, spec.collapse(str(value)))
     else:
         value_written = source_value(spec, value)
-    row = {**base, "item_id": str(source_id), "value": value_written}
-    if with_answer:
-        row["answer"] = int(value) if str(value).isdigit() else value
-    yield row
+    return value_written, (int(value) if str(value).isdigit() else value)
+
+
+def _moment(stored: Any) -> datetime:
+    return _utc(datetime.fromisoformat(stored) if isinstance(stored, str) else stored)
+
+
+def _stamp(stored: Any) -> str:
+    """ISO 8601 in UTC with microseconds; SQLite's stored text sliced when it has that form."""
+    if isinstance(stored, str) and len(stored) == 26 and stored[10] == " ":
+        return f"{stored[:10]}T{stored[11:]}+00:00"
+    return _timestamp(_moment(stored))

@@ -166,8 +166,11 @@ def build_report(
 
     scorer = scorer_for(coded, final.pred)
     n_scored = count_scored(coded, final.pred)
+    shared: list[np.ndarray] = []  # the headline's task-score replicates, reused below
     if has_gold:
-        raw_scores, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "scores")
+        raw_scores, raw_total = score_with_intervals(
+            scorer, metrics, bootstrap, seed, "scores", shared
+        )
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
         total = Estimate.of(raw_total)
         accuracy = scores.get("accuracy")
@@ -250,7 +253,9 @@ def build_report(
         )
     suspects = gold_suspects(coded, final) if has_gold else []
     stages.start("annotators like these")
-    humans = _humans_interval(coded, data, priority, bootstrap, seed, has_gold, final.pred)
+    humans = _humans_interval(
+        coded, data, priority, bootstrap, seed, has_gold, final.pred, shared[0] if shared else None
+    )
     stages.start("Dawid–Skene and MACE")
     latent = (
         model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
@@ -321,6 +326,7 @@ def _humans_interval(
     seed: int,
     has_gold: bool,
     pred: np.ndarray,
+    item_replicates: np.ndarray | None,
 ) -> HeadlineInterval | None:
     if not has_gold or bootstrap <= 0:
         return None
@@ -333,6 +339,7 @@ def _humans_interval(
         min(bootstrap, 1000),
         rng_for(seed, "humans"),
         pred,
+        item_replicates,
     )
     return None if low is None else HeadlineInterval(low, high, HUMANS_METHOD)
 

@@ -51,13 +51,13 @@ METHOD = (
 KINDS = ("classification", "multi_answer")
 PRIOR_LABELS = 2.0
 """Each annotator's skill is (right + 2·pooled) / (labels + 2): one label is not a skill of 0/1."""
-MAX_SIMULATED_LABELS = 25_000
+MAX_SIMULATED_LABELS = 10_000
 """The annotators' part is computed on at most this many labels: larger studies use a fixed,
 seeded random subset of their units. The annotators' effect on the score does not shrink
-with the number of items, so 5,000 items of 5 labels estimate it well (exactly, for two
+with the number of items, so 2,000 items of 5 labels estimate it well (exactly, for two
 classes: no simulation noise), and a report of 500,000 labels costs the same here as one of
-25,000 (no cut-off, no cliff)."""
-MAX_ANNOTATOR_REPLICATES = 400
+10,000 (no cut-off, no cliff)."""
+MAX_ANNOTATOR_REPLICATES = 200
 """Draws of the annotator pool; each of the items' replicates is paired with one at random."""
 INNER_UNITS = 500
 MAX_INNER = 16
@@ -115,9 +115,12 @@ def humans_interval(
     replicates: int,
     rng: np.random.Generator,
     pred: np.ndarray | None = None,
+    item_replicates: np.ndarray | None = None,
 ) -> tuple[float | None, float | None]:
     """The interval about the study's score `pred` (its majority; None: recomputed without
-    tie draws); (None, None) when not computable. `how` (ratings) is unused: no model."""
+    tie draws); (None, None) when not computable. `item_replicates`: the headline bootstrap's
+    task-score replicates of the same answers, shared (else drawn here). `how` (ratings) is
+    unused: no model."""
     del how
     if coded.kind not in KINDS or replicates <= 0 or len(coded.label_unit) == 0:
         return None, None
@@ -128,7 +131,11 @@ def humans_interval(
     point = task_score(scorer.point())
     if point is None or scorer.n_units == 0:
         return None, None
-    item_part = _task_replicates(scorer, replicates, rng)
+    item_part = (
+        _task_replicates(scorer, replicates, rng)
+        if item_replicates is None
+        else np.asarray(item_replicates, dtype=float)
+    )
     model = _AnnotatorModel.fit(coded, pred)
     if model is None:
         return None, None
@@ -220,6 +227,11 @@ class _AnnotatorModel:
             return self._expected_changes(
                 coded, unit, gold, annotator, rule, priority, replicates, rng
             )
+        template = scorer_for(coded, np.full(n_units, -1))
+        unit_gold = coded.gold_code
+        if cell_scorer:  # only the units with labels take part: count votes over those
+            kept, unit = np.unique(unit, return_inverse=True)
+            n_units, unit_gold = len(kept), coded.gold_code[kept]
         # Several simulations per drawn pool average out the answer-level noise, which the
         # items' part already carries (most needed on small studies; none beyond 2,000 units).
         inner = int(np.clip(np.ceil(INNER_UNITS / max(1, len(np.unique(unit)))), 1, MAX_INNER))
@@ -238,7 +250,10 @@ class _AnnotatorModel:
             for skill in (drawn_skill, fitted_skill[None, :]):
                 answer = np.where(u < skill, gold[None, :], wrong)
                 pred = _batched_majority(answer, unit, n_units, n_classes, rule, priority, rng)
-                scores.append(_batched_scores(coded, pred, cell_scorer))
+                if cell_scorer:
+                    scores.append(_cell_scores(template, unit_gold, len(coded.classes), pred))
+                else:
+                    scores.append(_point_scores(coded, pred))
             change = (scores[0] - scores[1]).reshape(b, inner).mean(axis=1)
             out[done : done + b] = change * self.small_pool
             done += b
@@ -345,23 +360,22 @@ def _batched_majority(
     return pred
 
 
-def _batched_scores(coded: CodedStudy, pred: np.ndarray, cell_scorer: bool) -> np.ndarray:
-    """Task score of each replicate's answers over all units (no item resampling)."""
-    if not cell_scorer:
-        values = [task_score(scorer_for(coded, p).point()) for p in pred]
-        return np.array([np.nan if v is None else v for v in values])
+def _point_scores(coded: CodedStudy, pred: np.ndarray) -> np.ndarray:
+    """Task score of each replicate's answers (rows of `pred` over all units)."""
+    values = [task_score(scorer_for(coded, p).point()) for p in pred]
+    return np.array([np.nan if v is None else v for v in values])
+
+
+def _cell_scores(template, gold: np.ndarray, n_classes: int, pred: np.ndarray) -> np.ndarray:
+    """Task score of each replicate's answers (rows of `pred` over the units whose gold is
+    `gold`) through a confusion-matrix scorer's `finish`: one bincount for all replicates."""
+    assert isinstance(template, CellScorer)
     b = len(pred)
-    first = scorer_for(coded, pred[0])
-    assert isinstance(first, CellScorer)
-    n_classes = len(coded.classes)
     k = n_classes + 1
-    gold = coded.gold_code
     scored = (gold[None, :] >= 0) & (pred != agg.NO_LABELS)
     cells = np.where(scored, gold[None, :] * k + np.where(pred >= 0, pred, n_classes), -1)
     rows = np.broadcast_to(np.arange(b)[:, None], cells.shape)
-    sums = np.bincount((rows * first.width + cells)[scored], minlength=b * first.width).reshape(
-        b, first.width
-    )
-    values = first.finish(sums.astype(float))
-    stacked = np.vstack([values[m] for m in first.metrics])
-    return stacked.mean(axis=0)
+    width = template.width
+    sums = np.bincount((rows * width + cells)[scored], minlength=b * width).reshape(b, width)
+    values = template.finish(sums.astype(float))
+    return np.vstack([values[m] for m in template.metrics]).mean(axis=0)
