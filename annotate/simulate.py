@@ -171,7 +171,13 @@ def _close_median_gate(
             f"the median gate is left open: real trainee(s) {', '.join(real)} are undecided and "
             "would be judged on the simulated cohort's median; decide them with `annotate gate`"
         )
-    gate.close_training(engine, ctx, force=True)
+    gate.close_training(
+        engine,
+        ctx,
+        force=True,
+        by="annotate simulate",
+        reason="--close-gate on a simulated cohort",
+    )
     result.gate_closed = True
     return ("closed despite: " + "; ".join(plan.warnings)) if plan.warnings else None
 

@@ -341,12 +341,23 @@ class ProtocolSpec(Strict):
     (annotate/completion.py); classification tasks only. The majority equals full k's."""
     lease_minutes: float = Field(30.0, gt=0)
     """How long an item on an abandoned screen stays reserved before it returns to the pool."""
+    max_test_items_per_annotator: int | None = Field(None, ge=1)
+    """A batch per worker: test items one annotator labels at most, then their completion code
+    (crowd studies paid per session); None: as many as the study has for them."""
+    max_training_items_per_annotator: int | None = Field(None, ge=1)
+    """Training items one annotator does at most: the first ones of the training order (the
+    rest of the drawn training items still serve catch items and refresher rounds); None: all
+    of them. The gate judges each annotator on their quota."""
     catch_rate: float = Field(0.0, ge=0.0, le=0.5)
     """Share of an annotator's test stream that is catch items: dev items with gold, shown
     like test items, never scored (0: none; e.g. 0.05)."""
     catch_action: Literal["warn", "pause"] = "warn"
-    """When recent catch accuracy falls below the gate threshold: warn (report and console),
+    """When recent catch accuracy falls below `catch_min_accuracy`: warn (report and console),
     or pause (back to a short refresher of training items with feedback)."""
+    catch_min_accuracy: float | None = Field(None, ge=0.0, le=1.0)
+    """Recent catch accuracy below which an annotator is drifting, for everyone in the study
+    however they were admitted. None: the gate threshold (threshold rule), else the cohort
+    median recorded when the median gate closed, else 0.70 (protocol/catch.py)."""
     assumptions: list[str] = Field(default_factory=list)
     """Values the papers do not state, chosen here; printed in reports."""
     task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -359,6 +370,11 @@ class ProtocolSpec(Strict):
         if isinstance(self.test_sample, int) and self.test_sample < 1:
             raise ValueError("test_sample must be a positive number or 'all'")
         return self
+
+    def training_quota(self, training_items: int) -> int:
+        """Training items each annotator does, of the `training_items` the study drew."""
+        cap = self.max_training_items_per_annotator
+        return training_items if cap is None else min(training_items, cap)
 
     def effective(
         self, task: str | None = None, overrides: dict[str, Any] | None = None

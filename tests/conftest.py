@@ -26,8 +26,18 @@ from annotate.workspace import open_workspace
 from tests import pg
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
-"""The real GLUE/SuperGLUE sample files, beside the project (never in it: not redistributable)."""
+TEST_DATA_ENV = "ANNOTATE_TEST_DATA"
+DEFAULT_SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+
+def shared_data() -> Path:
+    """The folder of real GLUE/SuperGLUE sample files: ANNOTATE_TEST_DATA, else ../shared/data
+    beside the project (never in it: the files are not redistributable)."""
+    chosen = os.environ.get(TEST_DATA_ENV)
+    return Path(chosen).expanduser() if chosen else DEFAULT_SHARED_DATA
+
+
+SHARED_DATA = shared_data()
 POSTGRES_URL_ENV = "ANNOTATE_TEST_POSTGRES"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
@@ -73,12 +83,13 @@ def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
 
 
 def shared_file(relative: str) -> Path:
-    """A real data file from ../shared/data (beside the project root, wherever pytest runs
-    from). Absent on a user's fresh clone: the test skips. Under CI=true it fails instead, since
-    CI has the files and must not pass without the tests that read them."""
-    path = SHARED_DATA / relative
+    """A real data file from the test-data folder (`shared_data()`: ANNOTATE_TEST_DATA, else
+    ../shared/data beside the project root, wherever pytest runs from). Absent on a user's fresh
+    clone: the test skips. Under CI=true it fails instead, since CI has the files and must not
+    pass without the tests that read them."""
+    path = shared_data() / relative
     if not path.exists():
-        message = f"real data not present: {path}"
+        message = f"real data not present: {path} (set {TEST_DATA_ENV}=DIR to point at them)"
         if _under_ci():
             pytest.fail(f"{message} (CI=true: the real-data tests must run)", pytrace=False)
         pytest.skip(message)

@@ -117,7 +117,16 @@ def serve_command(
         None, "--public-url", help="The address browsers use, when not http://HOST:PORT"
     ),
     max_sessions: int = typer.Option(
-        20, "--max-sessions", min=1, help="Pages open at once (each runs an app process)"
+        20,
+        "--max-sessions",
+        min=1,
+        help="With --terminal or --console: pages open at once (each runs an app process)",
+    ),
+    terminal: bool = typer.Option(
+        False,
+        "--terminal",
+        help="Serve the terminal app through textual-serve (one process per tab) instead of "
+        "the HTML page",
     ),
     no_tokens: bool = typer.Option(
         False,
@@ -132,10 +141,12 @@ def serve_command(
         "then names the researcher its decisions are recorded under",
     ),
 ) -> None:
-    """Serve the annotator app to a browser (needs `pip install 'annotate[web]'`).
+    """Serve the annotator page to browsers (needs `pip install 'annotate-baselines[web]'`).
 
-    Each browser tab runs its own annotator session, works offline, and asks for the
-    annotator's name and token. With --console, each tab runs the researcher console."""
+    One server process holds every worker: each page asks for the annotator's name and token,
+    works offline, and resumes where the annotator stopped. With --terminal, each tab runs the
+    terminal app instead (textual-serve); with --console, the researcher console."""
+    from annotate.protocol import crowd
     from annotate.protocol.studies import get_annotator, load_study
     from annotate.protocol.tokens import annotators_without_token
     from annotate.web.server import is_loopback, make_server
@@ -149,7 +160,9 @@ def serve_command(
     load_study(ws.engine, study)  # a mistyped study or name fails now, not in each browser tab
     if annotator is not None:
         get_annotator(ws.engine, annotator)
-    without = annotators_without_token(ws.engine, annotator)
+    # A crowd study's workers enter by their platform link, never by name and token.
+    is_crowd = crowd.config_of(load_study(ws.engine, study)) is not None
+    without = [] if is_crowd else annotators_without_token(ws.engine, annotator)
     if without and not no_tokens:
         raise UserError(
             f"{len(without)} annotator(s) have no token ({', '.join(without[:5])}"
@@ -162,23 +175,41 @@ def serve_command(
             "warning: --no-tokens: anyone who can open the page may sign in as an annotator "
             "who has no token, with the name alone"
         )
-    server = make_server(
-        ws.url,
-        study,
-        host=host,
-        port=port,
-        annotator=annotator,
-        public_url=public_url,
-        max_sessions=max_sessions,
-        require_tokens=not no_tokens,
-    )
+    if not terminal:
+        from annotate.web.page.serve import page_app, run_page
+
+        # Built before the warning, so a missing extra or a bad --public-url fails first.
+        page = page_app(
+            ws.engine,
+            study,
+            host=host,
+            port=port,
+            public_url=public_url,
+            annotator=annotator,
+            require_tokens=not no_tokens,
+        )
+    else:
+        server = make_server(
+            ws.url,
+            study,
+            host=host,
+            port=port,
+            annotator=annotator,
+            public_url=public_url,
+            max_sessions=max_sessions,
+            require_tokens=not no_tokens,
+        )
     if not is_loopback(host):
         warn(
             f"warning: serving on {host}, not only on this machine: anyone who can reach "
             f"{host}:{port} can open the page. There is no login beyond annotator tokens and "
             "no encryption; prefer the default 127.0.0.1 with an SSH tunnel "
-            f"(ssh -L {port}:127.0.0.1:{port} THIS_MACHINE)."
+            f"(ssh -L {port}:127.0.0.1:{port} THIS_MACHINE), or an HTTPS proxy and "
+            "--public-url https://…"
         )
+    if not terminal:
+        run_page(page, host=host, port=port)
+        return
     ws.engine.dispose()  # the tabs' processes open their own connections
     server.serve()
 

@@ -274,8 +274,8 @@ your queue, next time too. --author, --since and --tag narrow the queue."""
 
 ADJUDICATE_HELP = """Settle the disagreements you may settle (TUI).
 
-A disagreement is settled by the example's author, or by someone who neither wrote nor
-reviewed it; history is kept."""
+A disagreement is settled by someone who neither wrote nor reviewed the example; its author
+only with --override REASON (recorded with the decision). History is kept."""
 
 
 @curate_app.command(
@@ -339,10 +339,30 @@ def _checked_tag(tag: str | None) -> str | None:
 
 
 @curate_app.command(
-    "adjudicate", help=ADJUDICATE_HELP, epilog=_example("annotate curate adjudicate diag --as lea")
+    "adjudicate", help=ADJUDICATE_HELP, epilog=_example("annotate curate adjudicate diag --as kim")
 )
-def adjudicate_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
-    _run_tui(ctx, set_name, _need_name(name, "adjudicate"), adjudicate=True)
+def adjudicate_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    name: CuratorName = None,
+    override: Annotated[
+        str | None,
+        typer.Option(
+            "--override",
+            metavar="REASON",
+            help="Settle your own examples too; REASON (why nobody else can) is recorded",
+        ),
+    ] = None,
+) -> None:
+    if override is not None and not override.strip():
+        raise typer.BadParameter("say why you settle your own examples", param_hint="--override")
+    _run_tui(
+        ctx,
+        set_name,
+        _need_name(name, "adjudicate"),
+        adjudicate=True,
+        override_reason=override or "",
+    )
 
 
 def _run_tui(
@@ -352,13 +372,20 @@ def _run_tui(
     review: bool = False,
     adjudicate: bool = False,
     wanted=None,  # ReviewFilter | None (imported lazily)
+    override_reason: str = "",
 ) -> None:
     # Textual costs ~0.3 s to import: only the screen commands pay for it.
     from annotate.tui.curate.app import create_curate_app
 
     engine = _workspace(ctx).engine
     tui = create_curate_app(
-        engine, set_name, name, review=review, adjudicate=adjudicate, wanted=wanted
+        engine,
+        set_name,
+        name,
+        review=review,
+        adjudicate=adjudicate,
+        wanted=wanted,
+        override_reason=override_reason,
     )
     tui.run()
     say(tui.summary())

@@ -67,7 +67,8 @@ def _write_reports(engine, study: str, folder: Path, *, show: bool) -> None:
 
     from annotate.cli.output import console
     from annotate.report.build import study_report
-    from annotate.report.render.table import render_markdown, render_table
+    from annotate.report.render.markdown import render_markdown
+    from annotate.report.render.table import render_table
 
     report = study_report(engine, study)
     data = report.to_json()

@@ -55,7 +55,12 @@ def export(
         None, "--format", help="glue or superglue (leaderboard files), labels or soft"
     ),
     benchmark: Benchmark | None = typer.Option(
-        None, "--benchmark", help="Export the latest study of every task of this benchmark"
+        None,
+        "--benchmark",
+        help="Export one study per task of this benchmark (as `report --benchmark` chooses)",
+    ),
+    studies: list[str] = typer.Option(
+        [], "--study", help="With --benchmark: the study of a task that has several (repeatable)"
     ),
     fill_from: Path | None = typer.Option(
         None,
@@ -73,6 +78,8 @@ def export(
     every label in long format (labels), or each item's label distribution (soft)."""
     if (study is None) == (benchmark is None):
         raise UserError("name one study, or pass --benchmark glue|superglue")
+    if studies and benchmark is None:
+        raise UserError("--study chooses a task's study for --benchmark")
     if benchmark is not None:
         if fmt is not None and fmt.value != benchmark.value:
             raise UserError(f"--benchmark {benchmark.value} writes --format {benchmark.value}")
@@ -91,7 +98,9 @@ def export(
         _stream_labels(engine, study, jsonl, phase, to)
         return
     if submission:
-        files = _submission_files(engine, study, fmt.value, benchmark is not None, fill_from)
+        files = _submission_files(
+            engine, study, fmt.value, benchmark is not None, fill_from, studies
+        )
     else:
         files = _table_file(engine, study, fmt, jsonl, phase)
     to.mkdir(parents=True, exist_ok=True)
@@ -108,20 +117,25 @@ def export(
 
 
 def _submission_files(
-    engine: Engine, study: str | None, benchmark: str, every_task: bool, fill_from: Path | None
+    engine: Engine,
+    study: str | None,
+    benchmark: str,
+    every_task: bool,
+    fill_from: Path | None,
+    chosen: list[str],
 ) -> dict[str, bytes]:
     from annotate.export.submission import benchmark_studies
     from annotate.formats.writers import json_bytes
     from annotate.report.data.loading import find_study
 
     if every_task:
-        chosen = benchmark_studies(engine, benchmark)
-        pairs = [(spec.name, name) for spec, name in chosen.chosen]
+        picked = benchmark_studies(engine, benchmark, chosen)
+        pairs = [(spec.name, name) for spec, name in picked.chosen]
         if not pairs:
             raise UserError(f"no study of any {benchmark} task in this store")
         extra = {
-            "missing_tasks": chosen.missing_tasks,
-            "passed_over_studies": chosen.passed_over,
+            "missing_tasks": picked.missing_tasks,
+            "passed_over_studies": picked.passed_over,
         }
     else:
         assert study is not None

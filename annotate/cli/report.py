@@ -165,7 +165,8 @@ def _render(result, fmt: ReportFormat, intervals: str, indent: int | None = None
         else:
             render_benchmark_table(result, console())
     else:
-        from annotate.report.render.table import render_markdown, render_table
+        from annotate.report.render.markdown import render_markdown
+        from annotate.report.render.table import render_table
 
         if fmt is ReportFormat.markdown:
             sys.stdout.write(terminal_safe(render_markdown(result)) + "\n")

@@ -136,7 +136,7 @@ def _score_one(
 
 
 def _render_scores(data: dict[str, Any]) -> None:
-    from annotate.report.render.table import METRIC_NAMES, interval, pct
+    from annotate.report.cells import METRIC_NAMES, interval, pct
 
     rows = []
     for r in data["tasks"]:
@@ -198,7 +198,7 @@ def _render_scores(data: dict[str, Any]) -> None:
 
 
 def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.report.render.table import coef
+    from annotate.report.cells import coef
 
     metric = diag["metric"].upper()
     rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
@@ -215,10 +215,15 @@ def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
 
 
 def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
+    from annotate.scoring.diagnostics import undefined_text
+
     ci = ""
     if entry.get("ci_low") is not None:
         ci = f"[{coef(entry['ci_low'])}, {coef(entry['ci_high'])}]"
-    return {"n": str(entry["n"]), "value": coef(entry["value"]), "ci": ci}
+    value = coef(entry["value"])
+    if entry.get("undefined"):
+        value = undefined_text(entry["n"], entry["undefined"])
+    return {"n": str(entry["n"]), "value": value, "ci": ci}
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -257,13 +262,14 @@ def compare(
 
 
 def _render_compare(r: dict[str, Any]) -> None:
-    from annotate.report.render.table import METRIC_NAMES, interval, pct
+    from annotate.report.cells import METRIC_NAMES, interval, pct
 
     metrics = r["metrics"]
 
     def row(who: str, scores: dict[str, Any], total: dict[str, Any]) -> dict[str, Any]:
         out = {"who": who, "score": pct(total["value"])}
-        out["ci"] = interval(total.get("ci_low"), total.get("ci_high"))
+        quoted = total.get("interval")  # the one rule: Wilson's or the bootstrap's
+        out["ci"] = interval(quoted["low"], quoted["high"]) if quoted else ""
         for m in metrics:
             out[m] = pct(scores[m]["value"] if isinstance(scores[m], dict) else scores[m])
         return out

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json, print_table, say
+from annotate.login import login_name
 from annotate.wording import count_of, plural
 
 study_app = typer.Typer(help="Create and inspect studies.", no_args_is_help=True)
@@ -44,7 +47,18 @@ def study_create(
     seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
     k: int = typer.Option(None, "--annotators-per-item", help="Distinct annotators per test item"),
     settings: list[str] = typer.Option(
-        [], "--set", help="KEY=VALUE: override any protocol setting"
+        [], "--set", help="KEY=VALUE: override any protocol setting (crowd=PLATFORM too)"
+    ),
+    crowd_platform: str = typer.Option(
+        None,
+        "--crowd",
+        help="A crowd study: workers arrive by a prolific, mturk or generic link (no tokens)",
+    ),
+    crowd_config: Path = typer.Option(
+        None, "--crowd-config", help="The crowd study's TOML: study ids, codes, consent, survey"
+    ),
+    platform_studies: list[str] = typer.Option(
+        [], "--platform-study", help="A platform study id whose link the study accepts"
     ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
@@ -53,6 +67,12 @@ def study_create(
     from annotate.protocol.studies import create_study, dataset_by_reference
 
     overrides = dict(specs.parse_setting(s) for s in settings)
+    crowd_platform = _crowd_platform(crowd_platform, overrides.pop("crowd", None))
+    crowd = None
+    if crowd_platform or crowd_config or platform_studies:
+        from annotate.cli.crowd import crowd_settings
+
+        crowd = crowd_settings(crowd_platform, crowd_config, platform_studies)
     if sample is not None:
         overrides["test_sample"] = "all" if sample == "all" else _positive_int(sample, "--sample")
     if seed is not None:
@@ -75,6 +95,7 @@ def study_create(
         if test is None
         else dataset_by_reference(ws.engine, test, [spec.name]),
         overrides=overrides,
+        crowd=crowd,
     )
     data = _study_detail(ws.engine, name)
     if fmt is Format.json:
@@ -87,6 +108,24 @@ def study_create(
         f"{count_of(data['test_items'], 'test item')} from dataset {study.study.test_dataset_id}, "
         f"{count_of(study.k, 'annotator')} per item"
     )
+    if crowd is not None:
+        from annotate.cli.crowd import print_crowd
+
+        print_crowd(name, crowd, None)
+
+
+def _crowd_platform(option: str | None, setting: object) -> str | None:
+    """--crowd, or --set crowd=…: one platform (both given must agree)."""
+    from annotate.errors import UserError
+    from annotate.protocol.crowd_config import PLATFORMS
+
+    chosen = {str(v) for v in (option, setting) if v is not None}
+    if len(chosen) > 1:
+        raise UserError(f"--crowd {option} and --set crowd={setting} disagree")
+    platform = chosen.pop() if chosen else None
+    if platform is not None and platform not in PLATFORMS:
+        raise UserError(f"--crowd takes {', '.join(PLATFORMS)}, not {platform!r}")
+    return platform
 
 
 def _positive_int(text: str, option: str) -> int:
@@ -102,22 +141,40 @@ def _positive_int(text: str, option: str) -> int:
 
 
 def _study_detail(engine, name: str) -> dict:
+    from annotate.protocol import catch
     from annotate.protocol.status import study_status
     from annotate.protocol.studies import load_study
 
     ctx = load_study(engine, name)
     status = study_status(engine, ctx)
     with_training = gate_training_quota(engine, ctx)
+    with engine.connect() as conn:  # the drift threshold in force, and where it comes from
+        drift = catch.catch_threshold(conn, ctx)
+    protocol = {
+        **ctx.protocol.model_dump(),
+        "catch_min_accuracy": drift.value,
+        "catch_min_accuracy_from": drift.source,
+    }
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,
-        "state": ctx.study.state,
+        "state": status["state"],
         "train_dataset": ctx.study.train_dataset_id,
         "test_dataset": ctx.study.test_dataset_id,
         "training_items": with_training,
         "test_items": status["items_total"],
-        "protocol": ctx.protocol.model_dump(),
+        "items_complete": status["items_complete"],
+        "protocol": protocol,
+        "crowd": _crowd_summary(ctx.study.crowd),
     }
+
+
+def _crowd_summary(stored: dict | None) -> dict | None:
+    """Platform and accepted platform studies (`annotate study crowd` shows links and codes)."""
+    if stored is None:
+        return None
+    keys = ("platform", "study_ids", "training_study_id", "test_study_id")
+    return {k: stored.get(k) for k in keys}
 
 
 def gate_training_quota(engine, ctx) -> int:
@@ -132,7 +189,7 @@ def gate_training_quota(engine, ctx) -> int:
 @study_app.command("list")
 def study_list(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "--format")) -> None:
     """List the studies in the store."""
-    from annotate.protocol.studies import study_rows
+    from annotate.protocol.standing import study_rows
 
     rows = study_rows(options(ctx).workspace().engine)
     if fmt is Format.json:
@@ -162,8 +219,9 @@ def study_show(
     if fmt is Format.json:
         print_json(data)
         return
-    rows = [{"key": k, "value": v} for k, v in data.items() if k != "protocol"]
+    rows = [{"key": k, "value": v} for k, v in data.items() if k not in ("protocol", "crowd")]
     rows += [{"key": f"protocol.{k}", "value": v} for k, v in data["protocol"].items()]
+    rows += [{"key": f"crowd.{k}", "value": v} for k, v in (data["crowd"] or {}).items()]
     print_table(rows, [("key", "Setting"), ("value", "Value")], title=f"Study {name}")
 
 
@@ -225,6 +283,7 @@ def annotator_list(
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),
                 "synthetic": a.synthetic,
+                "platform": a.platform,  # never the platform id: `annotator show NAME` has it
             }
             for a in session.scalars(select(Annotator).order_by(Annotator.name))
         ]
@@ -240,6 +299,7 @@ def annotator_list(
             ("failed_logins", "Refused logins"),
             ("created_at", "Added"),
             ("synthetic", "Synthetic"),
+            ("platform", "Platform"),
         ],
         title="Annotators",
     )
@@ -255,22 +315,33 @@ def gate_command(
     admit: list[str] = typer.Option([], "--admit", help="Admit an annotator by hand"),
     reject: list[str] = typer.Option([], "--reject", help="Refuse an annotator by hand"),
     reason: str = typer.Option(
-        None, "--reason", help="Why (stored with a manual --admit/--reject decision)"
+        None,
+        "--reason",
+        help="Why (stored with a manual --admit/--reject decision, or a --close --force)",
     ),
+    by: str = typer.Option(None, "--by", help="Who decides (stored; default: your login name)"),
     force: bool = typer.Option(
         False, "--force", help="Act despite the warnings (study cannot complete, mid-training …)"
+    ),
+    export: tuple[str, str] = typer.Option(
+        None,
+        "--export",
+        metavar="PLATFORM FILE",
+        help="Write the admitted workers' platform ids (prolific or mturk), one a line: the "
+        "allow-list of the platform's test study",
     ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Show each trainee's count, accuracy and gate decision with its reason; close a median
     gate (prints who will be admitted and rejected, and refuses on warnings unless --force);
-    admit or refuse by hand with --reason."""
+    admit or refuse by hand with --reason; export the admitted as a platform allow-list."""
     from annotate.errors import UserError
     from annotate.protocol import gate
     from annotate.protocol.studies import load_study
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    who = (by or "").strip() or login_name()
     if (admit or reject) and not (reason and reason.strip()):
         raise UserError("a manual gate decision needs a reason: --reason '...'")
     decisions = []
@@ -279,7 +350,9 @@ def gate_command(
         if fmt is Format.table:
             _print_plan(plan)
         try:
-            decisions += gate.close_training(ws.engine, study_ctx, force=force)
+            decisions += gate.close_training(
+                ws.engine, study_ctx, force=force, by=who, reason=reason or ""
+            )
         except gate.GateRefused as refused:
             if fmt is Format.json:
                 raise
@@ -291,12 +364,28 @@ def gate_command(
         for name in names:
             decisions.append(
                 gate.decide_manually(
-                    ws.engine, study_ctx, name, verdict, reason=reason or "", force=force
+                    ws.engine,
+                    study_ctx,
+                    name,
+                    verdict,
+                    reason=reason or "",
+                    force=force,
+                    decided_by=who,
                 )
             )
     rows = gate.gate_overview(ws.engine, study_ctx)
+    closure = gate.closure_of(ws.engine, study_ctx)
+    if export:
+        _export_allow_list(ws.engine, study_ctx, export[0], Path(export[1]))
     if fmt is Format.json:
-        print_json({"study": study, "rule": study_ctx.protocol.gate_rule, "trainees": rows})
+        print_json(
+            {
+                "study": study,
+                "rule": study_ctx.protocol.gate_rule,
+                "trainees": rows,
+                "closure": None if closure is None else closure.as_dict(),
+            }
+        )
         return
     for d in decisions:
         verdict = "admitted" if d.admitted else "rejected"
@@ -309,6 +398,7 @@ def gate_command(
             ("training_done", "Done"),
             ("training_quota", "Of"),
             ("training_accuracy", "Accuracy"),
+            ("phase", "Phase"),
             ("gate", "Gate"),
             ("rule", "Rule"),
             ("threshold", "Threshold"),
@@ -321,6 +411,24 @@ def gate_command(
     for row in rows:
         if row["reason"] is not None:
             say(f"{row['name']}: {row['gate']}, {row['reason']}")
+    if closure is not None:
+        say(closure.describe())
+
+
+def _export_allow_list(engine, study_ctx, platform: str, path: Path) -> None:
+    """The admitted workers' platform ids, one a line (what Prolific's custom allow-list and an
+    MTurk qualification script take)."""
+    from annotate.errors import UserError
+    from annotate.protocol.crowd import admitted_ids
+
+    if platform not in ("prolific", "mturk", "link"):
+        raise UserError(f"--export takes prolific, mturk or link, not {platform!r}")
+    ids = admitted_ids(engine, study_ctx, platform)
+    try:
+        path.write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    say(f"{path}: {count_of(len(ids), f'admitted {platform} worker')}")
 
 
 def _print_plan(plan) -> None:
@@ -409,6 +517,15 @@ def status_command(
             + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
         )
     )
+    if "crowd" in data:
+        c = data["crowd"]
+        counts = ", ".join(f"{o} {n}" for o, n in c["outcomes"].items())
+        out.print(
+            Text(
+                f"Crowd ({c['platform']}) outcomes: {counts}; "
+                f"{c['abandoned_sessions']} abandoned session(s)"
+            )
+        )
     out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))
@@ -446,8 +563,6 @@ def flags_command(
 ) -> None:
     """List flagged items (annotator, comment, item text); resolve a flag, or exclude an item
     from scoring and agreement (and undo), each recorded with who, when and why."""
-    import getpass
-
     from annotate.errors import UserError
     from annotate.protocol import flags
     from annotate.protocol.studies import load_study
@@ -458,7 +573,7 @@ def flags_command(
     if len(actions) > 1:
         raise UserError("give one of --resolve, --exclude, --include at a time")
     if actions:
-        who = by or getpass.getuser()
+        who = by or login_name()
         if not (reason and reason.strip()):
             raise UserError("say why with --reason: the action is recorded with who and when")
         if resolve is not None:
@@ -505,6 +620,32 @@ def flags_command(
             [("source_id", "Item"), ("by", "By"), ("reason", "Reason"), ("at", "At")],
             title="Excluded from scoring and agreement",
         )
+
+
+def _simulate_hint(
+    status: dict, study: str, annotators: int, accuracy: float, prefix: str, admitted: int
+) -> str:
+    """The one next step that moves an incomplete simulated study on: close the gate the
+    trainees wait at; with enough admitted annotators, run the same ones again (same
+    prefix: they go on where they stopped); else add as many as are missing."""
+    waiting = [a for a in status["annotators"] if a["phase"] == "waiting"]
+    if waiting:
+        return (
+            f"{count_of(len(waiting), 'trainee')} {'waits' if len(waiting) == 1 else 'wait'} "
+            f"at the gate: close it (`annotate gate {study} --close`)."
+        )
+    k = status["annotators_per_item"]
+    if admitted >= k:
+        return (
+            "Enough are admitted: run them again to go on "
+            f"(`annotate simulate {study} --annotators {annotators} --accuracy {accuracy} "
+            f"--prefix {prefix}`)."
+        )
+    missing = k - admitted
+    return (
+        f"Add {missing} more (`annotate simulate {study} --annotators {missing} "
+        f"--accuracy {accuracy} --prefix more`)."
+    )
 
 
 @app.command("simulate")
@@ -567,9 +708,8 @@ def simulate_command(
         say(
             f"{status['items_complete']}/{status['items_total']} items have all "
             f"{status['annotators_per_item']} labels; {count_of(admitted, 'annotator')} "
-            f"{plural(admitted, 'is')} admitted. Add more "
-            f"(e.g. `annotate simulate {study} --annotators 2 --accuracy {accuracy} "
-            "--prefix more`)."
+            f"{plural(admitted, 'is')} admitted. "
+            + _simulate_hint(status, study, annotators, accuracy, prefix, admitted)
         )
     print_table(
         result.annotators,

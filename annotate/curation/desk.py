@@ -21,22 +21,34 @@ from annotate.errors import UserError
 
 class CurationDesk:
     def __init__(
-        self, engine: Engine, info: SetInfo, curator: str, wanted: ReviewFilter | None = None
+        self,
+        engine: Engine,
+        info: SetInfo,
+        curator: str,
+        wanted: ReviewFilter | None = None,
+        override_reason: str = "",
     ) -> None:
         self.engine = engine
         self.info = info
         self.curator = curator
         self.wanted = wanted or ReviewFilter()
         """Which examples the reviewer asked for (--author, --since, --tag)."""
+        self.override_reason = override_reason.strip()
+        """Why this curator settles their own examples too (--override); empty: they do not."""
 
     @classmethod
     def open(
-        cls, engine: Engine, set_name: str, curator: str, wanted: ReviewFilter | None = None
+        cls,
+        engine: Engine,
+        set_name: str,
+        curator: str,
+        wanted: ReviewFilter | None = None,
+        override_reason: str = "",
     ) -> CurationDesk:
         """Raises UserError when the set does not exist or no curator name is given."""
         if not curator.strip():
             raise UserError("say who you are: --as NAME")
-        return cls(engine, load_set(engine, set_name), curator.strip(), wanted)
+        return cls(engine, load_set(engine, set_name), curator.strip(), wanted, override_reason)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -62,6 +74,10 @@ class CurationDesk:
         """Pass over an example: it waits at the back of this reviewer's queue, next time too."""
         review.skip_for_review(self.engine, self.info.name, self.curator, example_id)
 
+    def pair_tagged_with(self, example_id: int) -> int | None:
+        """The example whose review by this curator already tagged this one's pair."""
+        return review.pair_tags_reviewed(self.engine, self.info.name, self.curator, example_id)
+
     def submit_review(
         self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
     ) -> None:
@@ -71,11 +87,20 @@ class CurationDesk:
 
     # adjudicating
     def queue(self) -> list[QueueEntry]:
-        return review.disagreement_queue(self.engine, self.info.name, self.curator)
+        return review.disagreement_queue(
+            self.engine, self.info.name, self.curator, override=bool(self.override_reason)
+        )
 
     def settle(
         self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
     ) -> ExampleView:
         return review.settle(
-            self.engine, self.info.name, example_id, self.curator, label, tags, note
+            self.engine,
+            self.info.name,
+            example_id,
+            self.curator,
+            label,
+            tags,
+            note,
+            self.override_reason,
         )

@@ -36,7 +36,8 @@ class WordDiff:
     def large(self) -> bool:
         return self.changed_share > LARGE_EDIT_SHARE
 
-    def summary(self) -> str:
+    def summary(self, advice: bool = True) -> str:
+        """The count of changed words; with `advice`, the minimal-edit warning when large."""
         if not self.total_tokens:
             return "Write both sentences to see the difference."
         if not self.changed_tokens:
@@ -44,7 +45,7 @@ class WordDiff:
         text = (
             f"{self.changed_tokens} of {self.total_tokens} words differ ({self.changed_share:.0%})"
         )
-        if self.large:
+        if self.large and advice:
             text += (
                 f": more than {LARGE_EDIT_SHARE:.0%} changed, not a minimal edit. "
                 "Can a smaller change test the same phenomenon?"

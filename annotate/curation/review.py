@@ -7,9 +7,10 @@ nothing else, so no screen built from it can show the author's label, tags, note
 Only current reviews count: a review of sentences that were edited since is stale (kept, but
 out of the queue and the agreement figures), and the example goes back to reviewers as changed
 work. An example is in the disagreement queue while a current review newer than its last
-decision disagrees with its current label or tag set. Its author settles it, or an
-adjudicator: anyone who neither wrote nor reviewed it (a reviewer does not get to overrule the
-author on their own say).
+decision disagrees with its current label or tag set. An adjudicator settles it: anyone who
+neither wrote nor reviewed it (a reviewer does not get to overrule the author on their own say,
+nor the author the reviewers). The author may settle it only with a recorded override reason
+(a set with a single curator, say), kept with the decision.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotate.curation.examples import ExampleView, change_example, example_row, tag_test
+from annotate.curation.examples import (
+    ExampleView,
+    change_example,
+    example_row,
+    pair_partner,
+    tag_test,
+)
 from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import Tags, flat, group_tags
 from annotate.curation.validation import DraftInvalid, label_problem, tag_problems
@@ -201,12 +208,39 @@ def review_progress(
         return ReviewProgress(done, len(_open_for(session, info.id, reviewer, wanted)))
 
 
-def _checked(info: SetInfo, label: str | None, tags: Sequence[str]) -> Tags:
+def _checked(
+    info: SetInfo, label: str | None, tags: Sequence[str], check_tags: bool = True
+) -> Tags:
     problems = label_problem(label, info.labels, "label", "the example")
-    problems += tag_problems(list(tags))
+    if check_tags:
+        problems += tag_problems(list(tags))
     if problems:
         raise DraftInvalid(problems)
     return group_tags(tags)
+
+
+def _partner_review(session: Session, row: CurationExample, reviewer: str) -> CurationReview | None:
+    """The reviewer's current review of the other direction of the example's pair: tags
+    belong to the pair, so that review already gave this direction's tags."""
+    partner = pair_partner(session, row)
+    if partner is None or partner.id is None:
+        return None
+    return session.exec(
+        select(CurationReview).where(
+            CurationReview.example_id == partner.id,
+            CurationReview.reviewer == reviewer,
+            CurationReview.example_version >= partner.sentences_version,
+        )
+    ).first()
+
+
+def pair_tags_reviewed(engine: Engine, set_name: str, reviewer: str, example_id: int) -> int | None:
+    """The example whose review by `reviewer` already tagged this example's pair, or None
+    (the review screen then asks for a label only)."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        found = _partner_review(session, example_row(session, info.id, example_id), reviewer)
+        return None if found is None else found.example_id
 
 
 def submit_review(
@@ -218,11 +252,21 @@ def submit_review(
     tags: Sequence[str],
     note: str = "",
 ) -> None:
-    """Store `reviewer`'s independent label and tags for an example by someone else."""
+    """Store `reviewer`'s independent label and tags for an example by someone else. Tags
+    belong to the pair: once the reviewer tagged one direction, the other's review takes
+    those tags (pass none) and judges its label only."""
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
-        chosen = _checked(info, label, tags)
         row = example_row(session, info.id, example_id)
+        tagged = _partner_review(session, row, reviewer)
+        if tagged is not None and tags and set(tags) != set(flat(tagged.tags)):
+            raise UserError(
+                f"you tagged this pair already (example {tagged.example_id}): tags belong to "
+                "the pair, so this direction takes a label only"
+            )
+        chosen = _checked(info, label, tags, check_tags=tagged is None)
+        if tagged is not None:
+            chosen = dict(tagged.tags)
         if row.author == reviewer:
             raise UserError("you wrote this example: a second opinion must come from someone else")
         if row.retired:
@@ -276,22 +320,34 @@ class QueueEntry:
     """What the open reviews dispute: "label", "tags" or both."""
     reviewers: list[str]
 
-    def may_settle(self, person: str) -> bool:
-        return may_settle(self.example.author, self.reviewers, person)
+    def may_settle(self, person: str, override: bool = False) -> bool:
+        return may_settle(self.example.author, self.reviewers, person, override)
 
 
-def may_settle(author: str, reviewers: Collection[str], person: str) -> bool:
-    """The author settles their example; otherwise someone who took no part in it."""
-    return person == author or person not in reviewers
+def may_settle(
+    author: str, reviewers: Collection[str], person: str, override: bool = False
+) -> bool:
+    """Someone who took no part in the example settles it; its author only with an override
+    (a reason, recorded with the decision)."""
+    if person in reviewers:
+        return False
+    return person != author or override
 
 
-def _disputes(row: CurationExample, review: CurationReview) -> list[str]:
-    out = []
-    if review.label != row.label:
-        out.append("label")
-    if set(flat(review.tags)) != set(flat(row.tags)):
-        out.append("tags")
-    return out
+def _tag_homes(rows: Sequence[CurationExample]) -> dict[int, list[int]]:
+    """Where each pair's tags are disputed and settled: its first direction (lowest id), with
+    the ids of both directions. Tags belong to the pair, so they are judged there once."""
+    pairs: dict[int, list[int]] = defaultdict(list)
+    for row in rows:
+        if row.pair_id is not None and row.id is not None:
+            pairs[row.pair_id].append(row.id)
+    homes = {}
+    for row in rows:
+        assert row.id is not None
+        ids = sorted(pairs[row.pair_id]) if row.pair_id is not None else [row.id]
+        if ids[0] == row.id:
+            homes[row.id] = ids
+    return homes
 
 
 def _queue(session: Session, set_id: int) -> list[QueueEntry]:
@@ -304,41 +360,61 @@ def _queue(session: Session, set_id: int) -> list[QueueEntry]:
             .group_by(CurationDecision.example_id)
         ).all()
     )
+    rows = session.exec(_active(set_id).order_by(CurationExample.position)).all()
+    homes = _tag_homes(rows)
     entries = []
-    for row in session.exec(_active(set_id).order_by(CurationExample.position)):
+    for row in rows:
         assert row.id is not None
+        since = covered.get(row.id, 0)
+        own = reviews.get(row.id, [])
         disputed: set[str] = set()
-        for review in reviews.get(row.id, []):
-            assert review.id is not None
-            if review.id > covered.get(row.id, 0):
-                disputed.update(_disputes(row, review))
+        if any(r.label != row.label for r in own if (r.id or 0) > since):
+            disputed.add("label")
+        others: list[CurationReview] = []  # reviews of the reverse direction (tags only)
+        if row.id in homes:
+            others = [r for i in homes[row.id] if i != row.id for r in reviews.get(i, [])]
+            tags = set(flat(row.tags))
+            if any(set(flat(r.tags)) != tags for r in own + others if (r.id or 0) > since):
+                disputed.add("tags")
         if not disputed:
             continue
         opinions = [Opinion(row.author, "author", row.label, flat(row.tags), row.note)]
-        opinions += [
-            Opinion(r.reviewer, "reviewer", r.label, flat(r.tags), r.note) for r in reviews[row.id]
-        ]
+        opinions += [Opinion(r.reviewer, "reviewer", r.label, flat(r.tags), r.note) for r in own]
+        if "tags" in disputed:
+            opinions += [
+                Opinion(r.reviewer, "reviewer of the reverse direction", r.label, flat(r.tags))
+                for r in others
+            ]
+        taking_part = [r.reviewer for r in own]
+        if "tags" in disputed:
+            taking_part += [r.reviewer for r in others if r.reviewer not in taking_part]
         entries.append(
             QueueEntry(
                 ExampleView.of(row),
                 opinions,
                 [d for d in ("label", "tags") if d in disputed],
-                [r.reviewer for r in reviews[row.id]],
+                taking_part,
             )
         )
     return entries
 
 
+def _pair_ids(session: Session, row: CurationExample) -> list[int]:
+    partner = pair_partner(session, row)
+    assert row.id is not None
+    return [row.id] + ([partner.id] if partner is not None and partner.id is not None else [])
+
+
 def disagreement_queue(
-    engine: Engine, set_name: str, person: str | None = None
+    engine: Engine, set_name: str, person: str | None = None, *, override: bool = False
 ) -> list[QueueEntry]:
     """Examples whose reviews disagree with them and are not settled yet, in set order; with
-    `person`, only those that person may settle."""
+    `person`, only those that person may settle (their own ones too with `override`)."""
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         entries = _queue(session, info.id)
     if person is not None:
-        entries = [e for e in entries if e.may_settle(person)]
+        entries = [e for e in entries if e.may_settle(person, override)]
     return entries
 
 
@@ -350,33 +426,54 @@ def settle(
     label: str | None,
     tags: Sequence[str],
     note: str = "",
+    override_reason: str = "",
 ) -> ExampleView:
     """Decide the final label and tags of a disputed example. The example's earlier values stay
     in its history (reason "adjudication"); the decision records who settled it and which
-    reviews it took into account."""
+    reviews it took into account. Its author is refused unless `override_reason` says why
+    nobody else settles it; the reason is stored with the decision."""
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         if entry is None:
             raise UserError(f"example {example_id} has no open disagreement")
-        if not entry.may_settle(person):
+        override = override_reason.strip()
+        if person == entry.example.author and not override:
             raise UserError(
-                f"{person} reviewed example {example_id}: its author "
-                f"({entry.example.author}) or someone who took no part settles it"
+                f"{person} wrote example {example_id}: someone who neither wrote nor reviewed "
+                "it settles it, or its author with an override reason (--override REASON)"
+            )
+        if not entry.may_settle(person, bool(override)):
+            raise UserError(
+                f"{person} reviewed example {example_id}: someone who took no part settles it"
             )
         row = example_row(session, info.id, example_id)
         values: dict[str, object] = {}
         if label != row.label:
             values["label"] = label
         if set(flat(chosen)) != set(flat(row.tags)):  # same tags in another order: no change
+            home = min(_pair_ids(session, row))
+            if home != example_id:
+                raise UserError(
+                    f"the tags of example {example_id}'s pair are settled on example {home}, "
+                    "its first direction: settle its label here"
+                )
             values["tags"] = chosen
         if values:
             change_example(session, row, person, "adjudication", values, note.strip())
+        partner = pair_partner(session, row)
+        if "tags" in values and partner is not None:  # the pair's tags: both directions
+            change_example(session, partner, person, "adjudication", {"tags": chosen}, note.strip())
+            session.add(partner)
         row.label_unchecked = False  # the decision settles the label
         session.add(row)
+        # A pair's tags are settled on its first direction, over the reviews of both.
+        covering = _pair_ids(session, row) if "tags" in entry.disputed else [example_id]
         last_review = session.exec(
-            select(func.max(CurationReview.id)).where(CurationReview.example_id == example_id)
+            select(func.max(CurationReview.id)).where(
+                CurationReview.example_id.in_(covering)  # type: ignore[attr-defined]
+            )
         ).one()
         assert label is not None and last_review is not None
         session.add(
@@ -387,6 +484,7 @@ def settle(
                 tags=chosen,
                 note=note.strip(),
                 covers_review_id=last_review,
+                override_reason=override if person == entry.example.author else None,
             )
         )
         session.flush()

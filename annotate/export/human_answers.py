@@ -133,6 +133,8 @@ def source_value(spec: TaskSpec, value: Any) -> Any:
 
 SOFT_BASE = ["item_id", "n_labels"]
 SOFT_TAIL = ["majority", "tie", "gold"]
+"""After the counts; for ratings "majority" is named after the aggregate it holds (mean or
+median, the protocol's regression_aggregation) and there is no tie column."""
 
 
 @dataclass
@@ -156,8 +158,10 @@ def soft_rows(data: StudyData, positions: Mapping[str, int] | None = None) -> So
     regression = coded.kind == "regression"
     n_labels = np.bincount(coded.label_unit, minlength=coded.n_units)
     resolution = final.result.resolution if final.result is not None else None
+    aggregate = "majority"
     if regression:
         middle = ["ratings"]
+        aggregate = data.protocol.regression_aggregation  # "mean" or "median", not a vote
     elif coded.kind == "entity_choice":
         middle = ["counts"]
     else:
@@ -174,8 +178,7 @@ def soft_rows(data: StudyData, positions: Mapping[str, int] | None = None) -> So
         if regression:
             row["ratings"] = sorted(float(v) for v in coded.label_number[own])
             value = float(final.pred[unit])
-            row["majority"] = value if np.isfinite(value) else None
-            row["tie"] = None
+            row[aggregate] = value if np.isfinite(value) else None
             gold = coded.gold_number[unit]
             row["gold"] = float(gold) if np.isfinite(gold) else None
         else:
@@ -197,14 +200,16 @@ def soft_rows(data: StudyData, positions: Mapping[str, int] | None = None) -> So
     names = coded.items["source_id"].astype(str).tolist()
     place = [positions.get(n, i) if positions else i for i, n in enumerate(names)]
     keys = [
-        (place[int(item)], _numeric_key(answer_id(name)) if coded.kind == "multi_answer" else 0)
+        (place[int(item)], numeric_key(answer_id(name)) if coded.kind == "multi_answer" else 0)
         for item, name in zip(coded.unit_item.tolist(), coded.unit_name.tolist(), strict=True)
     ]
     rows = [row for _, row in sorted(zip(keys, rows, strict=True), key=lambda kr: kr[0])]
-    return SoftTable(columns=[*SOFT_BASE, *middle, *SOFT_TAIL], rows=rows)
+    tail = [aggregate, "gold"] if regression else SOFT_TAIL
+    return SoftTable(columns=[*SOFT_BASE, *middle, *tail], rows=rows)
 
 
-def _numeric_key(text: str) -> tuple[int, int, str]:
+def numeric_key(text: str) -> tuple[int, int, str]:
+    """Sorts ids numerically where they are whole numbers ("2" before "10"), others after."""
     return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine, String, Text, case, select, type_coerce
 
 from annotate import specs
-from annotate.export.human_answers import source_value
+from annotate.export.human_answers import numeric_key, source_value
 from annotate.report.data.loading import TEST_PHASE, find_study
 from annotate.store.models import Annotator, Item, Label
 
@@ -51,10 +51,6 @@ def _utc(moment: datetime) -> datetime:
 
 def _timestamp(moment: datetime) -> str:
     return _utc(moment).isoformat(timespec="microseconds")
-
-
-def _numeric_key(text: str) -> tuple[int, int, str]:
-    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
 def label_table(
@@ -123,7 +119,7 @@ def _rows(engine, study, spec, phases, with_answer) -> Iterator[dict[str, Any]]:
                 "comment": comment,
             }
             if spec.kind == "multi_answer" and isinstance(value, dict):
-                for answer in sorted(value, key=lambda a: _numeric_key(str(a))):
+                for answer in sorted(value, key=lambda a: numeric_key(str(a))):
                     yield {
                         **base,
                         "item_id": f"{source_id}/{answer}",

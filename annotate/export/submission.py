@@ -8,7 +8,7 @@ into bytes. Gold labels are never read here: the test items are loaded without t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.export.human_answers import human_answers
 from annotate.report.data.loading import TEST_PHASE, find_study, load_study_data
+from annotate.scoring.benchmark import choose_studies
 from annotate.scoring.predictions import ModelPredictions
 from annotate.store.models import Item, Study, StudyItem
 
@@ -196,33 +197,24 @@ def _check_model_ids(model: ModelPredictions, items: list[TestItem], study: Stud
 @dataclass
 class BenchmarkStudies:
     chosen: list[tuple[specs.TaskSpec, str]]
-    """(task, study) for each task of the benchmark that has a study: the most recent one."""
+    """(task, study) for each task of the benchmark that has a study (choose_studies)."""
     missing_tasks: list[str]
     passed_over: list[str]
-    """Older studies of a task that has a newer one."""
+    """Studies of a task that another study (chosen with --study) stands for."""
 
 
-def benchmark_studies(engine: Engine, benchmark: str) -> BenchmarkStudies:
-    """The study to export for each task of `benchmark` (diagnostic sets included): the most
-    recent study of the task, as the report's benchmark score takes."""
+def benchmark_studies(
+    engine: Engine, benchmark: str, chosen: Sequence[str] = ()
+) -> BenchmarkStudies:
+    """The study to export for each task of `benchmark` (diagnostic sets included), by the one
+    rule (scoring.benchmark.choose_studies, as `report --benchmark` chooses): UserError, in
+    the same words, when a task has several studies and none was chosen with --study."""
     tasks = [t for t in specs.all_tasks() if t.benchmark == benchmark]
     if not tasks:
         raise UserError(f"no tasks of benchmark {benchmark!r}")
-    with engine.connect() as conn:
-        studies = conn.execute(select(Study.name, Study.task).order_by(Study.id)).all()
-    latest: dict[str, str] = {}
-    passed_over = []
-    for name, task in studies:
-        if task in latest:
-            passed_over.append(latest[task])
-        latest[task] = name
-    names = {t.name for t in tasks}
+    choice = choose_studies(engine, benchmark, chosen, tasks=[t.name for t in tasks]).require()
     return BenchmarkStudies(
-        chosen=[(t, latest[t.name]) for t in tasks if t.name in latest],
-        missing_tasks=[t.name for t in tasks if t.name not in latest],
-        passed_over=[s for s in passed_over if _task_of(studies, s) in names],
+        chosen=[(t, choice.chosen[t.name]) for t in tasks if t.name in choice.chosen],
+        missing_tasks=choice.missing,
+        passed_over=choice.passed_over,
     )
-
-
-def _task_of(studies: list[Any], study_name: str) -> str | None:
-    return next((task for name, task in studies if name == study_name), None)

@@ -140,6 +140,22 @@ class Refusal(Enum):
     ANSWERED_BEFORE = "answered before"  # a retried commit: the stored answer stands
     NOT_ADMITTED = "not admitted"
     FULL = "item takes no more labels"
+    BATCH_DONE = "the annotator's batch is complete"  # max_test_items_per_annotator
+
+
+_MY_TEST_COUNT = select(func.count()).where(
+    label.c.study_id == _STUDY, label.c.annotator_id == _ANNOTATOR, label.c.phase == _PHASE
+)
+
+
+def batch_done(conn: Connection, ctx: StudyContext, annotator_id: int) -> bool:
+    """Whether the annotator has labelled their batch (max_test_items_per_annotator); checked
+    inside the locked write transaction, so concurrent windows cannot exceed it."""
+    cap = ctx.protocol.max_test_items_per_annotator
+    if cap is None:
+        return False
+    params = keys(ctx, annotator_id, datetime.min)
+    return int(conn.execute(_MY_TEST_COUNT, params).scalar() or 0) >= cap
 
 
 _ITEM_VALUES = select(label.c.value).where(
@@ -194,6 +210,9 @@ def lease_next_item(
     the caller has just released their leases, which saves a query)."""
     params = keys(ctx, annotator_id, now)
     params["b_expires"] = now + timedelta(minutes=ctx.protocol.lease_minutes)
+    if batch_done(conn, ctx, annotator_id):
+        conn.execute(RELEASE_MINE, params)
+        return None
     if resume:
         held = conn.execute(HELD, params).first()
         if held is not None:
@@ -217,6 +236,8 @@ def lease_next_item(
 
 def count_label(conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int) -> bool:
     """COUNT_LABEL for one item: whether the label may be stored (the count is then taken)."""
+    if batch_done(conn, ctx, annotator_id):
+        return False
     params = keys(ctx, annotator_id, datetime.min)
     return conn.execute(COUNT_LABEL, {**params, "b_item": item_id}).rowcount == 1
 
@@ -230,6 +251,8 @@ def why_not_counted(
         return Refusal.ANSWERED_BEFORE
     if not conn.execute(select(_ADMITTED), params).scalar():
         return Refusal.NOT_ADMITTED
+    if batch_done(conn, ctx, annotator_id):
+        return Refusal.BATCH_DONE
     return Refusal.FULL
 
 

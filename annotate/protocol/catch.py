@@ -1,8 +1,12 @@
 """Catch items during the test phase (issue 16): dev items with gold, mixed into an annotator's
 test stream at the protocol's `catch_rate`, looking exactly like test items, never counted in
 scores, agreement or submission files. They watch for drift: an annotator whose recent catch
-accuracy falls below the gate threshold gets a warning (`catch_action = "warn"`) or is sent
-back to a short refresher of training items with feedback (`catch_action = "pause"`).
+accuracy falls below the study's threshold gets a warning (`catch_action = "warn"`) or is sent
+back to a short refresher of training items with feedback (`catch_action = "pause"`). The
+accuracy that counts as drift is one per study, whoever admitted the annotator
+(`catch_threshold`). When a `pause` finds no refresher item left (every training item was
+refreshed already), the annotator gets no more test items: the console and `status` warn the
+researcher, who can admit them again or leave them out.
 
 Storage, without a schema change:
 - the catch pool is the study's StudyItem rows of phase "catch": dev items of the training
@@ -32,7 +36,7 @@ from sqlalchemy import Connection, Engine, func, insert, select
 
 from annotate.protocol.answers import describe, is_correct
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
-from annotate.protocol.views import Feedback, ItemView
+from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import lock_study, write_connection
 from annotate.store.models import GateDecision, Item, Label, StudyItem
 
@@ -56,6 +60,9 @@ MIN_ANSWERS = 5
 """Catch answers needed in the window before drift is judged."""
 REFRESHER_ITEMS = 3
 """Items of a refresher round (training items again, with feedback)."""
+DEFAULT_MIN_ACCURACY = 0.70
+"""Drift threshold of a study whose protocol names none and whose gate gives none (a manual
+gate, or a median gate not closed yet)."""
 
 label = Label.__table__  # type: ignore[attr-defined]
 study_item = StudyItem.__table__  # type: ignore[attr-defined]
@@ -73,7 +80,7 @@ class Drift:
 
 def drift(correct: Sequence[bool], threshold: float | None) -> Drift | None:
     """The warning, if the last WINDOW catch answers (at least MIN_ANSWERS) are right less often
-    than `threshold` (the annotator's gate threshold); None otherwise."""
+    than `threshold` (the study's `catch_threshold`); None otherwise."""
     if threshold is None:
         return None
     recent = list(correct)[-WINDOW:]
@@ -83,16 +90,39 @@ def drift(correct: Sequence[bool], threshold: float | None) -> Drift | None:
     return Drift(accuracy, len(recent), threshold) if accuracy < threshold else None
 
 
-def gate_threshold(conn: Any, ctx: StudyContext, annotator_id: int) -> float | None:
-    """The accuracy the annotator's gate asked for: the threshold (or cohort median) recorded
-    with their latest decision, else the protocol's fixed threshold."""
-    recorded = conn.execute(
-        select(GateDecision.threshold)
-        .where(GateDecision.study_id == ctx.id, GateDecision.annotator_id == annotator_id)
-        .order_by(GateDecision.id.desc())  # type: ignore[union-attr]
-        .limit(1)
-    ).scalar()
-    return recorded if recorded is not None else ctx.protocol.gate_threshold
+@dataclass(frozen=True)
+class Threshold:
+    value: float
+    source: str
+    """Where it comes from, in words: "catch_min_accuracy", "gate threshold", …"""
+
+    def describe(self) -> str:
+        return f"{self.value:.2f} ({self.source})"
+
+
+def catch_threshold(conn: Any, ctx: StudyContext) -> Threshold:
+    """The study's drift threshold, the same for every annotator (admitted by a rule or by
+    hand): the protocol's `catch_min_accuracy`, else the gate threshold (threshold rule), else
+    the cohort median recorded when the median gate closed, else DEFAULT_MIN_ACCURACY."""
+    p = ctx.protocol
+    if p.catch_min_accuracy is not None:
+        return Threshold(p.catch_min_accuracy, "catch_min_accuracy")
+    if p.gate_rule == "threshold" and p.gate_threshold is not None:
+        return Threshold(p.gate_threshold, "gate threshold")
+    if p.gate_rule == "median":
+        median = conn.execute(
+            select(GateDecision.threshold)
+            .where(
+                GateDecision.study_id == ctx.id,
+                GateDecision.rule == "median",
+                GateDecision.threshold.is_not(None),  # type: ignore[union-attr]
+            )
+            .order_by(GateDecision.id)  # type: ignore[arg-type]
+            .limit(1)
+        ).scalar()
+        if median is not None:
+            return Threshold(float(median), "cohort median at close")
+    return Threshold(DEFAULT_MIN_ACCURACY, "default")
 
 
 # --- serving ---------------------------------------------------------------------------------
@@ -242,6 +272,7 @@ def store_catch_answer(
     """Store a catch answer (phase "catch", marked right or wrong against gold)."""
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         already = conn.execute(
             select(func.count())
@@ -254,21 +285,20 @@ def store_catch_answer(
             )
         ).scalar()
         if not already:  # a retried commit: the stored answer stands
+            right = is_correct(ctx.spec, value, gold)
             conn.execute(
                 insert(label),
-                {
-                    "study_id": ctx.id,
-                    "item_id": item.item_id,
-                    "annotator_id": session.annotator_id,
-                    "phase": CATCH,
-                    "value": value,
-                    "correct": is_correct(ctx.spec, value, gold),
-                    "shown_at": item.shown_at,
-                    "answered_at": answered_at,
-                    "flag": flag,
-                    "comment": comment,
-                    "revisions": 0,
-                },
+                label_row(
+                    ctx.id,
+                    session.annotator_id,
+                    item,
+                    CATCH,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                ),
             )
     session.catch_items.discard(item.item_id)
 
@@ -300,10 +330,7 @@ def refresher_round(conn: Any, ctx: StudyContext, annotator_id: int) -> int | No
     if ctx.protocol.catch_action != "pause":
         return None
     answers = catch_answers(conn, ctx, annotator_id)
-    if (
-        not answers
-        or drift([c for _, c in answers], gate_threshold(conn, ctx, annotator_id)) is None
-    ):
+    if not answers or drift([c for _, c in answers], catch_threshold(conn, ctx).value) is None:
         return None
     since = conn.execute(
         select(func.count())
@@ -316,6 +343,38 @@ def refresher_round(conn: Any, ctx: StudyContext, annotator_id: int) -> int | No
         )
     ).scalar()
     return int(since or 0)
+
+
+def refresher_exhausted(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
+    """`pause`: a refresher round is due but no refresher item is left that the annotator has
+    not answered (each training item is refreshed once). Such an annotator is served no more
+    test items (`session.next_item`), and the researcher is warned (`paused_warning`)."""
+    if ctx.protocol.catch_rate <= 0:
+        return False
+    done = refresher_round(conn, ctx, annotator_id)
+    if done is None or done >= REFRESHER_ITEMS:
+        return False
+    drawn = [
+        i
+        for (i,) in conn.execute(
+            select(study_item.c.item_id).where(
+                study_item.c.study_id == ctx.id, study_item.c.phase == REFRESHER
+            )
+        )
+    ]
+    pool = drawn or _pool_items(conn, ctx, REFRESHER)  # not drawn yet: what it is drawn from
+    answered = set(conn.execute(_answered(conn, ctx, annotator_id, REFRESHER)).scalars())
+    return all(i in answered for i in pool)
+
+
+def paused_warning(conn: Any, ctx: StudyContext, name: str) -> str:
+    """The researcher's warning about an annotator `refresher_exhausted` (status, console)."""
+    return (
+        f"{name} is paused: recent catch accuracy is below "
+        f"{catch_threshold(conn, ctx).describe()} and no refresher item is left, so they are "
+        f"served no more test items (`annotate gate {ctx.study.name} --reject {name} --reason "
+        "…` records that they leave)"
+    )
 
 
 def serve_refresher(session: AnnotatorSession) -> ItemView | None:
@@ -349,25 +408,24 @@ def store_refresher_answer(
     """Store a refresher answer and give the training feedback for it."""
     ctx = session.ctx
     with write_connection(session.engine) as conn:
+        session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         right = is_correct(ctx.spec, value, gold)
         mine = _answered(conn, ctx, session.annotator_id, REFRESHER)
         if item.item_id not in set(conn.execute(mine).scalars()):
             conn.execute(
                 insert(label),
-                {
-                    "study_id": ctx.id,
-                    "item_id": item.item_id,
-                    "annotator_id": session.annotator_id,
-                    "phase": REFRESHER,
-                    "value": value,
-                    "correct": right,
-                    "shown_at": item.shown_at,
-                    "answered_at": answered_at,
-                    "flag": flag,
-                    "comment": comment,
-                    "revisions": 0,
-                },
+                label_row(
+                    ctx.id,
+                    session.annotator_id,
+                    item,
+                    REFRESHER,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                ),
             )
         rows = conn.execute(
             select(label.c.correct).where(

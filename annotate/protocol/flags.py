@@ -255,15 +255,17 @@ def _set_excluded(
                 StudyItem.phase == TEST,
             )
         )
+        item = session.get(Item, item_id)
+        shown = item.source_id if item is not None else str(item_id)  # as tables name it
         if not in_test:
             raise UserError(
-                f"item {item_id} is not a test item of study {ctx.study.name!r}: only test "
+                f"item {shown} is not a test item of study {ctx.study.name!r}: only test "
                 "items are scored"
             )
         now_excluded = item_id in excluded_items(session, ctx.id)
         if now_excluded == exclude:
             state = "excluded from" if exclude else "included in"
-            raise UserError(f"item {item_id} is already {state} scoring")
+            raise UserError(f"item {shown} is already {state} scoring")
         action = FlagAction(
             study_id=ctx.id,
             item_id=item_id,

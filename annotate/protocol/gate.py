@@ -11,9 +11,17 @@ from sqlalchemy import Engine, case, func, select
 from sqlmodel import Session
 
 from annotate.errors import UserError
+from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
 from annotate.store.engine import write_session
-from annotate.store.models import Annotator, GateDecision, Label, Study, StudyItem, utcnow
+from annotate.store.models import (
+    Annotator,
+    GateClosure,
+    GateDecision,
+    Label,
+    Study,
+    utcnow,
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,54 @@ class Decision:
     decided_by: str
     decided_at: datetime
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Who closed training and when; a forced close with the warnings it went past and why."""
+
+    closed_by: str
+    closed_at: datetime
+    forced: bool
+    reason: str
+    warnings: list[str]
+
+    def describe(self) -> str:
+        return describe_closure(self.as_dict())
+
+    def as_dict(self) -> dict:
+        return {
+            "closed_by": self.closed_by,
+            "closed_at": self.closed_at.isoformat(timespec="seconds"),
+            "forced": self.forced,
+            "reason": self.reason,
+            "warnings": list(self.warnings),
+        }
+
+
+def describe_closure(closure: dict) -> str:
+    """One line for `gate`, the console and the report (from `Closure.as_dict()`)."""
+    text = f"Training closed by {closure['closed_by']} at {closure['closed_at']}"
+    if closure["forced"]:
+        warnings = closure["warnings"]
+        text += (
+            f", forced past {len(warnings)} warning(s) ({'; '.join(warnings)}); "
+            f"why: {closure['reason']}"
+        )
+    return text
+
+
+def latest_closure(session: Session, study_id: int) -> Closure | None:
+    """The study's last recorded close (None: open, or closed before schema 10)."""
+    c = session.scalars(
+        select(GateClosure)
+        .where(GateClosure.study_id == study_id)
+        .order_by(GateClosure.id.desc())  # type: ignore[union-attr]
+        .limit(1)
+    ).first()
+    if c is None:
+        return None
+    return Closure(c.closed_by, c.closed_at, c.forced, c.reason, list(c.warnings))
 
 
 @dataclass(frozen=True)
@@ -108,13 +164,7 @@ def trainees(session: Session, study_id: int) -> list[Trainee]:
     return [Trainee(aid, name, int(done), int(correct or 0)) for aid, name, done, correct in rows]
 
 
-def training_quota(session: Session, study_id: int) -> int:
-    return int(
-        session.scalar(
-            select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
-        )
-        or 0
-    )
+training_quota = standing.training_quota
 
 
 def latest_decision(session: Session, study_id: int, annotator_id: int) -> GateDecision | None:
@@ -170,6 +220,39 @@ def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> 
     return _record(
         session, ctx, me, annotator_id, admitted, p.gate_threshold, everyone, "rule", reason
     )
+
+
+NO_TRAINING_RULE = "no training items"
+
+
+def admit_without_training(
+    session: Session, ctx: StudyContext, annotator_id: int, at: datetime | None = None
+) -> GateDecision | None:
+    """A study with no training items admits under an automatic rule (threshold, median) as
+    soon as the annotator starts: recorded like every other decision, so no test item is
+    served without one. None when the study has training items, uses the manual gate or the
+    annotator has a decision already."""
+    if (
+        ctx.protocol.gate_rule == "manual"
+        or training_quota(session, ctx.id) > 0
+        or latest_decision(session, ctx.id, annotator_id) is not None
+    ):
+        return None
+    decision = GateDecision(
+        study_id=ctx.id,
+        annotator_id=annotator_id,
+        admitted=True,
+        rule=NO_TRAINING_RULE,
+        threshold=None,
+        score=None,
+        n_items=0,
+        cohort=[],
+        decided_by="rule",
+        decided_at=at or utcnow(),
+        reason="the study has no training items",
+    )
+    session.add(decision)
+    return decision
 
 
 def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateDecision | None:
@@ -301,16 +384,39 @@ def preview_close(engine: Engine, ctx: StudyContext) -> GatePlan:
         return _plan_close(session, ctx)
 
 
-def close_training(engine: Engine, ctx: StudyContext, *, force: bool = False) -> list[Decision]:
+def close_training(
+    engine: Engine,
+    ctx: StudyContext,
+    *,
+    force: bool = False,
+    by: str = "researcher",
+    reason: str = "",
+) -> list[Decision]:
     """Median rule, in one batch: admit trainees with at least the minimum number of items and
     accuracy at or above the median of all trainees; refuse the others. Opens the test phase.
     Refuses (GateRefused, nothing written) when the plan has warnings, unless `force`; the plan
-    is computed again inside the write transaction, so it is exactly what gets decided."""
+    is computed again inside the write transaction, so it is exactly what gets decided. Who
+    closed it is stored; a close forced past warnings needs `reason`, stored with them."""
     _require_median(ctx)
     with write_session(engine) as session:
         plan = _plan_close(session, ctx)
         if plan.warnings and not force:
             raise GateRefused(plan)
+        forced = bool(plan.warnings)
+        if forced and not reason.strip():
+            raise UserError(
+                f"closing the gate past {len(plan.warnings)} warning(s) needs a reason "
+                "(--reason '...'): it is stored with who forced it"
+            )
+        session.add(
+            GateClosure(
+                study_id=ctx.id,
+                closed_by=by.strip() or "researcher",
+                forced=forced,
+                reason=reason.strip(),
+                warnings=list(plan.warnings),
+            )
+        )
         everyone = trainees(session, ctx.id)
         by_id = {t.annotator_id: t for t in everyone}
         made = []
@@ -430,20 +536,27 @@ def _as_decision(d: GateDecision, name: str) -> Decision:
     )
 
 
-def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
-    """Each trainee's count, accuracy and decision (for `annotate gate STUDY`)."""
+def closure_of(engine: Engine, ctx: StudyContext) -> Closure | None:
     with Session(engine) as session:
-        quota = training_quota(session, ctx.id)
+        return latest_closure(session, ctx.id)
+
+
+def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
+    """Each member of the study's roster (standing.roster: a trainee, or someone with a
+    decision and no training answers) with their count, accuracy, phase and decision (for
+    `annotate gate STUDY` and the console's gate screen)."""
+    with Session(engine) as session:
         rows = []
-        for t in trainees(session, ctx.id):
-            d = latest_decision(session, ctx.id, t.annotator_id)
+        for m in standing.roster(session, ctx.id):
+            d = m.decision
             rows.append(
                 {
-                    "name": t.name,
-                    "training_done": t.done,
-                    "training_quota": quota,
-                    "training_accuracy": round(t.accuracy, 4),
-                    "gate": "pending" if d is None else ("admitted" if d.admitted else "rejected"),
+                    "name": m.name,
+                    "training_done": m.training_done,
+                    "training_quota": m.quota,
+                    "training_accuracy": round(m.training_accuracy or 0.0, 4),
+                    "phase": m.phase,
+                    "gate": m.gate,
                     "rule": d.rule if d else ctx.protocol.gate_rule,
                     "threshold": d.threshold if d else ctx.protocol.gate_threshold,
                     "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,

@@ -9,17 +9,16 @@ reads themselves (bench/bench_console.py measures it).
 
 from __future__ import annotations
 
-import json
 import threading
 from bisect import bisect_left, insort
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
+from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.store.models import (
     Annotator,
@@ -88,11 +87,11 @@ class AnnotatorProgress:
     gate_reason: str | None
     test_done: int
     median_seconds: float | None
-    """Median seconds from showing an item to the answer, over all the annotator's answers."""
+    """Median seconds from showing an item to the answer, over the annotator's test answers
+    (as the report's datasheet counts them)."""
+    median_training_seconds: float | None
+    """The same over the training answers (training is usually slower: the feedback)."""
     last_activity: datetime | None
-    agreement: float | None
-    """Share of the annotator's test answers equal to the item's current majority (items with
-    a single top answer and at least two labels only); None when there is none yet."""
     flags: int
 
 
@@ -105,31 +104,33 @@ class StudyProgress:
     n_sample: int
     """Test items in the sample."""
     items_complete: int
+    """Test items that need no more labels (standing.item_complete)."""
     labels_total: int
     """Test labels."""
     labels_needed: int
-    """Test labels still missing for every item to have k."""
+    """Test labels the items still take (the engine's own count: none for an item decided
+    early, one more for an open tie)."""
     histogram: dict[int, int]
     """Labels per item (0..k) -> number of test items."""
     rate_recent: float | None
-    """Test labels per hour over the last 15 minutes (None before the first label)."""
+    """Test labels per hour over the last 15 minutes, or over the time since the first test
+    label when that is shorter (None before the first label)."""
     rate_overall: float | None
     """Test labels per hour from the first test label to now."""
     eta: timedelta | None
     """Time to the last missing label at the recent rate (the overall one when nothing came
     in recently); None when nothing is missing or nothing has come in at all."""
     last_activity: datetime | None
+    items: standing.Completeness
+    """Where the test items stand (complete, open ties, decided early)."""
     annotators: list[AnnotatorProgress] = field(default_factory=list)
     computed_at: datetime | None = None
+    recent_window: timedelta | None = None
+    """What `rate_recent` is over: 15 minutes, or less early in the test phase."""
 
     @property
     def complete(self) -> bool:
-        return self.n_sample > 0 and self.items_complete == self.n_sample
-
-
-def _value_key(value: Any) -> str:
-    """Answers are JSON (a label, a number, a list of spans): compare them as canonical text."""
-    return json.dumps(value, sort_keys=True)
+        return self.items.finished
 
 
 def decision_reason(decision: GateDecision) -> str:
@@ -168,29 +169,12 @@ class _Person:
     training_correct: int = 0
     test_done: int = 0
     seconds: list[float] = field(default_factory=list)
-    """Seconds per answer, kept sorted (the median is the middle one)."""
+    """Seconds per test answer, kept sorted (the median is the middle one)."""
+    training_seconds: list[float] = field(default_factory=list)
+    """Seconds per training answer, kept sorted."""
     last: float | None = None
     """Latest answer (POSIX seconds)."""
     flags: int = 0
-    judged: int = 0
-    """Test answers on items that have a single majority answer."""
-    agreeing: int = 0
-
-
-@dataclass
-class _Votes:
-    """One test item's answers: annotator -> answer key."""
-
-    answers: dict[int, str] = field(default_factory=dict)
-
-    def majority(self) -> str | None:
-        """The single most frequent answer, among two labels or more (None on a tie)."""
-        if len(self.answers) < 2:
-            return None
-        top = Counter(self.answers.values()).most_common(2)
-        if len(top) == 1 or top[0][1] > top[1][1]:
-            return top[0][0]
-        return None
 
 
 class ProgressTracker:
@@ -213,12 +197,12 @@ class ProgressTracker:
         self.last_id = 0
         self.count = 0
         self.people: dict[int, _Person] = defaultdict(_Person)
-        self.items: dict[int, _Votes] = defaultdict(_Votes)
         self.test_times: list[float] = []
         """Answer moments of the test labels, sorted (for the rates)."""
-        self.labels_per_item: Counter[int] = Counter()
-        """Labels an item has (1, 2, …) -> items with that many (kept as labels come in)."""
-        self.test_labels = 0
+        self.item_rows: dict[int, tuple[int, int]] = {}
+        """Test item -> (labels, labels still wanted), as the engine keeps them: read in full
+        once, then again only for the items that got a label."""
+        self._touched: set[int] = set()
 
     def refresh(self, engine: Engine, now: datetime | None = None) -> StudyProgress:
         """Read what is new (in one short transaction) and return the study's progress at
@@ -227,13 +211,7 @@ class ProgressTracker:
         with self._lock, Session(engine) as session:
             self._read(session)
             stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
-            decisions: dict[int, GateDecision] = {}
-            for d in session.scalars(
-                select(GateDecision)
-                .where(GateDecision.study_id == self.ctx.id)
-                .order_by(GateDecision.id)
-            ):
-                decisions[d.annotator_id] = d  # the latest one counts
+            decisions = standing.latest_decisions(session, self.ctx.id)
             unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
             for aid, name, synthetic in session.execute(
                 select(Annotator.id, Annotator.name, Annotator.synthetic).where(
@@ -253,13 +231,15 @@ class ProgressTracker:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self.n_sample, self.quota = int(sizes.get(TEST, 0)), int(sizes.get(TRAINING, 0))
+            self.n_sample = int(sizes.get(TEST, 0))
+            self.quota = ctx.protocol.training_quota(int(sizes.get(TRAINING, 0)))
             self.sized = True
         revision = session.scalar(select(func.max(LabelRevision.id)))
         if revision != self.revision:  # a label's value changed: read the study afresh
             self._forget_labels()
             self.revision = revision
         self._apply(session)
+        self._read_items(session)
         if session.get_bind().dialect.name == "sqlite":
             return  # one writer at a time: ids are handed out in commit order
         # PostgreSQL hands out ids before commit, so a lower id can commit after a higher one
@@ -270,6 +250,21 @@ class ProgressTracker:
         if self.count != count:
             self._forget_labels()
             self._apply(session)
+            self._read_items(session)
+
+    def _read_items(self, session: Session) -> None:
+        """The engine's (labels, wanted) of every test item the first time, then of the items
+        that got labels since (a revision re-reads all: it may decide or tie an item)."""
+        where = [StudyItem.study_id == self.ctx.id, StudyItem.phase == TEST]
+        if self.item_rows:
+            if not self._touched:
+                return
+            where.append(StudyItem.item_id.in_(sorted(self._touched)))
+        for item_id, n, left in session.execute(
+            select(StudyItem.item_id, StudyItem.n_labels, StudyItem.remaining).where(*where)
+        ).all():
+            self.item_rows[int(item_id)] = (int(n), int(left))
+        self._touched.clear()
 
     def _apply(self, session: Session) -> None:
         """Count the labels with an id above the last one read."""
@@ -288,12 +283,11 @@ class ProgressTracker:
             .where(Label.study_id == self.ctx.id, Label.id > self.last_id)
             .order_by(Label.id)
         ).all()
-        touched: dict[int, str | None] = {}
         for r in rows:
             person = self.people[r.annotator_id]
             answered = as_utc(r.answered_at).timestamp()
             seconds = answered - as_utc(r.shown_at).timestamp()
-            insort(person.seconds, seconds)
+            insort(person.training_seconds if r.phase == TRAINING else person.seconds, seconds)
             person.last = answered if person.last is None else max(person.last, answered)
             person.flags += bool(r.flag)
             if r.phase == TRAINING:
@@ -302,60 +296,31 @@ class ProgressTracker:
             elif r.phase == TEST:  # catch and refresher answers (issue 16) are neither
                 person.test_done += 1
                 insort(self.test_times, answered)
-                votes = self.items[r.item_id]
-                if r.item_id not in touched:  # its majority before this batch
-                    touched[r.item_id] = votes.majority()
-                    self._score(votes, touched[r.item_id], -1)
-                had = len(votes.answers)
-                votes.answers[r.annotator_id] = _value_key(r.value)
-                if len(votes.answers) > had:
-                    self.labels_per_item[had] -= 1
-                    self.labels_per_item[had + 1] += 1
-                    self.test_labels += 1
+                self._touched.add(r.item_id)
             self.last_id = max(self.last_id, r.id)
             self.count += 1
-        for item_id in touched:
-            votes = self.items[item_id]
-            self._score(votes, votes.majority(), +1)
-
-    def _score(self, votes: _Votes, majority: str | None, sign: int) -> None:
-        """Add (or take back) one item's part in each annotator's agreement."""
-        if majority is None:
-            return
-        for aid, answer in votes.answers.items():
-            person = self.people[aid]
-            person.judged += sign
-            person.agreeing += sign * (answer == majority)
 
     def _progress(
         self, now: datetime, stored: str, decisions: dict[int, GateDecision]
     ) -> StudyProgress:
         k = self.ctx.k
-        per_item: Counter[int] = Counter()
-        for n, items in self.labels_per_item.items():
-            if n > 0:
-                per_item[min(n, k)] += items
-        per_item[0] = self.n_sample - sum(per_item.values())
-        complete = per_item.get(k, 0)
-        labelled = self.test_labels
-        needed = k * self.n_sample - sum(n * c for n, c in per_item.items())
+        items = standing.Completeness.of(self.item_rows.values(), k)
+        per_item = Counter(min(n, k) for n, _ in self.item_rows.values())
+        needed = items.labels_wanted
         first = self.test_times[0] if self.test_times else None
-        cutoff = (now - RECENT).timestamp()
-        recent = len(self.test_times) - bisect_left(self.test_times, cutoff)
-        rate_recent = _rate(recent, now - RECENT, now) if first is not None else None
-        rate_overall = (
-            _rate(len(self.test_times), datetime.fromtimestamp(first, UTC), now)
-            if first is not None
-            else None
-        )
+        rate_recent = rate_overall = window = None
+        if first is not None:
+            began = datetime.fromtimestamp(first, UTC)
+            # The window is the last 15 minutes, or the time since the first test label
+            # when that is shorter: 2 minutes into the test phase, 2 minutes' labels.
+            since = max(now - RECENT, began)
+            recent = len(self.test_times) - bisect_left(self.test_times, since.timestamp())
+            rate_recent, window = _rate(recent, since, now), now - since
+            rate_overall = _rate(len(self.test_times), began, now)
         speed = rate_recent or rate_overall
         eta = timedelta(hours=needed / speed) if needed and speed else None
-        if self.n_sample and complete == self.n_sample:
-            state = "complete"
-        elif stored == TEST or any(d.admitted for d in decisions.values()):
-            state = TEST
-        else:
-            state = TRAINING
+        anyone = any(d.admitted for d in decisions.values())
+        state = standing.study_state(items, stored, anyone)
         lasts = [p.last for p in self.people.values() if p.last is not None]
         ids = set(self.people) | set(decisions)
         return StudyProgress(
@@ -364,30 +329,28 @@ class ProgressTracker:
             state=state,
             k=k,
             n_sample=self.n_sample,
-            items_complete=complete,
-            labels_total=labelled,
+            items_complete=items.complete,
+            labels_total=items.labels,
             labels_needed=needed,
             histogram={n: per_item.get(n, 0) for n in range(k + 1)},
             rate_recent=rate_recent,
             rate_overall=rate_overall,
             eta=eta,
             last_activity=datetime.fromtimestamp(max(lasts), UTC) if lasts else None,
+            items=items,
             annotators=sorted(
                 (self._annotator(aid, decisions.get(aid)) for aid in ids),
                 key=lambda a: a.name,
             ),
             computed_at=now,
+            recent_window=window,
         )
 
     def _annotator(self, annotator_id: int, decision: GateDecision | None) -> AnnotatorProgress:
         p = self.people[annotator_id]
-        if decision is None:
-            verdict = "pending"
-            phase = "waiting" if self.quota and p.training_done >= self.quota else "training"
-        elif decision.admitted:
-            verdict, phase = "admitted", "test"
-        else:
-            verdict, phase = "rejected", "rejected"
+        admitted = None if decision is None else bool(decision.admitted)
+        verdict = standing.verdict(decision)
+        phase = standing.annotator_phase(admitted, p.training_done, self.quota)
         return AnnotatorProgress(
             name=p.name,
             synthetic=p.synthetic,
@@ -399,8 +362,8 @@ class ProgressTracker:
             gate_reason=None if decision is None else decision_reason(decision),
             test_done=p.test_done,
             median_seconds=_median_of_sorted(p.seconds),
+            median_training_seconds=_median_of_sorted(p.training_seconds),
             last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
-            agreement=p.agreeing / p.judged if p.judged else None,
             flags=p.flags,
         )
 
@@ -428,12 +391,15 @@ class StudyOverview:
     n_sample: int
     items_complete: int
     labels_total: int
+    labels_wanted: int
+    """Test labels the items still take (standing.Completeness)."""
     last_activity: datetime | None
 
     @property
     def share_done(self) -> float:
-        """Test labels given out of the k x sample the study needs."""
-        wanted = self.k * self.n_sample
+        """Test labels given out of those given and still wanted (1.0 once complete, also
+        when items were decided early or took an extra label for a tie)."""
+        wanted = self.labels_total + self.labels_wanted
         return min(1.0, self.labels_total / wanted) if wanted else 0.0
 
 
@@ -441,45 +407,28 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
     """Every study in the store with its progress and last activity (grouped queries only)."""
     with Session(engine) as session:
         studies = session.execute(
-            select(Study.id, Study.name, Study.task, Study.state, Study.protocol).order_by(Study.id)
+            select(Study.id, Study.name, Study.task, Study.protocol).order_by(Study.id)
         ).all()
-        items: dict[int, list[int]] = defaultdict(list)
-        for study_id, n in session.execute(
-            select(StudyItem.study_id, StudyItem.n_labels).where(StudyItem.phase == TEST)
-        ).all():
-            items[study_id].append(n)
+        states = standing.states_of_all(session)
         last = dict(
             session.execute(
                 select(Label.study_id, func.max(Label.answered_at)).group_by(Label.study_id)
             ).all()
         )
-        admitted = set(
-            session.scalars(
-                select(GateDecision.study_id).where(GateDecision.admitted.is_(True)).distinct()
-            )
-        )
     out = []
-    for study_id, name, task, stored, protocol in studies:
-        k = int(protocol.get("annotators_per_item", 1))
-        counts = items.get(study_id, [])
-        state = _state_of(counts, k, stored, study_id in admitted)
+    for study_id, name, task, protocol in studies:
+        state, items = states[study_id]
         out.append(
             StudyOverview(
                 name=name,
                 task=task,
                 state=state,
-                k=k,
-                n_sample=len(counts),
-                items_complete=sum(1 for n in counts if n >= k),
-                labels_total=sum(counts),
+                k=int(protocol.get("annotators_per_item", 1)),
+                n_sample=items.total,
+                items_complete=items.complete,
+                labels_total=items.labels,
+                labels_wanted=items.labels_wanted,
                 last_activity=as_utc(last[study_id]) if study_id in last else None,
             )
         )
     return out
-
-
-def _state_of(counts: list[int], k: int, stored: str, anyone_admitted: bool) -> str:
-    """`state.derived_state` from counts already read (one grouped query for every study)."""
-    if counts and all(n >= k for n in counts):
-        return "complete"
-    return "test" if stored == TEST or anyone_admitted else TRAINING

@@ -22,11 +22,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, catch, gate
+from annotate.protocol import assignment, catch, gate, standing, windows
 from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.protocol.views import Feedback, ItemView
+from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
@@ -68,6 +68,9 @@ class Progress:
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
     refresher_done: int = 0
     """Answers in the annotator's current refresher round (catch_action "pause")."""
+    paused: bool = False
+    """catch_action "pause" found no refresher item left: no more test items are served
+    (catch.refresher_exhausted); the researcher is warned."""
 
     @property
     def training_accuracy(self) -> float:
@@ -127,6 +130,9 @@ class AnnotatorSession:
         self.catch_items: set[int] = set()
         self.refresher_items: set[int] = set()
         """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
+        self.visit_id: int | None = None
+        """This window's visit once claimed (windows.py): then only the annotator's newest
+        window stores answers; an older one gets ContinuedElsewhere."""
 
     @classmethod
     def open(
@@ -144,6 +150,54 @@ class AnnotatorSession:
     @property
     def spec(self):
         return self.ctx.spec
+
+    # --- windows (windows.py) ---------------------------------------------------------------
+    def claim_window(self, client: str = "terminal") -> int:
+        """Make this the annotator's live window (an older one stops taking answers)."""
+
+        def work() -> int:
+            with write_connection(self.engine) as conn:
+                return windows.claim(
+                    conn, self.ctx.id, self.annotator_id, self.clock(), client=client
+                )
+
+        self.visit_id = _retry(work)
+        return self.visit_id
+
+    def attach_window(self, visit_id: int) -> None:
+        """Use a visit claimed elsewhere (an arrival by link: crowd.enter_by_link)."""
+        self.visit_id = visit_id
+
+    def check_window(self, conn) -> None:
+        """Inside a write transaction: refuse unless this is the annotator's newest window."""
+        windows.touch(conn, self.ctx.id, self.annotator_id, self.visit_id, self.clock())
+
+    def is_live(self) -> bool:
+        """False once a newer window of the annotator took over (always True unclaimed)."""
+        if self.visit_id is None:
+            return True
+        with self.engine.connect() as conn:
+            return windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id)
+
+    def heartbeat(self) -> bool:
+        """Note that this window is still open (reading guidelines, waiting for the gate), so
+        its time on task runs on; False once a newer window took over."""
+        if self.visit_id is None:
+            return True
+
+        def work() -> bool:
+            with write_connection(self.engine) as conn:
+                try:
+                    self.check_window(conn)
+                except windows.ContinuedElsewhere:
+                    return False
+                return True
+
+        return _retry(work)
+
+    def _require_live(self) -> None:
+        if not self.is_live():
+            raise windows.ContinuedElsewhere()
 
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session) -> tuple[int, int, int]:
@@ -175,7 +229,8 @@ class AnnotatorSession:
                     .group_by(StudyItem.phase)
                 ).all()
             )
-            self._sizes = (int(counts.get(TRAINING, 0)), int(counts.get(TEST, 0)))
+            quota = self.ctx.protocol.training_quota(int(counts.get(TRAINING, 0)))
+            self._sizes = (quota, int(counts.get(TEST, 0)))
         return self._sizes
 
     def _decision(self, session: Session) -> GateDecision | None:
@@ -183,13 +238,10 @@ class AnnotatorSession:
 
     def _phase(self, session: Session) -> Phase:
         decision = self._decision(session)
-        if decision is not None:
-            return Phase.TEST if decision.admitted else Phase.REJECTED
+        admitted = None if decision is None else bool(decision.admitted)
         quota, _ = self._study_sizes(session)
-        done, _, _ = self._counts(session)
-        if done < quota:
-            return Phase.TRAINING
-        return Phase.WAITING
+        done = self._counts(session)[0] if decision is None else 0
+        return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
         with Session(self.engine) as session:
@@ -208,24 +260,26 @@ class AnnotatorSession:
             with write_session(self.engine) as session:
                 if self._decision(session) is not None:
                     return True
-                if gate.training_quota(session, self.ctx.id) == 0:
-                    if self.ctx.protocol.gate_rule == "manual":
-                        return False
-                    session.add(
-                        GateDecision(
-                            study_id=self.ctx.id,
-                            annotator_id=self.annotator_id,
-                            admitted=True,
-                            rule="no training items",
-                            reason="the study has no training items",
-                            decided_by="rule",
-                            decided_at=self.clock(),
-                        )
-                    )
+                if gate.admit_without_training(session, self.ctx, self.annotator_id, self.clock()):
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 
         return _retry(work)
+
+    def study_complete(self) -> bool:
+        """Every test item has all the labels it takes (none remaining): a newcomer would
+        train for nothing, so the app says so before training."""
+        with Session(self.engine) as session:
+            open_item = session.exec(
+                select(StudyItem.id)
+                .where(
+                    StudyItem.study_id == self.ctx.id,
+                    StudyItem.phase == TEST,
+                    StudyItem.remaining > 0,
+                )
+                .limit(1)
+            ).first()
+        return open_item is None
 
     def progress(self) -> Progress:
         with Session(self.engine) as session:
@@ -239,11 +293,11 @@ class AnnotatorSession:
                         session.connection(), self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
-            refresher_done = 0
-            if self.ctx.protocol.catch_action == "pause":
-                refresher_done = (
-                    catch.refresher_round(session.connection(), self.ctx, self.annotator_id) or 0
-                )
+            refresher_done, paused = 0, False
+            if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
+                conn = session.connection()
+                refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
+                paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -255,6 +309,7 @@ class AnnotatorSession:
             by_phase.get(catch.CATCH, (0, 0))[0],
             catch_planned,
             refresher_done,
+            paused,
         )
 
     # --- items ------------------------------------------------------------------------------
@@ -264,7 +319,9 @@ class AnnotatorSession:
         return ItemView(item_id, item.source_id, phase, dict(item.fields), number, self.clock())
 
     def next_item(self) -> ItemView | None:
-        """The next item to show, or None (waiting for the gate, refused, or finished)."""
+        """The next item to show, or None (waiting for the gate, refused, or finished). A
+        window another window of the annotator took over raises ContinuedElsewhere."""
+        self._require_live()
         phase = self.phase()
         if phase is Phase.TRAINING:
             with Session(self.engine) as session:
@@ -290,13 +347,22 @@ class AnnotatorSession:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
             return refresher  # catch_action "pause": back to training items, with feedback
+        if self.ctx.protocol.catch_action == "pause" and self._paused():
+            return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> Leased | None:
             with write_connection(self.engine) as conn:
                 lock_study(conn, self.ctx.id)
+                self.check_window(conn)
                 return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
         return self._test_view(_retry(work))
+
+    def _paused(self) -> bool:
+        if self.ctx.protocol.catch_rate <= 0:
+            return False
+        with self.engine.connect() as conn:
+            return catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
 
     def _stream_answers(self) -> int:
         if self._stream_done is None:
@@ -370,6 +436,7 @@ class AnnotatorSession:
         decided: bool | None = None
         try:
             with write_session(self.engine) as session:
+                self.check_window(session.connection())
                 if self._training_answer(session, item.item_id) is None:  # else: a retry
                     decided = self._store_training(session, item, value, answered_at, flag, comment)
         except IntegrityError:
@@ -385,18 +452,20 @@ class AnnotatorSession:
                 "the gate has decided for you: training is closed, and this answer was not stored"
             )
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        right = is_correct(self.spec, value, gold)
         session.add(
             Label(
-                study_id=self.ctx.id,
-                item_id=item.item_id,
-                annotator_id=self.annotator_id,
-                phase=TRAINING,
-                value=value,
-                correct=is_correct(self.spec, value, gold),
-                shown_at=item.shown_at,
-                answered_at=answered_at,
-                flag=flag,
-                comment=comment,
+                **label_row(
+                    self.ctx.id,
+                    self.annotator_id,
+                    item,
+                    TRAINING,
+                    value,
+                    right,
+                    answered_at,
+                    flag,
+                    comment,
+                )
             )
         )
         session.flush()
@@ -454,24 +523,15 @@ class AnnotatorSession:
                 self._stream_done += 1
             return self.next_item() if then_next else None
         self._stream_answers()  # counted outside the lock, once per session
-        row = {
-            "study_id": self.ctx.id,
-            "item_id": item.item_id,
-            "annotator_id": self.annotator_id,
-            "phase": TEST,
-            "value": value,
-            "correct": None,
-            "shown_at": item.shown_at,
-            "answered_at": answered_at,
-            "flag": flag,
-            "comment": comment,
-            "revisions": 0,
-        }
+        row = label_row(
+            self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
+        )
 
         def work() -> tuple[bool, Refusal | None, Leased | None]:
             now = self.clock()
             with write_connection(self.engine) as conn:
                 lock_study(conn, self.ctx.id)
+                self.check_window(conn)
                 refusal = None
                 if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
                     conn.execute(assignment.INSERT_LABEL, row)
@@ -503,6 +563,8 @@ class AnnotatorSession:
             self._stream_done = None  # an earlier attempt did commit: count again when needed
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
             raise ItemTaken("this item already has all its labels; moving on")
+        if refusal is Refusal.BATCH_DONE:
+            raise UserError("your batch of test items is complete: this answer was not stored")
         return self._test_view(leased)
 
     # --- going back -------------------------------------------------------------------------
@@ -531,6 +593,7 @@ class AnnotatorSession:
 
         def work() -> None:
             with write_session(self.engine) as session:
+                self.check_window(session.connection())
                 label = session.scalars(
                     select(Label).where(
                         Label.study_id == self.ctx.id,
@@ -566,6 +629,10 @@ class AnnotatorSession:
 
         def work() -> None:
             with write_connection(self.engine) as conn:
+                if self.visit_id is not None:
+                    windows.depart(conn, self.visit_id, self.clock())
+                    if not windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id):
+                        return  # the item on screen is the newer window's now: keep its lease
                 release_leases(conn, self.ctx, self.annotator_id)
 
         _retry(work)

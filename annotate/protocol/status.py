@@ -12,18 +12,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
-from annotate.protocol import flags, gate
-from annotate.protocol.state import derived_state
-from annotate.protocol.studies import TEST, StudyContext
-from annotate.store.models import (
-    Annotator,
-    FlagAction,
-    GateDecision,
-    Label,
-    Lease,
-    StudyItem,
-    utcnow,
-)
+from annotate.protocol import catch, flags, standing
+from annotate.protocol.studies import StudyContext
+from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
 
 if TYPE_CHECKING:
     from annotate.protocol.progress import StudyProgress
@@ -72,25 +63,7 @@ def study_status(
     """`now` (default: the clock) decides who counts as stalled."""
     now = now or utcnow()
     with Session(engine) as session:
-        quota = gate.training_quota(session, ctx.id)
-        trainees = {t.annotator_id: t for t in gate.trainees(session, ctx.id)}
-        test_done = dict(
-            session.execute(
-                select(Label.annotator_id, func.count())
-                .where(Label.study_id == ctx.id, Label.phase == TEST)
-                .group_by(Label.annotator_id)
-            ).all()
-        )
-        ids = set(trainees) | set(test_done)
-        who = {
-            aid: (name, bool(synthetic))
-            for aid, name, synthetic in session.execute(
-                select(Annotator.id, Annotator.name, Annotator.synthetic).where(
-                    Annotator.id.in_(ids)
-                )
-            ).all()
-        }
-        names = {aid: name for aid, (name, _) in who.items()}
+        members = standing.roster(session, ctx.id)
         last_seen = {
             aid: aware(at)
             for aid, at in session.execute(
@@ -108,42 +81,36 @@ def study_status(
         for state in (flags.OPEN, flags.RESOLVED, flags.EXCLUDED):
             flag_counts.setdefault(state, 0)
         raised = Counter(row.annotator for row in flagged)
-        state = derived_state(session, ctx.id, ctx.k, ctx.study.state)
         annotators = []
-        for annotator_id in sorted(ids, key=lambda i: names[i]):
-            t = trainees.get(annotator_id)
-            decision = gate.latest_decision(session, ctx.id, annotator_id)
-            verdict = (
-                "pending" if decision is None else ("admitted" if decision.admitted else "rejected")
-            )
-            if verdict == "admitted":
-                phase = "test"
-            elif verdict == "rejected":
-                phase = "rejected"
-            else:
-                phase = "training" if t is None or t.done < quota else "waiting"
+        for m in members:
+            d = m.decision
             annotators.append(
                 {
-                    "name": names[annotator_id],
-                    "synthetic": who[annotator_id][1],
-                    "phase": phase,
-                    "training_done": t.done if t else 0,
-                    "training_quota": quota,
-                    "training_accuracy": round(t.accuracy, 4) if t else None,
-                    "gate": verdict,
-                    "test_done": int(test_done.get(annotator_id, 0)),
-                    "gate_reason": (decision.reason or "not recorded") if decision else None,
-                    "flags": raised.get(names[annotator_id], 0),
-                    "last_activity": _iso(last_seen.get(annotator_id)),
-                    "_last": last_seen.get(annotator_id),
+                    "name": m.name,
+                    "synthetic": m.synthetic,
+                    "phase": m.phase,
+                    "training_done": m.training_done,
+                    "training_quota": m.quota,
+                    "training_accuracy": None
+                    if m.training_accuracy is None
+                    else round(m.training_accuracy, 4),
+                    "gate": m.gate,
+                    "test_done": m.test_done,
+                    "gate_reason": (d.reason or "not recorded") if d else None,
+                    "flags": raised.get(m.name, 0),
+                    "last_activity": _iso(last_seen.get(m.annotator_id)),
+                    "_last": last_seen.get(m.annotator_id),
                 }
             )
-        rows = session.execute(
-            select(StudyItem.n_labels, StudyItem.remaining).where(
-                StudyItem.study_id == ctx.id, StudyItem.phase == TEST
-            )
-        ).all()
-        counts = [n for n, _ in rows]
+        paused = []
+        if ctx.protocol.catch_action == "pause" and ctx.protocol.catch_rate > 0:
+            conn = session.connection()
+            paused = [
+                catch.paused_warning(conn, ctx, m.name)
+                for m in members
+                if m.gate == "admitted" and catch.refresher_exhausted(conn, ctx, m.annotator_id)
+            ]
+        rows = standing._item_rows(session, ctx.id)
         leased = (
             session.scalar(
                 select(func.count(func.distinct(Lease.item_id))).where(
@@ -152,16 +119,13 @@ def study_status(
             )
             or 0
         )
-    histogram = Counter(counts)
-    # The engine's own counter of labels still wanted (annotate/completion.py): complete when
-    # it is 0; an open tie is an item at k or more that still wants one.
-    complete = sum(1 for n, left in rows if n > 0 and left == 0)
-    open_ties = sum(1 for n, left in rows if n >= ctx.k and left > 0)
-    decided_early = sum(1 for n, left in rows if 0 < n < ctx.k and left == 0)
-    untouched = histogram.get(0, 0)
+    items = standing.Completeness.of(rows, ctx.k)
+    state = standing.study_state(items, ctx.study.state, any(m.gate == "admitted" for m in members))
+    histogram = Counter(n for n, _ in rows)
+    complete = items.complete
     saving = early_stop_saving(ctx.k, rows) if ctx.protocol.stop_when_decided else None
     seen = [a["_last"] for a in annotators if a["_last"] is not None]
-    warnings = status_warnings(ctx, annotators, state, len(counts), complete, now)
+    warnings = status_warnings(ctx, annotators, state, items, now) + paused
     for a in annotators:
         del a["_last"]
     return {
@@ -171,14 +135,14 @@ def study_status(
         "state": state,
         "annotators_per_item": ctx.k,
         "annotators": annotators,
-        "items_total": len(counts),
+        "items_total": items.total,
         "items_complete": complete,
-        "items_open_ties": open_ties,
-        "items_decided_early": decided_early,
-        "items_in_progress": len(counts) - complete - untouched,
-        "items_untouched": untouched,
+        "items_open_ties": items.open_ties,
+        "items_decided_early": items.decided_early,
+        "items_in_progress": items.in_progress,
+        "items_untouched": items.untouched,
         "items_on_screen": int(leased),
-        "labels_total": sum(counts),
+        "labels_total": items.labels,
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
         "last_activity": _iso(max(seen)) if seen else None,
         "flags": flag_counts,
@@ -195,7 +159,20 @@ def study_status(
         ],
         "warnings": warnings,
         **({"early_stop": saving} if saving is not None else {}),
+        **({"crowd": _crowd_counts(engine, ctx, now)} if ctx.study.crowd else {}),
     }
+
+
+def _crowd_counts(engine: Engine, ctx: StudyContext, now: datetime) -> dict[str, Any]:
+    """A crowd study's workers by outcome (their latest exit) and its abandoned sessions."""
+    from annotate.protocol import crowd
+
+    with Session(engine) as session:
+        return {
+            "platform": ctx.study.crowd["platform"] if ctx.study.crowd else None,
+            "outcomes": crowd.outcome_counts(session, ctx.id),
+            "abandoned_sessions": crowd.abandoned_visits(session, ctx, now),
+        }
 
 
 def early_stop_saving(k: int, rows: Sequence[tuple[int, int]]) -> dict[str, Any]:
@@ -216,12 +193,12 @@ def status_warnings(
     ctx: StudyContext,
     annotators: list[dict[str, Any]],
     state: str,
-    items_total: int,
-    items_complete: int,
+    items: standing.Completeness,
     now: datetime,
 ) -> list[str]:
     """What the researcher should act on, in words (shared by `status` and the console)."""
     k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
+    items_total, items_complete = items.total, items.complete
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
@@ -230,6 +207,12 @@ def status_warnings(
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
             "is in training: no item can be completed until more annotators are admitted"
+        )
+    if items.open_ties:
+        out.append(
+            f"{items.open_ties} of {items_total} items are tied at k = {k} labels and wait for "
+            "an extra annotator (tie_rule extra-annotator): the study is not complete until "
+            "another admitted annotator labels them"
         )
     waiting = [a["name"] for a in annotators if a["phase"] == "waiting"]
     if waiting and rule in ("median", "manual"):
@@ -263,6 +246,4 @@ def progress_warnings(ctx: StudyContext, progress: StudyProgress, now: datetime)
         }
         for a in progress.annotators
     ]
-    return status_warnings(
-        ctx, annotators, progress.state, progress.n_sample, progress.items_complete, now
-    )
+    return status_warnings(ctx, annotators, progress.state, progress.items, now)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -119,8 +119,10 @@ def create_study(
     train_dataset_id: int | None = None,
     test_dataset_id: int | None = None,
     overrides: dict[str, Any] | None = None,
+    crowd: Any = None,
 ) -> StudyContext:
     """Create a study: draw the training items and the test sample with the protocol's seed.
+    `crowd`: a crowd_config.CrowdConfig for a study whose workers arrive by platform link.
 
     Training items come from a labelled dataset of the task (or of the task it trains on, as
     AX-b trains on RTE); when training and test come from the same dataset they never overlap.
@@ -187,6 +189,7 @@ def create_study(
             train_dataset_id=train.id if train else None,
             test_dataset_id=test.id or 0,
             state=TRAINING if training else TEST,
+            crowd=None if crowd is None else crowd.model_dump(mode="json"),
         )
         session.add(study)
         session.flush()
@@ -226,35 +229,6 @@ def load_study(engine: Engine, name: str) -> StudyContext:
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {name!r}")
     protocol = specs.validate_protocol(study.protocol, origin=f"study {name!r}")
     return StudyContext(study, spec, protocol)
-
-
-def study_rows(engine: Engine) -> list[dict[str, Any]]:
-    from annotate.protocol.state import derived_state
-
-    with Session(engine) as session:
-        studies = session.scalars(select(Study).order_by(Study.id)).all()
-        counts = dict(
-            session.execute(
-                select(StudyItem.study_id, func.count())
-                .where(StudyItem.phase == TEST)
-                .group_by(StudyItem.study_id)
-            ).all()
-        )
-        return [
-            {
-                "id": s.id,
-                "name": s.name,
-                "task": s.task,
-                "protocol": s.protocol["name"],
-                "state": derived_state(
-                    session, s.id or 0, s.protocol["annotators_per_item"], s.state
-                ),
-                "test_items": counts.get(s.id, 0),
-                "annotators_per_item": s.protocol["annotators_per_item"],
-                "created_at": s.created_at.isoformat(timespec="seconds"),
-            }
-            for s in studies
-        ]
 
 
 class AnnotatorExists(UserError):

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select, update
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol.studies import add_annotator
+from annotate.protocol.studies import add_annotator, get_annotator
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator
 
@@ -123,3 +123,22 @@ def annotators_without_token(engine: Engine, only: str | None = None) -> list[st
         query = query.where(Annotator.name == only)
     with Session(engine) as session:
         return list(session.scalars(query.order_by(Annotator.name)))
+
+
+def sign_in_check(engine: Engine, name: str, token: str, *, require_token: bool) -> bool:
+    """Whether a page (the HTML page, a textual-serve tab) may sign `name` in with `token`: a
+    real annotator of this store with the right token or, when tokens are not required, none
+    to give. A wrong token of a known name is counted on the annotator (`authenticate`)."""
+    try:
+        annotator = get_annotator(engine, name)
+    except UserError:
+        return False
+    if annotator.synthetic:
+        return False  # simulate's annotators are nobody to sign in as
+    if require_token and annotator.token_hash is None:
+        return False
+    try:
+        authenticate(engine, name, token)
+    except TokenRefused:
+        return False
+    return True

@@ -38,3 +38,31 @@ class Feedback:
     training_accuracy: float
     gate_decided: bool | None
     """True/False when this answer triggered an admission/refusal (threshold rule)."""
+
+
+def label_row(
+    study_id: int,
+    annotator_id: int,
+    item: ItemView,
+    phase: str,
+    value: Any,
+    correct: bool | None,
+    answered_at: datetime,
+    flag: bool,
+    comment: str | None,
+) -> dict[str, Any]:
+    """The stored form of an answer to a shown item (a `Label` row): the one place it is
+    written, for training, test, catch and refresher answers alike."""
+    return {
+        "study_id": study_id,
+        "item_id": item.item_id,
+        "annotator_id": annotator_id,
+        "phase": phase,
+        "value": value,
+        "correct": correct,
+        "shown_at": item.shown_at,
+        "answered_at": answered_at,
+        "flag": flag,
+        "comment": comment,
+        "revisions": 0,
+    }

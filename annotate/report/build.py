@@ -21,7 +21,8 @@ from annotate.completion import Rule
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
 from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
-from annotate.report.data.coding import CodedStudy, wilson_fits
+from annotate.report.cells import pct
+from annotate.report.data.coding import CodedStudy
 from annotate.report.data.loading import StudyData, load_study_data
 from annotate.report.model.schema import (
     Benchmark,
@@ -32,16 +33,19 @@ from annotate.report.model.schema import (
     Gate,
     GateDecisionRow,
     HeadlineInterval,
+    RosterEntry,
     Sample,
     StudyReport,
     TiedUnit,
     Ties,
 )
+from annotate.report.sections.base import SectionInput
 from annotate.report.sections.catch import catch_report
 from annotate.report.sections.datasheet import build_datasheet
 from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
 from annotate.report.sections.flags import build_flags_report
 from annotate.report.sections.models import score_models
+from annotate.report.sections.registry import SECTIONS
 from annotate.report.sections.suspects import GOLD_SUSPECTS_LISTED, gold_suspects
 from annotate.report.stats.agreement_summary import study_agreement
 from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
@@ -49,13 +53,21 @@ from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.benchmark import benchmark_summary
 from annotate.scoring.diagnostics import diagnostics as diagnostics_table
-from annotate.scoring.intervals import rng_for, wilson_interval
+from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by tests)
+    BOOTSTRAP_METHOD,
+    WILSON_METHOD,
+    quoted_interval,
+    rng_for,
+    wilson_interval,
+)
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
 from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
+NA = "n/a"
+"""A score the summary line cannot give."""
 
 Progress = Callable[[str, int, int], None]
 """`progress(stage, done, total)`: called as each stage of a report starts (`done` stages of
@@ -110,13 +122,12 @@ def study_report(
         if progress is not None and name != "done":
             progress(name, 1 + done, len(STUDY_STAGES))
 
-    report = build_report(data, bootstrap=bootstrap, seed=seed, models=models, progress=inner)
+    report = build_report(
+        data, bootstrap=bootstrap, seed=seed, models=models, engine=engine, progress=inner
+    )
     stages.start("benchmark")
-
-    def score_other(name: str) -> float | None:
-        return point_task_score(load_study_data(engine, name))
-
-    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value, score_other)
+    # Where the study stands in its benchmark, without loading any other study.
+    summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
     stages.start("datasheet")
     report.datasheet = build_datasheet(
@@ -145,13 +156,15 @@ def build_report(
     seed: int | None = None,
     models: Sequence[ModelPredictions] = (),
     aggregation_models: bool = True,
+    engine: Engine | None = None,
     progress: Progress | None = None,
 ) -> StudyReport:
     """The report of a loaded study. `bootstrap` replicates (0: no intervals) are drawn with
     `seed` (default: the study's seed); ties are broken with the study's seed.
     `aggregation_models=False` leaves out Dawid–Skene and MACE (the report's slowest part,
-    about a second per 100 items), for callers that need only the scores. `progress` hears of
-    each stage (`Progress`, `BUILD_STAGES`)."""
+    about a second per 100 items), for callers that need only the scores. The registry's
+    computed sections get `engine` (None: the report is built from the loaded data alone).
+    `progress` hears of each stage (`Progress`, `BUILD_STAGES`)."""
     stages = _Stages(progress, BUILD_STAGES)
     stages.start("scores")
     spec, protocol = data.spec, data.protocol
@@ -291,7 +304,7 @@ def build_report(
         diagnostics=diag,
         models=model_rows,
         gold_suspects=suspects[:GOLD_SUSPECTS_LISTED],
-        gate=_gate(data.gate_decisions),
+        gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
             seed=seed,
@@ -299,23 +312,19 @@ def build_report(
             + ("; AX-g minimal pairs resampled together" if "gender_parity" in metrics else ""),
         ),
         notes=notes,
-        headline_interval=_headline_interval(coded, metrics, total, scores, bootstrap),
+        headline_interval=_headline_interval(coded, metrics, total, scores, n_scored),
         humans_interval=humans,
         early_stop=early_stop,
         model_aggregation=latent,
     )
     report.n_gold_suspects = len(suspects)
     report.summary = summary_line(report)
+    for section in SECTIONS:
+        if section.compute is not None:
+            inputs = SectionInput(data, coded, final, report, engine)
+            report.extra_sections[section.name] = section.compute(inputs)
     stages.finish()
     return report
-
-
-WILSON_METHOD = (
-    "Wilson score interval, 95%: these annotators held fixed, test items a sample of the task's"
-)
-BOOTSTRAP_METHOD = (
-    "bootstrap percentile interval, 95%: these annotators held fixed, test items resampled"
-)
 
 
 def _humans_interval(
@@ -349,18 +358,19 @@ def _headline_interval(
     metrics: list[str],
     total: Estimate,
     scores: dict[str, Estimate],
-    bootstrap: int,
+    n_scored: int,
 ) -> HeadlineInterval | None:
-    """The quotable line's interval. For a task scored by accuracy alone over independent items,
-    Wilson's: the percentile bootstrap under-covers at a hundred items (about 93% for a nominal
-    95% in seeded simulations) and collapses to zero width when every item is right, while
-    Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's, if drawn."""
-    accuracy = scores.get("accuracy")
-    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.wilson_low is not None:
-        return HeadlineInterval(accuracy.wilson_low, accuracy.wilson_high, WILSON_METHOD)
-    if total.ci_low is not None and bootstrap > 0:
-        return HeadlineInterval(total.ci_low, total.ci_high, BOOTSTRAP_METHOD)
-    return None
+    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval."""
+    quoted = quoted_interval(
+        metrics,
+        coded.kind,
+        coded.item_pair is not None,
+        total.value,
+        n_scored,
+        total.ci_low,
+        total.ci_high,
+    )
+    return None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
 
 
 def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sample:
@@ -403,7 +413,8 @@ def summary_line(report: StudyReport) -> str:
             text += (
                 " ("
                 + ", ".join(
-                    f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+                    f"{_metric_name(m)} {pct(report.scores[m].value, 'n/a')}"
+                    for m in report.metrics
                 )
                 + ")"
             )
@@ -415,7 +426,7 @@ def summary_line(report: StudyReport) -> str:
         parts.append(f"Human, {kind_name}: no labels yet")
     elif report.has_gold:
         values = ", ".join(
-            f"{_metric_name(m)} {_pct(report.scores[m].value)}" for m in report.metrics
+            f"{_metric_name(m)} {pct(report.scores[m].value, 'n/a')}" for m in report.metrics
         )
         parts.append(f"Human, {kind_name} (n={n}): score undefined ({values})")
     else:
@@ -464,10 +475,6 @@ def _metric_name(metric: str) -> str:
         "spearman": "Spearman",
         "gender_parity": "gender parity",
     }.get(metric, metric)
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}"
 
 
 # --- ties, confusion, gate ------------------------------------------------------------------
@@ -546,7 +553,11 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     )
 
 
-def _gate(decisions: list[dict[str, Any]]) -> Gate:
+def _gate(
+    decisions: list[dict[str, Any]],
+    roster: list[dict[str, str]],
+    closure: dict[str, Any] | None,
+) -> Gate:
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
@@ -555,4 +566,6 @@ def _gate(decisions: list[dict[str, Any]]) -> Gate:
         admitted=sorted(n for n, d in latest.items() if d["admitted"]),
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
+        roster=[RosterEntry(**m) for m in roster],
+        closure=closure,
     )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from annotate.errors import UserError
-from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
 from annotate.scoring.mcnemar import METHOD, mcnemar_exact
 from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
 from annotate.scoring.model_predictions import model_units
@@ -119,6 +119,27 @@ def _item_lists(
     return lists, human_right, model_right
 
 
+def _quoted(
+    units: GoldUnits, metrics: list[str], total: dict[str, Any], n: int
+) -> dict[str, Any] | None:
+    """The task score's interval by the one rule (scoring.intervals.quoted_interval), as the
+    report's headline quotes it."""
+    quoted = quoted_interval(
+        metrics,
+        units.kind,
+        units.item_pair is not None,
+        total["value"],
+        n,
+        total.get("ci_low"),
+        total.get("ci_high"),
+    )
+    return (
+        None
+        if quoted is None
+        else {"low": quoted.low, "high": quoted.high, "method": quoted.method}
+    )
+
+
 def _paired_difference(
     human: Scorer, model: Scorer, value: float, metrics: list[str], replicates: int, seed: int
 ) -> dict[str, Any]:
@@ -207,6 +228,8 @@ def compare_model(
             seed,
         )
     n_common_items = len(np.unique(units.unit_item[common]))
+    for total in (human_total, model_total):
+        total["interval"] = _quoted(units, metrics, total, int(common.sum()))
     items: dict[str, list[str]] | None = None
     mcnemar = None
     notes = []

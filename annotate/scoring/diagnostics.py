@@ -5,6 +5,10 @@ any tag in it; a fine tag only the items carrying it. The score is R3 (Gorodkin'
 Matthews correlation) for 3-way tasks and MCC for 2-way ones, for the human majority and for
 each model side by side. As the GLUE paper says, compare models within a category, not
 categories with each other: categories differ in size, label mix and difficulty.
+
+A correlation is undefined on a subset whose gold (or whose answers) hold one class: every
+single-item phenomenon, say. Such an entry has no value and says why (`undefined`), rather than
+a 0.00 that reads like chance.
 """
 
 from __future__ import annotations
@@ -51,6 +55,23 @@ def tag_masks(
     return coarse, fine
 
 
+def undefined_reason(gold: np.ndarray, pred: np.ndarray, n_classes: int) -> str | None:
+    """Why a Matthews correlation of these scored units is undefined (its denominator is 0),
+    or None when it is defined. `pred` -2 (no decision) counts as one more answer class."""
+    if len(gold) == 0:
+        return "no items"
+    if len(np.unique(gold)) < 2:
+        return "one class"
+    if len(np.unique(np.where(pred >= 0, pred, n_classes))) < 2:
+        return "one predicted class"
+    return None
+
+
+def undefined_text(n: int, reason: str) -> str:
+    """How every format writes an undefined score: `undefined (n=3, one class)`."""
+    return f"undefined (n={n}, {reason})"
+
+
 def _score(
     gold: np.ndarray,
     pred: np.ndarray,
@@ -61,10 +82,15 @@ def _score(
     seed: int,
     purpose: str,
 ) -> dict[str, Any]:
+    pred = np.asarray(pred, dtype=np.int64)
+    scored = mask & (gold >= 0) & (pred != -1)
+    undefined = undefined_reason(gold[scored], pred[scored], n_classes)
     scorer = classification_scorer([metric], n_classes, np.where(mask, gold, -1), pred)
-    value = scorer.point()[metric]
+    value = None if undefined else scorer.point()[metric]
     out: dict[str, Any] = {"value": value, "n": scorer.n_units, "ci_low": None, "ci_high": None}
-    if replicates > 0 and scorer.n_units > 0:
+    if undefined:
+        out["undefined"] = undefined
+    elif replicates > 0 and scorer.n_units > 0:
         reps = scorer.replicates(replicates, rng_for(seed, purpose))[metric]
         out["ci_low"], out["ci_high"] = percentile_interval(reps)
     return out

@@ -31,19 +31,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotate.scoring.intervals import Z_95, wilson_interval
+from annotate.scoring.intervals import wilson_half_width, wilson_interval
 
 MAX_SUBSETS = 2000
 """k-subsets of a pilot's annotators averaged exactly up to this many, else sampled."""
 MAX_ITEMS = 1_000_000
 WIDTH_TABLE_ITEMS = (25, 50, 100, 200, 300, 500, 1000, 2000)
-
-
-def wilson_half_width(p: float, n: int, z: float = Z_95) -> float:
-    """Half the width of the Wilson interval at observed accuracy p over n items (unclipped:
-    the planning value, a smooth function of n)."""
-    denominator = 1 + z * z / n
-    return z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
 
 
 def items_for_half_width(p: float, half_width: float) -> int:

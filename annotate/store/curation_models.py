@@ -133,6 +133,9 @@ class CurationDecision(SQLModel, table=True):
     covers_review_id: int
     """The newest review this decision took into account; a later disagreeing review reopens."""
     decided_at: datetime = Field(default_factory=utcnow)
+    override_reason: str | None = None
+    """Set when the example's own author settled it (schema 10): why nobody else could. An
+    author's decision without one is refused."""
 
 
 class CurationSkip(SQLModel, table=True):

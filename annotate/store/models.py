@@ -79,6 +79,10 @@ class Study(SQLModel, table=True):
     task_spec: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     """The task spec the study was created with (schema 6), so a study of a custom task given
     by path needs no file on disk afterwards; None only for a task no longer resolvable."""
+    crowd: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """A crowd study's platform settings (schema 9; annotate/protocol/crowd_config.py): the
+    platform, the platform study ids it accepts, completion codes, consent, guidelines and
+    exit survey. None for a study whose annotators sign in by name."""
 
 
 class StudyItem(SQLModel, table=True):
@@ -113,6 +117,13 @@ class Annotator(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     synthetic: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     """Made by `annotate simulate`, which writes as no other annotator (schema 4)."""
+    platform: str | None = None
+    """prolific, mturk or link for a worker who arrived by a platform link (schema 9); their
+    name is then a pseudonym (w07), and the id below is shown only where payment needs it."""
+    platform_id: str | None = None
+    """The worker's id on the platform (PROLIFIC_PID, MTurk workerId, the link's id)."""
+
+    __table_args__ = (UniqueConstraint("platform", "platform_id", name="uq_annotator_platform_id"),)
 
 
 class Label(SQLModel, table=True):
@@ -194,6 +205,22 @@ class GateDecision(SQLModel, table=True):
     __table_args__ = (Index("ix_gate_study_annotator", "study_id", "annotator_id"),)
 
 
+class GateClosure(SQLModel, table=True):
+    """Who closed a study's training (median rule) and when (schema 10); a close forced past
+    the plan's warnings also keeps the warnings and the researcher's reason for overriding."""
+
+    __tablename__ = "gateclosure"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    closed_by: str
+    forced: bool = False
+    reason: str = ""
+    """Required when forced: why the researcher went past the warnings."""
+    warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    closed_at: datetime = Field(default_factory=utcnow)
+
+
 class FlagAction(SQLModel, table=True):
     """What the researcher did about a flagged item, with who, when and why (schema 7):
     `resolve` one label's flag, `exclude` the item from scoring, or `include` it again. The
@@ -212,3 +239,75 @@ class FlagAction(SQLModel, table=True):
     at: datetime = Field(default_factory=utcnow)
 
     __table_args__ = (Index("ix_flag_action_study_item", "study_id", "item_id"),)
+
+
+class Visit(SQLModel, table=True):
+    """One window of one annotator on one study (schema 9): a terminal app, a browser tab, an
+    arrival by platform link. The latest visit of an annotator on a study is the live one: an
+    older window may no longer answer ("continued in another window"). Arrival and departure
+    give time on task for pay; a visit that never departs was abandoned."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    client: str = "terminal"
+    """terminal, web or link."""
+    arrived_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow)
+    """The last answer (or consent, survey) of this window."""
+    departed_at: datetime | None = None
+    """A clean quit or an exit with a completion code; None while open or once abandoned."""
+    superseded_at: datetime | None = None
+    """When a newer window of the same annotator took over."""
+    link_role: str | None = None
+    """Which platform link it came by: training, test or all (the two-study median gate)."""
+    platform_study_id: str | None = None
+    platform_session_id: str | None = None
+    """Prolific SESSION_ID, MTurk assignmentId."""
+    extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """hit_id and turk_submit_to (MTurk), kept to send the worker back."""
+    consent: bool | None = None
+    """True: agreed to the consent text; False: did not (the no-consent code)."""
+    outcome: str | None = None
+    """completed, screened_out, study_full, no_consent, training_done or not_admitted."""
+    outcome_at: datetime | None = None
+
+    __table_args__ = (Index("ix_visit_study_annotator", "study_id", "annotator_id", "id"),)
+
+
+class SurveyAnswer(SQLModel, table=True):
+    """One answer to one question of a crowd study's exit survey (schema 9)."""
+
+    __tablename__ = "surveyanswer"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    question: str
+    answer: str
+    answered_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "annotator_id", "question", name="uq_survey_answer"),
+    )
+
+
+class Payment(SQLModel, table=True):
+    """What `annotate pay` wrote into a bonus file for one worker (schema 9), so the datasheet
+    can report the effective hourly pay that was actually paid."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    seconds: float
+    """Time on task the amount pays for."""
+    amount: float
+    """Bonus written to the file (the base reward paid on the platform is `base`)."""
+    base: float = 0.0
+    currency: str
+    hourly_rate: float
+    paid_at: datetime = Field(default_factory=utcnow)
+    run: int
+    """Which `annotate pay` run (the latest run is the pay of record)."""
+
+    __table_args__ = (Index("ix_payment_study_run", "study_id", "run"),)

@@ -33,6 +33,8 @@ SCHEMA_RELEASES = {
     "0006": "0.2.0",
     "0007": "0.2.0",
     "0008": "0.2.0",
+    "0009": "0.3.0",
+    "0010": "0.3.0",
 }
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""

@@ -20,10 +20,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.errors import UserError
+from annotate.protocol import crowd
 from annotate.protocol.answers import describe
 from annotate.protocol.catch import REFRESHER_ITEMS
+from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
+from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect
 from annotate.text import terminal_safe
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -46,6 +49,9 @@ class LabelApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
+    CLIENT = "terminal"
+    """What kind of window this is, as its visit records it (windows.py)."""
+
     poll_seconds: float = 5.0
     """How often the waiting screen asks whether the gate has decided (tests shorten it)."""
     RECONNECT_FIRST_S: float = 0.5
@@ -61,17 +67,103 @@ class LabelApp(App[None]):
         self.shown_test = False
         """Whether a test item has been shown in this run (to announce the phase change)."""
 
+    @property
+    def crowd(self) -> CrowdConfig | None:
+        """A crowd study's settings (consent, survey, codes); None for any other study."""
+        return crowd.config_of(self.session.ctx) if self.session is not None else None
+
     # --- routing ------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        spec, protocol = self.session.spec, self.session.ctx.protocol
+        if self.session.visit_id is None:  # an app built on a session of its own (the web app)
+            self.session.claim_window(self.CLIENT)
         progress = self.session.progress()
-        if progress.phase is Phase.REJECTED:  # nothing to start: say so first, not "start"
+        if self.crowd is not None:
+            if self._crowd_finish(self.push_screen):  # back after leaving: say so first
+                return
+            if crowd.needs_consent(*self._who()):
+                from annotate.tui.screens.crowd import ConsentScreen
+
+                self.push_screen(ConsentScreen(self.crowd.consent or ""))
+                return
+        elif progress.phase is Phase.REJECTED:  # nothing to start: say so first, not "start"
             from annotate.tui.screens.phases import RejectedScreen
 
             self.push_screen(RejectedScreen(progress))
             return
-        self.push_screen(GuidelinesScreen(spec, protocol, progress))
+        if progress.stream_done == 0 and self.session.study_complete():
+            from annotate.tui.screens.phases import StudyCompleteScreen
+
+            self.push_screen(StudyCompleteScreen(progress))  # before any training
+            return
+        # back while the gate decides (phase() first makes the decisions no researcher needs)
+        if progress.phase is Phase.WAITING and self.session.phase() is Phase.WAITING:
+            from annotate.tui.screens.phases import WaitingScreen
+
+            self.push_screen(WaitingScreen(progress, self.poll_seconds))
+            return
+        self._push_guidelines(progress)
+
+    def _push_guidelines(self, progress) -> None:
+        spec, protocol = self.session.spec, self.session.ctx.protocol
+        preface = self.crowd.guidelines if self.crowd is not None else None
+        self.push_screen(GuidelinesScreen(spec, protocol, progress, preface))
         self.call_after_refresh(self._preload)
+
+    # --- a crowd study's phases (annotate/protocol/crowd.py decides) --------------------------
+    def _who(self) -> tuple[Engine, str, str]:
+        return self.session.engine, self.session.ctx.study.name, self.session.annotator.name
+
+    async def on_consent_screen_answered(self, message) -> None:
+        if not self._is_current(message):
+            return
+        engine, study, name = self._who()
+        leave = crowd.record_consent(
+            engine, study, name, message.agree, visit_id=self.session.visit_id
+        )
+        if leave is not None:
+            from annotate.tui.screens.crowd import ExitScreen
+
+            self.switch_screen(ExitScreen(leave))
+            return
+        self.pop_screen()
+        self._push_guidelines(self.session.progress())
+
+    def _crowd_finish(self, show: Callable[[Screen], object] | None = None) -> bool:
+        """Where the worker has nothing left to do: the next survey question or the exit
+        (True), or nothing here to show (False: waiting for the gate). `show`: how to put the
+        screen up (default: in place of the current one)."""
+        from annotate.tui.screens.crowd import ExitScreen, SurveyScreen
+
+        show = show or self.switch_screen
+        if crowd.peek_exit(*self._who(), visit_id=self.session.visit_id) is None:
+            return False
+        due = crowd.survey_due(*self._who())
+        if due:
+            total = len(self.crowd.survey) if self.crowd else len(due)
+            show(SurveyScreen(due[0], total - len(due) + 1, total))
+            return True
+        leave = crowd.exit_for(*self._who(), visit_id=self.session.visit_id)
+        if leave is None:
+            return False
+        show(ExitScreen(leave))
+        return True
+
+    async def on_survey_screen_answered(self, message) -> None:
+        if not self._is_current(message):
+            return
+        engine, study, name = self._who()
+        try:
+            crowd.record_survey(engine, study, name, {message.question.name: message.answer})
+        except UserError as exc:
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+            return
+        self._crowd_finish()
+
+    def _continued_elsewhere(self) -> None:
+        from annotate.tui.screens.crowd import ContinuedScreen
+
+        self.clear_notifications()
+        self.switch_screen(ContinuedScreen())
 
     @staticmethod
     def _preload() -> None:
@@ -81,12 +173,23 @@ class LabelApp(App[None]):
     async def show_next(self, item: ItemView | None = None, *, fetched: bool = False) -> None:
         """Show what the engine says comes next (`item`, when the caller already `fetched` it)."""
         from annotate.tui.screens.item import ItemScreen
-        from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+        from annotate.tui.screens.phases import (
+            FinishedScreen,
+            PausedScreen,
+            RejectedScreen,
+            WaitingScreen,
+        )
 
         if not fetched:
-            item = self.session.next_item()
+            try:
+                item = self.session.next_item()
+            except ContinuedElsewhere:
+                self._continued_elsewhere()
+                return
         progress = self.session.progress()
         screen: Screen[None]
+        if item is None and self.crowd is not None and self._crowd_finish():
+            return
         if item is not None:
             if item.phase == TEST and not self.shown_test:
                 self.shown_test = True
@@ -110,6 +213,8 @@ class LabelApp(App[None]):
             screen = WaitingScreen(progress, self.poll_seconds)
         elif progress.phase is Phase.REJECTED:
             screen = RejectedScreen(progress)
+        elif progress.paused:
+            screen = PausedScreen(progress)
         else:
             screen = FinishedScreen(progress)
         self.switch_screen(screen)
@@ -119,6 +224,7 @@ class LabelApp(App[None]):
 
     async def on_guidelines_screen_start(self, message: GuidelinesScreen.Start) -> None:
         if self._is_current(message):
+            self.session.heartbeat()  # time on task: reading the guidelines counts
             await self.show_next()
 
     async def on_feedback_screen_continue(self, message: FeedbackScreen.Continue) -> None:
@@ -126,7 +232,12 @@ class LabelApp(App[None]):
             await self.show_next()
 
     async def on_waiting_screen_recheck(self, message: WaitingScreen.Recheck) -> None:
-        if self._is_current(message) and self.session.phase() is not Phase.WAITING:
+        if not self._is_current(message):
+            return
+        if not self.session.heartbeat():  # waiting counts as time on task, while it is live
+            self._continued_elsewhere()
+            return
+        if self.session.phase() is not Phase.WAITING:
             await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------
@@ -142,6 +253,8 @@ class LabelApp(App[None]):
             return
         try:
             await self._answer(message)
+        except ContinuedElsewhere:
+            return  # the screen says so already: nothing was stored
         except DBAPIError as exc:
             if not is_disconnect(exc):
                 raise
@@ -215,6 +328,9 @@ class LabelApp(App[None]):
         """Run a store call; a refusal becomes a notification (the screen then moves on)."""
         try:
             return call()
+        except ContinuedElsewhere:
+            self._continued_elsewhere()
+            raise
         except ItemTaken as exc:  # the lease ran out and others completed the item
             self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
@@ -224,6 +340,9 @@ class LabelApp(App[None]):
     def _revise(self, message: ItemScreen.Answered) -> None:
         try:
             self.session.revise(message.item, message.answer)
+        except ContinuedElsewhere:
+            self._continued_elsewhere()
+            return
         except UserError as exc:
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         else:
@@ -304,4 +423,5 @@ def create_app(
     """The annotator app for `annotator` on `study` (used by `annotate label` and the tests).
     Raises UserError before any screen appears when the study or annotator does not exist."""
     session = AnnotatorSession.open(engine, study, annotator, create_annotator=create_annotator)
+    session.claim_window("terminal")  # a window opened before this one stops taking answers
     return LabelApp(session, study, annotator)

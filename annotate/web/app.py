@@ -9,6 +9,7 @@ asks for the name (unless the server was started for one annotator) and the toke
 from __future__ import annotations
 
 import inspect
+import os
 import time
 from pathlib import Path
 
@@ -21,15 +22,16 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from annotate.errors import UserError
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
-from annotate.protocol.tokens import TokenRefused, authenticate, needs_token
+from annotate.protocol.tokens import needs_token, sign_in_check
 from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
+from annotate.web.limits import LIMITS_ENV, SignInLimiter, name_key, wait_message
 
 SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
-"""One message for both: the page must not tell which names exist."""
+"""One message for both: the page must not tell which names exist. Every refusal, known name
+or not, is counted by the sign-in limiter (web/limits.py), so "recorded" is always true."""
 MAX_REFUSALS = 5
 """Wrong tokens one page may try before it closes (each refusal is also counted in the store)."""
 
@@ -110,7 +112,9 @@ class WebLabelApp(LabelApp):
 
     # CSS_PATH is resolved next to the class's own module: point at LabelApp's stylesheet.
     CSS_PATH = str(Path(inspect.getfile(LabelApp)).with_name("app.tcss"))
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    # Ctrl+Q quits while a text box takes every letter (sign-in). Not shown: after sign-in q
+    # quits, as LabelApp's footer says (one Quit, with the key that works there).
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
     COME_BACK = "open this page again later"
 
@@ -132,6 +136,7 @@ class WebLabelApp(LabelApp):
         self.session: AnnotatorSession | None = None  # type: ignore[assignment]
         self.refusals = 0
         self.require_token = require_token
+        self.limiter = SignInLimiter(os.environ.get(LIMITS_ENV) or ":memory:")
         self.title = terminal_safe(ctx.spec.title)
         self.sub_title = terminal_safe(study)
         self.started = time.monotonic()
@@ -155,8 +160,12 @@ class WebLabelApp(LabelApp):
         if not name:
             message.screen.refuse("Type your annotator name.", field="name")
             return
-        if self._may_sign_in(name, message.token):
+        allowed = self._may_sign_in(name, message.token)
+        if allowed is True:
             self._start(name)
+            return
+        if allowed is not False:
+            message.screen.refuse(wait_message(allowed))
             return
         self.refusals += 1
         if self.refusals >= MAX_REFUSALS:
@@ -164,22 +173,18 @@ class WebLabelApp(LabelApp):
             return
         message.screen.refuse(SIGN_IN_REFUSED)  # the cursor goes to the token either way
 
-    def _may_sign_in(self, name: str, token: str) -> bool:
-        """A real annotator of this store with the right token (or, when tokens are not
-        required, none to give). Refusals of a known name are counted on it."""
-        try:
-            annotator = get_annotator(self.engine, name)
-        except UserError:
-            return False
-        if annotator.synthetic:
-            return False  # simulate's annotators are nobody to sign in as
-        if self.require_token and annotator.token_hash is None:
-            return False
-        try:
-            authenticate(self.engine, name, token)
-        except TokenRefused:
-            return False
-        return True
+    def _may_sign_in(self, name: str, token: str) -> bool | float:
+        """True to let `name` in; False for a refusal (counted by the limiter, so the page may
+        say it is recorded); or the seconds still to wait before a try is checked at all."""
+        keys = [name_key(name)]  # a tab does not know the browser's address: per name
+        wait = self.limiter.wait(keys)
+        if wait > 0:
+            return wait
+        if sign_in_check(self.engine, name, token, require_token=self.require_token):
+            self.limiter.admitted(name)
+            return True
+        self.limiter.refused(keys)
+        return False
 
     def _start(self, name: str) -> None:
         """Open the annotator's session and hand over to LabelApp (at the guidelines)."""

@@ -13,11 +13,13 @@ import ipaddress
 import os
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from annotate.errors import UserError
+from annotate.web.limits import LIMITS_ENV
 
 if TYPE_CHECKING:
     from textual_serve.server import Server
@@ -92,11 +94,16 @@ def make_server(
     try:
         from annotate.web.guarded import GuardedServer
     except ImportError:
-        raise UserError("annotate serve needs textual-serve: pip install 'annotate[web]'") from None
+        from annotate import install_hint
+
+        raise UserError(f"annotate serve needs textual-serve: {install_hint('web')}") from None
     # Each tab's process opens the store named here. An environment variable, not an argument,
     # keeps a PostgreSQL password out of the process list.
     os.environ["ANNOTATE_DB"] = url
     os.environ[TOKENS_ENV] = "required" if require_tokens else "optional"
+    if LIMITS_ENV not in os.environ:  # every tab's process counts refused sign-ins in one file
+        folder = tempfile.mkdtemp(prefix="annotate-serve-")
+        os.environ[LIMITS_ENV] = str(Path(folder) / "signin-limits.db")
     if console:
         command = console_command(study, annotator)
     else:

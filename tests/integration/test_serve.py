@@ -93,6 +93,7 @@ def serve(db_url: str, served_study: str) -> Iterator:
                 "--port",
                 str(port),
                 "--no-tokens",
+                "--terminal",  # textual-serve's path (the HTML page has tests/web/)
                 *args,
             ],
             stdout=subprocess.DEVNULL,
@@ -137,6 +138,7 @@ def test_page_and_its_files_come_from_this_server_only(serve):
     assert {urlsplit(u).netloc for u in urls} == {host}, urls
     assert not re.search(r"""(?:src|href)=["']//""", html)  # no protocol-relative URLs
     assert "googleapis" not in html and "gstatic" not in html
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1" />' in html
 
     static = Path(textual_serve.__file__).parent / "static"
     fetched = [u for u in urls if "/static/" in u]
@@ -248,11 +250,45 @@ async def test_with_tokens_required_no_one_signs_in_without_a_token(workspace, s
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
     from annotate.tui.screens.guidelines import GuidelinesScreen
     from annotate.web.app import WebLabelApp
+    from tests.tui.support import screen_text, wait_until
 
     app = WebLabelApp(workspace.engine, served_study)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"ana", "enter", "enter")
         assert isinstance(app.screen, GuidelinesScreen)
+        await wait_until(pilot, lambda: "Quit" in screen_text(app), "the footer")
+        footer = screen_text(app).splitlines()[-1]  # 26.15: the key that works, once
+        assert "q Quit" in footer and "^q" not in footer and footer.count("Quit") == 1
+
+
+async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
+    workspace, served_study, tmp_path, monkeypatch
+):
+    """Past the free tries, a tab's next try for that name is not even checked until the
+    limiter's delay has passed, and the counts are shared by every tab of one server."""
+    from annotate.web import limits
+    from annotate.web.app import SignInScreen, WebLabelApp
+
+    monkeypatch.setenv(limits.LIMITS_ENV, str(tmp_path / "limits.db"))
+    monkeypatch.setattr(limits, "FIRST_DELAY_S", 600.0)  # outlasts typing the token
+    _, token = add_annotator_with_token(workspace.engine, "tok")
+    for _ in range(limits.FREE_TRIES):
+        app = WebLabelApp(workspace.engine, served_study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*"tok", "enter", *"wrong", "enter")
+            await pilot.pause()
+            assert "wrong token" in str(app.screen.query_one("#signin-error").visual)
+    app = WebLabelApp(workspace.engine, served_study)  # a new tab: the right token must wait
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"tok", "enter", *token, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SignInScreen)
+        assert "Too many refused sign-ins: wait" in str(
+            app.screen.query_one("#signin-error").visual
+        )
+    with Session(workspace.engine) as s:  # the waiting try was not checked, so not counted
+        failed = s.exec(select(Annotator.failed_logins).where(Annotator.name == "tok")).one()
+        assert failed == limits.FREE_TRIES
 
 
 # --- the command -------------------------------------------------------------------------------
@@ -270,9 +306,9 @@ def test_serve_warns_when_bound_beyond_loopback(cli, served_study, monkeypatch):
 
     monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
     cli("annotator", "token", "ana")
-    quiet = cli("serve", served_study)
+    quiet = cli("serve", served_study, "--terminal")
     assert quiet.code == 0 and "warning" not in quiet.stderr
-    loud = cli("serve", served_study, "--host", "0.0.0.0")
+    loud = cli("serve", served_study, "--host", "0.0.0.0", "--terminal")
     assert loud.code == 0 and FakeServer.served
     assert "warning: serving on 0.0.0.0" in " ".join(loud.stderr.split())
 
@@ -282,14 +318,14 @@ def test_serve_refuses_to_start_while_annotators_have_no_token(cli, served_study
 
     monkeypatch.setattr(server, "make_server", lambda *a, **k: FakeServer())
     FakeServer.served = False
-    refused = cli("serve", served_study)
+    refused = cli("serve", served_study, "--terminal")
     assert (
         refused.code == 1
         and "have no token (ana)" in refused.stderr
         and "--no-tokens" in refused.stderr
     )
     assert not FakeServer.served
-    anyway = cli("serve", served_study, "--no-tokens")
+    anyway = cli("serve", served_study, "--no-tokens", "--terminal")
     assert anyway.code == 0 and FakeServer.served and "warning: --no-tokens" in anyway.stderr
 
 
@@ -415,6 +451,12 @@ async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serv
                     await asyncio.sleep(0.2)  # bounded polling for the app to draw
                     result = await tab.call("Runtime.evaluate", expression="window.__screen")
                     screen = result["result"].get("value", "")
+                # 26.15: the terminal has the keys at once, without a first click
+                focused = await tab.call(
+                    "Runtime.evaluate",
+                    expression="document.activeElement.classList.contains('xterm-helper-textarea')",
+                )
+                assert focused["result"]["value"] is True
                 shot = await tab.call("Page.captureScreenshot", format="png")
                 (tmp_path / "guidelines.png").write_bytes(base64.b64decode(shot["data"]))
         requested = [

@@ -1,4 +1,5 @@
-"""A non-editable install (a built wheel) finds the built-in tasks, protocols and demo data."""
+"""A non-editable install (a built wheel) finds the built-in tasks, protocols and demo data; the
+wheel and the sdist carry the licence."""
 
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ def test_wheel_ships_tasks_protocols_and_demo_data(tmp_path: Path):
         text=True,
     )
     assert build.returncode == 0, build.stderr
-    (wheel,) = (tmp_path / "dist").glob("annotate-*.whl")
+    (wheel,) = (tmp_path / "dist").glob("annotate_baselines-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    (licence,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert b"MIT License" in zipfile.ZipFile(wheel).read(licence)
     assert "annotate/builtin/tasks/superglue/rte.toml" in names
     assert "annotate/builtin/protocols/superglue-2019.toml" in names
     assert "annotate/demo_data/rte/test.jsonl" in names
@@ -64,3 +67,28 @@ def test_wheel_ships_tasks_protocols_and_demo_data(tmp_path: Path):
     location, n_tasks, protocols = json.loads(out.stdout)
     assert location.startswith(str(target))
     assert n_tasks == 21 and {"superglue-2019", "glue-2019", "quick"} <= set(protocols)
+
+
+def test_sdist_ships_the_licence_changelog_and_citation(tmp_path: Path):
+    # The build backend (hatchling) into a folder of its own: no build tool in the dev extra.
+    backend = tmp_path / "backend"
+    got = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--target", str(backend), "hatchling"],
+        capture_output=True,
+        text=True,
+    )
+    assert got.returncode == 0, got.stderr
+    build = subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(backend)},
+    )
+    assert build.returncode == 0, build.stderr
+    (sdist,) = (tmp_path / "dist").glob("annotate_baselines-*.tar.gz")
+    import tarfile
+
+    with tarfile.open(sdist) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    assert {"LICENSE", "CHANGELOG.md", "CITATION.cff", "pyproject.toml"} <= names

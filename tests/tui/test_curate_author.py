@@ -99,13 +99,35 @@ class TestWritingAPair:
         async with app.run_test(size=SIZE) as pilot:
             await fill(pilot, "The cat sat on the mat.", "The dog sat on the mat.")
             diff = app.screen.query_one(DiffView)
-            text = diff_text("The cat sat on the mat.", "The dog sat on the mat.")
+            text = diff_text("The cat sat on the mat.", "The dog sat on the mat.", warn=False)
             assert static_text(diff) == text.plain
             marked = {text.plain[s.start : s.end]: s.style for s in text.spans}
             assert marked["cat"] == REMOVED_STYLE and marked["dog"] == ADDED_STYLE
             assert "⚠" not in static_text(diff)
             await fill(pilot, "The cat sat on the mat.", "Nobody ever owned a pet here.")
+            # 26.13: no warning while typing (a half-typed form differs a lot) ...
+            assert "⚠" not in static_text(diff) and "differ" in static_text(diff)
+            await pilot.press("ctrl+s")  # ... it comes when the author submits
+            await pilot.pause()
             assert "⚠" in static_text(diff) and "not a minimal edit" in static_text(diff)
+
+    async def test_the_chosen_label_is_marked_and_the_footer_has_one_quit(self, engine):
+        """26.13: a marker besides reverse video; the domain hint fits 80 columns; one Quit."""
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            screen.query_one("#forward", LabelChoice).value = "neutral"
+            await pilot.pause()
+            assert "✓2 neutral" in " ".join(all_static_text(app).split()) or "✓2 neutral" in (
+                screen_text(app)
+            )
+            domain = screen.query_one("#domain", Input)
+            assert len(domain.placeholder) <= domain.content_region.width
+        done = create_curate_app(engine, "new", "ana", review=True)
+        async with done.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            footer = screen_text(done).splitlines()[-1]
+            assert footer.count("Quit") == 1, footer
 
     async def test_markup_in_sentences_is_shown_and_saved_verbatim(self, engine):
         premise, hypothesis = (

@@ -67,6 +67,12 @@ class TestBlindReview:
                     assert secret not in whole and secret not in shown
                 assert screen.query_one("#label", LabelChoice).value is None
                 assert "(not chosen)" in shown  # no label comes pre-chosen
+                if example_id == 2:  # 26.12: the pair's tags were given with example 1
+                    assert not screen.query(TagPicker)
+                    assert "you gave them with example 1" in " ".join(shown.split())
+                    await pilot.press("2", "ctrl+s")
+                    await pilot.pause()
+                    continue
                 assert screen.query_one(TagPicker).selected == []
                 assert "[x]" not in tag_list_text(app)  # no tag comes pre-ticked
                 assert "No tag chosen yet" in shown
@@ -80,7 +86,7 @@ class TestBlindReview:
         queue = disagreement_queue(engine, "s")
         assert [(e.example.id, e.disputed) for e in queue] == [
             (1, ["label", "tags"]),
-            (2, ["label", "tags"]),
+            (2, ["label"]),  # the pair's tags are disputed once, on example 1
         ]
 
     async def test_a_review_needs_a_label_and_a_tag_and_can_be_skipped(self, engine):
@@ -113,13 +119,13 @@ class TestAdjudication:
 
     async def test_two_reviews_then_the_adjudicator_settles_with_history(self, engine):
         submit_review(engine, "s", "ben", 1, "entailment", ["Datives"])
-        submit_review(engine, "s", "ben", 2, "neutral", ["Datives", "Core args"])
+        submit_review(engine, "s", "ben", 2, "neutral", [])  # the pair's tags came with 1
         submit_review(engine, "s", "cara", 1, "entailment", ["Datives"])
-        submit_review(engine, "s", "cara", 2, "entailment", ["Datives"])
+        submit_review(engine, "s", "cara", 2, "entailment", [])
         review = set_statistics(engine, "s")["review"]
         assert review["reviews"] == 4 and review["coders"] == ["ana", "ben", "cara"]
         assert review["labels"]["pairwise_agreement"] == pytest.approx(4 / 6)
-        assert review["tags"]["mean_jaccard"] == pytest.approx((3 + 0.5 + 1 + 0.5) / 6)
+        assert review["tags"]["mean_jaccard"] == pytest.approx(1.0)
         assert review["open_disagreements"] == 1
 
         # ben took part in example 2, so his queue is empty; dan settles it.
@@ -133,10 +139,11 @@ class TestAdjudication:
             opinions = all_static_text(app)
             for who, label in (("ana", "entailment"), ("ben", "neutral"), ("cara", "entailment")):
                 assert who in opinions and label in opinions
-            # The author's values come pre-chosen; dan keeps the label and adds a tag.
+            # The author's label comes pre-chosen; the pair's tags are not disputed here (26.12).
             assert screen.query_one("#label", LabelChoice).value == "entailment"
-            assert screen.query_one(TagPicker).selected == ["Datives"]
-            await pilot.press("tab", *"core", "enter")
+            assert not screen.query(TagPicker)
+            assert "Tags (the pair's, not disputed here): Datives" in all_static_text(app)
+            await pilot.press("2")
             screen.query_one("#note", Input).value = "the recipient moves: core args too"
             await pilot.press("ctrl+s")
             await pilot.pause()
@@ -144,7 +151,24 @@ class TestAdjudication:
         assert app.settled == 1
         assert disagreement_queue(engine, "s") == []
         history = example_history(engine, "s", 2)
-        assert history[0]["tags"]["Predicate-Argument Structure"] == ["Datives"]
+        assert history[0]["label"] == "entailment"
         assert (history[0]["change"], history[0]["changed_by"]) == ("adjudication", "dan")
         assert history[0]["change_note"] == "the recipient moves: core args too"
-        assert history[1]["tags"]["Predicate-Argument Structure"] == ["Core args", "Datives"]
+        assert history[1]["label"] == "neutral"
+
+    async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
+        """26.11: without --override the author's queue is empty; with it, she settles."""
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        alone = create_curate_app(engine, "s", "ana", adjudicate=True)
+        async with alone.run_test(size=SIZE):
+            assert isinstance(alone.screen, NothingLeftScreen)
+            assert "your own only with --override REASON" in " ".join(
+                all_static_text(alone).split()
+            )
+        app = create_curate_app(engine, "s", "ana", adjudicate=True, override_reason="no one else")
+        async with app.run_test(size=SIZE) as pilot:
+            assert isinstance(app.screen, AdjudicateScreen)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1 and disagreement_queue(engine, "s") == []

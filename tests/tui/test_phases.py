@@ -284,7 +284,7 @@ class TestGate:
             assert "waiting for admission" in screen_text(app)
             ctx = load_study(workspace.engine, study)
             if decide == "close":
-                gate.close_training(workspace.engine, ctx, force=True)
+                gate.close_training(workspace.engine, ctx, force=True, reason="pilot run")
             else:
                 gate.decide_manually(
                     workspace.engine, ctx, "ana", decide == "admit", reason="by the researcher"
@@ -369,3 +369,60 @@ class TestTestPhase:
             await pilot.press("1")
             assert "33%" in screen_text(app)
             assert app.screen.query_one("#status-phase", Static)
+
+
+class TestArrivals:
+    """Who opens the app at a moment other than the start sees where they are at once."""
+
+    async def test_a_returning_trainee_at_the_gate_sees_the_waiting_screen_at_once(
+        self, workspace, tmp_path
+    ):
+        """26.7: no guidelines with "Press Enter to start" for someone who waits."""
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=RTE_TEST,
+            overrides={**TWO_TRAINING, "gate_rule": "manual"},
+        )
+        first = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with first.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                await pilot.press("1", "enter")
+            assert isinstance(first.screen, WaitingScreen)
+        again = create_app(workspace.engine, study, "ana")
+        async with again.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(again.screen, WaitingScreen)
+            assert "Press Enter" not in screen_text(again)
+
+    async def test_a_late_joiner_of_a_complete_study_is_told_before_training(
+        self, workspace, tmp_path
+    ):
+        """26.4: the study is complete: say so at once, no training for nothing."""
+        from annotate.protocol.session import AnnotatorSession
+        from annotate.tui.screens.phases import StudyCompleteScreen
+
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/rte",
+            dev=fx.SG_RTE,
+            test=RTE_TEST,
+            overrides=TWO_TRAINING,
+        )
+        session = AnnotatorSession.open(workspace.engine, study, "ana", create_annotator=True)
+        while (item := session.next_item()) is not None:
+            session.submit(item, "entailment" if item.phase == "test" else session_gold(item))
+        late = create_app(workspace.engine, study, "zoe", create_annotator=True)
+        async with late.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(late.screen, StudyCompleteScreen)
+            text = " ".join(screen_text(late).split())
+            assert "This study is complete" in text and "no training to do" in text
+
+
+def session_gold(item) -> str:
+    return next(r["label"] for r in fx.SG_RTE if r["premise"] == item.fields["premise"])

@@ -222,6 +222,19 @@ class TestLayoutDetails:
             assert not toast.overlaps(keys) and not toast.overlaps(chooser)
             assert "1 2 3…" in screen_text(app)  # drawn, not hidden under the toast
 
+    async def test_the_test_phase_notice_covers_no_item_text(self, workspace, tmp_path):
+        """26.14: the phase notice sits over the title and status lines, not the premise."""
+        app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await start(pilot)
+            app.notify("Test phase: from now on there is no feedback.", timeout=60)
+            await wait_until(pilot, lambda: bool(app.screen.query("Toast")), "the toast")
+            toast = app.screen.query_one("Toast").region
+            body = app.screen.query_one("#body").region
+            assert toast.height and body.height
+            assert not toast.overlaps(body), (toast, body)
+            assert not toast.overlaps(app.screen.query_one("#answer-bar").region)
+
     async def test_reading_column_has_a_maximum_width(self, workspace, tmp_path):
         app = app_for(workspace, tmp_path, "superglue/rte", test=LONG_PREMISE_TEST)
         async with app.run_test(size=(200, 50)) as pilot:

@@ -501,7 +501,7 @@ class TestCurationScreens:
     def test_adjudicate(self, snap_compare, curation, size):
         """A third curator settles the example two reviewers disagreed on."""
         submit_review(curation, "s", "ben", 1, "entailment", ["Datives"])
-        submit_review(curation, "s", "ben", 2, "neutral", ["Datives", "Core args"], "[i]why[/i]")
+        submit_review(curation, "s", "ben", 2, "neutral", [], "[i]why[/i]")  # tags came with 1
         submit_review(curation, "s", "[b]cara[/b]", 2, "entailment", ["Datives"])
         app = create_curate_app(curation, "s", "dan", adjudicate=True)
 

@@ -13,7 +13,7 @@ from annotate.protocol import catch
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.report.build import study_report
-from annotate.report.render.table import render_markdown
+from annotate.report.render.markdown import render_markdown
 from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.specs import load_protocol

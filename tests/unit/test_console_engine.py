@@ -85,9 +85,23 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
     assert "reject eve: 2 of 3 required training items" in refused.stdout
     assert decisions(engine) == 0  # nothing decided
 
-    forced = cli("gate", "pilot", "--close", "--force")
+    unexplained = cli("gate", "pilot", "--close", "--force")  # 26.6: forcing needs a reason
+    assert unexplained.code == 1 and "needs a reason (--reason" in unexplained.stderr
+    assert decisions(engine) == 0
+    forced = cli(
+        "gate", "pilot", "--close", "--force", "--by", "rhea", "--reason", "eve starts monday"
+    )
     assert forced.code == 0, forced.stderr
     assert decisions(engine) == 5
+    closure = cli("gate", "pilot", "--format", "json").json()["closure"]
+    assert closure["closed_by"] == "rhea" and closure["forced"] is True
+    assert closure["reason"] == "eve starts monday" and len(closure["warnings"]) == 3
+    told = " ".join(cli("gate", "pilot").stdout.split())
+    assert "Training closed by rhea at" in told and "why: eve starts monday" in told
+    in_report = cli("report", "pilot", "--format", "json").json()["gate"]["closure"]
+    assert in_report == closure
+    markdown = " ".join(cli("report", "pilot", "--format", "markdown").stdout.split())
+    assert "Training closed by rhea" in markdown and "why: eve starts monday" in markdown
     shown = cli("gate", "pilot", "--format", "json").json()["trainees"]
     reasons = {t["name"]: t["reason"] for t in shown}
     assert reasons["eve"] == "2 of 3 required training items"
@@ -335,3 +349,22 @@ def test_simulate_closes_a_median_gate_only_when_asked_and_never_over_a_real_tra
     report = cli("report", "pilot", "--format", "json").json()
     assert report["annotators"] and all(a["synthetic"] for a in report["annotators"])
     assert "(synthetic)" in cli("report", "pilot").stdout
+
+
+def test_simulate_says_the_one_next_step_that_moves_the_study_on(cli, workspace, tmp_path):
+    """26.3: with the gate open the hint is `gate --close`; with enough admitted annotators,
+    to run them again; otherwise to add as many as are missing."""
+    engine = workspace.engine
+    median_study(engine, tmp_path)
+    args = ("simulate", "pilot", "--accuracy", "0.9", "--seed", "1")
+    waiting = " ".join(cli(*args, "--annotators", "5").stdout.split())
+    assert "5 trainees wait at the gate: close it (`annotate gate pilot --close`)" in waiting
+    assert "Add more" not in waiting and "--prefix more" not in waiting
+
+    rte_study(engine, tmp_path, name="few", train=2, test=4, annotators_per_item=3)
+    short = " ".join(
+        cli("simulate", "few", "--accuracy", "1.0", "--annotators", "1").stdout.split()
+    )
+    assert "Add 2 more (`annotate simulate few --annotators 2 --accuracy 1.0 --prefix more`)" in (
+        short
+    )

@@ -34,12 +34,13 @@ PAIRS = [
         ["Quantifiers", "Upward monotone"],
     ),
 ]
-# ben's blind opinion on examples 1..4: (label, tags)
+# ben's blind opinion on examples 1..4: (label, tags). Tags belong to the pair: his review of
+# the second direction (2, 4) takes the tags he gave the first (1, 3).
 BEN = {
-    1: ("contradiction", ["Negation"]),  # agrees
-    2: ("contradiction", ["Negation", "Double negation"]),  # tags differ
+    1: ("contradiction", ["Negation", "Double negation"]),  # tags differ
+    2: ("contradiction", []),  # agrees on the label
     3: ("entailment", ["Quantifiers"]),  # tags differ
-    4: ("contradiction", ["Quantifiers", "Upward monotone"]),  # label differs
+    4: ("contradiction", []),  # label differs
 }
 
 
@@ -80,8 +81,14 @@ def test_reviews_spread_breadth_first_and_are_checked(engine):
     with pytest.raises(UserError, match="you wrote this example"):
         submit_review(engine, "s", "ana", 2, "neutral", ["Negation"])
     with pytest.raises(DraftInvalid) as caught:
-        submit_review(engine, "s", "ben", 2, None, [])
+        submit_review(engine, "s", "ben", 3, None, [])
     assert [p.field for p in caught.value.problems] == ["label", "tags"]
+    # Example 2 is 1 reversed: ben tagged the pair with 1, so 2 needs a label only (26.12).
+    with pytest.raises(DraftInvalid) as caught:
+        submit_review(engine, "s", "ben", 2, None, [])
+    assert [p.field for p in caught.value.problems] == ["label"]
+    with pytest.raises(UserError, match="you tagged this pair already \\(example 1\\)"):
+        submit_review(engine, "s", "ben", 2, "contradiction", ["Quantifiers"])
 
 
 def test_agreement_on_labels_and_tags(engine):
@@ -96,24 +103,24 @@ def test_agreement_on_labels_and_tags(engine):
     )
     assert review["labels"]["alpha"] == pytest.approx(reference)
     assert review["labels"]["pairwise_agreement"] == 0.75
-    # Tags: Jaccard 1, 1/2, 1/2, 1; identical sets on examples 1 and 4.
+    # Tags (one set per pair, on both directions): Jaccard 1/2 everywhere.
     tags = review["tags"]
-    assert tags["mean_jaccard"] == pytest.approx(0.75)
-    assert tags["exact_match"] == 0.5
+    assert tags["mean_jaccard"] == pytest.approx(0.5)
+    assert tags["exact_match"] == 0.0
     negation = krippendorff.alpha(
         reliability_data=np.array([[1, 1, 0, 0], [1, 1, 0, 0]], dtype=float),
         level_of_measurement="nominal",
     )
     assert tags["per_tag"]["Negation"]["alpha"] == pytest.approx(negation) == 1.0
     upward = krippendorff.alpha(
-        reliability_data=np.array([[0, 0, 1, 1], [0, 0, 0, 1]], dtype=float),
+        reliability_data=np.array([[0, 0, 1, 1], [0, 0, 0, 0]], dtype=float),
         level_of_measurement="nominal",
     )
     assert tags["per_tag"]["Upward monotone"]["alpha"] == pytest.approx(upward)
-    assert tags["per_tag"]["Double negation"]["codings"] == 1
+    assert tags["per_tag"]["Double negation"]["codings"] == 2
     assert "Datives" not in tags["per_tag"]
     logic = krippendorff.alpha(
-        reliability_data=np.array([[1, 1, 1, 1], [1, 1, 0, 1]], dtype=float),
+        reliability_data=np.array([[1, 1, 1, 1], [1, 1, 0, 0]], dtype=float),
         level_of_measurement="nominal",
     )
     assert tags["per_category"]["Logic"]["alpha"] == pytest.approx(logic)
@@ -122,8 +129,9 @@ def test_agreement_on_labels_and_tags(engine):
 def test_the_disagreement_queue_and_who_settles_it(engine):
     ben_reviews_all(engine)
     queue = disagreement_queue(engine, "s")
+    # Each pair's tags are disputed once, on its first direction (26.12).
     assert [(e.example.id, e.disputed) for e in queue] == [
-        (2, ["tags"]),
+        (1, ["tags"]),
         (3, ["tags"]),
         (4, ["label"]),
     ]
@@ -132,20 +140,25 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
         ("ana", "author", "neutral"),
         ("ben", "reviewer", "contradiction"),
     ]
-    # The author settles, or someone who took no part; the reviewer does not.
+    # Someone who took no part settles; the reviewer does not, nor the author on her own say.
     assert disagreement_queue(engine, "s", "ben") == []
-    assert (
-        len(disagreement_queue(engine, "s", "ana"))
-        == len(disagreement_queue(engine, "s", "cara"))
-        == 3
-    )
+    assert disagreement_queue(engine, "s", "ana") == []
+    assert len(disagreement_queue(engine, "s", "ana", override=True)) == 3
+    assert len(disagreement_queue(engine, "s", "cara")) == 3
     with pytest.raises(UserError, match="ben reviewed example 4"):
         settle(engine, "s", 4, "ben", "contradiction", ["Quantifiers"])
     with pytest.raises(UserError, match="no open disagreement"):
-        settle(engine, "s", 1, "ana", "contradiction", ["Negation"])
+        settle(engine, "s", 2, "cara", "contradiction", ["Negation"])
 
     settled = settle(
-        engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"], "ben is right"
+        engine,
+        "s",
+        4,
+        "ana",
+        "contradiction",
+        ["Quantifiers", "Upward monotone"],
+        "ben is right",
+        override_reason="the only other curator is ben",
     )
     assert settled.label == "contradiction" and settled.version == 2
     history = example_history(engine, "s", 4)
@@ -155,16 +168,67 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
         "ana",
     )
     # Keeping the author's values settles too, without a new version.
-    kept = settle(engine, "s", 2, "cara", "contradiction", ["Negation"], "one tag is enough")
+    kept = settle(engine, "s", 1, "cara", "contradiction", ["Negation"], "one tag is enough")
     assert kept.version == 1
     assert [e.example.id for e in disagreement_queue(engine, "s")] == [3]
     # Agreement still compares the independent judgements, not the settled values.
     assert set_statistics(engine, "s")["review"]["labels"]["pairwise_agreement"] == 0.75
 
 
+def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):
+    """26.11: adjudication needs someone other than the author, or an override with a reason."""
+    from sqlmodel import Session, select
+
+    from annotate.store.curation_models import CurationDecision
+
+    ben_reviews_all(engine)
+    for reason in ("", "   "):
+        with pytest.raises(UserError, match="ana wrote example 4: someone who neither wrote"):
+            settle(engine, "s", 4, "ana", "contradiction", ["Quantifiers"], override_reason=reason)
+    assert 4 in [e.example.id for e in disagreement_queue(engine, "s")]  # nothing settled
+    settle(
+        engine,
+        "s",
+        4,
+        "ana",
+        "neutral",
+        ["Quantifiers", "Upward monotone"],
+        override_reason=" sole curator ",
+    )
+    settle(engine, "s", 1, "cara", "contradiction", ["Negation"])
+    with Session(engine) as session:
+        stored = {
+            d.example_id: (d.decided_by, d.override_reason)
+            for d in session.scalars(select(CurationDecision))
+        }
+    assert stored == {4: ("ana", "sole curator"), 1: ("cara", None)}
+
+
+def test_a_pairs_tags_are_reviewed_and_settled_once(engine):
+    """26.12: tags belong to the pair; two reviewers disputing them on either direction give
+    one tag dispute, settled once for both directions."""
+    submit_review(engine, "s", "ben", 1, "contradiction", ["Negation", "Double negation"])
+    submit_review(engine, "s", "cara", 2, "contradiction", ["Negation", "Double negation"])
+    queue = disagreement_queue(engine, "s")
+    assert [(e.example.id, e.disputed) for e in queue] == [(1, ["tags"])]
+    roles = [(o.who, o.role) for o in queue[0].opinions]
+    assert roles == [
+        ("ana", "author"),
+        ("ben", "reviewer"),
+        ("cara", "reviewer of the reverse direction"),
+    ]
+    assert disagreement_queue(engine, "s", "cara") == []  # she took part in the tag dispute
+    settle(engine, "s", 1, "dan", "contradiction", ["Negation", "Double negation"])
+    assert disagreement_queue(engine, "s") == []
+    assert get_example(engine, "s", 2).fine_tags == ["Negation", "Double negation"]
+    # ben reviews the reverse direction: a label only, his tags come with it
+    submit_review(engine, "s", "ben", 2, "contradiction", [])
+    assert disagreement_queue(engine, "s") == []
+
+
 def test_a_later_disagreeing_review_reopens_a_settled_example(engine):
     ben_reviews_all(engine)
-    settle(engine, "s", 4, "ana", "contradiction", ["Quantifiers", "Upward monotone"])
+    settle(engine, "s", 4, "cara", "contradiction", ["Quantifiers", "Upward monotone"])
     assert 4 not in [e.example.id for e in disagreement_queue(engine, "s")]
     submit_review(engine, "s", "cara", 4, "neutral", ["Quantifiers", "Upward monotone"])
     assert 4 in [e.example.id for e in disagreement_queue(engine, "s")]

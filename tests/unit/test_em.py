@@ -103,7 +103,7 @@ def test_the_report_gives_the_converged_dawid_skene_where_crowd_kit_stops_early(
     ours = dawid_skene(task, worker, answer, 56, 8, 3)
     assert ours.log_likelihood == pytest.approx(fit["log_likelihood"])
     assert (ours.answers != early).sum() >= 5
-    shown = {d["item"]: d["dawid_skene"] for d in m["disagreements"]}
+    shown = {d["item"]: d["answers"]["dawid_skene"] for d in m["disagreements"]}
     for t in np.flatnonzero(ours.answers != early):
         if str(t) in shown:
             assert shown[str(t)] == CB[ours.answers[t]]
@@ -156,7 +156,7 @@ def test_the_reports_mace_answers_are_rebuilt_from_the_label_export(cli, workspa
         majority[item] = winners[0] if len(winners) == 1 else None
     for item in items:
         if item in shown:
-            assert shown[item]["mace"] == rebuilt[item]
+            assert shown[item]["answers"]["mace"] == rebuilt[item]
         elif majority[item] is not None:
             assert rebuilt[item] == majority[item]
     mace_score = next(e for e in r["model_aggregation"]["estimators"] if e["method"] == "mace")

@@ -568,7 +568,14 @@ def test_benchmark_exports_every_task_into_one_folder_and_zip(cli, workspace, tm
     simulated_study(workspace.engine, tmp_path, "superglue/wsc", name="wsc", k=3)
     simulated_study(workspace.engine, tmp_path, "glue/sst2", name="sst", k=0)
     out = tmp_path / "out"
-    result = cli("export", "--benchmark", "superglue", "--to", out, "--zip")
+    # Two RTE studies: refused as `report --benchmark` refuses, in the same words.
+    refused = cli("export", "--benchmark", "superglue", "--to", out)
+    words = "superglue/rte has 2 studies (rte-old, rte-new): choose one with --study"
+    assert refused.code == 1 and words in " ".join(refused.stderr.split())
+    reported = cli("report", "--benchmark", "superglue")
+    assert reported.code == 1 and words in " ".join(reported.stderr.split())
+    assert not out.exists()
+    result = cli("export", "--benchmark", "superglue", "--study", "rte-new", "--to", out, "--zip")
     assert result.code == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         "RTE.jsonl",
@@ -731,7 +738,9 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
     assert len(rows) == SAMPLE
     for r in rows:
         assert len(r["ratings"]) == r["n_labels"] == 5
-        assert r["majority"] == pytest.approx(sum(r["ratings"]) / 5)
+        # 26.9: the column is named after what it holds (the protocol's mean), not "majority"
+        assert list(r) == ["item_id", "n_labels", "ratings", "mean", "gold"]
+        assert r["mean"] == pytest.approx(sum(r["ratings"]) / 5)
         assert isinstance(r["gold"], float)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from annotate.report.build import study_report
-from annotate.report.render.table import render_markdown
+from annotate.report.render.markdown import render_markdown
 from annotate.report.stats.gwet import gwet_ac1
 from annotate.simulate import simulate
 from tests.engine_helpers import rte_study
@@ -100,8 +100,8 @@ def test_dawid_skene_beats_the_majority_and_finds_the_spammer(workspace, tmp_pat
         assert score["majority"] == report.task_score.value
         for method in totals:
             totals[method] += score[method]
-        ds = {a.annotator: a.dawid_skene_accuracy for a in m.annotators}
-        mace = {a.annotator: a.mace_competence for a in m.annotators}
+        ds = {a.annotator: a.competence["dawid_skene"] for a in m.annotators}
+        mace = {a.annotator: a.competence["mace"] for a in m.annotators}
         assert min(ds, key=ds.get) == "sim4"
         assert min(mace, key=mace.get) == "sim4"
     assert totals["dawid_skene"] >= totals["majority"]
@@ -112,11 +112,11 @@ def test_the_report_shows_model_aggregation_and_ac1_in_every_format(workspace, t
     m = report.model_aggregation
     # each annotator's confusion matrix: truth -> answer -> probability, rows summing to 1
     for a in m.annotators:
-        for row in a.dawid_skene_confusion.values():
+        for row in a.confusion["dawid_skene"].values():
             assert sum(row.values()) == pytest.approx(1.0)
     # every disagreement listed is one where a model's answer differs from the majority's
     for d in m.disagreements:
-        assert d.majority != d.dawid_skene or d.majority != d.mace
+        assert d.majority != d.answers["dawid_skene"] or d.majority != d.answers["mace"]
     changed = next(e for e in m.estimators if e.method == "dawid_skene").n_changed
     assert changed <= len(m.disagreements)
     data = report.to_json()
@@ -129,6 +129,38 @@ def test_the_report_shows_model_aggregation_and_ac1_in_every_format(workspace, t
     assert "## Model-based aggregation" in text
     assert "## Estimated annotator competence" in text
     assert "| Gwet's AC1 |" in text
+
+
+def test_a_third_model_reaches_every_table_through_the_one_interface(
+    workspace, tmp_path, monkeypatch
+):
+    # A model added to `ESTIMATORS` gets its score row, its competence column and its answer
+    # column in the disagreements, with nothing else changed: here a deliberately contrary one
+    # (the runner-up answer, and each annotator's share of labels as "competence").
+    from annotate.report.aggregation import estimators
+
+    def contrary(given: estimators.FitInput) -> estimators.Fitted:
+        coded = given.coded
+        pred = np.where(given.final.pred >= 0, 1 - given.final.pred, given.final.pred)
+        counts = given.frame["worker"].value_counts()
+        share = {int(w): int(n) / len(given.frame) for w, n in counts.items()}
+        assert len(coded.classes) == 2
+        return estimators.Fitted(pred, share)
+
+    third = estimators.Estimator("contrary", "Contrary", "Contrary share", contrary)
+    monkeypatch.setattr(estimators, "ESTIMATORS", (*estimators.ESTIMATORS, third))
+    report = spammer_study(workspace, tmp_path, 6)
+    m = report.model_aggregation
+    assert [e.method for e in m.estimators] == ["majority", "dawid_skene", "mace", "contrary"]
+    assert m.competence_titles["contrary"] == "Contrary share"
+    assert sum(a.competence["contrary"] for a in m.annotators) == pytest.approx(1.0)
+    assert all(d.answers["contrary"] != d.majority for d in m.disagreements)
+    text = render_markdown(report)
+    assert (
+        "| Annotator | Labels | Dawid–Skene accuracy | MACE competence | Contrary share |" in text
+    )
+    assert "| Item | Votes | Majority | Dawid–Skene | MACE | Contrary | Gold |" in text
+    assert "| Contrary |" in text
 
 
 def test_annotate_agreement_gives_ac1_of_the_four_rater_example(cli, tmp_path: Path):

@@ -18,6 +18,7 @@ from annotate.protocol.progress import (
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.status import progress_warnings, study_status
 from annotate.protocol.studies import TEST, load_study
+from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import Label
 from tests.engine_helpers import rte_study
@@ -41,9 +42,9 @@ def test_progress_of_a_study_mid_way(workspace, tmp_path):
     by_name = {a.name: a for a in p.annotators}
     assert set(by_name) == {"[b]ana[/b]", "ben", "chloé", "dev", "eve"}
     ana, ben, dev, eve = by_name["[b]ana[/b]"], by_name["ben"], by_name["dev"], by_name["eve"]
-    assert (ana.phase, ana.test_done, ana.flags, ana.agreement) == ("test", 8, 1, 1.0)
+    assert (ana.phase, ana.test_done, ana.flags) == ("test", 8, 1)
     assert ana.gate_reason == "accuracy 1.00 >= threshold 0.75 (4 items)"
-    assert ben.agreement == 0.8  # one of his 5 answers on items with a majority is against it
+    assert ben.test_done == 6
     assert (dev.phase, dev.gate, dev.training_accuracy) == ("rejected", "rejected", 0.5)
     assert (eve.phase, eve.gate, eve.training_done, eve.gate_reason) == (
         "training",
@@ -87,8 +88,7 @@ def test_a_revised_label_makes_the_tracker_read_afresh(workspace, tmp_path):
     session.revise(item, "entailment" if value == "not_entailment" else "not_entailment")
     after = tracker.refresh(workspace.engine, NOW)
     assert without_time(after) == without_time(study_progress(workspace.engine, ctx, NOW))
-    ben = lambda p: next(a for a in p.annotators if a.name == "ben")  # noqa: E731
-    assert ben(after).agreement != ben(before).agreement
+    assert tracker.revision is not None and after.labels_total == before.labels_total
 
 
 def test_the_change_stamp_moves_with_labels_decisions_and_flag_actions(workspace, tmp_path):
@@ -142,14 +142,15 @@ def test_catch_and_refresher_answers_are_not_test_labels(workspace, tmp_path):
     assert phases[catch.CATCH] > 0 and phases[catch.REFRESHER] > 0
     ctx = load_study(workspace.engine, "c")
     p = study_progress(workspace.engine, ctx)
-    assert p.labels_total == phases[TEST] == 60
-    assert p.histogram == {0: 0, 1: 0, 2: 0, 3: 20} and p.complete
+    # The drifting annotator used every refresher item and was paused (no more test items).
+    assert p.labels_total == phases[TEST] < 60
+    assert sum(p.histogram.values()) == 20 and not p.complete
     status = study_status(workspace.engine, ctx)
     assert {a.name: a.test_done for a in p.annotators} == {
         a["name"]: a["test_done"] for a in status["annotators"]
     }
     later = p.computed_at + timedelta(hours=2)
-    assert (
-        progress_warnings(ctx, p, later)
-        == study_status(workspace.engine, ctx, now=later)["warnings"]
-    )
+    said = study_status(workspace.engine, ctx, now=later)["warnings"]
+    paused = [w for w in said if " is paused: " in w]  # the console has it from catch_report
+    assert len(paused) == 1 and paused[0] in catch_report(workspace.engine, ctx).warnings
+    assert progress_warnings(ctx, p, later) == [w for w in said if w not in paused]

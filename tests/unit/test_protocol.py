@@ -131,7 +131,10 @@ def test_median_gate_waits_then_decides_in_a_batch(workspace, tmp_path: Path):
     assert sessions[0].next_item() is None
     # 2 admitted of k = 5: closing warns that the study cannot complete, so it needs force
     decisions = gate.close_training(
-        workspace.engine, load_study(workspace.engine, ctx.study.name), force=True
+        workspace.engine,
+        load_study(workspace.engine, ctx.study.name),
+        force=True,
+        reason="pilot run",
     )
     assert {d.name: d.admitted for d in decisions} == {"a": True, "b": True, "c": False}
     assert all(d.threshold == 1.0 for d in decisions)

@@ -660,14 +660,19 @@ def test_benchmark_score_over_several_studies_is_marked_partial(cli, workspace):
     r = report_json(cli, "rte", "--bootstrap", "0")
     b = r["benchmark"]
     assert b["benchmark"] == "glue" and b["partial"] is True
-    scores = {t["task"]: t["task_score"] for t in b["tasks"]}
-    assert scores == pytest.approx({"glue/rte": 0.5, "glue/mrpc": 1.0})
-    assert b["score"] == pytest.approx(0.75)
+    # A one-study report loads one study: the other task's study is named, not scored.
+    scores = {t["task"]: (t["study"], t["task_score"]) for t in b["tasks"]}
+    assert scores == {"glue/rte": ("rte", 0.5), "glue/mrpc": ("mrpc", None)}
+    assert b["score"] is None and "annotate report --benchmark glue" in b["note"]
     assert (
         b["n_tasks_covered"] == 2 and "glue/cola" in b["missing"] and "glue/ax" not in b["missing"]
     )
     table = cli("report", "rte", "--bootstrap", "0").stdout
-    assert "glue score (partial, 2 of" in table
+    assert "glue: partial, 2 of" in table
+    row = cli("report", "--benchmark", "glue", "--bootstrap", "0", "--format", "json").json()
+    assert {t["task"]: t["task_score"]["value"] for t in row["tasks"]} == pytest.approx(
+        {"glue/rte": 0.5, "glue/mrpc": 1.0}
+    )
 
 
 def test_without_gold_scores_are_omitted_but_agreement_is_computed(cli, workspace):
@@ -771,3 +776,54 @@ def test_the_humans_interval_draws_annotators_afresh_and_contains_its_point(cli,
 
     table_out = cli("report", "varied", "--bootstrap", "200").stdout
     assert "Annotators like these, not only these:" in " ".join(table_out.split())
+
+
+def undefined_subset_study(engine: Any) -> None:
+    """A diagnostic study where Logic holds three entailment items, all answered right, and
+    each Knowledge tag one item: their R3 is undefined (a correlation needs two classes)."""
+    golds = [E, E, E, N, C, N]
+    items, labels = [], {}
+    for i, gold in enumerate(golds):
+        tags = {"Logic": ["Negation"]} if i < 3 else {"Knowledge": [f"Tag {i}"]}
+        items.append({"source_id": str(i), "gold": gold, "tags": tags})
+        labels[str(i)] = [gold] * 3
+    add_study(engine, "ax-small", "glue/ax", items, labels)
+
+
+def test_an_undefined_r3_says_why_in_every_format(cli, workspace, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the table's cells unwrapped
+    undefined_subset_study(workspace.engine)
+    d = report_json(cli, "ax-small", "--bootstrap", "50")["diagnostics"]
+    logic = d["coarse"]["Logic"]
+    assert logic["n"] == 3 and logic["value"] is None and logic["undefined"] == "one class"
+    assert logic["ci_low"] is None and logic["ci_high"] is None
+    assert d["fine"]["Knowledge"]["Tag 4"]["undefined"] == "one class"
+    assert d["coarse"]["Knowledge"]["value"] == pytest.approx(1.0)  # N, C, N: defined
+    assert "undefined" not in d["coarse"]["Knowledge"]
+    for fmt in ("table", "markdown", "html"):
+        out = " ".join(cli("report", "ax-small", "--format", fmt).stdout.split())
+        assert "0.00 [0.00, 0.00]" not in out, fmt
+        assert "undefined (n=3, one class)" in out, fmt
+        assert "undefined (n=1, one class)" in out, fmt
+
+
+def test_the_console_chart_draws_no_bar_for_an_undefined_r3(workspace):
+    from annotate.report.build import study_report
+    from annotate.tui.console.charts import report_charts
+
+    undefined_subset_study(workspace.engine)
+    charts = report_charts(study_report(workspace.engine, "ax-small", bootstrap=0))
+    assert charts.r3_categories == ["Knowledge"]
+    assert charts.r3_series["humans"] == [pytest.approx(1.0)]
+    assert charts.r3_undefined == ["Logic: undefined (n=3, one class)"]
+
+
+def test_the_console_annotator_chart_promises_no_interval_it_does_not_draw(workspace):
+    """26.10: on an R3 task the chart draws points alone, so its title names no interval."""
+    from annotate.report.build import study_report
+    from annotate.tui.console.charts import annotators_title, report_charts
+
+    undefined_subset_study(workspace.engine)
+    charts = report_charts(study_report(workspace.engine, "ax-small", bootstrap=0))
+    assert all(p.low is None for p in charts.annotators)
+    assert annotators_title(charts) == "Each annotator's task score (no interval drawn)"

@@ -6,6 +6,7 @@ and the benchmark's human row averages by the leaderboard's rule. Fixtures are o
 from __future__ import annotations
 
 import csv
+import html
 import re
 import shutil
 import subprocess
@@ -107,7 +108,10 @@ def test_html_without_matplotlib_keeps_every_table_and_names_the_missing_figures
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
     page = cli("report", "ax", "--format", "html", "--bootstrap", "0", "--model", model).stdout
     assert "<svg" not in page
-    assert "need matplotlib" in page and "annotate[report]" in page
+    assert (
+        "need matplotlib" in page
+        and html.escape("pip install 'annotate-baselines[report]'") in page
+    )
     for title in ("Majority-of-k curve", "Confusion matrix", "R3 per phenomenon"):
         assert title in page
     for heading in (

@@ -186,5 +186,6 @@ def test_researcher_commands_never_print_tokens(cli, workspace, study, fake_app,
             "failed_logins": 1,
             "created_at": listed[0]["created_at"],
             "synthetic": False,
+            "platform": None,
         }
     ]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from annotate import specs
 from annotate.errors import UserError
@@ -30,49 +30,17 @@ from annotate.report.model.schema import (
     Estimate,
 )
 from annotate.report.sections.datasheet import build_datasheet
-from annotate.scoring.benchmark import TASK_GROUPS, average_tasks, benchmark_tasks
+from annotate.scoring.benchmark import (
+    TASK_GROUPS,
+    average_tasks,
+    benchmark_tasks,
+    choose_studies,
+    missing_tasks,
+)
 from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import read_predictions
 from annotate.scoring.scorers import scorer_for
-from annotate.store.models import Study
-
-BENCHMARKS = ("glue", "superglue")
-
-
-def choose_studies(engine: Engine, benchmark: str, chosen: Sequence[str] = ()) -> dict[str, str]:
-    """Task -> study name for each task of `benchmark` with a study. A task with several
-    studies must be chosen (`chosen` names studies); UserError otherwise."""
-    if benchmark not in BENCHMARKS:
-        raise UserError(f"unknown benchmark {benchmark!r}: glue or superglue")
-    tasks = {t.name for t in benchmark_tasks(benchmark)}
-    with engine.connect() as conn:
-        rows = conn.execute(select(Study.name, Study.task).order_by(Study.id)).all()
-    by_task: dict[str, list[str]] = {}
-    for name, task in rows:
-        if task in tasks:
-            by_task.setdefault(task, []).append(name)
-    known = {name: task for name, task in rows}
-    picked: dict[str, str] = {}
-    for name in chosen:
-        if name not in known:
-            raise UserError(f"--study {name}: no such study")
-        if known[name] not in tasks:
-            raise UserError(f"--study {name}: its task {known[name]} is not a {benchmark} task")
-        if known[name] in picked:
-            raise UserError(
-                f"--study: two studies of {known[name]} ({picked[known[name]]}, {name})"
-            )
-        picked[known[name]] = name
-    for task, names in by_task.items():
-        if task in picked:
-            continue
-        if len(names) > 1:
-            raise UserError(
-                f"{task} has {len(names)} studies ({', '.join(names)}): choose one with --study"
-            )
-        picked[task] = names[0]
-    return picked
 
 
 def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
@@ -100,7 +68,8 @@ def benchmark_report(
             raise UserError(
                 f"--model {folder}: with --benchmark, give a folder of submission files"
             )
-    chosen = choose_studies(engine, benchmark, studies)
+    choice = choose_studies(engine, benchmark, studies).require()
+    chosen = choice.chosen
     components = benchmark_tasks(benchmark)
     names = [t.name for t in components]
     bootstrap = max(0, int(bootstrap))
@@ -138,6 +107,7 @@ def benchmark_report(
             models={m.name: m.task_score for m in report.models if m.task_score is not None},
             datasheet=report.datasheet,
             summary=report.summary,
+            interval=report.headline_interval,
         )
         rows.append(row)
         if report.task_score.value is None:
@@ -162,10 +132,7 @@ def benchmark_report(
     human = {r.task: r.task_score.value for r in rows if r.task_score.value is not None}
     average = average_tasks(human, names)
     estimate = _average_estimate(average.score, human_reps, names, bootstrap)
-    missing = [g for g in average.groups if g not in average.group_scores]
-    missing += [
-        t for t in names if TASK_GROUPS.get(t, t) in average.group_scores and t not in human
-    ]
+    missing = missing_tasks(names, human)
     model_rows = []
     for name in [Path(f).name or str(f) for f in model_dirs]:
         scores = model_scores.get(name, {})

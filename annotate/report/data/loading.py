@@ -21,8 +21,8 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.errors import UserError
-from annotate.protocol import flags
-from annotate.protocol.state import derived_state
+from annotate.protocol import flags, standing
+from annotate.protocol.gate import latest_closure
 from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
 
 TEST_PHASE = "test"
@@ -52,6 +52,9 @@ class StudyData:
     (as stored: text, number, dict or entity text), seconds (answered_at - shown_at)."""
     gate_decisions: list[dict[str, Any]] = field(default_factory=list)
     """Every gate decision of the study, oldest first."""
+    gate_closure: dict[str, Any] | None = None
+    """Who closed training and when, and why when forced (`gate.Closure.as_dict`); None while
+    open or for a gate closed before schema 10."""
     dev_class_counts: dict[str, int] | None = None
     """Gold class counts of the training (dev) dataset: the `dev-majority-class` tie rule."""
     excluded: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -63,6 +66,8 @@ class StudyData:
     """The excluded items' rows (as in `items`)."""
     synthetic: frozenset[str] = frozenset()
     """Names of annotators made by `annotate simulate`."""
+    roster: list[dict[str, str]] = field(default_factory=list)
+    """Everyone in the study (standing.roster), by name: name, phase, gate."""
 
     @property
     def n_sample(self) -> int:
@@ -139,8 +144,13 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
     protocol = specs.validate_protocol(study.protocol, origin=f"study {study_name!r}")
     dialect = engine.dialect.name
     assert study.id is not None
-    with Session(engine) as session:  # the state follows the data (protocol/state.py)
-        state = derived_state(session, study.id, protocol.annotators_per_item, study.state)
+    with Session(engine) as session:  # the state follows the data (protocol/standing.py)
+        state = standing.state_of(session, study.id, protocol.annotators_per_item, study.state)
+        roster = [
+            {"name": m.name, "phase": m.phase, "gate": m.gate}
+            for m in standing.roster(session, study.id)
+        ]
+        closure = latest_closure(session, study.id)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
         labels = _load_labels(conn, study.id, dialect, items)
@@ -169,11 +179,13 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         items=items,
         labels=labels,
         gate_decisions=gate,
+        gate_closure=None if closure is None else closure.as_dict(),
         dev_class_counts=dev_counts,
         excluded=excluded,
         excluded_labels=excluded_labels,
         excluded_items=excluded_items,
         synthetic=synthetic,
+        roster=roster,
     )
 
 

@@ -21,7 +21,10 @@ def plain(value: Any) -> Any:
         order = value.key_order() if isinstance(value, JsonData) else None
         if order is not None:
             names = [n for n in order if n in names]
-        return {n: plain(getattr(value, n)) for n in names}
+        out = {n: plain(getattr(value, n)) for n in names}
+        if isinstance(value, JsonData):
+            out.update({k: plain(v) for k, v in value.extra_keys().items()})
+        return out
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -42,6 +45,10 @@ class JsonData:
     def key_order(self) -> list[str] | None:
         """The JSON's key order where it is not the fields' order (kept as it always was)."""
         return None
+
+    def extra_keys(self) -> dict[str, Any]:
+        """Keys written after the fields' (a report's computed sections)."""
+        return {}
 
     def to_json(self) -> dict[str, Any]:
         return plain(self)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from annotate.report.model.base import JsonData, _none
+from annotate.scoring.diagnostics import undefined_text
 
 
 class AgreementEstimate(Protocol):
@@ -298,6 +299,8 @@ class PhenomenonScore(JsonData):
     ci_high: float | None
     models: dict[str, PhenomenonScore] | None = None
     """The same score of each model (only on the human row)."""
+    undefined: str | None = None
+    """Why there is no value ("one class": the subset's gold holds one class); else None."""
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> PhenomenonScore:
@@ -308,10 +311,17 @@ class PhenomenonScore(JsonData):
             d["ci_low"],
             d["ci_high"],
             None if models is None else {m: cls.of(e) for m, e in models.items()},
+            d.get("undefined"),
         )
 
     def omitted(self) -> set[str]:
-        return _none(self, "models")
+        return _none(self, "models", "undefined")
+
+    def text(self, digits: int = 2) -> str:
+        """The value as every format writes it: `0.57`, or `undefined (n=3, one class)`."""
+        if self.undefined is not None:
+            return undefined_text(self.n, self.undefined)
+        return "–" if self.value is None else f"{self.value:.{digits}f}"
 
 
 @dataclass
@@ -363,9 +373,11 @@ class ModelRow(JsonData):
     task_score: Estimate | None
     paired: PairedTest | None = None
     """Classification only (left out without gold)."""
+    interval: HeadlineInterval | None = None
+    """The task score's interval by the one rule (scoring.intervals.quoted_interval)."""
 
     def omitted(self) -> set[str]:
-        return {"paired"} if self.scores is None else set()
+        return {"paired", "interval"} if self.scores is None else set()
 
 
 @dataclass
@@ -431,6 +443,17 @@ class GateDecisionRow(JsonData):
 
 
 @dataclass
+class RosterEntry(JsonData):
+    """One annotator of the study (protocol/standing.py): phase and gate verdict."""
+
+    name: str
+    phase: str
+    """training, waiting, test or rejected."""
+    gate: str
+    """pending, admitted or rejected."""
+
+
+@dataclass
 class Gate(JsonData):
     decisions: list[GateDecisionRow]
     """Every decision, oldest first."""
@@ -438,6 +461,11 @@ class Gate(JsonData):
     """Annotators whose latest decision admitted them."""
     refused: list[str]
     rules: list[str]
+    roster: list[RosterEntry] = field(default_factory=list)
+    """Everyone with a gate decision or a label, by name (empty without a store)."""
+    closure: dict[str, Any] | None = None
+    """Who closed training, when, and (forced past warnings) the warnings and the reason;
+    null while open or when the close predates schema 10."""
 
 
 @dataclass
@@ -457,10 +485,14 @@ class BenchmarkTask(JsonData):
 
 @dataclass
 class Benchmark(JsonData):
-    """The GLUE / SuperGLUE score over the store's latest study of each task."""
+    """Where a one-study report's study stands in its benchmark: the study chosen for each
+    task (scoring.benchmark.choose_studies), this study's score (no other study is loaded;
+    `report --benchmark` scores the benchmark), the missing tasks."""
 
     benchmark: str
     score: float | None
+    """The benchmark score when this study is the only one the benchmark has; None when other
+    tasks have studies (scoring them would load them: `annotate report --benchmark`)."""
     partial: bool
     n_tasks: int
     n_tasks_covered: int
@@ -533,6 +565,9 @@ class StudyReport(JsonData):
     n_gold_suspects: int = 0
     """How many items are gold suspects: `gold_suspects` lists the strongest
     `GOLD_SUSPECTS_LISTED` (1,000) of them."""
+    extra_sections: dict[str, Any] = field(default_factory=dict)
+    """Sections with their own computation (`sections.registry`), by name: each is one more
+    key of the JSON, after the keys above (left out when None)."""
 
     def omitted(self) -> set[str]:
         return _none(
@@ -544,7 +579,10 @@ class StudyReport(JsonData):
             "flags",
             "model_aggregation",
             "catch",
-        )
+        ) | {"extra_sections"}
+
+    def extra_keys(self) -> dict[str, Any]:
+        return {k: v for k, v in self.extra_sections.items() if v is not None}
 
 
 # --- sections computed beside the headline (early stop, flags, model aggregation, catch) ---
@@ -618,7 +656,9 @@ class AggregationScore(JsonData):
     """The human score when the labels are aggregated by `method`."""
 
     method: str
-    """"majority" (the study's own rule), "dawid_skene" or "mace"."""
+    """"majority" (the study's own rule), "dawid_skene", "mace" (`aggregation.estimators`)."""
+    title: str
+    """The method's name in the tables."""
     scores: dict[str, Estimate]
     task_score: Estimate
     interval: HeadlineInterval | None
@@ -631,12 +671,13 @@ class AggregationScore(JsonData):
 class AnnotatorCompetence(JsonData):
     annotator: str
     n_labels: int
-    dawid_skene_accuracy: float | None
-    """Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k)."""
-    dawid_skene_confusion: dict[str, dict[str, float]]
-    """truth -> answer -> estimated probability (rows sum to 1)."""
-    mace_competence: float | None
-    """MACE's estimated probability that the annotator is not spamming (knows the answer)."""
+    competence: dict[str, float | None]
+    """Method -> the annotator's estimated competence: Dawid–Skene's probability of a right
+    answer (Σ_k prior(k) · P(answer k | truth k)), MACE's probability that the annotator is
+    not spamming (knows the answer)."""
+    confusion: dict[str, dict[str, dict[str, float]]]
+    """Method -> truth -> answer -> estimated probability (rows sum to 1), for the methods
+    that estimate a confusion matrix (Dawid–Skene)."""
 
 
 @dataclass
@@ -644,8 +685,8 @@ class AggregationDisagreement(JsonData):
     item: str
     votes: dict[str, int]
     majority: str | None
-    dawid_skene: str | None
-    mace: str | None
+    answers: dict[str, str | None]
+    """Method -> its answer for the unit."""
     gold: str | None
 
 
@@ -680,6 +721,8 @@ class ModelAggregation(JsonData):
     estimators: list[AggregationScore] = field(default_factory=list)
     annotators: list[AnnotatorCompetence] = field(default_factory=list)
     disagreements: list[AggregationDisagreement] = field(default_factory=list)
+    competence_titles: dict[str, str] = field(default_factory=dict)
+    """Method -> the heading of its competence column."""
     method: str = (
         "Dawid & Skene (1979) EM over per-annotator confusion matrices from a majority-vote "
         "start; MACE (Hovy et al. 2013) EM with a per-annotator spamming probability, classes "
@@ -709,7 +752,7 @@ class CatchAnnotator(JsonData):
     correct: int
     accuracy: float | None
     threshold: float | None
-    """The gate threshold drift is judged against (recorded with the gate decision)."""
+    """The study's drift threshold (protocol.catch.catch_threshold)."""
     recent_accuracy: float | None
     drifting: bool
     """Recent catch accuracy is below the threshold now."""
@@ -744,7 +787,8 @@ class Attrition(JsonData):
     started_training: int
     """Gave at least one training answer."""
     completed_training: int
-    """Answered every training item of the study, or got a gate decision."""
+    """Answered every training item of the study (someone admitted by hand without
+    training has not)."""
     admitted: int
     """Latest gate decision: admitted."""
     rejected: int
@@ -805,6 +849,24 @@ class Exclusion(JsonData):
 
 
 @dataclass
+class CrowdSessions(JsonData):
+    """A crowd study's sessions (visits): how workers left, and what they were paid."""
+
+    platform: str
+    workers: int
+    sessions: int
+    abandoned_sessions: int
+    """Sessions left without an exit (a closed tab): their leases went back to the pool."""
+    outcomes: dict[str, int]
+    """Workers by their latest exit (completed, screened_out, ...)."""
+    median_session_minutes: float | None
+    """Median time on task per worker, from arrival to departure (consent to exit)."""
+    median_effective_hourly_pay: float | None
+    """From the latest `annotate pay` run (None before one)."""
+    currency: str | None
+
+
+@dataclass
 class Datasheet(JsonData):
     """How the numbers were obtained: what reviewers ask for in a paper's data statement."""
 
@@ -833,9 +895,11 @@ class Datasheet(JsonData):
     """The store's schema revision (read from the store)."""
     schema_head: str
     """The newest schema this annotate writes."""
+    crowd: CrowdSessions | None = None
+    """A crowd study's sessions, outcomes and pay (left out for other studies)."""
 
     def omitted(self) -> set[str]:
-        return set()
+        return _none(self, "crowd")
 
 
 # --- the benchmark's human row ----------------------------------------------------------------
@@ -867,6 +931,8 @@ class BenchmarkTaskRow(JsonData):
     """Model name -> its task score on the same items."""
     datasheet: Datasheet | None
     summary: str
+    interval: HeadlineInterval | None = None
+    """The task score's interval: the study report's headline interval (the one rule)."""
 
 
 @dataclass

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from annotate.report.model.schema import BenchmarkReport, Datasheet
-from annotate.report.render.table import (
-    METRIC_NAMES,
-    Section,
-    _md_cell,
-    _md_table,
-    _table,
-    interval,
-    pct,
-)
+from annotate.report.cells import METRIC_NAMES, Section, interval, pct, quoted_bounds
+from annotate.report.model.schema import BenchmarkReport, Datasheet, HeadlineInterval
+from annotate.report.render.markdown import _md_cell, _md_table
+from annotate.report.render.table import _table
 from annotate.terminal_text import SafeText as Text
 
 
-def _metric_cell(scores: dict, metrics: list[str]) -> str:
+def _metric_cell(scores: dict, metrics: list[str], quoted: HeadlineInterval | None) -> str:
     parts = []
     for m in metrics:
         e = scores[m]
-        parts.append(f"{METRIC_NAMES.get(m, m)} {pct(e.value)} {interval(e.ci_low, e.ci_high)}")
+        low, high = quoted_bounds(e, quoted if len(metrics) == 1 else None)
+        parts.append(f"{METRIC_NAMES.get(m, m)} {pct(e.value)} {interval(low, high)}")
     return "; ".join(p.strip() for p in parts)
 
 
@@ -36,9 +31,9 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
                 t.task,
                 t.study,
                 str(t.n_items),
-                _metric_cell(t.scores, t.metrics),
+                _metric_cell(t.scores, t.metrics, t.interval),
                 pct(t.task_score.value),
-                interval(t.task_score.ci_low, t.task_score.ci_high),
+                interval(*quoted_bounds(t.task_score, t.interval)),
                 *(pct(t.models[m].value) if m in t.models else "–" for m in models),
             ]
         )

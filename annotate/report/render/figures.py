@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotate import install_hint
 from annotate.errors import UserError
 from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.scoring.intervals import wilson_interval
 
-EXTRA_HINT = "pip install 'annotate[report]' (or: pip install -e '.[report]')"
+EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
 HUMAN_COLOUR, MODEL_COLOURS, PUBLISHED_COLOUR = (
     "#1f4e79",
@@ -142,8 +143,9 @@ def _annotators(ax: Any, r: StudyReport) -> None:
             low, high = lo if lo is not None else value, hi if hi is not None else value
         names.append(a.name)
         values.append(value * 100)
-        lows.append((value - low) * 100)
-        highs.append((high - value) * 100)
+        # Wilson's bound at 100% can land a rounding error below the value: never negative.
+        lows.append(max(value - low, 0.0) * 100)
+        highs.append(max(high - value, 0.0) * 100)
     y = list(range(len(names)))
     ax.errorbar(values, y, xerr=[lows, highs], fmt="o", color=HUMAN_COLOUR, capsize=3)
     majority = r.scores["accuracy"] if accuracy else r.task_score
@@ -204,10 +206,13 @@ def _diagnostics(ax: Any, r: StudyReport) -> None:
         )
     height = 0.8 / len(series)
     for s, (label, colour, values) in enumerate(series):
-        y = [i + s * height for i in range(len(rows))]
+        drawn = [(i + s * height, v) for i, v in enumerate(values) if v is not None]
         ax.barh(
-            y, [0 if v is None else v for v in values], height=height, color=colour, label=label
+            [y for y, _ in drawn], [v for _, v in drawn], height=height, color=colour, label=label
         )
+    for i, (_, e) in enumerate(rows):
+        if e.undefined is not None:  # no bar: a 0 would read as chance
+            ax.text(0.02, i, e.text(), fontsize=6, va="center", color="dimgray")
     ax.set_yticks([i + height * (len(series) - 1) / 2 for i in range(len(rows))])
     ax.set_yticklabels([name for name, _ in rows], fontsize=7)
     ax.invert_yaxis()

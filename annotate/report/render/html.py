@@ -11,10 +11,11 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from annotate.report.cells import Section
 from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.report.render.benchmark import benchmark_sections
 from annotate.report.render.figures import EXTRA_HINT, figure_specs, inline_svgs
-from annotate.report.render.table import Section, interval_lines, sections
+from annotate.report.render.table import interval_lines, sections
 from annotate.report.sections.datasheet import datasheet_sections
 
 STYLE = """

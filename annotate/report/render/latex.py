@@ -13,9 +13,15 @@ from typing import Any
 
 from annotate.errors import UserError
 from annotate.report.benchmark.published import published_row
-from annotate.report.model.schema import BenchmarkReport, Datasheet, Estimate, StudyReport
+from annotate.report.cells import METRIC_NAMES, interval, pct, quoted_bounds
+from annotate.report.model.schema import (
+    BenchmarkReport,
+    Datasheet,
+    Estimate,
+    HeadlineInterval,
+    StudyReport,
+)
 from annotate.report.render.figures import EXTRA_HINT
-from annotate.report.render.table import METRIC_NAMES
 from annotate.report.sections.datasheet import datasheet_sections
 
 SHORT_NAMES = {
@@ -42,6 +48,7 @@ SHORT_NAMES = {
     "glue/ax": "AX",
 }
 AVERAGE = ("Avg", "")
+LATEX_MISSING = "--"
 
 
 def _pandas_styler() -> None:
@@ -51,19 +58,26 @@ def _pandas_styler() -> None:
         raise UserError(f"--format latex needs jinja2 (pandas' Styler): {EXTRA_HINT}") from None
 
 
-def _cell(e: Estimate | None, intervals: str) -> str:
+def _cell(e: Estimate | None, intervals: str, quoted: HeadlineInterval | None = None) -> str:
+    """A score with its interval: `quoted` (the task score's, by the one rule) when given."""
     if e is None or e.value is None:
-        return "--"
-    text = f"{e.value * 100:.1f}"
-    if e.ci_low is None or e.ci_high is None:
+        return LATEX_MISSING
+    text = pct(e.value)
+    low, high = quoted_bounds(e, quoted)
+    if low is None or high is None:
         return text
     if intervals == "pm":
-        return f"{text} $\\pm$ {(e.ci_high - e.ci_low) * 50:.1f}"
-    return f"{text} [{e.ci_low * 100:.1f}, {e.ci_high * 100:.1f}]"
+        return f"{text} $\\pm$ {pct((high - low) / 2)}"
+    return f"{text} {interval(low, high)}"
 
 
-def _plain(value: float | None) -> str:
-    return "--" if value is None else f"{value * 100:.1f}"
+def _sole(metrics: list[str], quoted: HeadlineInterval | None) -> HeadlineInterval | None:
+    """The task score's interval for a metric cell when that metric is the task's score."""
+    return quoted if len(metrics) == 1 else None
+
+
+def _pct_or_dashes(value: float | None) -> str:
+    return pct(value, LATEX_MISSING)
 
 
 def _task_columns(task: str, metrics: list[str]) -> list[tuple[str, str]]:
@@ -107,36 +121,38 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     human = f"Human, majority of {k} (n={r.sample.n_items_scored})"
     rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
     for col, m in zip(columns, r.metrics, strict=False):
-        rows[human][col] = _cell(r.scores.get(m), intervals)
+        rows[human][col] = _cell(r.scores.get(m), intervals, _sole(r.metrics, r.headline_interval))
     if len(r.metrics) > 1:
-        rows[human][AVERAGE] = _cell(r.task_score, intervals)
+        rows[human][AVERAGE] = _cell(r.task_score, intervals, r.headline_interval)
     single = r.individual
     name = f"Human, mean single annotator ({single.task_score.n})"
     rows[name] = {
-        c: _plain(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
+        c: _pct_or_dashes(single.metrics[m].mean) for c, m in zip(columns, r.metrics, strict=False)
     }
     if len(r.metrics) > 1:
-        rows[name][AVERAGE] = _plain(single.task_score.mean)
+        rows[name][AVERAGE] = _pct_or_dashes(single.task_score.mean)
     for model in r.models:
         cells = {
-            c: _cell((model.scores or {}).get(m), intervals)
+            c: _cell((model.scores or {}).get(m), intervals, _sole(r.metrics, model.interval))
             for c, m in zip(columns, r.metrics, strict=False)
         }
         if len(r.metrics) > 1:
-            cells[AVERAGE] = _cell(model.task_score, intervals)
+            cells[AVERAGE] = _cell(model.task_score, intervals, model.interval)
         rows[f"{model.name} (n={model.n})"] = cells
     published = published_row(r.task.split("/")[0])
     if published is not None and r.task in published.scores:
         scores = published.scores[r.task]
-        cells = {c: _plain(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
+        cells = {c: _pct_or_dashes(scores.get(m)) for c, m in zip(columns, r.metrics, strict=False)}
         if len(r.metrics) > 1 and all(m in scores for m in r.metrics):
-            cells[AVERAGE] = _plain(sum(scores[m] for m in r.metrics) / len(r.metrics))
+            cells[AVERAGE] = _pct_or_dashes(sum(scores[m] for m in r.metrics) / len(r.metrics))
         rows["Human, published (not measured here)"] = cells
     how = (
-        "$\\pm$ half the width of the 95\\% bootstrap interval"
+        "$\\pm$ half the width of the 95\\% interval"
         if intervals == "pm"
-        else ("95\\% bootstrap intervals in brackets")
+        else ("95\\% intervals in brackets")
     )
+    if r.headline_interval is not None:
+        how += f"; the task score's: {_escape(r.headline_interval.method)}"
     caption = (
         f"Human performance on {_escape(SHORT_NAMES.get(r.task, r.task))} "
         f"(study {_escape(r.study)}; x100; {how})."
@@ -154,7 +170,7 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
     rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
     for t in r.tasks:
         for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
-            rows[human][c] = _cell(t.scores.get(m), intervals)
+            rows[human][c] = _cell(t.scores.get(m), intervals, _sole(t.metrics, t.interval))
     rows[human][AVERAGE] = _cell(r.average, intervals)
     for model in r.models:
         cells: dict[tuple[str, str], str] = {}
@@ -171,15 +187,16 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         for t in r.tasks:
             scores = r.published.scores.get(t.task, {})
             for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
-                cells[c] = _plain(scores.get(m))
-        cells[AVERAGE] = _plain(r.published.average)
+                cells[c] = _pct_or_dashes(scores.get(m))
+        cells[AVERAGE] = _pct_or_dashes(r.published.average)
         rows["Human (published, not measured here)"] = cells
     name = {"glue": "GLUE", "superglue": "SuperGLUE"}.get(r.benchmark, r.benchmark)
     how = (
-        "$\\pm$ half the width of the 95\\% bootstrap interval"
+        "$\\pm$ half the width of the 95\\% interval"
         if intervals == "pm"
-        else ("95\\% bootstrap intervals in brackets")
+        else ("95\\% intervals in brackets")
     )
+    how += "; a task scored by accuracy alone: Wilson's, else the bootstrap's"
     cover = f"{r.n_groups_covered} of {r.n_groups} tasks"
     if r.missing:
         cover += "; missing: " + ", ".join(SHORT_NAMES.get(m, m) for m in r.missing)

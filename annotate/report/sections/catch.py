@@ -13,7 +13,13 @@ from sqlmodel import Session
 
 from annotate.protocol import catch
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.report.model.schema import CatchAnnotator, CatchPoint, CatchReport
+from annotate.report.cells import pct
+from annotate.report.model.schema import (
+    CatchAnnotator,
+    CatchPoint,
+    CatchReport,
+)
+from annotate.report.sections.base import ReportSection
 from annotate.store.models import Annotator, Label, StudyItem
 
 
@@ -50,18 +56,20 @@ def catch_report(engine: Engine, study: str | StudyContext) -> CatchReport | Non
             else:
                 people[annotator_id] = (entry[0], entry[1], entry[2] + 1)
         annotators, warnings = [], []
+        limit = catch.catch_threshold(session, ctx)
         for annotator_id, (name, answers, refreshed) in sorted(
             people.items(), key=lambda p: p[1][0]
         ):
-            threshold = catch.gate_threshold(session, ctx, annotator_id)
-            row = _annotator(name, answers, threshold, refreshed)
+            row = _annotator(name, answers, limit.value, refreshed)
             annotators.append(row)
             if row.first_drift_at is not None:
                 warnings.append(
-                    f"{name}: recent catch accuracy fell below the gate threshold "
-                    f"{threshold:.2f} at {row.first_drift_at}"
+                    f"{name}: recent catch accuracy fell below {limit.describe()} at "
+                    f"{row.first_drift_at}"
                     + (" (still below)" if row.drifting else " (recovered since)")
                 )
+            if row.drifting and catch.refresher_exhausted(session, ctx, annotator_id):
+                warnings.append(catch.paused_warning(session, ctx, name))
     return CatchReport(
         catch_rate=ctx.protocol.catch_rate,
         catch_action=ctx.protocol.catch_action,
@@ -123,7 +131,7 @@ CATCH_HEADERS = (
     "Catch answers",
     "Accuracy",
     "Recent",
-    "Gate threshold",
+    "Threshold",
     "Drift",
     "Refresher items",
     "Latest answers (oldest first)",
@@ -141,9 +149,9 @@ def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[lis
             [
                 a.name,
                 str(a.n),
-                "–" if a.accuracy is None else f"{a.accuracy * 100:.1f}",
-                "–" if a.recent_accuracy is None else f"{a.recent_accuracy * 100:.1f}",
-                "–" if a.threshold is None else f"{a.threshold * 100:.1f}",
+                pct(a.accuracy),
+                pct(a.recent_accuracy),
+                pct(a.threshold),
                 "DRIFT" if a.drifting else ("recovered" if a.first_drift_at else "ok"),
                 str(a.refresher_items),
                 trend,
@@ -157,3 +165,6 @@ def catch_sections(c: CatchReport | None) -> list[tuple[str, list[str], list[lis
     if c.warnings:
         sections.append(("Drift warnings", ["Warning"], [[w] for w in c.warnings]))
     return sections
+
+
+SECTION = ReportSection("catch", lambda r: catch_sections(r.catch))

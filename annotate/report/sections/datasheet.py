@@ -7,6 +7,7 @@ Computed from the store (every label of both phases, the gate decisions) and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -14,12 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, func, select
+from sqlmodel import Session
 
+from annotate.protocol import standing
 from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
 from annotate.report.model.schema import (
     AnnotatorTime,
     Attrition,
     Cost,
+    CrowdSessions,
     Datasheet,
     Estimate,
     Exclusion,
@@ -27,8 +31,9 @@ from annotate.report.model.schema import (
     StudyReport,
     TimeOnTask,
 )
+from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import wilson_interval
-from annotate.store.models import Annotator, Item, Label, StudyItem
+from annotate.store.models import Annotator, Item, Label, StudyItem, Visit
 
 TRAINING = "training"
 TEST = "test"
@@ -129,20 +134,18 @@ def _store_revision(engine: Engine) -> str | None:
     return read_revision(engine)
 
 
-def attrition(labels: LabelFacts, latest_gate: dict[str, bool], n_training_items: int) -> Attrition:
-    """Attrition from the labels and each annotator's latest gate decision (name -> admitted)."""
-    training = labels.annotator[labels.phase == TRAINING]
-    names, counts = np.unique(training.astype(str), return_counts=True)
-    trained = dict(zip(names.tolist(), counts.tolist(), strict=True))
-    tested = set(labels.annotator[labels.phase == TEST].tolist())
-    started = set(trained)
-    completed = {a for a, n in trained.items() if n >= n_training_items or a in latest_gate} | set(
-        latest_gate
-    )
-    admitted = {a for a, ok in latest_gate.items() if ok}
-    rejected = {a for a, ok in latest_gate.items() if not ok}
-    left_in_training = {a for a in started if a not in completed}
-    left_after_admission = {a for a in admitted if a not in tested}
+def attrition(members: Sequence[standing.Member]) -> Attrition:
+    """Attrition over the study's roster (protocol/standing.py): everyone with a gate decision
+    or a label, so someone admitted by hand without training counts as admitted, not as
+    having trained."""
+    started = {m.name for m in members if m.training_done > 0}
+    completed = {m.name for m in members if m.quota and m.training_done >= m.quota}
+    admitted = {m.name for m in members if m.gate == standing.ADMITTED}
+    rejected = {m.name for m in members if m.gate == standing.REJECTED}
+    pending = {m.name for m in members if m.gate == standing.PENDING}
+    tested = {m.name for m in members if m.test_done > 0}
+    left_in_training = (started - completed) & pending
+    left_after_admission = admitted - tested
     abandoned = sorted(left_in_training | left_after_admission)
     decided = len(admitted) + len(rejected)
     low, high = wilson_interval(len(admitted), decided)
@@ -156,7 +159,7 @@ def attrition(labels: LabelFacts, latest_gate: dict[str, bool], n_training_items
         completed_training=len(completed),
         admitted=len(admitted),
         rejected=len(rejected),
-        undecided=len(started - set(latest_gate)),
+        undecided=len(started & pending),
         labelled_test=len(tested),
         abandoned=len(abandoned),
         abandoned_names=abandoned,
@@ -265,7 +268,8 @@ def build_datasheet(
     study = find_study(engine, report.study)
     assert study.id is not None
     labels = _label_facts(engine, study.id, test_labels)
-    latest = {d.annotator: d.admitted for d in report.gate.decisions}
+    with Session(engine) as session:
+        members = standing.roster(session, study.id)
     times = time_on_task(labels)
     protocol = dict(report.protocol)
     return Datasheet(
@@ -276,7 +280,7 @@ def build_datasheet(
         test_sample_setting=protocol.get("test_sample"),
         seed=protocol.get("seed"),
         training_items=_n_training_items(engine, study.id),
-        attrition=attrition(labels, latest, _n_training_items(engine, study.id)),
+        attrition=attrition(members),
         time_on_task=times,
         cost=_cost(times.total_minutes, hourly_rate),
         ties=_ties(report),
@@ -291,7 +295,38 @@ def build_datasheet(
         software_version=__version__,
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
+        crowd=crowd_sessions(engine, report.study),
     )
+
+
+def crowd_sessions(engine: Engine, study: str) -> CrowdSessions | None:
+    """Sessions, exits and pay of a crowd study, from its visits and the latest pay run."""
+    from sqlmodel import Session
+
+    from annotate.protocol import crowd, pay
+    from annotate.protocol.studies import load_study
+
+    ctx = load_study(engine, study)
+    if ctx.study.crowd is None:
+        return None
+    with Session(engine) as session:
+        seconds = pay.time_on_task(session, ctx.id)
+        n_sessions = session.scalar(
+            select(func.count()).select_from(Visit).where(Visit.study_id == ctx.id)
+        )
+        hourly, currency = pay.paid_hourly(session, ctx.id)
+        return CrowdSessions(
+            platform=str(ctx.study.crowd.get("platform")),
+            workers=len(seconds),
+            sessions=int(n_sessions or 0),
+            abandoned_sessions=crowd.abandoned_visits(session, ctx),
+            outcomes=crowd.outcome_counts(session, ctx.id),
+            median_session_minutes=float(np.median(list(seconds.values())) / 60)
+            if seconds
+            else None,
+            median_effective_hourly_pay=hourly,
+            currency=currency,
+        )
 
 
 # --- rendering as sections (title, headers, rows), shared by table, Markdown and HTML ---------
@@ -358,6 +393,21 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             f"(newest {d.schema_head})",
         ]
     )
+    if d.crowd is not None:
+        c = d.crowd
+        exits = ", ".join(f"{o} {n}" for o, n in c.outcomes.items() if n) or "none yet"
+        rows.append(
+            [
+                f"Crowd sessions ({c.platform})",
+                f"{c.workers} workers, {c.sessions} sessions, {c.abandoned_sessions} abandoned; "
+                f"median {_num(c.median_session_minutes)} min per worker (arrival to exit); "
+                f"exits: {exits}",
+            ]
+        )
+        pay_text = "no `annotate pay` run yet"
+        if c.median_effective_hourly_pay is not None:
+            pay_text = f"{c.median_effective_hourly_pay:.2f} {c.currency}/h (median, as paid)"
+        rows.append(["Effective hourly pay", pay_text])
     for assumption in d.assumptions:
         rows.append(["Assumption", str(assumption)])
     out: list[tuple[str, list[str], list[list[str]]]] = [("Datasheet of the run", ["", ""], rows)]
@@ -380,3 +430,8 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             )
         )
     return out
+
+
+SECTION = ReportSection(
+    "datasheet", lambda r: datasheet_sections(r.datasheet) if r.datasheet else []
+)

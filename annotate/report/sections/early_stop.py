@@ -19,7 +19,12 @@ import numpy as np
 from annotate import completion
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
-from annotate.report.model.schema import Agreement, Coefficient, EarlyStop
+from annotate.report.model.schema import (
+    Agreement,
+    Coefficient,
+    EarlyStop,
+)
+from annotate.report.sections.base import ReportSection, single
 
 ALPHA_NOTE = (
     "Krippendorff's α accepts missing values: it uses every label collected, each item with "
@@ -115,3 +120,6 @@ def early_stop_table(section: EarlyStop | None) -> tuple[str, list[str], list[li
             ["Majority-of-k curve", section.curve],
         ],
     )
+
+
+SECTION = ReportSection("early_stop", single(lambda r: early_stop_table(r.early_stop)))

@@ -14,7 +14,13 @@ from sqlalchemy import Engine
 from annotate import specs
 from annotate.protocol.flags import EXCLUDED, OPEN, RESOLVED, list_flags
 from annotate.report.data.loading import StudyData, with_excluded_items
-from annotate.report.model.schema import ExcludedItem, FlaggedItem, FlagsReport, StudyReport
+from annotate.report.model.schema import (
+    ExcludedItem,
+    FlaggedItem,
+    FlagsReport,
+    StudyReport,
+)
+from annotate.report.sections.base import ReportSection
 
 
 def item_text(spec: specs.TaskSpec, fields: dict[str, Any]) -> str:
@@ -124,3 +130,6 @@ def flags_sections(r: FlagsReport) -> list[tuple[str, list[str], list[list[str]]
             )
         )
     return out
+
+
+SECTION = ReportSection("flags", lambda r: flags_sections(r.flags) if r.flags else [])

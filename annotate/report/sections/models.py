@@ -9,8 +9,23 @@ from collections.abc import Sequence
 import numpy as np
 
 from annotate.report.aggregation.study import Aggregated
+from annotate.report.cells import (
+    METRIC_NAMES,
+    Section,
+    coef,
+    interval,
+    pct,
+)
 from annotate.report.data.coding import CodedStudy
-from annotate.report.model.schema import Estimate, ModelRow, PairedTest
+from annotate.report.model.schema import (
+    Estimate,
+    HeadlineInterval,
+    ModelRow,
+    PairedTest,
+    StudyReport,
+)
+from annotate.report.sections.base import ReportSection, single
+from annotate.scoring.intervals import quoted_interval
 from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
@@ -46,6 +61,17 @@ def score_models(
             )
             row.scores = {m: Estimate.of(e) for m, e in scores.items()}
             row.task_score = Estimate.of(total)
+            quoted = quoted_interval(
+                coded.spec.metrics,
+                coded.kind,
+                coded.item_pair is not None,
+                row.task_score.value,
+                covered,
+                row.task_score.ci_low,
+                row.task_score.ci_high,
+            )
+            if quoted is not None:
+                row.interval = HeadlineInterval(quoted.low, quoted.high, quoted.method)
             row.paired = _paired(coded, final.pred, pred)
         sample = count_scored(coded, final.pred)
         if has_gold and covered < sample:
@@ -69,3 +95,44 @@ def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> PairedTe
         model_only_right=test.model_only_right,
         mcnemar_p=test.p_value if test.discordant else None,
     )
+
+
+def _models_section(r: StudyReport) -> Section | None:
+    if not r.models:
+        return None
+    metrics = r.metrics
+    headers = [
+        "Model",
+        "n",
+        *(METRIC_NAMES.get(m, m) for m in metrics),
+        "Task score",
+        "95% CI",
+        "Paired (McNemar)",
+    ]
+    rows = []
+    for m in r.models:
+        if m.scores is None or m.task_score is None:
+            rows.append([m.name, str(m.n), *("–" for _ in metrics), "–", "", ""])
+            continue
+        paired = m.paired
+        test = ""
+        if paired:
+            test = (
+                f"human only right {paired.human_only_right}, model only right "
+                f"{paired.model_only_right}, p = {coef(paired.mcnemar_p)}"
+            )
+        t = m.task_score
+        rows.append(
+            [
+                m.name,
+                str(m.n),
+                *(pct(m.scores[x].value) for x in metrics),
+                pct(t.value),
+                interval(t.ci_low, t.ci_high),
+                test,
+            ]
+        )
+    return "Models on the same items (x100)", headers, rows
+
+
+SECTION = ReportSection("models", single(_models_section))

@@ -13,6 +13,11 @@ import numpy as np
 
 from annotate.report.aggregation.majority import UnitVotes, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
+from annotate.report.cells import (
+    Section,
+    share,
+    votes_text,
+)
 from annotate.report.data.coding import CodedStudy
 from annotate.report.model.schema import (
     GoldSuspect,
@@ -20,9 +25,12 @@ from annotate.report.model.schema import (
     LabelSuspect,
     QuestionSuspect,
     RatingSuspect,
+    StudyReport,
 )
+from annotate.report.sections.base import ReportSection, single
 from annotate.scoring.metrics import record_scores
 
+SUSPECTS_SHOWN = 10
 GOLD_SUSPECTS_LISTED = 1000
 """The report lists at most this many gold suspects, strongest first, and counts them all."""
 REGRESSION_SUSPECT = 1.0
@@ -152,3 +160,45 @@ def _entity_suspects(
         )
         for _, _, u, counts, against in rows
     ]
+
+
+def _suspects_section(r: StudyReport) -> Section | None:
+    s = r.gold_suspects
+    if not s:
+        return None
+    shown = s[:SUSPECTS_SHOWN]
+    total = max(r.n_gold_suspects, len(s))
+    title = f"Gold suspects: the human answer disagrees with gold ({total}; strongest first)"
+    # A report's suspects are all of one kind (the task's).
+    ratings = [x for x in shown if isinstance(x, RatingSuspect)]
+    questions = [x for x in shown if isinstance(x, QuestionSuspect)]
+    labels = [x for x in shown if isinstance(x, LabelSuspect)]
+    if ratings:
+        rows = [
+            [x.item, f"{x.gold:g}", f"{x.human:.2f}", ", ".join(f"{v:g}" for v in x.ratings)]
+            for x in ratings
+        ]
+        return title, ["Item", "Gold", "Human", "Ratings"], rows
+    if questions:
+        rows = [
+            [
+                x.item,
+                "; ".join(
+                    f"{a.answer}: gold {a.gold}, votes {votes_text(a.votes)}" for a in x.answers
+                ),
+                share(x.against_gold),
+            ]
+            for x in questions
+        ]
+        return title, ["Question", "Answers judged against gold", "Against gold"], rows
+    rows = []
+    for x in labels:
+        gold = x.gold if isinstance(x.gold, str) else " / ".join(x.gold)
+        votes = votes_text(x.votes)
+        if x.answers:
+            votes += f" (scale: {votes_text(x.answers)})"
+        rows.append([x.item, gold, x.majority, votes, share(x.against_gold)])
+    return title, ["Item", "Gold", "Majority", "Votes", "Against gold"], rows
+
+
+SECTION = ReportSection("gold_suspects", single(_suspects_section))

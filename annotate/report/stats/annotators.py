@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from annotate.report.aggregation import majority as agg
-from annotate.report.aggregation.study import aggregate
+from annotate.report.aggregation.study import aggregate, final_aggregate
 from annotate.report.data.coding import CodedStudy
+from annotate.report.data.loading import StudyData
 from annotate.report.model.schema import AnnotatorRow, CommitteeScore, Individual, Spread
 from annotate.scoring.metrics import (
     RegressionScorer,
@@ -103,6 +104,16 @@ def annotator_rows(
             )
         )
     return rows
+
+
+def agreement_with_majority(data: StudyData) -> dict[str, float | None]:
+    """Annotator -> share of their answers, unit by unit (a MultiRC candidate answer is one),
+    equal to the study's aggregated answer (tie rule and seed as in the report); units with no
+    aggregated answer are left out, ratings have none. The report's "agrees with majority"
+    and the console's "Agree" column are this."""
+    coded, final = final_aggregate(data)
+    shares = _agreement_with_final(coded, final.pred, len(coded.annotators))
+    return dict(zip(coded.annotators, shares, strict=True))
 
 
 def _agreement_with_final(

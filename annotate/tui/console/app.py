@@ -8,7 +8,6 @@ show within two poll intervals, and an idle study costs one tiny query a second.
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -16,6 +15,7 @@ from sqlalchemy import Engine
 from textual.app import App
 from textual.binding import Binding
 
+from annotate.login import login_name
 from annotate.protocol.progress import ChangeStamp, change_stamp
 from annotate.protocol.studies import StudyContext, load_study
 from annotate.text import terminal_safe
@@ -115,9 +115,5 @@ def create_console_app(
     return ConsoleApp(engine, ctx, clock=clock, poll_seconds=poll_seconds, researcher=who)
 
 
-def default_researcher() -> str:
-    """The login name of whoever runs the console (what decisions record as `by`)."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no user name in this environment (some containers)
-        return "researcher"
+default_researcher = login_name
+"""The login name of whoever runs the console (what decisions record as `by`)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotate.report.model.schema import PhenomenonScore, StudyReport
-from annotate.scoring.intervals import wilson_interval
+from annotate.scoring.intervals import quoted_interval
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 
@@ -41,6 +41,9 @@ class ReportCharts:
     r3_categories: list[str] = field(default_factory=list)
     r3_series: dict[str, list[float]] = field(default_factory=dict)
     """"humans" and each model -> its score per coarse category (diagnostic sets)."""
+    r3_undefined: list[str] = field(default_factory=list)
+    """Categories left out of the chart, their score undefined for everyone: "Logic:
+    undefined (n=3, one class)". A bar of 0 would read as chance."""
 
 
 def report_charts(report: StudyReport) -> ReportCharts:
@@ -50,8 +53,10 @@ def report_charts(report: StudyReport) -> ReportCharts:
         value = row.scores.get("accuracy") if has_accuracy else row.task_score
         low = high = None
         if has_accuracy and value is not None and row.n:
-            # Wilson: an annotator with every answer right still gets an interval below 100.
-            low, high = wilson_interval(value * row.n, row.n)
+            # The one rule on this annotator's accuracy (Wilson over independent items: one
+            # with every answer right still gets an interval below 100).
+            quoted = quoted_interval(["accuracy"], report.kind, False, value, row.n, None, None)
+            low, high = (quoted.low, quoted.high) if quoted else (None, None)
         points.append(AnnotatorPoint(terminal_safe(row.name), row.n, value, low, high))
     curve = [(c.k, c.task_score) for c in report.majority_of_k if c.task_score is not None]
     confusion = None
@@ -65,14 +70,21 @@ def report_charts(report: StudyReport) -> ReportCharts:
     categories: list[str] = []
     series: dict[str, list[float]] = {}
     r3_metric = None
+    undefined: list[str] = []
     if report.diagnostics is not None:
         d = report.diagnostics
         r3_metric = d.metric
-        categories = [terminal_safe(c) for c in d.coarse]
-        series[HUMANS] = [_value(e.value) for e in d.coarse.values()]
+        shown = {}
+        for category, e in d.coarse.items():
+            if e.value is None and all(_model_value(e, m.name) is None for m in report.models):
+                undefined.append(f"{terminal_safe(category)}: {e.text()}")
+            else:
+                shown[category] = e
+        categories = [terminal_safe(c) for c in shown]
+        series[HUMANS] = [_value(e.value) for e in shown.values()]
         for model in report.models:
             series[terminal_safe(model.name)] = [
-                _value(_model_value(e, model.name)) for e in d.coarse.values()
+                _value(_model_value(e, model.name)) for e in shown.values()
             ]
     return ReportCharts(
         metric="accuracy" if has_accuracy else "task score",
@@ -82,6 +94,7 @@ def report_charts(report: StudyReport) -> ReportCharts:
         r3_metric=r3_metric,
         r3_categories=categories,
         r3_series=series,
+        r3_undefined=undefined,
     )
 
 
@@ -111,7 +124,7 @@ def draw_curve(plt: Any, charts: ReportCharts) -> None:
 def draw_annotators(plt: Any, charts: ReportCharts) -> None:
     """Each annotator's score as a point on a vertical line from its interval's ends."""
     plt.clear_figure()
-    plt.title(f"Each annotator's {charts.metric} with its 95% Wilson interval")
+    plt.title(annotators_title(charts))
     shown = [p for p in charts.annotators if p.value is not None]
     if not shown:
         return
@@ -125,10 +138,22 @@ def draw_annotators(plt: Any, charts: ReportCharts) -> None:
     plt.ylim(0, 100)
 
 
+def annotators_title(charts: ReportCharts) -> str:
+    """The annotator chart's title says what it draws: Wilson intervals only where there are
+    some (accuracy); on R3/F1/correlation tasks, the points alone."""
+    if any(p.low is not None for p in charts.annotators):
+        return f"Each annotator's {charts.metric} with its 95% Wilson interval"
+    return f"Each annotator's {charts.metric} (no interval drawn)"
+
+
 def draw_r3(plt: Any, charts: ReportCharts) -> None:
     """Per-category R3 of the humans, and of each model beside them."""
     plt.clear_figure()
     plt.title(f"Diagnostics: {charts.r3_metric} per category (humans and models)")
+    if charts.r3_undefined:
+        plt.xlabel("no bar for " + "; ".join(charts.r3_undefined))
+    if not charts.r3_categories:
+        return
     names = list(charts.r3_series)
     values = [[100 * v for v in charts.r3_series[n]] for n in names]
     if len(names) == 1:

@@ -90,7 +90,8 @@ class CurateApp(App[None]):
         if not queue:
             return NothingLeftScreen(
                 "No open disagreement for you to settle.",
-                f"{self.summary()} You settle examples you wrote, and examples you did not review.",
+                f"{self.summary()} You settle examples you neither wrote nor reviewed (your own "
+                "only with --override REASON).",
             )
         return AdjudicateScreen(self.desk, queue[0], len(queue))
 
@@ -122,11 +123,12 @@ def create_curate_app(
     review: bool = False,
     adjudicate: bool = False,
     wanted: ReviewFilter | None = None,
+    override_reason: str = "",
 ) -> CurateApp:
     """The curation app for `curator` on set `set_name` (used by `annotate curate` and the
     tests); `wanted` narrows a reviewer's queue. Raises UserError before any screen appears
     when the set does not exist."""
     if review and adjudicate:
         raise ValueError("review and adjudicate are two different modes")
-    desk = CurationDesk.open(engine, set_name, curator, wanted)
+    desk = CurationDesk.open(engine, set_name, curator, wanted, override_reason)
     return CurateApp(desk, REVIEW if review else ADJUDICATE if adjudicate else AUTHOR)

@@ -107,16 +107,26 @@ class GuidelinesScreen(Screen[None]):
     class Start(ScreenMessage):
         """The annotator has read the guidelines."""
 
-    def __init__(self, spec: TaskSpec, protocol: ProtocolSpec, progress: Progress) -> None:
+    def __init__(
+        self,
+        spec: TaskSpec,
+        protocol: ProtocolSpec,
+        progress: Progress,
+        preface: str | None = None,
+    ) -> None:
         super().__init__()
         self.spec = spec
         self.protocol = protocol
         self.progress = progress
+        self.preface = preface
+        """The researcher's own words above the task's guidelines (a crowd study's settings)."""
 
     def compose(self) -> ComposeResult:
         yield FittedHeader()
         with VerticalScroll(id="body"):
             yield Static(Text(self.spec.title, style="bold"), classes="dialog-title")
+            if self.preface:
+                yield Static(Text(reflow(self.preface)), id="preface")
             yield Static(Text(reflow(self.spec.guidelines)), id="guidelines")
             if (hint := prior_hint(self.spec, self.protocol)) is not None:
                 yield Static(Text(hint, style="italic"), id="prior-hint")

@@ -75,6 +75,21 @@ class WaitingScreen(MessageScreen):
         self.post_message(self.Recheck(self))
 
 
+class StudyCompleteScreen(MessageScreen):
+    """Someone opens a study whose test items all have their labels: told at once, before
+    any training that could lead nowhere."""
+
+    def title_text(self) -> str:
+        return "This study is complete"
+
+    def lines(self) -> list[str]:
+        return [
+            "Every test item already has all the labels it needs, so there is nothing to "
+            "label here and no training to do. Thank you for coming!",
+            "Press q to leave.",
+        ]
+
+
 class RejectedScreen(MessageScreen):
     def title_text(self) -> str:
         return "Thank you for your work"
@@ -98,4 +113,22 @@ class FinishedScreen(MessageScreen):
         return [
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
             "Your answers are saved. Press q to leave.",
+        ]
+
+
+class PausedScreen(MessageScreen):
+    """Catch items said the annotator drifted and every refresher item was used already: no
+    more test items until the researcher decides (they are warned)."""
+
+    def title_text(self) -> str:
+        return "Paused — thank you so far"
+
+    def lines(self) -> list[str]:
+        p = self.progress
+        return [
+            f"You labelled {items(p.stream_done, 'test')}; your answers are saved.",
+            "Some recent answers on check items did not match, and the refresher items are "
+            "used up, so no more test items are shown to you for now. The researcher has been "
+            "told and will get in touch.",
+            "Press q to leave.",
         ]

@@ -76,6 +76,7 @@ class ConfirmScreen(ModalScreen[bool]):
         warnings: list[str] | None = None,
         needs_reason: bool = True,
         can_force: bool = True,
+        force_needs_reason: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -84,6 +85,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.warnings = list(warnings or [])
         self.needs_reason = needs_reason
         self.can_force = can_force
+        self.force_needs_reason = force_needs_reason
+        """The action itself needs no reason; going past its warnings does (stored)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="confirm-dialog"):
@@ -92,6 +95,8 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(warnings_text(self.warnings), id="confirm-warnings")
             if self.needs_reason:
                 yield Input(placeholder="Reason (required, stored with the decision)", id="reason")
+            elif self.force_needs_reason:
+                yield Input(placeholder="Why force it (required with Ctrl+F, stored)", id="reason")
             yield Static(self._hint(), id="confirm-hint")
         yield Footer()
 
@@ -102,8 +107,12 @@ class ConfirmScreen(ModalScreen[bool]):
         parts.append("Escape cancels")
         return Text(" · ".join(parts), style="dim")
 
+    @property
+    def _has_reason_box(self) -> bool:
+        return self.needs_reason or self.force_needs_reason
+
     def on_mount(self) -> None:
-        if self.needs_reason:
+        if self._has_reason_box:
             self.query_one("#reason", Input).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -112,7 +121,7 @@ class ConfirmScreen(ModalScreen[bool]):
         return True
 
     def reason(self) -> str:
-        return self.query_one("#reason", Input).value if self.needs_reason else ""
+        return self.query_one("#reason", Input).value if self._has_reason_box else ""
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -128,7 +137,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(False)
 
     def _run(self, *, force: bool) -> None:
-        if self.needs_reason and not self.reason().strip():
+        if (self.needs_reason or (force and self.force_needs_reason)) and not self.reason().strip():
             self._refuse("Type a reason first: it is stored with who, when and why.")
             return
         try:

@@ -105,9 +105,21 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
         if data:
             table.move_cursor(row=min(row, len(data) - 1))
         self._show_detail()
+        self.refresh_bindings()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
+        self.refresh_bindings()  # exclude/include apply to some flags only
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer only what applies to the chosen flag: exclusion acts on test items (only
+        they are scored); exclude an included item, include an excluded one."""
+        if action not in ("exclude", "include"):
+            return True
+        flag = self.chosen(quiet=True)
+        if flag is None or flag.phase != "test":
+            return False
+        return (flag.state == "excluded") == (action == "include")
 
     def _show_detail(self) -> None:
         flag = self.chosen(quiet=True)

@@ -31,20 +31,23 @@ class GateView:
     """What closing now would do (median rule, while someone is undecided)."""
     plan_note: str | None
     """Why there is no plan (another rule, nobody trained yet)."""
+    closure: gate.Closure | None = None
+    """Who closed training (and why, when forced)."""
 
 
 def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped-def]
     rows = gate.gate_overview(engine, ctx)
+    closure = gate.closure_of(engine, ctx)
     if ctx.protocol.gate_rule != "median":
         threshold = ctx.protocol.gate_threshold
         note = f"The {ctx.protocol.gate_rule} rule decides each trainee by itself" + (
             f" (accuracy >= {threshold:.2f})." if threshold is not None else "."
         )
-        return GateView(rows, None, note)
+        return GateView(rows, None, note, closure)
     try:
-        return GateView(rows, gate.preview_close(ctx=ctx, engine=engine), None)
+        return GateView(rows, gate.preview_close(ctx=ctx, engine=engine), None, closure)
     except UserError as exc:  # nobody trained yet
-        return GateView(rows, None, str(exc))
+        return GateView(rows, None, str(exc), closure)
 
 
 class GateScreen(LiveScreen[GateView]):
@@ -129,6 +132,8 @@ class GateScreen(LiveScreen[GateView]):
             body.append(warnings_text(data.plan.warnings))
         elif data.plan_note:
             body.append(data.plan_note, style="dim")
+        if data.closure is not None:
+            body.append("\n" + data.closure.describe() + "\n", style="bold")
         if not data.rows:
             body.append("\nNobody has done any training yet.", style="dim")
         self.query_one("#gate-plan", Static).update(body)
@@ -150,8 +155,10 @@ class GateScreen(LiveScreen[GateView]):
             self.app.notify_error(str(exc))  # type: ignore[attr-defined]
             return
 
-        def act(_reason: str, force: bool) -> str:
-            made = gate.close_training(engine, ctx, force=force)
+        by = self.app.researcher  # type: ignore[attr-defined]
+
+        def act(reason: str, force: bool) -> str:
+            made = gate.close_training(engine, ctx, force=force, by=by, reason=reason)
             admitted = sum(1 for d in made if d.admitted)
             return f"Training closed: {admitted} admitted, {len(made) - admitted} rejected."
 
@@ -161,7 +168,10 @@ class GateScreen(LiveScreen[GateView]):
                 plan_text(plan),
                 act,
                 warnings=plan.warnings,
-                needs_reason=False,  # each trainee's reason is the rule's, stored with it
+                # each trainee's reason is the rule's; forcing past warnings needs the
+                # researcher's, stored with who forced it
+                needs_reason=False,
+                force_needs_reason=True,
             ),
             self._after,
         )

@@ -3,13 +3,20 @@ warnings `annotate status` gives and, on a study with catch items, each annotato
 accuracy and the drift warnings.
 
 Redrawn whenever the app's change check sees a new label or decision (within 2 s of it). The
-stalled-annotator warning depends on the time as well: the warnings are worked out again from
-the progress already read every WARNINGS_SECONDS, without reading the store.
+relative times ("last label 12 s ago", Last activity) are redrawn every second from what was
+read, and the stalled-annotator warning (it depends on the time too) every WARNINGS_SECONDS,
+neither reading the store.
+
+"Agree" is the report's "agrees with majority" (report/stats/annotators.py): each answer against
+the study's aggregated answer, unit by unit. It aggregates the whole study, so on a big study
+whose aggregation takes a while it is worked out again at most every AGREE_SECONDS.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from textual.app import ComposeResult
@@ -26,6 +33,12 @@ from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
 
 BAR_WIDTH = 24
+CLOCK_SECONDS = 1.0
+"""How often the relative times are redrawn (no store read)."""
+AGREE_BUDGET = 0.25
+"""Seconds of aggregation that may run at every change; a slower one runs at most every
+AGREE_SECONDS."""
+AGREE_SECONDS = 30.0
 WARNINGS_SECONDS = 30.0
 """How often the warnings are worked out again with nothing new in the store (the stalled
 rule: 30 minutes without a label)."""
@@ -35,14 +48,21 @@ COLUMNS = (
     "Phase",
     "Training",
     "Acc.",
-    "Gate",
-    "Reason",
     "Test",
-    "Med. s",
-    "Last activity",
+    "Test s",
     "Agree",
     "Flags",
+    "Last activity",
+    "Gate",
+    "Reason",
 )
+"""The counts first, so they fit in 80 columns; the gate's reason (a sentence) last, cut to
+REASON_WIDTH, in full in the detail line of the selected annotator."""
+REASON_WIDTH = 18
+
+
+def clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def histogram_text(progress: StudyProgress) -> Text:
@@ -57,24 +77,30 @@ def histogram_text(progress: StudyProgress) -> Text:
     return text
 
 
-def summary_text(progress: StudyProgress) -> Text:
+def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
+    """`now`: the moment "last label … ago" is counted to (default: when it was read)."""
     done = progress.items_complete / progress.n_sample if progress.n_sample else None
     text = Text()
     text.append(f"{progress.items_complete} of {progress.n_sample}", style="bold")
     text.append(f" items complete ({share(done)}) · k = {progress.k} · state ")
     text.append(progress.state, style="bold")
     text.append(f"\n{progress.labels_total} test labels, {progress.labels_needed} to go")
-    text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last 15 min) · ")
+    window = progress.recent_window
+    minutes = "15" if window is None else str(max(1, round(window.total_seconds() / 60)))
+    text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last {minutes} min) · ")
     text.append(f"{number(progress.rate_overall)} (whole study)")
     text.append("\nETA: ")
     eta = "complete" if progress.complete else duration(progress.eta)
     text.append(eta, style="bold")
-    if progress.computed_at is not None:
-        text.append(f" · last label {ago(progress.last_activity, progress.computed_at)}")
+    now = now or progress.computed_at
+    if now is not None:
+        text.append(f" · last label {ago(progress.last_activity, now)}")
     return text
 
 
-def annotator_cells(a: AnnotatorProgress, now) -> list[Text]:  # type: ignore[no-untyped-def]
+def annotator_cells(
+    a: AnnotatorProgress, now: datetime | None, agreement: float | None = None
+) -> list[Text]:
     name = Text(a.name)
     if a.synthetic:
         name.append(" (synthetic)", style="dim")
@@ -83,14 +109,28 @@ def annotator_cells(a: AnnotatorProgress, now) -> list[Text]:  # type: ignore[no
         Text(a.phase),
         Text(f"{a.training_done}/{a.training_quota}"),
         Text(share(a.training_accuracy)),
-        Text(a.gate, style={"admitted": "green", "rejected": "red"}.get(a.gate, "")),
-        Text(a.gate_reason or DASH),
         Text(str(a.test_done)),
         Text(number(a.median_seconds)),
-        Text(ago(a.last_activity, now)),
-        Text(share(a.agreement)),
+        Text(share(agreement)),
         Text(str(a.flags), style="bold yellow" if a.flags else ""),
+        Text(ago(a.last_activity, now) if now is not None else DASH),
+        Text(a.gate, style={"admitted": "green", "rejected": "red"}.get(a.gate, "")),
+        Text(clipped(a.gate_reason or DASH, REASON_WIDTH)),
     ]
+
+
+def annotator_detail(a: AnnotatorProgress) -> Text:
+    """The selected annotator in full: the gate's reason uncut, and the median seconds per
+    answer of each phase, labelled (the table's "Test s" is the report's: test answers)."""
+    text = Text(a.name, style="bold")
+    text.append(f" · gate {a.gate}")
+    if a.gate_reason:
+        text.append(f": {a.gate_reason}")
+    text.append(
+        f" · median seconds per answer: training {number(a.median_training_seconds)}, "
+        f"test {number(a.median_seconds)}"
+    )
+    return text
 
 
 @dataclass(frozen=True)
@@ -100,6 +140,8 @@ class StudyData:
     progress: StudyProgress
     catch: CatchReport | None
     """None on a study without catch items (catch_rate 0: not even read)."""
+    agreement: dict[str, float | None] = field(default_factory=dict)
+    """Annotator -> agrees with the majority (report.stats.annotators.agreement_with_majority)."""
 
 
 def warnings_text(warnings: list[str]) -> Text:
@@ -138,6 +180,11 @@ class StudyScreen(LiveScreen[StudyData]):
         self.catch: CatchReport | None = None
         self.warnings: list[str] = []
         """What the warnings line shows: the status rules, then the catch drift warnings."""
+        self.agreement: dict[str, float | None] = {}
+        self._agreed_at: tuple[int, Any] | None = None
+        """The tracker's (last label id, revision) the agreement was worked out at."""
+        self._agree_cost = 0.0
+        self._agree_when = 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -151,13 +198,15 @@ class StudyScreen(LiveScreen[StudyData]):
                 yield Static("", id="study-histogram")
             yield Static("", id="study-warnings", markup=False)
             yield DataTable(id="annotators", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="annotator-detail", markup=False)
             yield Static("", id="catch-title", markup=False)
             yield DataTable(id="catch", cursor_type="none", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.app.sub_title = self.ctx.study.name
-        self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
+        keys = self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
+        self.columns = dict(zip(COLUMNS, keys, strict=True))
         self.query_one("#annotators", DataTable).focus()
         self.query_one("#study-warnings").display = False
         # Shown from the start on a study that serves catch items: a DataTable made visible
@@ -168,20 +217,40 @@ class StudyScreen(LiveScreen[StudyData]):
         catch.display = serves_catch
         catch.add_columns(*CATCH_HEADERS)
         self.set_interval(self.warnings_seconds, self.show_warnings, name="warnings")
+        self.set_interval(CLOCK_SECONDS, self.show_clocks, name="clocks")
 
     def fetch(self, app: Any) -> StudyData:
         progress = self.tracker.refresh(app.engine, now=app.clock())
         # Catch answers are a few in a hundred labels: read afresh at each change, only when
         # the study serves catch items at all.
         catch = catch_report(app.engine, self.ctx) if self.ctx.protocol.catch_rate > 0 else None
-        return StudyData(progress, catch)
+        return StudyData(progress, catch, self._agreement(app))
+
+    def _agreement(self, app: Any) -> dict[str, float | None]:
+        """The report's agreement with the majority, again when labels changed (on a big
+        study, at most every AGREE_SECONDS)."""
+        from annotate.report.data.loading import load_study_data
+        from annotate.report.stats.annotators import agreement_with_majority
+
+        at = (self.tracker.last_id, self.tracker.revision)
+        if at == self._agreed_at:
+            return self.agreement
+        started = time.monotonic()
+        if self._agree_cost > AGREE_BUDGET and started - self._agree_when < AGREE_SECONDS:
+            return self.agreement
+        agreement = agreement_with_majority(load_study_data(app.engine, self.ctx.study.name))
+        self._agreed_at, self._agree_when = at, started
+        self._agree_cost = time.monotonic() - started
+        return agreement
 
     def show(self, study: StudyData) -> None:
         data = self.progress = study.progress
         self.catch = study.catch
+        self.agreement = study.agreement
         self.show_warnings()
         self.show_catch()
-        self.query_one("#study-summary", Static).update(summary_text(data))
+        now = self.app.clock()
+        self.query_one("#study-summary", Static).update(summary_text(data, now))
         histogram = Text("Labels per item\n", style="bold")
         histogram.append(histogram_text(data))
         self.query_one("#study-histogram", Static).update(histogram)
@@ -189,9 +258,24 @@ class StudyScreen(LiveScreen[StudyData]):
         row = table.cursor_row
         table.clear()
         for a in data.annotators:
-            table.add_row(*annotator_cells(a, data.computed_at), key=a.name)
+            table.add_row(*annotator_cells(a, now, self.agreement.get(a.name)), key=a.name)
         if data.annotators:
             table.move_cursor(row=min(row, len(data.annotators) - 1))
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        """The detail line follows the table's cursor."""
+        detail = self.query_one("#annotator-detail", Static)
+        table = self.query_one("#annotators", DataTable)
+        people = self.progress.annotators if self.progress is not None else []
+        if not people or not table.row_count:
+            detail.update("")
+            return
+        detail.update(annotator_detail(people[min(table.cursor_row, len(people) - 1)]))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "annotators":
+            self.show_detail()
 
     def show_warnings(self) -> None:
         """The status warnings at the app's "now" (from the progress already read), then the
@@ -204,6 +288,19 @@ class StudyScreen(LiveScreen[StudyData]):
         line = self.query_one("#study-warnings", Static)
         line.update(warnings_text(found))
         line.display = bool(found)
+
+    def show_clocks(self) -> None:
+        """Redraw the relative times at the app's "now", from what was read (no store read)."""
+        data = self.progress
+        if data is None:
+            return
+        now = self.app.clock()
+        self.query_one("#study-summary", Static).update(summary_text(data, now))
+        table = self.query_one("#annotators", DataTable)
+        column = self.columns["Last activity"]
+        for a in data.annotators:
+            if a.name in table.rows:
+                table.update_cell(a.name, column, Text(ago(a.last_activity, now)))
 
     def show_catch(self) -> None:
         sections = catch_sections(self.catch)

@@ -60,7 +60,17 @@ class AdjudicateScreen(Screen[None]):
                 yield Static(opinions_text(self.entry.opinions), id="opinions", markup=False)
             with VerticalScroll(id="right", can_focus=False):
                 yield LabelChoice("Final label", self.desk.labels, example.label, id="label")
-                yield TagPicker(example.fine_tags)
+                if "tags" in self.entry.disputed or example.pair_id is None:
+                    yield TagPicker(example.fine_tags)
+                else:  # a pair's tags are disputed and settled on its first direction
+                    yield Static(
+                        Text.assemble(
+                            ("Tags (the pair's, not disputed here): ", "bold"),
+                            ", ".join(example.fine_tags) or "none",
+                        ),
+                        id="pair-tags",
+                        markup=False,
+                    )
                 yield Input(placeholder="Why (kept in the history)", id="note")
         yield Static(id="problems", markup=False)
         yield Footer()
@@ -70,11 +80,12 @@ class AdjudicateScreen(Screen[None]):
         self.query_one("#label").focus()
 
     def action_settle(self) -> None:
+        example = self.entry.example
         try:
             self.desk.settle(
                 self.entry.example.id,
                 self.query_one("#label", LabelChoice).value,
-                self.query_one(TagPicker).selected,
+                pickers[0].selected if (pickers := self.query(TagPicker)) else example.fine_tags,
                 self.query_one("#note", Input).value,
             )
         except DraftInvalid as exc:

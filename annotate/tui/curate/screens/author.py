@@ -42,14 +42,14 @@ class AuthorScreen(Screen[None]):
             with VerticalScroll(id="left", can_focus=False):
                 yield TextArea(id="premise", placeholder="A natural sentence")
                 yield TextArea(id="hypothesis", placeholder="The same sentence, minimally edited")
-                yield DiffView()
+                yield DiffView(warn=False)  # the minimal-edit warning comes at Ctrl+S
             with VerticalScroll(id="right", can_focus=False):
                 labels = self.desk.labels
                 yield LabelChoice("Premise → hypothesis", labels, id="forward")
                 yield LabelChoice("Hypothesis → premise", labels, id="backward")
                 yield TagPicker()
                 yield Input(
-                    placeholder="Domain (News, Wikipedia, Reddit, ACL, Artificial …)",
+                    placeholder="Domain: News, Wikipedia, Reddit …",
                     suggester=SuggestFromList(self.desk.domains(), case_sensitive=False),
                     id="domain",
                 )
@@ -72,7 +72,7 @@ class AuthorScreen(Screen[None]):
 
     def on_text_area_changed(self, _event: TextArea.Changed) -> None:
         premise, hypothesis = self._sentences()
-        self.query_one(DiffView).show(premise, hypothesis)
+        self.query_one(DiffView).show(premise, hypothesis, warn=False)  # still typing
 
     def _sentences(self) -> tuple[str, str]:
         return (
@@ -99,6 +99,7 @@ class AuthorScreen(Screen[None]):
         self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise")).focus()
 
     def action_save(self) -> None:
+        self.query_one(DiffView).show(*self._sentences(), warn=True)  # submitted: judge it
         try:
             forward, backward = self.desk.save_pair(self.draft())
         except DraftInvalid as exc:

@@ -12,7 +12,8 @@ from annotate.terminal_text import SafeText as Text
 
 
 class NothingLeftScreen(Screen[None]):
-    BINDINGS = [Binding("q,escape,ctrl+q", "app.quit", "Quit")]
+    # q works here too; the footer shows the app's one Quit (^q), not a second one.
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit", show=False)]
 
     def __init__(self, title: str, detail: str) -> None:
         super().__init__()

@@ -42,6 +42,9 @@ class ReviewScreen(Screen[None]):
         self.desk = desk
         self.example = example
         self.progress = progress
+        self.tagged_with = desk.pair_tagged_with(example.id)
+        """Tags belong to the pair: when this reviewer tagged the other direction already,
+        this one asks for a label only."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -60,7 +63,15 @@ class ReviewScreen(Screen[None]):
                 yield DiffView(self.example.premise, self.example.hypothesis)
             with VerticalScroll(id="right", can_focus=False):
                 yield LabelChoice("Premise → hypothesis", self.desk.labels, id="label")
-                yield TagPicker()
+                if self.tagged_with is None:
+                    yield TagPicker()
+                else:
+                    yield Static(
+                        f"Tags: you gave them with example {self.tagged_with}, the reverse "
+                        "direction (tags belong to the pair). Choose the label only.",
+                        id="pair-tagged",
+                        markup=False,
+                    )
                 yield Input(placeholder="Note for the author (optional)", id="note")
         yield Static(id="problems", markup=False)
         yield Footer()
@@ -74,7 +85,7 @@ class ReviewScreen(Screen[None]):
             self.desk.submit_review(
                 self.example.id,
                 self.query_one("#label", LabelChoice).value,
-                self.query_one(TagPicker).selected,
+                [] if self.tagged_with is not None else self.query_one(TagPicker).selected,
                 self.query_one("#note", Input).value,
             )
         except DraftInvalid as exc:

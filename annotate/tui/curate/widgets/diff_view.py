@@ -22,10 +22,15 @@ def marked(text: str, spans: list[tuple[int, int]], style: str) -> Text:
     return result
 
 
-def diff_text(premise: str, hypothesis: str, diff: WordDiff | None = None) -> Text:
+def diff_text(
+    premise: str, hypothesis: str, diff: WordDiff | None = None, warn: bool = True
+) -> Text:
+    """The two sentences marked; `warn`: the minimal-edit warning when the edit is large (off
+    while the author is still typing: a half-typed hypothesis always differs a lot)."""
     diff = diff or word_diff(premise, hypothesis)
-    summary = Text(diff.summary(), style="bold yellow" if diff.large else "dim")
-    if diff.large:
+    warning = diff.large and warn
+    summary = Text(diff.summary(advice=warn), style="bold yellow" if warning else "dim")
+    if warning:
         summary = Text.assemble(("⚠ ", "bold yellow"), summary)
     return Text.assemble(
         ("Premise     ", "bold"),
@@ -39,10 +44,17 @@ def diff_text(premise: str, hypothesis: str, diff: WordDiff | None = None) -> Te
 
 
 class DiffView(Static):
-    def __init__(self, premise: str = "", hypothesis: str = "", *, id: str = "diff") -> None:
-        super().__init__(diff_text(premise, hypothesis), id=id, markup=False)
+    def __init__(
+        self, premise: str = "", hypothesis: str = "", *, id: str = "diff", warn: bool = True
+    ) -> None:
+        super().__init__(diff_text(premise, hypothesis, warn=warn), id=id, markup=False)
         self.diff = word_diff(premise, hypothesis)
+        self.warn = warn
+        self.sentences = (premise, hypothesis)
 
-    def show(self, premise: str, hypothesis: str) -> None:
+    def show(self, premise: str, hypothesis: str, *, warn: bool | None = None) -> None:
+        if warn is not None:
+            self.warn = warn
+        self.sentences = (premise, hypothesis)
         self.diff = word_diff(premise, hypothesis)
-        self.update(diff_text(premise, hypothesis, self.diff))
+        self.update(diff_text(premise, hypothesis, self.diff, self.warn))

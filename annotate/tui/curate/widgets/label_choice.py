@@ -51,7 +51,9 @@ class LabelChoice(Widget, can_focus=True):
         text = Text()
         for n, label in enumerate(self.labels, start=1):
             chosen = label == self.value
-            text.append(f" {n} ", style="bold reverse" if chosen else "bold")
+            # A marker, not only reverse video: a monochrome or screen-reader view sees it too.
+            text.append("✓" if chosen else " ", style="bold green")
+            text.append(f"{n} ", style="bold reverse" if chosen else "bold")
             text.append(f"{label_text(label)} ", style="bold reverse" if chosen else "")
             text.append(" ")
         if self.value is None:

@@ -1,0 +1,323 @@
+"""Commands for crowd studies: `study crowd` (platform settings and the links to paste),
+`annotator show`, `pay` (the bulk-bonus file) and `survey` (exit-survey answers)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import print_json, print_table, say, warn
+from annotate.cli.study import annotator_app, study_app
+from annotate.errors import UserError
+from annotate.wording import count_of
+
+if TYPE_CHECKING:
+    from annotate.protocol.crowd_config import CrowdConfig
+
+DEFAULT_URL = "https://YOUR-SERVER/"
+"""Shown in the links to paste until `--url` names the address `annotate serve` is reached at."""
+
+
+def crowd_settings(
+    platform: str | None,
+    config_path: Path | None,
+    platform_studies: list[str],
+    *,
+    keep: CrowdConfig | None = None,
+    training_study: str | None = None,
+    test_study: str | None = None,
+) -> CrowdConfig:
+    """The settings a command line gives: the TOML file (if any), the platform, extra study
+    ids; every outcome with a code (kept from `keep`, the stored settings, where it had one)."""
+    from annotate.protocol.crowd_config import read_config_file, validate_config, with_codes
+
+    if config_path is not None:
+        data = read_config_file(config_path, platform).model_dump()
+    elif keep is not None:
+        data = keep.model_dump()
+        if platform is not None and platform != keep.platform:
+            data["platform"] = platform
+    elif platform is not None:
+        data = {"platform": platform}
+    else:
+        raise UserError("say which platform: --crowd prolific|mturk|link (or --config FILE)")
+    data["study_ids"] = list(dict.fromkeys([*data.get("study_ids", []), *platform_studies]))
+    if training_study is not None:
+        data["training_study_id"] = training_study
+    if test_study is not None:
+        data["test_study_id"] = test_study
+    origin = str(config_path) if config_path else "the command line"
+    config = validate_config(data, origin)
+    return with_codes(config, keep.codes if keep else None)
+
+
+def print_crowd(study: str, config: CrowdConfig, url: str | None) -> None:
+    from annotate.protocol.crowd import study_link
+
+    page = url or DEFAULT_URL
+    say(f"{study}: a {config.platform} study; workers arrive by link, no token needed")
+    roles = config.accepted
+    if config.platform == "prolific" and not roles:
+        warn(
+            f"warning: no Prolific study accepted yet: `annotate study crowd {study} "
+            "--platform-study STUDY_ID` once the Prolific study exists"
+        )
+    for role, what in (("all", "every phase"), ("training", "training"), ("test", "test")):
+        ids = [s for s, r in roles.items() if r == role]
+        if role == "all" and (ids or not roles):
+            say(f"  link for {what} ({', '.join(ids) or 'any study'}):")
+            say(f"    {study_link(page, config, role)}")
+        elif ids:
+            say(f"  link for {what} (platform study {ids[0]}):")
+            say(f"    {study_link(page, config, role)}")
+    say("  completion codes:")
+    for outcome, code in config.codes.items():
+        say(f"    {outcome:<14} {code}")
+    if url is None:
+        say(f"  (replace {DEFAULT_URL} with the address of `annotate serve`: --url URL)")
+
+
+@study_app.command("crowd")
+def study_crowd(
+    ctx: typer.Context,
+    study: str,
+    platform: str = typer.Option(None, "--crowd", help="prolific, mturk or link"),
+    config_path: Path = typer.Option(
+        None, "--config", help="The crowd TOML (replaces the stored settings; codes are kept)"
+    ),
+    platform_studies: list[str] = typer.Option(
+        [], "--platform-study", help="Also accept this platform study id (every phase)"
+    ),
+    training_study: str = typer.Option(
+        None, "--training-study", help="Two-study median gate: the training study's id"
+    ),
+    test_study: str = typer.Option(
+        None, "--test-study", help="Two-study median gate: the test study's id"
+    ),
+    url: str = typer.Option(None, "--url", help="Where `annotate serve` is reached"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """Show or change a study's crowd settings, with the links to paste into the platform and
+    the completion code of each outcome."""
+    from annotate.protocol import crowd
+    from annotate.protocol.studies import load_study
+
+    ws = options(ctx).workspace()
+    study_ctx = load_study(ws.engine, study)
+    stored = crowd.config_of(study_ctx)
+    changing = platform or config_path or platform_studies or training_study or test_study
+    if changing:
+        config = crowd_settings(
+            platform,
+            config_path,
+            platform_studies,
+            keep=stored,
+            training_study=training_study,
+            test_study=test_study,
+        )
+        crowd.set_config(ws.engine, study, config)
+    elif stored is None:
+        raise UserError(
+            f"study {study!r} has no crowd settings: `annotate study crowd {study} --crowd "
+            "prolific` (or --config FILE) adds them"
+        )
+    else:
+        config = stored
+    if fmt is Format.json:
+        print_json(config.model_dump(mode="json"))
+        return
+    print_crowd(study, config, url)
+
+
+@annotator_app.command("show")
+def annotator_show(
+    ctx: typer.Context, name: str, fmt: Format = typer.Option(Format.table, "--format")
+) -> None:
+    """One annotator: their platform and platform id (shown nowhere else but pay files), and
+    their visits to each study with the outcome."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from annotate.protocol.studies import get_annotator
+    from annotate.store.models import Study, Visit
+
+    engine = options(ctx).workspace().engine
+    who = get_annotator(engine, name)
+    with Session(engine) as session:
+        visits = [
+            {
+                "study": study_name,
+                "client": v.client,
+                "link": v.link_role,
+                "arrived_at": v.arrived_at.isoformat(timespec="seconds"),
+                "departed_at": v.departed_at.isoformat(timespec="seconds")
+                if v.departed_at
+                else None,
+                "outcome": v.outcome,
+            }
+            for v, study_name in session.execute(
+                select(Visit, Study.name)
+                .join(Study, Study.id == Visit.study_id)
+                .where(Visit.annotator_id == who.id)
+                .order_by(Visit.id)
+            ).all()
+        ]
+    data = {
+        "name": who.name,
+        "platform": who.platform,
+        "platform_id": who.platform_id,
+        "token": who.token_hash is not None,
+        "synthetic": who.synthetic,
+        "created_at": who.created_at.isoformat(timespec="seconds"),
+        "visits": visits,
+    }
+    if fmt is Format.json:
+        print_json(data)
+        return
+    rows = [{"key": k, "value": v} for k, v in data.items() if k != "visits"]
+    print_table(rows, [("key", "Field"), ("value", "Value")], title=f"Annotator {who.name}")
+    if visits:
+        print_table(
+            visits,
+            [
+                ("study", "Study"),
+                ("client", "Window"),
+                ("link", "Link"),
+                ("arrived_at", "Arrived"),
+                ("departed_at", "Left"),
+                ("outcome", "Outcome"),
+            ],
+            title="Visits",
+        )
+
+
+class PayFormat(StrEnum):
+    prolific = "prolific"
+    mturk = "mturk"
+
+
+@app.command("pay")
+def pay_command(
+    ctx: typer.Context,
+    study: str,
+    hourly_rate: float = typer.Option(..., "--hourly-rate", help="Pay per hour on task"),
+    currency: str = typer.Option("GBP", "--currency", help="Currency of the rate (printed)"),
+    base: float = typer.Option(
+        0.0, "--base-pay", help="The reward the platform already pays each worker"
+    ),
+    max_bonus: float = typer.Option(None, "--max-bonus", help="Pay no worker more than this"),
+    catch_bonus: str = typer.Option(
+        None,
+        "--bonus-catch-accuracy",
+        help="MIN:AMOUNT: AMOUNT more for a catch accuracy of at least MIN (e.g. 0.8:0.50)",
+    ),
+    platform: PayFormat = typer.Option(..., "--format", help="The bonus file: prolific or mturk"),
+    to: Path = typer.Option(..., "--to", help="The bulk-bonus file to write"),
+) -> None:
+    """Write the platform's bulk-bonus file: each worker's time on task (consent, guidelines,
+    training, waiting, test) at the hourly rate, less the base reward; print the total, the
+    median effective hourly pay and who is paid below the rate."""
+    from annotate.protocol import pay
+    from annotate.protocol.studies import load_study
+
+    ws = options(ctx).workspace()
+    study_ctx = load_study(ws.engine, study)
+    plan = pay.plan_pay(
+        ws.engine,
+        study_ctx,
+        platform.value,
+        hourly_rate,
+        currency=currency,
+        base=base,
+        max_bonus=max_bonus,
+        catch_bonus=pay.parse_catch_bonus(catch_bonus),
+    )
+    if not plan.workers:
+        warn(f"warning: no {platform.value} worker has visited study {study!r} yet")
+    lines = pay.bonus_lines(plan, platform.value)
+    try:
+        to.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {to}: {exc.strerror}") from None
+    pay.record_pay(ws.engine, study_ctx, plan)
+    median = plan.median_effective_hourly
+    say(
+        f"{to}: {count_of(len(plan.workers), 'worker')}, total {plan.total:.2f} {currency} "
+        f"(bonus; base {base:.2f} each on the platform), "
+        f"{sum(w.seconds for w in plan.workers) / 3600:.2f} hours on task"
+    )
+    say(
+        f"median effective hourly pay: "
+        f"{'-' if median is None else f'{median:.2f}'} {currency}/h (rate {hourly_rate:.2f})"
+    )
+    below = plan.below_rate
+    if not below:
+        say(f"nobody is paid below {hourly_rate:.2f} {currency}/h")
+    for w in below:
+        rate = w.effective_hourly or 0.0
+        say(f"  below the rate: {w.annotator}, {w.seconds / 60:.1f} min, {rate:.2f} {currency}/h")
+
+
+def _spreadsheet_safe(text: str) -> str:
+    """A worker's free text for a CSV cell: one a spreadsheet would run as a formula gets a
+    leading ' (OWASP's advice for CSV files)."""
+    return f"'{text}" if text[:1] and text[0] in "=+-@\t\r" else text
+
+
+@app.command("survey")
+def survey_command(
+    ctx: typer.Context,
+    study: str,
+    to: Path = typer.Option(None, "--to", help="Write the answers as CSV to this file"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """The exit-survey answers of a crowd study, by pseudonym (never a platform id). In the
+    CSV an answer a spreadsheet would take for a formula starts with ' (JSON keeps it as is)."""
+    from sqlalchemy import select
+    from sqlmodel import Session
+
+    from annotate.protocol.studies import load_study
+    from annotate.store.models import Annotator, SurveyAnswer
+
+    ws = options(ctx).workspace()
+    study_ctx = load_study(ws.engine, study)
+    with Session(ws.engine) as session:
+        rows = [
+            {
+                "annotator": name,
+                "question": a.question,
+                "answer": a.answer,
+                "answered_at": a.answered_at.isoformat(timespec="seconds"),
+            }
+            for a, name in session.execute(
+                select(SurveyAnswer, Annotator.name)
+                .join(Annotator, Annotator.id == SurveyAnswer.annotator_id)
+                .where(SurveyAnswer.study_id == study_ctx.id)
+                .order_by(Annotator.name, SurveyAnswer.id)
+            ).all()
+        ]
+    if to is not None:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, ["annotator", "question", "answer", "answered_at"])
+        writer.writeheader()
+        writer.writerows({**row, "answer": _spreadsheet_safe(row["answer"])} for row in rows)
+        try:
+            to.write_text(out.getvalue(), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {to}: {exc.strerror}") from None
+        say(f"{to}: {count_of(len(rows), 'answer')}")
+        return
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    print_table(
+        rows,
+        [("annotator", "Annotator"), ("question", "Question"), ("answer", "Answer")],
+        title=f"Exit survey of {study}",
+    )

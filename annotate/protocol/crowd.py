@@ -1,0 +1,728 @@
+"""Crowd studies: workers arrive by a platform link, pass through the phases, leave with a code.
+
+The engine decides everything here; the front ends (the terminal app, `annotate serve`) show it.
+
+    entry = parse_link(ctx, request.query_params)      # LinkEntry, or raises CrowdRefusal
+    if entry.preview:                                   # MTurk preview: the guidelines only
+        ...
+    arrival = enter_by_link(engine, "rte-crowd", entry) # Arrival(annotator="w07", visit_id=12)
+    session = open_session(engine, "rte-crowd", arrival) # this tab: the worker's live window
+    session.heartbeat()                                  # now and then while a page waits
+    consent_text(ctx) / needs_consent(...) / record_consent(..., agree=False)
+    ... items (session.next_item / submit) until next_item() returns None ...
+    questions = survey_due(engine, "rte-crowd", "w07")  # then record_survey(...)
+    leave = exit_for(engine, "rte-crowd", "w07")        # Exit | None (None: not finished)
+    leave.code, leave.redirect_url (Prolific), leave.form_action + leave.form_fields (MTurk)
+
+The contract:
+
+- `parse_link(ctx_or_config, query) -> LinkEntry`: the platform's query parameters checked
+  (Prolific `PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`; MTurk `workerId`, `assignmentId`, `hitId`,
+  `turkSubmitTo`; generic `id` and optional `study`). A malformed id, a platform study the study
+  does not accept, or an MTurk submit address that is not MTurk's raises CrowdRefusal (a
+  UserError with a sentence for the page). MTurk's preview (`assignmentId=
+  ASSIGNMENT_ID_NOT_AVAILABLE`) gives `preview=True` and no platform id.
+- `enter_by_link(engine, study, entry) -> Arrival`: creates or resumes the worker's annotator
+  (pseudonym `w01`, `w02`, ...; the platform id is stored beside it), safe when two tabs
+  arrive at once, and records the arrival as a new visit, the worker's live window.
+- `exit_for(engine, study, annotator, visit_id=None) -> Exit | None`: the worker's outcome
+  once they are finished (completed, screened_out, study_full, no_consent, training_done,
+  not_admitted; crowd_config.OUTCOMES), its completion code and how to leave; recorded with
+  its time on the visit (idempotent: asking again returns the same exit). None while the
+  worker still has something to do. `peek_exit` says the same without recording it.
+- Consent, guidelines and the exit survey come from the study's stored crowd settings
+  (crowd_config.CrowdConfig).
+
+What the link trusts: the platform is the identity. Anyone who can type a well-formed id into
+the link is that worker; Prolific and MTurk send only their own workers to it, which is why
+no token is asked. Studies without crowd settings keep token sign-in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.protocol import assignment, gate, windows
+from annotate.protocol.crowd_config import (
+    MTURK_ID,
+    OUTCOMES,
+    PROLIFIC_ID,
+    CrowdConfig,
+    SurveyQuestion,
+    stored,
+)
+from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
+from annotate.store.engine import lock_study, write_connection, write_session
+from annotate.store.models import Annotator, Label, StudyItem, SurveyAnswer, Visit, utcnow
+
+PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+MTURK_WORKER = re.compile(r"^A[A-Z0-9]{5,31}$")
+LINK_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+MTURK_SUBMIT_HOSTS = ("www.mturk.com", "workersandbox.mturk.com")
+"""Where an MTurk worker's form may be posted: MTurk's own addresses, never any other."""
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
+
+SURVEY_OUTCOMES = ("completed", "screened_out", "training_done")
+"""Outcomes after which the exit survey (if the study has one) is asked."""
+
+OUTCOME_TEXT = {
+    "completed": "You have finished your items. Thank you!",
+    "screened_out": "Thank you for your training answers: this study will not need you for "
+    "its test items. You will be paid for your time.",
+    "study_full": "The study has no item left for you: enough people have taken part already. "
+    "You will be paid for your time.",
+    "no_consent": "You did not agree to take part, so the study ends here. Thank you.",
+    "training_done": "You have finished training. Thank you! Whether you are invited to the "
+    "test part is decided once everyone has trained.",
+    "not_admitted": "This part of the study is open only to workers admitted after training; "
+    "you are not among them.",
+}
+"""What the final screen says for each outcome (then the code)."""
+
+
+class CrowdRefusal(UserError):
+    """A link that cannot enter the study: the sentence is for the refusal page. `code` is set
+    where the worker should still be sent back with one (the test link of a worker not
+    admitted)."""
+
+    def __init__(self, message: str, *, outcome: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.outcome = outcome
+        self.code = code
+
+
+@dataclass(frozen=True)
+class LinkEntry:
+    platform: str
+    """prolific, mturk or link."""
+    platform_id: str | None
+    """PROLIFIC_PID, workerId or id; None in MTurk preview."""
+    preview: bool = False
+    """MTurk preview (assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE): show the guidelines only."""
+    role: str = "all"
+    """Which link: all (every phase), training or test (the two-study median gate)."""
+    study_id: str | None = None
+    session_id: str | None = None
+    assignment_id: str | None = None
+    hit_id: str | None = None
+    turk_submit_to: str | None = None
+
+    @property
+    def extras(self) -> dict[str, str]:
+        """The platform's fields, as stored on the visit."""
+        names = ("study_id", "session_id", "assignment_id", "hit_id", "turk_submit_to")
+        return {n: v for n in names if (v := getattr(self, n)) is not None}
+
+
+@dataclass(frozen=True)
+class Arrival:
+    annotator: str
+    """The worker's pseudonym (w07): what reports, status and the console show."""
+    visit_id: int
+    """This window's visit: pass it to AnnotatorSession.attach_window and exit_for."""
+    new: bool
+    """First arrival of this worker (a new annotator)."""
+
+
+@dataclass(frozen=True)
+class Exit:
+    outcome: str
+    code: str
+    message: str
+    platform: str
+    redirect_url: str | None = None
+    """Prolific (and a generic link with completion_url): send the browser here."""
+    form_action: str | None = None
+    form_fields: dict[str, str] = field(default_factory=dict)
+    """MTurk: POST these fields to form_action (turkSubmitTo/mturk/externalSubmit)."""
+    at: datetime | None = None
+
+
+# --- the study's crowd settings --------------------------------------------------------------
+
+
+def config_of(ctx: StudyContext) -> CrowdConfig | None:
+    return stored(ctx.study.crowd, f"study {ctx.study.name!r}")
+
+
+def require_config(ctx: StudyContext) -> CrowdConfig:
+    config = config_of(ctx)
+    if config is None:
+        raise UserError(
+            f"study {ctx.study.name!r} is not a crowd study: `annotate study crowd "
+            f"{ctx.study.name} --platform prolific` makes it one"
+        )
+    return config
+
+
+def consent_text(ctx: StudyContext) -> str | None:
+    config = config_of(ctx)
+    return config.consent if config else None
+
+
+def guidelines_text(ctx: StudyContext) -> str | None:
+    """The researcher's words shown above the task's guidelines (None: none)."""
+    config = config_of(ctx)
+    return config.guidelines if config else None
+
+
+def set_config(engine: Engine, study: str, config: CrowdConfig | None) -> None:
+    """Store (or, with None, remove) a study's crowd settings."""
+    from annotate.store.models import Study
+
+    with write_session(engine) as session:
+        row = session.scalars(select(Study).where(Study.name == study)).one()
+        row.crowd = None if config is None else config.model_dump(mode="json")
+
+
+# --- entry -----------------------------------------------------------------------------------
+
+
+def _one(query: Mapping[str, str], name: str) -> str | None:
+    value = query.get(name)
+    if value is None:
+        return None
+    value = str(value).strip()
+    return value or None
+
+
+def _refuse(what: str, value: str | None, expected: str) -> CrowdRefusal:
+    shown = "missing" if value is None else f"{value[:40]!r}"
+    return CrowdRefusal(f"This link cannot be used: its {what} is {shown}; {expected}.")
+
+
+def _role(config: CrowdConfig, platform_study: str | None, *, any_when_none: bool) -> str:
+    accepted = config.accepted
+    if not accepted and any_when_none:
+        return "all"
+    if platform_study is None or platform_study not in accepted:
+        known = "no platform study yet" if not accepted else f"{len(accepted)} other(s)"
+        raise CrowdRefusal(
+            f"This link's study ({(platform_study or 'none')[:40]!r}) is not one this study "
+            f"accepts ({known}). Please return to the platform and check the link."
+        )
+    return accepted[platform_study]
+
+
+def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> LinkEntry:
+    """The arrival a platform link describes (see the module docstring), or CrowdRefusal."""
+    config = study if isinstance(study, CrowdConfig) else require_config(study)
+    if config.platform == "prolific":
+        pid, study_id = _one(query, "PROLIFIC_PID"), _one(query, "STUDY_ID")
+        session_id = _one(query, "SESSION_ID")
+        if pid is None or not PROLIFIC_ID.match(pid.lower()):
+            raise _refuse("PROLIFIC_PID", pid, "a Prolific id is 24 hexadecimal characters")
+        if study_id is None or not PROLIFIC_ID.match(study_id.lower()):
+            raise _refuse("STUDY_ID", study_id, "a Prolific study id is 24 hex characters")
+        if session_id is not None and not PROLIFIC_ID.match(session_id.lower()):
+            raise _refuse("SESSION_ID", session_id, "a Prolific session id is 24 hex characters")
+        study_id = study_id.lower()
+        role = _role(config, study_id, any_when_none=False)
+        return LinkEntry(
+            "prolific",
+            pid.lower(),
+            role=role,
+            study_id=study_id,
+            session_id=session_id.lower() if session_id else None,
+        )
+    if config.platform == "mturk":
+        assignment_id, hit_id = _one(query, "assignmentId"), _one(query, "hitId")
+        if hit_id is not None and not MTURK_ID.match(hit_id):
+            raise _refuse("hitId", hit_id, "an MTurk HIT id is capitals and digits")
+        role = _role(config, hit_id, any_when_none=True)
+        if assignment_id == PREVIEW_ASSIGNMENT:
+            return LinkEntry("mturk", None, preview=True, role=role, hit_id=hit_id)
+        worker = _one(query, "workerId")
+        if worker is None or not MTURK_WORKER.match(worker):
+            raise _refuse("workerId", worker, "an MTurk worker id is A then capitals and digits")
+        if assignment_id is None or not MTURK_ID.match(assignment_id):
+            raise _refuse(
+                "assignmentId", assignment_id, "an MTurk assignment id is capitals and digits"
+            )
+        submit_to = _one(query, "turkSubmitTo")
+        parts = urlsplit(submit_to or "")
+        mturk_own = parts.scheme == "https" and parts.hostname in MTURK_SUBMIT_HOSTS
+        if not mturk_own or parts.path not in ("", "/") or parts.query:
+            raise _refuse("turkSubmitTo", submit_to, "it must be MTurk's own https address")
+        return LinkEntry(
+            "mturk",
+            worker,
+            role=role,
+            assignment_id=assignment_id,
+            hit_id=hit_id,
+            turk_submit_to=f"https://{parts.hostname}",
+        )
+    worker = _one(query, "id")
+    if worker is None or not LINK_ID.match(worker):
+        raise _refuse("id", worker, "an id is 1-64 letters, digits, . _ @ or -")
+    link_study = _one(query, "study")
+    role = _role(config, link_study, any_when_none=True)
+    return LinkEntry("link", worker, role=role, study_id=link_study)
+
+
+def pseudonym(n: int) -> str:
+    return f"w{n:02d}"
+
+
+def _annotator_for(engine: Engine, platform: str, platform_id: str) -> tuple[Annotator, bool]:
+    """The worker's annotator, made on the first arrival with the next free pseudonym. Two
+    tabs arriving at once: the unique (platform, platform_id) lets one insert win; the other
+    finds it."""
+    for _ in range(20):
+        with Session(engine) as session:
+            found = session.scalars(
+                select(Annotator).where(
+                    Annotator.platform == platform, Annotator.platform_id == platform_id
+                )
+            ).first()
+            if found is not None:
+                session.expunge(found)
+                return found, False
+        try:
+            with write_session(engine) as session:
+                n = session.scalar(select(func.count()).where(Annotator.platform.is_not(None)))
+                n = int(n or 0) + 1
+                taken = set(
+                    session.scalars(select(Annotator.name).where(Annotator.name.like("w%")))
+                )
+                while pseudonym(n) in taken:
+                    n += 1
+                annotator = Annotator(name=pseudonym(n), platform=platform, platform_id=platform_id)
+                session.add(annotator)
+                session.flush()
+                session.expunge(annotator)
+                return annotator, True
+        except IntegrityError:
+            continue  # another arrival took the id or the pseudonym first: look again
+    raise UserError("could not register the worker (too many arrivals at once); try again")
+
+
+def enter_by_link(
+    engine: Engine,
+    study: str,
+    entry: LinkEntry,
+    *,
+    client: str = "link",
+    clock: Callable[[], datetime] = utcnow,
+) -> Arrival:
+    """Create or resume the worker's annotator and record this arrival as their live window."""
+    if entry.preview or entry.platform_id is None:
+        raise CrowdRefusal("This is a preview: accept the task to start working.")
+    ctx = load_study(engine, study)
+    config = require_config(ctx)
+    if entry.platform != config.platform:
+        raise CrowdRefusal(f"This study takes {config.platform} links, not {entry.platform}.")
+    annotator, new = _annotator_for(engine, entry.platform, entry.platform_id)
+    assert annotator.id is not None
+    with write_connection(engine) as conn:
+        visit_id = windows.claim(
+            conn,
+            ctx.id,
+            annotator.id,
+            clock(),
+            client=client,
+            link_role=entry.role,
+            platform_study_id=entry.study_id or entry.hit_id,
+            platform_session_id=entry.session_id or entry.assignment_id,
+            extras=entry.extras,
+        )
+    return Arrival(annotator.name, visit_id, new)
+
+
+def open_session(
+    engine: Engine, study: str, arrival: Arrival, *, clock: Callable[[], datetime] = utcnow
+):
+    """The worker's AnnotatorSession on this arrival's window (what a page then drives)."""
+    from annotate.protocol.session import AnnotatorSession
+
+    session = AnnotatorSession.open(engine, study, arrival.annotator, clock=clock)
+    session.attach_window(arrival.visit_id)
+    return session
+
+
+# --- consent ---------------------------------------------------------------------------------
+
+
+def _visit(session: Session, ctx: StudyContext, annotator_id: int, visit_id: int | None) -> Visit:
+    query = select(Visit).where(Visit.study_id == ctx.id, Visit.annotator_id == annotator_id)
+    if visit_id is not None:
+        query = query.where(Visit.id == visit_id)
+    found = session.scalars(query.order_by(Visit.id.desc())).first()
+    if found is None:
+        raise UserError("this annotator has not entered the study yet (no visit recorded)")
+    return found
+
+
+def needs_consent(engine: Engine, study: str, annotator: str) -> bool:
+    """Whether the consent text is still to be shown (a study with one, not yet agreed to)."""
+    ctx = load_study(engine, study)
+    if not consent_text(ctx):
+        return False
+    who = get_annotator(engine, annotator)
+    with Session(engine) as session:
+        agreed = session.scalar(
+            select(func.count()).where(
+                Visit.study_id == ctx.id, Visit.annotator_id == who.id, Visit.consent.is_(True)
+            )
+        )
+    return not agreed
+
+
+def record_consent(
+    engine: Engine,
+    study: str,
+    annotator: str,
+    agree: bool,
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Exit | None:
+    """Store the answer to the consent text on the visit; "I do not agree" exits at once with
+    the no-consent code (returned)."""
+    ctx = load_study(engine, study)
+    who = get_annotator(engine, annotator)
+    assert who.id is not None
+    with write_session(engine) as session:
+        visit = _visit(session, ctx, who.id, visit_id)
+        visit.consent = agree
+        visit.last_seen_at = clock()
+        chosen = visit.id
+    if agree:
+        return None
+    return exit_for(engine, study, annotator, visit_id=chosen, clock=clock)
+
+
+# --- exit survey -----------------------------------------------------------------------------
+
+
+def _survey_passed(session: Session, ctx: StudyContext, annotator_id: int) -> set[str]:
+    """Questions the worker answered or skipped (skips are kept on their visits)."""
+    answered = set(
+        session.scalars(
+            select(SurveyAnswer.question).where(
+                SurveyAnswer.study_id == ctx.id, SurveyAnswer.annotator_id == annotator_id
+            )
+        )
+    )
+    for extras in session.scalars(
+        select(Visit.extras).where(Visit.study_id == ctx.id, Visit.annotator_id == annotator_id)
+    ):
+        answered.update(extras.get("survey_skipped", []))
+    return answered
+
+
+def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestion]:
+    """The exit survey's questions not yet answered or skipped, when the worker's outcome asks
+    for the survey (SURVEY_OUTCOMES); [] otherwise."""
+    ctx = load_study(engine, study)
+    config = config_of(ctx)
+    if config is None or not config.survey:
+        return []
+    leaving = peek_exit(engine, study, annotator)
+    if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
+        return []
+    who = get_annotator(engine, annotator)
+    with Session(engine) as session:
+        passed = _survey_passed(session, ctx, who.id or 0)
+    return [q for q in config.survey if q.name not in passed]
+
+
+def record_survey(
+    engine: Engine,
+    study: str,
+    annotator: str,
+    answers: Mapping[str, str],
+    *,
+    clock: Callable[[], datetime] = utcnow,
+) -> None:
+    """Store exit-survey answers; a blank answer skips its question (refused if required). A
+    choice must be one of its choices, free text at most its max_length. A second answer to
+    the same question keeps the first."""
+    ctx = load_study(engine, study)
+    config = require_config(ctx)
+    questions = {q.name: q for q in config.survey}
+    rows = []
+    for name, raw in answers.items():
+        question = questions.get(name)
+        if question is None:
+            raise UserError(f"the survey has no question {name[:40]!r}")
+        value = str(raw).strip()
+        if question.kind == "choice" and value and value not in question.choices:
+            raise UserError(f"{question.name}: choose one of {', '.join(question.choices)}")
+        if len(value) > question.max_length:
+            raise UserError(f"{question.name}: at most {question.max_length} characters")
+        if value:
+            rows.append((name, value))
+    given = {name for name, _ in rows}
+    # A page may send one question at a time: only a required question sent blank is refused.
+    missing = [n for n in answers if questions[n].required and n not in given]
+    if missing:
+        raise UserError(f"please answer: {', '.join(missing)}")
+    who = get_annotator(engine, annotator)
+    skipped = [name for name in answers if name not in given]
+    with write_session(engine) as session:
+        passed = _survey_passed(session, ctx, who.id or 0)
+        for name, value in rows:
+            if name not in passed:
+                session.add(
+                    SurveyAnswer(
+                        study_id=ctx.id,
+                        annotator_id=who.id,
+                        question=name,
+                        answer=value,
+                        answered_at=clock(),
+                    )
+                )
+        visit = _visit(session, ctx, who.id or 0, None)
+        visit.last_seen_at = clock()
+        if skipped:
+            visit.extras = {
+                **visit.extras,
+                "survey_skipped": sorted({*visit.extras.get("survey_skipped", []), *skipped}),
+            }
+
+
+# --- exit ------------------------------------------------------------------------------------
+
+
+def _test_left(engine: Engine, ctx: StudyContext, annotator_id: int, now: datetime) -> bool:
+    """Whether a test item is there for the annotator (their batch not done, an item held or
+    free), without taking a lease."""
+    with engine.connect() as conn:
+        if assignment.batch_done(conn, ctx, annotator_id):
+            return False
+        params = assignment.keys(ctx, annotator_id, now)
+        if conn.execute(assignment.HELD, params).first() is not None:
+            return True
+        return conn.execute(assignment.NEXT_ITEM, params).first() is not None
+
+
+def _open_slots(session: Session, ctx: StudyContext) -> int:
+    return int(
+        session.scalar(
+            select(func.coalesce(func.sum(StudyItem.remaining), 0)).where(
+                StudyItem.study_id == ctx.id, StudyItem.phase == TEST
+            )
+        )
+        or 0
+    )
+
+
+def _outcome(engine: Engine, ctx: StudyContext, who: Annotator, visit: Visit, now) -> str | None:
+    """The worker's outcome in this visit, or None while there is something left to do."""
+    from annotate.protocol.session import AnnotatorSession, Phase
+
+    if visit.outcome is not None:
+        return visit.outcome
+    if visit.consent is False:
+        return "no_consent"
+    session = AnnotatorSession(engine, ctx, who, clock=lambda: now)
+    phase = session.phase()
+    with Session(engine) as s:
+        counts = dict(
+            s.execute(
+                select(Label.phase, func.count())
+                .where(Label.study_id == ctx.id, Label.annotator_id == who.id)
+                .group_by(Label.phase)
+            ).all()
+        )
+        open_slots = _open_slots(s, ctx)
+    test_done = int(counts.get(TEST, 0))
+    if visit.link_role == "test":
+        if phase is not Phase.TEST:
+            return "not_admitted"
+    elif phase is Phase.REJECTED:
+        return "screened_out"
+    elif phase is Phase.TRAINING:
+        if not counts.get(TRAINING) and open_slots == 0:
+            return "study_full"  # every test item has its labels: no point training
+        return None
+    elif visit.link_role == "training":
+        return "training_done"
+    elif phase is Phase.WAITING:
+        return None  # one link, a gate still to decide: the waiting screen
+    if _test_left(engine, ctx, who.id or 0, now):
+        return None
+    return "completed" if test_done else "study_full"
+
+
+def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) -> Exit:
+    code = config.code(outcome)
+    message = OUTCOME_TEXT[outcome]
+    if config.platform == "prolific":
+        return Exit(
+            outcome, code, message, "prolific", PROLIFIC_COMPLETE.format(code=quote(code)), at=at
+        )
+    if config.platform == "mturk":
+        submit_to = visit.extras.get("turk_submit_to")
+        fields = {
+            "assignmentId": str(visit.extras.get("assignment_id", "")),
+            "outcome": outcome,
+            "code": code,
+        }
+        action = f"{submit_to}/mturk/externalSubmit" if submit_to else None
+        return Exit(outcome, code, message, "mturk", form_action=action, form_fields=fields, at=at)
+    url = None
+    if config.completion_url:
+        url = config.completion_url.replace("{code}", quote(code))
+    return Exit(outcome, code, message, "link", url, at=at)
+
+
+def peek_exit(
+    engine: Engine,
+    study: str,
+    annotator: str,
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Exit | None:
+    """The exit the worker has reached, without recording it (None: not finished)."""
+    ctx = load_study(engine, study)
+    config = require_config(ctx)
+    who = get_annotator(engine, annotator)
+    with Session(engine) as session:
+        visit = _visit(session, ctx, who.id or 0, visit_id)
+        session.expunge(visit)
+    outcome = _outcome(engine, ctx, who, visit, clock())
+    return None if outcome is None else _exit(config, outcome, visit, visit.outcome_at)
+
+
+def exit_for(
+    engine: Engine,
+    study: str,
+    annotator: str,
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Exit | None:
+    """The worker's exit (see the module docstring), recorded on the visit with its time: the
+    outcome, and the visit's departure (time on task ends here). Idempotent."""
+    ctx = load_study(engine, study)
+    config = require_config(ctx)
+    who = get_annotator(engine, annotator)
+    now = clock()
+    with Session(engine) as session:
+        visit = _visit(session, ctx, who.id or 0, visit_id)
+        session.expunge(visit)
+    outcome = _outcome(engine, ctx, who, visit, now)
+    if outcome is None:
+        return None
+    if visit.outcome is None:
+        with write_connection(engine) as conn:
+            lock_study(conn, ctx.id)
+            conn.execute(
+                update(Visit.__table__)  # type: ignore[arg-type]
+                .where(Visit.id == visit.id, Visit.outcome.is_(None))
+                .values(outcome=outcome, outcome_at=now)
+            )
+            windows.depart(conn, visit.id or 0, now)
+            if windows.is_live(conn, ctx.id, who.id or 0, visit.id or 0):
+                assignment.release_leases(conn, ctx, who.id or 0)
+        with Session(engine) as session:
+            visit = _visit(session, ctx, who.id or 0, visit.id)
+            session.expunge(visit)
+    return _exit(config, visit.outcome or outcome, visit, visit.outcome_at)
+
+
+# --- the researcher's side -------------------------------------------------------------------
+
+
+def outcome_counts(session: Session, study_id: int) -> dict[str, int]:
+    """Workers per latest outcome (status): each annotator counted once, by their last exit."""
+    latest = (
+        select(Visit.annotator_id, func.max(Visit.id).label("last"))
+        .where(Visit.study_id == study_id, Visit.outcome.is_not(None))
+        .group_by(Visit.annotator_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(Visit.outcome, func.count())
+        .join(latest, Visit.id == latest.c.last)
+        .group_by(Visit.outcome)
+    ).all()
+    found = {str(o): int(n) for o, n in rows}
+    return {o: found.get(o, 0) for o in OUTCOMES}
+
+
+def abandoned_visits(session: Session, ctx: StudyContext, now: datetime | None = None) -> int:
+    """Visits that ended without a departure or an outcome (a closed tab, a lost connection)
+    and saw nothing for longer than a lease lasts: their leases went back to the pool."""
+    quiet_since = (now or utcnow()) - timedelta(minutes=ctx.protocol.lease_minutes)
+    return int(
+        session.scalar(
+            select(func.count()).where(
+                Visit.study_id == ctx.id,
+                Visit.departed_at.is_(None),
+                Visit.superseded_at.is_(None),
+                Visit.outcome.is_(None),
+                Visit.last_seen_at < quiet_since,
+            )
+        )
+        or 0
+    )
+
+
+def admitted_ids(engine: Engine, ctx: StudyContext, platform: str) -> list[str]:
+    """The platform ids of the workers the gate admitted (latest decision), for the platform's
+    allow-list of the test study; sorted."""
+    with Session(engine) as session:
+        people = session.execute(
+            select(Annotator.id, Annotator.platform_id).where(Annotator.platform == platform)
+        ).all()
+        admitted = []
+        for annotator_id, platform_id in people:
+            decision = gate.latest_decision(session, ctx.id, annotator_id)
+            if decision is not None and decision.admitted and platform_id:
+                admitted.append(str(platform_id))
+    return sorted(admitted)
+
+
+def study_link(page_url: str, config: CrowdConfig, role: str = "all") -> str:
+    """The URL to paste into the platform: the study's page (`annotate serve`) with the
+    platform's placeholders; `role` picks the training or test link of a two-study gate."""
+    base = page_url.rstrip("?")
+    joiner = "&" if "?" in base else "?"
+    if config.platform == "prolific":
+        params = "&".join(f"{n}={{{{%{n}%}}}}" for n in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
+        return f"{base}{joiner}{params}"
+    if config.platform == "mturk":
+        return base  # MTurk's ExternalQuestion adds workerId, assignmentId, hitId, turkSubmitTo
+    query: dict[str, Any] = {"id": "WORKER_ID"}
+    platform_study = {r: s for s, r in config.accepted.items()}.get(role)
+    if platform_study is not None and role != "all":
+        query["study"] = platform_study
+    return f"{base}{joiner}{urlencode(query)}"
+
+
+__all__ = [
+    "OUTCOMES",
+    "Arrival",
+    "CrowdRefusal",
+    "Exit",
+    "LinkEntry",
+    "abandoned_visits",
+    "admitted_ids",
+    "consent_text",
+    "enter_by_link",
+    "exit_for",
+    "guidelines_text",
+    "needs_consent",
+    "open_session",
+    "outcome_counts",
+    "parse_link",
+    "peek_exit",
+    "record_consent",
+    "record_survey",
+    "study_link",
+    "survey_due",
+]

@@ -1,0 +1,278 @@
+"""Where a study and its people stand: the one home for item completeness, the study's state,
+each annotator's phase and the study's roster. `status`, `study show`/`list`, `gate`, the
+annotator's session, the console, the report and its datasheet all ask here and derive none
+of it themselves.
+
+- An item is *complete* when it needs no more labels: the engine's own counter `remaining`
+  (annotate/completion.py) is 0. That covers k labels, an early stop under stop_when_decided
+  (fewer than k) and an open tie under extra-annotator (k or more, still wanting one).
+- A study is `complete` when every test item is; else `test` once anyone was admitted (or
+  `gate --close` opened it); else `training`. The stored `study.state` is only a hint.
+- An annotator's phase follows their latest gate decision: admitted -> test, refused ->
+  rejected; without one, training until every training item is answered, then waiting.
+- The roster is everyone with a gate decision or a label in the study: someone admitted by
+  hand who has labelled nothing yet is on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, Integer, func, select
+from sqlmodel import Session
+
+from annotate.protocol.studies import TEST, TRAINING
+from annotate.store.models import Annotator, GateDecision, Label, Study, StudyItem
+
+COMPLETE = "complete"
+WAITING = "waiting"
+REJECTED = "rejected"
+PENDING, ADMITTED = "pending", "admitted"
+
+
+# --- items and the study ----------------------------------------------------------------------
+def item_complete(n_labels: int, remaining: int) -> bool:
+    """The item needs no more labels (k, decided early, or a tie broken)."""
+    return n_labels > 0 and remaining == 0
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """A study's test items by where they stand."""
+
+    k: int
+    total: int
+    complete: int
+    open_ties: int
+    """At k labels or more and still wanting one (extra-annotator)."""
+    decided_early: int
+    """Complete with fewer than k labels (stop_when_decided)."""
+    untouched: int
+    labels: int
+    labels_wanted: int
+    """Labels the items still take now (the engine's `remaining`, summed)."""
+
+    @classmethod
+    def of(cls, rows: Iterable[tuple[int, int]], k: int) -> Completeness:
+        """From (n_labels, remaining) per test item."""
+        total = complete = ties = early = untouched = labels = wanted = 0
+        for n, left in rows:
+            total += 1
+            labels += n
+            wanted += left
+            untouched += n == 0
+            if item_complete(n, left):
+                complete += 1
+                early += n < k
+            elif n >= k:
+                ties += 1
+        return cls(k, total, complete, ties, early, untouched, labels, wanted)
+
+    @property
+    def finished(self) -> bool:
+        return self.total > 0 and self.complete == self.total
+
+    @property
+    def in_progress(self) -> int:
+        return self.total - self.complete - self.untouched
+
+
+def study_state(items: Completeness, stored: str, anyone_admitted: bool) -> str:
+    """training | test | complete, from the items and the gate decisions."""
+    if items.finished:
+        return COMPLETE
+    return TEST if stored == TEST or anyone_admitted else TRAINING
+
+
+def _item_rows(session: Session, study_id: int) -> list[tuple[int, int]]:
+    return [
+        (int(n), int(left))
+        for n, left in session.execute(
+            select(StudyItem.n_labels, StudyItem.remaining).where(
+                StudyItem.study_id == study_id, StudyItem.phase == TEST
+            )
+        ).all()
+    ]
+
+
+def completeness(session: Session, study_id: int, k: int) -> Completeness:
+    return Completeness.of(_item_rows(session, study_id), k)
+
+
+def anyone_admitted(session: Session, study_id: int) -> bool:
+    latest = latest_decisions(session, study_id)
+    return any(d.admitted for d in latest.values())
+
+
+def state_of(session: Session, study_id: int, k: int, stored: str) -> str:
+    """The study's state, read from its items and decisions."""
+    items = completeness(session, study_id, k)
+    return study_state(items, stored, not items.finished and anyone_admitted(session, study_id))
+
+
+def states_of_all(session: Session) -> dict[int, tuple[str, Completeness]]:
+    """Every study's state and items, in three grouped queries (the studies list)."""
+    rows: dict[int, list[tuple[int, int]]] = {}
+    for study_id, n, left in session.execute(
+        select(StudyItem.study_id, StudyItem.n_labels, StudyItem.remaining).where(
+            StudyItem.phase == TEST
+        )
+    ).all():
+        rows.setdefault(int(study_id), []).append((int(n), int(left)))
+    admitted = _admitted_studies(session)
+    out = {}
+    for study_id, stored, protocol in session.execute(
+        select(Study.id, Study.state, Study.protocol)
+    ).all():
+        items = Completeness.of(rows.get(study_id, []), int(protocol["annotators_per_item"]))
+        out[int(study_id)] = (study_state(items, stored, study_id in admitted), items)
+    return out
+
+
+def study_rows(engine: Engine) -> list[dict[str, Any]]:
+    """Every study with its state and size (for `annotate study list`)."""
+    from annotate.store.models import Study
+
+    with Session(engine) as session:
+        studies = session.scalars(select(Study).order_by(Study.id)).all()
+        states = states_of_all(session)
+        return [
+            {
+                "id": s.id,
+                "name": s.name,
+                "task": s.task,
+                "protocol": s.protocol["name"],
+                "state": states[s.id or 0][0],
+                "test_items": states[s.id or 0][1].total,
+                "annotators_per_item": s.protocol["annotators_per_item"],
+                "created_at": s.created_at.isoformat(timespec="seconds"),
+            }
+            for s in studies
+        ]
+
+
+def _admitted_studies(session: Session) -> set[int]:
+    """Studies where someone's latest decision admits them."""
+    latest = (
+        select(func.max(GateDecision.id))
+        .group_by(GateDecision.study_id, GateDecision.annotator_id)
+        .scalar_subquery()
+    )
+    return set(
+        session.scalars(
+            select(GateDecision.study_id)
+            .where(GateDecision.id.in_(latest), GateDecision.admitted.is_(True))
+            .distinct()
+        )
+    )
+
+
+# --- people -----------------------------------------------------------------------------------
+def verdict(decision: GateDecision | None) -> str:
+    """pending | admitted | rejected."""
+    if decision is None:
+        return PENDING
+    return ADMITTED if decision.admitted else REJECTED
+
+
+def annotator_phase(admitted: bool | None, training_done: int, quota: int) -> str:
+    """training | waiting | test | rejected, from the latest decision (None: none yet)."""
+    if admitted is True:
+        return TEST
+    if admitted is False:
+        return REJECTED
+    return TRAINING if training_done < quota else WAITING
+
+
+def training_quota(session: Session, study_id: int) -> int:
+    """Training items each annotator does: those the study drew, up to the protocol's
+    max_training_items_per_annotator (a crowd worker's batch)."""
+    drawn = int(
+        session.scalar(
+            select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
+        )
+        or 0
+    )
+    protocol = session.scalar(select(Study.protocol).where(Study.id == study_id)) or {}
+    cap = protocol.get("max_training_items_per_annotator")
+    return drawn if cap is None else min(drawn, int(cap))
+
+
+def latest_decisions(session: Session, study_id: int) -> dict[int, GateDecision]:
+    """annotator id -> their latest gate decision in the study."""
+    out: dict[int, GateDecision] = {}
+    for d in session.scalars(
+        select(GateDecision).where(GateDecision.study_id == study_id).order_by(GateDecision.id)
+    ):
+        out[d.annotator_id] = d
+    return out
+
+
+@dataclass(frozen=True)
+class Member:
+    """One annotator of a study's roster."""
+
+    annotator_id: int
+    name: str
+    synthetic: bool
+    decision: GateDecision | None
+    training_done: int
+    training_correct: int
+    test_done: int
+    quota: int
+
+    @property
+    def gate(self) -> str:
+        return verdict(self.decision)
+
+    @property
+    def phase(self) -> str:
+        admitted = None if self.decision is None else bool(self.decision.admitted)
+        return annotator_phase(admitted, self.training_done, self.quota)
+
+    @property
+    def training_accuracy(self) -> float | None:
+        return self.training_correct / self.training_done if self.training_done else None
+
+
+def roster(session: Session, study_id: int) -> list[Member]:
+    """Everyone with a gate decision or a label (any phase) in the study, by name."""
+    counts: dict[int, dict[str, tuple[int, int]]] = {}
+    for aid, phase, n, right in session.execute(
+        select(
+            Label.annotator_id,
+            Label.phase,
+            func.count(Label.id),
+            func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
+        )
+        .where(Label.study_id == study_id)
+        .group_by(Label.annotator_id, Label.phase)
+    ).all():
+        counts.setdefault(int(aid), {})[phase] = (int(n), int(right))
+    decisions = latest_decisions(session, study_id)
+    ids = set(counts) | set(decisions)
+    if not ids:
+        return []
+    quota = training_quota(session, study_id)
+    people = session.execute(
+        select(Annotator.id, Annotator.name, Annotator.synthetic).where(Annotator.id.in_(ids))
+    ).all()
+    members = []
+    for aid, name, synthetic in people:
+        mine = counts.get(aid, {})
+        done, right = mine.get(TRAINING, (0, 0))
+        members.append(
+            Member(
+                aid,
+                name,
+                bool(synthetic),
+                decisions.get(aid),
+                done,
+                right,
+                mine.get(TEST, (0, 0))[0],
+                quota,
+            )
+        )
+    return sorted(members, key=lambda m: m.name)

@@ -1,0 +1,111 @@
+"""One annotator, several windows: the newest window of an annotator on a study is the live one.
+
+A window (a terminal app, a browser tab, an arrival by platform link) claims itself with
+`claim`, which records a visit (annotate/store/models.py: Visit) and marks the annotator's
+earlier open windows superseded. Every answer of a claimed window is stored only inside a
+transaction that first checks, in the same statement that notes the window's last activity,
+that it is still the latest: an older window's answer is refused with ContinuedElsewhere
+before anything is written. So two windows showing the same item can never both store an
+answer, and neither shows feedback for an answer its user did not give: the newer window
+stores and gets feedback for its own answer, the older says "continued in another window".
+
+Front ends: a terminal app claims with `AnnotatorSession.claim_window("terminal")`; a page
+that signs in by name and token claims with `claim_window("web")`; an arrival by platform
+link is claimed by crowd.enter_by_link (then `attach_window(arrival.visit_id)`). A window that
+gets ContinuedElsewhere (from next_item, submit, revise) shows CONTINUED and takes no more
+answers; `heartbeat()` keeps a waiting window's time on task running.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, func, select, update
+
+from annotate.errors import UserError
+from annotate.store.models import Visit
+
+visit = Visit.__table__  # type: ignore[attr-defined]
+
+CONTINUED = "You continued in another window; this one no longer takes answers."
+
+
+class ContinuedElsewhere(UserError):
+    """A newer window of the same annotator took over: this window's answer was not stored."""
+
+    def __init__(self) -> None:
+        super().__init__(CONTINUED)
+
+
+LATEST = select(func.max(visit.c.id)).where(
+    visit.c.study_id == bindparam("b_study"), visit.c.annotator_id == bindparam("b_annotator")
+)
+"""The annotator's latest window on the study (the index ix_visit_study_annotator serves it)."""
+_LATEST = LATEST.scalar_subquery()
+
+TOUCH = (
+    update(visit)
+    .where(and_(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST))
+    .values(last_seen_at=bindparam("b_now"))
+)
+"""Note the window's activity if, and only if, it is the annotator's latest: one statement,
+inside the answer's write transaction, so no newer window can claim in between."""
+
+
+def claim(
+    conn: Connection,
+    study_id: int,
+    annotator_id: int,
+    now: datetime,
+    *,
+    client: str = "terminal",
+    **fields: Any,
+) -> int:
+    """Record a new window (the live one from now on) and supersede the annotator's open
+    ones; its id. `fields`: the link's Visit columns (link_role, platform_study_id, ...)."""
+    conn.execute(
+        update(visit)
+        .where(
+            visit.c.study_id == study_id,
+            visit.c.annotator_id == annotator_id,
+            visit.c.superseded_at.is_(None),
+        )
+        .values(superseded_at=now)
+    )
+    row = {
+        "study_id": study_id,
+        "annotator_id": annotator_id,
+        "client": client,
+        "arrived_at": now,
+        "last_seen_at": now,
+        "extras": fields.pop("extras", {}),
+        **fields,
+    }
+    return int(conn.execute(visit.insert().values(**row)).inserted_primary_key[0])
+
+
+def touch(
+    conn: Connection, study_id: int, annotator_id: int, visit_id: int | None, now: datetime
+) -> None:
+    """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
+    latest. An unclaimed session (visit_id None: library use, the simulator) is not checked."""
+    if visit_id is None:
+        return
+    params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id, "b_now": now}
+    if conn.execute(TOUCH, params).rowcount != 1:
+        raise ContinuedElsewhere()
+
+
+def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
+    latest = conn.execute(LATEST, {"b_study": study_id, "b_annotator": annotator_id}).scalar()
+    return latest == visit_id
+
+
+def depart(conn: Connection, visit_id: int, now: datetime) -> None:
+    """A clean quit or an exit: the window's time on task ends now (once)."""
+    conn.execute(
+        update(visit)
+        .where(visit.c.id == visit_id, visit.c.departed_at.is_(None))
+        .values(departed_at=now, last_seen_at=now)
+    )

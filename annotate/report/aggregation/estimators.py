@@ -1,0 +1,135 @@
+"""The latent-class aggregation models behind one interface: each fits the study's labels and
+gives an answer per unit and each annotator's estimated competence (with a confusion matrix
+when the model has one). The report reads them by method name only, so a model added to
+`ESTIMATORS` reaches the score table, the competence table and the disagreements.
+
+Dawid–Skene and MACE are the report's own EM run to convergence (`aggregation.em`): each
+fit also says how its EM ended (`Fitted.fit`: iterations, log-likelihood, converged,
+tolerance; MACE's restarts and seed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from annotate.report.aggregation import em
+from annotate.report.aggregation.majority import NO_LABELS
+from annotate.report.aggregation.study import Aggregated
+from annotate.report.data.coding import CodedStudy
+from annotate.report.model.schema import ModelFit
+
+
+@dataclass
+class Fitted:
+    """A fitted model: its answer per unit (codes, NO_LABELS where a unit has no labels) and,
+    per annotator index, its estimated competence and confusion matrix (truth -> answer ->
+    probability, rows summing to 1) where the model estimates one."""
+
+    pred: np.ndarray
+    competence: dict[int, float] = field(default_factory=dict)
+    confusion: dict[int, dict[str, dict[str, float]]] = field(default_factory=dict)
+    fit: ModelFit | None = None
+    """How the model's EM ended (None for the majority)."""
+
+
+@dataclass(frozen=True)
+class FitInput:
+    frame: Any
+    """The labels as a pandas frame: columns task (unit), worker (annotator index), label
+    (answer code)."""
+    coded: CodedStudy
+    final: Aggregated
+    """The study's own aggregation (the majority with its tie rule)."""
+    seed: int
+
+
+@dataclass(frozen=True)
+class Estimator:
+    method: str
+    """The id in the JSON ("dawid_skene")."""
+    title: str
+    """Its name in the tables ("Dawid–Skene")."""
+    competence_title: str | None
+    """The competence column's heading ("Dawid–Skene accuracy"); None: no competence."""
+    fit: Callable[[FitInput], Fitted]
+
+
+def _arrays(given: FitInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    frame = given.frame
+    return (
+        frame["task"].to_numpy(dtype=np.int64),
+        frame["worker"].to_numpy(dtype=np.int64),
+        frame["label"].to_numpy(dtype=np.int64),
+    )
+
+
+def _pred(fit: em.Fit, task: np.ndarray, n_units: int) -> np.ndarray:
+    has = np.bincount(task, minlength=n_units) > 0
+    return np.where(has, fit.answers, NO_LABELS)
+
+
+def _fit_row(method: str, fit: em.Fit, restarts: bool) -> ModelFit:
+    return ModelFit(
+        method,
+        fit.iterations,
+        fit.log_likelihood,
+        fit.converged,
+        fit.tolerance,
+        fit.restarts if restarts else None,
+        fit.seed if restarts else None,
+    )
+
+
+def _dawid_skene(given: FitInput) -> Fitted:
+    coded = given.coded
+    task, worker, answer = _arrays(given)
+    classes = coded.classes
+    ds = em.dawid_skene(task, worker, answer, coded.n_units, len(coded.annotators), len(classes))
+    assert ds.errors is not None
+    fitted = Fitted(_pred(ds, task, coded.n_units), fit=_fit_row("dawid_skene", ds, False))
+    for w in np.unique(worker).tolist():
+        block = ds.errors[w]  # truth x answer: P(answer | truth, worker)
+        fitted.confusion[w] = {
+            classes[t]: {classes[a]: float(block[t, a]) for a in range(len(classes))}
+            for t in range(len(classes))
+        }
+        # Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k).
+        fitted.competence[w] = float((ds.priors * np.diag(block)).sum())
+    return fitted
+
+
+def _mace(given: FitInput) -> Fitted:
+    coded = given.coded
+    task, worker, answer = _arrays(given)
+    # Sorted class coding: the fit does not depend on the task's label order.
+    rank = np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
+    mace = em.mace(
+        task,
+        worker,
+        answer,
+        coded.n_units,
+        len(coded.annotators),
+        len(coded.classes),
+        seed=given.seed,
+        restarts=em.mace_restarts(len(answer)),
+        class_order=rank,
+    )
+    assert mace.competence is not None
+    return Fitted(
+        _pred(mace, task, coded.n_units),
+        # The estimated probability that the annotator is not spamming (knows the answer).
+        {w: float(mace.competence[w]) for w in np.unique(worker).tolist()},
+        fit=_fit_row("mace", mace, True),
+    )
+
+
+MAJORITY = Estimator("majority", "Majority vote", None, lambda given: Fitted(given.final.pred))
+"""The study's own rule, scored beside the models (its answers are the report's)."""
+DAWID_SKENE = Estimator("dawid_skene", "Dawid–Skene", "Dawid–Skene accuracy", _dawid_skene)
+MACE = Estimator("mace", "MACE", "MACE competence", _mace)
+ESTIMATORS: tuple[Estimator, ...] = (DAWID_SKENE, MACE)
+"""The models fitted beside the majority, in the tables' order."""

@@ -1,0 +1,67 @@
+"""The one cell formatter of the report: every section's rows and every renderer (rich table,
+Markdown, HTML, LaTeX) write numbers through these functions, so a value reads the same
+everywhere. Scores are shown x100 with one decimal, as the papers do; agreement coefficients
+as they are; a missing value as a dash (or the text a renderer asks for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+METRIC_NAMES = {
+    "accuracy": "Accuracy",
+    "f1": "F1",
+    "macro_f1": "Macro-F1",
+    "mcc": "MCC",
+    "r3": "R3",
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "f1a": "F1a",
+    "em": "EM",
+    "record_f1": "F1",
+    "record_em": "EM",
+    "gender_parity": "Gender parity",
+}
+
+
+Section = tuple[str, list[str], list[list[str]]]
+"""A section's table as every renderer reads it: (title, headers, rows of cells)."""
+
+MISSING = "–"
+
+
+def pct(value: float | None, missing: str = MISSING) -> str:
+    """A fraction as a percentage with one decimal (0.874 -> "87.4")."""
+    return missing if value is None else f"{value * 100:.1f}"
+
+
+def coef(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def interval(low: float | None, high: float | None, scale: float = 100, digits: int = 1) -> str:
+    if low is None or high is None:
+        return ""
+    return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+
+def quoted_bounds(e: Any, quoted: Any) -> tuple[float | None, float | None]:
+    """The interval a task-score cell shows: `quoted` (a HeadlineInterval: the interval the one
+    rule gives the task score, scoring.intervals.quoted_interval) when there is one; else the
+    bootstrap's of the Estimate `e`. Pass `quoted` for the task score and for a task's only
+    metric (which is its score)."""
+    if quoted is not None:
+        return quoted.low, quoted.high
+    return (None, None) if e is None else (e.ci_low, e.ci_high)
+
+
+def seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def share(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.0f}%"
+
+
+def votes_text(votes: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in votes.items())

@@ -1,0 +1,40 @@
+"""The Markdown view of a report, for a paper or a README: pipe tables of the same sections as
+the terminal's (`sections.registry`), cells escaped so data text cannot make markup."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from annotate.report.model.schema import StudyReport
+from annotate.report.render.table import interval_lines, sections
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    heads = [_md_cell(h) or " " for h in headers]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "|".join("---" for _ in heads) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: StudyReport) -> str:
+    """The report for a paper or a README: a heading, the quotable line, then pipe tables."""
+    lines = [f"# Human performance: {_md_cell(report.study)} ({_md_cell(report.task)})", ""]
+    lines += [f"> {_md_cell(report.summary)}", ""]
+    lines += [_md_cell(line) + "  " for line in interval_lines(report)]
+    lines += [""] if report.headline_interval or report.humans_interval else []
+    histogram = report.agreement.item_agreement_histogram
+    for title, headers, rows in sections(report):
+        lines += [f"## {_md_cell(title)}", ""]
+        lines += _md_table(headers, rows)
+        lines.append("")
+        if title == "Agreement" and histogram:
+            lines += ["Per-item agreement (votes for the most chosen answer):", ""]
+            lines += _md_table(["Agreement", "Items"], [[k, str(v)] for k, v in histogram.items()])
+            lines.append("")
+    if report.notes:
+        lines += ["## Notes", ""] + [f"- {_md_cell(n)}" for n in report.notes] + [""]
+    return "\n".join(lines)

@@ -1,0 +1,161 @@
+/* The annotator page's keys: the same keys as the terminal app (shown on each button), plus
+   click and tap, which work without this script. Untrusted text never passes through here:
+   the script only clicks, checks and focuses elements the server drew. */
+(function () {
+  "use strict";
+  var typed = "";  // digits typed so far of a ReCoRD entity number that could still grow
+
+  function screen() { return document.getElementById("screen"); }
+
+  function keyName(e) { return e.key === " " ? "Space" : e.key; }
+
+  function byKey(root, key) {
+    var all = root.querySelectorAll("[data-keys]");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].getAttribute("data-keys").split(" ").indexOf(key) >= 0) return all[i];
+    }
+    return null;
+  }
+
+  function say(text) {
+    var s = screen(), p = document.getElementById("notice");
+    if (!p) {
+      p = document.createElement("p");
+      p.id = "notice"; p.className = "notice"; p.setAttribute("role", "status");
+      var bar = s.querySelector(".bar");
+      bar.parentNode.insertBefore(p, bar.nextSibling);
+    }
+    p.textContent = text;
+  }
+
+  function focusScreen() {
+    typed = "";
+    var s = screen();
+    var target = s.querySelector("[data-focus]") || s.querySelector("#body") || s;
+    var current = s.querySelector(".candidate");
+    if (current) setCurrent(firstOpen(0) || current);
+    else target.focus({ preventScroll: true });
+  }
+
+  // --- MultiRC: one candidate is "current"; the answer keys judge it -----------------------
+  function rows() { return Array.prototype.slice.call(screen().querySelectorAll(".candidate")); }
+  function judged(row) { return row.querySelector("input:checked") !== null; }
+  function firstOpen(from) {
+    var r = rows();
+    for (var i = 0; i < r.length; i++) { var row = r[(from + i) % r.length]; if (!judged(row)) return row; }
+    return null;
+  }
+  function setCurrent(row) {
+    rows().forEach(function (r) { r.classList.remove("current"); });
+    row.classList.add("current");
+    var input = row.querySelector("input:checked") || row.querySelector("input");
+    input.focus({ preventScroll: false });
+  }
+  function currentRow() { return screen().querySelector(".candidate.current") || rows()[0]; }
+
+  function multiKey(e, key) {
+    var r = rows(), row = currentRow(), at = r.indexOf(row);
+    if (key === "ArrowDown" || key === "ArrowUp") {
+      var next = r[Math.min(Math.max(at + (key === "ArrowDown" ? 1 : -1), 0), r.length - 1)];
+      setCurrent(next); return true;
+    }
+    var radio = row.querySelector('input[data-key="' + CSS.escape(key) + '"]');
+    if (radio) {
+      radio.checked = true;
+      var following = firstOpen(at + 1);
+      setCurrent(following || row);
+      return true;
+    }
+    if (key === "Enter") { submitJudgements(); return true; }
+    return false;
+  }
+  function submitJudgements() {
+    var left = rows().filter(function (r) { return !judged(r); }).length;
+    if (left) { say("Judge every answer first (" + left + " left)."); return; }
+    document.getElementById("submit").click();
+  }
+
+  // --- ReCoRD: a number picks an entity; the arrows move; Enter picks the focused one --------
+  function entityKey(e, key) {
+    var buttons = Array.prototype.slice.call(screen().querySelectorAll(".entity"));
+    var at = buttons.indexOf(document.activeElement);
+    if (key === "ArrowDown" || key === "ArrowUp") {
+      typed = "";
+      var next = Math.min(Math.max((at < 0 ? 0 : at) + (key === "ArrowDown" ? 1 : -1), 0), buttons.length - 1);
+      buttons[next].focus(); return true;
+    }
+    if (/^[0-9]$/.test(key)) {
+      var count = buttons.length, number = null, candidates = [typed + key, key];
+      for (var i = 0; i < candidates.length; i++) {
+        var n = parseInt(candidates[i], 10);
+        if (n >= 1 && n <= count) { number = n; typed = candidates[i]; break; }
+      }
+      if (number === null) { typed = ""; return true; }
+      buttons[number - 1].focus();
+      if (number * 10 > count) { typed = ""; buttons[number - 1].click(); }
+      return true;
+    }
+    if (key === "Enter" && at < 0 && buttons.length) { buttons[0].focus(); return true; }
+    return false;
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var key = keyName(e), s = screen(), t = e.target;
+    if (document.querySelector("dialog[open]")) return;  // Escape closes it (the browser's own)
+    if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox"))) {
+      if (key === "Escape" && t.id === "comment") { e.preventDefault(); focusScreen(); }
+      return;  // typing a name, a token or a comment
+    }
+    var form = s.querySelector("#answer-form");
+    var kind = form ? form.getAttribute("data-kind") : null;
+    if (kind === "multi_answer" && multiKey(e, key)) { e.preventDefault(); return; }
+    if (kind === "entity_choice" && entityKey(e, key)) { e.preventDefault(); return; }
+    if (key === "Enter" && t && (t.tagName === "BUTTON" || t.tagName === "A" || t.tagName === "SUMMARY")
+        && !(t.hasAttribute("data-keys") && t.getAttribute("data-keys").indexOf("Enter") >= 0)) {
+      return;  // Enter on a focused control presses that control
+    }
+    var el = byKey(s, key);
+    if (!el) return;
+    e.preventDefault();
+    if (el.hasAttribute("data-say")) { say(el.getAttribute("data-say")); return; }
+    if (el.tagName === "SUMMARY") { openFlag(); return; }
+    el.click();
+  });
+
+  function openFlag() {
+    var d = document.getElementById("flag");
+    if (!d) return;
+    d.open = true;
+    document.getElementById("flag-box").checked = true;
+    document.getElementById("comment").focus();
+  }
+
+  document.addEventListener("click", function (e) {
+    var t = e.target.closest && e.target.closest("[data-open]");
+    if (t) { document.getElementById(t.getAttribute("data-open")).showModal(); return; }
+    var q = e.target.closest && e.target.closest("#quit");
+    if (q) {
+      var c = document.getElementById("comment"), box = document.getElementById("flag-box");
+      if (box && box.checked && !confirm("Your flag" + (c && c.value.trim() ? " and comment" : "") +
+          " is not sent yet (it goes with your answer). Leave anyway?")) { e.preventDefault(); }
+    }
+    var entity = e.target.closest && e.target.closest(".candidate");
+    if (entity) setCurrent(entity);
+  });
+  document.addEventListener("change", function (e) {
+    if (e.target.id === "comment" || e.target.id === "flag-box") return;
+  });
+  document.addEventListener("input", function (e) {
+    if (e.target.id === "comment" && e.target.value.trim()) document.getElementById("flag-box").checked = true;
+  });
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (form.id === "answer-form" && form.getAttribute("data-kind") === "multi_answer" &&
+        rows().some(function (r) { return !judged(r); })) {
+      e.preventDefault(); submitJudgements();
+    }
+  }, true);
+  document.addEventListener("htmx:afterSettle", focusScreen);
+  document.addEventListener("DOMContentLoaded", focusScreen);
+})();

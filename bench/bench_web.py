@@ -1,0 +1,431 @@
+"""The annotator page under a crowd: one `annotate serve` process (uvicorn) on SQLite, and
+simulated workers, each an async HTTP client that follows the page's own requests (sign in,
+start, then POST each answer and read the next item from the response).
+
+Runs, in one go:
+- 50, 200 and 1,000 workers at a human pace of one answer per 5 s: labels stored, p50/p99 from
+  answer to next item, the server's RSS (and per worker);
+- an arrival burst: 100 workers opening the page at once, p99 time to the first item;
+- flat out: 8 workers answering as fast as the server allows, labels/s, against the engine
+  alone (bench_concurrency's `submit_and_next` loop, 5 processes) in the same run;
+- the terminal app through textual-serve (`serve --terminal`) with 20 tabs opened at once:
+  time to the first screen, and RSS of the server with its tab processes;
+- invariants after all runs: every item has at most k labels from distinct annotators, every
+  answer the server acknowledged is stored (none lost), and `annotate check` is clean.
+
+Targets (issue 23): 1,000 workers with p99 <= 100 ms and RSS <= 300 MB; burst p99 <= 1 s;
+flat out >= 50% of the engine-only labels/s.
+
+    python -m bench.bench_web [--seconds 20] [--workers 50 200 1000] [--terminal-tabs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.common import print_rows
+from bench.store_builder import build_study
+
+ANNOTATE = (sys.executable, "-m", "annotate")
+K = 5
+PACE_S = 5.0
+TICKET = re.compile(r'name="ticket" value="([^"]+)"')
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+ANSWERS = ("entailment", "not_entailment")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of `pid` and all its descendants (textual-serve's tab processes)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    base: str
+
+    def stop(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def start_server(db: str, study: str, *extra: str) -> Server:
+    import httpx
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [*ANNOTATE, "--db", db, "serve", study, "--port", str(port), "--no-tokens", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/", timeout=5).status_code == 200:
+                return Server(proc, base)
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("annotate serve did not start")
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    """Seconds from sending an answer to having the next item."""
+    first_item: list[float] = field(default_factory=list)
+    stored: int = 0
+    """Answers the server acknowledged (it sent the next screen after committing them)."""
+    errors: list[str] = field(default_factory=list)
+
+    def pct(self, values: list[float], q: float) -> float:
+        ordered = sorted(values) or [0.0]
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
+
+
+def transport(workers: int):
+    """One connection pool for a run's workers (a connection each): building an httpx client's
+    own transport costs an SSL context, tens of ms of the client's CPU per worker."""
+    import httpx
+
+    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=workers + 8))
+
+
+class Worker:
+    def __init__(self, base: str, name: str, pool) -> None:
+        import httpx
+
+        self.name = name
+        # Its own client: its own cookie (session) and CSRF token, as a browser has.
+        self.client = httpx.AsyncClient(
+            base_url=base,
+            headers={"Origin": base, "HX-Request": "true"},
+            timeout=120,
+            transport=pool,
+        )
+        self.csrf = ""
+        self.page = ""
+
+    async def post(self, path: str, data: dict[str, str]) -> str:
+        response = await self.client.post(path, data={"csrf": self.csrf, **data})
+        response.raise_for_status()
+        return response.text
+
+    async def arrive(self, tally: Tally) -> None:
+        """Open the page and get to the first item, as a browser does."""
+        t0 = time.perf_counter()
+        first = await self.client.get("/")
+        self.csrf = CSRF.search(first.text)[1]
+        await self.post("/signin", {"name": self.name})
+        self.page = await self.post("/start", {})
+        tally.first_item.append(time.perf_counter() - t0)
+
+    async def answer(self, tally: Tally) -> bool:
+        ticket = TICKET.search(self.page)
+        if ticket is None:
+            return False
+        t0 = time.perf_counter()
+        self.page = await self.post(
+            "/answer", {"ticket": ticket[1], "answer": random.choice(ANSWERS)}
+        )
+        tally.latencies.append(time.perf_counter() - t0)
+        tally.stored += 1
+        return True
+
+    async def close(self) -> None:
+        pass  # the pool is shared: closed by the run
+
+
+async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tally:
+    """Workers arriving over one pace interval, then answering every `pace` seconds."""
+    tally = Tally()
+    pool = transport(len(names))
+    end = time.monotonic() + seconds
+
+    async def one(name: str) -> None:
+        worker = Worker(base, name, pool)
+        try:
+            await asyncio.sleep(random.uniform(0, pace))
+            await worker.arrive(tally)
+            while time.monotonic() < end:
+                await asyncio.sleep(pace)
+                if not await worker.answer(tally):
+                    break
+        except Exception as exc:  # counted and shown, the run goes on
+            tally.errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            await worker.close()
+
+    await asyncio.gather(*(one(n) for n in names))
+    await pool.aclose()
+    return tally
+
+
+async def burst(base: str, names: list[str]) -> Tally:
+    tally = Tally()
+    pool = transport(len(names))
+    workers = [Worker(base, n, pool) for n in names]
+    results = await asyncio.gather(*(w.arrive(tally) for w in workers), return_exceptions=True)
+    tally.errors += [repr(r) for r in results if isinstance(r, Exception)]
+    await pool.aclose()
+    return tally
+
+
+async def flat_out(base: str, names: list[str], seconds: float) -> Tally:
+    tally = Tally()
+    pool = transport(len(names))
+    end = time.monotonic() + seconds
+
+    async def one(name: str) -> None:
+        worker = Worker(base, name, pool)
+        try:
+            await worker.arrive(tally)
+            while time.monotonic() < end and await worker.answer(tally):
+                pass
+        except Exception as exc:
+            tally.errors.append(repr(exc))
+        finally:
+            await worker.close()
+
+    await asyncio.gather(*(one(n) for n in names))
+    await pool.aclose()
+    return tally
+
+
+async def terminal_tabs(base: str, tabs: int) -> tuple[list[float], int]:
+    """Open `tabs` textual-serve websockets at once; seconds until each shows its sign-in."""
+    import aiohttp
+
+    times: list[float] = []
+    failed = 0
+
+    async def one(http: aiohttp.ClientSession) -> None:
+        nonlocal failed
+        t0 = time.perf_counter()
+        try:
+            url = base.replace("http", "ws") + "/ws?width=100&height=30"
+            async with http.ws_connect(url, origin=base) as ws:
+                seen = ""
+                while "Sign in to study" not in seen:
+                    msg = await ws.receive(timeout=300)
+                    if msg.type.name != "BINARY":
+                        raise RuntimeError(f"websocket {msg.type.name}")
+                    seen += msg.data.decode("utf-8", errors="replace")
+                times.append(time.perf_counter() - t0)
+                await asyncio.sleep(2)  # every tab open at once when RSS is read
+        except Exception:
+            failed += 1
+
+    async with aiohttp.ClientSession() as http:
+        await asyncio.gather(*(one(http) for _ in range(tabs)))
+    return times, failed
+
+
+def invariants(engine, study: str, acknowledged: int, db: str) -> list[tuple[str, str]]:
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        most, repeats = conn.execute(
+            text(
+                "SELECT max(n), max(n - d) FROM (SELECT count(*) AS n, count(DISTINCT "
+                "l.annotator_id) AS d FROM label l JOIN study s ON s.id = l.study_id WHERE "
+                "s.name = :s AND l.phase = 'test' GROUP BY l.item_id) AS t"
+            ),
+            {"s": study},
+        ).one()
+        stored = conn.execute(
+            text(
+                "SELECT count(*) FROM label l JOIN study s ON s.id = l.study_id "
+                "WHERE s.name = :s AND l.phase = 'test'"
+            ),
+            {"s": study},
+        ).scalar()
+    check = subprocess.run(
+        [sys.executable, "-m", "annotate", "--db", db, "check"], capture_output=True, text=True
+    )
+    return [
+        (
+            f"every item <= {K} labels, distinct annotators",
+            f"{'yes' if (most or 0) <= K and not repeats else 'NO'} (most {most})",
+        ),
+        (
+            "no lost label (acknowledged = stored)",
+            f"{'yes' if stored == acknowledged else 'NO'} ({acknowledged:,} / {stored:,})",
+        ),
+        ("annotate check", "clean" if check.returncode == 0 else "NOT CLEAN"),
+    ]
+
+
+def engine_only(folder: Path, seconds: float) -> float:
+    """bench_concurrency's figure: 5 processes looping submit_and_next, labels/s."""
+    from bench.bench_concurrency import run_sessions
+
+    study = "engine"
+    engine = build_study(str(folder / "engine.db"), 20_000, k=K, annotators=5, name=study)
+    engine.dispose()
+    return run_sessions(str(folder / "engine.db"), study, 5, seconds).rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--workers", type=int, nargs="+", default=[50, 200, 1000])
+    parser.add_argument("--burst", type=int, default=100)
+    parser.add_argument("--flat-workers", type=int, default=8)
+    parser.add_argument("--flat-seconds", type=float, default=10.0)
+    parser.add_argument("--terminal-tabs", type=int, default=20)
+    parser.add_argument("--items", type=int, default=20_000)
+    args = parser.parse_args()
+    random.seed(7)
+    most = max([*args.workers, args.burst, args.flat_workers])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = str(folder / "web.db")
+        study = "web"
+        engine = build_study(db, args.items, k=K, annotators=most, name=study)
+        names = [f"{study}-a{i}" for i in range(most)]
+        server = start_server(db, study)
+        acknowledged = 0
+        try:
+            idle = rss_mb(server.proc.pid)
+            for n in args.workers:
+                tally = asyncio.run(paced(server.base, names[:n], args.seconds, PACE_S))
+                acknowledged += tally.stored
+                rss = rss_mb(server.proc.pid)
+                print_rows(
+                    f"{n} workers, 1 answer / {PACE_S:g} s, {args.seconds:g} s, one uvicorn "
+                    "process, SQLite",
+                    [
+                        ("labels stored", f"{tally.stored:,}"),
+                        (
+                            "answer -> next item p50 / p99",
+                            f"{tally.pct(tally.latencies, 0.5):.1f} / "
+                            f"{tally.pct(tally.latencies, 0.99):.1f} ms",
+                        ),
+                        ("server RSS", f"{rss:.0f} MB (idle {idle:.0f} MB)"),
+                        ("RSS per worker", f"{max(rss - idle, 0) / n * 1024:.0f} KB"),
+                        ("errors", f"{len(tally.errors)}"),
+                    ],
+                )
+                for error in sorted(set(tally.errors))[:3]:
+                    print(f"    e.g. {error}")
+            arrivals = asyncio.run(burst(server.base, names[: args.burst]))
+            acknowledged += arrivals.stored
+            print_rows(
+                f"arrival burst: {args.burst} workers open the page at once",
+                [
+                    (
+                        "time to first item p50 / p99",
+                        f"{arrivals.pct(arrivals.first_item, 0.5):.0f} / "
+                        f"{arrivals.pct(arrivals.first_item, 0.99):.0f} ms",
+                    ),
+                    ("errors", f"{len(arrivals.errors)}"),
+                ],
+            )
+            flat = asyncio.run(flat_out(server.base, names[: args.flat_workers], args.flat_seconds))
+            acknowledged += flat.stored
+            page_rate = flat.stored / args.flat_seconds
+            server_rss = rss_mb(server.proc.pid)
+        finally:
+            server.stop()
+        rows = invariants(engine, study, acknowledged, db)
+        engine.dispose()
+        raw = engine_only(folder, args.flat_seconds)
+        print_rows(
+            f"flat out: {args.flat_workers} workers as fast as the page answers, "
+            f"{args.flat_seconds:g} s",
+            [
+                ("page labels/s", f"{page_rate:,.0f}"),
+                (
+                    "answer -> next item p50 / p99",
+                    f"{flat.pct(flat.latencies, 0.5):.1f} / {flat.pct(flat.latencies, 0.99):.1f} ms",
+                ),
+                ("engine only labels/s (bench_concurrency, 5 processes)", f"{raw:,.0f}"),
+                ("ratio page to engine only", f"{page_rate / raw:.2f}x" if raw else "n/a"),
+                ("errors", f"{len(flat.errors)}"),
+            ],
+        )
+        print_rows("invariants after every run above", rows)
+        if args.terminal_tabs:
+            tui = start_server(db, study, "--terminal", "--max-sessions", str(args.terminal_tabs))
+            try:
+                idle_tui = rss_mb(tui.proc.pid)
+                loop = asyncio.new_event_loop()
+                peak = [0.0]
+
+                async def with_rss() -> tuple[list[float], int]:
+                    task = asyncio.ensure_future(terminal_tabs(tui.base, args.terminal_tabs))
+                    while not task.done():
+                        peak[0] = max(peak[0], rss_mb(tui.proc.pid))
+                        await asyncio.sleep(0.5)
+                    return task.result()
+
+                times, failed = loop.run_until_complete(with_rss())
+                loop.close()
+            finally:
+                tui.stop()
+            n = args.terminal_tabs
+            per_tab = max(peak[0] - idle_tui, 0) / n
+            page_per_worker = max(server_rss - idle, 0) / max(args.workers) * 1024
+            print_rows(
+                f"textual-serve (serve --terminal): {n} tabs opened at once",
+                [
+                    (
+                        "time to first screen p50 / max",
+                        f"{Tally().pct(times, 0.5) / 1000:.1f} / "
+                        f"{Tally().pct(times, 1) / 1000:.1f} s ({failed} failed)",
+                    ),
+                    ("server + tab processes RSS", f"{peak[0]:.0f} MB (idle {idle_tui:.0f} MB)"),
+                    ("RSS per tab", f"{per_tab:.0f} MB"),
+                    (
+                        "ratio memory per worker, textual-serve to page",
+                        f"{per_tab * 1024 / max(page_per_worker, 1):.0f}x",
+                    ),
+                ],
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+"""The annotator page's requests, without a browser (Starlette's test client): sign-in and its
+limits, CSRF and Origin checks, the security headers, Secure cookies, errors that never show a
+traceback, and hostile text that renders inert."""
+
+from __future__ import annotations
+
+import logging
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotate.protocol.studies import add_annotator
+from annotate.protocol.tokens import add_annotator_with_token
+from annotate.text import terminal_safe
+from tests.web.support import labels, layout_study
+
+pytest.importorskip("starlette")
+ORIGIN = "http://127.0.0.1:8000"
+
+
+def client(engine, study: str, **options):
+    from starlette.testclient import TestClient
+
+    from annotate.web.page.serve import page_app
+
+    app = page_app(engine, study, host="127.0.0.1", port=8000, **options)
+    return TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN})
+
+
+def csrf(response) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', response.text).group(1)
+
+
+def ticket(response) -> str:
+    return re.search(r'name="ticket" value="([^"]+)"', response.text).group(1)
+
+
+def screen(response) -> str:
+    return re.search(r'data-screen="([\w-]+)"', response.text).group(1)
+
+
+def signed_in(c, name: str = "ana", token: str = "") -> str:
+    token_csrf = csrf(c.get("/"))
+    r = c.post("/signin", data={"csrf": token_csrf, "name": name, "token": token})
+    assert screen(r) == "guidelines", r.text
+    r = c.post("/start", data={"csrf": token_csrf})
+    assert screen(r) == "item"
+    return token_csrf
+
+
+@pytest.fixture
+def pair(workspace, tmp_path: Path) -> str:
+    return layout_study(workspace.engine, tmp_path, "pair", test=3)
+
+
+def test_headers_forbid_outside_content_and_framing(workspace, pair):
+    r = client(workspace.engine, pair, require_tokens=False).get("/")
+    assert r.headers["content-security-policy"].startswith("default-src 'self'")
+    assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["cache-control"] == "no-store"
+    assert '<meta name="viewport" content="width=device-width' in r.text
+    # Nothing the page loads names another host: its script and styles are this server's.
+    assert not re.search(r'(src|href)="(https?:)?//', r.text)
+
+
+def test_a_post_from_another_origin_or_without_csrf_token_is_refused(workspace, pair):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, pair, require_tokens=False)
+    token = csrf(c.get("/"))
+    foreign = c.post(
+        "/signin",
+        data={"csrf": token, "name": "ana"},
+        headers={"Origin": "http://evil.example"},
+    )
+    assert foreign.status_code == 403
+    no_origin = c.post("/signin", data={"csrf": token, "name": "ana"}, headers={"Origin": ""})
+    assert no_origin.status_code == 403
+    forged = c.post("/signin", data={"csrf": "guess", "name": "ana"})
+    assert forged.status_code == 400 and screen(forged) == "signin"
+    token = signed_in(c)
+    item = c.get("/")
+    stale = c.post(
+        "/answer", data={"csrf": "guess", "ticket": ticket(item), "answer": "entailment"}
+    )
+    assert screen(stale) == "expired"
+    assert labels(workspace.engine, pair)[0:] == []  # nothing was stored by either
+
+
+def test_sign_in_is_rate_limited_per_name_and_per_address(workspace, pair):
+    from annotate.web import limits
+
+    _, token = add_annotator_with_token(workspace.engine, "ana")
+    c = client(workspace.engine, pair)
+    form = {"csrf": csrf(c.get("/")), "name": "ana"}
+    said = []
+    for _ in range(limits.FREE_TRIES):
+        r = c.post("/signin", data={**form, "token": "wrong"})
+        said.append(re.search(r'id="signin-error">([^<]*)', r.text).group(1))
+    assert set(said) == {"Unknown name or wrong token (the refusal is recorded). Try again."}
+    refused = c.post("/signin", data={**form, "token": token})  # right, but too soon
+    assert refused.status_code == 429 and "Too many refused sign-ins: wait" in refused.text
+    other = c.post("/signin", data={**form, "name": "bob", "token": "x"})  # same address
+    assert other.status_code == 429
+
+
+def test_an_unknown_name_and_a_wrong_token_get_the_same_answer(workspace, pair):
+    add_annotator_with_token(workspace.engine, "ana")
+    answers = []
+    for name in ("nobody", "ana"):
+        c = client(workspace.engine, pair)
+        r = c.post("/signin", data={"csrf": csrf(c.get("/")), "name": name, "token": "x"})
+        answers.append((r.status_code, re.search(r'id="signin-error">([^<]*)', r.text)[1]))
+    assert answers[0] == answers[1]
+
+
+def test_with_https_public_url_the_cookie_is_secure(workspace, pair):
+    plain = client(workspace.engine, pair, require_tokens=False).get("/")
+    assert "secure" not in plain.headers["set-cookie"].lower()
+    secure = client(
+        workspace.engine, pair, require_tokens=False, public_url="https://labels.example.org"
+    ).get("/")
+    cookie = secure.headers["set-cookie"].lower()
+    assert "secure" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+
+
+def test_an_error_shows_no_traceback_and_is_logged(workspace, pair, monkeypatch, caplog):
+    from annotate.protocol.session import AnnotatorSession
+
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, pair, require_tokens=False)
+    token = signed_in(c)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret-in-message? no: a bug")
+
+    monkeypatch.setattr(AnnotatorSession, "submit", broken)
+    with caplog.at_level(logging.ERROR, logger="annotate.serve"):
+        r = c.post(
+            "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+        )
+    assert r.status_code == 500 and screen(r) == "error"
+    assert "Traceback" not in r.text and "RuntimeError" not in r.text
+    assert any("RuntimeError" in m for m in caplog.messages)
+
+
+def test_a_reload_resumes_the_same_item_and_answers_are_stored_once(workspace, pair):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, pair, require_tokens=False)
+    token = signed_in(c)
+    first = c.get("/")
+    assert ticket(first) != "" and "Training" in first.text
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"}
+    )
+    assert screen(feedback) == "feedback" and "Right answer" in feedback.text
+    reloaded = c.get("/")  # a reload on the feedback shows it again, storing nothing more
+    assert screen(reloaded) == "feedback" and "Right answer" in reloaded.text
+    assert len(labels(workspace.engine, pair)) == 1
+    test_item = c.get("/screen?next=1")  # "continue"
+    again = c.get("/")  # a reload: the same item (its lease)
+    assert (
+        re.search(r'id="field-premise".*?</div>', test_item.text, re.S)[0]
+        == (re.search(r'id="field-premise".*?</div>', again.text, re.S)[0])
+    )
+    form = {"csrf": token, "ticket": ticket(test_item), "answer": "not_entailment"}
+    c.post("/answer", data=form)
+    c.post("/answer", data=form)  # the same answer sent twice (a double tap, a retry)
+    test = [label for label in labels(workspace.engine, pair) if label.phase == "test"]
+    assert len(test) == 1 and test[0].value == "not_entailment"
+
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "\x1b[2J\x1b]2;owned\x07",
+    "\u202eevil\u202c",
+    "[b]bold[/b] {{ 7*7 }} {% raw %}",
+    "</textarea><svg onload=alert(1)>",
+    "&lt;b&gt; & ' \"",
+]
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def inert(html: str, hostile: list[str], scripts: int = 2) -> None:
+    """No tag or event handler came from the text (a whole page has its own 2 scripts, a
+    screen none), and the text shows as sanitised."""
+    parser = Tags()
+    parser.feed(html)
+    tags = [t for t, _ in parser.tags if t in ("script", "img", "svg", "iframe")]
+    assert tags == ["script"] * scripts
+    assert not [a for _, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
+    shown = "".join(parser.text)
+    for text in hostile:
+        assert terminal_safe(text).strip() in shown
+        assert "\x1b" not in shown and "\u202e" not in shown
+
+
+def test_hostile_item_text_and_names_render_inert(workspace, tmp_path: Path):
+    from tests.tui.support import build_study
+
+    rows = [
+        {"premise": h, "hypothesis": HOSTILE[-1 - n], "label": "entailment", "idx": n}
+        for n, h in enumerate(HOSTILE)
+    ]
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        test=rows,
+        overrides={"training_items": 0, "test_sample": "all", "annotators_per_item": 1},
+        name="hostile",
+    )
+    name = "<b>ana</b>\x1b[31m"
+    add_annotator(workspace.engine, name)
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c, name)
+    shown = []
+    for _ in HOSTILE:
+        page = c.get("/")
+        inert(page.text, [name])
+        parser = Tags()
+        parser.feed(page.text)
+        shown.append("".join(parser.text))
+        c.post(
+            "/answer",
+            data={
+                "csrf": token,
+                "ticket": ticket(page),
+                "answer": "entailment",
+                "flag": "1",
+                "comment": HOSTILE[0],
+            },
+        )
+    for text in HOSTILE:  # each item's text was on a page, as text
+        assert any(terminal_safe(text) in page for page in shown), text
+    stored = labels(workspace.engine, study)
+    assert len(stored) == len(HOSTILE) and {s.comment for s in stored} == {HOSTILE[0]}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.sampled_from(list("<>\"'&/=; ab{}[]%\x1b\x07\x00\r\n\t\u202e\u2066")),
+            max_size=40,
+        ),
+        min_size=2,
+        max_size=2,
+    )
+)
+def test_fuzzed_item_text_renders_as_text(texts):
+    """Any mix of markup, quotes, template syntax and control characters in an item's
+    fields renders as that text, sanitised, inside the page's own tags only."""
+    from annotate import specs
+    from annotate.web.page import views
+    from annotate.web.page.app import environment
+
+    spec = specs.load_task("superglue/rte")
+    fields = {"premise": texts[0], "hypothesis": texts[1]}
+    page = views.item_page(spec, fields)
+    html = (
+        environment()
+        .get_template("screens/item.html")
+        .render(
+            item=page,
+            ticket="t",
+            csrf="c",
+            revising=None,
+            keys="",
+            guidelines={"paragraphs": [], "hint": None},
+            training=False,
+        )
+    )
+    parser = Tags()
+    parser.feed(html)
+    assert {t for t, _ in parser.tags} <= {
+        "section", "div", "form", "input", "button", "kbd", "span", "details", "summary",
+        "label", "textarea", "nav", "a", "dialog", "h2", "pre", "p", "em", "strong", "mark",
+        "ol", "ul", "li",
+    }  # fmt: skip
+    shown = "".join(parser.text)
+    for text in texts:
+        safe = terminal_safe(text)
+        assert all(piece in shown for piece in safe.split("\n") if piece.strip())
+        assert not any(c in shown for c in "\x1b\x07\x00\u202e\u2066")
+
+
+# --- every layout, the gate's screens -----------------------------------------------------------
+def sample_fields(spec) -> dict:
+    """Fields of an item of `spec`: text for each, offsets for its highlights, MultiRC's
+    candidate answers and ReCoRD's entities."""
+    fields = {f.name: f"<i>{f.name}</i> says something here" for f in spec.fields}
+    for h in spec.highlights:
+        fields[h.start] = 0 if h.unit == "char" else 1
+        if h.end:
+            fields[h.end] = 3
+    fields["answers"] = [{"idx": 7, "text": "first candidate"}, {"idx": 8, "text": "second"}]
+    fields["entities"] = ["Entity One", "Entity Two"]
+    fields["question"] = "cause" if spec.layout == "choice" else fields.get("question", "")
+    return fields
+
+
+def test_every_builtin_and_a_custom_task_draws_its_fields_and_answers(tmp_path: Path):
+    """The page draws every task from its TaskSpec: each shown field's heading and text (as
+    text), and each answer; highlights are marked; ReCoRD and MultiRC offer their choices."""
+    from annotate import specs
+    from annotate.tui.widgets.item_body import shown_fields
+    from annotate.web.page import views
+    from annotate.web.page.app import environment
+    from tests.unit.test_custom_task import TOY
+
+    toml = tmp_path / "toy.toml"
+    toml.write_text(TOY)
+    tasks = [*specs.all_tasks(), specs.load_task_file(toml, "toy")]
+    assert len(tasks) >= 22
+    template = environment().get_template("screens/item.html")
+    for spec in tasks:
+        fields = sample_fields(spec)
+        html = template.render(
+            item=views.item_page(spec, fields),
+            ticket="t",
+            csrf="c",
+            revising=None,
+            keys="",
+            guidelines={"paragraphs": [], "hint": None},
+            training=False,
+        )
+        inert(html, [], scripts=0)
+        for f in shown_fields(spec, fields):
+            if f.name in ("answers", "entities"):
+                continue
+            assert f">{f.label}<" in html, (spec.name, f.name)
+        for option in spec.answer_options():
+            assert option.text.replace("'", "&#39;").replace('"', "&#34;") in html or (
+                spec.layout in ("multi_answer",)
+            ), (spec.name, option.text)
+        if spec.highlights:
+            assert '<mark class="m0">' in html, spec.name
+        if spec.layout == "entity_choice":
+            assert 'data-number="2"' in html and "Entity Two" in html
+        if spec.layout == "multi_answer":
+            assert 'name="j2"' in html and "second" in html
+        if spec.layout == "choice":
+            assert "What was the CAUSE of this?" in html
+
+
+def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_path: Path):
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    page = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+    )
+    assert screen(page) == "feedback"
+    waiting = c.get("/screen?next=1")
+    assert screen(waiting) == "waiting" and 'hx-get="/screen?waiting=1"' in waiting.text
+    assert 'hx-trigger="every 5000ms"' in waiting.text
+    assert c.get("/screen?waiting=1", headers={"HX-Request": "true"}).status_code == 204
+    ctx = load_study(workspace.engine, study)
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason="good training")
+    moved = c.get("/screen?waiting=1", headers={"HX-Request": "true"})
+    assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
+
+
+def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_threshold=1.0)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    wrong = c.post(  # the training item's gold is "entailment"
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "not_entailment"}
+    )
+    assert screen(wrong) == "feedback" and "✗ Wrong" in wrong.text
+    assert "You have finished training." in wrong.text
+    refused = c.get("/screen?next=1")
+    assert screen(refused) == "rejected" and "Thank you for your work" in refused.text
+    assert 'name="ticket"' not in refused.text
+
+
+def test_an_oversized_post_is_refused_before_it_is_read(workspace, pair):
+    c = client(workspace.engine, pair, require_tokens=False)
+    token = csrf(c.get("/"))
+    big = c.post("/signin", data={"csrf": token, "name": "x" * (100 * 1024)})
+    assert big.status_code == 413

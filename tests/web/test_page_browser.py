@@ -1,0 +1,235 @@
+"""The annotator page in real headless Chromium (Debian's chromium + chromium-driver).
+
+For the pair, COPA, MultiRC, ReCoRD and STS-B layouts, an annotator signs in, reads the
+guidelines, answers a training item by key (and sees the gold answer), then test items by key
+and by click; the pair study also flags an item with a comment and reloads mid-test. The
+stored labels are checked in the store, and the DevTools log shows that no request left the
+server's origin. At 390×844 and 1280×800 the answer controls are in view without scrolling.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.studies import add_annotator
+from tests.web.support import chromium, labels, layout_study, need_chromium, requested_urls
+from tests.web.support import served_page as serve
+
+pytestmark = pytest.mark.slow
+
+WAIT_S = 15
+"""Bound on waiting for the page to draw the next screen (WebDriverWait polls for it)."""
+SHOTS = os.environ.get("ANNOTATE_SCREENSHOTS")
+"""A folder to keep the screenshots in (to look at them); default: the test's tmp_path."""
+
+
+@pytest.fixture(autouse=True)
+def _chromium():
+    need_chromium()
+
+
+def wait_for(driver, css: str):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
+
+
+def screen_name(driver) -> str:
+    return wait_for(driver, "[data-screen]").get_attribute("data-screen")
+
+
+def then(driver, action, screen: str):
+    """Do `action` (a key or a click), then wait until the page has swapped in `screen`."""
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = wait_for(driver, "[data-screen]")
+    action()
+    WebDriverWait(driver, WAIT_S).until(ec.staleness_of(old))
+    assert screen_name(driver) == screen, driver.find_element("id", "screen").text
+
+
+def press(driver, *keys: str):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    def go() -> None:
+        ActionChains(driver).send_keys(*keys).perform()
+
+    return go
+
+
+def click(driver, css: str):
+    def go() -> None:
+        driver.find_element("css selector", css).click()
+
+    return go
+
+
+def status(driver) -> str:
+    return driver.find_element("id", "status-text").text
+
+
+def sign_in(driver, base: str, name: str = "ana") -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(base + "/")
+    assert screen_name(driver) == "signin"
+    name_field = driver.find_element("id", "name")
+    assert driver.switch_to.active_element == name_field  # the cursor is in the name field
+    then(driver, lambda: name_field.send_keys(name, Keys.ENTER), "guidelines")
+    then(driver, press(driver, Keys.ENTER), "item")  # Enter starts, as in the terminal
+
+
+def training_by_key(driver, keys: tuple[str, ...]) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    assert "Training" in status(driver)
+    then(driver, press(driver, *keys), "feedback")
+    verdict = driver.find_element("id", "verdict").text
+    assert verdict.startswith(("✓ Right", "✗ Wrong"))
+    assert "Right answer" in driver.find_element("id", "answers").text or "right:" in (
+        driver.find_element("id", "answers").text
+    )
+    assert "So far: " in driver.find_element("id", "accuracy").text
+    then(driver, press(driver, Keys.ENTER), "item")
+    assert "Test" in status(driver)
+
+
+def no_foreign_request(driver, base: str) -> None:
+    # The browser's own chrome:// pages (its new tab) and data: URLs (inline bytes) reach no
+    # network; every other request counts.
+    urls = [u for u in requested_urls(driver) if not u.startswith(("chrome:", "about:", "data:"))]
+    assert urls, "the performance log recorded no request"
+    foreign = [u for u in urls if not u.startswith(base + "/")]
+    assert not foreign, foreign
+
+
+KEYS = {
+    # layout: (training keys, test-by-key keys, css of what to click for the other test item)
+    "pair": (("1",), ("2",), "button.option[data-keys='1']"),
+    "choice": (("1",), ("2",), "button.option[data-keys='1']"),
+    "multi_answer": (("1", "2", "1", "\ue007"), ("2", "2", "1", "\ue007"), None),
+    "entity_choice": (("1",), ("2",), "button.entity[data-number='1']"),
+    "scale": (("4",), ("0",), "button.option[data-keys='5']"),
+}
+
+
+@pytest.mark.parametrize("layout", list(KEYS))
+def test_training_and_test_by_key_and_by_click(workspace, tmp_path: Path, layout: str):
+    study = layout_study(workspace.engine, tmp_path, layout)
+    add_annotator(workspace.engine, "ana")
+    train_keys, test_keys, click_css = KEYS[layout]
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, train_keys)
+        then(d, press(d, *test_keys), "item")  # the first test item, by key
+        if click_css is None:  # MultiRC: tap each judgement, then Submit
+            for n in (1, 2, 3):
+                d.find_element("css selector", f"input[name='j{n}'][value='1']").click()
+            then(d, click(d, "#submit"), "finished")
+        else:
+            then(d, click(d, click_css), "finished")
+        no_foreign_request(d, base)
+    stored = labels(workspace.engine, study)
+    assert [label.phase for label in stored] == ["training", "test", "test"]
+    assert all(label.shown_at <= label.answered_at for label in stored)
+    values = [label.value for label in stored]
+    expected = {
+        "pair": ["entailment", "not_entailment", "entailment"],
+        "choice": ["0", "1", "0"],
+        "entity_choice": ["Oren Vale", "Lakeport", "Oren Vale"],
+        "scale": [4.0, 0.0, 5.0],
+    }
+    if layout == "multi_answer":
+        assert [sorted(v.values()) for v in values] == [
+            ["0", "1", "1"],
+            ["0", "0", "1"],
+            ["1", "1", "1"],
+        ]
+    else:
+        assert values == expected[layout]
+
+
+def test_flag_reload_and_revise_on_the_pair_layout(workspace, tmp_path: Path):
+    """A flag with a comment goes with the answer; the focus follows the new item; `?` opens
+    the help and Escape closes it; a reload mid-test shows the same item again; `u` goes back
+    to the previous test answer and changes it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=3)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, ("1",))
+        first = d.find_element("id", "field-premise").text
+        d.find_element("tag name", "body").send_keys("f")  # opens the flag box, cursor inside
+        comment = d.switch_to.active_element
+        assert comment.get_attribute("id") == "comment"
+        comment.send_keys("<b>odd</b> item", Keys.ESCAPE)  # Escape leaves the comment box
+        then(d, press(d, "2"), "item")
+        focused = "return document.getElementById('screen').contains(document.activeElement)"
+        assert d.execute_script(focused)  # the focus is on the new item, never lost
+        d.find_element("tag name", "body").send_keys("?")  # help: the keys and guidelines
+        help_dialog = d.find_element("id", "help-dialog")
+        assert help_dialog.get_attribute("open") is not None
+        assert "Answer keys" in help_dialog.text
+        ActionChains(d).send_keys(Keys.ESCAPE).perform()
+        assert help_dialog.get_attribute("open") is None
+        second = d.find_element("id", "field-premise").text
+        assert second != first and status(d).startswith("Test 1/3")
+        d.refresh()  # reload mid-test: the same item, the same count
+        assert screen_name(d) == "item"
+        assert d.find_element("id", "field-premise").text == second
+        assert status(d).startswith("Test 1/3")
+        then(d, press(d, "u"), "item")  # back to the previous answer
+        assert "Revising your previous answer" in d.find_element("id", "revise-banner").text
+        assert d.find_element("id", "field-premise").text == first
+        then(d, press(d, "1"), "item")
+        assert "Previous answer changed to" in d.find_element("id", "notice").text
+        assert d.find_element("id", "field-premise").text == second
+        then(d, press(d, "1"), "item")
+        then(d, press(d, "1"), "finished")
+        no_foreign_request(d, base)
+    stored = [label for label in labels(workspace.engine, study) if label.phase == "test"]
+    assert [(label.flag, label.comment) for label in stored] == [
+        (True, "<b>odd</b> item"),
+        (False, None),
+        (False, None),
+    ]
+    assert stored[0].value == "entailment" and stored[0].revisions == 1
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path, size):
+    """Every layout, phone and desktop: the answer controls and the text being judged are
+    inside the viewport as the item appears (long passages scroll in their own box)."""
+    width, height = size
+    folder = Path(SHOTS) if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    add_annotator(workspace.engine, "ana")
+    for layout in [*KEYS, "long_pair"]:
+        study = layout_study(workspace.engine, tmp_path, layout)
+        with (
+            serve(workspace.engine, study, require_tokens=False) as base,
+            chromium(tmp_path, width, height) as d,
+        ):
+            sign_in(d, base)
+            d.save_screenshot(str(folder / f"{layout}-{width}x{height}.png"))
+            out_of_view = d.execute_script(
+                """
+                const h = window.innerHeight, w = window.innerWidth;
+                const controls = document.querySelectorAll(
+                  '.option, .entity, .candidate input, #submit, #pinned, .body');
+                return Array.from(controls).filter(e => {
+                  const r = e.getBoundingClientRect();
+                  return r.bottom > h || r.right > w || r.top < 0;
+                }).map(e => e.className || e.id);
+                """
+            )
+            assert out_of_view == [], (layout, out_of_view)
+            assert d.execute_script("return document.documentElement.scrollWidth") <= width

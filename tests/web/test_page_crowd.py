@@ -1,0 +1,159 @@
+"""Crowd studies on the annotator page: entry by Prolific, MTurk and generic links, consent,
+the exit survey, the final code with the platform's way back, MTurk's preview, and one worker
+in two tabs, or in a tab and the terminal app (the newest window takes the answers)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.session import AnnotatorSession
+from tests.crowd_helpers import CODES, crowd_study, prolific_query
+from tests.web.support import labels
+from tests.web.test_page import ORIGIN, client, csrf, screen, ticket
+
+pytest.importorskip("starlette")
+MTURK = {
+    "workerId": "A1B2C3D4E5F6",
+    "assignmentId": "3ABCDEF1234567",
+    "hitId": "3HITHIT1234567",
+    "turkSubmitTo": "https://workersandbox.mturk.com",
+}
+
+
+def answer_all(c, page) -> object:
+    """Answer every item the page shows (training feedback moved past) until it stops."""
+    for _ in range(40):
+        name = screen(page)
+        if name == "feedback":
+            page = c.get("/screen?next=1")  # "continue"
+        elif name == "item":
+            page = c.post(
+                "/answer",
+                data={"csrf": csrf(page), "ticket": ticket(page), "answer": "entailment"},
+            )
+        else:
+            return page
+    raise AssertionError("the page never stopped serving items")
+
+
+def test_a_prolific_worker_consents_works_answers_the_survey_and_gets_the_code(
+    workspace, tmp_path: Path
+):
+    crowd_study(
+        workspace.engine,
+        tmp_path,
+        train=2,
+        test=3,
+        gate_threshold=0.0,
+        crowd_settings={
+            "consent": "We store your answers under a pseudonym.\n\nYou may stop at any time.",
+            "survey": [{"name": "hard", "prompt": "How <b>hard</b>?", "kind": "choice",
+                        "choices": ["easy", "hard"]}],
+        },
+    )  # fmt: skip
+    c = client(workspace.engine, "pilot")
+    entered = c.get("/", params=prolific_query(1), follow_redirects=False)
+    assert entered.status_code == 303 and entered.headers["location"] == "/"
+    consent = c.get("/")  # the ids are gone from the address; the cookie knows the worker
+    assert screen(consent) == "consent" and "under a pseudonym" in consent.text
+    guide = c.post("/consent", data={"csrf": csrf(consent), "agree": "yes"})
+    assert screen(guide) == "guidelines"
+    page = c.post("/start", data={"csrf": csrf(guide)})
+    survey = answer_all(c, page)
+    assert screen(survey) == "survey" and "How &lt;b&gt;hard&lt;/b&gt;?" in survey.text
+    done = c.post("/survey", data={"csrf": csrf(survey), "q:hard": "hard"})
+    assert screen(done) == "exit"
+    assert CODES["completed"] in done.text
+    assert (
+        f'href="https://app.prolific.com/submissions/complete?cc={CODES["completed"]}"' in done.text
+    )
+    again = c.get("/")  # a reload shows the same exit, recorded once
+    assert screen(again) == "exit" and CODES["completed"] in again.text
+    stored = labels(workspace.engine, "pilot")
+    assert [label.phase for label in stored].count("test") == 3
+
+
+def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path):
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"consent": "Agree?"})
+    c = client(workspace.engine, "pilot")
+    consent = c.get("/", params=prolific_query(2))
+    out = c.post("/consent", data={"csrf": csrf(consent), "agree": "no"})
+    assert screen(out) == "exit" and CODES["no_consent"] in out.text
+
+
+def test_mturk_preview_shows_the_guidelines_and_the_exit_posts_to_mturk(workspace, tmp_path: Path):
+    crowd_study(
+        workspace.engine,
+        tmp_path,
+        train=2,
+        test=2,
+        gate_threshold=0.0,
+        crowd_settings={"platform": "mturk", "study_ids": []},
+    )
+    c = client(workspace.engine, "pilot")
+    preview = c.get("/", params={**MTURK, "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"})
+    assert screen(preview) == "preview" and "accept the task" in preview.text
+    assert 'name="ticket"' not in preview.text
+    page = c.get("/", params=MTURK)
+    page = c.post("/start", data={"csrf": csrf(page)})
+    done = answer_all(c, page)
+    assert screen(done) == "exit"
+    assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in done.text
+    assert f'name="assignmentId" value="{MTURK["assignmentId"]}"' in done.text
+    policy = done.headers["content-security-policy"]
+    assert "form-action 'self' https://workersandbox.mturk.com" in policy
+    assert "default-src 'self'" in policy
+
+
+def test_a_bad_link_is_refused_with_the_reason_and_no_sign_in_form(workspace, tmp_path):
+    crowd_study(workspace.engine, tmp_path)
+    c = client(workspace.engine, "pilot")
+    refused = c.get("/", params={"PROLIFIC_PID": "<script>", "STUDY_ID": "x"})
+    assert refused.status_code == 403 and screen(refused) == "refused"
+    assert "<script>" not in refused.text and "PROLIFIC_PID" in refused.text
+    bare = c.get("/")
+    assert screen(bare) == "link" and 'name="token"' not in bare.text
+    assert c.post("/signin", data={"csrf": "x", "name": "w01"}).status_code == 403
+
+
+def test_two_tabs_of_one_worker_the_newer_takes_the_answers(workspace, tmp_path: Path):
+    crowd_study(workspace.engine, tmp_path, train=2, test=3, gate_threshold=0.0)
+    first, second = client(workspace.engine, "pilot"), client(workspace.engine, "pilot")
+    old = first.post("/start", data={"csrf": csrf(first.get("/", params=prolific_query(3)))})
+    new = second.post("/start", data={"csrf": csrf(second.get("/", params=prolific_query(3)))})
+    assert screen(old) == screen(new) == "item"
+    refused = first.post(
+        "/answer", data={"csrf": csrf(old), "ticket": ticket(old), "answer": "entailment"}
+    )
+    assert screen(refused) == "continued" and "another window" in refused.text
+    taken = second.post(
+        "/answer", data={"csrf": csrf(new), "ticket": ticket(new), "answer": "not_entailment"}
+    )
+    assert screen(taken) == "feedback"
+    assert [label.value for label in labels(workspace.engine, "pilot")] == ["not_entailment"]
+    back = first.post("/reclaim", data={"csrf": csrf(old)})  # "continue here instead"
+    assert screen(back) in ("guidelines", "item")
+
+
+def test_a_tab_and_the_terminal_app_the_newer_window_takes_the_answers(workspace, tmp_path):
+    from annotate.protocol.tokens import add_annotator_with_token
+    from tests.web.support import layout_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=2)
+    _, token = add_annotator_with_token(workspace.engine, "ana")
+    c = client(workspace.engine, study)
+    form = csrf(c.get("/"))
+    c.post("/signin", data={"csrf": form, "name": "ana", "token": token})
+    page = c.post("/start", data={"csrf": form})
+    terminal = AnnotatorSession.open(workspace.engine, study, "ana")
+    terminal.claim_window("terminal")  # `annotate label` opened after the page
+    refused = c.post("/answer", data={"csrf": form, "ticket": ticket(page), "answer": "entailment"})
+    assert screen(refused) == "continued"
+    assert labels(workspace.engine, study) == []
+    item = terminal.next_item()
+    assert item is not None and terminal.submit(item, "entailment") is not None
+    assert re.search(r"another window", refused.text)
+    assert ORIGIN.startswith("http://127.0.0.1")

@@ -1,0 +1,125 @@
+"""Two `annotate serve` processes on one store serve one study: the page keeps nothing between
+requests, so a worker's requests may alternate between them, and the engine's assignment still
+gives every item exactly k annotators (no over-assignment), each at most once."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.studies import add_annotator
+from tests.integration.test_serve import free_port, get
+from tests.web.support import labels, layout_study
+
+pytestmark = pytest.mark.slow
+httpx = pytest.importorskip("httpx")
+
+START_TIMEOUT_S = 30
+ANNOTATE = (sys.executable, "-m", "annotate")
+K = 2
+WORKERS = 6
+ITEMS = 8
+
+
+def start_server(db_url: str, study: str, secret: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "ANNOTATE_WEB_SECRET": secret}
+    proc = subprocess.Popen(
+        [*ANNOTATE, "--db", db_url, "serve", study, "--port", str(port), "--no-tokens"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"annotate serve exited: {proc.stderr.read().decode()}")
+        try:
+            if get(base + "/")[0] == 200:
+                return proc, base
+        except OSError:
+            time.sleep(0.1)  # bounded polling for the server to come up
+    pytest.fail("annotate serve did not answer in time")
+
+
+def worker(name: str, bases: list[str], errors: list[str]) -> None:
+    """Sign in on one server, then send each request to the other one in turn."""
+    turn = 0
+
+    def url(path: str) -> str:
+        nonlocal turn
+        turn += 1
+        return bases[turn % len(bases)] + path
+
+    try:
+        with httpx.Client(timeout=30) as c:
+            first = c.get(url("/"))
+            csrf = re.search(r'name="csrf" value="([^"]+)"', first.text)[1]
+
+            def post(path: str, data: dict) -> httpx.Response:
+                base = bases[(turn + 1) % len(bases)]
+                return c.post(url(path), data={"csrf": csrf, **data}, headers={"Origin": base})
+
+            post("/signin", {"name": name})
+            page = post("/start", {})
+            for _ in range(ITEMS + 2):
+                ticket = re.search(r'name="ticket" value="([^"]+)"', page.text)
+                if ticket is None:
+                    break
+                page = post("/answer", {"ticket": ticket[1], "answer": "entailment"})
+            if 'data-screen="finished"' not in page.text:
+                errors.append(f"{name} did not finish: {page.text[-300:]}")
+    except Exception as exc:  # reported by the test, with the worker's name
+        errors.append(f"{name}: {exc!r}")
+
+
+def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp_path: Path):
+    """On SQLite (two processes, one host) and PostgreSQL (as two hosts would share it)."""
+    from annotate.workspace import open_workspace
+
+    workspace = open_workspace(store_url, create=True)
+    db_url = store_url
+    study = layout_study(
+        workspace.engine,
+        tmp_path,
+        "pair",
+        test=ITEMS,
+        training_items=0,
+        annotators_per_item=K,
+    )
+    for n in range(WORKERS):
+        add_annotator(workspace.engine, f"w{n}")
+    servers = [start_server(db_url, study, "one-secret-for-both") for _ in range(2)]
+    try:
+        errors: list[str] = []
+        threads = [
+            threading.Thread(target=worker, args=(f"w{n}", [b for _, b in servers], errors))
+            for n in range(WORKERS)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert errors == []
+    finally:
+        for proc, _ in servers:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+    test = [label for label in labels(workspace.engine, study) if label.phase == "test"]
+    per_item = Counter(label.item_id for label in test)
+    assert len(per_item) == ITEMS and set(per_item.values()) == {K}
+    assert len({(label.item_id, label.annotator_id) for label in test}) == len(test)
+    workspace.engine.dispose()
+    check = subprocess.run([*ANNOTATE, "--db", db_url, "check"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
