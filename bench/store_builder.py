@@ -41,9 +41,15 @@ def build_study(
     annotators: int = 5,
     name: str = "bench",
     protocol: dict | None = None,
+    seed: int = 1,
 ) -> Engine:
     """A superglue/rte study with `n_items` test items, the first `complete` of which already
-    have k labels from `annotators` admitted annotators (labels rotate over them)."""
+    have k labels from `annotators` admitted annotators (labels rotate over them). Labels are
+    realistic: each annotator is right with their own accuracy (0.70 to 0.95, spread over the
+    annotators), drawn with `seed`, so agreement is defined and few items look like gold
+    errors."""
+    import numpy as np
+
     from annotate import specs
 
     ws = open_workspace(path, create=True)
@@ -128,13 +134,18 @@ def build_study(
                 )
             )
         shown = now - timedelta(days=1)
+        accuracy = np.linspace(0.95, 0.70, annotators) if annotators > 1 else np.array([0.85])
+        slot = (np.arange(complete)[:, None] + np.arange(k)[None, :]) % annotators
+        gold_e = (np.arange(complete) % 2 == 1)[:, None]
+        right = np.random.default_rng(seed).random((complete, k)) < accuracy[slot]
+        says_e = (right == gold_e).tolist()
         for batch in _chunks(
             {
                 "study_id": study_id,
                 "item_id": first_item + i,
                 "annotator_id": annotator_ids[(i + j) % annotators],
                 "phase": "test",
-                "value": "entailment",
+                "value": "entailment" if says_e[i][j] else "not_entailment",
                 "correct": None,
                 "shown_at": shown,
                 "answered_at": shown + timedelta(seconds=5),

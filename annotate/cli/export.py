@@ -121,7 +121,12 @@ def export(
     written: list[Path] = []
     # With --summary json, stdout carries only the JSON: every note goes to stderr.
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-        if submission:
+        if fmt is ExportFormat.labels and not make_zip:  # streamed: constant memory
+            assert study is not None
+            to.mkdir(parents=True, exist_ok=True)
+            written.append(_stream_labels(engine, study, jsonl, phase, with_text, to))
+            files = {}
+        elif submission:
             files = _submission_files(
                 engine, study, fmt.value, benchmark is not None, fill_from, studies
             )
@@ -268,6 +273,32 @@ def table_file_name(study: str, kind: str, suffix: str) -> str:
     characters file systems refuse become `_`)."""
     safe = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", study).strip(" .") or "study"
     return f"{safe}-{kind}.{suffix}"
+
+
+def _stream_labels(
+    engine: Engine, study: str, jsonl: bool, phase: LabelPhase, with_text: bool, to: Path
+) -> Path:
+    """Write the label table row by row as the store yields it (constant memory), into a
+    temporary file renamed into place: a failed export leaves no half-written file."""
+    from annotate.cli.progress import progress_bars
+    from annotate.export.label_table import PHASES, label_rows
+    from annotate.formats.writers import write_csv, write_jsonl
+
+    phases = PHASES if phase is LabelPhase.all else (phase.value,)
+    target = to / table_file_name(study, "labels", "jsonl" if jsonl else "csv")
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with progress_bars() as progress:  # on stderr, and only on a terminal
+            columns, rows = label_rows(
+                engine, study, phases, with_text=with_text, progress=progress
+            )
+            with partial.open("w", encoding="utf-8", newline="") as out:
+                (write_jsonl if jsonl else write_csv)(out, columns, rows)
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    say(f"wrote {target}")
+    return target
 
 
 def _table_file(

@@ -39,11 +39,14 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def print_json(data: Any) -> None:
+def print_json(data: Any, indent: int | None = 2) -> None:
     """JSON keeps every string exactly (a program reads it), but escapes the characters a
     terminal would obey, as \\uXXXX: the same JSON value, harmless if it lands on a screen.
     json.dumps already escapes C0; DEL, C1 and bidi controls it leaves raw."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    if indent is None:  # compact: the C encoder, no whitespace (a report can be megabytes)
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
+    else:
+        text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
     sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 

@@ -76,6 +76,9 @@ def report(
     intervals: IntervalStyle = typer.Option(
         IntervalStyle.brackets, "--intervals", help="LaTeX: brackets [low, high] or pm (±)"
     ),
+    indent: int | None = typer.Option(
+        None, "--indent", min=0, help="JSON: indent by this many spaces (default: compact)"
+    ),
 ) -> None:
     """The human ceiling of a study: aggregated score with intervals, individual annotators,
     agreement, ties, diagnostics per phenomenon, items whose gold looks wrong and the datasheet
@@ -120,7 +123,7 @@ def report(
 
         for path in write_figures(result, figures):
             warn(f"figure: {path}")
-    _render(result, fmt, intervals.value)
+    _render(result, fmt, intervals.value, indent)
 
 
 def _hourly_rate(settings: list[str]) -> float | None:
@@ -140,11 +143,12 @@ def _hourly_rate(settings: list[str]) -> float | None:
     return rate
 
 
-def _render(result, fmt: ReportFormat, intervals: str) -> None:  # StudyReport | BenchmarkReport
+def _render(result, fmt: ReportFormat, intervals: str, indent: int | None = None) -> None:
+    """Write a StudyReport or BenchmarkReport in `fmt` (JSON compact unless `indent`)."""
     from annotate.report.model.schema import BenchmarkReport
 
     if fmt is ReportFormat.json:
-        print_json(result.to_json())
+        print_json(result.to_json(), indent=indent)
     elif fmt is ReportFormat.html:
         from annotate.report.render.html import render_html
 

@@ -16,11 +16,12 @@ has it; a field whose name is taken by a label column is written `item_NAME`) an
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, String, Text, case, func, select, type_coerce
 from sqlmodel import Session
 
 from annotate import specs
@@ -56,6 +57,9 @@ class LabelTable:
 PROGRESS_EVERY = 5_000
 """Rows between two calls of the progress hook."""
 
+STREAM_ROWS = 5000
+"""Rows fetched from the store at a time while an export streams."""
+
 
 def _utc(moment: datetime) -> datetime:
     """Stored times are UTC; SQLite gives them back without a zone."""
@@ -87,87 +91,144 @@ def label_table(
     with_text: bool = False,
     progress: ProgressHook | None = None,
 ) -> LabelTable:
-    """The labels of `phases` of a study, training before test, then by the item's place in
-    its source file, then by annotator name: the same store gives the same rows."""
+    """The labels of `phases` of a study as one list (`label_rows`, read whole)."""
+    columns, rows = label_rows(engine, study_name, phases, with_text=with_text, progress=progress)
+    return LabelTable(columns=columns, rows=list(rows))
+
+
+def label_rows(
+    engine: Engine,
+    study_name: str,
+    phases: tuple[str, ...] = (TEST_PHASE,),
+    *,
+    with_text: bool = False,
+    progress: ProgressHook | None = None,
+) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    """(columns, rows): the labels of `phases` of a study, training before test, then by the
+    item's place in its source file, then by annotator name: the same store gives the same
+    rows. The rows are ordered by the store and streamed as they are read (constant memory:
+    an export writes each row before the next is fetched)."""
     study = find_study(engine, study_name)
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
-    assert study.id is not None
-    with Session(engine) as session:
-        excluded = set(excluded_items(session, study.id))
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(
-                Label.phase,
-                Item.source_id,
-                Item.dataset_id,
-                Item.position,
-                Annotator.name,
-                Label.value,
-                Label.shown_at,
-                Label.answered_at,
-                Label.flag,
-                Label.comment,
-                Item.id,
-                Item.fields,
-                Item.gold,
-            )
-            .join(Item, Item.id == Label.item_id)
-            .join(Annotator, Annotator.id == Label.annotator_id)
-            .where(Label.study_id == study.id, Label.phase.in_(phases))
-        ).all()
-    rank = {p: i for i, p in enumerate(PHASES)}
-    rows = sorted(rows, key=lambda r: (rank.get(r[0], len(rank)), r[0], r[2], r[3], r[4]))
     with_answer = bool(spec.answer_scale)
     fields = text_columns(spec) if with_text else []
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
     if with_text:
         columns = columns[:2] + [c for _, c in fields] + ["gold"] + columns[2:]
-    out = []
+    rows = _rows(engine, study, spec, phases, with_answer, fields, progress)
+    return columns, rows
+
+
+def _rows(
+    engine: Engine,
+    study: Any,
+    spec: specs.TaskSpec,
+    phases: tuple[str, ...],
+    with_answer: bool,
+    fields: list[tuple[str, str]],
+    progress: ProgressHook | None,
+) -> Iterator[dict[str, Any]]:
+    assert study.id is not None
+    with Session(engine) as session:
+        excluded = set(excluded_items(session, study.id))
+    rank = case({p: i for i, p in enumerate(PHASES)}, value=Label.phase, else_=len(PHASES))
+    name = Annotator.name
+    if engine.dialect.name == "postgresql":
+        name = name.collate("C")  # code-point order, as SQLite and Python sort
+    where = (Label.study_id == study.id, Label.phase.in_(phases))
+    query = (
+        select(
+            Label.phase,
+            Item.source_id,
+            Annotator.name,
+            # Raw stored text (SQLite): decoded once per distinct value, times sliced, not
+            # parsed by SQLAlchemy row by row. PostgreSQL's driver gives objects either way.
+            type_coerce(Label.value, Text),
+            type_coerce(Label.shown_at, String),
+            type_coerce(Label.answered_at, String),
+            Label.flag,
+            Label.comment,
+            Item.id,
+            *((Item.fields, Item.gold) if fields else ()),
+        )
+        .join(Item, Item.id == Label.item_id)
+        .join(Annotator, Annotator.id == Label.annotator_id)
+        .where(*where)
+        .order_by(rank, Label.phase, Item.dataset_id, Item.position, name, Label.id)
+    )
     tell = progress or silent
-    tell("export: labels", 0, len(rows))
-    for n, row_values in enumerate(rows, 1):
-        if n % PROGRESS_EVERY == 0:
-            tell("export: labels", n, len(rows))
-        phase, source_id, _, _, annotator, value, shown, answered, flag, comment = row_values[:10]
-        item_id, item_fields, gold = row_values[10:]
-        base = {
-            "study": study.name,
-            "annotator": annotator,
-            "phase": phase,
-            "shown_at": _timestamp(shown),
-            "answered_at": _timestamp(answered),
-            "seconds": round((_utc(answered) - _utc(shown)).total_seconds(), 3),
-            "flag": bool(flag),
-            "comment": comment,
-            "excluded": item_id in excluded,
-        }
-        if with_text:
-            base.update({c: _cell((item_fields or {}).get(f)) for f, c in fields})
-            base["gold"] = _cell(_gold_written(spec, gold))
-        if spec.kind == "multi_answer" and isinstance(value, dict):
-            for answer in sorted(value, key=lambda a: numeric_key(str(a))):
-                extra = {}
-                if with_text:
-                    extra["gold"] = source_value(spec, (gold or {}).get(str(answer)))
-                out.append(
-                    {
+    written: dict[Any, tuple[Any, Any]] = {}
+    with engine.connect() as conn:
+        total = 0
+        if progress is not None:  # one count, only when someone draws a bar
+            total = int(conn.scalar(select(func.count(Label.id)).where(*where)) or 0)
+            tell("export: labels", 0, total)
+        result = conn.execution_options(stream_results=True, yield_per=STREAM_ROWS).execute(query)
+        for n, row_values in enumerate(result, 1):
+            if progress is not None and n % PROGRESS_EVERY == 0:
+                tell("export: labels", n, total)
+            phase, source_id, annotator, raw, shown, answered, flag, comment, item_id = row_values[
+                :9
+            ]
+            value = json.loads(raw) if isinstance(raw, str) else raw
+            base = {
+                "study": study.name,
+                "annotator": annotator,
+                "phase": phase,
+                "shown_at": _stamp(shown),
+                "answered_at": _stamp(answered),
+                "seconds": round((_moment(answered) - _moment(shown)).total_seconds(), 3),
+                "flag": bool(flag),
+                "comment": comment,
+                "excluded": item_id in excluded,
+            }
+            gold = None
+            if fields:
+                item_fields, gold = row_values[9:11]
+                base.update({c: _cell((item_fields or {}).get(f)) for f, c in fields})
+                base["gold"] = _cell(_gold_written(spec, gold))
+            if spec.kind == "multi_answer" and isinstance(value, dict):
+                for answer in sorted(value, key=lambda a: numeric_key(str(a))):
+                    extra = {}
+                    if fields:
+                        extra["gold"] = source_value(spec, (gold or {}).get(str(answer)))
+                    yield {
                         **base,
                         "item_id": f"{source_id}/{answer}",
                         "value": source_value(spec, value[answer]),
                         **extra,
                     }
-                )
-            continue
-        if spec.kind == "classification":
-            value_written = source_value(spec, spec.collapse(str(value)))
-        else:
-            value_written = source_value(spec, value)
-        row = {**base, "item_id": str(source_id), "value": value_written}
-        if with_answer:
-            row["answer"] = int(value) if str(value).isdigit() else value
-        out.append(row)
-    tell("export: labels", len(rows), len(rows))
-    return LabelTable(columns=columns, rows=out)
+                continue
+            key = raw if isinstance(raw, str) else json.dumps(raw)
+            if key not in written:
+                written[key] = _written(spec, value)
+            value_written, point = written[key]
+            row = {**base, "item_id": str(source_id), "value": value_written}
+            if with_answer:
+                row["answer"] = point
+            yield row
+        if progress is not None:
+            tell("export: labels", total, total)
+
+
+def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
+    """(value column, answer column) of a stored label value."""
+    if spec.kind == "classification":
+        value_written = source_value(spec, spec.collapse(str(value)))
+    else:
+        value_written = source_value(spec, value)
+    return value_written, (int(value) if str(value).isdigit() else value)
+
+
+def _moment(stored: Any) -> datetime:
+    return _utc(datetime.fromisoformat(stored) if isinstance(stored, str) else stored)
+
+
+def _stamp(stored: Any) -> str:
+    """ISO 8601 in UTC with microseconds; SQLite's stored text sliced when it has that form."""
+    if isinstance(stored, str) and len(stored) == 26 and stored[10] == " ":
+        return f"{stored[:10]}T{stored[11:]}+00:00"
+    return _timestamp(_moment(stored))
 
 
 def _gold_written(spec: specs.TaskSpec, gold: Any) -> Any:

@@ -23,8 +23,8 @@ import json
 import math
 import re
 import zipfile
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 from annotate import install_hint
 from annotate.errors import UserError
@@ -196,13 +196,14 @@ def neutralised(text: str) -> str:
     return text
 
 
-def csv_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
-    """A CSV table with a header row; cells quoted only where needed (commas, quotes, line
-    breaks in comments). Text cells that a spreadsheet would run as a formula (= + - @) are
-    neutralised (`neutralised`); numbers the tool computed are written as they are."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+def write_csv(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
+    """Write a CSV table with a header row to `stream` as the rows come (constant memory);
+    cells quoted only where needed (commas, quotes, line breaks in comments). Text cells that
+    a spreadsheet would run as a formula (= + - @) are neutralised (`neutralised`); numbers the
+    tool computed are written as they are. Returns the number of rows."""
+    writer = csv.writer(stream, lineterminator="\n")
     writer.writerow([neutralised(c) for c in columns])
+    n = 0
     for row in rows:
         cells = []
         for c in columns:
@@ -210,14 +211,32 @@ def csv_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> byte
             cell = text_cell(value)
             cells.append(neutralised(cell) if isinstance(value, str) else cell)
         writer.writerow(cells)
+        n += 1
+    return n
+
+
+def write_jsonl(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
+    """Write one JSON object per row (keys in `columns` order, values keep their type) to
+    `stream` as the rows come. Returns the number of rows."""
+    n = 0
+    for row in rows:
+        stream.write(_json_line({c: _json_value(row.get(c)) for c in columns}))
+        n += 1
+    return n
+
+
+def csv_bytes(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """`write_csv` into bytes."""
+    buffer = io.StringIO()
+    write_csv(buffer, columns, rows)
     return buffer.getvalue().encode("utf-8")
 
 
-def jsonl_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
-    """One JSON object per row, keys in `columns` order, values keep their type."""
-    return "".join(
-        _json_line({c: _json_value(row.get(c)) for c in columns}) for row in rows
-    ).encode("utf-8")
+def jsonl_bytes(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """`write_jsonl` into bytes."""
+    buffer = io.StringIO()
+    write_jsonl(buffer, columns, rows)
+    return buffer.getvalue().encode("utf-8")
 
 
 def json_bytes(data: Any) -> bytes:

@@ -47,7 +47,7 @@ from annotate.report.sections.early_stop import adjust_agreement, early_stop_sec
 from annotate.report.sections.flags import build_flags_report
 from annotate.report.sections.models import score_models
 from annotate.report.sections.registry import SECTIONS
-from annotate.report.sections.suspects import gold_suspects
+from annotate.report.sections.suspects import GOLD_SUSPECTS_LISTED, gold_suspects
 from annotate.report.stats.agreement_summary import study_agreement
 from annotate.report.stats.annotators import annotator_rows, individual_summary, majority_of_k
 from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
@@ -146,8 +146,11 @@ def build_report(
     scorer = scorer_for(coded, final.pred)
     n_scored = count_scored(coded, final.pred)
     steps.next(f"scores ({bootstrap} bootstrap replicates)")
+    shared: list[np.ndarray] = []  # the headline's task-score replicates, reused below
     if has_gold:
-        raw_scores, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "scores")
+        raw_scores, raw_total = score_with_intervals(
+            scorer, metrics, bootstrap, seed, "scores", shared
+        )
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
         total = Estimate.of(raw_total)
         accuracy = scores.get("accuracy")
@@ -227,14 +230,21 @@ def build_report(
             f"{count_of(tied, 'tied item')} {plural(tied, 'waits')} for "
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
-    steps.next("humans interval (two-stage bootstrap)")
-    humans = _humans_interval(coded, data, priority, bootstrap, seed, has_gold)
+    suspects = gold_suspects(coded, final) if has_gold else []
+    steps.next("humans interval (annotators drawn afresh)")
+    humans = _humans_interval(
+        coded, data, priority, bootstrap, seed, has_gold, final.pred, shared[0] if shared else None
+    )
     steps.next("Dawid–Skene and MACE")
     latent = (
         model_aggregation(coded, final, metrics, bootstrap, seed, has_gold)
         if aggregation_models
         else None
     )
+    if len(suspects) > GOLD_SUSPECTS_LISTED:
+        notes.append(
+            f"{len(suspects):,} gold suspects: the strongest {GOLD_SUSPECTS_LISTED:,} are listed."
+        )
     report = StudyReport(
         study=data.name,
         task=spec.name,
@@ -259,7 +269,7 @@ def build_report(
         ties=ties,
         diagnostics=diag,
         models=model_rows,
-        gold_suspects=gold_suspects(coded, final) if has_gold else [],
+        gold_suspects=suspects[:GOLD_SUSPECTS_LISTED],
         gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
         bootstrap=Bootstrap(
             replicates=bootstrap,
@@ -273,6 +283,7 @@ def build_report(
         early_stop=early_stop,
         model_aggregation=latent,
     )
+    report.n_gold_suspects = len(suspects)
     report.summary = summary_line(report)
     for section in SECTIONS:
         if section.compute is not None:
@@ -289,6 +300,8 @@ def _humans_interval(
     bootstrap: int,
     seed: int,
     has_gold: bool,
+    pred: np.ndarray,
+    item_replicates: np.ndarray | None,
 ) -> HeadlineInterval | None:
     if not has_gold or bootstrap <= 0:
         return None
@@ -300,6 +313,8 @@ def _humans_interval(
         priority,
         min(bootstrap, 1000),
         rng_for(seed, "humans"),
+        pred,
+        item_replicates,
     )
     return None if low is None else HeadlineInterval(low, high, HUMANS_METHOD)
 

@@ -84,13 +84,22 @@ def estimate(point: float | None, replicates: np.ndarray | None) -> dict[str, An
 
 
 def score_with_intervals(
-    scorer: Scorer, metrics: list[str], replicates: int, rng_seed: int, purpose: str
+    scorer: Scorer,
+    metrics: list[str],
+    replicates: int,
+    rng_seed: int,
+    purpose: str,
+    task_replicates: list[np.ndarray] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """Point values with bootstrap intervals for each metric and for the task score."""
+    """Point values with bootstrap intervals for each metric and for the task score. The task
+    score's replicates are appended to `task_replicates`, when given, for a statistic that
+    shares these draws (the humans interval's items part)."""
     point = scorer.point()
     reps: dict[str, np.ndarray] = {}
     if replicates > 0 and scorer.n_units > 0:
         reps = scorer.replicates(replicates, rng_for(rng_seed, purpose))
     scores = {m: estimate(point[m], reps.get(m)) for m in metrics}
     total_reps = np.mean(np.vstack([reps[m] for m in metrics]), axis=0) if reps else None
+    if task_replicates is not None and total_reps is not None:
+        task_replicates.append(total_reps)
     return scores, estimate(task_score(point), total_reps)

@@ -163,26 +163,6 @@ def test_a_third_model_reaches_every_table_through_the_one_interface(
     assert "| Contrary |" in text
 
 
-def test_without_crowd_kit_the_report_says_how_to_get_it(workspace, tmp_path, monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_crowdkit(name, *args, **kwargs):
-        if name.startswith("crowdkit"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_crowdkit)
-    rte_study(workspace.engine, tmp_path, name="bare", test=10)
-    simulate(workspace.engine, "bare", 5, 0.9, seed=1)
-    report = study_report(workspace.engine, "bare", bootstrap=0)
-    m = report.to_json()["model_aggregation"]
-    assert m["available"] is False
-    assert "pip install 'annotate-baselines[aggregation]'" in m["note"]
-    assert "pip install 'annotate-baselines[aggregation]'" in render_markdown(report)
-
-
 def test_annotate_agreement_gives_ac1_of_the_four_rater_example(cli, tmp_path: Path):
     # The same 4 raters x 12 subjects as above, as a long-format file: AC1 0.7754 (irrCAC).
     from tests.unit.test_report_agreement import krippendorff_csv

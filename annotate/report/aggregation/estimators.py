@@ -3,27 +3,24 @@ gives an answer per unit and each annotator's estimated competence (with a confu
 when the model has one). The report reads them by method name only, so a model added to
 `ESTIMATORS` reaches the score table, the competence table and the disagreements.
 
-Dawid–Skene and MACE come from `crowd-kit` (the optional extra), imported inside `fit`.
+Dawid–Skene and MACE are the report's own EM run to convergence (`aggregation.em`): each
+fit also says how its EM ended (`Fitted.fit`: iterations, log-likelihood, converged,
+tolerance; MACE's restarts and seed).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from annotate.report.aggregation import em
 from annotate.report.aggregation.majority import NO_LABELS
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
-
-EM_ITERATIONS = 100
-"""Dawid–Skene's EM stops earlier once converged (a tenth of a second for 100 items)."""
-MACE_ITERATIONS = 50
-"""MACE runs all its iterations, about 8 ms each at any size up to thousands of labels: one
-start (no random restarts) keeps it near 0.4 s; the tests check it still finds a spammer."""
+from annotate.report.model.schema import ModelFit
 
 
 @dataclass
@@ -35,6 +32,8 @@ class Fitted:
     pred: np.ndarray
     competence: dict[int, float] = field(default_factory=dict)
     confusion: dict[int, dict[str, dict[str, float]]] = field(default_factory=dict)
+    fit: ModelFit | None = None
+    """How the model's EM ended (None for the majority)."""
 
 
 @dataclass(frozen=True)
@@ -59,59 +58,72 @@ class Estimator:
     fit: Callable[[FitInput], Fitted]
 
 
-def predictions(labels: Any, n_units: int) -> np.ndarray:
-    """A fitted crowd-kit model's answer per unit as codes (NO_LABELS where a unit has no
-    labels)."""
-    pred = np.full(n_units, NO_LABELS, dtype=np.int64)
-    pred[labels.index.to_numpy(dtype=np.int64)] = labels.to_numpy(dtype=np.int64)
-    return pred
+def _arrays(given: FitInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    frame = given.frame
+    return (
+        frame["task"].to_numpy(dtype=np.int64),
+        frame["worker"].to_numpy(dtype=np.int64),
+        frame["label"].to_numpy(dtype=np.int64),
+    )
+
+
+def _pred(fit: em.Fit, task: np.ndarray, n_units: int) -> np.ndarray:
+    has = np.bincount(task, minlength=n_units) > 0
+    return np.where(has, fit.answers, NO_LABELS)
+
+
+def _fit_row(method: str, fit: em.Fit, restarts: bool) -> ModelFit:
+    return ModelFit(
+        method,
+        fit.iterations,
+        fit.log_likelihood,
+        fit.converged,
+        fit.tolerance,
+        fit.restarts if restarts else None,
+        fit.seed if restarts else None,
+    )
 
 
 def _dawid_skene(given: FitInput) -> Fitted:
-    from crowdkit.aggregation import DawidSkene
-
-    frame, coded = given.frame, given.coded
-    with warnings.catch_warnings():
-        # crowd-kit uses pandas keywords pandas 3 deprecates: not the user's concern
-        warnings.simplefilter("ignore")
-        ds = DawidSkene(n_iter=EM_ITERATIONS).fit(frame)
-    fitted = Fitted(predictions(ds.labels_, coded.n_units))
+    coded = given.coded
+    task, worker, answer = _arrays(given)
     classes = coded.classes
-    priors = ds.priors_
-    errors = ds.errors_  # index (worker, answer), columns truth: P(answer | truth, worker)
-    for worker in frame["worker"].unique():
-        block = errors.xs(worker, level=0)
-        fitted.confusion[int(worker)] = {
-            classes[int(truth)]: {
-                classes[int(answer)]: float(block.at[answer, truth]) for answer in block.index
-            }
-            for truth in block.columns
+    ds = em.dawid_skene(task, worker, answer, coded.n_units, len(coded.annotators), len(classes))
+    assert ds.errors is not None
+    fitted = Fitted(_pred(ds, task, coded.n_units), fit=_fit_row("dawid_skene", ds, False))
+    for w in np.unique(worker).tolist():
+        block = ds.errors[w]  # truth x answer: P(answer | truth, worker)
+        fitted.confusion[w] = {
+            classes[t]: {classes[a]: float(block[t, a]) for a in range(len(classes))}
+            for t in range(len(classes))
         }
         # Estimated probability of a right answer: Σ_k prior(k) · P(answer k | truth k).
-        fitted.competence[int(worker)] = sum(
-            float(priors[truth]) * float(block.at[truth, truth])
-            for truth in block.columns
-            if truth in block.index
-        )
+        fitted.competence[w] = float((ds.priors * np.diag(block)).sum())
     return fitted
 
 
 def _mace(given: FitInput) -> Fitted:
-    import pandas as pd
-    from crowdkit.aggregation import MACE
-
-    frame, coded, seed = given.frame, given.coded, given.seed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mace = MACE(n_iter=MACE_ITERATIONS, n_restarts=1, random_state=seed).fit(frame)
-    # MACE numbers its workers in order of first appearance (pandas.factorize), as here.
-    _, workers = pd.factorize(frame["worker"])
-    spamming = np.asarray(mace.spamming_, dtype=float)
-    # The estimated probability that the annotator is not spamming (knows the answer).
-    competent = spamming[:, 1] / spamming.sum(axis=1)
+    coded = given.coded
+    task, worker, answer = _arrays(given)
+    # Sorted class coding: the fit does not depend on the task's label order.
+    rank = np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
+    mace = em.mace(
+        task,
+        worker,
+        answer,
+        coded.n_units,
+        len(coded.annotators),
+        len(coded.classes),
+        seed=given.seed,
+        restarts=em.mace_restarts(len(answer)),
+        class_order=rank,
+    )
+    assert mace.competence is not None
     return Fitted(
-        predictions(mace.labels_, coded.n_units),
-        {int(w): float(c) for w, c in zip(workers, competent, strict=True)},
+        _pred(mace, task, coded.n_units),
+        # The estimated probability that the annotator is not spamming (knows the answer).
+        {w: float(mace.competence[w]) for w in np.unique(worker).tolist()},
+        fit=_fit_row("mace", mace, True),
     )
 
 
@@ -121,12 +133,3 @@ DAWID_SKENE = Estimator("dawid_skene", "Dawid–Skene", "Dawid–Skene accuracy"
 MACE = Estimator("mace", "MACE", "MACE competence", _mace)
 ESTIMATORS: tuple[Estimator, ...] = (DAWID_SKENE, MACE)
 """The models fitted beside the majority, in the tables' order."""
-
-
-def available() -> bool:
-    """Whether the models' library (crowd-kit) can be imported."""
-    try:
-        import crowdkit.aggregation  # noqa: F401
-    except ImportError:
-        return False
-    return True

@@ -4,10 +4,11 @@ majority counts every answer the same. The report gives the human score under ea
 aggregation with its interval, each annotator's estimated competence (Dawid–Skene's confusion
 matrix too), and the items where the models and the majority disagree.
 
-The models sit behind one interface (`estimators`). Dawid–Skene and MACE come from
-`crowd-kit` (the optional extra `aggregation`), imported lazily: it pulls in pandas,
-scikit-learn and transformers and costs a second or two, so only a report that computes them
-pays for it. Without it the report says so and how to get it.
+The models sit behind one interface (`estimators`). Dawid–Skene and MACE are fitted to
+convergence by `aggregation.em` (vectorised EM; MACE with sorted class coding, a stated seed
+and restarts, the best likelihood kept), at any study size, and the report states each fit's
+iterations, log-likelihood, convergence and tolerance (`fits`). Their intervals hold the
+fitted answers fixed and resample the test items (said in the interval's method).
 
 The data is computed here; its tables are `sections.model_aggregation`.
 """
@@ -18,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from annotate import install_hint
 from annotate.report.aggregation import estimators
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
@@ -34,9 +34,6 @@ from annotate.report.model.schema import (
 from annotate.scoring.intervals import quoted_interval, wilson_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
-MAX_LABELS = 200_000
-"""Largest study (labels) aggregated by the models; MACE's EM takes seconds per 100,000."""
-INSTALL_HINT = install_hint("aggregation")
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
 BOOTSTRAP = (
     "bootstrap percentile interval, 95%: test items resampled, the fitted model's answers "
@@ -58,15 +55,6 @@ def model_aggregation(
     if coded.kind not in {"classification", "multi_answer"}:
         return None
     unit = "candidate answer" if coded.kind == "multi_answer" else "item"
-    n_labels = len(coded.label_unit)
-    if n_labels > MAX_LABELS:
-        return ModelAggregation(
-            False,
-            f"not computed: the study has {n_labels:,} labels, more than {MAX_LABELS:,}",
-            unit,
-        )
-    if not estimators.available():
-        return ModelAggregation(False, f"{_titles()} need crowd-kit: {INSTALL_HINT}", unit)
     import pandas as pd
 
     keep = coded.label_code >= 0
@@ -97,13 +85,8 @@ def model_aggregation(
         competence_titles={
             e.method: e.competence_title for e in estimators.ESTIMATORS if e.competence_title
         },
+        fits=[f.fit for f in models.values() if f.fit is not None],
     )
-
-
-def _titles() -> str:
-    """The models' names for a sentence: "Dawid–Skene and MACE"."""
-    titles = [e.title for e in estimators.ESTIMATORS]
-    return " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
 
 
 def _score(

@@ -566,6 +566,9 @@ class StudyReport(JsonData):
     """Dawid–Skene and MACE beside the majority (left out for ratings and ReCoRD)."""
     catch: CatchReport | None = None
     """Catch items' accuracy over time and drift warnings (left out without catch items)."""
+    n_gold_suspects: int = 0
+    """How many items are gold suspects: `gold_suspects` lists the strongest
+    `GOLD_SUSPECTS_LISTED` (1,000) of them."""
     extra_sections: dict[str, Any] = field(default_factory=dict)
     """Sections with their own computation (`sections.registry`), by name: each is one more
     key of the JSON, after the keys above (left out when None)."""
@@ -692,6 +695,27 @@ class AggregationDisagreement(JsonData):
 
 
 @dataclass
+class ModelFit(JsonData):
+    """How a latent-class model's EM ended."""
+
+    method: str
+    """"dawid_skene" or "mace"."""
+    iterations: int
+    log_likelihood: float
+    """log P(labels | fitted parameters), nats."""
+    converged: bool
+    """Whether the log-likelihood changed by less than `tolerance` before the iteration cap."""
+    tolerance: float
+    restarts: int | None = None
+    """MACE: random starts beside the majority-vote start (the best likelihood is kept)."""
+    seed: int | None = None
+    """MACE: the seed of the random starts (the study's)."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "restarts", "seed")
+
+
+@dataclass
 class ModelAggregation(JsonData):
     """The `model_aggregation` section of the report."""
 
@@ -704,9 +728,12 @@ class ModelAggregation(JsonData):
     competence_titles: dict[str, str] = field(default_factory=dict)
     """Method -> the heading of its competence column."""
     method: str = (
-        "crowd-kit: Dawid & Skene (1979) EM over per-annotator confusion matrices; MACE "
-        "(Hovy et al. 2013) EM with a per-annotator spamming probability"
+        "Dawid & Skene (1979) EM over per-annotator confusion matrices from a majority-vote "
+        "start; MACE (Hovy et al. 2013) EM with a per-annotator spamming probability, classes "
+        "coded in sorted order, a majority-vote start plus seeded random restarts, the best "
+        "log-likelihood kept; both run until the log-likelihood settles"
     )
+    fits: list[ModelFit] = field(default_factory=list)
 
     def omitted(self) -> set[str]:
         return _none(self, "note")

@@ -35,6 +35,26 @@ def model_aggregation_sections(m: ModelAggregation | None) -> list[Section]:
     sections: list[Section] = [
         ("Model-based aggregation", ["Aggregation", "Score", "95% CI", "Detail"], rows)
     ]
+    titles = {e.method: e.title for e in ESTIMATORS}
+    sections.append(
+        (
+            "Model fits (EM until the log-likelihood changes by less than the tolerance)",
+            ["Model", "Iterations", "Log-likelihood", "Converged", "Tolerance", "Starts"],
+            [
+                [
+                    titles.get(f.method, f.method),
+                    str(f.iterations),
+                    f"{f.log_likelihood:.2f}",
+                    "yes" if f.converged else "no (iteration cap)",
+                    f"{f.tolerance:g}",
+                    "majority vote"
+                    if f.restarts is None
+                    else f"majority vote + {f.restarts} random (seed {f.seed}), best kept",
+                ]
+                for f in m.fits
+            ],
+        )
+    )
     sections.append(
         (
             "Estimated annotator competence",

@@ -31,8 +31,8 @@ from annotate.report.sections.base import ReportSection, single
 from annotate.scoring.metrics import record_scores
 
 SUSPECTS_SHOWN = 10
-
-
+GOLD_SUSPECTS_LISTED = 1000
+"""The report lists at most this many gold suspects, strongest first, and counts them all."""
 REGRESSION_SUSPECT = 1.0
 """An aggregated rating this many points or more from gold makes an item a gold suspect."""
 
@@ -167,7 +167,8 @@ def _suspects_section(r: StudyReport) -> Section | None:
     if not s:
         return None
     shown = s[:SUSPECTS_SHOWN]
-    title = f"Gold suspects: the human answer disagrees with gold ({len(s)}; strongest first)"
+    total = max(r.n_gold_suspects, len(s))
+    title = f"Gold suspects: the human answer disagrees with gold ({total}; strongest first)"
     # A report's suspects are all of one kind (the task's).
     ratings = [x for x in shown if isinstance(x, RatingSuspect)]
     questions = [x for x in shown if isinstance(x, QuestionSuspect)]

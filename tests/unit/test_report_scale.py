@@ -1,0 +1,77 @@
+"""The report at scale: stages report progress, the JSON is compact unless --indent, and the
+gold suspects are capped with a count."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from annotate import specs
+from annotate.report.build import build_report
+from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.sections.suspects import GOLD_SUSPECTS_LISTED
+from tests.unit.test_report import E, N, add_study
+
+
+def wrong_gold_study(n_items: int) -> StudyData:
+    """Every item's 3 annotators agree on the answer the gold does not give."""
+    spec = specs.load_task("superglue/rte")
+    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    gold = np.where(np.arange(n_items) % 2, "entailment", "not_entailment")
+    other = np.where(gold == "entailment", "not_entailment", "entailment")
+    items = pd.DataFrame(
+        {
+            "item_id": np.arange(n_items),
+            "source_id": [str(i) for i in range(n_items)],
+            "position": np.arange(n_items),
+            "gold": gold,
+            "tags": [None] * n_items,
+            "pair_id": [None] * n_items,
+        }
+    )[ITEM_COLUMNS]
+    labels = pd.DataFrame(
+        {
+            "item_id": np.repeat(np.arange(n_items), 3),
+            "source_id": [str(i) for i in np.repeat(np.arange(n_items), 3)],
+            "annotator": pd.Categorical(["a", "b", "c"] * n_items),
+            "value": np.repeat(other, 3),
+            "seconds": np.full(3 * n_items, 4.0),
+        }
+    )[LABEL_COLUMNS]
+    return StudyData(
+        study_id=1,
+        name="wrong",
+        state="complete",
+        spec=spec,
+        protocol=protocol,
+        settings=protocol.model_dump(),
+        items=items,
+        labels=labels,
+    )
+
+
+def test_gold_suspects_are_capped_and_counted():
+    n = GOLD_SUSPECTS_LISTED + 200
+    report = build_report(wrong_gold_study(n), bootstrap=0, aggregation_models=False)
+    assert len(report.gold_suspects) == GOLD_SUSPECTS_LISTED
+    assert report.n_gold_suspects == n
+    data = report.to_json()
+    assert data["n_gold_suspects"] == n and len(data["gold_suspects"]) == GOLD_SUSPECTS_LISTED
+    assert any(f"{n:,} gold suspects: the strongest 1,000 are listed" in x for x in report.notes)
+
+
+def test_report_json_is_compact_unless_indented(cli, workspace):
+    add_study(
+        workspace.engine,
+        "j",
+        "glue/mnli-m",
+        [{"source_id": str(i), "gold": E} for i in range(3)],
+        {str(i): [E, E, N] for i in range(3)},
+    )
+    compact = cli("report", "j", "--format", "json", "--bootstrap", "0").stdout
+    indented = cli("report", "j", "--format", "json", "--bootstrap", "0", "--indent", "2").stdout
+    assert compact.count("\n") == 1 and compact.startswith('{"study":"j","task":')
+    assert indented.count("\n") > 50
+    assert json.loads(compact) == json.loads(indented)
