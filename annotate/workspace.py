@@ -45,6 +45,7 @@ def open_workspace(
     """Open (and with `create`, initialise) the store. A missing store is an error unless
     `create`: a mistyped --db should not silently start an empty one. A store at another
     schema is refused (annotate/store/schema.py) unless `any_schema` (backup, migrate)."""
+    settings()  # a bad ANNOTATE_* value stops here, before a new store file is made
     url = resolve_url(db)
     engine = make_engine(url)
     if create and engine.dialect.name == "sqlite":

@@ -127,7 +127,7 @@ def test_the_reports_mace_answers_are_rebuilt_from_the_label_export(cli, workspa
     )
     r = report_json(cli, "cb-mace", "--bootstrap", "0", "--seed", "17")
     assert cli("export", "cb-mace", "--to", tmp_path, "--format", "labels").code == 0
-    with (tmp_path / "labels.csv").open(newline="") as f:
+    with (tmp_path / "cb-mace-labels.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
     items = list(dict.fromkeys(row["item_id"] for row in rows))
     classes = sorted({row["value"] for row in rows} | set(CB))

@@ -803,8 +803,8 @@ def test_csv_cells_that_would_run_as_formulas_are_neutralised(cli, workspace, tm
         session.submit(item, "entailment", flag=True, comment=comment)
     out = tmp_path / "out"
     assert cli("export", "f", "--to", out, "--format", "labels").code == 0
-    table = pd.read_csv(out / "labels.csv", dtype=str)
+    table = pd.read_csv(out / "f-labels.csv", dtype=str)
     assert sorted(table["comment"]) == sorted("'" + c for c in comments)
     assert set(table["annotator"]) == {"'-ana"}
     assert all(not str(v).startswith(("=", "+", "-", "@")) for v in table.to_numpy().ravel())
-    assert pd.read_csv(out / "labels.csv")["seconds"].dtype.kind == "f"  # numbers untouched
+    assert pd.read_csv(out / "f-labels.csv")["seconds"].dtype.kind == "f"  # numbers untouched

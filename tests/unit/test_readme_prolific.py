@@ -27,7 +27,7 @@ HEADING = "### A SuperGLUE baseline on Prolific"
 def section_blocks(text: str, heading: str) -> list[str]:
     start = text.index(heading)
     rest = text[start + len(heading) :]
-    end = re.search(r"^#{1,3} ", rest, re.MULTILINE)
+    end = re.search(r"^#{2,3} ", rest, re.MULTILINE)  # a setup comment may hold "# …" lines
     return re.findall(r"```bash\n(.*?)```", rest[: end.start() if end else None], re.DOTALL)
 
 

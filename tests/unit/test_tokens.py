@@ -81,6 +81,7 @@ class FakeApp:
     """Stands in for the Textual app: the token check happens before it is built."""
 
     built: list[str] = []
+    return_code = 0  # a clean exit (annotate label exits with a crashed app's code)
 
     def __init__(self, name: str) -> None:
         FakeApp.built.append(name)
@@ -182,6 +183,7 @@ def test_researcher_commands_never_print_tokens(cli, workspace, study, fake_app,
         {
             "id": listed[0]["id"],
             "name": "ana",
+            "looks_like": [],
             "token": True,
             "failed_logins": 1,
             "created_at": listed[0]["created_at"],
