@@ -68,4 +68,3 @@ def test_the_changelog_has_every_release_and_its_store_schema():
     for release in releases:
         body = changelog.split(f"## [{release}]", 1)[1].split("\n## ", 1)[0]
         assert "Store schema" in body, release
-        assert f"[{release}]: https://" in changelog
