@@ -578,6 +578,19 @@ def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) 
     return Exit(outcome, code, message, "link", url, at=at)
 
 
+def _worker_visit(
+    engine: Engine, study: str, annotator: str, visit_id: int | None
+) -> tuple[StudyContext, CrowdConfig, Annotator, Visit]:
+    """A crowd study, its settings, the worker and their visit (the latest, or `visit_id`)."""
+    ctx = load_study(engine, study)
+    config = require_config(ctx)
+    who = get_annotator(engine, annotator)
+    with Session(engine) as session:
+        visit = _visit(session, ctx, who.id or 0, visit_id)
+        session.expunge(visit)
+    return ctx, config, who, visit
+
+
 def peek_exit(
     engine: Engine,
     study: str,
@@ -587,12 +600,7 @@ def peek_exit(
     clock: Callable[[], datetime] = utcnow,
 ) -> Exit | None:
     """The exit the worker has reached, without recording it (None: not finished)."""
-    ctx = load_study(engine, study)
-    config = require_config(ctx)
-    who = get_annotator(engine, annotator)
-    with Session(engine) as session:
-        visit = _visit(session, ctx, who.id or 0, visit_id)
-        session.expunge(visit)
+    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
     outcome = _outcome(engine, ctx, who, visit, clock())
     return None if outcome is None else _exit(config, outcome, visit, visit.outcome_at)
 
@@ -607,13 +615,8 @@ def exit_for(
 ) -> Exit | None:
     """The worker's exit (see the module docstring), recorded on the visit with its time: the
     outcome, and the visit's departure (time on task ends here). Idempotent."""
-    ctx = load_study(engine, study)
-    config = require_config(ctx)
-    who = get_annotator(engine, annotator)
     now = clock()
-    with Session(engine) as session:
-        visit = _visit(session, ctx, who.id or 0, visit_id)
-        session.expunge(visit)
+    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
     outcome = _outcome(engine, ctx, who, visit, now)
     if outcome is None:
         return None

@@ -99,6 +99,20 @@ def curation(db: Path, engine) -> None:
     set_retired(engine, "diag", ids[4], "lea", True, note="too close to another pair")
 
 
+def fold(db: Path) -> None:
+    """One self-contained file (the CLI's engines still hold the live one open): an online
+    backup, switched out of WAL so that no -wal/-shm files are needed beside it."""
+    folded = db.with_suffix(".folded")
+    folded.unlink(missing_ok=True)
+    with sqlite3.connect(db) as live, sqlite3.connect(folded) as copy:
+        live.backup(copy)
+        copy.execute("PRAGMA journal_mode=DELETE")
+        copy.execute("VACUUM")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    folded.replace(db)
+
+
 def main(out: Path) -> None:
     assert annotate.__version__ == "0.1.0", (
         f"run this with the 0.1.0 code, not {annotate.__version__}"
@@ -152,17 +166,7 @@ def main(out: Path) -> None:
     ws.engine.dispose()
     expected = {name: json.loads(run(db, *args)) for name, args in OUTPUTS.items()}
     expected["_commands"] = OUTPUTS
-    # One self-contained file (the CLI's engines still hold the live one open): an online
-    # backup, switched out of WAL so that no -wal/-shm files are needed beside it.
-    folded = db.with_suffix(".folded")
-    folded.unlink(missing_ok=True)
-    with sqlite3.connect(db) as live, sqlite3.connect(folded) as copy:
-        live.backup(copy)
-        copy.execute("PRAGMA journal_mode=DELETE")
-        copy.execute("VACUUM")
-    for suffix in ("-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    folded.replace(db)
+    fold(db)
     (out / "expected-0.1.0.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     print(f"wrote {db} ({db.stat().st_size} bytes) and {out / 'expected-0.1.0.json'}")
 

@@ -17,11 +17,10 @@ text written for this project is in it.
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
-from build_0_1_0_store import human_annotator, run
+from build_0_1_0_store import fold, human_annotator, run
 
 import annotate
 from annotate.curation.examples import edit_example, set_retired
@@ -101,15 +100,7 @@ def main(out: Path) -> None:
     ws.engine.dispose()
     expected = {name: json.loads(run(db, *args)) for name, args in OUTPUTS.items()}
     expected["_commands"] = OUTPUTS
-    folded = db.with_suffix(".folded")
-    folded.unlink(missing_ok=True)
-    with sqlite3.connect(db) as live, sqlite3.connect(folded) as copy:
-        live.backup(copy)
-        copy.execute("PRAGMA journal_mode=DELETE")
-        copy.execute("VACUUM")
-    for suffix in ("-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    folded.replace(db)
+    fold(db)
     (out / "expected-0.2.0.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     print(f"wrote {db} ({db.stat().st_size} bytes) and {out / 'expected-0.2.0.json'}")
 
