@@ -92,3 +92,65 @@ def test_sdist_ships_the_licence_changelog_and_citation(tmp_path: Path):
     with tarfile.open(sdist) as archive:
         names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     assert {"LICENSE", "CHANGELOG.md", "CITATION.cff", "pyproject.toml"} <= names
+
+
+def test_a_fresh_venv_installs_the_wheel_by_its_name_with_an_extra(tmp_path: Path):
+    """`pip install 'annotate-baselines[report]'` from the local wheel, in a fresh virtual
+    environment: the extra resolves (no "does not provide the extra" warning) and the venv's
+    own `annotate` command answers --version. The dependencies come from this environment's
+    site-packages (a path line in a .pth file: its own .pth files, such as the editable
+    install's, are not run), so nothing is downloaded."""
+    import site
+    import sysconfig
+    import venv
+
+    dist = tmp_path / "dist"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    env_dir = tmp_path / "fresh"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    fresh_site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir()] or [
+        sysconfig.get_paths()["purelib"]
+    ]
+    (Path(fresh_site) / "deps-from-the-test-env.pth").write_text("\n".join(ours) + "\n")
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+    no_index = ["--no-index", "--find-links", str(dist)]
+    first = subprocess.run(
+        [*pip, "install", "-q", "--no-deps", "--force-reinstall", *no_index, "annotate-baselines"],
+        capture_output=True,
+        text=True,
+    )
+    assert first.returncode == 0, first.stderr
+    extra = subprocess.run(
+        [*pip, "install", *no_index, "annotate-baselines[report]"],
+        capture_output=True,
+        text=True,
+    )
+    assert extra.returncode == 0, extra.stderr
+    assert "does not provide the extra" not in extra.stdout + extra.stderr
+    version = subprocess.run(
+        [str(env_dir / "bin" / "annotate"), "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith("annotate 0.3.0"), version.stdout
+    where = subprocess.run(
+        [str(python), "-c", "import annotate; print(annotate.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout
+    assert where.startswith(fresh_site), where  # the wheel's copy, not the checkout
