@@ -306,7 +306,7 @@ class TaskSpec(Strict):
 
 
 class ProtocolSpec(Strict):
-    """Every parameter of the two-phase human-baseline protocol (see PROTOCOL.md)."""
+    """Every parameter of the two-phase human-baseline protocol (the presets are protocols/*.toml)."""
 
     name: str
     description: str

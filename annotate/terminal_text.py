@@ -2,7 +2,7 @@
 
 Renderers (CLI tables, reports, the TUIs) build every piece of text from data or people as a
 `SafeText`, so a control character cannot reach the terminal by any of the ways a `Text` grows:
-construction, `append`, `assemble`. Text is never parsed as markup either (DESIGN.md).
+construction, `append`, `assemble`. Text is never parsed as markup either.
 """
 
 from __future__ import annotations

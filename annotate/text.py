@@ -5,7 +5,7 @@ screen, `ESC ] 2 ; … BEL` sets the window title, `ESC [ 31 m` colours what fol
 overrides (U+202E …) make text read differently from what is stored. `terminal_safe` turns each
 such character into a visible placeholder, so `\\x1b[2J` is shown as `␛[2J` (the rest of a
 sequence is plain text once its ESC is inert). Newline and tab stay; so do square brackets:
-this is not markup escaping (`[CLS]` stays `[CLS]`, see DESIGN.md "Markup injection").
+this is not markup escaping (`[CLS]` stays `[CLS]`: markup is never parsed at all).
 
 Every string that reaches a terminal goes through here: the TUIs, the CLI's tables and messages,
 the reports. It is pure Python with no imports from the project, so every layer may use it.

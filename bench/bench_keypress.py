@@ -2,7 +2,7 @@
 on a store that holds 1,000,000 labels (200,000 complete test items x 5) plus open items.
 
 The clock starts just before `pilot.press` and stops in `call_after_refresh` after the app has
-switched to the next item's screen (DESIGN.md: `await pilot.press` itself waits for idle and
+switched to the next item's screen (`await pilot.press` itself waits for idle and
 would overstate the latency). Targets: p50 <= 10 ms, p99 <= 30 ms.
 
 Baseline in the same run: the engine alone on the same store, making the calls the app makes

@@ -45,9 +45,12 @@ def test_the_nav_lists_every_page():
 
 
 def test_the_docs_do_not_point_at_internal_notes():
-    for page in [*DOCS.rglob("*.md"), ROOT / "README.md"]:
+    """Neither the docs nor the code send a reader to notes that are not in the project."""
+    sources = [*(ROOT / "annotate").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    for page in [*DOCS.rglob("*.md"), ROOT / "README.md", *sources]:
         text = page.read_text(encoding="utf-8")
-        assert "DESIGN.md" not in text and "PROTOCOL.md" not in text, page
+        for note in ("DESIGN.md", "PROTOCOL.md", "FORMATS.md", "shared/DESIGN", "shared/PROTOCOL"):
+            assert note not in text, (page, note)
 
 
 @pytest.mark.slow

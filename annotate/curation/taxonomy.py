@@ -1,5 +1,5 @@
 """The GLUE diagnostic taxonomy: 4 coarse categories, 33 fine tags, spelt exactly as in
-`diagnostic-full.tsv` (FORMATS.md). The one place these spellings live in the code.
+`diagnostic-full.tsv`. The one place these spellings live in the code.
 
 Tags are kept as {coarse category: [fine tags]} with every category present, the shape the
 diagnostic readers give `Item.tags`.

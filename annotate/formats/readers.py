@@ -3,7 +3,7 @@ the GLUE diagnostic, and generic CSV/JSONL for custom tasks.
 
 Every reader yields `ParsedItem`s one by one (a 400,000-row file is never held as objects) and
 raises `DataFileError(path, line, reason)` at the first bad line. Which columns or keys hold what
-is declared by the task spec; the quirks of the real files (FORMATS.md) are handled here:
+is declared by the task spec; the quirks of the real files are handled here:
 tab split without quoting (fields may start with a stray `"`), a UTF-8 BOM, CRLF, no final
 newline, files with or without a header row, string or boolean labels, string ids.
 """
@@ -357,7 +357,7 @@ def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
 
 def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
     """One line per paragraph; one item per question, whose answer is a 0/1 per candidate.
-    Question and answer idx are global running numbers in the file (FORMATS.md)."""
+    Question and answer idx are global running numbers in the file."""
     paragraphs = questions = answers = 0
     for line, obj in _json_lines(path, spec.source.encoding):
         passage = obj.get("passage")

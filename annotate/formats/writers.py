@@ -1,5 +1,5 @@
-"""Writers for what `annotate export` produces: the leaderboards' submission files (FORMATS.md
-section 3), label tables (CSV or JSON lines) and deterministic zips.
+"""Writers for what `annotate export` produces: the leaderboards' submission files, label
+tables (CSV or JSON lines) and deterministic zips.
 
 Every writer returns bytes: UTF-8, `\\n` line endings, rows in the order given and fixed number
 formatting, so the same input always gives byte-identical output (DESIGN invariant 7). The

@@ -1,4 +1,4 @@
-"""Read a model's predictions in the leaderboards' submission formats (FORMATS.md section 3), so
+"""Read a model's predictions in the leaderboards' submission formats, so
 the model can be scored on exactly the items of the human sample.
 
 - GLUE: TSV with the header `index<TAB>prediction`;

@@ -2,7 +2,7 @@
 
 SQLite (one host): every connection gets WAL, a busy timeout, synchronous=FULL and foreign keys;
 transactions that read then write start with BEGIN IMMEDIATE so the busy timeout can work
-(DESIGN.md, "SQLite with several writers"). A read-only, full or unreadable SQLite file becomes
+(without busy_timeout, concurrent writers lose commits to "database is locked"). A read-only, full or unreadable SQLite file becomes
 one clear UserError; SQLite has rolled the failed transaction back, so nothing is half-written.
 PostgreSQL (several hosts): the same code, other URL, with sessions pinned to UTC. Callers retry
 a transaction that failed transiently (`is_transient`: SQLite busy, PostgreSQL serialization

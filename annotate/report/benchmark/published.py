@@ -1,4 +1,4 @@
-"""The human rows the GLUE and SuperGLUE papers published (../shared/PROTOCOL.md): a reference
+"""The human rows the GLUE and SuperGLUE papers published: a reference
 line beside what a store measured, always labelled as published, never mixed into our numbers.
 Values are fractions, keyed by our task names and metric ids."""
 

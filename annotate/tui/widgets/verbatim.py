@@ -1,7 +1,7 @@
 """Text from data or people, as `rich.text.Text`: shown exactly as written, never parsed as markup.
 
 Textual parses markup in plain strings, so `[/foo]` would crash the app and `[CLS]` would vanish
-(DESIGN.md, "Markup injection"). A `Text` object is rendered as is; styles are added with
+(Textual parses markup in plain strings: `[/foo]` crashes, `[CLS]` vanishes). A `Text` object is rendered as is; styles are added with
 `stylize` on character spans, never by splicing markup into the string.
 """
 
