@@ -306,7 +306,7 @@ class TaskSpec(Strict):
 
 
 class ProtocolSpec(Strict):
-    """Every parameter of the two-phase human-baseline protocol (the presets are protocols/*.toml)."""
+    """Every parameter of the two-phase human-baseline protocol (presets: protocols/*.toml)."""
 
     name: str
     description: str

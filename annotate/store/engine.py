@@ -2,8 +2,9 @@
 
 SQLite (one host): every connection gets WAL, a busy timeout, synchronous=FULL and foreign keys;
 transactions that read then write start with BEGIN IMMEDIATE so the busy timeout can work
-(without busy_timeout, concurrent writers lose commits to "database is locked"). A read-only, full or unreadable SQLite file becomes
-one clear UserError; SQLite has rolled the failed transaction back, so nothing is half-written.
+(without it, concurrent writers lose commits to "database is locked"). A read-only, full or
+unreadable SQLite file becomes one clear UserError; SQLite has rolled the failed transaction
+back, so nothing is half-written.
 PostgreSQL (several hosts): the same code, other URL, with sessions pinned to UTC. Callers retry
 a transaction that failed transiently (`is_transient`: SQLite busy, PostgreSQL serialization
 failure or deadlock).

@@ -1,8 +1,8 @@
 """Text from data or people, as `rich.text.Text`: shown exactly as written, never parsed as markup.
 
-Textual parses markup in plain strings, so `[/foo]` would crash the app and `[CLS]` would vanish
-(Textual parses markup in plain strings: `[/foo]` crashes, `[CLS]` vanishes). A `Text` object is rendered as is; styles are added with
-`stylize` on character spans, never by splicing markup into the string.
+Textual parses markup in plain strings, so `[/foo]` would crash the app and `[CLS]` would vanish.
+A `Text` object is rendered as is; styles are added with `stylize` on character spans, never by
+splicing markup into the string.
 """
 
 from __future__ import annotations
