@@ -3,6 +3,7 @@ process within 2 s), the gate's confirmations and refusals, the flags and the re
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -33,7 +34,8 @@ from annotate.tui.console.screens.studies import StudiesScreen
 from annotate.tui.console.screens.study import StudyScreen
 from tests.engine_helpers import catch_study, rte_study
 from tests.tui.console_support import NOW, StepClock, busy_study, label_as
-from tests.tui.support import screen_text, wait_until
+from tests.tui.support import build_study, screen_text, wait_until
+from tests.tui.task_data import LAYOUT_DATA
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -491,6 +493,46 @@ async def test_the_study_table_shows_its_counts_at_80_columns_and_the_reason_on_
         text = " ".join(screen_text(app).split())
         assert f"ana · gate admitted: {reason}" in text  # in full, for the selected row
         assert "median seconds per answer: training 2.0, test 7.0" in text
+
+
+def cell_starts(line: str) -> list[int]:
+    """Where each cell of a table line starts: cells are at least two spaces apart (the
+    columns' padding), words within one cell one space apart."""
+    return [m.end() for m in re.finditer(r"(?:^ *| {2,})(?=\S)", line)]
+
+
+@pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])
+async def test_the_study_table_header_lines_up_with_its_rows_when_opened_from_the_list(
+    workspace, tmp_path, task
+):
+    """26.1: opened from the Studies screen, each header label sits over its column's cells
+    (on MultiRC and ReCoRD "Acc." was reported over the Training count)."""
+    dev, test = LAYOUT_DATA[task]
+    settings = {"training_items": len(dev), "gate_min_items": 1, "annotators_per_item": 2}
+    build_study(workspace.engine, tmp_path, task, test=test, dev=dev, overrides=settings)
+    simulate(workspace.engine, "pilot", 2, 0.9)
+    app = console(workspace.engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        await pilot.press("enter")
+        await arrive(pilot, StudyScreen)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        header = next(line for line in lines if line.strip().startswith("Annotator"))
+        rows = [line for line in lines if "(synthetic)" in line]
+        assert len(rows) == 2
+        labels = cell_starts(header)
+        assert [header[x:].split("  ")[0] for x in labels[:4]] == [
+            "Annotator",
+            "Phase",
+            "Training",
+            "Acc.",
+        ]
+        for row in rows:
+            cells = cell_starts(row)
+            visible = min(len(labels), len(cells))
+            assert visible >= 8  # the counts, at 80 columns
+            assert cells[:visible] == labels[:visible], (header, row)
 
 
 async def test_a_training_flag_offers_no_exclusion_and_items_are_named_as_the_table_does(
