@@ -136,16 +136,17 @@ def _rows(
     if engine.dialect.name == "postgresql":
         name = name.collate("C")  # code-point order, as SQLite and Python sort
     where = (Label.study_id == study.id, Label.phase.in_(phases))
+    # SQLite: the raw stored text, decoded once per distinct value, times sliced, not parsed by
+    # SQLAlchemy row by row. PostgreSQL's driver decodes JSON and times itself.
+    raw_text = engine.dialect.name == "sqlite"
     query = (
         select(
             Label.phase,
             Item.source_id,
             Annotator.name,
-            # Raw stored text (SQLite): decoded once per distinct value, times sliced, not
-            # parsed by SQLAlchemy row by row. PostgreSQL's driver gives objects either way.
-            type_coerce(Label.value, Text),
-            type_coerce(Label.shown_at, String),
-            type_coerce(Label.answered_at, String),
+            type_coerce(Label.value, Text) if raw_text else Label.value,
+            type_coerce(Label.shown_at, String) if raw_text else Label.shown_at,
+            type_coerce(Label.answered_at, String) if raw_text else Label.answered_at,
             Label.flag,
             Label.comment,
             Item.id,
@@ -170,7 +171,7 @@ def _rows(
             phase, source_id, annotator, raw, shown, answered, flag, comment, item_id = row_values[
                 :9
             ]
-            value = json.loads(raw) if isinstance(raw, str) else raw
+            value = json.loads(raw) if raw_text else raw
             base = {
                 "study": study.name,
                 "annotator": annotator,
@@ -199,7 +200,7 @@ def _rows(
                         **extra,
                     }
                 continue
-            key = raw if isinstance(raw, str) else json.dumps(raw)
+            key = raw if raw_text else json.dumps(raw, sort_keys=True)
             if key not in written:
                 written[key] = _written(spec, value)
             value_written, point = written[key]

@@ -17,6 +17,7 @@ from annotate.store.engine import writer_turn
 from annotate.store.models import utcnow
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_study
+from tests.unit.test_writer_turn import needs_native_lock
 
 
 @pytest.fixture
@@ -97,6 +98,7 @@ def test_the_next_item_query_is_served_by_its_index(workspace, tmp_path: Path):
     assert "TEMP B-TREE" not in plan and "SCAN studyitem" not in plan, plan
 
 
+@needs_native_lock
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_writers_take_turns_and_the_next_one_goes_as_soon_as_the_lock_is_free(db_url: str):
     engine = open_workspace(db_url, create=True).engine
