@@ -171,7 +171,9 @@ def _rows(
             phase, source_id, annotator, raw, shown, answered, flag, comment, item_id = row_values[
                 :9
             ]
-            value = json.loads(raw) if raw_text else raw
+            # SQLite's JSON column has numeric affinity: a number comes back as a number
+            text = raw_text and isinstance(raw, str)
+            value = json.loads(raw) if text else raw
             base = {
                 "study": study.name,
                 "annotator": annotator,
@@ -200,7 +202,7 @@ def _rows(
                         **extra,
                     }
                 continue
-            key = raw if raw_text else json.dumps(raw, sort_keys=True)
+            key = raw if text else json.dumps(raw, sort_keys=True)
             if key not in written:
                 written[key] = _written(spec, value)
             value_written, point = written[key]

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import DataTable
 
 from annotate.protocol import flags
 from annotate.protocol.status import study_status
@@ -512,11 +513,12 @@ async def test_the_study_table_header_lines_up_with_its_rows_when_opened_from_th
     build_study(workspace.engine, tmp_path, task, test=test, dev=dev, overrides=settings)
     simulate(workspace.engine, "pilot", 2, 0.9)
     app = console(workspace.engine)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 40)) as pilot:  # 80 columns; rows enough for both
         await arrive(pilot, StudiesScreen)
         await pilot.press("enter")
         await arrive(pilot, StudyScreen)
-        await pilot.pause()
+        table = app.screen.query_one("#annotators", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 2, "both annotators' rows")
         lines = screen_text(app).splitlines()
         header = next(line for line in lines if line.strip().startswith("Annotator"))
         rows = [line for line in lines if "(synthetic)" in line]

@@ -464,10 +464,16 @@ class TestCurationScreens:
                 pilot.app.screen.query_one(sentence, TextArea).text = "The gate is open."
             await pilot.press("ctrl+s")
             await wait_until(
-                pilot, lambda: pilot.app.screen.query_one("#problems").display, "problems"
+                pilot,
+                lambda: (
+                    pilot.app.screen.query_one("#problems").display
+                    and getattr(pilot.app.screen, "fault_focused", False)
+                ),
+                "the problems, and the focus on the first field at fault",
             )
             # The focus moves to the first field at fault and its column scrolls to it: the
-            # picture waits for the scroll to end (it was once taken mid-scroll).
+            # picture waits for the scroll to end (it was once taken mid-scroll, and once
+            # before the deferred focus had even moved).
             await settle(pilot)
             steady(pilot.app)
 

@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy.exc import DBAPIError
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from annotate.errors import UserError
@@ -64,6 +65,9 @@ class LiveScreen(Screen[None], Generic[T]):
     def _show(self, data: Any) -> None:
         if not self.is_attached:
             return
-        self.show(data)
+        try:
+            self.show(data)
+        except NoMatches:  # read while the screen was being taken down: nothing to draw into
+            return
         self.loaded = True
         self.loads += 1

@@ -99,7 +99,15 @@ class AuthorScreen(Screen[None]):
         field = self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise"))
         # Focus once the box has taken its room, so the column is scrolled (or not) for the
         # layout the curator sees: focused at once, the scroll raced the layout.
-        self.call_after_refresh(field.focus)
+        self.fault_focused = False
+        self.call_after_refresh(self._focus_fault, field)
+
+    def _focus_fault(self, field) -> None:  # type: ignore[no-untyped-def]
+        # The field goes to the top of its column at once: one picture whatever the column's
+        # scroll was (a smooth minimal scroll ended in one of two places).
+        field.focus(scroll_visible=False)
+        field.scroll_visible(animate=False, top=True)
+        self.fault_focused = True  # tests wait for it
 
     def action_save(self) -> None:
         self.query_one(DiffView).show(*self._sentences(), warn=True)  # submitted: judge it
