@@ -125,39 +125,38 @@ class Tally:
         return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
-def transport(workers: int):
-    """One connection pool for a run's workers (a connection each): building an httpx client's
-    own transport costs an SSL context, tens of ms of the client's CPU per worker."""
-    import httpx
-
-    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=workers + 8))
-
-
 class Worker:
-    def __init__(self, base: str, name: str, pool) -> None:
-        import httpx
+    """One simulated browser: its own aiohttp session (cookie jar, so its own signed session
+    cookie and CSRF token) on its own keep-alive connection. aiohttp rather than httpx: a
+    shared httpx pool scans every connection on each request (quadratic in the workers; at
+    1,000 workers the client, not the server, was the bottleneck), and an httpx client per
+    worker costs an SSL context each."""
+
+    def __init__(self, base: str, name: str) -> None:
+        import aiohttp
 
         self.name = name
-        # Its own client: its own cookie (session) and CSRF token, as a browser has.
-        self.client = httpx.AsyncClient(
+        self.base = base
+        self.http = aiohttp.ClientSession(
             base_url=base,
             headers={"Origin": base, "HX-Request": "true"},
-            timeout=120,
-            transport=pool,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # the server is an IP address
+            connector=aiohttp.TCPConnector(limit=1),
+            timeout=aiohttp.ClientTimeout(total=120),
         )
         self.csrf = ""
         self.page = ""
 
     async def post(self, path: str, data: dict[str, str]) -> str:
-        response = await self.client.post(path, data={"csrf": self.csrf, **data})
-        response.raise_for_status()
-        return response.text
+        async with self.http.post(path, data={"csrf": self.csrf, **data}) as response:
+            response.raise_for_status()
+            return await response.text()
 
     async def arrive(self, tally: Tally) -> None:
         """Open the page and get to the first item, as a browser does."""
         t0 = time.perf_counter()
-        first = await self.client.get("/")
-        self.csrf = CSRF.search(first.text)[1]
+        async with self.http.get("/") as first:
+            self.csrf = CSRF.search(await first.text())[1]
         await self.post("/signin", {"name": self.name})
         self.page = await self.post("/start", {})
         tally.first_item.append(time.perf_counter() - t0)
@@ -175,17 +174,16 @@ class Worker:
         return True
 
     async def close(self) -> None:
-        pass  # the pool is shared: closed by the run
+        await self.http.close()
 
 
 async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tally:
     """Workers arriving over one pace interval, then answering every `pace` seconds."""
     tally = Tally()
-    pool = transport(len(names))
     end = time.monotonic() + seconds
 
     async def one(name: str) -> None:
-        worker = Worker(base, name, pool)
+        worker = Worker(base, name)
         try:
             await asyncio.sleep(random.uniform(0, pace))
             await worker.arrive(tally)
@@ -199,27 +197,24 @@ async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tal
             await worker.close()
 
     await asyncio.gather(*(one(n) for n in names))
-    await pool.aclose()
     return tally
 
 
 async def burst(base: str, names: list[str]) -> Tally:
     tally = Tally()
-    pool = transport(len(names))
-    workers = [Worker(base, n, pool) for n in names]
+    workers = [Worker(base, n) for n in names]
     results = await asyncio.gather(*(w.arrive(tally) for w in workers), return_exceptions=True)
     tally.errors += [repr(r) for r in results if isinstance(r, Exception)]
-    await pool.aclose()
+    await asyncio.gather(*(w.close() for w in workers))
     return tally
 
 
 async def flat_out(base: str, names: list[str], seconds: float) -> Tally:
     tally = Tally()
-    pool = transport(len(names))
     end = time.monotonic() + seconds
 
     async def one(name: str) -> None:
-        worker = Worker(base, name, pool)
+        worker = Worker(base, name)
         try:
             await worker.arrive(tally)
             while time.monotonic() < end and await worker.answer(tally):
@@ -230,7 +225,6 @@ async def flat_out(base: str, names: list[str], seconds: float) -> Tally:
             await worker.close()
 
     await asyncio.gather(*(one(n) for n in names))
-    await pool.aclose()
     return tally
 
 

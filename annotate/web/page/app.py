@@ -14,6 +14,7 @@ plain POST that returns the whole page.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 import secrets
@@ -72,6 +73,8 @@ COME_BACK = "open this page again later"
 MAX_BODY = 64 * 1024
 """Largest request body taken (an answer with a comment is well under 4 KiB)."""
 MAX_FIELD = 10_000
+ITEM_CACHE = 4096
+"""Items whose fields a server process keeps (a few MB of text at most)."""
 """Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 
 
@@ -224,6 +227,13 @@ def create_app(config: PageConfig) -> Starlette:
             session.attach_window(int(window))
         return session
 
+    @functools.lru_cache(maxsize=ITEM_CACHE)
+    def item_fields(item_id: int) -> dict[str, Any] | None:
+        """An item's fields, read once per process: an item's text never changes once it is in
+        the store, and every answer's ticket names its item (one read less per answer)."""
+        with config.engine.connect() as conn:
+            return conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+
     # --- screens from the engine ----------------------------------------------------------
     def ticket(session: AnnotatorSession, item: ItemView, kind: str) -> str:
         return tickets.dumps(
@@ -251,8 +261,7 @@ def create_app(config: PageConfig) -> Starlette:
             return None
         if data.get("w"):
             session.attach_window(int(data["w"]))  # the window the item was shown in
-        with config.engine.connect() as conn:
-            fields = conn.execute(select(Item.fields).where(Item.id == int(data["i"]))).scalar()
+        fields = item_fields(int(data["i"]))
         if fields is None:
             return None
         item = ItemView(
@@ -464,6 +473,30 @@ def create_app(config: PageConfig) -> Starlette:
 
         return await run_in_threadpool(fn, *args, **kwargs)
 
+    def posted(
+        work: Callable[[Request, AnnotatorSession, dict[str, str]], Screen],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """A signed-in annotator's form: the arrival stamped (`request.state.received`, the
+        answer's time, before any store work), an expired form refused, the session opened
+        off the event loop, and sign-in again for someone with no session."""
+
+        @guarded
+        async def handler(request: Request) -> Response:
+            request.state.received = utcnow()
+            form = await form_of(request)
+            if form is None:
+                return render(request, Screen("expired", {}, 400))
+
+            def call() -> Screen:
+                session = open_session(request)
+                if session is None:
+                    return signin(request)
+                return work(request, session, form)
+
+            return render(request, await run(call))
+
+        return handler
+
     @guarded
     async def index(request: Request) -> Response:
         def work() -> Screen | None:
@@ -580,32 +613,14 @@ def create_app(config: PageConfig) -> Starlette:
         log.info("signed in: %s from %s", terminal_safe(name), address)
         return render(request, await run(index_screen, request))
 
-    @guarded
-    async def start(request: Request) -> Response:
-        if await form_of(request) is None:
-            return render(request, Screen("expired", {}, 400))
+    @posted
+    def start(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
+        request.session["started"] = True
+        return current(session)
 
-        def work() -> Screen:
-            session = open_session(request)
-            if session is None:
-                return signin(request)
-            request.session["started"] = True
-            return current(session)
-
-        return render(request, await run(work))
-
-    @guarded
-    async def answer(request: Request) -> Response:
-        received = utcnow()  # the answer's time: when it arrived, before any store work
-        form = await form_of(request)
-        if form is None:
-            return render(request, Screen("expired", {}, 400))
-        return render(request, await run(store_answer, request, form, received))
-
-    def store_answer(request: Request, form: dict[str, str], received: datetime) -> Screen:
-        session = open_session(request)
-        if session is None:
-            return signin(request)
+    @posted
+    def answer(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
+        received: datetime = request.state.received
         request.session.pop("fb", None)
         served = from_ticket(session, form.get("ticket", ""))
         if served is None:
@@ -692,63 +707,34 @@ def create_app(config: PageConfig) -> Starlette:
         request.session["csrf"] = csrf
         return render(request, Screen("left"))
 
-    @guarded
-    async def consent(request: Request) -> Response:
-        form = await form_of(request)
-        if form is None:
-            return render(request, Screen("expired", {}, 400))
+    @posted
+    def consent(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
+        if crowd_config is None:
+            return signin(request)
+        agree = form.get("agree") == "yes"
+        leaving = crowd.record_consent(
+            config.engine, config.study, session.annotator.name, agree, visit_id=session.visit_id
+        )
+        if leaving is not None:
+            return exit_screen(leaving)
+        return index_screen(request, session)
 
-        def work() -> Screen:
-            session = open_session(request)
-            if session is None or crowd_config is None:
-                return signin(request)
-            agree = form.get("agree") == "yes"
-            leaving = crowd.record_consent(
-                config.engine,
-                config.study,
-                session.annotator.name,
-                agree,
-                visit_id=session.visit_id,
-            )
-            if leaving is not None:
-                return exit_screen(leaving)
-            return index_screen(request, session)
+    @posted
+    def survey(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
+        if crowd_config is None:
+            return signin(request)
+        answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
+        try:
+            crowd.record_survey(config.engine, config.study, session.annotator.name, answers)
+        except UserError as exc:
+            return crowd_end(session, terminal_safe(str(exc))) or current(session)
+        return current(session)
 
-        return render(request, await run(work))
-
-    @guarded
-    async def survey(request: Request) -> Response:
-        form = await form_of(request)
-        if form is None:
-            return render(request, Screen("expired", {}, 400))
-
-        def work() -> Screen:
-            session = open_session(request)
-            if session is None or crowd_config is None:
-                return signin(request)
-            answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
-            try:
-                crowd.record_survey(config.engine, config.study, session.annotator.name, answers)
-            except UserError as exc:
-                return crowd_end(session, terminal_safe(str(exc))) or current(session)
-            return current(session)
-
-        return render(request, await run(work))
-
-    @guarded
-    async def reclaim(request: Request) -> Response:
+    @posted
+    def reclaim(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
         """ "Continue here": this page becomes the annotator's live window again."""
-        if await form_of(request) is None:
-            return render(request, Screen("expired", {}, 400))
-
-        def work() -> Screen:
-            session = open_session(request)
-            if session is None:
-                return signin(request)
-            request.session["visit"] = session.claim_window(client="page")
-            return index_screen(request, session)
-
-        return render(request, await run(work))
+        request.session["visit"] = session.claim_window(client="page")
+        return index_screen(request, session)
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
