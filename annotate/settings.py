@@ -56,6 +56,10 @@ class Settings(BaseModel):
     process or host serving one study the same value, so a worker's cookie is good on all of
     them; unset, each server makes its own and its cookies last while it runs."""
 
+    page_worker: str | None = None
+    """Set by `annotate serve --workers N` for its server processes (not by hand): the page's
+    options, as JSON."""
+
     signin_limits: str | None = None
     """A file (SQLite) where `annotate serve` counts refused sign-ins per name and per address,
     shared by the server processes of one host; unset, each process counts in memory."""

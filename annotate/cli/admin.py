@@ -163,6 +163,13 @@ def serve_command(
         help="Serve the researcher console instead (loopback only: it has no login); --as "
         "then names the researcher its decisions are recorded under",
     ),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        min=1,
+        help="Server processes for the HTML page, on one port (one per core holds the most "
+        "workers; they share the store, the cookie key and the sign-in limits)",
+    ),
 ) -> None:
     """Serve the annotator page to browsers (needs `pip install 'annotate-baselines[web]'`).
 
@@ -174,6 +181,10 @@ def serve_command(
     from annotate.protocol.tokens import annotators_without_token
     from annotate.web.server import is_loopback, make_server
 
+    if workers > 1 and (terminal or console):
+        raise UserError(
+            "--workers is for the HTML page: --terminal and --console run a process per tab"
+        )
     ws = options(ctx).workspace()
     if console:
         _serve_console(ws, study, host, port, annotator, public_url, max_sessions)
@@ -199,18 +210,17 @@ def serve_command(
             "who has no token, with the name alone"
         )
     if not terminal:
-        from annotate.web.page.serve import page_app, run_page
+        from annotate.web.page.serve import page_app, run_page, run_page_workers
 
+        page_options = {
+            "host": host,
+            "port": port,
+            "public_url": public_url,
+            "annotator": annotator,
+            "require_tokens": not no_tokens,
+        }
         # Built before the warning, so a missing extra or a bad --public-url fails first.
-        page = page_app(
-            ws.engine,
-            study,
-            host=host,
-            port=port,
-            public_url=public_url,
-            annotator=annotator,
-            require_tokens=not no_tokens,
-        )
+        page = page_app(ws.engine, study, **page_options)
     else:
         server = make_server(
             ws.url,
@@ -230,6 +240,10 @@ def serve_command(
             f"(ssh -L {port}:127.0.0.1:{port} THIS_MACHINE), or an HTTPS proxy and "
             "--public-url https://…"
         )
+    if not terminal and workers > 1:
+        ws.engine.dispose()  # each server process opens its own
+        run_page_workers(workers, ws.url, study, **page_options)
+        return
     if not terminal:
         run_page(page, host=host, port=port)
         return

@@ -94,13 +94,22 @@ async def test_quick_cycles_leave_no_orphan_and_a_new_tab_is_served_at_once(serv
     base = serve("--as", "ana", "--max-sessions", "3")
     group = group_of(base)
     async with aiohttp.ClientSession() as http:
+
+        async def time_to_a_tab() -> float:
+            started = time.monotonic()
+            async with http.ws_connect(ws_url(base), origin=base) as ws:
+                await read_screen_until(ws, GUIDELINES, timeout=30)
+            return time.monotonic() - started
+
+        fresh = await time_to_a_tab()  # a tab on this machine now, before any cycle
+        await wait_for_no_apps(group, seconds=15)
         for _ in range(50):
             ws = await http.ws_connect(ws_url(base), origin=base)
             await ws.close()
-        started = time.monotonic()
-        async with http.ws_connect(ws_url(base), origin=base) as ws:
-            await read_screen_until(ws, GUIDELINES, timeout=10)
-        assert time.monotonic() - started < 5  # served at once, not locked out for a minute
+        after = await time_to_a_tab()
+    # Within 2 s, as a tab of a fresh server is (the lock-out was 10-60 s); on a machine so
+    # loaded that starting the app alone takes longer, within 1.5 times that.
+    assert after < max(2.0, 1.5 * fresh), f"{after:.1f} s after the cycles, {fresh:.1f} s before"
     await wait_for_no_apps(group, seconds=15)
 
 

@@ -403,3 +403,34 @@ def test_an_oversized_post_is_refused_before_it_is_read(workspace, pair):
     token = csrf(c.get("/"))
     big = c.post("/signin", data={"csrf": token, "name": "x" * (100 * 1024)})
     assert big.status_code == 413
+
+
+def test_the_processes_of_serve_workers_take_each_others_cookies(workspace, pair, monkeypatch):
+    """`serve --workers N`: each process builds its page from ANNOTATE_PAGE_WORKER with the
+    one cookie key and limits file the supervisor set, so a worker signed in on one process
+    carries on, on the next, with the item it was given."""
+    import json
+
+    from starlette.testclient import TestClient
+
+    from annotate.web.page.serve import worker_page
+
+    add_annotator(workspace.engine, "ana")
+    options = {"host": "127.0.0.1", "port": 8000, "public_url": None, "annotator": None}
+    monkeypatch.setenv(
+        "ANNOTATE_PAGE_WORKER",
+        json.dumps({"url": workspace.url, "study": pair, **options, "require_tokens": False}),
+    )
+    monkeypatch.setenv("ANNOTATE_WEB_SECRET", "one-key-for-the-run")
+    first, second = (
+        TestClient(worker_page(), base_url=ORIGIN, headers={"Origin": ORIGIN}) for _ in range(2)
+    )
+    token = signed_in(first)
+    second.cookies = first.cookies
+    again = second.get("/")
+    assert screen(again) == "item"  # not "signin": the other process took the cookie
+    answered = second.post(
+        "/answer", data={"csrf": token, "ticket": ticket(again), "answer": "entailment"}
+    )
+    assert answered.status_code == 200 and screen(answered) != "signin"
+    assert [label.value for label in labels(workspace.engine, pair)] == ["entailment"]

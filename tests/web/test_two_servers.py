@@ -30,11 +30,15 @@ WORKERS = 6
 ITEMS = 8
 
 
-def start_server(db_url: str, study: str, secret: str) -> tuple[subprocess.Popen, str]:
+def start_server(
+    db_url: str, study: str, secret: str | None, *extra: str
+) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "ANNOTATE_WEB_SECRET": secret}
+    env = {k: v for k, v in os.environ.items() if k != "ANNOTATE_WEB_SECRET"}
+    if secret is not None:
+        env["ANNOTATE_WEB_SECRET"] = secret
     proc = subprocess.Popen(
-        [*ANNOTATE, "--db", db_url, "serve", study, "--port", str(port), "--no-tokens"],
+        [*ANNOTATE, "--db", db_url, "serve", study, "--port", str(port), "--no-tokens", *extra],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -53,8 +57,9 @@ def start_server(db_url: str, study: str, secret: str) -> tuple[subprocess.Popen
     pytest.fail("annotate serve did not answer in time")
 
 
-def worker(name: str, bases: list[str], errors: list[str]) -> None:
-    """Sign in on one server, then send each request to the other one in turn."""
+def worker(name: str, bases: list[str], errors: list[str], *, fresh: bool = False) -> None:
+    """Sign in on one server, then send each request to the other one in turn (`fresh`: on a
+    new connection each, so one port's server processes share the requests)."""
     turn = 0
 
     def url(path: str) -> str:
@@ -63,7 +68,8 @@ def worker(name: str, bases: list[str], errors: list[str]) -> None:
         return bases[turn % len(bases)] + path
 
     try:
-        with httpx.Client(timeout=30) as c:
+        limits = httpx.Limits(max_keepalive_connections=0) if fresh else httpx.Limits()
+        with httpx.Client(timeout=30, limits=limits) as c:
             first = c.get(url("/"))
             csrf = re.search(r'name="csrf" value="([^"]+)"', first.text)[1]
 
@@ -86,10 +92,48 @@ def worker(name: str, bases: list[str], errors: list[str]) -> None:
 
 def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp_path: Path):
     """On SQLite (two processes, one host) and PostgreSQL (as two hosts would share it)."""
+    run_workers(
+        store_url,
+        tmp_path,
+        lambda db, study: [start_server(db, study, "one-secret-for-both") for _ in range(2)],
+    )
+
+
+def test_serve_workers_runs_processes_on_one_port_that_act_as_one_server(tmp_path: Path):
+    """`serve --workers 2` with no ANNOTATE_WEB_SECRET: both processes run, and workers whose
+    every request is a new connection (spread over the processes by the kernel) all finish,
+    so each process takes the others' cookies and the assignment holds."""
+    servers: list[tuple[subprocess.Popen, str]] = []
+
+    def start(db: str, study: str) -> list[tuple[subprocess.Popen, str]]:
+        servers.append(start_server(db, study, None, "--workers", "2"))
+        return servers
+
+    children = run_workers(f"sqlite:///{tmp_path / 'w.db'}", tmp_path, start, fresh=True)
+    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]  # stopped with it
+
+
+def server_processes(supervisor: int) -> list[int]:
+    """The `--workers` processes under `supervisor` (uvicorn spawns them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                cmd = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == supervisor and b"spawn_main" in cmd:
+                found.append(int(entry.name))
+    return found
+
+
+def run_workers(store_url: str, tmp_path: Path, start, *, fresh: bool = False) -> list[int]:
+    """WORKERS workers label a k=2 study on the servers `start` gives; the `--workers`
+    processes seen (with `fresh`)."""
     from annotate.workspace import open_workspace
 
     workspace = open_workspace(store_url, create=True)
-    db_url = store_url
     study = layout_study(
         workspace.engine,
         tmp_path,
@@ -100,11 +144,15 @@ def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp
     )
     for n in range(WORKERS):
         add_annotator(workspace.engine, f"w{n}")
-    servers = [start_server(db_url, study, "one-secret-for-both") for _ in range(2)]
+    servers = start(store_url, study)
     try:
+        children = server_processes(servers[0][0].pid)
+        if fresh:  # one port: its server processes are all up before the workers come
+            assert len(children) == 2
         errors: list[str] = []
+        bases = [b for _, b in servers]
         threads = [
-            threading.Thread(target=worker, args=(f"w{n}", [b for _, b in servers], errors))
+            threading.Thread(target=worker, args=(f"w{n}", bases, errors), kwargs={"fresh": fresh})
             for n in range(WORKERS)
         ]
         for t in threads:
@@ -115,11 +163,12 @@ def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp
     finally:
         for proc, _ in servers:
             os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
+            proc.wait(timeout=20)
     test = [label for label in labels(workspace.engine, study) if label.phase == "test"]
     per_item = Counter(label.item_id for label in test)
     assert len(per_item) == ITEMS and set(per_item.values()) == {K}
     assert len({(label.item_id, label.annotator_id) for label in test}) == len(test)
     workspace.engine.dispose()
-    check = subprocess.run([*ANNOTATE, "--db", db_url, "check"], capture_output=True, text=True)
+    check = subprocess.run([*ANNOTATE, "--db", store_url, "check"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+    return children

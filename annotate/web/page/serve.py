@@ -1,16 +1,22 @@
-"""`annotate serve STUDY`: the annotator page on uvicorn, one process for every worker.
+"""`annotate serve STUDY`: the annotator page on uvicorn, one process for every worker, or
+`--workers N` processes on one port (uvicorn's supervisor; the kernel spreads connections).
 
 The session cookie is signed with ANNOTATE_WEB_SECRET when it is set: give every process (or
 host) that serves one study the same value, so a worker's cookie is good on all of them.
 Without it each server makes its own, and its cookies last as long as it runs. Sign-in refusals
 are counted in the file named by ANNOTATE_SIGNIN_LIMITS (shared by processes on one host), or in
-memory.
+memory. `--workers N` sets both for its processes when they are unset (a key made for the run,
+a limits file in a private temporary folder), so its processes act as one server.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import secrets
+import tempfile
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -22,6 +28,8 @@ from annotate.web.limits import SignInLimiter
 from annotate.web.server import allowed_origins
 
 SECRET_ENV = "ANNOTATE_WEB_SECRET"
+LIMITS_ENV = "ANNOTATE_SIGNIN_LIMITS"
+WORKER_ENV = "ANNOTATE_PAGE_WORKER"
 
 
 def page_app(
@@ -58,16 +66,53 @@ def page_app(
     return create_app(config)
 
 
+def _uvicorn_options(host: str, port: int) -> dict:
+    return {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
+        "server_header": False,
+        "h11_max_incomplete_event_size": 64 * 1024,
+    }
+
+
+def _log_setup() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+
 def run_page(app, *, host: str, port: int) -> None:
+    """One server process (the default): `app` is the page built by `page_app`."""
     import uvicorn
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="info",
-        access_log=False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
-        server_header=False,
-        h11_max_incomplete_event_size=64 * 1024,
-    )
+    _log_setup()
+    uvicorn.run(app, **_uvicorn_options(host, port))
+
+
+def run_page_workers(workers: int, url: str, study: str, **page_options) -> None:
+    """`workers` processes on one port, each with its own engine (none is shared across a
+    fork). They get the page's options through ANNOTATE_PAGE_WORKER, and one cookie key and
+    one sign-in limits file, so a worker's cookie and a refused name count on all of them."""
+    import uvicorn
+
+    _log_setup()
+    with tempfile.TemporaryDirectory(prefix="annotate-serve-") as private:  # mode 0700
+        os.environ.setdefault(SECRET_ENV, secrets.token_urlsafe(32))
+        os.environ.setdefault(LIMITS_ENV, str(Path(private) / "signin-limits.db"))
+        os.environ[WORKER_ENV] = json.dumps({"url": url, "study": study, **page_options})
+        uvicorn.run(
+            "annotate.web.page.serve:worker_page",
+            factory=True,
+            workers=workers,
+            **_uvicorn_options(page_options["host"], page_options["port"]),
+        )
+
+
+def worker_page():
+    """The page of one `--workers` process (uvicorn calls this in each of them)."""
+    from annotate.workspace import open_workspace
+
+    _log_setup()
+    options = json.loads(settings().page_worker or "{}")
+    engine = open_workspace(options.pop("url")).engine
+    return page_app(engine, options.pop("study"), **options)
