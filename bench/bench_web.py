@@ -17,6 +17,7 @@ Targets (issue 23): 1,000 workers with p99 <= 100 ms and RSS <= 300 MB; burst p9
 flat out >= 50% of the engine-only labels/s.
 
     python -m bench.bench_web [--seconds 20] [--workers 50 200 1000] [--terminal-tabs 20]
+        [--server-workers N]
 """
 
 from __future__ import annotations
@@ -148,9 +149,19 @@ class Worker:
         self.page = ""
 
     async def post(self, path: str, data: dict[str, str]) -> str:
-        async with self.http.post(path, data={"csrf": self.csrf, **data}) as response:
-            response.raise_for_status()
-            return await response.text()
+        import aiohttp
+
+        for attempt in (1, 2):
+            try:
+                async with self.http.post(path, data={"csrf": self.csrf, **data}) as response:
+                    response.raise_for_status()
+                    return await response.text()
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                # A kept-alive connection the server closed as the request went out: a
+                # browser sends it again on a new connection (the engine is idempotent).
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     async def arrive(self, tally: Tally) -> None:
         """Open the page and get to the first item, as a browser does."""
@@ -311,6 +322,9 @@ def main() -> None:
     parser.add_argument("--flat-seconds", type=float, default=10.0)
     parser.add_argument("--terminal-tabs", type=int, default=20)
     parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument(
+        "--server-workers", type=int, default=1, help="`annotate serve --workers N` processes"
+    )
     args = parser.parse_args()
     random.seed(7)
     most = max([*args.workers, args.burst, args.flat_workers])
@@ -320,7 +334,9 @@ def main() -> None:
         study = "web"
         engine = build_study(db, args.items, k=K, annotators=most, name=study)
         names = [f"{study}-a{i}" for i in range(most)]
-        server = start_server(db, study)
+        extra = ("--workers", str(args.server_workers)) if args.server_workers > 1 else ()
+        server = start_server(db, study, *extra)
+        processes = f"{args.server_workers} uvicorn processes" if extra else "one uvicorn process"
         acknowledged = 0
         try:
             idle = rss_mb(server.proc.pid)
@@ -329,8 +345,8 @@ def main() -> None:
                 acknowledged += tally.stored
                 rss = rss_mb(server.proc.pid)
                 print_rows(
-                    f"{n} workers, 1 answer / {PACE_S:g} s, {args.seconds:g} s, one uvicorn "
-                    "process, SQLite",
+                    f"{n} workers, 1 answer / {PACE_S:g} s, {args.seconds:g} s, {processes}, "
+                    "SQLite",
                     [
                         ("labels stored", f"{tally.stored:,}"),
                         (

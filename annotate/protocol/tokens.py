@@ -78,6 +78,11 @@ def authenticate(engine: Engine, name: str, token: str | None) -> None:
     refusal on the annotator and raise TokenRefused."""
     with Session(engine) as session:
         stored = session.scalar(select(Annotator.token_hash).where(Annotator.name == name))
+    check_token(engine, name, token, stored)
+
+
+def check_token(engine: Engine, name: str, token: str | None, stored: str | None) -> None:
+    """`authenticate` with the annotator's token hash (`stored`) already read."""
     if stored is None:
         return
     if token and verify_token(token.strip(), stored):
@@ -138,7 +143,7 @@ def sign_in_check(engine: Engine, name: str, token: str, *, require_token: bool)
     if require_token and annotator.token_hash is None:
         return False
     try:
-        authenticate(engine, name, token)
+        check_token(engine, name, token, annotator.token_hash)
     except TokenRefused:
         return False
     return True

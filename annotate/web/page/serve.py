@@ -30,6 +30,9 @@ from annotate.web.server import allowed_origins
 SECRET_ENV = "ANNOTATE_WEB_SECRET"
 LIMITS_ENV = "ANNOTATE_SIGNIN_LIMITS"
 WORKER_ENV = "ANNOTATE_PAGE_WORKER"
+KEEP_ALIVE_S = 65
+"""Idle seconds before the server closes a browser's connection (above the 60 s idle timeout
+of common load balancers, so they close first)."""
 
 
 def page_app(
@@ -74,6 +77,9 @@ def _uvicorn_options(host: str, port: int) -> dict:
         "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
         "server_header": False,
         "h11_max_incomplete_event_size": 64 * 1024,
+        # A worker answers every few seconds: keep their connection open between answers
+        # (uvicorn's default of 5 s closes it just as the next answer is sent).
+        "timeout_keep_alive": KEEP_ALIVE_S,
     }
 
 
