@@ -11,12 +11,14 @@ def median_seconds(seconds: Sequence[float] | Any, *, presorted: bool = False) -
     """The median of `seconds` (each the time from showing an item to its answer), or None
     when there is none. Unknown times (NaN) are left out. A caller that keeps its list sorted
     and free of NaN (the console's tracker, refreshed every second) passes `presorted=True`
-    to skip the sort; any other sequence or array is sorted here."""
+    to skip the sort; any other sequence or array is partitioned here."""
     if not presorted:
         import numpy as np  # lazily: the console imports this module on start-up
 
         values = np.asarray(seconds, dtype=float)
-        seconds = np.sort(values[np.isfinite(values)])
+        values = values[np.isfinite(values)]
+        # The same middle value (or mean of the middle two), found without a full sort.
+        return float(np.median(values)) if len(values) else None
     n = len(seconds)
     if not n:
         return None
