@@ -1,4 +1,4 @@
-"""Build small studies for engine tests (no screen)."""
+"""Build small studies for engine tests (no screen): in a store, or in memory for the report."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from annotate import specs
 from annotate.formats.importer import import_file
 from annotate.protocol.studies import StudyContext, create_study
+from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
 
 WORDS = ["harbor", "lantern", "orchard", "ledger", "meadow", "quarry", "signal", "thimble"]
 
@@ -67,3 +71,52 @@ def catch_study(engine, tmp_path: Path, name: str = "c", **overrides: Any) -> St
     the catch pool too), 40 test items, a gate threshold of 0.6 and catch_rate 0.25."""
     settings = {"gate_threshold": 0.6, "catch_rate": 0.25, **overrides}
     return rte_study(engine, tmp_path, name=name, train=40, test=40, **settings)
+
+
+RTE_CLASSES = ("entailment", "not_entailment")
+
+
+def rte_answers_study(
+    gold: np.ndarray, right: np.ndarray, who: np.ndarray, *, name: str = "sim", seconds: float = 5.0
+) -> StudyData:
+    """A complete RTE study in memory, for the report without a store (simulated studies).
+
+    Item i (of `len(gold)`) has gold label `gold[i]` and is answered by annotators
+    `who[i, 0], who[i, 1], ...` (whole numbers, named "a0", "a1", ...); answer j is the gold
+    label where `right[i, j]` and the other class where not. `right` and `who` have one row
+    per item and one column per answer; every answer took `seconds`. Protocol: superglue-2019.
+    Draw `gold`, `right` and `who` from the test's own seeded generator."""
+    spec = specs.load_task("superglue/rte")
+    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    n, k = right.shape
+    other = {RTE_CLASSES[0]: RTE_CLASSES[1], RTE_CLASSES[1]: RTE_CLASSES[0]}
+    values = [g if r else other[g] for g, row in zip(gold, right, strict=True) for r in row]
+    items = pd.DataFrame(
+        {
+            "item_id": np.arange(n),
+            "source_id": [str(i) for i in range(n)],
+            "position": np.arange(n),
+            "gold": list(gold),
+            "tags": [None] * n,
+            "pair_id": [None] * n,
+        }
+    )[ITEM_COLUMNS]
+    labels = pd.DataFrame(
+        {
+            "item_id": np.repeat(np.arange(n), k),
+            "source_id": [str(i) for i in np.repeat(np.arange(n), k)],
+            "annotator": pd.Categorical([f"a{j}" for j in np.asarray(who).ravel()]),
+            "value": values,
+            "seconds": np.full(n * k, float(seconds)),
+        }
+    )[LABEL_COLUMNS]
+    return StudyData(
+        study_id=1,
+        name=name,
+        state="complete",
+        spec=spec,
+        protocol=protocol,
+        settings=protocol.model_dump(),
+        items=items,
+        labels=labels,
+    )

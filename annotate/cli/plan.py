@@ -141,9 +141,8 @@ def plan_command(
 
 def _pilot(ws: Any, study: str) -> tuple[list[float], list[str], float | None, str]:
     """Each pilot annotator's test accuracy against gold and the median seconds per answer."""
-    import numpy as np
-
     from annotate.errors import UserError
+    from annotate.protocol.timing import median_seconds
     from annotate.report.data.coding import code_study
     from annotate.report.data.loading import load_study_data
 
@@ -162,9 +161,7 @@ def _pilot(ws: Any, study: str) -> tuple[list[float], list[str], float | None, s
             accuracies.append(float((coded.label_code[mine] == gold[mine]).mean()))
     if not names:
         raise UserError(f"pilot {study}: no test answers on items with gold labels")
-    seconds = coded.row_seconds[np.isfinite(coded.row_seconds)]
-    median = float(np.median(seconds)) if len(seconds) else None
-    return accuracies, names, median, data.spec.name
+    return accuracies, names, median_seconds(coded.row_seconds), data.spec.name
 
 
 def _render(plan: Any, checked: Any) -> None:

@@ -288,7 +288,7 @@ def _warn_lookalikes(engine, name: str) -> None:  # type: ignore[no-untyped-def]
     with Session(engine) as session:
         others = list(session.scalars(select(Annotator.name)))
     for other in confusable_with(name, others):
-        apart = "; ".join(s for s in (spelled_out(name), spelled_out(other)) if s)
+        apart = "; ".join(s for s in (spelled_out(name, other), spelled_out(other, name)) if s)
         warn(
             f"warning: {name!r} looks like the existing annotator {other!r}"
             + (f" (they differ in: {apart})" if apart else "")
@@ -325,17 +325,17 @@ def annotator_list(
     from sqlalchemy import select
     from sqlmodel import Session
 
-    from annotate.protocol.names import confusable_with
+    from annotate.protocol.names import look_alikes
     from annotate.store.models import Annotator
 
     with Session(options(ctx).workspace().engine) as session:
         everyone = list(session.scalars(select(Annotator).order_by(Annotator.name)))
-        names = [a.name for a in everyone]
+        alike = look_alikes(a.name for a in everyone)
         rows = [
             {
                 "id": a.id,
                 "name": a.name,
-                "looks_like": confusable_with(a.name, names),
+                "looks_like": alike[a.name],
                 "token": a.token_hash is not None,
                 "failed_logins": a.failed_logins,
                 "created_at": a.created_at.isoformat(timespec="seconds"),

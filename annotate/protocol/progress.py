@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
+from annotate.protocol.timing import median_seconds
 from annotate.store.models import (
     Annotator,
     FlagAction,
@@ -362,19 +363,11 @@ class ProgressTracker:
             gate=verdict,
             gate_reason=None if decision is None else decision_reason(decision),
             test_done=p.test_done,
-            median_seconds=_median_of_sorted(p.seconds),
-            median_training_seconds=_median_of_sorted(p.training_seconds),
+            median_seconds=median_seconds(p.seconds, presorted=True),
+            median_training_seconds=median_seconds(p.training_seconds, presorted=True),
             last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
             flags=p.flags,
         )
-
-
-def _median_of_sorted(values: list[float]) -> float | None:
-    """The median of a sorted list without sorting it again (the tracker keeps it sorted)."""
-    if not values:
-        return None
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def study_progress(engine: Engine, ctx: StudyContext, now: datetime | None = None) -> StudyProgress:

@@ -103,3 +103,41 @@ def busy_study(engine: Engine, tmp_path: Path, name: str = "rte [pilot]") -> Stu
     assert item is not None
     session.submit(item, "entailment", answered_at=clock())
     return ctx
+
+
+WRONG = {"entailment": "not_entailment", "not_entailment": "entailment"}
+"""The other RTE answer."""
+
+
+def paused_without_refreshers(engine: Engine, tmp_path: Path, name: str = "p") -> AnnotatorSession:
+    """A `pause` study of two training items (of 12 dev items: 10 catch items) where "ana"
+    answers every catch item wrong, labelled until she is served nothing more: the first
+    refresher round uses both training items, so the next drift finds none left and she is
+    paused before the 40 test items run out. Returns her (released) session."""
+    rte_study(
+        engine,
+        tmp_path,
+        name=name,
+        train=12,
+        training_items=2,
+        gate_min_items=2,
+        test=40,
+        annotators_per_item=1,
+        gate_threshold=0.5,
+        catch_rate=0.5,
+        catch_action="pause",
+        catch_min_accuracy=0.9,
+    )
+    clock = StepClock()
+    session = AnnotatorSession.open(engine, name, "ana", create_annotator=True, clock=clock)
+    for _ in range(200):  # a bound: a pause that never comes fails here, not by hanging
+        if (item := session.next_item()) is None:
+            break
+        answer = gold_answer(item)
+        if item.item_id in session.catch_items:
+            answer = WRONG[answer]  # every catch answer wrong: drifting from the fifth on
+        session.submit(item, answer, answered_at=clock())
+    else:
+        raise AssertionError("ana was still served items after 200 answers")
+    session.release()
+    return session

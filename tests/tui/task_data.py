@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from annotate import specs
 from tests import fixtures as fx
 from tests.tui.support import without_labels
 
@@ -349,3 +357,73 @@ RECORD_MANY_TEST = [
     },
 ]
 """A ReCoRD passage with 12 entities: numbers 10 to 12 take two keys."""
+
+
+EXPLAINED_TASK = """
+benchmark = "custom"
+title = "Explained pairs"
+kind = "classification"
+layout = "pair"
+metrics = ["accuracy"]
+guidelines = "Decide whether the hypothesis follows."
+explanation_field = "why"
+
+[[fields]]
+name = "premise"
+label = "Premise"
+
+[[fields]]
+name = "hypothesis"
+label = "Hypothesis"
+
+[[fields]]
+name = "why"
+shown = false
+optional = true
+
+[[labels]]
+value = "yes"
+text = "Follows"
+key = "1"
+
+[[labels]]
+value = "no"
+text = "Does not follow"
+key = "2"
+
+[source]
+reader = "jsonl"
+id = ["idx"]
+label = ["label"]
+
+[submission]
+file = "Explained.jsonl"
+style = "superglue-jsonl"
+"""
+"""A custom pair task whose training feedback explains the gold label (field `why`)."""
+
+
+@contextmanager
+def explained_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[list[dict[str, Any]]]:
+    """Install the task `custom/explained` (EXPLAINED_TASK) under `tmp_path` for the body of
+    the `with`; yields its one item (with gold and an explanation that looks like markup).
+    The task caches are cleared on the way in and out, so no other test sees the task."""
+    folder = tmp_path / "tasks" / "custom"
+    folder.mkdir(parents=True)
+    (folder / "explained.toml").write_text(EXPLAINED_TASK)
+    monkeypatch.setenv("ANNOTATE_TASKS_PATH", str(tmp_path / "tasks"))
+    specs.clear_caches()
+    try:
+        yield [
+            {
+                "premise": "Cats purr.",
+                "hypothesis": "Cats make sounds.",
+                "why": "Purring [/foo] is a [CLS] sound.",
+                "label": "yes",
+                "idx": 0,
+            }
+        ]
+    finally:
+        specs.clear_caches()

@@ -26,7 +26,7 @@ from tests.tui.support import (
     wait_until,
     without_labels,
 )
-from tests.tui.task_data import CB_DEV, CB_TEST
+from tests.tui.task_data import CB_DEV, CB_TEST, explained_task
 
 RTE_TEST = without_labels(fx.SG_RTE)
 TWO_TRAINING = {
@@ -35,6 +35,19 @@ TWO_TRAINING = {
     "test_sample": 3,
     "annotators_per_item": 1,
 }
+
+
+def two_training_study(engine, tmp_path, **overrides) -> str:
+    """An RTE study (fx.SG_RTE) of two training items, the gate after both, three test items
+    of one label each; `overrides` on top. Returns its name."""
+    return build_study(
+        engine,
+        tmp_path,
+        "superglue/rte",
+        dev=fx.SG_RTE,
+        test=RTE_TEST,
+        overrides={**TWO_TRAINING, **overrides},
+    )
 
 
 def gold_key(app) -> str:
@@ -121,14 +134,7 @@ class TestTraining:
     """Each training answer gets feedback; the annotator presses a key to go on."""
 
     async def test_right_then_wrong_with_running_accuracy(self, workspace, tmp_path):
-        study = build_study(
-            workspace.engine,
-            tmp_path,
-            "superglue/rte",
-            dev=fx.SG_RTE,
-            test=RTE_TEST,
-            overrides={**TWO_TRAINING, "gate_threshold": 0.5},
-        )
+        study = two_training_study(workspace.engine, tmp_path, gate_threshold=0.5)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
@@ -177,21 +183,7 @@ class TestTraining:
             assert "Right answer: Contradiction" in shown and "✓ Right" in shown
 
     async def test_explanation_is_shown_verbatim(self, workspace, tmp_path, monkeypatch):
-        folder = tmp_path / "tasks" / "custom"
-        folder.mkdir(parents=True)
-        (folder / "explained.toml").write_text(EXPLAINED_TASK)
-        monkeypatch.setenv("ANNOTATE_TASKS_PATH", str(tmp_path / "tasks"))
-        specs.clear_caches()
-        try:
-            rows = [
-                {
-                    "premise": "Cats purr.",
-                    "hypothesis": "Cats make sounds.",
-                    "why": "Purring [/foo] is a [CLS] sound.",
-                    "label": "yes",
-                    "idx": 0,
-                }
-            ]
+        with explained_task(tmp_path, monkeypatch) as rows:
             study = build_study(
                 workspace.engine,
                 tmp_path,
@@ -205,51 +197,6 @@ class TestTraining:
                 await start(pilot)
                 await pilot.press("2")
                 assert "Why: Purring [/foo] is a [CLS] sound." in screen_text(app)
-        finally:
-            specs.clear_caches()
-
-
-EXPLAINED_TASK = """
-benchmark = "custom"
-title = "Explained pairs"
-kind = "classification"
-layout = "pair"
-metrics = ["accuracy"]
-guidelines = "Decide whether the hypothesis follows."
-explanation_field = "why"
-
-[[fields]]
-name = "premise"
-label = "Premise"
-
-[[fields]]
-name = "hypothesis"
-label = "Hypothesis"
-
-[[fields]]
-name = "why"
-shown = false
-optional = true
-
-[[labels]]
-value = "yes"
-text = "Follows"
-key = "1"
-
-[[labels]]
-value = "no"
-text = "Does not follow"
-key = "2"
-
-[source]
-reader = "jsonl"
-id = ["idx"]
-label = ["label"]
-
-[submission]
-file = "Explained.jsonl"
-style = "superglue-jsonl"
-"""
 
 
 class TestGate:
@@ -266,14 +213,7 @@ class TestGate:
     async def test_waiting_screen_moves_on_by_itself(
         self, workspace, tmp_path, rule, decide, next_screen
     ):
-        study = build_study(
-            workspace.engine,
-            tmp_path,
-            "superglue/rte",
-            dev=fx.SG_RTE,
-            test=RTE_TEST,
-            overrides={**TWO_TRAINING, "gate_rule": rule},
-        )
+        study = two_training_study(workspace.engine, tmp_path, gate_rule=rule)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
         app.poll_seconds = 0.05
         async with app.run_test(size=(80, 24)) as pilot:
@@ -297,14 +237,7 @@ class TestGate:
                 assert "Test 0/3" in screen_text(app)
 
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
-        study = build_study(
-            workspace.engine,
-            tmp_path,
-            "superglue/rte",
-            dev=fx.SG_RTE,
-            test=RTE_TEST,
-            overrides={**TWO_TRAINING, "gate_threshold": 1.0},
-        )
+        study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
@@ -378,14 +311,7 @@ class TestArrivals:
         self, workspace, tmp_path
     ):
         """26.7: no guidelines with "Press Enter to start" for someone who waits."""
-        study = build_study(
-            workspace.engine,
-            tmp_path,
-            "superglue/rte",
-            dev=fx.SG_RTE,
-            test=RTE_TEST,
-            overrides={**TWO_TRAINING, "gate_rule": "manual"},
-        )
+        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
         first = create_app(workspace.engine, study, "ana", create_annotator=True)
         async with first.run_test(size=(80, 24)) as pilot:
             await start(pilot)
@@ -405,14 +331,7 @@ class TestArrivals:
         from annotate.protocol.session import AnnotatorSession
         from annotate.tui.screens.phases import StudyCompleteScreen
 
-        study = build_study(
-            workspace.engine,
-            tmp_path,
-            "superglue/rte",
-            dev=fx.SG_RTE,
-            test=RTE_TEST,
-            overrides=TWO_TRAINING,
-        )
+        study = two_training_study(workspace.engine, tmp_path)
         session = AnnotatorSession.open(workspace.engine, study, "ana", create_annotator=True)
         while (item := session.next_item()) is not None:
             session.submit(item, "entailment" if item.phase == "test" else session_gold(item))

@@ -31,7 +31,6 @@ from textual.widgets import Input, TextArea
 
 import annotate.tui.app as label_app_module
 import annotate.tui.widgets.status as status_module
-from annotate import specs
 from annotate.curation.examples import save_pair
 from annotate.curation.review import submit_review
 from annotate.curation.sets import create_set
@@ -60,8 +59,8 @@ from tests.tui.task_data import (
     LONG_PREMISE_TEST,
     RECORD_MANY_TEST,
     STSB_TEST,
+    explained_task,
 )
-from tests.tui.test_phases import EXPLAINED_TASK
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 50), id="160x50")]
 STUDY = "pilot [/s]"
@@ -200,21 +199,7 @@ class TestAnnotatorScreens:
         self, snap_compare, workspace, tmp_path, monkeypatch, size
     ):
         """The annotator answers a training item of a task that explains its gold labels."""
-        folder = tmp_path / "tasks" / "custom"
-        folder.mkdir(parents=True)
-        (folder / "explained.toml").write_text(EXPLAINED_TASK)
-        monkeypatch.setenv("ANNOTATE_TASKS_PATH", str(tmp_path / "tasks"))
-        specs.clear_caches()
-        try:
-            rows = [
-                {
-                    "premise": "Cats purr.",
-                    "hypothesis": "Cats make sounds.",
-                    "why": "Purring [/foo] is a [CLS] sound.",
-                    "label": "yes",
-                    "idx": 0,
-                }
-            ]
+        with explained_task(tmp_path, monkeypatch) as rows:
             app = annotator_app(
                 workspace.engine,
                 tmp_path,
@@ -230,8 +215,6 @@ class TestAnnotatorScreens:
                 await arrive(pilot, FeedbackScreen)
 
             assert snap_compare(app, terminal_size=size, run_before=run_before)
-        finally:
-            specs.clear_caches()
 
     @pytest.mark.parametrize("size", SIZES)
     def test_waiting_for_the_gate(self, snap_compare, workspace, tmp_path, size):

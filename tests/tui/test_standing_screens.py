@@ -8,16 +8,12 @@ from datetime import timedelta
 
 from textual.widgets import DataTable
 
-from annotate.protocol.session import AnnotatorSession
 from annotate.tui.app import create_app
 from annotate.tui.console.app import create_console_app
 from annotate.tui.console.screens.study import StudyScreen
 from annotate.tui.screens.phases import PausedScreen
-from tests.engine_helpers import rte_study
-from tests.tui.console_support import NOW, StepClock, busy_study, gold_answer
+from tests.tui.console_support import NOW, busy_study, paused_without_refreshers
 from tests.tui.support import screen_text, start, wait_until
-
-WRONG = {"entailment": "not_entailment", "not_entailment": "entailment"}
 
 
 def last_label(app) -> str:
@@ -47,30 +43,7 @@ async def test_relative_times_move_every_second_without_a_store_read(workspace, 
 
 
 async def test_an_annotator_paused_without_refresher_items_is_told_so(workspace, tmp_path):
-    rte_study(
-        workspace.engine,
-        tmp_path,
-        name="p",
-        train=12,
-        training_items=2,
-        gate_min_items=2,
-        test=40,
-        annotators_per_item=1,
-        gate_threshold=0.5,
-        catch_rate=0.5,
-        catch_action="pause",
-        catch_min_accuracy=0.9,
-    )
-    clock = StepClock()
-    session = AnnotatorSession.open(
-        workspace.engine, "p", "ana", create_annotator=True, clock=clock
-    )
-    while (item := session.next_item()) is not None:
-        answer = gold_answer(item)
-        if item.item_id in session.catch_items:
-            answer = WRONG[answer]
-        session.submit(item, answer, answered_at=clock())
-    session.release()
+    session = paused_without_refreshers(workspace.engine, tmp_path)
     assert session.progress().paused
     app = create_app(workspace.engine, "p", "ana")
     async with app.run_test(size=(100, 30)) as pilot:

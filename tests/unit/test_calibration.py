@@ -13,16 +13,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pandas as pd
 
-from annotate import specs
 from annotate.report.build import build_report
-from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import StudyData
+from tests.engine_helpers import RTE_CLASSES, rte_answers_study
 
 STUDIES = 400
 ITEMS = 100
 K = 5
-E, NE = "entailment", "not_entailment"
 
 
 def majority_right_probability(accuracies: list[float]) -> float:
@@ -36,51 +34,19 @@ def majority_right_probability(accuracies: list[float]) -> float:
     return total
 
 
-def simulated_study(rng: np.random.Generator, spec, protocol) -> tuple[StudyData, float]:
+def simulated_study(rng: np.random.Generator) -> tuple[StudyData, float]:
     accuracies = np.clip(rng.normal(0.8, 0.05, K), 0.55, 0.97).tolist()
-    gold = rng.choice([E, NE], ITEMS)
+    gold = rng.choice(RTE_CLASSES, ITEMS)
     right = rng.random((ITEMS, K)) < np.asarray(accuracies)
-    other = {E: NE, NE: E}
-    values = [[g if r else other[g] for r in row] for g, row in zip(gold, right, strict=True)]
-    items = pd.DataFrame(
-        {
-            "item_id": np.arange(ITEMS),
-            "source_id": [str(i) for i in range(ITEMS)],
-            "position": np.arange(ITEMS),
-            "gold": list(gold),
-            "tags": [None] * ITEMS,
-            "pair_id": [None] * ITEMS,
-        }
-    )[ITEM_COLUMNS]
-    labels = pd.DataFrame(
-        {
-            "item_id": np.repeat(np.arange(ITEMS), K),
-            "source_id": [str(i) for i in np.repeat(np.arange(ITEMS), K)],
-            "annotator": pd.Categorical([f"a{j}" for _ in range(ITEMS) for j in range(K)]),
-            "value": [v for row in values for v in row],
-            "seconds": np.full(ITEMS * K, 5.0),
-        }
-    )[LABEL_COLUMNS]
-    data = StudyData(
-        study_id=1,
-        name="sim",
-        state="complete",
-        spec=spec,
-        protocol=protocol,
-        settings=protocol.model_dump(),
-        items=items,
-        labels=labels,
-    )
-    return data, majority_right_probability(accuracies)
+    who = np.tile(np.arange(K), (ITEMS, 1))  # the same 5 on every item
+    return rte_answers_study(gold, right, who), majority_right_probability(accuracies)
 
 
 def test_the_headline_interval_covers_the_true_value_95_percent_of_the_time(record_property):
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
     rng = np.random.default_rng(20261130)
     covered = 0
     for _ in range(STUDIES):
-        data, truth = simulated_study(rng, spec, protocol)
+        data, truth = simulated_study(rng)
         report = build_report(data, bootstrap=0, aggregation_models=False)  # the headline only
         interval = report.headline_interval
         assert interval is not None and interval.low is not None and interval.high is not None

@@ -18,20 +18,18 @@ the report's replicates and generator for the humans interval)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from annotate import specs
 from annotate.report.aggregation.study import final_aggregate
 from annotate.report.build import build_report
-from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import StudyData
 from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.intervals import rng_for
 from annotate.scoring.metrics import task_score
 from annotate.scoring.scorers import scorer_for
+from tests.engine_helpers import RTE_CLASSES, rte_answers_study
 
 ITEMS, K, MEAN, SD = 100, 5, 0.78, 0.10
-E, NE = "entailment", "not_entailment"
 
 
 def population_value() -> float:
@@ -52,54 +50,21 @@ def majority_right(p: np.ndarray) -> np.ndarray:
     return dist[:, K // 2 + 1 :].sum(axis=1)
 
 
-def simulated_study(rng: np.random.Generator, pool: int, spec, protocol):
+def simulated_study(rng: np.random.Generator, pool: int) -> tuple[StudyData, float]:
     shape = MEAN * (MEAN * (1 - MEAN) / SD**2 - 1)
     skill = rng.beta(shape, shape * (1 - MEAN) / MEAN, pool)
-    gold = rng.choice([E, NE], ITEMS)
+    gold = rng.choice(RTE_CLASSES, ITEMS)
     who = np.argsort(rng.random((ITEMS, pool)), axis=1)[:, :K]  # each item's 5 annotators
     right = rng.random((ITEMS, K)) < skill[who]
-    other = {E: NE, NE: E}
-    values = [g if r else other[g] for g, row in zip(gold, right, strict=True) for r in row]
-    items = pd.DataFrame(
-        {
-            "item_id": np.arange(ITEMS),
-            "source_id": [str(i) for i in range(ITEMS)],
-            "position": np.arange(ITEMS),
-            "gold": list(gold),
-            "tags": [None] * ITEMS,
-            "pair_id": [None] * ITEMS,
-        }
-    )[ITEM_COLUMNS]
-    labels = pd.DataFrame(
-        {
-            "item_id": np.repeat(np.arange(ITEMS), K),
-            "source_id": [str(i) for i in np.repeat(np.arange(ITEMS), K)],
-            "annotator": pd.Categorical([f"a{j}" for j in who.ravel()]),
-            "value": values,
-            "seconds": np.full(ITEMS * K, 5.0),
-        }
-    )[LABEL_COLUMNS]
-    data = StudyData(
-        study_id=1,
-        name="sim",
-        state="complete",
-        spec=spec,
-        protocol=protocol,
-        settings=protocol.model_dump(),
-        items=items,
-        labels=labels,
-    )
-    return data, float(majority_right(skill[who]).mean())
+    return rte_answers_study(gold, right, who), float(majority_right(skill[who]).mean())
 
 
 def run_studies(n_studies: int, seed: int) -> dict[str, float]:
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
     rng = np.random.default_rng(seed)
     population = population_value()
     humans = headline = below = 0
     for s in range(n_studies):
-        data, own_truth = simulated_study(rng, 5 if s % 2 else 12, spec, protocol)
+        data, own_truth = simulated_study(rng, 5 if s % 2 else 12)
         report = build_report(data, bootstrap=0, aggregation_models=False)
         h = report.headline_interval
         assert h is not None and h.low is not None and h.high is not None
@@ -107,7 +72,7 @@ def run_studies(n_studies: int, seed: int) -> dict[str, float]:
         coded, final = final_aggregate(data)
         point = task_score(scorer_for(coded, final.pred).point())
         low, high = humans_interval(
-            coded, protocol.tie_rule, "mean", None, 1000, rng_for(s, "humans"), final.pred
+            coded, data.protocol.tie_rule, "mean", None, 1000, rng_for(s, "humans"), final.pred
         )
         assert low is not None and high is not None and point is not None
         humans += low <= population <= high

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 from annotate.protocol import catch, flags
@@ -20,7 +21,7 @@ from annotate.protocol.status import progress_warnings, study_status
 from annotate.protocol.studies import TEST, load_study
 from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
-from annotate.store.models import Label
+from annotate.store.models import Annotator, Label
 from tests.engine_helpers import rte_study
 from tests.tui.console_support import NOW, START, StepClock, busy_study, label_as
 
@@ -154,3 +155,50 @@ def test_catch_and_refresher_answers_are_not_test_labels(workspace, tmp_path):
     paused = [w for w in said if " is paused: " in w]  # the console has it from catch_report
     assert len(paused) == 1 and paused[0] in catch_report(workspace.engine, ctx).warnings
     assert progress_warnings(ctx, p, later) == [w for w in said if w not in paused]
+
+
+class _UnevenClock(StepClock):
+    """Each reading is the next of a few uneven steps later, so answers take 1 to 11 s."""
+
+    STEPS = (1, 2, 7, 3, 11, 5, 4)
+
+    def __init__(self, skip: int = 0) -> None:
+        super().__init__()
+        self.readings = skip
+
+    def __call__(self):  # type: ignore[no-untyped-def]
+        self.now += timedelta(seconds=self.STEPS[self.readings % len(self.STEPS)])
+        self.readings += 1
+        return self.now
+
+
+def test_the_console_and_the_report_show_the_same_median_seconds(workspace, tmp_path):
+    """Issue 26.2: the Study screen's test median is the report's "s/item (median)", and the
+    report's datasheet median (both phases) is the median over both of the console's lists."""
+    from statistics import median
+
+    from annotate.report.build import study_report
+
+    ctx = rte_study(workspace.engine, tmp_path, name="timed", train=3, test=6)
+    label_as(workspace.engine, "timed", "ana", test_items=6, clock=_UnevenClock())
+    label_as(workspace.engine, "timed", "ben", test_items=5, clock=_UnevenClock(skip=1))
+    console = {a.name: a for a in study_progress(workspace.engine, ctx, now=NOW).annotators}
+    report = study_report(workspace.engine, "timed", bootstrap=0)
+    table = {a.name: a.seconds_per_item for a in report.annotators}
+    assert report.datasheet is not None
+    sheet = {t.name: t.median_seconds for t in report.datasheet.time_on_task.annotators}
+    assert console["ana"].median_seconds != console["ben"].median_seconds
+    for name in ("ana", "ben"):
+        a = console[name]
+        assert a.median_seconds is not None and a.median_training_seconds is not None
+        # Seconds are computed in the store, to SQLite's millisecond (julianday) resolution.
+        assert table[name] == pytest.approx(a.median_seconds, abs=2.5e-3)
+        assert a.median_seconds != a.median_training_seconds
+        label_seconds = (
+            select(Label.shown_at, Label.answered_at)
+            .join(Annotator, Annotator.id == Label.annotator_id)
+            .where(Label.study_id == ctx.id, Annotator.name == name)
+        )
+        with workspace.engine.connect() as c:
+            both = [(done - shown).total_seconds() for shown, done in c.execute(label_seconds)]
+        assert sheet[name] == pytest.approx(median(both), abs=2.5e-3)

@@ -6,50 +6,20 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 
-from annotate import specs
 from annotate.report.build import build_report
-from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import StudyData
 from annotate.report.sections.suspects import GOLD_SUSPECTS_LISTED
+from tests.engine_helpers import rte_answers_study
 from tests.unit.test_report import E, N, add_study
 
 
 def wrong_gold_study(n_items: int) -> StudyData:
     """Every item's 3 annotators agree on the answer the gold does not give."""
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
     gold = np.where(np.arange(n_items) % 2, "entailment", "not_entailment")
-    other = np.where(gold == "entailment", "not_entailment", "entailment")
-    items = pd.DataFrame(
-        {
-            "item_id": np.arange(n_items),
-            "source_id": [str(i) for i in range(n_items)],
-            "position": np.arange(n_items),
-            "gold": gold,
-            "tags": [None] * n_items,
-            "pair_id": [None] * n_items,
-        }
-    )[ITEM_COLUMNS]
-    labels = pd.DataFrame(
-        {
-            "item_id": np.repeat(np.arange(n_items), 3),
-            "source_id": [str(i) for i in np.repeat(np.arange(n_items), 3)],
-            "annotator": pd.Categorical(["a", "b", "c"] * n_items),
-            "value": np.repeat(other, 3),
-            "seconds": np.full(3 * n_items, 4.0),
-        }
-    )[LABEL_COLUMNS]
-    return StudyData(
-        study_id=1,
-        name="wrong",
-        state="complete",
-        spec=spec,
-        protocol=protocol,
-        settings=protocol.model_dump(),
-        items=items,
-        labels=labels,
-    )
+    wrong = np.zeros((n_items, 3), dtype=bool)
+    who = np.tile(np.arange(3), (n_items, 1))
+    return rte_answers_study(gold, wrong, who, name="wrong", seconds=4.0)
 
 
 def test_gold_suspects_are_capped_and_counted():

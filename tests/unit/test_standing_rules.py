@@ -16,9 +16,7 @@ from annotate.protocol.status import study_status
 from annotate.protocol.studies import load_study
 from annotate.store.models import GateDecision
 from tests.engine_helpers import rte_study
-from tests.tui.console_support import NOW, StepClock, busy_study, gold_answer
-
-WRONG = {"entailment": "not_entailment", "not_entailment": "entailment"}
+from tests.tui.console_support import NOW, busy_study, paused_without_refreshers
 
 
 def test_the_recent_rate_is_over_the_time_elapsed_since_the_first_test_label(workspace, tmp_path):
@@ -95,32 +93,8 @@ def test_a_pause_without_refresher_items_left_stops_test_items_and_warns(cli, wo
     """Two training items only (of 12 dev items: 10 catch items): the first refresher round
     uses both, so the next drift finds no refresher item left. The annotator is then served
     no test item, their progress says paused, and `status` warns the researcher."""
-    ctx = rte_study(
-        workspace.engine,
-        tmp_path,
-        name="p",
-        train=12,
-        training_items=2,
-        gate_min_items=2,
-        test=40,
-        annotators_per_item=1,
-        gate_threshold=0.5,
-        catch_rate=0.5,
-        catch_action="pause",
-        catch_min_accuracy=0.9,
-    )
-    clock = StepClock()
-    session = AnnotatorSession.open(
-        workspace.engine, "p", "ana", create_annotator=True, clock=clock
-    )
-    served = 0
-    while (item := session.next_item()) is not None:
-        served += 1
-        answer = gold_answer(item)
-        if item.item_id in session.catch_items:
-            answer = WRONG[answer]  # every catch answer wrong: drifting from the fifth on
-        session.submit(item, answer, answered_at=clock())
-        assert served < 200
+    session = paused_without_refreshers(workspace.engine, tmp_path)
+    ctx = load_study(workspace.engine, "p")
     progress = session.progress()
     assert progress.phase is Phase.TEST and progress.paused
     assert progress.test_done < 40  # stopped before the test items ran out

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotate.protocol import standing
+from annotate.protocol.timing import median_seconds
 from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
 from annotate.report.model.schema import (
     AnnotatorTime,
@@ -171,12 +172,12 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
     """Median seconds per answer and total minutes of each annotator (both phases), and the
     distribution of seconds per test answer."""
     frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
-    per = frame.groupby("name", sort=True)["seconds"].agg(["size", "median", "sum"])
+    per = frame.groupby("name", sort=True)["seconds"].agg(["size", median_seconds, "sum"])
     rows = [
         AnnotatorTime(
             name=str(name),
             n_labels=int(row["size"]),
-            median_seconds=float(row["median"]),
+            median_seconds=float(row["median_seconds"]),
             total_minutes=float(row["sum"] / 60),
         )
         for name, row in per.iterrows()

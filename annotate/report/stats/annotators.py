@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from annotate.protocol.timing import median_seconds
 from annotate.report.aggregation import majority as agg
 from annotate.report.aggregation.study import aggregate, final_aggregate
 from annotate.report.data.coding import CodedStudy
@@ -99,7 +100,7 @@ def annotator_rows(
                 scores=scores[a],
                 task_score=task_score(scores[a]) if with_gold else None,
                 agrees_with_majority=agreement[a],
-                seconds_per_item=float(np.median(own)) if len(own) else None,
+                seconds_per_item=median_seconds(own),
                 seconds_mean=float(own.mean()) if len(own) else None,
             )
         )

@@ -27,6 +27,25 @@ depends_on: str | Sequence[str] | None = None
 UTC_TIME = sa.DateTime(timezone=True)
 
 
+def _study_annotator_table(
+    name: str, *columns: sa.Column, unique: tuple[str, list[str]] | None = None
+) -> None:
+    """Create table `name`: an id, the study and annotator a row belongs to, then `columns`;
+    the two foreign keys, the primary key and the `unique` (name, columns) constraint last.
+    The constraints are made here, in that order: SQLAlchemy writes them in creation order."""
+    op.create_table(
+        name,
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("study_id", sa.Integer(), nullable=False),
+        sa.Column("annotator_id", sa.Integer(), nullable=False),
+        *columns,
+        sa.ForeignKeyConstraint(["study_id"], ["study.id"]),
+        sa.ForeignKeyConstraint(["annotator_id"], ["annotator.id"]),
+        sa.PrimaryKeyConstraint("id"),
+        *([sa.UniqueConstraint(*unique[1], name=unique[0])] if unique is not None else []),
+    )
+
+
 def upgrade() -> None:
     with op.batch_alter_table("study", schema=None) as batch_op:
         batch_op.add_column(sa.Column("crowd", sa.JSON(), nullable=True))
@@ -34,11 +53,8 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("platform", sa.String(), nullable=True))
         batch_op.add_column(sa.Column("platform_id", sa.String(), nullable=True))
         batch_op.create_unique_constraint("uq_annotator_platform_id", ["platform", "platform_id"])
-    op.create_table(
+    _study_annotator_table(
         "visit",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("study_id", sa.Integer(), nullable=False),
-        sa.Column("annotator_id", sa.Integer(), nullable=False),
         sa.Column("client", sa.String(), nullable=False),
         sa.Column("arrived_at", UTC_TIME, nullable=False),
         sa.Column("last_seen_at", UTC_TIME, nullable=False),
@@ -51,29 +67,17 @@ def upgrade() -> None:
         sa.Column("consent", sa.Boolean(), nullable=True),
         sa.Column("outcome", sa.String(), nullable=True),
         sa.Column("outcome_at", UTC_TIME, nullable=True),
-        sa.ForeignKeyConstraint(["study_id"], ["study.id"]),
-        sa.ForeignKeyConstraint(["annotator_id"], ["annotator.id"]),
-        sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_visit_study_annotator", "visit", ["study_id", "annotator_id", "id"])
-    op.create_table(
+    _study_annotator_table(
         "surveyanswer",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("study_id", sa.Integer(), nullable=False),
-        sa.Column("annotator_id", sa.Integer(), nullable=False),
         sa.Column("question", sa.String(), nullable=False),
         sa.Column("answer", sa.String(), nullable=False),
         sa.Column("answered_at", UTC_TIME, nullable=False),
-        sa.ForeignKeyConstraint(["study_id"], ["study.id"]),
-        sa.ForeignKeyConstraint(["annotator_id"], ["annotator.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("study_id", "annotator_id", "question", name="uq_survey_answer"),
+        unique=("uq_survey_answer", ["study_id", "annotator_id", "question"]),
     )
-    op.create_table(
+    _study_annotator_table(
         "payment",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("study_id", sa.Integer(), nullable=False),
-        sa.Column("annotator_id", sa.Integer(), nullable=False),
         sa.Column("seconds", sa.Float(), nullable=False),
         sa.Column("amount", sa.Float(), nullable=False),
         sa.Column("base", sa.Float(), nullable=False),
@@ -81,9 +85,6 @@ def upgrade() -> None:
         sa.Column("hourly_rate", sa.Float(), nullable=False),
         sa.Column("paid_at", UTC_TIME, nullable=False),
         sa.Column("run", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(["study_id"], ["study.id"]),
-        sa.ForeignKeyConstraint(["annotator_id"], ["annotator.id"]),
-        sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_payment_study_run", "payment", ["study_id", "run"])
     # Every migration ends by naming its schema number (0.1.0 refuses any number but 1).

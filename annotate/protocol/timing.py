@@ -1,0 +1,28 @@
+"""Time on task: the median seconds per answer, the one figure the console's Study screen,
+the report's annotator table and datasheet, and `plan --pilot` all show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def median_seconds(seconds: Sequence[float] | Any, *, presorted: bool = False) -> float | None:
+    """The median of `seconds` (each the time from showing an item to its answer), or None
+    when there is none. Unknown times (NaN) are left out. A caller that keeps its list sorted
+    and free of NaN (the console's tracker, refreshed every second) passes `presorted=True`
+    to skip the sort; any other sequence or array is partitioned here."""
+    if not presorted:
+        import numpy as np  # lazily: the console imports this module on start-up
+
+        values = np.asarray(seconds, dtype=float)
+        values = values[np.isfinite(values)]
+        # The same middle value (or mean of the middle two), found without a full sort.
+        return float(np.median(values)) if len(values) else None
+    n = len(seconds)
+    if not n:
+        return None
+    middle = n // 2
+    if n % 2:
+        return float(seconds[middle])
+    return float((seconds[middle - 1] + seconds[middle]) / 2)
