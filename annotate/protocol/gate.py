@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, case, func, select
+from sqlalchemy import Connection, Engine, bindparam, case, func, select
 from sqlmodel import Session
 
 from annotate.errors import UserError
@@ -173,6 +173,25 @@ def latest_decision(session: Session, study_id: int, annotator_id: int) -> GateD
         .where(GateDecision.study_id == study_id, GateDecision.annotator_id == annotator_id)
         .order_by(GateDecision.id.desc())
     ).first()
+
+
+_LATEST_ADMITTED = (
+    select(GateDecision.admitted)
+    .where(
+        GateDecision.study_id == bindparam("b_study"),
+        GateDecision.annotator_id == bindparam("b_annotator"),
+    )
+    .order_by(GateDecision.id.desc())
+    .limit(1)
+)
+"""Built once: the status line asks after every keypress (SQLAlchemy reuses its compiled form)."""
+
+
+def latest_admission(conn: Connection | Session, study_id: int, annotator_id: int) -> bool | None:
+    """What `latest_decision` decided (True admitted, False rejected, None: no decision yet),
+    without loading the decision."""
+    row = conn.execute(_LATEST_ADMITTED, {"b_study": study_id, "b_annotator": annotator_id}).first()
+    return None if row is None else bool(row[0])
 
 
 def _record(

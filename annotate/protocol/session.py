@@ -17,7 +17,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Engine, Integer, func, select
+from sqlalchemy import Connection, Engine, Integer, bindparam, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
@@ -44,6 +44,19 @@ waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_
 a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
 REVISABLE = (TEST, catch.CATCH)
 """Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
+
+
+_BY_PHASE = (
+    select(
+        Label.phase,
+        func.count(Label.id),
+        func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
+    )
+    .where(Label.study_id == bindparam("b_study"), Label.annotator_id == bindparam("b_annotator"))
+    .group_by(Label.phase)
+)
+"""An annotator's answers and right ones per phase: built once, as the status line asks after
+every keypress (SQLAlchemy reuses its compiled form)."""
 
 
 class Phase(StrEnum):
@@ -203,26 +216,19 @@ class AnnotatorSession:
             raise windows.ContinuedElsewhere()
 
     # --- where the annotator stands -------------------------------------------------------
-    def _counts(self, session: Session) -> tuple[int, int, int]:
+    def _counts(self, session: Session | Connection) -> tuple[int, int, int]:
         """(training answers, right ones, test answers) in one indexed query."""
         by_phase = self._by_phase(session)
         training_done, training_correct = by_phase.get(TRAINING, (0, 0))
         return training_done, training_correct, by_phase.get(TEST, (0, 0))[0]
 
-    def _by_phase(self, session: Session) -> dict[str, tuple[int, int]]:
+    def _by_phase(self, session: Session | Connection) -> dict[str, tuple[int, int]]:
         """phase -> (answers, right ones) of this annotator."""
-        rows = session.execute(
-            select(
-                Label.phase,
-                func.count(Label.id),
-                func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
-            )
-            .where(Label.study_id == self.ctx.id, Label.annotator_id == self.annotator_id)
-            .group_by(Label.phase)
-        ).all()
+        params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+        rows = session.execute(_BY_PHASE, params).all()
         return {phase: (int(n), int(right)) for phase, n, right in rows}
 
-    def _study_sizes(self, session: Session) -> tuple[int, int]:
+    def _study_sizes(self, session: Session | Connection) -> tuple[int, int]:
         """(training quota, test items): fixed when the study was created, so asked once."""
         if self._sizes is None:
             counts = dict(
@@ -239,11 +245,17 @@ class AnnotatorSession:
     def _decision(self, session: Session) -> GateDecision | None:
         return gate.latest_decision(session, self.ctx.id, self.annotator_id)
 
-    def _phase(self, session: Session) -> Phase:
-        decision = self._decision(session)
-        admitted = None if decision is None else bool(decision.admitted)
+    def _phase(
+        self, session: Session | Connection, by_phase: dict[str, tuple[int, int]] | None = None
+    ) -> Phase:
+        """The annotator's phase; `by_phase`: their counts, when the caller has them already."""
+        admitted = gate.latest_admission(session, self.ctx.id, self.annotator_id)
         quota, _ = self._study_sizes(session)
-        done = self._counts(session)[0] if decision is None else 0
+        done = 0
+        if admitted is None:  # still training or waiting: the training answers tell which
+            done = (by_phase if by_phase is not None else self._by_phase(session)).get(
+                TRAINING, (0, 0)
+            )[0]
         return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
@@ -285,20 +297,21 @@ class AnnotatorSession:
         return open_item is None
 
     def progress(self) -> Progress:
-        with Session(self.engine) as session:
-            by_phase = self._by_phase(session)
-            quota, test_items = self._study_sizes(session)
-            phase = self._phase(session)
+        """Where the annotator stands, for the status line: asked after every keypress, so
+        it is two prepared statements on one connection (plus catch figures where used)."""
+        with self.engine.connect() as conn:
+            by_phase = self._by_phase(conn)
+            quota, test_items = self._study_sizes(conn)
+            phase = self._phase(conn, by_phase)
             catch_planned = 0
             if self.ctx.protocol.catch_rate > 0:
                 if self._catch_planned is None:  # fixed for the study: worked out once
                     self._catch_planned = catch.planned(
-                        session.connection(), self.ctx, self.annotator_id, test_items
+                        conn, self.ctx, self.annotator_id, test_items
                     )
                 catch_planned = self._catch_planned
             refresher_done, paused = 0, False
             if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
-                conn = session.connection()
                 refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
                 paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))

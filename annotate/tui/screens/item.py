@@ -133,7 +133,8 @@ class ItemScreen(Screen[None]):
         self.query_one("#flag-note").display = False
         self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
-        self.call_after_refresh(focus.focus)
+        if self.focused is not focus:  # focusing again would only redraw the passage
+            self.call_after_refresh(focus.focus)
 
     def _revise_banner(self) -> Text:
         return Text.assemble(
@@ -244,13 +245,23 @@ async def _refill(container: Widget, widgets: list[Widget]) -> None:
     removing and mounting widgets."""
     old = list(container.children)
     same_shape = len(old) == len(widgets) and all(
-        type(o) is Static and type(n) is Static and o.id == n.id
+        type(o) is Static and type(n) is Static and o.id == n.id and o.classes == n.classes
         for o, n in zip(old, widgets, strict=True)
     )
     if same_shape:
         for o, n in zip(old, widgets, strict=True):
-            o.set_classes(n.classes)
-            o.update(cast(Static, n).content)
+            _retext(o, cast(Static, n).content)
         return
     await container.remove_children()
     await container.mount_all(widgets)
+
+
+def _retext(widget: Static, content: Any) -> None:
+    """New text in a laid-out widget. The screen is laid out again only if the text takes a
+    different number of lines at the widget's width: a layout of the whole screen, and the
+    redraw of the passage's container it brings, cost more than the rest of the keypress's
+    drawing (bench/bench_keypress.py)."""
+    shown = widget.content_size
+    widget.update(content, layout=False)
+    if not shown.width or widget.get_content_height(shown, shown, shown.width) != shown.height:
+        widget.refresh(layout=True)
