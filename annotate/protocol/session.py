@@ -135,7 +135,6 @@ class AnnotatorSession:
         self.annotator = annotator
         self.annotator_id: int = annotator.id
         self.clock = clock
-        self._sizes: tuple[int, int] | None = None
         self._stream_done: int | None = None
         """Test-stream answers (test and catch) stored by this annotator: counted once, then
         kept up to date here so the keypress needs no count (it only numbers the item)."""
@@ -230,7 +229,8 @@ class AnnotatorSession:
 
     def _study_sizes(self, session: Session | Connection) -> tuple[int, int]:
         """(training quota, test items): fixed when the study was created, so asked once."""
-        if self._sizes is None:
+        sizes = self.ctx.fixed.get("sizes")
+        if sizes is None:
             counts = dict(
                 session.execute(
                     select(StudyItem.phase, func.count())
@@ -239,8 +239,8 @@ class AnnotatorSession:
                 ).all()
             )
             quota = self.ctx.protocol.training_quota(int(counts.get(TRAINING, 0)))
-            self._sizes = (quota, int(counts.get(TEST, 0)))
-        return self._sizes
+            sizes = self.ctx.fixed["sizes"] = (quota, int(counts.get(TEST, 0)))
+        return sizes
 
     def _decision(self, session: Session) -> GateDecision | None:
         return gate.latest_decision(session, self.ctx.id, self.annotator_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ class StudyContext:
     study: Study
     spec: specs.TaskSpec
     protocol: specs.ProtocolSpec
+    fixed: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Facts fixed when the study was made (its items per phase), worked out once per loaded
+    study and shared by all its sessions: the page serves every request from one context."""
 
     @property
     def id(self) -> int:

@@ -34,10 +34,9 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from annotate.errors import UserError
@@ -169,7 +168,9 @@ class Guard:
 # --- the app ------------------------------------------------------------------------------------
 def create_app(config: PageConfig) -> Starlette:
     ctx = load_study(config.engine, config.study)  # a missing study fails before serving
-    templates = Jinja2Templates(env=environment())
+    templates = environment()  # rendered straight to HTMLResponse: no template uses `request`
+    for name in templates.list_templates(extensions=["html"]):
+        templates.get_template(name)  # compiled now, not by the first arrivals of a burst
     tickets = URLSafeSerializer(config.secret, salt="annotate.item")
     title = terminal_safe(ctx.spec.title)
     help_text = _help_text(ctx)  # fixed for the study: worked out once
@@ -185,8 +186,10 @@ def create_app(config: PageConfig) -> Starlette:
             **screen.context,
         }
         page = "screen.html" if request.headers.get("hx-request") else "page.html"
-        return templates.TemplateResponse(
-            request, page, context, status_code=screen.status, headers=screen.headers
+        return HTMLResponse(
+            templates.get_template(page).render(context),
+            status_code=screen.status,
+            headers=screen.headers,
         )
 
     def csrf_token(request: Request) -> str:
