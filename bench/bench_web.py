@@ -3,8 +3,10 @@ simulated workers, each an async HTTP client that follows the page's own request
 start, then POST each answer and read the next item from the response).
 
 Runs, in one go:
-- 50, 200 and 1,000 workers at a human pace of one answer per 5 s: labels stored, p50/p99 from
-  answer to next item, the server's RSS (and per worker);
+- 50, 200 and 1,000 workers at a human pace of one answer per 5 s, arriving at random over
+  `--ramp` seconds (one pace by default): labels stored, p50/p99 from answer to next item (all
+  answers, those sent while workers were still arriving, those sent once all had), the
+  server's RSS (and per worker);
 - an arrival burst: 100 workers opening the page at once, p99 time to the first item;
 - flat out: 8 workers answering as fast as the server allows, labels/s, against the engine
   alone (bench_concurrency's `submit_and_next` loop, 5 processes) in the same run;
@@ -17,7 +19,7 @@ Targets (issue 23): 1,000 workers with p99 <= 100 ms and RSS <= 300 MB; burst p9
 flat out >= 50% of the engine-only labels/s.
 
     python -m bench.bench_web [--seconds 20] [--workers 50 200 1000] [--terminal-tabs 20]
-        [--server-workers N]
+        [--server-workers N] [--ramp SECONDS]
 """
 
 from __future__ import annotations
@@ -116,10 +118,23 @@ def start_server(db: str, study: str, *extra: str) -> Server:
 class Tally:
     latencies: list[float] = field(default_factory=list)
     """Seconds from sending an answer to having the next item."""
+    sent_at: list[float] = field(default_factory=list)
+    """When each of those answers was sent (monotonic clock)."""
+    all_arrived: float | None = None
+    """When the last worker of a paced run had its first item (monotonic clock)."""
     first_item: list[float] = field(default_factory=list)
     stored: int = 0
     """Answers the server acknowledged (it sent the next screen after committing them)."""
     errors: list[str] = field(default_factory=list)
+
+    def steady(self) -> list[float]:
+        """The latencies of answers sent once every worker had arrived."""
+        start = self.all_arrived if self.all_arrived is not None else float("inf")
+        return [s for s, t in zip(self.latencies, self.sent_at, strict=True) if t >= start]
+
+    def arriving(self) -> list[float]:
+        start = self.all_arrived if self.all_arrived is not None else float("inf")
+        return [s for s, t in zip(self.latencies, self.sent_at, strict=True) if t < start]
 
     def pct(self, values: list[float], q: float) -> float:
         ordered = sorted(values) or [0.0]
@@ -181,6 +196,7 @@ class Worker:
             "/answer", {"ticket": ticket[1], "answer": random.choice(ANSWERS)}
         )
         tally.latencies.append(time.perf_counter() - t0)
+        tally.sent_at.append(time.monotonic() - (time.perf_counter() - t0))
         tally.stored += 1
         return True
 
@@ -188,16 +204,24 @@ class Worker:
         await self.http.close()
 
 
-async def paced(base: str, names: list[str], seconds: float, pace: float) -> Tally:
-    """Workers arriving over one pace interval, then answering every `pace` seconds."""
+async def paced(
+    base: str, names: list[str], seconds: float, pace: float, ramp: float | None = None
+) -> Tally:
+    """Workers arriving at random over `ramp` seconds (one pace interval unless given), then
+    answering every `pace` seconds, until `seconds` after the start."""
     tally = Tally()
     end = time.monotonic() + seconds
+    arrived = 0
 
     async def one(name: str) -> None:
+        nonlocal arrived
         worker = Worker(base, name)
         try:
-            await asyncio.sleep(random.uniform(0, pace))
+            await asyncio.sleep(random.uniform(0, pace if ramp is None else ramp))
             await worker.arrive(tally)
+            arrived += 1
+            if arrived == len(names):
+                tally.all_arrived = time.monotonic()
             while time.monotonic() < end:
                 await asyncio.sleep(pace)
                 if not await worker.answer(tally):
@@ -323,6 +347,12 @@ def main() -> None:
     parser.add_argument("--terminal-tabs", type=int, default=20)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument(
+        "--ramp",
+        type=float,
+        default=None,
+        help=f"seconds over which paced workers arrive (default: one pace, {PACE_S:g} s)",
+    )
+    parser.add_argument(
         "--server-workers", type=int, default=1, help="`annotate serve --workers N` processes"
     )
     args = parser.parse_args()
@@ -341,7 +371,7 @@ def main() -> None:
         try:
             idle = rss_mb(server.proc.pid)
             for n in args.workers:
-                tally = asyncio.run(paced(server.base, names[:n], args.seconds, PACE_S))
+                tally = asyncio.run(paced(server.base, names[:n], args.seconds, PACE_S, args.ramp))
                 acknowledged += tally.stored
                 rss = rss_mb(server.proc.pid)
                 print_rows(
@@ -350,9 +380,21 @@ def main() -> None:
                     [
                         ("labels stored", f"{tally.stored:,}"),
                         (
-                            "answer -> next item p50 / p99",
+                            "answer -> next item p50 / p99, all answers",
                             f"{tally.pct(tally.latencies, 0.5):.1f} / "
                             f"{tally.pct(tally.latencies, 0.99):.1f} ms",
+                        ),
+                        (
+                            "  while workers were still arriving",
+                            f"{tally.pct(tally.arriving(), 0.5):.1f} / "
+                            f"{tally.pct(tally.arriving(), 0.99):.1f} ms "
+                            f"({len(tally.arriving()):,} answers)",
+                        ),
+                        (
+                            "  once every worker had arrived",
+                            f"{tally.pct(tally.steady(), 0.5):.1f} / "
+                            f"{tally.pct(tally.steady(), 0.99):.1f} ms "
+                            f"({len(tally.steady()):,} answers)",
                         ),
                         ("server RSS", f"{rss:.0f} MB (idle {idle:.0f} MB)"),
                         ("RSS per worker", f"{max(rss - idle, 0) / n * 1024:.0f} KB"),
