@@ -32,6 +32,7 @@ from annotate.store.models import (
     Study,
     StudyItem,
 )
+from annotate.store.queries import labels_of_study
 
 COMPLETE = "complete"
 WAITING = "waiting"
@@ -263,7 +264,7 @@ def roster(session: Session, study_id: int) -> list[Member]:
             func.count(Label.id),
             func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
         )
-        .where(Label.study_id == study_id)
+        .where(labels_of_study(session.connection(), study_id))
         .group_by(Label.annotator_id, Label.phase)
     ).all():
         counts.setdefault(int(aid), {})[phase] = (int(n), int(right))
