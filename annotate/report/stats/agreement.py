@@ -6,11 +6,11 @@ Inputs are long arrays, one entry per label: `unit` (what was labelled, 0..n_uni
 ratio level, `number` (the answer as a number). Missing labels are simply absent.
 
 Point values come from the reference implementations (`krippendorff.alpha`; statsmodels'
-`fleiss_kappa`, restated operation for operation); the bootstrap uses algebraically identical sums over units so that 1000
-replicates are a few matrix products (the tests check both agree). Each coefficient takes
-either its own generator or a `Resampling` of the units shared with the other coefficients
-(`unit_resampling`): then every unit is resampled, and a unit a coefficient leaves out (fewer
-than two labels, or not the common number of raters for κ) adds nothing to it.
+`fleiss_kappa`, restated operation for operation); the bootstrap uses algebraically identical
+sums over units so that 1000 replicates are a few matrix products (the tests check both agree).
+Each coefficient takes either its own generator or a `Resampling` of the units shared with the
+other coefficients (`unit_resampling`): then every unit is resampled, and a unit a coefficient
+leaves out (fewer than two labels, or not the common number of raters for κ) adds nothing to it.
 """
 
 from __future__ import annotations
@@ -279,8 +279,8 @@ def fleiss_kappa(
     cluster: np.ndarray | None = None,
     resampling: Resampling | None = None,
 ) -> tuple[Estimate, int, int]:
-    """Fleiss' κ over complete units (as statsmodels computes it), with a bootstrap interval (drawn with
-    `rng`, or the shared `resampling`'s replicates).
+    """Fleiss' κ over complete units (as statsmodels computes it), with a bootstrap interval
+    (drawn with `rng`, or the shared `resampling`'s replicates).
 
     Returns (estimate, units used, raters per unit)."""
     mask, raters = complete_units(counts, expected_raters)
