@@ -8,7 +8,7 @@ from sqlalchemy import ColumnElement, Engine, func, select
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.store.models import Dataset, Label
+from annotate.store.models import Dataset, Label, Study
 
 
 def dataset_rows(engine: Engine) -> list[dict[str, Any]]:
@@ -48,3 +48,13 @@ def labels_of_study(conn: Any, study_id: int) -> ColumnElement[bool]:
         if mine > total // 4:
             return (Label.study_id + 0) == study_id
     return Label.study_id == study_id
+
+
+def find_study(engine: Engine, name: str) -> Study:
+    with engine.connect() as conn:
+        row = conn.execute(select(Study.__table__).where(Study.name == name)).first()
+        if row is None:
+            names = conn.execute(select(Study.name).order_by(Study.id)).scalars().all()
+            known = ", ".join(names) or "none yet"
+            raise UserError(f"no study named {name!r} (studies: {known})")
+    return Study.model_validate(dict(row._mapping))

@@ -20,11 +20,10 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.errors import UserError
 from annotate.protocol import flags, standing
 from annotate.protocol.gate import latest_closure
-from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
-from annotate.store.queries import labels_of_study
+from annotate.store.models import Annotator, GateDecision, Item, Label, StudyItem
+from annotate.store.queries import find_study, labels_of_study
 
 TEST_PHASE = "test"
 
@@ -115,16 +114,6 @@ def fetch_columns(conn: Any, statement: Any, n_columns: int) -> list[tuple[Any, 
         result.close()
     # One comprehension per column is ~5x faster than zip(*rows) on 500,000 rows.
     return [[row[i] for row in rows] for i in range(n_columns)]
-
-
-def find_study(engine: Engine, name: str) -> Study:
-    with engine.connect() as conn:
-        row = conn.execute(select(Study.__table__).where(Study.name == name)).first()
-        if row is None:
-            names = conn.execute(select(Study.name).order_by(Study.id)).scalars().all()
-            known = ", ".join(names) or "none yet"
-            raise UserError(f"no study named {name!r} (studies: {known})")
-    return Study.model_validate(dict(row._mapping))
 
 
 def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True) -> StudyData:
