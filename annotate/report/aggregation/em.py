@@ -197,24 +197,26 @@ class _MaceLabels:
 
 def _mace_e_step(
     labels: _MaceLabels, competence: np.ndarray, strategy: np.ndarray
-) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-    """Posterior and log-likelihood; also each label's θ and (1 − θ)ξ[a], which the next
-    M-step needs with the same parameters."""
+) -> tuple[np.ndarray, float, tuple[np.ndarray, np.ndarray]]:
+    """Posterior and log-likelihood; also θ and (1 − θ)ξ[a] per (worker, answer) cell, which
+    the next M-step needs with the same parameters."""
     # A label's probability takes two values: (1 − θ)ξ[a] when the truth is not its answer a,
     # θ + (1 − θ)ξ[a] when it is. So a task's log joint is one sum over its labels plus, for
     # the class each label names, the difference: two bincounts, no (labels × classes) table.
+    # Both depend on the label's (worker, answer) only: computed per cell, then looked up.
     n_tasks, n_classes = labels.n_tasks, labels.n_classes
-    theta = competence[labels.worker]
-    spam = (1 - theta) * np.take(strategy, labels.worker_answer)
+    theta = np.repeat(competence, n_classes)
+    spam = (1 - theta) * np.ravel(strategy)
     log_spam = np.log(np.maximum(spam, _TINY))
     lift = np.log(np.maximum(theta + spam, _TINY)) - log_spam
-    base = np.bincount(labels.task, weights=log_spam, minlength=n_tasks)
-    joint = np.bincount(labels.task_answer, weights=lift, minlength=n_tasks * n_classes).reshape(
-        n_tasks, n_classes
-    )
+    cell = labels.worker_answer
+    base = np.bincount(labels.task, weights=log_spam[cell], minlength=n_tasks)
+    joint = np.bincount(
+        labels.task_answer, weights=lift[cell], minlength=n_tasks * n_classes
+    ).reshape(n_tasks, n_classes)
     joint += base[:, None] - np.log(n_classes)
     post, ll = _posterior(joint, labels.has)
-    return post, ll, theta, spam
+    return post, ll, (theta, spam)
 
 
 def _mace_m_step(
@@ -224,23 +226,23 @@ def _mace_m_step(
     strategy: np.ndarray,
     theta_spam: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """New competence and strategy; `theta_spam`: the E-step's θ and (1 − θ)ξ[a] for these
-    `competence` and `strategy` (else computed here)."""
+    """New competence and strategy; `theta_spam`: the E-step's θ and (1 − θ)ξ[a] per (worker,
+    answer) cell for these `competence` and `strategy` (else computed here)."""
     n_workers, n_classes = labels.n_workers, labels.n_classes
     if theta_spam is None:
-        theta = competence[labels.worker]
-        spam_part = (1 - theta) * np.take(strategy, labels.worker_answer)
-    else:
-        theta, spam_part = theta_spam
+        theta_cell = np.repeat(competence, n_classes)
+        theta_spam = theta_cell, (1 - theta_cell) * np.ravel(strategy)
+    cell = labels.worker_answer
+    theta, spam_part = theta_spam[0][cell], theta_spam[1][cell]
     # P(knows | answer, labels) = P(truth = answer) · θ / (θ + (1 − θ) ξ[answer])
     known = np.take(post, labels.task_answer) * theta / (theta + spam_part)
     spam = 1 - known
     competence = (np.bincount(labels.worker, weights=known, minlength=n_workers) + SMOOTHING) / (
         labels.per_worker + 2 * SMOOTHING
     )
-    spam_counts = np.bincount(
-        labels.worker_answer, weights=spam, minlength=n_workers * n_classes
-    ).reshape(n_workers, n_classes)
+    spam_counts = np.bincount(cell, weights=spam, minlength=n_workers * n_classes).reshape(
+        n_workers, n_classes
+    )
     strategy = (spam_counts + SMOOTHING) / (
         spam_counts.sum(axis=1, keepdims=True) + n_classes * SMOOTHING
     )
@@ -283,12 +285,12 @@ def mace(
         previous, ll, converged, iterations = -np.inf, -np.inf, False, 0
         while iterations < max_iterations:
             iterations += 1
-            post, ll, theta, spam = _mace_e_step(labels, competence, strategy)
+            post, ll, theta_spam = _mace_e_step(labels, competence, strategy)
             if abs(ll - previous) < tolerance:
                 converged = True
                 break
             previous = ll
-            competence, strategy = _mace_m_step(labels, post, competence, strategy, (theta, spam))
+            competence, strategy = _mace_m_step(labels, post, competence, strategy, theta_spam)
         if best is None or ll > best.log_likelihood:
             best = Fit(
                 post[:, rank],  # back to the caller's coding
