@@ -281,14 +281,8 @@ def _stream_labels(
     """Write the label table row by row as the store yields it (constant memory), into a
     temporary file renamed into place: a failed export leaves no half-written file."""
     from annotate.cli.progress import progress_bars
-    from annotate.export.label_table import (
-        PHASES,
-        REPEATED_COLUMNS,
-        TIME_COLUMNS,
-        label_rows,
-        label_values,
-    )
-    from annotate.formats.writers import write_csv_values, write_jsonl
+    from annotate.export.label_table import PHASES, label_cells, label_rows
+    from annotate.formats.writers import write_csv_cells, write_jsonl
 
     phases = PHASES if phase is LabelPhase.all else (phase.value,)
     target = to / table_file_name(study, "labels", "jsonl" if jsonl else "csv")
@@ -302,10 +296,10 @@ def _stream_labels(
                 )
                 write_jsonl(out, columns, rows)
             else:
-                columns, values = label_values(
+                columns, cells = label_cells(
                     engine, study, phases, with_text=with_text, progress=progress
                 )
-                write_csv_values(out, columns, values, REPEATED_COLUMNS, TIME_COLUMNS)
+                write_csv_cells(out, columns, cells)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.export.values import numeric_key, source_value
+from annotate.formats.writers import csv_cell, float_cell, neutralised
 from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
 from annotate.protocol.studies import TEST as TEST_PHASE
@@ -45,12 +46,6 @@ LABEL_COLUMNS = [
     "comment",
     "excluded",
 ]
-REPEATED_COLUMNS = frozenset(
-    {"study", "annotator", "phase", "value", "flag", "comment", "excluded", "answer"}
-)
-"""Columns with few distinct values: a CSV writer formats each value once."""
-TIME_COLUMNS = ("shown_at", "answered_at")
-"""ISO 8601 text the export writes itself: a CSV writer takes it as it is."""
 PHASES = ("training", TEST_PHASE, "catch", "refresher")
 """Every phase a label can have, in the export's order (`--phase all`)."""
 
@@ -121,6 +116,22 @@ def label_rows(
     return columns, (dict(zip(columns, row, strict=True)) for row in values)
 
 
+def label_cells(
+    engine: Engine,
+    study_name: str,
+    phases: tuple[str, ...] = (TEST_PHASE,),
+    *,
+    with_text: bool = False,
+    progress: ProgressHook | None = None,
+) -> tuple[list[str], Iterator[list[str]]]:
+    """`label_rows` as CSV cells in the columns' order (`writers.csv_cell` of each value):
+    the streamed CSV export, which writes 500,000 rows, with no dict per row and each name,
+    phase and value formatted once."""
+    return label_values(
+        engine, study_name, phases, with_text=with_text, progress=progress, as_cells=True
+    )
+
+
 def label_values(
     engine: Engine,
     study_name: str,
@@ -128,9 +139,10 @@ def label_values(
     *,
     with_text: bool = False,
     progress: ProgressHook | None = None,
+    as_cells: bool = False,
 ) -> tuple[list[str], Iterator[list[Any]]]:
-    """`label_rows` as lists of values in the columns' order (no dict per row: the CSV export
-    writes 500,000 of them)."""
+    """`label_rows` as lists of values in the columns' order (no dict per row); `as_cells`:
+    as `label_cells`."""
     study = find_study(engine, study_name)
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
     with_answer = bool(spec.answer_scale)
@@ -138,7 +150,7 @@ def label_values(
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
     if with_text:
         columns = columns[:2] + [c for _, c in fields] + ["gold"] + columns[2:]
-    rows = _rows(engine, study, spec, phases, with_answer, fields, progress)
+    rows = _rows(engine, study, spec, phases, with_answer, fields, progress, as_cells)
     return columns, rows
 
 
@@ -150,8 +162,10 @@ def _rows(
     with_answer: bool,
     fields: list[tuple[str, str]],
     progress: ProgressHook | None,
+    as_cells: bool = False,
 ) -> Iterator[list[Any]]:
-    """Each label's values in the order of `label_values`' columns."""
+    """Each label's values in the order of `label_values`' columns (`as_cells`: their CSV
+    cells; the common table's are made here, each distinct name, phase and value once)."""
     assert study.id is not None
     with Session(engine) as session:
         excluded = set(excluded_items(session, study.id))
@@ -186,6 +200,11 @@ def _rows(
     study_name = study.name
     written: dict[Any, tuple[Any, Any]] = {}
     multi = spec.kind == "multi_answer"
+    fast_cells = as_cells and not fields and not multi
+    study_cell, no_comment = csv_cell(study_name), csv_cell(None)
+    yes_no = (csv_cell(False), csv_cell(True))
+    name_cells: dict[str, str] = {}  # names and phases: few distinct values, made once
+
     with engine.connect() as conn:
         total = 0
         if progress is not None:  # one count, only when someone draws a bar
@@ -213,6 +232,33 @@ def _rows(
                     )
                     # SQLite's JSON column has numeric affinity: a number comes back a number
                     text = raw_text and isinstance(raw, str)
+                    if fast_cells:
+                        key = raw if text else json.dumps(raw, sort_keys=True)
+                        known = written.get(key)
+                        if known is None:
+                            known = _written(spec, json.loads(raw) if text else raw)
+                            known = written[key] = (csv_cell(known[0]), csv_cell(known[1]))
+                        who = name_cells.get(annotator)
+                        if who is None:
+                            who = name_cells[annotator] = csv_cell(annotator)
+                        when = name_cells.get(phase)
+                        if when is None:
+                            when = name_cells[phase] = csv_cell(phase)
+                        row = [
+                            study_cell,
+                            neutralised(str(source_id)),  # csv_cell of a text
+                            who,
+                            when,
+                            known[0],
+                            *_times(shown, answered),
+                            yes_no[bool(flag)],
+                            no_comment if comment is None else csv_cell(comment),
+                            yes_no[item_id in excluded],
+                        ]
+                        if with_answer:
+                            row.append(known[1])
+                        yield row
+                        continue
                     times = [
                         _stamp(shown),
                         _stamp(answered),
@@ -224,7 +270,7 @@ def _rows(
                     if multi:
                         value = json.loads(raw) if text else raw
                         if isinstance(value, dict):
-                            yield from _answer_rows(
+                            answer_rows = _answer_rows(
                                 spec,
                                 study_name,
                                 source_id,
@@ -237,6 +283,11 @@ def _rows(
                                 raw_text,
                                 with_answer,
                             )
+                            yield from (
+                                ([csv_cell(v) for v in r] for r in answer_rows)
+                                if as_cells
+                                else answer_rows
+                            )
                             continue
                     key = raw if text else json.dumps(raw, sort_keys=True)
                     known = written.get(key)
@@ -248,7 +299,7 @@ def _rows(
                     row += [annotator, phase, known[0], *times]
                     if with_answer:
                         row.append(known[1])
-                    yield row
+                    yield [csv_cell(v) for v in row] if as_cells else row
         finally:
             result.close()
         if progress is not None:
@@ -300,6 +351,24 @@ def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
     else:
         value_written = source_value(spec, value)
     return value_written, (int(value) if str(value).isdigit() else value)
+
+
+def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
+    """The shown_at, answered_at and seconds cells of a label; SQLite's stored text sliced
+    and parsed in one step where it has the usual form."""
+    if (
+        shown.__class__ is str
+        and answered.__class__ is str
+        and len(shown) == len(answered) == 26
+        and shown[10] == answered[10] == " "
+    ):
+        seconds = (datetime.fromisoformat(answered) - datetime.fromisoformat(shown)).total_seconds()
+        return (
+            f"{shown[:10]}T{shown[11:]}+00:00",
+            f"{answered[:10]}T{answered[11:]}+00:00",
+            float_cell(round(seconds, 3)),
+        )
+    return _stamp(shown), _stamp(answered), float_cell(round(_seconds(shown, answered), 3))
 
 
 def _seconds(shown: Any, answered: Any) -> float:

@@ -18,13 +18,12 @@ Submission files, by the task's `submission.style`:
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 import math
 import re
 import zipfile
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from annotate import install_hint
@@ -168,10 +167,15 @@ def text_cell(value: Any, float_format: str = TABLE_FLOAT_FORMAT) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return "" if not math.isfinite(value) else float_format % value
+        return float_cell(value, float_format)
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False, sort_keys=False)
     return str(value)
+
+
+def float_cell(value: float, float_format: str = TABLE_FLOAT_FORMAT) -> str:
+    """A float as one CSV cell: fixed decimals, empty when not finite."""
+    return "" if not math.isfinite(value) else float_format % value
 
 
 def _json_value(value: Any) -> Any:
@@ -217,32 +221,12 @@ def csv_cell(value: Any) -> str:
     return neutralised(cell) if isinstance(value, str) else cell
 
 
-REPEATED_CELLS = 4096
-"""Distinct values of a repeated column whose cells `write_csv_values` keeps formatted."""
-
-
-def write_csv_values(
-    stream: TextIO,
-    columns: Sequence[str],
-    rows: Iterable[Sequence[Any]],
-    repeated: Collection[str] = (),
-    as_is: Collection[str] = (),
-) -> int:
-    """`write_csv` for rows given as values in the columns' order (no mapping per row). The
-    cells of the `repeated` columns (names, phases, flags: few distinct values) are formatted
-    once per value; the `as_is` columns hold text the tool wrote itself (ISO times), written
-    as it is. Returns the number of rows."""
+def write_csv_cells(stream: TextIO, columns: Sequence[str], rows: Iterable[list[str]]) -> None:
+    """`write_csv` for rows already made cells (`csv_cell`), in the columns' order: the
+    streamed label export."""
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow([neutralised(c) for c in columns])
-    cached = functools.partial(functools.lru_cache, maxsize=REPEATED_CELLS, typed=True)
-    formats = [
-        cached()(csv_cell) if c in repeated else str if c in as_is else csv_cell for c in columns
-    ]
-    n = 0
-    for row in rows:
-        writer.writerow([cell(value) for cell, value in zip(formats, row, strict=True)])
-        n += 1
-    return n
+    writer.writerows(rows)
 
 
 def write_jsonl(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
