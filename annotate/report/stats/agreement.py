@@ -74,13 +74,14 @@ def unit_resampling(
     """One resampling of the units (or of the `cluster`s of units, e.g. MultiRC questions) for
     every agreement coefficient of them. `tables` are the (units x values) label counts the
     coefficients are computed from: units with equal rows in all of them are interchangeable."""
+    # One table is its own key (no copy: a ReCoRD table can be large).
+    key = tables[0] if len(tables) == 1 else np.column_stack(tables)
     if cluster is None:
-        key = np.column_stack([np.asarray(t, dtype=np.int64) for t in tables])
         return Resampling(key, replicates, rng)
     # A cluster is described by how many of its units have each pattern of counts.
     cluster = np.asarray(cluster, dtype=np.int64)
     n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
-    _, pattern, _ = row_patterns(np.column_stack([np.asarray(t, np.int64) for t in tables]))
+    _, pattern, _ = row_patterns(key)
     n_patterns = int(pattern.max()) + 1 if len(pattern) else 0
     if n_clusters * n_patterns > DENSE_LIMIT:
         return Resampling(np.arange(n_clusters), replicates, rng)  # every cluster its own
