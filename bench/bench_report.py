@@ -224,9 +224,12 @@ LABELS_PER_ITEM = 5
 
 
 def store_for(n_labels: int) -> Path:
-    """The store of `n_labels` labels (5 per item), built once and reused."""
+    """The store of `n_labels` labels (5 per item), built once and reused; its name carries the
+    schema revision, so a store an older annotate built is not reused."""
+    from annotate.store.schema import SCHEMA_HEAD
+
     STORE_DIR.mkdir(parents=True, exist_ok=True)
-    db = STORE_DIR / f"report-{n_labels}.db"
+    db = STORE_DIR / f"report-{n_labels}-schema{SCHEMA_HEAD}.db"
     if not db.exists():
         partial = db.with_suffix(".partial")
         partial.unlink(missing_ok=True)

@@ -281,19 +281,25 @@ def _stream_labels(
     """Write the label table row by row as the store yields it (constant memory), into a
     temporary file renamed into place: a failed export leaves no half-written file."""
     from annotate.cli.progress import progress_bars
-    from annotate.export.label_table import PHASES, label_rows
-    from annotate.formats.writers import write_csv, write_jsonl
+    from annotate.export.label_table import PHASES, label_cells, label_rows
+    from annotate.formats.writers import write_csv_cells, write_jsonl
 
     phases = PHASES if phase is LabelPhase.all else (phase.value,)
     target = to / table_file_name(study, "labels", "jsonl" if jsonl else "csv")
     partial = target.with_name(f".{target.name}.partial")
     try:
-        with progress_bars() as progress:  # on stderr, and only on a terminal
-            columns, rows = label_rows(
-                engine, study, phases, with_text=with_text, progress=progress
-            )
-            with partial.open("w", encoding="utf-8", newline="") as out:
-                (write_jsonl if jsonl else write_csv)(out, columns, rows)
+        # progress on stderr, and only on a terminal
+        with progress_bars() as progress, partial.open("w", encoding="utf-8", newline="") as out:
+            if jsonl:
+                columns, rows = label_rows(
+                    engine, study, phases, with_text=with_text, progress=progress
+                )
+                write_jsonl(out, columns, rows)
+            else:
+                columns, cells = label_cells(
+                    engine, study, phases, with_text=with_text, progress=progress
+                )
+                write_csv_cells(out, columns, cells)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from annotate.export.values import numeric_key, source_value
 from annotate.report.aggregation import majority as agg
 from annotate.report.aggregation.study import describe_aggregation, final_aggregate
 from annotate.report.data.coding import CodedStudy
 from annotate.report.data.loading import StudyData
 from annotate.report.stats.annotators import answer_scorer
 from annotate.scoring.compare import Humans
-from annotate.specs import TaskSpec
 
 
 @dataclass
@@ -111,26 +111,6 @@ def human_answers(data: StudyData) -> HumanAnswers:
 # --- per-item label distributions ------------------------------------------------------------
 
 
-def source_value(spec: TaskSpec, value: Any) -> Any:
-    """A label value as the task's data files write it: JSON booleans for BoolQ/WiC/WSC and
-    ints for COPA/MultiRC in the SuperGLUE JSON files, text in TSV/CSV files, floats for
-    ratings, entity text for ReCoRD."""
-    if value is None:
-        return None
-    if spec.kind == "regression":
-        return float(value)
-    if spec.kind == "entity_choice":
-        return value if isinstance(value, str) else [str(v) for v in value]
-    text = str(value)
-    if spec.source.reader in {"jsonl", "multirc"}:
-        values = set(spec.label_values())
-        if values <= {"true", "false"}:
-            return text == "true"
-        if all(v.isdigit() for v in values) and text.isdigit():
-            return int(text)
-    return text
-
-
 SOFT_BASE = ["item_id", "n_labels"]
 SOFT_TAIL = ["majority", "tie", "gold", "excluded"]
 """After the counts; for ratings "majority" is named after the aggregate it holds (mean or
@@ -214,11 +194,6 @@ def soft_rows(
     rows = [row for _, row in sorted(zip(keys, rows, strict=True), key=lambda kr: kr[0])]
     tail = [aggregate, "gold"] if regression else SOFT_TAIL
     return SoftTable(columns=[*SOFT_BASE, *middle, *tail], rows=rows)
-
-
-def numeric_key(text: str) -> tuple[int, int, str]:
-    """Sorts ids numerically where they are whole numbers ("2" before "10"), others after."""
-    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
 def _soft_gold(coded: CodedStudy, unit: int) -> Any:

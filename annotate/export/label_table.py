@@ -16,7 +16,7 @@ has it; a field whose name is taken by a label column is written `item_NAME`) an
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,11 +25,13 @@ from sqlalchemy import Engine, String, Text, case, func, select, type_coerce
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.export.human_answers import numeric_key, source_value
+from annotate.export.values import numeric_key, source_value
+from annotate.formats.writers import csv_cell, float_cell, neutralised
 from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
-from annotate.report.data.loading import TEST_PHASE, find_study
+from annotate.protocol.studies import TEST as TEST_PHASE
 from annotate.store.models import Annotator, Item, Label
+from annotate.store.queries import find_study, labels_of_study
 
 LABEL_COLUMNS = [
     "study",
@@ -108,6 +110,39 @@ def label_rows(
     item's place in its source file, then by annotator name: the same store gives the same
     rows. The rows are ordered by the store and streamed as they are read (constant memory:
     an export writes each row before the next is fetched)."""
+    columns, values = label_values(
+        engine, study_name, phases, with_text=with_text, progress=progress
+    )
+    return columns, (dict(zip(columns, row, strict=True)) for row in values)
+
+
+def label_cells(
+    engine: Engine,
+    study_name: str,
+    phases: tuple[str, ...] = (TEST_PHASE,),
+    *,
+    with_text: bool = False,
+    progress: ProgressHook | None = None,
+) -> tuple[list[str], Iterator[list[str]]]:
+    """`label_rows` as CSV cells in the columns' order (`writers.csv_cell` of each value):
+    the streamed CSV export, which writes 500,000 rows, with no dict per row and each name,
+    phase and value formatted once."""
+    return label_values(
+        engine, study_name, phases, with_text=with_text, progress=progress, as_cells=True
+    )
+
+
+def label_values(
+    engine: Engine,
+    study_name: str,
+    phases: tuple[str, ...] = (TEST_PHASE,),
+    *,
+    with_text: bool = False,
+    progress: ProgressHook | None = None,
+    as_cells: bool = False,
+) -> tuple[list[str], Iterator[list[Any]]]:
+    """`label_rows` as lists of values in the columns' order (no dict per row); `as_cells`:
+    as `label_cells`."""
     study = find_study(engine, study_name)
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {study_name!r}")
     with_answer = bool(spec.answer_scale)
@@ -115,7 +150,7 @@ def label_rows(
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
     if with_text:
         columns = columns[:2] + [c for _, c in fields] + ["gold"] + columns[2:]
-    rows = _rows(engine, study, spec, phases, with_answer, fields, progress)
+    rows = _rows(engine, study, spec, phases, with_answer, fields, progress, as_cells)
     return columns, rows
 
 
@@ -127,15 +162,21 @@ def _rows(
     with_answer: bool,
     fields: list[tuple[str, str]],
     progress: ProgressHook | None,
-) -> Iterator[dict[str, Any]]:
+    as_cells: bool = False,
+) -> Iterator[list[Any]]:
+    """Each label's values in the order of `label_values`' columns (`as_cells`: their CSV
+    cells; the common table's are made here, each distinct name, phase and value once)."""
     assert study.id is not None
     with Session(engine) as session:
         excluded = set(excluded_items(session, study.id))
     rank = case({p: i for i, p in enumerate(PHASES)}, value=Label.phase, else_=len(PHASES))
+    # One phase: its rank is the same on every row, and sorting by it costs SQLite a second.
+    by_phase = (rank, Label.phase) if len(phases) > 1 else ()
     name = Annotator.name
     if engine.dialect.name == "postgresql":
         name = name.collate("C")  # code-point order, as SQLite and Python sort
-    where = (Label.study_id == study.id, Label.phase.in_(phases))
+    with engine.connect() as conn:
+        where = (labels_of_study(conn, study.id), Label.phase.in_(phases))
     # SQLite: the raw stored text, decoded once per distinct value, times sliced, not parsed by
     # SQLAlchemy row by row. PostgreSQL's driver decodes JSON and times itself.
     raw_text = engine.dialect.name == "sqlite"
@@ -155,63 +196,154 @@ def _rows(
         .join(Item, Item.id == Label.item_id)
         .join(Annotator, Annotator.id == Label.annotator_id)
         .where(*where)
-        .order_by(rank, Label.phase, Item.dataset_id, Item.position, name, Label.id)
+        .order_by(*by_phase, Item.dataset_id, Item.position, name, Label.id)
     )
     tell = progress or silent
+    study_name = study.name
     written: dict[Any, tuple[Any, Any]] = {}
+    multi = spec.kind == "multi_answer"
+    fast_cells = as_cells and not fields and not multi
+    study_cell, no_comment = csv_cell(study_name), csv_cell(None)
+    yes_no = (csv_cell(False), csv_cell(True))
+    name_cells: dict[str, str] = {}  # names and phases: few distinct values, made once
+
     with engine.connect() as conn:
         total = 0
         if progress is not None:  # one count, only when someone draws a bar
             total = int(conn.scalar(select(func.count(Label.id)).where(*where)) or 0)
             tell("export: labels", 0, total)
-        result = conn.execution_options(stream_results=True, yield_per=STREAM_ROWS).execute(query)
-        for n, row_values in enumerate(result, 1):
-            if progress is not None and n % PROGRESS_EVERY == 0:
-                tell("export: labels", n, total)
-            phase, source_id, annotator, raw, shown, answered, flag, comment, item_id = row_values[
-                :9
-            ]
-            # SQLite's JSON column has numeric affinity: a number comes back as a number
-            text = raw_text and isinstance(raw, str)
-            value = json.loads(raw) if text else raw
-            base = {
-                "study": study.name,
-                "annotator": annotator,
-                "phase": phase,
-                "shown_at": _stamp(shown),
-                "answered_at": _stamp(answered),
-                "seconds": round((_moment(answered) - _moment(shown)).total_seconds(), 3),
-                "flag": bool(flag),
-                "comment": comment,
-                "excluded": item_id in excluded,
-            }
-            gold = None
-            if fields:
-                item_fields, gold = row_values[9:11]
-                base.update({c: _cell((item_fields or {}).get(f)) for f, c in fields})
-                base["gold"] = _cell(_gold_written(spec, gold))
-            if spec.kind == "multi_answer" and isinstance(value, dict):
-                for answer in sorted(value, key=lambda a: numeric_key(str(a))):
-                    extra = {}
+        if raw_text:  # SQLite's own cursor streams: no SQLAlchemy Row per label
+            result = conn.execute(query)
+            batches: Iterator[Sequence[Any]] = iter(
+                lambda: result.cursor.fetchmany(STREAM_ROWS), []
+            )
+        else:  # a server-side cursor, read in batches
+            result = conn.execution_options(stream_results=True, yield_per=STREAM_ROWS).execute(
+                query
+            )
+            batches = result.partitions()
+        n = 0
+        try:
+            for batch in batches:
+                for row_values in batch:
+                    n += 1
+                    if progress is not None and n % PROGRESS_EVERY == 0:
+                        tell("export: labels", n, total)
+                    phase, source_id, annotator, raw, shown, answered, flag, comment, item_id = (
+                        row_values[:9]
+                    )
+                    # SQLite's JSON column has numeric affinity: a number comes back a number
+                    text = raw_text and isinstance(raw, str)
+                    if fast_cells:
+                        key = raw if text else json.dumps(raw, sort_keys=True)
+                        known = written.get(key)
+                        if known is None:
+                            known = _written(spec, json.loads(raw) if text else raw)
+                            known = written[key] = (csv_cell(known[0]), csv_cell(known[1]))
+                        who = name_cells.get(annotator)
+                        if who is None:
+                            who = name_cells[annotator] = csv_cell(annotator)
+                        when = name_cells.get(phase)
+                        if when is None:
+                            when = name_cells[phase] = csv_cell(phase)
+                        row = [
+                            study_cell,
+                            neutralised(str(source_id)),  # csv_cell of a text
+                            who,
+                            when,
+                            known[0],
+                            *_times(shown, answered),
+                            yes_no[bool(flag)],
+                            no_comment if comment is None else csv_cell(comment),
+                            yes_no[item_id in excluded],
+                        ]
+                        if with_answer:
+                            row.append(known[1])
+                        yield row
+                        continue
+                    times = [
+                        _stamp(shown),
+                        _stamp(answered),
+                        round(_seconds(shown, answered), 3),
+                        bool(flag),
+                        comment,
+                        item_id in excluded,
+                    ]
+                    if multi:
+                        value = json.loads(raw) if text else raw
+                        if isinstance(value, dict):
+                            answer_rows = _answer_rows(
+                                spec,
+                                study_name,
+                                source_id,
+                                annotator,
+                                phase,
+                                value,
+                                times,
+                                row_values[9:11] if fields else None,
+                                fields,
+                                raw_text,
+                                with_answer,
+                            )
+                            yield from (
+                                ([csv_cell(v) for v in r] for r in answer_rows)
+                                if as_cells
+                                else answer_rows
+                            )
+                            continue
+                    key = raw if text else json.dumps(raw, sort_keys=True)
+                    known = written.get(key)
+                    if known is None:
+                        known = written[key] = _written(spec, json.loads(raw) if text else raw)
+                    row = [study_name, str(source_id)]
                     if fields:
-                        extra["gold"] = source_value(spec, (gold or {}).get(str(answer)))
-                    yield {
-                        **base,
-                        "item_id": f"{source_id}/{answer}",
-                        "value": source_value(spec, value[answer]),
-                        **extra,
-                    }
-                continue
-            key = raw if text else json.dumps(raw, sort_keys=True)
-            if key not in written:
-                written[key] = _written(spec, value)
-            value_written, point = written[key]
-            row = {**base, "item_id": str(source_id), "value": value_written}
-            if with_answer:
-                row["answer"] = point
-            yield row
+                        row += _text_cells(spec, row_values[9:11], fields, raw_text)
+                    row += [annotator, phase, known[0], *times]
+                    if with_answer:
+                        row.append(known[1])
+                    yield [csv_cell(v) for v in row] if as_cells else row
+        finally:
+            result.close()
         if progress is not None:
             tell("export: labels", total, total)
+
+
+def _text_cells(
+    spec: specs.TaskSpec, stored: Sequence[Any], fields: list[tuple[str, str]], raw_text: bool
+) -> list[Any]:
+    """The item's fields and its gold, as `with_text` adds them."""
+    item_fields, gold = (_json(v, raw_text) for v in stored)
+    cells = [_cell((item_fields or {}).get(f)) for f, _ in fields]
+    return [*cells, _cell(_gold_written(spec, gold))]
+
+
+def _answer_rows(
+    spec: specs.TaskSpec,
+    study_name: str,
+    source_id: Any,
+    annotator: str,
+    phase: str,
+    value: dict[str, Any],
+    times: list[Any],
+    stored: Sequence[Any] | None,
+    fields: list[tuple[str, str]],
+    raw_text: bool,
+    with_answer: bool,
+) -> Iterator[list[Any]]:
+    """A MultiRC label's rows: one per candidate answer, named `question/answer`."""
+    gold = _json(stored[1], raw_text) if stored is not None else None
+    text = _text_cells(spec, stored, fields, raw_text) if stored is not None else []
+    for answer in sorted(value, key=lambda a: numeric_key(str(a))):
+        if text:
+            text[-1] = source_value(spec, (gold or {}).get(str(answer)))
+        row = [study_name, f"{source_id}/{answer}", *text, annotator, phase]
+        row += [source_value(spec, value[answer]), *times]
+        yield row + ([None] if with_answer else [])
+
+
+def _json(value: Any, raw_text: bool) -> Any:
+    """A JSON column read as raw text (SQLite) decoded; the driver's value otherwise."""
+    return json.loads(value) if raw_text and isinstance(value, str) else value
 
 
 def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
@@ -221,6 +353,35 @@ def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
     else:
         value_written = source_value(spec, value)
     return value_written, (int(value) if str(value).isdigit() else value)
+
+
+def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
+    """The shown_at, answered_at and seconds cells of a label; SQLite's stored text sliced
+    and parsed in one step where it has the usual form."""
+    if (
+        shown.__class__ is str
+        and answered.__class__ is str
+        and len(shown) == len(answered) == 26
+        and shown[10] == answered[10] == " "
+    ):
+        seconds = (datetime.fromisoformat(answered) - datetime.fromisoformat(shown)).total_seconds()
+        return (
+            f"{shown[:10]}T{shown[11:]}+00:00",
+            f"{answered[:10]}T{answered[11:]}+00:00",
+            float_cell(round(seconds, 3)),
+        )
+    return _stamp(shown), _stamp(answered), float_cell(round(_seconds(shown, answered), 3))
+
+
+def _seconds(shown: Any, answered: Any) -> float:
+    """answered - shown in seconds (naive stored times are both UTC: no zone to attach)."""
+    if isinstance(shown, str) and isinstance(answered, str):
+        try:
+            later, earlier = datetime.fromisoformat(answered), datetime.fromisoformat(shown)
+            return (later - earlier).total_seconds()
+        except TypeError:  # one with a zone, one without: both to UTC below
+            pass
+    return (_moment(answered) - _moment(shown)).total_seconds()
 
 
 def _moment(stored: Any) -> datetime:

@@ -167,10 +167,15 @@ def text_cell(value: Any, float_format: str = TABLE_FLOAT_FORMAT) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return "" if not math.isfinite(value) else float_format % value
+        return float_cell(value, float_format)
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False, sort_keys=False)
     return str(value)
+
+
+def float_cell(value: float, float_format: str = TABLE_FLOAT_FORMAT) -> str:
+    """A float as one CSV cell: fixed decimals, empty when not finite."""
+    return "" if not math.isfinite(value) else float_format % value
 
 
 def _json_value(value: Any) -> Any:
@@ -205,14 +210,23 @@ def write_csv(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str
     writer.writerow([neutralised(c) for c in columns])
     n = 0
     for row in rows:
-        cells = []
-        for c in columns:
-            value = row.get(c)
-            cell = text_cell(value)
-            cells.append(neutralised(cell) if isinstance(value, str) else cell)
-        writer.writerow(cells)
+        writer.writerow([csv_cell(row.get(c)) for c in columns])
         n += 1
     return n
+
+
+def csv_cell(value: Any) -> str:
+    """One cell of `write_csv`: `text_cell`, with text from people neutralised."""
+    cell = text_cell(value)
+    return neutralised(cell) if isinstance(value, str) else cell
+
+
+def write_csv_cells(stream: TextIO, columns: Sequence[str], rows: Iterable[list[str]]) -> None:
+    """`write_csv` for rows already made cells (`csv_cell`), in the columns' order: the
+    streamed label export."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow([neutralised(c) for c in columns])
+    writer.writerows(rows)
 
 
 def write_jsonl(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:

@@ -32,6 +32,7 @@ from annotate.store.models import (
     Study,
     StudyItem,
 )
+from annotate.store.queries import labels_of_study
 
 COMPLETE = "complete"
 WAITING = "waiting"
@@ -96,14 +97,16 @@ def study_state(items: Completeness, stored: str, anyone_admitted: bool) -> str:
 
 
 def _item_rows(session: Session, study_id: int) -> list[tuple[int, int]]:
-    return [
-        (int(n), int(left))
-        for n, left in session.execute(
-            select(StudyItem.n_labels, StudyItem.remaining).where(
-                StudyItem.study_id == study_id, StudyItem.phase == TEST
-            )
-        ).all()
-    ]
+    """(n_labels, remaining) of each test item, counted by the store: a few grouped rows, not
+    one row object per item."""
+    rows: list[tuple[int, int]] = []
+    for n, left, count in session.execute(
+        select(StudyItem.n_labels, StudyItem.remaining, func.count())
+        .where(StudyItem.study_id == study_id, StudyItem.phase == TEST)
+        .group_by(StudyItem.n_labels, StudyItem.remaining)
+    ).all():
+        rows += [(int(n), int(left))] * int(count)
+    return rows
 
 
 def completeness(session: Session, study_id: int, k: int) -> Completeness:
@@ -263,7 +266,7 @@ def roster(session: Session, study_id: int) -> list[Member]:
             func.count(Label.id),
             func.coalesce(func.sum(Label.correct.cast(Integer)), 0),
         )
-        .where(Label.study_id == study_id)
+        .where(labels_of_study(session.connection(), study_id))
         .group_by(Label.annotator_id, Label.phase)
     ).all():
         counts.setdefault(int(aid), {})[phase] = (int(n), int(right))

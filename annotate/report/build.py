@@ -99,7 +99,7 @@ def study_report(
     summary = benchmark_summary(engine, data.name, data.spec, report.task_score.value)
     report.benchmark = Benchmark.of(summary)
     report.datasheet = build_datasheet(
-        engine, report, hourly_rate=hourly_rate, test_labels=data.labels
+        engine, report, hourly_rate=hourly_rate, test_labels=data.labels, members=data.members
     )
     report.flags = build_flags_report(engine, data, report, point_task_score)
     if report.flags.note:

@@ -7,10 +7,17 @@ replicate is represented by how many times it drew each unit (a row of a weight 
 statistic that is a sum over units (a confusion matrix, a coincidence matrix, tp/fp/fn counts)
 is one matrix product for all replicates at once. Replicates are built in chunks so memory
 stays bounded for large studies.
+
+A large study draws counts per *pattern* instead (`Resampling`): units whose statistics are
+equal are interchangeable, so resampling n units is drawing how many of the n draws fall on
+each distinct pattern, a multinomial. That is the same distribution as drawing unit by unit,
+at a cost that grows with the number of patterns (a few hundred for 3 classes and 5 labels),
+not with n. One `Resampling` is shared by every statistic summed over the same units.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -57,13 +64,74 @@ def weight_chunks(n_units: int, replicates: int, rng: np.random.Generator) -> It
         done += b
 
 
+def row_patterns(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of `key` (n x d): the index of each one's first row, each row's
+    pattern and how many rows each pattern has. Rows are compared byte for byte."""
+    key = np.ascontiguousarray(key)
+    if key.ndim == 1:
+        key = key[:, None]
+    rows = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+    _, first, inverse, freq = np.unique(
+        rows, return_index=True, return_inverse=True, return_counts=True
+    )
+    return first, inverse.reshape(-1), freq
+
+
+class Resampling:
+    """`replicates` bootstrap resamples of `len(key)` units, drawn once and shared by every
+    statistic summed over those units (`sums`).
+
+    Rows of `key` say which units are interchangeable: a statistic passed to `sums` must be
+    equal on units whose key rows are equal (its rows may serve as their own key). When the
+    unit-by-unit weight matrix would not fit one chunk and the units have few patterns (at most
+    half as many as units), the draws are counts per pattern (b x patterns, multinomial);
+    otherwise they are weight chunks, replayed from the same generator state for each
+    statistic (for a small study: the draws `bootstrap_sums` made before patterns existed)."""
+
+    def __init__(self, key: np.ndarray, replicates: int, rng: np.random.Generator) -> None:
+        key = np.asarray(key)
+        self.n_units = len(key)
+        self.replicates = max(0, int(replicates)) if self.n_units else 0
+        self._first: np.ndarray | None = None
+        self._counts: np.ndarray | None = None
+        # The unit-by-unit draws: the first statistic advances `rng` as a lone bootstrap would;
+        # the next ones replay the same draws from a copy of its state.
+        self._live: np.random.Generator | None = rng
+        self._replay = copy.deepcopy(rng)
+        if self.replicates and self.n_units * self.replicates > MAX_CELLS_PER_CHUNK:
+            first, _, freq = row_patterns(key)
+            if len(first) <= self.n_units // 2:
+                self._first = first
+                draws = rng.multinomial(self.n_units, freq / self.n_units, size=self.replicates)
+                self._counts = draws.astype(float)
+
+    @property
+    def by_pattern(self) -> bool:
+        """Whether the draws are counts per pattern (a large study with few patterns)."""
+        return self._counts is not None
+
+    def sums(self, stats: np.ndarray) -> np.ndarray:
+        """(replicates x m) sums of per-unit statistics (n_units x m) over the resamples."""
+        stats = np.asarray(stats, dtype=float)
+        if stats.ndim == 1:
+            stats = stats[:, None]
+        if len(stats) != self.n_units:
+            raise ValueError(f"{len(stats)} rows of statistics for {self.n_units} units")
+        if self._counts is not None and self._first is not None:
+            return self._counts @ stats[self._first]
+        rng, self._live = self._live or copy.deepcopy(self._replay), None
+        parts = [w @ stats for w in weight_chunks(self.n_units, self.replicates, rng)]
+        if not parts:
+            return np.zeros((0, stats.shape[1]))
+        return np.vstack(parts)
+
+
 def bootstrap_sums(stats: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
     """(replicates x m) sums of the per-unit statistics `stats` (n_units x m) over resamples."""
     stats = np.asarray(stats, dtype=float)
-    parts = [w @ stats for w in weight_chunks(len(stats), replicates, rng)]
-    if not parts:
-        return np.zeros((0, stats.shape[1] if stats.ndim == 2 else 0))
-    return np.vstack(parts)
+    if stats.ndim == 1:
+        stats = stats[:, None]
+    return Resampling(stats, replicates, rng).sums(stats)
 
 
 def bootstrap(

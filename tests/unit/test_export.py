@@ -13,6 +13,8 @@ import math
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -808,3 +810,45 @@ def test_csv_cells_that_would_run_as_formulas_are_neutralised(cli, workspace, tm
     assert set(table["annotator"]) == {"'-ana"}
     assert all(not str(v).startswith(("=", "+", "-", "@")) for v in table.to_numpy().ravel())
     assert pd.read_csv(out / "f-labels.csv")["seconds"].dtype.kind == "f"  # numbers untouched
+
+
+@pytest.mark.parametrize(
+    ("task", "extra"),
+    [
+        ("glue/mnli-m", ()),
+        ("superglue/cb", ("--with-text",)),  # the 7-point answer column, item text and gold
+        ("superglue/multirc", ("--with-text",)),  # one row per candidate answer
+    ],
+)
+def test_the_streamed_label_csv_is_the_label_table_cell_for_cell(
+    cli, workspace, tmp_path: Path, task: str, extra: tuple[str, ...]
+):
+    """The streamed export makes its cells as the rows come; the table `--zip` writes goes
+    through the one cell rule (`write_csv`): both files are the same bytes."""
+    simulated_study(workspace.engine, tmp_path, task, sample="all", k=3)
+    streamed, zipped = tmp_path / "streamed", tmp_path / "zipped"
+    assert cli("export", "s", "--to", streamed, "--format", "labels", *extra).code == 0
+    assert cli("export", "s", "--to", zipped, "--format", "labels", "--zip", *extra).code == 0
+    with zipfile.ZipFile(next(zipped.glob("*.zip"))) as archive:
+        in_zip = archive.read("s-labels.csv")
+    assert (streamed / "s-labels.csv").read_bytes() == in_zip
+    assert len(in_zip.splitlines()) > 3 * N_ITEMS
+
+
+def test_the_label_export_loads_no_numerical_library(workspace, db_url: str, tmp_path: Path):
+    """A streamed export is rows in, rows out: numpy and pandas are not imported."""
+    simulated_study(workspace.engine, tmp_path, "glue/mnli-m", sample="all", k=3)
+    code = (
+        "import sys\n"
+        "from annotate.cli import main\n"
+        f"sys.argv = ['annotate', '--db', {db_url!r}, 'export', 's', '--to',"
+        f" {str(tmp_path / 'out')!r}, '--format', 'labels']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit_:\n"
+        "    assert not exit_.code, exit_.code\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'pandas', 'textual'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "s-labels.csv").exists()

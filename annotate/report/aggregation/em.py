@@ -141,6 +141,7 @@ def dawid_skene(
     iterations = 0
     priors = np.full(n_classes, 1.0 / n_classes)
     errors = np.full((n_workers, n_classes, n_classes), 1.0 / n_classes)
+    cell = worker * n_classes + answer  # each label's (worker, answer), computed once
     while iterations < max_iterations:
         iterations += 1
         # M-step: priors and each worker's confusion from the current posteriors.
@@ -148,9 +149,7 @@ def dawid_skene(
         counts = np.zeros((n_workers * n_classes, n_classes))
         weights = post[task]  # (L, truth)
         for t in range(n_classes):
-            counts[:, t] = np.bincount(
-                worker * n_classes + answer, weights=weights[:, t], minlength=n_workers * n_classes
-            )
+            counts[:, t] = np.bincount(cell, weights=weights[:, t], minlength=n_workers * n_classes)
         counts = counts.reshape(n_workers, n_classes, n_classes).transpose(0, 2, 1)  # w,t,a
         rows = counts.sum(axis=2, keepdims=True)
         errors = np.where(rows > 0, counts / np.maximum(rows, _TINY), 1.0 / n_classes)
@@ -159,9 +158,7 @@ def dawid_skene(
         joint = np.log(np.maximum(priors, _TINY))[None, :] + _task_sums(
             task, log_errors[worker, :, answer], n_tasks
         )
-        post_has, ll = _normalise(joint[has])
-        post = np.full((n_tasks, n_classes), 1.0 / n_classes)
-        post[has] = post_has
+        post, ll = _posterior(joint, has)
         if abs(ll - previous) < tolerance:
             converged = True
             break
@@ -169,38 +166,83 @@ def dawid_skene(
     return Fit(post, ll, iterations, converged, tolerance, priors, errors=errors)
 
 
-def _mace_e_step(task, worker, answer, n_tasks, n_classes, has, competence, strategy):
-    # A label's probability takes two values: (1 − θ)ξ[a] when the truth is not its answer a,
-    # θ + (1 − θ)ξ[a] when it is. So a task's log joint is one sum over its labels plus, for
-    # the class each label names, the difference: two bincounts, no (labels × classes) table.
-    theta = competence[worker]
-    spam = (1 - theta) * strategy[worker, answer]
-    log_spam = np.log(np.maximum(spam, _TINY))
-    lift = np.log(np.maximum(theta + spam, _TINY)) - log_spam
-    base = np.bincount(task, weights=log_spam, minlength=n_tasks)
-    joint = np.bincount(
-        task * n_classes + answer, weights=lift, minlength=n_tasks * n_classes
-    ).reshape(n_tasks, n_classes)
-    joint += base[:, None] - np.log(n_classes)
+def _posterior(joint: np.ndarray, has: np.ndarray) -> tuple[np.ndarray, float]:
+    """Posterior rows of the tasks with labels (uniform rows for the others), and the
+    log-likelihood."""
+    if has.all():
+        return _normalise(joint)
     post_has, ll = _normalise(joint[has])
-    post = np.full((n_tasks, n_classes), 1.0 / n_classes)
+    post = np.full(joint.shape, 1.0 / joint.shape[1])
     post[has] = post_has
     return post, ll
 
 
-def _mace_m_step(task, worker, answer, n_workers, n_classes, post, competence, strategy):
-    theta = competence[worker]
-    xi = strategy[worker, answer]
+@dataclass
+class _MaceLabels:
+    """The labels as MACE's steps index them, with the index arithmetic done once."""
+
+    task: np.ndarray
+    worker: np.ndarray
+    answer: np.ndarray
+    n_tasks: int
+    n_workers: int
+    n_classes: int
+    has: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.worker_answer = self.worker * self.n_classes + self.answer
+        self.task_answer = self.task * self.n_classes + self.answer
+        self.per_worker = np.bincount(self.worker, minlength=self.n_workers)
+
+
+def _mace_e_step(
+    labels: _MaceLabels, competence: np.ndarray, strategy: np.ndarray
+) -> tuple[np.ndarray, float, tuple[np.ndarray, np.ndarray]]:
+    """Posterior and log-likelihood; also θ and (1 − θ)ξ[a] per (worker, answer) cell, which
+    the next M-step needs with the same parameters."""
+    # A label's probability takes two values: (1 − θ)ξ[a] when the truth is not its answer a,
+    # θ + (1 − θ)ξ[a] when it is. So a task's log joint is one sum over its labels plus, for
+    # the class each label names, the difference: two bincounts, no (labels × classes) table.
+    # Both depend on the label's (worker, answer) only: computed per cell, then looked up.
+    n_tasks, n_classes = labels.n_tasks, labels.n_classes
+    theta = np.repeat(competence, n_classes)
+    spam = (1 - theta) * np.ravel(strategy)
+    log_spam = np.log(np.maximum(spam, _TINY))
+    lift = np.log(np.maximum(theta + spam, _TINY)) - log_spam
+    cell = labels.worker_answer
+    base = np.bincount(labels.task, weights=log_spam[cell], minlength=n_tasks)
+    joint = np.bincount(
+        labels.task_answer, weights=lift[cell], minlength=n_tasks * n_classes
+    ).reshape(n_tasks, n_classes)
+    joint += base[:, None] - np.log(n_classes)
+    post, ll = _posterior(joint, labels.has)
+    return post, ll, (theta, spam)
+
+
+def _mace_m_step(
+    labels: _MaceLabels,
+    post: np.ndarray,
+    competence: np.ndarray,
+    strategy: np.ndarray,
+    theta_spam: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """New competence and strategy; `theta_spam`: the E-step's θ and (1 − θ)ξ[a] per (worker,
+    answer) cell for these `competence` and `strategy` (else computed here)."""
+    n_workers, n_classes = labels.n_workers, labels.n_classes
+    if theta_spam is None:
+        theta_cell = np.repeat(competence, n_classes)
+        theta_spam = theta_cell, (1 - theta_cell) * np.ravel(strategy)
+    cell = labels.worker_answer
+    theta, spam_part = theta_spam[0][cell], theta_spam[1][cell]
     # P(knows | answer, labels) = P(truth = answer) · θ / (θ + (1 − θ) ξ[answer])
-    known = post[task, answer] * theta / (theta + (1 - theta) * xi)
+    known = np.take(post, labels.task_answer) * theta / (theta + spam_part)
     spam = 1 - known
-    n = np.bincount(worker, minlength=n_workers)
-    competence = (np.bincount(worker, weights=known, minlength=n_workers) + SMOOTHING) / (
-        n + 2 * SMOOTHING
+    competence = (np.bincount(labels.worker, weights=known, minlength=n_workers) + SMOOTHING) / (
+        labels.per_worker + 2 * SMOOTHING
     )
-    spam_counts = np.bincount(
-        worker * n_classes + answer, weights=spam, minlength=n_workers * n_classes
-    ).reshape(n_workers, n_classes)
+    spam_counts = np.bincount(cell, weights=spam, minlength=n_workers * n_classes).reshape(
+        n_workers, n_classes
+    )
     strategy = (spam_counts + SMOOTHING) / (
         spam_counts.sum(axis=1, keepdims=True) + n_classes * SMOOTHING
     )
@@ -228,6 +270,7 @@ def mace(
     rank = np.arange(n_classes) if class_order is None else np.asarray(class_order, np.int64)
     answer = rank[answer]
     has = np.bincount(task, minlength=n_tasks) > 0
+    labels = _MaceLabels(task, worker, answer, n_tasks, n_workers, n_classes, has)
     rng = np.random.default_rng(seed)
     best: Fit | None = None
     for start in range(restarts + 1):
@@ -235,25 +278,19 @@ def mace(
             post = _shares(task, answer, n_tasks, n_classes)
             competence = np.full(n_workers, 0.5)
             strategy = np.full((n_workers, n_classes), 1.0 / n_classes)
-            competence, strategy = _mace_m_step(
-                task, worker, answer, n_workers, n_classes, post, competence, strategy
-            )
+            competence, strategy = _mace_m_step(labels, post, competence, strategy)
         else:
             competence = rng.uniform(0.05, 0.95, n_workers)
             strategy = rng.dirichlet(np.ones(n_classes), n_workers)
         previous, ll, converged, iterations = -np.inf, -np.inf, False, 0
         while iterations < max_iterations:
             iterations += 1
-            post, ll = _mace_e_step(
-                task, worker, answer, n_tasks, n_classes, has, competence, strategy
-            )
+            post, ll, theta_spam = _mace_e_step(labels, competence, strategy)
             if abs(ll - previous) < tolerance:
                 converged = True
                 break
             previous = ll
-            competence, strategy = _mace_m_step(
-                task, worker, answer, n_workers, n_classes, post, competence, strategy
-            )
+            competence, strategy = _mace_m_step(labels, post, competence, strategy, theta_spam)
         if best is None or ll > best.log_likelihood:
             best = Fit(
                 post[:, rank],  # back to the caller's coding

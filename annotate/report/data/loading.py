@@ -20,10 +20,10 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.errors import UserError
 from annotate.protocol import flags, standing
 from annotate.protocol.gate import latest_closure
-from annotate.store.models import Annotator, GateDecision, Item, Label, Study, StudyItem
+from annotate.store.models import Annotator, GateDecision, Item, Label, StudyItem
+from annotate.store.queries import find_study, labels_of_study
 
 TEST_PHASE = "test"
 
@@ -68,6 +68,8 @@ class StudyData:
     """Names of annotators made by `annotate simulate`."""
     roster: list[dict[str, str]] = field(default_factory=list)
     """Everyone in the study (standing.roster), by name: name, phase, gate."""
+    members: list[standing.Member] | None = None
+    """The same roster as read (the datasheet's attrition), when loaded from the store."""
 
     @property
     def n_sample(self) -> int:
@@ -114,27 +116,6 @@ def fetch_columns(conn: Any, statement: Any, n_columns: int) -> list[tuple[Any, 
     return [[row[i] for row in rows] for i in range(n_columns)]
 
 
-def _study_filter(conn: Any, study_id: int, dialect: str) -> ColumnElement[bool]:
-    """`label.study_id = :id`, written so SQLite scans the table when the study holds most of
-    its labels: following the (study, item, annotator) index to every row costs twice a scan."""
-    if dialect == "sqlite":
-        mine = conn.execute(select(func.count()).where(Label.study_id == study_id)).scalar_one()
-        total = conn.execute(select(func.count()).select_from(Label)).scalar_one()
-        if mine > total // 4:
-            return (Label.study_id + 0) == study_id
-    return Label.study_id == study_id
-
-
-def find_study(engine: Engine, name: str) -> Study:
-    with engine.connect() as conn:
-        row = conn.execute(select(Study.__table__).where(Study.name == name)).first()
-        if row is None:
-            names = conn.execute(select(Study.name).order_by(Study.id)).scalars().all()
-            known = ", ".join(names) or "none yet"
-            raise UserError(f"no study named {name!r} (studies: {known})")
-    return Study.model_validate(dict(row._mapping))
-
-
 def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True) -> StudyData:
     """Everything a report needs about study `study_name` (UserError when there is none).
     `exclusions`: leave out the items the researcher excluded from scoring (the report, scores,
@@ -146,10 +127,8 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
     assert study.id is not None
     with Session(engine) as session:  # the state follows the data (protocol/standing.py)
         state = standing.state_of(session, study.id, protocol.annotators_per_item, study.state)
-        roster = [
-            {"name": m.name, "phase": m.phase, "gate": m.gate}
-            for m in standing.roster(session, study.id)
-        ]
+        members = standing.roster(session, study.id)
+        roster = [{"name": m.name, "phase": m.phase, "gate": m.gate} for m in members]
         closure = latest_closure(session, study.id)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
@@ -186,6 +165,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         excluded_items=excluded_items,
         synthetic=synthetic,
         roster=roster,
+        members=members,
     )
 
 
@@ -252,7 +232,7 @@ def _load_labels(conn: Any, study_id: int, dialect: str, items: pd.DataFrame) ->
     seconds = _seconds_expression(dialect)
     columns: list[Any] = [Label.item_id, Label.annotator_id, json_text(Label.value, dialect)]
     columns += [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
-    where = (_study_filter(conn, study_id, dialect), Label.phase == TEST_PHASE)
+    where = (labels_of_study(conn, study_id), Label.phase == TEST_PHASE)
     cols = fetch_columns(conn, select(*columns).where(*where), len(columns))
     names = dict(conn.execute(select(Annotator.id, Annotator.name)).all())
     item_ids = np.asarray(cols[0], dtype=np.int64)

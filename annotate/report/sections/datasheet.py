@@ -35,6 +35,7 @@ from annotate.report.model.schema import (
 from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import wilson_interval
 from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem, Visit
+from annotate.store.queries import labels_of_study
 
 TRAINING = "training"
 TEST = "test"
@@ -85,7 +86,7 @@ def _label_facts(
         ).all()
         first, last = conn.execute(
             select(func.min(Label.shown_at), func.max(Label.answered_at)).where(
-                Label.study_id == study_id
+                labels_of_study(conn, study_id)
             )
         ).one()
     if seconds is not None:
@@ -261,16 +262,19 @@ def build_datasheet(
     *,
     hourly_rate: float | None = None,
     test_labels: pd.DataFrame | None = None,
+    members: list[standing.Member] | None = None,
 ) -> Datasheet:
-    """The datasheet of study `report.study` (its report gives ties and the sample)."""
+    """The datasheet of study `report.study` (its report gives ties and the sample).
+    `test_labels` and `members` (the roster) are the report's own, read once for both."""
     from annotate import __version__
     from annotate.store.schema import SCHEMA_HEAD
 
     study = find_study(engine, report.study)
     assert study.id is not None
     labels = _label_facts(engine, study.id, test_labels)
-    with Session(engine) as session:
-        members = standing.roster(session, study.id)
+    if members is None:
+        with Session(engine) as session:
+            members = standing.roster(session, study.id)
     times = time_on_task(labels)
     protocol = dict(report.protocol)
     return Datasheet(

@@ -5,9 +5,12 @@ Inputs are long arrays, one entry per label: `unit` (what was labelled, 0..n_uni
 `annotator` (who), `code` (the answer as a class index) and, for α at the ordinal, interval or
 ratio level, `number` (the answer as a number). Missing labels are simply absent.
 
-Point values come from the reference implementations (`krippendorff.alpha`, statsmodels'
-`fleiss_kappa`); the bootstrap uses algebraically identical sums over units so that 1000
-replicates are a few matrix products (the tests check both agree).
+Point values come from the reference implementations (`krippendorff.alpha`; statsmodels'
+`fleiss_kappa`, restated operation for operation); the bootstrap uses algebraically identical
+sums over units so that 1000 replicates are a few matrix products (the tests check both agree).
+Each coefficient takes either its own generator or a `Resampling` of the units shared with the
+other coefficients (`unit_resampling`): then every unit is resampled, and a unit a coefficient
+leaves out (fewer than two labels, or not the common number of raters for κ) adds nothing to it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from annotate.scoring.intervals import bootstrap_sums, group_sums, percentile_interval
+from annotate.scoring.intervals import (
+    Resampling,
+    bootstrap_sums,
+    group_sums,
+    percentile_interval,
+    row_patterns,
+)
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 DENSE_LIMIT = 50_000_000
@@ -54,6 +63,37 @@ def _cluster_sums(stats: np.ndarray, cluster: np.ndarray | None) -> np.ndarray:
         return stats
     cluster = np.asarray(cluster, dtype=np.int64)
     return group_sums(stats, cluster, int(cluster.max()) + 1 if len(cluster) else 0)
+
+
+def unit_resampling(
+    tables: list[np.ndarray],
+    replicates: int,
+    rng: np.random.Generator,
+    cluster: np.ndarray | None = None,
+) -> Resampling:
+    """One resampling of the units (or of the `cluster`s of units, e.g. MultiRC questions) for
+    every agreement coefficient of them. `tables` are the (units x values) label counts the
+    coefficients are computed from: units with equal rows in all of them are interchangeable."""
+    # One table is its own key (no copy: a ReCoRD table can be large).
+    key = tables[0] if len(tables) == 1 else np.column_stack(tables)
+    if cluster is None:
+        return Resampling(key, replicates, rng)
+    # A cluster is described by how many of its units have each pattern of counts.
+    cluster = np.asarray(cluster, dtype=np.int64)
+    n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
+    _, pattern, _ = row_patterns(key)
+    n_patterns = int(pattern.max()) + 1 if len(pattern) else 0
+    if n_clusters * n_patterns > DENSE_LIMIT:
+        return Resampling(np.arange(n_clusters), replicates, rng)  # every cluster its own
+    key = np.bincount(cluster * n_patterns + pattern, minlength=n_clusters * n_patterns)
+    return Resampling(key.reshape(n_clusters, n_patterns), replicates, rng)
+
+
+def _all_units(stats: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Statistics of the `kept` units, as rows of all units (zeros for the others)."""
+    full = np.zeros((len(kept), stats.shape[1]))
+    full[kept] = stats
+    return full
 
 
 # --- Krippendorff's alpha --------------------------------------------------------------------
@@ -159,9 +199,11 @@ def krippendorff_alpha(
     replicates: int = 0,
     rng: np.random.Generator | None = None,
     cluster: np.ndarray | None = None,
+    resampling: Resampling | None = None,
 ) -> Estimate:
     """Krippendorff's α at `level` (nominal on `code`; other levels on `number`), with a
-    bootstrap interval over resampling clusters (`cluster[unit]`, default: units)."""
+    bootstrap interval over resampling clusters (`cluster[unit]`, default: units): its own
+    replicates drawn with `rng`, or the shared `resampling`'s."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     unit = np.asarray(unit, dtype=np.int64)
@@ -176,14 +218,18 @@ def krippendorff_alpha(
         return Estimate(None, note="undefined: every label has the same value (no variation)")
     value = _alpha_reference(counts, domain, level)
     estimate = Estimate(value)
-    if replicates > 0 and rng is not None:
+    if (replicates > 0 and rng is not None) or resampling is not None:
         built = _alpha_stats(counts, domain, level)
         if built is None:
             estimate.note = f"no bootstrap interval: more than {MAX_DENSE_VALUES} distinct values"
             return estimate
         stats, finish = built
-        pairable_cluster = None if cluster is None else np.asarray(cluster)[m >= 2]
-        sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
+        if resampling is not None:
+            sums = resampling.sums(_cluster_sums(_all_units(stats, m >= 2), cluster))
+        else:
+            assert rng is not None
+            pairable_cluster = None if cluster is None else np.asarray(cluster)[m >= 2]
+            sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(finish(sums))
     return estimate
 
@@ -232,8 +278,10 @@ def fleiss_kappa(
     replicates: int = 0,
     rng: np.random.Generator | None = None,
     cluster: np.ndarray | None = None,
+    resampling: Resampling | None = None,
 ) -> tuple[Estimate, int, int]:
-    """Fleiss' κ over complete units (statsmodels), with a bootstrap interval.
+    """Fleiss' κ over complete units (as statsmodels computes it), with a bootstrap interval
+    (drawn with `rng`, or the shared `resampling`'s replicates).
 
     Returns (estimate, units used, raters per unit)."""
     mask, raters = complete_units(counts, expected_raters)
@@ -248,20 +296,35 @@ def fleiss_kappa(
             raters,
         )
     if table.size <= DENSE_LIMIT:
-        from statsmodels.stats import inter_rater  # heavy import: only when κ is asked for
-
-        value = float(inter_rater.fleiss_kappa(table, method="fleiss"))
+        value = _fleiss_reference(table)
     else:
         value = float(
             _fleiss_from_sums(_fleiss_stats(table, raters).sum(axis=0)[None, :], raters)[0]
         )
     estimate = Estimate(value if np.isfinite(value) else None)
-    if replicates > 0 and rng is not None:
+    if resampling is not None:
+        stats = _all_units(_fleiss_stats(table, raters), mask)
+        sums = resampling.sums(_cluster_sums(stats, cluster))
+        estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
+    elif replicates > 0 and rng is not None:
         stats = _fleiss_stats(table, raters)
         sub_cluster = None if cluster is None else np.asarray(cluster)[mask]
         sums = bootstrap_sums(_cluster_sums(stats, sub_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
     return estimate, len(table), raters
+
+
+def _fleiss_reference(table: np.ndarray) -> float:
+    """statsmodels' `inter_rater.fleiss_kappa(table, method="fleiss")`, operation for
+    operation (the same float), without importing scipy through statsmodels (a second of a
+    report's start); the tests check both agree."""
+    table = 1.0 * np.asarray(table)
+    n_total = table.sum()
+    n_rat = table.sum(1).max()
+    p_cat = table.sum(0) / n_total
+    p_rat = ((table * table).sum(1) - n_rat) / (n_rat * (n_rat - 1.0))
+    p_mean_exp = (p_cat * p_cat).sum()
+    return float((p_rat.mean() - p_mean_exp) / (1 - p_mean_exp))
 
 
 def _fleiss_stats(table: np.ndarray, raters: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from annotate.report.model.schema import (
 )
 from annotate.report.stats import agreement as agr
 from annotate.report.stats.gwet import gwet_ac1
-from annotate.scoring.intervals import rng_for
+from annotate.scoring.intervals import Resampling, rng_for
 from annotate.scoring.metrics import Scorer, task_score
 
 
@@ -55,6 +55,17 @@ def study_agreement(
     is_cb = bool(coded.spec.answer_scale) and np.isfinite(coded.label_number).all()
     level = "interval" if regression else ("ordinal" if is_cb else "nominal")
     numbers = coded.label_number if level != "nominal" else None
+    table = None
+    if not regression and coded.n_units * max(n_values, 1) <= agr.DENSE_LIMIT:
+        table = agr.counts_table(unit, codes, coded.n_units, max(n_values, 1))
+    # α, κ and AC1 share one resampling of the units (α's draws), from their label counts.
+    resampling = None
+    if table is not None and replicates > 0:
+        tables = [table]
+        if is_cb:
+            scale = np.unique(coded.label_number, return_inverse=True)[1]
+            tables.append(agr.counts_table(unit, scale, coded.n_units, int(scale.max()) + 1))
+        resampling = agr.unit_resampling(tables, replicates, rng_for(seed, "alpha"), cluster)
     alpha = agr.krippendorff_alpha(
         unit,
         codes,
@@ -64,6 +75,7 @@ def study_agreement(
         replicates=replicates,
         rng=rng_for(seed, "alpha"),
         cluster=cluster,
+        resampling=resampling,
     )
     collapsed = None
     if is_cb:
@@ -75,6 +87,7 @@ def study_agreement(
             replicates=replicates,
             rng=rng_for(seed, "alpha-collapsed"),
             cluster=cluster,
+            resampling=resampling,
         )
         collapsed = Coefficient(
             "nominal",
@@ -88,15 +101,19 @@ def study_agreement(
     assert votes is not None
     if regression:
         fleiss = _not_computed("not computed for ratings (a nominal statistic); see interval α")
-    elif coded.n_units * max(n_values, 1) > agr.DENSE_LIMIT:
+    elif table is None:
         fleiss = _not_computed("too many distinct answers for a table")
     else:
-        table = agr.counts_table(unit, codes, coded.n_units, max(n_values, 1))
         fk, used, raters = agr.fleiss_kappa(
-            table, k, replicates=replicates, rng=rng_for(seed, "fleiss"), cluster=cluster
+            table,
+            k,
+            replicates=replicates,
+            rng=rng_for(seed, "fleiss"),
+            cluster=cluster,
+            resampling=resampling,
         )
         fleiss = Coefficient.fleiss(fk, used, raters)
-    ac1 = _study_ac1(coded, unit, codes, replicates, seed, cluster)
+    ac1 = _study_ac1(coded, unit, codes, replicates, seed, cluster, resampling)
     positions = coded.label_number if regression else None
     pairs = agr.pairwise_cohen_kappa(unit, coded.label_annotator, codes, names, positions)
     return Agreement(
@@ -120,6 +137,7 @@ def _study_ac1(
     replicates: int,
     seed: int,
     cluster: np.ndarray | None,
+    resampling: Resampling | None,
 ) -> Coefficient | None:
     """Gwet's AC1 over the task's classes (Q counts classes nobody chose); not for ratings or
     ReCoRD, whose answers are not a fixed set of classes."""
@@ -128,7 +146,12 @@ def _study_ac1(
     n_classes = len(coded.classes)
     table = agr.counts_table(unit, codes, coded.n_units, max(n_classes, 1))
     e, n_pairable = gwet_ac1(
-        table, n_classes, replicates=replicates, rng=rng_for(seed, "gwet-ac1"), cluster=cluster
+        table,
+        n_classes,
+        replicates=replicates,
+        rng=rng_for(seed, "gwet-ac1"),
+        cluster=cluster,
+        resampling=resampling,
     )
     return Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
 
@@ -176,10 +199,20 @@ def agreement_report(
         value_names = [str(v) for v in value_names_arr]
     n_units = len(item_names)
     per_item = np.bincount(unit, minlength=n_units)
-    alpha = agr.krippendorff_alpha(
-        unit, codes, n_units, level, numbers, replicates=bootstrap, rng=rng_for(seed, "alpha")
-    )
     table = agr.counts_table(unit, codes, n_units, len(value_names))
+    resampling = (
+        agr.unit_resampling([table], bootstrap, rng_for(seed, "alpha")) if bootstrap > 0 else None
+    )
+    alpha = agr.krippendorff_alpha(
+        unit,
+        codes,
+        n_units,
+        level,
+        numbers,
+        replicates=bootstrap,
+        rng=rng_for(seed, "alpha"),
+        resampling=resampling,
+    )
     if numbers is not None:
         fleiss = _not_computed(
             f"not computed at {level} level: Fleiss' κ treats the values as unordered "
@@ -194,7 +227,11 @@ def agreement_report(
         )
     else:
         fk, used, raters = agr.fleiss_kappa(
-            table, int(per_item.max()), replicates=bootstrap, rng=rng_for(seed, "fleiss")
+            table,
+            int(per_item.max()),
+            replicates=bootstrap,
+            rng=rng_for(seed, "fleiss"),
+            resampling=resampling,
         )
         fleiss = Coefficient.fleiss(fk, used, raters)
     pairs = agr.pairwise_cohen_kappa(unit, annotator, codes, [str(a) for a in ann_names], numbers)
@@ -202,7 +239,11 @@ def agreement_report(
     ac1 = None
     if numbers is None:
         e, n_pairable = gwet_ac1(
-            table, len(value_names), replicates=bootstrap, rng=rng_for(seed, "gwet-ac1")
+            table,
+            len(value_names),
+            replicates=bootstrap,
+            rng=rng_for(seed, "gwet-ac1"),
+            resampling=resampling,
         )
         ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
     pairable = per_item >= 2

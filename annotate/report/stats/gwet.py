@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotate.report.stats.agreement import Estimate, _cluster_sums
-from annotate.scoring.intervals import bootstrap_sums, percentile_interval
+from annotate.scoring.intervals import Resampling, bootstrap_sums, percentile_interval
 
 
 def _unit_stats(table: np.ndarray) -> np.ndarray:
@@ -54,11 +54,13 @@ def gwet_ac1(
     replicates: int = 0,
     rng: np.random.Generator | None = None,
     cluster: np.ndarray | None = None,
+    resampling: Resampling | None = None,
 ) -> tuple[Estimate, int]:
     """AC1 of a (units x classes) table of label counts, with a bootstrap interval over units
     (or over `cluster`s of units, e.g. MultiRC questions), and the number of units with two or
     more labels. `n_classes` is the number of classes annotators could choose (default: the
-    table's columns): a class nobody chose still counts in Q."""
+    table's columns): a class nobody chose still counts in Q. `resampling`: replicates shared
+    with the other agreement coefficients, instead of drawing with `rng`."""
     table = np.asarray(table)
     q = int(n_classes if n_classes is not None else table.shape[1])
     if q < 2:
@@ -69,7 +71,10 @@ def gwet_ac1(
         return Estimate(None, note="no unit has two or more labels"), 0
     value = float(_ac1_from_sums(stats.sum(axis=0), q)[0])
     low = high = None
-    if replicates > 0 and rng is not None:
+    if resampling is not None:
+        reps = _ac1_from_sums(resampling.sums(_cluster_sums(stats, cluster)), q)
+        low, high = percentile_interval(reps)
+    elif replicates > 0 and rng is not None:
         stats = _cluster_sums(stats, cluster)
         reps = _ac1_from_sums(bootstrap_sums(stats, replicates, rng), q)
         low, high = percentile_interval(reps)
