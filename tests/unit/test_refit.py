@@ -1,0 +1,142 @@
+"""The bootstrap that refits Dawid–Skene and MACE (issue 27.5): the batched, weighted EM is the
+report's EM when every weight is one, a weight of two is the item labelled twice, and the
+report's model intervals say whether they include the refit and widen by its design effect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from annotate import specs
+from annotate.report.aggregation import batch_em, em, refit
+from annotate.report.aggregation.latent import model_aggregation
+from annotate.report.aggregation.study import final_aggregate
+from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.scoring.intervals import quoted_interval, wilson_interval
+
+
+def _labels(seed: int, n_tasks: int = 80, n_workers: int = 5, n_classes: int = 3):
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, n_classes, n_tasks)
+    task = np.repeat(np.arange(n_tasks), n_workers)
+    worker = np.tile(np.arange(n_workers), n_tasks)
+    skill = np.linspace(0.55, 0.9, n_workers)
+    right = rng.random(len(task)) < skill[worker]
+    wrong = (gold[task] + rng.integers(1, n_classes, len(task))) % n_classes
+    return task, worker, np.where(right, gold[task], wrong), gold
+
+
+def test_unit_weights_give_the_reports_dawid_skene_and_mace_fits():
+    task, worker, answer, _ = _labels(1)
+    ones = np.ones((2, 80))
+    ds = em.dawid_skene(task, worker, answer, 80, 5, 3)
+    batch = batch_em.dawid_skene_batch(task, worker, answer, ones, 80, 5, 3)
+    np.testing.assert_allclose(batch.posterior[1], ds.posterior, atol=1e-12)
+    assert batch.log_likelihood[0] == np.float64(ds.log_likelihood) or np.isclose(
+        batch.log_likelihood[0], ds.log_likelihood
+    )
+    mace = em.mace(task, worker, answer, 80, 5, 3, seed=0, restarts=0)
+    shares = em._shares(task, answer, 80, 3)
+    mb = batch_em.mace_batch(task, worker, answer, ones, 80, 5, 3, start=shares)
+    np.testing.assert_allclose(mb.posterior[0], mace.posterior, atol=1e-12)
+    assert (batch_em.answers_of(mb.posterior)[0] == mace.answers).all()
+
+
+def test_a_weight_of_two_is_the_item_labelled_twice():
+    task, worker, answer, _ = _labels(2)
+    weight = np.random.default_rng(3).integers(0, 3, 80).astype(float)
+    batch = batch_em.dawid_skene_batch(task, worker, answer, weight[None, :], 80, 5, 3)
+    copies = np.repeat(np.arange(80), weight.astype(int))
+    rows = np.concatenate([np.flatnonzero(task == t) for t in copies])
+    flat = em.dawid_skene(
+        np.repeat(np.arange(len(copies)), 5), worker[rows], answer[rows], len(copies), 5, 3
+    )
+    assert np.isclose(batch.log_likelihood[0], flat.log_likelihood)
+
+
+def _study(n_items: int, seed: int) -> StudyData:
+    spec = specs.load_task("superglue/rte")
+    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    task, worker, answer, gold = _labels(seed, n_items, 5, 2)
+    names = np.array(["entailment", "not_entailment"])
+    items = pd.DataFrame(
+        {
+            "item_id": np.arange(n_items),
+            "source_id": [str(i) for i in range(n_items)],
+            "position": np.arange(n_items),
+            "gold": list(names[gold]),
+            "tags": [None] * n_items,
+            "pair_id": [None] * n_items,
+        }
+    )[ITEM_COLUMNS]
+    labels = pd.DataFrame(
+        {
+            "item_id": task,
+            "source_id": [str(i) for i in task],
+            "annotator": pd.Categorical([f"a{w}" for w in worker]),
+            "value": list(names[answer]),
+            "seconds": np.full(len(task), 5.0),
+        }
+    )[LABEL_COLUMNS]
+    return StudyData(
+        study_id=1,
+        name="sim",
+        state="complete",
+        spec=spec,
+        protocol=protocol,
+        settings=protocol.model_dump(),
+        items=items,
+        labels=labels,
+    )
+
+
+def _section(data: StudyData, bootstrap: int = 300):
+    coded, final = final_aggregate(data)
+    section = model_aggregation(coded, final, list(data.spec.metrics), bootstrap, 5, True)
+    assert section is not None and section.available
+    return {row.method: row for row in section.estimators}
+
+
+def test_a_small_study_refits_and_its_interval_is_no_narrower_than_the_fixed_fit():
+    rows = _section(_study(60, 4))
+    for method in ("dawid_skene", "mace"):
+        row = rows[method]
+        assert row.interval is not None
+        assert "design effect" in row.interval.method
+        assert f"{refit.REFIT_LABELS:,} labels" in row.interval.method
+        value = row.task_score.value
+        assert value is not None
+        low, high = wilson_interval(value * 60, 60)
+        assert low is not None and high is not None
+        assert row.interval.low <= low + 1e-12 and row.interval.high >= high - 1e-12
+        assert row.interval.low <= value <= row.interval.high
+    assert "nothing fitted" in rows["majority"].interval.method
+
+
+def test_above_the_limit_the_fit_is_held_fixed_and_the_method_says_so(monkeypatch):
+    monkeypatch.setattr(refit, "REFIT_LABELS", 100)
+    rows = _section(_study(60, 4))  # 300 labels
+    row = rows["dawid_skene"]
+    assert row.interval is not None and "held fixed" in row.interval.method
+    value = row.task_score.value
+    assert value is not None
+    assert (row.interval.low, row.interval.high) == wilson_interval(value * 60, 60)
+
+
+def test_without_bootstrap_replicates_nothing_is_refitted():
+    rows = _section(_study(60, 4), bootstrap=0)
+    assert "no bootstrap replicates" in rows["mace"].interval.method
+
+
+def test_the_design_effect_widens_wilson_and_the_bootstrap_at_the_one_rule():
+    plain = quoted_interval(["accuracy"], "classification", False, 0.8, 100, None, None)
+    wide = quoted_interval(
+        ["accuracy"], "classification", False, 0.8, 100, None, None, design_effect=2.0
+    )
+    assert plain is not None and wide is not None
+    assert (wide.low, wide.high) == wilson_interval(0.8 * 50, 50)
+    boot = quoted_interval(
+        ["accuracy", "f1"], "classification", False, 0.7, 100, 0.6, 0.75, design_effect=4.0
+    )
+    assert boot is not None
+    assert np.isclose(boot.low, 0.5) and np.isclose(boot.high, 0.8)
