@@ -140,3 +140,50 @@ def test_the_design_effect_widens_wilson_and_the_bootstrap_at_the_one_rule():
     )
     assert boot is not None
     assert np.isclose(boot.low, 0.5) and np.isclose(boot.high, 0.8)
+
+
+def test_multirc_and_cb_refit_through_the_bootstrap_stretched_by_the_design_effect(
+    cli, workspace, monkeypatch
+):
+    """Tasks scored by more than accuracy quote the bootstrap: a MultiRC study (answers
+    resampled by question) and a CB study (accuracy and macro-F1) get the refit's method, an
+    interval around the score, and every other number as without the refit."""
+    from tests.unit.test_report import add_study, report_json
+
+    rng = np.random.default_rng(8)
+    items, labels = [], {}
+    for q in range(30):
+        gold = {str(3 * q + a): str(int(rng.random() < 0.5)) for a in range(3)}
+        items.append({"source_id": f"q{q}", "gold": gold})
+        labels[f"q{q}"] = [
+            {a: (g if rng.random() < skill else str(1 - int(g))) for a, g in gold.items()}
+            for skill in (0.9, 0.8, 0.7, 0.65, 0.6)
+        ]
+    add_study(workspace.engine, "mrc", "superglue/multirc", items, labels)
+    classes = ["contradiction", "entailment", "neutral"]
+    cb_items, cb_labels = [], {}
+    for i in range(40):
+        g = classes[i % 3]
+        cb_items.append({"source_id": str(i), "gold": g})
+        cb_labels[str(i)] = [
+            g if rng.random() < skill else classes[(i + 1) % 3] for skill in (0.9, 0.75, 0.6)
+        ]
+    add_study(workspace.engine, "cb", "superglue/cb", cb_items, cb_labels)
+    for name in ("mrc", "cb"):
+        r = report_json(cli, name, "--bootstrap", "200")
+        rows = {e["method"]: e for e in r["model_aggregation"]["estimators"]}
+        for method in ("dawid_skene", "mace"):
+            interval = rows[method]["interval"]
+            assert "stretched by √design effect" in interval["method"], name
+            value = rows[method]["task_score"]["value"]
+            fixed = rows[method]["task_score"]
+            assert interval["low"] <= min(value, fixed["ci_low"]) + 1e-12
+            assert interval["high"] >= max(value, fixed["ci_high"]) - 1e-12
+        assert "nothing fitted" in rows["majority"]["interval"]["method"]
+        with monkeypatch.context() as m:
+            m.setattr(refit, "REFIT_LABELS", 0)
+            held = report_json(cli, name, "--bootstrap", "200")
+        for report in (r, held):
+            for e in report["model_aggregation"]["estimators"]:
+                e.pop("interval")
+        assert r == held, name  # the refit changes the model intervals only
