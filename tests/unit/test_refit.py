@@ -187,3 +187,18 @@ def test_multirc_and_cb_refit_through_the_bootstrap_stretched_by_the_design_effe
             for e in report["model_aggregation"]["estimators"]:
                 e.pop("interval")
         assert r == held, name  # the refit changes the model intervals only
+
+
+def test_the_refit_uses_the_reports_own_item_draws():
+    """One resampling: the replicates refitted are the first of the draws the aggregation
+    intervals' bootstrap already made (scored with the fixed answers they give the same
+    replicates)."""
+    from annotate.scoring.intervals import rng_for, weight_chunks
+    from annotate.scoring.scorers import score_with_intervals, scorer_for
+
+    coded, final = final_aggregate(_study(60, 4))
+    scorer = scorer_for(coded, final.pred)
+    fixed: list[np.ndarray] = []
+    score_with_intervals(scorer, ["accuracy"], 1000, 5, refit.PURPOSE, fixed)
+    draws = np.vstack(list(weight_chunks(scorer.n_units, 200, rng_for(5, refit.PURPOSE))))
+    np.testing.assert_array_equal(scorer.weighted(draws)["accuracy"], fixed[0][:200])
