@@ -96,31 +96,35 @@ def model_truths(rng, right, share, fresh: int) -> dict[str, float]:
     }
 
 
-def simulated_study(rng, spec, protocol, fresh: int = FRESH):
-    right = annotators(rng)
-    share = float(rng.uniform(0.35, 0.65))
-    gold, answers = draw_answers(rng, right, share, ITEMS)
+def rte_study(gold: np.ndarray, answers: np.ndarray) -> StudyData:
+    """A complete RTE study in memory: item i has gold code `gold[i]` (0 = entailment) and
+    answers `answers[i, j]` from annotator "a{j}" (every annotator answers every item).
+    (The shape of tests/engine_helpers' in-memory RTE builder where one exists: `right` is
+    answers == gold, `who` each row's annotators.)"""
+    spec = specs.load_task("superglue/rte")
+    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    n, k = answers.shape
     names = np.array([E, NE])
     items = pd.DataFrame(
         {
-            "item_id": np.arange(ITEMS),
-            "source_id": [str(i) for i in range(ITEMS)],
-            "position": np.arange(ITEMS),
-            "gold": list(names[gold[0]]),
-            "tags": [None] * ITEMS,
-            "pair_id": [None] * ITEMS,
+            "item_id": np.arange(n),
+            "source_id": [str(i) for i in range(n)],
+            "position": np.arange(n),
+            "gold": list(names[gold]),
+            "tags": [None] * n,
+            "pair_id": [None] * n,
         }
     )[ITEM_COLUMNS]
     labels = pd.DataFrame(
         {
-            "item_id": np.repeat(np.arange(ITEMS), K),
-            "source_id": [str(i) for i in np.repeat(np.arange(ITEMS), K)],
-            "annotator": pd.Categorical([f"a{j}" for _ in range(ITEMS) for j in range(K)]),
-            "value": list(names[answers[0].ravel()]),
-            "seconds": np.full(ITEMS * K, 5.0),
+            "item_id": np.repeat(np.arange(n), k),
+            "source_id": [str(i) for i in np.repeat(np.arange(n), k)],
+            "annotator": pd.Categorical([f"a{j}" for _ in range(n) for j in range(k)]),
+            "value": list(names[answers.ravel()]),
+            "seconds": np.full(n * k, 5.0),
         }
     )[LABEL_COLUMNS]
-    data = StudyData(
+    return StudyData(
         study_id=1,
         name="sim",
         state="complete",
@@ -130,20 +134,26 @@ def simulated_study(rng, spec, protocol, fresh: int = FRESH):
         items=items,
         labels=labels,
     )
+
+
+def simulated_study(rng, fresh: int = FRESH):
+    right = annotators(rng)
+    share = float(rng.uniform(0.35, 0.65))
+    gold, answers = draw_answers(rng, right, share, ITEMS)
+    data = rte_study(gold[0], answers[0])
     truths = {"majority": majority_truth(right, share), **model_truths(rng, right, share, fresh)}
     return data, truths
 
 
 def run_studies(n_studies: int, seed: int, fresh: int = FRESH) -> dict[str, dict[str, float]]:
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    metrics = list(specs.load_task("superglue/rte").metrics)
     rng = np.random.default_rng(seed)
     before = dict.fromkeys(METHODS, 0)
     after = dict.fromkeys(METHODS, 0)
     for s in range(n_studies):
-        data, truths = simulated_study(rng, spec, protocol, fresh)
+        data, truths = simulated_study(rng, fresh)
         coded, final = final_aggregate(data)
-        section = model_aggregation(coded, final, list(spec.metrics), 1000, s, True)
+        section = model_aggregation(coded, final, metrics, 1000, s, True)
         assert section is not None and section.available
         for row in section.estimators:
             truth = truths[row.method]

@@ -5,14 +5,13 @@ report's model intervals say whether they include the refit and widen by its des
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from annotate import specs
 from annotate.report.aggregation import batch_em, em, refit
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.study import final_aggregate
-from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import StudyData
 from annotate.scoring.intervals import quoted_interval, wilson_interval
+from tests.unit.test_calibration_models import rte_study
 
 
 def _labels(seed: int, n_tasks: int = 80, n_workers: int = 5, n_classes: int = 3):
@@ -55,39 +54,8 @@ def test_a_weight_of_two_is_the_item_labelled_twice():
 
 
 def _study(n_items: int, seed: int) -> StudyData:
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
-    task, worker, answer, gold = _labels(seed, n_items, 5, 2)
-    names = np.array(["entailment", "not_entailment"])
-    items = pd.DataFrame(
-        {
-            "item_id": np.arange(n_items),
-            "source_id": [str(i) for i in range(n_items)],
-            "position": np.arange(n_items),
-            "gold": list(names[gold]),
-            "tags": [None] * n_items,
-            "pair_id": [None] * n_items,
-        }
-    )[ITEM_COLUMNS]
-    labels = pd.DataFrame(
-        {
-            "item_id": task,
-            "source_id": [str(i) for i in task],
-            "annotator": pd.Categorical([f"a{w}" for w in worker]),
-            "value": list(names[answer]),
-            "seconds": np.full(len(task), 5.0),
-        }
-    )[LABEL_COLUMNS]
-    return StudyData(
-        study_id=1,
-        name="sim",
-        state="complete",
-        spec=spec,
-        protocol=protocol,
-        settings=protocol.model_dump(),
-        items=items,
-        labels=labels,
-    )
+    _, _, answer, gold = _labels(seed, n_items, 5, 2)
+    return rte_study(gold, answer.reshape(n_items, 5))
 
 
 def _section(data: StudyData, bootstrap: int = 300):
