@@ -142,7 +142,7 @@ def test_multirc_and_cb_refit_through_the_bootstrap_stretched_by_the_design_effe
         rows = {e["method"]: e for e in r["model_aggregation"]["estimators"]}
         for method in ("dawid_skene", "mace"):
             interval = rows[method]["interval"]
-            assert "stretched by √design effect" in interval["method"], name
+            assert "stretched about the score by √" in interval["method"], name
             value = rows[method]["task_score"]["value"]
             fixed = rows[method]["task_score"]
             assert interval["low"] <= min(value, fixed["ci_low"]) + 1e-12

@@ -50,8 +50,8 @@ _ABOVE = (
     "refitting per replicate)"
 )
 _REFIT = (
-    "; widened by the refit's design effect {effect:.2f} (the model refitted, from the full "
-    f"fit, on {refit.REFIT_REPLICATES} of the bootstrap's item resamples: studies of up to "
+    ", {effect:.2f} being the design effect of refitting the model (refitted from the full fit "
+    f"on {refit.REFIT_REPLICATES} of the bootstrap's item resamples; done on studies of up to "
     f"{refit.REFIT_LABELS:,} labels)"
 )
 
@@ -68,11 +68,13 @@ def _methods(
     if not refitted:
         why = _UNDRAWN if bootstrap <= 0 else _ABOVE
         return WILSON + why, BOOTSTRAP + why
-    refit_wilson = "Wilson score interval, 95%, at n / design effect items"
+    d = 1.0 if effect is None else effect
+    tail = _REFIT.format(effect=d)
+    refit_wilson = f"Wilson score interval, 95%, at n / {d:.2f} items"
     refit_boot = (
-        "bootstrap percentile interval, 95%: test items resampled, stretched by √design effect"
+        "bootstrap percentile interval, 95%: test items resampled, stretched about the score "
+        f"by √{d:.2f}"
     )
-    tail = _REFIT.format(effect=1.0 if effect is None else effect)
     return refit_wilson + tail, refit_boot + tail
 
 
