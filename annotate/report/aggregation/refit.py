@@ -31,10 +31,11 @@ REFIT_REPLICATES = 200
 """Replicates refitted (the first of the report's draws): enough for a variance ratio."""
 REFIT_LABELS = 2_500
 """Studies with more labels keep the fixed-fit interval. Measured with `python -m
-bench.bench_refit` (MNLI, 50 annotators, 5 labels per item, 1000 replicates): the refit adds
-about 0.4 s at 1,000 labels and 1.1 s at 2,500 (to a 0.3 s report), growing with the labels;
-at 20,000 it would add 14 s to a 2 s report, so from 2,501 labels the fit is held fixed and
-the report costs what it did."""
+bench.bench_refit` (MNLI, 50 annotators, 5 labels per item, 1000 replicates, a shared
+2-core machine): the refit adds about 0.35 s at 1,000 labels and 0.9 s at 2,500 (to a 0.3 s
+report, imports aside), growing with the labels; at 20,000 it would make the report 6–8
+times slower (7–14 s more), so from 2,501 labels the fit is held fixed and the report costs
+what it did."""
 PURPOSE = "model-aggregation"
 """The draws every aggregation's interval uses (`latent._score`)."""
 
