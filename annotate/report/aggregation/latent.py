@@ -51,7 +51,7 @@ _ABOVE = (
 )
 _REFIT = (
     ", {effect:.2f} being the design effect of refitting the model (refitted from the full fit "
-    f"on {refit.REFIT_REPLICATES} of the bootstrap's item resamples; done on studies of up to "
+    "on {replicates} of the bootstrap's item resamples; done on studies of up to "
     f"{refit.REFIT_LABELS:,} labels)"
 )
 
@@ -69,7 +69,7 @@ def _methods(
         why = _UNDRAWN if bootstrap <= 0 else _ABOVE
         return WILSON + why, BOOTSTRAP + why
     d = 1.0 if effect is None else effect
-    tail = _REFIT.format(effect=d)
+    tail = _REFIT.format(effect=d, replicates=min(refit.REFIT_REPLICATES, bootstrap))
     refit_wilson = f"Wilson score interval, 95%, at n / {d:.2f} items"
     refit_boot = (
         "bootstrap percentile interval, 95%: test items resampled, stretched about the score "
