@@ -161,14 +161,16 @@ def percentile_interval(
     return float(low), float(high)
 
 
-def wilson_half_width(p: float, n: int, z: float = Z_95) -> float:
+def wilson_half_width(p: float, n: float, z: float = Z_95) -> float:
     """Half the width of the Wilson interval at observed proportion p over n (unclipped: also
     the planning value, a smooth function of n)."""
     denominator = 1 + z * z / n
     return z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
 
 
-def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float | None, float | None]:
+def wilson_interval(
+    successes: float, n: float, z: float = Z_95
+) -> tuple[float | None, float | None]:
     """Wilson score interval for a proportion (None when n is 0)."""
     if n <= 0:
         return None, None
@@ -212,16 +214,28 @@ def quoted_interval(
     *,
     wilson_method: str = WILSON_METHOD,
     bootstrap_method: str = BOOTSTRAP_METHOD,
+    design_effect: float = 1.0,
 ) -> QuotedInterval | None:
     """The interval a task score of `value` over `n` scored items is quoted with. Wilson's where
     it applies: the percentile bootstrap under-covers at a hundred items (about 93% for a
     nominal 95% in seeded simulations) and collapses to zero width when every item is right,
     while Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's
-    (`ci_low`, `ci_high`), if drawn; None without either."""
+    (`ci_low`, `ci_high`), if drawn; None without either.
+
+    `design_effect` (>= 1) is how many times the score's variance exceeds that of a score
+    with its answers fixed (a model refitted per replicate: `report.aggregation.refit`):
+    Wilson's interval is then taken at n / design effect items, the bootstrap's stretched
+    about `value` by its square root."""
+    d = max(1.0, float(design_effect))
     if wilson_applies(metrics, kind, paired) and value is not None and n > 0:
-        low, high = wilson_interval(value * n, n)
+        effective = n / d
+        low, high = wilson_interval(value * effective, effective)
         assert low is not None and high is not None
         return QuotedInterval(low, high, wilson_method)
     if ci_low is not None and ci_high is not None:
+        if d > 1.0 and value is not None:
+            stretch = math.sqrt(d)
+            ci_low = max(-1.0, value - stretch * (value - ci_low))
+            ci_high = min(1.0, value + stretch * (ci_high - value))
         return QuotedInterval(ci_low, ci_high, bootstrap_method)
     return None

@@ -76,6 +76,20 @@ class Scorer:
     def by_group(self, group: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
         raise NotImplementedError
 
+    def resampled_rows(self, n_inputs: int) -> np.ndarray:
+        """For each input unit, the index of its row among the rows `replicates` resamples
+        (the columns of its weight matrices); -1 for a unit that is not resampled."""
+        raise NotImplementedError
+
+    def weighted(self, weights: np.ndarray) -> Values:
+        """The metrics under each row of `weights` (m x n_units): draw counts of the
+        resampled rows, as one replicate of `replicates` draws them."""
+        raise NotImplementedError
+
+
+def _active_index(active: np.ndarray) -> np.ndarray:
+    return np.where(active, np.cumsum(active) - 1, -1)
+
 
 @dataclass
 class SumScorer(Scorer):
@@ -112,6 +126,12 @@ class SumScorer(Scorer):
         if len(sums) == 0:
             return {m: np.zeros(0) for m in self.metrics}
         return self.finish(sums)
+
+    def resampled_rows(self, n_inputs: int) -> np.ndarray:
+        return _active_index(self.active)[self._row_of(n_inputs)]
+
+    def weighted(self, weights: np.ndarray) -> Values:
+        return self.finish(np.asarray(weights, dtype=float) @ self.stats[self.active])
 
     def subset(self, mask: np.ndarray) -> SumScorer:
         mask = np.asarray(mask, dtype=bool)
@@ -169,6 +189,17 @@ class CellScorer(Scorer):
         sums = bootstrap_sums(onehot, n, rng)
         if len(sums) == 0:
             return {m: np.zeros(0) for m in self.metrics}
+        return self.finish(sums)
+
+    def resampled_rows(self, n_inputs: int) -> np.ndarray:
+        return _active_index(self.active)
+
+    def weighted(self, weights: np.ndarray) -> Values:
+        weights = np.asarray(weights, dtype=float)
+        cells = self.cells[self.active]
+        sums = np.zeros((len(weights), self.width))
+        for r in range(len(weights)):
+            sums[r] = np.bincount(cells, weights=weights[r], minlength=self.width)
         return self.finish(sums)
 
     def subset(self, mask: np.ndarray) -> CellScorer:

@@ -5,7 +5,8 @@ when the model has one). The report reads them by method name only, so a model a
 
 Dawid–Skene and MACE are the report's own EM run to convergence (`aggregation.em`): each
 fit also says how its EM ended (`Fitted.fit`: iterations, log-likelihood, converged,
-tolerance; MACE's restarts and seed).
+tolerance; MACE's restarts and seed). Each model can also be refitted to bootstrap replicates
+of the study (`Estimator.refit`, weighted EM from the full fit: `aggregation.refit`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from annotate.report.aggregation import em
+from annotate.report.aggregation import batch_em, em
 from annotate.report.aggregation.majority import NO_LABELS
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
@@ -34,6 +35,8 @@ class Fitted:
     confusion: dict[int, dict[str, dict[str, float]]] = field(default_factory=dict)
     fit: ModelFit | None = None
     """How the model's EM ended (None for the majority)."""
+    model: em.Fit | None = None
+    """The fitted parameters (the warm start of the refits; None for the majority)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,18 @@ class Estimator:
     competence_title: str | None
     """The competence column's heading ("Dawid–Skene accuracy"); None: no competence."""
     fit: Callable[[FitInput], Fitted]
+    refit: Callable[[FitInput, Fitted, np.ndarray], np.ndarray] | None = None
+    """(given, full fit, unit weights R x n_units) -> R answers per unit (codes, NO_LABELS
+    where a unit has no labels): the model refitted to each weighted copy of the labels from
+    the full fit (`REFIT_TOLERANCE`, `REFIT_MAX_ITERATIONS`). None: nothing is fitted."""
+
+
+REFIT_TOLERANCE = 1e-4
+"""A refit stops when its log-likelihood changes by less than this (nats): from the full
+fit's warm start its answers settle long before the full fit's 10⁻⁶."""
+REFIT_MAX_ITERATIONS = 50
+"""A refit's iteration cap: a replicate still moving after 50 EM steps from the full fit is
+scored with the answers it has then."""
 
 
 def _arrays(given: FitInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -90,7 +105,9 @@ def _dawid_skene(given: FitInput) -> Fitted:
     classes = coded.classes
     ds = em.dawid_skene(task, worker, answer, coded.n_units, len(coded.annotators), len(classes))
     assert ds.errors is not None
-    fitted = Fitted(_pred(ds, task, coded.n_units), fit=_fit_row("dawid_skene", ds, False))
+    fitted = Fitted(
+        _pred(ds, task, coded.n_units), fit=_fit_row("dawid_skene", ds, False), model=ds
+    )
     for w in np.unique(worker).tolist():
         block = ds.errors[w]  # truth x answer: P(answer | truth, worker)
         fitted.confusion[w] = {
@@ -102,11 +119,65 @@ def _dawid_skene(given: FitInput) -> Fitted:
     return fitted
 
 
+def _refit_pred(
+    posterior: np.ndarray, task: np.ndarray, n_units: int, rank: np.ndarray | None = None
+) -> np.ndarray:
+    has = np.bincount(task, minlength=n_units) > 0
+    return np.where(has[None, :], batch_em.answers_of(posterior, rank), NO_LABELS)
+
+
+def _dawid_skene_refit(given: FitInput, full: Fitted, weights: np.ndarray) -> np.ndarray:
+    coded = given.coded
+    task, worker, answer = _arrays(given)
+    assert full.model is not None
+    refit = batch_em.dawid_skene_batch(
+        task,
+        worker,
+        answer,
+        weights,
+        coded.n_units,
+        len(coded.annotators),
+        len(coded.classes),
+        start=full.model.posterior,
+        tolerance=REFIT_TOLERANCE,
+        max_iterations=REFIT_MAX_ITERATIONS,
+    )
+    return _refit_pred(refit.posterior, task, coded.n_units)
+
+
+def _class_rank(coded: CodedStudy) -> np.ndarray:
+    """Sorted class coding: the fit does not depend on the task's label order."""
+    return np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
+
+
+def _mace_refit(given: FitInput, full: Fitted, weights: np.ndarray) -> np.ndarray:
+    coded = given.coded
+    task, worker, answer = _arrays(given)
+    fit = full.model
+    assert fit is not None and fit.class_rank is not None and fit.strategy is not None
+    rank = fit.class_rank
+    order = np.argsort(rank)  # fit coding -> caller's coding
+    refit = batch_em.mace_batch(
+        task,
+        worker,
+        rank[answer],
+        weights,
+        coded.n_units,
+        len(coded.annotators),
+        len(coded.classes),
+        start=fit.posterior[:, order],
+        competence=fit.competence,
+        strategy=fit.strategy[:, order],
+        tolerance=REFIT_TOLERANCE,
+        max_iterations=REFIT_MAX_ITERATIONS,
+    )
+    return _refit_pred(refit.posterior[:, :, rank], task, coded.n_units, rank)
+
+
 def _mace(given: FitInput) -> Fitted:
     coded = given.coded
     task, worker, answer = _arrays(given)
-    # Sorted class coding: the fit does not depend on the task's label order.
-    rank = np.argsort(np.argsort(np.array(coded.classes, dtype=object), kind="stable"))
+    rank = _class_rank(coded)
     mace = em.mace(
         task,
         worker,
@@ -124,12 +195,15 @@ def _mace(given: FitInput) -> Fitted:
         # The estimated probability that the annotator is not spamming (knows the answer).
         {w: float(mace.competence[w]) for w in np.unique(worker).tolist()},
         fit=_fit_row("mace", mace, True),
+        model=mace,
     )
 
 
 MAJORITY = Estimator("majority", "Majority vote", None, lambda given: Fitted(given.final.pred))
 """The study's own rule, scored beside the models (its answers are the report's)."""
-DAWID_SKENE = Estimator("dawid_skene", "Dawid–Skene", "Dawid–Skene accuracy", _dawid_skene)
-MACE = Estimator("mace", "MACE", "MACE competence", _mace)
+DAWID_SKENE = Estimator(
+    "dawid_skene", "Dawid–Skene", "Dawid–Skene accuracy", _dawid_skene, _dawid_skene_refit
+)
+MACE = Estimator("mace", "MACE", "MACE competence", _mace, _mace_refit)
 ESTIMATORS: tuple[Estimator, ...] = (DAWID_SKENE, MACE)
 """The models fitted beside the majority, in the tables' order."""

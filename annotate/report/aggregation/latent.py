@@ -7,8 +7,10 @@ matrix too), and the items where the models and the majority disagree.
 The models sit behind one interface (`estimators`). Dawid–Skene and MACE are fitted to
 convergence by `aggregation.em` (vectorised EM; MACE with sorted class coding, a stated seed
 and restarts, the best likelihood kept), at any study size, and the report states each fit's
-iterations, log-likelihood, convergence and tolerance (`fits`). Their intervals hold the
-fitted answers fixed and resample the test items (said in the interval's method).
+iterations, log-likelihood, convergence and tolerance (`fits`). On studies of at most
+`refit.REFIT_LABELS` labels their intervals include the fitting uncertainty (`refit`: the
+models refitted on bootstrap replicates, the interval widened by the design effect); above,
+they hold the fitted answers fixed. The interval's method says which.
 
 The data is computed here; its tables are `sections.model_aggregation`.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from annotate.report.aggregation import estimators
+from annotate.report.aggregation import estimators, refit
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy, wilson_fits
@@ -39,6 +41,41 @@ BOOTSTRAP = (
     "bootstrap percentile interval, 95%: test items resampled, the fitted model's answers "
     "held fixed"
 )
+MAJORITY_WILSON = "Wilson score interval, 95%: the majority has nothing fitted"
+MAJORITY_BOOTSTRAP = (
+    "bootstrap percentile interval, 95%: test items resampled (the majority has nothing fitted)"
+)
+_ABOVE = (
+    f" (not refitted: the study has more than {refit.REFIT_LABELS:,} labels, the limit for "
+    "refitting per replicate)"
+)
+_REFIT = (
+    ", {effect:.2f} being the design effect of refitting the model (refitted from the full fit "
+    "on {replicates} of the bootstrap's item resamples; done on studies of up to "
+    f"{refit.REFIT_LABELS:,} labels)"
+)
+
+
+_UNDRAWN = " (not refitted: no bootstrap replicates drawn)"
+
+
+def _methods(
+    estimator: estimators.Estimator, refitted: bool, effect: float | None, bootstrap: int
+) -> tuple[str, str]:
+    """The (Wilson, bootstrap) method strings of an aggregation's interval."""
+    if estimator.refit is None:
+        return MAJORITY_WILSON, MAJORITY_BOOTSTRAP
+    if not refitted:
+        why = _UNDRAWN if bootstrap <= 0 else _ABOVE
+        return WILSON + why, BOOTSTRAP + why
+    d = 1.0 if effect is None else effect
+    tail = _REFIT.format(effect=d, replicates=min(refit.REFIT_REPLICATES, bootstrap))
+    refit_wilson = f"Wilson score interval, 95%, at n / {d:.2f} items"
+    refit_boot = (
+        "bootstrap percentile interval, 95%: test items resampled, stretched about the score "
+        f"by √{d:.2f}"
+    )
+    return refit_wilson + tail, refit_boot + tail
 
 
 def model_aggregation(
@@ -70,9 +107,9 @@ def model_aggregation(
     given = estimators.FitInput(frame, coded, final, seed)
     every = (estimators.MAJORITY, *estimators.ESTIMATORS)
     fitted = {e.method: e.fit(given) for e in every}
+    refitted = refit.refits(len(frame), bootstrap)
     scores = [
-        _score(coded, e, fitted[e.method].pred, final.pred, metrics, bootstrap, seed, has_gold)
-        for e in every
+        _score(given, e, fitted[e.method], metrics, bootstrap, refitted, has_gold) for e in every
     ]
     models = {e.method: fitted[e.method] for e in estimators.ESTIMATORS}
     return ModelAggregation(
@@ -90,30 +127,35 @@ def model_aggregation(
 
 
 def _score(
-    coded: CodedStudy,
+    given: estimators.FitInput,
     estimator: estimators.Estimator,
-    pred: np.ndarray,
-    majority: np.ndarray,
+    fitted: estimators.Fitted,
     metrics: list[str],
     bootstrap: int,
-    seed: int,
+    refitted: bool,
     has_gold: bool,
 ) -> AggregationScore:
+    coded, seed, pred = given.coded, given.seed, fitted.pred
     method, title = estimator.method, estimator.title
-    changed = int(((pred != majority) & (pred != NO_LABELS)).sum())
+    changed = int(((pred != given.final.pred) & (pred != NO_LABELS)).sum())
     if not has_gold:
         return AggregationScore(
             method, title, {m: Estimate(None) for m in metrics}, Estimate(None), None, changed
         )
     scorer = scorer_for(coded, pred)
     # Same replicates for every method (one purpose): the intervals differ by the answers only.
-    raw, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, "model-aggregation")
+    fixed: list[np.ndarray] = []
+    raw, raw_total = score_with_intervals(scorer, metrics, bootstrap, seed, refit.PURPOSE, fixed)
     scores = {m: Estimate.of(e) for m, e in raw.items()}
     total = Estimate.of(raw_total)
     n = count_scored(coded, pred)
     accuracy = scores.get("accuracy")
     if wilson_fits(metrics, coded) and accuracy is not None and accuracy.value is not None and n:
         accuracy.wilson_low, accuracy.wilson_high = wilson_interval(accuracy.value * n, n)
+    effect = None
+    if refitted and fixed and estimator.refit is not None:
+        effect = refit.design_effect(given, estimator, fitted, scorer, fixed[0], seed)
+    wilson_method, bootstrap_method = _methods(estimator, refitted, effect, bootstrap)
     quoted = quoted_interval(
         metrics,
         coded.kind,
@@ -122,8 +164,9 @@ def _score(
         n,
         total.ci_low,
         total.ci_high,
-        wilson_method=WILSON,
-        bootstrap_method=BOOTSTRAP,
+        wilson_method=wilson_method,
+        bootstrap_method=bootstrap_method,
+        design_effect=1.0 if effect is None else effect,
     )
     interval = None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
     return AggregationScore(method, title, scores, total, interval, changed)
