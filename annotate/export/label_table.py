@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.export.values import numeric_key, source_value
-from annotate.formats.writers import csv_cell, float_cell, neutralised
+from annotate.formats.writers import TABLE_FLOAT_FORMAT, csv_cell, float_cell, neutralised
 from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
 from annotate.protocol.studies import TEST as TEST_PHASE
@@ -206,6 +206,9 @@ def _rows(
     study_cell, no_comment = csv_cell(study_name), csv_cell(None)
     yes_no = (csv_cell(False), csv_cell(True))
     name_cells: dict[str, str] = {}  # names and phases: few distinct values, made once
+    fromiso = datetime.fromisoformat
+    last_source: Any = object()  # an item's labels come one after another: its cell once
+    source_cell = ""
 
     with engine.connect() as conn:
         total = 0
@@ -246,13 +249,29 @@ def _rows(
                         when = name_cells.get(phase)
                         if when is None:
                             when = name_cells[phase] = csv_cell(phase)
+                        if source_id != last_source:
+                            last_source, source_cell = source_id, neutralised(str(source_id))
+                        if (  # _times, inline for the usual stored form (a call per row less)
+                            shown.__class__ is str
+                            and answered.__class__ is str
+                            and len(shown) == len(answered) == 26
+                            and shown[10] == answered[10] == " "
+                        ):
+                            seconds = (fromiso(answered) - fromiso(shown)).total_seconds()
+                            shown_cell = f"{shown[:10]}T{shown[11:]}+00:00"
+                            answered_cell = f"{answered[:10]}T{answered[11:]}+00:00"
+                            seconds_cell = TABLE_FLOAT_FORMAT % seconds
+                        else:
+                            shown_cell, answered_cell, seconds_cell = _times(shown, answered)
                         row = [
                             study_cell,
-                            neutralised(str(source_id)),  # csv_cell of a text
+                            source_cell,  # csv_cell of a text
                             who,
                             when,
                             known[0],
-                            *_times(shown, answered),
+                            shown_cell,
+                            answered_cell,
+                            seconds_cell,
                             yes_no[bool(flag)],
                             no_comment if comment is None else csv_cell(comment),
                             yes_no[item_id in excluded],
@@ -365,10 +384,11 @@ def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
         and shown[10] == answered[10] == " "
     ):
         seconds = (datetime.fromisoformat(answered) - datetime.fromisoformat(shown)).total_seconds()
+        # A finite float: its fixed-decimals cell is float_cell(round(seconds, 3))'s digits.
         return (
             f"{shown[:10]}T{shown[11:]}+00:00",
             f"{answered[:10]}T{answered[11:]}+00:00",
-            float_cell(round(seconds, 3)),
+            TABLE_FLOAT_FORMAT % seconds,
         )
     return _stamp(shown), _stamp(answered), float_cell(round(_seconds(shown, answered), 3))
 
