@@ -71,6 +71,7 @@ class LabelApp(SafeCrash, App[None]):
         self.shown_test = False
         """Whether a test item has been shown in this run (to announce the phase change)."""
         self.last_answer = time.monotonic()
+        """When the annotator last answered: reading since then (IDLE_S)."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
