@@ -9,6 +9,10 @@ Baseline in the same run: the engine alone on the same store, making the calls t
 for a test keypress (submit_and_next, then progress for the status line) with no screen, so
 the ratio shows what the screen adds.
 
+The presses come back to back, as no annotator reads that fast: the log checkpoint that the app
+leaves for a pause (annotate/store/checkpoint.py) falls inside one keypress in a hundred here,
+as SQLite's own would.
+
 With `--runs N` the engine and the app are measured N times on the one store (a new annotator
 each time), each run with the machine's load average, as the target is for a quiet machine.
 

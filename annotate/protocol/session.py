@@ -11,6 +11,7 @@ restarted session resumes with that item (its lease) or the next one.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +28,7 @@ from annotate.protocol.answers import describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.protocol.views import Feedback, ItemView, label_row
+from annotate.store import checkpoint
 from annotate.store.engine import is_transient, lock_study, write_connection, write_session
 from annotate.store.models import (
     Annotator,
@@ -367,7 +369,7 @@ class AnnotatorSession:
             return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> Leased | None:
-            with write_connection(self.engine) as conn:
+            with write_connection(self.engine, keypress=True) as conn:
                 lock_study(conn, self.ctx.id)
                 self.check_window(conn)
                 return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
@@ -545,7 +547,7 @@ class AnnotatorSession:
 
         def work() -> tuple[bool, Refusal | None, Leased | None]:
             now = self.clock()
-            with write_connection(self.engine) as conn:
+            with write_connection(self.engine, keypress=True) as conn:
                 lock_study(conn, self.ctx.id)
                 self.check_window(conn)
                 refusal = None
@@ -638,6 +640,14 @@ class AnnotatorSession:
                 label.revisions += 1
 
         _retry(work)
+
+    def idle(self) -> None:
+        """The annotator is reading (the app asks a moment after the last keypress): do the
+        store upkeep the keypresses left, the log's checkpoint on SQLite
+        (annotate/store/checkpoint.py). A failure leaves the log as it is, still valid: a
+        later checkpoint copies it."""
+        with contextlib.suppress(DBAPIError, UserError):
+            checkpoint.when_idle(self.engine)
 
     def release(self) -> None:
         """Give back the item on the screen (a clean quit); a crash leaves it leased until the

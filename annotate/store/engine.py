@@ -17,7 +17,7 @@ import shutil
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,6 +28,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.settings import settings
+from annotate.store import checkpoint
 
 T = TypeVar("T")
 
@@ -383,14 +384,17 @@ def _take_turn(fd: int) -> None:
 
 
 @contextmanager
-def write_connection(engine: Engine) -> Iterator[Connection]:
+def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Connection]:
     """A connection in a transaction that takes the write lock at its start (BEGIN IMMEDIATE
-    on SQLite, after this process's turn), commits on success and rolls back on any error."""
+    on SQLite, after this process's turn), commits on success and rolls back on any error.
+    `keypress`: a person waits for this commit, so on SQLite it leaves the log's checkpoint
+    for when they are reading (annotate/store/checkpoint.py)."""
     # The connection is checked out before this process's turn and returned after it: the
     # turn covers the transaction alone.
     with engine.connect() as conn:
         conn = conn.execution_options(sqlite_immediate=True)
-        with writer_turn(engine), conn.begin():
+        later = checkpoint.keypress_commit(engine, conn) if keypress and is_sqlite(engine) else None
+        with later or nullcontext(), writer_turn(engine), conn.begin():
             yield conn
 
 

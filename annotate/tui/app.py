@@ -58,6 +58,9 @@ class LabelApp(SafeCrash, App[None]):
     RECONNECT_FIRST_S: float = 0.5
     RECONNECT_MAX_S: float = 8.0
     """The pause before trying an unreachable store again doubles from the first to the max."""
+    IDLE_S: float = 0.5
+    """No key for this long: the annotator is reading, and the store does the upkeep the
+    keypresses left (AnnotatorSession.idle)."""
 
     def __init__(self, session: AnnotatorSession, study: str, annotator: str) -> None:
         super().__init__()
@@ -67,6 +70,8 @@ class LabelApp(SafeCrash, App[None]):
         self.started = time.monotonic()
         self.shown_test = False
         """Whether a test item has been shown in this run (to announce the phase change)."""
+        self.last_answer = time.monotonic()
+        """When the annotator last answered: reading since then (IDLE_S)."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
@@ -77,6 +82,7 @@ class LabelApp(SafeCrash, App[None]):
     def on_mount(self) -> None:
         if self.session.visit_id is None:  # an app built on a session of its own (the web app)
             self.session.claim_window(self.CLIENT)
+        self.set_interval(self.IDLE_S, self._when_idle)
         progress = self.session.progress()
         if self.crowd is not None:
             if self._crowd_finish(self.push_screen):  # back after leaving: say so first
@@ -170,6 +176,10 @@ class LabelApp(SafeCrash, App[None]):
     def _preload() -> None:
         """Import the screens that come after the guidelines while the annotator reads them."""
         from annotate.tui.screens import feedback, help, item, phases  # noqa: F401
+
+    def _when_idle(self) -> None:
+        if time.monotonic() - self.last_answer >= self.IDLE_S:
+            self.session.idle()
 
     # --- the one path for a store that is away -------------------------------------------------
     def hold(self, retry: Callable[[], object], attempt: int, what: str) -> None:
@@ -312,6 +322,7 @@ class LabelApp(SafeCrash, App[None]):
             self.notify("The store is back: your answer is saved.", markup=False)
 
     async def _answer(self, message: ItemScreen.Answered) -> None:
+        self.last_answer = time.monotonic()
         if message.revising:
             self._revise(message)
             return

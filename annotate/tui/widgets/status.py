@@ -102,9 +102,12 @@ class StatusBar(Horizontal):
 
 
 def set_line(widget: Static, text: Text) -> None:
-    """Put one line of text in a widget as wide as its text (`width: auto`): laid out again
-    only when the width changes (a new digit), else just redrawn, which costs far less than
-    a layout of the screen."""
+    """Put one line of text in a widget as wide as its text (`width: auto`): nothing to do if
+    it says the same (the clocks, answering within the second), laid out again only when the
+    width changes (a new digit), else just redrawn, which costs far less than a layout of the
+    screen."""
+    if widget.content == text:
+        return
     widget.update(text, layout=widget.size.width != text.cell_len)
 
 

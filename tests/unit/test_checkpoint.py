@@ -1,0 +1,76 @@
+"""The test keypress leaves SQLite's log checkpoint for when the annotator reads: its commit is
+in the log (durable) but the store file is not touched until `idle`, or until DEFER_AT_MOST
+keypress commits have waited; every other commit checkpoints as SQLite does.
+
+The store here checkpoints at every commit (wal_autocheckpoint=1), so "the store file did not
+change" means "this commit did not checkpoint"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.session import AnnotatorSession, Phase
+from annotate.store import checkpoint
+from annotate.store import engine as engine_module
+from annotate.store.models import Label
+from annotate.workspace import open_workspace
+from tests.engine_helpers import rte_study
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    pragmas = (*engine_module.SQLITE_PRAGMAS, "PRAGMA wal_autocheckpoint=1")
+    monkeypatch.setattr(engine_module, "SQLITE_PRAGMAS", pragmas)
+    path = tmp_path / "store.db"
+    ws = open_workspace(str(path), create=True)
+    rte_study(ws.engine, tmp_path, name="cp", train=2, test=20, gate_threshold=0.0)
+    session = AnnotatorSession.open(ws.engine, "cp", "ana", create_annotator=True)
+    while session.phase() is Phase.TRAINING:
+        session.submit(session.next_item(), "entailment")
+    yield path, session
+    ws.engine.dispose()
+
+
+def answers_in_store(session: AnnotatorSession) -> int:
+    from sqlmodel import Session, func, select
+
+    with Session(session.engine) as s:
+        return s.exec(select(func.count()).select_from(Label).where(Label.phase == "test")).one()
+
+
+def test_keypress_commits_leave_the_checkpoint_until_idle(store):
+    path, session = store
+    item = session.next_item()
+    session.idle()
+    before = path.read_bytes()
+    for _ in range(3):
+        item = session.submit_and_next(item, "entailment")
+    assert path.read_bytes() == before  # committed to the log only
+    assert answers_in_store(session) == 3  # and there, for every reader
+    session.idle()
+    after_idle = path.read_bytes()
+    assert after_idle != before  # copied into the store file
+    session.release()  # an ordinary commit: it checkpoints itself, as SQLite does
+    assert path.read_bytes() != after_idle
+
+
+def test_someone_who_never_pauses_checkpoints_every_so_often(store, monkeypatch):
+    monkeypatch.setattr(checkpoint, "DEFER_AT_MOST", 3)
+    path, session = store
+    item = session.next_item()  # a keypress commit: 1 waiting
+    item = session.submit_and_next(item, "entailment")  # 2
+    before = path.read_bytes()
+    session.submit_and_next(item, "entailment")  # 3: this one checkpoints
+    assert path.read_bytes() != before
+    assert answers_in_store(session) == 2
+
+
+def test_idle_with_nothing_waiting_does_nothing(store):
+    path, session = store
+    session.release()
+    before = path.read_bytes()
+    session.idle()
+    assert path.read_bytes() == before
+    assert checkpoint.when_idle(session.engine) is False
