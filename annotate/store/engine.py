@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -362,15 +363,32 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     programs, and are all there is where the file system has no native lock. PostgreSQL
     queues on its own locks: nothing to do there."""
     path = _writer_lock_path(engine)
-    fd = _open_lock_file(path) if path is not None else None
-    if fd is None:
+    if path is None:
         yield
         return
-    try:
-        _take_turn(fd)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+    # The threads of one process (the page's server) queue on a lock of their own first, so
+    # only one of them at a time polls the file lock: forty threads polling it every
+    # millisecond took the CPU and the GIL the turn's holder needed.
+    with _process_turn(path):
+        fd = _open_lock_file(path)
+        if fd is None:
+            yield
+            return
+        try:
+            _take_turn(fd)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+
+_process_turns: dict[str, threading.Lock] = {}
+_process_turns_guard = threading.Lock()
+
+
+def _process_turn(path: str) -> threading.Lock:
+    """This process's lock for the writers' turn of the store at `path`."""
+    with _process_turns_guard:
+        return _process_turns.setdefault(path, threading.Lock())
 
 
 def _take_turn(fd: int) -> None:
