@@ -27,15 +27,15 @@ one the report gives now.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from annotate import specs
 from annotate.report.aggregation import batch_em
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.study import final_aggregate
-from annotate.report.data.loading import ITEM_COLUMNS, LABEL_COLUMNS, StudyData
+from annotate.report.data.loading import StudyData
 from annotate.scoring.intervals import wilson_interval
+from tests.engine_helpers import rte_answers_study
 
 ITEMS, K, FRESH = 100, 5, 100
 CAP = 300
@@ -98,42 +98,10 @@ def model_truths(rng, right, share, fresh: int) -> dict[str, float]:
 
 def rte_study(gold: np.ndarray, answers: np.ndarray) -> StudyData:
     """A complete RTE study in memory: item i has gold code `gold[i]` (0 = entailment) and
-    answers `answers[i, j]` from annotator "a{j}" (every annotator answers every item).
-    (The shape of tests/engine_helpers' in-memory RTE builder where one exists: `right` is
-    answers == gold, `who` each row's annotators.)"""
-    spec = specs.load_task("superglue/rte")
-    protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
+    answers `answers[i, j]` from annotator "a{j}" (every annotator answers every item)."""
     n, k = answers.shape
-    names = np.array([E, NE])
-    items = pd.DataFrame(
-        {
-            "item_id": np.arange(n),
-            "source_id": [str(i) for i in range(n)],
-            "position": np.arange(n),
-            "gold": list(names[gold]),
-            "tags": [None] * n,
-            "pair_id": [None] * n,
-        }
-    )[ITEM_COLUMNS]
-    labels = pd.DataFrame(
-        {
-            "item_id": np.repeat(np.arange(n), k),
-            "source_id": [str(i) for i in np.repeat(np.arange(n), k)],
-            "annotator": pd.Categorical([f"a{j}" for _ in range(n) for j in range(k)]),
-            "value": list(names[answers.ravel()]),
-            "seconds": np.full(n * k, 5.0),
-        }
-    )[LABEL_COLUMNS]
-    return StudyData(
-        study_id=1,
-        name="sim",
-        state="complete",
-        spec=spec,
-        protocol=protocol,
-        settings=protocol.model_dump(),
-        items=items,
-        labels=labels,
-    )
+    who = np.tile(np.arange(k), (n, 1))
+    return rte_answers_study(np.array([E, NE])[gold], answers == gold[:, None], who)
 
 
 def simulated_study(rng, fresh: int = FRESH):
