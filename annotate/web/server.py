@@ -9,9 +9,11 @@ bind to loopback (the default) and reach it through an SSH tunnel from elsewhere
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import os
 import shlex
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -103,6 +105,7 @@ def make_server(
     os.environ[TOKENS_ENV] = "required" if require_tokens else "optional"
     if LIMITS_ENV not in os.environ:  # every tab's process counts refused sign-ins in one file
         folder = tempfile.mkdtemp(prefix="annotate-serve-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # gone when serve stops
         os.environ[LIMITS_ENV] = str(Path(folder) / "signin-limits.db")
     if console:
         command = console_command(study, annotator)

@@ -12,11 +12,9 @@ a limits file in a private temporary folder), so its processes act as one server
 from __future__ import annotations
 
 import json
-import logging
 import os
 import secrets
-import tempfile
-from pathlib import Path
+import sys
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -25,14 +23,11 @@ from annotate import install_hint
 from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.web.limits import SignInLimiter
+from annotate.web.page.supervisor import log_setup, uvicorn_options
 from annotate.web.server import allowed_origins
 
 SECRET_ENV = "ANNOTATE_WEB_SECRET"
-LIMITS_ENV = "ANNOTATE_SIGNIN_LIMITS"
 WORKER_ENV = "ANNOTATE_PAGE_WORKER"
-KEEP_ALIVE_S = 65
-"""Idle seconds before the server closes a browser's connection (above the 60 s idle timeout
-of common load balancers, so they close first)."""
 
 
 def page_app(
@@ -69,56 +64,33 @@ def page_app(
     return create_app(config)
 
 
-def _uvicorn_options(host: str, port: int) -> dict:
-    return {
-        "host": host,
-        "port": port,
-        "log_level": "info",
-        "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
-        "server_header": False,
-        "h11_max_incomplete_event_size": 64 * 1024,
-        # A worker answers every few seconds: keep their connection open between answers
-        # (uvicorn's default of 5 s closes it just as the next answer is sent).
-        "timeout_keep_alive": KEEP_ALIVE_S,
-    }
-
-
-def _log_setup() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-
-
 def run_page(app, *, host: str, port: int) -> None:
     """One server process (the default): `app` is the page built by `page_app`."""
     import uvicorn
 
-    _log_setup()
-    uvicorn.run(app, **_uvicorn_options(host, port))
+    log_setup()
+    uvicorn.run(app, **uvicorn_options(host, port))
 
 
 def run_page_workers(workers: int, url: str, study: str, **page_options) -> None:
     """`workers` processes on one port, each with its own engine (none is shared across a
-    fork). They get the page's options through ANNOTATE_PAGE_WORKER, and one cookie key and
-    one sign-in limits file, so a worker's cookie and a refused name count on all of them."""
-    import uvicorn
-
-    _log_setup()
-    with tempfile.TemporaryDirectory(prefix="annotate-serve-") as private:  # mode 0700
-        os.environ.setdefault(SECRET_ENV, secrets.token_urlsafe(32))
-        os.environ.setdefault(LIMITS_ENV, str(Path(private) / "signin-limits.db"))
-        os.environ[WORKER_ENV] = json.dumps({"url": url, "study": study, **page_options})
-        uvicorn.run(
-            "annotate.web.page.serve:worker_page",
-            factory=True,
-            workers=workers,
-            **_uvicorn_options(page_options["host"], page_options["port"]),
-        )
+    fork), under a light supervisor this process becomes (supervisor.py). They get the
+    page's options through ANNOTATE_PAGE_WORKER, and one cookie key and one sign-in limits
+    file, so a worker's cookie and a refused name count on all of them."""
+    os.environ.setdefault(SECRET_ENV, secrets.token_urlsafe(32))
+    os.environ[WORKER_ENV] = json.dumps({"url": url, "study": study, **page_options})
+    host, port = page_options["host"], str(page_options["port"])
+    command = [sys.executable, "-m", "annotate.web.page.supervisor", str(workers), host, port]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, command)
 
 
 def worker_page():
     """The page of one `--workers` process (uvicorn calls this in each of them)."""
     from annotate.workspace import open_workspace
 
-    _log_setup()
+    log_setup()
     options = json.loads(settings().page_worker or "{}")
     engine = open_workspace(options.pop("url")).engine
     return page_app(engine, options.pop("study"), **options)

@@ -1,0 +1,63 @@
+"""`annotate serve STUDY --workers N`'s supervisor: uvicorn's process manager and nothing else.
+
+`annotate serve` checks the study and the options, then replaces itself with this module
+(`os.execv`), so the process that only watches the page processes does not keep the whole
+command's imports: about 25 MB instead of 85 (bench_web). Imports stay light here: uvicorn,
+and the standard library.
+
+    python -m annotate.web.page.supervisor WORKERS HOST PORT
+
+The page's options travel in ANNOTATE_PAGE_WORKER, set by `serve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+LIMITS_ENV = "ANNOTATE_SIGNIN_LIMITS"
+KEEP_ALIVE_S = 65
+"""Idle seconds before the server closes a browser's connection (above the 60 s idle timeout
+of common load balancers, so they close first)."""
+
+
+def uvicorn_options(host: str, port: int) -> dict:
+    return {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
+        "server_header": False,
+        "h11_max_incomplete_event_size": 64 * 1024,
+        # A worker answers every few seconds: keep their connection open between answers
+        # (uvicorn's default of 5 s closes it just as the next answer is sent).
+        "timeout_keep_alive": KEEP_ALIVE_S,
+    }
+
+
+def log_setup() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: list[str]) -> None:
+    import uvicorn
+
+    workers, host, port = int(argv[0]), argv[1], int(argv[2])
+    log_setup()
+    # One sign-in limits file for all the processes, unless the researcher named one; in a
+    # private folder (mode 0700) removed when the server stops.
+    with tempfile.TemporaryDirectory(prefix="annotate-serve-") as private:
+        os.environ.setdefault(LIMITS_ENV, str(Path(private) / "signin-limits.db"))
+        uvicorn.run(
+            "annotate.web.page.serve:worker_page",
+            factory=True,
+            workers=workers,
+            **uvicorn_options(host, port),
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
