@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import annotate
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,7 +148,7 @@ def test_a_fresh_venv_installs_the_wheel_by_its_name_with_an_extra(tmp_path: Pat
         cwd=tmp_path,
     )
     assert version.returncode == 0, version.stderr
-    assert version.stdout.startswith("annotate 0.3.0"), version.stdout
+    assert version.stdout.startswith(f"annotate {annotate.__version__} "), version.stdout
     where = subprocess.run(
         [str(python), "-c", "import annotate; print(annotate.__file__)"],
         capture_output=True,
