@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import FlagAction, GateDecision
 from annotate.tui.console.app import ConsoleApp, create_console_app
+from annotate.tui.console.screens import study as study_screen
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen
 from annotate.tui.console.screens.flags import FlagsScreen
@@ -35,7 +37,7 @@ from annotate.tui.console.screens.studies import StudiesScreen
 from annotate.tui.console.screens.study import StudyScreen
 from tests.engine_helpers import catch_study, rte_study
 from tests.tui.console_support import NOW, StepClock, busy_study, label_as
-from tests.tui.support import build_study, screen_text, wait_until
+from tests.tui.support import build_study, screen_lines, screen_text, wait_until
 from tests.tui.task_data import LAYOUT_DATA
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -535,6 +537,117 @@ async def test_the_study_table_header_lines_up_with_its_rows_when_opened_from_th
             visible = min(len(labels), len(cells))
             assert visible >= 8  # the counts, at 80 columns
             assert cells[:visible] == labels[:visible], (header, row)
+
+
+def drawn_as_filled(monkeypatch, screen: type[LiveScreen]) -> None:
+    """A frame is drawn the moment `screen` has filled its tables, before Textual measured the
+    new cells on its next idle: what the outside tester's terminal did (traced: a frame between
+    the last add_row and the table's width update)."""
+    show = screen.show
+
+    def show_and_draw(self, data):  # type: ignore[no-untyped-def]
+        show(self, data)
+        screen_lines(self.app)
+
+    monkeypatch.setattr(screen, "show", show_and_draw)
+
+
+def assert_lined_up(app, header_start: str, is_row: Callable[[str], bool]) -> None:
+    """Each label of the table's header starts where its column's cells start, on every row."""
+    lines = screen_text(app).splitlines()
+    header = next(line for line in lines if line.strip().startswith(header_start))
+    rows = [line for line in lines if is_row(line)]
+    assert rows, lines
+    labels = cell_starts(header)
+    for row in rows:
+        cells = cell_starts(row)
+        visible = min(len(labels), len(cells))
+        assert cells[:visible] == labels[:visible], (header, row)
+
+
+def synthetic_row(line: str) -> bool:
+    return "(synthetic)" in line and "·" not in line  # not the selected annotator's detail line
+
+
+@pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])
+async def test_the_study_table_header_lines_up_when_a_frame_is_drawn_before_the_table_settles(
+    workspace, tmp_path, monkeypatch, task
+):
+    """26.1 as the tester went: a 3-class study opened from the list, back, then MultiRC or
+    ReCoRD; a frame drawn while each table is filled must not leave the header at the widths
+    of the labels alone ("Acc." over "6/6" until the window was resized)."""
+    monkeypatch.setattr(study_screen, "CLOCK_SECONDS", 3600.0)  # its redraw would hide it
+    drawn_as_filled(monkeypatch, StudyScreen)
+    for name, layout in (("three-class", "superglue/cb"), ("reading", task)):
+        dev, test = LAYOUT_DATA[layout]
+        settings = {"training_items": len(dev), "gate_min_items": 1, "annotators_per_item": 2}
+        build_study(
+            workspace.engine, tmp_path, layout, test=test, dev=dev, overrides=settings, name=name
+        )
+        simulate(workspace.engine, name, 2, 0.9)
+    app = console(workspace.engine)
+    async with app.run_test(size=(120, 30)) as pilot:
+        for name in ("three-class", "reading"):
+            await arrive(pilot, StudiesScreen)
+            studies = app.screen.query_one("#studies", DataTable)
+            studies.move_cursor(row=studies.get_row_index(name))
+            await pilot.press("enter")
+            await arrive(pilot, StudyScreen)
+            table = app.screen.query_one("#annotators", DataTable)
+            await wait_until(pilot, lambda t=table: t.row_count == 2, "both annotators' rows")
+            assert_lined_up(app, "Annotator", synthetic_row)
+            await pilot.press("escape")
+
+
+async def test_the_study_table_header_follows_a_column_that_widens_on_refresh(
+    workspace, tmp_path, monkeypatch
+):
+    """26.1: a refresh whose cells are wider than before (a trainee admitted by hand: "pending"
+    becomes "admitted", "–" a reason) moves the header with the cells, the rows being as many."""
+    from annotate.protocol import gate
+    from annotate.protocol.session import AnnotatorSession
+
+    monkeypatch.setattr(study_screen, "CLOCK_SECONDS", 3600.0)
+    drawn_as_filled(monkeypatch, StudyScreen)
+    ctx = rte_study(workspace.engine, tmp_path, name="tr", train=2, test=3)
+    session = AnnotatorSession.open(workspace.engine, "tr", "ana", create_annotator=True)
+    item = session.next_item()
+    assert item is not None and item.phase == "training"
+    session.submit(item, "entailment")
+    session.release()
+    app = console(workspace.engine, "tr")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert "pending" in screen_text(app)
+        assert_lined_up(app, "Annotator", lambda line: line.strip().startswith("ana "))
+        loads = screen.loads
+        reason = "admitted by hand: she trained with us"
+        gate.decide_manually(workspace.engine, ctx, "ana", True, reason=reason, force=True)
+        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the decision")
+        assert "admitted by hand:…" in screen_text(app)
+        assert_lined_up(app, "Annotator", lambda line: line.strip().startswith("ana "))
+
+
+async def test_the_studies_header_follows_a_count_that_grows_from_9_to_10(
+    workspace, tmp_path, monkeypatch
+):
+    """26.1 on the Studies screen (no clock redraws it): "9/100 (9%)" becoming "10/100 (10%)"
+    widens Labels; its header and the next one stay over their cells."""
+    drawn_as_filled(monkeypatch, StudiesScreen)
+    rte_study(workspace.engine, tmp_path, name="s", train=1, test=20)
+    label_as(workspace.engine, "s", "ana", test_items=9)
+    app = console(workspace.engine)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        screen = app.screen
+        assert "9/100 (9%)" in screen_text(app)
+        assert_lined_up(app, "Study ", lambda line: line.strip().startswith("s "))
+        loads = screen.loads
+        label_as(workspace.engine, "s", "ben", test_items=1)
+        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the label")
+        assert "10/100 (10%)" in screen_text(app)
+        assert_lined_up(app, "Study ", lambda line: line.strip().startswith("s "))
 
 
 async def test_a_training_flag_offers_no_exclusion_and_items_are_named_as_the_table_does(

@@ -19,6 +19,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen
+from annotate.tui.console.table import Table
 
 STATE_STYLE = {flags.OPEN: "bold yellow", flags.RESOLVED: "green", flags.EXCLUDED: "red"}
 COMMENT_WIDTH = 40
@@ -74,7 +75,7 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text(f"Flags · {self.ctx.study.name}", style="bold"), classes="screen-title")
-        yield DataTable(id="flags-table", cursor_type="row", zebra_stripes=True)
+        yield Table(id="flags-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="flag-detail"):
             yield Static("", id="flag-text")
         yield Footer()

@@ -21,6 +21,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, share
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen, plan_text, warnings_text
+from annotate.tui.console.table import Table
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class GateScreen(LiveScreen[GateView]):
             classes="screen-title",
         )
         with VerticalScroll(id="gate-body"):
-            yield DataTable(id="trainees", cursor_type="row", zebra_stripes=True)
+            yield Table(id="trainees", cursor_type="row", zebra_stripes=True)
             yield Static("", id="gate-plan")
         yield Footer()
 

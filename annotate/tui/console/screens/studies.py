@@ -13,6 +13,7 @@ from annotate.protocol.progress import StudyOverview, studies_overview
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import ago, share
 from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.table import Table
 
 
 class StudiesScreen(LiveScreen[list[StudyOverview]]):
@@ -21,7 +22,7 @@ class StudiesScreen(LiveScreen[list[StudyOverview]]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("Studies", style="bold"), classes="screen-title")
-        yield DataTable(id="studies", cursor_type="row", zebra_stripes=True)
+        yield Table(id="studies", cursor_type="row", zebra_stripes=True)
         yield Static("", id="studies-empty", markup=False)
         yield Footer()
 

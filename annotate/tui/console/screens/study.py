@@ -32,6 +32,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.table import Table
 
 BAR_WIDTH = 24
 CLOCK_SECONDS = 1.0
@@ -198,10 +199,10 @@ class StudyScreen(LiveScreen[StudyData]):
                 yield Static("", id="study-summary")
                 yield Static("", id="study-histogram")
             yield Static("", id="study-warnings", markup=False)
-            yield DataTable(id="annotators", cursor_type="row", zebra_stripes=True)
+            yield Table(id="annotators", cursor_type="row", zebra_stripes=True)
             yield Static("", id="annotator-detail", markup=False)
             yield Static("", id="catch-title", markup=False)
-            yield DataTable(id="catch", cursor_type="none", zebra_stripes=True)
+            yield Table(id="catch", cursor_type="none", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
