@@ -31,6 +31,7 @@ from typing import Any
 
 import jinja2
 from itsdangerous import BadSignature, URLSafeSerializer
+from markupsafe import Markup
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
@@ -180,6 +181,13 @@ def create_app(config: PageConfig) -> Starlette:
     tickets = URLSafeSerializer(config.secret, salt="annotate.item")
     title = terminal_safe(ctx.spec.title)
     help_text = _help_text(ctx)  # fixed for the study: worked out once
+    # Every item page carries the help dialog, which is the same for the whole study:
+    # rendered (and escaped) once here rather than on every answer.
+    help_dialog = Markup(
+        templates.get_template("screens/_help.html").render(
+            title=title, keys=help_text["keys"], guidelines=help_text["guidelines"]
+        )
+    )
 
     def render(request: Request, screen: Screen) -> Response:
         context = {
@@ -236,12 +244,24 @@ def create_app(config: PageConfig) -> Starlette:
             session.attach_window(int(window))
         return session
 
-    @functools.lru_cache(maxsize=ITEM_CACHE)
+    item_texts: dict[int, dict[str, Any]] = {}
+    """Items' fields by id, kept by this process (at most ITEM_CACHE, oldest out first): an
+    item's text never changes once it is in the store. An item is kept when it is served, so
+    the answer that names it in its ticket reads nothing back."""
+
+    def keep_item(item_id: int, fields: dict[str, Any]) -> None:
+        if item_id not in item_texts and len(item_texts) >= ITEM_CACHE:
+            del item_texts[next(iter(item_texts))]
+        item_texts[item_id] = fields
+
     def item_fields(item_id: int) -> dict[str, Any] | None:
-        """An item's fields, read once per process: an item's text never changes once it is in
-        the store, and every answer's ticket names its item (one read less per answer)."""
-        with config.engine.connect() as conn:
-            return conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+        fields = item_texts.get(item_id)
+        if fields is None:
+            with config.engine.connect() as conn:
+                fields = conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+            if fields is not None:
+                keep_item(item_id, fields)
+        return fields
 
     # --- screens from the engine ----------------------------------------------------------
     def ticket(session: AnnotatorSession, item: ItemView, kind: str) -> str:
@@ -303,6 +323,7 @@ def create_app(config: PageConfig) -> Starlette:
             kind = kind or "catch"
         if item.refresher or item.item_id in session.refresher_items:
             kind = kind or "refresher"
+        keep_item(item.item_id, item.fields)
         progress = session.progress()
         status, done, total = views.status_line(item, progress)
         return Screen(
@@ -324,7 +345,7 @@ def create_app(config: PageConfig) -> Starlette:
                 "flag": flag,
                 "comment": terminal_safe(comment),
                 "keys": keys_text(session),
-                "guidelines": guidelines_text(session),
+                "help_dialog": help_dialog,
                 "announce_test": item.phase == TEST and progress.stream_done == 0,
             },
         )
