@@ -54,7 +54,7 @@ from annotate.protocol.studies import (
     get_annotator,
     load_study,
 )
-from annotate.protocol.tokens import sign_in_check
+from annotate.protocol.tokens import sign_in_check, signed_in
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect
 from annotate.store.models import Annotator, Item, utcnow
@@ -638,22 +638,29 @@ def create_app(config: PageConfig) -> Starlette:
         if wait > 0:
             config.limiter.refused([address_key(address)])  # hammering counts on the address
             return render(request, signin(request, wait_message(wait), 429))
-        allowed = await run(
-            sign_in_check, config.engine, name, token, require_token=config.require_tokens
-        )
-        if not allowed:
+
+        def admit() -> Screen | None:  # one trip off the event loop for the whole sign-in
+            annotator = signed_in(config.engine, name, token, require_token=config.require_tokens)
+            if annotator is None:
+                return None
+            annotators[name] = annotator
+            csrf = request.session.get("csrf")
+            request.session.clear()  # a new session for the new person (no fixation)
+            request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
+            # This page is now the annotator's live window: an older page or terminal of
+            # theirs stops taking answers (protocol/windows.py).
+            session = open_session(request)
+            assert session is not None
+            request.session["visit"] = session.claim_window(client="page")
+            return index_screen(request, session)
+
+        screen = await run(admit)
+        if screen is None:
             config.limiter.refused(keys)
             return render(request, signin(request, SIGN_IN_REFUSED, 403))
         config.limiter.admitted(name)
-        csrf = request.session.get("csrf")
-        request.session.clear()  # a new session for the new person (no fixation)
-        request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
-        # This page is now the annotator's live window: an older page or terminal of theirs
-        # stops taking answers (protocol/windows.py).
-        window = await run(lambda: open_session(request).claim_window(client="page"))
-        request.session["visit"] = window
         log.info("signed in: %s from %s", terminal_safe(name), address)
-        return render(request, await run(index_screen, request))
+        return render(request, screen)
 
     @posted
     def start(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
