@@ -55,8 +55,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of `pid` and all its descendants (textual-serve's tab processes)."""
+def process_tree(pid: int) -> list[int]:
+    """`pid` and all its descendants (uvicorn's worker processes, textual-serve's tabs)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -66,10 +66,18 @@ def rss_mb(pid: int) -> float:
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(ppid, []).append(int(entry.name))
-    total, todo = 0, [pid]
+    found, todo = [], [pid]
     while todo:
         p = todo.pop()
+        found.append(p)
         todo += children.get(p, [])
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of `pid` and all its descendants."""
+    total = 0
+    for p in process_tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -77,6 +85,19 @@ def rss_mb(pid: int) -> float:
         except OSError:
             pass
     return total / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) used so far by `pid` and all its descendants: the server's
+    cost per answer, which a loaded machine inflates far less than it does latencies."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -371,7 +392,9 @@ def main() -> None:
         try:
             idle = rss_mb(server.proc.pid)
             for n in args.workers:
+                cpu = cpu_seconds(server.proc.pid)
                 tally = asyncio.run(paced(server.base, names[:n], args.seconds, PACE_S, args.ramp))
+                cpu = cpu_seconds(server.proc.pid) - cpu
                 acknowledged += tally.stored
                 rss = rss_mb(server.proc.pid)
                 print_rows(
@@ -396,6 +419,10 @@ def main() -> None:
                             f"{tally.pct(tally.steady(), 0.99):.1f} ms "
                             f"({len(tally.steady()):,} answers)",
                         ),
+                        (
+                            "server CPU per answer (its arrival included)",
+                            f"{cpu / max(tally.stored, 1) * 1000:.1f} ms",
+                        ),
                         ("server RSS", f"{rss:.0f} MB (idle {idle:.0f} MB)"),
                         ("RSS per worker", f"{max(rss - idle, 0) / n * 1024:.0f} KB"),
                         ("errors", f"{len(tally.errors)}"),
@@ -416,7 +443,9 @@ def main() -> None:
                     ("errors", f"{len(arrivals.errors)}"),
                 ],
             )
+            flat_cpu = cpu_seconds(server.proc.pid)
             flat = asyncio.run(flat_out(server.base, names[: args.flat_workers], args.flat_seconds))
+            flat_cpu = cpu_seconds(server.proc.pid) - flat_cpu
             acknowledged += flat.stored
             page_rate = flat.stored / args.flat_seconds
             server_rss = rss_mb(server.proc.pid)
@@ -434,6 +463,7 @@ def main() -> None:
                     "answer -> next item p50 / p99",
                     f"{flat.pct(flat.latencies, 0.5):.1f} / {flat.pct(flat.latencies, 0.99):.1f} ms",
                 ),
+                ("server CPU per answer", f"{flat_cpu / max(flat.stored, 1) * 1000:.1f} ms"),
                 ("engine only labels/s (bench_concurrency, 5 processes)", f"{raw:,.0f}"),
                 ("ratio page to engine only", f"{page_rate / raw:.2f}x" if raw else "n/a"),
                 ("errors", f"{len(flat.errors)}"),

@@ -12,6 +12,7 @@ restarted session resumes with that item (its lease) or the next one.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,6 +60,11 @@ _BY_PHASE = (
 )
 """An annotator's answers and right ones per phase: built once, as the status line asks after
 every keypress (SQLAlchemy reuses its compiled form)."""
+
+
+FRESH_S = 1.0
+"""How long where-the-annotator-stands read in a test transaction serves as
+`progress()`: the status line asks at once; a caller that asks much later reads afresh."""
 
 
 class Phase(StrEnum):
@@ -141,6 +147,10 @@ class AnnotatorSession:
         """Test-stream answers (test and catch) stored by this annotator: counted once, then
         kept up to date here so the keypress needs no count (it only numbers the item)."""
         self._catch_planned: int | None = None
+        self._fresh_progress: tuple[float, Progress] | None = None
+        """(monotonic time, where the annotator stood) as their last test transaction (an
+        answer, a lease) read it: the status line's `progress()` that follows at once takes
+        it instead of reading again."""
         self.catch_items: set[int] = set()
         self.refresher_items: set[int] = set()
         """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
@@ -212,10 +222,6 @@ class AnnotatorSession:
 
         return _retry(work)
 
-    def _require_live(self) -> None:
-        if not self.is_live():
-            raise windows.ContinuedElsewhere()
-
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session | Connection) -> tuple[int, int, int]:
         """(training answers, right ones, test answers) in one indexed query."""
@@ -260,8 +266,14 @@ class AnnotatorSession:
             )[0]
         return Phase(standing.annotator_phase(admitted, done, quota))
 
-    def phase(self) -> Phase:
+    def phase(self, *, live: bool = False) -> Phase:
+        """The annotator's phase; `live`: first refuse a window another window of the
+        annotator took over (ContinuedElsewhere), in the same read."""
         with Session(self.engine) as session:
+            if live and self.visit_id is not None:
+                conn = session.connection()
+                if not windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id):
+                    raise windows.ContinuedElsewhere()
             phase = self._phase(session)
         if phase is Phase.WAITING and self._decide_now():
             with Session(self.engine) as session:
@@ -300,22 +312,33 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
-        it is two prepared statements on one connection (plus catch figures where used)."""
+        the test answer's own transaction works it out (`_standing_now`), and otherwise it is
+        two prepared statements on one connection (plus catch figures where used)."""
+        after_answer, self._fresh_progress = self._fresh_progress, None
+        if after_answer is not None and time.monotonic() - after_answer[0] < FRESH_S:
+            return after_answer[1]
         with self.engine.connect() as conn:
-            by_phase = self._by_phase(conn)
-            quota, test_items = self._study_sizes(conn)
-            phase = self._phase(conn, by_phase)
-            catch_planned = 0
-            if self.ctx.protocol.catch_rate > 0:
-                if self._catch_planned is None:  # fixed for the study: worked out once
-                    self._catch_planned = catch.planned(
-                        conn, self.ctx, self.annotator_id, test_items
-                    )
-                catch_planned = self._catch_planned
-            refresher_done, paused = 0, False
-            if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
-                refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
-                paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
+            return self._progress(conn)
+
+    def _standing_now(self, progress: Progress) -> None:
+        """Keep where the annotator stands, as a test transaction read it: for the status
+        line that asks at once, and the next item's number (counted exactly)."""
+        self._fresh_progress = (time.monotonic(), progress)
+        self._stream_done = progress.stream_done
+
+    def _progress(self, conn: Connection) -> Progress:
+        by_phase = self._by_phase(conn)
+        quota, test_items = self._study_sizes(conn)
+        phase = self._phase(conn, by_phase)
+        catch_planned = 0
+        if self.ctx.protocol.catch_rate > 0:
+            if self._catch_planned is None:  # fixed for the study: worked out once
+                self._catch_planned = catch.planned(conn, self.ctx, self.annotator_id, test_items)
+            catch_planned = self._catch_planned
+        refresher_done, paused = 0, False
+        if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
+            refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
+            paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -339,8 +362,7 @@ class AnnotatorSession:
     def next_item(self) -> ItemView | None:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
         window another window of the annotator took over raises ContinuedElsewhere."""
-        self._require_live()
-        phase = self.phase()
+        phase = self.phase(live=True)
         if phase is Phase.TRAINING:
             with Session(self.engine) as session:
                 answered = select(Label.item_id).where(
@@ -368,13 +390,17 @@ class AnnotatorSession:
         if self.ctx.protocol.catch_action == "pause" and self._paused():
             return None  # drifting, and no refresher item left: the researcher decides
 
-        def work() -> Leased | None:
+        def work() -> tuple[Leased | None, Progress]:
             with write_connection(self.engine, keypress=True) as conn:
                 lock_study(conn, self.ctx.id)
                 self.check_window(conn)
-                return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
+                now = self.clock()
+                leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
+                return leased, self._progress(conn)
 
-        return self._test_view(_retry(work))
+        leased, progress = _retry(work)
+        self._standing_now(progress)
+        return self._test_view(leased)
 
     def _paused(self) -> bool:
         if self.ctx.protocol.catch_rate <= 0:
@@ -405,6 +431,7 @@ class AnnotatorSession:
         self, item: ItemView, answer: Any, answered_at: datetime | None, comment: str | None
     ) -> tuple[Any, datetime, str | None]:
         """The answer validated, its time (now unless given) and the comment, blank as None."""
+        self._fresh_progress = None  # this answer changes where the annotator stands
         value = validate_answer(self.spec, answer, item.fields)
         comment = comment.strip() if comment and comment.strip() else None
         return value, answered_at or self.clock(), comment
@@ -540,12 +567,11 @@ class AnnotatorSession:
             if self._stream_done is not None:  # stored once, even by a retried commit
                 self._stream_done += 1
             return self.next_item() if then_next else None
-        self._stream_answers()  # counted outside the lock, once per session
         row = label_row(
             self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
         )
 
-        def work() -> tuple[bool, Refusal | None, Leased | None]:
+        def work() -> tuple[Refusal | None, Leased | None, Progress]:
             now = self.clock()
             with write_connection(self.engine, keypress=True) as conn:
                 lock_study(conn, self.ctx.id)
@@ -564,7 +590,7 @@ class AnnotatorSession:
                     leased = None
                     if then_next:
                         leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                    return False, refusal, leased
+                    return refusal, leased, self._progress(conn)
                 # The answer's last step (the fault tests stop a process right after it).
                 release_leases(conn, self.ctx, self.annotator_id, item.item_id)
                 leased = None
@@ -572,13 +598,12 @@ class AnnotatorSession:
                     leased = assignment.lease_next_item(
                         conn, self.ctx, self.annotator_id, now, resume=False
                     )
-                return refusal is None, refusal, leased
+                # Where the annotator now stands, for the status line, read in this same
+                # transaction (two indexed statements) rather than in a transaction of its own.
+                return refusal, leased, self._progress(conn)
 
-        stored, refusal, leased = _retry(work)
-        if stored and self._stream_done is not None:
-            self._stream_done += 1
-        elif refusal is Refusal.ANSWERED_BEFORE:
-            self._stream_done = None  # an earlier attempt did commit: count again when needed
+        refusal, leased, progress = _retry(work)
+        self._standing_now(progress)
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
             raise ItemTaken("this item already has all its labels; moving on")
         if refusal is Refusal.BATCH_DONE:

@@ -134,16 +134,21 @@ def sign_in_check(engine: Engine, name: str, token: str, *, require_token: bool)
     """Whether a page (the HTML page, a textual-serve tab) may sign `name` in with `token`: a
     real annotator of this store with the right token or, when tokens are not required, none
     to give. A wrong token of a known name is counted on the annotator (`authenticate`)."""
+    return signed_in(engine, name, token, require_token=require_token) is not None
+
+
+def signed_in(engine: Engine, name: str, token: str, *, require_token: bool) -> Annotator | None:
+    """The annotator `sign_in_check` lets in, or None."""
     try:
         annotator = get_annotator(engine, name)
     except UserError:
-        return False
+        return None
     if annotator.synthetic:
-        return False  # simulate's annotators are nobody to sign in as
+        return None  # simulate's annotators are nobody to sign in as
     if require_token and annotator.token_hash is None:
-        return False
+        return None
     try:
         check_token(engine, name, token, annotator.token_hash)
     except TokenRefused:
-        return False
-    return True
+        return None
+    return annotator

@@ -54,14 +54,21 @@ def test_a_test_keypress_is_one_transaction_of_few_statements(workspace, tmp_pat
     event.listen(engine, "commit", on_commit)
     try:
         upcoming = session.submit_and_next(item, "entailment")
+        in_answer = list(statements)
+        statements.clear()
+        progress = session.progress()  # the status line, asked right after the answer
     finally:
         event.remove(engine, "before_cursor_execute", on_statement)
         event.remove(engine, "commit", on_commit)
-    writes = [s for s in statements if not s.startswith(("BEGIN", "SELECT pg_advisory"))]
+    writes = [s for s in in_answer if not s.startswith(("BEGIN", "SELECT pg_advisory"))]
     assert upcoming is not None and upcoming.item_id != item.item_id
     assert len(commits) == 1
-    # count the label, insert it, give back the lease, choose the next item, lease it
-    assert len(writes) <= 5, writes
+    # count the label, insert it, give back the lease, choose the next item, lease it; then
+    # where the annotator now stands: answers per phase and the gate's admission
+    assert len(writes) <= 7, writes
+    assert statements == [], "the status line reads nothing after the answer"
+    assert progress.test_done == 1 and upcoming.number == 2
+    assert session.progress() == progress  # asked again: read afresh, and the same
 
 
 def test_an_item_taken_meanwhile_gives_its_lease_back(workspace, tmp_path: Path):

@@ -14,12 +14,16 @@ plain POST that returns the whole page.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
+import gc
 import hmac
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -27,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeSerializer
+from markupsafe import Markup
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import DBAPIError
 from starlette.applications import Starlette
@@ -50,7 +55,7 @@ from annotate.protocol.studies import (
     get_annotator,
     load_study,
 )
-from annotate.protocol.tokens import sign_in_check
+from annotate.protocol.tokens import sign_in_check, signed_in
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect
 from annotate.store.models import Annotator, Item, utcnow
@@ -73,6 +78,9 @@ MAX_BODY = 64 * 1024
 """Largest request body taken (an answer with a comment is well under 4 KiB)."""
 MAX_FIELD = 10_000
 ITEM_CACHE = 4096
+PAGE_THREADS = 16
+"""Threads for engine calls per process: SQLite writes take turns anyway and reads are short,
+and PostgreSQL's pool holds 5 + 10 connections per process."""
 """Items whose fields a server process keeps (a few MB of text at most)."""
 """Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 
@@ -99,6 +107,34 @@ class Screen:
     context: dict[str, Any] = field(default_factory=dict)
     status: int = 200
     headers: dict[str, str] | None = None
+
+
+class _KeyDerivedOnce:
+    """itsdangerous derives the same HMAC key from the secret on every signature it makes
+    or checks (three per answer: the session cookie and the item's ticket): derived once."""
+
+    def derive_key(self, secret_key: str | bytes | None = None) -> bytes:
+        derived: dict[Any, bytes] = self.__dict__.setdefault("_derived", {})
+        key = derived.get(secret_key)
+        if key is None:
+            key = derived[secret_key] = super().derive_key(secret_key)  # type: ignore[misc]
+        return key
+
+
+class _TicketSigner(_KeyDerivedOnce, Signer):
+    pass
+
+
+class _CookieSigner(_KeyDerivedOnce, TimestampSigner):
+    pass
+
+
+class _Sessions(SessionMiddleware):
+    """Starlette's signed-cookie sessions, with a signer that derives its key once."""
+
+    def __init__(self, app: ASGIApp, secret_key: str, **options: Any) -> None:
+        super().__init__(app, secret_key, **options)
+        self.signer = _CookieSigner(secret_key)
 
 
 @cache
@@ -171,9 +207,16 @@ def create_app(config: PageConfig) -> Starlette:
     templates = environment()  # rendered straight to HTMLResponse: no template uses `request`
     for name in templates.list_templates(extensions=["html"]):
         templates.get_template(name)  # compiled now, not by the first arrivals of a burst
-    tickets = URLSafeSerializer(config.secret, salt="annotate.item")
+    tickets = URLSafeSerializer(config.secret, salt="annotate.item", signer=_TicketSigner)
     title = terminal_safe(ctx.spec.title)
     help_text = _help_text(ctx)  # fixed for the study: worked out once
+    # Every item page carries the help dialog, which is the same for the whole study:
+    # rendered (and escaped) once here rather than on every answer.
+    help_dialog = Markup(
+        templates.get_template("screens/_help.html").render(
+            title=title, keys=help_text["keys"], guidelines=help_text["guidelines"]
+        )
+    )
 
     def render(request: Request, screen: Screen) -> Response:
         context = {
@@ -230,12 +273,24 @@ def create_app(config: PageConfig) -> Starlette:
             session.attach_window(int(window))
         return session
 
-    @functools.lru_cache(maxsize=ITEM_CACHE)
+    item_texts: dict[int, dict[str, Any]] = {}
+    """Items' fields by id, kept by this process (at most ITEM_CACHE, oldest out first): an
+    item's text never changes once it is in the store. An item is kept when it is served, so
+    the answer that names it in its ticket reads nothing back."""
+
+    def keep_item(item_id: int, fields: dict[str, Any]) -> None:
+        if item_id not in item_texts and len(item_texts) >= ITEM_CACHE:
+            del item_texts[next(iter(item_texts))]
+        item_texts[item_id] = fields
+
     def item_fields(item_id: int) -> dict[str, Any] | None:
-        """An item's fields, read once per process: an item's text never changes once it is in
-        the store, and every answer's ticket names its item (one read less per answer)."""
-        with config.engine.connect() as conn:
-            return conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+        fields = item_texts.get(item_id)
+        if fields is None:
+            with config.engine.connect() as conn:
+                fields = conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+            if fields is not None:
+                keep_item(item_id, fields)
+        return fields
 
     # --- screens from the engine ----------------------------------------------------------
     def ticket(session: AnnotatorSession, item: ItemView, kind: str) -> str:
@@ -297,6 +352,7 @@ def create_app(config: PageConfig) -> Starlette:
             kind = kind or "catch"
         if item.refresher or item.item_id in session.refresher_items:
             kind = kind or "refresher"
+        keep_item(item.item_id, item.fields)
         progress = session.progress()
         status, done, total = views.status_line(item, progress)
         return Screen(
@@ -318,7 +374,7 @@ def create_app(config: PageConfig) -> Starlette:
                 "flag": flag,
                 "comment": terminal_safe(comment),
                 "keys": keys_text(session),
-                "guidelines": guidelines_text(session),
+                "help_dialog": help_dialog,
                 "announce_test": item.phase == TEST and progress.stream_done == 0,
             },
         )
@@ -470,11 +526,28 @@ def create_app(config: PageConfig) -> Starlette:
 
         return wrapper
 
-    async def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Engine calls block (SQLite, psycopg): off the event loop, in Starlette's pool."""
-        from starlette.concurrency import run_in_threadpool
+    threads: list[ThreadPoolExecutor] = []  # made by the first request, inside the server
 
-        return await run_in_threadpool(fn, *args, **kwargs)
+    async def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Engine calls block (SQLite, psycopg): off the event loop, on the page's own threads.
+        A plain executor rather than Starlette's run_in_threadpool, whose capacity limiter
+        and cancel scope took a tenth of the page's CPU per answer (profiled under load).
+        As there, a request cut off mid-call lets the call finish: its label is committed."""
+        if not threads:
+            threads.append(ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="page"))
+        call = functools.partial(fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(threads[0], call)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # What is loaded by now (the libraries, the study, the templates) lives as long as
+        # the server: out of the collector's sight, so that its full collections, which
+        # stalled every request for some 50 ms under load, have only the requests' objects
+        # to look at.
+        gc.freeze()
+        yield
+        for pool in threads:
+            pool.shutdown(wait=True)  # the calls under way commit before the process ends
 
     def posted(
         work: Callable[[Request, AnnotatorSession, dict[str, str]], Screen],
@@ -599,22 +672,29 @@ def create_app(config: PageConfig) -> Starlette:
         if wait > 0:
             config.limiter.refused([address_key(address)])  # hammering counts on the address
             return render(request, signin(request, wait_message(wait), 429))
-        allowed = await run(
-            sign_in_check, config.engine, name, token, require_token=config.require_tokens
-        )
-        if not allowed:
+
+        def admit() -> Screen | None:  # one trip off the event loop for the whole sign-in
+            annotator = signed_in(config.engine, name, token, require_token=config.require_tokens)
+            if annotator is None:
+                return None
+            annotators[name] = annotator
+            csrf = request.session.get("csrf")
+            request.session.clear()  # a new session for the new person (no fixation)
+            request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
+            # This page is now the annotator's live window: an older page or terminal of
+            # theirs stops taking answers (protocol/windows.py).
+            session = open_session(request)
+            assert session is not None
+            request.session["visit"] = session.claim_window(client="page")
+            return index_screen(request, session)
+
+        screen = await run(admit)
+        if screen is None:
             config.limiter.refused(keys)
             return render(request, signin(request, SIGN_IN_REFUSED, 403))
         config.limiter.admitted(name)
-        csrf = request.session.get("csrf")
-        request.session.clear()  # a new session for the new person (no fixation)
-        request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
-        # This page is now the annotator's live window: an older page or terminal of theirs
-        # stops taking answers (protocol/windows.py).
-        window = await run(lambda: open_session(request).claim_window(client="page"))
-        request.session["visit"] = window
         log.info("signed in: %s from %s", terminal_safe(name), address)
-        return render(request, await run(index_screen, request))
+        return render(request, screen)
 
     @posted
     def start(request: Request, session: AnnotatorSession, form: dict[str, str]) -> Screen:
@@ -758,10 +838,11 @@ def create_app(config: PageConfig) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
+        lifespan=lifespan,
         middleware=[
             Middleware(Guard, origins=config.origins),
             Middleware(
-                SessionMiddleware,
+                _Sessions,
                 secret_key=config.secret,
                 session_cookie="annotate_session",
                 same_site="strict",
