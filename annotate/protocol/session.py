@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -141,6 +141,11 @@ class AnnotatorSession:
         """Test-stream answers (test and catch) stored by this annotator: counted once, then
         kept up to date here so the keypress needs no count (it only numbers the item)."""
         self._catch_planned: int | None = None
+        self._progress: Progress | None = None
+        self._answered_since = False
+        """The last progress read, moved on by the test answers stored since (each of which
+        confirms it), and whether one was: see `progress`. None after anything else that
+        may move it (`_forget_progress`)."""
         self.catch_items: set[int] = set()
         self.refresher_items: set[int] = set()
         """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
@@ -261,6 +266,7 @@ class AnnotatorSession:
         return Phase(standing.annotator_phase(admitted, done, quota))
 
     def phase(self) -> Phase:
+        self._forget_progress()  # it may record a decision (_decide_now)
         with Session(self.engine) as session:
             phase = self._phase(session)
         if phase is Phase.WAITING and self._decide_now():
@@ -300,7 +306,29 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
-        it is two prepared statements on one connection (plus catch figures where used)."""
+        right after a stored test answer it is the last figures read moved on by that answer,
+        which its transaction confirmed; else two prepared statements on one connection (plus
+        catch figures where used).
+
+        A stored test answer confirms what a read would say again: the label was counted, so
+        the gate's latest decision admits the annotator (still the test phase), and only this
+        window stores their answers (`check_window`), so their counts are the ones read plus
+        the answers stored here since. Training counts cannot change once admitted, and the
+        study's sizes are fixed. Asked again with no answer in between, it reads."""
+        if self._answered_since and self._progress is not None:
+            self._answered_since = False
+            return self._progress
+        progress = self._read_progress()
+        # catch_action "pause": the refresher round and the pause are read at every answer.
+        keep = progress.phase is Phase.TEST and self.ctx.protocol.catch_action != "pause"
+        self._progress, self._answered_since = (progress if keep else None), False
+        return progress
+
+    def _forget_progress(self) -> None:
+        """Something other than a stored test answer may move the figures: read them next."""
+        self._progress, self._answered_since = None, False
+
+    def _read_progress(self) -> Progress:
         with self.engine.connect() as conn:
             by_phase = self._by_phase(conn)
             quota, test_items = self._study_sizes(conn)
@@ -339,6 +367,7 @@ class AnnotatorSession:
     def next_item(self) -> ItemView | None:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
         window another window of the annotator took over raises ContinuedElsewhere."""
+        self._forget_progress()
         self._require_live()
         phase = self.phase()
         if phase is Phase.TRAINING:
@@ -420,6 +449,8 @@ class AnnotatorSession:
     ) -> Feedback | None:
         """Store the answer (committed when this returns). Training answers get feedback."""
         value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
+        if item.item_id in self.refresher_items or item.phase == TRAINING:
+            self._forget_progress()
         if item.item_id in self.refresher_items:
             return _retry(
                 lambda: catch.store_refresher_answer(self, item, value, answered_at, flag, comment)
@@ -535,6 +566,8 @@ class AnnotatorSession:
         """The test keypress: one write transaction that counts the label (refused past k or
         without admission), stores it, gives back the lease and, with `then_next`, leases the
         next item. Everything that can be prepared is prepared before the lock."""
+        before = self._progress
+        self._forget_progress()  # until this answer is known to be stored
         if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
             _retry(lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment))
             if self._stream_done is not None:  # stored once, even by a retried commit
@@ -577,6 +610,9 @@ class AnnotatorSession:
         stored, refusal, leased = _retry(work)
         if stored and self._stream_done is not None:
             self._stream_done += 1
+        if stored and before is not None:  # see `progress`
+            self._progress = replace(before, test_done=before.test_done + 1)
+            self._answered_since = True
         elif refusal is Refusal.ANSWERED_BEFORE:
             self._stream_done = None  # an earlier attempt did commit: count again when needed
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
@@ -608,6 +644,7 @@ class AnnotatorSession:
     def revise(self, item: ItemView, answer: Any) -> None:
         """Change a test answer; the earlier value is kept as a revision."""
         value = validate_answer(self.spec, answer, item.fields)
+        self._forget_progress()
 
         def work() -> None:
             with write_session(self.engine) as session:
@@ -652,6 +689,7 @@ class AnnotatorSession:
     def release(self) -> None:
         """Give back the item on the screen (a clean quit); a crash leaves it leased until the
         lease expires, so a restart resumes it."""
+        self._forget_progress()
 
         def work() -> None:
             with write_connection(self.engine) as conn:

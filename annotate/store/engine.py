@@ -85,8 +85,10 @@ def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        immediate = conn.get_execution_options().get("sqlite_immediate", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = conn.get_execution_options()
+        if not options.get("keypress", False):
+            checkpoint.resume(conn)  # a keypress commit may have left it off
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("sqlite_immediate") else "BEGIN")
 
 
 def _install_storage_error_hook(engine: Engine) -> None:
@@ -410,7 +412,7 @@ def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Conn
     # The connection is checked out before this process's turn and returned after it: the
     # turn covers the transaction alone.
     with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_immediate=True)
+        conn = conn.execution_options(sqlite_immediate=True, keypress=keypress)
         later = checkpoint.keypress_commit(engine, conn) if keypress and is_sqlite(engine) else None
         with later or nullcontext(), writer_turn(engine), conn.begin():
             yield conn
