@@ -9,10 +9,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
@@ -143,7 +145,9 @@ class ItemScreen(Screen[None]):
             if old_chooser is not None and self.parts.chooser is not None:
                 await old_chooser.remove()
                 await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
-        body.scroll_home(animate=False)
+        # Now, not after the next refresh (the default): the new item's first frame is drawn
+        # from its top, and no second pass of the message loop waits for it.
+        body.scroll_home(animate=False, immediate=True)
         self.query_one("#flag-note").display = False
         self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
@@ -205,7 +209,9 @@ class ItemScreen(Screen[None]):
             return
         self.answered = True
         answered_at = utcnow()  # at the keypress, before any database work
-        self.post_message(
+        # To the app itself, where it is handled: bubbling through this screen's queue first
+        # would add a pass of the message loop to every keypress.
+        self.app.post_message(
             self.Answered(
                 self, self.item, value, answered_at, self.flag, self.comment, self.revising
             )
@@ -268,12 +274,28 @@ async def _refill(container: Widget, widgets: list[Widget]) -> None:
     await container.mount_all(widgets)
 
 
-def _retext(widget: Static, content: Any) -> None:
+def _retext(widget: Static, content: Text) -> None:
     """New text in a laid-out widget. The screen is laid out again only if the text takes a
     different number of lines at the widget's width: a layout of the whole screen, and the
     redraw of the passage's container it brings, cost more than the rest of the keypress's
     drawing (bench/bench_keypress.py)."""
     shown = widget.content_size
     widget.update(content, layout=False)
-    if not shown.width or widget.get_content_height(shown, shown, shown.width) != shown.height:
+    if not shown.width or text_height(widget, content, shown) != shown.height:
         widget.refresh(layout=True)
+
+
+def text_height(widget: Static, content: Text, shown: Size) -> int:
+    """The lines `content` takes in `widget` at the width it is `shown` at. When no line of
+    it is wider (most hypotheses and questions), as many as it has: the text is wrapped
+    once, to be drawn, not a second time to count its lines."""
+    plain = content.plain
+    lines = plain.split("\n")
+    plain_wrap = (
+        widget.styles.get_rule("text_wrap", "wrap") == "wrap"
+        and not widget.styles.get_rule("line_pad", 0)
+        and "\t" not in plain
+    )
+    if plain_wrap and all(cell_len(line) <= shown.width for line in lines):
+        return len(lines)
+    return widget.get_content_height(shown, shown, shown.width)
