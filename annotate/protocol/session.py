@@ -610,11 +610,11 @@ class AnnotatorSession:
         stored, refusal, leased = _retry(work)
         if stored and self._stream_done is not None:
             self._stream_done += 1
+        elif refusal is Refusal.ANSWERED_BEFORE:
+            self._stream_done = None  # an earlier attempt did commit: count again when needed
         if stored and before is not None:  # see `progress`
             self._progress = replace(before, test_done=before.test_done + 1)
             self._answered_since = True
-        elif refusal is Refusal.ANSWERED_BEFORE:
-            self._stream_done = None  # an earlier attempt did commit: count again when needed
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
             raise ItemTaken("this item already has all its labels; moving on")
         if refusal is Refusal.BATCH_DONE:
