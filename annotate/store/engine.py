@@ -12,6 +12,7 @@ failure or deadlock).
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import threading
@@ -393,12 +394,19 @@ def _process_turn(path: str) -> threading.Lock:
         return _process_turns.setdefault(path, threading.Lock())
 
 
-def _take_turn(fd: int) -> None:
+@functools.cache
+def _lock_descriptor() -> Callable[..., bool]:
+    """filelock's native lock, imported by the first write (not at start-up), once: a
+    keypress's write does not import or touch the warnings filters again."""
     with warnings.catch_warnings():  # without fcntl it warns of soft locks, which we never use
         warnings.simplefilter("ignore")
-        from filelock import lock_descriptor  # imported by the first write, not at start-up
+        from filelock import lock_descriptor
+    return lock_descriptor
+
+
+def _take_turn(fd: int) -> None:
     try:
-        lock_descriptor(fd, poll_interval=TURN_POLL_SECONDS)
+        _lock_descriptor()(fd, poll_interval=TURN_POLL_SECONDS)
     except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
         return
 
