@@ -6,7 +6,8 @@ switched to the next item's screen (`await pilot.press` itself waits for idle an
 would overstate the latency). Targets: p50 <= 10 ms, p99 <= 30 ms.
 
 Baseline in the same run: the engine alone on the same store, making the calls the app makes
-for a test keypress (submit_and_next, then progress for the status line) with no screen, so
+for a test keypress (submit_and_next, then progress for the status line, which after a stored
+test answer is the figures that answer's transaction confirmed: no query) with no screen, so
 the ratio shows what the screen adds.
 
 The presses come back to back, as no annotator reads that fast: the log checkpoint that the app

@@ -12,9 +12,8 @@ restarted session resumes with that item (its lease) or the next one.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -60,11 +59,6 @@ _BY_PHASE = (
 )
 """An annotator's answers and right ones per phase: built once, as the status line asks after
 every keypress (SQLAlchemy reuses its compiled form)."""
-
-
-FRESH_S = 1.0
-"""How long where-the-annotator-stands read in a test transaction serves as
-`progress()`: the status line asks at once; a caller that asks much later reads afresh."""
 
 
 class Phase(StrEnum):
@@ -147,10 +141,11 @@ class AnnotatorSession:
         """Test-stream answers (test and catch) stored by this annotator: counted once, then
         kept up to date here so the keypress needs no count (it only numbers the item)."""
         self._catch_planned: int | None = None
-        self._fresh_progress: tuple[float, Progress] | None = None
-        """(monotonic time, where the annotator stood) as their last test transaction (an
-        answer, a lease) read it: the status line's `progress()` that follows at once takes
-        it instead of reading again."""
+        self._progress: Progress | None = None
+        self._answered_since = False
+        """Where the annotator stood at the last read, or as their last test transaction (an
+        answer, a lease) left it, and whether one did since: see `progress`. None after
+        anything else that may move it (`_forget_progress`)."""
         self.catch_items: set[int] = set()
         self.refresher_items: set[int] = set()
         """Catch and refresher items on this screen (protocol catch_rate > 0; see catch.py)."""
@@ -269,6 +264,7 @@ class AnnotatorSession:
     def phase(self, *, live: bool = False) -> Phase:
         """The annotator's phase; `live`: first refuse a window another window of the
         annotator took over (ContinuedElsewhere), in the same read."""
+        self._forget_progress()  # it may record a decision (_decide_now)
         with Session(self.engine) as session:
             if live and self.visit_id is not None:
                 conn = session.connection()
@@ -312,21 +308,43 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
-        the test answer's own transaction works it out (`_standing_now`), and otherwise it is
-        two prepared statements on one connection (plus catch figures where used)."""
-        after_answer, self._fresh_progress = self._fresh_progress, None
-        if after_answer is not None and time.monotonic() - after_answer[0] < FRESH_S:
-            return after_answer[1]
+        right after a test transaction (an answer, a lease) it is what that transaction left
+        (`_standing_now`), with no query; else two prepared statements on one connection
+        (plus catch figures where used).
+
+        A stored test answer confirms what a read would say again: the label was counted, so
+        the gate's latest decision admits the annotator (still the test phase), and only this
+        window stores their answers (`check_window`), so their counts are the ones read plus
+        the answers stored here since. Training counts cannot change once admitted, and the
+        study's sizes are fixed. Asked again with no answer in between, it reads."""
+        if self._answered_since and self._progress is not None:
+            self._answered_since = False
+            return self._progress
         with self.engine.connect() as conn:
-            return self._progress(conn)
+            progress = self._progress_in(conn)
+        self._progress, self._answered_since = progress, False
+        return progress
+
+    def _forget_progress(self) -> None:
+        """Something other than a test transaction may move the figures: read them next."""
+        self._progress, self._answered_since = None, False
+
+    def _moved_on(self) -> Progress | None:
+        """The figures a test answer may move on without reading (+1 test answer): never in
+        the training phase, nor with catch_action "pause" (the refresher round and the pause
+        are read at every answer)."""
+        kept = self._progress
+        if kept is None or kept.phase is not Phase.TEST:
+            return None
+        return kept if self.ctx.protocol.catch_action != "pause" else None
 
     def _standing_now(self, progress: Progress) -> None:
-        """Keep where the annotator stands, as a test transaction read it: for the status
-        line that asks at once, and the next item's number (counted exactly)."""
-        self._fresh_progress = (time.monotonic(), progress)
+        """Keep where the annotator stands as a test transaction left it: for the status line
+        that asks at once, and the next item's number (counted exactly)."""
+        self._progress, self._answered_since = progress, True
         self._stream_done = progress.stream_done
 
-    def _progress(self, conn: Connection) -> Progress:
+    def _progress_in(self, conn: Connection) -> Progress:
         by_phase = self._by_phase(conn)
         quota, test_items = self._study_sizes(conn)
         phase = self._phase(conn, by_phase)
@@ -362,6 +380,7 @@ class AnnotatorSession:
     def next_item(self) -> ItemView | None:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
         window another window of the annotator took over raises ContinuedElsewhere."""
+        self._forget_progress()
         phase = self.phase(live=True)
         if phase is Phase.TRAINING:
             with Session(self.engine) as session:
@@ -396,7 +415,7 @@ class AnnotatorSession:
                 self.check_window(conn)
                 now = self.clock()
                 leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                return leased, self._progress(conn)
+                return leased, self._progress_in(conn)
 
         leased, progress = _retry(work)
         self._standing_now(progress)
@@ -431,7 +450,6 @@ class AnnotatorSession:
         self, item: ItemView, answer: Any, answered_at: datetime | None, comment: str | None
     ) -> tuple[Any, datetime, str | None]:
         """The answer validated, its time (now unless given) and the comment, blank as None."""
-        self._fresh_progress = None  # this answer changes where the annotator stands
         value = validate_answer(self.spec, answer, item.fields)
         comment = comment.strip() if comment and comment.strip() else None
         return value, answered_at or self.clock(), comment
@@ -447,6 +465,8 @@ class AnnotatorSession:
     ) -> Feedback | None:
         """Store the answer (committed when this returns). Training answers get feedback."""
         value, answered_at, comment = self._prepared(item, answer, answered_at, comment)
+        if item.item_id in self.refresher_items or item.phase == TRAINING:
+            self._forget_progress()
         if item.item_id in self.refresher_items:
             return _retry(
                 lambda: catch.store_refresher_answer(self, item, value, answered_at, flag, comment)
@@ -562,6 +582,8 @@ class AnnotatorSession:
         """The test keypress: one write transaction that counts the label (refused past k or
         without admission), stores it, gives back the lease and, with `then_next`, leases the
         next item. Everything that can be prepared is prepared before the lock."""
+        before = self._moved_on()
+        self._forget_progress()  # until this answer is known to be stored
         if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
             _retry(lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment))
             if self._stream_done is not None:  # stored once, even by a retried commit
@@ -571,7 +593,7 @@ class AnnotatorSession:
             self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
         )
 
-        def work() -> tuple[Refusal | None, Leased | None, Progress]:
+        def work() -> tuple[Refusal | None, Leased | None, Progress | None]:
             now = self.clock()
             with write_connection(self.engine, keypress=True) as conn:
                 lock_study(conn, self.ctx.id)
@@ -590,7 +612,7 @@ class AnnotatorSession:
                     leased = None
                     if then_next:
                         leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                    return refusal, leased, self._progress(conn)
+                    return refusal, leased, self._progress_in(conn)
                 # The answer's last step (the fault tests stop a process right after it).
                 release_leases(conn, self.ctx, self.annotator_id, item.item_id)
                 leased = None
@@ -598,11 +620,17 @@ class AnnotatorSession:
                     leased = assignment.lease_next_item(
                         conn, self.ctx, self.annotator_id, now, resume=False
                     )
-                # Where the annotator now stands, for the status line, read in this same
-                # transaction (two indexed statements) rather than in a transaction of its own.
-                return refusal, leased, self._progress(conn)
+                # Where the annotator now stands, for the status line: the figures kept from
+                # before moved on by this answer (see `progress`), or else read in this same
+                # transaction (two indexed statements) rather than in one of its own.
+                if refusal is None and before is not None:
+                    return refusal, leased, None
+                return refusal, leased, self._progress_in(conn)
 
         refusal, leased, progress = _retry(work)
+        if progress is None:
+            assert before is not None
+            progress = replace(before, test_done=before.test_done + 1)
         self._standing_now(progress)
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
             raise ItemTaken("this item already has all its labels; moving on")
@@ -633,6 +661,7 @@ class AnnotatorSession:
     def revise(self, item: ItemView, answer: Any) -> None:
         """Change a test answer; the earlier value is kept as a revision."""
         value = validate_answer(self.spec, answer, item.fields)
+        self._forget_progress()
 
         def work() -> None:
             with write_session(self.engine) as session:
@@ -677,6 +706,7 @@ class AnnotatorSession:
     def release(self) -> None:
         """Give back the item on the screen (a clean quit); a crash leaves it leased until the
         lease expires, so a restart resumes it."""
+        self._forget_progress()
 
         def work() -> None:
             with write_connection(self.engine) as conn:

@@ -45,18 +45,26 @@ def _waiting(engine: Engine) -> _Waiting:
         return waiting
 
 
+_PAUSED = "annotate.autocheckpoint_paused"
+"""In a pooled connection's `info` (one per SQLite connection): the `wal_autocheckpoint` that
+keypress commits turned off on it, until another transaction begins there (`resume`)."""
+
+
 @contextmanager
 def keypress_commit(engine: Engine, conn: Connection) -> Iterator[None]:
     """Around one write transaction on a SQLite `conn` that a person waits for: its commit
-    does not checkpoint, `when_idle` does; the DEFER_AT_MOST-th such commit in a row does."""
+    does not checkpoint, `when_idle` does; the DEFER_AT_MOST-th such commit in a row does.
+    SQLite's own checkpoint stays off on the connection from one keypress commit to the next
+    (the status line's figures come from the keypress: no other transaction runs between
+    two answers), so a keypress sets no PRAGMA; any other transaction that begins on the
+    connection turns it back on first (`resume`)."""
     raw = conn.connection.dbapi_connection
     assert raw is not None
-    threshold = int(raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
-    raw.execute("PRAGMA wal_autocheckpoint=0")
-    try:
-        yield
-    finally:
-        raw.execute(f"PRAGMA wal_autocheckpoint={threshold}")
+    info = conn.connection.info
+    if _PAUSED not in info:
+        info[_PAUSED] = int(raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+        raw.execute("PRAGMA wal_autocheckpoint=0")
+    yield
     waiting = _waiting(engine)  # not reached when the transaction failed: nothing written
     with waiting.lock:
         waiting.commits += 1
@@ -65,6 +73,16 @@ def keypress_commit(engine: Engine, conn: Connection) -> Iterator[None]:
             waiting.commits = 0
     if now:  # someone who never pauses: the log is as long as SQLite lets it grow
         raw.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def resume(conn: Connection) -> None:
+    """Before a transaction that is not a keypress's begins on a SQLite `conn`: SQLite's own
+    checkpoint is on again, as it was before the keypress commits turned it off."""
+    threshold = conn.connection.info.pop(_PAUSED, None)
+    if threshold is not None:
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        raw.execute(f"PRAGMA wal_autocheckpoint={threshold}")
 
 
 def when_idle(engine: Engine) -> bool:

@@ -12,6 +12,7 @@ failure or deadlock).
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import threading
@@ -85,8 +86,10 @@ def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        immediate = conn.get_execution_options().get("sqlite_immediate", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = conn.get_execution_options()
+        if not options.get("keypress", False):
+            checkpoint.resume(conn)  # a keypress commit may have left it off
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("sqlite_immediate") else "BEGIN")
 
 
 def _install_storage_error_hook(engine: Engine) -> None:
@@ -391,12 +394,19 @@ def _process_turn(path: str) -> threading.Lock:
         return _process_turns.setdefault(path, threading.Lock())
 
 
-def _take_turn(fd: int) -> None:
+@functools.cache
+def _lock_descriptor() -> Callable[..., bool]:
+    """filelock's native lock, imported by the first write (not at start-up), once: a
+    keypress's write does not import or touch the warnings filters again."""
     with warnings.catch_warnings():  # without fcntl it warns of soft locks, which we never use
         warnings.simplefilter("ignore")
-        from filelock import lock_descriptor  # imported by the first write, not at start-up
+        from filelock import lock_descriptor
+    return lock_descriptor
+
+
+def _take_turn(fd: int) -> None:
     try:
-        lock_descriptor(fd, poll_interval=TURN_POLL_SECONDS)
+        _lock_descriptor()(fd, poll_interval=TURN_POLL_SECONDS)
     except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
         return
 
@@ -410,7 +420,7 @@ def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Conn
     # The connection is checked out before this process's turn and returned after it: the
     # turn covers the transaction alone.
     with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_immediate=True)
+        conn = conn.execution_options(sqlite_immediate=True, keypress=keypress)
         later = checkpoint.keypress_commit(engine, conn) if keypress and is_sqlite(engine) else None
         with later or nullcontext(), writer_turn(engine), conn.begin():
             yield conn

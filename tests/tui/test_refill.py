@@ -92,3 +92,47 @@ async def test_the_next_item_looks_as_after_a_full_redraw(workspace, tmp_path, s
             kept, moved = kept + (bar_after == bar_before), moved + (bar_after != bar_before)
             assert picture(app) == await redrawn_picture(app, pilot), f"after answer {n}"
         assert kept and moved  # both ways of updating the bar were compared
+
+
+TEXTS = [
+    "",
+    "Short.",
+    "Short.\n",
+    "Two\nlines",
+    "x" * 40,  # exactly the width
+    "x" * 41,  # one cell more: folded
+    "word " * 8,  # 40 cells with its trailing space
+    "word " * 9,  # wrapped at a space
+    "日本語のテキスト" * 3,  # wide characters: 48 cells
+    "日本語のテキスト" * 2 + "日本",  # 36 cells
+    "a\tb",  # a tab: Textual's own count
+    "\n\n",
+    LONG_PREMISE_SENTENCES[0],
+]
+
+
+@pytest.mark.parametrize("content", TEXTS, ids=range(len(TEXTS)))
+async def test_the_line_count_of_a_new_text_is_textuals(content):
+    """The next item's texts are counted without wrapping them when no line is wider than
+    the widget: the count must be the one Textual's layout would make."""
+    from textual.app import App, ComposeResult
+
+    from annotate.terminal_text import SafeText
+    from annotate.tui.screens.item import text_height
+    from annotate.tui.widgets.verbatim import heading
+
+    class One(App[None]):
+        CSS = "Static { width: 40; }"
+
+        def compose(self) -> ComposeResult:
+            yield Static("", markup=False)
+
+    app = One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(Static)
+        for text in (SafeText(content), heading("Premise", SafeText(content))):
+            widget.update(text, layout=False)
+            shown = widget.content_size
+            textual = widget.get_content_height(shown, shown, shown.width)
+            assert text_height(widget, text, shown) == textual, repr(text.plain)

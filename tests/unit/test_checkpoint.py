@@ -74,3 +74,29 @@ def test_idle_with_nothing_waiting_does_nothing(store):
     session.idle()
     assert path.read_bytes() == before
     assert checkpoint.when_idle(session.engine) is False
+
+
+def test_a_keypress_sets_no_pragma_and_other_transactions_checkpoint_again(store):
+    """SQLite's own checkpoint stays off from one keypress commit to the next (no PRAGMA per
+    answer), and is on again for any other transaction on the connection."""
+    path, session = store
+    item = session.next_item()
+    session.progress()  # the status line's figures, which the keypresses then keep
+    item = session.submit_and_next(item, "entailment")
+    session.progress()
+    with session.engine.connect() as conn:  # the pool's one connection: the keypresses'
+        sqlite = conn.connection.driver_connection
+        assert sqlite is not None
+        ran: list[str] = []
+        sqlite.set_trace_callback(ran.append)
+    try:
+        item = session.submit_and_next(item, "entailment")
+        session.progress()
+    finally:
+        sqlite.set_trace_callback(None)
+    assert ran and not [s for s in ran if "PRAGMA" in s], ran
+    before = path.read_bytes()
+    session.release()  # an ordinary commit on that connection: it checkpoints, as SQLite does
+    assert path.read_bytes() != before
+    with session.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from annotate.protocol import assignment
+from annotate.errors import UserError
+from annotate.protocol import assignment, gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
 from annotate.protocol.studies import TEST
 from annotate.store.engine import writer_turn
@@ -122,3 +123,51 @@ def test_writers_take_turns_and_the_next_one_goes_as_soon_as_the_lock_is_free(db
     assert second_in.wait(timeout=30)  # and in as soon as it lets go
     waiter.join(timeout=30)
     engine.dispose()
+
+
+def count_statements(engine, call):  # type: ignore[no-untyped-def]
+    """(what `call` returned, the SQL statements it ran)."""
+    statements: list[str] = []
+
+    def on_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", on_statement)
+    try:
+        return call(), statements
+    finally:
+        event.remove(engine, "before_cursor_execute", on_statement)
+
+
+def test_the_status_line_after_a_test_answer_is_what_the_store_says_with_no_query(
+    workspace, tmp_path: Path
+):
+    """The figures after a stored test answer come from its transaction: the same as a fresh
+    read (a new session's), and no transaction of their own. Asked again, it reads."""
+    session = admitted(workspace, tmp_path, "status")
+    item = session.next_item()
+    session.progress()
+    for _ in range(3):
+        item = session.submit_and_next(item, "entailment")
+        progress, statements = count_statements(workspace.engine, session.progress)
+        assert statements == []
+        fresh = AnnotatorSession.open(workspace.engine, "status", "ana").progress()
+        assert progress == fresh
+        assert progress.phase is Phase.TEST and progress.test_done == fresh.test_done
+    again, statements = count_statements(workspace.engine, session.progress)
+    assert again == progress and statements  # no answer in between: read from the store
+
+
+def test_a_gate_decision_between_two_answers_is_seen_at_the_next_answer(workspace, tmp_path: Path):
+    """A researcher who refuses the annotator while an item is on their screen: that answer
+    is not stored, and the status line says what the store says (refused), not the figures
+    of the answer before."""
+    session = admitted(workspace, tmp_path, "revoked")
+    item = session.next_item()
+    session.progress()
+    item = session.submit_and_next(item, "entailment")  # stored: its figures are kept
+    gate.decide_manually(workspace.engine, session.ctx, "ana", False, reason="a test", force=True)
+    with pytest.raises(UserError):
+        session.submit_and_next(item, "entailment")
+    progress = session.progress()
+    assert progress.phase is Phase.REJECTED and progress.test_done == 1

@@ -9,10 +9,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
@@ -27,7 +29,7 @@ from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
-from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.item_body import FIELD_CLASS, Block, build_item, item_blocks
 from annotate.tui.widgets.status import StatusBar, status_phase
 from annotate.tui.widgets.title import FittedHeader
 
@@ -116,20 +118,36 @@ class ItemScreen(Screen[None]):
 
     async def show_item(self, item: ItemView, progress: Progress) -> None:
         """Show the next item in this same screen. Rebuilding only the item's own widgets,
-        not the whole screen, keeps keypress-to-next-item fast (bench/bench_keypress.py)."""
+        not the whole screen, keeps keypress-to-next-item fast (bench/bench_keypress.py);
+        when its texts go where the last item's went (the usual case: one task, one
+        layout), only the texts change, which is cheaper still."""
         self.item, self.progress = item, progress
         self.flag, self.comment, self.answered = False, None, False
-        old_chooser = self.parts.chooser
-        self.parts = build_item(self.spec, item.fields, None)
+        blocks = item_blocks(self.spec, item.fields)
         body = self.query_one("#body", VerticalScroll)
-        await _refill(body, self.parts.scrolling)
-        body.scroll_home(animate=False)
-        if self.parts.pinned:
-            pinned = self.query_one("#pinned", Vertical)
-            await _refill(pinned, self.parts.pinned)
-        if old_chooser is not None and self.parts.chooser is not None:
-            await old_chooser.remove()
-            await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
+        pinned = self.query_one("#pinned", Vertical) if blocks.pinned else None
+        if (
+            not blocks.chooser
+            and _same_shape(body, blocks.scrolling)
+            and (pinned is None or _same_shape(pinned, blocks.pinned))
+        ):
+            for widget, block in zip(body.children, blocks.scrolling, strict=True):
+                _retext(cast(Static, widget), block.content)
+            if pinned is not None:
+                for widget, block in zip(pinned.children, blocks.pinned, strict=True):
+                    _retext(cast(Static, widget), block.content)
+        else:
+            old_chooser = self.parts.chooser
+            self.parts = build_item(self.spec, item.fields, None, blocks)
+            await _refill(body, self.parts.scrolling)
+            if pinned is not None:
+                await _refill(pinned, self.parts.pinned)
+            if old_chooser is not None and self.parts.chooser is not None:
+                await old_chooser.remove()
+                await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
+        # Now, not after the next refresh (the default): the new item's first frame is drawn
+        # from its top, and no second pass of the message loop waits for it.
+        body.scroll_home(animate=False, immediate=True)
         self.query_one("#flag-note").display = False
         self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
@@ -191,7 +209,9 @@ class ItemScreen(Screen[None]):
             return
         self.answered = True
         answered_at = utcnow()  # at the keypress, before any database work
-        self.post_message(
+        # To the app itself, where it is handled: bubbling through this screen's queue first
+        # would add a pass of the message loop to every keypress.
+        self.app.post_message(
             self.Answered(
                 self, self.item, value, answered_at, self.flag, self.comment, self.revising
             )
@@ -239,29 +259,43 @@ class ItemScreen(Screen[None]):
             body.scroll_page_down()
 
 
-async def _refill(container: Widget, widgets: list[Widget]) -> None:
-    """Put `widgets` in `container`. When they are the same plain text widgets as before (the
-    usual case: one task, one layout), only their text changes, which is much cheaper than
-    removing and mounting widgets."""
-    old = list(container.children)
-    same_shape = len(old) == len(widgets) and all(
-        type(o) is Static and type(n) is Static and o.id == n.id and o.classes == n.classes
-        for o, n in zip(old, widgets, strict=True)
+def _same_shape(container: Widget, blocks: list[Block]) -> bool:
+    """Whether `container` holds plain text widgets for these texts, in this order."""
+    old = container.children
+    return len(old) == len(blocks) and all(
+        type(o) is Static and o.id == b.id and o.classes == {FIELD_CLASS}
+        for o, b in zip(old, blocks, strict=True)
     )
-    if same_shape:
-        for o, n in zip(old, widgets, strict=True):
-            _retext(o, cast(Static, n).content)
-        return
+
+
+async def _refill(container: Widget, widgets: list[Widget]) -> None:
+    """Put `widgets` in `container`, in place of what it held."""
     await container.remove_children()
     await container.mount_all(widgets)
 
 
-def _retext(widget: Static, content: Any) -> None:
+def _retext(widget: Static, content: Text) -> None:
     """New text in a laid-out widget. The screen is laid out again only if the text takes a
     different number of lines at the widget's width: a layout of the whole screen, and the
     redraw of the passage's container it brings, cost more than the rest of the keypress's
     drawing (bench/bench_keypress.py)."""
     shown = widget.content_size
     widget.update(content, layout=False)
-    if not shown.width or widget.get_content_height(shown, shown, shown.width) != shown.height:
+    if not shown.width or text_height(widget, content, shown) != shown.height:
         widget.refresh(layout=True)
+
+
+def text_height(widget: Static, content: Text, shown: Size) -> int:
+    """The lines `content` takes in `widget` at the width it is `shown` at. When no line of
+    it is wider (most hypotheses and questions), as many as it has: the text is wrapped
+    once, to be drawn, not a second time to count its lines."""
+    plain = content.plain
+    lines = plain.split("\n")
+    plain_wrap = (
+        widget.styles.get_rule("text_wrap", "wrap") == "wrap"
+        and not widget.styles.get_rule("line_pad", 0)
+        and "\t" not in plain
+    )
+    if plain_wrap and all(cell_len(line) <= shown.width for line in lines):
+        return len(lines)
+    return widget.get_content_height(shown, shown, shown.width)

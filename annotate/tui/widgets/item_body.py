@@ -56,8 +56,35 @@ class ItemParts:
     chooser: OptionList | None = None
 
 
-def field_block(name: str, label: str, text: Text) -> Static:
-    return Static(heading(label, text), id=f"field-{name}", classes="field", markup=False)
+FIELD_CLASS = "field"
+"""The class of every text widget of an item (its CSS, and how the next item knows it)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One text of the item, before it is a widget: the next item on a screen laid out the
+    same way only needs the texts (ItemScreen.show_item), and a widget costs more to make
+    than its text."""
+
+    id: str
+    content: Text
+
+    def widget(self) -> Static:
+        return Static(self.content, id=self.id, classes=FIELD_CLASS, markup=False)
+
+
+@dataclass
+class ItemBlocks:
+    """The item's texts by where they go (see ItemParts); `chooser`: whether it has an option
+    list (made with the widgets: its options are the item's)."""
+
+    scrolling: list[Block] = field(default_factory=list)
+    pinned: list[Block] = field(default_factory=list)
+    chooser: bool = False
+
+
+def field_block(name: str, label: str, text: Text) -> Block:
+    return Block(f"field-{name}", heading(label, text))
 
 
 def field_text(spec: TaskSpec, f: FieldSpec, fields: dict[str, Any]) -> Text:
@@ -104,20 +131,33 @@ def shown_fields(spec: TaskSpec, fields: dict[str, Any]) -> list[FieldSpec]:
     ]
 
 
-def build_item(spec: TaskSpec, fields: dict[str, Any], previous: Any = None) -> ItemParts:
-    """Widgets for one item; `previous` pre-selects an earlier answer (revising)."""
-    parts = ItemParts()
+def item_blocks(spec: TaskSpec, fields: dict[str, Any]) -> ItemBlocks:
+    """The texts of one item, by where the task's layout puts them."""
+    blocks = ItemBlocks(chooser=spec.layout in ("multi_answer", "entity_choice"))
     pin = spec.layout in ("passage_question", "multi_answer", "entity_choice")
     shown = shown_fields(spec, fields)
     pin_last = spec.layout in PIN_LAST_LAYOUTS and len(shown) > 1
     for f in shown:
-        if f.name in CHOOSER_FIELDS and spec.layout in ("multi_answer", "entity_choice"):
+        if f.name in CHOOSER_FIELDS and blocks.chooser:
             continue
         block = field_block(f.name, f.label, field_text(spec, f, fields))
         pinned = (pin and f.name in PINNED_FIELDS) or (pin_last and f is shown[-1])
-        (parts.pinned if pinned else parts.scrolling).append(block)
+        (blocks.pinned if pinned else blocks.scrolling).append(block)
         if spec.layout == "choice" and f.name == "premise":
-            parts.scrolling.append(copa_question(fields))
+            blocks.scrolling.append(copa_question(fields))
+    return blocks
+
+
+def build_item(
+    spec: TaskSpec,
+    fields: dict[str, Any],
+    previous: Any = None,
+    blocks: ItemBlocks | None = None,
+) -> ItemParts:
+    """Widgets for one item (of its `blocks`, when the caller has them already); `previous`
+    pre-selects an earlier answer (revising)."""
+    blocks = blocks or item_blocks(spec, fields)
+    parts = ItemParts([b.widget() for b in blocks.scrolling], [b.widget() for b in blocks.pinned])
     if spec.layout == "multi_answer":
         parts.chooser = CandidateJudgements(
             spec, list(fields.get("answers", [])), previous if isinstance(previous, dict) else None
@@ -129,8 +169,8 @@ def build_item(spec: TaskSpec, fields: dict[str, Any], previous: Any = None) -> 
     return parts
 
 
-def copa_question(fields: dict[str, Any]) -> Static:
+def copa_question(fields: dict[str, Any]) -> Block:
     """COPA's hidden `question` field ("cause"/"effect") as the question it stands for."""
     raw = as_text(fields.get("question", ""))
     prompt = COPA_QUESTIONS.get(raw.strip().lower(), raw)
-    return Static(Text(prompt, style="bold"), id="copa-question", classes="field", markup=False)
+    return Block("copa-question", Text(prompt, style="bold"))
