@@ -587,15 +587,30 @@ async def test_the_study_table_header_follows_a_column_that_widens_on_refresh(
     app = console(workspace.engine, "tr")
     async with app.run_test(size=(120, 30)) as pilot:
         await arrive(pilot, StudyScreen)
-        screen = app.screen
-        assert "pending" in screen_text(app)
-        assert_lined_up(app, "Annotator", lambda line: line.strip().startswith("ana "))
-        loads = screen.loads
         reason = "admitted by hand: she trained with us"
-        gate.decide_manually(workspace.engine, ctx, "ana", True, reason=reason, force=True)
-        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the decision")
-        assert "admitted by hand:…" in screen_text(app)
-        assert_lined_up(app, "Annotator", lambda line: line.strip().startswith("ana "))
+        await assert_header_follows_a_refresh(
+            pilot,
+            ("Annotator", lambda line: line.strip().startswith("ana ")),
+            ("pending", "admitted by hand:…"),
+            lambda: gate.decide_manually(
+                workspace.engine, ctx, "ana", True, reason=reason, force=True
+            ),
+        )
+
+
+async def assert_header_follows_a_refresh(pilot, lined_up, shown, change) -> None:  # type: ignore[no-untyped-def]
+    """The table's header over its cells before and after `change` and the refresh it brings
+    (`lined_up`: the header's first label and which line is the row; `shown`: the text before
+    and after)."""
+    app, (header, is_row), (before, after) = pilot.app, lined_up, shown
+    screen = app.screen
+    assert before in screen_text(app)
+    assert_lined_up(app, header, is_row)
+    loads = screen.loads
+    change()
+    await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the change")
+    assert after in screen_text(app)
+    assert_lined_up(app, header, is_row)
 
 
 async def test_the_studies_header_follows_a_count_that_grows_from_9_to_10(
@@ -609,14 +624,12 @@ async def test_the_studies_header_follows_a_count_that_grows_from_9_to_10(
     app = console(workspace.engine)
     async with app.run_test(size=(100, 20)) as pilot:
         await arrive(pilot, StudiesScreen)
-        screen = app.screen
-        assert "9/100 (9%)" in screen_text(app)
-        assert_lined_up(app, "Study ", lambda line: line.strip().startswith("s "))
-        loads = screen.loads
-        label_as(workspace.engine, "s", "ben", test_items=1)
-        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the label")
-        assert "10/100 (10%)" in screen_text(app)
-        assert_lined_up(app, "Study ", lambda line: line.strip().startswith("s "))
+        await assert_header_follows_a_refresh(
+            pilot,
+            ("Study ", lambda line: line.strip().startswith("s ")),
+            ("9/100 (9%)", "10/100 (10%)"),
+            lambda: label_as(workspace.engine, "s", "ben", test_items=1),
+        )
 
 
 async def test_a_training_flag_offers_no_exclusion_and_items_are_named_as_the_table_does(
