@@ -5,8 +5,9 @@ start, then POST each answer and read the next item from the response).
 Runs, in one go:
 - 50, 200 and 1,000 workers at a human pace of one answer per 5 s, arriving at random over
   `--ramp` seconds (one pace by default): labels stored, p50/p99 from answer to next item (all
-  answers, those sent while workers were still arriving, those sent once all had), the
-  server's RSS (and per worker);
+  answers; those sent while workers were still arriving; in the pace after the last arrival,
+  when the answers the arrivals held up come back as a wave; and after that, every worker at
+  their own pace), the server's CPU per answer and its RSS (and per worker);
 - an arrival burst: 100 workers opening the page at once, p99 time to the first item;
 - flat out: 8 workers answering as fast as the server allows, labels/s, against the engine
   alone (bench_concurrency's `submit_and_next` loop, 5 processes) in the same run;
@@ -148,14 +149,28 @@ class Tally:
     """Answers the server acknowledged (it sent the next screen after committing them)."""
     errors: list[str] = field(default_factory=list)
 
-    def steady(self) -> list[float]:
-        """The latencies of answers sent once every worker had arrived."""
-        start = self.all_arrived if self.all_arrived is not None else float("inf")
-        return [s for s, t in zip(self.latencies, self.sent_at, strict=True) if t >= start]
+    def sent_between(self, start: float, end: float = float("inf")) -> list[float]:
+        """The latencies of answers sent from `start` to `end`, in seconds after the last
+        worker of a paced run had arrived (negative: before)."""
+        arrived = self.all_arrived if self.all_arrived is not None else float("inf")
+        return [
+            s
+            for s, t in zip(self.latencies, self.sent_at, strict=True)
+            if start <= t - arrived < end
+        ]
 
     def arriving(self) -> list[float]:
-        start = self.all_arrived if self.all_arrived is not None else float("inf")
-        return [s for s, t in zip(self.latencies, self.sent_at, strict=True) if t < start]
+        """Answers sent while workers were still arriving."""
+        return self.sent_between(-float("inf"), 0.0)
+
+    def settling(self, pace: float) -> list[float]:
+        """Answers sent in the pace after the last arrival: the next answers of the workers
+        whose first items the arrivals held up come in a wave."""
+        return self.sent_between(0.0, pace)
+
+    def held(self, pace: float) -> list[float]:
+        """Answers sent once that wave had passed: the crowd at its own pace."""
+        return self.sent_between(pace)
 
     def pct(self, values: list[float], q: float) -> float:
         ordered = sorted(values) or [0.0]
@@ -407,17 +422,20 @@ def main() -> None:
                             f"{tally.pct(tally.latencies, 0.5):.1f} / "
                             f"{tally.pct(tally.latencies, 0.99):.1f} ms",
                         ),
-                        (
-                            "  while workers were still arriving",
-                            f"{tally.pct(tally.arriving(), 0.5):.1f} / "
-                            f"{tally.pct(tally.arriving(), 0.99):.1f} ms "
-                            f"({len(tally.arriving()):,} answers)",
-                        ),
-                        (
-                            "  once every worker had arrived",
-                            f"{tally.pct(tally.steady(), 0.5):.1f} / "
-                            f"{tally.pct(tally.steady(), 0.99):.1f} ms "
-                            f"({len(tally.steady()):,} answers)",
+                        *(
+                            (
+                                f"  {what}",
+                                f"{tally.pct(part, 0.5):.1f} / {tally.pct(part, 0.99):.1f} ms "
+                                f"({len(part):,} answers)",
+                            )
+                            for what, part in (
+                                ("while workers were still arriving", tally.arriving()),
+                                (
+                                    f"in the {PACE_S:g} s after the last arrival",
+                                    tally.settling(PACE_S),
+                                ),
+                                ("after that (every worker at their pace)", tally.held(PACE_S)),
+                            )
                         ),
                         (
                             "server CPU per answer (its arrival included)",
