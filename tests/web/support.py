@@ -169,6 +169,7 @@ def served_page(engine: Engine, study: str, **options: Any) -> Iterator[str]:
     import uvicorn
 
     from annotate.web.page.serve import page_app
+    from annotate.web.page.supervisor import uvicorn_options
 
     # The origin check needs the port before the app exists: bind the socket first, and
     # listen at once, so requests queue until uvicorn accepts them (no polling for it).
@@ -177,7 +178,9 @@ def served_page(engine: Engine, study: str, **options: Any) -> Iterator[str]:
     sock.listen(128)
     port = sock.getsockname()[1]
     app = page_app(engine, study, host="127.0.0.1", port=port, **options)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # `serve`'s own options (its HTTP parser and bounds), quieter and with no lifespan.
+    options = {**uvicorn_options("127.0.0.1", port), "log_level": "warning", "lifespan": "off"}
+    config = uvicorn.Config(app, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

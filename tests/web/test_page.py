@@ -405,6 +405,25 @@ def test_an_oversized_post_is_refused_before_it_is_read(workspace, pair):
     assert big.status_code == 413
 
 
+def test_a_request_head_past_64_kb_is_refused_and_the_page_serves_on(workspace, pair):
+    """httptools, the page's parser, takes headers of any length: the page bounds them as
+    h11 does, so an endless header cannot grow the server's memory."""
+    import socket
+
+    import httpx
+
+    from tests.web.support import served_page
+
+    with served_page(workspace.engine, pair, require_tokens=False) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:80]
+        ordinary = httpx.get(base + "/", headers={"X-Note": "a" * 10_000}, timeout=10)
+        assert ordinary.status_code == 200 and 'name="csrf"' in ordinary.text
+
+
 def test_the_processes_of_serve_workers_take_each_others_cookies(workspace, pair, monkeypatch):
     """`serve --workers N`: each process builds its page from ANNOTATE_PAGE_WORKER with the
     one cookie key and limits file the supervisor set, so a worker signed in on one process

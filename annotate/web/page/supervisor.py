@@ -24,6 +24,20 @@ KEEP_ALIVE_S = 65
 of common load balancers, so they close first)."""
 
 
+MAX_HEAD = 64 * 1024
+"""Bytes of request line and headers a request may have."""
+
+
+def http_protocol() -> str:
+    """uvicorn's `http` option for the page: httptools' parser with the page's bound on a
+    request's head (protocol.py) where it is installed, else h11 (bounded by uvicorn)."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "h11"
+    return "annotate.web.page.protocol:BoundedHead"
+
+
 def uvicorn_options(host: str, port: int) -> dict:
     return {
         "host": host,
@@ -31,7 +45,8 @@ def uvicorn_options(host: str, port: int) -> dict:
         "log_level": "info",
         "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
         "server_header": False,
-        "h11_max_incomplete_event_size": 64 * 1024,
+        "h11_max_incomplete_event_size": MAX_HEAD,
+        "http": http_protocol(),
         # A worker answers every few seconds: keep their connection open between answers
         # (uvicorn's default of 5 s closes it just as the next answer is sent).
         "timeout_keep_alive": KEEP_ALIVE_S,
