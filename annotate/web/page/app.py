@@ -77,18 +77,18 @@ COME_BACK = "open this page again later"
 MAX_BODY = 64 * 1024
 """Largest request body taken (an answer with a comment is well under 4 KiB)."""
 MAX_FIELD = 10_000
+"""Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 ITEM_CACHE = 4096
+"""Items whose fields a server process keeps (a few MB of text at most)."""
 SQLITE_THREADS = 2
 """Threads for engine calls per process on SQLite. Its writes take turns anyway and its reads
 are short, and every thread more is one more to hand Python's lock back and forth with the
-event loop while the writers' turn waits: with 1,000 workers on 2 processes (bench_web), p99
-once all had arrived was 35-40 ms with 2 threads, 70-150 with 4 and 75-270 with 16, and the
-flat-out rate 390-400 labels/s against 350 with 16."""
+event loop while the writers' turn waits. In back-to-back runs of 1,000 workers on 2
+processes, p99 once all had arrived was 35-40 ms with 2 threads, 70-150 with 4 and 75-270 with
+16 (it varies from run to run), and the flat-out rate 390-400 labels/s against 350 with 16."""
 POSTGRES_THREADS = 8
 """On PostgreSQL each call also waits for the network, so more of them overlap (its pool
 holds 5 + 10 connections per process)."""
-"""Items whose fields a server process keeps (a few MB of text at most)."""
-"""Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 
 
 @dataclass

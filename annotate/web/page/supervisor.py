@@ -30,12 +30,12 @@ MAX_HEAD = 64 * 1024
 
 def http_protocol() -> str:
     """uvicorn's `http` option for the page: httptools' parser with the page's bound on a
-    request's head (protocol.py) where it is installed, else h11 (bounded by uvicorn)."""
+    request's head (bounded_http.py) where it is installed, else h11 (bounded by uvicorn)."""
     try:
         import httptools  # noqa: F401
     except ImportError:
         return "h11"
-    return "annotate.web.page.protocol:BoundedHead"
+    return "annotate.web.page.bounded_http:BoundedHead"
 
 
 def uvicorn_options(host: str, port: int) -> dict:
