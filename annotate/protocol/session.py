@@ -29,7 +29,13 @@ from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store import checkpoint
-from annotate.store.engine import is_transient, lock_study, write_connection, write_session
+from annotate.store.engine import (
+    is_transient,
+    lock_study,
+    write_connection,
+    write_session,
+    write_transaction,
+)
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -410,12 +416,13 @@ class AnnotatorSession:
             return None  # drifting, and no refresher item left: the researcher decides
 
         def work() -> tuple[Leased | None, Progress]:
-            with write_connection(self.engine, keypress=True) as conn:
-                lock_study(conn, self.ctx.id)
-                self.check_window(conn)
-                now = self.clock()
-                leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                return leased, self._progress_in(conn)
+            with self.engine.connect() as conn:
+                with write_transaction(self.engine, conn, keypress=True):
+                    lock_study(conn, self.ctx.id)
+                    self.check_window(conn)
+                    now = self.clock()
+                    leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
+                return leased, self._progress_in(conn)  # committed: outside the writers' turn
 
         leased, progress = _retry(work)
         self._standing_now(progress)
@@ -593,36 +600,42 @@ class AnnotatorSession:
             self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
         )
 
-        def work() -> tuple[Refusal | None, Leased | None, Progress | None]:
+        def write(conn: Connection) -> tuple[Refusal | None, Leased | None]:
             now = self.clock()
-            with write_connection(self.engine, keypress=True) as conn:
-                lock_study(conn, self.ctx.id)
-                self.check_window(conn)
-                refusal = None
-                if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
-                    conn.execute(assignment.INSERT_LABEL, row)
-                    assignment.settle(conn, self.ctx, item.item_id)
-                else:
-                    refusal = assignment.why_not_counted(
-                        conn, self.ctx, self.annotator_id, item.item_id
-                    )
-                    if refusal is Refusal.NOT_ADMITTED:
-                        raise UserError("test items need a passing gate decision")
-                if refusal is Refusal.ANSWERED_BEFORE:  # a retry: resume the lease it took
-                    leased = None
-                    if then_next:
-                        leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                    return refusal, leased, self._progress_in(conn)
-                # The answer's last step (the fault tests stop a process right after it).
-                release_leases(conn, self.ctx, self.annotator_id, item.item_id)
+            lock_study(conn, self.ctx.id)
+            self.check_window(conn)
+            refusal = None
+            if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
+                conn.execute(assignment.INSERT_LABEL, row)
+                assignment.settle(conn, self.ctx, item.item_id)
+            else:
+                refusal = assignment.why_not_counted(
+                    conn, self.ctx, self.annotator_id, item.item_id
+                )
+                if refusal is Refusal.NOT_ADMITTED:
+                    raise UserError("test items need a passing gate decision")
+            if refusal is Refusal.ANSWERED_BEFORE:  # a retry: resume the lease it took
                 leased = None
-                if then_next and refusal is None:  # no lease of ours is left: nothing to resume
-                    leased = assignment.lease_next_item(
-                        conn, self.ctx, self.annotator_id, now, resume=False
-                    )
+                if then_next:
+                    leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
+                return refusal, leased
+            # The answer's last step (the fault tests stop a process right after it).
+            release_leases(conn, self.ctx, self.annotator_id, item.item_id)
+            leased = None
+            if then_next and refusal is None:  # no lease of ours is left: nothing to resume
+                leased = assignment.lease_next_item(
+                    conn, self.ctx, self.annotator_id, now, resume=False
+                )
+            return refusal, leased
+
+        def work() -> tuple[Refusal | None, Leased | None, Progress | None]:
+            with self.engine.connect() as conn:
+                with write_transaction(self.engine, conn, keypress=True):
+                    refusal, leased = write(conn)
                 # Where the annotator now stands, for the status line: the figures kept from
-                # before moved on by this answer (see `progress`), or else read in this same
-                # transaction (two indexed statements) rather than in one of its own.
+                # before moved on by this answer (see `progress`), or else read once it has
+                # committed, on the same connection but after the writers' turn (two indexed
+                # statements the next writer does not wait for).
                 if refusal is None and before is not None:
                     return refusal, leased, None
                 return refusal, leased, self._progress_in(conn)

@@ -419,11 +419,25 @@ def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Conn
     for when they are reading (annotate/store/checkpoint.py)."""
     # The connection is checked out before this process's turn and returned after it: the
     # turn covers the transaction alone.
-    with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_immediate=True, keypress=keypress)
+    with engine.connect() as conn, write_transaction(engine, conn, keypress=keypress):
+        yield conn
+
+
+@contextmanager
+def write_transaction(
+    engine: Engine, conn: Connection, *, keypress: bool = False
+) -> Iterator[None]:
+    """`write_connection`'s transaction on a connection the caller checked out and keeps: what
+    it reads once this has committed (where the annotator now stands) runs after the writers'
+    turn, in a read transaction of its own that takes no write lock, so the next writer does
+    not wait for it. `keypress` stays set for that read: it must not checkpoint either."""
+    conn.execution_options(sqlite_immediate=True, keypress=keypress)
+    try:
         later = checkpoint.keypress_commit(engine, conn) if keypress and is_sqlite(engine) else None
         with later or nullcontext(), writer_turn(engine), conn.begin():
-            yield conn
+            yield
+    finally:
+        conn.execution_options(sqlite_immediate=False)
 
 
 @contextmanager

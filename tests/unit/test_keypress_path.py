@@ -3,6 +3,7 @@ taking turns in the kernel rather than polling SQLite's lock."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ from sqlalchemy import event
 from annotate.errors import UserError
 from annotate.protocol import assignment, gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
-from annotate.protocol.studies import TEST
+from annotate.protocol.studies import TEST, get_annotator
 from annotate.store.engine import writer_turn
 from annotate.store.models import utcnow
 from annotate.workspace import open_workspace
@@ -72,6 +73,29 @@ def test_a_test_keypress_is_one_transaction_of_few_statements(workspace, tmp_pat
     assert session.progress() == progress  # asked again: read afresh, and the same
 
 
+def test_where_a_new_session_stands_is_read_after_its_answer_commits(workspace, tmp_path: Path):
+    """The page opens a session per request, with no figures kept: its answer reads where the
+    annotator stands once the answer has committed (the writers' turn let go), so the next
+    writer never waits for those reads; and they say what a fresh read says."""
+    first = admitted(workspace, tmp_path, "page")
+    item = first.next_item()
+    annotator = get_annotator(workspace.engine, "ana")
+    for number in (2, 3):
+        # as the page does for each request: the study loaded once, a session made anew
+        session = AnnotatorSession(workspace.engine, first.ctx, annotator)
+        answer = functools.partial(session.submit_and_next, item, "entailment")
+        item, statements = count_statements(workspace.engine, answer, commits=True)
+        assert statements.count("-- commit") == 1, statements
+        after = statements[statements.index("-- commit") + 1 :]
+        reads = [s for s in after if not s.startswith("BEGIN")]
+        assert len(reads) == 2 and all(s.startswith("SELECT") for s in reads), after
+        assert "BEGIN IMMEDIATE" not in after  # a read that takes no write lock
+        assert item is not None and item.number == number
+        kept, none_run = count_statements(workspace.engine, session.progress)
+        assert none_run == [] and kept.test_done == number - 1
+        assert kept == AnnotatorSession.open(workspace.engine, "page", "ana").progress()
+
+
 def test_an_item_taken_meanwhile_gives_its_lease_back(workspace, tmp_path: Path):
     """The lease of an item that others completed is released even though the answer is
     refused, so the annotator's next request is not blocked by it."""
@@ -125,18 +149,26 @@ def test_writers_take_turns_and_the_next_one_goes_as_soon_as_the_lock_is_free(db
     engine.dispose()
 
 
-def count_statements(engine, call):  # type: ignore[no-untyped-def]
-    """(what `call` returned, the SQL statements it ran)."""
+def count_statements(engine, call, *, commits: bool = False):  # type: ignore[no-untyped-def]
+    """(what `call` returned, the SQL statements it ran); `commits`: with "-- commit" where
+    each transaction committed."""
     statements: list[str] = []
 
     def on_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
         statements.append(statement)
 
+    def on_commit(conn) -> None:  # type: ignore[no-untyped-def]
+        statements.append("-- commit")
+
     event.listen(engine, "before_cursor_execute", on_statement)
+    if commits:
+        event.listen(engine, "commit", on_commit)
     try:
         return call(), statements
     finally:
         event.remove(engine, "before_cursor_execute", on_statement)
+        if commits:
+            event.remove(engine, "commit", on_commit)
 
 
 def test_the_status_line_after_a_test_answer_is_what_the_store_says_with_no_query(
