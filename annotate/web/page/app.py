@@ -80,12 +80,13 @@ MAX_FIELD = 10_000
 """Longest name, token or comment taken from a form (longer is cut, not stored whole)."""
 ITEM_CACHE = 4096
 """Items whose fields a server process keeps (a few MB of text at most)."""
-SQLITE_THREADS = 2
-"""Threads for engine calls per process on SQLite. Its writes take turns anyway and its reads
-are short, and every thread more is one more to hand Python's lock back and forth with the
-event loop while the writers' turn waits. In back-to-back runs of 1,000 workers on 2
-processes, p99 once all had arrived was 35-40 ms with 2 threads, 70-150 with 4 and 75-270 with
-16 (it varies from run to run), and the flat-out rate 390-400 labels/s against 350 with 16."""
+SQLITE_THREADS = 1
+"""Threads for engine calls per process on SQLite. Its writes take turns across processes, and
+a second thread of the same process hands Python's lock back and forth with the one whose
+turn it is, which then holds the turn longer: 2.4-2.6 ms per answer with 2 threads against
+1.3 with one (flat out, 2 processes, back-to-back runs), so 325-345 labels/s against 425-515.
+The other process and the event loop are what overlap with a call. Earlier runs: 4 threads
+and more gave a longer tail at 1,000 workers (p99 70-270 ms against 35-40 with 2)."""
 POSTGRES_THREADS = 8
 """On PostgreSQL each call also waits for the network, so more of them overlap (its pool
 holds 5 + 10 connections per process)."""
