@@ -3,11 +3,14 @@ simulated workers, each an async HTTP client that follows the page's own request
 start, then POST each answer and read the next item from the response).
 
 Runs, in one go:
-- 50, 200 and 1,000 workers at a human pace of one answer per 5 s, arriving at random over
-  `--ramp` seconds (one pace by default): labels stored, p50/p99 from answer to next item (all
+- 50, 200 and 1,000 workers at a human pace of one answer per 5 s on average, arriving at
+  random over `--ramp` seconds (one pace by default): labels stored, p50/p99 from answer to next item (all
   answers; those sent while workers were still arriving; in the pace after the last arrival,
   when the answers the arrivals held up come back as a wave; and after that, every worker at
-  their own pace), the server's CPU per answer and its RSS (and per worker);
+  their own pace), the server's CPU per answer and its RSS (and per worker). A person does
+  not answer on a metronome: each worker's time on an item is drawn from 5 s +- 50%
+  (`--pace-spread 0.5`); `--pace-spread 0` makes every worker take exactly 5 s, which keeps
+  the workers that one slow moment lined up answering together for the rest of the run;
 - an arrival burst: 100 workers opening the page at once, p99 time to the first item;
 - flat out: 8 workers answering as fast as the server allows, labels/s, against the engine
   alone (bench_concurrency's `submit_and_next` loop, 5 processes) in the same run;
@@ -20,7 +23,7 @@ Targets (issue 23): 1,000 workers with p99 <= 100 ms and RSS <= 300 MB; burst p9
 flat out >= 50% of the engine-only labels/s.
 
     python -m bench.bench_web [--seconds 20] [--workers 50 200 1000] [--terminal-tabs 20]
-        [--server-workers N] [--ramp SECONDS]
+        [--server-workers N] [--ramp SECONDS] [--pace-spread FRACTION]
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ from bench.store_builder import build_study
 ANNOTATE = (sys.executable, "-m", "annotate")
 K = 5
 PACE_S = 5.0
+PACE_SPREAD = 0.5
+"""A worker's time on an item: PACE_S +- this fraction of it, uniformly (mean PACE_S)."""
 TICKET = re.compile(r'name="ticket" value="([^"]+)"')
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 ANSWERS = ("entailment", "not_entailment")
@@ -241,10 +246,16 @@ class Worker:
 
 
 async def paced(
-    base: str, names: list[str], seconds: float, pace: float, ramp: float | None = None
+    base: str,
+    names: list[str],
+    seconds: float,
+    pace: float,
+    ramp: float | None = None,
+    spread: float = PACE_SPREAD,
 ) -> Tally:
     """Workers arriving at random over `ramp` seconds (one pace interval unless given), then
-    answering every `pace` seconds, until `seconds` after the start."""
+    each taking `pace` seconds +- `spread` (a fraction of it, uniformly) on every item, until
+    `seconds` after the start."""
     tally = Tally()
     end = time.monotonic() + seconds
     arrived = 0
@@ -259,7 +270,7 @@ async def paced(
             if arrived == len(names):
                 tally.all_arrived = time.monotonic()
             while time.monotonic() < end:
-                await asyncio.sleep(pace)
+                await asyncio.sleep(pace * random.uniform(1 - spread, 1 + spread))
                 if not await worker.answer(tally):
                     break
         except Exception as exc:  # counted and shown, the run goes on
@@ -389,6 +400,13 @@ def main() -> None:
         help=f"seconds over which paced workers arrive (default: one pace, {PACE_S:g} s)",
     )
     parser.add_argument(
+        "--pace-spread",
+        type=float,
+        default=PACE_SPREAD,
+        help="a worker's time on an item varies by this fraction of the pace, uniformly "
+        f"(default {PACE_SPREAD:g}; 0: every worker exactly {PACE_S:g} s)",
+    )
+    parser.add_argument(
         "--server-workers", type=int, default=1, help="`annotate serve --workers N` processes"
     )
     args = parser.parse_args()
@@ -408,13 +426,15 @@ def main() -> None:
             idle = rss_mb(server.proc.pid)
             for n in args.workers:
                 cpu = cpu_seconds(server.proc.pid)
-                tally = asyncio.run(paced(server.base, names[:n], args.seconds, PACE_S, args.ramp))
+                tally = asyncio.run(
+                    paced(server.base, names[:n], args.seconds, PACE_S, args.ramp, args.pace_spread)
+                )
                 cpu = cpu_seconds(server.proc.pid) - cpu
                 acknowledged += tally.stored
                 rss = rss_mb(server.proc.pid)
                 print_rows(
-                    f"{n} workers, 1 answer / {PACE_S:g} s, {args.seconds:g} s, {processes}, "
-                    "SQLite",
+                    f"{n} workers, 1 answer / {PACE_S:g} s +- {args.pace_spread:.0%}, "
+                    f"{args.seconds:g} s, {processes}, SQLite",
                     [
                         ("labels stored", f"{tally.stored:,}"),
                         (
