@@ -83,8 +83,13 @@ class SignInLimiter:
         log.warning("refused a sign-in (%s)", terminal_safe(", ".join(keys)))
 
     def admitted(self, name: str) -> None:
+        key = name_key(name)
         with self._lock:
-            self._db.execute("DELETE FROM refusals WHERE key = ?", (name_key(name),))
+            # Nearly every sign-in has no refusal to clear: a read, which waits for no other
+            # process, rather than a DELETE, which takes the file's write lock (on the event
+            # loop, behind the other processes' sign-ins).
+            if self._db.execute("SELECT 1 FROM refusals WHERE key = ?", (key,)).fetchone():
+                self._db.execute("DELETE FROM refusals WHERE key = ?", (key,))
 
     def close(self) -> None:
         self._db.close()
