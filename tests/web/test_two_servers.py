@@ -172,3 +172,69 @@ def run_workers(store_url: str, tmp_path: Path, start, *, fresh: bool = False) -
     check = subprocess.run([*ANNOTATE, "--db", store_url, "check"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     return children
+
+
+def listening_sockets(port: int) -> int:
+    """Listening TCP sockets on `port` (Linux /proc/net/tcp: state 0A)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for r in rows if r.split()[1].endswith(f":{port:04X}") and r.split()[3] == "0A")
+
+
+def socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux spreads SO_REUSEPORT's connections")
+def test_serve_workers_spreads_connections_opened_at_once_over_its_processes(tmp_path: Path):
+    """Connections opened in the same instant (a crowd's burst) reach both `--workers`
+    processes, each on its own listening socket; and a second server on the port is refused
+    rather than joining them."""
+    import socket
+
+    from annotate.workspace import open_workspace
+
+    workspace = open_workspace(f"sqlite:///{tmp_path / 'w.db'}", create=True)
+    study = layout_study(workspace.engine, tmp_path, "pair", test=2, training_items=0)
+    workspace.engine.dispose()
+    db = f"sqlite:///{tmp_path / 'w.db'}"
+    proc, base = start_server(db, study, None, "--workers", "2")
+    port = int(base.rsplit(":", 1)[1])
+    connections: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while listening_sockets(port) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # bounded polling for the second process to listen
+        assert listening_sockets(port) == 2  # one socket per process, none shared
+        connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
+        for c in connections:
+            c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        for c in connections:
+            assert c.recv(12).startswith(b"HTTP/1.1 200")  # accepted and answered
+        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+        served = {  # the server ends of the 16 connections
+            r.split()[9]
+            for r in rows
+            if r.split()[1].endswith(f":{port:04X}") and r.split()[3] == "01"
+        }
+        per_process = [len(served & socket_inodes(pid)) for pid in server_processes(proc.pid)]
+        assert sorted(per_process)[0] > 0 and sum(per_process) == 16, per_process
+        second = subprocess.run(
+            [*ANNOTATE, "--db", db, "serve", study, "--port", str(port), "--no-tokens"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode != 0 and "already in use" in second.stderr
+    finally:
+        for c in connections:
+            c.close()
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)

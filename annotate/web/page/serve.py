@@ -1,5 +1,6 @@
 """`annotate serve STUDY`: the annotator page on uvicorn, one process for every worker, or
-`--workers N` processes on one port (uvicorn's supervisor; the kernel spreads connections).
+`--workers N` processes on one port (uvicorn's supervisor; the kernel spreads connections,
+on Linux over a listening socket per process).
 
 The session cookie is signed with ANNOTATE_WEB_SECRET when it is set: give every process (or
 host) that serves one study the same value, so a worker's cookie is good on all of them.

@@ -1,4 +1,5 @@
-"""`annotate serve STUDY --workers N`'s supervisor: uvicorn's process manager and nothing else.
+"""`annotate serve STUDY --workers N`'s supervisor: uvicorn's process manager, and on Linux a
+listening socket of its own for each page process (`OwnListener`).
 
 `annotate serve` checks the study and the options, then replaces itself with this module
 (`os.execv`), so the process that only watches the page processes does not keep the whole
@@ -12,8 +13,10 @@ The page's options travel in ANNOTATE_PAGE_WORKER, set by `serve`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -57,8 +60,47 @@ def log_setup() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
 
+class OwnListener(socket.socket):
+    """The supervisor's bound (not listening) socket, which holds the port and reports a clash
+    at start. Handed to a page process, it becomes that process's own listening socket on the
+    same address, with SO_REUSEPORT: the kernel then spreads new connections over the
+    processes by their addresses. On one shared socket (uvicorn's way) the process that waited
+    last takes every connection pending: 8 opened at once all went to one of 2 processes
+    (bench_web flat out, one core used of two). uvicorn has no option for it (its pull
+    request 2472 is open), hence this class."""
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (_reuse_port_listener, (self.family, self.getsockname()))
+
+
+def _reuse_port_listener(family: int, address: tuple) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(address)
+    return sock
+
+
+def spreads_connections() -> bool:
+    """Only Linux spreads a SO_REUSEPORT group's connections (macOS gives them all to one)."""
+    return sys.platform == "linux" and hasattr(socket, "SO_REUSEPORT")
+
+
+def listener(config) -> socket.socket:  # type: ignore[no-untyped-def]
+    """uvicorn's bound socket for `config`, as an OwnListener where connections can be spread.
+    It keeps SO_REUSEPORT off itself, so another server cannot join the page processes'
+    group on this port: its bind fails, as with one shared socket."""
+    sock = config.bind_socket()
+    if not spreads_connections():
+        return sock
+    own = OwnListener(sock.family, sock.type, sock.proto, fileno=sock.detach())
+    own.set_inheritable(True)
+    return own
+
+
 def main(argv: list[str]) -> None:
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     workers, host, port = int(argv[0]), argv[1], int(argv[2])
     log_setup()
@@ -66,12 +108,15 @@ def main(argv: list[str]) -> None:
     # private folder (mode 0700) removed when the server stops.
     with tempfile.TemporaryDirectory(prefix="annotate-serve-") as private:
         os.environ.setdefault(LIMITS_ENV, str(Path(private) / "signin-limits.db"))
-        uvicorn.run(
+        # uvicorn.run's own steps for `workers` processes, with the page's listener.
+        config = uvicorn.Config(
             "annotate.web.page.serve:worker_page",
             factory=True,
             workers=workers,
             **uvicorn_options(host, port),
         )
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the processes have stopped
+            Multiprocess(config, sockets=[listener(config)]).run()
 
 
 if __name__ == "__main__":
