@@ -424,6 +424,72 @@ def test_a_request_head_past_64_kb_is_refused_and_the_page_serves_on(workspace, 
         assert ordinary.status_code == 200 and 'name="csrf"' in ordinary.text
 
 
+def test_every_response_arrives_whole_in_one_write(workspace, pair):
+    """The page sends a response's head with its body in one write: over a real socket a
+    HEAD, pipelined requests and a POST that waits for 100 Continue are all answered, in
+    order; and the head is written once, together with the body."""
+    import socket
+    from types import SimpleNamespace
+
+    from annotate.web.page.bounded_http import _HeadWithBody
+    from tests.web.support import served_page
+
+    with served_page(workspace.engine, pair, require_tokens=False) as base:
+        host, port = base.removeprefix("http://").split(":")
+
+        def exchange(request: bytes, *, then: bytes = b"") -> bytes:
+            with socket.create_connection((host, int(port)), timeout=10) as sock:
+                sock.sendall(request)
+                if then:  # the body, once the page said to go on
+                    assert sock.recv(64).startswith(b"HTTP/1.1 100 Continue")
+                    sock.sendall(then)
+                received = b""
+                while chunk := sock.recv(65536):
+                    received += chunk
+                return received
+
+        head = exchange(b"HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"content-length:" in head.lower()
+        three = exchange(
+            b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        statuses = [
+            int(three[i + 9 : i + 12])
+            for i in range(len(three))
+            if three.startswith(b"HTTP/1.1 ", i)
+        ]
+        assert statuses[:2] == [404, 200] and len(statuses) == 3
+        body = b"name=ana"
+        posted = exchange(
+            b"POST /signin HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\n"
+            + f"Origin: {base}\r\nContent-Length: {len(body)}\r\n\r\n".encode(),
+            then=body,
+        )
+        assert posted.startswith(b"HTTP/1.1 400") and b"The page had expired" in posted
+
+    writes: list[bytes] = []
+    cycle = SimpleNamespace(response_started=False)
+    held = _HeadWithBody(
+        SimpleNamespace(write=writes.append, close=lambda: writes.append(b"|")), cycle
+    )
+    held.write(b"HTTP/1.1 100 Continue\r\n\r\n")  # before the response starts: at once
+    cycle.response_started = True
+    held.write(b"HEAD\r\n\r\n")
+    held.write(b"body")
+    held.write(b"more")
+    assert writes == [b"HTTP/1.1 100 Continue\r\n\r\n", b"HEAD\r\n\r\nbody", b"more"]
+    writes.clear()
+    no_body = _HeadWithBody(
+        SimpleNamespace(write=writes.append, close=lambda: writes.append(b"|")), cycle
+    )
+    no_body.write(b"HEAD\r\n\r\n")
+    no_body.close()  # a HEAD answer on a closing connection: its head goes out first
+    assert writes == [b"HEAD\r\n\r\n", b"|"]
+
+
 def test_the_processes_of_serve_workers_take_each_others_cookies(workspace, pair, monkeypatch):
     """`serve --workers N`: each process builds its page from ANNOTATE_PAGE_WORKER with the
     one cookie key and limits file the supervisor set, so a worker signed in on one process
