@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Integer, bindparam, case, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -30,6 +30,7 @@ from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotato
 from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store import checkpoint
 from annotate.store.engine import (
+    is_sqlite,
     is_transient,
     lock_study,
     write_connection,
@@ -53,6 +54,8 @@ a retry runs at once: no sleeping back-off that turns a short wait into a long s
 REVISABLE = (TEST, catch.CATCH)
 """Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
 
+
+_Written = TypeVar("_Written")
 
 _BY_PHASE = (
     select(
@@ -354,6 +357,26 @@ class AnnotatorSession:
         self._progress, self._answered_since = progress, True
         self._stream_done = progress.stream_done
 
+    def _write_then_standing(
+        self, write: Callable[[Connection], _Written], read: Callable[[_Written], bool]
+    ) -> tuple[_Written, Progress | None]:
+        """`write` in a keypress's write transaction, then, if `read(what it wrote)`, where the
+        annotator now stands. On SQLite that is read once the write has committed, on the same
+        connection (two indexed statements the next writer does not wait for: the writers'
+        turn is over). PostgreSQL has no such turn, and a second transaction would cost round
+        trips: there it is read inside the write's."""
+        after = is_sqlite(self.engine)
+        progress = None
+        with self.engine.connect() as conn:
+            with write_transaction(self.engine, conn, keypress=True):
+                written = write(conn)
+                wanted = read(written)
+                if wanted and not after:
+                    progress = self._progress_in(conn)
+            if wanted and after:
+                progress = self._progress_in(conn)
+        return written, progress
+
     def _progress_in(self, conn: Connection) -> Progress:
         by_phase = self._by_phase(conn)
         quota, test_items = self._study_sizes(conn)
@@ -419,16 +442,13 @@ class AnnotatorSession:
         if self.ctx.protocol.catch_action == "pause" and self._paused():
             return None  # drifting, and no refresher item left: the researcher decides
 
-        def work() -> tuple[Leased | None, Progress]:
-            with self.engine.connect() as conn:
-                with write_transaction(self.engine, conn, keypress=True):
-                    lock_study(conn, self.ctx.id)
-                    self.check_window(conn)
-                    now = self.clock()
-                    leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                return leased, self._progress_in(conn)  # committed: outside the writers' turn
+        def lease(conn: Connection) -> Leased | None:
+            lock_study(conn, self.ctx.id)
+            self.check_window(conn)
+            return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
-        leased, progress = _retry(work)
+        leased, progress = _retry(lambda: self._write_then_standing(lease, lambda _: True))
+        assert progress is not None
         self._standing_now(progress)
         return self._test_view(leased)
 
@@ -632,19 +652,13 @@ class AnnotatorSession:
                 )
             return refusal, leased
 
-        def work() -> tuple[Refusal | None, Leased | None, Progress | None]:
-            with self.engine.connect() as conn:
-                with write_transaction(self.engine, conn, keypress=True):
-                    refusal, leased = write(conn)
-                # Where the annotator now stands, for the status line: the figures kept from
-                # before moved on by this answer (see `progress`), or else read once it has
-                # committed, on the same connection but after the writers' turn (two indexed
-                # statements the next writer does not wait for).
-                if refusal is None and before is not None:
-                    return refusal, leased, None
-                return refusal, leased, self._progress_in(conn)
-
-        refusal, leased, progress = _retry(work)
+        # Where the annotator now stands, for the status line: the figures kept from before
+        # moved on by this answer (see `progress`), or else read with it.
+        (refusal, leased), progress = _retry(
+            lambda: self._write_then_standing(
+                write, lambda written: written[0] is not None or before is None
+            )
+        )
         if progress is None:
             assert before is not None
             progress = replace(before, test_done=before.test_done + 1)

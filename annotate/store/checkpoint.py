@@ -55,9 +55,9 @@ def keypress_commit(engine: Engine, conn: Connection) -> Iterator[None]:
     """Around one write transaction on a SQLite `conn` that a person waits for: its commit
     does not checkpoint, `when_idle` does; the DEFER_AT_MOST-th such commit in a row does.
     SQLite's own checkpoint stays off on the connection from one keypress commit to the next
-    (the status line's figures come from the keypress: no other transaction runs between
-    two answers), so a keypress sets no PRAGMA; any other transaction that begins on the
-    connection turns it back on first (`resume`)."""
+    (the status line's figures come from the keypress, or from a read right after its commit
+    that is flagged as the keypress's too), so a keypress sets no PRAGMA; any other
+    transaction that begins on the connection turns it back on first (`resume`)."""
     raw = conn.connection.dbapi_connection
     assert raw is not None
     info = conn.connection.info

@@ -85,9 +85,9 @@ class SignInLimiter:
     def admitted(self, name: str) -> None:
         key = name_key(name)
         with self._lock:
-            # Nearly every sign-in has no refusal to clear: a read, which waits for no other
-            # process, rather than a DELETE, which takes the file's write lock (on the event
-            # loop, behind the other processes' sign-ins).
+            # Nearly every sign-in has no refusal to clear: a read, which shares the file with
+            # the other processes' reads, rather than a DELETE, which takes its write lock (on
+            # the event loop, one process at a time).
             if self._db.execute("SELECT 1 FROM refusals WHERE key = ?", (key,)).fetchone():
                 self._db.execute("DELETE FROM refusals WHERE key = ?", (key,))
 

@@ -25,7 +25,11 @@ def test_a_right_sign_in_clears_the_names_refusals_and_not_the_addresss(tmp_path
     assert limiter.wait(keys) == delay(FREE_TRIES + 1)
     clock.now += delay(FREE_TRIES + 1)  # waited: the right token gets through
     limiter.admitted(" ana ")  # the same name as typed before (case and spaces aside)
-    limiter.admitted("bob")  # no refusal to clear: nothing changes
+    statements: list[str] = []
+    limiter._db.set_trace_callback(statements.append)
+    limiter.admitted("bob")  # no refusal to clear: a read, no write to the shared file
+    limiter._db.set_trace_callback(None)
+    assert statements and not [s for s in statements if not s.startswith("SELECT")], statements
     assert limiter.wait([name_key("ana")]) == 0.0
     limiter.refused(keys)  # one typo later: a free try again for the name...
     assert limiter.wait([name_key("ana")]) == 0.0

@@ -85,8 +85,11 @@ SQLITE_THREADS = 1
 a second thread of the same process hands Python's lock back and forth with the one whose
 turn it is, which then holds the turn longer: 2.4-2.6 ms per answer with 2 threads against
 1.3 with one (flat out, 2 processes, back-to-back runs), so 325-345 labels/s against 425-515.
-The other process and the event loop are what overlap with a call. Earlier runs: 4 threads
-and more gave a longer tail at 1,000 workers (p99 70-270 ms against 35-40 with 2)."""
+The other process and the event loop are what overlap with a call. The price: a call waiting
+for the turn holds up the process's other calls, reads included, for as long (milliseconds
+between page processes; up to SQLite's busy timeout behind another program's write). Earlier
+runs: 4 threads and more gave a longer tail at 1,000 workers (p99 70-270 ms against 35-40
+with 2)."""
 POSTGRES_THREADS = 8
 """On PostgreSQL each call also waits for the network, so more of them overlap (its pool
 holds 5 + 10 connections per process)."""

@@ -14,6 +14,7 @@ The page's options travel in ANNOTATE_PAGE_WORKER, set by `serve`.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import socket
@@ -88,8 +89,10 @@ def spreads_connections() -> bool:
 
 def listener(config) -> socket.socket:  # type: ignore[no-untyped-def]
     """uvicorn's bound socket for `config`, as an OwnListener where connections can be spread.
-    It keeps SO_REUSEPORT off itself, so another server cannot join the page processes'
-    group on this port: its bind fails, as with one shared socket."""
+    It keeps SO_REUSEPORT off itself, so another server that does not set SO_REUSEPORT
+    (uvicorn, another `annotate serve`) cannot take the port: its bind fails, as with one
+    shared socket. A program of the same user that sets it can join the group, as with any
+    SO_REUSEPORT server."""
     sock = config.bind_socket()
     if not spreads_connections():
         return sock
@@ -115,8 +118,14 @@ def main(argv: list[str]) -> None:
             workers=workers,
             **uvicorn_options(host, port),
         )
+        sockets = [listener(config)]
+        # uvicorn before 0.51 takes the processes' target; later ones make their own server.
+        if "target" in inspect.signature(Multiprocess).parameters:
+            supervisor = Multiprocess(config, target=uvicorn.Server(config).run, sockets=sockets)
+        else:
+            supervisor = Multiprocess(config, sockets=sockets)
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the processes have stopped
-            Multiprocess(config, sockets=[listener(config)]).run()
+            supervisor.run()
 
 
 if __name__ == "__main__":
