@@ -83,7 +83,7 @@ ITEM_CACHE = 4096
 SQLITE_THREADS = 1
 """Threads for engine calls per process on SQLite. Its writes take turns across processes, and
 a second thread of the same process hands Python's lock back and forth with the one whose
-turn it is, which then holds the turn longer: 2.4-2.6 ms per answer with 2 threads against
+turn it is, which then holds the turn longer: 2.4-2.7 ms per answer with 2 threads against
 1.3 with one (flat out, 2 processes, back-to-back runs), so 325-345 labels/s against 425-515.
 The other process and the event loop are what overlap with a call. The price: a call waiting
 for the turn holds up the process's other calls, reads included, for as long (milliseconds
