@@ -11,22 +11,15 @@ import traceback
 
 import typer
 
-from annotate.cli import (
-    admin,
-    console,
-    context,
-    crowd,
-    curate,
-    data,
-    demo,
-    export,
-    label,
-    labels,
-    plan,
-    report,
-    scoring,
-    study,
-)
+# isort: off
+# Typer lists the commands in the order they are registered: these imports, in this order, are
+# the order of `annotate --help` (and of the docs' command reference).
+from annotate.cli import admin, console, context
+from annotate.cli import gate, status, flags, simulate
+from annotate.cli import groups, study, annotators, crowd
+from annotate.cli import curate, data, demo, export, label, labels, plan, report, scoring
+
+# isort: on
 from annotate.cli.context import app
 from annotate.cli.examples import attach as attach_examples
 from annotate.errors import UserError
@@ -34,6 +27,7 @@ from annotate.text import redacted, terminal_safe
 
 __all__ = [
     "admin",
+    "annotators",
     "app",
     "console",
     "crowd",
@@ -41,12 +35,17 @@ __all__ = [
     "data",
     "demo",
     "export",
+    "flags",
+    "gate",
+    "groups",
     "label",
     "labels",
     "main",
     "plan",
     "report",
     "scoring",
+    "simulate",
+    "status",
     "study",
 ]
 

@@ -7,80 +7,15 @@ import csv
 import io
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from annotate.cli.context import Format, app, options
+from annotate.cli.crowd_setup import crowd_settings, print_crowd
+from annotate.cli.groups import annotator_app, study_app
 from annotate.cli.output import print_json, print_table, say, warn
-from annotate.cli.study import annotator_app, study_app
 from annotate.errors import UserError
 from annotate.wording import count_of
-
-if TYPE_CHECKING:
-    from annotate.protocol.crowd_config import CrowdConfig
-
-DEFAULT_URL = "https://YOUR-SERVER/"
-"""Shown in the links to paste until `--url` names the address `annotate serve` is reached at."""
-
-
-def crowd_settings(
-    platform: str | None,
-    config_path: Path | None,
-    platform_studies: list[str],
-    *,
-    keep: CrowdConfig | None = None,
-    training_study: str | None = None,
-    test_study: str | None = None,
-) -> CrowdConfig:
-    """The settings a command line gives: the TOML file (if any), the platform, extra study
-    ids; every outcome with a code (kept from `keep`, the stored settings, where it had one)."""
-    from annotate.protocol.crowd_config import read_config_file, validate_config, with_codes
-
-    if config_path is not None:
-        data = read_config_file(config_path, platform).model_dump()
-    elif keep is not None:
-        data = keep.model_dump()
-        if platform is not None and platform != keep.platform:
-            data["platform"] = platform
-    elif platform is not None:
-        data = {"platform": platform}
-    else:
-        raise UserError("say which platform: --crowd prolific|mturk|link (or --config FILE)")
-    data["study_ids"] = list(dict.fromkeys([*data.get("study_ids", []), *platform_studies]))
-    if training_study is not None:
-        data["training_study_id"] = training_study
-    if test_study is not None:
-        data["test_study_id"] = test_study
-    origin = str(config_path) if config_path else "the command line"
-    config = validate_config(data, origin)
-    return with_codes(config, keep.codes if keep else None)
-
-
-def print_crowd(study: str, config: CrowdConfig, url: str | None) -> None:
-    from annotate.protocol.crowd import study_link
-
-    page = url or DEFAULT_URL
-    say(f"{study}: a {config.platform} study; workers arrive by link, no token needed")
-    roles = config.accepted
-    if config.platform == "prolific" and not roles:
-        warn(
-            f"warning: no Prolific study accepted yet: `annotate study crowd {study} "
-            "--platform-study STUDY_ID` once the Prolific study exists"
-        )
-    for role, what in (("all", "every phase"), ("training", "training"), ("test", "test")):
-        ids = [s for s, r in roles.items() if r == role]
-        if role == "all" and (ids or not roles):
-            say(f"  link for {what} ({', '.join(ids) or 'any study'}):")
-            say(f"    {study_link(page, config, role)}")
-        elif ids:
-            say(f"  link for {what} (platform study {ids[0]}):")
-            say(f"    {study_link(page, config, role)}")
-    say("  completion codes:")
-    for outcome, code in config.codes.items():
-        say(f"    {outcome:<14} {code}")
-    if url is None:
-        say(f"  (replace {DEFAULT_URL} with the address of `annotate serve`: --url URL)")
 
 
 @study_app.command("crowd")

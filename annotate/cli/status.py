@@ -1,0 +1,103 @@
+"""`annotate status`: a study's progress, per annotator and per item."""
+
+from __future__ import annotations
+
+import typer
+
+from annotate.cli.context import Format, app, options
+from annotate.cli.output import console, print_json
+
+
+@app.command("status")
+def status_command(
+    ctx: typer.Context, study: str, fmt: Format = typer.Option(Format.table, "--format")
+) -> None:
+    """Progress of a study: per annotator and per item."""
+    from annotate.protocol.status import study_status
+    from annotate.protocol.studies import load_study
+
+    ws = options(ctx).workspace()
+    data = study_status(ws.engine, load_study(ws.engine, study))
+    if fmt is Format.json:
+        print_json(data)
+        return
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+
+    from annotate.terminal_text import SafeText as Text
+
+    out = console()
+    total = max(1, data["items_total"])
+    summary = Table.grid(padding=(0, 2))
+    summary.add_row(
+        Text(f"{data['study']} ({data['task']}, {data['protocol']}, state {data['state']})"),
+    )
+    bar = Table.grid(padding=(0, 1))
+    bar.add_row(
+        ProgressBar(total=total, completed=data["items_complete"], width=40),
+        Text(
+            f"{data['items_complete']}/{data['items_total']} items complete, "
+            f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"
+            + (f", {data['items_open_ties']} open ties" if data.get("items_open_ties") else "")
+            + (
+                f", {data['items_decided_early']} decided before k"
+                if data.get("items_decided_early")
+                else ""
+            )
+        ),
+    )
+    out.print(summary)
+    out.print(bar)
+    table = Table(title="Annotators", title_justify="left")
+    headings = ("Annotator", "Phase", "Training", "Accuracy", "Gate", "Test labels", "")
+    for heading in (*headings, "Flags", "Last label"):
+        table.add_column(heading)
+    for a in data["annotators"]:
+        accuracy = "" if a["training_accuracy"] is None else f"{a['training_accuracy']:.3f}"
+        table.add_row(
+            Text(a["name"] + (" (synthetic)" if a["synthetic"] else "")),
+            Text(a["phase"]),
+            Text(f"{a['training_done']}/{a['training_quota']}"),
+            Text(accuracy),
+            Text(a["gate"]),
+            Text(str(a["test_done"])),
+            ProgressBar(total=total, completed=a["test_done"], width=20),
+            Text(str(a["flags"])),
+            Text(_ago(a["last_activity"])),
+        )
+    out.print(table)
+    hist = ", ".join(f"{n} labels: {c}" for n, c in data["labels_per_item"].items())
+    out.print(Text(f"Items by number of labels (k = {data['annotators_per_item']}): {hist}"))
+    f = data["flags"]
+    out.print(
+        Text(
+            f"Flags: {f['total']} ({f['open']} open, {f['resolved']} resolved, {f['excluded']} "
+            f"on excluded items); {f['excluded_items']} item(s) excluded from scoring"
+            + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
+        )
+    )
+    if "crowd" in data:
+        c = data["crowd"]
+        counts = ", ".join(f"{o} {n}" for o, n in c["outcomes"].items())
+        out.print(
+            Text(
+                f"Crowd ({c['platform']}) outcomes: {counts}; "
+                f"{c['abandoned_sessions']} abandoned session(s)"
+            )
+        )
+    out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
+    for warning in data["warnings"]:
+        out.print(Text(f"warning: {warning}", style="bold"))
+
+
+def _ago(iso: str | None) -> str:
+    """How long ago, short: "40 s ago", "12 min ago", "3 h ago", "2 d ago" ("" for never)."""
+    if iso is None:
+        return ""
+    from datetime import UTC, datetime
+
+    seconds = max(0, int((datetime.now(UTC) - datetime.fromisoformat(iso)).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
