@@ -1,28 +1,56 @@
-"""Every environment variable annotate reads, in one typed model.
+"""Every setting annotate reads, in one typed model: the ANNOTATE_* environment variables and
+the project file (`annotate.toml`).
 
 Each field is the variable ``ANNOTATE_<FIELD>`` (``db`` is ``ANNOTATE_DB``); its docstring is
 the documentation the README's "Environment variables" table repeats (a test keeps the two and
-the code in step). Code reads the environment only through `settings()`, which reads it afresh
-on every call: a test or a parent process may change a variable between two calls.
+the code in step). The fields of `PROJECT_KEYS` may also be set in the project file:
+`annotate.toml` in the current folder, or the file ANNOTATE_CONFIG (`--config FILE`) names.
+What wins: a command-line option, where there is one, then the environment, then the project
+file, then the default.
+
+Code reads settings only through `settings()`, which reads the environment and the project
+file afresh on every call: a test or a parent process may change a variable between two calls.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-from annotate.errors import UserError
+from annotate.errors import DataFileError, UserError
 
 PREFIX = "ANNOTATE_"
+PROJECT_FILE = "annotate.toml"
+"""The project file read from the current folder when neither --config nor ANNOTATE_CONFIG
+names one."""
+
+DEFAULT_PROTOCOL = "superglue-2019"
 
 
-class Settings(BaseModel):
-    """The environment's settings; a command-line option, where there is one, wins."""
+class Settings(BaseSettings):
+    """The settings in force; a command-line option, where there is one, wins over them."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX,
+        # An empty variable means "not set", as the shell's `ANNOTATE_DB=` does.
+        env_ignore_empty=True,
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
 
     db: str | None = None
     """The store: a SQLite path or a database URL (`postgresql+psycopg://user@host/db`), as
@@ -31,6 +59,10 @@ class Settings(BaseModel):
     debug: bool = False
     """`1` (or `true`, `yes`): an error prints its traceback too, for bug reports (as `--debug`)."""
 
+    config: str | None = None
+    """The project file (TOML) to read instead of `annotate.toml` in the current folder, as
+    `--config FILE` names it: the store, task and protocol folders and the default protocol."""
+
     tasks_path: str = ""
     """Folders of task TOML files searched after the built-in ones, separated like `PATH`
     (`:`; `;` on Windows): `annotate tasks` lists them and `--task NAME` finds them."""
@@ -38,6 +70,10 @@ class Settings(BaseModel):
     protocols_path: str = ""
     """Folders of protocol presets (TOML) searched after the built-in ones, separated like
     `PATH`: `annotate protocols` lists them and `--protocol NAME` finds them."""
+
+    default_protocol: str = DEFAULT_PROTOCOL
+    """The protocol preset (or `.toml` file) `annotate study create` and `annotate plan` use
+    when no `--protocol` is given. Default `superglue-2019`."""
 
     token: str | None = None
     """The annotator's token for `annotate label`, so a script need not
@@ -64,14 +100,45 @@ class Settings(BaseModel):
     """A file (SQLite) where `annotate serve` counts refused sign-ins per name and per address,
     shared by the server processes of one host; unset, each process counts in memory."""
 
+    @field_validator("debug", mode="before")
+    @classmethod
+    def _yes_or_no(cls, value: Any) -> Any:
+        # Stricter than pydantic's booleans ("t", "y" …): the spellings the docs name.
+        if not isinstance(value, str):
+            return value
+        lowered = value.strip().lower()
+        if lowered not in _TRUE | _FALSE:
+            raise PydanticCustomError("yes_or_no", "expected 1 or 0 (true or false)")
+        return lowered in _TRUE
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Earlier sources win: the environment over the project file; no .env or secrets dir.
+        project = InitSettingsSource(settings_cls, init_kwargs=project_values())
+        return init_settings, env_settings, project
+
     def search_path(self, kind: Literal["tasks", "protocols"]) -> list[Path]:
         """The extra folders of ANNOTATE_TASKS_PATH or ANNOTATE_PROTOCOLS_PATH."""
         value = self.tasks_path if kind == "tasks" else self.protocols_path
         return [Path(p) for p in value.split(os.pathsep) if p]
 
 
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+
+
 def env_name(field: str) -> str:
     return PREFIX + field.upper()
+
+
+CONFIG_ENV = env_name("config")
 
 
 def documented() -> dict[str, str]:
@@ -82,31 +149,171 @@ def documented() -> dict[str, str]:
     }
 
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"", "0", "false", "no", "off"}
+def settings() -> Settings:
+    """The settings the environment and the project file give now. A value that does not
+    parse is a user error naming the variable (or the file, line and key), never a
+    traceback."""
+    return _settings_from(_inputs())
 
 
-def settings(environ: dict[str, str] | None = None) -> Settings:
-    """The settings the environment gives now. A value that does not parse is a user error
-    naming the variable, never a traceback."""
-    source = os.environ if environ is None else environ
-    values: dict[str, object] = {}
-    for name in Settings.model_fields:
-        raw = source.get(env_name(name))
-        if raw is None:
-            continue
-        if name == "debug":
-            lowered = raw.strip().lower()
-            if lowered not in _TRUE | _FALSE:
-                raise UserError(f"{env_name(name)}={raw!r}: expected 1 or 0 (true or false)")
-            values[name] = lowered in _TRUE
-        elif name == "db" and not raw:
-            continue  # an empty ANNOTATE_DB means "not set", as the shell's `ANNOTATE_DB=` does
-        else:
-            values[name] = raw
+def _inputs() -> tuple[object, ...]:
+    """What the settings are made of: the ANNOTATE_* variables and the project file (its
+    place and version). Equal inputs give equal settings."""
+    names = sorted(k for k in os.environ if k.upper().startswith(PREFIX))  # as pydantic-settings
+    variables = tuple((k, os.environ[k]) for k in names)
+    path = project_file()
+    if path is None:
+        return (variables,)
+    stat = path.stat()
+    return variables, os.path.abspath(path), stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=8)
+def _settings_from(inputs: tuple[object, ...]) -> Settings:
+    # pydantic-settings takes a millisecond or two to build the model, and the engine asks for
+    # the settings at every answer the simulator gives: the same inputs reuse the (frozen)
+    # settings; a changed variable or file is read afresh. Errors are not cached.
     try:
-        return Settings(**values)
+        return Settings()
     except ValidationError as exc:
+        # The project file's values are checked as it is read: what fails here is a variable.
         error = exc.errors()[0]
         variable = env_name(str(error["loc"][0]))
-        raise UserError(f"{variable}={source.get(variable)!r}: {error['msg']}") from None
+        raise UserError(f"{variable}={os.environ.get(variable)!r}: {error['msg']}") from None
+
+
+# --- the project file ----------------------------------------------------------------------
+
+
+def project_file() -> Path | None:
+    """The project file in force: the one ANNOTATE_CONFIG names (`--config` sets it), else
+    `annotate.toml` in the current folder if there is one, else none."""
+    named = os.environ.get(CONFIG_ENV)
+    if named:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            raise UserError(f"{CONFIG_ENV}={named!r}: no such file")
+        return path
+    local = Path(PROJECT_FILE)
+    return local if local.is_file() else None
+
+
+def project_values() -> dict[str, str]:
+    """The settings the project file gives (none without a file), paths made absolute."""
+    path = project_file()
+    return {} if path is None else read_project_file(path)
+
+
+def read_project_file(path: Path) -> dict[str, str]:
+    """The settings of one project file. Relative paths in it are relative to its folder.
+    A mistake is a DataFileError naming the file, the line and the reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataFileError(path, None, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise DataFileError(path, None, "not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, reason = _toml_error(exc)
+        raise DataFileError(path, line, f"not valid TOML: {reason}") from None
+    folder = path.resolve().parent
+    values: dict[str, str] = {}
+    for key, value in data.items():
+        read = PROJECT_KEYS.get(key)
+        if read is None:
+            known = ", ".join(PROJECT_KEYS)
+            raise DataFileError(
+                path, _line_of(text, key), f"unknown key {key!r} (a project file sets {known})"
+            )
+        try:
+            values[key] = read(value, folder)
+        except ValueError as exc:
+            raise DataFileError(path, _line_of(text, key), f"{key}: {exc}") from None
+    return values
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, not {_toml_type(value)}")
+    if not value.strip():
+        raise ValueError("is empty (leave the key out for the default)")
+    return value
+
+
+def _in_folder(value: str, folder: Path) -> str:
+    return str(folder / Path(value).expanduser())
+
+
+def _store(value: Any, folder: Path) -> str:
+    """A SQLite path (plain or `sqlite:///path`) relative to the file's folder; another URL as
+    it is."""
+    text = _text(value)
+    if text == ":memory:":
+        return text
+    if "://" not in text:
+        return _in_folder(text, folder)
+    sqlite, _, database = text.partition(":///")
+    if sqlite.startswith("sqlite") and database and not _absolute_database(database):
+        return f"{sqlite}:///{_in_folder(database, folder)}"
+    return text
+
+
+def _absolute_database(database: str) -> bool:
+    return database.startswith(("/", ":memory:", "file:")) or Path(database).is_absolute()
+
+
+def _folders(value: Any, folder: Path) -> str:
+    """A list of folders (one folder may be a plain string), joined like PATH."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise ValueError(f"expected a list of folders, not {_toml_type(value)}")
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ValueError(f"expected folder names (strings), not {_toml_type(item)}")
+    return os.pathsep.join(_in_folder(item, folder) for item in items)
+
+
+def _protocol(value: Any, folder: Path) -> str:
+    """A preset's name as it is; a .toml file relative to the file's folder."""
+    text = _text(value)
+    return _in_folder(text, folder) if text.endswith(".toml") else text
+
+
+PROJECT_KEYS: dict[str, Callable[[Any, Path], str]] = {
+    "db": _store,
+    "tasks_path": _folders,
+    "protocols_path": _folders,
+    "default_protocol": _protocol,
+}
+"""The settings a project file may hold, each with how its value is read."""
+
+
+def _toml_type(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}
+    names |= {list: "an array", dict: "a table"}
+    if isinstance(value, str) and not value.strip():
+        return "an empty string"
+    return names.get(type(value), "a date or time")
+
+
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError) -> tuple[int | None, str]:
+    """tomllib puts the place at the end of its message: "… (at line 3, column 5)"."""
+    message = str(exc)
+    found = _AT.search(message)
+    if found is None:
+        return None, message
+    return int(found.group(1)), f"{message[: found.start()]} (column {found.group(2)})"
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """The line where a top-level key is set (`key = …`, `"key" = …`, `key.sub = …`, `[key]`)."""
+    pattern = re.compile(rf"""^\s*(\[+\s*)?(["']?){re.escape(key)}\2\s*[=.\]]""")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return None

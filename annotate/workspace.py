@@ -1,4 +1,5 @@
-"""Open the store the user means: `--db URL`, else $ANNOTATE_DB, else ./annotate.db."""
+"""Open the store the user means: `--db URL`, else $ANNOTATE_DB, else the project file's `db`
+(annotate/settings.py), else ./annotate.db."""
 
 from __future__ import annotations
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -62,8 +64,17 @@ def _global_options(
         None,
         "--db",
         envvar="ANNOTATE_DB",
-        help="Store URL or SQLite path (default: annotate.db in the current folder; "
-        "postgresql+psycopg://user@host/db for teams on several machines).",
+        help="Store URL or SQLite path (default: the project file's db, else annotate.db in the "
+        "current folder; postgresql+psycopg://user@host/db for teams on several machines).",
+    ),
+    config: Path = typer.Option(
+        None,
+        "--config",
+        envvar="ANNOTATE_CONFIG",
+        exists=True,
+        dir_okay=False,
+        help="The project file (TOML): the store, task and protocol folders and the default "
+        "protocol (default: annotate.toml in the current folder, if there is one).",
     ),
     version: bool = typer.Option(
         False,
@@ -89,7 +100,28 @@ def _global_options(
     global debug_requested, width_requested
     debug_requested = debug
     width_requested = width
+    if config is not None:
+        _use_project_file(ctx, config)
     ctx.obj = Options(db=db, debug=debug)
+
+
+def _use_project_file(ctx: typer.Context, path: Path) -> None:
+    """The settings (annotate/settings.py) read the project file ANNOTATE_CONFIG names: set for
+    the command, it reaches every process the command starts too (serve's workers and
+    sessions). It is put back when the command ends, for callers that run several in one
+    process."""
+    from annotate.settings import CONFIG_ENV
+
+    before = os.environ.get(CONFIG_ENV)
+    os.environ[CONFIG_ENV] = str(path.resolve())
+
+    def put_back() -> None:
+        if before is None:
+            os.environ.pop(CONFIG_ENV, None)
+        else:
+            os.environ[CONFIG_ENV] = before
+
+    ctx.call_on_close(put_back)
 
 
 def options(ctx: typer.Context) -> Options:

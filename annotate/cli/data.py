@@ -53,7 +53,9 @@ def task_row(t: specs.TaskSpec) -> dict:
 def tasks(
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
-    """List the tasks this installation knows (built-in and from ANNOTATE_TASKS_PATH)."""
+    """List the tasks this installation knows (built-in and from the tasks_path folders).
+
+    Those folders are named by ANNOTATE_TASKS_PATH or by the project file's tasks_path."""
     from annotate import specs
 
     rows = [task_row(t) for t in specs.all_tasks()]

@@ -39,7 +39,10 @@ def plan_command(
         ..., "--half-width", min=0.001, max=0.5, help="Target 95% interval half-width, e.g. 0.03"
     ),
     protocol: str = typer.Option(
-        "superglue-2019", "--protocol", help="Protocol preset (k, training items)"
+        None,
+        "--protocol",
+        help="Protocol preset (k, training items; default: ANNOTATE_DEFAULT_PROTOCOL or the "
+        "project file's default_protocol, else superglue-2019)",
     ),
     annotators: int | None = typer.Option(
         None, "--annotators", min=1, help="Annotators to train (default: k)"
@@ -66,7 +69,9 @@ def plan_command(
     from annotate.cli.report import _hourly_rate
     from annotate.errors import UserError
     from annotate.scoring import plan as planning
+    from annotate.settings import settings as current_settings
 
+    protocol = protocol or current_settings().default_protocol
     hourly_rate = _hourly_rate(settings)
     if (accuracy is None) == (pilot is None):
         raise UserError("give --accuracy P or --pilot STUDY (one of them)")

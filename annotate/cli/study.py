@@ -19,7 +19,10 @@ def study_create(
     name: str = typer.Argument(..., help="A name for the study"),
     task: str = typer.Option(..., "--task", help="Task name (superglue/rte, SST-2 …)"),
     protocol: str = typer.Option(
-        "superglue-2019", "--protocol", help="Protocol preset or .toml file"
+        None,
+        "--protocol",
+        help="Protocol preset or .toml file (default: ANNOTATE_DEFAULT_PROTOCOL or the project "
+        "file's default_protocol, else superglue-2019)",
     ),
     train: str = typer.Option(
         None,
@@ -61,7 +64,9 @@ def study_create(
     """Create a study: draw the training items and the seeded test sample."""
     from annotate import specs
     from annotate.protocol.studies import create_study, dataset_by_reference
+    from annotate.settings import settings as current_settings
 
+    protocol = protocol or current_settings().default_protocol
     overrides = dict(specs.parse_setting(s) for s in settings)
     crowd_platform = _crowd_platform(crowd_platform, overrides.pop("crowd", None))
     crowd = None

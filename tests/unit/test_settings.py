@@ -12,11 +12,40 @@ from annotate.settings import documented, settings
 from annotate.specs import search_dirs
 
 
-def test_values_are_typed_and_defaults_hold():
-    s = settings({"ANNOTATE_RECONNECT_SECONDS": "2.5", "ANNOTATE_DEBUG": "yes"})
+@pytest.fixture(autouse=True)
+def no_settings_around(monkeypatch, tmp_path):
+    """Only the variables a test sets, and no project file in the current folder."""
+    for name in documented():
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_values_are_typed_and_defaults_hold(monkeypatch):
+    monkeypatch.setenv("ANNOTATE_RECONNECT_SECONDS", "2.5")
+    monkeypatch.setenv("ANNOTATE_DEBUG", "yes")
+    s = settings()
     assert s.reconnect_seconds == 2.5 and s.debug is True
-    assert settings({}).reconnect_seconds == 30.0 and settings({}).db is None
-    assert settings({"ANNOTATE_DB": ""}).db is None
+    monkeypatch.delenv("ANNOTATE_RECONNECT_SECONDS")
+    monkeypatch.delenv("ANNOTATE_DEBUG")
+    assert settings().reconnect_seconds == 30.0 and settings().db is None
+    monkeypatch.setenv("ANNOTATE_DB", "")
+    assert settings().db is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1", True), ("true", True), ("YES", True), ("on", True), ("0", False), ("no", False)],
+)
+def test_debug_takes_the_spellings_the_docs_name(monkeypatch, value: str, expected: bool):
+    monkeypatch.setenv("ANNOTATE_DEBUG", value)
+    assert settings().debug is expected
+
+
+def test_a_changed_variable_is_read_on_the_next_call(monkeypatch):
+    monkeypatch.setenv("ANNOTATE_RECONNECT_SECONDS", "2")
+    assert settings().reconnect_seconds == 2
+    monkeypatch.setenv("ANNOTATE_RECONNECT_SECONDS", "3")
+    assert settings().reconnect_seconds == 3
 
 
 @pytest.mark.parametrize(
@@ -27,9 +56,18 @@ def test_values_are_typed_and_defaults_hold():
         ("ANNOTATE_SERVE_TOKENS", "x"),
     ],
 )
-def test_a_bad_value_names_the_variable(variable: str, value: str):
-    with pytest.raises(UserError, match=variable):
-        settings({variable: value})
+def test_a_bad_value_names_the_variable(monkeypatch, variable: str, value: str):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(UserError, match=variable) as raised:
+        settings()
+    assert str(raised.value).startswith(f"{variable}={value!r}: ")
+
+
+def test_a_bad_debug_value_says_what_it_takes(monkeypatch):
+    monkeypatch.setenv("ANNOTATE_DEBUG", "maybe")
+    with pytest.raises(UserError) as raised:
+        settings()
+    assert str(raised.value) == "ANNOTATE_DEBUG='maybe': expected 1 or 0 (true or false)"
 
 
 def test_every_setting_is_documented():
