@@ -27,8 +27,10 @@ from tests.readme_runner import ROOT, commands_named, parse, run_page, skip_targ
 
 README = ROOT / "README.md"
 RECIPES = sorted((ROOT / "docs" / "recipes").glob("*.md"))
-PAGES = [README, *RECIPES]
-GLOBAL_OPTIONS = re.compile(r"^annotate(\s+--db(\s+|=)\S+|\s+--debug|\s+--width(\s+|=)\d+)*")
+PAGES = [README, *RECIPES, ROOT / "docs" / "configuration.md"]
+GLOBAL_OPTIONS = re.compile(
+    r"^annotate(\s+--(db|config)(\s+|=)\S+|\s+--debug|\s+--width(\s+|=)\d+)*"
+)
 
 
 def command_paths() -> list[str]:
@@ -144,6 +146,9 @@ def test_every_environment_variable_is_a_setting_and_listed_in_the_readme():
     assert listed == set(documented), (
         f"README lists {sorted(listed)}, the settings are {sorted(documented)}"
     )
+    # the table is the settings' docstrings, in the model's order
+    rows = re.findall(r"^\| `(ANNOTATE_[A-Z_]+)` \| (.*) \|$", table, flags=re.MULTILINE)
+    assert rows == list(documented.items())
 
 
 def test_the_readme_shows_the_example_task_file_as_it_is():
