@@ -237,13 +237,6 @@ class CellScorer(Scorer):
 # --- classification --------------------------------------------------------------------------
 
 
-def classification_metrics(
-    cm: np.ndarray, metrics: Sequence[str], n_classes: int, positive: int | None
-) -> Values:
-    """Metrics from confusion matrices (..., K, K); column K-1 may be the no-answer column."""
-    return {m: f(cm, n_classes, positive) for m, f in functions(metrics).items()}
-
-
 def classification_scorer(
     metrics: Sequence[str],
     n_classes: int,
@@ -265,12 +258,12 @@ def classification_scorer(
         scored, np.where(scored, gold, 0) * k + np.where(pred >= 0, pred, n_classes), -1
     )
     metrics = list(metrics)
-    plain = [m for m in metrics if metric(m).family != "minimal_pairs"]
-    over_pairs = functions([m for m in metrics if m not in plain])
+    over_pairs = functions([m for m in metrics if metric(m).family == "minimal_pairs"])
+    over_confusion = functions([m for m in metrics if m not in over_pairs])
 
     def finish(sums: np.ndarray) -> Values:
         cm = sums[:, : k * k].reshape(-1, k, k)
-        out = classification_metrics(cm, plain, n_classes, positive)
+        out = {m: f(cm, n_classes, positive) for m, f in over_confusion.items()}
         for m, f in over_pairs.items():
             if sums.shape[1] > k * k:
                 out[m] = f(sums[:, k * k], sums[:, k * k + 1])
