@@ -18,22 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from annotate.errors import SpecError, UserError
+from annotate.metric_registry import all_metrics, find_metric
 from annotate.settings import settings
-
-METRICS = {
-    "accuracy": "Accuracy",
-    "f1": "F1 (positive class)",
-    "macro_f1": "Macro-averaged F1",
-    "mcc": "Matthews correlation",
-    "r3": "R3 (3-class Matthews correlation)",
-    "pearson": "Pearson correlation",
-    "spearman": "Spearman correlation",
-    "f1a": "F1 over all answer options",
-    "em": "Exact match (all answers of a question right)",
-    "record_f1": "Token F1, max over gold answers",
-    "record_em": "Exact match, max over gold answers",
-    "gender_parity": "Gender parity (share of minimal pairs predicted alike)",
-}
 
 Layout = Literal[
     "single",
@@ -198,9 +184,15 @@ class TaskSpec(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskSpec:
-        unknown = [m for m in self.metrics if m not in METRICS]
+        found = {m: find_metric(m) for m in self.metrics}
+        unknown = [m for m, entry in found.items() if entry is None]
         if unknown:
-            raise ValueError(f"unknown metric(s) {unknown}; known: {sorted(METRICS)}")
+            raise ValueError(f"unknown metric(s) {unknown}; known: {sorted(all_metrics())}")
+        for name, entry in found.items():
+            if entry is not None and entry.task_kind != self.kind:
+                raise ValueError(
+                    f"metric {name!r} scores {entry.task_kind} tasks, not {self.kind} ones"
+                )
         if self.kind == "classification" and len(self.labels) < 2:
             raise ValueError("a classification task needs at least two labels")
         if self.kind == "regression" and self.scale is None:
@@ -230,8 +222,9 @@ class TaskSpec(Strict):
             raise ValueError(f"explanation_field {self.explanation_field!r} is not a field")
         if self.positive_label is not None and self.positive_label not in values:
             raise ValueError(f"positive_label {self.positive_label!r} is not a label value")
-        if "gender_parity" in self.metrics and self.minimal_pairs is None:
-            raise ValueError("gender_parity needs [minimal_pairs]: how items form pairs")
+        for name, entry in found.items():
+            if entry is not None and entry.family == "minimal_pairs" and self.minimal_pairs is None:
+                raise ValueError(f"{name} needs [minimal_pairs]: how items form pairs")
         pairs = self.minimal_pairs
         if pairs is not None and pairs.same is not None and pairs.same not in names:
             raise ValueError(f"minimal_pairs.same {pairs.same!r} is not a field")

@@ -18,6 +18,7 @@ import numpy as np
 from sqlalchemy import Engine
 
 from annotate.completion import Rule
+from annotate.metric_registry import find_metric
 from annotate.progress_hook import ProgressHook, Steps
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
@@ -427,20 +428,9 @@ def unfinished_prefix(sample: Sample) -> str | None:
     )
 
 
-def _metric_name(metric: str) -> str:
-    return {
-        "macro_f1": "macro-F1",
-        "f1a": "F1a",
-        "em": "EM",
-        "record_f1": "F1",
-        "record_em": "EM",
-        "mcc": "MCC",
-        "r3": "R3",
-        "f1": "F1",
-        "pearson": "Pearson",
-        "spearman": "Spearman",
-        "gender_parity": "gender parity",
-    }.get(metric, metric)
+def _metric_name(name: str) -> str:
+    found = find_metric(name)
+    return name if found is None else found.inline_name
 
 
 # --- ties, confusion, gate ------------------------------------------------------------------

@@ -6,22 +6,30 @@ as they are; a missing value as a dash (or the text a renderer asks for).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-METRIC_NAMES = {
-    "accuracy": "Accuracy",
-    "f1": "F1",
-    "macro_f1": "Macro-F1",
-    "mcc": "MCC",
-    "r3": "R3",
-    "pearson": "Pearson",
-    "spearman": "Spearman",
-    "f1a": "F1a",
-    "em": "EM",
-    "record_f1": "F1",
-    "record_em": "EM",
-    "gender_parity": "Gender parity",
-}
+from annotate.metric_registry import all_metrics, find_metric
+
+
+class _MetricHeaders(Mapping[str, str]):
+    """Each metric's column header, read from the metric registry (plugins' metrics too)."""
+
+    def __getitem__(self, name: str) -> str:
+        found = find_metric(name)
+        if found is None:
+            raise KeyError(name)
+        return found.header
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(all_metrics())
+
+    def __len__(self) -> int:
+        return len(all_metrics())
+
+
+METRIC_NAMES: Mapping[str, str] = _MetricHeaders()
+"""Metric id -> column header (`METRIC_NAMES.get(m, m)`)."""
 
 
 Section = tuple[str, list[str], list[list[str]]]

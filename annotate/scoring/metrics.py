@@ -1,4 +1,4 @@
-"""The official metrics, computed the way the standard scorers compute them.
+"""The scorers of the official metrics, computed the way the standard scorers compute them.
 
 - accuracy, F1 (binary, for the task's positive label; macro-averaged for CB), Matthews
   correlation and R3 (Gorodkin's multiclass MCC) equal sklearn's `accuracy_score`, `f1_score`
@@ -14,6 +14,8 @@ its own "no answer" class that matches no gold.
 
 Each scorer holds per-unit sufficient statistics, so the same object gives the point value, the
 value on a subset, one value per group (annotator) and bootstrap replicates for all metrics.
+Which metrics exist, and the function computing each from a scorer's statistics, is the
+registry's (`annotate.metric_registry`); a scorer computes the ones a task names.
 """
 
 from __future__ import annotations
@@ -23,18 +25,28 @@ import string
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from annotate.metric_registry import metric
 from annotate.scoring.intervals import bootstrap, bootstrap_sums, group_sums
 
 Values = dict[str, np.ndarray]
 
 
-def _ratio(num: np.ndarray, den: np.ndarray, undefined: float = 0.0) -> np.ndarray:
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), undefined)
+def functions(metrics: Sequence[str]) -> dict[str, Callable[..., Any]]:
+    """Each metric's function, by name."""
+    return {m: metric(m).load() for m in metrics}
+
+
+def _finish_with(computed: dict[str, Callable[..., Any]]) -> Callable[[np.ndarray], Values]:
+    """A SumScorer's `finish` for metrics that are functions of the sums alone."""
+
+    def finish(sums: np.ndarray) -> Values:
+        return {m: f(sums) for m, f in computed.items()}
+
+    return finish
 
 
 def task_score(values: dict[str, float | None]) -> float | None:
@@ -225,50 +237,6 @@ class CellScorer(Scorer):
 # --- classification --------------------------------------------------------------------------
 
 
-def mcc_from_confusion(cm: np.ndarray) -> np.ndarray:
-    """Gorodkin's multiclass MCC of confusion matrices (..., K, K) [gold, predicted], as
-    sklearn's matthews_corrcoef computes it (0 when undefined)."""
-    cm = np.asarray(cm, dtype=float)
-    t_sum = cm.sum(axis=-1)
-    p_sum = cm.sum(axis=-2)
-    correct = np.trace(cm, axis1=-2, axis2=-1)
-    n = t_sum.sum(axis=-1)
-    cov_tp = correct * n - (t_sum * p_sum).sum(axis=-1)
-    cov_pp = n * n - (p_sum * p_sum).sum(axis=-1)
-    cov_tt = n * n - (t_sum * t_sum).sum(axis=-1)
-    den = cov_tt * cov_pp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, cov_tp / np.sqrt(np.where(den > 0, den, 1)), 0.0)
-
-
-def f1_from_confusion(cm: np.ndarray, c: int) -> np.ndarray:
-    cm = np.asarray(cm, dtype=float)
-    tp = cm[..., c, c]
-    fp = cm[..., :, c].sum(axis=-1) - tp
-    fn = cm[..., c, :].sum(axis=-1) - tp
-    return _ratio(2 * tp, 2 * tp + fp + fn)
-
-
-def classification_metrics(
-    cm: np.ndarray, metrics: Sequence[str], n_classes: int, positive: int | None
-) -> Values:
-    """Metrics from confusion matrices (..., K, K); column K-1 may be the no-answer column."""
-    out: Values = {}
-    total = cm.sum(axis=(-2, -1))
-    for metric in metrics:
-        if metric == "accuracy":
-            out[metric] = _ratio(np.trace(cm, axis1=-2, axis2=-1), total, np.nan)
-        elif metric == "f1":
-            out[metric] = f1_from_confusion(cm, positive if positive is not None else 1)
-        elif metric == "macro_f1":
-            per_class = np.stack([f1_from_confusion(cm, c) for c in range(n_classes)], axis=-1)
-            seen = (cm.sum(axis=-1)[..., :n_classes] + cm.sum(axis=-2)[..., :n_classes]) > 0
-            out[metric] = _ratio((per_class * seen).sum(axis=-1), seen.sum(axis=-1))
-        elif metric in {"mcc", "r3"}:
-            out[metric] = mcc_from_confusion(cm)
-    return out
-
-
 def classification_scorer(
     metrics: Sequence[str],
     n_classes: int,
@@ -290,17 +258,17 @@ def classification_scorer(
         scored, np.where(scored, gold, 0) * k + np.where(pred >= 0, pred, n_classes), -1
     )
     metrics = list(metrics)
-    wants_parity = "gender_parity" in metrics
+    over_pairs = functions([m for m in metrics if metric(m).family == "minimal_pairs"])
+    over_confusion = functions([m for m in metrics if m not in over_pairs])
 
     def finish(sums: np.ndarray) -> Values:
         cm = sums[:, : k * k].reshape(-1, k, k)
-        plain = [m for m in metrics if m != "gender_parity"]
-        out = classification_metrics(cm, plain, n_classes, positive)
-        if wants_parity:
+        out = {m: f(cm, n_classes, positive) for m, f in over_confusion.items()}
+        for m, f in over_pairs.items():
             if sums.shape[1] > k * k:
-                out["gender_parity"] = _ratio(sums[:, k * k + 1], sums[:, k * k], np.nan)
-            else:
-                out["gender_parity"] = np.full(len(sums), np.nan)
+                out[m] = f(sums[:, k * k], sums[:, k * k + 1])
+            else:  # not scored in pairs: no pair to compare
+                out[m] = np.full(len(sums), np.nan)
         return {m: out[m] for m in metrics}
 
     if pair is None:
@@ -345,7 +313,12 @@ def _pair_clusters(
 
 
 def multi_answer_scorer(
-    gold: np.ndarray, pred: np.ndarray, question: np.ndarray, n_questions: int, positive: int
+    gold: np.ndarray,
+    pred: np.ndarray,
+    question: np.ndarray,
+    n_questions: int,
+    positive: int,
+    metrics: Sequence[str] = ("f1a", "em"),
 ) -> SumScorer:
     """F1a over all candidate answers and EM per question. One unit = one candidate answer;
     `question` maps it to its question (the row, resampled as a whole). Answers without gold
@@ -365,11 +338,7 @@ def multi_answer_scorer(
     has = per_q[:, 4] > 0
     stats = np.column_stack([per_q[:, :3], has & (per_q[:, 3] == 0), has.astype(float)])
 
-    def finish(sums: np.ndarray) -> Values:
-        tp_, fp_, fn_, exact, count = (sums[:, i] for i in range(5))
-        return {"f1a": _ratio(2 * tp_, 2 * tp_ + fp_ + fn_), "em": _ratio(exact, count, np.nan)}
-
-    return SumScorer(["f1a", "em"], stats, finish, question)
+    return SumScorer(list(metrics), stats, _finish_with(functions(metrics)), question)
 
 
 # --- ReCoRD ----------------------------------------------------------------------------------
@@ -410,7 +379,9 @@ NO_ANSWER = object()
 
 
 def entity_scorer(
-    predictions: Sequence[object], golds: Sequence[Sequence[str] | None]
+    predictions: Sequence[object],
+    golds: Sequence[Sequence[str] | None],
+    metrics: Sequence[str] = ("record_f1", "record_em"),
 ) -> SumScorer:
     """ReCoRD: one unit per query. A prediction is an entity text, NO_ANSWER (scored 0) or
     None (nobody answered: not scored); queries without gold are not scored."""
@@ -421,41 +392,10 @@ def entity_scorer(
         elif g and p is NO_ANSWER:
             stats[i, 2] = 1.0
 
-    def finish(sums: np.ndarray) -> Values:
-        return {
-            "record_f1": _ratio(sums[:, 0], sums[:, 2], np.nan),
-            "record_em": _ratio(sums[:, 1], sums[:, 2], np.nan),
-        }
-
-    return SumScorer(["record_f1", "record_em"], stats, finish)
+    return SumScorer(list(metrics), stats, _finish_with(functions(metrics)))
 
 
 # --- regression (STS-B) ----------------------------------------------------------------------
-
-
-def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Pearson correlation per row of weights w (b x n) for fixed or per-row x, y."""
-    total = w.sum(axis=-1)
-    mx = _ratio((w * x).sum(axis=-1), total, np.nan)
-    my = _ratio((w * y).sum(axis=-1), total, np.nan)
-    dx = x - mx[:, None]
-    dy = y - my[:, None]
-    cov = (w * dx * dy).sum(axis=-1)
-    var = (w * dx * dx).sum(axis=-1) * (w * dy * dy).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(var > 1e-300, cov / np.sqrt(np.where(var > 0, var, 1)), np.nan)
-
-
-def _weighted_ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Mid-ranks of x within each resample (ties share the mean rank), as rankdata would give
-    on the resampled data; x is fixed, w (b x n) counts each unit's draws."""
-    _, group = np.unique(x, return_inverse=True)
-    order = np.argsort(group, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
-    per_value = np.add.reduceat(w[:, order], starts, axis=1)
-    below = np.cumsum(per_value, axis=1) - per_value
-    ranks = below + (per_value + 1) / 2
-    return ranks[:, group]
 
 
 @dataclass
@@ -481,16 +421,10 @@ class RegressionScorer(Scorer):
     def replicates(self, n: int, rng: np.random.Generator) -> Values:
         a = self.active
         gold, pred = self.gold[a], self.pred[a]
+        computed = functions(self.metrics)
 
         def statistic(w: np.ndarray) -> Values:
-            out: Values = {}
-            if "pearson" in self.metrics:
-                out["pearson"] = _weighted_pearson(gold, pred, w)
-            if "spearman" in self.metrics:
-                rx = _weighted_ranks(gold, w)
-                ry = _weighted_ranks(pred, w)
-                out["spearman"] = _weighted_pearson(rx, ry, w)
-            return out
+            return {m: f(gold, pred, w) for m, f in computed.items()}
 
         result = bootstrap(len(gold), n, rng, statistic)
         return result or {m: np.zeros(0) for m in self.metrics}
@@ -511,14 +445,8 @@ class RegressionScorer(Scorer):
 def _correlations(
     gold: np.ndarray, pred: np.ndarray, metrics: Sequence[str]
 ) -> dict[str, float | None]:
-    """scipy's pearsonr / spearmanr; None when undefined (fewer than 2 units, or constant)."""
-    out: dict[str, float | None] = dict.fromkeys(metrics)
+    """Each metric's point value (scipy's pearsonr / spearmanr); None when undefined (fewer
+    than 2 units, or constant)."""
     if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(pred) == 0:
-        return out
-    from scipy import stats  # heavy import: only reports of rating tasks need it
-
-    if "pearson" in metrics:
-        out["pearson"] = float(stats.pearsonr(gold, pred)[0])
-    if "spearman" in metrics:
-        out["spearman"] = float(stats.spearmanr(gold, pred)[0])
-    return out
+        return dict.fromkeys(metrics)
+    return {m: f(gold, pred, None) for m, f in functions(metrics).items()}

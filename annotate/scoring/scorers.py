@@ -47,10 +47,15 @@ def scorer_for(units: GoldUnits, pred: np.ndarray) -> Scorer:
         )
     if units.kind == "multi_answer":
         return multi_answer_scorer(
-            units.gold_code, pred, units.unit_item, units.n_items, units.positive_code() or 0
+            units.gold_code,
+            pred,
+            units.unit_item,
+            units.n_items,
+            units.positive_code() or 0,
+            spec.metrics,
         )
     texts = pred if pred.dtype == object else entity_texts(units, pred)
-    return entity_scorer(list(texts), units.gold_entities)
+    return entity_scorer(list(texts), units.gold_entities, spec.metrics)
 
 
 def gold_available(units: GoldUnits) -> bool:

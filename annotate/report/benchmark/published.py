@@ -1,9 +1,12 @@
 """The human rows the GLUE and SuperGLUE papers published: a reference
 line beside what a store measured, always labelled as published, never mixed into our numbers.
-Values are fractions, keyed by our task names and metric ids."""
+Values are fractions, keyed by our task names and each figure's published key, which the metric
+registry maps to the metrics it stands for (`Metric.published_key`: the metric's id unless the
+entry says otherwise)."""
 
 from __future__ import annotations
 
+from annotate.metric_registry import all_metrics
 from annotate.report.model.schema import PublishedRow
 
 SUPERGLUE = PublishedRow(
@@ -46,4 +49,22 @@ PUBLISHED = {"superglue": SUPERGLUE, "glue": GLUE}
 
 
 def published_row(benchmark: str) -> PublishedRow | None:
-    return PUBLISHED.get(benchmark)
+    """The paper's human row, each figure under the id of every metric it stands for."""
+    row = PUBLISHED.get(benchmark)
+    if row is None:
+        return None
+    return PublishedRow(
+        source=row.source,
+        scores={task: by_metric(figures) for task, figures in row.scores.items()},
+        average=row.average,
+        note=row.note,
+    )
+
+
+def by_metric(figures: dict[str, float]) -> dict[str, float]:
+    """{published key: value} -> {metric id: value}, in the figures' order; a figure no
+    metric stands for is left out."""
+    metrics = list(all_metrics().values())
+    return {
+        m.name: value for key, value in figures.items() for m in metrics if m.published_key == key
+    }

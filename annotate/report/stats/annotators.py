@@ -64,11 +64,12 @@ def answer_scorer(coded: CodedStudy) -> tuple[Scorer, np.ndarray]:
             coded.label_row,
             len(coded.row_item),
             coded.positive_code() or 0,
+            spec.metrics,
         )
         return scorer, annotator
     texts = [coded.classes[c] for c in coded.label_code.tolist()]
     golds = [coded.gold_entities[u] for u in unit.tolist()]
-    return entity_scorer(texts, golds), annotator
+    return entity_scorer(texts, golds, spec.metrics), annotator
 
 
 def annotator_rows(
