@@ -25,7 +25,6 @@ from typing import Any
 from annotate import install_hint
 from annotate.errors import UserError
 from annotate.report.model.schema import BenchmarkReport, StudyReport
-from annotate.scoring.intervals import wilson_interval
 
 EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
@@ -130,18 +129,20 @@ def _curve(ax: Any, r: StudyReport) -> None:
 
 
 def _annotators(ax: Any, r: StudyReport) -> None:
-    """Accuracy with its 95% Wilson interval where the task has accuracy; else the task score
-    (no interval: an annotator's F1 or correlation on their own items has no closed form)."""
+    """Accuracy where the task has accuracy, else the task score, each with the interval the
+    report gives it (Wilson's, where scoring.intervals.accuracy_wilson applies: not on AX-g's
+    minimal pairs; an F1 or correlation on one annotator's items has none). Nothing is computed
+    here: the bounds are the report's."""
     accuracy = "accuracy" in r.metrics
     names, values, lows, highs = [], [], [], []
+    drawn = False
     for a in r.annotators:
         value = a.scores.get("accuracy") if accuracy else a.task_score
         if value is None:
             continue
         low = high = value
-        if accuracy and a.n:
-            lo, hi = wilson_interval(value * a.n, a.n)
-            low, high = lo if lo is not None else value, hi if hi is not None else value
+        if accuracy and a.wilson_low is not None and a.wilson_high is not None:
+            low, high, drawn = a.wilson_low, a.wilson_high, True
         names.append(a.name)
         values.append(value * 100)
         # Wilson's bound at 100% can land a rounding error below the value: never negative.
@@ -156,8 +157,14 @@ def _annotators(ax: Any, r: StudyReport) -> None:
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=8)
     ax.invert_yaxis()
-    what = "accuracy, 95% Wilson interval" if accuracy else "task score"
-    ax.set_xlabel(f"{what} (x100, own items)")
+    ax.set_xlabel(f"{annotators_axis(r, drawn)} (x100, own items)")
+
+
+def annotators_axis(r: StudyReport, drawn: bool) -> str:
+    """What the annotator figure plots, and which interval, if any."""
+    if "accuracy" not in r.metrics:
+        return "task score"
+    return "accuracy, 95% Wilson interval" if drawn else "accuracy, no interval"
 
 
 def _confusion(ax: Any, r: StudyReport) -> None:
