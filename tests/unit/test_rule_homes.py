@@ -56,15 +56,15 @@ def test_without_training_items_the_datasheet_counts_training_done_as_standing_d
         gate_threshold=0.5,
     )
     label_as(workspace.engine, "direct", "ana", test_items=6, clock=StepClock())
+    attrition = report_json(cli, "direct", "--bootstrap", "0")["datasheet"]["attrition"]
+    assert (attrition["started_training"], attrition["completed_training"]) == (0, 1)
+    assert (attrition["admitted"], attrition["abandoned"]) == (1, 0)
+    [row] = cli("status", "direct", "--format", "json").json()["annotators"]
+    assert (row["phase"], row["training_quota"]) == ("test", 0)
     ctx = load_study(workspace.engine, "direct")
     with Session(workspace.engine) as session:
         [member] = standing.roster(session, ctx.id)
     assert (member.quota, member.training_done, member.finished_training) == (0, 0, True)
-    [row] = cli("status", "direct", "--format", "json").json()["annotators"]
-    assert (row["phase"], row["training_quota"]) == ("test", 0)
-    attrition = report_json(cli, "direct", "--bootstrap", "0")["datasheet"]["attrition"]
-    assert (attrition["started_training"], attrition["completed_training"]) == (0, 1)
-    assert (attrition["admitted"], attrition["abandoned"]) == (1, 0)
 
 
 def test_an_imported_study_trained_no_one(cli, workspace):
