@@ -24,6 +24,7 @@ from annotate.report.render.figures import study_figures
 from annotate.report.render.html import render_html
 from annotate.report.render.markdown import render_markdown
 from annotate.report.render.table import sections
+from annotate.tui.console.charts import annotators_title, report_charts
 from tests.engine_helpers import rte_study
 from tests.tui.console_support import StepClock, label_as
 from tests.unit.test_report import add_study, report_json
@@ -223,6 +224,13 @@ def test_the_annotator_figure_draws_the_reports_bounds(workspace):
     ax = _annotator_figure(paired)
     assert all(left == right for left, right in _error_bars(ax))
     assert ax.get_xlabel() == "accuracy, no interval (x100, own items)"
+    # The console's chart draws the same bounds, and none on minimal pairs.
+    charts = report_charts(report)
+    assert [(p.low, p.high) for p in charts.annotators] == [(0.25, 1.0)] * 2
+    assert annotators_title(charts) == "Each annotator's accuracy with its 95% Wilson interval"
+    paired_charts = report_charts(paired)
+    assert all(p.low is None and p.high is None for p in paired_charts.annotators)
+    assert annotators_title(paired_charts) == "Each annotator's accuracy (no interval drawn)"
 
 
 # --- median seconds per answer -------------------------------------------------------------------
