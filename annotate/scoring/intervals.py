@@ -1,8 +1,10 @@
 """Uncertainty: a seeded item-level bootstrap, the Wilson interval, and the one rule that says
 which of the two a score is quoted with (`quoted_interval`: the headline, the model rows and
-the aggregation models, LaTeX, `compare`, the benchmark row and the console all use it), and
-which accuracy gets Wilson's bounds beside its bootstrap (`accuracy_wilson`: the report's
-scores, the aggregation models' and each annotator's, computed before anything is drawn).
+the aggregation models, `compare` and the benchmark row), which accuracy gets Wilson's bounds
+beside its bootstrap (`accuracy_wilson`: the report's scores, the aggregation models' and each
+annotator's) and the interval of a share of independent units (`share_interval`: the training
+pass rate). Each is computed with the report, before anything is drawn: renderers (tables,
+LaTeX, figures, the console's charts) read the bounds and compute none.
 
 The bootstrap resamples *resampling units* (items; AX-g minimal pairs) with replacement. Each
 replicate is represented by how many times it drew each unit (a row of a weight matrix), so a
@@ -208,6 +210,12 @@ def accuracy_wilson(
     if not wilson_applies(["accuracy"], kind, paired) or value is None or n <= 0:
         return None, None
     return wilson_interval(value * n, n)
+
+
+def share_interval(count: int, n: int) -> tuple[float | None, float | None]:
+    """The interval of a share of independent units, such as the annotators the gate admitted
+    of those it decided (the datasheet's training pass rate): Wilson's, (None, None) over none."""
+    return wilson_interval(count, n)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from annotate.report.model.schema import (
     TimeOnTask,
 )
 from annotate.report.sections.base import ReportSection
-from annotate.scoring.intervals import wilson_interval
+from annotate.scoring.intervals import share_interval
 from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem, Visit
 from annotate.store.queries import labels_of_study
 
@@ -151,7 +151,7 @@ def attrition(members: Sequence[standing.Member]) -> Attrition:
     left_after_admission = admitted - tested
     abandoned = sorted(left_in_training | left_after_admission)
     decided = len(admitted) + len(rejected)
-    low, high = wilson_interval(len(admitted), decided)
+    low, high = share_interval(len(admitted), decided)
     rate = Estimate(
         len(admitted) / decided if decided else None,
         wilson_low=low if decided else None,
