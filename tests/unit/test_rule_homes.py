@@ -260,3 +260,30 @@ def test_one_median_seconds_per_test_answer_under_headers_that_say_so(cli, works
     for out in (render_markdown(typed), render_html(typed)):
         assert out.count(MEDIAN_SECONDS_HEADER) == 2, out
         assert "s/item" not in out and "Median s/answer" not in out
+
+
+def test_the_benchmark_figure_draws_each_tasks_quoted_interval(workspace):
+    """Every answer right on 60 RTE items: the bootstrap collapses to [100, 100], the quoted
+    interval (the one rule) is Wilson's [94.0, 100.0]; the figure draws what the table quotes."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from annotate.report.benchmark.row import benchmark_report
+    from annotate.report.render.figures import benchmark_figures
+
+    items = [{"source_id": str(i), "gold": E if i % 2 else NE} for i in range(60)]
+    add_study(
+        workspace.engine,
+        "perfect",
+        "superglue/rte",
+        items,
+        {it["source_id"]: [it["gold"]] for it in items},
+    )
+    report = benchmark_report(workspace.engine, "superglue", bootstrap=200)
+    [task] = report.tasks
+    assert task.task_score.ci_low == 1.0 and task.interval is not None
+    ax = Figure().add_subplot()
+    benchmark_figures(report)[0].draw(ax)
+    rte = _error_bars(ax)[0]
+    assert rte == pytest.approx((task.interval.low * 100, 100.0))
+    assert round(rte[0], 1) == 94.0

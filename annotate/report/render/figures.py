@@ -24,7 +24,7 @@ from typing import Any
 
 from annotate import install_hint
 from annotate.errors import UserError
-from annotate.report.model.schema import BenchmarkReport, StudyReport
+from annotate.report.model.schema import BenchmarkReport, BenchmarkTaskRow, StudyReport
 
 EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
@@ -247,16 +247,14 @@ def benchmark_figures(r: BenchmarkReport) -> list[FigureSpec]:
 
 def _benchmark(ax: Any, r: BenchmarkReport) -> None:
     labels = [t.task.split("/")[-1] for t in r.tasks] + ["average"]
-    estimates = [t.task_score for t in r.tasks] + [r.average]
+    # Each task's interval is the one its report quotes (the one rule: Wilson's for an
+    # accuracy-only task), as the table gives it; the average's is the bootstrap's.
+    points = [(t.task_score.value, *_quoted_bounds(t)) for t in r.tasks]
+    points.append((r.average.value, r.average.ci_low, r.average.ci_high))
     y = list(range(len(labels)))
-    values = [_pct(e.value) for e in estimates]
-    low = [
-        0 if e.ci_low is None or e.value is None else (e.value - e.ci_low) * 100 for e in estimates
-    ]
-    high = [
-        0 if e.ci_high is None or e.value is None else (e.ci_high - e.value) * 100
-        for e in estimates
-    ]
+    values = [_pct(value) for value, _, _ in points]
+    low = [0 if lo is None or v is None else max(v - lo, 0.0) * 100 for v, lo, _ in points]
+    high = [0 if hi is None or v is None else max(hi - v, 0.0) * 100 for v, _, hi in points]
     ax.errorbar(
         values,
         y,
@@ -289,6 +287,12 @@ def _benchmark(ax: Any, r: BenchmarkReport) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("score (x100)")
     ax.legend(loc="lower left", fontsize=7)
+
+
+def _quoted_bounds(t: BenchmarkTaskRow) -> tuple[float | None, float | None]:
+    if t.interval is not None:
+        return t.interval.low, t.interval.high
+    return t.task_score.ci_low, t.task_score.ci_high
 
 
 # --- output ------------------------------------------------------------------------------------
