@@ -287,7 +287,7 @@ def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateD
     if closing is None or closing.threshold is None:
         return None
     me = next((t for t in trainees(session, ctx.id) if t.annotator_id == annotator_id), None)
-    if me is None or me.done < training_quota(session, ctx.id):
+    if me is None or not standing.finished_training(me.done, training_quota(session, ctx.id)):
         return None
     admitted, reason = _median_verdict(me, ctx.protocol.gate_min_items, closing.threshold)
     reason += " recorded when the gate closed" if reason.startswith("accuracy") else ""
@@ -365,7 +365,7 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
             t.annotator_id in synthetic,
         )
         (admit if admitted else reject).append(outcome)
-        if t.done < quota:
+        if not standing.finished_training(t.done, quota):
             warnings.append(
                 f"{t.name} is still mid-training ({t.done} of {quota} items) and would be "
                 + ("admitted" if admitted else "rejected")
@@ -483,7 +483,7 @@ def _plan_manual(
     others = sorted({t.annotator_id for t in everyone} - {annotator.id})
     before = _admitted_count(session, ctx.id, others)
     warnings: list[str] = []
-    if admit and done < quota:
+    if admit and not standing.finished_training(done, quota):
         warnings.append(
             f"{annotator.name} is still mid-training ({done} of {quota} items) and would be "
             "admitted"

@@ -9,7 +9,9 @@ of it themselves.
 - A study is `complete` when every test item is; else `test` once anyone was admitted (or
   `gate --close` opened it); else `training`. The stored `study.state` is only a hint.
 - An annotator's phase follows their latest gate decision: admitted -> test, refused ->
-  rejected; without one, training until every training item is answered, then waiting.
+  rejected; without one, training until their training quota is answered (`finished_training`;
+  a study without training items has a quota of 0, done at once), then waiting. The quota is
+  the protocol's (`ProtocolSpec.training_quota`), of the training items the study drew.
 - The roster is everyone with a gate decision or a label in the study: someone admitted by
   hand who has labelled nothing yet is on it.
 """
@@ -18,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlalchemy import Engine, Integer, func, select
 from sqlmodel import Session
 
 from annotate.protocol.studies import TEST, TRAINING
+from annotate.specs import validate_protocol
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -34,6 +37,9 @@ from annotate.store.models import (
 )
 from annotate.store.queries import labels_of_study
 
+if TYPE_CHECKING:
+    import numpy as np
+
 COMPLETE = "complete"
 WAITING = "waiting"
 REJECTED = "rejected"
@@ -43,9 +49,14 @@ IMPORTED, UNKNOWN = "imported", "unknown"
 
 
 # --- items and the study ----------------------------------------------------------------------
-def item_complete(n_labels: int, remaining: int) -> bool:
-    """The item needs no more labels (k, decided early, or a tie broken)."""
-    return n_labels > 0 and remaining == 0
+@overload
+def item_complete(n_labels: int, remaining: int) -> bool: ...
+@overload
+def item_complete(n_labels: np.ndarray, remaining: np.ndarray) -> np.ndarray: ...
+def item_complete(n_labels: Any, remaining: Any) -> Any:
+    """The item needs no more labels (k, decided early, or a tie broken). Also item by item
+    over arrays (the report's counts): a boolean array."""
+    return (n_labels > 0) & (remaining == 0)
 
 
 @dataclass(frozen=True)
@@ -195,21 +206,27 @@ def annotator_phase(admitted: bool | None, training_done: int, quota: int) -> st
         return TEST
     if admitted is False:
         return REJECTED
-    return TRAINING if training_done < quota else WAITING
+    return WAITING if finished_training(training_done, quota) else TRAINING
+
+
+def finished_training(training_done: int, quota: int) -> bool:
+    """Every training item of the annotator's quota is answered (at once with a quota of 0)."""
+    return training_done >= quota
 
 
 def training_quota(session: Session, study_id: int) -> int:
-    """Training items each annotator does: those the study drew, up to the protocol's
-    max_training_items_per_annotator (a crowd worker's batch)."""
+    """Training items each annotator does: the protocol's quota (`ProtocolSpec.training_quota`,
+    the one rule) of the training items the study drew."""
     drawn = int(
         session.scalar(
             select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
         )
         or 0
     )
-    protocol = session.scalar(select(Study.protocol).where(Study.id == study_id)) or {}
-    cap = protocol.get("max_training_items_per_annotator")
-    return drawn if cap is None else min(drawn, int(cap))
+    stored = session.scalar(select(Study.protocol).where(Study.id == study_id))
+    if stored is None:  # no such study: it drew nothing
+        return drawn
+    return validate_protocol(dict(stored), origin=f"study {study_id}").training_quota(drawn)
 
 
 def latest_decisions(session: Session, study_id: int) -> dict[int, GateDecision]:
@@ -250,6 +267,11 @@ class Member:
             return IMPORTED
         admitted = None if self.decision is None else bool(self.decision.admitted)
         return annotator_phase(admitted, self.training_done, self.quota)
+
+    @property
+    def finished_training(self) -> bool:
+        """Answered their whole training quota here (an imported study trained no one)."""
+        return not self.imported and finished_training(self.training_done, self.quota)
 
     @property
     def training_accuracy(self) -> float | None:

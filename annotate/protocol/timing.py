@@ -1,10 +1,21 @@
 """Time on task: the median seconds per answer, the one figure the console's Study screen,
-the report's annotator table and datasheet, and `plan --pilot` all show."""
+the report's annotator table and datasheet, and `plan --pilot` all show.
+
+Its population is the annotator's test answers (`MEDIAN_SECONDS_OF`): the seconds an item of
+the measured task takes, the figure a plan's cost rests on. Training answers come with
+feedback and a first reading of the guidelines, so a median over both phases mixes two tasks;
+where a table shows them (the console's detail line), it names the training median apart.
+Every header that shows the figure says so (`MEDIAN_SECONDS_HEADER`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+MEDIAN_SECONDS_OF = "test"
+"""The phase whose answers the median seconds per answer is taken over."""
+MEDIAN_SECONDS_HEADER = "Median s per test answer"
+"""The header of that median in every report table (terminal, Markdown, HTML)."""
 
 
 def median_seconds(seconds: Sequence[float] | Any, *, presorted: bool = False) -> float | None:

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from annotate.completion import Rule
 from annotate.metric_registry import find_metric
 from annotate.progress_hook import ProgressHook, Steps
+from annotate.protocol import standing
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
 from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
@@ -58,9 +59,9 @@ from annotate.scoring.diagnostics import diagnostics as diagnostics_table
 from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by tests)
     BOOTSTRAP_METHOD,
     WILSON_METHOD,
+    accuracy_wilson,
     quoted_interval,
     rng_for,
-    wilson_interval,
 )
 from annotate.scoring.metrics import task_score
 from annotate.scoring.predictions import ModelPredictions, read_predictions
@@ -155,9 +156,10 @@ def build_report(
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
         total = Estimate.of(raw_total)
         accuracy = scores.get("accuracy")
-        if accuracy is not None and accuracy.value is not None and n_scored:
-            low, high = wilson_interval(accuracy.value * n_scored, n_scored)
-            accuracy.wilson_low, accuracy.wilson_high = low, high
+        if accuracy is not None:  # Wilson's bounds where the one rule gives them
+            accuracy.wilson_low, accuracy.wilson_high = accuracy_wilson(
+                coded.kind, coded.item_pair is not None, accuracy.value, n_scored
+            )
     else:
         scores = {m: Estimate(None) for m in metrics}
         total = Estimate(None)
@@ -168,6 +170,10 @@ def build_report(
     annotators = annotator_rows(coded, final.pred, has_gold)
     for row in annotators:
         row.synthetic = row.name in data.synthetic
+        if has_gold and "accuracy" in metrics:  # each one's accuracy over their own answers
+            row.wilson_low, row.wilson_high = accuracy_wilson(
+                coded.kind, coded.item_pair is not None, row.scores.get("accuracy"), row.n
+            )
     if data.excluded:
         notes.append(
             f"{len(data.excluded)} test item(s) excluded from scoring and agreement by the "
@@ -346,7 +352,7 @@ def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sam
     return Sample(
         n_sample=coded.n_items,
         n_items_labelled=int((per_item > 0).sum()),
-        n_items_complete=int(((per_item > 0) & (wanted == 0)).sum()),
+        n_items_complete=int(standing.item_complete(per_item, wanted).sum()),
         n_items_scored=n_scored,
         n_labels=len(coded.row_item),
         labels_per_item={

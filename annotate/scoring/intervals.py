@@ -1,6 +1,10 @@
 """Uncertainty: a seeded item-level bootstrap, the Wilson interval, and the one rule that says
 which of the two a score is quoted with (`quoted_interval`: the headline, the model rows and
-the aggregation models, LaTeX, `compare`, the benchmark row and the console all use it).
+the aggregation models, `compare` and the benchmark row), which accuracy gets Wilson's bounds
+beside its bootstrap (`accuracy_wilson`: the report's scores, the aggregation models' and each
+annotator's) and the interval of a share of independent units (`share_interval`: the training
+pass rate). Each is computed with the report, before anything is drawn: renderers (tables,
+LaTeX, figures, the console's charts) read the bounds and compute none.
 
 The bootstrap resamples *resampling units* (items; AX-g minimal pairs) with replacement. Each
 replicate is represented by how many times it drew each unit (a row of a weight matrix), so a
@@ -194,6 +198,24 @@ def wilson_applies(metrics: Sequence[str], kind: str, paired: bool) -> bool:
     over independent classification items (not MultiRC's answers grouped by question, not
     AX-g's minimal pairs)."""
     return list(metrics) == ["accuracy"] and kind == "classification" and not paired
+
+
+def accuracy_wilson(
+    kind: str, paired: bool, value: float | None, n: int
+) -> tuple[float | None, float | None]:
+    """Wilson's bounds for an accuracy of `value` over `n` answers, given beside its bootstrap
+    interval (the study's, a model's, one annotator's): where the accuracy is one binomial
+    proportion (`wilson_applies` to accuracy alone: independent classification items, not
+    AX-g's minimal pairs). (None, None) where it is not, or without a value."""
+    if not wilson_applies(["accuracy"], kind, paired) or value is None or n <= 0:
+        return None, None
+    return wilson_interval(value * n, n)
+
+
+def share_interval(count: int, n: int) -> tuple[float | None, float | None]:
+    """The interval of a share of independent units, such as the annotators the gate admitted
+    of those it decided (the datasheet's training pass rate): Wilson's, (None, None) over none."""
+    return wilson_interval(count, n)
 
 
 @dataclass(frozen=True)

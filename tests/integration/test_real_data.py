@@ -79,3 +79,46 @@ def test_real_diagnostic_keeps_tags_per_coarse_category(workspace):
     }
     assert all("" not in tags for i in items for tags in i.tags.values())
     assert sorted({i.gold for i in items}) == ["contradiction", "entailment", "neutral"]
+
+
+def test_real_axg_report_quotes_no_wilson_interval(cli, workspace, tmp_path):
+    """AX-g is sampled and scored in minimal pairs, so its accuracy is not one binomial
+    proportion (scoring.intervals.wilson_applies is False): the report gives the bootstrap's
+    interval over whole pairs and no Wilson bounds, in no table, figure or JSON key."""
+    from annotate.protocol.studies import create_study
+    from annotate.simulate import simulate
+
+    rte = import_file(
+        workspace.engine,
+        specs.load_task("superglue/rte"),
+        shared_file("superglue/FewGLUE/RTE/train.jsonl"),
+        split="dev",
+    )
+    axg = import_file(
+        workspace.engine, specs.load_task("superglue/axg"), shared_file("superglue/AX-g/AX-g.jsonl")
+    )
+    create_study(
+        workspace.engine,
+        "axg",
+        "superglue/axg",
+        "quick",
+        train_dataset_id=rte.dataset_id,
+        test_dataset_id=axg.dataset_id,
+        overrides={"training_items": 6, "gate_min_items": 6, "test_sample": 60},
+    )
+    simulate(workspace.engine, "axg", 6, 0.9, seed=3)
+    report = cli("report", "axg", "--format", "json", "--bootstrap", "300").json()
+    accuracy = report["scores"]["accuracy"]
+    assert accuracy["value"] is not None and accuracy["ci_low"] is not None
+    assert "wilson_low" not in accuracy and "wilson_high" not in accuracy
+    assert all("wilson_low" not in a for a in report["annotators"])
+    assert report["headline_interval"]["method"].startswith("bootstrap")
+    assert "minimal pairs resampled together" in report["bootstrap"]["method"]
+    for fmt in ("table", "markdown", "html"):
+        out = cli("report", "axg", "--format", fmt, "--bootstrap", "300").stdout
+        assert "95% CI (bootstrap)" in out, fmt
+        # Wilson's only for the training pass rate (annotators are independent).
+        [line] = [line for line in out.splitlines() if "Wilson" in line]
+        assert "pass rate" in line and line.count("Wilson") == 1, fmt
+        if fmt == "html":  # the annotator figure draws no interval
+            assert "accuracy, no interval" in out

@@ -24,7 +24,7 @@ import numpy as np
 from annotate.report.aggregation import estimators, refit
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_of
 from annotate.report.aggregation.study import Aggregated
-from annotate.report.data.coding import CodedStudy, wilson_fits
+from annotate.report.data.coding import CodedStudy
 from annotate.report.model.schema import (
     AggregationDisagreement,
     AggregationScore,
@@ -33,7 +33,7 @@ from annotate.report.model.schema import (
     HeadlineInterval,
     ModelAggregation,
 )
-from annotate.scoring.intervals import quoted_interval, wilson_interval
+from annotate.scoring.intervals import accuracy_wilson, quoted_interval
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
@@ -150,8 +150,10 @@ def _score(
     total = Estimate.of(raw_total)
     n = count_scored(coded, pred)
     accuracy = scores.get("accuracy")
-    if wilson_fits(metrics, coded) and accuracy is not None and accuracy.value is not None and n:
-        accuracy.wilson_low, accuracy.wilson_high = wilson_interval(accuracy.value * n, n)
+    if accuracy is not None:  # Wilson's bounds where the one rule gives them
+        accuracy.wilson_low, accuracy.wilson_high = accuracy_wilson(
+            coded.kind, coded.item_pair is not None, accuracy.value, n
+        )
     effect = None
     if refitted and fixed and estimator.refit is not None:
         effect = refit.design_effect(given, estimator, fitted, scorer, fixed[0], seed)

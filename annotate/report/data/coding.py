@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from annotate.report.data.loading import StudyData
-from annotate.scoring.intervals import wilson_applies
 from annotate.scoring.units import GoldUnits, class_code_map, code_gold
 from annotate.wording import count_of, plural
 
@@ -223,10 +222,3 @@ def _code_multi_answer(
         label_row=np.asarray(l_row, dtype=np.int64),
         **base,
     )
-
-
-def wilson_fits(metrics: list[str], coded: CodedStudy) -> bool:
-    """Whether a score is one binomial proportion, so Wilson's interval applies: accuracy alone,
-    over independent classification items (not MultiRC's answers grouped by question, not
-    AX-g's pairs): scoring.intervals.wilson_applies for a coded study."""
-    return wilson_applies(metrics, coded.kind, coded.item_pair is not None)

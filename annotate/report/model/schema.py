@@ -98,10 +98,16 @@ class AnnotatorRow(JsonData):
     agrees_with_majority: float | None
     """Share of their answers equal to the aggregated answer (None for ratings)."""
     seconds_per_item: float | None
-    """Median seconds per answer."""
+    """Median seconds per test answer (protocol/timing.py)."""
     seconds_mean: float | None
     synthetic: bool = False
     """Made by `annotate simulate`, not a person."""
+    wilson_low: float | None = None
+    wilson_high: float | None = None
+    """Wilson's bounds of the accuracy, where scoring.intervals.accuracy_wilson gives them."""
+
+    def omitted(self) -> set[str]:
+        return _none(self, "wilson_low", "wilson_high")
 
 
 @dataclass
@@ -811,7 +817,8 @@ class Attrition(JsonData):
 
 @dataclass
 class AnnotatorTime(JsonData):
-    """Time on task of one annotator: training and test answers together."""
+    """Time on task of one annotator: answers and minutes of both phases; the median over test
+    answers (protocol/timing.py: the annotator table's figure)."""
 
     name: str
     n_labels: int

@@ -24,8 +24,7 @@ from typing import Any
 
 from annotate import install_hint
 from annotate.errors import UserError
-from annotate.report.model.schema import BenchmarkReport, StudyReport
-from annotate.scoring.intervals import wilson_interval
+from annotate.report.model.schema import BenchmarkReport, BenchmarkTaskRow, StudyReport
 
 EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
 WIDTH, HEIGHT = 6.0, 3.6
@@ -130,18 +129,20 @@ def _curve(ax: Any, r: StudyReport) -> None:
 
 
 def _annotators(ax: Any, r: StudyReport) -> None:
-    """Accuracy with its 95% Wilson interval where the task has accuracy; else the task score
-    (no interval: an annotator's F1 or correlation on their own items has no closed form)."""
+    """Accuracy where the task has accuracy, else the task score, each with the interval the
+    report gives it (Wilson's, where scoring.intervals.accuracy_wilson applies: not on AX-g's
+    minimal pairs; an F1 or correlation on one annotator's items has none). Nothing is computed
+    here: the bounds are the report's."""
     accuracy = "accuracy" in r.metrics
     names, values, lows, highs = [], [], [], []
+    drawn = False
     for a in r.annotators:
         value = a.scores.get("accuracy") if accuracy else a.task_score
         if value is None:
             continue
         low = high = value
-        if accuracy and a.n:
-            lo, hi = wilson_interval(value * a.n, a.n)
-            low, high = lo if lo is not None else value, hi if hi is not None else value
+        if accuracy and a.wilson_low is not None and a.wilson_high is not None:
+            low, high, drawn = a.wilson_low, a.wilson_high, True
         names.append(a.name)
         values.append(value * 100)
         # Wilson's bound at 100% can land a rounding error below the value: never negative.
@@ -156,8 +157,14 @@ def _annotators(ax: Any, r: StudyReport) -> None:
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=8)
     ax.invert_yaxis()
-    what = "accuracy, 95% Wilson interval" if accuracy else "task score"
-    ax.set_xlabel(f"{what} (x100, own items)")
+    ax.set_xlabel(f"{annotators_axis(r, drawn)} (x100, own items)")
+
+
+def annotators_axis(r: StudyReport, drawn: bool) -> str:
+    """What the annotator figure plots, and which interval, if any."""
+    if "accuracy" not in r.metrics:
+        return "task score"
+    return "accuracy, 95% Wilson interval" if drawn else "accuracy, no interval"
 
 
 def _confusion(ax: Any, r: StudyReport) -> None:
@@ -240,16 +247,14 @@ def benchmark_figures(r: BenchmarkReport) -> list[FigureSpec]:
 
 def _benchmark(ax: Any, r: BenchmarkReport) -> None:
     labels = [t.task.split("/")[-1] for t in r.tasks] + ["average"]
-    estimates = [t.task_score for t in r.tasks] + [r.average]
+    # Each task's interval is the one its report quotes (the one rule: Wilson's for an
+    # accuracy-only task), as the table gives it; the average's is the bootstrap's.
+    points = [(t.task_score.value, *_quoted_bounds(t)) for t in r.tasks]
+    points.append((r.average.value, r.average.ci_low, r.average.ci_high))
     y = list(range(len(labels)))
-    values = [_pct(e.value) for e in estimates]
-    low = [
-        0 if e.ci_low is None or e.value is None else (e.value - e.ci_low) * 100 for e in estimates
-    ]
-    high = [
-        0 if e.ci_high is None or e.value is None else (e.ci_high - e.value) * 100
-        for e in estimates
-    ]
+    values = [_pct(value) for value, _, _ in points]
+    low = [0 if lo is None or v is None else max(v - lo, 0.0) * 100 for v, lo, _ in points]
+    high = [0 if hi is None or v is None else max(hi - v, 0.0) * 100 for v, _, hi in points]
     ax.errorbar(
         values,
         y,
@@ -282,6 +287,12 @@ def _benchmark(ax: Any, r: BenchmarkReport) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("score (x100)")
     ax.legend(loc="lower left", fontsize=7)
+
+
+def _quoted_bounds(t: BenchmarkTaskRow) -> tuple[float | None, float | None]:
+    if t.interval is not None:
+        return t.interval.low, t.interval.high
+    return t.task_score.ci_low, t.task_score.ci_high
 
 
 # --- output ------------------------------------------------------------------------------------

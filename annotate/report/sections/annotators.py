@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from annotate.protocol.timing import MEDIAN_SECONDS_HEADER
 from annotate.report.cells import (
     METRIC_NAMES,
     Section,
@@ -21,7 +22,7 @@ def _annotator_section(r: StudyReport) -> Section:
     if len(metrics) > 1:
         headers.append("Task score")
     votes = r.kind != "regression"  # ratings are averaged, not voted on
-    headers += ["Agrees with majority"] * votes + ["s/item (median)"]
+    headers += ["Agrees with majority"] * votes + [MEDIAN_SECONDS_HEADER]
     rows = []
     for a in r.annotators:
         name = a.name + (" (synthetic)" if a.synthetic else "")

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotate.protocol import standing
-from annotate.protocol.timing import median_seconds
+from annotate.protocol.timing import MEDIAN_SECONDS_HEADER, MEDIAN_SECONDS_OF, median_seconds
 from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
 from annotate.report.model.schema import (
     AnnotatorTime,
@@ -33,7 +33,7 @@ from annotate.report.model.schema import (
     TimeOnTask,
 )
 from annotate.report.sections.base import ReportSection
-from annotate.scoring.intervals import wilson_interval
+from annotate.scoring.intervals import share_interval
 from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem, Visit
 from annotate.store.queries import labels_of_study
 
@@ -139,9 +139,10 @@ def _store_revision(engine: Engine) -> str | None:
 def attrition(members: Sequence[standing.Member]) -> Attrition:
     """Attrition over the study's roster (protocol/standing.py): everyone with a gate decision
     or a label, so someone admitted by hand without training counts as admitted, not as
-    having trained."""
+    having trained. Completed training is standing's rule (`Member.finished_training`, the one
+    that moves an undecided annotator from training to waiting)."""
     started = {m.name for m in members if m.training_done > 0}
-    completed = {m.name for m in members if m.quota and m.training_done >= m.quota}
+    completed = {m.name for m in members if m.finished_training}
     admitted = {m.name for m in members if m.gate == standing.ADMITTED}
     rejected = {m.name for m in members if m.gate == standing.REJECTED}
     pending = {m.name for m in members if m.gate == standing.PENDING}
@@ -150,7 +151,7 @@ def attrition(members: Sequence[standing.Member]) -> Attrition:
     left_after_admission = admitted - tested
     abandoned = sorted(left_in_training | left_after_admission)
     decided = len(admitted) + len(rejected)
-    low, high = wilson_interval(len(admitted), decided)
+    low, high = share_interval(len(admitted), decided)
     rate = Estimate(
         len(admitted) / decided if decided else None,
         wilson_low=low if decided else None,
@@ -170,15 +171,18 @@ def attrition(members: Sequence[standing.Member]) -> Attrition:
 
 
 def time_on_task(labels: LabelFacts) -> TimeOnTask:
-    """Median seconds per answer and total minutes of each annotator (both phases), and the
+    """Each annotator's answers and total minutes (both phases: the time they gave) and median
+    seconds per test answer (protocol/timing.py: the annotator table's figure), and the
     distribution of seconds per test answer."""
     frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
-    per = frame.groupby("name", sort=True)["seconds"].agg(["size", median_seconds, "sum"])
+    per = frame.groupby("name", sort=True)["seconds"].agg(["size", "sum"])
+    measured = frame[labels.phase == MEDIAN_SECONDS_OF]
+    medians = measured.groupby("name", sort=True)["seconds"].agg(median_seconds)
     rows = [
         AnnotatorTime(
             name=str(name),
             n_labels=int(row["size"]),
-            median_seconds=float(row["median_seconds"]),
+            median_seconds=_or_none(medians.get(name)),
             total_minutes=float(row["sum"] / 60),
         )
         for name, row in per.iterrows()
@@ -195,6 +199,11 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
         total_minutes=float(np.sum(totals)) if totals else 0.0,
         seconds_per_item_histogram=histogram,
     )
+
+
+def _or_none(value: Any) -> float | None:
+    """A median, or None for an annotator without test answers (pandas gives NaN or nothing)."""
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _cost(minutes: float, hourly_rate: float | None) -> Cost | None:
@@ -429,8 +438,13 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
     out: list[tuple[str, list[str], list[list[str]]]] = [("Datasheet of the run", ["", ""], rows)]
     out.append(
         (
-            "Time on task per annotator (training and test)",
-            ["Annotator", "Answers", "Median s/answer", "Total minutes"],
+            "Time on task per annotator",
+            [
+                "Annotator",
+                "Answers (training and test)",
+                MEDIAN_SECONDS_HEADER,
+                "Total minutes (training and test)",
+            ],
             [
                 [r.name, str(r.n_labels), _num(r.median_seconds), _num(r.total_minutes)]
                 for r in t.annotators

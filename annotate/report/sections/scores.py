@@ -1,4 +1,5 @@
-"""The human aggregate's score per metric, with its bootstrap and Wilson intervals."""
+"""The human aggregate's score per metric, with its bootstrap interval and, where the report
+gives them (scoring.intervals.accuracy_wilson: accuracy over independent items), Wilson's."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _scores_section(r: StudyReport) -> Section:
     t = r.task_score
     rows.append(["Task score (mean)", pct(t.value), interval(t.ci_low, t.ci_high), ""])
     headers = ["Metric", "Value", "95% CI (bootstrap)", "95% CI (Wilson)"]
-    if "accuracy" not in r.metrics:
+    if all(r.scores[m].wilson_low is None for m in r.metrics):
         headers, rows = headers[:3], [row[:3] for row in rows]
     return "Scores of the human aggregate (x100)", headers, rows
 

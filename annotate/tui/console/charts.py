@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotate.report.model.schema import PhenomenonScore, StudyReport
-from annotate.scoring.intervals import quoted_interval
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 
@@ -51,12 +50,9 @@ def report_charts(report: StudyReport) -> ReportCharts:
     points = []
     for row in report.annotators:
         value = row.scores.get("accuracy") if has_accuracy else row.task_score
-        low = high = None
-        if has_accuracy and value is not None and row.n:
-            # The one rule on this annotator's accuracy (Wilson over independent items: one
-            # with every answer right still gets an interval below 100).
-            quoted = quoted_interval(["accuracy"], report.kind, False, value, row.n, None, None)
-            low, high = (quoted.low, quoted.high) if quoted else (None, None)
+        # The report's bounds (scoring.intervals.accuracy_wilson: Wilson's over independent
+        # items, none over AX-g's minimal pairs); nothing is computed here.
+        low, high = (row.wilson_low, row.wilson_high) if has_accuracy else (None, None)
         points.append(AnnotatorPoint(terminal_safe(row.name), row.n, value, low, high))
     curve = [(c.k, c.task_score) for c in report.majority_of_k if c.task_score is not None]
     confusion = None
