@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotate.metric_registry import find_metric
+
 CONFIDENCE = 0.95
 Z_95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -194,10 +196,14 @@ BOOTSTRAP_METHOD = (
 
 
 def wilson_applies(metrics: Sequence[str], kind: str, paired: bool) -> bool:
-    """Whether a score is one binomial proportion, so Wilson's interval applies: accuracy alone,
-    over independent classification items (not MultiRC's answers grouped by question, not
-    AX-g's minimal pairs)."""
-    return list(metrics) == ["accuracy"] and kind == "classification" and not paired
+    """Whether a score is one binomial proportion, so Wilson's interval applies: a task's only
+    metric, one the registry marks as a share of independent units (`Metric.wilson`:
+    accuracy), over independent classification items (not MultiRC's answers grouped by
+    question, not AX-g's minimal pairs)."""
+    if len(metrics) != 1 or kind != "classification" or paired:
+        return False
+    entry = find_metric(metrics[0])
+    return entry is not None and entry.wilson
 
 
 def accuracy_wilson(
