@@ -11,11 +11,11 @@ import pytest
 from rich.text import Text
 from textual.widgets import OptionList, Static
 
+from annotate.presentation.verbatim import HIGHLIGHT_STYLES
 from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.item import ItemScreen
 from annotate.tui.screens.phases import FinishedScreen
-from annotate.tui.widgets.verbatim import HIGHLIGHT_STYLES
 from tests.tui.support import build_study, labels, screen_text, start, static_text
 from tests.tui.task_data import LAYOUT_DATA
 

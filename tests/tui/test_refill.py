@@ -117,9 +117,9 @@ async def test_the_line_count_of_a_new_text_is_textuals(content):
     the widget: the count must be the one Textual's layout would make."""
     from textual.app import App, ComposeResult
 
+    from annotate.presentation.verbatim import heading
     from annotate.terminal_text import SafeText
     from annotate.tui.screens.item import text_height
-    from annotate.tui.widgets.verbatim import heading
 
     class One(App[None]):
         CSS = "Static { width: 40; }"

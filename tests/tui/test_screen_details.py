@@ -8,13 +8,13 @@ import re
 from textual.widgets import Input, Static
 
 from annotate import specs
+from annotate.presentation.item_layout import split_highlights
 from annotate.tui.app import create_app
 from annotate.tui.screens.discard_flag import DiscardFlagModal
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
-from annotate.tui.widgets.item_body import split_highlights
 from annotate.tui.widgets.title import fit_title
 from annotate.wording import count_of
 from tests import fixtures as fx

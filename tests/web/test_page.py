@@ -321,7 +321,7 @@ def test_every_builtin_and_a_custom_task_draws_its_fields_and_answers(tmp_path: 
     """The page draws every task from its TaskSpec: each shown field's heading and text (as
     text), and each answer; highlights are marked; ReCoRD and MultiRC offer their choices."""
     from annotate import specs
-    from annotate.tui.widgets.item_body import shown_fields
+    from annotate.presentation.item_layout import shown_fields
     from annotate.web.page import views
     from annotate.web.page.app import environment
     from tests.unit.test_custom_task import TOY

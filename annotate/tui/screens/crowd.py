@@ -10,11 +10,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from annotate.presentation.guidelines import reflow
 from annotate.protocol.crowd import Exit
 from annotate.protocol.crowd_config import SurveyQuestion
 from annotate.protocol.windows import CONTINUED
 from annotate.terminal_text import SafeText as Text
-from annotate.tui.screens.guidelines import reflow
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.title import FittedHeader
 

@@ -5,7 +5,6 @@ The item stays on screen above the verdict so the annotator can see why; a key m
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from textual.app import ComposeResult
@@ -14,84 +13,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from annotate.protocol.answers import REGRESSION_TOLERANCE
+from annotate.presentation.feedback import accuracy_line, answer_lines, gate_line, verdict_line
+from annotate.presentation.progress import status_phase
 from annotate.protocol.session import Feedback, ItemView, Progress
 from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
-from annotate.tui.widgets.item_body import build_item, shown_fields
-from annotate.tui.widgets.status import StatusBar, status_phase
+from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
-from annotate.tui.widgets.verbatim import as_text
-
-
-def verdict_line(feedback: Feedback) -> Text:
-    if feedback.correct is None:
-        return Text("No gold label for this item.", style="bold")
-    if feedback.correct:
-        return Text("✓ Right", style="bold green")
-    return Text("✗ Wrong", style="bold red")
-
-
-def answer_lines(spec: TaskSpec, feedback: Feedback, answer: Any, item: ItemView) -> Text:
-    """Your answer beside the gold one, in the words of the task."""
-    if spec.kind == "multi_answer" and isinstance(feedback.gold, dict):
-        lines = [Text("Your judgement and the right answer for each candidate:", style="bold")]
-        for n, candidate in enumerate(item.fields.get("answers", []), start=1):
-            idx = as_text(candidate["idx"])
-            mine = spec.label_text(answer.get(idx, "")) if isinstance(answer, dict) else "?"
-            gold = spec.label_text(feedback.gold.get(idx, ""))
-            mark = "✓" if mine == gold else "✗"
-            lines.append(
-                Text.assemble(
-                    f"{mark} {n:>2}. ",
-                    Text(as_text(candidate["text"])),
-                    f" — you: {mine}, right: {gold}",
-                )
-            )
-        return Text("\n").join(lines)
-    yours = Text.assemble(("Your answer: ", "bold"), Text(feedback.answer_text))
-    yours.append_text(meaning(spec, item, answer))
-    if spec.answer_scale:  # CB: the 7-point answer counts as one of the 3 classes
-        yours.append(f" (counts as {spec.label_text(spec.collapse(str(answer)))})")
-    gold = Text.assemble(("Right answer: ", "bold"), Text(feedback.gold_text))
-    gold.append_text(meaning(spec, item, feedback.gold))
-    if spec.kind == "regression":
-        gold.append(f" (a rating within {REGRESSION_TOLERANCE:g} point counts as right)")
-    return Text("\n").join([yours, gold])
-
-
-def meaning(spec: TaskSpec, item: ItemView, value: Any) -> Text:
-    """What an answer stands for, after its name: the text of COPA's choice ("Choice 2" alone
-    says nothing once the item is gone), the anchor of STS-B's nearest scale point."""
-    if value is None:
-        return Text("")
-    if spec.scale is not None:
-        point = min(max(math.floor(float(value) + 0.5), spec.scale.min), spec.scale.max)
-        anchor = spec.scale.anchors[str(point)]
-        nearest = "" if float(value) == point else f"nearest point {point}: "
-        return Text.assemble(" — ", (nearest, "dim"), Text(anchor, style="italic"))
-    if spec.layout == "choice":
-        label = spec.label_text(str(value))
-        for f in shown_fields(spec, item.fields):
-            if f.label == label:  # the label "Choice 1" names the field "Choice 1"
-                return Text.assemble(" — ", Text(as_text(item.fields[f.name]), style="italic"))
-    return Text("")
-
-
-def accuracy_line(feedback: Feedback) -> Text:
-    right = round(feedback.training_accuracy * feedback.training_done)
-    return Text(
-        f"So far: {right} of {feedback.training_done} right ({feedback.training_accuracy:.0%})"
-    )
-
-
-def gate_line(feedback: Feedback) -> Text | None:
-    if feedback.gate_decided is True:
-        return Text("You have finished training and may go on to the test items.", style="bold")
-    if feedback.gate_decided is False:
-        return Text("You have finished training.", style="bold")
-    return None
 
 
 class FeedbackScreen(Screen[None]):

@@ -9,9 +9,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from annotate.presentation.answer_keys import keys_text
+from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.specs import ProtocolSpec, TaskSpec
 from annotate.terminal_text import SafeText as Text
-from annotate.tui.screens.guidelines import come_back_hint, keys_text, prior_hint, reflow
+from annotate.tui.screens.guidelines import come_back_hint
 
 
 class HelpScreen(ModalScreen[None]):

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
 
+from annotate.presentation.progress import status_phase
 from annotate.protocol.answers import describe
 from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TEST, TRAINING
@@ -30,7 +31,7 @@ from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import FIELD_CLASS, Block, build_item, item_blocks
-from annotate.tui.widgets.status import StatusBar, status_phase
+from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
 DIGITS = tuple("0123456789")

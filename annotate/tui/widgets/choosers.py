@@ -10,9 +10,9 @@ from textual import events
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from annotate.presentation.verbatim import as_text
 from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
-from annotate.tui.widgets.verbatim import as_text
 
 JUDGED_STYLE = {"1": "bold green", "0": "bold red"}
 """Colour of a MultiRC judgement by its stored value (True / False)."""

@@ -2,51 +2,38 @@
 
 Every layout splits into three parts (see `ItemParts`): text that scrolls (long passages), text
 pinned below it so the thing being judged (a question, a hypothesis) stays in view however long
-the passage is, and for MultiRC and ReCoRD an option list to answer with. Field texts are
-`rich.text.Text`, so they are verbatim.
+the passage is, and for MultiRC and ReCoRD an option list to answer with. Where each field goes
+is decided in annotate/presentation/item_layout.py (the page follows the same rules). Field
+texts are `rich.text.Text`, so they are verbatim.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
-from annotate.specs import FieldSpec, TaskSpec
-from annotate.terminal_text import SafeText as Text
-from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
-from annotate.tui.widgets.verbatim import (
+from annotate.presentation.item_layout import (
+    HIGHLIGHT_MARKER,
+    PLACEHOLDER,
+    copa_prompt,
+    has_chooser,
+    slots,
+    split_highlights,
+)
+from annotate.presentation.verbatim import (
     HIGHLIGHT_STYLES,
     as_text,
+    field_spans,
     heading,
-    highlight_span,
-    highlight_styles,
     highlighted,
     mark_all,
 )
-
-PINNED_FIELDS = ("question", "query")
-"""Fields kept in view below a scrolling passage (BoolQ, MultiRC, ReCoRD)."""
-
-PIN_LAST_LAYOUTS = ("pair",)
-"""Layouts whose last shown field is the one judged against the first (RTE's, CB's and AX's
-hypothesis, WNLI's second sentence): it stays in view below a premise of any length."""
-
-HIGHLIGHT_MARKER = "@highlight"
-"""ReCoRD's passages end with the article's highlights, each after a line of this marker."""
-
-CHOOSER_FIELDS = ("answers", "entities")
-"""Fields shown as the option list rather than as text (MultiRC, ReCoRD)."""
-
-COPA_QUESTIONS = {
-    "cause": "What was the CAUSE of this?",
-    "effect": "What happened as a RESULT?",
-}
-
-PLACEHOLDER = "@placeholder"
+from annotate.specs import FieldSpec, TaskSpec
+from annotate.terminal_text import SafeText as Text
+from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 
 
 @dataclass
@@ -90,26 +77,12 @@ def field_block(name: str, label: str, text: Text) -> Block:
 def field_text(spec: TaskSpec, f: FieldSpec, fields: dict[str, Any]) -> Text:
     """The field's text with its highlights (WiC's word, WSC's spans), if any."""
     text = as_text(fields.get(f.name, ""))
-    spans = []
-    for h, style in zip(spec.highlights, highlight_styles(spec.highlights), strict=True):
-        if h.field == f.name and (span := highlight_span(h, fields)) is not None:
-            spans.append((span, style))
-        elif h.text == f.name:
-            # The span's own text field (WSC's "Noun phrase") wears the span's colour.
-            spans.append(((0, len(text)), style))
     if spec.layout == "entity_choice" and f.name == "query":
         return mark_all(text, PLACEHOLDER, HIGHLIGHT_STYLES[0])
     if spec.layout == "entity_choice" and HIGHLIGHT_MARKER in text:
         return with_highlight_list(text)
+    spans = [(span, HIGHLIGHT_STYLES[mark]) for span, mark in field_spans(spec, f.name, fields)]
     return highlighted(text, spans)
-
-
-def split_highlights(text: str) -> tuple[str, list[str]]:
-    """ReCoRD's passage as (article, highlights): each line `@highlight` introduces the next
-    line as one of the article's highlights (a highlight may span lines until the next marker)."""
-    parts = re.split(rf"^[ \t]*{re.escape(HIGHLIGHT_MARKER)}[ \t]*$", text, flags=re.MULTILINE)
-    highlights = [" ".join(p.split()) for p in parts[1:]]
-    return parts[0].strip(), [h for h in highlights if h]
 
 
 def with_highlight_list(text: str) -> Text:
@@ -122,29 +95,15 @@ def with_highlight_list(text: str) -> Text:
     return Text("\n").join(lines)
 
 
-def shown_fields(spec: TaskSpec, fields: dict[str, Any]) -> list[FieldSpec]:
-    """Fields the annotator reads, skipping an optional field that is empty in this item."""
-    return [
-        f
-        for f in spec.fields
-        if f.shown and f.label and not (f.optional and fields.get(f.name) in ("", None))
-    ]
-
-
 def item_blocks(spec: TaskSpec, fields: dict[str, Any]) -> ItemBlocks:
     """The texts of one item, by where the task's layout puts them."""
-    blocks = ItemBlocks(chooser=spec.layout in ("multi_answer", "entity_choice"))
-    pin = spec.layout in ("passage_question", "multi_answer", "entity_choice")
-    shown = shown_fields(spec, fields)
-    pin_last = spec.layout in PIN_LAST_LAYOUTS and len(shown) > 1
-    for f in shown:
-        if f.name in CHOOSER_FIELDS and blocks.chooser:
-            continue
-        block = field_block(f.name, f.label, field_text(spec, f, fields))
-        pinned = (pin and f.name in PINNED_FIELDS) or (pin_last and f is shown[-1])
-        (blocks.pinned if pinned else blocks.scrolling).append(block)
-        if spec.layout == "choice" and f.name == "premise":
+    blocks = ItemBlocks(chooser=has_chooser(spec))
+    for slot in slots(spec, fields):
+        if slot.field is None:
             blocks.scrolling.append(copa_question(fields))
+            continue
+        block = field_block(slot.field.name, slot.field.label, field_text(spec, slot.field, fields))
+        (blocks.pinned if slot.pinned else blocks.scrolling).append(block)
     return blocks
 
 
@@ -171,6 +130,4 @@ def build_item(
 
 def copa_question(fields: dict[str, Any]) -> Block:
     """COPA's hidden `question` field ("cause"/"effect") as the question it stands for."""
-    raw = as_text(fields.get("question", ""))
-    prompt = COPA_QUESTIONS.get(raw.strip().lower(), raw)
-    return Block("copa-question", Text(prompt, style="bold"))
+    return Block("copa-question", Text(copa_prompt(fields), style="bold"))

@@ -1,6 +1,6 @@
-"""An item as the HTML page draws it: plain data computed from the task's `TaskSpec` (the same
-layout rules the terminal app follows: annotate/tui/widgets/item_body.py), rendered second by
-the templates.
+"""An item as the HTML page draws it: plain data computed from the task's `TaskSpec` (by the
+layout rules the terminal app follows too: annotate/presentation/), rendered second by the
+templates.
 
 Every string here has been through the one sanitiser (`annotate.text.terminal_safe`); the
 templates then HTML-escape it (Jinja autoescape), so text from data files or people is shown
@@ -12,25 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotate.presentation import feedback as said
+from annotate.presentation.item_layout import (
+    HIGHLIGHT_MARKER,
+    PLACEHOLDER,
+    copa_prompt,
+    slots,
+    split_highlights,
+)
+from annotate.presentation.progress import describe_progress, phase_counts, status_phase
+from annotate.presentation.verbatim import Span, as_text, field_spans, placeholder_spans
 from annotate.protocol.session import Feedback, ItemView, Progress
 from annotate.specs import TaskSpec
 from annotate.text import terminal_safe
-from annotate.tui.widgets.item_body import (
-    CHOOSER_FIELDS,
-    COPA_QUESTIONS,
-    HIGHLIGHT_MARKER,
-    PIN_LAST_LAYOUTS,
-    PINNED_FIELDS,
-    PLACEHOLDER,
-    shown_fields,
-    split_highlights,
-)
-from annotate.tui.widgets.verbatim import (
-    HIGHLIGHT_STYLES,
-    as_text,
-    highlight_span,
-    highlight_styles,
-)
 
 
 @dataclass(frozen=True)
@@ -84,7 +78,7 @@ def options(spec: TaskSpec) -> list[Option]:
     return [Option(safe(o.key), o.value, safe(o.text)) for o in spec.answer_options()]
 
 
-def segments(text: str, spans: list[tuple[tuple[int, int], int]]) -> list[Segment]:
+def segments(text: str, spans: list[Span]) -> list[Segment]:
     """`text` cut at its highlight spans (offsets into the stored text); each piece is
     sanitised on its own, so offsets never shift. Overlapping spans keep the first."""
     out: list[Segment] = []
@@ -101,49 +95,26 @@ def segments(text: str, spans: list[tuple[tuple[int, int], int]]) -> list[Segmen
     return out
 
 
-def _marks(spec: TaskSpec) -> list[int]:
-    """The highlight number of each of the spec's highlights: the terminal app's style for
-    it (`highlight_styles`: WiC's two sentences share one, WSC's two spans differ)."""
-    return [HIGHLIGHT_STYLES.index(style) for style in highlight_styles(spec.highlights)]
-
-
 def field_block(spec: TaskSpec, name: str, label: str, fields: dict[str, Any]) -> Block:
     text = as_text(fields.get(name, ""))
     if spec.layout == "entity_choice" and name == "query":
-        spans = []
-        start = text.find(PLACEHOLDER)
-        while start >= 0:
-            spans.append(((start, start + len(PLACEHOLDER)), 0))
-            start = text.find(PLACEHOLDER, start + len(PLACEHOLDER))
-        return Block(name, safe(label), segments(text, spans))
+        return Block(name, safe(label), segments(text, placeholder_spans(text, PLACEHOLDER)))
     if spec.layout == "entity_choice" and HIGHLIGHT_MARKER in text:
         article, highlights = split_highlights(text)
         return Block(name, safe(label), segments(article, []), [safe(h) for h in highlights])
-    spans = []
-    for h, mark in zip(spec.highlights, _marks(spec), strict=True):
-        if h.field == name and (span := highlight_span(h, fields)) is not None:
-            spans.append((span, mark))
-        elif h.text == name:
-            spans.append(((0, len(text)), mark))  # WSC's "Noun phrase" wears its span's colour
-    return Block(name, safe(label), segments(text, spans))
+    return Block(name, safe(label), segments(text, field_spans(spec, name, fields)))
 
 
 def item_page(spec: TaskSpec, fields: dict[str, Any], previous: Any = None) -> ItemPage:
     """The item's parts; `previous` (revising) marks the earlier answer."""
     page = ItemPage(options=options(spec), kind=spec.kind, scale=spec.scale is not None)
-    pin = spec.layout in ("passage_question", "multi_answer", "entity_choice")
-    shown = shown_fields(spec, fields)
-    pin_last = spec.layout in PIN_LAST_LAYOUTS and len(shown) > 1
-    for f in shown:
-        if f.name in CHOOSER_FIELDS and spec.layout in ("multi_answer", "entity_choice"):
+    for slot in slots(spec, fields):
+        if slot.field is None:
+            prompt = [Segment(safe(copa_prompt(fields)))]
+            page.scrolling.append(Block("copa-question", "", prompt, strong=True))
             continue
-        block = field_block(spec, f.name, f.label, fields)
-        pinned = (pin and f.name in PINNED_FIELDS) or (pin_last and f is shown[-1])
-        (page.pinned if pinned else page.scrolling).append(block)
-        if spec.layout == "choice" and f.name == "premise":
-            raw = as_text(fields.get("question", ""))
-            prompt = COPA_QUESTIONS.get(raw.strip().lower(), raw)
-            page.scrolling.append(Block("copa-question", "", [Segment(safe(prompt))], strong=True))
+        block = field_block(spec, slot.field.name, slot.field.label, fields)
+        (page.pinned if slot.pinned else page.scrolling).append(block)
     if spec.layout == "multi_answer":
         judged = previous if isinstance(previous, dict) else {}
         page.candidates = [
@@ -172,26 +143,20 @@ class FeedbackPage:
 
 
 def feedback_page(spec: TaskSpec, item: ItemView, answer: Any, feedback: Feedback) -> FeedbackPage:
-    """The terminal feedback screen's content, from its own functions (as plain text: their
+    """The terminal feedback screen's content, in the same words (as plain text: their
     SafeText is already sanitised)."""
-    from annotate.tui.screens import feedback as screen
-
-    verdict = "none" if feedback.correct is None else "right" if feedback.correct else "wrong"
-    lines = screen.answer_lines(spec, feedback, answer, item).plain.split("\n")
-    gate = screen.gate_line(feedback)
+    gate = said.gate_line(feedback)
     return FeedbackPage(
-        verdict,
-        lines,
+        said.verdict(feedback),
+        said.answer_lines(spec, feedback, answer, item).plain.split("\n"),
         safe(feedback.explanation) if feedback.explanation else None,
-        screen.accuracy_line(feedback).plain,
+        said.accuracy_line(feedback).plain,
         gate.plain if gate is not None else None,
     )
 
 
 def status_line(item: ItemView, progress: Progress) -> tuple[str, int, int]:
     """`Training 2/5 · 50% right` (the terminal status bar's words) and (done, total)."""
-    from annotate.tui.widgets.status import describe_progress, phase_counts, status_phase
-
     phase = status_phase(item)
     done, total = phase_counts(phase, progress)
     return describe_progress(phase, progress).plain, done, total

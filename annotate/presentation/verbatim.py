@@ -1,8 +1,8 @@
-"""Text from data or people, as `rich.text.Text`: shown exactly as written, never parsed as markup.
+"""Text from data or people, shown exactly as written, and where its highlights fall.
 
-Textual parses markup in plain strings, so `[/foo]` would crash the app and `[CLS]` would vanish.
-A `Text` object is rendered as is; styles are added with `stylize` on character spans, never by
-splicing markup into the string.
+A `SafeText` is never parsed as markup (Textual would crash on `[/foo]` and drop `[CLS]`);
+styles are added with `stylize` on character spans, never by splicing markup into the string.
+The page takes the same spans and draws them as `<mark>`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text as RichText
 
-from annotate.specs import HighlightSpec
+from annotate.specs import HighlightSpec, TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.text import safe_offset
 
@@ -21,6 +21,9 @@ HIGHLIGHT_STYLES = ("bold underline black on yellow", "bold italic black on cyan
 italic keep the spans apart on a monochrome terminal too."""
 
 HEADING_STYLE = "bold"
+
+Span = tuple[tuple[int, int], int]
+"""(start, end) offsets into the stored text, and the highlight's number (its style)."""
 
 
 def as_text(value: Any) -> str:
@@ -66,16 +69,41 @@ def highlight_span(h: HighlightSpec, fields: dict[str, Any]) -> tuple[int, int] 
     return start, end
 
 
-def highlight_styles(highlights: list[HighlightSpec]) -> list[str]:
-    """The style of each highlight: numbered within its field, so WiC's two sentences share one
-    style and WSC's noun phrase and pronoun (same field) get two."""
+def highlight_marks(highlights: list[HighlightSpec]) -> list[int]:
+    """The number of each highlight within its field, so WiC's two sentences share one look
+    and WSC's noun phrase and pronoun (same field) get two."""
     seen: dict[str, int] = {}
-    styles = []
+    marks = []
     for h in highlights:
         n = seen.get(h.field, 0)
         seen[h.field] = n + 1
-        styles.append(HIGHLIGHT_STYLES[n % len(HIGHLIGHT_STYLES)])
-    return styles
+        marks.append(n % len(HIGHLIGHT_STYLES))
+    return marks
+
+
+def highlight_styles(highlights: list[HighlightSpec]) -> list[str]:
+    """The terminal style of each highlight (see `highlight_marks`)."""
+    return [HIGHLIGHT_STYLES[mark] for mark in highlight_marks(highlights)]
+
+
+def field_spans(spec: TaskSpec, name: str, fields: dict[str, Any]) -> list[Span]:
+    """The highlights that fall in field `name` of an item, numbered as `highlight_marks`."""
+    text = as_text(fields.get(name, ""))
+    spans = []
+    for h, mark in zip(spec.highlights, highlight_marks(spec.highlights), strict=True):
+        if h.field == name and (span := highlight_span(h, fields)) is not None:
+            spans.append((span, mark))
+        elif h.text == name:
+            # The span's own text field (WSC's "Noun phrase") wears the span's colour.
+            spans.append(((0, len(text)), mark))
+    return spans
+
+
+def placeholder_spans(text: str, needle: str) -> list[Span]:
+    """Every occurrence of `needle` (ReCoRD's @placeholder), as the first highlight."""
+    if not needle:
+        return []
+    return [((m.start(), m.end()), 0) for m in re.finditer(re.escape(needle), text)]
 
 
 def highlighted(text: str, spans: list[tuple[tuple[int, int], str]]) -> Text:
@@ -89,8 +117,4 @@ def highlighted(text: str, spans: list[tuple[tuple[int, int], str]]) -> Text:
 
 def mark_all(text: str, needle: str, style: str) -> Text:
     """`text` with every occurrence of `needle` styled (ReCoRD's @placeholder)."""
-    result = Text(text)
-    if needle:
-        for match in re.finditer(re.escape(needle), text):
-            result.stylize(style, safe_offset(text, match.start()), safe_offset(text, match.end()))
-    return result
+    return highlighted(text, [(span, style) for span, _ in placeholder_spans(text, needle)])

@@ -1,0 +1,70 @@
+"""A crowd worker's consent and exit survey, and leaving (quit) for anyone."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from annotate.errors import UserError
+from annotate.protocol import crowd
+from annotate.protocol.session import AnnotatorSession
+from annotate.text import terminal_safe
+from annotate.web.page.crowd_screens import crowd_end, exit_screen
+from annotate.web.page.forms import form_of
+from annotate.web.page.guarded import guarded
+from annotate.web.page.preamble import posted
+from annotate.web.page.render import Screen, render
+from annotate.web.page.screens import current, index_screen, signin_screen
+from annotate.web.page.sessions import open_session
+from annotate.web.page.state import PageState, page_of
+
+
+@posted
+def consent(
+    page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
+) -> Screen:
+    """ "I agree" goes on to the guidelines; "I do not agree" ends with its exit."""
+    if not page.crowd:
+        return signin_screen(page)
+    agree = form.get("agree") == "yes"
+    config = page.config
+    leaving = crowd.record_consent(
+        config.engine, config.study, session.annotator.name, agree, visit_id=session.visit_id
+    )
+    if leaving is not None:
+        return exit_screen(leaving)
+    return index_screen(page, request, session)
+
+
+@posted
+def survey(
+    page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
+) -> Screen:
+    """The exit survey's answers (`q:NAME` fields); a refused one shows the survey again."""
+    if not page.crowd:
+        return signin_screen(page)
+    answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
+    try:
+        crowd.record_survey(page.config.engine, page.config.study, session.annotator.name, answers)
+    except UserError as exc:
+        return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
+    return current(page, session)
+
+
+@guarded
+async def quit_(request: Request) -> Response:
+    """Leave: the item on the screen goes back at once and the browser is signed out."""
+    if await form_of(request) is None:
+        return render(request, Screen("expired", {}, 400))
+    page = page_of(request)
+
+    def work() -> None:
+        session = open_session(page, request)
+        if session is not None:
+            session.release()  # give the item back at once; nobody waits for the lease
+
+    await page.run(work)
+    csrf = request.session.get("csrf")
+    request.session.clear()
+    request.session["csrf"] = csrf
+    return render(request, Screen("left"))

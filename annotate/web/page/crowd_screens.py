@@ -1,0 +1,92 @@
+"""The screens of a crowd study around the items (protocol/crowd.py decides; these show it):
+entry by a platform link, consent, the exit survey, and the exit with its code and the way
+back to the platform."""
+
+from __future__ import annotations
+
+import secrets
+
+from starlette.requests import Request
+
+from annotate.protocol import crowd
+from annotate.protocol.session import AnnotatorSession
+from annotate.text import terminal_safe
+from annotate.web.page.guard import CSP
+from annotate.web.page.render import Screen
+from annotate.web.page.state import PageState
+
+
+def crowd_end(
+    page: PageState, session: AnnotatorSession, error: str | None = None
+) -> Screen | None:
+    """Once the engine says the worker is done: the exit survey's open questions, then
+    the exit (its code, and how the platform takes the worker back)."""
+    engine, study, name = page.config.engine, page.config.study, session.annotator.name
+    questions = crowd.survey_due(engine, study, name)
+    if questions:
+        return Screen("survey", {"questions": questions, "error": error})
+    leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
+    return exit_screen(leaving) if leaving is not None else None
+
+
+def exit_screen(leaving: crowd.Exit) -> Screen:
+    headers = None
+    if leaving.form_action:  # MTurk's externalSubmit: the one outside form this page posts
+        target = "/".join(leaving.form_action.split("/")[:3])
+        headers = {
+            "content-security-policy": CSP.replace(
+                "form-action 'self'", f"form-action 'self' {target}"
+            )
+        }
+    return Screen(
+        "exit",
+        {
+            "exit": leaving,
+            "message": terminal_safe(leaving.message),
+            "fields": {k: terminal_safe(v) for k, v in leaving.form_fields.items()},
+        },
+        headers=headers,
+    )
+
+
+def arrive_by_link(page: PageState, request: Request) -> Screen | None:
+    """A platform link (its query): the worker enters as their pseudonymous annotator in
+    a new window, or the page says why the link cannot enter. None: no link here."""
+    query = dict(request.query_params)
+    if not page.crowd or not query:
+        return None
+    try:
+        entry = crowd.parse_link(page.ctx, query)
+        if entry.preview:  # MTurk's preview: what the task is, nothing to answer yet
+            return Screen(
+                "preview", {"guidelines": page.help.guidelines, "crowd_text": crowd_words(page)}
+            )
+        arrival = crowd.enter_by_link(page.config.engine, page.config.study, entry, client="page")
+    except crowd.CrowdRefusal as exc:
+        return Screen("refused", {"message": terminal_safe(str(exc)), "code": exc.code}, 403)
+    csrf = request.session.get("csrf")
+    request.session.clear()
+    request.session.update(
+        {
+            "who": arrival.annotator,
+            "visit": arrival.visit_id,
+            "csrf": csrf or secrets.token_urlsafe(24),
+        }
+    )
+    return None
+
+
+def crowd_words(page: PageState) -> str | None:
+    """The researcher's own words above the task's guidelines."""
+    words = crowd.guidelines_text(page.ctx)
+    return terminal_safe(words) if words else None
+
+
+def consent_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
+    """The consent text, while the worker has not answered it."""
+    if not page.crowd:
+        return None
+    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator.name):
+        return None
+    text = terminal_safe(crowd.consent_text(page.ctx) or "")
+    return Screen("consent", {"paragraphs": text.split("\n\n")})

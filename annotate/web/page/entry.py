@@ -1,0 +1,135 @@
+"""The way in: the page itself (whatever screen the annotator is at), its htmx refresh,
+sign-in, and "start" after the guidelines."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from annotate.protocol.session import AnnotatorSession, Phase
+from annotate.protocol.tokens import sign_in_check, signed_in
+from annotate.text import terminal_safe
+from annotate.web.limits import address_key, name_key, wait_message
+from annotate.web.page.crowd_screens import arrive_by_link
+from annotate.web.page.forms import form_of
+from annotate.web.page.guarded import guarded
+from annotate.web.page.preamble import posted
+from annotate.web.page.render import Screen, render
+from annotate.web.page.screens import current, index_screen, signin_screen
+from annotate.web.page.sessions import open_session
+from annotate.web.page.state import PageState, page_of
+
+log = logging.getLogger("annotate.serve")
+
+SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
+"""One message for both: the page must not tell which names exist. Every refusal is counted
+by the rate limiter and logged, known name or not, so the sentence is always true."""
+
+
+@guarded
+async def index(request: Request) -> Response:
+    """`/`: a platform link's arrival, sign-in, or where the annotator stands."""
+    page = page_of(request)
+    config = page.config
+
+    def work() -> Screen | None:
+        if (refused := arrive_by_link(page, request)) is not None:
+            return refused
+        if page.crowd and request.query_params:
+            return None  # entered: reload without the ids in the address
+        session = open_session(page, request)
+        if session is None:
+            if page.crowd:
+                return Screen("link", {})
+            one_person = config.annotator and not config.require_tokens
+            if one_person and sign_in_check(
+                config.engine, config.annotator, "", require_token=False
+            ):
+                request.session["who"] = config.annotator
+                return index_screen(page, request)
+            return signin_screen(page)
+        return index_screen(page, request, session)
+
+    screen = await page.run(work)
+    if screen is None:
+        return RedirectResponse("/", status_code=303)
+    return render(request, screen)
+
+
+@guarded
+async def screen(request: Request) -> Response:
+    """The current screen (htmx: the waiting screen's poll, "continue" after feedback)."""
+    page = page_of(request)
+
+    def work() -> Screen | None:
+        session = open_session(page, request)
+        if session is None:
+            return signin_screen(page)
+        if request.query_params.get("next"):
+            request.session.pop("fb", None)  # the feedback has been read: move on
+        if request.query_params.get("waiting") and session.phase() is Phase.WAITING:
+            return None  # nothing new: the poll leaves the screen as it is
+        return index_screen(page, request, session)
+
+    result = await page.run(work)
+    if result is None:
+        return Response(status_code=204)
+    return render(request, result)
+
+
+@guarded
+async def sign_in(request: Request) -> Response:
+    """A name and token, counted by the sign-in limiter; a crowd study takes links only."""
+    page = page_of(request)
+    config = page.config
+    if page.crowd:  # workers enter by their platform link only
+        return render(request, Screen("link", {}, 403))
+    form = await form_of(request)
+    if form is None:
+        expired = signin_screen(page, "The page had expired; sign in again.", 400)
+        return render(request, expired)
+    name = (config.annotator or form.get("name", "")).strip()
+    token = form.get("token", "")
+    address = request.client.host if request.client else None
+    if not name:
+        return render(request, signin_screen(page, "Type your annotator name.", 400))
+    keys = [name_key(name), address_key(address)]
+    wait = config.limiter.wait(keys)
+    if wait > 0:
+        config.limiter.refused([address_key(address)])  # hammering counts on the address
+        return render(request, signin_screen(page, wait_message(wait), 429))
+
+    def admit() -> Screen | None:  # one trip off the event loop for the whole sign-in
+        annotator = signed_in(config.engine, name, token, require_token=config.require_tokens)
+        if annotator is None:
+            return None
+        page.annotators[name] = annotator
+        csrf = request.session.get("csrf")
+        request.session.clear()  # a new session for the new person (no fixation)
+        request.session.update({"who": name, "csrf": csrf or secrets.token_urlsafe(24)})
+        # This page is now the annotator's live window: an older page or terminal of
+        # theirs stops taking answers (protocol/windows.py).
+        session = open_session(page, request)
+        assert session is not None
+        request.session["visit"] = session.claim_window(client="page")
+        return index_screen(page, request, session)
+
+    screen = await page.run(admit)
+    if screen is None:
+        config.limiter.refused(keys)
+        return render(request, signin_screen(page, SIGN_IN_REFUSED, 403))
+    config.limiter.admitted(name)
+    log.info("signed in: %s from %s", terminal_safe(name), address)
+    return render(request, screen)
+
+
+@posted
+def start(
+    page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
+) -> Screen:
+    """The guidelines are read: the first item."""
+    request.session["started"] = True
+    return current(page, session)

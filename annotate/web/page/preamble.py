@@ -1,0 +1,48 @@
+"""The one preamble of every form a signed-in annotator posts (start, answer, consent,
+survey, "continue here"): the arrival stamped, an expired form refused, the session opened
+off the event loop, and sign-in again for someone with no session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from annotate.protocol.session import AnnotatorSession
+from annotate.store.models import utcnow
+from annotate.web.page.forms import form_of
+from annotate.web.page.guarded import Endpoint, guarded
+from annotate.web.page.render import Screen, render
+from annotate.web.page.screens import signin_screen
+from annotate.web.page.sessions import open_session
+from annotate.web.page.state import PageState, page_of
+
+Work = Callable[[PageState, Request, AnnotatorSession, dict[str, str]], Screen]
+"""What a form does once the preamble has passed: runs off the event loop, may call the
+engine, returns the screen to show."""
+
+
+def posted(work: Work) -> Endpoint:
+    """`work` as an endpoint behind the preamble. The arrival's time is
+    `request.state.received` (the answer's time, before any store work)."""
+
+    @guarded
+    async def endpoint(request: Request) -> Response:
+        request.state.received = utcnow()
+        form = await form_of(request)
+        if form is None:
+            return render(request, Screen("expired", {}, 400))
+        page = page_of(request)
+
+        def call() -> Screen:
+            session = open_session(page, request)
+            if session is None:
+                return signin_screen(page)
+            return work(page, request, session, form)
+
+        return render(request, await page.run(call))
+
+    endpoint.__name__ = endpoint.__qualname__ = work.__name__
+    endpoint.__doc__ = work.__doc__
+    return endpoint

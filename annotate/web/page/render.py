@@ -1,0 +1,50 @@
+"""A screen, and how it becomes a response: the whole page, or (htmx) only `#screen`."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from annotate.text import terminal_safe
+from annotate.web.page.state import page_of
+
+
+@dataclass
+class Screen:
+    """One screen to render: its template and what it shows."""
+
+    name: str
+    context: dict[str, Any] = field(default_factory=dict)
+    status: int = 200
+    headers: dict[str, str] | None = None
+
+
+def csrf_token(request: Request) -> str:
+    """This browser session's CSRF token, made on its first page."""
+    token = request.session.get("csrf")
+    if not token:
+        token = request.session["csrf"] = secrets.token_urlsafe(24)
+    return token
+
+
+def render(request: Request, screen: Screen) -> Response:
+    page = page_of(request)
+    context = {
+        "screen": screen.name,
+        "title": page.title,
+        "study": terminal_safe(page.config.study),
+        "who": terminal_safe(request.session.get("who", "")),
+        "csrf": csrf_token(request),
+        "poll_ms": int(page.config.poll_seconds * 1000),
+        **screen.context,
+    }
+    template = "screen.html" if request.headers.get("hx-request") else "page.html"
+    return HTMLResponse(
+        page.templates.get_template(template).render(context),
+        status_code=screen.status,
+        headers=screen.headers,
+    )

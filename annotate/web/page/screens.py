@@ -1,0 +1,156 @@
+"""The screens the engine's answers make: sign-in, guidelines, the item, training feedback,
+and what comes when there is no item (waiting, rejected, finished, a crowd study's end)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from annotate.errors import UserError
+from annotate.presentation.guidelines import where_you_are
+from annotate.protocol.answers import describe
+from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase
+from annotate.protocol.studies import TEST, TRAINING
+from annotate.text import terminal_safe
+from annotate.web.page import views
+from annotate.web.page.crowd_screens import consent_screen, crowd_end, crowd_words
+from annotate.web.page.render import Screen
+from annotate.web.page.sessions import open_session
+from annotate.web.page.state import PageState
+from annotate.web.page.tickets import from_ticket, ticket
+
+
+def signin_screen(page: PageState, error: str | None = None, status: int = 200) -> Screen:
+    return Screen(
+        "signin",
+        {"error": error, "fixed": terminal_safe(page.config.annotator or "")},
+        status,
+    )
+
+
+def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
+    progress = session.progress()
+    if progress.phase is Phase.REJECTED:
+        return Screen("rejected", {"progress": progress})
+    return Screen(
+        "guidelines",
+        {
+            "guidelines": page.help.guidelines,
+            "keys": page.help.keys,
+            "where": terminal_safe(where_you_are(progress, session.ctx.protocol)),
+            "crowd_text": crowd_words(page),
+        },
+    )
+
+
+def item_screen(
+    page: PageState,
+    session: AnnotatorSession,
+    item: ItemView,
+    *,
+    notice: str | None = None,
+    revising: Any = None,
+    flag: bool = False,
+    comment: str = "",
+) -> Screen:
+    kind = "revise" if revising is not None else ""
+    if item.item_id in session.catch_items:
+        kind = kind or "catch"
+    if item.refresher or item.item_id in session.refresher_items:
+        kind = kind or "refresher"
+    page.keep_item(item.item_id, item.fields)
+    progress = session.progress()
+    status, done, total = views.status_line(item, progress)
+    return Screen(
+        "item",
+        {
+            "item": views.item_page(session.spec, item.fields, revising),
+            "ticket": ticket(page, session, item, kind),
+            "status": status,
+            "done": done,
+            "total": max(total, 1),
+            "training": item.phase == TRAINING,
+            "revising": (
+                terminal_safe(describe(session.spec, revising)) if revising is not None else None
+            ),
+            "previous": revising,
+            "notice": notice,
+            "flag": flag,
+            "comment": terminal_safe(comment),
+            "keys": page.help.keys,
+            "help_dialog": page.help_dialog,
+            "announce_test": item.phase == TEST and progress.stream_done == 0,
+        },
+    )
+
+
+def current(
+    page: PageState,
+    session: AnnotatorSession,
+    notice: str | None = None,
+    item: ItemView | None = None,
+) -> Screen:
+    """What the engine says comes next (`item` when the caller already has it)."""
+    if item is None:
+        item = session.next_item()
+    if item is not None:
+        return item_screen(page, session, item, notice=notice)
+    if page.crowd and (leaving := crowd_end(page, session)) is not None:
+        return leaving
+    progress = session.progress()
+    lines = {"progress": progress, "notice": notice}
+    if progress.phase in (Phase.WAITING, Phase.TRAINING):
+        return Screen("waiting", lines)
+    if progress.phase is Phase.REJECTED:
+        return Screen("rejected", lines)
+    return Screen("finished", lines)
+
+
+def feedback_screen(
+    session: AnnotatorSession, item: ItemView, value: Any, feedback: Feedback
+) -> Screen:
+    status, done, total = views.status_line(item, session.progress())
+    return Screen(
+        "feedback",
+        {
+            "item": views.item_page(session.spec, item.fields),
+            "feedback": views.feedback_page(session.spec, item, value, feedback),
+            "status": status,
+            "done": done,
+            "total": max(total, 1),
+        },
+    )
+
+
+def feedback_again(
+    page: PageState, session: AnnotatorSession, pending: dict[str, Any]
+) -> Screen | None:
+    """The feedback of the training answer just given. Submitting a training answer
+    again is the engine's idempotent retry: it stores nothing new and gives its feedback."""
+    served = from_ticket(page, session, str(pending.get("t", "")))
+    if served is None or served[1] or served[0].phase != TRAINING:
+        return None
+    item, _ = served
+    try:
+        feedback = session.submit(item, pending.get("v"))
+    except UserError:
+        return None
+    return feedback_screen(session, item, pending.get("v"), feedback)
+
+
+def index_screen(
+    page: PageState, request: Request, session: AnnotatorSession | None = None
+) -> Screen:
+    """Where a signed-in annotator stands: consent, guidelines, the feedback being read, or
+    what comes next."""
+    session = session or open_session(page, request)
+    assert session is not None
+    if (asking := consent_screen(page, session)) is not None:
+        return asking
+    if not request.session.get("started"):
+        return guidelines_screen(page, session)
+    if (pending := request.session.get("fb")) and (again := feedback_again(page, session, pending)):
+        return again  # a reload on the feedback shows it again, until "continue"
+    request.session.pop("fb", None)
+    return current(page, session)

@@ -1,0 +1,32 @@
+"""The signed-in annotator's engine session, opened afresh for each request."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from annotate.errors import UserError
+from annotate.protocol.session import AnnotatorSession
+from annotate.protocol.studies import get_annotator
+from annotate.web.page.state import PageState
+
+
+def open_session(
+    page: PageState, request: Request, visit: int | None = None
+) -> AnnotatorSession | None:
+    """The signed-in annotator's session, attached to this page's window (`visit`: the
+    one the answered page was served in; else the cookie's, the newest of this browser)."""
+    name = request.session.get("who")
+    if not name:
+        return None
+    annotator = page.annotators.get(name)
+    if annotator is None:
+        try:
+            annotator = page.annotators[name] = get_annotator(page.config.engine, name)
+        except UserError:
+            request.session.clear()  # the annotator is gone from the store: sign in again
+            return None
+    session = AnnotatorSession(page.config.engine, page.ctx, annotator)
+    window = visit or request.session.get("visit")
+    if window:
+        session.attach_window(int(window))
+    return session

@@ -1,0 +1,60 @@
+"""The page's two signatures: the session cookie (who signed in, the CSRF token) and the ticket
+that carries the item on the screen with its answer. Both are HMACs of the server's secret, so
+a tampered cookie or ticket is refused, and processes with one secret take each other's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itsdangerous import Signer, TimestampSigner, URLSafeSerializer
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import ASGIApp
+
+COOKIE = "annotate_session"
+COOKIE_MAX_AGE = 14 * 24 * 3600
+TICKET_SALT = "annotate.item"
+
+
+class KeyDerivedOnce:
+    """itsdangerous derives the same HMAC key from the secret on every signature it makes
+    or checks (three per answer: the session cookie and the item's ticket): derived once."""
+
+    def derive_key(self, secret_key: str | bytes | None = None) -> bytes:
+        derived: dict[Any, bytes] = self.__dict__.setdefault("_derived", {})
+        key = derived.get(secret_key)
+        if key is None:
+            key = derived[secret_key] = super().derive_key(secret_key)  # type: ignore[misc]
+        return key
+
+
+class TicketSigner(KeyDerivedOnce, Signer):
+    pass
+
+
+class CookieSigner(KeyDerivedOnce, TimestampSigner):
+    pass
+
+
+class Sessions(SessionMiddleware):
+    """Starlette's signed-cookie sessions, with a signer that derives its key once."""
+
+    def __init__(self, app: ASGIApp, secret_key: str, **options: Any) -> None:
+        super().__init__(app, secret_key, **options)
+        self.signer = CookieSigner(secret_key)
+
+
+def ticket_serializer(secret: str) -> URLSafeSerializer:
+    """Signs and reads the item tickets (`tickets.py` says what they hold)."""
+    return URLSafeSerializer(secret, salt=TICKET_SALT, signer=TicketSigner)
+
+
+def session_options(secret: str, *, secure: bool) -> dict[str, Any]:
+    """The `Sessions` middleware's options: a strict same-site cookie for two weeks, Secure
+    behind https."""
+    return {
+        "secret_key": secret,
+        "session_cookie": COOKIE,
+        "same_site": "strict",
+        "https_only": secure,
+        "max_age": COOKIE_MAX_AGE,
+    }

@@ -1,0 +1,152 @@
+"""What one page app keeps between requests, on `app.state.page`: the study, the templates,
+the ticket signer, what is fixed for the whole study (its title, help, crowd settings), two
+small caches and the threads engine calls run on. Nothing about an annotator lives here: a
+request's annotator is in its signed cookie and ticket."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import jinja2
+from itsdangerous import URLSafeSerializer
+from markupsafe import Markup
+from sqlalchemy import select
+from starlette.requests import Request
+
+from annotate.presentation.answer_keys import keys_text
+from annotate.presentation.guidelines import prior_hint, reflow
+from annotate.protocol import crowd
+from annotate.protocol.crowd_config import CrowdConfig
+from annotate.protocol.studies import StudyContext, load_study
+from annotate.store.engine import is_sqlite
+from annotate.store.models import Annotator, Item
+from annotate.text import terminal_safe
+from annotate.web.page.config import PageConfig
+from annotate.web.page.signers import ticket_serializer
+from annotate.web.page.templating import compiled
+
+T = TypeVar("T")
+
+COME_BACK = "open this page again later"
+"""How to resume, in the page's words (the key list's last line)."""
+ITEM_CACHE = 4096
+"""Items whose fields a server process keeps (a few MB of text at most)."""
+SQLITE_THREADS = 1
+"""Threads for engine calls per process on SQLite. Its writes take turns across processes, and
+a second thread of the same process hands Python's lock back and forth with the one whose
+turn it is, which then holds the turn longer: 2.4-2.7 ms per answer with 2 threads against
+1.3 with one (flat out, 2 processes, back-to-back runs), so 325-345 labels/s against 425-515.
+The other process and the event loop are what overlap with a call. The price: a call waiting
+for the turn holds up the process's other calls, reads included, for as long (milliseconds
+between page processes; up to SQLite's busy timeout behind another program's write). Earlier
+runs: 4 threads and more gave a longer tail at 1,000 workers (p99 70-270 ms against 35-40
+with 2)."""
+POSTGRES_THREADS = 8
+"""On PostgreSQL each call also waits for the network, so more of them overlap (its pool
+holds 5 + 10 connections per process)."""
+
+
+@dataclass(frozen=True)
+class HelpText:
+    """The keys and the guidelines, in the terminal app's words: fixed for the study."""
+
+    keys: str
+    guidelines: dict[str, Any]
+
+
+@dataclass
+class PageState:
+    config: PageConfig
+    ctx: StudyContext
+    templates: jinja2.Environment
+    tickets: URLSafeSerializer
+    title: str
+    help: HelpText
+    help_dialog: Markup
+    """Every item page carries the help dialog, which is the same for the whole study:
+    rendered (and escaped) once rather than on every answer."""
+    crowd_config: CrowdConfig | None
+    annotators: dict[str, Annotator] = field(default_factory=dict)
+    """Annotator rows by name, read once per process: a session needs only the row's id,
+    which never changes (a removed annotator is found out by the engine's own checks)."""
+    item_texts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Items' fields by id, kept by this process (at most ITEM_CACHE, oldest out first): an
+    item's text never changes once it is in the store. An item is kept when it is served, so
+    the answer that names it in its ticket reads nothing back."""
+    threads: ThreadPoolExecutor | None = None
+    """Made by the first request, inside the server."""
+
+    @property
+    def crowd(self) -> bool:
+        return self.crowd_config is not None
+
+    def keep_item(self, item_id: int, fields: dict[str, Any]) -> None:
+        if item_id not in self.item_texts and len(self.item_texts) >= ITEM_CACHE:
+            del self.item_texts[next(iter(self.item_texts))]
+        self.item_texts[item_id] = fields
+
+    def item_fields(self, item_id: int) -> dict[str, Any] | None:
+        fields = self.item_texts.get(item_id)
+        if fields is None:
+            with self.config.engine.connect() as conn:
+                fields = conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
+            if fields is not None:
+                self.keep_item(item_id, fields)
+        return fields
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Engine calls block (SQLite, psycopg): off the event loop, on the page's own threads.
+        A plain executor rather than Starlette's run_in_threadpool, whose capacity limiter
+        and cancel scope took a tenth of the page's CPU per answer (profiled under load).
+        As there, a request cut off mid-call lets the call finish: its label is committed."""
+        if self.threads is None:
+            count = SQLITE_THREADS if is_sqlite(self.config.engine) else POSTGRES_THREADS
+            self.threads = ThreadPoolExecutor(count, thread_name_prefix="page")
+        call = functools.partial(fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.threads, call)
+
+    def shutdown(self) -> None:
+        if self.threads is not None:
+            self.threads.shutdown(wait=True)  # the calls under way commit before the end
+
+
+def page_state(config: PageConfig) -> PageState:
+    """The state of a new app (a missing study fails here, before serving)."""
+    ctx = load_study(config.engine, config.study)
+    templates = compiled()  # rendered straight to HTMLResponse: no template uses `request`
+    title = terminal_safe(ctx.spec.title)
+    help_text = help_of(ctx)
+    dialog = templates.get_template("screens/_help.html").render(
+        title=title, keys=help_text.keys, guidelines=help_text.guidelines
+    )
+    return PageState(
+        config=config,
+        ctx=ctx,
+        templates=templates,
+        tickets=ticket_serializer(config.secret),
+        title=title,
+        help=help_text,
+        help_dialog=Markup(dialog),
+        crowd_config=crowd.config_of(ctx),
+    )
+
+
+def help_of(ctx: StudyContext) -> HelpText:
+    """The keys and the guidelines, as the terminal app words them."""
+    return HelpText(
+        keys=keys_text(ctx.spec, COME_BACK).plain,
+        guidelines={
+            "paragraphs": terminal_safe(reflow(ctx.spec.guidelines)).split("\n\n"),
+            "hint": prior_hint(ctx.spec, ctx.protocol),
+        },
+    )
+
+
+def page_of(request: Request) -> PageState:
+    """The state of the app serving `request`."""
+    return request.app.state.page
