@@ -144,6 +144,7 @@ class WebLabelApp(LabelApp):
         self.sub_title = terminal_safe(study)
         self.started = time.monotonic()
         self.shown_test = False
+        self.last_answer = time.monotonic()  # LabelApp's idle check reads it (IDLE_S)
 
     def on_mount(self, event: events.Mount) -> None:
         # Textual would run LabelApp.on_mount after this one (handlers run along the MRO); it
