@@ -60,8 +60,5 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     # request for some 50 ms under load, have only the requests' objects to look at.
     gc.freeze()
     yield
-    page_of_app(app).shutdown()
-
-
-def page_of_app(app: Starlette) -> PageState:
-    return app.state.page
+    page: PageState = app.state.page
+    page.shutdown()

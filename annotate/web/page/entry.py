@@ -53,10 +53,10 @@ async def index(request: Request) -> Response:
             return signin_screen(page)
         return index_screen(page, request, session)
 
-    screen = await page.run(work)
-    if screen is None:
+    shown = await page.run(work)
+    if shown is None:
         return RedirectResponse("/", status_code=303)
-    return render(request, screen)
+    return render(request, shown)
 
 
 @guarded
@@ -117,13 +117,13 @@ async def sign_in(request: Request) -> Response:
         request.session["visit"] = session.claim_window(client="page")
         return index_screen(page, request, session)
 
-    screen = await page.run(admit)
-    if screen is None:
+    admitted = await page.run(admit)
+    if admitted is None:
         config.limiter.refused(keys)
         return render(request, signin_screen(page, SIGN_IN_REFUSED, 403))
     config.limiter.admitted(name)
     log.info("signed in: %s from %s", terminal_safe(name), address)
-    return render(request, screen)
+    return render(request, admitted)
 
 
 @posted
