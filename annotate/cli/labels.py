@@ -11,15 +11,23 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, say, warn
+from annotate.formats.label_sources.registry import names as source_names
 from annotate.wording import count_of
 
+FORMATS = source_names()
+"""The label sources' names, built-in and installed (read once, for --help; none is loaded)."""
 
-class LabelFormat(StrEnum):
-    long = "long"
-    mturk = "mturk"
-    qualtrics = "qualtrics"
-    potato = "potato"
-    labelstudio = "labelstudio"
+
+def _known_format(value: str) -> str:
+    """--format names a registered source (an installed package's too), as a choice would."""
+    known = source_names()
+    if value not in known:
+        raise ValueError(f"{value!r} is not one of {', '.join(map(repr, known))}.")
+    return value
+
+
+def _one_of(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 class TieRule(StrEnum):
@@ -30,12 +38,13 @@ class TieRule(StrEnum):
 IMPORT_LABELS_HELP = """Make a study from labels collected outside annotate.
 
 FILE is an MTurk batch results CSV, a Qualtrics CSV export, Potato's annotated_instances.jsonl,
-a Label Studio JSON export or a long CSV/JSONL (one label per row); --format says which, else
-it is told from the content. Items are matched by id to an imported dataset (--dataset), or
-made from the file's columns (--task, with --map FIELD=COLUMN). --values maps answers to the
-task's labels ('entailment=1,not_entailment=0') or bins a slider
-('0-33=contradiction,34-66=neutral,67-100=entailment'). Workers become pseudonymous annotators
-(w01, w02, ...). All or nothing: a bad line stops the import and names file and line."""
+a Label Studio JSON export, a long CSV/JSONL (one label per row) or the file of a format an
+installed package adds; --format says which, else it is told from the content. Items are
+matched by id to an imported dataset (--dataset), or made from the file's columns (--task, with
+--map FIELD=COLUMN). --values maps answers to the task's labels ('entailment=1,not_entailment=0')
+or bins a slider ('0-33=contradiction,34-66=neutral,67-100=entailment'). Workers become
+pseudonymous annotators (w01, w02, ...). All or nothing: a bad line stops the import and names
+file and line."""
 
 
 @app.command("import-labels", help=IMPORT_LABELS_HELP)
@@ -45,8 +54,12 @@ def import_labels(
     study: str | None = typer.Option(
         None, "--study", help="Name of the new study (default: the file's name)"
     ),
-    fmt: LabelFormat | None = typer.Option(
-        None, "--format", help="long, mturk, qualtrics, potato or labelstudio (default: detect)"
+    fmt: str | None = typer.Option(
+        None,
+        "--format",
+        metavar="<" + "|".join(FORMATS) + ">",
+        parser=_known_format,
+        help=f"{_one_of(FORMATS)} (default: detect)",
     ),
     dataset: int | None = typer.Option(
         None, "--dataset", help="An imported dataset whose items the file's ids name"
@@ -74,15 +87,15 @@ def import_labels(
     ),
     out: Format = typer.Option(Format.table, "--output", help="table or json: what was imported"),
 ) -> None:
-    from annotate.formats.label_files import parse_map
     from annotate.formats.label_import import import_labels as run
+    from annotate.formats.label_sources.options import parse_map
 
     engine = options(ctx).workspace(create=True).engine  # like `import`: data makes a store
     result = run(
         engine,
         file,
         study=study,
-        fmt=fmt.value if fmt else None,
+        fmt=fmt,
         task=task,
         dataset_id=dataset,
         mapping=parse_map(mapping),

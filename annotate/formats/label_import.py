@@ -31,13 +31,9 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
-from annotate.formats.label_files import (
-    FORMAT_NAMES,
-    LabelFile,
-    RawLabel,
-    potato_files,
-    read_label_file,
-)
+from annotate.formats.label_sources import registry
+from annotate.formats.label_sources.labels import LabelFile, RawLabel
+from annotate.formats.label_sources.options import ReadOptions
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
 from annotate.store.engine import write_session
@@ -52,13 +48,6 @@ from annotate.store.models import (
 )
 
 PROTOCOL_NAME = "outside-annotate"
-UNITS = {
-    "mturk": "assignment",
-    "qualtrics": "response",
-    "labelstudio": "annotation",
-    "potato": "annotator",
-    "long": "annotator",
-}
 
 
 @dataclass
@@ -87,10 +76,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def collected_sentence(fmt: str, n_assignments: int) -> str:
+def collected_sentence(file: LabelFile) -> str:
     return (
-        f"collected outside annotate: {FORMAT_NAMES[fmt]}, "
-        f"{_plural(n_assignments, UNITS[fmt])}, gate unknown"
+        f"collected outside annotate: {file.description}, "
+        f"{_plural(file.n_assignments, file.unit)}, gate unknown"
     )
 
 
@@ -284,9 +273,13 @@ def import_labels(
 ) -> LabelImportResult:
     """Read `path`, check every label, then write the study in one transaction."""
     mapping = dict(mapping or {})
+    chosen = registry.get(fmt) if fmt else None  # an unknown --format: before anything else
     if not path.exists():
         raise UserError(f"{path}: no such file")
-    sha256 = file_sha256(path) if path.is_file() else _folder_sha256(path)
+    if path.is_file():
+        sha256 = file_sha256(path)
+    else:
+        sha256 = _folder_sha256(path, (chosen or registry.detect(path)).files(path))
     earlier = _already(engine, sha256)
     if earlier is not None:
         record, name = earlier
@@ -306,9 +299,8 @@ def import_labels(
     if not name:
         raise UserError("a study needs a name (--study NAME)")
     spec, dataset = _spec_and_dataset(engine, task, dataset_id)
-    file = read_label_file(
-        path, fmt, mapping, [f.name for f in spec.fields], keep_rejected=keep_rejected
-    )
+    options = ReadOptions(mapping, [f.name for f in spec.fields], keep_rejected=keep_rejected)
+    file = (chosen or registry.detect(path)).read(path, options)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
     items_in_order = list(per_item)
@@ -318,7 +310,7 @@ def import_labels(
     if k < 1:
         raise UserError("--k must be at least 1")
     notes = _notes(file, per_item, k)
-    sentence = collected_sentence(file.format, file.n_assignments)
+    sentence = collected_sentence(file)
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
     new_items = _new_items(file, spec) if dataset is None else []
@@ -453,12 +445,12 @@ def import_labels(
     )
 
 
-def _folder_sha256(folder: Path) -> str:
+def _folder_sha256(folder: Path, files: list[Path]) -> str:
     """A folder's files (Potato: one per user) as one digest: names and contents, in order."""
     import hashlib
 
     digest = hashlib.sha256()
-    for path in potato_files(folder):
+    for path in files:
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(file_sha256(path).encode())
     return digest.hexdigest()
@@ -489,8 +481,6 @@ def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:
             "the file gives durations, not dates: each worker's answers are laid end to end "
             "from 1970-01-01, so first and last label times are not real dates"
         )
-    elif file.format in {"mturk", "qualtrics"}:
-        notes.append(
-            "times per answer: each assignment's work time shared equally among its answers"
-        )
+    elif file.time_note:
+        notes.append(file.time_note)
     return notes

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from annotate.errors import DataFileError
-from annotate.formats.label_files import read_records
+from annotate.formats.label_sources.records import read_records
 
 ITEM_COLUMNS = ("item", "item_id")
 ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "coder", "rater")

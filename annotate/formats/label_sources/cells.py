@@ -1,0 +1,93 @@
+"""Reading a label file's text and its cells: the pieces every source shares.
+
+A file that cannot be read, a CSV syntax error or a column `--map` names that is not there is a
+DataFileError naming file and line, as everywhere in annotate."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+
+csv.field_size_limit(1 << 30)
+
+MISSING = {"", ".", "na", "n/a", "nan", "null", "none"}
+"""Cells that mean "no answer" (compared lower-cased, stripped)."""
+
+
+def read_text(path: Path) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped)."""
+    if not path.is_file():
+        raise DataFileError(path, None, "no such file")
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise DataFileError(path, None, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
+
+
+def csv_rows(path: Path, text: str, delimiter: str | None = None) -> list[tuple[int, list[str]]]:
+    """(line, cells) of each non-empty row; line numbers from the reader (quoted line breaks)."""
+    delimiter = delimiter or ("\t" if path.suffix.lower() == ".tsv" else ",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows = []
+    number = 1
+    try:
+        for cells in reader:
+            row_line, number = number, reader.line_num + 1
+            if any(c.strip() for c in cells):
+                rows.append((row_line, cells))
+    except csv.Error as exc:
+        raise DataFileError(path, reader.line_num, f"CSV syntax error: {exc}") from None
+    return rows
+
+
+def padded(path: Path, line: int, cells: list[str], width: int) -> list[str]:
+    """A row's cells to the header's width: a short row's last cells are empty (MTurk writes
+    rows without the cells of its trailing Approve/Reject columns); a long row is an error."""
+    if len(cells) > width:
+        raise DataFileError(path, line, f"row has {len(cells)} fields, expected {width}")
+    return cells + [""] * (width - len(cells))
+
+
+def cell_text(value: Any) -> str | None:
+    """A cell as text, or None when it is a missing value."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    return None if text.lower() in MISSING else text
+
+
+def pick(columns: list[str], wanted: tuple[str, ...]) -> str | None:
+    """The first of `wanted` among `columns` (case-insensitive), as the file spells it."""
+    lowered = {c.strip().lower(): c for c in columns}
+    return next((lowered[w] for w in wanted if w in lowered), None)
+
+
+def need(
+    path: Path, line: int, columns: list[str], given: str | None, wanted: tuple[str, ...], key: str
+) -> str:
+    """The column holding `key`: the one `--map` names, else the first of `wanted` present."""
+    if given is not None:
+        if given not in columns:
+            raise DataFileError(
+                path, line, f"--map {key}={given}: no such column; found {', '.join(columns)}"
+            )
+        return given
+    found = pick(columns, wanted)
+    if found is None:
+        raise DataFileError(
+            path,
+            line,
+            f"no {key} column (expected one of {', '.join(wanted)}; found "
+            f"{', '.join(columns) or 'none'}): name it with --map {key}=COLUMN",
+        )
+    return found

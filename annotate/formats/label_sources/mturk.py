@@ -1,0 +1,226 @@
+"""An MTurk batch results CSV: one row per assignment, item slots `Input.X_N` with answers
+`Answer.Y_N` (or `Answer.YN`), or one `Answer.taskAnswers` JSON cell (crowd-html templates)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+from annotate.formats.label_sources.cells import cell_text, csv_rows, padded, read_text
+from annotate.formats.label_sources.labels import LabelFile, RawLabel
+from annotate.formats.label_sources.options import ID_FIELDS, ReadOptions
+from annotate.formats.label_sources.source import LabelSource, Peek
+from annotate.formats.label_sources.times import (
+    SHARED_SPAN_NOTE,
+    parse_time,
+    seconds,
+    share_span,
+)
+
+SLOT = re.compile(r"^(Input|Answer)\.(.+?)_?(\d+)$")
+TASK_ANSWERS = "Answer.taskAnswers"
+REQUIRED = ("WorkerId", "AssignmentId")
+
+
+class MTurkSource(LabelSource):
+    name = "mturk"
+    description = "MTurk batch"
+    unit = "assignment"
+
+    def claims(self, peek: Peek) -> bool:
+        return all(column in peek.header for column in REQUIRED)
+
+    def read(self, path: Path, options: ReadOptions) -> LabelFile:
+        return read_mturk(path, options.mapping, options.field_names, options.keep_rejected)
+
+
+def read_mturk(
+    path: Path, mapping: dict[str, str], field_names: list[str], keep_rejected: bool
+) -> LabelFile:
+    """One row per assignment; item slots melted by slot N. Rows shorter than the header (MTurk
+    leaves the `Approve`/`Reject` cells out) are padded; rejected assignments are left out
+    unless `keep_rejected`. A crowd-html template's single `Answer.taskAnswers` JSON column is
+    read as the `Answer.*` columns it holds (a radio group: the option marked true)."""
+    table = csv_rows(path, read_text(path))
+    if len(table) < 2:
+        raise DataFileError(path, None, "no assignments in the file")
+    header_line, header = table[0][0], [c.strip() for c in table[0][1]]
+    for required in REQUIRED:
+        if required not in header:
+            raise DataFileError(path, header_line, f"no {required} column: not an MTurk batch file")
+    if TASK_ANSWERS in header:
+        header, table = _task_answers(path, header, table)
+    inputs: dict[str, dict[int, str]] = {}
+    answers: dict[str, dict[int, str]] = {}
+    plain_inputs: dict[str, str] = {}
+    plain_answers: dict[str, str] = {}
+    for column in header:
+        match = SLOT.match(column)
+        if match:
+            kind, base, slot = match.groups()
+            (inputs if kind == "Input" else answers).setdefault(base, {})[int(slot)] = column
+        elif column.startswith("Input."):
+            plain_inputs[column[6:]] = column
+        elif column.startswith("Answer."):
+            plain_answers[column[7:]] = column
+    slotted = bool(inputs)
+    if not slotted:  # one item per HIT: Input.id and Answer.label
+        inputs = {b: {0: c} for b, c in plain_inputs.items()}
+        answers = {b: {0: c} for b, c in plain_answers.items()}
+    id_base = _slot_base(path, header_line, inputs, mapping.get("item"), ID_FIELDS, "item", "Input")
+    label_base = _slot_base(path, header_line, answers, mapping.get("label"), (), "label", "Answer")
+    comment_base = mapping.get("comment")
+    if (
+        comment_base is not None
+        and comment_base not in answers
+        and comment_base not in (plain_answers)
+    ):
+        raise DataFileError(
+            path, header_line, f"--map comment={comment_base}: no Answer.{comment_base} column"
+        )
+    field_bases = {name: mapping.get(name, name) for name in field_names}
+    position = {c: i for i, c in enumerate(header)}
+    labels: list[RawLabel] = []
+    excluded: Counter[str] = Counter()
+    max_assignments: dict[str, int] = {}
+    hit_of_item: dict[str, str] = {}
+    n_assignments = 0
+    for number, cells in table[1:]:
+        row = padded(path, number, cells, len(header))
+
+        def cell(column: str | None, row: list[str] = row) -> str | None:
+            if column is None or column not in position:  # an optional column left out
+                return None
+            return cell_text(row[position[column]])
+
+        worker = cell("WorkerId")
+        if not worker:
+            raise DataFileError(path, number, "missing WorkerId")
+        status = cell("AssignmentStatus") or ""
+        hit = cell("HITId") or f"line {number}"
+        if "MaxAssignments" in position and cell("MaxAssignments"):
+            try:
+                max_assignments[hit] = int(str(cell("MaxAssignments")))
+            except ValueError:
+                raise DataFileError(
+                    path, number, f"MaxAssignments {cell('MaxAssignments')!r} is not a number"
+                ) from None
+        slots = sorted(inputs[id_base])
+        if status.lower() == "rejected" and not keep_rejected:
+            excluded["rejected assignments"] += 1
+            continue
+        n_assignments += 1
+        mine: list[RawLabel] = []
+        for slot in slots:
+            item = cell(inputs[id_base].get(slot))
+            if not item:
+                continue  # a short HIT: fewer items than slots
+            answer_column = answers[label_base].get(slot)
+            value = cell(answer_column)
+            if value is None:
+                excluded["empty answer slots"] += 1
+                continue
+            comment = None
+            if comment_base is not None:
+                comment = cell((answers.get(comment_base) or {}).get(slot)) or cell(
+                    plain_answers.get(comment_base)
+                )
+            fields = {
+                name: cell((inputs.get(base) or {}).get(slot)) or cell(plain_inputs.get(base))
+                for name, base in field_bases.items()
+                if base in inputs or base in plain_inputs
+            }
+            mine.append(RawLabel(number, item, worker, value, fields, comment=comment))
+            hit_of_item.setdefault(item, hit)
+        accept = cell("AcceptTime")
+        submit = cell("SubmitTime")
+        share_span(
+            mine,
+            parse_time(accept, path, number, "AcceptTime") if accept else None,
+            parse_time(submit, path, number, "SubmitTime") if submit else None,
+            seconds(cell("WorkTimeInSeconds"), path, number, "WorkTimeInSeconds"),
+        )
+        labels += mine
+    if not labels:
+        raise DataFileError(path, None, "no answers in the file (every assignment rejected?)")
+    has_times = any(lab.shown_at is not None for lab in labels)
+    return LabelFile(
+        path=path,
+        format="mturk",
+        labels=labels,
+        n_assignments=n_assignments,
+        n_excluded=dict(excluded),
+        max_assignments=max_assignments,
+        hit_of_item=hit_of_item,
+        has_times=has_times,
+        time_note=SHARED_SPAN_NOTE,
+    )
+
+
+def _task_answers(
+    path: Path, header: list[str], table: list[tuple[int, list[str]]]
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and rows with `Answer.taskAnswers` spread into one `Answer.KEY` column per
+    key of its JSON (`[{"rating0": 67, "q1": {"yes": true, "no": false}}]`)."""
+    at = header.index(TASK_ANSWERS)
+    parsed: list[dict[str, Any]] = []
+    for number, cells in table[1:]:
+        raw = padded(path, number, cells, len(header))[at].strip()
+        try:
+            value = json.loads(raw) if raw else [{}]
+        except json.JSONDecodeError as exc:
+            raise DataFileError(path, number, f"{TASK_ANSWERS} is not JSON ({exc.msg})") from None
+        if isinstance(value, list):
+            value = value[0] if value else {}
+        if not isinstance(value, dict):
+            raise DataFileError(path, number, f"{TASK_ANSWERS} is not a JSON object")
+        flat = {}
+        for key, answer in value.items():
+            if isinstance(answer, dict):
+                marked = [k for k, v in answer.items() if v is True]
+                answer = marked[0] if len(marked) == 1 else None
+            flat[key] = "" if answer is None else str(answer)
+        parsed.append(flat)
+    keys = list(dict.fromkeys(k for row in parsed for k in row))
+    extra = [f"Answer.{k}" for k in keys if f"Answer.{k}" not in header]
+    rows = [table[0]] + [
+        (number, padded(path, number, cells, len(header)) + [flat.get(c[7:], "") for c in extra])
+        for (number, cells), flat in zip(table[1:], parsed, strict=True)
+    ]
+    return header + extra, rows
+
+
+def _slot_base(
+    path: Path,
+    line: int,
+    bases: dict[str, dict[int, str]],
+    given: str | None,
+    defaults: tuple[str, ...],
+    key: str,
+    kind: str,
+) -> str:
+    if given is not None:
+        if given not in bases:
+            raise DataFileError(
+                path,
+                line,
+                f"--map {key}={given}: no {kind}.{given}_N columns; the file has "
+                f"{', '.join(sorted(bases)) or 'none'}",
+            )
+        return given
+    lowered = {b.lower(): b for b in bases}
+    found = next((lowered[d] for d in defaults if d in lowered), None)
+    if found is None and not defaults and len(bases) == 1:
+        found = next(iter(bases))
+    if found is None:
+        raise DataFileError(
+            path,
+            line,
+            f"which {kind} column holds the {key}? The file has {kind}."
+            f"{{{', '.join(sorted(bases)) or 'none'}}}: pass --map {key}=NAME",
+        )
+    return found
