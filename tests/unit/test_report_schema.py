@@ -11,6 +11,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from jsonschema import Draft7Validator
 from typer.testing import CliRunner
@@ -18,7 +19,8 @@ from typer.testing import CliRunner
 from annotate.cli import app
 from annotate.cli.output import print_json
 from annotate.protocol import crowd
-from annotate.report.model.schema import ReportJson, StudyReport, report_schema
+from annotate.report.model.base import ReportModel, SparseModel
+from annotate.report.model.schema import Estimate, ReportJson, StudyReport, report_schema
 from tests.crowd_helpers import arrive, crowd_study, label_test, train
 from tests.report_schema_check import check_report
 
@@ -113,3 +115,31 @@ def test_the_docs_page_is_generated_from_the_schema():
     assert "| `wilson_low` | number or null |  |" in text  # left out when None
     assert json.dumps(report_schema(), indent=2, ensure_ascii=False) in text
     assert hook.MARKER in (DOCS / "report-schema.md").read_text(encoding="utf-8")
+
+
+def test_numbers_are_written_as_built():
+    # a whole number stays an integer, numpy numbers are plain, NaN is null, None is left out
+    e = Estimate.model_construct(
+        value=np.float64("nan"), ci_low=np.int64(3), ci_high=3.0, wilson_low=1
+    )
+    assert (
+        json.dumps(e.to_json()) == '{"value": null, "ci_low": 3, "ci_high": 3.0, "wilson_low": 1}'
+    )
+    again = Estimate.model_validate_json('{"value": 0.5, "ci_low": 0, "ci_high": 1.0}')
+    assert json.dumps(again.to_json()) == '{"value": 0.5, "ci_low": 0, "ci_high": 1.0}'
+
+
+def test_a_model_that_leaves_keys_out_derives_from_the_sparse_base():
+    with pytest.raises(TypeError, match="Loose leaves keys out of its JSON: derive from Sparse"):
+
+        class Loose(ReportModel):
+            omit_if_none = ("note",)
+            note: str | None = None
+
+    class Sparse(SparseModel):
+        omit_if_none = ("note",)
+        n: int
+        note: str | None = None
+
+    assert Sparse.model_construct(n=1).to_json() == {"n": 1}
+    assert Sparse.model_construct(n=1, note="x").to_json() == {"n": 1, "note": "x"}

@@ -9,6 +9,10 @@ NaN and infinities become null); `model_validate_json` reads a report's JSON bac
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
+import textwrap
 from typing import Annotated, Any, ClassVar
 
 import numpy as np
@@ -29,9 +33,12 @@ def _unknown(value: Any) -> Any:
 
 
 class ReportModel(BaseModel):
-    """Base of the report's models: `to_json()`, and the fields a report leaves out."""
+    """Base of the report's models: `to_json()`, the schema's `required` keys. A model that
+    leaves keys out of its JSON (any rule below) derives from `SparseModel`."""
 
-    model_config = ConfigDict(ser_json_inf_nan="null", use_attribute_docstrings=True)
+    # Field docstrings become the schema's descriptions in `described` (pydantic's
+    # use_attribute_docstrings would parse every class's source at import, on every report).
+    model_config = ConfigDict(ser_json_inf_nan="null")
 
     omit_if_none: ClassVar[tuple[str, ...]] = ()
     """Fields left out of the JSON when None."""
@@ -49,6 +56,38 @@ class ReportModel(BaseModel):
         """The JSON's key order where it is not the fields' order (kept as it always was)."""
         return None
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types only, the report's public form (`json.dumps` writes it)."""
+        return self.model_dump(mode="json", warnings=False, fallback=_unknown)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: Any) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        if handler.mode == "serialization":  # what a reader may rely on: every key written
+            target = handler.resolve_ref_schema(schema)
+            may_omit = {*cls.omit_if_none, *cls.omit_sometimes}
+            target["required"] = [n for n in target.get("properties", {}) if n not in may_omit]
+        return schema
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        rules = (
+            cls.omit_if_none
+            or cls.omit_sometimes
+            or cls.extras
+            or cls.omitted is not ReportModel.omitted
+            or cls.key_order is not ReportModel.key_order
+        )
+        if rules and not issubclass(cls, SparseModel):
+            raise TypeError(f"{cls.__name__} leaves keys out of its JSON: derive from SparseModel")
+
+
+class SparseModel(ReportModel):
+    """A report model whose JSON leaves keys out (`omit_if_none`, `omitted()`), orders them
+    its own way (`key_order()`) or adds keys (`extras`): one serializer does all three. The
+    other models are serialized by pydantic alone (thousands of rows, no Python call each)."""
+
     @_model_serializer(mode="wrap")
     def _json_form(self, handler: SerializerFunctionWrapHandler):
         # No return annotation: the schema in serialization mode stays the fields' own.
@@ -63,18 +102,33 @@ class ReportModel(BaseModel):
             data.update((k, v) for k, v in extra.items() if v is not None)
         return data
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON types only, the report's public form (`json.dumps` writes it)."""
-        return self.model_dump(mode="json", warnings=False, fallback=_unknown)
 
-    @classmethod
-    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: Any) -> JsonSchemaValue:
-        schema = handler(core_schema)
-        if handler.mode == "serialization":  # what a reader may rely on: every key written
-            target = handler.resolve_ref_schema(schema)
-            may_omit = {*cls.omit_if_none, *cls.omit_sometimes}
-            target["required"] = [n for n in target.get("properties", {}) if n not in may_omit]
-        return schema
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstrings under a class's fields (`name: type` then a string), by field name."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for field, after in itertools.pairwise(body):
+        if (
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[field.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
+def described(schema: dict[str, Any], models: list[type[BaseModel]]) -> dict[str, Any]:
+    """`schema` with each model's field docstrings as its properties' descriptions."""
+    definitions = schema.get("definitions", {})
+    for model in models:
+        properties = definitions.get(model.__name__, {}).get("properties", {})
+        for name, doc in field_docs(model).items():
+            if name in properties:
+                properties[name] = {"description": doc, **properties[name]}
+    return schema
 
 
 SCHEMA_DIALECT = "http://json-schema.org/draft-07/schema#"

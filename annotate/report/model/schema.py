@@ -15,7 +15,14 @@ from typing import Any, Protocol
 from pydantic import Field, RootModel, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from annotate.report.model.base import REF_TEMPLATE, Draft7, Number, ReportModel
+from annotate.report.model.base import (
+    REF_TEMPLATE,
+    Draft7,
+    Number,
+    ReportModel,
+    SparseModel,
+    described,
+)
 from annotate.scoring.diagnostics import undefined_text
 
 
@@ -31,7 +38,7 @@ class AgreementEstimate(Protocol):
 # --- scores ----------------------------------------------------------------------------------
 
 
-class Estimate(ReportModel):
+class Estimate(SparseModel):
     """A value with its 95% bootstrap interval (accuracy also with the Wilson interval)."""
 
     omit_if_none = ("wilson_low", "wilson_high")
@@ -86,7 +93,7 @@ class Confusion(ReportModel):
 # --- annotators ------------------------------------------------------------------------------
 
 
-class AnnotatorRow(ReportModel):
+class AnnotatorRow(SparseModel):
     omit_if_none = ("wilson_low", "wilson_high")
 
     name: str
@@ -137,7 +144,7 @@ class CommitteeScore(ReportModel):
 # --- agreement -------------------------------------------------------------------------------
 
 
-class Coefficient(ReportModel):
+class Coefficient(SparseModel):
     """An agreement coefficient with its interval: Krippendorff's α at `level` over `n_items`
     units with two or more labels, or Fleiss' κ over `n_items` complete units rated by
     `raters_per_item` each."""
@@ -229,7 +236,7 @@ class PartScore(ReportModel):
     task_score: Number | None
 
 
-class Agreement(ReportModel):
+class Agreement(SparseModel):
     omit_if_none = ("krippendorff_alpha_collapsed", "gwet_ac1")
 
     unit: str
@@ -249,7 +256,7 @@ class Agreement(ReportModel):
     """Gwet's AC1 over units with 2+ labels (issue 16); left out for ratings and ReCoRD."""
 
 
-class FileAgreement(ReportModel):
+class FileAgreement(SparseModel):
     """`annotate agreement FILE`: agreement of a long-format label file."""
 
     omit_if_none = ("gwet_ac1", "item_agreement_histogram", "computed_on")
@@ -286,7 +293,7 @@ class TiedUnit(ReportModel):
     result: str | None
 
 
-class Ties(ReportModel):
+class Ties(SparseModel):
     """How the declared tie rule settled the tied units."""
 
     omit_sometimes = (
@@ -327,7 +334,7 @@ class Ties(ReportModel):
         return skip
 
 
-class PhenomenonScore(ReportModel):
+class PhenomenonScore(SparseModel):
     omit_if_none = ("models", "undefined")
 
     value: Number | None
@@ -394,7 +401,7 @@ class PairedTest(ReportModel):
     """None when no item is discordant."""
 
 
-class ModelRow(ReportModel):
+class ModelRow(SparseModel):
     omit_sometimes = ("paired", "interval")
 
     name: str
@@ -438,7 +445,7 @@ class QuestionSuspect(ReportModel):
     answers: list[JudgedAnswer]
 
 
-class LabelSuspect(ReportModel):
+class LabelSuspect(SparseModel):
     """An item (ReCoRD: a query) whose majority answer disagrees with gold."""
 
     omit_if_none = ("answers",)
@@ -532,7 +539,7 @@ class Benchmark(ReportModel):
 # --- the report ------------------------------------------------------------------------------
 
 
-class StudyReport(ReportModel):
+class StudyReport(SparseModel):
     """Everything `annotate report` shows."""
 
     omit_if_none = (
@@ -710,7 +717,7 @@ class AggregationDisagreement(ReportModel):
     gold: str | None
 
 
-class ModelFit(ReportModel):
+class ModelFit(SparseModel):
     """How a latent-class model's EM ended."""
 
     omit_if_none = ("restarts", "seed")
@@ -729,7 +736,7 @@ class ModelFit(ReportModel):
     """MACE: the seed of the random starts (the study's)."""
 
 
-class ModelAggregation(ReportModel):
+class ModelAggregation(SparseModel):
     """The `model_aggregation` section of the report."""
 
     omit_if_none = ("note",)
@@ -873,7 +880,7 @@ class CrowdSessions(ReportModel):
     currency: str | None
 
 
-class Datasheet(ReportModel):
+class Datasheet(SparseModel):
     """How the numbers were obtained: what reviewers ask for in a paper's data statement."""
 
     omit_if_none = ("crowd", "collected")
@@ -987,6 +994,10 @@ SCHEMA_ID = "report-schema.json"
 report-schema.json`): a relative id, resolved against wherever it is kept."""
 
 
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, ReportModel) and value is not ReportModel
+
+
 def report_schema() -> dict[str, Any]:
     """The JSON Schema (draft 7) of `annotate report --format json`: every key the report
     writes, the keys it always writes (`required`), and what each means."""
@@ -996,6 +1007,7 @@ def report_schema() -> dict[str, Any]:
         mode="serialization", schema_generator=Draft7, ref_template=REF_TEMPLATE
     )
     schema.pop("title", None)
+    described(schema, [m for m in globals().values() if _is_model(m)])
     return {
         "$schema": Draft7.schema_dialect,
         "$id": SCHEMA_ID,
