@@ -52,6 +52,16 @@ class CliResult:
         return json.loads(self.stdout)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _every_json_report_follows_its_schema() -> Iterator[None]:
+    """Each report a test turns into JSON is validated against the published schema
+    (`annotate report --schema`, docs/report-schema.md) where it is made."""
+    from tests.report_schema_check import checking_reports
+
+    with checking_reports():
+        yield
+
+
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'store.db'}"

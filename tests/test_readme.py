@@ -27,7 +27,7 @@ from tests.readme_runner import ROOT, commands_named, parse, run_page, skip_targ
 
 README = ROOT / "README.md"
 RECIPES = sorted((ROOT / "docs" / "recipes").glob("*.md"))
-PAGES = [README, *RECIPES, ROOT / "docs" / "configuration.md"]
+PAGES = [README, *RECIPES, ROOT / "docs" / "configuration.md", ROOT / "docs" / "report-schema.md"]
 GLOBAL_OPTIONS = re.compile(
     r"^annotate(\s+--(db|config)(\s+|=)\S+|\s+--debug|\s+--width(\s+|=)\d+)*"
 )

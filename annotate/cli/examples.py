@@ -45,6 +45,7 @@ EXAMPLES: dict[str, list[str]] = {
         "annotate report rte-2026",
         "annotate report rte-2026 --format html > rte.html",
         "annotate report --benchmark superglue --model preds/roberta --format latex",
+        "annotate report --schema > report-schema.json",
     ],
     "agreement": ["annotate agreement labels.csv --level ordinal"],
     "score": ["annotate score out/RTE.jsonl --gold ~/data/RTE/val.jsonl"],

@@ -79,12 +79,20 @@ def report(
     indent: int | None = typer.Option(
         None, "--indent", min=0, help="JSON: indent by this many spaces (default: compact)"
     ),
+    schema: bool = typer.Option(
+        False, "--schema", help="Print the JSON Schema of --format json and exit (no store needed)"
+    ),
 ) -> None:
     """The human ceiling of a study: aggregated score with intervals, individual annotators,
     agreement, ties, diagnostics per phenomenon, items whose gold looks wrong and the datasheet
     of the run. With --benchmark: the benchmark's human row over its studies."""
     from annotate.errors import UserError
 
+    if schema:
+        from annotate.report.model.schema import report_schema
+
+        print_json(report_schema(), indent=2 if indent is None else indent)
+        return
     hourly_rate = _hourly_rate(settings)
     if (study is None) == (benchmark is None):
         raise UserError("name a study, or pass --benchmark glue|superglue (not both)")

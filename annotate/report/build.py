@@ -161,8 +161,8 @@ def build_report(
                 coded.kind, coded.item_pair is not None, accuracy.value, n_scored
             )
     else:
-        scores = {m: Estimate(None) for m in metrics}
-        total = Estimate(None)
+        scores = {m: Estimate.model_construct(value=None) for m in metrics}
+        total = Estimate.model_construct(value=None)
         notes.append(
             "The test items have no gold labels: scores are omitted; agreement is computed."
         )
@@ -252,7 +252,7 @@ def build_report(
         notes.append(
             f"{len(suspects):,} gold suspects: the strongest {GOLD_SUSPECTS_LISTED:,} are listed."
         )
-    report = StudyReport(
+    report = StudyReport.model_construct(
         study=data.name,
         task=spec.name,
         task_title=spec.title,
@@ -278,7 +278,7 @@ def build_report(
         models=model_rows,
         gold_suspects=suspects[:GOLD_SUSPECTS_LISTED],
         gate=_gate(data.gate_decisions, data.roster, data.gate_closure),
-        bootstrap=Bootstrap(
+        bootstrap=Bootstrap.model_construct(
             replicates=bootstrap,
             seed=seed,
             method="percentile interval, 95%; test items resampled with replacement"
@@ -323,7 +323,11 @@ def _humans_interval(
         pred,
         item_replicates,
     )
-    return None if low is None else HeadlineInterval(low, high, HUMANS_METHOD)
+    return (
+        None
+        if low is None
+        else HeadlineInterval.model_construct(low=low, high=high, method=HUMANS_METHOD)
+    )
 
 
 def _headline_interval(
@@ -343,13 +347,19 @@ def _headline_interval(
         total.ci_low,
         total.ci_high,
     )
-    return None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
+    return (
+        None
+        if quoted is None
+        else HeadlineInterval.model_construct(
+            low=quoted.low, high=quoted.high, method=quoted.method
+        )
+    )
 
 
 def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sample:
     per_item = np.bincount(coded.row_item, minlength=coded.n_items)
     sizes, counts = np.unique(per_item[per_item > 0], return_counts=True)
-    return Sample(
+    return Sample.model_construct(
         n_sample=coded.n_items,
         n_items_labelled=int((per_item > 0).sum()),
         n_items_complete=int(standing.item_complete(per_item, wanted).sum()),
@@ -451,7 +461,7 @@ def _ties(
     how: str,
 ) -> Ties:
     if coded.kind == "regression" or final.result is None or final.votes is None:
-        return Ties(
+        return Ties.model_construct(
             rule=rule,
             applies=False,
             note=f"ratings are aggregated with the {how}; there are no ties",
@@ -471,7 +481,7 @@ def _ties(
             "scores as wrong"
         )
     cands, counts = votes.candidates[tied].tolist(), votes.counts[tied].tolist()
-    return Ties(
+    return Ties.model_construct(
         rule=rule,
         applies=True,
         unit="candidate answer" if coded.kind == "multi_answer" else "item",
@@ -484,7 +494,7 @@ def _ties(
         dev_class_counts=dev_counts,
         note=note,
         items=[
-            TiedUnit(
+            TiedUnit.model_construct(
                 item=str(coded.unit_name[u]),
                 votes=votes_dict(c, n, coded.classes),
                 resolution=str(resolution[u]),
@@ -507,7 +517,7 @@ def _confusion(coded: CodedStudy, pred: np.ndarray) -> Confusion | None:
     columns = [*coded.classes, "(no answer)"]
     if matrix[:, c].sum() == 0:
         matrix, columns = matrix[:, :c], coded.classes
-    return Confusion(
+    return Confusion.model_construct(
         gold=list(coded.classes),
         predicted=list(columns),
         matrix=matrix.tolist(),
@@ -523,11 +533,11 @@ def _gate(
     latest: dict[str, dict[str, Any]] = {}
     for d in decisions:
         latest[d["annotator"]] = d
-    return Gate(
-        decisions=[GateDecisionRow(**d) for d in decisions],
+    return Gate.model_construct(
+        decisions=[GateDecisionRow.model_construct(**d) for d in decisions],
         admitted=sorted(n for n, d in latest.items() if d["admitted"]),
         refused=sorted(n for n, d in latest.items() if not d["admitted"]),
         rules=sorted({d["rule"] for d in decisions}),
-        roster=[RosterEntry(**m) for m in roster],
+        roster=[RosterEntry.model_construct(**m) for m in roster],
         closure=closure,
     )

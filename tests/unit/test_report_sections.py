@@ -4,14 +4,13 @@ one module plus its registry line reaches the JSON and every rendered view."""
 from __future__ import annotations
 
 import pkgutil
-from dataclasses import dataclass, fields
 
 import numpy as np
 
 from annotate.report import sections as sections_package
 from annotate.report.build import study_report
 from annotate.report.cells import Section
-from annotate.report.model.base import JsonData
+from annotate.report.model.base import ReportModel
 from annotate.report.model.schema import StudyReport
 from annotate.report.render.html import render_html
 from annotate.report.render.markdown import render_markdown
@@ -31,21 +30,20 @@ def test_every_section_module_is_in_the_registry_once():
     names = [s.name for s in registry.SECTIONS]
     assert len(names) == len(set(names))
     # The built-in sections read typed fields of the report; none is computed on the side.
-    report_fields = {f.name for f in fields(StudyReport)}
+    report_fields = set(StudyReport.model_fields)
     for section in registry.SECTIONS:
         assert section.compute is None
         assert section.name in report_fields | {"study", "scores", "protocol"}
 
 
-@dataclass
-class Spread(JsonData):
+class Spread(ReportModel):
     labels: dict[str, int]
 
 
 def _spread(given: SectionInput) -> Spread:
     coded = given.coded
     n = np.bincount(coded.label_annotator, minlength=len(coded.annotators))
-    return Spread({a: int(k) for a, k in zip(coded.annotators, n, strict=True)})
+    return Spread(labels={a: int(k) for a, k in zip(coded.annotators, n, strict=True)})
 
 
 def _spread_tables(r: StudyReport) -> list[Section]:

@@ -88,14 +88,14 @@ def _pred(fit: em.Fit, task: np.ndarray, n_units: int) -> np.ndarray:
 
 
 def _fit_row(method: str, fit: em.Fit, restarts: bool) -> ModelFit:
-    return ModelFit(
-        method,
-        fit.iterations,
-        fit.log_likelihood,
-        fit.converged,
-        fit.tolerance,
-        fit.restarts if restarts else None,
-        fit.seed if restarts else None,
+    return ModelFit.model_construct(
+        method=method,
+        iterations=fit.iterations,
+        log_likelihood=fit.log_likelihood,
+        converged=fit.converged,
+        tolerance=fit.tolerance,
+        restarts=fit.restarts if restarts else None,
+        seed=fit.seed if restarts else None,
     )
 
 

@@ -103,7 +103,9 @@ def model_aggregation(
         }
     )
     if frame.empty or frame["label"].nunique() < 2:
-        return ModelAggregation(False, "not computed: fewer than two distinct answers", unit)
+        return ModelAggregation.model_construct(
+            available=False, note="not computed: fewer than two distinct answers", unit=unit
+        )
     given = estimators.FitInput(frame, coded, final, seed)
     every = (estimators.MAJORITY, *estimators.ESTIMATORS)
     fitted = {e.method: e.fit(given) for e in every}
@@ -112,13 +114,13 @@ def model_aggregation(
         _score(given, e, fitted[e.method], metrics, bootstrap, refitted, has_gold) for e in every
     ]
     models = {e.method: fitted[e.method] for e in estimators.ESTIMATORS}
-    return ModelAggregation(
-        True,
-        None,
-        unit,
-        scores,
-        _competences(coded, frame, models),
-        _disagreements(coded, final, {m: f.pred for m, f in models.items()}),
+    return ModelAggregation.model_construct(
+        available=True,
+        note=None,
+        unit=unit,
+        estimators=scores,
+        annotators=_competences(coded, frame, models),
+        disagreements=_disagreements(coded, final, {m: f.pred for m, f in models.items()}),
         competence_titles={
             e.method: e.competence_title for e in estimators.ESTIMATORS if e.competence_title
         },
@@ -139,8 +141,13 @@ def _score(
     method, title = estimator.method, estimator.title
     changed = int(((pred != given.final.pred) & (pred != NO_LABELS)).sum())
     if not has_gold:
-        return AggregationScore(
-            method, title, {m: Estimate(None) for m in metrics}, Estimate(None), None, changed
+        return AggregationScore.model_construct(
+            method=method,
+            title=title,
+            scores={m: Estimate.model_construct(value=None) for m in metrics},
+            task_score=Estimate.model_construct(value=None),
+            interval=None,
+            n_changed=changed,
         )
     scorer = scorer_for(coded, pred)
     # Same replicates for every method (one purpose): the intervals differ by the answers only.
@@ -170,8 +177,21 @@ def _score(
         bootstrap_method=bootstrap_method,
         design_effect=1.0 if effect is None else effect,
     )
-    interval = None if quoted is None else HeadlineInterval(quoted.low, quoted.high, quoted.method)
-    return AggregationScore(method, title, scores, total, interval, changed)
+    interval = (
+        None
+        if quoted is None
+        else HeadlineInterval.model_construct(
+            low=quoted.low, high=quoted.high, method=quoted.method
+        )
+    )
+    return AggregationScore.model_construct(
+        method=method,
+        title=title,
+        scores=scores,
+        task_score=total,
+        interval=interval,
+        n_changed=changed,
+    )
 
 
 def _competences(
@@ -179,11 +199,13 @@ def _competences(
 ) -> list[AnnotatorCompetence]:
     counts = frame["worker"].value_counts()
     return [
-        AnnotatorCompetence(
-            coded.annotators[int(worker)],
-            int(counts[worker]),
-            {m: f.competence.get(int(worker)) for m, f in fitted.items()},
-            {m: f.confusion[int(worker)] for m, f in fitted.items() if int(worker) in f.confusion},
+        AnnotatorCompetence.model_construct(
+            annotator=coded.annotators[int(worker)],
+            n_labels=int(counts[worker]),
+            competence={m: f.competence.get(int(worker)) for m, f in fitted.items()},
+            confusion={
+                m: f.confusion[int(worker)] for m, f in fitted.items() if int(worker) in f.confusion
+            },
         )
         for worker in sorted(counts.index, key=int)
     ]
@@ -199,7 +221,7 @@ def _disagreements(
     for pred in preds.values():
         differs |= pred != final.pred
     return [
-        AggregationDisagreement(
+        AggregationDisagreement.model_construct(
             item=str(coded.unit_name[u]),
             votes=votes_of(votes, u, classes),
             majority=answer_of(classes, int(final.pred[u])),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from annotate.metric_registry import all_metrics
 from annotate.report.model.schema import PublishedRow
 
-SUPERGLUE = PublishedRow(
+SUPERGLUE = PublishedRow.model_construct(
     source="Wang et al. (2019), SuperGLUE, Table 3 (human baselines)",
     scores={
         "superglue/boolq": {"accuracy": 0.890},
@@ -27,7 +27,7 @@ SUPERGLUE = PublishedRow(
     note="published, not measured here: other annotators, other items (the test sets)",
 )
 
-GLUE = PublishedRow(
+GLUE = PublishedRow.model_construct(
     source="Nangia & Bowman (2019), GLUE leaderboard human baselines",
     scores={
         "glue/cola": {"mcc": 0.664},
@@ -53,7 +53,7 @@ def published_row(benchmark: str) -> PublishedRow | None:
     row = PUBLISHED.get(benchmark)
     if row is None:
         return None
-    return PublishedRow(
+    return PublishedRow.model_construct(
         source=row.source,
         scores={task: by_metric(figures) for task, figures in row.scores.items()},
         average=row.average,

@@ -95,7 +95,7 @@ def benchmark_report(
         report = build_report(data, bootstrap=bootstrap, seed=task_seed, models=models)
         report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
         notes += [f"{spec.name}: {n}" for n in report.notes]
-        row = BenchmarkTaskRow(
+        row = BenchmarkTaskRow.model_construct(
             task=spec.name,
             title=spec.title,
             group=TASK_GROUPS.get(spec.name, spec.name),
@@ -138,7 +138,7 @@ def benchmark_report(
         scores = model_scores.get(name, {})
         m_avg = average_tasks(scores, names)
         model_rows.append(
-            BenchmarkModelRow(
+            BenchmarkModelRow.model_construct(
                 name=name,
                 tasks_covered=[t for t in names if t in scores],
                 average=_average_estimate(m_avg.score, model_reps.get(name, {}), names, bootstrap),
@@ -148,7 +148,7 @@ def benchmark_report(
     diagnostic = [
         t.name for t in specs.all_tasks() if t.benchmark == benchmark and t.train_on is not None
     ]
-    report = BenchmarkReport(
+    report = BenchmarkReport.model_construct(
         benchmark=benchmark,
         summary="",
         tasks=rows,
@@ -161,7 +161,7 @@ def benchmark_report(
         group_scores=average.group_scores,
         models=model_rows,
         published=published_row(benchmark),
-        bootstrap=Bootstrap(
+        bootstrap=Bootstrap.model_construct(
             replicates=bootstrap,
             seed=seed if seed is not None else (seeds[0] if len(set(seeds)) == 1 else -1),
             method="percentile interval, 95%; each task's items resampled with replacement, "
@@ -189,7 +189,7 @@ def _average_estimate(
     point: float | None, reps: dict[str, np.ndarray], names: list[str], replicates: int
 ) -> Estimate:
     if point is None or replicates <= 0 or not reps or any(len(r) == 0 for r in reps.values()):
-        return Estimate(point)
+        return Estimate.model_construct(value=point)
     averages = np.full(replicates, np.nan)
     for b in range(replicates):
         values = {t: float(r[b]) for t, r in reps.items() if np.isfinite(r[b])}
@@ -197,7 +197,7 @@ def _average_estimate(
             score = average_tasks(values, names).score
             averages[b] = np.nan if score is None else score
     low, high = percentile_interval(averages)
-    return Estimate(point, low, high)
+    return Estimate.model_construct(value=point, ci_low=low, ci_high=high)
 
 
 def benchmark_summary_line(r: BenchmarkReport) -> str:

@@ -1,17 +1,28 @@
-"""The report's data, typed: what `build` computes and every renderer reads. `to_json()` gives
-the `--format json` form; its keys and numbers are the report's public interface, so fields
-keep the names and order of that JSON. Metric values are fractions (0..1).
+"""The report's data, typed (pydantic models): what `build` computes and every renderer reads.
+`to_json()` gives the `--format json` form; its keys and numbers are the report's public
+interface, so fields keep the names and order of that JSON, and `report_schema()` is its JSON
+Schema (`annotate report --schema`). Metric values are fractions (0..1).
 
 A field that some reports leave out of the JSON (it does not apply to the task or the rule)
-is named in the class's `omitted()`; everything else is always written, null when unknown.
+is named in the class's `omit_if_none` (left out when None) or `omitted()`; everything else is
+always written, null when unknown. The builders make these with `model_construct`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
-from annotate.report.model.base import JsonData, _none
+from pydantic import Field, RootModel, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from annotate.report.model.base import (
+    REF_TEMPLATE,
+    Draft7,
+    Number,
+    ReportModel,
+    SparseModel,
+    described,
+)
 from annotate.scoring.diagnostics import undefined_text
 
 
@@ -27,37 +38,33 @@ class AgreementEstimate(Protocol):
 # --- scores ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Estimate(JsonData):
+class Estimate(SparseModel):
     """A value with its 95% bootstrap interval (accuracy also with the Wilson interval)."""
 
-    value: float | None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    wilson_low: float | None = None
-    wilson_high: float | None = None
+    omit_if_none = ("wilson_low", "wilson_high")
+
+    value: Number | None
+    ci_low: Number | None = None
+    ci_high: Number | None = None
+    wilson_low: Number | None = None
+    wilson_high: Number | None = None
 
     @classmethod
     def of(cls, d: dict[str, Any]) -> Estimate:
         """From the scorers' {value, ci_low, ci_high} form."""
-        return cls(d["value"], d["ci_low"], d["ci_high"])
-
-    def omitted(self) -> set[str]:
-        return _none(self, "wilson_low", "wilson_high")
+        return cls.model_construct(value=d["value"], ci_low=d["ci_low"], ci_high=d["ci_high"])
 
 
-@dataclass
-class HeadlineInterval(JsonData):
+class HeadlineInterval(ReportModel):
     """The interval the quotable line gives, and which claim it supports."""
 
-    low: float | None
-    high: float | None
+    low: Number | None
+    high: Number | None
     method: str
     """How it is computed and what is held fixed (these annotators, these items' population)."""
 
 
-@dataclass
-class Sample(JsonData):
+class Sample(ReportModel):
     n_sample: int
     """Test items in the sample."""
     n_items_labelled: int
@@ -74,8 +81,7 @@ class Sample(JsonData):
     """What a vote is over: "item" or (MultiRC) "candidate answer"."""
 
 
-@dataclass
-class Confusion(JsonData):
+class Confusion(ReportModel):
     """Gold (rows) by human answer (columns; a last "(no answer)" column when any)."""
 
     gold: list[str]
@@ -87,81 +93,91 @@ class Confusion(JsonData):
 # --- annotators ------------------------------------------------------------------------------
 
 
-@dataclass
-class AnnotatorRow(JsonData):
+class AnnotatorRow(SparseModel):
+    omit_if_none = ("wilson_low", "wilson_high")
+
     name: str
     n: int
     """Answers given."""
-    scores: dict[str, float | None]
+    scores: dict[str, Number | None]
     """Metric -> score on the annotator's own items."""
-    task_score: float | None
-    agrees_with_majority: float | None
+    task_score: Number | None
+    agrees_with_majority: Number | None
     """Share of their answers equal to the aggregated answer (None for ratings)."""
-    seconds_per_item: float | None
+    seconds_per_item: Number | None
     """Median seconds per test answer (protocol/timing.py)."""
-    seconds_mean: float | None
+    seconds_mean: Number | None
     synthetic: bool = False
     """Made by `annotate simulate`, not a person."""
-    wilson_low: float | None = None
-    wilson_high: float | None = None
+    wilson_low: Number | None = None
+    wilson_high: Number | None = None
     """Wilson's bounds of the accuracy, where scoring.intervals.accuracy_wilson gives them."""
 
-    def omitted(self) -> set[str]:
-        return _none(self, "wilson_low", "wilson_high")
 
-
-@dataclass
-class Spread(JsonData):
+class Spread(ReportModel):
     n: int
-    mean: float | None
-    median: float | None
-    sd: float | None
-    min: float | None
-    max: float | None
+    mean: Number | None
+    median: Number | None
+    sd: Number | None
+    min: Number | None
+    max: Number | None
 
 
-@dataclass
-class Individual(JsonData):
+class Individual(ReportModel):
     """The spread of the individual annotators' scores."""
 
     task_score: Spread
     metrics: dict[str, Spread]
 
 
-@dataclass
-class CommitteeScore(JsonData):
+class CommitteeScore(ReportModel):
     """The score of a majority of k labels drawn per item, averaged over draws."""
 
     k: int
     n_items: int
     draws: int
-    scores: dict[str, float | None]
-    task_score: float | None
-    task_score_sd: float | None
+    scores: dict[str, Number | None]
+    task_score: Number | None
+    task_score_sd: Number | None
 
 
 # --- agreement -------------------------------------------------------------------------------
 
 
-@dataclass
-class Coefficient(JsonData):
+class Coefficient(SparseModel):
     """An agreement coefficient with its interval: Krippendorff's α at `level` over `n_items`
     units with two or more labels, or Fleiss' κ over `n_items` complete units rated by
     `raters_per_item` each."""
 
+    omit_sometimes = ("level", "note", "n_items", "raters_per_item")
+
     level: str | None = None
-    value: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
+    value: Number | None = None
+    ci_low: Number | None = None
+    ci_high: Number | None = None
     note: str | None = None
     n_items: int | None = None
     raters_per_item: int | None = None
-    kind: str = "alpha"
+    kind: SkipJsonSchema[str] = Field("alpha", exclude=True)
     """"alpha", "alpha-collapsed", "fleiss", "fleiss-skipped" (not computed, see note) or "ac1":
-    which keys the JSON has (itself not written)."""
+    which keys the JSON has (itself not written; read back from the keys)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_from_keys(cls, data: Any) -> Any:
+        """A coefficient read from JSON: its kind from the keys its JSON has."""
+        if not isinstance(data, dict) or "kind" in data:
+            return data
+        if "raters_per_item" in data:
+            kind = "fleiss-skipped" if list(data)[-1] == "note" else "fleiss"
+        elif "level" in data:
+            kind = "alpha" if "n_items" in data else "alpha-collapsed"
+        else:
+            kind = "ac1"
+        return {**data, "kind": kind}
 
     def omitted(self) -> set[str]:
-        skip = {"kind"} | _none(self, "note")
+        skip = set() if self.note is not None else {"note"}
         if self.kind.startswith("fleiss"):
             return skip | {"level"}
         if self.kind == "ac1":
@@ -176,43 +192,56 @@ class Coefficient(JsonData):
 
     @classmethod
     def alpha(cls, level: str, e: AgreementEstimate, n_items: int) -> Coefficient:
-        return cls(level, e.value, e.ci_low, e.ci_high, e.note or None, n_items)
+        return cls.model_construct(
+            level=level,
+            value=e.value,
+            ci_low=e.ci_low,
+            ci_high=e.ci_high,
+            note=e.note or None,
+            n_items=n_items,
+        )
 
     @classmethod
     def fleiss(cls, e: AgreementEstimate, n_items: int, raters: int | None) -> Coefficient:
-        return cls(None, e.value, e.ci_low, e.ci_high, e.note or None, n_items, raters, "fleiss")
+        return cls.model_construct(
+            value=e.value,
+            ci_low=e.ci_low,
+            ci_high=e.ci_high,
+            note=e.note or None,
+            n_items=n_items,
+            raters_per_item=raters,
+            kind="fleiss",
+        )
 
 
-@dataclass
-class PairKappa(JsonData):
+class PairKappa(ReportModel):
     a: str
     b: str
     n: int
     """Items both labelled."""
-    kappa: float | None
+    kappa: Number | None
 
 
-@dataclass
-class PairSummary(JsonData):
+class PairSummary(ReportModel):
     n_pairs: int
-    mean: float | None
-    median: float | None
-    min: float | None
-    max: float | None
+    mean: Number | None
+    median: Number | None
+    min: Number | None
+    max: Number | None
 
 
-@dataclass
-class PartScore(JsonData):
+class PartScore(ReportModel):
     n: int
-    scores: dict[str, float | None]
-    task_score: float | None
+    scores: dict[str, Number | None]
+    task_score: Number | None
 
 
-@dataclass
-class Agreement(JsonData):
+class Agreement(SparseModel):
+    omit_if_none = ("krippendorff_alpha_collapsed", "gwet_ac1")
+
     unit: str
     krippendorff_alpha: Coefficient
-    krippendorff_alpha_collapsed: Coefficient | None
+    krippendorff_alpha_collapsed: Coefficient | None = None
     """CB: α on the 3 classes after collapsing the 7-point answers (else left out)."""
     fleiss_kappa: Coefficient
     pairwise_cohen_kappa: list[PairKappa]
@@ -226,13 +255,11 @@ class Agreement(JsonData):
     gwet_ac1: Coefficient | None = None
     """Gwet's AC1 over units with 2+ labels (issue 16); left out for ratings and ReCoRD."""
 
-    def omitted(self) -> set[str]:
-        return _none(self, "krippendorff_alpha_collapsed", "gwet_ac1")
 
-
-@dataclass
-class FileAgreement(JsonData):
+class FileAgreement(SparseModel):
     """`annotate agreement FILE`: agreement of a long-format label file."""
+
+    omit_if_none = ("gwet_ac1", "item_agreement_histogram", "computed_on")
 
     file: str
     level: str
@@ -246,7 +273,7 @@ class FileAgreement(JsonData):
     pairwise_cohen_kappa: list[PairKappa]
     pairwise_weights: str | None
     pairwise_summary: PairSummary
-    item_agreement_histogram: dict[str, int] | None
+    item_agreement_histogram: dict[str, int] | None = None
     """Votes for the most chosen value per item (nominal level only: at ordinal, interval
     and ratio level the share of one exact value means nothing, so it is left out)."""
     bootstrap: dict[str, int]
@@ -255,24 +282,30 @@ class FileAgreement(JsonData):
     computed_on: dict[str, str] | None = None
     """What each coefficient was computed on: which items, how many raters."""
 
-    def omitted(self) -> set[str]:
-        return _none(self, "gwet_ac1", "item_agreement_histogram", "computed_on")
-
 
 # --- ties, diagnostics, models, suspects, gate, benchmark ------------------------------------
 
 
-@dataclass
-class TiedUnit(JsonData):
+class TiedUnit(ReportModel):
     item: str
     votes: dict[str, int]
     resolution: str
     result: str | None
 
 
-@dataclass
-class Ties(JsonData):
+class Ties(SparseModel):
     """How the declared tie rule settled the tied units."""
+
+    omit_sometimes = (
+        "unit",
+        "resolved_at_random",
+        "resolved_by_dev_majority_class",
+        "abstained_counted_wrong",
+        "open_counted_wrong",
+        "units_with_more_than_k_labels",
+        "dev_class_counts",
+        "note",
+    )
 
     rule: str
     applies: bool
@@ -287,26 +320,27 @@ class Ties(JsonData):
     dev_class_counts: dict[str, int] | None = None
     """The dev-majority-class rule's class counts (only with that rule)."""
     note: str | None = None
-    items: list[TiedUnit] = field(default_factory=list)
+    items: list[TiedUnit] = Field(default_factory=list)
 
     def key_order(self) -> list[str] | None:
         return None if self.applies else ["rule", "applies", "note", "n_tied", "items"]
 
     def omitted(self) -> set[str]:
         if not self.applies:
-            return {f.name for f in fields(self)} - {"rule", "applies", "note", "n_tied", "items"}
-        skip = _none(self, "note")
+            return set(self.omit_sometimes) - {"note"}
+        skip = {"note"} if self.note is None else set()
         if self.rule != "dev-majority-class":
             skip.add("dev_class_counts")
         return skip
 
 
-@dataclass
-class PhenomenonScore(JsonData):
-    value: float | None
+class PhenomenonScore(SparseModel):
+    omit_if_none = ("models", "undefined")
+
+    value: Number | None
     n: int
-    ci_low: float | None
-    ci_high: float | None
+    ci_low: Number | None
+    ci_high: Number | None
     models: dict[str, PhenomenonScore] | None = None
     """The same score of each model (only on the human row)."""
     undefined: str | None = None
@@ -315,17 +349,14 @@ class PhenomenonScore(JsonData):
     @classmethod
     def of(cls, d: dict[str, Any]) -> PhenomenonScore:
         models = d.get("models")
-        return cls(
-            d["value"],
-            d["n"],
-            d["ci_low"],
-            d["ci_high"],
-            None if models is None else {m: cls.of(e) for m, e in models.items()},
-            d.get("undefined"),
+        return cls.model_construct(
+            value=d["value"],
+            n=d["n"],
+            ci_low=d["ci_low"],
+            ci_high=d["ci_high"],
+            models=None if models is None else {m: cls.of(e) for m, e in models.items()},
+            undefined=d.get("undefined"),
         )
-
-    def omitted(self) -> set[str]:
-        return _none(self, "models", "undefined")
 
     def text(self, digits: int = 2) -> str:
         """The value as every format writes it: `0.57`, or `undefined (n=3, one class)`."""
@@ -334,8 +365,7 @@ class PhenomenonScore(JsonData):
         return "–" if self.value is None else f"{self.value:.{digits}f}"
 
 
-@dataclass
-class Diagnostics(JsonData):
+class Diagnostics(ReportModel):
     """R3 / MCC per linguistic phenomenon (coarse category and fine tag)."""
 
     metric: str
@@ -348,7 +378,7 @@ class Diagnostics(JsonData):
     @classmethod
     def of(cls, d: dict[str, Any]) -> Diagnostics:
         """From `scoring.diagnostics.diagnostics`' JSON-ready form."""
-        return cls(
+        return cls.model_construct(
             metric=d["metric"],
             note=d["note"],
             n_tagged_items=d["n_tagged_items"],
@@ -361,19 +391,19 @@ class Diagnostics(JsonData):
         )
 
 
-@dataclass
-class PairedTest(JsonData):
+class PairedTest(ReportModel):
     """A model against the human majority on the items both answered (McNemar, exact)."""
 
     n: int
     human_only_right: int
     model_only_right: int
-    mcnemar_p: float | None
+    mcnemar_p: Number | None
     """None when no item is discordant."""
 
 
-@dataclass
-class ModelRow(JsonData):
+class ModelRow(SparseModel):
+    omit_sometimes = ("paired", "interval")
+
     name: str
     file: str
     n: int
@@ -390,60 +420,54 @@ class ModelRow(JsonData):
         return {"paired", "interval"} if self.scores is None else set()
 
 
-@dataclass
-class RatingSuspect(JsonData):
+class RatingSuspect(ReportModel):
     """A rating item whose aggregated rating is far from gold."""
 
     item: str
-    gold: float
-    human: float
-    ratings: list[float]
-    difference: float
+    gold: Number
+    human: Number
+    ratings: list[Number]
+    difference: Number
 
 
-@dataclass
-class JudgedAnswer(JsonData):
+class JudgedAnswer(ReportModel):
     answer: str
     gold: str
     majority: str | None
     votes: dict[str, int]
 
 
-@dataclass
-class QuestionSuspect(JsonData):
+class QuestionSuspect(ReportModel):
     """A MultiRC question with answers whose majority judgement disagrees with gold."""
 
     item: str
-    against_gold: float
+    against_gold: Number
     answers: list[JudgedAnswer]
 
 
-@dataclass
-class LabelSuspect(JsonData):
+class LabelSuspect(SparseModel):
     """An item (ReCoRD: a query) whose majority answer disagrees with gold."""
+
+    omit_if_none = ("answers",)
 
     item: str
     gold: str | list[str]
     majority: str
     votes: dict[str, int]
-    against_gold: float
+    against_gold: Number
     answers: dict[str, int] | None = None
     """CB: the 7-point answers behind the votes (left out for other tasks)."""
-
-    def omitted(self) -> set[str]:
-        return _none(self, "answers")
 
 
 GoldSuspect = RatingSuspect | QuestionSuspect | LabelSuspect
 
 
-@dataclass
-class GateDecisionRow(JsonData):
+class GateDecisionRow(ReportModel):
     annotator: str
     admitted: bool
     rule: str
-    threshold: float | None
-    score: float | None
+    threshold: Number | None
+    score: Number | None
     n_items: int
     decided_by: str
     decided_at: str
@@ -452,8 +476,7 @@ class GateDecisionRow(JsonData):
     """Why (schema 7); None for decisions recorded before reasons were."""
 
 
-@dataclass
-class RosterEntry(JsonData):
+class RosterEntry(ReportModel):
     """One annotator of the study (protocol/standing.py): phase and gate verdict."""
 
     name: str
@@ -463,44 +486,40 @@ class RosterEntry(JsonData):
     """pending, admitted or rejected."""
 
 
-@dataclass
-class Gate(JsonData):
+class Gate(ReportModel):
     decisions: list[GateDecisionRow]
     """Every decision, oldest first."""
     admitted: list[str]
     """Annotators whose latest decision admitted them."""
     refused: list[str]
     rules: list[str]
-    roster: list[RosterEntry] = field(default_factory=list)
+    roster: list[RosterEntry] = Field(default_factory=list)
     """Everyone with a gate decision or a label, by name (empty without a store)."""
     closure: dict[str, Any] | None = None
     """Who closed training, when, and (forced past warnings) the warnings and the reason;
     null while open or when the close predates schema 10."""
 
 
-@dataclass
-class Bootstrap(JsonData):
+class Bootstrap(ReportModel):
     replicates: int
     seed: int
     method: str
 
 
-@dataclass
-class BenchmarkTask(JsonData):
+class BenchmarkTask(ReportModel):
     task: str
     group: str
     study: str
-    task_score: float | None
+    task_score: Number | None
 
 
-@dataclass
-class Benchmark(JsonData):
+class Benchmark(ReportModel):
     """Where a one-study report's study stands in its benchmark: the study chosen for each
     task (scoring.benchmark.choose_studies), this study's score (no other study is loaded;
     `report --benchmark` scores the benchmark), the missing tasks."""
 
     benchmark: str
-    score: float | None
+    score: Number | None
     """The benchmark score when this study is the only one the benchmark has; None when other
     tasks have studies (scoring them would load them: `annotate report --benchmark`)."""
     partial: bool
@@ -513,15 +532,26 @@ class Benchmark(JsonData):
     @classmethod
     def of(cls, d: dict[str, Any]) -> Benchmark:
         """From `scoring.benchmark.benchmark_summary`' JSON-ready form."""
-        return cls(**{**d, "tasks": [BenchmarkTask(**t) for t in d["tasks"]]})
+        tasks = [BenchmarkTask.model_construct(**t) for t in d["tasks"]]
+        return cls.model_construct(**{**d, "tasks": tasks})
 
 
 # --- the report ------------------------------------------------------------------------------
 
 
-@dataclass
-class StudyReport(JsonData):
+class StudyReport(SparseModel):
     """Everything `annotate report` shows."""
+
+    omit_if_none = (
+        "datasheet",
+        "headline_interval",
+        "humans_interval",
+        "early_stop",
+        "flags",
+        "model_aggregation",
+        "catch",
+    )
+    extras = "extra_sections"
 
     study: str
     task: str
@@ -556,7 +586,7 @@ class StudyReport(JsonData):
     gate: Gate
     bootstrap: Bootstrap
     benchmark: Benchmark | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
     datasheet: Datasheet | None = None
     """How the run went (left out when the report was built without a store)."""
     headline_interval: HeadlineInterval | None = None
@@ -575,31 +605,24 @@ class StudyReport(JsonData):
     n_gold_suspects: int = 0
     """How many items are gold suspects: `gold_suspects` lists the strongest
     `GOLD_SUSPECTS_LISTED` (1,000) of them."""
-    extra_sections: dict[str, Any] = field(default_factory=dict)
+    extra_sections: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict)
     """Sections with their own computation (`sections.registry`), by name: each is one more
     key of the JSON, after the keys above (left out when None)."""
 
-    def omitted(self) -> set[str]:
-        return _none(
-            self,
-            "datasheet",
-            "headline_interval",
-            "humans_interval",
-            "early_stop",
-            "flags",
-            "model_aggregation",
-            "catch",
-        ) | {"extra_sections"}
-
-    def extra_keys(self) -> dict[str, Any]:
-        return {k: v for k, v in self.extra_sections.items() if v is not None}
+    @model_validator(mode="before")
+    @classmethod
+    def _sections_from_keys(cls, data: Any) -> Any:
+        """A report read from JSON: keys after the fields' are its computed sections."""
+        if not isinstance(data, dict) or "extra_sections" in data:
+            return data
+        known = {k: v for k, v in data.items() if k in cls.model_fields}
+        return {**known, "extra_sections": {k: v for k, v in data.items() if k not in known}}
 
 
 # --- sections computed beside the headline (early stop, flags, model aggregation, catch) ---
 
 
-@dataclass
-class EarlyStop(JsonData):
+class EarlyStop(ReportModel):
     """The `stop_when_decided` option's effect on this study."""
 
     enabled: bool
@@ -609,7 +632,7 @@ class EarlyStop(JsonData):
     """Labels the finished items would have taken without the option (k each, or what an
     extra-annotator tie added)."""
     labels_saved: int
-    saved_share: float | None
+    saved_share: Number | None
     """labels_saved / labels_full_k."""
     items_decided_early: int
     """Items that stopped before k because their majority could no longer change."""
@@ -620,8 +643,7 @@ class EarlyStop(JsonData):
     curve: str
 
 
-@dataclass
-class FlaggedItem(JsonData):
+class FlaggedItem(ReportModel):
     label_id: int
     source_id: str
     annotator: str
@@ -637,8 +659,7 @@ class FlaggedItem(JsonData):
     at: str | None
 
 
-@dataclass
-class ExcludedItem(JsonData):
+class ExcludedItem(ReportModel):
     source_id: str
     by: str
     reason: str
@@ -646,23 +667,21 @@ class ExcludedItem(JsonData):
     n_labels: int
 
 
-@dataclass
-class FlagsReport(JsonData):
+class FlagsReport(ReportModel):
     n_flags: int
     open: int
     resolved: int
     excluded: int
-    flagged: list[FlaggedItem] = field(default_factory=list)
-    excluded_items: list[ExcludedItem] = field(default_factory=list)
-    task_score_without_excluded: float | None = None
+    flagged: list[FlaggedItem] = Field(default_factory=list)
+    excluded_items: list[ExcludedItem] = Field(default_factory=list)
+    task_score_without_excluded: Number | None = None
     """The report's task score (excluded items left out)."""
-    task_score_with_excluded: float | None = None
+    task_score_with_excluded: Number | None = None
     """The task score had the excluded items been kept."""
     note: str | None = None
 
 
-@dataclass
-class AggregationScore(JsonData):
+class AggregationScore(ReportModel):
     """The human score when the labels are aggregated by `method`."""
 
     method: str
@@ -677,21 +696,19 @@ class AggregationScore(JsonData):
     """Units whose answer differs from the majority's."""
 
 
-@dataclass
-class AnnotatorCompetence(JsonData):
+class AnnotatorCompetence(ReportModel):
     annotator: str
     n_labels: int
-    competence: dict[str, float | None]
+    competence: dict[str, Number | None]
     """Method -> the annotator's estimated competence: Dawid–Skene's probability of a right
     answer (Σ_k prior(k) · P(answer k | truth k)), MACE's probability that the annotator is
     not spamming (knows the answer)."""
-    confusion: dict[str, dict[str, dict[str, float]]]
+    confusion: dict[str, dict[str, dict[str, Number]]]
     """Method -> truth -> answer -> estimated probability (rows sum to 1), for the methods
     that estimate a confusion matrix (Dawid–Skene)."""
 
 
-@dataclass
-class AggregationDisagreement(JsonData):
+class AggregationDisagreement(ReportModel):
     item: str
     votes: dict[str, int]
     majority: str | None
@@ -700,38 +717,37 @@ class AggregationDisagreement(JsonData):
     gold: str | None
 
 
-@dataclass
-class ModelFit(JsonData):
+class ModelFit(SparseModel):
     """How a latent-class model's EM ended."""
+
+    omit_if_none = ("restarts", "seed")
 
     method: str
     """"dawid_skene" or "mace"."""
     iterations: int
-    log_likelihood: float
+    log_likelihood: Number
     """log P(labels | fitted parameters), nats."""
     converged: bool
     """Whether the log-likelihood changed by less than `tolerance` before the iteration cap."""
-    tolerance: float
+    tolerance: Number
     restarts: int | None = None
     """MACE: random starts beside the majority-vote start (the best likelihood is kept)."""
     seed: int | None = None
     """MACE: the seed of the random starts (the study's)."""
 
-    def omitted(self) -> set[str]:
-        return _none(self, "restarts", "seed")
 
-
-@dataclass
-class ModelAggregation(JsonData):
+class ModelAggregation(SparseModel):
     """The `model_aggregation` section of the report."""
+
+    omit_if_none = ("note",)
 
     available: bool
     note: str | None = None
     unit: str = "item"
-    estimators: list[AggregationScore] = field(default_factory=list)
-    annotators: list[AnnotatorCompetence] = field(default_factory=list)
-    disagreements: list[AggregationDisagreement] = field(default_factory=list)
-    competence_titles: dict[str, str] = field(default_factory=dict)
+    estimators: list[AggregationScore] = Field(default_factory=list)
+    annotators: list[AnnotatorCompetence] = Field(default_factory=list)
+    disagreements: list[AggregationDisagreement] = Field(default_factory=list)
+    competence_titles: dict[str, str] = Field(default_factory=dict)
     """Method -> the heading of its competence column."""
     method: str = (
         "Dawid & Skene (1979) EM over per-annotator confusion matrices from a majority-vote "
@@ -739,42 +755,36 @@ class ModelAggregation(JsonData):
         "coded in sorted order, a majority-vote start plus seeded random restarts, the best "
         "log-likelihood kept; both run until the log-likelihood settles"
     )
-    fits: list[ModelFit] = field(default_factory=list)
-
-    def omitted(self) -> set[str]:
-        return _none(self, "note")
+    fits: list[ModelFit] = Field(default_factory=list)
 
 
-@dataclass
-class CatchPoint(JsonData):
+class CatchPoint(ReportModel):
     n: int
     """1-based number of this catch answer of the annotator."""
     answered_at: str
     correct: bool
-    recent_accuracy: float
+    recent_accuracy: Number
     """Accuracy over the last `window` catch answers up to this one."""
 
 
-@dataclass
-class CatchAnnotator(JsonData):
+class CatchAnnotator(ReportModel):
     name: str
     n: int
     correct: int
-    accuracy: float | None
-    threshold: float | None
+    accuracy: Number | None
+    threshold: Number | None
     """The study's drift threshold (protocol.catch.catch_threshold)."""
-    recent_accuracy: float | None
+    recent_accuracy: Number | None
     drifting: bool
     """Recent catch accuracy is below the threshold now."""
     first_drift_at: str | None
     """When the warning first fired (ISO time of that catch answer), if ever."""
     refresher_items: int
-    timeline: list[CatchPoint] = field(default_factory=list)
+    timeline: list[CatchPoint] = Field(default_factory=list)
 
 
-@dataclass
-class CatchReport(JsonData):
-    catch_rate: float
+class CatchReport(ReportModel):
+    catch_rate: Number
     catch_action: str
     window: int
     min_answers: int
@@ -790,8 +800,7 @@ class CatchReport(JsonData):
 # --- the datasheet of a run (added with issue 12: new keys only) -----------------------------
 
 
-@dataclass
-class Attrition(JsonData):
+class Attrition(ReportModel):
     """Who came and who stayed: each count is of distinct annotators of the study."""
 
     started_training: int
@@ -815,52 +824,46 @@ class Attrition(JsonData):
     """Admitted / decided, with the Wilson interval (value None without decisions)."""
 
 
-@dataclass
-class AnnotatorTime(JsonData):
+class AnnotatorTime(ReportModel):
     """Time on task of one annotator: answers and minutes of both phases; the median over test
     answers (protocol/timing.py: the annotator table's figure)."""
 
     name: str
     n_labels: int
-    median_seconds: float | None
-    total_minutes: float
+    median_seconds: Number | None
+    total_minutes: Number
 
 
-@dataclass
-class TimeOnTask(JsonData):
+class TimeOnTask(ReportModel):
     annotators: list[AnnotatorTime]
-    median_minutes_per_annotator: float | None
+    median_minutes_per_annotator: Number | None
     """The median over annotators of their total minutes."""
-    total_minutes: float
-    seconds_per_item_histogram: dict[str, list[float]]
+    total_minutes: Number
+    seconds_per_item_histogram: dict[str, list[Number]]
     """Test answers: "edges" (seconds, bins+1) and "counts" (answers per bin)."""
 
 
-@dataclass
-class Cost(JsonData):
-    hourly_rate: float
-    hours: float
-    estimated_cost: float
+class Cost(ReportModel):
+    hourly_rate: Number
+    hours: Number
+    estimated_cost: Number
     note: str
 
 
-@dataclass
-class FlaggedLabel(JsonData):
+class FlaggedLabel(ReportModel):
     item: str
     annotator: str
     phase: str
     comment: str | None
 
 
-@dataclass
-class Exclusion(JsonData):
+class Exclusion(ReportModel):
     what: str
     n: int
     reason: str
 
 
-@dataclass
-class CrowdSessions(JsonData):
+class CrowdSessions(ReportModel):
     """A crowd study's sessions (visits): how workers left, and what they were paid."""
 
     platform: str
@@ -870,16 +873,17 @@ class CrowdSessions(JsonData):
     """Sessions left without an exit (a closed tab): their leases went back to the pool."""
     outcomes: dict[str, int]
     """Workers by their latest exit (completed, screened_out, ...)."""
-    median_session_minutes: float | None
+    median_session_minutes: Number | None
     """Median time on task per worker, from arrival to departure (consent to exit)."""
-    median_effective_hourly_pay: float | None
+    median_effective_hourly_pay: Number | None
     """From the latest `annotate pay` run (None before one)."""
     currency: str | None
 
 
-@dataclass
-class Datasheet(JsonData):
+class Datasheet(SparseModel):
     """How the numbers were obtained: what reviewers ask for in a paper's data statement."""
+
+    omit_if_none = ("crowd", "collected")
 
     protocol_name: str | None
     protocol: dict[str, Any]
@@ -912,26 +916,21 @@ class Datasheet(JsonData):
     """Labels imported with `annotate import-labels`: "collected outside annotate: MTurk batch,
     N assignments, gate unknown" (None, and left out of the JSON, for a study run here)."""
 
-    def omitted(self) -> set[str]:
-        return _none(self, "crowd", "collected")
-
 
 # --- the benchmark's human row ----------------------------------------------------------------
 
 
-@dataclass
-class PublishedRow(JsonData):
+class PublishedRow(ReportModel):
     """The human row a paper reports: a reference line, not measured here."""
 
     source: str
-    scores: dict[str, dict[str, float]]
+    scores: dict[str, dict[str, Number]]
     """Task -> metric -> value (fractions)."""
-    average: float | None
+    average: Number | None
     note: str
 
 
-@dataclass
-class BenchmarkTaskRow(JsonData):
+class BenchmarkTaskRow(ReportModel):
     task: str
     title: str
     group: str
@@ -949,16 +948,14 @@ class BenchmarkTaskRow(JsonData):
     """The task score's interval: the study report's headline interval (the one rule)."""
 
 
-@dataclass
-class BenchmarkModelRow(JsonData):
+class BenchmarkModelRow(ReportModel):
     name: str
     tasks_covered: list[str]
     average: Estimate
     partial: bool
 
 
-@dataclass
-class BenchmarkReport(JsonData):
+class BenchmarkReport(ReportModel):
     """`annotate report --benchmark`: the human row of a whole benchmark."""
 
     benchmark: str
@@ -974,9 +971,47 @@ class BenchmarkReport(JsonData):
     partial: bool
     n_groups: int
     n_groups_covered: int
-    group_scores: dict[str, float]
+    group_scores: dict[str, Number]
     models: list[BenchmarkModelRow]
     published: PublishedRow | None
     bootstrap: Bootstrap
     software_version: str
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+StudyReport.model_rebuild()  # its later sections are defined below it
+
+# --- the JSON of `annotate report --format json`, and its schema ------------------------------
+
+
+class ReportJson(RootModel[StudyReport | BenchmarkReport]):
+    """What `annotate report --format json` writes: a study's report, or with `--benchmark`
+    the human row of a whole benchmark."""
+
+
+SCHEMA_ID = "report-schema.json"
+"""The schema names itself by the file the docs save it as (`annotate report --schema >
+report-schema.json`): a relative id, resolved against wherever it is kept."""
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, ReportModel) and value is not ReportModel
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 7) of `annotate report --format json`: every key the report
+    writes, the keys it always writes (`required`), and what each means."""
+    from annotate import __version__
+
+    schema = ReportJson.model_json_schema(
+        mode="serialization", schema_generator=Draft7, ref_template=REF_TEMPLATE
+    )
+    schema.pop("title", None)
+    described(schema, [m for m in globals().values() if _is_model(m)])
+    return {
+        "$schema": Draft7.schema_dialect,
+        "$id": SCHEMA_ID,
+        "$comment": f"written by annotate {__version__}",
+        "title": "annotate report --format json",
+        **schema,
+    }

@@ -41,8 +41,8 @@ class ReportSection:
     tables: Callable[[StudyReport], list[Section]]
     """The section's tables, from the report; [] when it has nothing to show."""
     compute: Callable[[SectionInput], Any] | None = None
-    """Computes the section's data (a `JsonData`, or None to leave it out), for a section that
-    is not a field of `StudyReport`: stored in `StudyReport.extra_sections` under `name`."""
+    """Computes the section's data (a `ReportModel`, or None to leave it out), for a section
+    that is not a field of `StudyReport`: stored in `StudyReport.extra_sections` under `name`."""
 
 
 def single(

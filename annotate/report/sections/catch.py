@@ -70,7 +70,7 @@ def catch_report(engine: Engine, study: str | StudyContext) -> CatchReport | Non
                 )
             if row.drifting and catch.refresher_exhausted(session, ctx, annotator_id):
                 warnings.append(catch.paused_warning(session, ctx, name))
-    return CatchReport(
+    return CatchReport.model_construct(
         catch_rate=ctx.protocol.catch_rate,
         catch_action=ctx.protocol.catch_action,
         window=catch.WINDOW,
@@ -108,11 +108,15 @@ def _annotator(
     correct = [c for c, _ in answers]
     for n, (right, when) in enumerate(answers, start=1):
         recent = correct[max(0, n - catch.WINDOW) : n]
-        timeline.append(CatchPoint(n, when, right, sum(recent) / len(recent)))
+        timeline.append(
+            CatchPoint.model_construct(
+                n=n, answered_at=when, correct=right, recent_accuracy=sum(recent) / len(recent)
+            )
+        )
         if first_drift is None and catch.drift(correct[:n], threshold) is not None:
             first_drift = when
     now = catch.drift(correct, threshold)
-    return CatchAnnotator(
+    return CatchAnnotator.model_construct(
         name=name,
         n=len(answers),
         correct=sum(correct),

@@ -108,7 +108,10 @@ def _label_facts(
         phase=phase,
         annotator=annotator,
         seconds=secs,
-        flagged=[FlaggedLabel(str(r[1]), r[2], r[0], r[3]) for r in flagged],
+        flagged=[
+            FlaggedLabel.model_construct(item=str(r[1]), annotator=r[2], phase=r[0], comment=r[3])
+            for r in flagged
+        ],
         first_shown=None if first is None else _utc(_as_datetime(first)),
         last_answered=None if last is None else _utc(_as_datetime(last)),
     )
@@ -152,12 +155,12 @@ def attrition(members: Sequence[standing.Member]) -> Attrition:
     abandoned = sorted(left_in_training | left_after_admission)
     decided = len(admitted) + len(rejected)
     low, high = share_interval(len(admitted), decided)
-    rate = Estimate(
-        len(admitted) / decided if decided else None,
+    rate = Estimate.model_construct(
+        value=len(admitted) / decided if decided else None,
         wilson_low=low if decided else None,
         wilson_high=high if decided else None,
     )
-    return Attrition(
+    return Attrition.model_construct(
         started_training=len(started),
         completed_training=len(completed),
         admitted=len(admitted),
@@ -179,7 +182,7 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
     measured = frame[labels.phase == MEDIAN_SECONDS_OF]
     medians = measured.groupby("name", sort=True)["seconds"].agg(median_seconds)
     rows = [
-        AnnotatorTime(
+        AnnotatorTime.model_construct(
             name=str(name),
             n_labels=int(row["size"]),
             median_seconds=_or_none(medians.get(name)),
@@ -193,7 +196,7 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
     if len(test_secs):
         counts, edges = np.histogram(test_secs, bins=HISTOGRAM_BINS)
         histogram = {"edges": [float(e) for e in edges], "counts": [float(c) for c in counts]}
-    return TimeOnTask(
+    return TimeOnTask.model_construct(
         annotators=rows,
         median_minutes_per_annotator=float(np.median(totals)) if totals else None,
         total_minutes=float(np.sum(totals)) if totals else 0.0,
@@ -210,7 +213,7 @@ def _cost(minutes: float, hourly_rate: float | None) -> Cost | None:
     if hourly_rate is None:
         return None
     hours = minutes / 60
-    return Cost(
+    return Cost.model_construct(
         hourly_rate=hourly_rate,
         hours=hours,
         estimated_cost=hours * hourly_rate,
@@ -238,28 +241,28 @@ def _ties(report: StudyReport) -> dict[str, Any]:
 def _exclusions(report: StudyReport) -> list[Exclusion]:
     s = report.sample
     found = [
-        Exclusion(
-            "sampled test items without labels",
-            s.n_sample - s.n_items_labelled,
-            "not labelled yet: left out of every score",
+        Exclusion.model_construct(
+            what="sampled test items without labels",
+            n=s.n_sample - s.n_items_labelled,
+            reason="not labelled yet: left out of every score",
         ),
-        Exclusion(
-            "items with fewer than k labels",
-            s.n_items_labelled - s.n_items_complete,
-            f"aggregated from the labels they have (k = {s.annotators_per_item})",
+        Exclusion.model_construct(
+            what="items with fewer than k labels",
+            n=s.n_items_labelled - s.n_items_complete,
+            reason=f"aggregated from the labels they have (k = {s.annotators_per_item})",
         ),
-        Exclusion(
-            "labelled items not scored",
-            s.n_items_labelled - s.n_items_scored if report.has_gold else s.n_items_labelled,
-            "no gold label, or no aggregated answer",
+        Exclusion.model_construct(
+            what="labelled items not scored",
+            n=s.n_items_labelled - s.n_items_scored if report.has_gold else s.n_items_labelled,
+            reason="no gold label, or no aggregated answer",
         ),
     ]
     if report.ties.applies and report.ties.units_with_more_than_k_labels:
         found.append(
-            Exclusion(
-                f"{report.ties.unit}s with more than k labels",
-                report.ties.units_with_more_than_k_labels,
-                "extra annotator asked to break a tie: all labels are counted",
+            Exclusion.model_construct(
+                what=f"{report.ties.unit}s with more than k labels",
+                n=report.ties.units_with_more_than_k_labels,
+                reason="extra annotator asked to break a tie: all labels are counted",
             )
         )
     return found
@@ -286,7 +289,7 @@ def build_datasheet(
             members = standing.roster(session, study.id)
     times = time_on_task(labels)
     protocol = dict(report.protocol)
-    return Datasheet(
+    return Datasheet.model_construct(
         protocol_name=protocol.get("name"),
         protocol=protocol,
         assumptions=list(protocol.get("assumptions") or []),
@@ -330,7 +333,7 @@ def crowd_sessions(engine: Engine, study: str) -> CrowdSessions | None:
             select(func.count()).select_from(Visit).where(Visit.study_id == ctx.id)
         )
         hourly, currency = pay.paid_hourly(session, ctx.id)
-        return CrowdSessions(
+        return CrowdSessions.model_construct(
             platform=str(ctx.study.crowd.get("platform")),
             workers=len(seconds),
             sessions=int(n_sessions or 0),

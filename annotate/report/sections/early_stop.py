@@ -12,8 +12,6 @@ stopped early), so κ over them would describe a biased subset: it is not comput
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from annotate import completion
@@ -73,7 +71,7 @@ def early_stop_section(
     full = int(np.where(done, np.maximum(n, rule.k), 0).sum())
     collected = int(n[done].sum())
     saved = full - collected
-    return EarlyStop(
+    return EarlyStop.model_construct(
         enabled=True,
         labels_collected=int(n.sum()),
         labels_full_k=full,
@@ -91,10 +89,19 @@ def adjust_agreement(agreement: Agreement, section: EarlyStop | None) -> Agreeme
     """κ skipped (and α's note) when items stopped early; unchanged otherwise."""
     if section is None or section.items_decided_early == 0:
         return agreement
-    skipped = Coefficient(None, None, None, None, KAPPA_NOTE, 0, None, "fleiss-skipped")
+    skipped = Coefficient.model_construct(
+        level=None,
+        value=None,
+        ci_low=None,
+        ci_high=None,
+        note=KAPPA_NOTE,
+        n_items=0,
+        raters_per_item=None,
+        kind="fleiss-skipped",
+    )
     alpha = agreement.krippendorff_alpha
-    alpha = replace(alpha, note=alpha.note or ALPHA_NOTE)
-    return replace(agreement, fleiss_kappa=skipped, krippendorff_alpha=alpha)
+    alpha = alpha.model_copy(update={"note": alpha.note or ALPHA_NOTE})
+    return agreement.model_copy(update={"fleiss_kappa": skipped, "krippendorff_alpha": alpha})
 
 
 def early_stop_table(section: EarlyStop | None) -> tuple[str, list[str], list[list[str]]] | None:

@@ -40,7 +40,7 @@ def build_flags_report(
     """`point_score`: a study's task score without intervals (build.point_task_score)."""
     flags = list_flags(engine, data.study_id)
     rows = [
-        FlaggedItem(
+        FlaggedItem.model_construct(
             label_id=f.label_id,
             source_id=f.source_id,
             annotator=f.annotator,
@@ -61,7 +61,7 @@ def build_flags_report(
         else {}
     )
     excluded = [
-        ExcludedItem(
+        ExcludedItem.model_construct(
             source_id=str(e["source_id"]),
             by=str(e["by"]),
             reason=str(e["reason"]),
@@ -70,7 +70,7 @@ def build_flags_report(
         )
         for item_id, e in data.excluded.items()
     ]
-    section = FlagsReport(
+    section = FlagsReport.model_construct(
         n_flags=len(rows),
         open=sum(r.state == OPEN for r in rows),
         resolved=sum(r.state == RESOLVED for r in rows),

@@ -53,7 +53,9 @@ def score_models(
         taken.add(name)
         pred = model_units(coded, model)
         covered = count_scored(coded, pred) if has_gold else 0
-        row = ModelRow(name=name, file=model.path, n=covered, scores=None, task_score=None)
+        row = ModelRow.model_construct(
+            name=name, file=model.path, n=covered, scores=None, task_score=None
+        )
         if has_gold:
             scorer = scorer_for(coded, pred)
             scores, total = score_with_intervals(
@@ -71,7 +73,9 @@ def score_models(
                 row.task_score.ci_high,
             )
             if quoted is not None:
-                row.interval = HeadlineInterval(quoted.low, quoted.high, quoted.method)
+                row.interval = HeadlineInterval.model_construct(
+                    low=quoted.low, high=quoted.high, method=quoted.method
+                )
             row.paired = _paired(coded, final.pred, pred)
         sample = count_scored(coded, final.pred)
         if has_gold and covered < sample:
@@ -89,7 +93,7 @@ def _paired(coded: CodedStudy, human: np.ndarray, model: np.ndarray) -> PairedTe
         return None
     both = (coded.gold_code >= 0) & (human != NO_LABELS) & (model != NO_LABELS)
     test = mcnemar_exact(human[both] == coded.gold_code[both], model[both] == coded.gold_code[both])
-    return PairedTest(
+    return PairedTest.model_construct(
         n=int(both.sum()),
         human_only_right=test.human_only_right,
         model_only_right=test.model_only_right,

@@ -49,7 +49,7 @@ def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[GoldSuspect]:
             if u in wanted:
                 ratings.setdefault(u, []).append(v)
         return [
-            RatingSuspect(
+            RatingSuspect.model_construct(
                 item=str(coded.unit_name[u]),
                 gold=float(coded.gold_number[u]),
                 human=float(final.pred[u]),
@@ -76,7 +76,7 @@ def gold_suspects(coded: CodedStudy, final: Aggregated) -> list[GoldSuspect]:
     out: list[GoldSuspect] = []
     for u in units.tolist():
         out.append(
-            LabelSuspect(
+            LabelSuspect.model_construct(
                 item=str(coded.unit_name[u]),
                 gold=coded.classes[gold[u]],
                 majority=coded.classes[pred[u]],
@@ -113,11 +113,11 @@ def _multi_suspects(
     rows.sort()
     names = coded.items["source_id"].astype(str).tolist()
     return [
-        QuestionSuspect(
+        QuestionSuspect.model_construct(
             item=names[item],
             against_gold=strength,
             answers=[
-                JudgedAnswer(
+                JudgedAnswer.model_construct(
                     answer=str(coded.unit_name[u]).rsplit("/", 1)[-1],
                     gold=coded.classes[coded.gold_code[u]],
                     majority=answer_of(
@@ -151,7 +151,7 @@ def _entity_suspects(
         rows.append((-against, -top_share[u], u, counts, against))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     return [
-        LabelSuspect(
+        LabelSuspect.model_construct(
             item=str(coded.unit_name[u]),
             gold=list(coded.gold_entities[u] or []),
             majority=coded.classes[int(final.pred[u])],

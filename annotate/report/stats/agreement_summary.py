@@ -33,7 +33,16 @@ def _pairable(unit: np.ndarray, n_units: int) -> int:
 
 
 def _not_computed(note: str) -> Coefficient:
-    return Coefficient(None, None, None, None, note, 0, None, "fleiss-skipped")
+    return Coefficient.model_construct(
+        level=None,
+        value=None,
+        ci_low=None,
+        ci_high=None,
+        note=note,
+        n_items=0,
+        raters_per_item=None,
+        kind="fleiss-skipped",
+    )
 
 
 def study_agreement(
@@ -89,12 +98,12 @@ def study_agreement(
             cluster=cluster,
             resampling=resampling,
         )
-        collapsed = Coefficient(
-            "nominal",
-            nominal.value,
-            nominal.ci_low,
-            nominal.ci_high,
-            "on the 3 classes after collapsing the 7-point answers",
+        collapsed = Coefficient.model_construct(
+            level="nominal",
+            value=nominal.value,
+            ci_low=nominal.ci_low,
+            ci_high=nominal.ci_high,
+            note="on the 3 classes after collapsing the 7-point answers",
             kind="alpha-collapsed",
         )
     votes = unit_votes(unit, codes, coded.n_units) if regression else final.votes
@@ -116,15 +125,15 @@ def study_agreement(
     ac1 = _study_ac1(coded, unit, codes, replicates, seed, cluster, resampling)
     positions = coded.label_number if regression else None
     pairs = agr.pairwise_cohen_kappa(unit, coded.label_annotator, codes, names, positions)
-    return Agreement(
+    return Agreement.model_construct(
         unit="candidate answer" if coded.kind == "multi_answer" else "item",
         krippendorff_alpha=Coefficient.alpha(level, alpha, _pairable(unit, coded.n_units)),
         krippendorff_alpha_collapsed=collapsed,
         fleiss_kappa=fleiss,
         gwet_ac1=ac1,
-        pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
+        pairwise_cohen_kappa=[PairKappa.model_construct(**p) for p in pairs],
         pairwise_weights="quadratic" if regression else None,
-        pairwise_summary=PairSummary(**agr.summarise_pairs(pairs)),
+        pairwise_summary=PairSummary.model_construct(**agr.summarise_pairs(pairs)),
         item_agreement_histogram=agr.item_agreement_histogram(votes.top, votes.n_labels),
         unanimous_vs_split=_unanimous_vs_split(coded, votes, scorer) if has_gold else None,
     )
@@ -153,7 +162,16 @@ def _study_ac1(
         cluster=cluster,
         resampling=resampling,
     )
-    return Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
+    return Coefficient.model_construct(
+        level=None,
+        value=e.value,
+        ci_low=e.ci_low,
+        ci_high=e.ci_high,
+        note=e.note,
+        n_items=n_pairable,
+        raters_per_item=None,
+        kind="ac1",
+    )
 
 
 def _unanimous_vs_split(
@@ -175,7 +193,9 @@ def _unanimous_vs_split(
     for name, mask in (("unanimous", unanimous), ("split", multi & ~unanimous)):
         part = scorer.subset(mask)
         point = part.point()
-        out[name] = PartScore(n=part.n_units, scores=point, task_score=task_score(point))
+        out[name] = PartScore.model_construct(
+            n=part.n_units, scores=point, task_score=task_score(point)
+        )
     return out
 
 
@@ -245,9 +265,18 @@ def agreement_report(
             rng=rng_for(seed, "gwet-ac1"),
             resampling=resampling,
         )
-        ac1 = Coefficient(None, e.value, e.ci_low, e.ci_high, e.note, n_pairable, None, "ac1")
+        ac1 = Coefficient.model_construct(
+            level=None,
+            value=e.value,
+            ci_low=e.ci_low,
+            ci_high=e.ci_high,
+            note=e.note,
+            n_items=n_pairable,
+            raters_per_item=None,
+            kind="ac1",
+        )
     pairable = per_item >= 2
-    summary = PairSummary(**agr.summarise_pairs(pairs))
+    summary = PairSummary.model_construct(**agr.summarise_pairs(pairs))
     raters_of = _raters_text(per_item[pairable])
     on = {
         "krippendorff_alpha": f"{int(pairable.sum())} of {n_units} items (those with 2+ "
@@ -263,7 +292,7 @@ def agreement_report(
     }
     if ac1 is not None:
         on["gwet_ac1"] = f"{ac1.n_items} items with 2+ labels, {raters_of}"
-    return FileAgreement(
+    return FileAgreement.model_construct(
         file=labels.path,
         level=level,
         n_items=n_units,
@@ -273,7 +302,7 @@ def agreement_report(
         values=value_names,
         krippendorff_alpha=Coefficient.alpha(level, alpha, int(pairable.sum())),
         fleiss_kappa=fleiss,
-        pairwise_cohen_kappa=[PairKappa(**p) for p in pairs],
+        pairwise_cohen_kappa=[PairKappa.model_construct(**p) for p in pairs],
         pairwise_weights=None if numbers is None else "quadratic",
         pairwise_summary=summary,
         item_agreement_histogram=(

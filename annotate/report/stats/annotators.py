@@ -95,7 +95,7 @@ def annotator_rows(
         own = seconds[order[bounds[a] : bounds[a + 1]]]
         own = own[np.isfinite(own)]
         rows.append(
-            AnnotatorRow(
+            AnnotatorRow.model_construct(
                 name=name,
                 n=int(answers[a]),
                 scores=scores[a],
@@ -138,8 +138,8 @@ def spread(values: list[float | None]) -> Spread:
     """Mean, median, standard deviation, min and max of the defined values."""
     v = np.array([x for x in values if x is not None], dtype=float)
     if len(v) == 0:
-        return Spread(n=0, mean=None, median=None, sd=None, min=None, max=None)
-    return Spread(
+        return Spread.model_construct(n=0, mean=None, median=None, sd=None, min=None, max=None)
+    return Spread.model_construct(
         n=len(v),
         mean=float(v.mean()),
         median=float(np.median(v)),
@@ -150,7 +150,7 @@ def spread(values: list[float | None]) -> Spread:
 
 
 def individual_summary(rows: list[AnnotatorRow], metrics: list[str]) -> Individual:
-    return Individual(
+    return Individual.model_construct(
         task_score=spread([r.task_score for r in rows]),
         metrics={m: spread([r.scores.get(m) for r in rows]) for m in metrics},
     )
@@ -208,7 +208,7 @@ def majority_of_k(
             if total is not None:
                 totals.append(total)
         out.append(
-            CommitteeScore(
+            CommitteeScore.model_construct(
                 k=k,
                 n_items=n_items,
                 draws=draws,
@@ -233,7 +233,7 @@ def _recorded_committee(
     else:
         kept[dropped] = agg.NO_LABELS
     point = scorer_for(coded, kept).point()
-    return CommitteeScore(
+    return CommitteeScore.model_construct(
         k=k,
         n_items=n_items,
         draws=1,
