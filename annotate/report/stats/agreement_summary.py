@@ -4,6 +4,8 @@ split units; and the same statistics for any long-format label file (`annotate a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from annotate.report.aggregation.majority import UnitVotes, unit_votes
@@ -162,16 +164,7 @@ def _study_ac1(
         cluster=cluster,
         resampling=resampling,
     )
-    return Coefficient.model_construct(
-        level=None,
-        value=e.value,
-        ci_low=e.ci_low,
-        ci_high=e.ci_high,
-        note=e.note,
-        n_items=n_pairable,
-        raters_per_item=None,
-        kind="ac1",
-    )
+    return ac1_coefficient(e, n_pairable)
 
 
 def _unanimous_vs_split(
@@ -265,16 +258,7 @@ def agreement_report(
             rng=rng_for(seed, "gwet-ac1"),
             resampling=resampling,
         )
-        ac1 = Coefficient.model_construct(
-            level=None,
-            value=e.value,
-            ci_low=e.ci_low,
-            ci_high=e.ci_high,
-            note=e.note,
-            n_items=n_pairable,
-            raters_per_item=None,
-            kind="ac1",
-        )
+        ac1 = ac1_coefficient(e, n_pairable)
     pairable = per_item >= 2
     summary = PairSummary.model_construct(**agr.summarise_pairs(pairs))
     raters_of = _raters_text(per_item[pairable])
@@ -319,3 +303,17 @@ def _raters_text(counts: np.ndarray) -> str:
         return "no item with 2+ raters"
     low, high = int(counts.min()), int(counts.max())
     return f"{low} raters per item" if low == high else f"{low} to {high} raters per item"
+
+
+def ac1_coefficient(e: Any, n_pairable: int) -> Coefficient:
+    """Gwet's AC1 as the report shows it, from its estimate over the pairable items."""
+    return Coefficient.model_construct(
+        level=None,
+        value=e.value,
+        ci_low=e.ci_low,
+        ci_high=e.ci_high,
+        note=e.note,
+        n_items=n_pairable,
+        raters_per_item=None,
+        kind="ac1",
+    )
