@@ -109,11 +109,14 @@ class ItemScreen(Screen[None]):
                 yield from self.parts.pinned
         if self.parts.chooser is not None:
             yield self.parts.chooser
+        # ReCoRD: the entity a number key names, by name, before Enter stores it.
+        yield Static("", id="entity-cue", markup=False)
         yield AnswerBar(self.spec)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#flag-note").display = False
+        self._show_cue()
         focus = self.parts.chooser or self.query_one("#body")
         focus.focus()
 
@@ -150,6 +153,7 @@ class ItemScreen(Screen[None]):
         # from its top, and no second pass of the message loop waits for it.
         body.scroll_home(animate=False, immediate=True)
         self.query_one("#flag-note").display = False
+        self._show_cue()
         self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
         if self.focused is not focus:  # focusing again would only redraw the passage
@@ -168,9 +172,7 @@ class ItemScreen(Screen[None]):
         digit = event.character if event.character in DIGITS else None
         if isinstance(chooser, EntityChoice) and digit is not None:
             event.stop()
-            index = chooser.type_digit(digit)
-            if index is not None:
-                self.answer(chooser.entities[index])
+            chooser.type_digit(digit)  # highlights and names it; Enter stores it
             return
         option = self.options.get(event.key) or self.options.get(event.character or "")
         if option is None:
@@ -193,6 +195,17 @@ class ItemScreen(Screen[None]):
             self.notify("Type an entity's number, or choose with ↑↓ and Enter.", markup=False)
         else:
             self.answer(option.value)
+
+    def on_entity_choice_cue_changed(self, event: EntityChoice.CueChanged) -> None:
+        event.stop()
+        self._show_cue()
+
+    def _show_cue(self) -> None:
+        cue = self.query_one("#entity-cue", Static)
+        chooser = self.parts.chooser
+        cue.display = isinstance(chooser, EntityChoice)
+        if isinstance(chooser, EntityChoice):
+            cue.update(chooser.cue())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
