@@ -27,7 +27,7 @@ from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect, is_held
+from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.crash import SafeCrash
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -72,6 +72,9 @@ class LabelApp(SafeCrash, App[None]):
         """Whether a test item has been shown in this run (to announce the phase change)."""
         self.last_answer = time.monotonic()
         """When the annotator last answered: reading since then (IDLE_S)."""
+        self.release_failed: str | None = None
+        """Why the item on screen could not be given back at Quit (it stays leased until its
+        lease runs out), or None."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
@@ -472,12 +475,20 @@ class LabelApp(SafeCrash, App[None]):
         return None
 
     async def _leave(self) -> None:
+        # Giving back the item on screen is a courtesy (its lease runs out by itself), so a
+        # store that cannot be written now (read-only, full, unreachable) never keeps the
+        # annotator from leaving: the command's summary says what was not given back.
         try:
             self.session.release()
-        except DBAPIError as exc:
-            if not is_disconnect(exc):
-                raise  # unreachable: leave anyway; the lease expires by itself
+        except (DBAPIError, UserError) as exc:
+            self.release_failed = _store_reason(exc)
         self.exit()
+
+
+def _store_reason(exc: BaseException) -> str:
+    """The database's own words for a failed write, one line, safe for a terminal."""
+    reason = getattr(exc, "reason", None) or getattr(exc, "orig", None) or exc
+    return terminal_safe(str(reason).splitlines()[0] if str(reason) else type(exc).__name__)
 
 
 def create_app(
