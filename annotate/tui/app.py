@@ -72,6 +72,8 @@ class LabelApp(SafeCrash, App[None]):
         """Whether a test item has been shown in this run (to announce the phase change)."""
         self.last_answer = time.monotonic()
         """When the annotator last answered: reading since then (IDLE_S)."""
+        self.last_not_needed = False
+        """The last answer came after others had completed its item (its lease ran out)."""
         self.release_failed: str | None = None
         """Why the item on screen could not be given back at Quit (it stays leased until its
         lease runs out), or None."""
@@ -169,11 +171,15 @@ class LabelApp(SafeCrash, App[None]):
             return
         self._crowd_finish()
 
-    def _continued_elsewhere(self) -> None:
-        from annotate.tui.screens.crowd import ContinuedScreen
+    def _continued_elsewhere(self, dropped: ItemScreen.Answered | None = None) -> None:
+        """A newer window took over; `dropped` is the answer given here that it refused."""
+        from annotate.tui.screens.crowd import ContinuedScreen, DroppedAnswer
 
         self.clear_notifications()
-        self.switch_screen(ContinuedScreen())
+        lost = None
+        if dropped is not None:
+            lost = DroppedAnswer(describe(self.session.spec, dropped.answer), dropped.comment)
+        self.switch_screen(ContinuedScreen(lost))
 
     @staticmethod
     def _preload() -> None:
@@ -264,7 +270,7 @@ class LabelApp(SafeCrash, App[None]):
         elif progress.paused:
             screen = PausedScreen(progress)
         else:
-            screen = FinishedScreen(progress)
+            screen = FinishedScreen(progress, last_not_needed=self.last_not_needed)
         self.switch_screen(screen)
 
     def _is_current(self, message: ScreenMessage) -> bool:
@@ -339,7 +345,8 @@ class LabelApp(SafeCrash, App[None]):
                 answered_at=message.answered_at,
                 flag=message.flag,
                 comment=message.comment,
-            )
+            ),
+            message,
         )
         if feedback is not None and self.session.ctx.protocol.training_feedback:
             from annotate.tui.screens.feedback import FeedbackScreen
@@ -374,20 +381,25 @@ class LabelApp(SafeCrash, App[None]):
             stored = True
             return upcoming
 
-        upcoming = self._stored(store)
+        upcoming = self._stored(store, message)
         await self.show_next(upcoming, fetched=stored)
 
-    def _stored(self, call: Callable[[], T]) -> T | None:
-        """Run a store call; a refusal becomes a notification (the screen then moves on)."""
+    def _stored(self, call: Callable[[], T], message: ItemScreen.Answered) -> T | None:
+        """Store `message`'s answer; a refusal becomes a notification (the screen then moves
+        on), and the answer the refusal dropped is said, never passed over."""
         try:
-            return call()
+            stored = call()
         except ContinuedElsewhere:
-            self._continued_elsewhere()
+            self._continued_elsewhere(message)
             raise
         except ItemTaken as exc:  # the lease ran out and others completed the item
+            self.last_not_needed = True
             self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+        else:
+            self.last_not_needed = False
+            return stored
         return None
 
     def _revise(self, message: ItemScreen.Answered) -> None:
