@@ -203,7 +203,7 @@ def status_warnings(
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
     decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
-    if items_complete < items_total and admitted < k and decided and not in_training:
+    if standing.cannot_complete(items, admitted, decided, len(in_training)):
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
             "is in training: no item can be completed until more annotators are admitted"

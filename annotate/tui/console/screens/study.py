@@ -92,12 +92,22 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
     text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last {minutes} min) · ")
     text.append(f"{number(progress.rate_overall)} (whole study)")
     text.append("\nETA: ")
-    eta = "complete" if progress.complete else duration(progress.eta)
-    text.append(eta, style="bold")
+    text.append(eta_text(progress), style="bold")
     now = now or progress.computed_at
     if now is not None:
         text.append(f" · last label {ago(progress.last_activity, now)}")
     return text
+
+
+def eta_text(progress: StudyProgress) -> str:
+    """The ETA, or why there is none: a finished study, a stuck one, too little to go on."""
+    if progress.complete:
+        return "complete"
+    if progress.stuck:
+        return "none while no item can complete"
+    if progress.eta is None:
+        return "not yet (too few labels for a rate)"
+    return duration(progress.eta)
 
 
 def annotator_cells(
