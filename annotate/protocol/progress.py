@@ -117,7 +117,8 @@ class StudyProgress:
     """Test labels the items still take (the engine's own count: none for an item decided
     early, one more for an open tie)."""
     histogram: dict[int, int]
-    """Labels per item (0..k) -> number of test items."""
+    """Labels per item (0..k, and past k where a tie took extra annotators) -> number of
+    test items."""
     rate_recent: float | None
     """Test labels per hour over the last 15 minutes, or over the time since the first test
     label when that is shorter (None before the first label)."""
@@ -316,7 +317,7 @@ class ProgressTracker:
     ) -> StudyProgress:
         k = self.ctx.k
         items = standing.Completeness.of(self.item_rows.values(), k)
-        per_item = Counter(min(n, k) for n, _ in self.item_rows.values())
+        per_item = Counter(n for n, _ in self.item_rows.values())  # extra annotators too
         needed = items.labels_wanted
         annotators = sorted(
             (self._annotator(aid, decisions.get(aid)) for aid in set(self.people) | set(decisions)),
@@ -356,7 +357,7 @@ class ProgressTracker:
             items_complete=items.complete,
             labels_total=items.labels,
             labels_needed=needed,
-            histogram={n: per_item.get(n, 0) for n in range(k + 1)},
+            histogram={n: per_item.get(n, 0) for n in range(max(k, *per_item, 0) + 1)},
             rate_recent=rate_recent,
             rate_overall=rate_overall,
             eta=eta,

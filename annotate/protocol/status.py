@@ -198,7 +198,7 @@ def status_warnings(
 ) -> list[str]:
     """What the researcher should act on, in words (shared by `status` and the console)."""
     k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
-    items_total, items_complete = items.total, items.complete
+    items_total = items.total
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]

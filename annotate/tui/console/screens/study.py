@@ -73,9 +73,11 @@ def histogram_text(progress: StudyProgress) -> Text:
     top = max(progress.histogram.values(), default=0) or 1
     for n, items in progress.histogram.items():
         bar = "█" * round(BAR_WIDTH * items / top)
-        text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n == progress.k else "")
-        text.append(f"{bar:<{BAR_WIDTH}}", style="green" if n == progress.k else "cyan")
-        text.append(f" {items}\n")
+        # Past k: items whose tie took extra annotators (tie_rule extra-annotator).
+        style = "green" if n == progress.k else "yellow" if n > progress.k else "cyan"
+        text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n >= progress.k else "")
+        text.append(f"{bar:<{BAR_WIDTH}}", style=style)
+        text.append(f" {items}" + (" (extra annotators: ties)" if n > progress.k else "") + "\n")
     return text
 
 
