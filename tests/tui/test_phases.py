@@ -181,6 +181,10 @@ class TestTraining:
             shown = screen_text(app)
             assert "Your answer: Definitely false (counts as Contradiction)" in shown
             assert "Right answer: Contradiction" in shown and "✓ Right" in shown
+            # Which points count as the right class (issue 39, item 5), read from the task.
+            assert "(points 6–7 (Probably false, Definitely false) count as" in " ".join(
+                shown.split()
+            )
 
     async def test_explanation_is_shown_verbatim(self, workspace, tmp_path, monkeypatch):
         with explained_task(tmp_path, monkeypatch) as rows:
