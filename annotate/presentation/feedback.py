@@ -97,7 +97,11 @@ def accuracy_line(feedback: Feedback) -> Text:
 
 def gate_line(feedback: Feedback) -> Text | None:
     if feedback.gate_decided is True:
-        return Text("You have finished training and may go on to the test items.", style="bold")
+        return Text(
+            "You passed the training: the gate admits you to the test items (they come "
+            "without feedback).",
+            style="bold green",
+        )
     if feedback.gate_decided is False:
         return Text("You have finished training.", style="bold")
     return None
