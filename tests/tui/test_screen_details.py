@@ -344,3 +344,70 @@ def test_counts_in_words():
     assert count_of(0, "item") == "0 items"
     assert count_of(2, "training item") == "2 training items"
     assert count_of(1, "study") == "1 study" and count_of(3, "study") == "3 studies"
+
+
+def _multirc_with(candidates: int, question: str = "Which of these did the ferry carry?"):
+    answers = [{"text": f"Cargo number {n}", "idx": n, "label": n % 2} for n in range(candidates)]
+    return [
+        {
+            "idx": 0,
+            "version": 1.1,
+            "passage": {
+                "text": "The ferry leaves at nine. It carries cars, bikes and walkers.",
+                "questions": [{"question": question, "idx": 0, "answers": answers}],
+            },
+        }
+    ]
+
+
+class TestOverflow:
+    """Issue 39, item 3: a block that can overflow at 80x24 scrolls from the keyboard and says
+    that it can; nothing the trainee must see is out of reach."""
+
+    async def test_multirc_feedback_with_14_candidates_scrolls_to_the_end(
+        self, workspace, tmp_path
+    ):
+        rows = _multirc_with(14)
+        app = app_for(
+            workspace, tmp_path, "superglue/multirc", dev=rows, test=without_labels(rows),
+            overrides=ONE_TRAINING_ITEM,
+        )  # fmt: skip
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press(*["1"] * 14, "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            panel = app.screen.query_one("#feedback")
+            await wait_until(pilot, lambda: bool(panel.border_title), "the overflow cue")
+            assert "more feedback below: ↓" in str(panel.border_title)
+            shown = screen_text(app)
+            assert "Press Enter or Space to continue." in shown  # always in view
+            assert "So far:" not in shown  # below the fold, for now
+            for _ in range(30):
+                await pilot.press("down")
+            await wait_until(pilot, lambda: "So far:" in screen_text(app), "the end of it")
+            assert "14. Cargo number 13" in screen_text(app)
+            assert not panel.border_title  # nothing more below: the cue is gone
+
+    async def test_a_long_hypothesis_scrolls_and_says_so(self, workspace, tmp_path):
+        long_hypothesis = " ".join(f"Clause {n} of a very long hypothesis." for n in range(40))
+        test = [{"premise": "A short premise.", "hypothesis": long_hypothesis, "idx": 0}]
+        app = app_for(workspace, tmp_path, "superglue/rte", test=test)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            pinned = app.screen.query_one("#pinned")
+            await wait_until(pilot, lambda: bool(pinned.border_title), "the overflow cue")
+            assert "more below: Shift+↓" in str(pinned.border_title)
+            assert "Clause 39" not in screen_text(app)
+            for _ in range(30):
+                await pilot.press("shift+down")
+            await wait_until(pilot, lambda: "Clause 39" in screen_text(app), "the end")
+            assert "more below" not in str(pinned.border_title)
+
+    async def test_a_long_passage_says_it_continues(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=LONG_PREMISE_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            pinned = app.screen.query_one("#pinned")
+            await wait_until(pilot, lambda: bool(pinned.border_title), "the overflow cue")
+            assert "passage continues: PgDn" in str(pinned.border_title)
+            assert "passage continues: PgDn" in screen_text(app)  # drawn on the border
