@@ -35,7 +35,11 @@ def study_crowd(
     test_study: str = typer.Option(
         None, "--test-study", help="Two-study median gate: the test study's id"
     ),
-    url: str = typer.Option(None, "--url", help="Where `annotate serve` is reached"),
+    url: str = typer.Option(
+        None,
+        "--url",
+        help="Where workers' browsers reach `annotate serve` (stored: serve's public address)",
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Show or change a study's crowd settings, with the links to paste into the platform and
@@ -46,7 +50,7 @@ def study_crowd(
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
     stored = crowd.config_of(study_ctx)
-    changing = platform or config_path or platform_studies or training_study or test_study
+    changing = platform or config_path or platform_studies or training_study or test_study or url
     if changing:
         config = crowd_settings(
             platform,
@@ -55,6 +59,7 @@ def study_crowd(
             keep=stored,
             training_study=training_study,
             test_study=test_study,
+            url=url,
         )
         crowd.set_config(ws.engine, study, config)
     elif stored is None:
@@ -67,7 +72,7 @@ def study_crowd(
     if fmt is Format.json:
         print_json(config.model_dump(mode="json"))
         return
-    print_crowd(study, config, url)
+    print_crowd(study, config)
 
 
 @annotator_app.command("show")

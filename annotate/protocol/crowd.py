@@ -605,6 +605,28 @@ def peek_exit(
     return None if outcome is None else _exit(config, outcome, visit, visit.outcome_at)
 
 
+def arrival_exit(
+    engine: Engine,
+    study: str,
+    annotator: str,
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Exit | None:
+    """The exit a worker takes as soon as they arrive, before consent or guidelines: on the
+    test link of a two-study gate anyone the gate has not admitted (not_admitted), and on any
+    link a worker the gate rejected (screened_out; not_admitted on the test link). Recorded
+    as exit_for does. None: the worker goes in."""
+    from annotate.protocol.session import AnnotatorSession, Phase
+
+    ctx, _, who, visit = _worker_visit(engine, study, annotator, visit_id)
+    phase = AnnotatorSession(engine, ctx, who, clock=clock).phase()
+    refused = phase is Phase.REJECTED or (visit.link_role == "test" and phase is not Phase.TEST)
+    if not refused:
+        return None
+    return exit_for(engine, study, annotator, visit_id=visit.id, clock=clock)
+
+
 def exit_for(
     engine: Engine,
     study: str,
@@ -715,6 +737,7 @@ __all__ = [
     "LinkEntry",
     "abandoned_visits",
     "admitted_ids",
+    "arrival_exit",
     "consent_text",
     "enter_by_link",
     "exit_for",
