@@ -61,7 +61,7 @@ def _handler(state: MTurkStandIn) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             # The worker site's task page: the ExternalQuestion in a frame, as MTurk shows it.
             query = parse_qs(urlsplit(self.path).query)
             src = html.escape(query.get("src", [""])[0], quote=True)
@@ -69,7 +69,7 @@ def _handler(state: MTurkStandIn) -> type[BaseHTTPRequestHandler]:
             self._send(f'<!doctype html><title>HIT</title><iframe id="task" src="{src}" '
                        'onload="document.title=\'framed\'" width="1000" height="700"></iframe>')  # fmt: skip
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if urlsplit(self.path).path != "/mturk/externalSubmit":
                 self._send("not here", 404)
                 return

@@ -12,7 +12,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from annotate.protocol import gate
+from annotate.protocol.session import Phase
 from tests.crowd_helpers import CODES, STUDY_A, STUDY_B, arrive, crowd_study, prolific_query, train
 from tests.web.stand_ins import certificate, mturk_stand_in, resolver_switches
 from tests.web.support import chromium, need_chromium, served_page
@@ -63,7 +63,7 @@ def work_through(driver) -> None:
             continue
         old = wait_for(driver, "[data-screen]")
         click(driver, "button.option[data-keys='1']")()
-        wait_until(driver, lambda d: _stale(old))
+        wait_until(driver, lambda d, shown=old: _stale(shown))
         if screen_name(driver) == "exit":
             return
     raise AssertionError("the page never reached the exit")
@@ -138,3 +138,93 @@ def test_a_study_not_on_mturk_refuses_frames_and_foreign_form_targets(
             )
             wait_until(driver, lambda d: d.title == "refused form-action")
     assert mturk.submitted == []
+
+
+RECIPE_TOML = f'''platform = "prolific"
+training_study_id = "{STUDY_A}"
+test_study_id = "{STUDY_B}"
+consent = """
+This study is run by a test lab. Your answers are stored under a pseudonym.
+"""
+'''
+
+
+def recipe_study(workspace, cli, tmp_path: Path, **overrides) -> str:
+    """The recipe's study: crowd settings from its TOML, and its public address given to
+    `study crowd --url` (nothing given to the server: it takes the stored one)."""
+    study = crowd_study(workspace.engine, tmp_path, train=1, test=4, **overrides).study.name
+    (tmp_path / "crowd.toml").write_text(RECIPE_TOML + "[codes]\n" + "".join(
+        f'{outcome} = "{code}"\n' for outcome, code in CODES.items()
+    ))  # fmt: skip
+    done = cli("study", "crowd", study, "--config", tmp_path / "crowd.toml")
+    assert done.code == 0, done.stderr
+    done = cli("study", "crowd", study, "--url", f"https://{PUBLIC}/")
+    assert done.code == 0, done.stderr
+    assert f"https://{PUBLIC}/?PROLIFIC_PID=" in done.stdout
+    return study
+
+
+def link(n: int, platform_study: str = STUDY_A) -> str:
+    return f"https://{PUBLIC}/?{urlencode(prolific_query(n, platform_study))}"
+
+
+def test_the_recipe_behind_https_gets_every_worker_past_consent(
+    workspace, cli, tmp_path: Path, tls
+):
+    study = recipe_study(workspace, cli, tmp_path, gate_threshold=0.0)
+    with (
+        served_page(workspace.engine, study, tls=tls) as base,
+        chromium(tmp_path, extra=resolver_switches({PUBLIC: port_of(base)})) as driver,
+    ):
+        for n in range(1, 6):
+            driver.delete_all_cookies()  # the next worker: a browser of their own
+            driver.get(link(n))
+            assert screen_name(driver) == "consent"
+            then(driver, click(driver, "#agree"), "guidelines")
+            assert driver.current_url == f"https://{PUBLIC}/"
+
+
+def test_an_old_tab_shows_the_worker_continued_in_another(workspace, cli, tmp_path: Path, tls):
+    study = recipe_study(workspace, cli, tmp_path, gate_threshold=0.0)
+    with (
+        served_page(workspace.engine, study, tls=tls) as base,
+        chromium(tmp_path, extra=resolver_switches({PUBLIC: port_of(base)})) as driver,
+    ):
+        driver.get(link(1))
+        then(driver, click(driver, "#agree"), "guidelines")
+        then(driver, click(driver, "#start"), "item")
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(link(1))  # the same worker opens the link again
+        assert screen_name(driver) in ("guidelines", "item")
+        driver.switch_to.window(first)
+        then(driver, click(driver, "button.option[data-keys='1']"), "continued")
+        # Back here: the other tab's arrival began the browser's session anew, so the
+        # guidelines come first again, then the item.
+        then(driver, click(driver, "#reclaim"), "guidelines")
+        then(driver, click(driver, "#start"), "item")
+
+
+def test_a_worker_not_admitted_leaves_study_b_at_once_with_the_code(
+    workspace, cli, tmp_path: Path, tls
+):
+    study = recipe_study(workspace, cli, tmp_path, gate_threshold=1.0)
+    careless = arrive(workspace.engine, study, 1, STUDY_A)
+    train(workspace.engine, careless, right=False)
+    assert careless.phase() is Phase.REJECTED
+    with (
+        served_page(workspace.engine, study, tls=tls) as base,
+        chromium(tmp_path, extra=resolver_switches({PUBLIC: port_of(base)})) as driver,
+    ):
+        # Rejected by the gate, then on B's link; then someone who never took A.
+        for n, platform_study, outcome in (
+            (1, STUDY_B, "not_admitted"),
+            (2, STUDY_B, "not_admitted"),
+            (1, STUDY_A, "screened_out"),
+        ):
+            driver.delete_all_cookies()
+            driver.get(link(n, platform_study))
+            assert screen_name(driver) == "exit"  # no consent, guidelines or training
+            assert driver.find_element("id", "code").text == CODES[outcome]
+            back = driver.find_element("id", "return").get_attribute("href")
+            assert back == f"https://app.prolific.com/submissions/complete?cc={CODES[outcome]}"
