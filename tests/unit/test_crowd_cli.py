@@ -122,7 +122,13 @@ def test_the_two_study_median_gate_end_to_end(cli, tmp_path: Path, db_url: str):
     status = cli("status", "rte-m", "--format", "json").json()
     assert status["crowd"]["outcomes"]["training_done"] == 2  # w01, w02: their latest exits
     assert status["crowd"]["outcomes"]["not_admitted"] == 2
-    assert "Crowd (prolific) outcomes:" in cli("status", "rte-m").stdout
+    # Per platform study, as Prolific counts its submissions: all three trained in study A,
+    # though w03's latest exit is study B's.
+    exits = {(e["platform_study"], e["outcome"]): e["workers"] for e in status["crowd"]["exits"]}
+    assert exits == {(STUDY_A, "training_done"): 3, (STUDY_B, "not_admitted"): 2}
+    shown = cli("status", "rte-m").stdout
+    assert f"study {STUDY_A} (training link): training_done" in shown
+    assert f"study {STUDY_B} (test link): not_admitted" in shown
 
 
 def independent_seconds(db_url: str) -> dict[str, float]:
