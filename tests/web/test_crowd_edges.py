@@ -5,7 +5,6 @@ definition of "abandoned" in status and the datasheet."""
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import update
