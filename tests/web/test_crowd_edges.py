@@ -162,3 +162,9 @@ def test_exits_per_platform_study_and_one_abandoned(workspace, cli, tmp_path):
     shown = {(e["platform_study"], e["outcome"], e["code"]): e["workers"]
              for e in sheet["crowd"]["exits"]}  # fmt: skip
     assert shown[(STUDY_B, "study_full", CODES["study_full"])] == 1
+
+
+def test_serve_help_says_crowd_workers_enter_by_link(cli):
+    shown = " ".join(cli("serve", "--help").stdout.split())
+    assert "each page asks for the annotator's name and token" not in shown
+    assert "workers enter by their platform link" in shown
