@@ -676,9 +676,8 @@ async def test_the_study_name_reaches_the_terminal_title_sanitised(workspace, tm
 
 async def test_a_crowd_study_shows_its_exits_per_platform_study_and_code(workspace, tmp_path):
     from annotate.protocol import crowd
-    from tests.crowd_helpers import CODES, STUDY_A
+    from tests.crowd_helpers import CODES, STUDY_A, crowd_study
     from tests.crowd_helpers import arrive as arrive_by_link
-    from tests.crowd_helpers import crowd_study
     from tests.crowd_helpers import train as train_by_link
 
     crowd_study(workspace.engine, tmp_path, gate_threshold=1.0)
