@@ -33,9 +33,7 @@ def arrival_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
     their code, before consent or guidelines."""
     if not page.crowd:
         return None
-    leaving = crowd.arrival_exit(
-        page.config.engine, page.config.study, session.annotator.name, visit_id=session.visit_id
-    )
+    leaving = crowd.arrival_exit(session)
     return exit_screen(leaving) if leaving is not None else None
 
 
