@@ -214,6 +214,12 @@ def pay_command(
             f"{part.total:.2f} {currency} (bonus; base {base_text} each on the platform), "
             f"{sum(w.seconds for w in part.workers) / 3600:.2f} hours on task"
         )
+    if platform is PayFormat.mturk:
+        say(
+            "MTurk has no bulk-bonus upload: each line is one SendBonus call (WorkerId, "
+            "AssignmentId, BonusAmount, Reason, UniqueRequestToken) for a script to make; "
+            "the token makes a repeated call pay once"
+        )
     median = plan.median_effective_hourly
     say(
         f"median effective hourly pay: "
