@@ -168,3 +168,22 @@ def test_serve_help_says_crowd_workers_enter_by_link(cli):
     shown = " ".join(cli("serve", "--help").stdout.split())
     assert "each page asks for the annotator's name and token" not in shown
     assert "workers enter by their platform link" in shown
+
+
+def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_path):
+    from tests.web.test_page_crowd import MTURK
+
+    crowd_study(
+        workspace.engine, tmp_path, train=1, test=1, gate_threshold=0.0,
+        crowd_settings={"platform": "mturk", "study_ids": []},
+    )  # fmt: skip
+    c = client(workspace.engine, "pilot")
+    page = c.post("/start", data={"csrf": csrf(c.get("/", params=MTURK))})
+    assert screen(answer_all(c, page)) == "exit"
+    bonus = tmp_path / "bonus.csv"
+    paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
+    assert paid.code == 0, paid.stderr
+    assert "each line is one SendBonus call" in " ".join(paid.stdout.split())
+    header, line = bonus.read_text().splitlines()
+    assert header == "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken"
+    assert line.startswith(f"{MTURK['workerId']},{MTURK['assignmentId']},")
