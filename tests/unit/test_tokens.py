@@ -82,6 +82,7 @@ class FakeApp:
 
     built: list[str] = []
     return_code = 0  # a clean exit (annotate label exits with a crashed app's code)
+    release_failed = None  # the item on screen was given back at Quit
 
     def __init__(self, name: str) -> None:
         FakeApp.built.append(name)
