@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
+from annotate.formats.sniff import KIND_NAMES, file_kind
 from annotate.specs import TaskSpec
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -460,6 +461,14 @@ READERS: dict[str, Callable[[Path, TaskSpec, FileSummary], Iterator[ParsedItem]]
 
 def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
     """Items of one file, checked: ids unique. Errors name the file and line."""
+    kind = file_kind(path)
+    if kind != "text":  # never decode a binary file as lines: say what it is instead
+        raise DataFileError(
+            path,
+            None,
+            f"{KIND_NAMES[kind]}, not a text file of {spec.name} (`annotate import` reads "
+            "Parquet, Arrow and zip files; here a JSON lines, TSV or CSV file is expected)",
+        )
     reader = READERS[spec.source.reader]
     if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:
         reader = read_jsonl  # a custom task may come as CSV or JSON lines

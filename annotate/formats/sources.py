@@ -134,7 +134,7 @@ def _rows_of(files: list[ArrowRows]) -> Rows:
 def _arrow_source(
     split: HubSplit, spec: TaskSpec, given: list[str] | None, shown: Path | None = None
 ) -> Source:
-    files = [open_parquet(p) if p.suffix == ".parquet" else open_arrow(p) for p in split.files]
+    files = [open_parquet(p) if file_kind(p) == "parquet" else open_arrow(p) for p in split.files]
     info = features_from_info_file(split.info) if split.info else None
     found = class_names(files[0].features) or class_names(info)
     names = _label_names(found, given, split.files[0])

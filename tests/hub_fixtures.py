@@ -1,0 +1,251 @@
+"""Hugging Face layouts of task data, written by the `datasets` library itself.
+
+Records in the original files' format (SuperGLUE JSON lines, GLUE TSV rows) become a
+`datasets.Dataset` with the Hub's features (its column names, `idx` int32, `label` a ClassLabel
+with the Hub's names in the Hub's order), then Parquet files, sharded config folders, repository
+snapshots, `save_to_disk` folders or `to_json`/`to_csv` output. The product never imports
+`datasets`; only these fixtures do.
+
+Run as a script, it lays out a Hub snapshot of SuperGLUE (cb/, rte/) for the docs' commands:
+`python -m tests.hub_fixtures snapshot DEST`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """One config of a Hub repository: its text columns (from the original record's keys) and
+    its label names in the Hub's order."""
+
+    columns: dict[str, str]
+    """Hub column -> dotted key of the original record."""
+    names: list[str]
+
+
+SUPER_GLUE = {
+    "cb": HubConfig(
+        {"premise": "premise", "hypothesis": "hypothesis"},
+        ["entailment", "contradiction", "neutral"],
+    ),
+    "rte": HubConfig(
+        {"premise": "premise", "hypothesis": "hypothesis"}, ["entailment", "not_entailment"]
+    ),
+    "boolq": HubConfig({"question": "question", "passage": "passage"}, ["False", "True"]),
+    "copa": HubConfig(
+        {"premise": "premise", "choice1": "choice1", "choice2": "choice2", "question": "question"},
+        ["choice1", "choice2"],
+    ),
+    "wsc": HubConfig(
+        {
+            "text": "text",
+            "span1_index": "target.span1_index",
+            "span2_index": "target.span2_index",
+            "span1_text": "target.span1_text",
+            "span2_text": "target.span2_text",
+        },
+        ["False", "True"],
+    ),
+}
+GLUE = {
+    "rte": HubConfig(
+        {"sentence1": "sentence1", "sentence2": "sentence2"}, ["entailment", "not_entailment"]
+    ),
+    "sst2": HubConfig({"sentence": "sentence"}, ["negative", "positive"]),
+}
+GLUE_TSV_LABELS = {"sst2": {"0": "negative", "1": "positive"}}
+"""GLUE's TSV digits -> the Hub's names (RTE's TSV has the names already)."""
+
+INT_COLUMNS = {"span1_index", "span2_index"}
+
+
+def _get(record: dict[str, Any], dotted: str) -> Any:
+    value: Any = record
+    for part in dotted.split("."):
+        value = value[part]
+    return value
+
+
+def hub_label(raw: Any, config: HubConfig, tsv_names: dict[str, str] | None = None) -> int:
+    """The Hub's integer for an original label: its index in the Hub's names (-1: none)."""
+    if raw is None:
+        return -1
+    if tsv_names:
+        raw = tsv_names[str(raw)]
+    if isinstance(raw, int) and not isinstance(raw, bool):  # COPA: the choice's index
+        return raw
+    lowered = [n.lower() for n in config.names]
+    return lowered.index(str(raw).lower())
+
+
+def hub_dataset(records: list[dict[str, Any]], config: HubConfig, id_key: str = "idx", tsv=None):
+    """A `datasets.Dataset` of `records` as the Hub has them."""
+    from datasets import ClassLabel, Dataset, Features, Value
+
+    features = {
+        column: Value("int32") if column in INT_COLUMNS else Value("string")
+        for column in config.columns
+    }
+    features["idx"] = Value("int32")
+    features["label"] = ClassLabel(names=config.names)
+    data: dict[str, list[Any]] = {column: [] for column in features}
+    for record in records:
+        for column, key in config.columns.items():
+            data[column].append(_get(record, key))
+        data["idx"].append(int(record[id_key]))
+        data["label"].append(hub_label(record.get("label"), config, tsv))
+    return Dataset.from_dict(data, features=Features(features))
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def read_tsv(path: Path) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    return [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:] if line]
+
+
+def write_parquet(dataset, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dataset.to_parquet(str(path))
+    return path
+
+
+def write_config(
+    folder: Path, splits: dict[str, Any], shards: dict[str, int] | None = None
+) -> Path:
+    """A Hub config folder: `{split}-NNNNN-of-NNNNN.parquet`, a split in several shards when
+    `shards` says so (contiguous, in order, as the Hub's converter writes them)."""
+    for split, dataset in splits.items():
+        n = (shards or {}).get(split, 1)
+        for i in range(n):
+            part = dataset.shard(num_shards=n, index=i, contiguous=True)
+            write_parquet(part, folder / f"{split}-{i:05d}-of-{n:05d}.parquet")
+    return folder
+
+
+def write_snapshot(root: Path, configs: dict[str, dict[str, Any]]) -> Path:
+    """A repository snapshot as `huggingface-cli download … --repo-type dataset` leaves it:
+    a README.md and one folder per config."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text("---\nconfigs: []\n---\n# a local copy\n", encoding="utf-8")
+    for config, splits in configs.items():
+        write_config(root / config, splits)
+    return root
+
+
+def write_save_to_disk(folder: Path, splits: dict[str, Any]) -> Path:
+    from datasets import DatasetDict
+
+    DatasetDict(splits).save_to_disk(str(folder))
+    return folder
+
+
+def write_to_json(
+    folder: Path, name: str, dataset, *, csv: bool = False, info: bool = True
+) -> Path:
+    """`Dataset.to_json()` (or `to_csv()`) output, with the library's dataset_info.json beside."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    if csv:
+        dataset.to_csv(str(path), index=False)
+    else:
+        dataset.to_json(str(path))
+    if info:
+        dataset.info.write_to_directory(str(folder))
+    return path
+
+
+CB_VAL = [
+    {
+        "premise": "Mara said the kettle had boiled dry twice that week. I doubt she noticed the smell.",
+        "hypothesis": "she noticed the smell",
+        "label": "contradiction",
+        "idx": 0,
+    },
+    {
+        "premise": "The porter knew the train would be late. He had seen the signal box go dark.",
+        "hypothesis": "the train would be late",
+        "label": "entailment",
+        "idx": 1,
+    },
+    {
+        "premise": "Do you think the ferry still runs on Sundays? Nobody in the village could say.",
+        "hypothesis": "the ferry still runs on Sundays",
+        "label": "neutral",
+        "idx": 2,
+    },
+    {
+        "premise": "Jon admitted that the ledger was his. The ink matched his pen.",
+        "hypothesis": "the ledger was his",
+        "label": "entailment",
+        "idx": 3,
+    },
+    {
+        "premise": "I don't believe the orchard was ever sold. Grandfather kept the deeds.",
+        "hypothesis": "the orchard was sold",
+        "label": "contradiction",
+        "idx": 4,
+    },
+    {
+        "premise": "Perhaps the letter arrived after all. The postman wouldn't say.",
+        "hypothesis": "the letter arrived",
+        "label": "neutral",
+        "idx": 5,
+    },
+]
+CB_TEST = [
+    {
+        "premise": "She wondered whether the bridge had reopened. The radio said nothing.",
+        "hypothesis": "the bridge had reopened",
+        "idx": 0,
+    },
+    {
+        "premise": "Everyone knew the mill had closed. Its chimney was cold.",
+        "hypothesis": "the mill had closed",
+        "idx": 1,
+    },
+]
+RTE_DEMO = ROOT / "annotate" / "demo_data" / "rte"
+
+
+def super_glue_snapshot(root: Path) -> Path:
+    """aps/super_glue as downloaded: cb/ (the records above) and rte/ (the demo data)."""
+    cb = SUPER_GLUE["cb"]
+    rte = SUPER_GLUE["rte"]
+    test = [
+        {k: v for k, v in r.items() if k != "label"} for r in read_jsonl(RTE_DEMO / "test.jsonl")
+    ]
+    return write_snapshot(
+        root,
+        {
+            "cb": {"validation": hub_dataset(CB_VAL, cb), "test": hub_dataset(CB_TEST, cb)},
+            "rte": {
+                "validation": hub_dataset(read_jsonl(RTE_DEMO / "val.jsonl"), rte),
+                "test": hub_dataset(test, rte),
+            },
+        },
+    )
+
+
+if __name__ == "__main__":
+    import logging
+
+    logging.disable(logging.WARNING)
+    from datasets.utils.logging import disable_progress_bar
+
+    disable_progress_bar()
+    command, dest = sys.argv[1:3]
+    if command != "snapshot":
+        raise SystemExit(f"unknown command {command!r}; expected: snapshot DEST")
+    super_glue_snapshot(Path(dest))
