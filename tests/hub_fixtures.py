@@ -246,6 +246,15 @@ if __name__ == "__main__":
 
     disable_progress_bar()
     command, dest = sys.argv[1:3]
-    if command != "snapshot":
-        raise SystemExit(f"unknown command {command!r}; expected: snapshot DEST")
-    super_glue_snapshot(Path(dest))
+    rte_val = hub_dataset(read_jsonl(RTE_DEMO / "val.jsonl"), SUPER_GLUE["rte"])
+    cb_val = hub_dataset(CB_VAL, SUPER_GLUE["cb"])
+    if command == "snapshot":  # aps/super_glue as huggingface-cli leaves it
+        super_glue_snapshot(Path(dest))
+    elif command == "saved":  # DatasetDict({"validation": rte}).save_to_disk(dest)
+        write_save_to_disk(Path(dest), {"validation": rte_val})
+    elif command == "json":  # cb's validation split: to_json with and without dataset_info.json
+        write_to_json(Path(dest), "cb-validation.jsonl", cb_val)
+        first = hub_dataset(CB_VAL[:4], SUPER_GLUE["cb"])
+        write_to_json(Path(dest) / "bare", "cb-validation.jsonl", first, info=False)
+    else:
+        raise SystemExit(f"unknown command {command!r}; expected snapshot, saved or json DEST")
