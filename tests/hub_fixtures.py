@@ -105,6 +105,69 @@ def hub_dataset(records: list[dict[str, Any]], config: HubConfig, id_key: str = 
     return Dataset.from_dict(data, features=Features(features))
 
 
+def multirc_dataset(paragraphs: list[dict[str, Any]]):
+    """The Hub's MultiRC: one row per answer, `idx` a struct of the three running numbers."""
+    from datasets import ClassLabel, Dataset, Features, Value
+
+    features = Features(
+        {
+            "paragraph": Value("string"),
+            "question": Value("string"),
+            "answer": Value("string"),
+            "idx": {n: Value("int32") for n in ("paragraph", "question", "answer")},
+            "label": ClassLabel(names=["False", "True"]),
+        }
+    )
+    rows: dict[str, list[Any]] = {k: [] for k in features}
+    for p in paragraphs:
+        for q in p["passage"]["questions"]:
+            for a in q["answers"]:
+                rows["paragraph"].append(p["passage"]["text"])
+                rows["question"].append(q["question"])
+                rows["answer"].append(a["text"])
+                rows["idx"].append(
+                    {"paragraph": p["idx"], "question": q["idx"], "answer": a["idx"]}
+                )
+                rows["label"].append(int(a["label"]) if "label" in a else -1)
+    return Dataset.from_dict(rows, features=features)
+
+
+def record_dataset(passages: list[dict[str, Any]]):
+    """The Hub's ReCoRD: one row per query, entities as text, `idx` {passage, query}."""
+    from datasets import Dataset, Features, Sequence, Value
+
+    features = Features(
+        {
+            "passage": Value("string"),
+            "query": Value("string"),
+            "entities": Sequence(Value("string")),
+            "entity_spans": Sequence(
+                {"text": Value("string"), "start": Value("int32"), "end": Value("int32")}
+            ),
+            "answers": Sequence(Value("string")),
+            "idx": {"passage": Value("int32"), "query": Value("int32")},
+        }
+    )
+    rows: dict[str, list[Any]] = {k: [] for k in features}
+    for p in passages:
+        text = p["passage"]["text"]
+        spans = [(e["start"], e["end"]) for e in p["passage"]["entities"]]
+        for qa in p["qas"]:
+            rows["passage"].append(text)
+            rows["query"].append(qa["query"])
+            rows["entities"].append([text[s : e + 1] for s, e in spans])
+            rows["entity_spans"].append(
+                {
+                    "text": [text[s : e + 1] for s, e in spans],
+                    "start": [s for s, _ in spans],
+                    "end": [e for _, e in spans],
+                }
+            )
+            rows["answers"].append([a["text"] for a in qa.get("answers", [])])
+            rows["idx"].append({"passage": p["idx"], "query": qa["idx"]})
+    return Dataset.from_dict(rows, features=features)
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 

@@ -183,6 +183,28 @@ def test_a_glue_task_from_the_hub(cli, db_url, tmp_path):
     assert stored(db_url)[("dev", path.name)] == {"0": "1", "1": "0"}
 
 
+@pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])
+def test_multirc_and_record_rows_become_the_original_items(cli, db_url, tmp_path, task):
+    """The Hub flattens MultiRC to one row per answer and ReCoRD to one row per query; the
+    items (and their gold) are the ones the original files give."""
+    records = fx.SG_MULTIRC if task.endswith("multirc") else fx.SG_RECORD
+    original = fx.write_jsonl(tmp_path / "val.jsonl", records)
+    data = (hub.multirc_dataset if task.endswith("multirc") else hub.record_dataset)(records)
+    path = hub.write_parquet(data, tmp_path / "hub" / "validation-00000-of-00001.parquet")
+    assert cli("import", task, original).code == 0
+    result = cli("import", task, path)
+    assert result.code == 0, result.stderr
+    from annotate.workspace import open_workspace
+
+    with Session(open_workspace(db_url).engine) as s:
+        by_dataset = {}
+        for item in s.exec(select(Item).order_by(Item.position)).all():
+            fields = dict(item.fields)
+            fields.pop("source", None)  # the Hub's ReCoRD drops the news source
+            by_dataset.setdefault(item.dataset_id, []).append((item.source_id, fields, item.gold))
+    assert by_dataset[1] == by_dataset[2]
+
+
 # --- refusals: each names the file and says what was expected ----------------------------------
 
 
