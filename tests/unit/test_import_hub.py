@@ -309,3 +309,40 @@ def test_real_files_in_every_layout(cli, db_url, tmp_path, task, config, folder)
         with Session(open_workspace(db_url).engine) as s:
             items = s.exec(select(Item).where(Item.dataset_id == row["id"])).all()
         assert {i.source_id: i.gold for i in items} == expected, path
+
+
+def test_every_flat_task_finds_its_fields_under_the_hubs_column_names(tmp_path):
+    """The Hub renames some columns (GLUE's MNLI premise/hypothesis, WSC's flattened spans)
+    and drops others (AX-g's pair_id): each task still finds every field it needs."""
+    from annotate.formats.hub.records import flat_items
+
+    hub_columns = {
+        "glue/cola": ["sentence"],
+        "glue/mnli-m": ["premise", "hypothesis"],
+        "glue/stsb": ["sentence1", "sentence2"],
+        "glue/qqp": ["question1", "question2"],
+        "glue/mrpc": ["sentence1", "sentence2"],
+        "glue/qnli": ["question", "sentence"],
+        "glue/ax": ["premise", "hypothesis"],
+        "superglue/axb": ["sentence1", "sentence2"],
+        "superglue/axg": ["premise", "hypothesis"],
+        "superglue/wic": ["word", "sentence1", "sentence2", "start1", "start2", "end1", "end2"],
+        "superglue/wsc": ["text", "span1_index", "span2_index", "span1_text", "span2_text"],
+    }
+    for task, columns in hub_columns.items():
+        row = {c: "1" for c in columns} | {"idx": 7, "label": -1}
+        (item,) = flat_items(
+            [(1, row)], tmp_path / "x.parquet", specs.load_task(task), FileSummary(), {}
+        )
+        assert item.source_id == "7" and item.gold is None, task
+
+
+def test_without_pyarrow_the_error_names_the_extra(cli, tmp_path, monkeypatch):
+    import sys
+
+    path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "validation.parquet")
+    for module in ("pyarrow", "pyarrow.parquet", "pyarrow.ipc"):
+        monkeypatch.setitem(sys.modules, module, None)
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert str(path) in result.stderr and "annotate-baselines[parquet]" in result.stderr
