@@ -238,6 +238,8 @@ def sources_for(
         hub = HubSplit(split or split_from_name(path), [path], info if info.is_file() else None)
         return [_arrow_source(hub, spec, label_names)]
     if kind == "zip":
+        if split:
+            raise UserError(f"{path}: --split applies to one data file, not a zip of splits")
         return [_zip_source(m, spec) for m in zip_members(path, spec)]
     if kind == "binary":
         raise DataFileError(
