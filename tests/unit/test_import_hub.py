@@ -280,18 +280,33 @@ def test_a_zip_without_the_tasks_files(cli, tmp_path):
 # --- real sample files, laid out as the Hub has them ---------------------------------------------
 
 
+def _real_records(task: str, relative: str) -> tuple[list[dict], object]:
+    """The real file's records and the Hub's dataset of them (GLUE's TSV: idx = row number)."""
+    path = shared_file(relative)
+    config = task.split("/")[1]
+    if path.suffix == ".tsv":
+        records = hub.read_tsv(path)
+        for n, record in enumerate(records):
+            record["idx"] = n
+        data = hub.hub_dataset(records, hub.GLUE[config], tsv=hub.GLUE_TSV_LABELS[config])
+        return records, data
+    records = hub.read_jsonl(path)
+    return records, hub.hub_dataset(records, hub.SUPER_GLUE[config])
+
+
 @pytest.mark.parametrize(
-    ("task", "config", "folder"),
+    ("task", "relative"),
     [
-        ("superglue/cb", "cb", "CB"),
-        ("superglue/copa", "copa", "COPA"),
-        ("superglue/wsc", "wsc", "WSC"),
+        ("superglue/cb", "superglue/CB/val.jsonl"),
+        ("superglue/copa", "superglue/COPA/val.jsonl"),
+        ("superglue/wsc", "superglue/WSC/val.jsonl"),
+        ("superglue/rte", "superglue/RTE/val.jsonl"),
+        ("glue/sst2", "glue/SST-2/dev.tsv"),
     ],
 )
-def test_real_files_in_every_layout(cli, db_url, tmp_path, task, config, folder):
-    val = shared_file(f"superglue/{folder}/val.jsonl")
-    records = hub.read_jsonl(val)
-    data = hub.hub_dataset(records, hub.SUPER_GLUE[config])
+def test_real_files_in_every_layout(cli, db_url, tmp_path, task, relative):
+    records, data = _real_records(task, relative)
+    config = task.split("/")[1]
     expected = original_gold(records, task)
     paths = [
         hub.write_parquet(data, tmp_path / "file" / "validation-00000-of-00001.parquet"),
