@@ -361,3 +361,17 @@ def test_without_pyarrow_the_error_names_the_extra(cli, tmp_path, monkeypatch):
     result = cli("import", "superglue/cb", path)
     assert result.code == 1
     assert str(path) in result.stderr and "annotate-baselines[parquet]" in result.stderr
+
+
+def test_an_arrow_file_in_the_ipc_file_format(cli, db_url, tmp_path):
+    """The library writes the stream format; the file format (`ARROW1`) is read as well."""
+    import pyarrow as pa
+
+    table = hub.hub_dataset(hub.CB_VAL, CB).data.table
+    path = tmp_path / "validation" / "cb.arrow"
+    path.parent.mkdir()
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    assert path.read_bytes()[:6] == b"ARROW1"
+    assert cli("import", "superglue/cb", path, "--split", "validation").code == 0
+    assert stored(db_url)[("dev", path.name)] == original_gold(hub.CB_VAL, "superglue/cb")

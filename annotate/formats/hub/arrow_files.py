@@ -52,7 +52,12 @@ class ArrowRows:
                     yield from batch.to_pylist()
                 return
             with pa.memory_map(str(self.path)) as source:
-                for batch in _ipc_reader(pa, source):
+                reader = _ipc_reader(pa, source)
+                if isinstance(reader, pa.ipc.RecordBatchFileReader):  # not iterable itself
+                    batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+                else:
+                    batches = reader
+                for batch in batches:
                     yield from batch.to_pylist()
         except (pa.ArrowException, OSError) as exc:
             raise DataFileError(
