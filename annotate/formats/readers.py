@@ -466,8 +466,8 @@ def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
         raise DataFileError(
             path,
             None,
-            f"{KIND_NAMES[kind]}, not a text file of {spec.name} (`annotate import` reads "
-            "Parquet, Arrow and zip files; here a JSON lines, TSV or CSV file is expected)",
+            f"{KIND_NAMES[kind]}; expected a UTF-8 text file of {spec.name} (JSON lines, TSV "
+            "or CSV; `annotate import` reads Parquet, Arrow and zip files as well)",
         )
     reader = READERS[spec.source.reader]
     if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-Kind = Literal["parquet", "arrow", "zip", "binary", "text"]
+Kind = Literal["parquet", "arrow", "zip", "utf-16", "binary", "text"]
 
 _MAGIC: list[tuple[bytes, Kind]] = [
     (b"PAR1", "parquet"),
@@ -23,6 +23,7 @@ KIND_NAMES: dict[Kind, str] = {
     "parquet": "a Parquet file",
     "arrow": "an Arrow file",
     "zip": "a zip archive",
+    "utf-16": "UTF-16 text (save it as UTF-8)",
     "binary": "a binary file",
     "text": "a text file",
 }
@@ -38,6 +39,8 @@ def file_kind(path: Path) -> Kind:
     for magic, kind in _MAGIC:
         if head.startswith(magic):
             return kind
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte order mark
+        return "utf-16"
     if b"\x00" in head or head.startswith(b"\x1f\x8b"):  # NUL bytes, or gzip-compressed
         return "binary"
     return "text"

@@ -375,3 +375,10 @@ def test_an_arrow_file_in_the_ipc_file_format(cli, db_url, tmp_path):
     assert path.read_bytes()[:6] == b"ARROW1"
     assert cli("import", "superglue/cb", path, "--split", "validation").code == 0
     assert stored(db_url)[("dev", path.name)] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_utf16_text_is_named_as_such(cli, tmp_path):
+    path = fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE)
+    path.write_bytes(path.read_text().encode("utf-16"))
+    result = cli("import", "superglue/rte", path)
+    assert result.code == 1 and "UTF-16 text (save it as UTF-8)" in result.stderr
