@@ -382,3 +382,12 @@ def test_utf16_text_is_named_as_such(cli, tmp_path):
     path.write_bytes(path.read_text().encode("utf-16"))
     result = cli("import", "superglue/rte", path)
     assert result.code == 1 and "UTF-16 text (save it as UTF-8)" in result.stderr
+
+
+def test_the_product_never_imports_datasets():
+    """Only the tests build fixtures with `datasets`; reading needs pyarrow at most."""
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "annotate"
+    pattern = re.compile(r"^\s*(import datasets|from datasets\b)", re.MULTILINE)
+    assert not [p for p in root.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
