@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from annotate.errors import SpecError, UserError
 from annotate.metric_registry import all_metrics, find_metric
 from annotate.settings import settings
+from annotate.splits import same_split
 
 Layout = Literal[
     "single",
@@ -67,6 +68,9 @@ class LabelOption(Strict):
     """The single key that gives this answer."""
     collapses_to: str | None = None
     """For an answer scale (CB's 7 points): the gold class this answer counts as."""
+    aliases: list[str] = Field(default_factory=list)
+    """Other names of this class in published copies of the data: the Hugging Face Hub's
+    ClassLabel names (SST-2's `positive` is our `1`), matched case-insensitively."""
 
 
 class ScaleSpec(Strict):
@@ -117,6 +121,9 @@ class SourceSpec(Strict):
     encoding: str = "utf-8-sig"
     delimiter: str | None = None
     """CSV delimiter; default tab for .tsv files and comma otherwise."""
+    hub_configs: list[str] = Field(default_factory=list)
+    """The task's config (subfolder) in a Hugging Face Hub repository, first match wins;
+    default: the task's own name (`superglue/cb` -> `cb`)."""
 
 
 class SubmissionSpec(Strict):
@@ -266,6 +273,23 @@ class TaskSpec(Strict):
                 "so there is no glue/superglue file to write (export --format labels or soft)"
             )
         return self.submission
+
+    def split_files(self, split: str) -> list[str]:
+        """The file names of `split` in the task's download layout (`val` and `dev` alike)."""
+        return [n for s, names in self.source.files.items() if same_split(s, split) for n in names]
+
+    def hub_config_names(self) -> list[str]:
+        """Subfolder names of the task's config in a Hugging Face Hub snapshot."""
+        return self.source.hub_configs or [self.name.split("/")[-1]]
+
+    def label_for_name(self, name: str) -> str | None:
+        """The label value a class name means: the value itself or one of its aliases, in any
+        case (a Hub ClassLabel name such as `False`, `positive`, `choice1`); None if none."""
+        wanted = name.strip().lower()
+        for option in self.labels:
+            if wanted == option.value.lower() or wanted in (a.lower() for a in option.aliases):
+                return option.value
+        return None
 
     @property
     def short_name(self) -> str:

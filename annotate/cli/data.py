@@ -114,11 +114,11 @@ def _parse_mapping(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResult:
-    from annotate.formats.importer import import_file
+def _import_with_progress(ws, spec, source) -> ImportResult:
+    from annotate.formats.importer import import_source
 
-    if path.stat().st_size < PROGRESS_BAR_FROM_BYTES:
-        return import_file(ws.engine, spec, path, split)
+    if source.size < PROGRESS_BAR_FROM_BYTES:
+        return import_source(ws.engine, spec, source)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -128,12 +128,24 @@ def _import_with_progress(ws, spec, path: Path, split: str | None) -> ImportResu
         TimeRemainingColumn(),
         transient=True,
     ) as bar:
-        job = bar.add_task(f"importing {path.name}", total=None)
+        job = bar.add_task(f"importing {source.path.name}", total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(job, completed=done, total=total)
 
-        return import_file(ws.engine, spec, path, split, progress=update)
+        return import_source(ws.engine, spec, source, progress=update)
+
+
+def _label_names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if len(names) < 2 or not all(names) or len(set(names)) != len(names):
+        raise typer.BadParameter(
+            f"expected two or more distinct names separated by commas, got {text!r}",
+            param_hint="--label-names",
+        )
+    return names
 
 
 @app.command("import")
@@ -143,10 +155,22 @@ def import_(
         ..., help="Task name (glue/rte, SST-2, AX-b …) or a custom task .toml"
     ),
     path: Path = typer.Argument(
-        ..., help="A data file, or a task folder to import every split from"
+        ...,
+        help="A data file, a task folder (every split in it), the task's distributed zip, or a "
+        "Hugging Face layout: a Parquet or Arrow file, a Hub config folder or repository "
+        "snapshot, a save_to_disk folder, to_json/to_csv output",
     ),
     split: str = typer.Option(
-        None, "--split", help="Split name when it cannot be told from the file name"
+        None,
+        "--split",
+        help="Split name when it cannot be told from the file name (val, validation and dev "
+        "are one split)",
+    ),
+    label_names: str = typer.Option(
+        None,
+        "--label-names",
+        help="NAME,NAME,…: the class names of integer labels, in the file's order (its "
+        "ClassLabel names), when no dataset_info.json or Parquet schema gives them",
     ),
     mapping: list[str] = typer.Option(
         [], "--map", help="FIELD=COLUMN: read a field (or id, label) from another column or key"
@@ -155,21 +179,17 @@ def import_(
 ) -> None:
     """Import a task's data file(s). All or nothing per file; a file imported before is skipped."""
     from annotate import specs
-    from annotate.formats.importer import files_in_folder, with_field_mapping
+    from annotate.formats.importer import with_field_mapping
+    from annotate.formats.sources import sources_for
 
     spec = specs.load_task(task)
     if mapping:
         spec = with_field_mapping(spec, _parse_mapping(mapping))
-    if path.is_dir():
-        if split:
-            raise typer.BadParameter("--split applies to a single file, not a folder")
-        targets = files_in_folder(path, spec)
-    elif path.exists():
-        targets = [(path, split)]
-    else:
+    if not path.exists():
         raise typer.BadParameter(f"{path}: no such file or folder", param_hint="PATH")
+    targets = sources_for(path, spec, split, _label_names(label_names))
     ws = options(ctx).workspace(create=True)
-    results = [_import_with_progress(ws, spec, p, s) for p, s in targets]
+    results = [_import_with_progress(ws, spec, source) for source in targets]
     rows = [
         {
             "id": r.dataset_id,

@@ -23,6 +23,9 @@ EXAMPLES: dict[str, list[str]] = {
     "import": [
         "annotate import superglue/rte ~/data/RTE",
         "annotate import SST-2 ~/glue_data/SST-2/dev.tsv",
+        "annotate import superglue/cb super_glue",
+        "annotate import superglue/cb cb.jsonl --split validation "
+        "--label-names entailment,contradiction,neutral",
         "annotate import examples/toy/toy.toml examples/toy/dev.jsonl --split dev --map text=title",
     ],
     "import-labels": [

@@ -15,9 +15,7 @@ from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import FileSummary, read_items
 from annotate.specs import TaskSpec
-
-SPLIT_SUFFIXES = {"test": "test", "val": "dev", "dev": "dev", "train": "train"}
-"""jiant names a prediction file for another split `RTE_val.jsonl` (`<name>_<split>`)."""
+from annotate.splits import canonical_split, is_split_name
 
 TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
 """Folders of the download layout whose name is not the submission file's stem."""
@@ -63,8 +61,9 @@ def submission_task(path: Path) -> SubmissionName | None:
         if name == official.name:
             return SubmissionName(spec, None)
         head, sep, split = stem.rpartition("_")
-        if sep and head == official.stem and split in SPLIT_SUFFIXES:
-            return SubmissionName(spec, SPLIT_SUFFIXES[split])
+        # jiant names a prediction file for another split `RTE_val.jsonl` (`<name>_<split>`).
+        if sep and head == official.stem and is_split_name(split):
+            return SubmissionName(spec, canonical_split(split))
     return None
 
 
@@ -119,7 +118,7 @@ def find_gold(root: Path, spec: TaskSpec, split: str | None = None) -> GoldFile 
     file, else the test split (labelled for the diagnostics) and then dev. None when there is
     none; a file that exists but is broken is an error."""
     splits = [split] if split else ["test", "dev"]
-    names = [n for s in splits for n in spec.source.files.get(s, [])]
+    names = [n for s in splits for n in spec.split_files(s)]
     for path in _candidates(root, spec, names):
         try:
             return read_gold(path, spec)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,10 +11,28 @@ from sqlalchemy import Engine, insert, select, update
 from sqlmodel import Session
 
 from annotate.errors import DataFileError, UserError
-from annotate.formats.readers import FileSummary, read_items
+from annotate.formats.readers import FileSummary
+from annotate.formats.sources import (
+    Source,
+    file_sha256,
+    files_in_folder,
+    guess_split,
+    sources_for,
+    text_source,
+)
 from annotate.specs import FieldSpec, TaskSpec
+from annotate.splits import canonical_split
 from annotate.store.engine import write_session
 from annotate.store.models import Dataset, Item
+
+__all__ = [  # the readers' helpers, imported from here by earlier callers
+    "file_sha256",
+    "files_in_folder",
+    "guess_split",
+    "import_file",
+    "import_path",
+    "import_source",
+]
 
 CHUNK = 5_000
 """Rows per executemany: large enough to amortise the call, small enough to keep memory flat."""
@@ -36,48 +53,6 @@ class ImportResult:
     already_imported: bool = False
     identical_to: str | None = None
     """When already imported: the earlier file with the same content (its dataset is this one)."""
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def count_lines(path: Path) -> int:
-    count = 0
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            count += block.count(b"\n")
-    return count + 1
-
-
-def guess_split(path: Path, spec: TaskSpec) -> str | None:
-    """The split a file belongs to, from the task's known file names, else from its name."""
-    for split, names in spec.source.files.items():
-        if path.name in names:
-            return split
-    stem = path.stem.lower()
-    for keyword, split in (("train", "train"), ("dev", "dev"), ("val", "dev"), ("test", "test")):
-        if keyword in stem:
-            return split
-    return None
-
-
-def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
-    """Every file of the task's layout found under `folder` (searched recursively)."""
-    found: list[tuple[Path, str]] = []
-    for split, names in spec.source.files.items():
-        for name in names:
-            for path in sorted(folder.rglob(name)):
-                if path.is_file() and all(path != p for p, _ in found):
-                    found.append((path, split))
-    if not found:
-        wanted = sorted({n for names in spec.source.files.values() for n in names})
-        raise UserError(f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)})")
-    return found
 
 
 def with_field_mapping(spec: TaskSpec, mapping: dict[str, str]) -> TaskSpec:
@@ -129,6 +104,14 @@ def _insert_items(session: Session, rows: list[tuple]) -> None:
         )
 
 
+def count_lines(path: Path) -> int:
+    count = 0
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            count += block.count(b"\n")
+    return count + 1
+
+
 def import_file(
     engine: Engine,
     spec: TaskSpec,
@@ -136,17 +119,38 @@ def import_file(
     split: str | None = None,
     progress: Progress | None = None,
 ) -> ImportResult:
-    """Read `path` as a file of `spec` and store its items as one new dataset.
-
-    The whole file goes in one transaction: a bad line rolls everything back and raises a
-    DataFileError naming the line. A file already imported for this task (same sha256) is not
-    imported again; its existing dataset is returned."""
+    """Read `path` as a file of `spec` in the task's own layout and store its items as one new
+    dataset (see `import_source`)."""
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    split = split or guess_split(path, spec)
+    return import_source(engine, spec, text_source(path, spec, split), progress)
+
+
+def import_path(
+    engine: Engine,
+    spec: TaskSpec,
+    path: Path,
+    split: str | None = None,
+    label_names: list[str] | None = None,
+) -> list[ImportResult]:
+    """Import every dataset `path` holds (a file, a folder, a Hub layout, a task zip)."""
+    return [import_source(engine, spec, s) for s in sources_for(path, spec, split, label_names)]
+
+
+def import_source(
+    engine: Engine, spec: TaskSpec, source: Source, progress: Progress | None = None
+) -> ImportResult:
+    """Store the items of `source` as one new dataset.
+
+    The whole dataset goes in one transaction: a bad line rolls everything back and raises a
+    DataFileError naming the line. Content already imported for this task (same sha256) is not
+    imported again; its existing dataset is returned."""
+    path = source.path
+    split = source.split
     if split is None:
         raise UserError(f"{path}: cannot tell which split this is; pass --split NAME")
-    sha256 = file_sha256(path)
+    split = canonical_split(split)
+    sha256 = source.sha256()
     with write_session(engine) as session:
         existing = session.scalars(
             select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
@@ -156,37 +160,36 @@ def import_file(
                 existing.id or 0,
                 existing.task,
                 existing.split,
-                str(path.resolve()),  # the file given now; the earlier one is `identical_to`
+                str(path),  # the file given now; the earlier one is `identical_to`
                 existing.n_items,
                 sha256,
                 existing.detail,
                 already_imported=True,
                 identical_to=existing.path,
             )
-        dataset = Dataset(
-            task=spec.name, split=split, path=str(path.resolve()), sha256=sha256, n_items=0
-        )
+        dataset = Dataset(task=spec.name, split=split, path=str(path), sha256=sha256, n_items=0)
         session.add(dataset)
         session.flush()
         assert dataset.id is not None
         summary = FileSummary()
-        total_lines = count_lines(path) if progress else 0
+        counted = progress is not None and source.text_file is not None
+        total_lines = count_lines(source.text_file) if counted else 0
         n_items = 0
         chunk: list[tuple] = []
-        for position, item in enumerate(read_items(path, spec, summary)):
+        for position, item in enumerate(source.items(summary)):
             chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
             if len(chunk) >= CHUNK:
                 _insert_items(session, chunk)
                 n_items += len(chunk)
                 chunk = []
-                if progress:
+                if progress and counted:
                     progress(item.line, total_lines)
         if chunk:
             _insert_items(session, chunk)
             n_items += len(chunk)
         if n_items == 0:
             raise DataFileError(path, None, "the file has no items")
-        if progress:
+        if progress and counted:
             progress(total_lines, total_lines)
         detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}
         session.execute(

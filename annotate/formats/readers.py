@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
+from annotate.formats.sniff import KIND_NAMES, file_kind
 from annotate.specs import TaskSpec
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -103,9 +104,18 @@ def normalise_label(raw: Any, spec: TaskSpec, path: Path, line: int) -> Any:
         raise DataFileError(path, line, f"label {raw!r} is not a label")
     allowed = spec.label_values()
     if text not in allowed:
-        lowered = {v.lower(): v for v in allowed}
-        if text.lower() in lowered:  # "True"/"False" in re-exported copies
-            return lowered[text.lower()]
+        named = spec.label_for_name(text)  # "True"/"False" in re-exported copies, Hub names
+        if named is not None:
+            return named
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            raise DataFileError(
+                path,
+                line,
+                f"label {raw} is a class number, and the file gives no class names; pass "
+                "--label-names with the dataset's names in their order (its ClassLabel "
+                f"names), or put its dataset_info.json beside it; {spec.name} labels are "
+                f"{', '.join(allowed)}",
+            )
         raise DataFileError(
             path, line, f"unknown label {raw!r}; {spec.name} labels are {', '.join(allowed)}"
         )
@@ -238,7 +248,7 @@ def _chain_first(first: tuple[int, list[str]], rest: Iterator[tuple[int, list[st
 # --- JSON lines ------------------------------------------------------------------------------
 
 
-def _json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]]]:
     seen_any = False
     for number, text in _decoded_lines(path, encoding):
         if not text.strip():
@@ -302,7 +312,7 @@ def _lookup(obj: dict[str, Any], dotted: str) -> tuple[bool, Any]:
     return True, current
 
 
-def _first_present(obj: dict[str, Any], candidates: list[str]) -> tuple[bool, Any]:
+def first_present(obj: dict[str, Any], candidates: list[str]) -> tuple[bool, Any]:
     for key in candidates:
         found, value = _lookup(obj, key)
         if found:
@@ -321,8 +331,8 @@ def _id_text(value: Any, path: Path, line: int) -> str:
 
 def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
     src = spec.source
-    for number, (line, obj) in enumerate(_json_lines(path, src.encoding)):
-        found, raw_id = _first_present(obj, src.id)
+    for number, (line, obj) in enumerate(json_lines(path, src.encoding)):
+        found, raw_id = first_present(obj, src.id)
         if found:
             source_id = _id_text(raw_id, path, line)
         elif src.id_required:
@@ -331,7 +341,7 @@ def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
             source_id = str(number)
         fields: dict[str, Any] = {}
         for f in spec.fields:
-            found, value = _first_present(obj, f.sources())
+            found, value = first_present(obj, f.sources())
             if not found:
                 if not f.optional:
                     raise DataFileError(
@@ -343,14 +353,14 @@ def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
                 value = ""
             fields[f.name] = value
         gold = None
-        has_label, raw_label = _first_present(obj, src.label)
+        has_label, raw_label = first_present(obj, src.label)
         if has_label and raw_label is not None:
             gold = normalise_label(raw_label, spec, path, line)
             summary.has_gold = True
         tags = None
         if src.tag_columns:
             tags = {
-                c: split_tags(_first_present(obj, keys)[1]) for c, keys in src.tag_columns.items()
+                c: split_tags(first_present(obj, keys)[1]) for c, keys in src.tag_columns.items()
             }
         yield ParsedItem(source_id, line, fields, gold, tags)
 
@@ -359,7 +369,7 @@ def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[P
     """One line per paragraph; one item per question, whose answer is a 0/1 per candidate.
     Question and answer idx are global running numbers in the file."""
     paragraphs = questions = answers = 0
-    for line, obj in _json_lines(path, spec.source.encoding):
+    for line, obj in json_lines(path, spec.source.encoding):
         passage = obj.get("passage")
         if not isinstance(passage, dict) or "text" not in passage or "questions" not in passage:
             raise DataFileError(
@@ -402,7 +412,7 @@ def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[P
 def read_record(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
     """One line per passage; one item per query. Entity spans have an inclusive end."""
     passages = queries = 0
-    for line, obj in _json_lines(path, spec.source.encoding):
+    for line, obj in json_lines(path, spec.source.encoding):
         passage = obj.get("passage")
         if not isinstance(passage, dict) or "text" not in passage or "qas" not in obj:
             raise DataFileError(path, line, "missing passage.text / qas" + _wrong_task_hint(spec))
@@ -451,6 +461,14 @@ READERS: dict[str, Callable[[Path, TaskSpec, FileSummary], Iterator[ParsedItem]]
 
 def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
     """Items of one file, checked: ids unique. Errors name the file and line."""
+    kind = file_kind(path)
+    if kind != "text":  # never decode a binary file as lines: say what it is instead
+        raise DataFileError(
+            path,
+            None,
+            f"{KIND_NAMES[kind]}; expected a UTF-8 text file of {spec.name} (JSON lines, TSV "
+            "or CSV; `annotate import` reads Parquet, Arrow and zip files as well)",
+        )
     reader = READERS[spec.source.reader]
     if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:
         reader = read_jsonl  # a custom task may come as CSV or JSON lines

@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from annotate import specs
 from annotate.errors import UserError
+from annotate.splits import same_split
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
 
@@ -41,12 +42,12 @@ class StudyContext:
         return self.protocol.annotators_per_item
 
 
-def _pick_dataset(session: Session, tasks: list[str], splits: list[str]) -> Dataset | None:
-    return session.scalars(
-        select(Dataset)
-        .where(Dataset.task.in_(tasks), Dataset.split.in_(splits))
-        .order_by(Dataset.id.desc())
-    ).first()
+def _pick_dataset(session: Session, tasks: list[str], split: str) -> Dataset | None:
+    """The latest dataset of `tasks` in `split`, under any of its names (`val` is `dev`)."""
+    latest = session.scalars(
+        select(Dataset).where(Dataset.task.in_(tasks)).order_by(Dataset.id.desc())
+    )
+    return next((d for d in latest if same_split(d.split, split)), None)
 
 
 def _dataset(session: Session, dataset_id: int) -> Dataset:
@@ -54,10 +55,6 @@ def _dataset(session: Session, dataset_id: int) -> Dataset:
     if dataset is None:
         raise UserError(f"no dataset {dataset_id}; `annotate datasets` lists them")
     return dataset
-
-
-SPLIT_NAMES = {"val": "dev", "validation": "dev", "dev": "dev", "test": "test", "train": "train"}
-"""Split names a user may say: SuperGLUE calls its dev set `val`."""
 
 
 def dataset_by_reference(engine: Engine, reference: str, tasks: list[str]) -> int:
@@ -75,7 +72,7 @@ def dataset_by_reference(engine: Engine, reference: str, tasks: list[str]) -> in
         )
     for dataset in candidates:
         name = Path(dataset.path).name.lower()
-        if SPLIT_NAMES.get(wanted) == dataset.split or wanted in (name, name.rsplit(".", 1)[0]):
+        if same_split(wanted, dataset.split) or wanted in (name, name.rsplit(".", 1)[0]):
             assert dataset.id is not None
             return dataset.id
     known = (
@@ -144,7 +141,7 @@ def create_study(
             raise UserError(f"a study named {name!r} exists already")
         train_tasks = [spec.name] + ([spec.train_on] if spec.train_on else [])
         if test_dataset_id is None:
-            test = _pick_dataset(session, [spec.name], ["test"])
+            test = _pick_dataset(session, [spec.name], "test")
             if test is None:
                 raise UserError(f"no test dataset of {spec.name}; import one or pass --test ID")
         else:
@@ -153,8 +150,8 @@ def create_study(
             raise UserError(f"dataset {test.id} is {test.task}, not {spec.name}")
         train: Dataset | None
         if train_dataset_id is None:
-            train = _pick_dataset(session, train_tasks, ["dev"]) or _pick_dataset(
-                session, train_tasks, ["train"]
+            train = _pick_dataset(session, train_tasks, "dev") or _pick_dataset(
+                session, train_tasks, "train"
             )
         else:
             train = _dataset(session, train_dataset_id)

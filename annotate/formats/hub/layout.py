@@ -1,0 +1,156 @@
+"""Which files of a Hugging Face layout hold which split.
+
+- Hub data files: `{split}-NNNNN-of-NNNNN.parquet` (shards of one split, in name order, with
+  an optional `-<hash>` tail), the Hub's converted `{config}/{split}/NNNN.parquet`, and older
+  `{dataset}-{split}.parquet`; the library's cache names Arrow files the same ways.
+- A snapshot of a Hub repository (`huggingface-cli download … --repo-type dataset`) has one
+  subfolder per config (`rte/`, `cb/`, `mnli_matched/`), found anywhere below the folder given
+  (the cache's `snapshots/<revision>/` included).
+- A `save_to_disk` folder: `dataset_dict.json` naming the splits, and per split a folder with
+  `state.json` (its Arrow files, in order), `dataset_info.json` (the features) and the files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotate.errors import DataFileError, UserError
+from annotate.formats.hub.features import INFO_FILE
+from annotate.specs import TaskSpec
+from annotate.splits import canonical_split, is_split_name
+
+DATA_SUFFIXES = (".parquet", ".arrow")
+_SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_.]+?)-\d{5}-of-\d{5}(?:-[0-9a-f]+)?$")
+_NUMBERED = re.compile(r"^\d+$")
+
+
+@dataclass
+class HubSplit:
+    """One split's data files (shards in order), with the dataset_info.json naming classes."""
+
+    split: str | None
+    files: list[Path] = field(default_factory=list)
+    info: Path | None = None
+
+
+def split_from_name(path: Path) -> str | None:
+    """The split a Hub data file holds, from its name (or its folder's, for `0000.parquet` and a
+    save_to_disk `data-00000-of-00001.arrow`); None when the name does not say."""
+    stem = path.name.rsplit(".", 1)[0]
+    shard = _SHARD.match(stem)
+    candidates = []
+    if shard and shard.group("split") != "data":
+        candidates.append(shard.group("split"))
+    if _NUMBERED.match(stem) or (shard and shard.group("split") == "data"):
+        candidates.append(path.parent.name)
+    candidates += [stem, stem.rsplit("-", 1)[-1]]
+    for name in candidates:
+        if is_split_name(name):
+            return canonical_split(name)
+    return None
+
+
+def _info_for(path: Path) -> Path | None:
+    info = path.parent / INFO_FILE
+    return info if info.is_file() else None
+
+
+def _group(files: list[Path], where: Path) -> list[HubSplit]:
+    splits: dict[str | None, HubSplit] = {}
+    for path in sorted(files):
+        split = split_from_name(path)
+        if split is None:
+            raise DataFileError(
+                path,
+                None,
+                "cannot tell which split this file holds from its name "
+                "(expected {split}-00000-of-00001.parquet); import it alone with --split NAME",
+            )
+        entry = splits.setdefault(split, HubSplit(split, info=_info_for(path)))
+        entry.files.append(path)
+    for entry in splits.values():
+        folders = sorted({str(p.parent.relative_to(where)) for p in entry.files})
+        if len(folders) > 1:
+            raise UserError(
+                f"{where}: split {entry.split} is in several folders ({', '.join(folders)}); "
+                "give the folder of one dataset config"
+            )
+    return list(splits.values())
+
+
+def save_to_disk_splits(folder: Path) -> list[HubSplit]:
+    """The splits of a `save_to_disk` folder (a DatasetDict, or a single Dataset's folder)."""
+    manifest = folder / "dataset_dict.json"
+    if manifest.is_file():
+        try:
+            names = json.loads(manifest.read_text(encoding="utf-8"))["splits"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DataFileError(manifest, None, f'expected {{"splits": [...]}} ({exc})') from None
+        return [_saved_split(folder / str(name), str(name)) for name in names]
+    return [_saved_split(folder, folder.name)]
+
+
+def _saved_split(folder: Path, name: str) -> HubSplit:
+    state = folder / "state.json"
+    try:
+        files = [
+            f["filename"] for f in json.loads(state.read_text(encoding="utf-8"))["_data_files"]
+        ]
+    except FileNotFoundError:
+        raise DataFileError(state, None, "missing: a save_to_disk split folder has one") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataFileError(state, None, f'expected {{"_data_files": [...]}} ({exc})') from None
+    paths = [folder / f for f in files]
+    for path in paths:
+        if not path.is_file():
+            raise DataFileError(path, None, f"missing: {state.name} lists it")
+    split = canonical_split(name) if is_split_name(name) else None
+    return HubSplit(split, paths, _info_for(folder / "state.json"))
+
+
+def is_save_to_disk(folder: Path) -> bool:
+    return (folder / "dataset_dict.json").is_file() or (
+        (folder / "state.json").is_file() and (folder / INFO_FILE).is_file()
+    )
+
+
+def config_folder(folder: Path, spec: TaskSpec) -> Path | None:
+    """The task's config folder in a Hub snapshot: `folder` itself or the first folder below it
+    named like one of the task's configs (`cb`, `mnli_matched`) that holds data files."""
+    wanted = [c.lower() for c in spec.hub_config_names()]
+    if folder.name.lower() in wanted:
+        return folder
+    below = [p for p in sorted(folder.rglob("*")) if p.is_dir() and p.name.lower() in wanted]
+    below.sort(key=lambda p: (wanted.index(p.name.lower()), len(p.parts)))
+    for candidate in below:
+        if any(f.suffix in DATA_SUFFIXES for f in candidate.rglob("*")):
+            return candidate
+    return None
+
+
+def hub_splits(folder: Path, spec: TaskSpec) -> list[HubSplit] | None:
+    """The splits of a Hugging Face layout under `folder`, None when there is none."""
+    if is_save_to_disk(folder):
+        return save_to_disk_splits(folder)
+    config = config_folder(folder, spec)
+    root = config or folder
+    if config is None:
+        saved = sorted(p.parent for p in folder.rglob("dataset_dict.json"))
+        if saved:
+            return save_to_disk_splits(saved[0])
+    files = [p for p in root.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file()]
+    if not files:
+        return None
+    if config is None:
+        configs = sorted(
+            {p.parent.relative_to(folder).parts[0] for p in files if p.parent != folder}
+        )
+        if len(configs) > 1:
+            raise UserError(
+                f"{folder}: a Hub snapshot without a {spec.name} config (looked for a folder "
+                f"named {' or '.join(spec.hub_config_names())}); it has {', '.join(configs)}"
+            )
+    return _group(files, root)

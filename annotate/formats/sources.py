@@ -1,0 +1,254 @@
+"""What an import path holds: the datasets (one per split) to make from a file or a folder.
+
+A path may be a data file in the task's own layout (`val.jsonl`, `dev.tsv`), a folder of them,
+a Hugging Face layout (a Parquet or Arrow file, a Hub config folder or repository snapshot, a
+`save_to_disk` folder, `to_json`/`to_csv` output with its `dataset_info.json`), or the task's
+distributed zip. The kind of a file is told by its first bytes, never by its name alone, so a
+binary file is never read as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotate.errors import DataFileError, UserError
+from annotate.formats.hub.arrow_files import ArrowRows, open_arrow, open_parquet
+from annotate.formats.hub.features import class_names, features_from_info_file, info_beside
+from annotate.formats.hub.layout import HubSplit, hub_splits, split_from_name
+from annotate.formats.hub.records import Rows, hub_items
+from annotate.formats.hub.zips import ZipMember, zip_members
+from annotate.formats.readers import FileSummary, ParsedItem, json_lines, read_items
+from annotate.formats.sniff import KIND_NAMES, file_kind
+from annotate.specs import TaskSpec
+from annotate.splits import canonical_split
+
+ItemReader = Callable[[FileSummary], Iterator[ParsedItem]]
+
+
+@dataclass
+class Source:
+    """One dataset to import: the path it is said to come from (stored, shown in messages),
+    its split, the digest of its content and its items."""
+
+    path: Path
+    split: str | None
+    sha256: Callable[[], str]
+    items: ItemReader
+    size: int = 0
+    """Bytes to read: a large text file shows a progress bar."""
+    text_file: Path | None = None
+    """The text file read line by line, for the progress bar's line count."""
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _files_sha256(paths: list[Path]) -> str:
+    """One file's own digest; several shards': the digest of their digests, in order."""
+    if len(paths) == 1:
+        return file_sha256(paths[0])
+    return hashlib.sha256("".join(file_sha256(p) for p in paths).encode()).hexdigest()
+
+
+def guess_split(path: Path, spec: TaskSpec) -> str | None:
+    """The split a file belongs to, from the task's known file names, else from its name."""
+    for split, names in spec.source.files.items():
+        if path.name in names:
+            return canonical_split(split)
+    stem = path.stem.lower()
+    for keyword, split in (("train", "train"), ("dev", "dev"), ("val", "dev"), ("test", "test")):
+        if keyword in stem:
+            return split
+    return None
+
+
+def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
+    """Every file of the task's own layout found under `folder` (searched recursively)."""
+    found: list[tuple[Path, str]] = []
+    for split, names in spec.source.files.items():
+        for name in names:
+            for path in sorted(folder.rglob(name)):
+                if path.is_file() and all(path != p for p, _ in found):
+                    found.append((path, canonical_split(split)))
+    if not found:
+        wanted = sorted({n for names in spec.source.files.values() for n in names})
+        raise UserError(
+            f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)}, Hugging Face "
+            f"Parquet or Arrow files, a Hub folder named {' or '.join(spec.hub_config_names())} "
+            "and a save_to_disk folder)"
+        )
+    return found
+
+
+# --- the task's own text files ---------------------------------------------------------------
+
+
+def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
+    return Source(
+        path.resolve(),
+        split or guess_split(path, spec),
+        lambda: file_sha256(path),
+        lambda summary: read_items(path, spec, summary),
+        size=path.stat().st_size,
+        text_file=path,
+    )
+
+
+# --- Hugging Face rows -----------------------------------------------------------------------
+
+
+def _label_names(
+    found: dict[str, list[str]], given: list[str] | None, where: Path
+) -> dict[str, list[str]]:
+    """The file's ClassLabel names, or --label-names when the file has none; both must agree."""
+    if given is None:
+        return found
+    label = found.get("label")
+    if label is not None and label != given:
+        raise DataFileError(
+            where,
+            None,
+            f"the file names its classes {', '.join(label)}; --label-names says "
+            f"{', '.join(given)} (leave the flag out to use the file's own names)",
+        )
+    return {**found, "label": given}
+
+
+def _rows_of(files: list[ArrowRows]) -> Rows:
+    number = 0
+    for file in files:
+        for row in file.rows():
+            number += 1
+            yield number, row
+
+
+def _arrow_source(
+    split: HubSplit, spec: TaskSpec, given: list[str] | None, shown: Path | None = None
+) -> Source:
+    files = [open_parquet(p) if file_kind(p) == "parquet" else open_arrow(p) for p in split.files]
+    info = features_from_info_file(split.info) if split.info else None
+    found = class_names(files[0].features) or class_names(info)
+    names = _label_names(found, given, split.files[0])
+    where = shown or split.files[0].resolve()
+
+    def items(summary: FileSummary) -> Iterator[ParsedItem]:
+        yield from hub_items(_rows_of(files), where, spec, summary, names)
+        if len(files) > 1:
+            summary.detail = {**summary.detail, "shards": len(files)}
+
+    return Source(
+        where,
+        split.split,
+        lambda: _files_sha256(split.files),
+        items,
+        size=sum(p.stat().st_size for p in split.files),
+    )
+
+
+def _csv_rows(path: Path) -> Rows:
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            for row in reader:
+                yield reader.line_num, dict(row)
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, None, f"not valid UTF-8 text ({exc.reason})") from None
+    except csv.Error as exc:
+        raise DataFileError(path, None, f"CSV syntax error: {exc}") from None
+
+
+def _records_source(path: Path, spec: TaskSpec, split: str | None, given: list[str] | None):
+    """`Dataset.to_json()` (JSON lines) or `to_csv()` output, names from dataset_info.json."""
+    names = _label_names(class_names(info_beside(path)), given, path)
+    is_csv = path.suffix.lower() in (".csv", ".tsv")
+
+    def items(summary: FileSummary) -> Iterator[ParsedItem]:
+        rows = _csv_rows(path) if is_csv else json_lines(path, "utf-8-sig")
+        yield from hub_items(rows, path.resolve(), spec, summary, names)
+
+    return Source(
+        path.resolve(),
+        split or split_from_name(path) or guess_split(path, spec),
+        lambda: file_sha256(path),
+        items,
+        size=path.stat().st_size,
+        text_file=path,
+    )
+
+
+def _is_hub_text(path: Path, spec: TaskSpec, given: list[str] | None) -> bool:
+    """A JSON lines or CSV file to read as the library writes them: with class names known, or
+    in a format the task's own files never have (a GLUE task's `to_json` output)."""
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".jsonl", ".csv"):
+        return False
+    if given is not None or info_beside(path) is not None:
+        return True
+    own = spec.source.reader
+    return own == "tsv" or (own != "csv" and suffix == ".csv")
+
+
+# --- one entry point -------------------------------------------------------------------------
+
+
+def _zip_source(member: ZipMember, spec: TaskSpec) -> Source:
+    def items(summary: FileSummary) -> Iterator[ParsedItem]:
+        for unpacked in member.unpacked():
+            try:
+                yield from read_items(unpacked, spec, summary)
+            except DataFileError as exc:
+                raise DataFileError(member.shown, exc.line, exc.reason) from None
+
+    return Source(member.shown, canonical_split(member.split), member.sha256, items)
+
+
+def sources_for(
+    path: Path, spec: TaskSpec, split: str | None = None, label_names: list[str] | None = None
+) -> list[Source]:
+    """The datasets to make from `path` (a file or a folder), each with its split."""
+    split = canonical_split(split) if split else None
+    if path.is_dir():
+        hub = hub_splits(path, spec)
+        if hub is not None:
+            if split and len(hub) > 1:
+                raise UserError(
+                    f"{path}: holds {len(hub)} splits; --split applies to a folder of one split"
+                )
+            return [
+                _arrow_source(HubSplit(split or h.split, h.files, h.info), spec, label_names)
+                for h in hub
+            ]
+        if split:
+            raise UserError("--split applies to a single file, not a folder")
+        return [text_source(p, spec, s) for p, s in files_in_folder(path, spec)]
+    if not path.is_file():
+        raise UserError(f"{path}: no such file or folder")
+    kind = file_kind(path)
+    if kind in ("parquet", "arrow"):
+        info = path.parent / "dataset_info.json"
+        hub = HubSplit(split or split_from_name(path), [path], info if info.is_file() else None)
+        return [_arrow_source(hub, spec, label_names)]
+    if kind == "zip":
+        if split:
+            raise UserError(f"{path}: --split applies to one data file, not a zip of splits")
+        return [_zip_source(m, spec) for m in zip_members(path, spec)]
+    if kind == "binary":
+        raise DataFileError(
+            path,
+            None,
+            f"{KIND_NAMES[kind]}, not a data file this tool reads (expected the task's text "
+            f"files such as {', '.join(spec.split_files('dev') or ['its data files'])}, a "
+            "Parquet or Arrow file, or the task's zip)",
+        )
+    if _is_hub_text(path, spec, label_names):
+        return [_records_source(path, spec, split, label_names)]
+    return [text_source(path, spec, split)]

@@ -1,0 +1,393 @@
+"""`annotate import` reads the layouts the Hugging Face Hub and `datasets` leave on disk, and
+the task zips GLUE and SuperGLUE distributed; every item's gold equals the original file's,
+with integer labels mapped by the file's own class names (CB's Hub order is entailment,
+contradiction, neutral; the task lists entailment, neutral, contradiction)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from annotate import specs
+from annotate.formats.readers import FileSummary, read_items
+from annotate.store.models import Dataset, Item
+from tests import fixtures as fx
+from tests import hub_fixtures as hub
+from tests.conftest import shared_file
+
+pytest.importorskip("datasets")
+
+
+@pytest.fixture(autouse=True)
+def _quiet_datasets():
+    from datasets.utils.logging import disable_progress_bar
+
+    disable_progress_bar()
+
+
+def stored(db_url: str) -> dict[tuple[str, str], dict[str, object]]:
+    """(split, file name) -> {id: gold} of every dataset in the store."""
+    from annotate.workspace import open_workspace
+
+    with Session(open_workspace(db_url).engine) as s:
+        out: dict[tuple[str, str], dict[str, object]] = {}
+        for d in s.exec(select(Dataset)).all():
+            items = s.exec(select(Item).where(Item.dataset_id == d.id)).all()
+            out[(d.split, Path(d.path).name)] = {i.source_id: i.gold for i in items}
+        return out
+
+
+def original_gold(records: list[dict], task: str) -> dict[str, object]:
+    """{idx: gold} as the original records give it, normalised the way the store keeps it."""
+    spec = specs.load_task(task)
+    gold = {}
+    for r in records:
+        label = r.get("label")
+        gold[str(r["idx"])] = None if label is None else spec.label_for_name(str(label))
+    return gold
+
+
+CB, RTE = hub.SUPER_GLUE["cb"], hub.SUPER_GLUE["rte"]
+
+
+def test_cb_order_differs_from_the_task(cli):
+    """The premise of the whole issue: position would give the wrong gold."""
+    task_order = specs.load_task("superglue/cb").label_values()
+    assert CB.names != task_order and sorted(CB.names) == sorted(task_order)
+
+
+def test_a_hub_parquet_file_keeps_every_gold(cli, db_url, tmp_path):
+    path = hub.write_parquet(
+        hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "cb" / "validation-00000-of-00001.parquet"
+    )
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 0, result.stderr
+    assert "superglue/cb dev, 6 items with gold labels" in result.stdout
+    assert stored(db_url)[("dev", path.name)] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_a_test_split_has_no_gold(cli, db_url, tmp_path):
+    path = hub.write_parquet(
+        hub.hub_dataset(hub.CB_TEST, CB), tmp_path / "test-00000-of-00001.parquet"
+    )
+    assert cli("import", "superglue/cb", path).code == 0
+    assert set(stored(db_url)[("test", path.name)].values()) == {None}
+
+
+def test_a_sharded_config_folder_is_one_dataset_per_split(cli, db_url, tmp_path):
+    records = hub.read_jsonl(fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE))
+    folder = hub.write_config(
+        tmp_path / "rte",
+        {
+            "train": hub.hub_dataset(records, RTE),
+            "validation": hub.hub_dataset(hub.CB_VAL[:0] or records[:2], RTE),
+        },
+        shards={"train": 2},
+    )
+    assert sorted(p.name for p in folder.iterdir())[:2] == [
+        "train-00000-of-00002.parquet",
+        "train-00001-of-00002.parquet",
+    ]
+    result = cli("import", "superglue/rte", folder, "--format", "json")
+    assert result.code == 0, result.stderr
+    rows = {r["split"]: r for r in json.loads(result.stdout)}
+    assert rows["train"]["items"] == len(records) and rows["train"]["detail"]["shards"] == 2
+    assert stored(db_url)[("train", "train-00000-of-00002.parquet")] == original_gold(
+        records, "superglue/rte"
+    )
+
+
+def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
+    root = hub.super_glue_snapshot(tmp_path / "super_glue")
+    assert cli("import", "superglue/cb", root).code == 0
+    assert cli("import", "superglue/rte", root).code == 0
+    got = stored(db_url)
+    assert got[("dev", "validation-00000-of-00001.parquet")] in (
+        original_gold(hub.CB_VAL, "superglue/cb"),
+        original_gold(hub.read_jsonl(hub.RTE_DEMO / "val.jsonl"), "superglue/rte"),
+    )
+    with Session(__import__("annotate.workspace").workspace.open_workspace(db_url).engine) as s:
+        paths = sorted((d.task, Path(d.path).parent.name, d.split) for d in s.exec(select(Dataset)))
+    assert paths == [
+        ("superglue/cb", "cb", "dev"),
+        ("superglue/cb", "cb", "test"),
+        ("superglue/rte", "rte", "dev"),
+        ("superglue/rte", "rte", "test"),
+    ]
+
+
+def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
+    folder = hub.write_save_to_disk(
+        tmp_path / "cb_saved",
+        {"validation": hub.hub_dataset(hub.CB_VAL, CB), "test": hub.hub_dataset(hub.CB_TEST, CB)},
+    )
+    assert {"dataset_dict.json", "validation", "test"} <= {p.name for p in folder.iterdir()}
+    assert cli("import", "superglue/cb", folder).code == 0
+    assert stored(db_url)[("dev", "data-00000-of-00001.arrow")] == original_gold(
+        hub.CB_VAL, "superglue/cb"
+    )
+    # one arrow file alone: its split from its folder, its names from dataset_info.json
+    arrow = folder / "validation" / "data-00000-of-00001.arrow"
+    again = cli("import", "superglue/cb", arrow)
+    assert again.code == 0 and "identical (same sha256)" in again.stderr
+
+
+def test_an_arrow_file_alone_reads_its_schemas_names(cli, db_url, tmp_path):
+    folder = hub.write_save_to_disk(
+        tmp_path / "saved", {"validation": hub.hub_dataset(hub.CB_VAL, CB)}
+    )
+    arrow = folder / "validation" / "data-00000-of-00001.arrow"
+    moved = tmp_path / "elsewhere" / "validation" / arrow.name
+    moved.parent.mkdir(parents=True)
+    arrow.rename(moved)  # no dataset_info.json beside it now
+    assert cli("import", "superglue/cb", moved).code == 0
+    assert stored(db_url)[("dev", moved.name)] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_to_json_with_dataset_info_and_to_csv_with_label_names(cli, db_url, tmp_path):
+    data = hub.hub_dataset(hub.CB_VAL, CB)
+    jsonl = hub.write_to_json(tmp_path / "json", "validation.jsonl", data)
+    assert (jsonl.parent / "dataset_info.json").is_file()
+    assert cli("import", "superglue/cb", jsonl).code == 0
+    csv = hub.write_to_json(tmp_path / "csv", "cb.csv", data, csv=True, info=False)
+    result = cli(
+        "import",
+        "superglue/cb",
+        csv,
+        "--split",
+        "validation",
+        "--label-names",
+        ",".join(CB.names),
+    )
+    assert result.code == 0, result.stderr
+    got = stored(db_url)
+    assert got[("dev", "validation.jsonl")] == got[("dev", "cb.csv")]
+    assert got[("dev", "cb.csv")] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_a_glue_task_from_the_hub(cli, db_url, tmp_path):
+    """GLUE's Hub columns differ from its TSV (idx, not index; SST-2's names are negative/
+    positive, the TSV's 0/1)."""
+    rows = hub.read_tsv(
+        fx.write_text(tmp_path / "dev.tsv", "sentence\tlabel\nit works .\t1\nit fails .\t0\n")
+    )
+    for n, row in enumerate(rows):
+        row["idx"] = n
+    data = hub.hub_dataset(rows, hub.GLUE["sst2"], tsv=hub.GLUE_TSV_LABELS["sst2"])
+    path = hub.write_parquet(data, tmp_path / "sst2" / "validation-00000-of-00001.parquet")
+    assert cli("import", "SST-2", path).code == 0
+    assert stored(db_url)[("dev", path.name)] == {"0": "1", "1": "0"}
+
+
+@pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])
+def test_multirc_and_record_rows_become_the_original_items(cli, db_url, tmp_path, task):
+    """The Hub flattens MultiRC to one row per answer and ReCoRD to one row per query; the
+    items (and their gold) are the ones the original files give."""
+    records = fx.SG_MULTIRC if task.endswith("multirc") else fx.SG_RECORD
+    original = fx.write_jsonl(tmp_path / "val.jsonl", records)
+    data = (hub.multirc_dataset if task.endswith("multirc") else hub.record_dataset)(records)
+    path = hub.write_parquet(data, tmp_path / "hub" / "validation-00000-of-00001.parquet")
+    assert cli("import", task, original).code == 0
+    result = cli("import", task, path)
+    assert result.code == 0, result.stderr
+    from annotate.workspace import open_workspace
+
+    with Session(open_workspace(db_url).engine) as s:
+        by_dataset = {}
+        for item in s.exec(select(Item).order_by(Item.position)).all():
+            fields = dict(item.fields)
+            fields.pop("source", None)  # the Hub's ReCoRD drops the news source
+            by_dataset.setdefault(item.dataset_id, []).append((item.source_id, fields, item.gold))
+    assert by_dataset[1] == by_dataset[2]
+
+
+# --- refusals: each names the file and says what was expected ----------------------------------
+
+
+def test_ints_without_names_name_the_flag(cli, tmp_path):
+    path = hub.write_to_json(tmp_path, "val.jsonl", hub.hub_dataset(hub.CB_VAL, CB), info=False)
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert str(path) in result.stderr and "--label-names" in result.stderr
+
+
+def test_a_name_the_task_does_not_have(cli, tmp_path):
+    path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "validation.parquet")
+    result = cli("import", "superglue/rte", path)
+    assert result.code == 1
+    assert "'contradiction'" in result.stderr and "entailment, not_entailment" in result.stderr
+
+
+def test_a_binary_file_is_never_read_as_text(cli, tmp_path):
+    path = tmp_path / "val.jsonl"
+    path.write_bytes(b"\x89\x00\x01binary\x00junk" * 10)
+    result = cli("import", "superglue/rte", path)
+    assert result.code == 1 and "UTF-8" not in result.stderr
+    assert str(path) in result.stderr and "a binary file" in result.stderr
+    # a Parquet file under a text name is read as the Parquet file it is
+    parquet = tmp_path / "dev" / "val.jsonl"
+    hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), parquet)
+    assert cli("import", "superglue/cb", parquet).code == 0
+
+
+def test_the_gold_reader_refuses_parquet_by_name(tmp_path):
+    """`annotate score` reads gold with the text readers: a Parquet file is named, not decoded."""
+    path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "val.jsonl")
+    with pytest.raises(Exception, match="Parquet file"):
+        list(read_items(path, specs.load_task("superglue/cb"), FileSummary()))
+
+
+# --- the distributed zips -----------------------------------------------------------------------
+
+
+def _zip(path: Path, members: dict[str, str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+    return path
+
+
+def test_superglue_and_glue_task_zips_import_as_they_are(cli, db_url, tmp_path):
+    val = fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE).read_text()
+    sg = _zip(
+        tmp_path / "sg" / "RTE.zip",
+        {"RTE/": "", "RTE/val.jsonl": val, "RTE/test.jsonl": val.replace("label", "x")},
+    )
+    result = cli("import", "superglue/rte", sg)
+    assert result.code == 0, result.stderr
+    assert "superglue/rte dev" in result.stdout and "superglue/rte test" in result.stdout
+    assert stored(db_url)[("dev", "val.jsonl")] == original_gold(fx.SG_RTE, "superglue/rte")
+    tsv = "index\tsentence1\tsentence2\tlabel\n0\tA cat sat.\tA cat exists.\tentailment\n"
+    glue = _zip(tmp_path / "glue" / "RTE.zip", {"RTE/dev.tsv": tsv, "__MACOSX/RTE/._dev.tsv": "x"})
+    result = cli("import", "glue/rte", glue)
+    assert result.code == 0, result.stderr
+    assert stored(db_url)[("dev", "dev.tsv")] == {"0": "entailment"}
+
+
+def test_a_zip_without_the_tasks_files(cli, tmp_path):
+    path = _zip(tmp_path / "CB.zip", {"CB/readme.txt": "hello"})
+    result = cli("import", "superglue/rte", path)
+    assert result.code == 1
+    assert str(path) in result.stderr and "val.jsonl" in result.stderr
+    assert "CB/readme.txt" in result.stderr
+
+
+# --- real sample files, laid out as the Hub has them ---------------------------------------------
+
+
+def _real_records(task: str, relative: str) -> tuple[list[dict], object]:
+    """The real file's records and the Hub's dataset of them (GLUE's TSV: idx = row number)."""
+    path = shared_file(relative)
+    config = task.split("/")[1]
+    if path.suffix == ".tsv":
+        records = hub.read_tsv(path)
+        for n, record in enumerate(records):
+            record["idx"] = n
+        data = hub.hub_dataset(records, hub.GLUE[config], tsv=hub.GLUE_TSV_LABELS[config])
+        return records, data
+    records = hub.read_jsonl(path)
+    return records, hub.hub_dataset(records, hub.SUPER_GLUE[config])
+
+
+@pytest.mark.parametrize(
+    ("task", "relative"),
+    [
+        ("superglue/cb", "superglue/CB/val.jsonl"),
+        ("superglue/copa", "superglue/COPA/val.jsonl"),
+        ("superglue/wsc", "superglue/WSC/val.jsonl"),
+        ("superglue/rte", "superglue/RTE/val.jsonl"),
+        ("glue/sst2", "glue/SST-2/dev.tsv"),
+    ],
+)
+def test_real_files_in_every_layout(cli, db_url, tmp_path, task, relative):
+    records, data = _real_records(task, relative)
+    config = task.split("/")[1]
+    expected = original_gold(records, task)
+    paths = [
+        hub.write_parquet(data, tmp_path / "file" / "validation-00000-of-00001.parquet"),
+        hub.write_config(tmp_path / "sharded" / config, {"validation": data}, {"validation": 3}),
+        hub.write_snapshot(tmp_path / "snapshot", {config: {"validation": data}}),
+        hub.write_save_to_disk(tmp_path / "saved", {"validation": data}),
+        hub.write_to_json(tmp_path / "json", "validation.jsonl", data),
+    ]
+    for path in paths:
+        result = cli("import", task, path, "--format", "json")
+        assert result.code == 0, (path, result.stderr)
+        (row,) = json.loads(result.stdout)
+        from annotate.workspace import open_workspace
+
+        with Session(open_workspace(db_url).engine) as s:
+            items = s.exec(select(Item).where(Item.dataset_id == row["id"])).all()
+        assert {i.source_id: i.gold for i in items} == expected, path
+
+
+def test_every_flat_task_finds_its_fields_under_the_hubs_column_names(tmp_path):
+    """The Hub renames some columns (GLUE's MNLI premise/hypothesis, WSC's flattened spans)
+    and drops others (AX-g's pair_id): each task still finds every field it needs."""
+    from annotate.formats.hub.records import flat_items
+
+    hub_columns = {
+        "glue/cola": ["sentence"],
+        "glue/mnli-m": ["premise", "hypothesis"],
+        "glue/stsb": ["sentence1", "sentence2"],
+        "glue/qqp": ["question1", "question2"],
+        "glue/mrpc": ["sentence1", "sentence2"],
+        "glue/qnli": ["question", "sentence"],
+        "glue/ax": ["premise", "hypothesis"],
+        "superglue/axb": ["sentence1", "sentence2"],
+        "superglue/axg": ["premise", "hypothesis"],
+        "superglue/wic": ["word", "sentence1", "sentence2", "start1", "start2", "end1", "end2"],
+        "superglue/wsc": ["text", "span1_index", "span2_index", "span1_text", "span2_text"],
+    }
+    for task, columns in hub_columns.items():
+        row = {c: "1" for c in columns} | {"idx": 7, "label": -1}
+        (item,) = flat_items(
+            [(1, row)], tmp_path / "x.parquet", specs.load_task(task), FileSummary(), {}
+        )
+        assert item.source_id == "7" and item.gold is None, task
+
+
+def test_without_pyarrow_the_error_names_the_extra(cli, tmp_path, monkeypatch):
+    import sys
+
+    path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "validation.parquet")
+    for module in ("pyarrow", "pyarrow.parquet", "pyarrow.ipc"):
+        monkeypatch.setitem(sys.modules, module, None)
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert str(path) in result.stderr and "annotate-baselines[parquet]" in result.stderr
+
+
+def test_an_arrow_file_in_the_ipc_file_format(cli, db_url, tmp_path):
+    """The library writes the stream format; the file format (`ARROW1`) is read as well."""
+    import pyarrow as pa
+
+    table = hub.hub_dataset(hub.CB_VAL, CB).data.table
+    path = tmp_path / "validation" / "cb.arrow"
+    path.parent.mkdir()
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    assert path.read_bytes()[:6] == b"ARROW1"
+    assert cli("import", "superglue/cb", path, "--split", "validation").code == 0
+    assert stored(db_url)[("dev", path.name)] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_utf16_text_is_named_as_such(cli, tmp_path):
+    path = fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE)
+    path.write_bytes(path.read_text().encode("utf-16"))
+    result = cli("import", "superglue/rte", path)
+    assert result.code == 1 and "UTF-16 text (save it as UTF-8)" in result.stderr
+
+
+def test_the_product_never_imports_datasets():
+    """Only the tests build fixtures with `datasets`; reading needs pyarrow at most."""
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "annotate"
+    pattern = re.compile(r"^\s*(import datasets|from datasets\b)", re.MULTILINE)
+    assert not [p for p in root.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
