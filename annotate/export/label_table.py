@@ -46,6 +46,19 @@ LABEL_COLUMNS = [
     "comment",
     "excluded",
 ]
+LABEL_COLUMN_TYPES = {
+    "study": "string",
+    "item_id": "string",
+    "annotator": "string",
+    "phase": "string",
+    "shown_at": "string",
+    "answered_at": "string",
+    "seconds": "float64",
+    "flag": "bool_",
+    "comment": "string",
+    "excluded": "bool_",
+}
+"""The Parquet type of each fixed column (pyarrow's names): the same in every study's file."""
 PHASES = ("training", TEST_PHASE, "catch", "refresher")
 """Every phase a label can have, in the export's order (`--phase all`)."""
 
