@@ -108,8 +108,11 @@ def test_answers_has_one_row_per_item_with_models_and_ties(cli, workspace, tmp_p
     report = cli("report", "cb", "--format", "json", "--bootstrap", "0").json()
     assert len(rows) == 10
     ties = [r for r in rows if r["tied"]]
-    assert len(ties) == report["ties"]["n_tied"] or len(ties) == report["ties"].get("tied")
+    assert ties and len(ties) == report["ties"]["n_tied"]
+    assert {r["item_id"] for r in ties} == {t["item"] for t in report["ties"]["items"]}
+    picks = {t["item"]: t["result"] for t in report["ties"]["items"]}
     for r in ties:
+        assert r["tie_pick"] == picks[r["item_id"]] and r["tie_rule"] == "random"
         assert r["tie_pick"] in r["tied_answers"].split("|") and r["tie_pick"] == r["majority"]
     disagree = {d["item"]: d for d in report["model_aggregation"]["disagreements"]}
     for r in rows:
