@@ -293,10 +293,11 @@ def _rows(
                             row.append(known[1])
                         yield row
                         continue
+                    unknown = shown is None or answered is None  # imported without times
                     times = [
-                        _stamp(shown),
-                        _stamp(answered),
-                        round(_seconds(shown, answered), 3),
+                        None if unknown else _stamp(shown),
+                        None if unknown else _stamp(answered),
+                        None if unknown else round(_seconds(shown, answered), 3),
                         bool(flag),
                         comment,
                         item_id in excluded,
@@ -389,7 +390,10 @@ def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
 
 def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
     """The shown_at, answered_at and seconds cells of a label; SQLite's stored text sliced
-    and parsed in one step where it has the usual form."""
+    and parsed in one step where it has the usual form. Unknown times (a label imported from
+    a file without them) are empty cells, never 0."""
+    if shown is None or answered is None:
+        return "", "", ""
     if (
         shown.__class__ is str
         and answered.__class__ is str
