@@ -225,3 +225,72 @@ def test_the_report_takes_a_sample_log_as_a_model_row(cli, studies, results):
     assert out.code == 0, out.stderr
     names = {m["name"]: m for m in out.json()["models"]}
     assert names["org/model-a"]["task_score"]["value"] == pytest.approx(35 / 40)
+
+
+def _log_lines(docs: list[tuple[dict[str, Any], int, int]]) -> str:
+    """Sample-log lines of (doc, number of choices, the choice of highest loglikelihood)."""
+    lines = []
+    for n, (doc, n_choices, best) in enumerate(docs):
+        resps = [[-0.2 if c == best else -2.0 - c, False] for c in range(n_choices)]
+        lines.append(
+            json.dumps(
+                {
+                    "doc_id": n,
+                    "doc": doc,
+                    "target": 0,
+                    "arguments": [],
+                    "resps": [[r] for r in resps],
+                    "filtered_resps": resps,
+                    "acc": 0.0,
+                }  # fmt: skip
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_multirc_documents_are_candidate_answers(cli, workspace, tmp_path):
+    """One document per candidate answer, idx {paragraph, question, answer}; the model is right
+    on every answer but one, so one question of ten misses its exact match."""
+    _, data = simulated_study(
+        workspace.engine, tmp_path, "superglue/multirc", name="m", sample="all"
+    )
+    docs = []
+    for line in data.read_text().splitlines():
+        paragraph = json.loads(line)
+        for q in paragraph["passage"]["questions"]:
+            for a in q["answers"]:
+                idx = {"paragraph": paragraph["idx"], "question": q["idx"], "answer": a["idx"]}
+                best = a["label"] if a["idx"] != 0 else 1 - a["label"]
+                docs.append(({"idx": idx, "label": a["label"]}, 2, best))
+    log = tmp_path / "lm" / f"samples_multirc_{DATE}.jsonl"
+    log.parent.mkdir()
+    log.write_text(_log_lines(docs))
+    out = cli("compare", "m", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result["matching"]["matched"] == 10
+    assert result["model_scores"]["scores"]["em"]["value"] == pytest.approx(9 / 10)
+
+
+def test_record_answers_are_the_entity_of_highest_loglikelihood(cli, workspace, tmp_path):
+    _, data = simulated_study(
+        workspace.engine, tmp_path, "superglue/record", name="r", sample="all"
+    )
+    docs = []
+    for line in data.read_text().splitlines():
+        passage = json.loads(line)
+        text = passage["passage"]["text"]
+        entities = [text[e["start"] : e["end"] + 1] for e in passage["passage"]["entities"]]
+        for q in passage["qas"]:
+            right = entities.index(q["answers"][0]["text"])
+            best = right if q["idx"] % 2 == 0 else (right + 1) % len(entities)
+            idx = {"passage": passage["idx"], "query": q["idx"]}
+            docs.append(({"idx": idx, "entities": entities}, len(entities), best))
+    log = tmp_path / "lm" / f"samples_record_{DATE}.jsonl"
+    log.parent.mkdir()
+    log.write_text(_log_lines(docs))
+    out = cli("compare", "r", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result["matching"]["matched"] == 10
+    assert result["model_scores"]["scores"]["record_em"]["value"] == pytest.approx(5 / 10)

@@ -127,3 +127,24 @@ def test_answers_has_one_row_per_item_with_models_and_ties(cli, workspace, tmp_p
         frame = store.study("cb").answers()
     assert frame["item_id"].tolist() == [r["item_id"] for r in rows]
     assert frame["dawid_skene"].tolist() == [r["dawid_skene"] for r in rows]
+
+
+@pytest.mark.parametrize(
+    "task", ["superglue/multirc", "superglue/record", "glue/stsb", "superglue/boolq"]
+)
+def test_every_kind_of_task_loads(cli, workspace, tmp_path: Path, task: str):
+    """Candidate answers (MultiRC), entities (ReCoRD), ratings (STS-B), booleans (BoolQ)."""
+    simulated_study(workspace.engine, tmp_path, task, name="s", sample="all")
+    out = tmp_path / "hf"
+    result = cli("export", "s", "--to", out, "--format", "hf")
+    assert result.code == 0, result.stderr
+    loaded = datasets.load_dataset(str(out), split="test")
+    soft = cli("export", "s", "--to", tmp_path / "soft", "--format", "soft", "--jsonl")
+    assert soft.code == 0
+    rows = [json.loads(x) for x in (tmp_path / "soft" / "s-soft.jsonl").read_text().splitlines()]
+    assert sorted(loaded["item_id"]) == sorted(r["item_id"] for r in rows)
+    assert all(
+        len(a) == len(b)
+        for a, b in zip(loaded["annotators"], loaded["annotator_labels"], strict=True)
+    )
+    assert _card_header(out)["dataset_info"]["splits"][0]["num_examples"] == len(rows)
