@@ -242,7 +242,7 @@ def _log_lines(docs: list[tuple[dict[str, Any], int, int]]) -> str:
                     "resps": [[r] for r in resps],
                     "filtered_resps": resps,
                     "acc": 0.0,
-                }  # fmt: skip
+                }
             )
         )
     return "\n".join(lines) + "\n"
