@@ -7,11 +7,19 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from annotate.api import open_store
 from annotate.formats.importer import import_file
 from annotate.formats.label_import import import_labels
 from annotate.specs import load_task
 from tests import label_fixtures as lf
+
+
+@pytest.fixture
+def db_url(store_url: str) -> str:
+    """Both backends: SQLite hands the times back as text, PostgreSQL as datetimes."""
+    return store_url
 
 
 def _untimed_study(engine, tmp_path: Path) -> None:
