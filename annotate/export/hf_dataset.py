@@ -1,7 +1,8 @@
 """`export --format hf`: a study's human labels as a Hugging Face dataset folder that
 `datasets.load_dataset(FOLDER)` loads as it is.
 
-- `data/test-00000-of-00001.parquet`: one row per test unit (an item; MultiRC: a candidate
+- `data/<split>-00000-of-00001.parquet` (`test`, or `validation` for a study of GLUE's dev or
+  SuperGLUE's val items): one row per test unit (an item; MultiRC: a candidate
   answer) with an explicit pyarrow schema whose `huggingface` metadata declares the features:
   the item's id and fields, `label` (the hard answer by the study's rule: a ClassLabel over the
   task's answers, -1 where there is none; a rating; an entity text), `soft_label` (each
@@ -37,11 +38,32 @@ from annotate.report.model.schema import StudyReport
 from annotate.report.render.markdown import markdown_cell, markdown_table
 from annotate.report.sections.datasheet import datasheet_sections
 from annotate.report.sections.protocol import SECTION as PROTOCOL_SECTION
-from annotate.store.models import Item
+from annotate.store.models import Dataset, Item
+from annotate.store.queries import find_study
 
-SPLIT = "test"
-"""The split the study's test-phase labels make."""
-DATA_FILE = f"data/{SPLIT}-00000-of-00001.parquet"
+HUB_SPLITS = {
+    "train": "train",
+    "dev": "validation",
+    "val": "validation",
+    "validation": "validation",
+}
+"""The Hub's name of the split a study's test items come from (GLUE's dev and SuperGLUE's val
+are the Hub's validation); any other split is `test`."""
+
+
+def split_of(engine: Engine, study: str) -> str:
+    """The split the study's labelled items make: that of the dataset its sample is drawn from
+    (a study run on SuperGLUE's val items publishes a `validation` split)."""
+    row = find_study(engine, study)
+    with Session(engine) as session:
+        dataset = session.get(Dataset, row.test_dataset_id)
+    return HUB_SPLITS.get(str(dataset.split).lower(), "test") if dataset else "test"
+
+
+def data_file(split: str) -> str:
+    return f"data/{split}-00000-of-00001.parquet"
+
+
 PARQUET_EXTRA = "parquet"
 LICENCE = "unknown"
 """The card's `license:` until the user states one (a Hub licence id)."""
@@ -244,7 +266,7 @@ def _yaml(value: Any, indent: int = 0) -> list[str]:
     return lines
 
 
-def card_header(features: list[Feature], n_rows: int, n_bytes: int) -> dict[str, Any]:
+def card_header(features: list[Feature], split: str, n_rows: int, n_bytes: int) -> dict[str, Any]:
     """The card's YAML metadata: licence, config with its data files, features and splits."""
     return {
         "license": LICENCE,
@@ -253,12 +275,12 @@ def card_header(features: list[Feature], n_rows: int, n_bytes: int) -> dict[str,
         "configs": [
             {
                 "config_name": "default",
-                "data_files": [{"split": SPLIT, "path": f"data/{SPLIT}-*"}],
+                "data_files": [{"split": split, "path": f"data/{split}-*"}],
             }
         ],
         "dataset_info": {
             "features": [{"name": f.name, **_yaml_type(f.feature)} for f in features],
-            "splits": [{"name": SPLIT, "num_bytes": n_bytes, "num_examples": n_rows}],
+            "splits": [{"name": split, "num_bytes": n_bytes, "num_examples": n_rows}],
         },
     }
 
@@ -296,19 +318,22 @@ def _score_lines(report: StudyReport) -> list[str]:
     return lines
 
 
-def dataset_card(report: StudyReport, features: list[Feature], header: dict[str, Any]) -> str:
+def dataset_card(
+    report: StudyReport, features: list[Feature], header: dict[str, Any], split: str
+) -> str:
     """README.md: the YAML header, then the score, columns, protocol, datasheet, licence."""
     study, task = markdown_cell(report.study), markdown_cell(report.task)
     lines = ["---", *_yaml(header), "---", ""]
     lines += [f"# Human labels: {study} ({task}, {markdown_cell(report.task_title)})", ""]
     lines += [
         f"The labels of study `{study}`, written by `annotate export --format hf`: one row per "
-        f"test item, {report.n_labels} labels by {report.n_annotators} annotators.",
+        f"item of its sample (split `{split}`), {report.n_labels} labels by "
+        f"{report.n_annotators} annotators.",
         "",
         "```python",
         "from datasets import load_dataset",
         "",
-        'labels = load_dataset("path/to/this/folder", split="test")',
+        f'labels = load_dataset("path/to/this/folder", split="{split}")',
         "```",
         "",
         "## Human score",
@@ -346,9 +371,10 @@ def write_hf_dataset(engine: Engine, study: str, folder: Path) -> list[Path]:
     features = dataset_features(engine, table, excluded)
     content = parquet_table_bytes(features)
     report = study_report(engine, study)
-    header = card_header(features, len(table.rows), len(content))
-    card = dataset_card(report, features, header)
-    data_path, card_path = folder / DATA_FILE, folder / "README.md"
+    split = split_of(engine, study)
+    header = card_header(features, split, len(table.rows), len(content))
+    card = dataset_card(report, features, header, split)
+    data_path, card_path = folder / data_file(split), folder / "README.md"
     data_path.parent.mkdir(parents=True, exist_ok=True)
     data_path.write_bytes(content)
     card_path.write_text(card, encoding="utf-8")

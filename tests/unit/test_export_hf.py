@@ -148,3 +148,29 @@ def test_every_kind_of_task_loads(cli, workspace, tmp_path: Path, task: str):
         for a, b in zip(loaded["annotators"], loaded["annotator_labels"], strict=True)
     )
     assert _card_header(out)["dataset_info"]["splits"][0]["num_examples"] == len(rows)
+
+
+def test_a_study_of_val_items_publishes_a_validation_split(cli, workspace, tmp_path: Path):
+    from annotate import specs
+    from annotate.formats.importer import import_file
+    from annotate.protocol.studies import create_study
+    from annotate.simulate import simulate
+    from tests.engine_helpers import rte_rows, write_jsonl
+
+    val = write_jsonl(tmp_path / "RTE" / "val.jsonl", rte_rows(12))
+    dataset = import_file(workspace.engine, specs.load_task("superglue/rte"), val)
+    overrides = {"training_items": 0, "gate_min_items": 0, "test_sample": "all"}
+    create_study(
+        workspace.engine,
+        "v",
+        "superglue/rte",
+        "quick",
+        test_dataset_id=dataset.dataset_id,
+        overrides={**overrides, "annotators_per_item": 3},
+    )
+    simulate(workspace.engine, "v", 3, 0.8, seed=1)
+    out = tmp_path / "hf"
+    assert cli("export", "v", "--to", out, "--format", "hf").code == 0
+    assert (out / "data" / "validation-00000-of-00001.parquet").is_file()
+    assert len(datasets.load_dataset(str(out), split="validation")) == 12
+    assert 'split="validation"' in (out / "README.md").read_text(encoding="utf-8")
