@@ -94,6 +94,12 @@ def test_two_studies_parquet_exports_load_together(cli, workspace, tmp_path: Pat
     )["train"]
     assert both.features["comment"].dtype == "string"
     assert sum(c is not None for c in both["comment"]) == 1
+    files = []
+    for name in ("a", "b"):  # the dataset folders of both studies, too
+        assert cli("export", name, "--to", tmp_path / name, "--format", "hf").code == 0
+        files.append(str(tmp_path / name / "data" / "test-00000-of-00001.parquet"))
+    together = datasets.load_dataset("parquet", data_files=files)["train"]
+    assert together.features["label"].names == ["entailment", "not_entailment"]
 
 
 def test_answers_has_one_row_per_item_with_models_and_ties(cli, workspace, tmp_path: Path):
