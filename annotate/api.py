@@ -188,6 +188,22 @@ class Study:
         columns = ["item_id", "position", *(c for _, c in fields), "gold", "n_labels", "excluded"]
         return pd.DataFrame(out, columns=columns)
 
+    def answers(self, *, models: bool = True) -> pd.DataFrame:
+        """One row per test item (MultiRC: candidate answer) as the report aggregates it:
+        item_id, n_labels, the count of each answer, majority (by the study's tie rule),
+        tied, tied_answers, tie_rule and tie_pick, then each aggregation model's answer and
+        posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; `models=False`
+        leaves them out), and gold. Ratings (STS-B) have the mean or median instead of the
+        votes. The rows and values of `export --format answers`; excluded items are left
+        out, as in the report."""
+        import pandas as pd
+
+        from annotate.export.item_answers import unit_answers
+        from annotate.report.data.loading import load_study_data
+
+        table = unit_answers(load_study_data(self._engine, self.name), models=models)
+        return pd.DataFrame(table.rows, columns=table.columns)
+
     def annotators(self) -> pd.DataFrame:
         """One row per annotator with labels in the study: annotator (pseudonym), labels per
         phase, first and last answer (UTC), synthetic (made by `annotate simulate`)."""

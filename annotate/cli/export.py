@@ -34,6 +34,8 @@ class ExportFormat(StrEnum):
     labels = "labels"
     soft = "soft"
     parquet = "parquet"
+    answers = "answers"
+    hf = "hf"
 
 
 class Benchmark(StrEnum):
@@ -63,8 +65,10 @@ def export(
     fmt: ExportFormat | None = typer.Option(
         None,
         "--format",
-        help="glue or superglue (leaderboard files), labels, soft, or parquet (the labels "
-        "table as Parquet: needs the `parquet` extra)",
+        help="glue or superglue (leaderboard files), labels, soft, answers (one row per item: "
+        "majority, ties, Dawid–Skene and MACE with posteriors), parquet (the labels table as "
+        "Parquet) or hf (a Hugging Face dataset folder with its card); parquet and hf need the "
+        "`parquet` extra",
     ),
     benchmark: Benchmark | None = typer.Option(
         None,
@@ -108,11 +112,11 @@ def export(
             raise UserError(f"--benchmark {benchmark.value} writes --format {benchmark.value}")
         fmt = ExportFormat(benchmark.value)
     if fmt is None:
-        raise UserError("pass --format glue, superglue, labels, soft or parquet")
+        raise UserError("pass --format glue, superglue, labels, soft, answers, parquet or hf")
     submission = fmt in (ExportFormat.glue, ExportFormat.superglue)
     if fill_from is not None and not submission:
         raise UserError("--fill-from completes a leaderboard file: use it with glue/superglue")
-    if jsonl and (submission or fmt is ExportFormat.parquet):
+    if jsonl and (submission or fmt in (ExportFormat.parquet, ExportFormat.hf)):
         raise UserError("--jsonl applies to labels and soft; the other formats have one form")
     if with_text and fmt not in (ExportFormat.labels, ExportFormat.parquet):
         raise UserError("--with-text adds item text to the labels table: --format labels|parquet")
@@ -121,7 +125,17 @@ def export(
     written: list[Path] = []
     # With --summary json, stdout carries only the JSON: every note goes to stderr.
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-        if fmt is ExportFormat.labels and not make_zip:  # streamed: constant memory
+        if fmt is ExportFormat.hf:
+            assert study is not None
+            if make_zip:
+                raise UserError("--zip writes one file; --format hf writes a dataset folder")
+            from annotate.export.hf_dataset import write_hf_dataset
+
+            written += write_hf_dataset(engine, study, to)
+            files = {}
+            for path in written:
+                say(f"wrote {path}")
+        elif fmt is ExportFormat.labels and not make_zip:  # streamed: constant memory
             assert study is not None
             to.mkdir(parents=True, exist_ok=True)
             written.append(_stream_labels(engine, study, jsonl, phase, with_text, to))
@@ -327,12 +341,21 @@ def _table_file(
         with progress_bars() as progress:  # on stderr, and only on a terminal
             table = label_table(engine, study, phases, with_text=with_text, progress=progress)
         columns, rows = table.columns, table.rows
+    elif fmt is ExportFormat.answers:
+        from annotate.export.item_answers import unit_answers
+        from annotate.report.data.loading import load_study_data
+
+        table = unit_answers(load_study_data(engine, study))  # as the report: excluded items out
+        columns, rows = table.columns, table.rows
     else:
         columns, rows = _soft_table(engine, study)
     if fmt is ExportFormat.parquet:
-        return {table_file_name(study, "labels", "parquet"): parquet_bytes(columns, rows)}
+        from annotate.export.label_table import LABEL_COLUMN_TYPES
+
+        content = parquet_bytes(columns, rows, LABEL_COLUMN_TYPES)
+        return {table_file_name(study, "labels", "parquet"): content}
     write = jsonl_bytes if jsonl else csv_bytes
-    kind = "labels" if fmt is ExportFormat.labels else "soft"
+    kind = fmt.value if fmt in (ExportFormat.labels, ExportFormat.answers) else "soft"
     return {table_file_name(study, kind, "jsonl" if jsonl else "csv"): write(columns, rows)}
 
 

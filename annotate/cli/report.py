@@ -58,8 +58,9 @@ def report(
     model: list[Path] = typer.Option(
         [],
         "--model",
-        help="A model's predictions in the leaderboard submission format, scored on the same "
-        "items (repeatable); with --benchmark, a folder of submission files",
+        help="A model's predictions, scored on the same items (repeatable): a leaderboard "
+        "submission file, an lm-evaluation-harness sample log or results folder, or a table of "
+        "id,prediction; with --benchmark, a folder of submission files",
     ),
     benchmark: str | None = typer.Option(
         None, "--benchmark", help="glue or superglue: the human row over one study per task"

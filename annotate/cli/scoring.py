@@ -233,8 +233,17 @@ def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
 def compare(
     ctx: typer.Context,
     study: str = typer.Argument(..., help="Name of the study"),
-    model: Path = typer.Option(
-        ..., "--model", help="The model's predictions in the leaderboard submission format"
+    model: list[Path] = typer.Option(
+        ...,
+        "--model",
+        help="A model's predictions: a leaderboard submission file, an lm-evaluation-harness "
+        "sample log or results folder (--log_samples), or a table of id,prediction "
+        "(repeatable: several models, each beside the humans)",
+    ),
+    mapping: list[str] = typer.Option(
+        [],
+        "--map",
+        help="KEY=COLUMN for a prediction table: id, prediction, model (repeatable)",
     ),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
     bootstrap: int = typer.Option(
@@ -244,21 +253,130 @@ def compare(
         None, "--seed", help="Seed of the bootstrap (default: the study's)"
     ),
 ) -> None:
-    """A model's predictions scored on exactly the study's test items, beside the human
-    majority and the mean single annotator: paired difference, McNemar's test, items right."""
+    """Models' predictions scored on exactly the study's test items, each beside the human
+    majority and the mean single annotator: paired difference, McNemar's test, items right.
+    Predictions are matched to the items by the dataset's id; what matches no item is counted
+    and named."""
     from annotate.export.human_answers import humans
     from annotate.report.data.loading import load_study_data
     from annotate.scoring.compare import compare_model
-    from annotate.scoring.predictions import read_predictions
+    from annotate.scoring.long_predictions import parse_map
+    from annotate.scoring.model_sources import read_models
 
+    columns = parse_map(mapping)
     engine = options(ctx).workspace().engine
     data = load_study_data(engine, study)
-    predictions = read_predictions(model, data.spec)
-    result = compare_model(humans(data), predictions, bootstrap=bootstrap, seed=seed)
-    if fmt is Format.json:
-        print_json(result)
+    models = [m for path in model for m in read_models(path, data.spec, columns)]
+    _name_apart(models)
+    people = humans(data)
+    results = [compare_model(people, m, bootstrap=bootstrap, seed=seed) for m in models]
+    if len(results) == 1:
+        if fmt is Format.json:
+            print_json(results[0])
+            return
+        _render_compare(results[0])
         return
-    _render_compare(result)
+    combined = {"study": data.name, "task": data.spec.name, "models": results}
+    if fmt is Format.json:
+        print_json(combined)
+        return
+    _render_models(combined)
+
+
+def _name_apart(models: list[Any]) -> None:
+    """Two models of one name (two folders' `RTE.jsonl`) are told apart by their files."""
+    seen: dict[str, int] = {}
+    for m in models:
+        seen[m.name] = seen.get(m.name, 0) + 1
+    for m in models:
+        if seen[m.name] > 1:
+            m.name = m.path
+
+
+def _render_models(combined: dict[str, Any]) -> None:
+    """Several models: one table, the humans once and each model with its paired test."""
+    from annotate.report.cells import interval, pct
+
+    first = combined["models"][0]
+    single = first["single_annotator"]
+    rows = [
+        {
+            "who": "human majority",
+            "n": str(first["n_items"]),
+            "score": pct(first["human"]["task_score"]["value"]),
+            "ci": _quoted(first["human"]["task_score"]),
+        },
+        {
+            "who": f"mean single annotator ({single['n_annotators']})",
+            "n": str(first["n_items"]),
+            "score": pct(single["task_score"]),
+        },
+    ]
+    for r in combined["models"]:
+        diff, test = r["difference"], r["mcnemar"]
+        row = {
+            "who": f"model {r['model']['name']}",
+            "n": str(r["n_items"]),
+            "score": pct(r["model_scores"]["task_score"]["value"]),
+            "ci": _quoted(r["model_scores"]["task_score"]),
+            "human": pct(r["human"]["task_score"]["value"]),
+        }
+        if diff is not None:
+            row["diff"] = f"{diff['value'] * 100:+.1f} " + interval(diff["ci_low"], diff["ci_high"])
+        if test is not None:
+            t = test["table"]
+            row["mcnemar"] = (
+                f"{t['human_only_right']} / {t['model_only_right']}, p = {test['p_value']:.4g}"
+            )
+        rows.append(row)
+    print_table(
+        rows,
+        [
+            ("who", ""),
+            ("n", "Items"),
+            ("score", "Task score"),
+            ("ci", "95% CI"),
+            ("human", "Humans, same items"),
+            ("diff", "Model - humans [95% CI]"),
+            ("mcnemar", "McNemar: human only / model only right"),
+        ],
+        title=f"{combined['study']} ({combined['task']}): models beside the humans (x100)",
+    )
+    say(
+        "Each model is scored on the items it shares with the humans; the human score of "
+        "those items is beside it, the difference paired on them."
+    )
+    for r in combined["models"]:
+        _say_matching(r)
+        for note in r["notes"]:
+            warn(f"note: {r['model']['name']}: {note}")
+
+
+def _quoted(total: dict[str, Any]) -> str:
+    from annotate.report.cells import interval
+
+    quoted = total.get("interval")  # the one rule: Wilson's or the bootstrap's
+    return interval(quoted["low"], quoted["high"]) if quoted else ""
+
+
+def _say_matching(r: dict[str, Any]) -> None:
+    """What of the model's predictions matched no item, and the items without a prediction."""
+    m = r.get("matching")
+    if not m:
+        return
+    name = r["model"]["name"]
+    say(f"{name}: {m['matched']} of {count_of(m['predictions'], 'prediction')} matched an item")
+    if m["sample_items_without_prediction"]:
+        more = " …" if m["sample_items_without_prediction"] > len(m["without_prediction"]) else ""
+        warn(
+            f"{name}: {count_of(m['sample_items_without_prediction'], 'sample item')} without a "
+            f"prediction: {', '.join(m['without_prediction'])}{more}"
+        )
+    if m["unreadable"]:
+        warn(
+            f"{name}: {count_of(m['unreadable'], 'document')} without an idx, not matched: "
+            + ", ".join(m["unreadable_named"])
+        )
 
 
 def _render_compare(r: dict[str, Any]) -> None:
@@ -315,5 +433,6 @@ def _render_compare(r: dict[str, Any]) -> None:
         for key, ids in r["items"].items():
             shown = ", ".join(ids[:ITEMS_SHOWN]) + (" …" if len(ids) > ITEMS_SHOWN else "")
             say(f"{key.replace('_', ' ')} ({len(ids)}): {shown}")
+    _say_matching(r)
     for note in r["notes"]:
         warn(f"note: {note}")

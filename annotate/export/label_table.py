@@ -46,6 +46,19 @@ LABEL_COLUMNS = [
     "comment",
     "excluded",
 ]
+LABEL_COLUMN_TYPES = {
+    "study": "string",
+    "item_id": "string",
+    "annotator": "string",
+    "phase": "string",
+    "shown_at": "string",
+    "answered_at": "string",
+    "seconds": "float64",
+    "flag": "bool_",
+    "comment": "string",
+    "excluded": "bool_",
+}
+"""The Parquet type of each fixed column (pyarrow's names): the same in every study's file."""
 PHASES = ("training", TEST_PHASE, "catch", "refresher")
 """Every phase a label can have, in the export's order (`--phase all`)."""
 
@@ -280,10 +293,11 @@ def _rows(
                             row.append(known[1])
                         yield row
                         continue
+                    unknown = shown is None or answered is None  # imported without times
                     times = [
-                        _stamp(shown),
-                        _stamp(answered),
-                        round(_seconds(shown, answered), 3),
+                        None if unknown else _stamp(shown),
+                        None if unknown else _stamp(answered),
+                        None if unknown else round(_seconds(shown, answered), 3),
                         bool(flag),
                         comment,
                         item_id in excluded,
@@ -376,7 +390,10 @@ def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
 
 def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
     """The shown_at, answered_at and seconds cells of a label; SQLite's stored text sliced
-    and parsed in one step where it has the usual form."""
+    and parsed in one step where it has the usual form. Unknown times (a label imported from
+    a file without them) are empty cells, never 0."""
+    if shown is None or answered is None:
+        return "", "", ""
     if (
         shown.__class__ is str
         and answered.__class__ is str

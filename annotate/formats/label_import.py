@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -314,7 +313,6 @@ def import_labels(
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
     new_items = _new_items(file, spec) if dataset is None else []
-    now = datetime.now(UTC)
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
             raise UserError(f"a study named {name!r} exists already (--study NAME)")
@@ -396,8 +394,9 @@ def import_labels(
                     "phase": "test",
                     "value": value,
                     "correct": None,
-                    "shown_at": label.shown_at or label.answered_at or now,
-                    "answered_at": label.answered_at or label.shown_at or now,
+                    # No time in the file: none stored (unknown, never the import's moment).
+                    "shown_at": label.shown_at or label.answered_at,
+                    "answered_at": label.answered_at or label.shown_at,
                     "flag": False,
                     "comment": label.comment,
                     "revisions": 0,
@@ -475,7 +474,7 @@ def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:
     if fewer:
         notes.append(f"{_plural(fewer, 'item')} with fewer than k = {k} labels")
     if not file.has_times:
-        notes.append("the file records no times: time on task is unknown (shown as 0)")
+        notes.append("the file records no times: time on task is unknown (left empty, never 0)")
     elif not file.dates:
         notes.append(
             "the file gives durations, not dates: each worker's answers are laid end to end "

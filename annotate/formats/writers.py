@@ -276,22 +276,37 @@ PARQUET_EXTRA = "parquet"
 """The optional extra that brings pyarrow: `pip install 'annotate-baselines[parquet]'`."""
 
 
-def parquet_bytes(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> bytes:
-    """A Parquet table (pyarrow, the `parquet` extra). A column whose cells mix types (an
-    `answer` that is a number for some tasks' points and text for others) is written as text,
-    so the file has one type per column."""
+def parquet_bytes(
+    columns: Sequence[str],
+    rows: Sequence[Mapping[str, Any]],
+    types: Mapping[str, str] | None = None,
+) -> bytes:
+    """A Parquet table (pyarrow, the `parquet` extra). `types` fixes a column's type (pyarrow's
+    names: string, float64, int64, bool_) whatever its cells: the same column has the same type
+    in every file, so files of several studies load together. Other columns take their cells'
+    type; a column whose cells mix types (an `answer` that is a number for some tasks' points
+    and text for others) is written as text, and a column of nulls is a text column."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise UserError(f"--format parquet needs pyarrow: {install_hint(PARQUET_EXTRA)}") from None
-    data: dict[str, list[Any]] = {}
+    types = types or {}
+    arrays: dict[str, Any] = {}
     for column in columns:
         cells = [row.get(column) for row in rows]
+        declared = types.get(column)
+        if declared is not None:
+            if declared == "string":
+                cells = [
+                    None if c is None else c if isinstance(c, str) else text_cell(c) for c in cells
+                ]
+            arrays[column] = pa.array(cells, type=getattr(pa, declared)())
+            continue
         kinds = {type(c) for c in cells if c is not None}
         if len(kinds) > 1 and not kinds <= {int, float}:
             cells = [None if c is None else text_cell(c) for c in cells]
-        data[column] = cells
+        arrays[column] = pa.array(cells, type=None if kinds else pa.string())
     buffer = io.BytesIO()
-    pq.write_table(pa.table(data), buffer)
+    pq.write_table(pa.table(arrays), buffer)
     return buffer.getvalue()

@@ -43,7 +43,8 @@ class FlagRow:
     phase: str
     comment: str | None
     fields: dict[str, Any]
-    answered_at: datetime
+    answered_at: datetime | None
+    """None for a label imported from a file without times."""
     state: str
     """open | resolved | excluded (the item is excluded from scoring, whatever the flag)."""
     by: str | None
@@ -61,7 +62,9 @@ class FlagRow:
             "phase": self.phase,
             "comment": self.comment,
             "fields": self.fields,
-            "answered_at": self.answered_at.isoformat(timespec="seconds"),
+            "answered_at": (
+                self.answered_at.isoformat(timespec="seconds") if self.answered_at else None
+            ),
             "state": self.state,
             "by": self.by,
             "reason": self.reason,

@@ -297,17 +297,20 @@ class ProgressTracker:
         ).all()
         for r in rows:
             person = self.people[r.annotator_id]
-            answered = as_utc(r.answered_at).timestamp()
-            seconds = answered - as_utc(r.shown_at).timestamp()
-            insort(person.training_seconds if r.phase == TRAINING else person.seconds, seconds)
-            person.last = answered if person.last is None else max(person.last, answered)
+            timed = r.answered_at is not None and r.shown_at is not None  # imported: maybe not
+            answered = as_utc(r.answered_at).timestamp() if timed else None
+            if answered is not None:
+                seconds = answered - as_utc(r.shown_at).timestamp()
+                insort(person.training_seconds if r.phase == TRAINING else person.seconds, seconds)
+                person.last = answered if person.last is None else max(person.last, answered)
             person.flags += bool(r.flag)
             if r.phase == TRAINING:
                 person.training_done += 1
                 person.training_correct += bool(r.correct)
             elif r.phase == TEST:  # catch and refresher answers (issue 16) are neither
                 person.test_done += 1
-                insort(self.test_times, answered)
+                if answered is not None:
+                    insort(self.test_times, answered)
                 self._touched.add(r.item_id)
             self.last_id = max(self.last_id, r.id)
             self.count += 1
@@ -443,7 +446,8 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
                 items_complete=items.complete,
                 labels_total=items.labels,
                 labels_wanted=items.labels_wanted,
-                last_activity=as_utc(last[study_id]) if study_id in last else None,
+                # None too for a study imported without times (its labels have none)
+                last_activity=as_utc(last[study_id]) if last.get(study_id) else None,
             )
         )
     return out

@@ -64,7 +64,8 @@ from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by t
     rng_for,
 )
 from annotate.scoring.metrics import task_score
-from annotate.scoring.predictions import ModelPredictions, read_predictions
+from annotate.scoring.model_sources import read_models
+from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
 from annotate.wording import count_of, plural
 
@@ -93,7 +94,7 @@ def study_report(
     if progress is not None:
         progress("report: loading the labels", 0, REPORT_STEPS)
     data = load_study_data(engine, study_name)
-    models = [read_predictions(Path(p), data.spec) for p in model_files]
+    models = [m for p in model_files for m in read_models(Path(p), data.spec)]
     report = build_report(
         data, bootstrap=bootstrap, seed=seed, models=models, engine=engine, progress=progress
     )

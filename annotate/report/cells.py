@@ -64,7 +64,8 @@ def quoted_bounds(e: Any, quoted: Any) -> tuple[float | None, float | None]:
 
 
 def seconds(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
+    """Seconds; "unknown" where the labels carry no times (imported without them), never 0."""
+    return "unknown" if value is None else f"{value:.1f}"
 
 
 def share(value: float | None) -> str:

@@ -187,6 +187,33 @@ def _mean(values: list[float | None]) -> float | None:
     return float(np.mean(defined)) if defined else None
 
 
+MATCH_NAMED = 20
+"""Ids listed per group of `matching` (the counts are always whole)."""
+
+
+def matching(units: GoldUnits, model: ModelPredictions) -> dict[str, Any]:
+    """How the model's predictions met the study's items, by the dataset's id: how many were
+    matched, which sample items have none, and what named no item of the sample."""
+    sample = set(units.item_ids.tolist())
+    given = set(model.predictions)
+    lacking = sorted((i for i in units.item_ids.tolist() if i not in given), key=_id_order)
+    outside = sorted(given - sample, key=_id_order)
+    return {
+        "predictions": len(given),
+        "matched": len(given & sample),
+        "sample_items_without_prediction": len(lacking),
+        "without_prediction": lacking[:MATCH_NAMED],
+        "not_in_sample": len(outside),
+        "not_in_sample_ids": outside[:MATCH_NAMED],
+        "unreadable": len(model.unmatched),
+        "unreadable_named": model.unmatched[:MATCH_NAMED],
+    }
+
+
+def _id_order(value: str) -> tuple[int, int | str]:
+    return (0, int(value)) if value.isdigit() else (1, value)
+
+
 def compare_model(
     humans: Humans, model: ModelPredictions, *, bootstrap: int = 1000, seed: int | None = None
 ) -> dict[str, Any]:
@@ -262,6 +289,7 @@ def compare_model(
         "study": humans.study,
         "task": units.spec.name,
         "model": {"name": model.name, "file": model.path},
+        "matching": matching(units, model),
         "metrics": metrics,
         "aggregation": humans.aggregation,
         "n_items": n_common_items,

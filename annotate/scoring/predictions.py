@@ -12,7 +12,7 @@ Predictions are mapped back to the task's label values through `submission.encod
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ class ModelPredictions:
     path: str
     predictions: dict[str, Any]
     """Item source id -> label value (text), rating, {answer idx: "0"/"1"} or entity text."""
+    unmatched: list[str] = field(default_factory=list)
+    """What the file holds that names no item (a sample log's documents without an idx)."""
 
 
 def _key(value: Any) -> str:
@@ -66,6 +68,14 @@ def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: i
             ),
         )
     return value
+
+
+def decode_prediction(raw: Any, spec: TaskSpec, path: Path, line: int) -> Any:
+    """One prediction as the task's label value (a rating; ReCoRD's entity text), decoded as
+    the leaderboard files are; a DataFileError naming the line if it is none of them."""
+    if spec.kind == "entity_choice":
+        return raw if isinstance(raw, str) else str(raw)
+    return _label(raw, spec, _decoder(spec), path, line)
 
 
 def _id(value: Any, path: Path, line: int) -> str:

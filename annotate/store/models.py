@@ -137,8 +137,9 @@ class Label(SQLModel, table=True):
     value: Any = Field(sa_column=Column(JSON, nullable=False))
     correct: bool | None = None
     """Training phase only: whether the answer matched gold."""
-    shown_at: datetime
-    answered_at: datetime
+    shown_at: datetime | None = None
+    answered_at: datetime | None = None
+    """Both None for a label imported from a file without times (schema 13): unknown, not 0."""
     flag: bool = False
     """The annotator marked a problem with the item."""
     comment: str | None = None

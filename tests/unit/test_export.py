@@ -764,7 +764,7 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
         ),
         (("--format", "superglue", "--jsonl"), "--jsonl applies to labels and soft"),
         (("--benchmark", "glue"), "name one study, or pass --benchmark"),
-        ((), "pass --format glue, superglue, labels, soft or parquet"),
+        ((), "pass --format glue, superglue, labels, soft, answers, parquet or hf"),
     ],
 )
 def test_export_mistakes_are_one_line_errors(cli, workspace, tmp_path: Path, args, message):

@@ -831,14 +831,16 @@ class AnnotatorTime(ReportModel):
     name: str
     n_labels: int
     median_seconds: Number | None
-    total_minutes: Number
+    total_minutes: Number | None
+    """None when none of the annotator's labels has a time (imported without times)."""
 
 
 class TimeOnTask(ReportModel):
     annotators: list[AnnotatorTime]
     median_minutes_per_annotator: Number | None
     """The median over annotators of their total minutes."""
-    total_minutes: Number
+    total_minutes: Number | None
+    """None when no label has a time (a study imported from a file without times)."""
     seconds_per_item_histogram: dict[str, list[Number]]
     """Test answers: "edges" (seconds, bins+1) and "counts" (answers per bin)."""
 

@@ -20,6 +20,12 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str
     return lines
 
 
+markdown_cell = _md_cell
+"""A cell of text from data or people, escaped so it cannot make markup."""
+markdown_table = _md_table
+"""A pipe table of escaped cells."""
+
+
 def render_markdown(report: StudyReport) -> str:
     """The report for a paper or a README: a heading, the quotable line, then pipe tables."""
     lines = [f"# Human performance: {_md_cell(report.study)} ({_md_cell(report.task)})", ""]

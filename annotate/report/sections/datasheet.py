@@ -185,7 +185,10 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
     seconds per test answer (protocol/timing.py: the annotator table's figure), and the
     distribution of seconds per test answer."""
     frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
-    per = frame.groupby("name", sort=True)["seconds"].agg(["size", "sum"])
+    # A label imported without times has NaN seconds: unknown, left out of every sum and
+    # median; an annotator with no known time has no total (None, "unknown"), never 0.
+    grouped = frame.groupby("name", sort=True)["seconds"]
+    per = pd.DataFrame({"size": grouped.size(), "sum": grouped.sum(min_count=1)})
     measured = frame[labels.phase == MEDIAN_SECONDS_OF]
     medians = measured.groupby("name", sort=True)["seconds"].agg(median_seconds)
     rows = [
@@ -193,12 +196,13 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
             name=str(name),
             n_labels=int(row["size"]),
             median_seconds=_or_none(medians.get(name)),
-            total_minutes=float(row["sum"] / 60),
+            total_minutes=_or_none(row["sum"] / 60),
         )
         for name, row in per.iterrows()
     ]
-    totals = [r.total_minutes for r in rows]
+    totals = [r.total_minutes for r in rows if r.total_minutes is not None]
     test_secs = labels.seconds[labels.phase == TEST]
+    test_secs = test_secs[np.isfinite(test_secs)]
     histogram: dict[str, list[float]] = {"edges": [], "counts": []}
     if len(test_secs):
         counts, edges = np.histogram(test_secs, bins=HISTOGRAM_BINS)
@@ -206,7 +210,7 @@ def time_on_task(labels: LabelFacts) -> TimeOnTask:
     return TimeOnTask.model_construct(
         annotators=rows,
         median_minutes_per_annotator=float(np.median(totals)) if totals else None,
-        total_minutes=float(np.sum(totals)) if totals else 0.0,
+        total_minutes=float(np.sum(totals)) if totals else (None if rows else 0.0),
         seconds_per_item_histogram=histogram,
     )
 
@@ -216,8 +220,8 @@ def _or_none(value: Any) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
 
 
-def _cost(minutes: float, hourly_rate: float | None) -> Cost | None:
-    if hourly_rate is None:
+def _cost(minutes: float | None, hourly_rate: float | None) -> Cost | None:
+    if hourly_rate is None or minutes is None:  # no time known: no cost to estimate
         return None
     hours = minutes / 60
     return Cost.model_construct(
@@ -387,6 +391,11 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _time(value: float | None, digits: int = 1) -> str:
+    """A time: "unknown" where the labels carry none (imported without times), never 0."""
+    return "unknown" if value is None else f"{value:.{digits}f}"
+
+
 def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str]]]]:
     a = d.attrition
     rate = a.training_pass_rate
@@ -412,7 +421,9 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
         ["Training pass rate", rate_text],
         [
             "Time on task",
-            f"median {_num(t.median_minutes_per_annotator)} min per annotator; "
+            "unknown (the labels carry no times)"
+            if t.total_minutes is None
+            else f"median {_num(t.median_minutes_per_annotator)} min per annotator; "
             f"total {_num(t.total_minutes)} min",
         ],
     ]
@@ -481,7 +492,7 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
                 "Total minutes (training and test)",
             ],
             [
-                [r.name, str(r.n_labels), _num(r.median_seconds), _num(r.total_minutes)]
+                [r.name, str(r.n_labels), _time(r.median_seconds), _time(r.total_minutes)]
                 for r in t.annotators
             ],
         )

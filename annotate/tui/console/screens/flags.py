@@ -38,7 +38,8 @@ def detail_text(flag: FlagRow) -> Text:
     if flag.synthetic:
         text.append(" (synthetic)", style="dim")
     text.append(f" flagged {flag.phase} item {flag.source_id} at ")
-    text.append(flag.answered_at.strftime("%Y-%m-%d %H:%M"))
+    when = flag.answered_at  # None: imported from a file without times
+    text.append(when.strftime("%Y-%m-%d %H:%M") if when else "an unknown time")
     text.append("\nComment: ", style="bold")
     text.append(flag.comment or "(no comment)")
     text.append("\n")

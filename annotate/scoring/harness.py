@@ -1,0 +1,218 @@
+"""Read EleutherAI lm-evaluation-harness sample logs (`lm_eval … --log_samples`) as a model's
+predictions, so a language model is scored by exactly the code that scores the humans.
+
+The harness writes, per model, a folder (the model's name with `/` written `__`) holding
+`results_<date>.json` and one `samples_<task>_<date>.jsonl` per task: one JSON object per
+document with `doc_id`, `doc` (the dataset's row, with its `idx`), `target`, `arguments`,
+`resps`, `filtered_resps` and the metric values (`acc` …). For a multiple-choice task,
+`filtered_resps` holds one `[loglikelihood, is_greedy]` per choice (written as numbers, or as
+strings by newer versions); the answer is the choice of highest loglikelihood, as the harness's
+`acc` takes it. The tasks' `doc_to_target` is the dataset's integer label, so the choice's
+index is a Hugging Face ClassLabel index, named here in the task's own label values
+(`HARNESS_TASKS`). ReCoRD's answer is the entity (`doc.entities`) of highest loglikelihood;
+MultiRC has one document per candidate answer, its `idx` a dict (paragraph, question, answer).
+
+Documents are matched to the study's items by the dataset's `idx`, never by `doc_id` (the
+harness's row number). A document without a usable idx is counted in `unmatched`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+from annotate.specs import TaskSpec
+
+
+@dataclass(frozen=True)
+class HarnessTask:
+    task: str
+    """Our task's name (`superglue/rte`)."""
+    classes: tuple[str, ...] | None
+    """Our label value of each ClassLabel index of the Hub dataset (`aps/super_glue`,
+    `nyu-mll/glue`), in the Hub's order; None: the answer is an entity (ReCoRD)."""
+
+
+_BOOL = ("false", "true")
+_BINARY = ("0", "1")
+_RTE = ("entailment", "not_entailment")
+_MNLI = ("entailment", "neutral", "contradiction")
+HARNESS_TASKS: dict[str, HarnessTask] = {
+    # SuperGLUE (`aps/super_glue` ClassLabel orders: CB is entailment, contradiction, neutral).
+    "boolq": HarnessTask("superglue/boolq", _BOOL),
+    "cb": HarnessTask("superglue/cb", ("entailment", "contradiction", "neutral")),
+    "copa": HarnessTask("superglue/copa", _BINARY),
+    "multirc": HarnessTask("superglue/multirc", _BINARY),
+    "record": HarnessTask("superglue/record", None),
+    "sglue_rte": HarnessTask("superglue/rte", _RTE),
+    "wic": HarnessTask("superglue/wic", _BOOL),
+    "wsc": HarnessTask("superglue/wsc", _BOOL),
+    # GLUE (`nyu-mll/glue`; WNLI's 1 is entailment, as in the GLUE files).
+    "cola": HarnessTask("glue/cola", _BINARY),
+    "sst2": HarnessTask("glue/sst2", _BINARY),
+    "mrpc": HarnessTask("glue/mrpc", _BINARY),
+    "qqp": HarnessTask("glue/qqp", _BINARY),
+    "qnli": HarnessTask("glue/qnli", _RTE),
+    "rte": HarnessTask("glue/rte", _RTE),
+    "wnli": HarnessTask("glue/wnli", _BINARY),
+    "mnli": HarnessTask("glue/mnli-m", _MNLI),
+    "mnli_mismatch": HarnessTask("glue/mnli-mm", _MNLI),
+}
+"""The harness's task names (its `lm_eval/tasks/super_glue` and `glue` YAML files) and ours."""
+
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-:]+)\.jsonl$")
+"""`samples_<task>_<date>.jsonl`, the date as the harness writes it (2024-05-13T12-34-56.1)."""
+
+
+def sample_task(path: Path) -> str | None:
+    """The harness task of a sample log, from its file name; None: not a sample log's name."""
+    match = SAMPLES_NAME.match(path.name)
+    return match["task"] if match else None
+
+
+def is_sample_log(path: Path) -> bool:
+    """A `samples_*.jsonl` name, or a first line with the harness's `doc_id` and
+    `filtered_resps`."""
+    if sample_task(path) is not None:
+        return True
+    if path.suffix.lower() not in (".jsonl", ".json"):
+        return False
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = f.readline()
+        obj = json.loads(first)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(obj, dict) and "doc_id" in obj and "filtered_resps" in obj
+
+
+def harness_task_for(spec: TaskSpec) -> list[str]:
+    """The harness task names that log `spec`'s task."""
+    return [name for name, t in HARNESS_TASKS.items() if t.task == spec.name]
+
+
+@dataclass
+class SampleLog:
+    predictions: dict[str, Any]
+    """Item source id -> label value, {answer idx: "0"/"1"} (MultiRC) or entity text."""
+    unmatched: list[int]
+    """doc_ids of documents whose idx could not be read."""
+    n_documents: int
+
+
+def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> SampleLog:
+    """A sample log of `spec`'s task as predictions by source id. `task`: the harness task
+    name when the file's name does not carry it."""
+    task = task or sample_task(path)
+    known = harness_task_for(spec)
+    if task is None:
+        if len(known) != 1:
+            raise DataFileError(path, None, "cannot tell the harness task from the file name")
+        task = known[0]
+    entry = HARNESS_TASKS.get(task)
+    if entry is None or entry.task != spec.name:
+        expected = ", ".join(known) or "none"
+        raise DataFileError(
+            path,
+            None,
+            f"a sample log of the harness task {task!r}; study task {spec.name} is logged as: "
+            f"{expected}",
+        )
+    predictions: dict[str, Any] = {}
+    unmatched: list[int] = []
+    n = 0
+    for number, obj in _objects(path):
+        n += 1
+        doc = obj.get("doc")
+        if not isinstance(doc, dict) or "filtered_resps" not in obj:
+            raise DataFileError(path, number, "expected the harness's 'doc' and 'filtered_resps'")
+        answer = _answer(obj["filtered_resps"], doc, entry, spec, path, number)
+        key = _item_key(doc.get("idx"), spec)
+        if key is None:
+            unmatched.append(int(obj.get("doc_id", number - 1)))
+            continue
+        item, answer_id = key
+        if answer_id is not None:
+            predictions.setdefault(item, {})[answer_id] = answer
+        else:
+            if item in predictions:
+                raise DataFileError(path, number, f"a second document with idx {item}")
+            predictions[item] = answer
+    if n == 0:
+        raise DataFileError(path, None, "no documents in the sample log")
+    return SampleLog(predictions, unmatched, n)
+
+
+def _objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataFileError(path, number, "expected a JSON object per line")
+        out.append((number, obj))
+    return out
+
+
+def _item_key(idx: Any, spec: TaskSpec) -> tuple[str, str | None] | None:
+    """(item source id, MultiRC answer idx) of a document's idx; None if it has none."""
+    if isinstance(idx, dict):
+        if spec.kind == "multi_answer" and "question" in idx and "answer" in idx:
+            return str(idx["question"]), str(idx["answer"])
+        if spec.kind == "entity_choice" and "query" in idx:
+            return str(idx["query"]), None
+        return None
+    if isinstance(idx, bool) or not isinstance(idx, int | str) or spec.kind == "multi_answer":
+        return None
+    return str(idx), None
+
+
+def _loglikelihood(resp: Any) -> float | None:
+    """A choice's loglikelihood from `[ll, is_greedy]` (numbers, or strings)."""
+    value = resp[0] if isinstance(resp, list | tuple) and resp else resp
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _answer(
+    filtered: Any, doc: dict[str, Any], entry: HarnessTask, spec: TaskSpec, path: Path, line: int
+) -> Any:
+    if not isinstance(filtered, list) or not filtered:
+        raise DataFileError(path, line, "filtered_resps is empty")
+    scores = [_loglikelihood(r) for r in filtered]
+    if any(s is None for s in scores):
+        raise DataFileError(
+            path,
+            line,
+            "filtered_resps are not loglikelihoods of the choices (a generation task?): "
+            "write the answers as a CSV of id,prediction instead",
+        )
+    best = max(range(len(scores)), key=lambda i: scores[i])  # the first of equals, as argmax
+    if entry.classes is None:
+        entities = doc.get("entities")
+        if not isinstance(entities, list) or len(entities) != len(scores):
+            raise DataFileError(path, line, "the doc's entities do not match filtered_resps")
+        return str(entities[best])
+    if len(scores) != len(entry.classes):
+        raise DataFileError(
+            path,
+            line,
+            f"{len(scores)} choices in filtered_resps; {spec.name} has {len(entry.classes)}",
+        )
+    return entry.classes[best]

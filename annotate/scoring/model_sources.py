@@ -1,0 +1,89 @@
+"""Where a model's predictions come from, for `compare` and the report's model rows: one path
+gives one model or several.
+
+- a leaderboard submission file (`RTE.jsonl`, `STS-B.tsv`): one model named after the file;
+- an lm-evaluation-harness sample log (`samples_<task>_<date>.jsonl`): one model named after
+  its folder (the harness writes `org__name` for `org/name`);
+- a harness results folder: every model folder in it with a sample log of the study's task
+  (the newest log per model when a task was run more than once);
+- a long table (CSV or JSON lines, `id,prediction`, optional `model`; `--map` names other
+  columns): one model per `model` value, else one named after the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from annotate.errors import DataFileError, UserError
+from annotate.scoring.harness import (
+    harness_task_for,
+    is_sample_log,
+    read_sample_log,
+    sample_task,
+)
+from annotate.scoring.long_predictions import has_columns, read_long
+from annotate.scoring.predictions import ModelPredictions, read_predictions
+from annotate.specs import TaskSpec
+
+
+def read_models(
+    path: Path, spec: TaskSpec, mapping: Mapping[str, str] | None = None
+) -> list[ModelPredictions]:
+    """The models `path` holds for `spec`'s task (see the module's list)."""
+    path = Path(path)
+    mapping = mapping or {}
+    if path.is_dir():
+        return _results_folder(path, spec)
+    if not path.is_file():
+        raise DataFileError(path, None, "no such file or folder")
+    if is_sample_log(path):
+        return [_sample_model(path, spec, _model_name(path.parent))]
+    if mapping:  # the table's columns named: it is a table
+        return read_long(path, spec, mapping)
+    if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
+        return read_long(path, spec, mapping)
+    return [read_predictions(path, spec)]
+
+
+def _sample_model(path: Path, spec: TaskSpec, name: str) -> ModelPredictions:
+    log = read_sample_log(path, spec)
+    return ModelPredictions(
+        name=name,
+        path=str(path),
+        predictions=log.predictions,
+        unmatched=[f"doc_id {d}" for d in log.unmatched],
+    )
+
+
+def _model_name(folder: Path) -> str:
+    """The model's name: `model_name` of the folder's newest results_*.json, else the folder's
+    name with the harness's `__` read back as `/`."""
+    for results in sorted(folder.glob("results_*.json"), reverse=True):
+        try:
+            data = json.loads(results.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        name = data.get("model_name") if isinstance(data, dict) else None
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+    return folder.name.replace("__", "/")
+
+
+def _results_folder(folder: Path, spec: TaskSpec) -> list[ModelPredictions]:
+    wanted = set(harness_task_for(spec))
+    logs = sorted(folder.rglob("samples_*.jsonl"))
+    if not logs:
+        raise UserError(f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl) in it")
+    newest: dict[Path, Path] = {}
+    for log in logs:  # names sort by date within a task: the last is the newest run
+        if sample_task(log) in wanted:
+            newest[log.parent] = log
+    if not newest:
+        found = sorted({t for t in (sample_task(p) for p in logs) if t})
+        raise UserError(
+            f"{folder}: no sample log of {spec.name} (harness task "
+            f"{', '.join(sorted(wanted)) or 'none'}); the logs here are of: {', '.join(found)}"
+        )
+    return [_sample_model(log, spec, _model_name(parent)) for parent, log in newest.items()]

@@ -1,0 +1,296 @@
+"""`annotate compare STUDY --model A --model B` with lm-evaluation-harness sample logs
+(`--log_samples`) and long id,prediction tables: each model beside the human majority, its
+predictions matched to the items by the dataset's idx, McNemar's figures those of statsmodels.
+
+The logs are written as the harness writes them (lm_eval/evaluator.py, `--log_samples`): a
+folder per model (`org__name`) with `results_<date>.json` and `samples_<task>_<date>.jsonl`,
+one object per document with doc_id, doc (the dataset's row: `idx`, the integer label),
+target, arguments, resps, filtered_resps (one [loglikelihood, is_greedy] per choice of the
+task's `doc_to_choice`) and the metric values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from statsmodels.stats.contingency_tables import mcnemar
+
+from annotate.simulate import simulate
+from tests.engine_helpers import rte_rows, rte_study
+from tests.unit.test_export import read_official, simulated_study
+
+N_TEST = 40
+DATE = "2026-03-01T10-11-12.345678"
+# The Hub's ClassLabel orders (aps/super_glue): CB's is not the order of tasks/superglue/cb.toml.
+RTE_NAMES = ["entailment", "not_entailment"]
+CB_NAMES = ["entailment", "contradiction", "neutral"]
+
+
+def _document(doc_id: int, doc: dict[str, Any], names: list[str], answer: str, as_text: bool):
+    """One logged document whose highest-loglikelihood choice is `answer`."""
+    scores = [-0.25 if n == answer else -1.5 - i for i, n in enumerate(names)]
+    resps = [[str(s), "False"] if as_text else [s, False] for s in scores]
+    target = names.index(doc["label"])
+    hub_doc = {**doc, "label": target}  # the Hub's integer label
+    return {
+        "doc_id": doc_id,
+        "doc": hub_doc,
+        "target": target,
+        "arguments": [[f"{doc.get('premise', '')}\nQuestion:", f" {n}"] for n in names],
+        "resps": [[r] for r in resps],
+        "filtered_resps": resps,
+        "doc_hash": "0" * 64,
+        "prompt_hash": "1" * 64,
+        "target_hash": "2" * 64,
+        "acc": float(answer == doc["label"]),
+    }
+
+
+def write_log(
+    folder: Path,
+    task: str,
+    rows: list[dict[str, Any]],
+    names: list[str],
+    wrong: set[int],
+    as_text: bool = False,
+) -> Path:
+    """samples_<task>_<date>.jsonl of a model right on every row but those whose idx is in
+    `wrong` (there it answers the next class of the Hub's order)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for n, row in enumerate(rows):
+        right = row["label"]
+        answer = names[(names.index(right) + 1) % len(names)] if row["idx"] in wrong else right
+        lines.append(json.dumps(_document(n, row, names, answer, as_text)))
+    path = folder / f"samples_{task}_{DATE}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_results(folder: Path, model_name: str) -> None:
+    (folder / f"results_{DATE}.json").write_text(
+        json.dumps({"results": {}, "model_name": model_name, "config": {"model": "hf"}})
+    )
+
+
+@pytest.fixture
+def studies(workspace, tmp_path: Path) -> dict[str, Any]:
+    """An RTE study of 40 items (idx 1000..1039) and a CB study of 10 (idx 200..209)."""
+    rte_study(workspace.engine, tmp_path / "rte", test=N_TEST)
+    simulate(workspace.engine, "pilot", 5, 0.75, seed=2)
+    _, cb_file = simulated_study(
+        workspace.engine, tmp_path, "superglue/cb", name="cb", sample="all"
+    )
+    cb_rows = [json.loads(line) for line in cb_file.read_text().splitlines()]
+    return {"rte": rte_rows(N_TEST, 1000), "cb": cb_rows}
+
+
+@pytest.fixture
+def results(studies, tmp_path: Path) -> Path:
+    """A harness results folder: two models, each with logs of two tasks."""
+    root = tmp_path / "results"
+    a, b = root / "org__model-a", root / "model-b"
+    write_log(a, "sglue_rte", studies["rte"], RTE_NAMES, wrong={1001, 1004, 1007, 1010, 1013})
+    write_log(a, "cb", studies["cb"], CB_NAMES, wrong={201})
+    write_results(a, "org/model-a")
+    wrong_b = {1000, 1002, 1005, 1009, 1011, 1020, 1021, 1022, 1030}
+    write_log(b, "sglue_rte", studies["rte"], RTE_NAMES, wrong=wrong_b, as_text=True)
+    write_log(b, "cb", studies["cb"], CB_NAMES, wrong={200, 202, 203}, as_text=True)
+    return root
+
+
+def _right(answers: dict[str, str], gold: dict[str, str]) -> list[bool]:
+    return [answers[i] == gold[i] for i in sorted(gold)]
+
+
+def test_a_results_folder_gives_each_model_beside_the_humans(cli, studies, results, tmp_path):
+    out = cli("compare", "pilot", "--model", results, "--format", "json", "--bootstrap", "200")
+    assert out.code == 0, out.stderr
+    data = out.json()
+    assert [m["model"]["name"] for m in data["models"]] == ["model-b", "org/model-a"]
+    gold = {str(r["idx"]): r["label"] for r in studies["rte"]}
+    assert cli("export", "pilot", "--to", tmp_path / "h", "--format", "superglue").code == 0
+    human = read_official(tmp_path / "h" / "RTE.jsonl")
+    flip = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    wrong = {
+        "org/model-a": {1001, 1004, 1007, 1010, 1013},
+        "model-b": {1000, 1002, 1005, 1009, 1011, 1020, 1021, 1022, 1030},
+    }
+    for result in data["models"]:
+        name = result["model"]["name"]
+        model = {i: flip[g] if int(i) in wrong[name] else g for i, g in gold.items()}
+        assert result["matching"]["matched"] == N_TEST
+        assert result["matching"]["sample_items_without_prediction"] == 0
+        assert result["model_scores"]["task_score"]["value"] == pytest.approx(
+            1 - len(wrong[name]) / N_TEST
+        )
+        h, m = _right(human, gold), _right(model, gold)
+        pairs = list(zip(h, m, strict=True))
+        table = [
+            [sum(a and b for a, b in pairs), sum(a and not b for a, b in pairs)],
+            [sum(b and not a for a, b in pairs), sum(not a and not b for a, b in pairs)],
+        ]
+        expected = mcnemar(table, exact=True)
+        test = result["mcnemar"]
+        assert [
+            [test["table"]["both_right"], test["table"]["human_only_right"]],
+            [test["table"]["model_only_right"], test["table"]["neither_right"]],
+        ] == table
+        assert test["p_value"] == pytest.approx(expected.pvalue)
+        assert test["statistic"] == pytest.approx(expected.statistic)
+        assert result["model_scores"]["task_score"]["interval"]["method"].startswith("Wilson")
+    printed = cli("compare", "pilot", "--model", results, "--bootstrap", "0")
+    text = " ".join(printed.stdout.split())
+    assert "model org/model-a" in text and "model model-b" in text and "human majority" in text
+
+
+def test_cb_labels_are_named_by_the_hubs_order_not_the_tasks(cli, studies, results):
+    """CB's choice 1 is contradiction on the Hub, neutral in tasks/superglue/cb.toml."""
+    out = cli("compare", "cb", "--model", results, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    scores = {m["model"]["name"]: m["model_scores"] for m in out.json()["models"]}
+    n = len(studies["cb"])
+    assert scores["org/model-a"]["scores"]["accuracy"]["value"] == pytest.approx((n - 1) / n)
+    assert scores["model-b"]["scores"]["accuracy"]["value"] == pytest.approx((n - 3) / n)
+
+
+def test_one_sample_log_and_a_long_table_side_by_side(cli, studies, results, tmp_path):
+    log = results / "org__model-a" / f"samples_sglue_rte_{DATE}.jsonl"
+    table = tmp_path / "preds.csv"
+    rows = ["item,answer,system"]
+    for r in studies["rte"][:30]:  # the table covers 30 of the 40 items
+        rows.append(f"{r['idx']},{r['label']},gpt-x")
+    table.write_text("\n".join(rows) + "\n")
+    out = cli(
+        "compare", "pilot", "--model", log, "--model", table,
+        "--map", "id=item", "--map", "prediction=answer", "--map", "model=system",
+        "--format", "json", "--bootstrap", "0",
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    a, gpt = out.json()["models"]
+    assert a["model"]["name"] == "org/model-a" and gpt["model"]["name"] == "gpt-x"
+    assert gpt["model_scores"]["task_score"]["value"] == 1.0
+    assert gpt["n_items"] == 30 and gpt["matching"]["sample_items_without_prediction"] == 10
+    assert gpt["matching"]["without_prediction"] == [str(i) for i in range(1030, 1040)]
+
+
+def test_what_matches_no_item_is_counted_and_named(cli, studies, tmp_path):
+    folder = tmp_path / "run" / "m"
+    rows = [*studies["rte"][:35], {**studies["rte"][0], "idx": 5000}]
+    log = write_log(folder, "sglue_rte", rows, RTE_NAMES, wrong=set())
+    lines = log.read_text().splitlines()
+    stray = json.loads(lines[1])
+    del stray["doc"]["idx"]
+    lines[1] = json.dumps(stray)
+    log.write_text("\n".join(lines) + "\n")
+    out = cli("compare", "pilot", "--model", log, "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    text = " ".join((out.stdout + out.stderr).split())
+    assert "35 of 35 predictions matched an item" not in text
+    assert "34 of 35 predictions matched an item" in text
+    assert "6 sample items without a prediction: 1001, 1035, 1036, 1037, 1038, 1039" in text
+    assert "1 document without an idx, not matched: doc_id 1" in text
+    data = cli("compare", "pilot", "--model", log, "--bootstrap", "0", "--format", "json").json()
+    assert data["matching"]["not_in_sample"] == 1 and data["matching"]["not_in_sample_ids"] == [
+        "5000"
+    ]
+
+
+def test_mistakes_are_one_line(cli, studies, results, tmp_path):
+    cb_log = results / "model-b" / f"samples_cb_{DATE}.jsonl"
+    out = cli("compare", "pilot", "--model", cb_log)
+    assert out.code == 1
+    assert "harness task 'cb'; study task superglue/rte is logged as: sglue_rte" in out.stderr
+    empty = tmp_path / "empty"
+    (empty / "m").mkdir(parents=True)
+    (empty / "m" / f"samples_boolq_{DATE}.jsonl").write_text("{}\n")
+    out = cli("compare", "pilot", "--model", empty)
+    assert out.code == 1 and "no sample log of superglue/rte" in out.stderr
+    assert "the logs here are of: boolq" in out.stderr
+    out = cli("compare", "pilot", "--model", cb_log, "--map", "colour=x")
+    assert out.code == 1 and "--map colour: a prediction table maps id, prediction, model" in (
+        out.stderr
+    )
+    broken = tmp_path / "m2" / f"samples_sglue_rte_{DATE}.jsonl"
+    broken.parent.mkdir()
+    broken.write_text('{"doc_id": 0, "doc": {"idx": 1000}, "filtered_resps": [["x", "y"]]}\n')
+    out = cli("compare", "pilot", "--model", broken)
+    assert out.code == 1 and f"{broken}:1: filtered_resps are not loglikelihoods" in out.stderr
+
+
+def test_the_report_takes_a_sample_log_as_a_model_row(cli, studies, results):
+    out = cli("report", "pilot", "--model", results, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    names = {m["name"]: m for m in out.json()["models"]}
+    assert names["org/model-a"]["task_score"]["value"] == pytest.approx(35 / 40)
+
+
+def _log_lines(docs: list[tuple[dict[str, Any], int, int]]) -> str:
+    """Sample-log lines of (doc, number of choices, the choice of highest loglikelihood)."""
+    lines = []
+    for n, (doc, n_choices, best) in enumerate(docs):
+        resps = [[-0.2 if c == best else -2.0 - c, False] for c in range(n_choices)]
+        lines.append(
+            json.dumps(
+                {
+                    "doc_id": n,
+                    "doc": doc,
+                    "target": 0,
+                    "arguments": [],
+                    "resps": [[r] for r in resps],
+                    "filtered_resps": resps,
+                    "acc": 0.0,
+                }
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_multirc_documents_are_candidate_answers(cli, workspace, tmp_path):
+    """One document per candidate answer, idx {paragraph, question, answer}; the model is right
+    on every answer but one, so one question of ten misses its exact match."""
+    _, data = simulated_study(
+        workspace.engine, tmp_path, "superglue/multirc", name="m", sample="all"
+    )
+    docs = []
+    for line in data.read_text().splitlines():
+        paragraph = json.loads(line)
+        for q in paragraph["passage"]["questions"]:
+            for a in q["answers"]:
+                idx = {"paragraph": paragraph["idx"], "question": q["idx"], "answer": a["idx"]}
+                best = a["label"] if a["idx"] != 0 else 1 - a["label"]
+                docs.append(({"idx": idx, "label": a["label"]}, 2, best))
+    log = tmp_path / "lm" / f"samples_multirc_{DATE}.jsonl"
+    log.parent.mkdir()
+    log.write_text(_log_lines(docs))
+    out = cli("compare", "m", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result["matching"]["matched"] == 10
+    assert result["model_scores"]["scores"]["em"]["value"] == pytest.approx(9 / 10)
+
+
+def test_record_answers_are_the_entity_of_highest_loglikelihood(cli, workspace, tmp_path):
+    _, data = simulated_study(
+        workspace.engine, tmp_path, "superglue/record", name="r", sample="all"
+    )
+    docs = []
+    for line in data.read_text().splitlines():
+        passage = json.loads(line)
+        text = passage["passage"]["text"]
+        entities = [text[e["start"] : e["end"] + 1] for e in passage["passage"]["entities"]]
+        for q in passage["qas"]:
+            right = entities.index(q["answers"][0]["text"])
+            best = right if q["idx"] % 2 == 0 else (right + 1) % len(entities)
+            idx = {"passage": passage["idx"], "query": q["idx"]}
+            docs.append(({"idx": idx, "entities": entities}, len(entities), best))
+    log = tmp_path / "lm" / f"samples_record_{DATE}.jsonl"
+    log.parent.mkdir()
+    log.write_text(_log_lines(docs))
+    out = cli("compare", "r", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result["matching"]["matched"] == 10
+    assert result["model_scores"]["scores"]["record_em"]["value"] == pytest.approx(5 / 10)
