@@ -42,11 +42,18 @@ def _client(api_url: str | None) -> Prolific:
     return Prolific(token, api_url or settings().prolific_api)
 
 
-def _study(ctx: typer.Context, study: str):
+def _study(ctx: typer.Context, study: str, *, made: bool = True):
+    """The store's engine and the study; `made`: it must have its Prolific studies already
+    (checked before the token is asked for)."""
+    from annotate.platforms.prolific import studies
     from annotate.protocol.studies import load_study
 
     ws = options(ctx).workspace()
-    return ws.engine, load_study(ws.engine, study)
+    study_ctx = load_study(ws.engine, study)
+    studies.prolific_config(study_ctx)
+    if made:
+        studies.require_studies(ws.engine, study_ctx)
+    return ws.engine, study_ctx
 
 
 @prolific_app.command("create")
@@ -86,8 +93,7 @@ def create_command(
     from annotate.cli.plan import DEFAULT_SECONDS_PER_ITEM, _pilot
     from annotate.platforms.prolific import studies
 
-    engine, study_ctx = _study(ctx, study)
-    studies.prolific_config(study_ctx)
+    engine, study_ctx = _study(ctx, study, made=False)
     source = "the default"
     if seconds_per_item is not None:
         source = "--seconds-per-item"

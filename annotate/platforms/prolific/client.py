@@ -70,6 +70,7 @@ class Prolific:
         sleep: Callable[[float], None] = time.sleep,
         attempts: int = ATTEMPTS,
         timeout: float = 30.0,
+        transport: Any = None,
     ):
         try:
             import httpx
@@ -85,6 +86,7 @@ class Prolific:
             base_url=self.base_url,
             headers={"Authorization": f"Token {token}", "User-Agent": "annotate"},
             timeout=timeout,
+            transport=transport,
         )
 
     def close(self) -> None:
