@@ -409,9 +409,12 @@ def _run(cli: Cli, api: StandIn, base: str, db_path: Path, monkeypatch, serve) -
     assert rows["training"]["annotate"]["training_done"] == TRAINEES
     assert rows["test"]["annotate"]["completed"] == ADMITTED
     cli("prolific", "status", STUDY)
+    cli("prolific", "pause", STUDY, "--part", "test")
+    cli("prolific", "start", STUDY, "--part", "test")
+    assert b["status"] == "ACTIVE"
     cli("prolific", "stop", STUDY, "--part", "test")
     assert b["status"] == "AWAITING REVIEW"
     transitions = [
         r.body["action"] for r in state.of("POST", "studies/") if r.path.endswith("transition/")
     ]
-    assert transitions == ["PUBLISH", "PAUSE", "PUBLISH", "STOP"]
+    assert transitions == ["PUBLISH", "PAUSE", "PUBLISH", "PAUSE", "START", "STOP"]
