@@ -54,9 +54,13 @@ def test_a_payment_is_not_repeated_after_a_server_error_or_a_lost_answer():
         calls.append(request.url.path)
         return httpx.Response(502)
 
-    with client("https://prolific.invalid/api/v1/", transport=httpx.MockTransport(server_error)) as c:
-        with pytest.raises(ProlificUnsure, match="may have been acted on"):
-            c.pay_bonuses("b1")
+    with (
+        client(
+            "https://prolific.invalid/api/v1/", transport=httpx.MockTransport(server_error)
+        ) as c,
+        pytest.raises(ProlificUnsure, match="may have been acted on"),
+    ):
+        c.pay_bonuses("b1")
     assert calls == ["/api/v1/bulk-bonus-payments/b1/pay/"]
 
     def lost(request):
@@ -125,3 +129,106 @@ def test_a_store_of_annotate_0_4_2_upgrades_with_its_data_kept(tmp_path: Path, m
     study = before["study"][0].split(",")[1].strip(" '")
     result = CliRunner().invoke(app, ["--db", f"sqlite:///{path}", "prolific", "status", study])
     assert "is not a crowd study" in str(result.exception)  # the old study: no Prolific
+
+
+def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path, monkeypatch):
+    """The fast loop's run of the API path (workers by the engine's link entry, as the page
+    does; tests/integration/test_prolific_api.py drives the real page): drafts, approvals,
+    a code that is not annotate's listed, a return freed, a rejection only with a reason, the
+    group, and a bonus paid once."""
+    from annotate.platforms.prolific import ledger
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import crowd_study, gold, pid
+    from tests.unit.test_crowd_cli import Clock
+
+    engine = workspace.engine
+    crowd_study(
+        engine, tmp_path, train=2, test=4, gate_rule="threshold", gate_threshold=0.5,
+        crowd_settings={"study_ids": []},
+    )  # fmt: skip
+    db = str(engine.url)
+    outputs: list[str] = []
+
+    def run(*args: str, code: int = 0) -> str:
+        result = CliRunner().invoke(app, ["--db", db, *args])
+        outputs.append(result.output)
+        if isinstance(result.exception, UserError):
+            assert code == 1, result.exception
+            return str(result.exception)
+        assert result.exit_code == code, (args, result.output, result.exception)
+        return result.output
+
+    clock = Clock()
+
+    def arrive(api, study_id: str, n: int) -> tuple[str, AnnotatorSession]:
+        session_id = api.start(study_id, pid(n))
+        ctx = crowd.load_study(engine, "pilot")
+        query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_id, "SESSION_ID": session_id}
+        arrival = crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, query), clock=clock)
+        session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+        session.attach_window(arrival.visit_id)
+        return session_id, session
+
+    def finish(api, session_id: str, session: AnnotatorSession, code: str | None = None) -> str:
+        while (item := session.next_item()) is not None:
+            session.submit(item, gold(engine, item) if item.phase == "training" else "entailment")
+        leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+        api.complete(session_id, code or leave.code)
+        return leave.outcome
+
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        run("prolific", "create", "pilot", "--url", "https://annotate.example.org/",
+            "--hourly-rate", "12")  # fmt: skip
+        config = crowd.require_config(crowd.load_study(engine, "pilot"))
+        study_a, study_b = config.training_study_id, config.test_study_id
+        run("prolific", "publish", "pilot", "--part", "training")
+        subs = {}
+        for n in (1, 2, 3):
+            subs[n], session = arrive(api, study_a, n)
+            code = "WRONG123" if n == 3 else None
+            assert finish(api, subs[n], session, code) == "training_done"
+        subs[4], session = arrive(api, study_a, 4)
+        session.submit(session.next_item(), "entailment")
+        api.state.leave(subs[4], "RETURNED")
+        shown = run("prolific", "sync", "pilot", "--format", "json")
+        found = {f["submission"]: f for f in __import__("json").loads(shown)}
+        assert [found[subs[n]]["action"] for n in (1, 2, 3, 4)] == [
+            "approved", "approved", "listed", "freed",
+        ]  # fmt: skip
+        assert "not the training_done code" in found[subs[3]]["reason"]
+        w3 = found[subs[3]]["worker"]
+        assert "at least 100 characters" in run(
+            "prolific", "sync", "pilot", "--reject", w3, "--reason", "bad code", code=1
+        )
+        assert not api.state.of("POST", f"submissions/{subs[3]}")
+        reason = "The code entered on Prolific is not the one the study gave: " * 2
+        run("prolific", "sync", "pilot", "--reject", w3, "--reason", reason)
+        (rejected,) = api.state.of("POST", f"submissions/{subs[3]}")
+        assert rejected.body["action"] == "REJECT" and rejected.body["message"] == reason.strip()
+        (entry,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "reject")
+        assert entry.detail["reason"] == reason.strip() and entry.state == ledger.DONE
+
+        run("prolific", "group", "pilot")
+        (group,) = api.state.groups.values()
+        assert sorted(group["members"]) == crowd.admitted_ids(
+            engine, crowd.load_study(engine, "pilot"), "prolific"
+        )
+        run("prolific", "publish", "pilot", "--part", "test")
+        b_sub, session = arrive(api, study_b, 1)
+        assert finish(api, b_sub, session) == "completed"
+        run("prolific", "sync", "pilot")
+        assert api.state.submissions[b_sub]["status"] == "APPROVED"
+
+        shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert len(api.state.paid) == 1 and "paid" in shown
+        before = len(api.state.requests)
+        shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert "already paid" in shown and len(api.state.requests) == before
+        assert all(r.authorized for r in api.state.requests)
+    assert not [o for o in outputs if TOKEN in o]
+    store = Path(engine.url.database or "")
+    if store.exists():
+        assert TOKEN.encode() not in store.read_bytes()
