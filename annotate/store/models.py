@@ -349,6 +349,10 @@ class ProlificStudy(SQLModel, table=True):
     """The base reward of one approved submission (cents of the workspace's currency)."""
     group_id: str | None = None
     """The participant group the study's filter allows (the test study of a two-study gate)."""
+    counts: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """Prolific's submissions per status, as the last `prolific sync` or `status` read them
+    (what `annotate status` shows without asking Prolific)."""
+    counted_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
     __table_args__ = (UniqueConstraint("study_id", "role", name="uq_prolificstudy_study_role"),)

@@ -228,6 +228,15 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
         assert "already paid" in shown and len(api.state.requests) == before
         assert all(r.authorized for r in api.state.requests)
+        # `annotate status` shows Prolific's counts as the last sync read them, with no call.
+        before = len(api.state.requests)
+        shown = run("status", "pilot", "--format", "json")
+        (a, b) = __import__("json").loads(shown)["prolific"]
+        assert a["role"] == "training" and a["prolific"]["APPROVED"] == 2
+        assert a["prolific"]["RETURNED"] == 1 and a["prolific"]["REJECTED"] == 1
+        assert a["annotate"]["training_done"] == 3 and b["prolific"]["APPROVED"] == 1
+        assert "Prolific study" in run("status", "pilot")
+        assert len(api.state.requests) == before
     assert not [o for o in outputs if TOKEN in o]
     store = Path(engine.url.database or "")
     if store.exists():

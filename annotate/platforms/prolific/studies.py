@@ -23,7 +23,7 @@ from annotate.protocol import crowd, gate
 from annotate.protocol.crowd_config import CrowdConfig, validate_config
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
-from annotate.store.models import Annotator, ProlificStudy, StudyItem, Visit
+from annotate.store.models import Annotator, ProlificStudy, StudyItem, Visit, utcnow
 
 ROLES = ("training", "test")
 ROLE_TEXT = {"training": "training (A)", "test": "test (B)", "all": "every phase"}
@@ -52,7 +52,7 @@ STATUS_AFTER = {
     "start": "ACTIVE",
     "stop": "AWAITING REVIEW",
 }
-PROLIFIC_COUNTS = ("ACTIVE", "AWAITING REVIEW", "APPROVED", "RETURNED", "TIMED-OUT")
+PROLIFIC_COUNTS = ("ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED", "RETURNED", "TIMED-OUT")
 
 
 @dataclass(frozen=True)
@@ -352,6 +352,42 @@ def annotate_counts(engine: Engine, ctx: StudyContext, prolific_id: str) -> dict
     return counts
 
 
+def record_counts(engine: Engine, row_id: int, counts: dict[str, int], status: str | None) -> None:
+    """Keep what Prolific said (for `annotate status`, which makes no call)."""
+    with write_session(engine) as session:
+        stored = session.get(ProlificStudy, row_id)
+        assert stored is not None
+        stored.counts = {k: int(counts.get(k, 0)) for k in PROLIFIC_COUNTS}
+        stored.counted_at = utcnow()
+        if status is not None:
+            stored.status = status
+
+
+def count_statuses(submissions: list[dict[str, Any]]) -> dict[str, int]:
+    """Submissions per status, as Prolific's counts endpoint gives them."""
+    counts: dict[str, int] = {}
+    for sub in submissions:
+        key = str(sub.get("status") or "")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def last_known(engine: Engine, ctx: StudyContext) -> list[dict[str, Any]]:
+    """Each Prolific study as last read (no call): status, Prolific's counts and when they
+    were read, beside annotate's visits by its link. [] for a study not on Prolific."""
+    return [
+        {
+            "role": row.role,
+            "prolific_id": row.prolific_id,
+            "status": row.status,
+            "prolific": dict(row.counts),
+            "counted_at": row.counted_at.isoformat(timespec="seconds") if row.counted_at else None,
+            "annotate": annotate_counts(engine, ctx, row.prolific_id),
+        }
+        for row in prolific_studies(engine, ctx)
+    ]
+
+
 def status(engine: Engine, ctx: StudyContext, client: Prolific) -> list[dict[str, Any]]:
     """Each Prolific study: its status and submissions per status (Prolific's counts), beside
     annotate's visits by its link and what the ledger records."""
@@ -360,11 +396,7 @@ def status(engine: Engine, ctx: StudyContext, client: Prolific) -> list[dict[str
         study = client.study(row.prolific_id)
         counts = client.submission_counts(row.prolific_id)
         current = str(study.get("status") or row.status)
-        if current != row.status:
-            with write_session(engine) as session:
-                stored = session.get(ProlificStudy, row.id)
-                assert stored is not None
-                stored.status = current
+        record_counts(engine, row.id or 0, counts, current)
         out.append(
             {
                 "role": row.role,

@@ -27,8 +27,10 @@ from annotate.platforms.prolific import ledger
 from annotate.platforms.prolific.client import Prolific
 from annotate.platforms.prolific.studies import (
     APPROVED_OUTCOMES,
+    count_statuses,
     prolific_config,
     pseudonyms,
+    record_counts,
     require_studies,
 )
 from annotate.protocol import assignment, windows
@@ -150,7 +152,9 @@ def sync(
     findings: list[Finding] = []
     asked: set[str] = set()
     for row in require_studies(engine, ctx):
-        for sub in client.submissions(row.prolific_id):
+        listed = list(client.submissions(row.prolific_id))
+        now_status = {str(s["id"]): dict(s) for s in listed}
+        for sub in listed:
             sid = str(sub["id"])
             participant = str(sub.get("participant_id") or sub.get("participant") or "")
             status = str(sub.get("status") or "")
@@ -200,6 +204,7 @@ def sync(
                     },
                 )
                 ledger.finish(engine, key)
+                now_status[sid]["status"] = "REJECTED"
                 note("rejected", reason)
                 continue
             why = _why_not(engine, ctx, visit, code, config.codes)
@@ -210,7 +215,10 @@ def sync(
             ledger.begin(engine, ctx, key, "approve", sid, {"worker": worker, "outcome": outcome})
             client.transition_submission(sid, {"action": "APPROVE"})
             ledger.finish(engine, key)
+            now_status[sid]["status"] = "APPROVED"
             note("approved")
+        # What Prolific holds now (as read, with this run's transitions), for `annotate status`.
+        record_counts(engine, row.id or 0, count_statuses(list(now_status.values())), None)
     unknown = sorted(set(reject) - asked)
     if unknown:
         raise UserError(

@@ -35,6 +35,8 @@ def upgrade() -> None:
         sa.Column("status", sa.String(), nullable=False),
         sa.Column("reward_cents", sa.Integer(), nullable=False),
         sa.Column("group_id", sa.String(), nullable=True),
+        sa.Column("counts", sa.JSON(), nullable=False),
+        sa.Column("counted_at", UTC_TIME, nullable=True),
         sa.Column("created_at", UTC_TIME, nullable=False),
         sa.ForeignKeyConstraint(["study_id"], ["study.id"]),
         sa.PrimaryKeyConstraint("id"),
