@@ -224,6 +224,15 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
 
         shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
         assert len(api.state.paid) == 1 and "paid" in shown
+        # The datasheet's pay of record: what Prolific was asked to pay, per worker.
+        with sqlite3.connect(engine.url.database) as conn:
+            recorded = dict(
+                conn.execute(
+                    "SELECT a.platform_id, p.amount FROM payment p "
+                    "JOIN annotator a ON a.id = p.annotator_id WHERE p.amount > 0"
+                ).fetchall()
+            )
+        assert recorded == {p: amount for p, amount in api.state.paid[0]["lines"]}
         before = len(api.state.requests)
         shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
         assert "already paid" in shown and len(api.state.requests) == before

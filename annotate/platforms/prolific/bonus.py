@@ -57,6 +57,8 @@ class BonusRun:
     """Pseudonym -> what the ledger says was paid before (pending payments included)."""
     unsure: list[str] = field(default_factory=list)
     """Payments whose answer was lost: counted as paid; check them on Prolific."""
+    everyone: list[Owed] = field(default_factory=list)
+    """Every Prolific worker with their time and base rewards (amount: owed this run)."""
 
     @property
     def total(self) -> float:
@@ -97,6 +99,7 @@ def plan(
             taken[name].append(platform_study)
     already, unsure = paid_so_far(engine, ctx)
     owed_by_study: dict[str, list[Owed]] = defaultdict(list)
+    everyone = []
     for w in times.workers:
         studies = taken.get(w.annotator, [])
         if not studies:
@@ -107,16 +110,16 @@ def plan(
             amount = min(amount, max_bonus)
         before = already.get(w.annotator, 0.0)
         owe = round(round(amount, 2) - before, 2)
+        owed = Owed(w.annotator, w.platform_id, w.seconds, base, max(0.0, owe), before)
+        everyone.append(owed)
         if owe >= 0.01:
-            owed_by_study[studies[0]].append(
-                Owed(w.annotator, w.platform_id, w.seconds, base, owe, before)
-            )
+            owed_by_study[studies[0]].append(owed)
     batches = [
         Batch(r.role, r.prolific_id, owed_by_study[r.prolific_id])
         for r in rows
         if owed_by_study.get(r.prolific_id)
     ]
-    return BonusRun(batches, already, unsure)
+    return BonusRun(batches, already, unsure, everyone)
 
 
 def csv_lines(owed: list[Owed]) -> str:
@@ -181,10 +184,15 @@ def pay_all(
         client.pay_bonuses(batch.bulk_id)
         ledger.finish(engine, key)
         batch.paid = True
-    paid = [o for b in run.batches if b.paid for o in b.owed]
-    if paid:
+    now = {o.annotator: o.amount for b in run.batches if b.paid for o in b.owed}
+    if now:
+        # The pay of record (the datasheet's effective hourly pay): each worker's bonuses in
+        # all, this run's and the earlier ones.
         workers = [
-            pay.WorkerPay(o.annotator, o.platform_id, None, o.seconds, o.base, o.amount, None)
-            for o in paid
-        ]
+            pay.WorkerPay(
+                o.annotator, o.platform_id, None, o.seconds, o.base,
+                round(o.paid_before + now.get(o.annotator, 0.0), 2), None,
+            )
+            for o in run.everyone
+        ]  # fmt: skip
         pay.record_pay(engine, ctx, pay.PayPlan(workers, hourly_rate, currency))
