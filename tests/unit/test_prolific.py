@@ -250,3 +250,26 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
     store = Path(engine.url.database or "")
     if store.exists():
         assert TOKEN.encode() not in store.read_bytes()
+
+
+def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
+    workspace, tmp_path: Path, monkeypatch
+):
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"platform": "link", "study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    db = str(workspace.engine.url)
+    result = CliRunner().invoke(
+        app, ["--db", db, "prolific", "create", "pilot", "--url", "x", "--hourly-rate", "9"]
+    )
+    assert "is a link study, not a Prolific one" in str(result.exception)
+    from annotate.platforms.prolific import studies
+    from annotate.protocol import crowd
+    from annotate.protocol.crowd_config import CrowdConfig, with_codes
+    from annotate.protocol.studies import load_study
+
+    prolific = with_codes(CrowdConfig(platform="prolific"))
+    crowd.set_config(workspace.engine, "pilot", prolific)
+    with pytest.raises(UserError, match="give the page's address"):
+        studies.create(workspace.engine, load_study(workspace.engine, "pilot"), None, "x", None, 9)

@@ -10,6 +10,7 @@ when the draft is made: Prolific allows no filter change once a study is publish
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,6 +238,8 @@ def create(
     """Draft the training and test studies on Prolific (and the admitted workers' group that
     B's filter allows), store their ids with the study, and accept them on its link."""
     config = prolific_config(ctx)
+    if not re.match(r"^https?://[^/\s]+", page_url):
+        raise UserError(f"--url {page_url[:60]!r}: give the page's address, https://HOST/")
     if prolific_studies(engine, ctx):
         raise UserError(
             f"study {ctx.study.name!r} has its Prolific studies already "
