@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import SecretStr, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
@@ -99,6 +99,14 @@ class Settings(BaseSettings):
     signin_limits: str | None = None
     """A file (SQLite) where `annotate serve` counts refused sign-ins per name and per address,
     shared by the server processes of one host; unset, each process counts in memory."""
+
+    prolific_token: SecretStr | None = None
+    """The API token of your Prolific workspace, for `annotate prolific`: read from the
+    environment only, never printed, logged or stored."""
+
+    prolific_api: str = "https://api.prolific.com/api/v1/"
+    """The address of Prolific's API `annotate prolific` calls (as `--api-url`); change it only
+    to reach a stand-in."""
 
     @field_validator("debug", mode="before")
     @classmethod

@@ -6,6 +6,7 @@ Pure Python with no imports from the project, so the TUI, the CLI and the report
 from __future__ import annotations
 
 IRREGULAR = {
+    "bonus": "bonuses",
     "study": "studies",
     "query": "queries",
     "entity": "entities",

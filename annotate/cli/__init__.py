@@ -16,7 +16,7 @@ import typer
 # the order of `annotate --help` (and of the docs' command reference).
 from annotate.cli import admin, console, context
 from annotate.cli import gate, status, flags, simulate
-from annotate.cli import groups, study, annotators, crowd
+from annotate.cli import groups, study, annotators, crowd, prolific
 from annotate.cli import curate, data, demo, export, label, labels, plan, report, scoring
 
 # isort: on
@@ -42,6 +42,7 @@ __all__ = [
     "labels",
     "main",
     "plan",
+    "prolific",
     "report",
     "scoring",
     "simulate",

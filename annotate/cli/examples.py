@@ -69,6 +69,25 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "survey": ["annotate survey rte-prolific --to survey.csv"],
     "study crowd": ["annotate study crowd rte-prolific --url https://annotate.example.org/"],
+    "prolific": ["annotate prolific status rte-prolific"],
+    "prolific create": [
+        "annotate prolific create rte-prolific --url https://annotate.example.org/ "
+        "--hourly-rate 12 --pilot rte-pilot"
+    ],
+    "prolific publish": ["annotate prolific publish rte-prolific --part training"],
+    "prolific pause": ["annotate prolific pause rte-prolific --part training"],
+    "prolific start": ["annotate prolific start rte-prolific --part test"],
+    "prolific stop": ["annotate prolific stop rte-prolific --part test"],
+    "prolific group": ["annotate prolific group rte-prolific"],
+    "prolific sync": [
+        "annotate prolific sync rte-prolific",
+        'annotate prolific sync rte-prolific --reject w07 --reason "…at least 100 characters…"',
+    ],
+    "prolific pay": [
+        "annotate prolific pay rte-prolific --hourly-rate 12",
+        "annotate prolific pay rte-prolific --hourly-rate 12 --yes",
+    ],
+    "prolific status": ["annotate prolific status rte-prolific --format json"],
     "annotator show": ["annotate annotator show w01"],
     "curate": ["annotate curate import diag diagnostic-full.tsv", "annotate curate stats diag"],
     "study": ["annotate study list"],

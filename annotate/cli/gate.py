@@ -121,6 +121,15 @@ def gate_command(
             say(f"{row['name']}: {row['gate']}, {row['reason']}")
     if closure is not None:
         say(closure.describe())
+    if close and _on_prolific(ws.engine, study_ctx):
+        say(f"Next: `annotate prolific group {study}` puts the admitted into study B's group")
+
+
+def _on_prolific(engine, study_ctx) -> bool:
+    """Whether `annotate prolific create` made Prolific studies for this study."""
+    from annotate.platforms.prolific.studies import prolific_studies
+
+    return bool(prolific_studies(engine, study_ctx))
 
 
 def _export_allow_list(engine, study_ctx, platform: str, path: Path) -> None:

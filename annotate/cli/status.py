@@ -17,7 +17,11 @@ def status_command(
     from annotate.protocol.studies import load_study
 
     ws = options(ctx).workspace()
-    data = study_status(ws.engine, load_study(ws.engine, study))
+    study_ctx = load_study(ws.engine, study)
+    data = study_status(ws.engine, study_ctx)
+    on_prolific = _prolific(ws.engine, study_ctx)
+    if on_prolific:
+        data["prolific"] = on_prolific
     if fmt is Format.json:
         print_json(data)
         return
@@ -81,9 +85,26 @@ def status_command(
 
         for line in exit_lines(data["crowd"]):
             out.print(Text(f"Crowd exits: {line}"))
+    for p in on_prolific:
+        counts = ", ".join(f"{k.lower()} {v}" for k, v in p["prolific"].items()) or "not read yet"
+        seen = ", ".join(f"{k} {v}" for k, v in sorted(p["annotate"].items())) or "none"
+        when = f" (as of {p['counted_at']})" if p["counted_at"] else ""
+        out.print(
+            Text(
+                f"Prolific study {p['prolific_id']} ({p['role']}, {p['status']}): {counts}{when}; "
+                f"annotate's visits by its link: {seen}"
+            )
+        )
     out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))
+
+
+def _prolific(engine, study_ctx) -> list[dict]:
+    """The study's Prolific studies as `prolific sync`/`status` last read them (no call)."""
+    from annotate.platforms.prolific.studies import last_known
+
+    return last_known(engine, study_ctx)
 
 
 def _ago(iso: str | None) -> str:

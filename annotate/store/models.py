@@ -331,3 +331,54 @@ class LabelImport(SQLModel, table=True):
     n_labels: int
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     imported_at: datetime = Field(default_factory=utcnow)
+
+
+class ProlificStudy(SQLModel, table=True):
+    """A Prolific study made for an annotate study by `annotate prolific create` (schema 13):
+    which link it carries (training, test or all), its Prolific id, the participant group its
+    filter admits (study B), its reward and the last status annotate set or read."""
+
+    __tablename__ = "prolificstudy"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    role: str
+    """training, test or all: which of the crowd link's roles the Prolific study carries."""
+    prolific_id: str = Field(unique=True)
+    status: str = "UNPUBLISHED"
+    reward_cents: int = 0
+    """The base reward of one approved submission (cents of the workspace's currency)."""
+    group_id: str | None = None
+    """The participant group the study's filter allows (the test study of a two-study gate)."""
+    counts: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """Prolific's submissions per status, as the last `prolific sync` or `status` read them
+    (what `annotate status` shows without asking Prolific)."""
+    counted_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("study_id", "role", name="uq_prolificstudy_study_role"),)
+
+
+class ProlificRequest(SQLModel, table=True):
+    """The ledger of calls to Prolific that change money, a submission or a study (schema 13).
+    A row is written under its request key before the call (state `pending`) and marked `done`
+    after it, so a rerun after a crash knows what was asked: it checks, and never asks twice."""
+
+    __tablename__ = "prolificrequest"
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id")
+    key: str = Field(unique=True)
+    """What the call does, to what: `approve:SUBMISSION`, `pay:BULK_ID`, `publish:STUDY:3` …"""
+    kind: str
+    """create, publish, pause, stop, group, approve, reject, bonus_setup or bonus_pay."""
+    target: str
+    """The Prolific id the call acts on (a study, a submission, a bulk bonus payment)."""
+    state: str = "pending"
+    """pending (asked, answer not recorded), done or failed."""
+    detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """What was asked and answered: amounts by pseudonym, a rejection's reason, totals."""
+    created_at: datetime = Field(default_factory=utcnow)
+    done_at: datetime | None = None
+
+    __table_args__ = (Index("ix_prolificrequest_study_kind", "study_id", "kind"),)

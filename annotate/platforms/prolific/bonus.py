@@ -1,0 +1,198 @@
+"""Bonuses through Prolific's bulk-bonus API, paid once.
+
+Each worker's bonus is their time on task (annotate/protocol/pay.py) at the hourly rate, less
+the base rewards of the Prolific studies they took, less what the ledger says was paid
+before. It is set up on the Prolific study the worker took first (every bonus must name a
+study the participant took part in): set up, shown with Prolific's total, then paid on
+confirmation. The pay call is not idempotent, so its request key is stored before it: a key
+left pending by a crash counts as paid, and is shown, never paid again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.platforms.prolific import ledger
+from annotate.platforms.prolific.client import Prolific
+from annotate.platforms.prolific.studies import require_studies
+from annotate.protocol import pay
+from annotate.protocol.studies import StudyContext
+from annotate.store.models import Annotator, Visit
+
+
+@dataclass(frozen=True)
+class Owed:
+    annotator: str
+    platform_id: str
+    seconds: float
+    base: float
+    amount: float
+    """The bonus this run pays (what was owed less what was paid)."""
+    paid_before: float
+
+
+@dataclass
+class Batch:
+    """The bonuses set up on one Prolific study."""
+
+    role: str
+    prolific_id: str
+    owed: list[Owed]
+    bulk_id: str | None = None
+    total_cents: float | None = None
+    """Prolific's total for the batch (with its fees), in cents."""
+    paid: bool = False
+
+
+@dataclass
+class BonusRun:
+    batches: list[Batch]
+    already: dict[str, float] = field(default_factory=dict)
+    """Pseudonym -> what the ledger says was paid before (pending payments included)."""
+    unsure: list[str] = field(default_factory=list)
+    """Payments whose answer was lost: counted as paid; check them on Prolific."""
+    everyone: list[Owed] = field(default_factory=list)
+    """Every Prolific worker with their time and base rewards (amount: owed this run)."""
+
+    @property
+    def total(self) -> float:
+        return round(sum(o.amount for b in self.batches for o in b.owed), 2)
+
+
+def paid_so_far(engine: Engine, ctx: StudyContext) -> tuple[dict[str, float], list[str]]:
+    """Pseudonym -> bonus paid (or asked to be paid) before; the keys of unsure payments."""
+    paid: dict[str, float] = defaultdict(float)
+    unsure = []
+    for entry in ledger.entries(engine, ctx, "bonus_pay"):
+        if entry.state == ledger.FAILED:
+            continue
+        if entry.state == ledger.PENDING:
+            unsure.append(entry.target)
+        for name, amount in entry.detail.get("amounts", {}).items():
+            paid[name] = round(paid[name] + float(amount), 2)
+    return dict(paid), unsure
+
+
+def plan(
+    engine: Engine, ctx: StudyContext, hourly_rate: float, *, max_bonus: float | None = None
+) -> BonusRun:
+    """What this run would pay, per Prolific study (computed, nothing sent)."""
+    rows = require_studies(engine, ctx)
+    by_id = {r.prolific_id: r for r in rows}
+    times = pay.plan_pay(engine, ctx, "prolific", hourly_rate, base=0.0)
+    with Session(engine) as session:
+        visits = session.execute(
+            select(Annotator.name, Visit.platform_study_id)
+            .join(Annotator, Annotator.id == Visit.annotator_id)
+            .where(Visit.study_id == ctx.id)
+            .order_by(Visit.id)
+        ).all()
+    taken: dict[str, list[str]] = defaultdict(list)
+    for name, platform_study in visits:
+        if platform_study in by_id and platform_study not in taken[name]:
+            taken[name].append(platform_study)
+    already, unsure = paid_so_far(engine, ctx)
+    owed_by_study: dict[str, list[Owed]] = defaultdict(list)
+    everyone = []
+    for w in times.workers:
+        studies = taken.get(w.annotator, [])
+        if not studies:
+            continue  # never came by a Prolific study of this annotate study
+        base = sum(by_id[s].reward_cents for s in studies) / 100
+        amount = max(0.0, w.seconds / 3600 * hourly_rate - base)
+        if max_bonus is not None:
+            amount = min(amount, max_bonus)
+        before = already.get(w.annotator, 0.0)
+        owe = round(round(amount, 2) - before, 2)
+        owed = Owed(w.annotator, w.platform_id, w.seconds, base, max(0.0, owe), before)
+        everyone.append(owed)
+        if owe >= 0.01:
+            owed_by_study[studies[0]].append(owed)
+    batches = [
+        Batch(r.role, r.prolific_id, owed_by_study[r.prolific_id])
+        for r in rows
+        if owed_by_study.get(r.prolific_id)
+    ]
+    return BonusRun(batches, already, unsure, everyone)
+
+
+def csv_lines(owed: list[Owed]) -> str:
+    """`participant_id,amount` a line, as Prolific's csv_bonuses takes them."""
+    return "".join(f"{o.platform_id},{o.amount:.2f}\n" for o in owed)
+
+
+def _reusable(engine: Engine, ctx: StudyContext, batch: Batch) -> ledger.Entry | None:
+    """A set-up of the same bonuses made before and never paid (a run without --yes)."""
+    paid = {e.target for e in ledger.entries(engine, ctx, "bonus_pay")}
+    amounts = {o.annotator: o.amount for o in batch.owed}
+    for entry in reversed(ledger.entries(engine, ctx, "bonus_setup")):
+        if (
+            entry.state == ledger.DONE
+            and entry.detail.get("study") == batch.prolific_id
+            and entry.detail.get("amounts") == amounts
+            and entry.detail.get("bulk_id") not in paid
+        ):
+            return entry
+    return None
+
+
+def set_up(engine: Engine, ctx: StudyContext, client: Prolific, run: BonusRun) -> None:
+    """Set every batch up on Prolific (nothing is paid): its bulk id and Prolific's total."""
+    for batch in run.batches:
+        amounts = {o.annotator: o.amount for o in batch.owed}
+        found = _reusable(engine, ctx, batch)
+        if found is not None:
+            batch.bulk_id = str(found.detail["bulk_id"])
+            batch.total_cents = found.detail.get("total_cents")
+            continue
+        key = f"bonus_setup:{batch.prolific_id}:{uuid.uuid4().hex[:12]}"
+        ledger.begin(
+            engine, ctx, key, "bonus_setup", batch.prolific_id,
+            {"study": batch.prolific_id, "amounts": amounts},
+        )  # fmt: skip
+        answer = client.set_up_bonuses(batch.prolific_id, csv_lines(batch.owed))
+        batch.bulk_id = str(answer["id"])
+        batch.total_cents = answer.get("total_amount")
+        ledger.finish(engine, key, {"bulk_id": batch.bulk_id, "total_cents": batch.total_cents})
+
+
+def pay_all(
+    engine: Engine,
+    ctx: StudyContext,
+    client: Prolific,
+    run: BonusRun,
+    *,
+    hourly_rate: float,
+    currency: str,
+) -> None:
+    """Pay every set-up batch once: its request key first, then the call, then done. The
+    amounts are also kept as an `annotate pay` run, for the datasheet."""
+    for batch in run.batches:
+        if batch.bulk_id is None:
+            raise UserError("set the bonuses up before paying them")
+        amounts = {o.annotator: o.amount for o in batch.owed}
+        key = f"pay:{batch.bulk_id}"
+        if ledger.get(engine, key) is not None:
+            continue  # asked before (paid, or unsure after a crash): never a second time
+        ledger.begin(engine, ctx, key, "bonus_pay", batch.bulk_id, {"amounts": amounts})
+        client.pay_bonuses(batch.bulk_id)
+        ledger.finish(engine, key)
+        batch.paid = True
+    now = {o.annotator: o.amount for b in run.batches if b.paid for o in b.owed}
+    if now:
+        # The pay of record (the datasheet's effective hourly pay): each worker's bonuses in
+        # all, this run's and the earlier ones.
+        workers = [
+            pay.WorkerPay(
+                o.annotator, o.platform_id, None, o.seconds, o.base,
+                round(o.paid_before + now.get(o.annotator, 0.0), 2), None,
+            )
+            for o in run.everyone
+        ]  # fmt: skip
+        pay.record_pay(engine, ctx, pay.PayPlan(workers, hourly_rate, currency))

@@ -1,0 +1,227 @@
+"""Every submission of the Prolific studies, reconciled with annotate's visits.
+
+- RETURNED, TIMED-OUT: the worker's visit ends now and their leases go back to the pool at
+  once (no waiting for the leases to expire).
+- AWAITING REVIEW: approved when annotate agrees (a visit for the submission, an outcome the
+  study pays for, the code Prolific received is that outcome's, labels for a completion);
+  anything else is listed with the reason for the researcher, never rejected silently. A
+  rejection is asked for by name, with a reason, which is stored.
+- APPROVED, REJECTED after a crash: the pending request key is settled, no second call.
+
+Each approval or rejection is one call under a request key stored before it: a sync killed
+between the two is rerun safely (Prolific's transition is idempotent, and a submission
+already moved on is not asked again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, func, select
+from sqlmodel import Session
+
+from annotate.errors import UserError
+from annotate.platforms.prolific import ledger
+from annotate.platforms.prolific.client import Prolific
+from annotate.platforms.prolific.studies import (
+    APPROVED_OUTCOMES,
+    count_statuses,
+    prolific_config,
+    pseudonyms,
+    record_counts,
+    require_studies,
+)
+from annotate.protocol import assignment, windows
+from annotate.protocol.studies import TEST, StudyContext
+from annotate.store.engine import lock_study, write_connection
+from annotate.store.models import Annotator, Label, Visit, utcnow
+
+MIN_REASON = 100
+"""Prolific asks for a rejection message of at least 100 characters."""
+REJECTION_CATEGORY = "OTHER"
+
+
+@dataclass(frozen=True)
+class Finding:
+    role: str
+    submission: str
+    worker: str
+    """The pseudonym (w07), or `?` for a participant annotate never saw."""
+    prolific_status: str
+    outcome: str | None
+    action: str
+    """approved, rejected, freed, settled, in progress, done, listed."""
+    reason: str = ""
+
+
+def check_reason(reason: str | None) -> str:
+    text = " ".join((reason or "").split())
+    if len(text) < MIN_REASON:
+        raise UserError(
+            f"a rejection needs --reason of at least {MIN_REASON} characters (Prolific sends it "
+            f"to the participant); this one has {len(text)}"
+        )
+    return text
+
+
+def _visit_of(
+    session: Session, ctx: StudyContext, prolific_id: str, submission: str, participant: str
+) -> tuple[Visit, Annotator] | None:
+    """The visit this submission made: by its SESSION_ID, else the participant's latest on
+    this Prolific study."""
+    row = session.execute(
+        select(Visit, Annotator)
+        .join(Annotator, Annotator.id == Visit.annotator_id)
+        .where(Visit.study_id == ctx.id, Visit.platform_session_id == submission)
+        .order_by(Visit.id.desc())
+    ).first()
+    if row is None:
+        row = session.execute(
+            select(Visit, Annotator)
+            .join(Annotator, Annotator.id == Visit.annotator_id)
+            .where(
+                Visit.study_id == ctx.id,
+                Visit.platform_study_id == prolific_id,
+                Annotator.platform == "prolific",
+                Annotator.platform_id == participant,
+            )
+            .order_by(Visit.id.desc())
+        ).first()
+    if row is None:
+        return None
+    visit, who = row
+    session.expunge(visit)
+    session.expunge(who)
+    return visit, who
+
+
+def _free(engine: Engine, ctx: StudyContext, visit: Visit, now: datetime) -> bool:
+    """End a returned or timed-out visit now and give its leases back; False if it had ended."""
+    if visit.outcome is not None or visit.departed_at is not None:
+        return False
+    with write_connection(engine) as conn:
+        lock_study(conn, ctx.id)
+        windows.depart(conn, visit.id or 0, now)
+        if windows.is_live(conn, ctx.id, visit.annotator_id, visit.id or 0):
+            assignment.release_leases(conn, ctx, visit.annotator_id)
+    return True
+
+
+def _why_not(
+    engine: Engine, ctx: StudyContext, visit: Visit | None, code: str | None, codes: Mapping
+) -> str | None:
+    """Why annotate does not approve this submission (None: it does)."""
+    if visit is None:
+        return "annotate has no visit for this submission (the participant never reached the page)"
+    if visit.outcome is None:
+        return "annotate has no outcome for this visit: the worker left before the end"
+    if visit.outcome not in APPROVED_OUTCOMES:
+        return f"{visit.outcome}: ask the participant to return the submission"
+    expected = codes[visit.outcome]
+    if code and code != expected:
+        return f"the code Prolific received ({code[:20]!r}) is not the {visit.outcome} code"
+    if visit.outcome == "completed":
+        with Session(engine) as session:
+            n = session.scalar(
+                select(func.count()).where(
+                    Label.study_id == ctx.id,
+                    Label.annotator_id == visit.annotator_id,
+                    Label.phase == TEST,
+                )
+            )
+        if not n:
+            return "completed, but annotate holds no test label of this worker"
+    return None
+
+
+def sync(
+    engine: Engine,
+    ctx: StudyContext,
+    client: Prolific,
+    *,
+    reject: Mapping[str, str] | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> list[Finding]:
+    """Read every submission and act on it (see the module docstring); what was done to each.
+    `reject`: pseudonym or submission id -> the reason (checked by check_reason)."""
+    config = prolific_config(ctx)
+    reject = dict(reject or {})
+    names = pseudonyms(engine)
+    findings: list[Finding] = []
+    asked: set[str] = set()
+    for row in require_studies(engine, ctx):
+        listed = list(client.submissions(row.prolific_id))
+        now_status = {str(s["id"]): dict(s) for s in listed}
+        for sub in listed:
+            sid = str(sub["id"])
+            participant = str(sub.get("participant_id") or sub.get("participant") or "")
+            status = str(sub.get("status") or "")
+            code = sub.get("study_code") or sub.get("entered_code")
+            with Session(engine) as session:
+                found = _visit_of(session, ctx, row.prolific_id, sid, participant)
+            visit = found[0] if found else None
+            worker = names.get(participant, "?")
+            outcome = visit.outcome if visit else None
+
+            def note(
+                action: str,
+                reason: str = "",
+                *,
+                _f=(row.role, sid, worker, status, outcome),
+            ) -> None:
+                findings.append(Finding(*_f, action, reason))
+
+            if status in ("RETURNED", "TIMED-OUT"):
+                freed = visit is not None and _free(engine, ctx, visit, clock())
+                note("freed" if freed else "done", "leases given back" if freed else "")
+                continue
+            if status in ("APPROVED", "REJECTED"):
+                verb = "approve" if status == "APPROVED" else "reject"
+                left = ledger.get(engine, f"{verb}:{sid}")
+                if left is not None and left.state == ledger.PENDING:
+                    ledger.finish(engine, left.key, {"confirmed": status})
+                    note("settled", f"{status.lower()} before an interrupted sync recorded it")
+                else:
+                    note("done")
+                continue
+            if status != "AWAITING REVIEW":
+                note("in progress" if status in ("ACTIVE", "RESERVED") else "listed", status)
+                continue
+            wanted = reject.get(worker) or reject.get(sid)
+            if wanted is not None:
+                asked.update({worker, sid})
+                reason = check_reason(wanted)
+                key = f"reject:{sid}"
+                ledger.begin(engine, ctx, key, "reject", sid, {"worker": worker, "reason": reason})
+                client.transition_submission(
+                    sid,
+                    {
+                        "action": "REJECT",
+                        "message": reason,
+                        "rejection_category": REJECTION_CATEGORY,
+                    },
+                )
+                ledger.finish(engine, key)
+                now_status[sid]["status"] = "REJECTED"
+                note("rejected", reason)
+                continue
+            why = _why_not(engine, ctx, visit, code, config.codes)
+            if why is not None:
+                note("listed", why)
+                continue
+            key = f"approve:{sid}"
+            ledger.begin(engine, ctx, key, "approve", sid, {"worker": worker, "outcome": outcome})
+            client.transition_submission(sid, {"action": "APPROVE"})
+            ledger.finish(engine, key)
+            now_status[sid]["status"] = "APPROVED"
+            note("approved")
+        # What Prolific holds now (as read, with this run's transitions), for `annotate status`.
+        record_counts(engine, row.id or 0, count_statuses(list(now_status.values())), None)
+    unknown = sorted(set(reject) - asked)
+    if unknown:
+        raise UserError(
+            f"--reject {', '.join(unknown)}: no submission awaiting review by that name or id"
+        )
+    return findings

@@ -1,0 +1,275 @@
+"""`annotate prolific`'s parts on their own: the client's retries (and the one call it never
+repeats), the token's absence, rejections that need a reason, and a store of annotate 0.4.2
+(schema 11) upgraded to the schema with the Prolific ledger, its data kept."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+from annotate.cli import app
+from annotate.errors import UserError
+from annotate.store import schema
+from annotate.store.engine import make_engine
+from tests.prolific_standin import running_standin
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("starlette")
+TOKEN = "unit-" + "ab12" * 8
+OLD_STORE = Path(__file__).resolve().parents[1] / "migration" / "store-0.1.0.db"
+
+
+def client(url: str, **kw):
+    from annotate.platforms.prolific.client import Prolific
+
+    return Prolific(TOKEN, url, sleep=lambda s: None, **kw)
+
+
+def test_rate_limits_and_server_errors_are_retried_then_reported_in_one_line():
+    from annotate.platforms.prolific.client import ProlificError
+
+    with running_standin(TOKEN) as api, client(api.url, attempts=3) as c:
+        api.state.faults += [("GET", "workspaces/", 429), ("GET", "workspaces/", 502)]
+        assert c.workspaces()[0]["id"] == api.state.workspace
+        assert len(api.state.of("GET", "workspaces/")) == 3
+        api.state.faults += [("GET", "workspaces/", 503)] * 3
+        with pytest.raises(ProlificError, match=r"GET workspaces/: 503 after 3 tries") as err:
+            c.workspaces()
+        assert TOKEN not in str(err.value)
+        with pytest.raises(ProlificError, match="refused GET studies/nope/ \\(404\\)"):
+            c.study("nope")
+
+
+def test_a_payment_is_not_repeated_after_a_server_error_or_a_lost_answer():
+    from annotate.platforms.prolific.client import ProlificUnsure
+
+    calls = []
+
+    def server_error(request):
+        calls.append(request.url.path)
+        return httpx.Response(502)
+
+    with (
+        client(
+            "https://prolific.invalid/api/v1/", transport=httpx.MockTransport(server_error)
+        ) as c,
+        pytest.raises(ProlificUnsure, match="may have been acted on"),
+    ):
+        c.pay_bonuses("b1")
+    assert calls == ["/api/v1/bulk-bonus-payments/b1/pay/"]
+
+    def lost(request):
+        calls.append(request.url.path)
+        raise httpx.ReadTimeout("no answer", request=request)
+
+    calls.clear()
+    with client("https://prolific.invalid/api/v1/", transport=httpx.MockTransport(lost)) as c:
+        with pytest.raises(ProlificUnsure):
+            c.pay_bonuses("b1")
+        assert len(calls) == 1
+        with pytest.raises(UserError, match="no answer"):
+            c.study("s1")  # a read is retried, then reported
+    assert len(calls) == 1 + 5
+
+
+def test_without_a_token_every_command_says_where_it_is_read_from(workspace, monkeypatch):
+    monkeypatch.delenv("ANNOTATE_PROLIFIC_TOKEN", raising=False)
+    from annotate.platforms.prolific.client import token_from_settings
+
+    with pytest.raises(UserError, match="set ANNOTATE_PROLIFIC_TOKEN"):
+        token_from_settings()
+
+
+def test_a_rejection_needs_a_reason_prolific_accepts():
+    from annotate.platforms.prolific.sync import MIN_REASON, check_reason
+
+    with pytest.raises(UserError, match=f"at least {MIN_REASON} characters"):
+        check_reason("too fast")
+    long = "The answers were given faster than the items can be read. " * 2
+    assert check_reason(long) == " ".join(long.split())
+
+
+def _rows(path: Path) -> dict[str, list]:
+    with sqlite3.connect(path) as conn:
+        names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {
+            n: sorted(map(repr, conn.execute(f'SELECT * FROM "{n}"').fetchall()))
+            for n in names
+            if n not in ("meta", "alembic_version")
+        }
+
+
+def test_a_store_of_annotate_0_4_2_upgrades_with_its_data_kept(tmp_path: Path, monkeypatch):
+    """annotate 0.4.2's schema is revision 0011: the 0.1.0 fixture store migrated as 0.4.2's
+    `migrate` left it (its head was 0011), then today's `migrate` adds the Prolific tables and
+    keeps every row."""
+    path = tmp_path / "store.db"
+    shutil.copy(OLD_STORE, path)
+    engine = make_engine(f"sqlite:///{path}")
+    with monkeypatch.context() as m:
+        m.setattr(schema, "SCHEMA_HEAD", "0011")
+        assert schema.migrate_store(engine).to_revision == "0011"
+    engine.dispose()
+    before = _rows(path)
+    assert "prolificrequest" not in before and before["study"]
+    result = CliRunner().invoke(app, ["--db", f"sqlite:///{path}", "migrate"])
+    assert result.exit_code == 0, result.output
+    after = _rows(path)
+    assert after.pop("prolificstudy") == [] and after.pop("prolificrequest") == []
+    assert after == before
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0013"
+    engine.dispose()
+    study = before["study"][0].split(",")[1].strip(" '")
+    result = CliRunner().invoke(app, ["--db", f"sqlite:///{path}", "prolific", "status", study])
+    assert "is not a crowd study" in str(result.exception)  # the old study: no Prolific
+
+
+def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path, monkeypatch):
+    """The fast loop's run of the API path (workers by the engine's link entry, as the page
+    does; tests/integration/test_prolific_api.py drives the real page): drafts, approvals,
+    a code that is not annotate's listed, a return freed, a rejection only with a reason, the
+    group, and a bonus paid once."""
+    from annotate.platforms.prolific import ledger
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import crowd_study, gold, pid
+    from tests.unit.test_crowd_cli import Clock
+
+    engine = workspace.engine
+    crowd_study(
+        engine, tmp_path, train=2, test=4, gate_rule="threshold", gate_threshold=0.5,
+        crowd_settings={"study_ids": []},
+    )  # fmt: skip
+    db = str(engine.url)
+    outputs: list[str] = []
+
+    def run(*args: str, code: int = 0) -> str:
+        result = CliRunner().invoke(app, ["--db", db, *args])
+        outputs.append(result.output)
+        if isinstance(result.exception, UserError):
+            assert code == 1, result.exception
+            return str(result.exception)
+        assert result.exit_code == code, (args, result.output, result.exception)
+        return result.output
+
+    clock = Clock()
+
+    def arrive(api, study_id: str, n: int) -> tuple[str, AnnotatorSession]:
+        session_id = api.start(study_id, pid(n))
+        ctx = crowd.load_study(engine, "pilot")
+        query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_id, "SESSION_ID": session_id}
+        arrival = crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, query), clock=clock)
+        session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+        session.attach_window(arrival.visit_id)
+        return session_id, session
+
+    def finish(api, session_id: str, session: AnnotatorSession, code: str | None = None) -> str:
+        while (item := session.next_item()) is not None:
+            session.submit(item, gold(engine, item) if item.phase == "training" else "entailment")
+        leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+        api.complete(session_id, code or leave.code)
+        return leave.outcome
+
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        run("prolific", "create", "pilot", "--url", "https://annotate.example.org/",
+            "--hourly-rate", "12")  # fmt: skip
+        config = crowd.require_config(crowd.load_study(engine, "pilot"))
+        study_a, study_b = config.training_study_id, config.test_study_id
+        run("prolific", "publish", "pilot", "--part", "training")
+        subs = {}
+        for n in (1, 2, 3):
+            subs[n], session = arrive(api, study_a, n)
+            code = "WRONG123" if n == 3 else None
+            assert finish(api, subs[n], session, code) == "training_done"
+        subs[4], session = arrive(api, study_a, 4)
+        session.submit(session.next_item(), "entailment")
+        api.state.leave(subs[4], "RETURNED")
+        shown = run("prolific", "sync", "pilot", "--format", "json")
+        found = {f["submission"]: f for f in __import__("json").loads(shown)}
+        assert [found[subs[n]]["action"] for n in (1, 2, 3, 4)] == [
+            "approved", "approved", "listed", "freed",
+        ]  # fmt: skip
+        assert "not the training_done code" in found[subs[3]]["reason"]
+        w3 = found[subs[3]]["worker"]
+        assert "at least 100 characters" in run(
+            "prolific", "sync", "pilot", "--reject", w3, "--reason", "bad code", code=1
+        )
+        assert not api.state.of("POST", f"submissions/{subs[3]}")
+        reason = "The code entered on Prolific is not the one the study gave: " * 2
+        run("prolific", "sync", "pilot", "--reject", w3, "--reason", reason)
+        (rejected,) = api.state.of("POST", f"submissions/{subs[3]}")
+        assert rejected.body["action"] == "REJECT" and rejected.body["message"] == reason.strip()
+        (entry,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "reject")
+        assert entry.detail["reason"] == reason.strip() and entry.state == ledger.DONE
+
+        run("prolific", "group", "pilot")
+        (group,) = api.state.groups.values()
+        assert sorted(group["members"]) == crowd.admitted_ids(
+            engine, crowd.load_study(engine, "pilot"), "prolific"
+        )
+        run("prolific", "publish", "pilot", "--part", "test")
+        b_sub, session = arrive(api, study_b, 1)
+        assert finish(api, b_sub, session) == "completed"
+        run("prolific", "sync", "pilot")
+        assert api.state.submissions[b_sub]["status"] == "APPROVED"
+
+        shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert len(api.state.paid) == 1 and "paid" in shown
+        # The datasheet's pay of record: what Prolific was asked to pay, per worker.
+        with sqlite3.connect(engine.url.database) as conn:
+            recorded = dict(
+                conn.execute(
+                    "SELECT a.platform_id, p.amount FROM payment p "
+                    "JOIN annotator a ON a.id = p.annotator_id WHERE p.amount > 0"
+                ).fetchall()
+            )
+        assert recorded == {p: amount for p, amount in api.state.paid[0]["lines"]}
+        before = len(api.state.requests)
+        shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert "already paid" in shown and len(api.state.requests) == before
+        assert all(r.authorized for r in api.state.requests)
+        # `annotate status` shows Prolific's counts as the last sync read them, with no call.
+        before = len(api.state.requests)
+        shown = run("status", "pilot", "--format", "json")
+        (a, b) = __import__("json").loads(shown)["prolific"]
+        assert a["role"] == "training" and a["prolific"]["APPROVED"] == 2
+        assert a["prolific"]["RETURNED"] == 1 and a["prolific"]["REJECTED"] == 1
+        assert a["annotate"]["training_done"] == 3 and b["prolific"]["APPROVED"] == 1
+        assert "Prolific study" in run("status", "pilot")
+        assert len(api.state.requests) == before
+    assert not [o for o in outputs if TOKEN in o]
+    store = Path(engine.url.database or "")
+    if store.exists():
+        assert TOKEN.encode() not in store.read_bytes()
+
+
+def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
+    workspace, tmp_path: Path, monkeypatch
+):
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"platform": "link", "study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    db = str(workspace.engine.url)
+    result = CliRunner().invoke(
+        app, ["--db", db, "prolific", "create", "pilot", "--url", "x", "--hourly-rate", "9"]
+    )
+    assert "is a link study, not a Prolific one" in str(result.exception)
+    from annotate.platforms.prolific import studies
+    from annotate.protocol import crowd
+    from annotate.protocol.crowd_config import CrowdConfig, with_codes
+    from annotate.protocol.studies import load_study
+
+    prolific = with_codes(CrowdConfig(platform="prolific"))
+    crowd.set_config(workspace.engine, "pilot", prolific)
+    with pytest.raises(UserError, match="give the page's address"):
+        studies.create(workspace.engine, load_study(workspace.engine, "pilot"), None, "x", None, 9)
