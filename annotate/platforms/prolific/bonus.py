@@ -100,17 +100,24 @@ def plan(
     already, unsure = paid_so_far(engine, ctx)
     owed_by_study: dict[str, list[Owed]] = defaultdict(list)
     everyone = []
-    for w in times.workers:
+    # `plan_pay` gives a line per worker and platform study; the bonus is over the worker's
+    # whole time in both studies, less both rewards.
+    seconds: dict[str, float] = defaultdict(float)
+    workers: dict[str, pay.WorkerPay] = {}
+    for line in times.workers:
+        seconds[line.annotator] += line.seconds
+        workers.setdefault(line.annotator, line)
+    for w in workers.values():
         studies = taken.get(w.annotator, [])
         if not studies:
             continue  # never came by a Prolific study of this annotate study
         base = sum(by_id[s].reward_cents for s in studies) / 100
-        amount = max(0.0, w.seconds / 3600 * hourly_rate - base)
+        amount = max(0.0, seconds[w.annotator] / 3600 * hourly_rate - base)
         if max_bonus is not None:
             amount = min(amount, max_bonus)
         before = already.get(w.annotator, 0.0)
         owe = round(round(amount, 2) - before, 2)
-        owed = Owed(w.annotator, w.platform_id, w.seconds, base, max(0.0, owe), before)
+        owed = Owed(w.annotator, w.platform_id, seconds[w.annotator], base, max(0.0, owe), before)
         everyone.append(owed)
         if owe >= 0.01:
             owed_by_study[studies[0]].append(owed)
@@ -189,8 +196,9 @@ def pay_all(
         # The pay of record (the datasheet's effective hourly pay): each worker's bonuses in
         # all, this run's and the earlier ones.
         workers = [
+            # One line per worker over both studies: their base is both rewards.
             pay.WorkerPay(
-                o.annotator, o.platform_id, None, o.seconds, o.base,
+                o.annotator, o.platform_id, None, None, o.seconds, o.base,
                 round(o.paid_before + now.get(o.annotator, 0.0), 2), None,
             )
             for o in run.everyone

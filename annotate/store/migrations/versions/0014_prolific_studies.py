@@ -1,4 +1,4 @@
-"""Schema 13: Prolific studies run through Prolific's API (`annotate prolific`).
+"""Schema 14: Prolific studies run through Prolific's API (`annotate prolific`).
 
 - prolificstudy (new): the Prolific studies `annotate prolific create` made for an annotate
   study: the link's role (training, test, all), the Prolific id, the last status, the base
@@ -7,8 +7,8 @@
   under a unique request key written before the call and marked done after it: a second
   `pay` pays nothing twice, and a `sync` killed mid-way makes no transition twice.
 
-Revision ID: 0013
-Revises: 0011
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-12-03
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0013"
-down_revision: str | None = "0011"
+revision: str = "0014"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -62,7 +62,7 @@ def upgrade() -> None:
         "ix_prolificrequest_study_kind", "prolificrequest", ["study_id", "kind"], unique=False
     )
     # Every migration ends by naming its schema number (0.1.0 refuses any number but 1).
-    op.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
 
 
 def downgrade() -> None:
