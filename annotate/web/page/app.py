@@ -27,6 +27,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from annotate.web.page.answers import parse_answer
+from annotate.web.page.bounded_body import BoundedBody
 from annotate.web.page.config import PageConfig
 from annotate.web.page.guard import Guard
 from annotate.web.page.routes import routes
@@ -44,6 +45,8 @@ def create_app(config: PageConfig) -> Starlette:
         routes=routes(),
         lifespan=lifespan,
         middleware=[
+            # First: a body past its bound is refused before anything else reads it.
+            Middleware(BoundedBody),
             Middleware(Guard, origins=config.origins),
             Middleware(Sessions, **session_options(config.secret, secure=config.secure)),
         ],
