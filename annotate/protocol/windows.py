@@ -102,6 +102,17 @@ def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -
     return latest == visit_id
 
 
+def was_quit(conn: Connection, visit_id: int) -> bool:
+    """Whether the window was left by a clean quit (`depart` with no exit outcome): a page's
+    signed cookie naming it no longer opens a session, so a copy of the cookie replayed after
+    Quit signs nobody in. An exit (crowd.exit_for: departed with its outcome) stays open to
+    show its code again."""
+    row = conn.execute(
+        select(visit.c.departed_at, visit.c.outcome).where(visit.c.id == visit_id)
+    ).first()
+    return row is None or (row.departed_at is not None and row.outcome is None)
+
+
 def depart(conn: Connection, visit_id: int, now: datetime) -> None:
     """A clean quit or an exit: the window's time on task ends now (once)."""
     conn.execute(

@@ -46,6 +46,10 @@ def survey(
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
     try:
         crowd.record_survey(page.config.engine, page.config.study, session.annotator.name, answers)
+    except crowd.SurveyNotDue as exc:  # posted before the end: refused, and said
+        early = current(page, session, terminal_safe(str(exc)))
+        early.status = 409
+        return early
     except UserError as exc:
         return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
     return current(page, session)

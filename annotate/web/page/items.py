@@ -10,11 +10,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from annotate.errors import UserError
-from annotate.protocol.answers import describe
+from annotate.protocol.answers import AnsweredDifferently, describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect
+from annotate.store.engine import is_disconnect, is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page.answers import parse_answer, previous_of
 from annotate.web.page.guarded import guarded
@@ -72,6 +72,10 @@ def answer(
         feedback = session.submit(item, value, answered_at=received, flag=flag, comment=comment)
     except ItemTaken as exc:
         return current(page, session, terminal_safe(str(exc)))
+    except AnsweredDifferently as exc:  # another tab answered it first: said, as for two
+        refused = current(page, session, terminal_safe(str(exc)))  # windows (409)
+        refused.status = 409
+        return refused
     except ContinuedElsewhere:
         raise  # a newer window of this annotator took over: this page says so
     except DBAPIError as exc:
@@ -81,6 +85,8 @@ def answer(
             page, session, item, notice=UNREACHABLE, flag=flag, comment=comment or ""
         )
     except UserError as exc:
+        if is_full_disk(exc):
+            raise  # the disk-full screen, which retries by itself (guarded.py)
         return current(page, session, terminal_safe(str(exc)))
     if feedback is not None and session.ctx.protocol.training_feedback:
         if not kind:  # a reload shows this feedback again (a refresher's: not kept)

@@ -14,7 +14,8 @@ def open_session(
     page: PageState, request: Request, visit: int | None = None
 ) -> AnnotatorSession | None:
     """The signed-in annotator's session, attached to this page's window (`visit`: the
-    one the answered page was served in; else the cookie's, the newest of this browser)."""
+    one the answered page was served in; else the cookie's, the newest of this browser).
+    None when nobody is signed in, or the cookie's window was quit (a copy replayed)."""
     name = request.session.get("who")
     if not name:
         return None
@@ -26,7 +27,12 @@ def open_session(
             request.session.clear()  # the annotator is gone from the store: sign in again
             return None
     session = AnnotatorSession(page.config.engine, page.ctx, annotator)
-    window = visit or request.session.get("visit")
-    if window:
-        session.attach_window(int(window))
+    signed_in = request.session.get("visit")  # the window this browser signed in with
+    if signed_in:
+        session.attach_window(int(signed_in))
+        if session.was_quit():  # Quit ended it: a replayed copy of the cookie signs nobody in
+            request.session.clear()
+            return None
+    if visit:
+        session.attach_window(int(visit))
     return session
