@@ -442,8 +442,7 @@ class SurveyNotDue(UserError):
 
     def __init__(self) -> None:
         super().__init__(
-            "the exit survey is answered at the end of the task only: these answers were not "
-            "stored"
+            "the exit survey is answered at the end of the task only: these answers were not stored"
         )
 
 

@@ -31,12 +31,9 @@ class BoundedBody:
     """ASGI middleware: the body read whole, at most MAX_BODY bytes within BODY_TIMEOUT_S,
     else a page that says why (413, 408) and nothing reaches the app."""
 
-    def __init__(
-        self, app: ASGIApp, max_body: int = MAX_BODY, timeout: float = BODY_TIMEOUT_S
-    ) -> None:
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY) -> None:
         self.app = app
         self.max_body = max_body
-        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -53,7 +50,7 @@ class BoundedBody:
         chunks: list[bytes] = []
         size = 0
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(BODY_TIMEOUT_S):
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
@@ -82,7 +79,9 @@ class BoundedBody:
         await self.app(scope, whole, send)
 
     async def _refuse(self, scope: Scope, send: Send, screen: str, status: int) -> None:
-        log.warning("refused a request on %s: %s (%d)", terminal_safe(scope["path"]), screen, status)
+        log.warning(
+            "refused a request on %s: %s (%d)", terminal_safe(scope["path"]), screen, status
+        )
         htmx = any(k == b"hx-request" for k, _ in scope["headers"])
         response = bare_response(
             scope["app"].state.page,

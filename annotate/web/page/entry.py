@@ -124,7 +124,7 @@ async def sign_in(request: Request) -> Response:
     if admitted is None:
         config.limiter.refused(keys)
         return render(request, signin_screen(page, SIGN_IN_REFUSED, 403))
-    config.limiter.admitted(name, address or '?')
+    config.limiter.admitted(name, address or "?")
     log.info("signed in: %s from %s", terminal_safe(name), address)
     return render(request, admitted)
 

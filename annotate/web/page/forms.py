@@ -25,9 +25,7 @@ class BadForm(Exception):
 async def form_of(request: Request) -> dict[str, str] | None:
     """The POSTed form, or None when its CSRF token is not this session's."""
     try:
-        form = await request.form(
-            max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_FIELD * 4
-        )
+        form = await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_FIELD * 4)
     except HTTPException as exc:
         raise BadForm(str(exc.detail)) from None
     values = {k: str(v)[:MAX_FIELD] for k, v in form.items() if isinstance(v, str)}
