@@ -55,7 +55,7 @@ async def test_a_crash_leaves_no_locals_and_no_password_behind(workspace, tmp_pa
     assert SECRET not in left and PASSWORD not in left  # no locals, the URL redacted
     assert "annotate:***@db.example" in left
     # Nothing the app started is left half-done: no coroutine dropped without being awaited.
-    del app, pilot
+    app = pilot = None  # the last references: what they held can be collected
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gc.collect()

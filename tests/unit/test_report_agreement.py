@@ -95,9 +95,14 @@ def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
         reliability_data=[[codes[v] for v in ann], [codes[v] for v in bob]],
         level_of_measurement="nominal",
     )
-    counts, _ = inter_rater.aggregate_raters([[codes[a], codes[b]] for a, b in zip(ann, bob)])
+    counts, _ = inter_rater.aggregate_raters(
+        [[codes[a], codes[b]] for a, b in zip(ann, bob, strict=True)]
+    )
     fleiss = inter_rater.fleiss_kappa(counts)
-    both = [[sum(1 for a, b in zip(ann, bob) if (a, b) == (x, y)) for y in codes] for x in codes]
+    both = [
+        [sum(1 for a, b in zip(ann, bob, strict=True) if (a, b) == (x, y)) for y in codes]
+        for x in codes
+    ]
     cohen = inter_rater.cohens_kappa(both).kappa
     result = cli("agreement", data)
     assert result.code == 0, result.stderr
