@@ -8,6 +8,7 @@ from starlette.responses import Response
 from annotate.errors import UserError
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
+from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page.crowd_screens import crowd_end, exit_screen
 from annotate.web.page.forms import form_of
@@ -51,6 +52,8 @@ def survey(
         early.status = 409
         return early
     except UserError as exc:
+        if is_full_disk(exc):
+            raise  # the disk-full screen, which retries by itself (guarded.py)
         return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
     return current(page, session)
 
