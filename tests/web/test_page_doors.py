@@ -451,3 +451,18 @@ def test_the_engine_refuses_a_survey_before_the_exit(workspace, tmp_path):
     arrive(workspace.engine, "pilot", 1)
     with pytest.raises(crowd.SurveyNotDue, match="end of the task only"):
         crowd.record_survey(workspace.engine, "pilot", "w01", {"hard": "early"})
+
+
+def test_forwarded_allow_ips_is_for_the_html_page_only(cli, workspace, pair):
+    result = cli("serve", pair, "--terminal", "--forwarded-allow-ips", "127.0.0.1")
+    assert result.code == 1
+    assert "--forwarded-allow-ips is for the HTML page" in result.stderr
+
+
+def test_uvicorn_believes_forwarded_headers_only_from_the_named_proxies():
+    from annotate.web.page.supervisor import uvicorn_options
+
+    default = uvicorn_options("127.0.0.1", 8000)
+    assert default["proxy_headers"] is False
+    named = uvicorn_options("127.0.0.1", 8000, "10.0.0.1, 10.0.0.2")
+    assert named["proxy_headers"] is True and named["forwarded_allow_ips"] == "10.0.0.1, 10.0.0.2"
