@@ -25,6 +25,10 @@ log = logging.getLogger("annotate.serve")
 BODY_TIMEOUT_S = 30.0
 """Seconds a request's body may take to arrive, once its head has (a phone on a poor line
 sends a form in well under one)."""
+DRAIN_MAX = 1024 * 1024
+"""Bytes of a refused body read and dropped before the answer, so that a browser still
+sending gets the 413 page rather than a reset connection; a larger one is not waited for."""
+DRAIN_S = 5.0
 
 
 class BoundedBody:
@@ -45,6 +49,8 @@ class BoundedBody:
             await self.app(scope, receive, send)  # no body (a GET)
             return
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            if length.isdigit() and int(length) <= DRAIN_MAX:
+                await _drain(receive, 0)
             await self._refuse(scope, send, "too-large", 413)
             return
         chunks: list[bytes] = []
@@ -58,6 +64,8 @@ class BoundedBody:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_body:
+                        if message.get("more_body", False):
+                            await _drain(receive, size)
                         await self._refuse(scope, send, "too-large", 413)
                         return
                     chunks.append(chunk)
@@ -103,3 +111,17 @@ class BoundedBody:
             return {"type": "http.disconnect"}
 
         await response(scope, nothing, send)
+
+
+async def _drain(receive: Receive, read: int) -> None:
+    """Read and drop the rest of a refused body, up to DRAIN_MAX bytes in all (`read` so far)
+    and DRAIN_S seconds: what a client sends before it reads the answer."""
+    try:
+        async with asyncio.timeout(DRAIN_S):
+            while read <= DRAIN_MAX:
+                message = await receive()
+                read += len(message.get("body", b""))
+                if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                    return
+    except TimeoutError:
+        return
