@@ -94,3 +94,13 @@ def test_the_example_model_answers_every_demo_rte_test_item():
     demo = ROOT / "annotate" / "demo_data" / "rte" / "test.jsonl"
     ids = {str(json.loads(line)["idx"]) for line in demo.read_text().splitlines()}
     assert {str(i) for i in predictions.predictions} == ids
+
+
+def test_the_crowd_toml_reference_names_every_key():
+    from annotate.protocol.crowd_config import OUTCOMES, CrowdConfig, SurveyQuestion
+
+    page = (ROOT / "docs" / "reference" / "crowd-toml.md").read_text(encoding="utf-8")
+    keys = [*CrowdConfig.model_fields, *SurveyQuestion.model_fields, *OUTCOMES]
+    missing = [k for k in keys if f"`{k}`" not in page and f"`[{k}]`" not in page]
+    missing = [k for k in missing if f"`[[{k}]]`" not in page]
+    assert not missing, missing

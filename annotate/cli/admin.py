@@ -13,6 +13,7 @@ from annotate.errors import UserError
 from annotate.wording import count_of
 
 if TYPE_CHECKING:
+    from annotate.protocol.crowd_config import CrowdConfig
     from annotate.workspace import Workspace
 
 
@@ -137,7 +138,10 @@ def serve_command(
         None, "--as", help="Open every page as this annotator (default: each page asks)"
     ),
     public_url: str = typer.Option(
-        None, "--public-url", help="The address browsers use, when not http://HOST:PORT"
+        None,
+        "--public-url",
+        help="The address browsers use, when not http://HOST:PORT (a crowd study: default the "
+        "one `study crowd --url` stored)",
     ),
     forwarded_allow_ips: str = typer.Option(
         None,
@@ -180,8 +184,10 @@ def serve_command(
 ) -> None:
     """Serve the annotator page to browsers (needs `pip install 'annotate-baselines[web]'`).
 
-    One server process holds every worker: each page asks for the annotator's name and token,
-    works offline, and resumes where the annotator stopped. With --terminal, each tab runs the
+    One server process holds every worker, and the page resumes where each stopped. In a
+    study of named annotators the page asks for the name and token; in a crowd study workers
+    enter by their platform link (no sign-in), and the address stored by `study crowd --url`
+    is the public one unless --public-url overrides it. With --terminal, each tab runs the
     terminal app instead (textual-serve); with --console, the researcher console."""
     from annotate.protocol import crowd
     from annotate.protocol.studies import get_annotator, load_study
@@ -204,7 +210,9 @@ def serve_command(
     if annotator is not None:
         get_annotator(ws.engine, annotator)
     # A crowd study's workers enter by their platform link, never by name and token.
-    is_crowd = crowd.config_of(load_study(ws.engine, study)) is not None
+    crowd_config = crowd.config_of(load_study(ws.engine, study))
+    is_crowd = crowd_config is not None
+    _check_public_url(study, crowd_config, public_url)
     without = [] if is_crowd else annotators_without_token(ws.engine, annotator)
     if without and not no_tokens:
         raise UserError(
@@ -237,7 +245,7 @@ def serve_command(
             host=host,
             port=port,
             annotator=annotator,
-            public_url=public_url,
+            public_url=public_url or (crowd_config.public_url if crowd_config else None),
             max_sessions=max_sessions,
             require_tokens=not no_tokens,
         )
@@ -260,6 +268,32 @@ def serve_command(
         return
     ws.engine.dispose()  # the tabs' processes open their own connections
     server.serve()
+
+
+def _check_public_url(study: str, config: CrowdConfig | None, public_url: str | None) -> None:
+    """Warn where the public address the links were made with is not the one served: every
+    POST from the links' address would be refused by the origin check."""
+    from urllib.parse import urlsplit
+
+    def origin_of(url: str) -> str:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}".lower()
+
+    stored = config.public_url if config is not None else None
+    if stored and public_url and origin_of(stored) != origin_of(public_url):
+        warn(
+            f"warning: --public-url {public_url} is not the address the study's links were "
+            f"made with ({stored}, `study crowd --url`): POSTs from pages opened by those links "
+            f"are refused. Run `annotate study crowd {study} --url {public_url}` if the "
+            "address has changed"
+        )
+    if config is not None and config.platform == "mturk":
+        effective = public_url or stored
+        if not (effective or "").startswith("https://"):
+            warn(
+                "warning: MTurk shows the page in a frame on its https site: serve it behind "
+                "https and give that address (`study crowd --url https://…` or --public-url)"
+            )
 
 
 def _serve_console(

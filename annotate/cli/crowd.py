@@ -35,7 +35,11 @@ def study_crowd(
     test_study: str = typer.Option(
         None, "--test-study", help="Two-study median gate: the test study's id"
     ),
-    url: str = typer.Option(None, "--url", help="Where `annotate serve` is reached"),
+    url: str = typer.Option(
+        None,
+        "--url",
+        help="Where workers' browsers reach `annotate serve` (stored: serve's public address)",
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Show or change a study's crowd settings, with the links to paste into the platform and
@@ -46,7 +50,7 @@ def study_crowd(
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
     stored = crowd.config_of(study_ctx)
-    changing = platform or config_path or platform_studies or training_study or test_study
+    changing = platform or config_path or platform_studies or training_study or test_study or url
     if changing:
         config = crowd_settings(
             platform,
@@ -55,6 +59,7 @@ def study_crowd(
             keep=stored,
             training_study=training_study,
             test_study=test_study,
+            url=url,
         )
         crowd.set_config(ws.engine, study, config)
     elif stored is None:
@@ -67,7 +72,7 @@ def study_crowd(
     if fmt is Format.json:
         print_json(config.model_dump(mode="json"))
         return
-    print_crowd(study, config, url)
+    print_crowd(study, config)
 
 
 @annotator_app.command("show")
@@ -143,21 +148,34 @@ def pay_command(
     study: str,
     hourly_rate: float = typer.Option(..., "--hourly-rate", help="Pay per hour on task"),
     currency: str = typer.Option("GBP", "--currency", help="Currency of the rate (printed)"),
-    base: float = typer.Option(
-        0.0, "--base-pay", help="The reward the platform already pays each worker"
+    base: str = typer.Option(
+        None,
+        "--base-pay",
+        help="The reward each platform study already pays a worker who takes it: an amount "
+        "(every platform study) or STUDY=AMOUNT,STUDY=AMOUNT",
     ),
-    max_bonus: float = typer.Option(None, "--max-bonus", help="Pay no worker more than this"),
+    max_bonus: float = typer.Option(
+        None, "--max-bonus", help="Pay no worker more than this within one platform study"
+    ),
     catch_bonus: str = typer.Option(
         None,
         "--bonus-catch-accuracy",
         help="MIN:AMOUNT: AMOUNT more for a catch accuracy of at least MIN (e.g. 0.8:0.50)",
     ),
     platform: PayFormat = typer.Option(..., "--format", help="The bonus file: prolific or mturk"),
-    to: Path = typer.Option(..., "--to", help="The bulk-bonus file to write"),
+    to: Path = typer.Option(
+        ...,
+        "--to",
+        help="The bonus file to write; with several platform study ids, one file each: "
+        "FILE-STUDY_ID.csv",
+    ),
 ) -> None:
-    """Write the platform's bulk-bonus file: each worker's time on task (consent, guidelines,
-    training, waiting, test) at the hourly rate, less the base reward; print the total, the
-    median effective hourly pay and who is paid below the rate."""
+    """Write the platform's bonus file: each worker's time on task (consent, guidelines,
+    training, waiting, test) at the hourly rate, less the base reward, per platform study
+    (a two-study gate's studies A and B each pay their own); print the total, the median
+    effective hourly pay and who is paid below the rate. Prolific: the lines of its "bulk
+    bonus payment" box. MTurk, which has no bulk-bonus upload: one line per SendBonus call
+    (WorkerId, AssignmentId, BonusAmount, Reason, UniqueRequestToken) for a script to make."""
     from annotate.protocol import pay
     from annotate.protocol.studies import load_study
 
@@ -169,24 +187,40 @@ def pay_command(
         platform.value,
         hourly_rate,
         currency=currency,
-        base=base,
+        base=pay.parse_base_pay(base),
         max_bonus=max_bonus,
         catch_bonus=pay.parse_catch_bonus(catch_bonus),
     )
     if not plan.workers:
         warn(f"warning: no {platform.value} worker has visited study {study!r} yet")
-    lines = pay.bonus_lines(plan, platform.value)
-    try:
-        to.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write {to}: {exc.strerror}") from None
+    studies = plan.platform_studies or [None]
+    files = []
+    for platform_study in studies:
+        part = plan.within(platform_study) if plan.workers else plan
+        path = to if len(studies) == 1 else to.with_name(f"{to.stem}-{platform_study}{to.suffix}")
+        lines = pay.bonus_lines(part, platform.value)
+        try:
+            path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror}") from None
+        files.append((path, platform_study, part))
     pay.record_pay(ws.engine, study_ctx, plan)
+    for path, platform_study, part in files:
+        within = f" (platform study {platform_study})" if platform_study else ""
+        bases = sorted({w.base for w in part.workers})
+        base_text = "/".join(f"{b:.2f}" for b in bases) or "0.00"
+        say(
+            f"{path}{within}: {count_of(len(part.workers), 'worker')}, total "
+            f"{part.total:.2f} {currency} (bonus; base {base_text} each on the platform), "
+            f"{sum(w.seconds for w in part.workers) / 3600:.2f} hours on task"
+        )
+    if platform is PayFormat.mturk:
+        say(
+            "MTurk has no bulk-bonus upload: each line is one SendBonus call (WorkerId, "
+            "AssignmentId, BonusAmount, Reason, UniqueRequestToken) for a script to make; "
+            "the token makes a repeated call pay once"
+        )
     median = plan.median_effective_hourly
-    say(
-        f"{to}: {count_of(len(plan.workers), 'worker')}, total {plan.total:.2f} {currency} "
-        f"(bonus; base {base:.2f} each on the platform), "
-        f"{sum(w.seconds for w in plan.workers) / 3600:.2f} hours on task"
-    )
     say(
         f"median effective hourly pay: "
         f"{'-' if median is None else f'{median:.2f}'} {currency}/h (rate {hourly_rate:.2f})"

@@ -24,10 +24,17 @@ def crowd_settings(
     keep: CrowdConfig | None = None,
     training_study: str | None = None,
     test_study: str | None = None,
+    url: str | None = None,
 ) -> CrowdConfig:
     """The settings a command line gives: the TOML file (if any), the platform, extra study
-    ids; every outcome with a code (kept from `keep`, the stored settings, where it had one)."""
-    from annotate.protocol.crowd_config import read_config_file, validate_config, with_codes
+    ids, the page's public address (`--url`, else the file's, else the one stored); every
+    outcome with a code (kept from `keep`, the stored settings, where it had one)."""
+    from annotate.protocol.crowd_config import (
+        read_config_file,
+        require_unique_codes,
+        validate_config,
+        with_codes,
+    )
 
     if config_path is not None:
         data = read_config_file(config_path, platform).model_dump()
@@ -44,14 +51,20 @@ def crowd_settings(
         data["training_study_id"] = training_study
     if test_study is not None:
         data["test_study_id"] = test_study
+    if url is not None:
+        data["public_url"] = url
+    elif data.get("public_url") is None and keep is not None:
+        data["public_url"] = keep.public_url
     origin = str(config_path) if config_path else "the command line"
     config = validate_config(data, origin)
+    require_unique_codes(config, origin)
     return with_codes(config, keep.codes if keep else None)
 
 
-def print_crowd(study: str, config: CrowdConfig, url: str | None) -> None:
+def print_crowd(study: str, config: CrowdConfig) -> None:
     from annotate.protocol.crowd import study_link
 
+    url = config.public_url
     page = url or DEFAULT_URL
     say(f"{study}: a {config.platform} study; workers arrive by link, no token needed")
     roles = config.accepted
@@ -73,3 +86,5 @@ def print_crowd(study: str, config: CrowdConfig, url: str | None) -> None:
         say(f"    {outcome:<14} {code}")
     if url is None:
         say(f"  (replace {DEFAULT_URL} with the address of `annotate serve`: --url URL)")
+    else:
+        say(f"  `annotate serve {study}` takes {url} as its public address")

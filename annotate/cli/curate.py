@@ -435,26 +435,28 @@ def list_command(
 def show_command(
     ctx: typer.Context, set_name: SetName, example_id: ExampleId, fmt: OutputFormat = "table"
 ) -> None:
-    """Show one example with its history and its reviews."""
+    """Show one example with its history, its reviews and how any disagreement was settled."""
     from annotate.curation.examples import example_history, get_example
     from annotate.curation.render import example_tables
-    from annotate.curation.review import example_reviews
+    from annotate.curation.review import example_decisions, example_reviews
 
     out = _output_format(fmt)
     engine = _workspace(ctx).engine
     example = get_example(engine, set_name, example_id)
     history = example_history(engine, set_name, example_id)
     reviews = example_reviews(engine, set_name, example_id)
+    decisions = example_decisions(engine, set_name, example_id)
     if out == "json":
         print_json(
             {
                 "example": example.as_dict(),
                 "history": history,
                 "reviews": [r.as_dict() for r in reviews],
+                "decisions": [d.as_dict() for d in decisions],
             }
         )
         return
-    for table in example_tables(example, history, reviews):
+    for table in example_tables(example, history, reviews, decisions):
         console().print(table)
 
 

@@ -44,6 +44,11 @@ def label_command(
         f"{name}: {progress.training_done} training and {progress.stream_done} test answers "
         f"saved in study {study!r}."
     )
+    if tui.release_failed:
+        say(
+            "The item on screen stays reserved for you until its lease runs out: the store "
+            f"could not be written ({tui.release_failed})."
+        )
 
 
 def ask_token(name: str) -> str:

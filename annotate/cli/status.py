@@ -77,14 +77,10 @@ def status_command(
         )
     )
     if "crowd" in data:
-        c = data["crowd"]
-        counts = ", ".join(f"{o} {n}" for o, n in c["outcomes"].items())
-        out.print(
-            Text(
-                f"Crowd ({c['platform']}) outcomes: {counts}; "
-                f"{c['abandoned_sessions']} abandoned session(s)"
-            )
-        )
+        from annotate.presentation.crowd_exits import exit_lines
+
+        for line in exit_lines(data["crowd"]):
+            out.print(Text(f"Crowd exits: {line}"))
     out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))

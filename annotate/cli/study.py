@@ -132,7 +132,7 @@ def study_create(
     if crowd is not None:
         from annotate.cli.crowd_setup import print_crowd
 
-        print_crowd(name, crowd, None)
+        print_crowd(name, crowd)
 
 
 def _crowd_platform(option: str | None, setting: object) -> str | None:

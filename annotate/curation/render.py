@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from annotate.curation.examples import ExampleView
-from annotate.curation.review import QueueEntry, ReviewView
+from annotate.curation.review import DecisionView, QueueEntry, ReviewView
 from annotate.curation.taxonomy import TAXONOMY
 from annotate.terminal_text import SafeText as Text
 
@@ -66,7 +66,10 @@ def examples_table(examples: Sequence[ExampleView], title: str) -> Table:
 
 
 def example_tables(
-    example: ExampleView, history: list[dict[str, Any]], reviews: Sequence[ReviewView] = ()
+    example: ExampleView,
+    history: list[dict[str, Any]],
+    reviews: Sequence[ReviewView] = (),
+    decisions: Sequence[DecisionView] = (),
 ) -> list[Table]:
     detail = _table(f"Example {example.id}", ["Field", "Value"])
     for key, value in example.as_dict().items():
@@ -94,7 +97,23 @@ def example_tables(
             made,
             h["made_note"],
         )
-    return [detail, versions, reviews_table(reviews)]
+    tables = [detail, versions, reviews_table(reviews)]
+    if decisions:
+        tables.append(decisions_table(decisions))
+    return tables
+
+
+def decisions_table(decisions: Sequence[DecisionView]) -> Table:
+    """Who settled the example's disagreements, to what and why (also when the author's label
+    was kept, which leaves no new version in the history)."""
+    table = _table(
+        f"Adjudication ({len(decisions)})",
+        ["Settled by", "Label", "Tags", "When", "Note", "Author's override reason"],
+    )
+    for d in decisions:
+        when = d.decided_at.isoformat(timespec="seconds")
+        _row(table, d.decided_by, d.label, "; ".join(d.tags), when, d.note, d.override_reason or "")
+    return table
 
 
 def reviews_table(reviews: Sequence[ReviewView]) -> Table:

@@ -534,3 +534,48 @@ def example_reviews(engine: Engine, set_name: str, example_id: int) -> list[Revi
             )
             for r in reviews
         ]
+
+
+# --- one example's adjudications ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    """How a disagreement on the example was settled: who, to what, and why. Kept apart from
+    the history because a decision that keeps the author's label changes no version."""
+
+    decided_by: str
+    label: str
+    tags: list[str]
+    note: str
+    override_reason: str | None
+    """Why the example's author settled it, when they did."""
+    decided_at: datetime
+
+    def as_dict(self) -> dict[str, object]:
+        out = dict(self.__dict__)
+        out["decided_at"] = self.decided_at.isoformat(timespec="seconds")
+        return out
+
+
+def example_decisions(engine: Engine, set_name: str, example_id: int) -> list[DecisionView]:
+    """Every adjudication of the example, oldest first."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        example_row(session, info.id, example_id)  # an unknown example is refused by name
+        decisions = session.exec(
+            select(CurationDecision)
+            .where(CurationDecision.example_id == example_id)
+            .order_by(CurationDecision.id)  # type: ignore[arg-type]
+        ).all()
+        return [
+            DecisionView(
+                decided_by=d.decided_by,
+                label=d.label,
+                tags=flat(d.tags),
+                note=d.note,
+                override_reason=d.override_reason,
+                decided_at=d.decided_at,
+            )
+            for d in decisions
+        ]

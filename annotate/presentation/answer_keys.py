@@ -29,10 +29,31 @@ def plain(option: LabelOption) -> Text:
     return Text.assemble(key(option.key), " ", Text(option.text))
 
 
+LINE_WIDTH = 76
+"""What one line of keys may take: 80 columns less the bar's padding and a margin."""
+
+GAP = "   "
+
+
 def option_lines(options: list[LabelOption], show: Show = plain) -> Text:
-    """`1 Positive  2 Negative` on one line, or one option per line when the texts are long."""
-    one_per_line = any(len(o.text) > INLINE_LIMIT for o in options)
-    return Text("\n" if one_per_line else "   ").join(show(o) for o in options)
+    """`1 Positive  2 Negative` on one line, or one option per line when the texts are long.
+    Short options that do not fit one line at 80 columns (CB's 7-point scale) go in columns
+    of one width, so the rows line up instead of wrapping wherever the line ends."""
+    parts = [show(o) for o in options]
+    if any(len(o.text) > INLINE_LIMIT for o in options):
+        return Text("\n").join(parts)
+    line = Text(GAP).join(parts)
+    if line.cell_len <= LINE_WIDTH:
+        return line
+    width = max(p.cell_len for p in parts)
+    per_row = max(1, (LINE_WIDTH + len(GAP)) // (width + len(GAP)))
+    rows = []
+    for start in range(0, len(parts), per_row):
+        row = parts[start : start + per_row]
+        for part in row[:-1]:
+            part.append(" " * (width - part.cell_len))
+        rows.append(Text(GAP).join(row))
+    return Text("\n").join(rows)
 
 
 def answer_keys_text(spec: TaskSpec, show: Show = plain) -> Text:
@@ -45,11 +66,11 @@ def answer_keys_text(spec: TaskSpec, show: Show = plain) -> Text:
     if spec.kind == "entity_choice":
         return Text.assemble(
             key("1 2 3…"),
-            " the entity with that number   ",
+            " name an entity by its number   ",
             key("↑↓"),
             " move   ",
             key("Enter"),
-            " pick it",
+            " choose it",
         )
     return option_lines(spec.answer_options(), show)
 

@@ -50,9 +50,24 @@ def answer_lines(spec: TaskSpec, feedback: Feedback, answer: Any, item: ItemView
         yours.append(f" (counts as {spec.label_text(spec.collapse(str(answer)))})")
     gold = Text.assemble(("Right answer: ", "bold"), Text(feedback.gold_text))
     gold.append_text(meaning(spec, item, feedback.gold))
+    if spec.answer_scale and feedback.gold is not None:  # CB: which points count as the gold
+        gold.append(f" ({scale_points(spec, str(feedback.gold))})")
     if spec.kind == "regression":
         gold.append(f" (a rating within {REGRESSION_TOLERANCE:g} point counts as right)")
     return Text("\n").join([yours, gold])
+
+
+def scale_points(spec: TaskSpec, label: str) -> str:
+    """The answer-scale points that count as `label`, by number and name: "points 3-5
+    (Leaning true, Unsure, Leaning false) count as Neutral"."""
+    points = [p for p in spec.answer_scale if p.collapses_to == label]
+    if not points:
+        return f"no point counts as {spec.label_text(label)}"
+    numbers = points[0].key if len(points) == 1 else f"{points[0].key}–{points[-1].key}"
+    names = ", ".join(p.text for p in points)
+    word = "point" if len(points) == 1 else "points"
+    verb = "counts" if len(points) == 1 else "count"
+    return f"{word} {numbers} ({names}) {verb} as {spec.label_text(label)}"
 
 
 def meaning(spec: TaskSpec, item: ItemView, value: Any) -> Text:
@@ -82,7 +97,11 @@ def accuracy_line(feedback: Feedback) -> Text:
 
 def gate_line(feedback: Feedback) -> Text | None:
     if feedback.gate_decided is True:
-        return Text("You have finished training and may go on to the test items.", style="bold")
+        return Text(
+            "You passed the training: the gate admits you to the test items (they come "
+            "without feedback).",
+            style="bold green",
+        )
     if feedback.gate_decided is False:
         return Text("You have finished training.", style="bold")
     return None

@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from sqlalchemy import Engine, func, select, update
@@ -64,6 +64,9 @@ from annotate.protocol.crowd_config import (
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.store.engine import lock_study, write_connection, write_session
 from annotate.store.models import Annotator, Label, StudyItem, SurveyAnswer, Visit, utcnow
+
+if TYPE_CHECKING:
+    from annotate.protocol.session import AnnotatorSession
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_WORKER = re.compile(r"^A[A-Z0-9]{5,31}$")
@@ -618,6 +621,30 @@ def peek_exit(
     return None if outcome is None else _exit(config, outcome, visit, visit.outcome_at)
 
 
+def arrival_exit(
+    session: AnnotatorSession, *, clock: Callable[[], datetime] = utcnow
+) -> Exit | None:
+    """The exit a worker takes as soon as they arrive, before consent or guidelines: on the
+    test link of a two-study gate anyone the gate has not admitted (not_admitted), and on any
+    link a worker the gate rejected (screened_out; not_admitted on the test link). Recorded
+    as exit_for does. None: the worker goes in. `session`: the worker's AnnotatorSession on
+    this arrival's window (its phase and visit are all this reads)."""
+    from annotate.protocol.session import Phase
+
+    phase = session.phase()
+    if phase is not Phase.REJECTED:
+        if phase is Phase.TEST:
+            return None
+        with session.engine.connect() as conn:
+            role = conn.execute(
+                select(Visit.link_role).where(Visit.id == session.visit_id)
+            ).scalar()
+        if role != "test":
+            return None
+    engine, study, name = session.engine, session.ctx.study.name, session.annotator.name
+    return exit_for(engine, study, name, visit_id=session.visit_id, clock=clock)
+
+
 def exit_for(
     engine: Engine,
     study: str,
@@ -729,6 +756,7 @@ __all__ = [
     "SurveyNotDue",
     "abandoned_visits",
     "admitted_ids",
+    "arrival_exit",
     "consent_text",
     "enter_by_link",
     "exit_for",

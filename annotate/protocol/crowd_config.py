@@ -8,6 +8,9 @@
     consent = '''You are invited to ...'''
     guidelines = '''Extra words shown above the task's guidelines.'''
     completion_url = "https://example.org/done?code={code}"   # link platform only
+    public_url = "https://annotate.example.org/"   # where `annotate serve` is reached
+
+Every key is described in docs/reference/crowd-toml.md.
 
     [codes]                               # completion codes per outcome (generated if absent)
     completed = "C1X9Q2ZT"
@@ -28,6 +31,7 @@ import string
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -92,6 +96,10 @@ class CrowdConfig(_Strict):
     survey: list[SurveyQuestion] = Field(default_factory=list)
     completion_url: str | None = None
     """Generic link only: where to send a worker on exit; {code} becomes the code."""
+    public_url: str | None = None
+    """The address workers' browsers reach `annotate serve` at (`study crowd --url`): the
+    links to paste start with it, and `serve` takes its origin as its own public one (the
+    origin check of every POST) unless `serve --public-url` says otherwise."""
 
     @field_validator("codes")
     @classmethod
@@ -123,6 +131,12 @@ class CrowdConfig(_Strict):
                 raise ValueError("completion_url is for the generic link platform only")
             if not re.match(r"^https?://", self.completion_url):
                 raise ValueError("completion_url must be an http(s) address")
+        if self.public_url is not None:
+            parts = urlsplit(self.public_url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError("public_url must be an http(s) address with a host")
+            if parts.query or parts.fragment:
+                raise ValueError("public_url takes no ?query or #fragment (the links add theirs)")
         names = [q.name for q in self.survey]
         if len(set(names)) != len(names):
             raise ValueError("two survey questions have the same name")
@@ -149,9 +163,31 @@ def new_code() -> str:
 
 def with_codes(config: CrowdConfig, keep: dict[str, str] | None = None) -> CrowdConfig:
     """Every outcome with a code: the file's own, else the one stored before (codes already
-    given to workers must not change), else a new one."""
-    codes = {o: config.codes.get(o) or (keep or {}).get(o) or new_code() for o in OUTCOMES}
-    return config.model_copy(update={"codes": codes})
+    given to workers must not change), else a new one; never one another outcome has."""
+    codes = dict(config.codes)
+    for outcome in OUTCOMES:
+        if outcome in codes:
+            continue
+        taken = {c.upper() for c in codes.values()}
+        code = (keep or {}).get(outcome)
+        while code is None or code.upper() in taken:
+            code = new_code()
+        codes[outcome] = code
+    return config.model_copy(update={"codes": {o: codes[o] for o in OUTCOMES}})
+
+
+def require_unique_codes(config: CrowdConfig, origin: str) -> None:
+    """Refuse settings that give two outcomes one code: a code tells the platform how a
+    worker left, and Prolific refuses two completion codes alike within a study. (Checked
+    where settings are given, not on stored ones, which stay readable.)"""
+    seen: dict[str, str] = {}
+    for outcome, code in config.codes.items():
+        if code.upper() in seen:
+            raise UserError(
+                f"{origin}: invalid crowd settings: codes.{outcome}: {code!r} is also the code "
+                f"of {seen[code.upper()]} (each outcome needs its own code)"
+            )
+        seen[code.upper()] = outcome
 
 
 def validate_config(data: dict[str, Any], origin: str) -> CrowdConfig:

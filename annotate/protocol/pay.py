@@ -4,10 +4,19 @@ Time on task is the union of the worker's visits (arrival to departure, or to th
 of a window that was abandoned), so it covers consent, guidelines, training, waiting and test,
 and two windows open at once are not paid twice. The bonus file pays that time at the rate,
 less the base reward the platform already pays, plus an optional bonus for catch accuracy.
+
+Pay is worked out per platform study, as the platforms pay it: a two-study gate's training
+study A and test study B each paid their own base reward to the workers who took them, and
+Prolific sets a bonus up within one study. So each (worker, platform study) gets its own line:
+the time of the worker's visits by that study's link at the rate, less that study's base
+reward (`--base-pay A=1.50,B=2.00`; a plain number is the base reward of every platform
+study), capped by --max-bonus; the catch bonus goes with the platform study of the worker's
+latest visit. `bonus_lines` writes one study's lines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -25,13 +34,61 @@ from annotate.store.models import Annotator, Label, Payment, Visit, utcnow
 
 
 @dataclass(frozen=True)
+class BasePay:
+    """The base reward each platform study already pays a worker who takes it."""
+
+    every: float = 0.0
+    """For a platform study not named in `per_study` (a plain `--base-pay` number)."""
+    per_study: dict[str, float] | None = None
+    """Platform study id -> its base reward (`--base-pay A=1.50,B=2.00`)."""
+
+    def of(self, platform_study: str | None) -> float:
+        if self.per_study is None:
+            return self.every
+        if platform_study is None or platform_study not in self.per_study:
+            named = ", ".join(self.per_study)
+            raise UserError(
+                f"--base-pay names {named}, not the platform study {platform_study or '(none)'} "
+                "workers also took: give each platform study its base reward"
+            )
+        return self.per_study[platform_study]
+
+
+def parse_base_pay(text: str | None) -> BasePay:
+    """`2.00` (every platform study pays 2.00) or `STUDY=AMOUNT,STUDY=AMOUNT`."""
+    if text is None or not text.strip():
+        return BasePay()
+    try:
+        if "=" not in text:
+            every = float(text)
+            if every < 0:
+                raise ValueError
+            return BasePay(every)
+        per: dict[str, float] = {}
+        for part in text.split(","):
+            study, _, amount = part.partition("=")
+            value = float(amount)
+            if not study.strip() or value < 0 or study.strip() in per:
+                raise ValueError
+            per[study.strip()] = value
+    except ValueError:
+        raise UserError(
+            f"--base-pay expects an amount (2.00) or STUDY=AMOUNT,STUDY=AMOUNT with each "
+            f"platform study once and no amount below 0, got {text!r}"
+        ) from None
+    return BasePay(per_study=per)
+
+
+@dataclass(frozen=True)
 class WorkerPay:
     annotator: str
     """The pseudonym (what the summary prints)."""
     platform_id: str
     """For the bonus file only."""
     assignment_id: str | None
-    """MTurk: the assignment the bonus is paid on (the worker's latest)."""
+    """MTurk: the assignment the bonus is paid on (the worker's latest in this study)."""
+    platform_study: str | None
+    """The platform study this line pays within (None: a link naming none)."""
     seconds: float
     base: float
     amount: float
@@ -50,8 +107,25 @@ class WorkerPay:
 @dataclass(frozen=True)
 class PayPlan:
     workers: list[WorkerPay]
+    """One line per worker and platform study."""
     hourly_rate: float
     currency: str
+    study: str = ""
+    """The annotate study (in MTurk's reason and request token)."""
+
+    @property
+    def platform_studies(self) -> list[str | None]:
+        """The platform studies paid within, in order (a bonus file each)."""
+        return sorted({w.platform_study for w in self.workers}, key=lambda s: s or "")
+
+    @property
+    def people(self) -> int:
+        return len({w.annotator for w in self.workers})
+
+    def within(self, platform_study: str | None) -> PayPlan:
+        """The lines of one platform study."""
+        lines = [w for w in self.workers if w.platform_study == platform_study]
+        return PayPlan(lines, self.hourly_rate, self.currency, self.study)
 
     @property
     def total(self) -> float:
@@ -59,7 +133,12 @@ class PayPlan:
 
     @property
     def median_effective_hourly(self) -> float | None:
-        rates = [r for w in self.workers if (r := w.effective_hourly) is not None]
+        """Over workers, each over all the platform studies they were paid within."""
+        per: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for w in self.workers:
+            per[w.annotator][0] += w.seconds
+            per[w.annotator][1] += w.base + w.amount
+        rates = [paid / (secs / 3600) for secs, paid in per.values() if secs > 0]
         return statistics.median(rates) if rates else None
 
     @property
@@ -86,6 +165,25 @@ def _intervals_seconds(spans: list[tuple[datetime, datetime]]) -> float:
     if end is not None and start is not None:
         total += (end - start).total_seconds()
     return total
+
+
+def time_by_platform_study(session: Session, study_id: int) -> dict[tuple[int, str | None], float]:
+    """(annotator id, platform study) -> seconds of the worker's visits by that study's link."""
+    spans: dict[tuple[int, str | None], list[tuple[datetime, datetime]]] = defaultdict(list)
+    for annotator_id, platform_study, arrived, seen, departed in session.execute(
+        select(
+            Visit.annotator_id,
+            Visit.platform_study_id,
+            Visit.arrived_at,
+            Visit.last_seen_at,
+            Visit.departed_at,
+        ).where(Visit.study_id == study_id)
+    ).all():
+        start = aware(arrived)
+        end = aware(departed or seen)
+        assert start is not None and end is not None
+        spans[(annotator_id, platform_study)].append((start, max(start, end)))
+    return {key: _intervals_seconds(s) for key, s in spans.items()}
 
 
 def time_on_task(session: Session, study_id: int) -> dict[int, float]:
@@ -126,21 +224,26 @@ def plan_pay(
     hourly_rate: float,
     *,
     currency: str = "GBP",
-    base: float = 0.0,
+    base: BasePay | float = 0.0,
     max_bonus: float | None = None,
     catch_bonus: tuple[float, float] | None = None,
 ) -> PayPlan:
+    """Each worker's pay line per platform study (see the module docstring)."""
     if hourly_rate <= 0:
         raise UserError("--hourly-rate must be more than 0")
-    if base < 0:
+    bases = base if isinstance(base, BasePay) else BasePay(float(base))
+    if bases.every < 0:
         raise UserError("--base-pay cannot be negative")
     with Session(engine) as session:
-        seconds = time_on_task(session, ctx.id)
-        people = session.execute(
-            select(Annotator.id, Annotator.name, Annotator.platform_id).where(
-                Annotator.id.in_(list(seconds)), Annotator.platform == platform
-            )
-        ).all()
+        seconds = time_by_platform_study(session, ctx.id)
+        people = {
+            aid: (name, platform_id)
+            for aid, name, platform_id in session.execute(
+                select(Annotator.id, Annotator.name, Annotator.platform_id).where(
+                    Annotator.id.in_({aid for aid, _ in seconds}), Annotator.platform == platform
+                )
+            ).all()
+        }
         catch = {
             aid: (int(n), int(right))
             for aid, n, right in session.execute(
@@ -153,43 +256,74 @@ def plan_pay(
                 .group_by(Label.annotator_id)
             ).all()
         }
-        assignments = {
-            aid: visit_extras.get("assignment_id")
-            for aid, visit_extras in session.execute(
-                select(Visit.annotator_id, Visit.extras)
-                .where(Visit.study_id == ctx.id)
-                .order_by(Visit.id)
-            ).all()
-            if visit_extras.get("assignment_id")
-        }
+        assignments: dict[tuple[int, str | None], str] = {}
+        latest_study: dict[int, str | None] = {}
+        for aid, platform_study, visit_extras in session.execute(
+            select(Visit.annotator_id, Visit.platform_study_id, Visit.extras)
+            .where(Visit.study_id == ctx.id)
+            .order_by(Visit.id)
+        ).all():
+            latest_study[aid] = platform_study
+            if visit_extras.get("assignment_id"):
+                assignments[(aid, platform_study)] = visit_extras["assignment_id"]
     workers = []
-    for annotator_id, name, platform_id in sorted(people, key=lambda p: p[1]):
-        secs = seconds[annotator_id]
-        amount = max(0.0, secs / 3600 * hourly_rate - base)
+    for (aid, platform_study), secs in sorted(
+        seconds.items(), key=lambda kv: (people.get(kv[0][0], ("",))[0], kv[0][1] or "")
+    ):
+        if aid not in people:
+            continue
+        name, platform_id = people[aid]
+        study_base = bases.of(platform_study)
+        amount = max(0.0, secs / 3600 * hourly_rate - study_base)
         if max_bonus is not None:
             amount = min(amount, max_bonus)
-        n, right = catch.get(annotator_id, (0, 0))
+        n, right = catch.get(aid, (0, 0))
         accuracy = right / n if n else None
-        if catch_bonus is not None and accuracy is not None and accuracy >= catch_bonus[0]:
-            amount += catch_bonus[1]
+        last = latest_study.get(aid) == platform_study
+        if last and catch_bonus is not None and accuracy is not None:
+            amount += catch_bonus[1] if accuracy >= catch_bonus[0] else 0.0
         workers.append(
             WorkerPay(
                 name,
                 str(platform_id),
-                assignments.get(annotator_id),
+                assignments.get((aid, platform_study)),
+                platform_study,
                 secs,
-                base,
+                study_base,
                 round(amount, 2),
                 accuracy,
             )
         )
-    return PayPlan(workers, hourly_rate, currency)
+    return PayPlan(workers, hourly_rate, currency, ctx.study.name)
+
+
+MTURK_HEADER = "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken"
+"""MTurk has no bulk-bonus upload: each line is one SendBonus call, with the parameters it
+requires under their API names. The token makes a repeated call (a script run twice) pay
+once: MTurk refuses a second bonus with a token it has seen."""
+
+
+def request_token(plan: PayPlan, w: WorkerPay) -> str:
+    """The same for the same payment (study, worker, assignment, amount), in every run: a new
+    amount (the worker worked on) is a new payment."""
+    key = f"{plan.study}|{w.platform_id}|{w.assignment_id}|{w.amount:.2f}|{plan.currency}"
+    return "annotate-" + hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def mturk_reason(plan: PayPlan, w: WorkerPay) -> str:
+    """What the worker reads with the bonus (no comma: one CSV cell without quotes)."""
+    minutes = w.seconds / 60
+    return (
+        f"Time on task for {plan.study}: {minutes:.0f} min at "
+        f"{plan.hourly_rate:.2f} {plan.currency}/h less the reward"
+    )
 
 
 def bonus_lines(plan: PayPlan, platform: str) -> list[str]:
-    """The platform's bulk-bonus file. Prolific: `participant_id,amount` a line, as its bulk
-    bonus box takes them (no heading). MTurk: worker id, assignment id, amount, with a
-    heading (for a script that calls SendBonus). Workers owed nothing are left out."""
+    """The platform's bonus file of the plan's lines (`plan.within(study)`: one platform
+    study's). Prolific: `participant_id,amount` a line, as its bulk bonus box takes them (no
+    heading). MTurk: one SendBonus call a line (MTURK_HEADER). Workers owed nothing are left
+    out."""
     paid = [w for w in plan.workers if w.amount > 0]
     if platform == "prolific":
         return [f"{w.platform_id},{w.amount:.2f}" for w in paid]
@@ -197,8 +331,10 @@ def bonus_lines(plan: PayPlan, platform: str) -> list[str]:
         missing = [w.annotator for w in paid if not w.assignment_id]
         if missing:
             raise UserError(f"no MTurk assignment recorded for {', '.join(missing)}")
-        return ["worker_id,assignment_id,amount"] + [
-            f"{w.platform_id},{w.assignment_id},{w.amount:.2f}" for w in paid
+        return [MTURK_HEADER] + [
+            f"{w.platform_id},{w.assignment_id},{w.amount:.2f},{mturk_reason(plan, w)},"
+            f"{request_token(plan, w)}"
+            for w in paid
         ]
     raise UserError(f"no bonus file format for platform {platform!r} (prolific or mturk)")
 
@@ -243,14 +379,19 @@ def record_pay(engine: Engine, ctx: StudyContext, plan: PayPlan) -> int:
 
 
 def paid_hourly(session: Session, study_id: int) -> tuple[float | None, str | None]:
-    """The median effective hourly pay of the latest `annotate pay` run, and its currency."""
+    """The median effective hourly pay of the latest `annotate pay` run, and its currency:
+    per worker, over all the platform studies they were paid within."""
     run = session.scalar(select(func.max(Payment.run)).where(Payment.study_id == study_id))
     if run is None:
         return None, None
     rows = session.execute(
-        select(Payment.seconds, Payment.amount, Payment.base, Payment.currency).where(
-            Payment.study_id == study_id, Payment.run == run
-        )
+        select(
+            Payment.annotator_id, Payment.seconds, Payment.amount, Payment.base, Payment.currency
+        ).where(Payment.study_id == study_id, Payment.run == run)
     ).all()
-    rates = [(amount + base) / (secs / 3600) for secs, amount, base, _ in rows if secs > 0]
-    return (statistics.median(rates) if rates else None), (rows[0][3] if rows else None)
+    per: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for aid, secs, amount, base, _ in rows:
+        per[aid][0] += secs
+        per[aid][1] += amount + base
+    rates = [paid / (secs / 3600) for secs, paid in per.values() if secs > 0]
+    return (statistics.median(rates) if rates else None), (rows[0][4] if rows else None)

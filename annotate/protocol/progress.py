@@ -32,6 +32,11 @@ from annotate.store.models import (
 )
 
 RECENT = timedelta(minutes=15)
+MIN_RATE_SPAN = timedelta(minutes=2)
+"""A labelling rate needs at least this much time behind it ..."""
+MIN_RATE_LABELS = 5
+"""... and this many labels, unless its window is the whole RECENT: one label a second after
+the first is no rate ("25133.3/h, ETA 5 s"), while 15 quiet minutes are a rate of zero."""
 """The window of the "recent" labelling rate."""
 
 
@@ -112,7 +117,8 @@ class StudyProgress:
     """Test labels the items still take (the engine's own count: none for an item decided
     early, one more for an open tie)."""
     histogram: dict[int, int]
-    """Labels per item (0..k) -> number of test items."""
+    """Labels per item (0..k, and past k where a tie took extra annotators) -> number of
+    test items."""
     rate_recent: float | None
     """Test labels per hour over the last 15 minutes, or over the time since the first test
     label when that is shorter (None before the first label)."""
@@ -128,6 +134,8 @@ class StudyProgress:
     computed_at: datetime | None = None
     recent_window: timedelta | None = None
     """What `rate_recent` is over: 15 minutes, or less early in the test phase."""
+    stuck: bool = False
+    """No item can be completed until more annotators are admitted (no ETA then)."""
 
     @property
     def complete(self) -> bool:
@@ -155,9 +163,12 @@ def decision_reason(decision: GateDecision) -> str:
 
 
 def _rate(count: int, since: datetime, now: datetime) -> float | None:
-    """`count` labels from `since` to `now`, per hour."""
-    hours = (now - since).total_seconds() / 3600
-    return count / hours if hours > 0 else None
+    """`count` labels from `since` to `now`, per hour; None while too little is behind it
+    (MIN_RATE_SPAN, MIN_RATE_LABELS)."""
+    span = now - since
+    if span < MIN_RATE_SPAN or (count < MIN_RATE_LABELS and span < RECENT):
+        return None
+    return count / (span.total_seconds() / 3600)
 
 
 @dataclass
@@ -306,25 +317,37 @@ class ProgressTracker:
     ) -> StudyProgress:
         k = self.ctx.k
         items = standing.Completeness.of(self.item_rows.values(), k)
-        per_item = Counter(min(n, k) for n, _ in self.item_rows.values())
+        per_item = Counter(n for n, _ in self.item_rows.values())  # extra annotators too
         needed = items.labels_wanted
-        first = self.test_times[0] if self.test_times else None
+        annotators = sorted(
+            (self._annotator(aid, decisions.get(aid)) for aid in set(self.people) | set(decisions)),
+            key=lambda a: a.name,
+        )
         rate_recent = rate_overall = window = None
-        if first is not None:
-            began = datetime.fromtimestamp(first, UTC)
+        if self.test_times:
+            began = datetime.fromtimestamp(self.test_times[0], UTC)
+            # A finished study's rates are as of its last label: they do not decay after.
+            until = now
+            if items.finished:
+                until = min(now, datetime.fromtimestamp(self.test_times[-1], UTC))
             # The window is the last 15 minutes, or the time since the first test label
             # when that is shorter: 2 minutes into the test phase, 2 minutes' labels.
-            since = max(now - RECENT, began)
-            upto = bisect_right(self.test_times, now.timestamp())  # none after `now`
+            since = max(until - RECENT, began)
+            upto = bisect_right(self.test_times, until.timestamp())  # none after `until`
             recent = upto - bisect_left(self.test_times, since.timestamp())
-            rate_recent, window = _rate(recent, since, now), now - since
-            rate_overall = _rate(upto, began, now)
+            rate_recent, window = _rate(recent, since, until), until - since
+            rate_overall = _rate(upto, began, until)
         speed = rate_recent or rate_overall
-        eta = timedelta(hours=needed / speed) if needed and speed else None
+        stuck = standing.cannot_complete(
+            items,
+            admitted=sum(a.gate == "admitted" for a in annotators),
+            decided=any(a.gate in ("admitted", "rejected") for a in annotators),
+            in_training=sum(a.phase in ("training", "waiting") for a in annotators),
+        )
+        eta = timedelta(hours=needed / speed) if needed and speed and not stuck else None
         anyone = any(d.admitted for d in decisions.values())
         state = standing.study_state(items, stored, anyone)
         lasts = [p.last for p in self.people.values() if p.last is not None]
-        ids = set(self.people) | set(decisions)
         return StudyProgress(
             study=self.ctx.study.name,
             task=self.ctx.spec.name,
@@ -334,18 +357,16 @@ class ProgressTracker:
             items_complete=items.complete,
             labels_total=items.labels,
             labels_needed=needed,
-            histogram={n: per_item.get(n, 0) for n in range(k + 1)},
+            histogram={n: per_item.get(n, 0) for n in range(max(k, *per_item, 0) + 1)},
             rate_recent=rate_recent,
             rate_overall=rate_overall,
             eta=eta,
             last_activity=datetime.fromtimestamp(max(lasts), UTC) if lasts else None,
             items=items,
-            annotators=sorted(
-                (self._annotator(aid, decisions.get(aid)) for aid in ids),
-                key=lambda a: a.name,
-            ),
+            annotators=annotators,
             computed_at=now,
             recent_window=window,
+            stuck=stuck,
         )
 
     def _annotator(self, annotator_id: int, decision: GateDecision | None) -> AnnotatorProgress:

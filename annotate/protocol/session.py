@@ -684,7 +684,10 @@ class AnnotatorSession:
             progress = replace(before, test_done=before.test_done + 1)
         self._standing_now(progress)
         if refusal is Refusal.FULL:  # the lease was given back (committed) before we say so
-            raise ItemTaken("this item already has all its labels; moving on")
+            raise ItemTaken(
+                "your answer was not needed: other annotators completed this item while it "
+                "waited; moving on"
+            )
         if refusal is Refusal.BATCH_DONE:
             raise UserError("your batch of test items is complete: this answer was not stored")
         return self._test_view(leased)

@@ -321,3 +321,10 @@ def roster(session: Session, study_id: int) -> list[Member]:
             )
         )
     return sorted(members, key=lambda m: m.name)
+
+
+def cannot_complete(items: Completeness, admitted: int, decided: bool, in_training: int) -> bool:
+    """No item can be completed until more annotators are admitted: fewer than k admitted,
+    the gate has decided on someone, and nobody is in training who could still be admitted.
+    A study in this state has no ETA."""
+    return items.complete < items.total and admitted < items.k and decided and not in_training

@@ -159,18 +159,35 @@ def study_status(
         ],
         "warnings": warnings,
         **({"early_stop": saving} if saving is not None else {}),
-        **({"crowd": _crowd_counts(engine, ctx, now)} if ctx.study.crowd else {}),
+        **({"crowd": crowd_counts(engine, ctx, now)} if ctx.study.crowd else {}),
     }
 
 
-def _crowd_counts(engine: Engine, ctx: StudyContext, now: datetime) -> dict[str, Any]:
-    """A crowd study's workers by outcome (their latest exit) and its abandoned sessions."""
-    from annotate.protocol import crowd
+def crowd_counts(engine: Engine, ctx: StudyContext, now: datetime) -> dict[str, Any]:
+    """A crowd study's exits per platform study and code (as the platform counts its
+    submissions), its workers by their latest exit, and who abandoned (crowd_exits.py's one
+    definition); shared by `status` and the console."""
+    from annotate.protocol import crowd, crowd_exits
 
+    config = crowd.config_of(ctx)
+    assert config is not None
     with Session(engine) as session:
+        exits = crowd_exits.exit_counts(session, ctx, config)
+        abandoned = crowd_exits.abandoned_workers(session, ctx, now)
         return {
-            "platform": ctx.study.crowd["platform"] if ctx.study.crowd else None,
+            "platform": config.platform,
+            "exits": [
+                {
+                    "platform_study": e.platform_study,
+                    "link": e.link,
+                    "outcome": e.outcome,
+                    "code": e.code,
+                    "workers": e.workers,
+                }
+                for e in exits
+            ],
             "outcomes": crowd.outcome_counts(session, ctx.id),
+            "abandoned_workers": len(abandoned),
             "abandoned_sessions": crowd.abandoned_visits(session, ctx, now),
         }
 
@@ -198,12 +215,12 @@ def status_warnings(
 ) -> list[str]:
     """What the researcher should act on, in words (shared by `status` and the console)."""
     k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
-    items_total, items_complete = items.total, items.complete
+    items_total = items.total
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
     decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
-    if items_complete < items_total and admitted < k and decided and not in_training:
+    if standing.cannot_complete(items, admitted, decided, len(in_training)):
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
             "is in training: no item can be completed until more annotators are admitted"

@@ -27,7 +27,7 @@ from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect, is_held
+from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.crash import SafeCrash
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -72,6 +72,11 @@ class LabelApp(SafeCrash, App[None]):
         """Whether a test item has been shown in this run (to announce the phase change)."""
         self.last_answer = time.monotonic()
         """When the annotator last answered: reading since then (IDLE_S)."""
+        self.last_not_needed = False
+        """The last answer came after others had completed its item (its lease ran out)."""
+        self.release_failed: str | None = None
+        """Why the item on screen could not be given back at Quit (it stays leased until its
+        lease runs out), or None."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
@@ -166,11 +171,15 @@ class LabelApp(SafeCrash, App[None]):
             return
         self._crowd_finish()
 
-    def _continued_elsewhere(self) -> None:
-        from annotate.tui.screens.crowd import ContinuedScreen
+    def _continued_elsewhere(self, dropped: ItemScreen.Answered | None = None) -> None:
+        """A newer window took over; `dropped` is the answer given here that it refused."""
+        from annotate.tui.screens.crowd import ContinuedScreen, DroppedAnswer
 
         self.clear_notifications()
-        self.switch_screen(ContinuedScreen())
+        lost = None
+        if dropped is not None:
+            lost = DroppedAnswer(describe(self.session.spec, dropped.answer), dropped.comment)
+        self.switch_screen(ContinuedScreen(lost))
 
     @staticmethod
     def _preload() -> None:
@@ -261,7 +270,7 @@ class LabelApp(SafeCrash, App[None]):
         elif progress.paused:
             screen = PausedScreen(progress)
         else:
-            screen = FinishedScreen(progress)
+            screen = FinishedScreen(progress, last_not_needed=self.last_not_needed)
         self.switch_screen(screen)
 
     def _is_current(self, message: ScreenMessage) -> bool:
@@ -336,7 +345,8 @@ class LabelApp(SafeCrash, App[None]):
                 answered_at=message.answered_at,
                 flag=message.flag,
                 comment=message.comment,
-            )
+            ),
+            message,
         )
         if feedback is not None and self.session.ctx.protocol.training_feedback:
             from annotate.tui.screens.feedback import FeedbackScreen
@@ -371,20 +381,25 @@ class LabelApp(SafeCrash, App[None]):
             stored = True
             return upcoming
 
-        upcoming = self._stored(store)
+        upcoming = self._stored(store, message)
         await self.show_next(upcoming, fetched=stored)
 
-    def _stored(self, call: Callable[[], T]) -> T | None:
-        """Run a store call; a refusal becomes a notification (the screen then moves on)."""
+    def _stored(self, call: Callable[[], T], message: ItemScreen.Answered) -> T | None:
+        """Store `message`'s answer; a refusal becomes a notification (the screen then moves
+        on), and the answer the refusal dropped is said, never passed over."""
         try:
-            return call()
+            stored = call()
         except ContinuedElsewhere:
-            self._continued_elsewhere()
+            self._continued_elsewhere(message)
             raise
         except ItemTaken as exc:  # the lease ran out and others completed the item
+            self.last_not_needed = True
             self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+        else:
+            self.last_not_needed = False
+            return stored
         return None
 
     def _revise(self, message: ItemScreen.Answered) -> None:
@@ -472,12 +487,20 @@ class LabelApp(SafeCrash, App[None]):
         return None
 
     async def _leave(self) -> None:
+        # Giving back the item on screen is a courtesy (its lease runs out by itself), so a
+        # store that cannot be written now (read-only, full, unreachable) never keeps the
+        # annotator from leaving: the command's summary says what was not given back.
         try:
             self.session.release()
-        except DBAPIError as exc:
-            if not is_disconnect(exc):
-                raise  # unreachable: leave anyway; the lease expires by itself
+        except (DBAPIError, UserError) as exc:
+            self.release_failed = _store_reason(exc)
         self.exit()
+
+
+def _store_reason(exc: BaseException) -> str:
+    """The database's own words for a failed write, one line, safe for a terminal."""
+    reason = getattr(exc, "reason", None) or getattr(exc, "orig", None) or exc
+    return terminal_safe(str(reason).splitlines()[0] if str(reason) else type(exc).__name__)
 
 
 def create_app(

@@ -672,3 +672,21 @@ async def test_the_study_name_reaches_the_terminal_title_sanitised(workspace, tm
         await arrive(pilot, StudyScreen)
         assert "\x1b" not in app.sub_title and "\x07" not in app.sub_title
         assert "␛" in app.sub_title
+
+
+async def test_a_crowd_study_shows_its_exits_per_platform_study_and_code(workspace, tmp_path):
+    from annotate.protocol import crowd
+    from tests.crowd_helpers import CODES, STUDY_A, crowd_study
+    from tests.crowd_helpers import arrive as arrive_by_link
+    from tests.crowd_helpers import train as train_by_link
+
+    crowd_study(workspace.engine, tmp_path, gate_threshold=1.0)
+    for n in (1, 2):  # both answer their training wrongly: screened out
+        worker = arrive_by_link(workspace.engine, "pilot", n, STUDY_A)
+        train_by_link(workspace.engine, worker, right=False)
+        assert crowd.exit_for(workspace.engine, "pilot", worker.annotator.name) is not None
+    app = console(workspace.engine, "pilot")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        text = " ".join(screen_text(app).split())
+        assert f"study {STUDY_A} (all link): screened_out ({CODES['screened_out']}) 2" in text

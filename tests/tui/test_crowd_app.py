@@ -115,8 +115,14 @@ async def test_two_terminal_windows_on_one_item_keep_the_newer_answer(workspace,
             await wait_until(
                 second, lambda: len(labels(workspace.engine, "test")) == 1, "the newer answer"
             )
+            await first.press("f", *"odd wording", "enter")  # a flag with its comment
+            await wait_until(first, lambda: isinstance(older.screen, ItemScreen), "flagged")
             await first.press("1")  # entailment, in the older window: refused
             await wait_until(first, lambda: isinstance(older.screen, ContinuedScreen), "refusal")
-            assert "continued in another window" in all_static_text(older)
+            said = " ".join(all_static_text(older).split())
+            assert "continued in another window" in said
+            # What was dropped is said, not covered by "every answer given here is saved".
+            assert "The answer you just gave here (Entailment" in said
+            assert "and its comment “odd wording” were not saved" in said
             assert isinstance(newer.screen, ItemScreen)  # the newer goes on with its next item
     assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]

@@ -7,9 +7,11 @@ from __future__ import annotations
 import sqlite3
 
 import psycopg
+import pytest
 from sqlalchemy.exc import OperationalError
 
 from annotate.errors import UserError
+from annotate.store.engine import StorageError
 from annotate.tui.app import create_app
 from annotate.tui.console.app import create_console_app
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -164,3 +166,32 @@ async def test_the_console_change_check_holds_while_the_store_is_away(
         monkeypatch.setattr(console_app, "change_stamp", real)
         app.check_for_changes()
         assert told(app, "The store is back") and not app.store_away
+
+
+READ_ONLY = OperationalError(
+    "UPDATE", {}, sqlite3.OperationalError("attempt to write a readonly database")
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (READ_ONLY, "readonly database"),
+        (StorageError("the store is full", "database or disk is full"), "disk is full"),
+        (GONE, "server closed the connection"),
+    ],
+    ids=["read-only", "full", "unreachable"],
+)
+async def test_quitting_never_fails_on_a_store_that_cannot_be_written(
+    workspace, tmp_path, monkeypatch, error, reason
+):
+    """Issue 39, item 2: q on a read-only, full or unreachable store leaves as usual (no
+    traceback); the item's lease runs out by itself, and the app says why it was kept."""
+    _, app = quick_app(workspace, tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        Outage(monkeypatch, app.session, "release", error)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running, "the app to close")
+    assert not app.return_code  # a crash sets 1 and prints the traceback
+    assert app.release_failed is not None and reason in app.release_failed

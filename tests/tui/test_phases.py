@@ -159,7 +159,8 @@ class TestTraining:
             assert "✗ Wrong" in shown
             assert f"Right answer: {gold_text}" in shown
             assert "So far: 1 of 2 right (50%)" in shown
-            assert "may go on to the test items" in shown  # threshold 0.5 reached
+            # Threshold 0.5 reached: the trainee is told they passed (issue 39, item 5).
+            assert "You passed the training: the gate admits you" in " ".join(shown.split())
             await pilot.press("space")
             await pilot.pause()
             assert isinstance(app.screen, ItemScreen) and app.screen.item.phase == "test"
@@ -181,6 +182,10 @@ class TestTraining:
             shown = screen_text(app)
             assert "Your answer: Definitely false (counts as Contradiction)" in shown
             assert "Right answer: Contradiction" in shown and "✓ Right" in shown
+            # Which points count as the right class (issue 39, item 5), read from the task.
+            assert "(points 6–7 (Probably false, Definitely false) count as" in " ".join(
+                shown.split()
+            )
 
     async def test_explanation_is_shown_verbatim(self, workspace, tmp_path, monkeypatch):
         with explained_task(tmp_path, monkeypatch) as rows:
@@ -353,3 +358,31 @@ class TestArrivals:
 
 def session_gold(item) -> str:
     return next(r["label"] for r in fx.SG_RTE if r["premise"] == item.fields["premise"])
+
+
+async def test_an_answer_others_made_unneeded_is_said_at_the_end(workspace, tmp_path):
+    """Issue 39, item 4: when the lease ran out and others completed the item, the finish
+    screen says the last answer was not needed, not "Your answers are saved"."""
+    from datetime import timedelta
+
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.store.models import utcnow
+
+    study = build_study(
+        workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST[:1], overrides=QUICK_TEST
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "ana's item")
+        later = utcnow() + timedelta(minutes=app.session.ctx.protocol.lease_minutes + 1)
+        bob = AnnotatorSession.open(workspace.engine, study, "bob", create_annotator=True)
+        bob.clock = lambda: later  # ana's lease has run out by bob's clock
+        taken = bob.next_item()
+        assert taken is not None and taken.item_id == app.screen.item.item_id
+        bob.submit(taken, "entailment")
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, FinishedScreen), "the end")
+        shown = " ".join(all_static_text(app).split())
+        assert "Your last answer was not needed" in shown
+        assert "Your answers are saved" not in shown

@@ -15,6 +15,7 @@ from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
+from annotate.tui.widgets.choosers import EntityChoice
 from annotate.tui.widgets.title import fit_title
 from annotate.wording import count_of
 from tests import fixtures as fx
@@ -104,29 +105,57 @@ class TestHypothesisInView:
 class TestRecord:
     """Item 11: ReCoRD's number keys, its highlights and its title at 80 columns."""
 
-    async def test_a_number_key_answers_with_that_entity(self, workspace, tmp_path):
+    async def test_a_number_key_names_the_entity_and_enter_stores_it(self, workspace, tmp_path):
         app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_TEST)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
             await pilot.press("2")
+            cue = app.screen.query_one("#entity-cue", Static)
+            await wait_until(pilot, lambda: "Riverton" in static_text(cue), "the cue")
+            assert "Enter chooses" in static_text(cue)
+            assert "Riverton" in screen_text(app)  # the cue is on screen at 80x24
+            assert labels(workspace.engine) == []  # nothing stored before Enter
+            await pilot.press("enter")
             await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
         assert labels(workspace.engine)[0].value == "Riverton"
 
-    async def test_two_digit_numbers_with_more_than_nine_entities(self, workspace, tmp_path):
+    async def test_two_digit_numbers_with_more_than_nine_entities(
+        self, workspace, tmp_path, monkeypatch
+    ):
+        monkeypatch.setattr(EntityChoice, "SETTLE_SECONDS", 30.0)  # no pause on a slow machine
         app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
-            await pilot.press("1", "2")  # 12 at once: there is no 120
+            await pilot.press("1", "2", "enter")  # 12: there is no 120
             await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "entity 12")
-            await pilot.press("1")  # could be 10, 11 or 12: waits, with entity 1 highlighted
-            await pilot.pause()
+            await pilot.press("1")  # could be 10, 11 or 12: the cue shows the digit waiting
+            cue = app.screen.query_one("#entity-cue", Static)
+            await wait_until(pilot, lambda: "Typed 1" in static_text(cue), "the pending digit")
+            assert "10–12" in static_text(cue) and RECORD_MANY_NAMES[0] in static_text(cue)
             assert len(labels(workspace.engine)) == 1
             await pilot.press("enter")
             await wait_until(pilot, lambda: len(labels(workspace.engine)) == 2, "entity 1")
-            await pilot.press("5")  # no entity 50 or more: 5 at once
+            await pilot.press("5", "enter")  # no entity 50 or more: 5 at once
             await wait_until(pilot, lambda: len(labels(workspace.engine)) == 3, "entity 5")
         values = [label.value for label in labels(workspace.engine)]
         assert values == [RECORD_MANY_NAMES[11], RECORD_MANY_NAMES[0], RECORD_MANY_NAMES[4]]
+
+    async def test_a_pause_ends_the_number(self, workspace, tmp_path, monkeypatch):
+        """`1`, a pause, then `2` means entity 2, not 12 (issue 39, item 1)."""
+        monkeypatch.setattr(EntityChoice, "SETTLE_SECONDS", 2.0)  # the pause: waited for, not slept
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("1")
+            cue = app.screen.query_one("#entity-cue", Static)
+            await wait_until(pilot, lambda: "Typed 1" in static_text(cue), "the pending digit")
+            await wait_until(pilot, lambda: "Enter chooses" in static_text(cue), "the pause")
+            await pilot.press("2")
+            await wait_until(pilot, lambda: "2. " + RECORD_MANY_NAMES[1] in static_text(cue), "2")
+            assert labels(workspace.engine) == []
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
+        assert labels(workspace.engine)[0].value == RECORD_MANY_NAMES[1]
 
     async def test_highlights_are_a_list_not_markers(self, workspace, tmp_path):
         app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
@@ -315,3 +344,70 @@ def test_counts_in_words():
     assert count_of(0, "item") == "0 items"
     assert count_of(2, "training item") == "2 training items"
     assert count_of(1, "study") == "1 study" and count_of(3, "study") == "3 studies"
+
+
+def _multirc_with(candidates: int, question: str = "Which of these did the ferry carry?"):
+    answers = [{"text": f"Cargo number {n}", "idx": n, "label": n % 2} for n in range(candidates)]
+    return [
+        {
+            "idx": 0,
+            "version": 1.1,
+            "passage": {
+                "text": "The ferry leaves at nine. It carries cars, bikes and walkers.",
+                "questions": [{"question": question, "idx": 0, "answers": answers}],
+            },
+        }
+    ]
+
+
+class TestOverflow:
+    """Issue 39, item 3: a block that can overflow at 80x24 scrolls from the keyboard and says
+    that it can; nothing the trainee must see is out of reach."""
+
+    async def test_multirc_feedback_with_14_candidates_scrolls_to_the_end(
+        self, workspace, tmp_path
+    ):
+        rows = _multirc_with(14)
+        app = app_for(
+            workspace, tmp_path, "superglue/multirc", dev=rows, test=without_labels(rows),
+            overrides=ONE_TRAINING_ITEM,
+        )  # fmt: skip
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press(*["1"] * 14, "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            panel = app.screen.query_one("#feedback")
+            await wait_until(pilot, lambda: bool(panel.border_title), "the overflow cue")
+            assert "more feedback below: ↓" in str(panel.border_title)
+            shown = screen_text(app)
+            assert "Press Enter or Space to continue." in shown  # always in view
+            assert "So far:" not in shown  # below the fold, for now
+            for _ in range(30):
+                await pilot.press("down")
+            await wait_until(pilot, lambda: "So far:" in screen_text(app), "the end of it")
+            assert "14. Cargo number 13" in screen_text(app)
+            assert not panel.border_title  # nothing more below: the cue is gone
+
+    async def test_a_long_hypothesis_scrolls_and_says_so(self, workspace, tmp_path):
+        long_hypothesis = " ".join(f"Clause {n} of a very long hypothesis." for n in range(40))
+        test = [{"premise": "A short premise.", "hypothesis": long_hypothesis, "idx": 0}]
+        app = app_for(workspace, tmp_path, "superglue/rte", test=test)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            pinned = app.screen.query_one("#pinned")
+            await wait_until(pilot, lambda: bool(pinned.border_title), "the overflow cue")
+            assert "more below: Shift+↓" in str(pinned.border_title)
+            assert "Clause 39" not in screen_text(app)
+            for _ in range(30):
+                await pilot.press("shift+down")
+            await wait_until(pilot, lambda: "Clause 39" in screen_text(app), "the end")
+            assert "more below" not in str(pinned.border_title)
+
+    async def test_a_long_passage_says_it_continues(self, workspace, tmp_path):
+        app = app_for(workspace, tmp_path, "superglue/rte", test=LONG_PREMISE_TEST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            pinned = app.screen.query_one("#pinned")
+            await wait_until(pilot, lambda: bool(pinned.border_title), "the overflow cue")
+            assert "passage continues: PgDn" in str(pinned.border_title)
+            assert "passage continues: PgDn" in screen_text(app)  # drawn on the border

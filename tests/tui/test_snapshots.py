@@ -333,7 +333,7 @@ class TestScreenDetails:
 
         async def run_before(pilot: Pilot) -> None:
             await first_item(pilot)
-            await pilot.press("1")  # waits for a second digit, with entity 1 highlighted
+            await pilot.press("1", "1")  # entity 11 named in the cue, not stored yet
 
         assert snap_compare(app, terminal_size=size, run_before=run_before)
 

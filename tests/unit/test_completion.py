@@ -192,3 +192,22 @@ def test_stop_when_decided_is_a_validated_protocol_option():
     assert quick.effective(None, {"stop_when_decided": True}).stop_when_decided is True
     with pytest.raises(SpecError, match="stop_when_decided"):
         quick.effective(None, {"stop_when_decided": "sometimes"})
+
+
+def test_the_console_draws_the_extra_annotators_as_status_counts_them(workspace, tmp_path: Path):
+    """Issue 39, item 6: "Labels per item" shows items past k (ties given an extra label)
+    as `status` and the report count them, not folded into k."""
+    from annotate.protocol.progress import study_progress
+    from annotate.protocol.studies import load_study
+    from annotate.tui.console.screens.study import histogram_text
+
+    rte_study(workspace.engine, tmp_path, name="xd", test=20, annotators_per_item=2,
+              tie_rule="extra-annotator")  # fmt: skip
+    simulate(workspace.engine, "xd", annotators=4, accuracy=0.7, seed=5)
+    status, _ = agreeing_views(workspace.engine, "xd")
+    progress = study_progress(workspace.engine, load_study(workspace.engine, "xd"))
+    drawn = {n: c for n, c in progress.histogram.items() if c}
+    assert {str(n): c for n, c in drawn.items()} == status["labels_per_item"]
+    assert max(drawn) > 2  # some ties took a third label
+    text = histogram_text(progress).plain
+    assert "3 labels " in text and "(extra annotators: ties)" in text

@@ -128,8 +128,15 @@ def test_an_mturk_worker_leaves_by_the_external_submit_form(workspace, tmp_path:
 
     plan = pay.plan_pay(workspace.engine, ctx, "mturk", 1e9)  # any time on task pays something
     header, line = pay.bonus_lines(plan, "mturk")
-    assert header == "worker_id,assignment_id,amount"
-    assert line.startswith(f"{MTURK['workerId']},{MTURK['assignmentId']},")
+    # MTurk has no bulk bonus: each line is one SendBonus call, with its required parameters.
+    assert header == "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken"
+    worker, assignment, amount, reason, token = line.split(",")
+    assert (worker, assignment) == (MTURK["workerId"], MTURK["assignmentId"])
+    assert float(amount) == plan.workers[0].amount and "pilot" in reason
+    assert 1 <= len(token) <= 64
+    # The same payment gets the same token in a second run (MTurk then pays it once).
+    again = pay.plan_pay(workspace.engine, ctx, "mturk", 1e9)
+    assert pay.bonus_lines(again, "mturk")[1].split(",")[4] == token
 
 
 def test_a_generic_link_takes_an_id_and_may_send_the_worker_on(workspace, tmp_path: Path):

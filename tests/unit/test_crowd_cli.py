@@ -122,22 +122,54 @@ def test_the_two_study_median_gate_end_to_end(cli, tmp_path: Path, db_url: str):
     status = cli("status", "rte-m", "--format", "json").json()
     assert status["crowd"]["outcomes"]["training_done"] == 2  # w01, w02: their latest exits
     assert status["crowd"]["outcomes"]["not_admitted"] == 2
-    assert "Crowd (prolific) outcomes:" in cli("status", "rte-m").stdout
+    # Per platform study, as Prolific counts its submissions: all three trained in study A,
+    # though w03's latest exit is study B's.
+    exits = {(e["platform_study"], e["outcome"]): e["workers"] for e in status["crowd"]["exits"]}
+    assert exits == {(STUDY_A, "training_done"): 3, (STUDY_B, "not_admitted"): 2}
+    shown = cli("status", "rte-m").stdout
+    assert f"study {STUDY_A} (training link): training_done" in shown
+    assert f"study {STUDY_B} (test link): not_admitted" in shown
+    # Pay per platform study: each paid its own base reward, Prolific sets each one's bonus up.
+    bonus = tmp_path / "bonus.csv"
+    base = {STUDY_A: 0.5, STUDY_B: 1.25}
+    rate = 600.0
+    paid = cli(
+        "pay", "rte-m", "--hourly-rate", rate, "--format", "prolific", "--to", bonus,
+        "--base-pay", f"{STUDY_A}=0.5,{STUDY_B}=1.25",
+    )  # fmt: skip
+    assert paid.code == 0, paid.stderr
+    assert not bonus.exists()
+    seconds = independent_seconds(db_url, by_study=True)
+    for platform_study in (STUDY_A, STUDY_B):
+        written = tmp_path / f"bonus-{platform_study}.csv"
+        lines = dict(line.split(",") for line in written.read_text().splitlines())
+        expected = {
+            who: f"{max(0.0, secs / 3600 * rate - base[platform_study]):.2f}"
+            for (who, study), secs in seconds.items()
+            if study == platform_study and secs / 3600 * rate > base[platform_study]
+        }
+        assert lines == expected and lines
+        assert f"{written} (platform study {platform_study})" in paid.stdout
+    unknown = cli(
+        "pay", "rte-m", "--hourly-rate", "12", "--format", "prolific", "--to", bonus,
+        "--base-pay", f"{STUDY_A}=0.5",
+    )  # fmt: skip
+    assert unknown.code == 1 and f"not the platform study {STUDY_B}" in unknown.stderr
 
 
-def independent_seconds(db_url: str) -> dict[str, float]:
+def independent_seconds(db_url: str, *, by_study: bool = False) -> dict:
     """Time on task from the stored visits, summed here on its own: arrival to departure (or
-    the last answer). The visits of one worker in these tests never overlap."""
+    the last answer). The visits of one worker in these tests never overlap. `by_study`: per
+    (platform id, platform study)."""
     engine = open_workspace(db_url).engine
-    totals: dict[str, float] = {}
+    totals: dict = {}
     with Session(engine) as session:
         for visit, platform_id in session.exec(
             select(Visit, Annotator.platform_id).join(Annotator, Annotator.id == Visit.annotator_id)
         ):
             end = visit.departed_at or visit.last_seen_at
-            totals[platform_id] = (
-                totals.get(platform_id, 0.0) + (end - visit.arrived_at).total_seconds()
-            )
+            key = (platform_id, visit.platform_study_id) if by_study else platform_id
+            totals[key] = totals.get(key, 0.0) + (end - visit.arrived_at).total_seconds()
     return totals
 
 

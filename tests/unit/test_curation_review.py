@@ -257,3 +257,19 @@ def test_statistics_count_categories_tags_labels_and_domains(engine):
     assert len([t for tags in stats["fine"].values() for t in tags]) == 33
     assert stats["domains"] == {"(none)": 4}
     assert stats["review"]["labels"] is None and stats["review"]["coverage"] == 0.0
+
+
+def test_show_says_who_settled_it_when_the_authors_label_is_kept(engine, cli):
+    """Issue 39, item 8: keeping the author's values makes no new version, and `curate show`
+    still says who settled the disagreement and why."""
+    ben_reviews_all(engine)
+    settle(engine, "s", 1, "cara", "contradiction", ["Negation"], "one tag is enough")
+    shown = cli("curate", "show", "s", "1", "--format", "json").json()
+    assert [(d["decided_by"], d["label"], d["note"]) for d in shown["decisions"]] == [
+        ("cara", "contradiction", "one tag is enough")
+    ]
+    assert len(shown["history"]) == 1  # no new version: the history alone would not say it
+    table = " ".join(cli("curate", "show", "s", "1").stdout.split())
+    assert "Adjudication (1)" in table and "one tag is enough" in table
+    # An example nobody settled shows no adjudication at all.
+    assert cli("curate", "show", "s", "2", "--format", "json").json()["decisions"] == []

@@ -22,6 +22,7 @@ from annotate.protocol.studies import TEST, load_study
 from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import Annotator, Label
+from annotate.tui.console.screens.study import eta_text
 from tests.engine_helpers import rte_study
 from tests.tui.console_support import NOW, START, StepClock, busy_study, label_as
 
@@ -205,3 +206,50 @@ def test_the_console_and_the_report_show_the_same_median_seconds(workspace, tmp_
         assert sheet[name].median_seconds == pytest.approx(a.median_seconds, abs=2.5e-3)
         assert sheet[name].median_seconds != pytest.approx(median(both), abs=2.5e-3)
         assert sheet[name].total_minutes == pytest.approx(sum(both) / 60, abs=1e-3)
+
+
+def test_one_label_a_moment_ago_is_no_rate(workspace, tmp_path):
+    """Issue 39, item 7: a rate needs time and labels behind it ("25133.3/h, ETA 5 s" from
+    one label is none)."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    tracker = ProgressTracker(ctx)
+    tracker.refresh(workspace.engine, NOW)
+    first = tracker.test_times[0]
+    moment = NOW.fromtimestamp(first, NOW.tzinfo) + timedelta(seconds=30)
+    p = study_progress(workspace.engine, ctx, now=moment)
+    assert (p.rate_recent, p.rate_overall, p.eta) == (None, None, None)
+    assert eta_text(p) == "not yet (too few labels for a rate)"
+
+
+def test_a_finished_studys_rate_stays_and_it_has_no_eta(workspace, tmp_path):
+    ctx = busy_study(workspace.engine, tmp_path)
+    for name in ("fay", "gus"):
+        label_as(workspace.engine, ctx.study.name, name, test_items=8, clock=StepClock())
+    done = study_progress(workspace.engine, ctx, now=NOW)
+    assert done.complete and done.eta is None and eta_text(done) == "complete"
+    assert done.last_activity is not None
+    later = study_progress(workspace.engine, ctx, now=done.last_activity + timedelta(days=3))
+    assert later.rate_overall == done.rate_overall is not None  # as of its last label
+    assert later.rate_recent == done.rate_recent
+
+
+def test_a_stuck_study_has_no_eta(workspace, tmp_path):
+    """Fewer than k admitted, nobody in training: the warning says no item can complete,
+    and the ETA does not pretend otherwise."""
+    ctx = rte_study(
+        workspace.engine,
+        tmp_path,
+        name="stuck",
+        train=4,
+        test=8,
+        annotators_per_item=3,
+        gate_threshold=0.75,
+    )
+    clock = StepClock()
+    label_as(workspace.engine, "stuck", "ana", test_items=8, clock=clock)
+    label_as(workspace.engine, "stuck", "dev", training=lambda i: "entailment", clock=clock)
+    p = study_progress(workspace.engine, ctx, now=NOW)
+    assert p.labels_total == 8 and p.rate_overall is not None  # labels came in at a rate
+    assert p.stuck and p.eta is None
+    assert eta_text(p) == "none while no item can complete"
+    assert any("no item can be completed" in w for w in progress_warnings(ctx, p, NOW))

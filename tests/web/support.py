@@ -162,8 +162,11 @@ def labels(engine: Engine, study: str) -> list[Label]:
 
 # --- the server ---------------------------------------------------------------------------------
 @contextmanager
-def served_page(engine: Engine, study: str, **options: Any) -> Iterator[str]:
-    """The page on a free loopback port in a thread of this process; its base URL."""
+def served_page(
+    engine: Engine, study: str, *, tls: tuple[Path, Path] | None = None, **options: Any
+) -> Iterator[str]:
+    """The page on a free loopback port in a thread of this process; its base URL. `tls`:
+    a certificate and its key, served over https (a stand-in for the proxy in front)."""
     import socket
 
     import uvicorn
@@ -180,12 +183,14 @@ def served_page(engine: Engine, study: str, **options: Any) -> Iterator[str]:
     app = page_app(engine, study, host="127.0.0.1", port=port, **options)
     # `serve`'s own options (its HTTP parser and bounds), quieter and with no lifespan.
     options = {**uvicorn_options("127.0.0.1", port), "log_level": "warning", "lifespan": "off"}
+    if tls is not None:
+        options.update(ssl_certfile=str(tls[0]), ssl_keyfile=str(tls[1]))
     config = uvicorn.Config(app, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -200,8 +205,11 @@ def need_chromium() -> None:
 
 
 @contextmanager
-def chromium(tmp_path: Path, width: int = 1280, height: int = 800) -> Iterator[Any]:
-    """Headless Chromium with a fresh profile and nothing of its own on the network."""
+def chromium(
+    tmp_path: Path, width: int = 1280, height: int = 800, extra: tuple[str, ...] = ()
+) -> Iterator[Any]:
+    """Headless Chromium with a fresh profile and nothing of its own on the network; `extra`:
+    more of its command-line switches."""
     need_chromium()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -220,6 +228,7 @@ def chromium(tmp_path: Path, width: int = 1280, height: int = 800) -> Iterator[A
         "--disable-dev-shm-usage",
         f"--user-data-dir={profile}",
         f"--window-size={width},{height}",
+        *extra,
     ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})

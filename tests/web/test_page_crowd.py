@@ -103,9 +103,32 @@ def test_mturk_preview_shows_the_guidelines_and_the_exit_posts_to_mturk(workspac
     assert screen(done) == "exit"
     assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in done.text
     assert f'name="assignmentId" value="{MTURK["assignmentId"]}"' in done.text
-    policy = done.headers["content-security-policy"]
-    assert "form-action 'self' https://workersandbox.mturk.com" in policy
-    assert "default-src 'self'" in policy
+    # Every response of an MTurk study (the page the exit is swapped into too) lets MTurk's
+    # worker sites frame it and its form go to MTurk's submit hosts; nothing else.
+    for response in (page, done):
+        policy = response.headers["content-security-policy"]
+        directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+        assert set(directives["form-action"].split()) == {
+            "'self'",
+            "https://www.mturk.com",
+            "https://workersandbox.mturk.com",
+            "https://worker.mturk.com",
+        }
+        assert set(directives["frame-ancestors"].split()) == {
+            "https://worker.mturk.com",
+            "https://workersandbox.mturk.com",
+        }
+        assert directives["default-src"] == "'self'"
+        assert "x-frame-options" not in response.headers
+
+
+def test_a_study_not_on_mturk_keeps_refusing_frames_and_foreign_forms(workspace, tmp_path):
+    crowd_study(workspace.engine, tmp_path)
+    c = client(workspace.engine, "pilot")
+    page = c.get("/", params=prolific_query(1))
+    policy = page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "form-action 'self';" in policy
+    assert page.headers["x-frame-options"] == "DENY"
 
 
 def test_a_bad_link_is_refused_with_the_reason_and_no_sign_in_form(workspace, tmp_path):

@@ -863,6 +863,18 @@ class Exclusion(ReportModel):
     reason: str
 
 
+class CrowdExit(ReportModel):
+    """Workers who left one platform study with one code (as the platform counts them)."""
+
+    platform_study: str | None
+    """The platform study (None: a link that names none)."""
+    link: str
+    """all, training or test."""
+    outcome: str
+    code: str
+    workers: int
+
+
 class CrowdSessions(ReportModel):
     """A crowd study's sessions (visits): how workers left, and what they were paid."""
 
@@ -870,9 +882,16 @@ class CrowdSessions(ReportModel):
     workers: int
     sessions: int
     abandoned_sessions: int
-    """Sessions left without an exit (a closed tab): their leases went back to the pool."""
+    """Sessions left without an exit (a closed tab), quiet past the lease: their leases went
+    back to the pool."""
+    abandoned_workers: int = 0
+    """Workers who abandoned: left a platform study with no code at all (a session left
+    without one, and no exit from that platform study). The attrition's "abandoned" of a crowd
+    study is this count."""
     outcomes: dict[str, int]
     """Workers by their latest exit (completed, screened_out, ...)."""
+    exits: list[CrowdExit] = []
+    """Workers per platform study and code, each once per platform study (latest exit)."""
     median_session_minutes: Number | None
     """Median time on task per worker, from arrival to departure (consent to exit)."""
     median_effective_hourly_pay: Number | None

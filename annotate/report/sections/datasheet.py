@@ -24,6 +24,7 @@ from annotate.report.model.schema import (
     AnnotatorTime,
     Attrition,
     Cost,
+    CrowdExit,
     CrowdSessions,
     Datasheet,
     Estimate,
@@ -139,11 +140,15 @@ def _store_revision(engine: Engine) -> str | None:
     return read_revision(engine)
 
 
-def attrition(members: Sequence[standing.Member]) -> Attrition:
+def attrition(
+    members: Sequence[standing.Member], crowd_abandoned: Sequence[str] | None = None
+) -> Attrition:
     """Attrition over the study's roster (protocol/standing.py): everyone with a gate decision
     or a label, so someone admitted by hand without training counts as admitted, not as
     having trained. Completed training is standing's rule (`Member.finished_training`, the one
-    that moves an undecided annotator from training to waiting)."""
+    that moves an undecided annotator from training to waiting). In a crowd study, who
+    abandoned is the crowd's one definition (`crowd_abandoned`, protocol/crowd_exits.py): a
+    worker who left with a code (study_full, training_done) did not."""
     started = {m.name for m in members if m.training_done > 0}
     completed = {m.name for m in members if m.finished_training}
     admitted = {m.name for m in members if m.gate == standing.ADMITTED}
@@ -153,6 +158,8 @@ def attrition(members: Sequence[standing.Member]) -> Attrition:
     left_in_training = (started - completed) & pending
     left_after_admission = admitted - tested
     abandoned = sorted(left_in_training | left_after_admission)
+    if crowd_abandoned is not None:
+        abandoned = sorted(crowd_abandoned)
     decided = len(admitted) + len(rejected)
     low, high = share_interval(len(admitted), decided)
     rate = Estimate.model_construct(
@@ -289,6 +296,7 @@ def build_datasheet(
             members = standing.roster(session, study.id)
     times = time_on_task(labels)
     protocol = dict(report.protocol)
+    crowd = crowd_sessions(engine, report.study)
     return Datasheet.model_construct(
         protocol_name=protocol.get("name"),
         protocol=protocol,
@@ -297,7 +305,7 @@ def build_datasheet(
         test_sample_setting=protocol.get("test_sample"),
         seed=protocol.get("seed"),
         training_items=_n_training_items(engine, study.id),
-        attrition=attrition(members),
+        attrition=attrition(members, crowd.abandoned_names if crowd is not None else None),
         time_on_task=times,
         cost=_cost(times.total_minutes, hourly_rate),
         ties=_ties(report),
@@ -312,39 +320,55 @@ def build_datasheet(
         software_version=__version__,
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
-        crowd=crowd_sessions(engine, report.study),
+        crowd=crowd.sessions if crowd is not None else None,
         collected=_collected(engine, study.id),
     )
 
 
-def crowd_sessions(engine: Engine, study: str) -> CrowdSessions | None:
-    """Sessions, exits and pay of a crowd study, from its visits and the latest pay run."""
+@dataclass(frozen=True)
+class CrowdPart:
+    sessions: CrowdSessions
+    abandoned_names: list[str]
+
+
+def crowd_sessions(engine: Engine, study: str) -> CrowdPart | None:
+    """Sessions, exits and pay of a crowd study, from its visits and the latest pay run; and
+    who abandoned (for the attrition)."""
     from sqlmodel import Session
 
-    from annotate.protocol import crowd, pay
+    from annotate.protocol import crowd, crowd_exits, pay
     from annotate.protocol.studies import load_study
 
     ctx = load_study(engine, study)
-    if ctx.study.crowd is None:
+    config = crowd.config_of(ctx)
+    if config is None:
         return None
     with Session(engine) as session:
+        abandoned = crowd_exits.abandoned_workers(session, ctx)
+        exits = [
+            CrowdExit.model_construct(**vars(e))
+            for e in crowd_exits.exit_counts(session, ctx, config)
+        ]
         seconds = pay.time_on_task(session, ctx.id)
         n_sessions = session.scalar(
             select(func.count()).select_from(Visit).where(Visit.study_id == ctx.id)
         )
         hourly, currency = pay.paid_hourly(session, ctx.id)
-        return CrowdSessions.model_construct(
-            platform=str(ctx.study.crowd.get("platform")),
+        part = CrowdSessions.model_construct(
+            platform=config.platform,
             workers=len(seconds),
             sessions=int(n_sessions or 0),
             abandoned_sessions=crowd.abandoned_visits(session, ctx),
+            abandoned_workers=len(abandoned),
             outcomes=crowd.outcome_counts(session, ctx.id),
+            exits=exits,
             median_session_minutes=float(np.median(list(seconds.values())) / 60)
             if seconds
             else None,
             median_effective_hourly_pay=hourly,
             currency=currency,
         )
+    return CrowdPart(part, sorted(abandoned.values()))
 
 
 def _collected(engine: Engine, study_id: int) -> str | None:
@@ -382,7 +406,7 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
         ["Admitted / rejected / undecided", f"{a.admitted} / {a.rejected} / {a.undecided}"],
         ["Gave test answers (finished)", str(a.labelled_test)],
         [
-            "Abandoned (attrition)",
+            "Abandoned (attrition)" if d.crowd is None else "Abandoned (left without a code)",
             f"{a.abandoned}" + (f": {', '.join(a.abandoned_names)}" if a.abandoned_names else ""),
         ],
         ["Training pass rate", rate_text],
@@ -423,15 +447,23 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
     )
     if d.crowd is not None:
         c = d.crowd
-        exits = ", ".join(f"{o} {n}" for o, n in c.outcomes.items() if n) or "none yet"
         rows.append(
             [
                 f"Crowd sessions ({c.platform})",
-                f"{c.workers} workers, {c.sessions} sessions, {c.abandoned_sessions} abandoned; "
-                f"median {_num(c.median_session_minutes)} min per worker (arrival to exit); "
-                f"exits: {exits}",
+                f"{c.workers} workers, {c.sessions} sessions "
+                f"({c.abandoned_sessions} left without a code); "
+                f"median {_num(c.median_session_minutes)} min per worker (arrival to exit)",
             ]
         )
+        for e in c.exits:
+            rows.append(
+                [
+                    f"Exits, {c.platform} study {e.platform_study or 'any'} ({e.link} link)",
+                    f"{e.outcome} ({e.code}): {e.workers}",
+                ]
+            )
+        if not c.exits:
+            rows.append(["Exits", "none yet"])
         pay_text = "no `annotate pay` run yet"
         if c.median_effective_hourly_pay is not None:
             pay_text = f"{c.median_effective_hourly_pay:.2f} {c.currency}/h (median, as paid)"

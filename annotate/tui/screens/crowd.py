@@ -4,6 +4,8 @@ engine (annotate/protocol/crowd.py); they only collect keys and show it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -148,18 +150,37 @@ class ExitScreen(Screen[None]):
         yield Footer()
 
 
+@dataclass(frozen=True)
+class DroppedAnswer:
+    """An answer given in a window that another one had taken over: it was not stored."""
+
+    answer: str
+    comment: str | None
+
+
 class ContinuedScreen(Screen[None]):
-    """A newer window of the same annotator took over: this one takes no more answers."""
+    """A newer window of the same annotator took over: this one takes no more answers. When
+    an answer given here was refused for it, the screen says so, with its flag comment."""
+
+    def __init__(self, dropped: DroppedAnswer | None = None) -> None:
+        super().__init__()
+        self.dropped = dropped
 
     def compose(self) -> ComposeResult:
         yield FittedHeader()
         with Vertical(classes="message-box"):
             yield Static(Text("Continued in another window", style="bold"), classes="message-title")
-            yield Static(
-                Text(
-                    f"{CONTINUED} Every answer given here before is saved; go on in the other "
-                    "window. Press q to leave."
-                ),
-                id="message",
-            )
+            yield Static(Text(self.message()), id="message")
         yield Footer()
+
+    def message(self) -> str:
+        saved = "Every answer given here before is saved"
+        if self.dropped is None:
+            return f"{CONTINUED} {saved}; go on in the other window. Press q to leave."
+        lost = f"The answer you just gave here ({self.dropped.answer}) was"
+        if self.dropped.comment:
+            lost = lost.removesuffix(" was") + f" and its comment “{self.dropped.comment}” were"
+        return (
+            f"{CONTINUED} {lost} not saved: give it again in the other window. "
+            f"{saved}. Press q to leave."
+        )

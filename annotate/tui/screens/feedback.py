@@ -20,6 +20,7 @@ from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.item_body import build_item
+from annotate.tui.widgets.overflow import FEEDBACK_KEYS, PASSAGE_KEYS, PINNED_KEYS, cue
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -28,6 +29,11 @@ class FeedbackScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "next", "Continue"),
         Binding("space", "next", "Continue", show=False),
+        # Priority: the passage scrolls even while the feedback (focused) could take the key.
+        Binding("pageup", "scroll_body(-1)", "Scroll", show=False, priority=True),
+        Binding("pagedown", "scroll_body(1)", "Scroll", show=False, priority=True),
+        Binding("shift+up", "scroll_pinned(-1)", "Scroll", show=False, priority=True),
+        Binding("shift+down", "scroll_pinned(1)", "Scroll", show=False, priority=True),
     ]
 
     class Continue(ScreenMessage):
@@ -60,7 +66,8 @@ class FeedbackScreen(Screen[None]):
         if parts.pinned:  # as on the item screen: the hypothesis or question stays in view
             with Vertical(id="pinned"):
                 yield from parts.pinned
-        with Vertical(id="feedback"):
+        # Focused, so ↑↓ scroll it when it is longer than its rows (MultiRC's candidates).
+        with VerticalScroll(id="feedback"):
             yield Static(verdict_line(self.feedback), id="verdict")
             yield Static(
                 answer_lines(self.spec, self.feedback, self.answer, self.item), id="answers"
@@ -73,8 +80,42 @@ class FeedbackScreen(Screen[None]):
             yield Static(accuracy_line(self.feedback), id="accuracy")
             if (line := gate_line(self.feedback)) is not None:
                 yield Static(line, id="gate-line")
-            yield Static(Text("Press Enter or Space to continue.", style="dim"))
+        # Outside the scrolling feedback: always in view.
+        yield Static(Text("Press Enter or Space to continue.", style="dim"), id="continue-line")
         yield Footer()
+
+    def on_mount(self) -> None:
+        panel = self.query_one("#feedback", VerticalScroll)
+        panel.focus()
+        for block in self.query("#body, #pinned, #feedback"):
+            self.watch(block, "scroll_y", self._show_overflow, init=False)
+            self.watch(block, "virtual_size", self._show_overflow, init=False)
+        self.call_after_refresh(self._show_overflow)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_overflow)
+
+    def _show_overflow(self, *_: object) -> None:
+        """Say on the borders what continues below, and with which key."""
+        panel = self.query_one("#feedback")
+        panel.border_title = cue(("more feedback below", panel, FEEDBACK_KEYS))
+        pinned = self.query("#pinned")
+        if pinned:
+            pinned.first().border_title = cue(
+                ("passage continues", self.query_one("#body"), PASSAGE_KEYS),
+                ("more below", pinned.first(), PINNED_KEYS),
+            )
+
+    def action_scroll_body(self, direction: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        if direction < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
+
+    def action_scroll_pinned(self, direction: int) -> None:
+        for pinned in self.query("#pinned"):
+            pinned.scroll_relative(y=direction * 2, animate=False)
 
     def action_next(self) -> None:
         if not self.moved_on:

@@ -31,6 +31,7 @@ from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import FIELD_CLASS, Block, build_item, item_blocks
+from annotate.tui.widgets.overflow import PASSAGE_KEYS, PINNED_KEYS, cue
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -46,6 +47,9 @@ class ItemScreen(Screen[None]):
         # Priority: the passage scrolls even while the MultiRC/ReCoRD option list has focus.
         Binding("pageup", "scroll_body(-1)", "Scroll", show=False, priority=True),
         Binding("pagedown", "scroll_body(1)", "Scroll", show=False, priority=True),
+        # The pinned question or hypothesis, when it is longer than its few rows.
+        Binding("shift+up", "scroll_pinned(-1)", "Scroll", show=False, priority=True),
+        Binding("shift+down", "scroll_pinned(1)", "Scroll", show=False, priority=True),
     ]
 
     class Answered(ScreenMessage):
@@ -109,13 +113,33 @@ class ItemScreen(Screen[None]):
                 yield from self.parts.pinned
         if self.parts.chooser is not None:
             yield self.parts.chooser
+        # ReCoRD: the entity a number key names, by name, before Enter stores it.
+        yield Static("", id="entity-cue", markup=False)
         yield AnswerBar(self.spec)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#flag-note").display = False
+        self._show_cue()
         focus = self.parts.chooser or self.query_one("#body")
         focus.focus()
+        for block in self.query("#body, #pinned"):
+            self.watch(block, "scroll_y", self._show_overflow, init=False)
+            self.watch(block, "virtual_size", self._show_overflow, init=False)
+        self.call_after_refresh(self._show_overflow)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_overflow)
+
+    def _show_overflow(self, *_: object) -> None:
+        """Say on the pinned block's border what continues below, and with which key."""
+        pinned = self.query("#pinned")
+        if pinned:
+            body = self.query_one("#body")
+            pinned.first().border_title = cue(
+                ("passage continues", body, PASSAGE_KEYS),
+                ("more below", pinned.first(), PINNED_KEYS),
+            )
 
     async def show_item(self, item: ItemView, progress: Progress) -> None:
         """Show the next item in this same screen. Rebuilding only the item's own widgets,
@@ -150,6 +174,8 @@ class ItemScreen(Screen[None]):
         # from its top, and no second pass of the message loop waits for it.
         body.scroll_home(animate=False, immediate=True)
         self.query_one("#flag-note").display = False
+        self._show_cue()
+        self.call_after_refresh(self._show_overflow)
         self.query_one(StatusBar).set_progress(status_phase(item), progress)
         focus = self.parts.chooser or body
         if self.focused is not focus:  # focusing again would only redraw the passage
@@ -168,9 +194,7 @@ class ItemScreen(Screen[None]):
         digit = event.character if event.character in DIGITS else None
         if isinstance(chooser, EntityChoice) and digit is not None:
             event.stop()
-            index = chooser.type_digit(digit)
-            if index is not None:
-                self.answer(chooser.entities[index])
+            chooser.type_digit(digit)  # highlights and names it; Enter stores it
             return
         option = self.options.get(event.key) or self.options.get(event.character or "")
         if option is None:
@@ -193,6 +217,17 @@ class ItemScreen(Screen[None]):
             self.notify("Type an entity's number, or choose with ↑↓ and Enter.", markup=False)
         else:
             self.answer(option.value)
+
+    def on_entity_choice_cue_changed(self, event: EntityChoice.CueChanged) -> None:
+        event.stop()
+        self._show_cue()
+
+    def _show_cue(self) -> None:
+        cue = self.query_one("#entity-cue", Static)
+        chooser = self.parts.chooser
+        cue.display = isinstance(chooser, EntityChoice)
+        if isinstance(chooser, EntityChoice):
+            cue.update(chooser.cue())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -251,6 +286,10 @@ class ItemScreen(Screen[None]):
 
     def action_cancel(self) -> None:
         self.dismiss()
+
+    def action_scroll_pinned(self, direction: int) -> None:
+        for pinned in self.query("#pinned"):
+            pinned.scroll_relative(y=direction * 2, animate=False)
 
     def action_scroll_body(self, direction: int) -> None:
         body = self.query_one("#body", VerticalScroll)

@@ -105,14 +105,25 @@ class RejectedScreen(MessageScreen):
 
 
 class FinishedScreen(MessageScreen):
+    def __init__(self, progress: Progress, *, last_not_needed: bool = False) -> None:
+        super().__init__(progress)
+        self.last_not_needed = last_not_needed
+        """The last answer came after others had completed its item: it was not stored."""
+
     def title_text(self) -> str:
         return "All done — thank you!"
 
     def lines(self) -> list[str]:
         p = self.progress
+        saved = "Your answers are saved."
+        if self.last_not_needed:
+            saved = (
+                "Your last answer was not needed: other annotators completed that item while "
+                "it waited. Every answer before it is saved."
+            )
         return [
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
-            "Your answers are saved. Press q to leave.",
+            f"{saved} Press q to leave.",
         ]
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -79,14 +81,27 @@ class CandidateJudgements(OptionList):
 
 
 class EntityChoice(OptionList):
-    """ReCoRD: the passage's entities, numbered; a number key picks that entity, and Enter picks
-    the highlighted one."""
+    """ReCoRD: the passage's entities, numbered. A number key highlights that entity and Enter
+    picks the highlighted one, so nothing is stored before the annotator has seen the entity's
+    name in the cue under the list. With 10 or more entities a `1` could be the start of 10-19:
+    the cue shows the digit typed so far, and a pause of `SETTLE_SECONDS` (or Enter) settles it,
+    so `1`, a pause, then `7` means entity 7, never 17."""
+
+    SETTLE_SECONDS = 1.0
+
+    class CueChanged(Message):
+        """What the cue under the list should say now."""
+
+        def __init__(self, chooser: EntityChoice) -> None:
+            super().__init__()
+            self.chooser = chooser
 
     def __init__(self, entities: list[Any], previous: str | None) -> None:
         self.entities = [as_text(e) for e in entities]
         self.previous = previous
         self.typed = ""
         """Digits typed so far of a number that could still grow (12 after 1, of 15 entities)."""
+        self._settle_timer: Timer | None = None
         super().__init__(
             *(Option(numbered(n, e)) for n, e in enumerate(self.entities, start=1)),
             id="chooser",
@@ -98,11 +113,11 @@ class EntityChoice(OptionList):
         index = self.entities.index(self.previous) if self.previous in self.entities else 0
         self.highlighted = index if self.entities else None
 
-    def type_digit(self, digit: str) -> int | None:
-        """A number key: the index of the entity it picks, or None while the number typed so far
-        could still be the start of a longer one (then that entity is highlighted, and Enter
-        picks it). With 9 entities or fewer every key picks at once; with 15, `1` waits for a
-        second digit or Enter and `2` picks entity 2."""
+    def type_digit(self, digit: str) -> None:
+        """A number key: highlight the entity it names. With 9 entities or fewer every key
+        names one at once; with 15, `1` waits a moment for a second digit (entity 1 is
+        highlighted meanwhile) and `2` names entity 2."""
+        self._stop_settling()
         count = len(self.entities)
         for typed in (self.typed + digit, digit):
             number = int(typed)
@@ -110,14 +125,45 @@ class EntityChoice(OptionList):
                 break
         else:
             self.typed = ""
-            return None
+            self.post_message(self.CueChanged(self))
+            return
         self.highlighted = number - 1
-        if number * 10 > count:
+        self.typed = "" if number * 10 > count else typed
+        if self.typed:
+            self._settle_timer = self.set_timer(self.SETTLE_SECONDS, self.settle)
+        self.post_message(self.CueChanged(self))
+
+    def settle(self) -> None:
+        """The digits typed so far are the whole number (a pause, Enter or another key)."""
+        self._stop_settling()
+        if self.typed:
             self.typed = ""
-            return number - 1
-        self.typed = typed
-        return None
+            self.post_message(self.CueChanged(self))
+
+    def _stop_settling(self) -> None:
+        if self._settle_timer is not None:
+            self._settle_timer.stop()
+            self._settle_timer = None
+
+    def cue(self) -> Text:
+        """The line under the list: the highlighted entity by name, and what a key does now."""
+        if self.highlighted is None or not self.entities:
+            return Text("")
+        number = self.highlighted + 1
+        chosen = numbered(number, self.entities[self.highlighted])
+        chosen.stylize("bold")
+        if self.typed:
+            top = min(len(self.entities), int(self.typed) * 10 + 9)
+            return Text.assemble(
+                (f"Typed {self.typed}", "bold reverse"),
+                f": another digit for {int(self.typed) * 10}–{top}, or Enter for ",
+                chosen,
+            )
+        return Text.assemble("Enter chooses ", chosen, Text(" (a number or ↑↓ to change)"))
 
     def on_key(self, event: events.Key) -> None:
         if not (event.character or "").isdigit():
-            self.typed = ""  # moving with the arrows starts a new number
+            self.settle()  # moving with the arrows or Enter ends the number
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.post_message(self.CueChanged(self))

@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
+from annotate.protocol.embedding import embedding
 from annotate.web.page.answers import parse_answer
 from annotate.web.page.bounded_body import BoundedBody
 from annotate.web.page.config import PageConfig
@@ -41,14 +42,25 @@ __all__ = ["PageConfig", "create_app", "environment", "parse_answer"]
 def create_app(config: PageConfig) -> Starlette:
     """The page of one study (a missing study fails here, before serving)."""
     page = page_state(config)
+    framing = embedding(page.crowd_config)
+    sessions = session_options(config.secret, secure=config.secure, framed=framing.framed)
     app = Starlette(
         routes=routes(),
         lifespan=lifespan,
         middleware=[
             # First: a body past its bound is refused before anything else reads it.
-            Middleware(BoundedBody),
-            Middleware(Guard, origins=config.origins),
-            Middleware(Sessions, **session_options(config.secret, secure=config.secure)),
+            Middleware(
+                BoundedBody,
+                frame_ancestors=framing.frame_ancestors,
+                form_targets=framing.form_targets,
+            ),
+            Middleware(
+                Guard,
+                origins=config.origins,
+                frame_ancestors=framing.frame_ancestors,
+                form_targets=framing.form_targets,
+            ),
+            Middleware(Sessions, **sessions),
         ],
     )
     app.state.page = page

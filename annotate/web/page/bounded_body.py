@@ -17,7 +17,7 @@ import logging
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from annotate.text import terminal_safe
-from annotate.web.page.guard import CSP, MAX_BODY
+from annotate.web.page.guard import MAX_BODY, content_security_policy
 from annotate.web.page.render import Screen, bare_response
 
 log = logging.getLogger("annotate.serve")
@@ -35,9 +35,22 @@ class BoundedBody:
     """ASGI middleware: the body read whole, at most MAX_BODY bytes within BODY_TIMEOUT_S,
     else a page that says why (413, 408) and nothing reaches the app."""
 
-    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int = MAX_BODY,
+        frame_ancestors: tuple[str, ...] = (),
+        form_targets: tuple[str, ...] = (),
+    ) -> None:
         self.app = app
         self.max_body = max_body
+        # The Guard's headers for the page's own refusals (the same embedding: guard.py).
+        self.headers = {
+            "content-security-policy": content_security_policy(frame_ancestors, form_targets),
+            "x-content-type-options": "nosniff",
+            "cache-control": "no-store",
+            **({} if frame_ancestors else {"x-frame-options": "DENY"}),
+        }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,16 +109,9 @@ class BoundedBody:
             Screen(screen, {"limit_kib": self.max_body // 1024}, status),
             htmx=htmx,
         )
-        # Outside the Guard (which needs the body for nothing): its headers, set here.
-        response.headers.update(
-            {
-                "content-security-policy": CSP,
-                "x-content-type-options": "nosniff",
-                "cache-control": "no-store",
-                # The rest of the body is not read: the connection closes after this answer.
-                "connection": "close",
-            }
-        )
+        response.headers.update(self.headers)  # outside the Guard: its headers, set here
+        # The rest of the body is not read: the connection closes after this answer.
+        response.headers["connection"] = "close"
 
         async def nothing() -> Message:
             return {"type": "http.disconnect"}

@@ -10,7 +10,7 @@ from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
-from annotate.web.page.crowd_screens import crowd_end, exit_screen
+from annotate.web.page.crowd_screens import crowd_end, exit_screen, left_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
@@ -65,13 +65,14 @@ async def quit_(request: Request) -> Response:
         return render(request, Screen("expired", {}, 400))
     page = page_of(request)
 
-    def work() -> None:
+    def work() -> Screen:
         session = open_session(page, request)
         if session is not None:
             session.release()  # give the item back at once; nobody waits for the lease
+        return left_screen(page, session)
 
-    await page.run(work)
+    left = await page.run(work)
     csrf = request.session.get("csrf")
     request.session.clear()
     request.session["csrf"] = csrf
-    return render(request, Screen("left"))
+    return render(request, left)

@@ -11,7 +11,6 @@ from starlette.requests import Request
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
-from annotate.web.page.guard import CSP
 from annotate.web.page.render import Screen
 from annotate.web.page.state import PageState
 
@@ -29,15 +28,29 @@ def crowd_end(
     return exit_screen(leaving) if leaving is not None else None
 
 
+def arrival_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
+    """A worker who is to leave at once (protocol/crowd.py's arrival_exit): the exit with
+    their code, before consent or guidelines."""
+    if not page.crowd:
+        return None
+    leaving = crowd.arrival_exit(session)
+    return exit_screen(leaving) if leaving is not None else None
+
+
+def left_screen(page: PageState, session: AnnotatorSession | None) -> Screen:
+    """After Quit: a crowd worker leaves with their code where they have reached an exit,
+    else with the way back (their platform link; they have no name to sign in with)."""
+    if page.crowd and session is not None:
+        engine, study, name = page.config.engine, page.config.study, session.annotator.name
+        leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
+        if leaving is not None:
+            return exit_screen(leaving)
+    return Screen("left", {"crowd": page.crowd})
+
+
 def exit_screen(leaving: crowd.Exit) -> Screen:
-    headers = None
-    if leaving.form_action:  # MTurk's externalSubmit: the one outside form this page posts
-        target = "/".join(leaving.form_action.split("/")[:3])
-        headers = {
-            "content-security-policy": CSP.replace(
-                "form-action 'self'", f"form-action 'self' {target}"
-            )
-        }
+    # MTurk's externalSubmit is allowed by the study's policy on every response (guard.py):
+    # a screen swapped in by htmx keeps the policy of the page it came into.
     return Screen(
         "exit",
         {
@@ -45,7 +58,6 @@ def exit_screen(leaving: crowd.Exit) -> Screen:
             "message": terminal_safe(leaving.message),
             "fields": {k: terminal_safe(v) for k, v in leaving.form_fields.items()},
         },
-        headers=headers,
     )
 
 

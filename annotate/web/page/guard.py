@@ -1,5 +1,9 @@
 """Security around every request: headers on every response, POSTs only from this server's
-own page, no method but GET, HEAD and POST, no body past MAX_BODY."""
+own page, no method but GET, HEAD and POST, no body past MAX_BODY.
+
+The page is framed by nobody and posts its forms only to itself, except where the study's
+embedding (protocol/embedding.py) names other origins: an MTurk study, which MTurk frames on
+its worker sites and whose exit form posts to MTurk."""
 
 from __future__ import annotations
 
@@ -11,10 +15,21 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("annotate.serve")
 
-CSP = (
-    "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
-    "object-src 'none'"
-)
+
+def content_security_policy(
+    frame_ancestors: tuple[str, ...] = (), form_targets: tuple[str, ...] = ()
+) -> str:
+    """The page's policy: its own resources only; frames and form targets as given."""
+    framers = " ".join(frame_ancestors) or "'none'"
+    targets = " ".join(("'self'", *form_targets))
+    return (
+        f"default-src 'self'; base-uri 'none'; form-action {targets}; "
+        f"frame-ancestors {framers}; object-src 'none'"
+    )
+
+
+CSP = content_security_policy()
+"""Every study's policy but an MTurk study's."""
 MAX_BODY = 64 * 1024
 """Largest request body taken (an answer with a comment is well under 4 KiB)."""
 
@@ -23,9 +38,19 @@ class Guard:
     """Security headers on every response; POSTs only from this server's own page (Origin, or
     Referer when a browser sends no Origin); an error never shows a traceback."""
 
-    def __init__(self, app: ASGIApp, origins: set[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        origins: set[str],
+        frame_ancestors: tuple[str, ...] = (),
+        form_targets: tuple[str, ...] = (),
+    ) -> None:
         self.app = app
         self.origins = origins
+        self.csp = content_security_policy(frame_ancestors, form_targets).encode()
+        # X-Frame-Options has no list of origins: sent only where no frame is allowed
+        # (frame-ancestors, which browsers prefer when both are there, says the rest).
+        self.frame_options = [] if frame_ancestors else [(b"x-frame-options", b"DENY")]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -49,11 +74,11 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = message.setdefault("headers", [])
                 if not any(k == b"content-security-policy" for k, _ in headers):
-                    headers.append((b"content-security-policy", CSP.encode()))
+                    headers.append((b"content-security-policy", self.csp))
                 headers += [
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"same-origin"),
-                    (b"x-frame-options", b"DENY"),
+                    *self.frame_options,
                 ]
                 if not scope["path"].startswith("/static/"):
                     headers.append((b"cache-control", b"no-store"))

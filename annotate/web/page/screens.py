@@ -15,7 +15,12 @@ from annotate.protocol.studies import TEST, TRAINING
 from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page import views
-from annotate.web.page.crowd_screens import consent_screen, crowd_end, crowd_words
+from annotate.web.page.crowd_screens import (
+    arrival_screen,
+    consent_screen,
+    crowd_end,
+    crowd_words,
+)
 from annotate.web.page.render import Screen
 from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState
@@ -149,6 +154,8 @@ def index_screen(
     what comes next."""
     session = session or open_session(page, request)
     assert session is not None
+    if not request.session.get("started") and (gone := arrival_screen(page, session)):
+        return gone  # turned away at arrival, with the code of their link
     if (asking := consent_screen(page, session)) is not None:
         return asking
     if not request.session.get("started"):

@@ -51,6 +51,7 @@ def page_app(
         ) from None
     if public_url and urlsplit(public_url).scheme not in ("http", "https"):
         raise UserError(f"--public-url must start with https:// or http://, not {public_url!r}")
+    public_url = public_url or stored_public_url(engine, study)
     config = PageConfig(
         engine=engine,
         study=study,
@@ -63,6 +64,15 @@ def page_app(
         limiter=SignInLimiter(settings().signin_limits or ":memory:"),
     )
     return create_app(config)
+
+
+def stored_public_url(engine: Engine, study: str) -> str | None:
+    """The address `study crowd --url` stored for a crowd study (None: none stored)."""
+    from annotate.protocol import crowd
+    from annotate.protocol.studies import load_study
+
+    config = crowd.config_of(load_study(engine, study))
+    return config.public_url if config is not None else None
 
 
 def run_page(app, *, host: str, port: int, forwarded_allow_ips: str | None = None) -> None:

@@ -48,13 +48,18 @@ def ticket_serializer(secret: str) -> URLSafeSerializer:
     return URLSafeSerializer(secret, salt=TICKET_SALT, signer=TicketSigner)
 
 
-def session_options(secret: str, *, secure: bool) -> dict[str, Any]:
+def session_options(secret: str, *, secure: bool, framed: bool = False) -> dict[str, Any]:
     """The `Sessions` middleware's options: a strict same-site cookie for two weeks, Secure
-    behind https."""
+    behind https. A page framed by another site (MTurk's) is a third party there, where a
+    strict cookie is neither set nor sent: behind https its cookie is SameSite=None and
+    partitioned (kept for that one top-level site only); the Origin check (guard.py) and the
+    CSRF token still refuse forms from anywhere else."""
+    third_party = framed and secure
     return {
         "secret_key": secret,
         "session_cookie": COOKIE,
-        "same_site": "strict",
+        "same_site": "none" if third_party else "strict",
         "https_only": secure,
+        "partitioned": third_party,
         "max_age": COOKIE_MAX_AGE,
     }

@@ -24,8 +24,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
+from annotate.presentation.crowd_exits import exit_lines
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
-from annotate.protocol.status import progress_warnings
+from annotate.protocol.status import crowd_counts, progress_warnings
 from annotate.protocol.studies import StudyContext
 from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
@@ -73,9 +74,11 @@ def histogram_text(progress: StudyProgress) -> Text:
     top = max(progress.histogram.values(), default=0) or 1
     for n, items in progress.histogram.items():
         bar = "█" * round(BAR_WIDTH * items / top)
-        text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n == progress.k else "")
-        text.append(f"{bar:<{BAR_WIDTH}}", style="green" if n == progress.k else "cyan")
-        text.append(f" {items}\n")
+        # Past k: items whose tie took extra annotators (tie_rule extra-annotator).
+        style = "green" if n == progress.k else "yellow" if n > progress.k else "cyan"
+        text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n >= progress.k else "")
+        text.append(f"{bar:<{BAR_WIDTH}}", style=style)
+        text.append(f" {items}" + (" (extra annotators: ties)" if n > progress.k else "") + "\n")
     return text
 
 
@@ -92,12 +95,22 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
     text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last {minutes} min) · ")
     text.append(f"{number(progress.rate_overall)} (whole study)")
     text.append("\nETA: ")
-    eta = "complete" if progress.complete else duration(progress.eta)
-    text.append(eta, style="bold")
+    text.append(eta_text(progress), style="bold")
     now = now or progress.computed_at
     if now is not None:
         text.append(f" · last label {ago(progress.last_activity, now)}")
     return text
+
+
+def eta_text(progress: StudyProgress) -> str:
+    """The ETA, or why there is none: a finished study, a stuck one, too little to go on."""
+    if progress.complete:
+        return "complete"
+    if progress.stuck:
+        return "none while no item can complete"
+    if progress.eta is None:
+        return "not yet (too few labels for a rate)"
+    return duration(progress.eta)
 
 
 def annotator_cells(
@@ -144,6 +157,8 @@ class StudyData:
     """None on a study without catch items (catch_rate 0: not even read)."""
     agreement: dict[str, float | None] = field(default_factory=dict)
     """Annotator -> agrees with the majority (report.stats.annotators.agreement_with_majority)."""
+    crowd: dict[str, Any] | None = None
+    """A crowd study's exits per platform study and code (protocol.status.crowd_counts)."""
 
 
 def warnings_text(warnings: list[str]) -> Text:
@@ -199,6 +214,7 @@ class StudyScreen(LiveScreen[StudyData]):
                 yield Static("", id="study-summary")
                 yield Static("", id="study-histogram")
             yield Static("", id="study-warnings", markup=False)
+            yield Static("", id="study-crowd", markup=False)
             yield Table(id="annotators", cursor_type="row", zebra_stripes=True)
             yield Static("", id="annotator-detail", markup=False)
             yield Static("", id="catch-title", markup=False)
@@ -212,6 +228,7 @@ class StudyScreen(LiveScreen[StudyData]):
         self.columns = dict(zip(COLUMNS, keys, strict=True))
         self.query_one("#annotators", DataTable).focus()
         self.query_one("#study-warnings").display = False
+        self.query_one("#study-crowd").display = self.ctx.study.crowd is not None
         # Shown from the start on a study that serves catch items: a DataTable made visible
         # in the same update that fills it was sometimes never drawn.
         serves_catch = self.ctx.protocol.catch_rate > 0
@@ -227,7 +244,10 @@ class StudyScreen(LiveScreen[StudyData]):
         # Catch answers are a few in a hundred labels: read afresh at each change, only when
         # the study serves catch items at all.
         catch = catch_report(app.engine, self.ctx) if self.ctx.protocol.catch_rate > 0 else None
-        return StudyData(progress, catch, self._agreement(app))
+        crowd = None
+        if self.ctx.study.crowd is not None:
+            crowd = crowd_counts(app.engine, self.ctx, app.clock())
+        return StudyData(progress, catch, self._agreement(app), crowd)
 
     def _agreement(self, app: Any) -> dict[str, float | None]:
         """The report's agreement with the majority, again when labels changed (on a big
@@ -254,6 +274,9 @@ class StudyScreen(LiveScreen[StudyData]):
         self.show_catch()
         now = self.app.clock()
         self.query_one("#study-summary", Static).update(summary_text(data, now))
+        if study.crowd is not None:
+            lines = "\n".join(exit_lines(study.crowd))
+            self.query_one("#study-crowd", Static).update(Text(f"Crowd exits\n{lines}"))
         histogram = Text("Labels per item\n", style="bold")
         histogram.append(histogram_text(data))
         self.query_one("#study-histogram", Static).update(histogram)

@@ -1,0 +1,24 @@
+"""Cues for blocks that hold more than they show: the passage, the pinned question or
+hypothesis, and the training feedback. Each can overflow at 80x24 (a MultiRC question with 14
+candidates, a hypothesis of ten lines); each scrolls from the keyboard, and the border above
+the pinned block or the feedback says so, with the key, while there is more below."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+PASSAGE_KEYS = "PgDn"
+PINNED_KEYS = "Shift+↓"
+FEEDBACK_KEYS = "↓"
+
+
+def more_below(block: Widget | None) -> bool:
+    """Whether `block` has lines under its visible part."""
+    return block is not None and block.max_scroll_y > 0 and block.scroll_y < block.max_scroll_y
+
+
+def cue(*parts: tuple[str, Widget | None, str]) -> str:
+    """The border title saying what continues below, e.g. "passage continues: PgDn · more
+    below: Shift+↓"; "" when everything is in view. `parts`: (what, block, key)."""
+    said = [f"{what}: {key}" for what, block, key in parts if more_below(block)]
+    return " · ".join(said)
