@@ -57,3 +57,30 @@ def test_a_full_disk_is_said_and_the_page_recovers_by_itself(workspace, tmp_path
         # Room again: with no click and no reload, the page is back where it was.
         WebDriverWait(driver, WAIT_S).until(lambda d: screen_name(d) == "feedback")
     assert len(labels(engine, study)) == 1  # the answer stored before, and nothing else
+
+
+def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, tmp_path):
+    """One browser, two tabs on the same test item (issue 39, item 15c): the first tab's answer
+    is stored; the second tab's different answer is refused, and its tab says so."""
+    from selenium.webdriver.common.keys import Keys
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=3)
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "item")  # the first test item
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(base + "/")  # the second tab: the same item
+        assert screen_name(driver) == "item"
+        second = driver.current_window_handle
+        driver.switch_to.window(first)
+        then(driver, press(driver, "1"), "item")  # stored: the first tab moves on
+        driver.switch_to.window(second)
+        then(driver, press(driver, "2"), "item")  # refused: the tab shows where things stand
+        said = driver.find_element("id", "notice").text
+        assert "already answered" in said and "was not stored" in said
+    test = [label for label in labels(engine, study) if label.phase == "test"]
+    assert [label.value for label in test] == ["entailment"]

@@ -46,7 +46,11 @@ def failed(request: Request, exc: Exception) -> Screen:
     """The screen of a request that failed with `exc`, logged."""
     path = request.url.path
     if is_full_disk(exc):
-        log.error("the disk is full: nothing can be saved (on %s)", path)
+        log.error(
+            "the disk is full: nothing can be saved (on %s): %s",
+            path,
+            terminal_safe(str(exc))[:500],
+        )
         return Screen("disk-full", {}, 503)
     if isinstance(exc, DBAPIError):
         if not is_disconnect(exc):
