@@ -174,14 +174,17 @@ def test_x_forwarded_for_is_believed_from_nobody_by_default(workspace, pair):
 
 
 @pytest.mark.slow
-def test_serve_forwarded_allow_ips_believes_the_named_proxy_only(workspace, pair):
+@pytest.mark.parametrize("processes", [[], ["--workers", "2"]], ids=["one", "workers"])
+def test_serve_forwarded_allow_ips_believes_the_named_proxy_only(workspace, pair, processes):
     """`annotate serve --forwarded-allow-ips 127.0.0.1`: behind that proxy each browser's
-    address is its X-Forwarded-For, counted on its own."""
+    address is its X-Forwarded-For, counted on its own (one process, or `--workers`)."""
     import signal
 
     from tests.web.test_two_servers import start_server
 
-    proc, base = start_server(workspace.url, pair, None, "--forwarded-allow-ips", "127.0.0.1")
+    proc, base = start_server(
+        workspace.url, pair, None, "--forwarded-allow-ips", "127.0.0.1", *processes
+    )
     try:
         rotating = wrong_tries(base, 3 * limits.FREE_TRIES, [f"10.0.0.{n}" for n in range(9)])
         one = wrong_tries(base, limits.FREE_TRIES + 1, ["192.0.2.1"] * 9)
