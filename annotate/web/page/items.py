@@ -3,6 +3,7 @@ the answers again after another window of the annotator's did)."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from sqlalchemy.exc import DBAPIError
@@ -34,22 +35,28 @@ from annotate.web.page.tickets import from_ticket
 UNREACHABLE = "The store is unreachable: your answer is not saved yet. Answer again in a moment."
 
 
-@posted
+@functools.partial(posted, quit_checked=True)
 def answer(
     page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
 ) -> Screen:
-    """The answer to the item its ticket names; the next screen the engine gives."""
+    """The answer to the item its ticket names; the next screen the engine gives. The answer's
+    write refuses a window that was quit (windows.TOUCH): only a path that stores nothing
+    asks first whether it was (the read every other form makes)."""
     received: datetime = request.state.received
     request.session.pop("fb", None)
     served = from_ticket(page, session, form.get("ticket", ""))
     if served is None:
-        return current(page, session, "That answer was for another page; here is your item.")
+        return signed_out(page, request) or current(
+            page, session, "That answer was for another page; here is your item."
+        )
     item, kind = served
     flag = form.get("flag") == "1"
     comment = form.get("comment") or None
     try:
         value = parse_answer(session, item, form)
     except UserError as exc:
+        if (out := signed_out(page, request)) is not None:
+            return out
         return item_screen(
             page,
             session,
@@ -77,6 +84,8 @@ def answer(
         refused.status = 409
         return refused
     except ContinuedElsewhere:
+        if (out := signed_out(page, request)) is not None:
+            return out  # not another window: this one was quit, and its cookie is a copy
         raise  # a newer window of this annotator took over: this page says so
     except DBAPIError as exc:
         if not is_disconnect(exc):
@@ -93,6 +102,13 @@ def answer(
             request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
         return feedback_screen(session, item, value, feedback)
     return current(page, session)
+
+
+def signed_out(page: PageState, request: Request) -> Screen | None:
+    """Sign-in, when the cookie's window was quit (a copy of the cookie replayed)."""
+    if open_session(page, request) is None:
+        return signin_screen(page)
+    return None
 
 
 @guarded

@@ -11,11 +11,13 @@ from annotate.web.page.state import PageState
 
 
 def open_session(
-    page: PageState, request: Request, visit: int | None = None
+    page: PageState, request: Request, visit: int | None = None, *, quit_checked: bool = False
 ) -> AnnotatorSession | None:
     """The signed-in annotator's session, attached to this page's window (`visit`: the
     one the answered page was served in; else the cookie's, the newest of this browser).
-    None when nobody is signed in, or the cookie's window was quit (a copy replayed)."""
+    None when nobody is signed in, or the cookie's window was quit (a copy replayed).
+    `quit_checked`: the caller's work is a write, whose own check of the window refuses a
+    quit one (windows.TOUCH), so the read that would look first is saved (an answer's)."""
     name = request.session.get("who")
     if not name:
         return None
@@ -30,8 +32,8 @@ def open_session(
     signed_in = request.session.get("visit")  # the window this browser signed in with
     if signed_in:
         session.attach_window(int(signed_in))
-        if session.was_quit():  # Quit ended it: a replayed copy of the cookie signs nobody in
-            request.session.clear()
+        if not quit_checked and session.was_quit():  # Quit ended it: a replayed copy of
+            request.session.clear()  # the cookie signs nobody in
             return None
     if visit:
         session.attach_window(int(visit))
