@@ -143,6 +143,13 @@ def serve_command(
         help="The address browsers use, when not http://HOST:PORT (a crowd study: default the "
         "one `study crowd --url` stored)",
     ),
+    forwarded_allow_ips: str = typer.Option(
+        None,
+        "--forwarded-allow-ips",
+        help="Behind a proxy (with --public-url): the proxy's addresses, comma-separated, "
+        "whose X-Forwarded-For header gives the browser's address (sign-in limits count per "
+        "address). Default: believe it from nobody",
+    ),
     max_sessions: int = typer.Option(
         20,
         "--max-sessions",
@@ -191,6 +198,8 @@ def serve_command(
         raise UserError(
             "--workers is for the HTML page: --terminal and --console run a process per tab"
         )
+    if forwarded_allow_ips and (terminal or console):
+        raise UserError("--forwarded-allow-ips is for the HTML page, not --terminal or --console")
     ws = options(ctx).workspace()
     if console:
         _serve_console(ws, study, host, port, annotator, public_url, max_sessions)
@@ -250,10 +259,12 @@ def serve_command(
         )
     if not terminal and workers > 1:
         ws.engine.dispose()  # each server process opens its own
-        run_page_workers(workers, ws.url, study, **page_options)
+        run_page_workers(
+            workers, ws.url, study, forwarded_allow_ips=forwarded_allow_ips, **page_options
+        )
         return
     if not terminal:
-        run_page(page, host=host, port=port)
+        run_page(page, host=host, port=port, forwarded_allow_ips=forwarded_allow_ips)
         return
     ws.engine.dispose()  # the tabs' processes open their own connections
     server.serve()

@@ -1,7 +1,9 @@
-"""What counts as a valid answer for a task, and whether a training answer is right."""
+"""What counts as a valid answer for a task, whether a training answer is right, and whether a
+second answer to the same item is a retry of the first."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from annotate.errors import UserError
@@ -64,3 +66,28 @@ def describe(spec: TaskSpec, value: Any) -> str:
     if isinstance(value, list):
         return " / ".join(value)
     return str(value)
+
+
+class AnsweredDifferently(UserError):
+    """A second answer to an item this annotator has already answered, with another value:
+    not a retry (a retry resends the same value) but another tab of the same window, where
+    the first answer was stored. Nothing is stored; the first answer stands."""
+
+    def __init__(self, spec: TaskSpec, stored: Any, given: Any) -> None:
+        super().__init__(
+            f"This item was already answered, in another tab or window, as "
+            f"“{describe(spec, stored)}”: that answer stands, and this one "
+            f"(“{describe(spec, given)}”) was not stored."
+        )
+
+
+def check_retry(spec: TaskSpec, stored: Any, given: Any) -> None:
+    """A second answer to an answered item: a retry (the stored one stands, the caller
+    resumes) when its value is the stored one, else AnsweredDifferently. Values compare in
+    their stored (JSON) form: a MultiRC judgement's keys come back as strings."""
+    if _stored_form(stored) != _stored_form(given):
+        raise AnsweredDifferently(spec, stored, given)
+
+
+def _stored_form(value: Any) -> Any:
+    return json.loads(json.dumps(value))

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, func, insert, select
 
-from annotate.protocol.answers import describe, is_correct
+from annotate.protocol.answers import check_retry, describe, is_correct
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import lock_study, write_connection
@@ -275,16 +275,16 @@ def store_catch_answer(
         session.check_window(conn)
         gold = conn.execute(select(Item.gold).where(Item.id == item.item_id)).scalar()
         already = conn.execute(
-            select(func.count())
-            .select_from(label)
-            .where(
+            select(label.c.value).where(
                 label.c.study_id == ctx.id,
                 label.c.item_id == item.item_id,
                 label.c.annotator_id == session.annotator_id,
                 label.c.phase == CATCH,
             )
-        ).scalar()
-        if not already:  # a retried commit: the stored answer stands
+        ).first()
+        if already is not None:  # a retry (the stored answer stands), or another tab's
+            check_retry(ctx.spec, already[0], value)  # different answer: refused
+        else:
             right = is_correct(ctx.spec, value, gold)
             conn.execute(
                 insert(label),

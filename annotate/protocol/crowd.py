@@ -440,6 +440,15 @@ def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestio
     return [q for q in config.survey if q.name not in passed]
 
 
+class SurveyNotDue(UserError):
+    """An exit-survey answer before the exit (or at an exit with no survey): not stored."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the exit survey is answered at the end of the task only: these answers were not stored"
+        )
+
+
 def record_survey(
     engine: Engine,
     study: str,
@@ -450,9 +459,13 @@ def record_survey(
 ) -> None:
     """Store exit-survey answers; a blank answer skips its question (refused if required). A
     choice must be one of its choices, free text at most its max_length. A second answer to
-    the same question keeps the first."""
+    the same question keeps the first. Taken only once the worker has reached an exit that
+    asks for it (SurveyNotDue before: a page posted early stores nothing)."""
     ctx = load_study(engine, study)
     config = require_config(ctx)
+    leaving = peek_exit(engine, study, annotator, clock=clock)
+    if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
+        raise SurveyNotDue()
     questions = {q.name: q for q in config.survey}
     rows = []
     for name, raw in answers.items():
@@ -740,6 +753,7 @@ __all__ = [
     "CrowdRefusal",
     "Exit",
     "LinkEntry",
+    "SurveyNotDue",
     "abandoned_visits",
     "admitted_ids",
     "arrival_exit",

@@ -24,7 +24,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.protocol import assignment, catch, gate, standing, windows
-from annotate.protocol.answers import describe, is_correct, validate_answer
+from annotate.protocol.answers import check_retry, describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.protocol.views import Feedback, ItemView, label_row
@@ -213,6 +213,14 @@ class AnnotatorSession:
             return True
         with self.engine.connect() as conn:
             return windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id)
+
+    def was_quit(self) -> bool:
+        """True once this window was quit (`release`): a page then signs its cookie out.
+        Never for an unclaimed session."""
+        if self.visit_id is None:
+            return False
+        with self.engine.connect() as conn:
+            return windows.was_quit(conn, self.visit_id)
 
     def heartbeat(self) -> bool:
         """Note that this window is still open (reading guidelines, waiting for the gate), so
@@ -533,8 +541,11 @@ class AnnotatorSession:
         try:
             with write_session(self.engine) as session:
                 self.check_window(session.connection())
-                if self._training_answer(session, item.item_id) is None:  # else: a retry
+                earlier = self._training_answer(session, item.item_id)
+                if earlier is None:
                     decided = self._store_training(session, item, value, answered_at, flag, comment)
+                else:  # a retry, or another tab's different answer (refused)
+                    check_retry(self.spec, earlier.value, value)
         except IntegrityError:
             pass  # answered before (a retried commit): the stored answer stands
         return self._feedback(item, decided)
@@ -639,6 +650,15 @@ class AnnotatorSession:
                 if refusal is Refusal.NOT_ADMITTED:
                     raise UserError("test items need a passing gate decision")
             if refusal is Refusal.ANSWERED_BEFORE:  # a retry: resume the lease it took
+                stored = conn.execute(
+                    select(Label.value).where(
+                        Label.study_id == self.ctx.id,
+                        Label.item_id == item.item_id,
+                        Label.annotator_id == self.annotator_id,
+                        Label.phase == TEST,
+                    )
+                ).scalar()
+                check_retry(self.spec, stored, value)  # another tab's other answer: refused
                 leased = None
                 if then_next:
                     leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)

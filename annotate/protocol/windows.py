@@ -21,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, func, select, update
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
 from annotate.errors import UserError
 from annotate.store.models import Visit
@@ -44,13 +44,17 @@ LATEST = select(func.max(visit.c.id)).where(
 """The annotator's latest window on the study (the index ix_visit_study_annotator serves it)."""
 _LATEST = LATEST.scalar_subquery()
 
+NOT_QUIT = or_(visit.c.departed_at.is_(None), visit.c.outcome.is_not(None))
+"""A window not left by a clean quit (`was_quit`): open, or ended by an exit."""
+
 TOUCH = (
     update(visit)
-    .where(and_(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST))
+    .where(and_(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST, NOT_QUIT))
     .values(last_seen_at=bindparam("b_now"))
 )
-"""Note the window's activity if, and only if, it is the annotator's latest: one statement,
-inside the answer's write transaction, so no newer window can claim in between."""
+"""Note the window's activity if, and only if, it is the annotator's latest and was not quit:
+one statement, inside the answer's write transaction, so no newer window can claim in
+between, and a window that was quit (a page's cookie replayed after Quit) stores nothing."""
 
 
 def claim(
@@ -89,7 +93,8 @@ def touch(
     conn: Connection, study_id: int, annotator_id: int, visit_id: int | None, now: datetime
 ) -> None:
     """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
-    latest. An unclaimed session (visit_id None: library use, the simulator) is not checked."""
+    latest and was not quit. An unclaimed session (visit_id None: library use, the simulator)
+    is not checked."""
     if visit_id is None:
         return
     params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id, "b_now": now}
@@ -100,6 +105,15 @@ def touch(
 def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
     latest = conn.execute(LATEST, {"b_study": study_id, "b_annotator": annotator_id}).scalar()
     return latest == visit_id
+
+
+def was_quit(conn: Connection, visit_id: int) -> bool:
+    """Whether the window was left by a clean quit (`depart` with no exit outcome): a page's
+    signed cookie naming it no longer opens a session, so a copy of the cookie replayed after
+    Quit signs nobody in. An exit (crowd.exit_for: departed with its outcome) stays open to
+    show its code again."""
+    row = conn.execute(select(NOT_QUIT).where(visit.c.id == visit_id)).first()
+    return row is None or not row[0]
 
 
 def depart(conn: Connection, visit_id: int, now: datetime) -> None:

@@ -255,12 +255,22 @@ def is_disconnect(exc: BaseException) -> bool:
     return sqlstate.startswith(PG_CONNECTION_SQLSTATES)
 
 
+PG_DISK_FULL = "53100"
+"""PostgreSQL's disk_full."""
+
+
 def is_full_disk(exc: BaseException) -> bool:
-    """SQLite could not write: the disk (or the quota) is full. Nothing is written; the same
-    write succeeds once there is room."""
-    if not isinstance(exc, DBAPIError):
+    """The store could not write: the disk (or the quota) is full. Nothing is written; the
+    same write succeeds once there is room. On SQLite the engine's error hook has made it a
+    StorageError already; on PostgreSQL it is the server's disk_full."""
+    if isinstance(exc, StorageError):
+        text_ = f"{exc.reason} {exc}".lower()
+    elif isinstance(exc, DBAPIError):
+        if getattr(exc.orig, "sqlstate", None) == PG_DISK_FULL:
+            return True
+        text_ = str(exc.orig).lower()
+    else:
         return False
-    text_ = str(exc.orig).lower()
     return "disk is full" in text_ or "no space left" in text_ or "disk quota" in text_
 
 

@@ -3,7 +3,9 @@ passwords, and `label` / `console` then exit non-zero."""
 
 from __future__ import annotations
 
+import gc
 import secrets
+import warnings
 
 import pytest
 
@@ -42,15 +44,22 @@ async def test_a_crash_leaves_no_locals_and_no_password_behind(workspace, tmp_pa
 
     shown: list[str] = []
     app._print_error_renderables = lambda: shown.extend(map(str, app._exit_renderables))
-    app.call_later(explode)
     with pytest.raises(RuntimeError):
         async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()  # mounted first: its widgets' startup work all done
+            app.call_later(explode)
             await pilot.pause()
     assert app.return_code == 1
     left = " ".join(shown)
     assert "RuntimeError" in left and "store lost" in left
     assert SECRET not in left and PASSWORD not in left  # no locals, the URL redacted
     assert "annotate:***@db.example" in left
+    # Nothing the app started is left half-done: no coroutine dropped without being awaited.
+    app = pilot = None  # the last references: what they held can be collected
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
 
 
 def test_label_exits_non_zero_after_a_crash(cli, workspace, tmp_path, monkeypatch):

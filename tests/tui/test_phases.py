@@ -4,7 +4,7 @@ admitted, refused), the test phase without feedback, and the end."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import ProgressBar, Static
 
 from annotate import specs
 from annotate.protocol import gate
@@ -302,11 +302,19 @@ class TestTestPhase:
             workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
         )
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        total = len(RTE_TEST)  # every item is a test item (no training)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
-            await pilot.press("1")
-            assert "33%" in screen_text(app)
-            assert app.screen.query_one("#status-phase", Static)
+            for done in (0, 1, 2):
+                if done:
+                    await pilot.press("1")
+                    await pilot.pause()
+                bar = app.screen.query_one("#status-bar", ProgressBar)
+                assert (bar.total, bar.progress) == (total, done)
+                phase = str(app.screen.query_one("#status-phase", Static).render())
+                assert phase == f"Test {done}/{total}"
+                row = next(line for line in screen_text(app).splitlines() if phase in line)
+                assert f"{round(100 * done / total)}%" in row  # the bar's own figure, drawn
 
 
 class TestArrivals:

@@ -450,6 +450,14 @@ def test_a_crowd_html_batch_with_task_answers_json(cli, cb_store, tmp_path):
     assert result.code == 0, result.stderr
     report = cli("report", "html", "--format", "json", "--bootstrap", "0").json()
     assert report["n_labels"] == 6 and report["scores"]["accuracy"]["value"] == 1.0
+    # Each worker's own answers, item by item (the majority above would hide one mis-read).
+    out = tmp_path / "out"
+    assert cli("export", "html", "--format", "labels", "--to", out).code == 0
+    exported = pd.read_csv(out / "html-labels.csv")
+    assert len(exported) == 6 and set(exported["phase"]) == {"test"}
+    by_worker = exported.sort_values("item_id").groupby("annotator")["value"].apply(tuple)
+    gold = tuple(cb_store[s]["label"] for s in range(2))
+    assert sorted(by_worker) == sorted([("neutral", "neutral"), gold, gold])
 
 
 def test_a_potato_output_folder_with_one_file_per_user(cli, cb_store, tmp_path, db_url):

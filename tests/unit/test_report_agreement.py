@@ -87,13 +87,39 @@ def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
         "item_id\tannotator\tlabel\n"
         "1\tann\tyes\n1\tbob\tyes\n2\tann\tno\n2\tbob\tno\n3\tann\tyes\n3\tbob\tno\n4\tann\tno\n4\tbob\tno\n"
     )
+    krippendorff = pytest.importorskip("krippendorff")
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    ann, bob = ["yes", "no", "yes", "no"], ["yes", "no", "no", "no"]
+    codes = {"no": 0, "yes": 1}
+    alpha = krippendorff.alpha(
+        reliability_data=[[codes[v] for v in ann], [codes[v] for v in bob]],
+        level_of_measurement="nominal",
+    )
+    counts, _ = inter_rater.aggregate_raters(
+        [[codes[a], codes[b]] for a, b in zip(ann, bob, strict=True)]
+    )
+    fleiss = inter_rater.fleiss_kappa(counts)
+    both = [
+        [sum(1 for a, b in zip(ann, bob, strict=True) if (a, b) == (x, y)) for y in codes]
+        for x in codes
+    ]
+    cohen = inter_rater.cohens_kappa(both).kappa
     result = cli("agreement", data)
     assert result.code == 0, result.stderr
-    assert "Krippendorff's α (nominal)" in result.stdout and "Fleiss' κ" in result.stdout
+
+    def row(name: str) -> str:  # the table view's row for one statistic
+        return next(line for line in result.stdout.splitlines() if name in line)
+
+    assert f"{alpha:.3f}" in row("Krippendorff's α (nominal)")
+    assert f"{fleiss:.3f}" in row("Fleiss' κ")
+    assert f"mean {cohen:.3f} over 1 pairs" in row("Cohen's κ, pairwise")
+    assert "8 (0 missing) on 4 items by 2 annotators" in row("Labels")
+    assert row("2/2").split()[-1] == "3" and row("1/2").split()[-1] == "1"  # items agreeing
     r = cli("agreement", data, "--format", "json").json()
-    # po = 3/4, pe = (2/4)(1/4) + (2/4)(3/4) = 1/2: κ = 0.5
+    assert r["krippendorff_alpha"]["value"] == pytest.approx(alpha)
+    assert r["fleiss_kappa"]["value"] == pytest.approx(fleiss)
     assert r["pairwise_cohen_kappa"] == [
-        {"a": "ann", "b": "bob", "n": 4, "kappa": pytest.approx(0.5)}
+        {"a": "ann", "b": "bob", "n": 4, "kappa": pytest.approx(cohen)}
     ]
 
 

@@ -39,7 +39,7 @@ def test_a_retried_answer_is_not_stored_twice(workspace, tmp_path: Path):
     s = admitted(workspace, tmp_path, test=3)
     first = s.next_item()
     nxt = s.submit_and_next(first, "entailment")
-    again = s.submit_and_next(first, "not_entailment")  # e.g. a commit reported as failed
+    again = s.submit_and_next(first, "entailment")  # e.g. a commit reported as failed
     assert again is not None and again.item_id == nxt.item_id  # the lease held is resumed
     with Session(workspace.engine) as db:
         labels = db.exec(select(Label).where(Label.phase == "test")).all()

@@ -28,6 +28,7 @@ from starlette.middleware import Middleware
 
 from annotate.protocol.embedding import embedding
 from annotate.web.page.answers import parse_answer
+from annotate.web.page.bounded_body import BoundedBody
 from annotate.web.page.config import PageConfig
 from annotate.web.page.guard import Guard
 from annotate.web.page.routes import routes
@@ -47,6 +48,12 @@ def create_app(config: PageConfig) -> Starlette:
         routes=routes(),
         lifespan=lifespan,
         middleware=[
+            # First: a body past its bound is refused before anything else reads it.
+            Middleware(
+                BoundedBody,
+                frame_ancestors=framing.frame_ancestors,
+                form_targets=framing.form_targets,
+            ),
             Middleware(
                 Guard,
                 origins=config.origins,

@@ -5,8 +5,15 @@ httptools parses a request in about half the time h11 does (a fifth less CPU per
 bench_web), but it takes a request line and headers of any length, where h11 stops at
 `h11_max_incomplete_event_size`. A client that sends an endless header must not grow the
 server's memory, so the head is counted here as it arrives and a request whose head passes
-MAX_HEAD is answered 400 and its connection closed, as h11 does. uvicorn loads this class only
-where httptools is installed (supervisor.http_protocol); elsewhere h11 has that same bound.
+MAX_HEAD is answered 400 and its connection closed, as h11 does. Only the head's own bytes
+count: the parser is fed at most what is left of the bound at a time, so a body sent in the
+same packets as its head reaches the page, whose own bound answers 413 (bounded_body.py).
+uvicorn loads this class only where httptools is installed (supervisor.http_protocol);
+elsewhere h11 has that same bound.
+
+A head must also arrive within HEAD_TIMEOUT_S of its first byte (or of the connection's
+opening): uvicorn's keep-alive timer stops at the first byte, so a client sending one byte
+every few seconds would hold its connection, and a slot of the server's, for ever.
 
 uvicorn writes a response's head when it starts and its body after: two sends on the socket,
 each a system call that, on the loopback or a busy host, also does the receiving side's work,
@@ -16,11 +23,12 @@ the head and sends it with the body.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
-from annotate.web.page.supervisor import MAX_HEAD
+from annotate.web.page.supervisor import HEAD_TIMEOUT_S, MAX_HEAD
 
 
 class BoundedHead(HttpToolsProtocol):
@@ -30,23 +38,61 @@ class BoundedHead(HttpToolsProtocol):
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self._head_bytes: int | None = 0  # None once the head is complete
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+        super().connection_made(transport)
+        self._start_head_timer()  # a connection that sends nothing is closed too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._head_bytes is not None:
-            self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD:
+        while data and self._head_bytes is not None:
+            if self._head_timer is None:
+                self._start_head_timer()
+            room = MAX_HEAD - self._head_bytes
+            if room <= 0:
                 self.logger.warning("Request head too large: refused.")
+                self._stop_head_timer()
                 self.send_400_response("Request head too large.")
                 return
-        super().data_received(data)
+            part, data = data[:room], data[room:]
+            self._head_bytes += len(part)
+            super().data_received(part)  # may complete the head: the rest is the body's
+            if self.transport.is_closing():
+                return
+        if data:
+            super().data_received(data)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._head_bytes is None:  # the next request on a kept-alive connection
             self._head_bytes = 0
 
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._head_bytes = 0  # what comes next on this connection is the next request's head
+
+    def _start_head_timer(self) -> None:
+        self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timed_out)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self._head_bytes is not None and not self.transport.is_closing():
+            if self._head_bytes:  # a head was under way: say why it is cut off
+                self.logger.warning("Request head too slow: connection closed.")
+            self.transport.close()
+
     def on_headers_complete(self) -> None:
         self._head_bytes = None
+        self._stop_head_timer()
         super().on_headers_complete()
 
         cycle = self.cycle  # the one just made for this request (run on the next loop turn)

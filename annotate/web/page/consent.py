@@ -8,6 +8,7 @@ from starlette.responses import Response
 from annotate.errors import UserError
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
+from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page.crowd_screens import crowd_end, exit_screen, left_screen
 from annotate.web.page.forms import form_of
@@ -46,7 +47,13 @@ def survey(
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
     try:
         crowd.record_survey(page.config.engine, page.config.study, session.annotator.name, answers)
+    except crowd.SurveyNotDue as exc:  # posted before the end: refused, and said
+        early = current(page, session, terminal_safe(str(exc)))
+        early.status = 409
+        return early
     except UserError as exc:
+        if is_full_disk(exc):
+            raise  # the disk-full screen, which retries by itself (guarded.py)
         return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
     return current(page, session)
 

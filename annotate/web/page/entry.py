@@ -12,7 +12,7 @@ from starlette.responses import RedirectResponse, Response
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.tokens import sign_in_check, signed_in
 from annotate.text import terminal_safe
-from annotate.web.limits import address_key, name_key, wait_message
+from annotate.web.limits import address_key, page_keys, wait_message
 from annotate.web.page.crowd_screens import arrive_by_link
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
@@ -96,7 +96,10 @@ async def sign_in(request: Request) -> Response:
     address = request.client.host if request.client else None
     if not name:
         return render(request, signin_screen(page, "Type your annotator name.", 400))
-    keys = [name_key(name), address_key(address)]
+    # The address first, then the name at this address: wrong tries from elsewhere never
+    # lock a name against its right token (limits.py). The address is the connection's, or
+    # a proxy's X-Forwarded-For only from `serve --forwarded-allow-ips` (supervisor.py).
+    keys = page_keys(name, address)
     wait = config.limiter.wait(keys)
     if wait > 0:
         config.limiter.refused([address_key(address)])  # hammering counts on the address
@@ -121,7 +124,7 @@ async def sign_in(request: Request) -> Response:
     if admitted is None:
         config.limiter.refused(keys)
         return render(request, signin_screen(page, SIGN_IN_REFUSED, 403))
-    config.limiter.admitted(name)
+    config.limiter.admitted(name, address or "?")
     log.info("signed in: %s from %s", terminal_safe(name), address)
     return render(request, admitted)
 

@@ -11,8 +11,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect
+from annotate.store.engine import is_disconnect, is_full_disk
 from annotate.text import terminal_safe
+from annotate.web.page.forms import BadForm
 from annotate.web.page.render import Screen, render
 
 log = logging.getLogger("annotate.serve")
@@ -21,9 +22,10 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def guarded(endpoint: Endpoint) -> Endpoint:
-    """An unreachable store becomes a screen that says so and retries by itself; any other
-    error is logged here (type and message, no locals) and the page says only that
-    something went wrong. A newer window of the annotator's says it took over."""
+    """An unreachable store, or a full disk, becomes a screen that says so and retries by
+    itself; a form the parser refuses, a 400 page that says so; any other error is logged
+    here (type and message, no locals) and the page says only that something went wrong. A
+    newer window of the annotator's says it took over."""
 
     @functools.wraps(endpoint)
     async def wrapper(request: Request) -> Response:
@@ -31,19 +33,36 @@ def guarded(endpoint: Endpoint) -> Endpoint:
             return await endpoint(request)
         except ContinuedElsewhere:
             return render(request, Screen("continued", {}, 409))
-        except DBAPIError as exc:
-            if not is_disconnect(exc):
-                log.error("store error on %s: %s", request.url.path, type(exc).__name__)
-                return render(request, Screen("error", {}, 500))
-            log.warning("store unreachable on %s", request.url.path)
-            return render(request, Screen("unreachable", {}, 503))
+        except BadForm as exc:
+            log.warning("refused a form on %s: %s", request.url.path, terminal_safe(exc.reason))
+            return render(request, Screen("bad-form", {"reason": bad_form_reason(exc)}, 400))
         except Exception as exc:  # the page must never show a traceback
-            log.error(
-                "error on %s: %s: %s",
-                request.url.path,
-                type(exc).__name__,
-                terminal_safe(str(exc))[:500],
-            )
-            return render(request, Screen("error", {}, 500))
+            return render(request, failed(request, exc))
 
     return wrapper
+
+
+def failed(request: Request, exc: Exception) -> Screen:
+    """The screen of a request that failed with `exc`, logged."""
+    path = request.url.path
+    if is_full_disk(exc):
+        log.error(
+            "the disk is full: nothing can be saved (on %s): %s",
+            path,
+            terminal_safe(str(exc))[:500],
+        )
+        return Screen("disk-full", {}, 503)
+    if isinstance(exc, DBAPIError):
+        if not is_disconnect(exc):
+            log.error("store error on %s: %s", path, type(exc).__name__)
+            return Screen("error", {}, 500)
+        log.warning("store unreachable on %s", path)
+        return Screen("unreachable", {}, 503)
+    log.error("error on %s: %s: %s", path, type(exc).__name__, terminal_safe(str(exc))[:500])
+    return Screen("error", {}, 500)
+
+
+def bad_form_reason(exc: BadForm) -> str:
+    if "size" in exc.reason.lower():
+        return "One of its fields was far longer than this page takes."
+    return "It had more fields, or other parts, than this page's forms have."

@@ -3,6 +3,7 @@ the answers again after another window of the annotator's did)."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from sqlalchemy.exc import DBAPIError
@@ -10,11 +11,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from annotate.errors import UserError
-from annotate.protocol.answers import describe
+from annotate.protocol.answers import AnsweredDifferently, describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect
+from annotate.store.engine import is_disconnect, is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page.answers import parse_answer, previous_of
 from annotate.web.page.guarded import guarded
@@ -34,22 +35,28 @@ from annotate.web.page.tickets import from_ticket
 UNREACHABLE = "The store is unreachable: your answer is not saved yet. Answer again in a moment."
 
 
-@posted
+@functools.partial(posted, quit_checked=True)
 def answer(
     page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
 ) -> Screen:
-    """The answer to the item its ticket names; the next screen the engine gives."""
+    """The answer to the item its ticket names; the next screen the engine gives. The answer's
+    write refuses a window that was quit (windows.TOUCH): only a path that stores nothing
+    asks first whether it was (the read every other form makes)."""
     received: datetime = request.state.received
     request.session.pop("fb", None)
     served = from_ticket(page, session, form.get("ticket", ""))
     if served is None:
-        return current(page, session, "That answer was for another page; here is your item.")
+        return signed_out(page, request) or current(
+            page, session, "That answer was for another page; here is your item."
+        )
     item, kind = served
     flag = form.get("flag") == "1"
     comment = form.get("comment") or None
     try:
         value = parse_answer(session, item, form)
     except UserError as exc:
+        if (out := signed_out(page, request)) is not None:
+            return out
         return item_screen(
             page,
             session,
@@ -72,7 +79,13 @@ def answer(
         feedback = session.submit(item, value, answered_at=received, flag=flag, comment=comment)
     except ItemTaken as exc:
         return current(page, session, terminal_safe(str(exc)))
+    except AnsweredDifferently as exc:  # another tab answered it first: said, as for two
+        refused = current(page, session, terminal_safe(str(exc)))  # windows (409)
+        refused.status = 409
+        return refused
     except ContinuedElsewhere:
+        if (out := signed_out(page, request)) is not None:
+            return out  # not another window: this one was quit, and its cookie is a copy
         raise  # a newer window of this annotator took over: this page says so
     except DBAPIError as exc:
         if not is_disconnect(exc):
@@ -81,12 +94,21 @@ def answer(
             page, session, item, notice=UNREACHABLE, flag=flag, comment=comment or ""
         )
     except UserError as exc:
+        if is_full_disk(exc):
+            raise  # the disk-full screen, which retries by itself (guarded.py)
         return current(page, session, terminal_safe(str(exc)))
     if feedback is not None and session.ctx.protocol.training_feedback:
         if not kind:  # a reload shows this feedback again (a refresher's: not kept)
             request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
         return feedback_screen(session, item, value, feedback)
     return current(page, session)
+
+
+def signed_out(page: PageState, request: Request) -> Screen | None:
+    """Sign-in, when the cookie's window was quit (a copy of the cookie replayed)."""
+    if open_session(page, request) is None:
+        return signin_screen(page)
+    return None
 
 
 @guarded

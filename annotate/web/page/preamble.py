@@ -23,9 +23,10 @@ Work = Callable[[PageState, Request, AnnotatorSession, dict[str, str]], Screen]
 engine, returns the screen to show."""
 
 
-def posted(work: Work) -> Endpoint:
+def posted(work: Work, *, quit_checked: bool = False) -> Endpoint:
     """`work` as an endpoint behind the preamble. The arrival's time is
-    `request.state.received` (the answer's time, before any store work)."""
+    `request.state.received` (the answer's time, before any store work). `quit_checked`:
+    `work` itself refuses a window that was quit (sessions.open_session)."""
 
     @guarded
     async def endpoint(request: Request) -> Response:
@@ -36,7 +37,7 @@ def posted(work: Work) -> Endpoint:
         page = page_of(request)
 
         def call() -> Screen:
-            session = open_session(page, request)
+            session = open_session(page, request, quit_checked=quit_checked)
             if session is None:
                 return signin_screen(page)
             return work(page, request, session, form)

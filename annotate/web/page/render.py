@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from annotate.text import terminal_safe
-from annotate.web.page.state import page_of
+from annotate.web.page.state import PageState, page_of
 
 
 @dataclass
@@ -43,6 +43,26 @@ def render(request: Request, screen: Screen) -> Response:
         **screen.context,
     }
     template = "screen.html" if request.headers.get("hx-request") else "page.html"
+    return HTMLResponse(
+        page.templates.get_template(template).render(context),
+        status_code=screen.status,
+        headers=screen.headers,
+    )
+
+
+def bare_response(page: PageState, screen: Screen, *, htmx: bool) -> Response:
+    """A screen rendered before the request reaches the app (no session, no CSRF token): a
+    refusal that needs neither."""
+    context = {
+        "screen": screen.name,
+        "title": page.title,
+        "study": terminal_safe(page.config.study),
+        "who": "",
+        "csrf": "",
+        "poll_ms": int(page.config.poll_seconds * 1000),
+        **screen.context,
+    }
+    template = "screen.html" if htmx else "page.html"
     return HTMLResponse(
         page.templates.get_template(template).render(context),
         status_code=screen.status,

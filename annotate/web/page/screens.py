@@ -12,6 +12,7 @@ from annotate.presentation.guidelines import where_you_are
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase
 from annotate.protocol.studies import TEST, TRAINING
+from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page import views
 from annotate.web.page.crowd_screens import (
@@ -139,7 +140,9 @@ def feedback_again(
     item, _ = served
     try:
         feedback = session.submit(item, pending.get("v"))
-    except UserError:
+    except UserError as exc:
+        if is_full_disk(exc):
+            raise  # kept for the retry: the disk-full screen, then this feedback again
         return None
     return feedback_screen(session, item, pending.get("v"), feedback)
 

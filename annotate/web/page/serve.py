@@ -75,15 +75,23 @@ def stored_public_url(engine: Engine, study: str) -> str | None:
     return config.public_url if config is not None else None
 
 
-def run_page(app, *, host: str, port: int) -> None:
-    """One server process (the default): `app` is the page built by `page_app`."""
+def run_page(app, *, host: str, port: int, forwarded_allow_ips: str | None = None) -> None:
+    """One server process (the default): `app` is the page built by `page_app`; proxy
+    headers believed only from `forwarded_allow_ips` (supervisor.uvicorn_options)."""
     import uvicorn
 
     log_setup()
-    uvicorn.run(app, **uvicorn_options(host, port))
+    uvicorn.run(app, **uvicorn_options(host, port, forwarded_allow_ips))
 
 
-def run_page_workers(workers: int, url: str, study: str, **page_options) -> None:
+def run_page_workers(
+    workers: int,
+    url: str,
+    study: str,
+    *,
+    forwarded_allow_ips: str | None = None,
+    **page_options,
+) -> None:
     """`workers` processes on one port, each with its own engine (none is shared across a
     fork), under a light supervisor this process becomes (supervisor.py). They get the
     page's options through ANNOTATE_PAGE_WORKER, and one cookie key and one sign-in limits
@@ -92,6 +100,8 @@ def run_page_workers(workers: int, url: str, study: str, **page_options) -> None
     os.environ[WORKER_ENV] = json.dumps({"url": url, "study": study, **page_options})
     host, port = page_options["host"], str(page_options["port"])
     command = [sys.executable, "-m", "annotate.web.page.supervisor", str(workers), host, port]
+    if forwarded_allow_ips:
+        command.append(forwarded_allow_ips)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, command)

@@ -11,10 +11,13 @@ from annotate.web.page.state import PageState
 
 
 def open_session(
-    page: PageState, request: Request, visit: int | None = None
+    page: PageState, request: Request, visit: int | None = None, *, quit_checked: bool = False
 ) -> AnnotatorSession | None:
     """The signed-in annotator's session, attached to this page's window (`visit`: the
-    one the answered page was served in; else the cookie's, the newest of this browser)."""
+    one the answered page was served in; else the cookie's, the newest of this browser).
+    None when nobody is signed in, or the cookie's window was quit (a copy replayed).
+    `quit_checked`: the caller's work is a write, whose own check of the window refuses a
+    quit one (windows.TOUCH), so the read that would look first is saved (an answer's)."""
     name = request.session.get("who")
     if not name:
         return None
@@ -26,7 +29,12 @@ def open_session(
             request.session.clear()  # the annotator is gone from the store: sign in again
             return None
     session = AnnotatorSession(page.config.engine, page.ctx, annotator)
-    window = visit or request.session.get("visit")
-    if window:
-        session.attach_window(int(window))
+    signed_in = request.session.get("visit")  # the window this browser signed in with
+    if signed_in:
+        session.attach_window(int(signed_in))
+        if not quit_checked and session.was_quit():  # Quit ended it: a replayed copy of
+            request.session.clear()  # the cookie signs nobody in
+            return None
+    if visit:
+        session.attach_window(int(visit))
     return session

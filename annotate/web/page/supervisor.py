@@ -6,7 +6,7 @@ listening socket of its own for each page process (`OwnListener`).
 command's imports: about 25 MB instead of 85 (bench_web). Imports stay light here: uvicorn,
 and the standard library.
 
-    python -m annotate.web.page.supervisor WORKERS HOST PORT
+    python -m annotate.web.page.supervisor WORKERS HOST PORT [FORWARDED_ALLOW_IPS]
 
 The page's options travel in ANNOTATE_PAGE_WORKER, set by `serve`.
 """
@@ -30,6 +30,9 @@ of common load balancers, so they close first)."""
 
 MAX_HEAD = 64 * 1024
 """Bytes of request line and headers a request may have."""
+HEAD_TIMEOUT_S = 20.0
+"""Seconds a request's line and headers may take to arrive, from the first byte (or, on a
+new connection, from its opening): a browser sends them in one packet."""
 
 
 def http_protocol() -> str:
@@ -42,10 +45,18 @@ def http_protocol() -> str:
     return "annotate.web.page.bounded_http:BoundedHead"
 
 
-def uvicorn_options(host: str, port: int) -> dict:
+def uvicorn_options(host: str, port: int, forwarded_allow_ips: str | None = None) -> dict:
+    """uvicorn's options for the page. X-Forwarded-For (and -Proto) are believed only from
+    the proxies `forwarded_allow_ips` names (`serve --forwarded-allow-ips`); by default from
+    nobody, not even 127.0.0.1 (uvicorn's default), where anyone on this host, or a proxy
+    that passes the header on unchecked, could send it: the sign-in limits count tries per
+    address, and a forged address would start every try afresh."""
+    proxies = forwarded_allow_ips.strip() if forwarded_allow_ips else ""
     return {
         "host": host,
         "port": port,
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies or "",
         "log_level": "info",
         "access_log": False,  # URLs carry platform ids (PROLIFIC_PID): not in the log
         "server_header": False,
@@ -106,6 +117,7 @@ def main(argv: list[str]) -> None:
     from uvicorn.supervisors import Multiprocess
 
     workers, host, port = int(argv[0]), argv[1], int(argv[2])
+    proxies = argv[3] if len(argv) > 3 else None
     log_setup()
     # One sign-in limits file for all the processes, unless the researcher named one; in a
     # private folder (mode 0700) removed when the server stops.
@@ -116,7 +128,7 @@ def main(argv: list[str]) -> None:
             "annotate.web.page.serve:worker_page",
             factory=True,
             workers=workers,
-            **uvicorn_options(host, port),
+            **uvicorn_options(host, port, proxies),
         )
         sockets = [listener(config)]
         # uvicorn before 0.51 takes the processes' target; later ones make their own server.

@@ -1,0 +1,86 @@
+"""The page's doors in real headless Chromium: a full disk says so, and the page tries again by
+itself until it can save again (issue 39, item 15b)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import Engine, event
+
+from annotate.protocol.studies import add_annotator
+from tests.web.support import chromium, labels, layout_study, need_chromium, served_page
+from tests.web.test_page_browser import WAIT_S, press, screen_name, sign_in, then
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _chromium():
+    need_chromium()
+
+
+@contextmanager
+def disk_full(engine: Engine) -> Iterator[None]:
+    """Every write fails as SQLite fails on a full disk (SQLITE_FULL), until the block ends."""
+
+    def refuse(conn, cursor, statement: str, *args) -> None:
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            error = sqlite3.OperationalError("database or disk is full")
+            error.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
+            error.sqlite_errorcode = sqlite3.SQLITE_FULL  # type: ignore[attr-defined]
+            raise error
+
+    event.listen(engine, "before_cursor_execute", refuse)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", refuse)
+
+
+def test_a_full_disk_is_said_and_the_page_recovers_by_itself(workspace, tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=2)
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")  # a training answer, stored
+        with disk_full(engine):
+            driver.get(base + "/")  # a reload: the page must write (its window's activity)
+            assert screen_name(driver) == "disk-full"
+            said = driver.find_element("id", "screen").text
+            assert "disk is full" in said and "tries again by itself" in said
+        # Room again: with no click and no reload, the page is back where it was.
+        WebDriverWait(driver, WAIT_S).until(lambda d: screen_name(d) == "feedback")
+    assert len(labels(engine, study)) == 1  # the answer stored before, and nothing else
+
+
+def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, tmp_path):
+    """One browser, two tabs on the same test item (issue 39, item 15c): the first tab's answer
+    is stored; the second tab's different answer is refused, and its tab says so."""
+    from selenium.webdriver.common.keys import Keys
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=3)
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "item")  # the first test item
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(base + "/")  # the second tab: the same item
+        assert screen_name(driver) == "item"
+        second = driver.current_window_handle
+        driver.switch_to.window(first)
+        then(driver, press(driver, "1"), "item")  # stored: the first tab moves on
+        driver.switch_to.window(second)
+        then(driver, press(driver, "2"), "item")  # refused: the tab shows where things stand
+        said = driver.find_element("id", "notice").text
+        assert "already answered" in said and "was not stored" in said
+    test = [label for label in labels(engine, study) if label.phase == "test"]
+    assert [label.value for label in test] == ["entailment"]
