@@ -124,7 +124,10 @@ def test_a_store_of_annotate_0_4_2_upgrades_with_its_data_kept(tmp_path: Path, m
     assert after == before
     engine = make_engine(f"sqlite:///{path}")
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == schema.SCHEMA_HEAD
+        assert (
+            conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            == schema.SCHEMA_HEAD
+        )
     engine.dispose()
     study = before["study"][0].split(",")[1].strip(" '")
     result = CliRunner().invoke(app, ["--db", f"sqlite:///{path}", "prolific", "status", study])
