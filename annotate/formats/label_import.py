@@ -64,6 +64,10 @@ class LabelImportResult:
     """The sentence the report's datasheet prints: "collected outside annotate: …"."""
     notes: list[str] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
+    n_skipped: int = 0
+    """Answers left out by --skip-when."""
+    n_flagged: int = 0
+    """Answers flagged by --map flag=COLUMN."""
     dataset_id: int | None = None
     created_items: bool = False
     already_imported: bool = False
@@ -76,10 +80,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def collected_sentence(file: LabelFile) -> str:
+def collected_sentence(file: LabelFile, skipped: str = "", flagged: str = "") -> str:
+    """"collected outside annotate: MTurk batch, 24 assignments, gate unknown", with what
+    --skip-when left out and --map flag= flagged when they did."""
     return (
         f"collected outside annotate: {file.description}, "
         f"{_plural(file.n_assignments, file.unit)}, gate unknown"
+        + (f"; {skipped}" if skipped else "")
+        + (f"; {flagged}" if flagged else "")
     )
 
 
@@ -92,17 +100,112 @@ def import_record(engine: Engine, study_id: int) -> LabelImport | None:
         return row
 
 
-def _already(engine: Engine, sha256: str) -> tuple[LabelImport, str] | None:
+def _already(
+    engine: Engine, sha256: str, options: dict[str, Any], study: str | None
+) -> tuple[LabelImport, str] | None:
+    """The earlier import of this file that this one repeats: the same options (any study
+    name), or, for an import recorded before options were kept, any unless `--study` names a
+    new study. None: this import makes a new study."""
     with Session(engine) as session:
-        row = session.execute(
+        rows = session.execute(
             select(LabelImport, Study.name)
             .join(Study, Study.id == LabelImport.study_id)
             .where(LabelImport.sha256 == sha256)
-        ).first()
-        if row is None:
-            return None
-        session.expunge(row[0])
-        return row[0], row[1]
+            .order_by(LabelImport.id)
+        ).all()
+        for record, name in rows:
+            recorded = record.detail.get("options")
+            if recorded == options or (recorded is None and study in (None, name)):
+                session.expunge(record)
+                return record, name
+        return None
+
+
+def _import_options(
+    source: str,
+    task: str | None,
+    dataset_id: int | None,
+    mapping: dict[str, str],
+    values: str | None,
+    k: int | None,
+    keep_rejected: bool,
+    tie_rule: str | None,
+    skip_when: list[tuple[str, str | None]],
+) -> dict[str, Any]:
+    """What makes two imports of one file the same study (JSON, kept in the record)."""
+    return {
+        "format": source,
+        "task": specs.load_task(task).name if task else None,
+        "dataset": dataset_id,
+        "map": dict(sorted(mapping.items())),
+        "values": values,
+        "k": k,
+        "keep_rejected": keep_rejected,
+        "tie_rule": tie_rule,
+        "skip_when": [[c, v] for c, v in skip_when],
+    }
+
+
+def _bad_text(value: Any) -> str | None:
+    """Why a text the file gives cannot be stored: a NUL, or a lone surrogate (not Unicode)."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "a NUL character"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "a lone surrogate (not valid Unicode)"
+        return None
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list):
+        return next((why for v in value if (why := _bad_text(v)) is not None), None)
+    return None
+
+
+def _check_text(file: LabelFile) -> None:
+    """Every text the import stores is storable: a DataFileError names the first that is not."""
+    for label in file.labels:
+        for what, value in (
+            ("worker id", label.worker),
+            ("item id", label.item),
+            ("answer", label.value),
+            ("comment", label.comment),
+            ("gold", label.gold),
+            ("item's fields", label.fields),
+            ("answer's columns", label.side),
+        ):
+            why = _bad_text(value)
+            if why is not None:
+                raise DataFileError(file.where(label), label.line, f"the {what} has {why}")
+
+
+def _skip_and_flag(
+    file: LabelFile, skip_when: list[tuple[str, str | None]], flag: str | None
+) -> tuple[int, int]:
+    """Leave out the answers --skip-when names and flag those --map flag= names (the column's
+    value becomes the comment): (left out, flagged)."""
+    from annotate.formats.label_sources.options import ticked
+
+    kept, skipped, flagged = [], 0, 0
+    for label in file.labels:
+        if any(ticked(label.side.get(column), value) for column, value in skip_when):
+            skipped += 1
+            continue
+        cell = label.side.get(flag) if flag else None
+        if flag and ticked(cell):
+            label.flag = True
+            label.comment = cell if not label.comment else f"{cell}; {label.comment}"
+            flagged += 1
+        kept.append(label)
+    if not kept:
+        raise DataFileError(file.path, None, "--skip-when leaves no answers")
+    file.labels = kept
+    return skipped, flagged
+
+
+def _skip_text(skip_when: list[tuple[str, str | None]]) -> str:
+    return ", ".join(c if v is None else f"{c}={v}" for c, v in skip_when)
 
 
 def _spec_and_dataset(
@@ -270,17 +373,37 @@ def import_labels(
     k: int | None = None,
     keep_rejected: bool = False,
     tie_rule: str | None = None,
+    skip_when: list[tuple[str, str | None]] | None = None,
 ) -> LabelImportResult:
     """Read `path`, check every label, then write the study in one transaction."""
+    from annotate.formats.label_sources.options import check_map_keys
+
     mapping = dict(mapping or {})
+    skip_when = list(skip_when or [])
     chosen = registry.get(fmt) if fmt else None  # an unknown --format: before anything else
     if not path.exists():
         raise UserError(f"{path}: no such file")
+    source = chosen or registry.detect(path)
     if path.is_file():
         sha256 = file_sha256(path)
     else:
-        sha256 = _folder_sha256(path, (chosen or registry.detect(path)).files(path))
-    earlier = _already(engine, sha256)
+        sha256 = _folder_sha256(path, source.files(path))
+    spec, dataset = _spec_and_dataset(engine, task, dataset_id)
+    reads = source.source
+    fields = [f.name for f in spec.fields] if reads.reads_fields else []
+    check_map_keys(mapping, reads.name, reads.map_keys, fields)
+    flag = mapping.get("flag")
+    side = tuple(dict.fromkeys([*(c for c, _ in skip_when), *([flag] if flag else [])]))
+    if side and not reads.reads_side_columns:
+        what = "--skip-when" if skip_when else "--map flag="
+        raise UserError(
+            f"{what}: the {reads.name} format has no column beside each answer to read "
+            "(MTurk batches and long files have)"
+        )
+    options_key = _import_options(
+        reads.name, task, dataset_id, mapping, values, k, keep_rejected, tie_rule, skip_when
+    )
+    earlier = _already(engine, sha256, options_key, study)
     if earlier is not None:
         record, name = earlier
         return LabelImportResult(
@@ -298,9 +421,15 @@ def import_labels(
     name = (study or path.stem).strip()
     if not name:
         raise UserError("a study needs a name (--study NAME)")
-    spec, dataset = _spec_and_dataset(engine, task, dataset_id)
-    options = ReadOptions(mapping, [f.name for f in spec.fields], keep_rejected=keep_rejected)
-    file = (chosen or registry.detect(path)).read(path, options)
+    options = ReadOptions(
+        {k_: v for k_, v in mapping.items() if k_ != "flag"},
+        [f.name for f in spec.fields],
+        keep_rejected=keep_rejected,
+        side_columns=side,
+    )
+    file = source.read(path, options)
+    _check_text(file)
+    n_skipped, n_flagged = _skip_and_flag(file, skip_when, flag)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
     items_in_order = list(per_item)
@@ -310,14 +439,37 @@ def import_labels(
     if k < 1:
         raise UserError("--k must be at least 1")
     notes = _notes(file, per_item, k)
-    sentence = collected_sentence(file)
+    sentence = collected_sentence(
+        file,
+        f"left out: {_plural(n_skipped, 'answer')} with {_skip_text(skip_when)} "
+        f"(--skip-when)"
+        if skip_when
+        else "",
+        f"flagged: {_plural(n_flagged, 'answer')} with {flag} set, its value as the comment "
+        f"(--map flag={flag})"
+        if flag
+        else "",
+    )
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
     new_items = _new_items(file, spec) if dataset is None else []
     now = datetime.now(UTC)
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
-            raise UserError(f"a study named {name!r} exists already (--study NAME)")
+            again = session.scalar(
+                select(Study.name)
+                .join(LabelImport, LabelImport.study_id == Study.id)
+                .where(LabelImport.sha256 == sha256)
+            )
+            raise UserError(
+                f"a study named {name!r} exists already (--study NAME)"
+                + (
+                    f"; the file was imported as study {again!r} with other options: "
+                    "name this import's study with --study NAME"
+                    if again is not None
+                    else ""
+                )
+            )
         if dataset is None:
             made = Dataset(
                 task=spec.name,
@@ -398,9 +550,10 @@ def import_labels(
                     "correct": None,
                     "shown_at": label.shown_at or label.answered_at or now,
                     "answered_at": label.answered_at or label.shown_at or now,
-                    "flag": False,
+                    "flag": label.flag,
                     "comment": label.comment,
                     "revisions": 0,
+                    "raw": label.value,
                 }
                 for label, value in checked
             ],
@@ -415,6 +568,9 @@ def import_labels(
             "notes": notes,
             "values": values,
             "map": mapping,
+            "options": options_key,
+            "skipped": n_skipped,
+            "flagged": n_flagged,
             "times": "recorded" if file.has_times else "none in the file",
             "workers": pseudonyms,
         }
@@ -440,6 +596,8 @@ def import_labels(
         collected=sentence,
         notes=notes,
         excluded=file.n_excluded,
+        n_skipped=n_skipped,
+        n_flagged=n_flagged,
         dataset_id=test_dataset_id,
         created_items=dataset is None,
     )

@@ -265,9 +265,38 @@ def test_a_re_import_of_the_same_file_is_recognised(cli, cb_store, tmp_path):
     path = lf.potato_jsonl(tmp_path / "annotated_instances.jsonl", cb_store[:4])
     assert cli("import-labels", path, "--dataset", "1", "--study", "first").code == 0
     again = cli("import-labels", path, "--dataset", "1", "--study", "second")
-    assert again.code == 0 and "already imported (same sha256) as study 'first'" in again.stdout
+    assert again.code == 0
+    assert "already imported (same sha256, same options) as study 'first'" in again.stdout
     studies = cli("study", "list", "--format", "json").json()
     assert [s["name"] for s in studies] == ["first"]
+
+
+def test_one_file_makes_another_study_when_the_options_differ(cli, cb_store, tmp_path):
+    """The same batch binned two ways: two studies; the same options again: nothing changed,
+    even from a copy under another name."""
+    batch = lf.mturk_batch(tmp_path / "batch.csv", cb_store)
+    coarse = "0-49=contradiction,50-50=neutral,51-100=entailment"
+    assert cli("import-labels", batch, "--dataset", "1", "--values", lf.BINS).code == 0
+    clash = cli("import-labels", batch, "--dataset", "1", "--values", coarse)
+    assert clash.code == 1
+    assert "a study named 'batch' exists already" in clash.stderr
+    assert "imported as study 'batch' with other options" in clash.stderr
+    other = cli(
+        "import-labels", batch, "--dataset", "1", "--values", coarse, "--study", "coarse"
+    )
+    assert other.code == 0, other.stderr
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(batch.read_bytes())
+    same = cli("import-labels", copy, "--dataset", "1", "--values", coarse, "--study", "x")
+    assert same.code == 0 and "as study 'coarse'; nothing changed" in same.stdout
+    studies = cli("study", "list", "--format", "json").json()
+    assert sorted(s["name"] for s in studies) == ["batch", "coarse"]
+    answers = {}
+    for name in ("batch", "coarse"):
+        out = tmp_path / f"{name}.csv"
+        assert cli("export", name, "--to", out).code == 0
+        answers[name] = pd.read_csv(out, dtype=str)
+    assert (answers["batch"]["value"] != answers["coarse"]["value"]).any()
 
 
 def test_rejected_assignments_can_be_kept(cli, cb_store, tmp_path):

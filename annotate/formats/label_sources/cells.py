@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,16 @@ def need(
             f"{', '.join(columns) or 'none'}): name it with --map {key}=COLUMN",
         )
     return found
+
+
+def json_value(text: str, path: Path, line: int | None) -> Any:
+    """One JSON value, or a DataFileError saying why not: bad syntax, nesting too deep for the
+    reader (a file nested 100,000 deep), or a number too long to read (thousands of digits)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(path, line, f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise DataFileError(path, line, "JSON nested too deeply to read") from None
+    except ValueError as exc:  # int() of more than 4,300 digits
+        raise DataFileError(path, line, f"JSON value cannot be read ({exc})") from None

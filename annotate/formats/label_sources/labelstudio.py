@@ -22,6 +22,7 @@ class LabelStudioSource(LabelSource):
     name = "labelstudio"
     description = "Label Studio export"
     unit = "annotation"
+    map_keys = ("item", "label")
 
     def claims(self, peek: Peek) -> bool:
         return peek.head == "["  # a JSON array: Label Studio's export is the one we read
@@ -50,6 +51,10 @@ def _json_array_lines(path: Path, text: str) -> list[tuple[int, Any]]:
             obj, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
             raise DataFileError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise DataFileError(path, line, "JSON nested too deeply to read") from None
+        except ValueError as exc:  # int() of more than 4,300 digits
+            raise DataFileError(path, line, f"JSON value cannot be read ({exc})") from None
         out.append((line, obj))
 
 

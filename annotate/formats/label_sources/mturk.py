@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, csv_rows, padded, read_text
+from annotate.formats.label_sources.cells import (
+    cell_text,
+    csv_rows,
+    json_value,
+    padded,
+    read_text,
+)
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ID_FIELDS, ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
@@ -30,16 +36,24 @@ class MTurkSource(LabelSource):
     name = "mturk"
     description = "MTurk batch"
     unit = "assignment"
+    map_keys = ("item", "label", "comment", "flag")
+    reads_side_columns = True
 
     def claims(self, peek: Peek) -> bool:
         return all(column in peek.header for column in REQUIRED)
 
     def read(self, path: Path, options: ReadOptions) -> LabelFile:
-        return read_mturk(path, options.mapping, options.field_names, options.keep_rejected)
+        return read_mturk(
+            path, options.mapping, options.field_names, options.keep_rejected, options.side_columns
+        )
 
 
 def read_mturk(
-    path: Path, mapping: dict[str, str], field_names: list[str], keep_rejected: bool
+    path: Path,
+    mapping: dict[str, str],
+    field_names: list[str],
+    keep_rejected: bool,
+    side_columns: tuple[str, ...] = (),
 ) -> LabelFile:
     """One row per assignment; item slots melted by slot N. Rows shorter than the header (MTurk
     leaves the `Approve`/`Reject` cells out) are padded; rejected assignments are left out
@@ -82,6 +96,15 @@ def read_mturk(
         raise DataFileError(
             path, header_line, f"--map comment={comment_base}: no Answer.{comment_base} column"
         )
+    for name in side_columns:
+        if name not in answers and name not in plain_answers:
+            raise DataFileError(
+                path,
+                header_line,
+                f"no Answer.{name} column (--skip-when and --map flag= name an Answer column as "
+                f"--map does: na for Answer.na0, Answer.na1, ...); the file has Answer."
+                f"{{{', '.join(sorted({*answers, *plain_answers})) or 'none'}}}",
+            )
     field_bases = {name: mapping.get(name, name) for name in field_names}
     position = {c: i for i, c in enumerate(header)}
     labels: list[RawLabel] = []
@@ -134,7 +157,11 @@ def read_mturk(
                 for name, base in field_bases.items()
                 if base in inputs or base in plain_inputs
             }
-            mine.append(RawLabel(number, item, worker, value, fields, comment=comment))
+            side = {
+                name: cell((answers.get(name) or {}).get(slot)) or cell(plain_answers.get(name))
+                for name in side_columns
+            }
+            mine.append(RawLabel(number, item, worker, value, fields, comment=comment, side=side))
             hit_of_item.setdefault(item, hit)
         accept = cell("AcceptTime")
         submit = cell("SubmitTime")
@@ -170,19 +197,14 @@ def _task_answers(
     parsed: list[dict[str, Any]] = []
     for number, cells in table[1:]:
         raw = padded(path, number, cells, len(header))[at].strip()
-        try:
-            value = json.loads(raw) if raw else [{}]
-        except json.JSONDecodeError as exc:
-            raise DataFileError(path, number, f"{TASK_ANSWERS} is not JSON ({exc.msg})") from None
+        value = json_value(raw, path, number) if raw else [{}]
         if isinstance(value, list):
             value = value[0] if value else {}
         if not isinstance(value, dict):
             raise DataFileError(path, number, f"{TASK_ANSWERS} is not a JSON object")
         flat = {}
         for key, answer in value.items():
-            if isinstance(answer, dict):
-                marked = [k for k, v in answer.items() if v is True]
-                answer = marked[0] if len(marked) == 1 else None
+            answer = element_answer(answer)
             flat[key] = "" if answer is None else str(answer)
         parsed.append(flat)
     keys = list(dict.fromkeys(k for row in parsed for k in row))
@@ -192,6 +214,27 @@ def _task_answers(
         for (number, cells), flat in zip(table[1:], parsed, strict=True)
     ]
     return header + extra, rows
+
+
+def element_answer(answer: Any) -> Any:
+    """What one crowd-html element wrote, as documented for each: `<crowd-classifier>`
+    {"label": "entailment"}; `<crowd-classifier-multi-select>` {"labels": ["a"]} (one label,
+    else the list as JSON, which no label matches); a `<crowd-checkbox>` or
+    `<crowd-radio-button>` {"VALUE": true} (the value marked true, "on" by default; none
+    marked: no answer); `<crowd-slider>` a number; `<crowd-input>` text."""
+    if not isinstance(answer, dict):
+        if isinstance(answer, list):
+            return json.dumps(answer) if answer else None
+        return answer
+    if isinstance(answer.get("label"), str | int | float) and not isinstance(
+        answer.get("label"), bool
+    ):
+        return answer["label"]
+    if isinstance(answer.get("labels"), list):
+        labels = answer["labels"]
+        return labels[0] if len(labels) == 1 else (json.dumps(labels) if labels else None)
+    marked = [k for k, v in answer.items() if v is True]
+    return marked[0] if len(marked) == 1 else None
 
 
 def _slot_base(

@@ -46,6 +46,8 @@ class QualtricsSource(LabelSource):
     name = "qualtrics"
     description = "Qualtrics export"
     unit = "response"
+    map_keys = ("item", "annotator")
+    reads_fields = False
 
     def claims(self, peek: Peek) -> bool:
         """The third header row holds the import ids: `{"ImportId":"QID1"}`."""
@@ -83,7 +85,7 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
         raw_id = import_ids[index] if index < len(import_ids) else ""
         try:
             qid = str(json.loads(raw_id).get("ImportId", "")) if raw_id.strip() else ""
-        except (json.JSONDecodeError, AttributeError):
+        except (ValueError, RecursionError, AttributeError):  # bad, too deep, too long
             raise DataFileError(path, table[2][0], f"column {name}: import id {raw_id!r}") from None
         if pattern is not None:
             match = pattern.fullmatch(name)
