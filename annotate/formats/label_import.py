@@ -81,7 +81,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def collected_sentence(file: LabelFile, skipped: str = "", flagged: str = "") -> str:
-    """"collected outside annotate: MTurk batch, 24 assignments, gate unknown", with what
+    """ "collected outside annotate: MTurk batch, 24 assignments, gate unknown", with what
     --skip-when left out and --map flag= flagged when they did."""
     return (
         f"collected outside annotate: {file.description}, "
@@ -185,11 +185,12 @@ def _skip_and_flag(
 ) -> tuple[int, int]:
     """Leave out the answers --skip-when names and flag those --map flag= names (the column's
     value becomes the comment): (left out, flagged)."""
+    from annotate.formats.label_sources.options import skipped as left_out
     from annotate.formats.label_sources.options import ticked
 
     kept, skipped, flagged = [], 0, 0
     for label in file.labels:
-        if any(ticked(label.side.get(column), value) for column, value in skip_when):
+        if left_out(label.side, skip_when):
             skipped += 1
             continue
         cell = label.side.get(flag) if flag else None
@@ -441,8 +442,7 @@ def import_labels(
     notes = _notes(file, per_item, k)
     sentence = collected_sentence(
         file,
-        f"left out: {_plural(n_skipped, 'answer')} with {_skip_text(skip_when)} "
-        f"(--skip-when)"
+        f"left out: {_plural(n_skipped, 'answer')} with {_skip_text(skip_when)} (--skip-when)"
         if skip_when
         else "",
         f"flagged: {_plural(n_flagged, 'answer')} with {flag} set, its value as the comment "

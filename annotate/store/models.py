@@ -143,7 +143,7 @@ class Label(SQLModel, table=True):
     """The annotator marked a problem with the item."""
     comment: str | None = None
     revisions: int = 0
-    raw: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    raw: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
     """Imported labels (schema 12): the answer as the file wrote it (a slider's number, the
     platform's answer text), before `--values` mapped it to `value`; None for labels given here."""
 
@@ -320,9 +320,10 @@ class LabelImport(SQLModel, table=True):
     """A study whose labels came from a file made outside annotate (schema 11): MTurk batch
     results, a Qualtrics export, Potato or Label Studio output, a long CSV. The file's sha256
     with the import's options (`detail["options"]`, schema 12) recognises a second import of
-    it; other options make another study from the same file. `detail` keeps what the report's datasheet says about
-    the collection (assignments, what was left out, notes) and each pseudonymous annotator's
-    platform worker id (`workers`: name -> id; for payment files, never shown in reports)."""
+    it; other options make another study from the same file. `detail` keeps what the report's
+    datasheet says about the collection (assignments, what was left out, notes) and each
+    pseudonymous annotator's platform worker id (`workers`: name -> id; for payment files,
+    never shown in reports)."""
 
     __tablename__ = "labelimport"
 

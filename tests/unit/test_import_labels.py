@@ -281,9 +281,7 @@ def test_one_file_makes_another_study_when_the_options_differ(cli, cb_store, tmp
     assert clash.code == 1
     assert "a study named 'batch' exists already" in clash.stderr
     assert "imported as study 'batch' with other options" in clash.stderr
-    other = cli(
-        "import-labels", batch, "--dataset", "1", "--values", coarse, "--study", "coarse"
-    )
+    other = cli("import-labels", batch, "--dataset", "1", "--values", coarse, "--study", "coarse")
     assert other.code == 0, other.stderr
     copy = tmp_path / "copy.csv"
     copy.write_bytes(batch.read_bytes())
@@ -293,9 +291,9 @@ def test_one_file_makes_another_study_when_the_options_differ(cli, cb_store, tmp
     assert sorted(s["name"] for s in studies) == ["batch", "coarse"]
     answers = {}
     for name in ("batch", "coarse"):
-        out = tmp_path / f"{name}.csv"
-        assert cli("export", name, "--to", out).code == 0
-        answers[name] = pd.read_csv(out, dtype=str)
+        out = tmp_path / f"export-{name}"
+        assert cli("export", name, "--format", "labels", "--to", out).code == 0
+        answers[name] = pd.read_csv(next(out.glob("*.csv")), dtype=str)
     assert (answers["batch"]["value"] != answers["coarse"]["value"]).any()
 
 

@@ -60,7 +60,9 @@ def read_long(
     for column in side_columns:
         if column not in columns:
             raise DataFileError(
-                path, 1, f"no {column} column (--skip-when, --map flag=); found {', '.join(columns)}"
+                path,
+                1,
+                f"no {column} column (--skip-when, --map flag=); found {', '.join(columns)}",
             )
     fields = {
         name: mapping.get(name, name) for name in field_names if mapping.get(name, name) in columns

@@ -58,8 +58,7 @@ def parse_map(text: list[str] | str | None) -> dict[str, str]:
         key = key.strip()
         if key in out:
             raise UserError(
-                f"--map {key} is given twice ({key}={out[key]} and {key}={value.strip()}): "
-                "keep one"
+                f"--map {key} is given twice ({key}={out[key]} and {key}={value.strip()}): keep one"
             )
         out[key] = value.strip()
     return out
@@ -96,6 +95,11 @@ def parse_skip_when(texts: list[str] | None) -> list[tuple[str, str | None]]:
             raise UserError(f"--skip-when {column} is given twice: keep one")
         out.append((column, value if sep else None))
     return out
+
+
+def skipped(side: dict[str, str | None], skip_when: list[tuple[str, str | None]]) -> bool:
+    """Whether --skip-when leaves out an answer with these side cells."""
+    return any(ticked(side.get(column), value) for column, value in skip_when)
 
 
 def ticked(cell: str | None, wanted: str | None = None) -> bool:
