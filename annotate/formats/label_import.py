@@ -19,6 +19,7 @@ annotate: MTurk batch, 24 assignments, gate unknown", k the number of labels mos
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -144,6 +145,18 @@ def _import_options(
         "tie_rule": tie_rule,
         "skip_when": [[c, v] for c, v in skip_when],
     }
+
+
+NUMBER = re.compile(r"-?\d{1,15}(\.\d{1,15})?")
+
+
+def as_given(value: Any) -> Any:
+    """The answer as the file gave it, kept beside its label: a number when it is written as
+    one (a slider's 67), else its text."""
+    if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
+        text = value.strip()
+        return float(text) if "." in text else int(text)
+    return value
 
 
 def _bad_text(value: Any) -> str | None:
@@ -553,7 +566,7 @@ def import_labels(
                     "flag": label.flag,
                     "comment": label.comment,
                     "revisions": 0,
-                    "raw": label.value,
+                    "raw": as_given(label.value),
                 }
                 for label, value in checked
             ],

@@ -86,8 +86,13 @@ def read_mturk(
         inputs = {b: {0: c} for b, c in plain_inputs.items()}
         answers = {b: {0: c} for b, c in plain_answers.items()}
     id_base = _slot_base(path, header_line, inputs, mapping.get("item"), ID_FIELDS, "item", "Input")
-    label_base = _slot_base(path, header_line, answers, mapping.get("label"), (), "label", "Answer")
     comment_base = mapping.get("comment")
+    # Columns named as the comment, --skip-when or flag hold no label: the label is the rest.
+    asides = {comment_base, *side_columns}
+    candidates = {b: c for b, c in answers.items() if b not in asides} or answers
+    label_base = _slot_base(
+        path, header_line, candidates, mapping.get("label"), (), "label", "Answer"
+    )
     if (
         comment_base is not None
         and comment_base not in answers
