@@ -67,6 +67,17 @@ def cell_text(value: Any) -> str | None:
     return None if text.lower() in MISSING else text
 
 
+def number_text(value: Any) -> str | None:
+    """A cell of a number column (seconds): missing is None, but NaN is kept to be refused (a
+    JSON NaN or a "nan" cell is a broken number, not an empty cell)."""
+    if isinstance(value, float):
+        return repr(value)  # 1e+308, nan: not int(1e308)'s 309 digits
+    text = cell_text(value)
+    if text is None and value is not None and str(value).strip().lower() == "nan":
+        return "nan"
+    return text
+
+
 def pick(columns: list[str], wanted: tuple[str, ...]) -> str | None:
     """The first of `wanted` among `columns` (case-insensitive), as the file spells it."""
     lowered = {c.strip().lower(): c for c in columns}

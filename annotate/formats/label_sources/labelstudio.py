@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, read_text
+from annotate.formats.label_sources.cells import cell_text, number_text, read_text
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ID_FIELDS, ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
@@ -104,7 +104,7 @@ def read_labelstudio(path: Path, mapping: dict[str, str], field_names: list[str]
             if stamp:
                 label.answered_at = parse_time(str(stamp), path, number, "updated_at")
                 lead = annotation.get("lead_time")
-                secs = seconds(cell_text(lead), path, number, "lead_time") if lead else 0.0
+                secs = seconds(number_text(lead), path, number, "lead_time") if lead else 0.0
                 label.shown_at = label.answered_at - timedelta(seconds=secs or 0.0)
             labels.append(label)
     if not labels:

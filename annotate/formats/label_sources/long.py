@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, need, pick
+from annotate.formats.label_sources.cells import cell_text, need, number_text, pick
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import MAP_KEYS, ReadOptions
 from annotate.formats.label_sources.records import read_records
@@ -93,7 +93,7 @@ def read_long(
         answered = cell_text(row.get(optional["answered_at"])) if optional["answered_at"] else None
         shown = cell_text(row.get(optional["shown_at"])) if optional["shown_at"] else None
         secs = (
-            seconds(_number_text(row.get(optional["seconds"])), path, number, "seconds")
+            seconds(number_text(row.get(optional["seconds"])), path, number, "seconds")
             if optional["seconds"]
             else None
         )
@@ -119,12 +119,3 @@ def read_long(
         n_excluded={"empty answers": skipped} if skipped else {},
         has_times=has_times,
     )
-
-
-def _number_text(value: object) -> str | None:
-    """A cell of a number column: missing (None), except NaN and infinities, which are said
-    (a JSON NaN or a "nan" cell is a broken number, not an empty cell)."""
-    text = cell_text(value)
-    if text is None and value is not None and str(value).strip().lower() == "nan":
-        return "nan"
-    return text

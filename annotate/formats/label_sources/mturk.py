@@ -14,6 +14,7 @@ from annotate.formats.label_sources.cells import (
     cell_text,
     csv_rows,
     json_value,
+    number_text,
     padded,
     read_text,
 )
@@ -125,6 +126,9 @@ def read_mturk(
                 return None
             return cell_text(row[position[column]])
 
+        def _raw(column: str, row: list[str] = row) -> str | None:
+            return number_text(row[position[column]]) if column in position else None
+
         worker = cell("WorkerId")
         if not worker:
             raise DataFileError(path, number, "missing WorkerId")
@@ -174,7 +178,7 @@ def read_mturk(
             mine,
             parse_time(accept, path, number, "AcceptTime") if accept else None,
             parse_time(submit, path, number, "SubmitTime") if submit else None,
-            seconds(cell("WorkTimeInSeconds"), path, number, "WorkTimeInSeconds"),
+            seconds(_raw("WorkTimeInSeconds"), path, number, "WorkTimeInSeconds"),
         )
         labels += mine
     if not labels:

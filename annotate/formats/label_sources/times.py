@@ -60,16 +60,17 @@ def seconds(text: str | None, path: Path, line: int, what: str) -> float | None:
     an error."""
     if text is None:
         return None
+    shown = text if len(text) <= 30 else f"{text[:12]}…{text[-6:]} ({len(text)} characters)"
     try:
         value = float(text)
     except (ValueError, OverflowError):
-        raise DataFileError(path, line, f"{what} {text!r} is not a number of seconds") from None
+        raise DataFileError(path, line, f"{what} {shown!r} is not a number of seconds") from None
     if not math.isfinite(value):
-        raise DataFileError(path, line, f"{what} {text!r} is not a finite number of seconds")
+        raise DataFileError(path, line, f"{what} {shown!r} is not a finite number of seconds")
     if value < 0:
-        raise DataFileError(path, line, f"{what} {text!r} must not be negative")
+        raise DataFileError(path, line, f"{what} {shown!r} must not be negative")
     if value > MAX_SECONDS:
-        raise DataFileError(path, line, f"{what} {text!r} is more than a year")
+        raise DataFileError(path, line, f"{what} {shown!r} is more than a year")
     return value
 
 
