@@ -293,6 +293,29 @@ def test_crowd_html_elements_documented_outputs_are_read(cli, cb_store, tmp_path
     assert labels.code == 0, labels.stderr
 
 
+def test_crowd_radio_buttons_at_their_default_value_are_one_answer(cli, cb_store, tmp_path):
+    """Buttons named after the labels, each writing {"on": bool}, with an N/A checkbox beside
+    them in the same shape: the answer is the button that is on; --skip-when na leaves out the
+    answers whose box is ticked."""
+    gold = [cb_store[0]["label"], cb_store[1]["label"]]
+    cells = []
+    for n in range(3):
+        cell = {f"{c}{s}": {"on": c == gold[s]} for s in range(2) for c in lf.CLASSES}
+        cell.update({f"na{s}": {"on": n == 2 and s == 1} for s in range(2)})
+        cells.append(cell)
+    path = _task_answers_batch(tmp_path / "radio.csv", cells)
+    result = cli("import-labels", path, "--dataset", "1", "--skip-when", "na", "--study", "radio")
+    assert result.code == 0, result.stderr
+    assert "left out: 1 answer (--skip-when)" in result.stdout
+    out = tmp_path / "out"
+    assert cli("export", "radio", "--format", "labels", "--to", out).code == 0
+    exported = pd.read_csv(out / "radio-labels.csv", dtype=str)
+    assert len(exported) == 5
+    assert all(
+        v == gold[int(i)] for i, v in zip(exported["item_id"], exported["value"], strict=True)
+    )
+
+
 def test_agreement_reads_the_raw_mturk_file(cli, cb_store, tmp_path):
     """`agreement FILE` on the batch as MTurk wrote it (it said "no item column" before)."""
     import krippendorff

@@ -30,6 +30,10 @@ from annotate.formats.label_sources.times import (
 
 SLOT = re.compile(r"^(Input|Answer)\.(.+?)_?(\d+)$")
 TASK_ANSWERS = "Answer.taskAnswers"
+RADIO = "radio"
+"""The Answer name of a group of crowd-radio-buttons left at their default value ("on"): the
+name of the button that is on (`Answer.radio0` for the buttons of slot 0)."""
+KEY_SLOT = re.compile(r"^(.+?)_?(\d+)$")
 REQUIRED = ("WorkerId", "AssignmentId")
 
 
@@ -59,7 +63,9 @@ def read_mturk(
     """One row per assignment; item slots melted by slot N. Rows shorter than the header (MTurk
     leaves the `Approve`/`Reject` cells out) are padded; rejected assignments are left out
     unless `keep_rejected`. A crowd-html template's single `Answer.taskAnswers` JSON column is
-    read as the `Answer.*` columns it holds (a radio group: the option marked true)."""
+    read as the `Answer.*` columns it holds (a radio group: the option marked true; radio
+    buttons left at their default value, `{"entailment0": {"on": true}, "neutral0": …}`: the
+    name of the one that is on, in `Answer.radio0`, the label unless `--map label=` says)."""
     table = csv_rows(path, read_text(path))
     if len(table) < 2:
         raise DataFileError(path, None, "no assignments in the file")
@@ -67,8 +73,9 @@ def read_mturk(
     for required in REQUIRED:
         if required not in header:
             raise DataFileError(path, header_line, f"no {required} column: not an MTurk batch file")
+    asides = {mapping.get("comment"), *side_columns}
     if TASK_ANSWERS in header:
-        header, table = _task_answers(path, header, table)
+        header, table = _task_answers(path, header, table, asides)
     inputs: dict[str, dict[int, str]] = {}
     answers: dict[str, dict[int, str]] = {}
     plain_inputs: dict[str, str] = {}
@@ -89,10 +96,15 @@ def read_mturk(
     id_base = _slot_base(path, header_line, inputs, mapping.get("item"), ID_FIELDS, "item", "Input")
     comment_base = mapping.get("comment")
     # Columns named as the comment, --skip-when or flag hold no label: the label is the rest.
-    asides = {comment_base, *side_columns}
     candidates = {b: c for b, c in answers.items() if b not in asides} or answers
     label_base = _slot_base(
-        path, header_line, candidates, mapping.get("label"), (), "label", "Answer"
+        path,
+        header_line,
+        candidates,
+        mapping.get("label"),
+        (RADIO,) if RADIO in candidates else (),
+        "label",
+        "Answer",
     )
     if (
         comment_base is not None
@@ -198,10 +210,12 @@ def read_mturk(
 
 
 def _task_answers(
-    path: Path, header: list[str], table: list[tuple[int, list[str]]]
+    path: Path, header: list[str], table: list[tuple[int, list[str]]], asides: set[str | None]
 ) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header and rows with `Answer.taskAnswers` spread into one `Answer.KEY` column per
-    key of its JSON (`[{"rating0": 67, "q1": {"yes": true, "no": false}}]`)."""
+    key of its JSON (`[{"rating0": 67, "q1": {"yes": true, "no": false}}]`). Two or more
+    radio buttons of one slot at their default value (`{"on": true}`), not named by `asides`
+    (the comment, --skip-when, flag), are a group: `Answer.radioN` is the one that is on."""
     at = header.index(TASK_ANSWERS)
     parsed: list[dict[str, Any]] = []
     for number, cells in table[1:]:
@@ -212,9 +226,18 @@ def _task_answers(
         if not isinstance(value, dict):
             raise DataFileError(path, number, f"{TASK_ANSWERS} is not a JSON object")
         flat = {}
+        buttons: dict[str, list[tuple[str, bool]]] = {}
         for key, answer in value.items():
+            slot = KEY_SLOT.match(key)
+            base, number = (slot.group(1), slot.group(2)) if slot else (key, "")
+            if _default_button(answer) and base not in asides:
+                buttons.setdefault(number, []).append((base, answer["on"] is True))
             answer = element_answer(answer)
             flat[key] = "" if answer is None else str(answer)
+        for number, group in buttons.items():
+            if len(group) > 1:
+                on = [base for base, checked in group if checked]
+                flat[f"{RADIO}{number}"] = on[0] if len(on) == 1 else (json.dumps(on) if on else "")
         parsed.append(flat)
     keys = list(dict.fromkeys(k for row in parsed for k in row))
     extra = [f"Answer.{k}" for k in keys if f"Answer.{k}" not in header]
@@ -223,6 +246,11 @@ def _task_answers(
         for (number, cells), flat in zip(table[1:], parsed, strict=True)
     ]
     return header + extra, rows
+
+
+def _default_button(answer: Any) -> bool:
+    """A crowd-radio-button (or checkbox) without a value attribute: {"on": true|false}."""
+    return isinstance(answer, dict) and len(answer) == 1 and isinstance(answer.get("on"), bool)
 
 
 def element_answer(answer: Any) -> Any:
