@@ -3,7 +3,7 @@
 that do not depend on row order, and the crowd-html elements' outputs.
 
 Expected figures are recomputed from the batch file with pandas and the `krippendorff`
-package, never through annotate's code."""
+package, never through annotate's code. They run on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,6 +18,12 @@ import pandas as pd
 import pytest
 
 from tests import label_fixtures as lf
+
+
+@pytest.fixture
+def db_url(store_url: str) -> str:
+    """Every test here runs on both backends (PostgreSQL: the postgres-marked run)."""
+    return store_url
 
 
 @pytest.fixture
