@@ -477,6 +477,21 @@ def test_a_crowd_html_batch_with_task_answers_json(cli, cb_store, tmp_path):
     assert result.code == 0, result.stderr
     report = cli("report", "html", "--format", "json", "--bootstrap", "0").json()
     assert report["n_labels"] == 6 and report["scores"]["accuracy"]["value"] == 1.0
+    # Each worker's own answers, as each wrote them (AX1 chose neutral throughout).
+    out = tmp_path / "out"
+    assert cli("export", "html", "--format", "labels", "--to", out).code == 0
+    exported = pd.read_csv(out / "html-labels.csv", dtype=str)
+    given = {
+        (a, i): v
+        for a, i, v in zip(
+            exported["annotator"], exported["item_id"], exported["value"], strict=True
+        )
+    }
+    assert given == {
+        (f"w{n + 1:02d}", str(s)): (cb_store[s]["label"] if n else "neutral")
+        for n in range(3)
+        for s in range(2)
+    }
 
 
 def test_a_potato_output_folder_with_one_file_per_user(cli, cb_store, tmp_path, db_url):

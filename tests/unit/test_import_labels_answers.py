@@ -322,6 +322,31 @@ def test_crowd_radio_buttons_at_their_default_value_are_one_answer(cli, cb_store
     )
 
 
+@pytest.mark.parametrize(
+    ("make", "args"),
+    [
+        (lf.qualtrics_csv, ["--map", r"item=item_(\d+)"]),
+        (lf.potato_jsonl, []),
+        (lf.labelstudio_json, []),
+    ],
+    ids=["qualtrics", "potato", "labelstudio"],
+)
+def test_agreement_reads_every_format_import_labels_reads(cli, cb_store, tmp_path, make, args):
+    """α straight from the tool's file equals α of the study imported from it."""
+    path = make(
+        tmp_path / ("annotated_instances.jsonl" if make is lf.potato_jsonl else "f"), cb_store[:12]
+    )
+    if make is not lf.potato_jsonl:
+        path = path.rename(path.with_suffix(".json" if make is lf.labelstudio_json else ".csv"))
+    assert cli("import-labels", path, "--dataset", "1", *args, "--study", "s").code == 0
+    report = cli("report", "s", "--format", "json", "--bootstrap", "0").json()
+    result = cli("agreement", path, *args, "--format", "json", "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    assert result.json()["krippendorff_alpha"]["value"] == pytest.approx(
+        report["agreement"]["krippendorff_alpha"]["value"]
+    )
+
+
 def test_agreement_reads_the_raw_mturk_file(cli, cb_store, tmp_path):
     """`agreement FILE` on the batch as MTurk wrote it (it said "no item column" before)."""
     import krippendorff
