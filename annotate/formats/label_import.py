@@ -19,7 +19,6 @@ annotate: MTurk batch, 24 assignments, gate unknown", k the number of labels mos
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,9 +31,16 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
+from annotate.formats.label_answers import (
+    as_given,
+    check_text,
+    import_options,
+    skip_and_flag,
+    skip_text,
+)
 from annotate.formats.label_sources import registry
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
-from annotate.formats.label_sources.options import ReadOptions
+from annotate.formats.label_sources.options import ReadOptions, check_map_keys
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
 from annotate.store.engine import write_session
@@ -82,8 +88,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def collected_sentence(file: LabelFile, skipped: str = "", flagged: str = "") -> str:
-    """ "collected outside annotate: MTurk batch, 24 assignments, gate unknown", with what
-    --skip-when left out and --map flag= flagged when they did."""
+    """The datasheet's sentence, "collected outside annotate: MTurk batch, 24 assignments, gate
+    unknown", with what --skip-when left out and --map flag= flagged when they did."""
     return (
         f"collected outside annotate: {file.description}, "
         f"{_plural(file.n_assignments, file.unit)}, gate unknown"
@@ -120,106 +126,6 @@ def _already(
                 session.expunge(record)
                 return record, name
         return None
-
-
-def _import_options(
-    source: str,
-    task: str | None,
-    dataset_id: int | None,
-    mapping: dict[str, str],
-    values: str | None,
-    k: int | None,
-    keep_rejected: bool,
-    tie_rule: str | None,
-    skip_when: list[tuple[str, str | None]],
-) -> dict[str, Any]:
-    """What makes two imports of one file the same study (JSON, kept in the record)."""
-    return {
-        "format": source,
-        "task": specs.load_task(task).name if task else None,
-        "dataset": dataset_id,
-        "map": dict(sorted(mapping.items())),
-        "values": values,
-        "k": k,
-        "keep_rejected": keep_rejected,
-        "tie_rule": tie_rule,
-        "skip_when": [[c, v] for c, v in skip_when],
-    }
-
-
-NUMBER = re.compile(r"-?\d{1,15}(\.\d{1,15})?")
-
-
-def as_given(value: Any) -> Any:
-    """The answer as the file gave it, kept beside its label: a number when it is written as
-    one (a slider's 67), else its text."""
-    if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
-        text = value.strip()
-        return float(text) if "." in text else int(text)
-    return value
-
-
-def _bad_text(value: Any) -> str | None:
-    """Why a text the file gives cannot be stored: a NUL, or a lone surrogate (not Unicode)."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return "a NUL character"
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return "a lone surrogate (not valid Unicode)"
-        return None
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    if isinstance(value, list):
-        return next((why for v in value if (why := _bad_text(v)) is not None), None)
-    return None
-
-
-def _check_text(file: LabelFile) -> None:
-    """Every text the import stores is storable: a DataFileError names the first that is not."""
-    for label in file.labels:
-        for what, value in (
-            ("worker id", label.worker),
-            ("item id", label.item),
-            ("answer", label.value),
-            ("comment", label.comment),
-            ("gold", label.gold),
-            ("item's fields", label.fields),
-            ("answer's columns", label.side),
-        ):
-            why = _bad_text(value)
-            if why is not None:
-                raise DataFileError(file.where(label), label.line, f"the {what} has {why}")
-
-
-def _skip_and_flag(
-    file: LabelFile, skip_when: list[tuple[str, str | None]], flag: str | None
-) -> tuple[int, int]:
-    """Leave out the answers --skip-when names and flag those --map flag= names (the column's
-    value becomes the comment): (left out, flagged)."""
-    from annotate.formats.label_sources.options import skipped as left_out
-    from annotate.formats.label_sources.options import ticked
-
-    kept, skipped, flagged = [], 0, 0
-    for label in file.labels:
-        if left_out(label.side, skip_when):
-            skipped += 1
-            continue
-        cell = label.side.get(flag) if flag else None
-        if flag and ticked(cell):
-            label.flag = True
-            label.comment = cell if not label.comment else f"{cell}; {label.comment}"
-            flagged += 1
-        kept.append(label)
-    if not kept:
-        raise DataFileError(file.path, None, "--skip-when leaves no answers")
-    file.labels = kept
-    return skipped, flagged
-
-
-def _skip_text(skip_when: list[tuple[str, str | None]]) -> str:
-    return ", ".join(c if v is None else f"{c}={v}" for c, v in skip_when)
 
 
 def _spec_and_dataset(
@@ -390,8 +296,6 @@ def import_labels(
     skip_when: list[tuple[str, str | None]] | None = None,
 ) -> LabelImportResult:
     """Read `path`, check every label, then write the study in one transaction."""
-    from annotate.formats.label_sources.options import check_map_keys
-
     mapping = dict(mapping or {})
     skip_when = list(skip_when or [])
     chosen = registry.get(fmt) if fmt else None  # an unknown --format: before anything else
@@ -414,7 +318,7 @@ def import_labels(
             f"{what}: the {reads.name} format has no column beside each answer to read "
             "(MTurk batches and long files have)"
         )
-    options_key = _import_options(
+    options_key = import_options(
         reads.name, task, dataset_id, mapping, values, k, keep_rejected, tie_rule, skip_when
     )
     earlier = _already(engine, sha256, options_key, study)
@@ -442,8 +346,8 @@ def import_labels(
         side_columns=side,
     )
     file = source.read(path, options)
-    _check_text(file)
-    n_skipped, n_flagged = _skip_and_flag(file, skip_when, flag)
+    check_text(file)
+    n_skipped, n_flagged = skip_and_flag(file, skip_when, flag)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
     items_in_order = list(per_item)
@@ -455,7 +359,7 @@ def import_labels(
     notes = _notes(file, per_item, k)
     sentence = collected_sentence(
         file,
-        f"left out: {_plural(n_skipped, 'answer')} with {_skip_text(skip_when)} (--skip-when)"
+        f"left out: {_plural(n_skipped, 'answer')} with {skip_text(skip_when)} (--skip-when)"
         if skip_when
         else "",
         f"flagged: {_plural(n_flagged, 'answer')} with {flag} set, its value as the comment "
