@@ -61,10 +61,12 @@ MTURK_WORKERS = {
 }
 
 
-def mturk_batch(path: Path, items: list[dict], seed: int = 11) -> Path:
+def mturk_batch(path: Path, items: list[dict], seed: int = 11, na_rate: float = 0.0) -> Path:
     """A batch results file: HITs of 20 slots (the last HIT short), 3 assignments each plus a
     4th on the first HIT (MaxAssignments 4), one rejected assignment, rows without the
-    Approve/Reject cells, the answer a 0–100 slider in `Answer.rating0 … Answer.rating19`."""
+    Approve/Reject cells, the answer a 0–100 slider in `Answer.rating0 … Answer.rating19`.
+    With `na_rate`, a "not applicable" checkbox per slot (`Answer.na0 …`, "on" when ticked):
+    that share of answers ticks it and leaves the slider where it starts, at 50."""
     rng = random.Random(seed)
     meta = [
         "HITId",
@@ -86,6 +88,8 @@ def mturk_batch(path: Path, items: list[dict], seed: int = 11) -> Path:
         f"Input.{name}_{n}" for name in ("idx", "premise", "hypothesis") for n in range(N_SLOTS)
     ]
     answers = [f"Answer.rating{n}" for n in range(N_SLOTS)]
+    if na_rate:
+        answers += [f"Answer.na{n}" for n in range(N_SLOTS)]
     header = meta + inputs + answers + ["Answer.comments", "Approve", "Reject"]
     hits = [items[i : i + N_SLOTS] for i in range(0, len(items), N_SLOTS)]
     workers = list(MTURK_WORKERS)
@@ -125,8 +129,13 @@ def mturk_batch(path: Path, items: list[dict], seed: int = 11) -> Path:
                 cells[f"Input.idx_{n}"] = "" if item is None else str(item["idx"])
                 cells[f"Input.premise_{n}"] = "" if item is None else item["premise"]
                 cells[f"Input.hypothesis_{n}"] = "" if item is None else item["hypothesis"]
+                if na_rate:
+                    cells[f"Answer.na{n}"] = ""
                 if item is None:
                     cells[f"Answer.rating{n}"] = ""
+                elif na_rate and rng.random() < na_rate:
+                    cells[f"Answer.rating{n}"] = "50"
+                    cells[f"Answer.na{n}"] = "on"
                 else:
                     skill = 0.3 if rejected else MTURK_WORKERS[worker]
                     cells[f"Answer.rating{n}"] = str(

@@ -42,9 +42,12 @@ a Label Studio JSON export, a long CSV/JSONL (one label per row) or the file of 
 installed package adds; --format says which, else it is told from the content. Items are
 matched by id to an imported dataset (--dataset), or made from the file's columns (--task, with
 --map FIELD=COLUMN). --values maps answers to the task's labels ('entailment=1,not_entailment=0')
-or bins a slider ('0-33=contradiction,34-66=neutral,67-100=entailment'). Workers become
-pseudonymous annotators (w01, w02, ...). All or nothing: a bad line stops the import and names
-file and line."""
+or bins a slider ('0-33=contradiction,34-66=neutral,67-100=entailment'); the answer as given is
+kept beside its label. --skip-when na leaves out the answers whose `na` column is ticked;
+--map flag=na flags them instead, with the column's value as comment. Workers become
+pseudonymous annotators (w01, w02, ...). The same file with the same options is imported once;
+other options make another study (name it with --study). All or nothing: a bad line stops the
+import and names file and line."""
 
 
 @app.command("import-labels", help=IMPORT_LABELS_HELP)
@@ -71,7 +74,15 @@ def import_labels(
         [],
         "--map",
         help="KEY=COLUMN, comma-separated or repeated: item, annotator, label, seconds, "
-        "answered_at, shown_at, comment, gold, or a task field (MTurk: the Input/Answer name)",
+        "answered_at, shown_at, comment, gold, flag, or a task field (MTurk: the Input/Answer "
+        "name); a key the format cannot use is refused",
+    ),
+    skip_when: list[str] = typer.Option(
+        [],
+        "--skip-when",
+        help="COLUMN or COLUMN=VALUE (repeatable): leave out the answers whose column is ticked "
+        "(not empty, false, 0, off or no) or equals VALUE (MTurk: the Answer name, na for "
+        "Answer.na0, ...)",
     ),
     values: str | None = typer.Option(
         None, "--values", help="LABEL=ANSWER,… or LOW-HIGH=LABEL,… (bins for a slider)"
@@ -88,7 +99,7 @@ def import_labels(
     out: Format = typer.Option(Format.table, "--output", help="table or json: what was imported"),
 ) -> None:
     from annotate.formats.label_import import import_labels as run
-    from annotate.formats.label_sources.options import parse_map
+    from annotate.formats.label_sources.options import parse_map, parse_skip_when
 
     engine = options(ctx).workspace(create=True).engine  # like `import`: data makes a store
     result = run(
@@ -103,18 +114,26 @@ def import_labels(
         k=k,
         keep_rejected=keep_rejected,
         tie_rule=tie_rule.value if tie_rule else None,
+        skip_when=parse_skip_when(skip_when),
     )
     if out is Format.json:
         print_json(result.to_json())
         return
     if result.already_imported:
-        say(f"{file}: already imported (same sha256) as study {result.study!r}; nothing changed")
+        say(
+            f"{file}: already imported (same sha256, same options) as study {result.study!r}; "
+            "nothing changed (other options make another study: name it with --study)"
+        )
         return
     say(
         f"study {result.study!r}: {count_of(result.n_labels, 'label')} on "
         f"{count_of(result.n_items, 'item')} from {count_of(result.n_annotators, 'annotator')} "
         f"(k = {result.k}); {result.collected}"
     )
+    if result.n_skipped:
+        say(f"left out: {count_of(result.n_skipped, 'answer')} (--skip-when)")
+    if result.n_flagged:
+        say(f"flagged: {count_of(result.n_flagged, 'answer')}, the column's value as comment")
     if result.created_items:
         say(f"items made from the file's columns: dataset {result.dataset_id}")
     for note in result.notes:

@@ -152,6 +152,17 @@ def _hourly_rate(settings: list[str]) -> float | None:
     return rate
 
 
+def _from_a_platform(path: Path | None) -> bool:
+    """Whether a label source other than the long reader claims the file (an MTurk batch)."""
+    from annotate.formats.label_sources import registry
+
+    return (
+        path is not None
+        and path.exists()
+        and registry.detect(path).entry.name != (registry.FALLBACK)
+    )
+
+
 def _render(result, fmt: ReportFormat, intervals: str, indent: int | None = None) -> None:
     """Write a StudyReport or BenchmarkReport in `fmt` (JSON compact unless `indent`)."""
     from annotate.report.model.schema import BenchmarkReport
@@ -188,7 +199,12 @@ def _render(result, fmt: ReportFormat, intervals: str, indent: int | None = None
 
 @app.command()
 def agreement(
-    file: Path = typer.Argument(..., help="CSV, TSV or JSON lines with item, annotator, label"),
+    ctx: typer.Context,
+    file: Path | None = typer.Argument(
+        None,
+        help="CSV, TSV or JSON lines with item, annotator, label, or any file import-labels "
+        "reads (an MTurk batch, a Qualtrics export, Potato, Label Studio)",
+    ),
     level: Level = typer.Option(
         Level.nominal, "--level", help="nominal, ordinal, interval or ratio"
     ),
@@ -197,14 +213,53 @@ def agreement(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
+    label_format: str | None = typer.Option(
+        None,
+        "--label-format",
+        help="The file's format, as import-labels --format (default: detect)",
+    ),
+    mapping: list[str] = typer.Option(
+        [], "--map", help="KEY=COLUMN, as import-labels --map (item, label, annotator, ...)"
+    ),
+    skip_when: list[str] = typer.Option(
+        [], "--skip-when", help="COLUMN[=VALUE]: leave those answers out, as import-labels does"
+    ),
+    study: str | None = typer.Option(
+        None, "--study", help="Instead of FILE: a study's test labels (see --raw)"
+    ),
+    raw: bool = typer.Option(
+        False,
+        "--raw",
+        help="With --study: the answers as the imported file gave them (a slider's number, "
+        "for --level interval), not the labels they were mapped to",
+    ),
 ) -> None:
     """Agreement statistics (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ, per-item
-    histogram) of a long-format label file; no study needed, missing labels allowed."""
-    from annotate.report.data.longformat import read_long_labels
+    histogram) of a label file, no study needed, missing labels allowed: a long file, or any
+    file import-labels reads, on the answers as the file gives them. With --study: a study's
+    test labels (--raw: an imported study's answers as given, e.g. interval α on a slider)."""
+    from annotate.errors import UserError
+    from annotate.formats.label_sources.options import parse_map, parse_skip_when
+    from annotate.report.data.longformat import (
+        read_label_source,
+        read_long_labels,
+        study_long_labels,
+    )
     from annotate.report.render.table import render_agreement_table
     from annotate.report.stats.agreement_summary import agreement_report
 
-    labels = read_long_labels(file)
+    if (file is None) == (study is None):
+        raise UserError("give a label FILE or --study NAME (one of them)")
+    if raw and study is None:
+        raise UserError("--raw reads a study's answers as imported: pass --study NAME")
+    if study is not None:
+        labels = study_long_labels(options(ctx).workspace().engine, study, raw=raw)
+    elif label_format or mapping or skip_when or _from_a_platform(file):
+        labels = read_label_source(
+            file, label_format, parse_map(mapping), parse_skip_when(skip_when)
+        )
+    else:
+        labels = read_long_labels(file)
     result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)
     if fmt is AgreementFormat.json:
         print_json(result.to_json())

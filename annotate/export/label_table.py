@@ -11,6 +11,8 @@ computed over. CB's annotators answer on a 7-point scale: `value` is the class i
 (`annotate flags exclude`): the export keeps them, so the file is complete, and says which they
 are. With `with_text` each row also carries the item's fields (its text, as the source file
 has it; a field whose name is taken by a label column is written `item_NAME`) and its gold.
+A study made by `import-labels` has a last column `raw_answer`: the answer as the file wrote
+it (a slider's number) before `--values` mapped it to `value`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, String, Text, case, func, select, type_coerce
+from sqlalchemy import Engine, String, Text, case, exists, func, select, type_coerce
 from sqlmodel import Session
 
 from annotate import specs
@@ -163,8 +165,22 @@ def label_values(
     columns = LABEL_COLUMNS + (["answer"] if with_answer else [])
     if with_text:
         columns = columns[:2] + [c for _, c in fields] + ["gold"] + columns[2:]
-    rows = _rows(engine, study, spec, phases, with_answer, fields, progress, as_cells)
+    with_raw = _has_raw_answers(engine, study.id)
+    if with_raw:
+        columns = [*columns, RAW_COLUMN]
+    rows = _rows(engine, study, spec, phases, with_answer, fields, progress, as_cells, with_raw)
     return columns, rows
+
+
+RAW_COLUMN = "raw_answer"
+"""The answer as an imported file wrote it (label.raw): the last column of an imported study."""
+
+
+def _has_raw_answers(engine: Engine, study_id: int) -> bool:
+    with engine.connect() as conn:
+        return bool(
+            conn.scalar(select(exists().where(Label.study_id == study_id, Label.raw.is_not(None))))
+        )
 
 
 def _rows(
@@ -176,6 +192,7 @@ def _rows(
     fields: list[tuple[str, str]],
     progress: ProgressHook | None,
     as_cells: bool = False,
+    with_raw: bool = False,
 ) -> Iterator[list[Any]]:
     """Each label's values in the order of `label_values`' columns (`as_cells`: their CSV
     cells; the common table's are made here, each distinct name, phase and value once)."""
@@ -205,6 +222,7 @@ def _rows(
             Label.comment,
             Item.id,
             *((Item.fields, Item.gold) if fields else ()),
+            *((type_coerce(Label.raw, Text) if raw_text else Label.raw,) if with_raw else ()),
         )
         .join(Item, Item.id == Label.item_id)
         .join(Annotator, Annotator.id == Label.annotator_id)
@@ -291,6 +309,8 @@ def _rows(
                         ]
                         if with_answer:
                             row.append(known[1])
+                        if with_raw:
+                            row.append(csv_cell(_json(row_values[-1], raw_text)))
                         yield row
                         continue
                     unknown = shown is None or answered is None  # imported without times
@@ -334,6 +354,8 @@ def _rows(
                     row += [annotator, phase, known[0], *times]
                     if with_answer:
                         row.append(known[1])
+                    if with_raw:
+                        row.append(_json(row_values[-1], raw_text))
                     yield [csv_cell(v) for v in row] if as_cells else row
         finally:
             result.close()

@@ -30,9 +30,16 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
+from annotate.formats.label_answers import (
+    as_given,
+    check_text,
+    import_options,
+    skip_and_flag,
+    skip_text,
+)
 from annotate.formats.label_sources import registry
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
-from annotate.formats.label_sources.options import ReadOptions
+from annotate.formats.label_sources.options import ReadOptions, check_map_keys
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
 from annotate.store.engine import write_session
@@ -63,6 +70,10 @@ class LabelImportResult:
     """The sentence the report's datasheet prints: "collected outside annotate: …"."""
     notes: list[str] = field(default_factory=list)
     excluded: dict[str, int] = field(default_factory=dict)
+    n_skipped: int = 0
+    """Answers left out by --skip-when."""
+    n_flagged: int = 0
+    """Answers flagged by --map flag=COLUMN."""
     dataset_id: int | None = None
     created_items: bool = False
     already_imported: bool = False
@@ -75,10 +86,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def collected_sentence(file: LabelFile) -> str:
+def collected_sentence(file: LabelFile, skipped: str = "", flagged: str = "") -> str:
+    """The datasheet's sentence, "collected outside annotate: MTurk batch, 24 assignments, gate
+    unknown", with what --skip-when left out and --map flag= flagged when they did."""
     return (
         f"collected outside annotate: {file.description}, "
         f"{_plural(file.n_assignments, file.unit)}, gate unknown"
+        + (f"; {skipped}" if skipped else "")
+        + (f"; {flagged}" if flagged else "")
     )
 
 
@@ -91,17 +106,25 @@ def import_record(engine: Engine, study_id: int) -> LabelImport | None:
         return row
 
 
-def _already(engine: Engine, sha256: str) -> tuple[LabelImport, str] | None:
+def _already(
+    engine: Engine, sha256: str, options: dict[str, Any], study: str | None
+) -> tuple[LabelImport, str] | None:
+    """The earlier import of this file that this one repeats: the same options (any study
+    name), or, for an import recorded before options were kept, any unless `--study` names a
+    new study. None: this import makes a new study."""
     with Session(engine) as session:
-        row = session.execute(
+        rows = session.execute(
             select(LabelImport, Study.name)
             .join(Study, Study.id == LabelImport.study_id)
             .where(LabelImport.sha256 == sha256)
-        ).first()
-        if row is None:
-            return None
-        session.expunge(row[0])
-        return row[0], row[1]
+            .order_by(LabelImport.id)
+        ).all()
+        for record, name in rows:
+            recorded = record.detail.get("options")
+            if recorded == options or (recorded is None and study in (None, name)):
+                session.expunge(record)
+                return record, name
+        return None
 
 
 def _spec_and_dataset(
@@ -269,17 +292,35 @@ def import_labels(
     k: int | None = None,
     keep_rejected: bool = False,
     tie_rule: str | None = None,
+    skip_when: list[tuple[str, str | None]] | None = None,
 ) -> LabelImportResult:
     """Read `path`, check every label, then write the study in one transaction."""
     mapping = dict(mapping or {})
+    skip_when = list(skip_when or [])
     chosen = registry.get(fmt) if fmt else None  # an unknown --format: before anything else
     if not path.exists():
         raise UserError(f"{path}: no such file")
+    source = chosen or registry.detect(path)
     if path.is_file():
         sha256 = file_sha256(path)
     else:
-        sha256 = _folder_sha256(path, (chosen or registry.detect(path)).files(path))
-    earlier = _already(engine, sha256)
+        sha256 = _folder_sha256(path, source.files(path))
+    spec, dataset = _spec_and_dataset(engine, task, dataset_id)
+    reads = source.source
+    fields = [f.name for f in spec.fields] if reads.reads_fields else []
+    check_map_keys(mapping, reads.name, reads.map_keys, fields)
+    flag = mapping.get("flag")
+    side = tuple(dict.fromkeys([*(c for c, _ in skip_when), *([flag] if flag else [])]))
+    if side and not reads.reads_side_columns:
+        what = "--skip-when" if skip_when else "--map flag="
+        raise UserError(
+            f"{what}: the {reads.name} format has no column beside each answer to read "
+            "(MTurk batches and long files have)"
+        )
+    options_key = import_options(
+        reads.name, task, dataset_id, mapping, values, k, keep_rejected, tie_rule, skip_when
+    )
+    earlier = _already(engine, sha256, options_key, study)
     if earlier is not None:
         record, name = earlier
         return LabelImportResult(
@@ -297,9 +338,15 @@ def import_labels(
     name = (study or path.stem).strip()
     if not name:
         raise UserError("a study needs a name (--study NAME)")
-    spec, dataset = _spec_and_dataset(engine, task, dataset_id)
-    options = ReadOptions(mapping, [f.name for f in spec.fields], keep_rejected=keep_rejected)
-    file = (chosen or registry.detect(path)).read(path, options)
+    options = ReadOptions(
+        {k_: v for k_, v in mapping.items() if k_ != "flag"},
+        [f.name for f in spec.fields],
+        keep_rejected=keep_rejected,
+        side_columns=side,
+    )
+    file = source.read(path, options)
+    check_text(file)
+    n_skipped, n_flagged = skip_and_flag(file, skip_when, flag)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
     items_in_order = list(per_item)
@@ -309,13 +356,35 @@ def import_labels(
     if k < 1:
         raise UserError("--k must be at least 1")
     notes = _notes(file, per_item, k)
-    sentence = collected_sentence(file)
+    sentence = collected_sentence(
+        file,
+        f"left out: {_plural(n_skipped, 'answer')} with {skip_text(skip_when)} (--skip-when)"
+        if skip_when
+        else "",
+        f"flagged: {_plural(n_flagged, 'answer')} with {flag} set, its value as the comment "
+        f"(--map flag={flag})"
+        if flag
+        else "",
+    )
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
     new_items = _new_items(file, spec) if dataset is None else []
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
-            raise UserError(f"a study named {name!r} exists already (--study NAME)")
+            again = session.scalar(
+                select(Study.name)
+                .join(LabelImport, LabelImport.study_id == Study.id)
+                .where(LabelImport.sha256 == sha256)
+            )
+            raise UserError(
+                f"a study named {name!r} exists already (--study NAME)"
+                + (
+                    f"; the file was imported as study {again!r} with other options: "
+                    "name this import's study with --study NAME"
+                    if again is not None
+                    else ""
+                )
+            )
         if dataset is None:
             made = Dataset(
                 task=spec.name,
@@ -397,9 +466,10 @@ def import_labels(
                     # No time in the file: none stored (unknown, never the import's moment).
                     "shown_at": label.shown_at or label.answered_at,
                     "answered_at": label.answered_at or label.shown_at,
-                    "flag": False,
+                    "flag": label.flag,
                     "comment": label.comment,
                     "revisions": 0,
+                    "raw": as_given(label.value),
                 }
                 for label, value in checked
             ],
@@ -414,6 +484,9 @@ def import_labels(
             "notes": notes,
             "values": values,
             "map": mapping,
+            "options": options_key,
+            "skipped": n_skipped,
+            "flagged": n_flagged,
             "times": "recorded" if file.has_times else "none in the file",
             "workers": pseudonyms,
         }
@@ -439,6 +512,8 @@ def import_labels(
         collected=sentence,
         notes=notes,
         excluded=file.n_excluded,
+        n_skipped=n_skipped,
+        n_flagged=n_flagged,
         dataset_id=test_dataset_id,
         created_items=dataset is None,
     )

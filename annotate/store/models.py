@@ -144,6 +144,9 @@ class Label(SQLModel, table=True):
     """The annotator marked a problem with the item."""
     comment: str | None = None
     revisions: int = 0
+    raw: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
+    """Imported labels (schema 12): the answer as the file wrote it (a slider's number, the
+    platform's answer text), before `--values` mapped it to `value`; None for labels given here."""
 
     __table_args__ = (
         UniqueConstraint("study_id", "item_id", "annotator_id", "phase", name="uq_label"),
@@ -317,9 +320,11 @@ class Payment(SQLModel, table=True):
 class LabelImport(SQLModel, table=True):
     """A study whose labels came from a file made outside annotate (schema 11): MTurk batch
     results, a Qualtrics export, Potato or Label Studio output, a long CSV. The file's sha256
-    recognises a second import of it; `detail` keeps what the report's datasheet says about
-    the collection (assignments, what was left out, notes) and each pseudonymous annotator's
-    platform worker id (`workers`: name -> id; for payment files, never shown in reports)."""
+    with the import's options (`detail["options"]`, schema 12) recognises a second import of
+    it; other options make another study from the same file. `detail` keeps what the report's
+    datasheet says about the collection (assignments, what was left out, notes) and each
+    pseudonymous annotator's platform worker id (`workers`: name -> id; for payment files,
+    never shown in reports)."""
 
     __tablename__ = "labelimport"
 
@@ -327,7 +332,7 @@ class LabelImport(SQLModel, table=True):
     study_id: int = Field(foreign_key="study.id", unique=True)
     format: str
     path: str
-    sha256: str = Field(unique=True)
+    sha256: str = Field(index=True)
     n_labels: int
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     imported_at: datetime = Field(default_factory=utcnow)

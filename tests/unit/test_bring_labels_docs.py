@@ -51,6 +51,12 @@ def test_the_bring_labels_commands_run(cli, tmp_path, monkeypatch, where):
         outputs += _run(cli, block)
     assert any("collected outside annotate" in out for out in outputs)
     assert list((tmp_path / "out").glob("*-labels.csv"))
+    if where != "README.md":  # the recipe's --skip-when, flag= and second-study commands
+        assert any("left out: 2 answers (--skip-when)" in out for out in outputs)
+        assert any("flagged: 2 answers, the column's value as comment" in out for out in outputs)
+        assert any("as study 'cb-na'; nothing changed" in out for out in outputs)
+        header = (tmp_path / "out" / "cb-mturk-labels.csv").read_text().splitlines()[0]
+        assert header.endswith(",raw_answer")
 
 
 def test_the_recipe_python_runs(cli, tmp_path, monkeypatch):

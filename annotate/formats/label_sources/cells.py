@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,17 @@ def cell_text(value: Any) -> str | None:
     return None if text.lower() in MISSING else text
 
 
+def number_text(value: Any) -> str | None:
+    """A cell of a number column (seconds): missing is None, but NaN is kept to be refused (a
+    JSON NaN or a "nan" cell is a broken number, not an empty cell)."""
+    if isinstance(value, float):
+        return repr(value)  # 1e+308, nan: not int(1e308)'s 309 digits
+    text = cell_text(value)
+    if text is None and value is not None and str(value).strip().lower() == "nan":
+        return "nan"
+    return text
+
+
 def pick(columns: list[str], wanted: tuple[str, ...]) -> str | None:
     """The first of `wanted` among `columns` (case-insensitive), as the file spells it."""
     lowered = {c.strip().lower(): c for c in columns}
@@ -91,3 +103,16 @@ def need(
             f"{', '.join(columns) or 'none'}): name it with --map {key}=COLUMN",
         )
     return found
+
+
+def json_value(text: str, path: Path, line: int | None) -> Any:
+    """One JSON value, or a DataFileError saying why not: bad syntax, nesting too deep for the
+    reader (a file nested 100,000 deep), or a number too long to read (thousands of digits)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(path, line, f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise DataFileError(path, line, "JSON nested too deeply to read") from None
+    except ValueError as exc:  # int() of more than 4,300 digits
+        raise DataFileError(path, line, f"JSON value cannot be read ({exc})") from None

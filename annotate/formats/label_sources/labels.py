@@ -29,6 +29,10 @@ class RawLabel:
     gold: Any = None
     source: Path | None = None
     """The file the line is in, when the import read a folder (Potato: one file per user)."""
+    side: dict[str, str | None] = field(default_factory=dict)
+    """`ReadOptions.side_columns`' cells for this answer (None: empty)."""
+    flag: bool = False
+    """The worker said something about the item (`--map flag=COLUMN`): stored as a flag."""
 
 
 @dataclass

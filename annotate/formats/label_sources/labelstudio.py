@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, read_text
+from annotate.formats.label_sources.cells import cell_text, number_text, read_text
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ID_FIELDS, ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
@@ -22,6 +22,7 @@ class LabelStudioSource(LabelSource):
     name = "labelstudio"
     description = "Label Studio export"
     unit = "annotation"
+    map_keys = ("item", "label")
 
     def claims(self, peek: Peek) -> bool:
         return peek.head == "["  # a JSON array: Label Studio's export is the one we read
@@ -50,6 +51,10 @@ def _json_array_lines(path: Path, text: str) -> list[tuple[int, Any]]:
             obj, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
             raise DataFileError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise DataFileError(path, line, "JSON nested too deeply to read") from None
+        except ValueError as exc:  # int() of more than 4,300 digits
+            raise DataFileError(path, line, f"JSON value cannot be read ({exc})") from None
         out.append((line, obj))
 
 
@@ -99,7 +104,7 @@ def read_labelstudio(path: Path, mapping: dict[str, str], field_names: list[str]
             if stamp:
                 label.answered_at = parse_time(str(stamp), path, number, "updated_at")
                 lead = annotation.get("lead_time")
-                secs = seconds(cell_text(lead), path, number, "lead_time") if lead else 0.0
+                secs = seconds(number_text(lead), path, number, "lead_time") if lead else 0.0
                 label.shown_at = label.answered_at - timedelta(seconds=secs or 0.0)
             labels.append(label)
     if not labels:

@@ -7,9 +7,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, need, pick
+from annotate.formats.label_sources.cells import cell_text, need, number_text, pick
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
-from annotate.formats.label_sources.options import ReadOptions
+from annotate.formats.label_sources.options import MAP_KEYS, ReadOptions
 from annotate.formats.label_sources.records import read_records
 from annotate.formats.label_sources.source import LabelSource, Peek
 from annotate.formats.label_sources.times import (
@@ -29,15 +29,22 @@ class LongSource(LabelSource):
     name = "long"
     description = "long-format file"
     unit = "annotator"
+    map_keys = MAP_KEYS
+    reads_side_columns = True
 
     def claims(self, peek: Peek) -> bool:
         return False  # the registry's fallback: it reads what no other source claims
 
     def read(self, path: Path, options: ReadOptions) -> LabelFile:
-        return read_long(path, options.mapping, options.field_names)
+        return read_long(path, options.mapping, options.field_names, options.side_columns)
 
 
-def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> LabelFile:
+def read_long(
+    path: Path,
+    mapping: dict[str, str],
+    field_names: list[str],
+    side_columns: tuple[str, ...] = (),
+) -> LabelFile:
     """One row per label: item, annotator, label; optional seconds, answered_at, shown_at,
     comment, gold and the item's fields (`--map field=column`, else the field's own name)."""
     columns, rows = read_records(path)
@@ -50,6 +57,13 @@ def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> La
     for key, column in optional.items():
         if column is not None and column not in columns:
             raise DataFileError(path, 1, f"--map {key}={column}: no such column")
+    for column in side_columns:
+        if column not in columns:
+            raise DataFileError(
+                path,
+                1,
+                f"no {column} column (--skip-when, --map flag=); found {', '.join(columns)}",
+            )
     fields = {
         name: mapping.get(name, name) for name in field_names if mapping.get(name, name) in columns
     }
@@ -74,11 +88,12 @@ def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> La
             fields={f: row.get(c) for f, c in fields.items()},
             comment=cell_text(row.get(optional["comment"])) if optional["comment"] else None,
             gold=cell_text(row.get(optional["gold"])) if optional["gold"] else None,
+            side={column: cell_text(row.get(column)) for column in side_columns},
         )
         answered = cell_text(row.get(optional["answered_at"])) if optional["answered_at"] else None
         shown = cell_text(row.get(optional["shown_at"])) if optional["shown_at"] else None
         secs = (
-            seconds(cell_text(row.get(optional["seconds"])), path, number, "seconds")
+            seconds(number_text(row.get(optional["seconds"])), path, number, "seconds")
             if optional["seconds"]
             else None
         )
@@ -94,7 +109,7 @@ def read_long(path: Path, mapping: dict[str, str], field_names: list[str]) -> La
         labels.append(label)
     if not labels:
         raise DataFileError(path, None, "every label in the file is missing")
-    dates = lay_end_to_end(labels)
+    dates = lay_end_to_end(labels, path)
     return LabelFile(
         path=path,
         format="long",

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import cell_text, read_text
+from annotate.formats.label_sources.cells import cell_text, json_value, read_text
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
-from annotate.formats.label_sources.times import SECONDS_ONLY, lay_end_to_end
+from annotate.formats.label_sources.times import SECONDS_ONLY, lay_end_to_end, seconds
 
 POTATO_TIME = re.compile(r"Time spent:\s*(\d+)d\s*(\d+)h\s*(\d+)m\s*(\d+)s")
 POTATO_FILE = "annotated_instances.jsonl"
@@ -23,6 +23,8 @@ class PotatoSource(LabelSource):
     name = "potato"
     description = "Potato output"
     unit = "annotator"
+    map_keys = ("label", "comment")
+    reads_fields = False
     folder_hint = POTATO_FILE
 
     def claims(self, peek: Peek) -> bool:
@@ -62,7 +64,7 @@ def read_potato(path: Path, mapping: dict[str, str]) -> LabelFile:
     if not labels:
         raise DataFileError(path, None, "no annotated instances in the file")
     has_times = any(SECONDS_ONLY in lab.fields for lab in labels)
-    dates = lay_end_to_end(labels)
+    dates = lay_end_to_end(labels, path)
     return LabelFile(
         path, "potato", labels, n_assignments=len(users), has_times=has_times, dates=dates
     )
@@ -76,10 +78,7 @@ def _read_potato_file(
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
+        obj = json_value(line, path, number)
         if not isinstance(obj, dict) or "id" not in obj:
             raise DataFileError(path, number, "expected an object with an id")
         schemes = obj.get("label_annotations", obj.get("annotation"))
@@ -109,8 +108,11 @@ def _read_potato_file(
         behaviour = obj.get("behavioral_data") or {}
         match = POTATO_TIME.search(str(behaviour.get("time_string", "")))
         if match:
+            if max(len(g) for g in match.groups()) > 9:
+                raise DataFileError(path, number, "time_string: a number too long to be a time")
             d, h, m, s = (int(g) for g in match.groups())
-            label.fields[SECONDS_ONLY] = float(((d * 24 + h) * 60 + m) * 60 + s)
+            spent = str(((d * 24 + h) * 60 + m) * 60 + s)
+            label.fields[SECONDS_ONLY] = seconds(spent, path, number, "time_string")
         users.add(worker)
         labels.append(label)
     return labels

@@ -9,7 +9,14 @@ from collections import Counter
 from pathlib import Path
 
 from annotate.errors import DataFileError, UserError
-from annotate.formats.label_sources.cells import cell_text, csv_rows, need, padded, read_text
+from annotate.formats.label_sources.cells import (
+    cell_text,
+    csv_rows,
+    need,
+    number_text,
+    padded,
+    read_text,
+)
 from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
@@ -40,12 +47,15 @@ QUALTRICS_META = {
     "UserLanguage",
 }
 IMPORT_ID = '{"ImportId"'
+DURATION = "Duration (in seconds)"
 
 
 class QualtricsSource(LabelSource):
     name = "qualtrics"
     description = "Qualtrics export"
     unit = "response"
+    map_keys = ("item", "annotator")
+    reads_fields = False
 
     def claims(self, peek: Peek) -> bool:
         """The third header row holds the import ids: `{"ImportId":"QID1"}`."""
@@ -83,8 +93,13 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
         raw_id = import_ids[index] if index < len(import_ids) else ""
         try:
             qid = str(json.loads(raw_id).get("ImportId", "")) if raw_id.strip() else ""
-        except (json.JSONDecodeError, AttributeError):
-            raise DataFileError(path, table[2][0], f"column {name}: import id {raw_id!r}") from None
+        except RecursionError:
+            raise DataFileError(
+                path, table[2][0], f"column {name}: import id nested too deeply to read"
+            ) from None
+        except (ValueError, AttributeError):  # bad JSON, a number too long to read
+            shown = raw_id if len(raw_id) <= 60 else raw_id[:60] + "…"
+            raise DataFileError(path, table[2][0], f"column {name}: import id {shown!r}") from None
         if pattern is not None:
             match = pattern.fullmatch(name)
             if match:
@@ -128,7 +143,12 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
             mine,
             parse_time(start, path, number, "StartDate") if start else None,
             parse_time(end, path, number, "EndDate") if end else None,
-            seconds(cell("Duration (in seconds)"), path, number, "Duration (in seconds)"),
+            seconds(
+                number_text(row[position[DURATION]]) if DURATION in position else None,
+                path,
+                number,
+                DURATION,
+            ),
         )
         labels += mine
     if not labels:

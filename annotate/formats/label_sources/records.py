@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.label_sources.cells import csv_rows, padded, read_text
+from annotate.formats.label_sources.cells import csv_rows, json_value, padded, read_text
 
 JSON_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
@@ -21,10 +20,7 @@ def read_records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any]]
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
+            obj = json_value(line, path, number)
             if not isinstance(obj, dict):
                 raise DataFileError(path, number, "expected a JSON object per line")
             columns += [k for k in obj if k not in columns]

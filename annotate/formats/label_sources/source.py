@@ -58,7 +58,7 @@ class Peek:
             return None
         try:
             return json.loads(self.first_line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # bad JSON, too deep, too many digits
             return None
 
     @cached_property
@@ -95,6 +95,14 @@ class LabelSource:
     """What `LabelFile.n_assignments` counts, singular: assignment, response, annotator."""
     platform: str = ""
     """Whose worker ids the file holds (a worker keeps one pseudonym per platform); "" = name."""
+    map_keys: tuple[str, ...] | None = None
+    """The `--map` keys `read` uses (besides the task's fields when `reads_fields`); any other
+    is refused by name. None: the source does not say (any key is passed on)."""
+    reads_fields: bool = True
+    """Whether the file may carry the items' text (`--map FIELD=COLUMN`)."""
+    reads_side_columns: bool = False
+    """Whether `read` fills `RawLabel.side` for `ReadOptions.side_columns` (`--skip-when`,
+    `--map flag=`)."""
     folder_hint: str | None = None
     """For a source that reads folders: the file it looks for in one ("annotated_instances.jsonl"),
     named when a folder holds nothing any source reads."""

@@ -8,6 +8,7 @@ recorded."""
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,16 +50,27 @@ def parse_time(text: str, path: Path, line: int, what: str) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+MAX_SECONDS = 366 * 24 * 3600
+"""The longest time one answer (or one assignment) may take: a year. More is a broken cell,
+and would overflow the dates built from it."""
+
+
 def seconds(text: str | None, path: Path, line: int, what: str) -> float | None:
-    """A cell of seconds (None when empty); not a number, or negative, is an error."""
+    """A cell of seconds (None when empty); not a finite number, negative or over a year is
+    an error."""
     if text is None:
         return None
+    shown = text if len(text) <= 30 else f"{text[:12]}…{text[-6:]} ({len(text)} characters)"
     try:
         value = float(text)
-    except ValueError:
-        raise DataFileError(path, line, f"{what} {text!r} is not a number of seconds") from None
-    if not value >= 0:
-        raise DataFileError(path, line, f"{what} {text!r} must not be negative")
+    except (ValueError, OverflowError):
+        raise DataFileError(path, line, f"{what} {shown!r} is not a number of seconds") from None
+    if not math.isfinite(value):
+        raise DataFileError(path, line, f"{what} {shown!r} is not a finite number of seconds")
+    if value < 0:
+        raise DataFileError(path, line, f"{what} {shown!r} must not be negative")
+    if value > MAX_SECONDS:
+        raise DataFileError(path, line, f"{what} {shown!r} is more than a year")
     return value
 
 
@@ -85,7 +97,7 @@ def share_span(
         label.answered_at = origin + share * (n + 1)
 
 
-def lay_end_to_end(labels: list[RawLabel]) -> bool:
+def lay_end_to_end(labels: list[RawLabel], path: Path | None = None) -> bool:
     """Labels with seconds (fields[SECONDS_ONLY]) but no clock time: laid end to end per worker
     from 1970-01-01 (only the durations mean anything; the datasheet says the dates are
     unknown). True when no label needed it: the file's dates are real."""
@@ -95,6 +107,12 @@ def lay_end_to_end(labels: list[RawLabel]) -> bool:
         if secs is None:
             continue
         start = clock.get(label.worker, datetime(1970, 1, 1, tzinfo=UTC))
-        label.shown_at, label.answered_at = start, start + timedelta(seconds=secs)
+        try:
+            label.shown_at, label.answered_at = start, start + timedelta(seconds=secs)
+        except OverflowError:
+            where = label.source or path or Path("?")
+            raise DataFileError(
+                where, label.line, f"the times of worker {label.worker!r} add up past year 9999"
+            ) from None
         clock[label.worker] = label.answered_at
     return not clock

@@ -4,7 +4,9 @@ A *unit* is what a vote is taken over: an item, or one candidate answer of a Mul
 Votes are counted per unit over the codes (class indices) its labels carry; the majority wins
 and a tie is settled by the study's declared tie rule:
 
-- `random`: one of the tied answers, drawn with a seeded generator (reproducible);
+- `random`: one of the tied answers, drawn with a seeded generator (reproducible); the study's
+  own vote draws it from the seed and the unit's name (`unit_keys`), so the same labels in
+  another row order (another import of one file) give the same answers;
 - `abstain`: no answer, which scores as wrong;
 - `dev-majority-class`: the tied answer that is most frequent among the gold labels of the
   training (dev) split; without such counts, the first in the task's label order;
@@ -16,6 +18,7 @@ Ratings (STS-B) are averaged with the mean or the median instead; they have no t
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,16 +113,46 @@ def unit_votes(unit: np.ndarray, code: np.ndarray, n_units: int) -> UnitVotes:
     return UnitVotes(table, cands)
 
 
+def unit_keys(seed: int, names: np.ndarray) -> np.ndarray:
+    """A 64-bit key per unit from the seed and the unit's name (its item's source id): what
+    the `random` tie rule draws from, whatever order the units come in."""
+    return np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(f"{seed}\x1f{name}".encode(), digest_size=8).digest(), "little"
+            )
+            for name in names
+        ],
+        dtype=np.uint64,
+    )
+
+
+def keyed_draws(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """A uniform draw in [0, 1) per (unit key, answer code): splitmix64 of the two mixed, so
+    each unit's tied answers are ranked by the key alone."""
+    with np.errstate(over="ignore"):
+        x = keys[:, None] ^ (
+            codes.astype(np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        )
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+    return (x >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+
 def majority_vote(
     votes: UnitVotes,
     rule: str,
     rng: np.random.Generator,
     priority: np.ndarray | None = None,
+    keys: np.ndarray | None = None,
 ) -> VoteResult:
     """The majority answer per unit, ties settled by `rule`.
 
     `priority[code]` ranks answers for `dev-majority-class` (higher wins); None means the rule
-    falls back to the lowest code (the task's label order)."""
+    falls back to the lowest code (the task's label order). `keys` (one per unit, `unit_keys`)
+    make the `random` rule's draw depend on the unit, not on `rng` and the units' order."""
     if rule not in TIE_RULES:
         raise ValueError(f"unknown tie rule {rule!r}")
     counts, cands = votes.counts, votes.candidates
@@ -139,9 +172,13 @@ def majority_vote(
     if len(rows) == 0:
         return VoteResult(pred, tied, resolution)
     if rule == "random":
-        keys = rng.random((len(rows), counts.shape[1]))
-        keys[~is_top[rows]] = -1.0
-        pred[rows] = cands[rows, keys.argmax(axis=1)]
+        draws = (
+            rng.random((len(rows), counts.shape[1]))
+            if keys is None
+            else keyed_draws(keys[rows], cands[rows])
+        )
+        draws[~is_top[rows]] = -1.0
+        pred[rows] = cands[rows, draws.argmax(axis=1)]
         resolution[rows] = RANDOM
     elif rule == "dev-majority-class":
         c = cands[rows]

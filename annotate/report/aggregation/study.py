@@ -38,9 +38,11 @@ def aggregate(
     priority: np.ndarray | None = None,
     label_mask: np.ndarray | None = None,
     spare_mask: np.ndarray | None = None,
+    keys: np.ndarray | None = None,
 ) -> Aggregated:
     """Aggregate the labels (or the subset `label_mask`) per unit. With the extra-annotator
-    rule, a unit tied on `label_mask` is voted again with the labels in `spare_mask` added."""
+    rule, a unit tied on `label_mask` is voted again with the labels in `spare_mask` added.
+    `keys` (`agg.unit_keys`): random ties drawn per unit, not from `rng` in unit order."""
     mask = np.ones(len(coded.label_unit), dtype=bool) if label_mask is None else label_mask
     if coded.kind == "regression":
         pred = agg.aggregate_ratings(
@@ -48,7 +50,7 @@ def aggregate(
         )
         return Aggregated(pred, None, None)
     votes = agg.unit_votes(coded.label_unit[mask], coded.label_code[mask], coded.n_units)
-    result = agg.majority_vote(votes, rule, rng, priority)
+    result = agg.majority_vote(votes, rule, rng, priority, keys)
     if rule == "extra-annotator" and spare_mask is not None and spare_mask.any():
         widened = mask | spare_mask
         has_spare = np.bincount(coded.label_unit[spare_mask], minlength=coded.n_units) > 0
@@ -57,7 +59,7 @@ def aggregate(
             votes2 = agg.unit_votes(
                 coded.label_unit[widened], coded.label_code[widened], coded.n_units
             )
-            again = agg.majority_vote(votes2, rule, rng, priority)
+            again = agg.majority_vote(votes2, rule, rng, priority, keys)
             result.pred[retry] = again.pred[retry]
             result.resolution[retry] = np.where(again.tied[retry], agg.OPEN, "extra-annotator")
     return Aggregated(result.pred, votes, result)
@@ -65,7 +67,8 @@ def aggregate(
 
 def final_aggregate(data: StudyData) -> tuple[CodedStudy, Aggregated]:
     """The study's labels coded and aggregated with its protocol: the same call the report
-    makes (tie rule, regression aggregation, tie seed `rng_for(seed, "ties")`, dev priority)."""
+    makes (tie rule, regression aggregation, dev priority; a random tie drawn from the seed and
+    the unit's name, so the order the labels were stored or imported in does not matter)."""
     coded = code_study(data)
     protocol = data.protocol
     final = aggregate(
@@ -74,6 +77,7 @@ def final_aggregate(data: StudyData) -> tuple[CodedStudy, Aggregated]:
         protocol.regression_aggregation,
         rng_for(protocol.seed, "ties"),
         priority_for(coded, data.dev_class_counts),
+        keys=agg.unit_keys(protocol.seed, coded.unit_name),
     )
     return coded, final
 

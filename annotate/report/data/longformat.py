@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotate.errors import DataFileError
+from annotate.errors import DataFileError, UserError
 from annotate.formats.label_sources.records import read_records
 
 ITEM_COLUMNS = ("item", "item_id")
@@ -106,6 +106,99 @@ def read_long_labels(path: str | Path) -> LongLabels:
         label=np.asarray(labels, dtype=object),
         line=np.asarray(lines, dtype=np.int64),
         n_missing=missing,
+    )
+
+
+def read_label_source(
+    path: str | Path,
+    fmt: str | None,
+    mapping: dict[str, str],
+    skip_when: list[tuple[str, str | None]],
+    keep_rejected: bool = False,
+) -> LongLabels:
+    """The answers of any file `import-labels` reads (an MTurk batch, a Qualtrics export, …),
+    as the file wrote them (a slider's number, the answer's text), one per worker and item;
+    `--skip-when` leaves answers out as the import does. A worker answering an item twice is
+    a DataFileError naming both lines."""
+    from annotate.formats.label_sources import registry
+    from annotate.formats.label_sources.options import ReadOptions, check_map_keys, skipped
+
+    path = Path(path)
+    if not path.exists():
+        raise DataFileError(path, None, "no such file")
+    source = registry.choose(path, fmt)
+    check_map_keys(mapping, source.source.name, source.source.map_keys, [])
+    side = tuple(c for c, _ in skip_when)
+    if side and not source.source.reads_side_columns:
+        raise UserError(
+            f"--skip-when: the {source.source.name} format has no column beside each answer"
+        )
+    file = source.read(path, ReadOptions(dict(mapping), [], keep_rejected, side))
+    items, workers, labels, lines = [], [], [], []
+    seen: dict[tuple[str, str], int] = {}
+    left_out = 0
+    for label in file.labels:
+        if skipped(label.side, skip_when):
+            left_out += 1
+            continue
+        key = (label.item, label.worker)
+        if key in seen:
+            raise DataFileError(
+                file.where(label),
+                label.line,
+                f"worker {label.worker!r} answers item {label.item!r} twice "
+                f"(first on line {seen[key]})",
+            )
+        seen[key] = label.line
+        items.append(label.item)
+        workers.append(label.worker)
+        labels.append(str(label.value))
+        lines.append(label.line)
+    if not labels:
+        raise DataFileError(path, None, "no answers left in the file")
+    return LongLabels(
+        path=str(path),
+        item=np.asarray(items, dtype=object),
+        annotator=np.asarray(workers, dtype=object),
+        label=np.asarray(labels, dtype=object),
+        line=np.asarray(lines, dtype=np.int64),
+        n_missing=left_out,
+    )
+
+
+def study_long_labels(engine: Any, study: str, *, raw: bool = False) -> LongLabels:
+    """A study's test labels, one per (item, annotator): the stored labels, or with `raw` the
+    answers as an imported file gave them (label.raw; a study run here has none)."""
+    from sqlalchemy import select
+
+    from annotate.store.models import Annotator, Item, Label
+    from annotate.store.queries import find_study
+
+    found = find_study(engine, study)
+    column = Label.raw if raw else Label.value
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Item.source_id, Annotator.name, column, Label.id)
+            .join(Item, Item.id == Label.item_id)
+            .join(Annotator, Annotator.id == Label.annotator_id)
+            .where(Label.study_id == found.id, Label.phase == "test")
+            .order_by(Label.id)
+        ).all()
+    kept = [r for r in rows if r[2] is not None and not isinstance(r[2], dict | list)]
+    if not kept:
+        why = (
+            "no answers as imported (--raw reads studies made by import-labels)"
+            if raw
+            else ("no test labels")
+        )
+        raise UserError(f"study {study!r} has {why}")
+    return LongLabels(
+        path=f"study {study}" + (" (answers as imported)" if raw else ""),
+        item=np.asarray([str(r[0]) for r in kept], dtype=object),
+        annotator=np.asarray([str(r[1]) for r in kept], dtype=object),
+        label=np.asarray([str(_text(r[2])) for r in kept], dtype=object),
+        line=np.asarray([int(r[3]) for r in kept], dtype=np.int64),
+        n_missing=len(rows) - len(kept),
     )
 
 
