@@ -9,7 +9,14 @@ import json
 import pytest
 
 from annotate.report import build
-from annotate.scoring.intervals import WILSON_METHOD, quoted_interval, wilson_interval
+from annotate.scoring.intervals import (
+    BOOTSTRAP_METHOD,
+    SCORE_METHOD,
+    WILSON_METHOD,
+    Z_95,
+    quoted_interval,
+    wilson_interval,
+)
 from tests.engine_helpers import rte_rows, rte_study
 from tests.tui.console_support import StepClock, label_as
 
@@ -37,7 +44,13 @@ def test_the_same_interval_everywhere(cli, perfect, monkeypatch):
     words = f"[{low * 100:.1f}, {high * 100:.1f}]"
     assert words == "[94.0, 100.0]"
     report = cli("report", "perfect", "--format", "json", "--bootstrap", "200").json()
-    assert report["scores"]["accuracy"]["ci_low"] == 1.0  # the bootstrap: zero width
+    # Every bootstrap resample is 100%: the row gives the score-type interval over the 60
+    # items resampled (Wilson's), never a zero width, and a note says so.
+    accuracy = report["scores"]["accuracy"]
+    assert (accuracy["ci_low"], accuracy["ci_high"]) == (low, high)
+    assert any("Every bootstrap resample gave the same" in n for n in report["notes"])
+    text = cli("report", "perfect", "--bootstrap", "200").stdout
+    assert "[100.0, 100.0]" not in text and text.count(words) >= 2
     head = report["headline_interval"]
     assert (head["low"], head["high"], head["method"]) == (low, high, WILSON_METHOD)
     assert words in report["summary"]
@@ -63,11 +76,46 @@ def test_the_same_interval_everywhere(cli, perfect, monkeypatch):
     assert f"100.0 {words}" in bench_latex
 
 
-def test_the_rule_keeps_the_bootstrap_where_wilson_does_not_apply():
-    # Two metrics, or answers grouped (MultiRC, AX-g pairs): the bootstrap's interval.
-    assert quoted_interval(["accuracy", "f1"], "classification", False, 0.9, 50, 0.8, 0.95) == (
-        quoted_interval(["f1a", "em"], "multi_answer", False, 0.9, 50, 0.8, 0.95)
-    )
-    grouped = quoted_interval(["accuracy"], "classification", True, 0.9, 50, 0.8, 0.95)
-    assert grouped is not None and (grouped.low, grouped.high) == (0.8, 0.95)
+def test_the_rule_keeps_the_bootstrap_only_for_correlations():
+    # A correlation (MCC): the bootstrap's interval, as drawn.
+    mcc = quoted_interval(["mcc"], "classification", False, 0.6, 50, 0.4, 0.75)
+    assert mcc is not None and (mcc.low, mcc.high, mcc.method) == (0.4, 0.75, BOOTSTRAP_METHOD)
     assert quoted_interval(["accuracy"], "classification", False, 0.9, 0, None, None) is None
+
+
+def test_paired_and_clustered_scores_get_the_score_interval_at_their_units():
+    """AX-g's minimal pairs, MultiRC's questions, two metrics: Wilson's interval at the
+    effective number of resampling units, the bootstrap's variance against a binomial's
+    (Korn & Graubard), computed here from the percentile interval given."""
+    value, ci_low, ci_high = 0.9, 0.84, 0.95
+    se = (ci_high - ci_low) / (2 * Z_95)
+    n_eff = value * (1 - value) / se**2
+    expected = wilson_interval(value * n_eff, n_eff)
+    for metrics, kind, paired in (
+        (["gender_parity", "accuracy"], "classification", True),
+        (["accuracy"], "classification", True),
+        (["f1a", "em"], "multi_answer", False),
+        (["accuracy", "f1"], "classification", False),
+    ):
+        quoted = quoted_interval(metrics, kind, paired, value, 60, ci_low, ci_high, n_obs=400)
+        assert quoted is not None and quoted.method.startswith(SCORE_METHOD)
+        assert (quoted.low, quoted.high) == pytest.approx(expected)
+    # At most every scored answer independent: n_eff is capped at n_obs.
+    capped = quoted_interval(["f1a", "em"], "multi_answer", False, value, 60, ci_low, ci_high)
+    assert capped is not None
+    assert (capped.low, capped.high) == pytest.approx(wilson_interval(value * 60, 60))
+
+
+def test_a_paired_design_at_100_percent_gets_no_zero_width_interval():
+    """The paired bootstrap collapses when every pair is right (every resample 100%): the
+    interval is Wilson's over the pairs (the unit of resampling), never [100.0, 100.0]."""
+    quoted = quoted_interval(
+        ["gender_parity", "accuracy"], "classification", True, 1.0, 60, 1.0, 1.0, n_units=30
+    )
+    assert quoted is not None
+    assert (quoted.low, quoted.high) == pytest.approx(wilson_interval(30, 30))
+    assert quoted.high - quoted.low > 0
+    # A correlation whose resamples are all alike: on its scale from -1 to 1.
+    mcc = quoted_interval(["mcc"], "classification", False, 1.0, 40, 1.0, 1.0)
+    share_low, _ = wilson_interval(40, 40)
+    assert mcc is not None and mcc.low == pytest.approx(2 * share_low - 1) and mcc.high == 1.0

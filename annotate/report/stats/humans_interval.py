@@ -22,12 +22,12 @@ quantiles.
   class are right more often on it and wrong together on the others, which one skill per
   annotator hides (measured: 83% coverage for a nominal 95% with 40% of the annotators
   leaning). A replicate replaces every annotator by one drawn with replacement from the
-  study's annotators (the pool) or, as the pool's prior, by one who guesses (`GUESSERS`:
-  a few annotators cannot show the kinds they happen not to include), keeps the study's design (which annotator slot answered
-  which unit) and simulates every answer; the change in the logit of the task score against
-  the same simulation with the fitted annotators themselves (common random numbers) is the
-  annotators' part, centred on its median (the model's own level, which ignores that items
-  differ in difficulty, does not move the interval).
+  study's annotators (the pool) or, as the pool's prior, by one who guesses (`GUESSERS`: a few
+  annotators cannot show the kinds they happen not to include), keeps the study's design
+  (which annotator slot answered which unit) and simulates every answer; the change in the
+  logit of the task score against the same simulation with the fitted annotators themselves
+  (common random numbers) is the annotators' part, centred on its median (the model's own
+  level, which ignores that items differ in difficulty, does not move the interval).
 
 The sum's 2.5% and 97.5% quantiles, mapped back from the logit scale, are the interval: both
 ends move with the data (a bound reaches 100% only when every item is right) and no spread
@@ -64,10 +64,11 @@ from annotate.scoring.metrics import CellScorer, task_score
 from annotate.scoring.scorers import count_answers_scored, count_scored, scorer_for
 
 METHOD = (
-    "95%: test items a sample (Wilson's score distribution at the effective number of units) "
-    "and annotators drawn afresh from these, one who guesses as the pool's prior "
-    "(class-conditional model, answers simulated in the study's design), combined on the "
-    "logit scale; never narrower than the fixed-annotator interval"
+    "bootstrap with a fitted annotator model, 95%: test items a sample (Wilson's score "
+    "distribution at the effective number of units), annotators drawn afresh from these with "
+    "one who guesses as the pool's prior (class-conditional model, answers simulated in the "
+    "study's design), combined on the logit scale; never narrower than the fixed-annotator "
+    "interval"
 )
 KINDS = ("classification", "multi_answer")
 PRIOR_LABELS = 2.0
