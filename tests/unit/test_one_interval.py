@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from annotate.report import build
@@ -119,3 +120,40 @@ def test_a_paired_design_at_100_percent_gets_no_zero_width_interval():
     mcc = quoted_interval(["mcc"], "classification", False, 1.0, 40, 1.0, 1.0)
     share_low, _ = wilson_interval(40, 40)
     assert mcc is not None and mcc.low == pytest.approx(2 * share_low - 1) and mcc.high == 1.0
+
+
+def test_an_axg_study_with_every_pair_right_prints_no_zero_width_interval():
+    """AX-g (60 items in 30 minimal pairs, 5 answers each, all right): the headline is
+    Wilson's interval over the 30 pairs, the unit of resampling; no score, in the JSON or in
+    the text report, has an interval of width zero; the humans interval contains the
+    headline's."""
+    from rich.console import Console
+
+    from annotate.report.build import build_report
+    from annotate.report.render.table import render_table
+    from tests.engine_helpers import rte_answers_study
+
+    items, pairs = 60, 30
+    gold = np.repeat(["entailment", "not_entailment"] * (pairs // 2), 2)  # a pair shares gold
+    who = np.tile(np.arange(5), (items, 1))
+    data = rte_answers_study(
+        gold,
+        np.ones((items, 5), dtype=bool),
+        who,
+        task="superglue/axg",
+        pair_id=[str(i // 2) for i in range(items)],
+    )
+    report = build_report(data, bootstrap=300, aggregation_models=False)
+    assert report.task_score.value == 1.0
+    low, high = wilson_interval(pairs, pairs)
+    head = report.headline_interval
+    assert head is not None and (head.low, head.high) == pytest.approx((low, high))
+    assert f"100.0 [{low * 100:.1f}, {high * 100:.1f}]" in report.summary
+    for estimate in [*report.scores.values(), report.task_score]:
+        assert estimate.ci_low is not None and estimate.ci_high is not None
+        assert estimate.ci_high - estimate.ci_low > 0
+    humans = report.humans_interval
+    assert humans is not None and humans.low <= head.low and humans.high >= head.high
+    console = Console(width=200, record=True)
+    render_table(report, console)
+    assert "[100.0, 100.0]" not in console.export_text()

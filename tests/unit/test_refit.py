@@ -181,3 +181,41 @@ def test_the_refit_uses_the_reports_own_item_draws():
     score_with_intervals(scorer, ["accuracy"], 1000, 5, refit.PURPOSE, fixed)
     draws = np.vstack(list(weight_chunks(scorer.n_units, 200, rng_for(5, refit.PURPOSE))))
     np.testing.assert_array_equal(scorer.weighted(draws)["accuracy"], fixed[0][:200])
+
+
+def test_the_tables_say_whether_the_model_was_refitted_or_held_fixed(monkeypatch):
+    """The text and Markdown reports' "Model-based aggregation" table says beside each 95% CI
+    what the JSON's method says: the model refitted in the bootstrap (a small study), held
+    fixed (above the refit limit), or nothing fitted (the majority)."""
+    from rich.console import Console
+
+    from annotate.report.build import build_report
+    from annotate.report.render.markdown import render_markdown
+    from annotate.report.render.table import render_table
+
+    def rows_of(report) -> dict[str, list[str]]:
+        text = render_markdown(report)
+        block = text.split("## Model-based aggregation\n\n", 1)[1].split("\n\n", 1)[0]
+        lines = [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines()]
+        assert lines[0] == ["Aggregation", "Score", "95% CI", "Model in the CI", "Detail"]
+        return {line[0]: line for line in lines[2:]}
+
+    def terminal(report) -> str:
+        console = Console(width=200, record=True)
+        render_table(report, console)
+        return console.export_text()
+
+    data = _study(60, 4)
+    for limit, words in (
+        (refit.REFIT_LABELS, "model refitted in the bootstrap"),
+        (0, "model held fixed"),
+    ):
+        with monkeypatch.context() as m:
+            m.setattr(refit, "REFIT_LABELS", limit)
+            report = build_report(data, bootstrap=200)
+        methods = {e.title: e.interval.method for e in report.model_aggregation.estimators}
+        rows = rows_of(report)
+        for title, method in methods.items():
+            expected = "nothing fitted" if "nothing fitted" in method else words
+            assert rows[title][3] == expected, method
+        assert words in terminal(report)
