@@ -183,7 +183,10 @@ def wilson_interval(
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = wilson_half_width(p, n, z)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0% or 100% the bound is the point itself (exactly, not 1 - 2e-16).
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return low, high
 
 
 # --- which interval a score is quoted with ----------------------------------------------------
