@@ -299,8 +299,9 @@ class _AnnotatorModel:
         )
         cdf = np.cumsum(wrong, axis=2)  # (annotator, gold, answer)
         grid = (np.arange(LUT) + 0.5) / LUT
-        lut = (grid[None, None, :, None] > cdf[:, :, None, :]).sum(axis=3)
-        lut = np.minimum(lut, n_classes - 1).astype(np.int16)  # (annotator, gold, LUT) -> code
+        lut = np.zeros((n_annotators, n_classes, LUT), dtype=np.int16)  # -> the answer's code
+        for c in range(n_classes - 1):  # a class at a time: memory of one LUT, not of C
+            lut += grid[None, None, :] > cdf[:, :, c, None]
         if GUESSERS:  # the pool's prior: one more annotator who guesses (see GUESSERS)
             skill = np.vstack([skill, np.full((GUESSERS, n_classes), 1.0 / n_classes)])
             guess = (np.arange(LUT) * (n_classes - 1) // LUT)[None, :]
