@@ -157,3 +157,18 @@ def test_an_axg_study_with_every_pair_right_prints_no_zero_width_interval():
     console = Console(width=200, record=True)
     render_table(report, console)
     assert "[100.0, 100.0]" not in console.export_text()
+
+
+def test_a_diagnostic_tag_answered_all_right_gets_no_zero_width_interval():
+    """R3 per phenomenon: a tag whose 12 items are all right has every bootstrap resample at
+    1.00; its interval is the score-type one over those 12 items, on R3's scale from -1 to 1."""
+    from annotate.scoring.diagnostics import diagnostics
+
+    gold = np.array([0, 1, 2] * 4)
+    tags = [{"Logic": ["Negation"]}] * len(gold)
+    table = diagnostics(tags, gold, gold.copy(), {}, 3, replicates=200, seed=1)
+    assert table is not None
+    row = table["coarse"]["Logic"]
+    share_low, _ = wilson_interval(12, 12)
+    assert row["value"] == 1.0
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((2 * share_low - 1, 1.0))
