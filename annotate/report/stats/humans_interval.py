@@ -92,7 +92,7 @@ INNER_UNITS = 500
 MAX_INNER = 16
 CELLS_PER_CHUNK = 2_000_000
 LUT = 1024
-"""Resolution of the wrong-answer draw (inverse-CDF lookup per gold class)."""
+"""Resolution of the wrong-answer draw (inverse-CDF lookup per annotator and gold class)."""
 
 
 T_975 = (
@@ -164,9 +164,7 @@ def humans_interval(
     if point is None or scorer.n_units == 0 or lowest is None or not lowest <= point <= 1:
         return None, None
     scale = _Scale(lowest, scorer.n_units)
-    if item_replicates is None:
-        item_replicates = _task_replicates(scorer, replicates, rng)
-    n_items = _item_units(coded, pred, scorer, point, scale, item_replicates)
+    n_items = _item_units(coded, pred, scorer, point, scale, item_replicates, replicates, rng)
     item_part = _logit(_wilson_draws(scale.share(point), n_items, rng.standard_normal(replicates)))
     model = _AnnotatorModel.fit(coded, pred)
     if model is None:
@@ -209,13 +207,16 @@ class _Scale:
         return np.log(p) - np.log1p(-p)
 
 
-def _item_units(coded, pred, scorer, point, scale, item_replicates) -> float:
+def _item_units(coded, pred, scorer, point, scale, item_replicates, replicates, rng) -> float:
     """The items' part's number of units: Wilson's n where the score is one proportion (as
-    the headline), else the effective number of resampling units of the bootstrap."""
+    the headline), else the effective number of resampling units of the bootstrap (the
+    headline's replicates `item_replicates`, else drawn here)."""
     metrics = list(coded.spec.metrics)
     paired = coded.item_pair is not None
     if wilson_applies(metrics, coded.kind, paired):
         return float(count_scored(coded, pred))
+    if item_replicates is None:
+        item_replicates = _task_replicates(scorer, replicates, rng)
     low, high = percentile_interval(item_replicates)
     share = float(scale.share(point))
     lo = None if low is None else float(scale.share(low))
