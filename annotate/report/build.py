@@ -247,7 +247,8 @@ def build_report(
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
     suspects = gold_suspects(coded, final) if has_gold else []
-    headline = _headline_interval(coded, scorer, final.pred, metrics, total, n_scored)
+    alike = bool(metrics) and set(metrics) <= set(collapsed)  # the mean's resamples too
+    headline = _headline_interval(coded, scorer, final.pred, metrics, total, n_scored, alike)
     steps.next("humans interval (annotators drawn afresh)")
     humans = _humans_interval(
         coded,
@@ -369,16 +370,21 @@ def _headline_interval(
     metrics: list[str],
     total: Estimate,
     n_scored: int,
+    alike: bool,
 ) -> HeadlineInterval | None:
-    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval."""
+    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval. `alike`:
+    every bootstrap resample gave the same score (the rule's score-type branch; the
+    estimate's bounds are already that interval, which the rule would take for the
+    bootstrap's)."""
+    low, high = (total.value, total.value) if alike else (total.ci_low, total.ci_high)
     quoted = quoted_interval(
         metrics,
         coded.kind,
         coded.item_pair is not None,
         total.value,
         n_scored,
-        total.ci_low,
-        total.ci_high,
+        low,
+        high,
         n_units=scorer.n_units,
         n_obs=count_answers_scored(coded, pred),
     )

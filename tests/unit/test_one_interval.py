@@ -176,3 +176,23 @@ def test_a_diagnostic_tag_answered_all_right_gets_no_zero_width_interval():
     share_low, _ = wilson_interval(12, 12)
     assert row["value"] == 1.0
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((2 * share_low - 1, 1.0))
+
+
+def test_a_correlation_whose_resamples_are_all_alike_quotes_the_score_interval():
+    """CoLA (MCC) with every item right: every resample's MCC is 1, so the headline is the
+    score-type interval over the 40 items on MCC's scale from -1 to 1, and its method says
+    so (not "bootstrap")."""
+    from annotate.report.build import build_report
+    from tests.engine_helpers import rte_answers_study
+
+    items = 40
+    gold = np.array(["1", "0"] * (items // 2))
+    who = np.tile(np.arange(3), (items, 1))
+    data = rte_answers_study(gold, np.ones((items, 3), dtype=bool), who, task="glue/cola")
+    report = build_report(data, bootstrap=200, aggregation_models=False)
+    share_low, _ = wilson_interval(items, items)
+    head = report.headline_interval
+    assert report.task_score.value == 1.0 and head is not None
+    assert head.method.startswith(SCORE_METHOD)
+    assert (head.low, head.high) == pytest.approx((2 * share_low - 1, 1.0))
+    assert (report.scores["mcc"].ci_low, report.scores["mcc"].ci_high) == (head.low, head.high)
