@@ -77,7 +77,14 @@ RTE_CLASSES = ("entailment", "not_entailment")
 
 
 def rte_answers_study(
-    gold: np.ndarray, right: np.ndarray, who: np.ndarray, *, name: str = "sim", seconds: float = 5.0
+    gold: np.ndarray,
+    right: np.ndarray,
+    who: np.ndarray,
+    *,
+    name: str = "sim",
+    seconds: float = 5.0,
+    task: str = "superglue/rte",
+    pair_id: list[str] | None = None,
 ) -> StudyData:
     """A complete RTE study in memory, for the report without a store (simulated studies).
 
@@ -85,8 +92,9 @@ def rte_answers_study(
     `who[i, 0], who[i, 1], ...` (whole numbers, named "a0", "a1", ...); answer j is the gold
     label where `right[i, j]` and the other class where not. `right` and `who` have one row
     per item and one column per answer; every answer took `seconds`. Protocol: superglue-2019.
-    Draw `gold`, `right` and `who` from the test's own seeded generator."""
-    spec = specs.load_task("superglue/rte")
+    Draw `gold`, `right` and `who` from the test's own seeded generator. `task`: another task
+    with RTE's two classes (AX-g, its minimal pairs given as `pair_id` per item)."""
+    spec = specs.load_task(task)
     protocol = specs.load_protocol("superglue-2019").effective(spec.name, {})
     n, k = right.shape
     other = {RTE_CLASSES[0]: RTE_CLASSES[1], RTE_CLASSES[1]: RTE_CLASSES[0]}
@@ -98,7 +106,7 @@ def rte_answers_study(
             "position": np.arange(n),
             "gold": list(gold),
             "tags": [None] * n,
-            "pair_id": [None] * n,
+            "pair_id": [None] * n if pair_id is None else list(pair_id),
         }
     )[ITEM_COLUMNS]
     labels = pd.DataFrame(

@@ -61,6 +61,11 @@ class Metric:
     published_as: str = ""
     """The key of its figure in the papers' human rows (`report.benchmark.published`); its
     name when empty."""
+    lowest: float = 0.0
+    """The smallest value it can take (its largest is 1): 0 for a share of units right (accuracy,
+    F1, exact match), -1 for a correlation. A score whose resamples cannot give it an interval
+    (a paired or clustered design, several metrics, every resample alike) is given a
+    score-type interval on the scale from `lowest` to 1 (`scoring.intervals.score_interval`)."""
 
     @property
     def inline_name(self) -> str:

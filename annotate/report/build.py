@@ -63,10 +63,16 @@ from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by t
     quoted_interval,
     rng_for,
 )
-from annotate.scoring.metrics import task_score
+from annotate.scoring.metrics import Scorer, task_score
 from annotate.scoring.model_sources import read_models
 from annotate.scoring.predictions import ModelPredictions
-from annotate.scoring.scorers import count_scored, gold_available, score_with_intervals, scorer_for
+from annotate.scoring.scorers import (
+    count_answers_scored,
+    count_scored,
+    gold_available,
+    score_with_intervals,
+    scorer_for,
+)
 from annotate.wording import count_of, plural
 
 DEFAULT_BOOTSTRAP = 1000
@@ -150,9 +156,10 @@ def build_report(
     n_scored = count_scored(coded, final.pred)
     steps.next(f"scores ({bootstrap} bootstrap replicates)")
     shared: list[np.ndarray] = []  # the headline's task-score replicates, reused below
+    collapsed: list[str] = []
     if has_gold:
         raw_scores, raw_total = score_with_intervals(
-            scorer, metrics, bootstrap, seed, "scores", shared
+            scorer, metrics, bootstrap, seed, "scores", shared, collapsed
         )
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
         total = Estimate.of(raw_total)
@@ -161,6 +168,8 @@ def build_report(
             accuracy.wilson_low, accuracy.wilson_high = accuracy_wilson(
                 coded.kind, coded.item_pair is not None, accuracy.value, n_scored
             )
+        if collapsed:
+            notes.append(_collapsed_note(collapsed, coded, scorer.n_units))
     else:
         scores = {m: Estimate.model_construct(value=None) for m in metrics}
         total = Estimate.model_construct(value=None)
@@ -239,9 +248,19 @@ def build_report(
             "an extra annotator (tie_rule extra-annotator; the study is not finished)."
         )
     suspects = gold_suspects(coded, final) if has_gold else []
+    alike = bool(metrics) and set(metrics) <= set(collapsed)  # the mean's resamples too
+    headline = _headline_interval(coded, scorer, final.pred, metrics, total, n_scored, alike)
     steps.next("humans interval (annotators drawn afresh)")
     humans = _humans_interval(
-        coded, data, priority, bootstrap, seed, has_gold, final.pred, shared[0] if shared else None
+        coded,
+        data,
+        priority,
+        bootstrap,
+        seed,
+        has_gold,
+        final.pred,
+        shared[0] if shared else None,
+        headline,
     )
     steps.next("Dawid–Skene and MACE")
     latent = (
@@ -286,7 +305,7 @@ def build_report(
             + ("; AX-g minimal pairs resampled together" if "gender_parity" in metrics else ""),
         ),
         notes=notes,
-        headline_interval=_headline_interval(coded, metrics, total, scores, n_scored),
+        headline_interval=headline,
         humans_interval=humans,
         early_stop=early_stop,
         model_aggregation=latent,
@@ -310,10 +329,12 @@ def _humans_interval(
     has_gold: bool,
     pred: np.ndarray,
     item_replicates: np.ndarray | None,
+    headline: HeadlineInterval | None,
 ) -> HeadlineInterval | None:
     if not has_gold or bootstrap <= 0:
         return None
     protocol = data.protocol
+    fixed = None if headline is None else (headline.low, headline.high)
     low, high = humans_interval(
         coded,
         protocol.tie_rule,
@@ -323,6 +344,7 @@ def _humans_interval(
         rng_for(seed, "humans"),
         pred,
         item_replicates,
+        fixed,
     )
     return (
         None
@@ -331,22 +353,41 @@ def _humans_interval(
     )
 
 
+def _collapsed_note(metrics: list[str], coded: CodedStudy, n_units: int) -> str:
+    names = ", ".join(_metric_name(m) for m in metrics)
+    unit = {"multi_answer": "question", "entity_choice": "query"}.get(coded.kind, "item")
+    if coded.item_pair is not None:
+        unit = "minimal pair"
+    return (
+        f"Every bootstrap resample gave the same {names}: its interval is the score-type "
+        f"(Wilson) interval over the {count_of(n_units, unit)} resampled, not a zero width."
+    )
+
+
 def _headline_interval(
     coded: CodedStudy,
+    scorer: Scorer,
+    pred: np.ndarray,
     metrics: list[str],
     total: Estimate,
-    scores: dict[str, Estimate],
     n_scored: int,
+    alike: bool,
 ) -> HeadlineInterval | None:
-    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval."""
+    """The quotable line's interval: the one rule, scoring.intervals.quoted_interval. `alike`:
+    every bootstrap resample gave the same score (the rule's score-type branch; the
+    estimate's bounds are already that interval, which the rule would take for the
+    bootstrap's)."""
+    low, high = (total.value, total.value) if alike else (total.ci_low, total.ci_high)
     quoted = quoted_interval(
         metrics,
         coded.kind,
         coded.item_pair is not None,
         total.value,
         n_scored,
-        total.ci_low,
-        total.ci_high,
+        low,
+        high,
+        n_units=scorer.n_units,
+        n_obs=count_answers_scored(coded, pred),
     )
     return (
         None

@@ -120,10 +120,10 @@ def _item_lists(
 
 
 def _quoted(
-    units: GoldUnits, metrics: list[str], total: dict[str, Any], n: int
+    units: GoldUnits, metrics: list[str], total: dict[str, Any], n: int, n_units: int
 ) -> dict[str, Any] | None:
     """The task score's interval by the one rule (scoring.intervals.quoted_interval), as the
-    report's headline quotes it."""
+    report's headline quotes it (`n` units scored, `n_units` resampling units)."""
     quoted = quoted_interval(
         metrics,
         units.kind,
@@ -132,6 +132,8 @@ def _quoted(
         n,
         total.get("ci_low"),
         total.get("ci_high"),
+        n_units=n_units,
+        n_obs=n,
     )
     return (
         None
@@ -255,8 +257,8 @@ def compare_model(
             seed,
         )
     n_common_items = len(np.unique(units.unit_item[common]))
-    for total in (human_total, model_total):
-        total["interval"] = _quoted(units, metrics, total, int(common.sum()))
+    for total, scorer in ((human_total, human_scorer), (model_total, model_scorer)):
+        total["interval"] = _quoted(units, metrics, total, int(common.sum()), scorer.n_units)
     items: dict[str, list[str]] | None = None
     mcnemar = None
     notes = []

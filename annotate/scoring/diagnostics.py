@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.intervals import rng_for, scale_lowest
 from annotate.scoring.metrics import classification_scorer
+from annotate.scoring.scorers import estimate
 
 NOTE = (
     "Scores compare across models (and humans) within a category, not across categories: "
@@ -92,7 +93,10 @@ def _score(
         out["undefined"] = undefined
     elif replicates > 0 and scorer.n_units > 0:
         reps = scorer.replicates(replicates, rng_for(seed, purpose))[metric]
-        out["ci_low"], out["ci_high"] = percentile_interval(reps)
+        # The bootstrap's interval; where every resample is alike, the score-type one over
+        # the tag's items (never a zero width).
+        e = estimate(value, reps, scale_lowest([metric]), scorer.n_units)
+        out["ci_low"], out["ci_high"] = e["ci_low"], e["ci_high"]
     return out
 
 

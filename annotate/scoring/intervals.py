@@ -183,7 +183,10 @@ def wilson_interval(
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = wilson_half_width(p, n, z)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0% or 100% the bound is the point itself (exactly, not 1 - 2e-16).
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return low, high
 
 
 # --- which interval a score is quoted with ----------------------------------------------------
@@ -204,6 +207,70 @@ def wilson_applies(metrics: Sequence[str], kind: str, paired: bool) -> bool:
         return False
     entry = find_metric(metrics[0])
     return entry is not None and entry.wilson
+
+
+def scale_lowest(metrics: Sequence[str]) -> float | None:
+    """The smallest value the mean of `metrics` can take (its largest is 1): 0 for shares,
+    -1 for correlations (`Metric.lowest`); None when a metric is unknown."""
+    entries = [find_metric(m) for m in metrics]
+    if not entries or any(e is None for e in entries):
+        return None
+    return float(np.mean([e.lowest for e in entries if e is not None]))
+
+
+def effective_units(
+    share: float, n_units: int, n_obs: int, ci_low: float | None, ci_high: float | None
+) -> float:
+    """How many independent units the score's bootstrap spread is worth (Korn & Graubard's
+    effective sample size): a binomial share of `share` over n has variance share(1-share)/n,
+    so n_eff = share(1-share) / variance, the variance read off the percentile interval
+    (`ci_low`, `ci_high`, on the share's scale). At most `n_obs` (the scored answers: a score
+    is never surer than all of them independent), at least 1. Where the bootstrap gives no
+    spread (every resample alike, as when every unit is right) or none was drawn: `n_units`,
+    the units of resampling themselves (AX-g's pairs, MultiRC's questions)."""
+    if ci_low is None or ci_high is None or not 0.0 < share < 1.0:
+        return float(n_units)
+    se = (ci_high - ci_low) / (2 * Z_95)
+    if se <= 0:
+        return float(n_units)
+    return float(np.clip(share * (1 - share) / (se * se), 1.0, max(1, n_obs)))
+
+
+@dataclass(frozen=True)
+class ScoreInterval:
+    low: float
+    high: float
+    n_effective: float
+
+
+def score_interval(
+    value: float,
+    lowest: float,
+    n_units: int,
+    n_obs: int,
+    ci_low: float | None,
+    ci_high: float | None,
+    design_effect: float = 1.0,
+) -> ScoreInterval | None:
+    """A score-type interval for a score that is not one binomial proportion (AX-g's pairs,
+    MultiRC's answers grouped by question, several metrics averaged): Wilson's interval at
+    the effective number of units (`effective_units`; divided by `design_effect`), on the
+    scale from `lowest` to 1. Unlike the percentile bootstrap it never has zero width on
+    finite data (the bootstrap collapses when every unit is right) and it does not end at
+    the bound short of it. None when the value lies outside the scale or there are no units."""
+    if n_units <= 0 or not lowest <= value <= 1.0 or lowest >= 1.0:
+        return None
+    span = 1.0 - lowest
+
+    def share(x: float | None) -> float | None:
+        return None if x is None else (x - lowest) / span
+
+    p = (value - lowest) / span
+    n_eff = effective_units(p, n_units, n_obs, share(ci_low), share(ci_high))
+    n_eff /= max(1.0, float(design_effect))
+    low, high = wilson_interval(p * n_eff, n_eff)
+    assert low is not None and high is not None
+    return ScoreInterval(lowest + span * low, lowest + span * high, n_eff)
 
 
 def accuracy_wilson(
@@ -231,6 +298,18 @@ class QuotedInterval:
     method: str
 
 
+SCORE_METHOD = (
+    "Wilson score interval at the effective number of resampling units, 95%: these "
+    "annotators held fixed, test items a sample of the task's"
+)
+"""The quotable interval of a score over shares that is not one proportion (pairs, answers
+grouped by question, several metrics): `score_interval`."""
+
+
+def _effective_words(n_eff: float, n_units: int) -> str:
+    return f" ({n_eff:,.1f} effective of {n_units:,} resampling units)"
+
+
 def quoted_interval(
     metrics: Sequence[str],
     kind: str,
@@ -242,13 +321,20 @@ def quoted_interval(
     *,
     wilson_method: str = WILSON_METHOD,
     bootstrap_method: str = BOOTSTRAP_METHOD,
+    score_method: str = SCORE_METHOD,
     design_effect: float = 1.0,
+    n_units: int | None = None,
+    n_obs: int | None = None,
 ) -> QuotedInterval | None:
     """The interval a task score of `value` over `n` scored items is quoted with. Wilson's where
     it applies: the percentile bootstrap under-covers at a hundred items (about 93% for a
     nominal 95% in seeded simulations) and collapses to zero width when every item is right,
-    while Wilson keeps its coverage and is never zero-wide. Otherwise the bootstrap's
-    (`ci_low`, `ci_high`), if drawn; None without either.
+    while Wilson keeps its coverage and is never zero-wide. A score of shares that is not one
+    proportion (AX-g's minimal pairs, MultiRC's questions, several metrics): the score-type
+    interval at the effective number of its `n_units` resampling units (`score_interval`;
+    `n_obs` scored answers at most; both default to `n`), once the bootstrap was drawn.
+    Otherwise (correlations) the bootstrap's (`ci_low`, `ci_high`), if drawn, and the
+    score-type interval at the units where every resample was alike; None without either.
 
     `design_effect` (>= 1) is how many times the score's variance exceeds that of a score
     with its answers fixed (a model refitted per replicate: `report.aggregation.refit`):
@@ -260,10 +346,18 @@ def quoted_interval(
         low, high = wilson_interval(value * effective, effective)
         assert low is not None and high is not None
         return QuotedInterval(low, high, wilson_method)
-    if ci_low is not None and ci_high is not None:
-        if d > 1.0 and value is not None:
-            stretch = math.sqrt(d)
-            ci_low = max(-1.0, value - stretch * (value - ci_low))
-            ci_high = min(1.0, value + stretch * (ci_high - value))
-        return QuotedInterval(ci_low, ci_high, bootstrap_method)
-    return None
+    if ci_low is None or ci_high is None:
+        return None
+    units = n if n_units is None else n_units
+    lowest = scale_lowest(metrics)
+    if value is not None and lowest is not None and (lowest == 0.0 or ci_low >= ci_high):
+        scored = n if n_obs is None else n_obs
+        score = score_interval(value, lowest, units, scored, ci_low, ci_high, d)
+        if score is not None:
+            words = _effective_words(score.n_effective, units)
+            return QuotedInterval(score.low, score.high, score_method + words)
+    if d > 1.0 and value is not None:
+        stretch = math.sqrt(d)
+        ci_low = max(-1.0, value - stretch * (value - ci_low))
+        ci_high = min(1.0, value + stretch * (ci_high - value))
+    return QuotedInterval(ci_low, ci_high, bootstrap_method)

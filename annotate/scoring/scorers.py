@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.intervals import percentile_interval, rng_for, scale_lowest, score_interval
 from annotate.scoring.metrics import (
     NO_ANSWER,
     RegressionScorer,
@@ -80,12 +80,36 @@ def count_scored(units: GoldUnits, pred: np.ndarray) -> int:
     return len(np.unique(units.unit_item[scored]))
 
 
-def estimate(point: float | None, replicates: np.ndarray | None) -> dict[str, Any]:
-    """{value, ci_low, ci_high}: the point value with the percentile interval of replicates."""
+def count_answers_scored(units: GoldUnits, pred: np.ndarray) -> int:
+    """Answers scored: units with gold and an answer (MultiRC: candidate answers; AX-g: items,
+    not pairs), the most independent observations a score can rest on."""
+    if units.kind in {"regression", "entity_choice"}:
+        return count_scored(units, pred)
+    return int(((units.gold_code >= 0) & (pred != NO_LABELS)).sum())
+
+
+def estimate(
+    point: float | None,
+    replicates: np.ndarray | None,
+    lowest: float | None = None,
+    n_units: int = 0,
+) -> dict[str, Any]:
+    """{value, ci_low, ci_high}: the point value with the percentile interval of replicates.
+    Where every replicate is alike (a zero-width interval: every unit right, say) and the
+    metric's scale (`lowest` to 1) is known, the score-type interval at the `n_units` units of
+    resampling instead (`intervals.score_interval`): finite data never gets a zero width."""
     low = high = None
     if replicates is not None and len(replicates) and point is not None:
         low, high = percentile_interval(replicates)
+        if _collapsed(low, high) and lowest is not None:
+            score = score_interval(point, lowest, n_units, n_units, low, high)
+            if score is not None:
+                low, high = score.low, score.high
     return {"value": point, "ci_low": low, "ci_high": high}
+
+
+def _collapsed(low: float | None, high: float | None) -> bool:
+    return low is not None and high is not None and low >= high
 
 
 def score_with_intervals(
@@ -95,16 +119,21 @@ def score_with_intervals(
     rng_seed: int,
     purpose: str,
     task_replicates: list[np.ndarray] | None = None,
+    collapsed: list[str] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """Point values with bootstrap intervals for each metric and for the task score. The task
     score's replicates are appended to `task_replicates`, when given, for a statistic that
-    shares these draws (the humans interval's items part)."""
+    shares these draws (the humans interval's items part); the metrics whose replicates were
+    all alike (given the score-type interval instead, `estimate`) to `collapsed`."""
     point = scorer.point()
     reps: dict[str, np.ndarray] = {}
     if replicates > 0 and scorer.n_units > 0:
         reps = scorer.replicates(replicates, rng_for(rng_seed, purpose))
-    scores = {m: estimate(point[m], reps.get(m)) for m in metrics}
+    n = scorer.n_units
+    scores = {m: estimate(point[m], reps.get(m), scale_lowest([m]), n) for m in metrics}
+    if collapsed is not None and reps:
+        collapsed += [m for m in metrics if _collapsed(*percentile_interval(reps[m]))]
     total_reps = np.mean(np.vstack([reps[m] for m in metrics]), axis=0) if reps else None
     if task_replicates is not None and total_reps is not None:
         task_replicates.append(total_reps)
-    return scores, estimate(task_score(point), total_reps)
+    return scores, estimate(task_score(point), total_reps, scale_lowest(metrics), n)

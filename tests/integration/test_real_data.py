@@ -8,6 +8,7 @@ from sqlmodel import Session, select
 
 from annotate import specs
 from annotate.formats.importer import import_file
+from annotate.scoring.intervals import SCORE_METHOD
 from annotate.store.models import Item
 from tests.conftest import shared_file
 
@@ -81,10 +82,11 @@ def test_real_diagnostic_keeps_tags_per_coarse_category(workspace):
     assert sorted({i.gold for i in items}) == ["contradiction", "entailment", "neutral"]
 
 
-def test_real_axg_report_quotes_no_wilson_interval(cli, workspace, tmp_path):
+def test_real_axg_report_quotes_the_score_interval_over_pairs(cli, workspace, tmp_path):
     """AX-g is sampled and scored in minimal pairs, so its accuracy is not one binomial
-    proportion (scoring.intervals.wilson_applies is False): the report gives the bootstrap's
-    interval over whole pairs and no Wilson bounds, in no table, figure or JSON key."""
+    proportion over items (scoring.intervals.wilson_applies is False): the report quotes the
+    score-type interval at the effective number of pairs and no Wilson bounds over items, in
+    no table, figure or JSON key."""
     from annotate.protocol.studies import create_study
     from annotate.simulate import simulate
 
@@ -112,13 +114,18 @@ def test_real_axg_report_quotes_no_wilson_interval(cli, workspace, tmp_path):
     assert accuracy["value"] is not None and accuracy["ci_low"] is not None
     assert "wilson_low" not in accuracy and "wilson_high" not in accuracy
     assert all("wilson_low" not in a for a in report["annotators"])
-    assert report["headline_interval"]["method"].startswith("bootstrap")
+    # The score-type interval over the 30 pairs (the unit of resampling), never zero-wide
+    # (issue 39: simulated at 0.9, the majority gets every pair right and the paired
+    # bootstrap collapsed to [100.0, 100.0]).
+    head = report["headline_interval"]
+    assert head["method"].startswith(SCORE_METHOD) and "of 30 resampling units" in head["method"]
+    assert head["high"] > head["low"]
+    for estimate in [*report["scores"].values(), report["task_score"]]:
+        assert estimate["ci_high"] > estimate["ci_low"]
     assert "minimal pairs resampled together" in report["bootstrap"]["method"]
     for fmt in ("table", "markdown", "html"):
         out = cli("report", "axg", "--format", fmt, "--bootstrap", "300").stdout
         assert "95% CI (bootstrap)" in out, fmt
-        # Wilson's only for the training pass rate (annotators are independent).
-        [line] = [line for line in out.splitlines() if "Wilson" in line]
-        assert "pass rate" in line and line.count("Wilson") == 1, fmt
+        assert "95% CI (Wilson)" not in out and "[100.0, 100.0]" not in out, fmt
         if fmt == "html":  # the annotator figure draws no interval
             assert "accuracy, no interval" in out

@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from annotate.report import build
-from annotate.scoring.intervals import WILSON_METHOD, quoted_interval, wilson_interval
+from annotate.scoring.intervals import (
+    BOOTSTRAP_METHOD,
+    SCORE_METHOD,
+    WILSON_METHOD,
+    Z_95,
+    quoted_interval,
+    wilson_interval,
+)
 from tests.engine_helpers import rte_rows, rte_study
 from tests.tui.console_support import StepClock, label_as
 
@@ -37,7 +45,13 @@ def test_the_same_interval_everywhere(cli, perfect, monkeypatch):
     words = f"[{low * 100:.1f}, {high * 100:.1f}]"
     assert words == "[94.0, 100.0]"
     report = cli("report", "perfect", "--format", "json", "--bootstrap", "200").json()
-    assert report["scores"]["accuracy"]["ci_low"] == 1.0  # the bootstrap: zero width
+    # Every bootstrap resample is 100%: the row gives the score-type interval over the 60
+    # items resampled (Wilson's), never a zero width, and a note says so.
+    accuracy = report["scores"]["accuracy"]
+    assert (accuracy["ci_low"], accuracy["ci_high"]) == (low, high)
+    assert any("Every bootstrap resample gave the same" in n for n in report["notes"])
+    text = cli("report", "perfect", "--bootstrap", "200").stdout
+    assert "[100.0, 100.0]" not in text and text.count(words) >= 2
     head = report["headline_interval"]
     assert (head["low"], head["high"], head["method"]) == (low, high, WILSON_METHOD)
     assert words in report["summary"]
@@ -55,7 +69,11 @@ def test_the_same_interval_everywhere(cli, perfect, monkeypatch):
     bench = cli("report", "--benchmark", "superglue", "--format", "json", "--bootstrap", "200")
     [row] = bench.json()["tasks"]
     assert (row["interval"]["low"], row["interval"]["high"]) == (low, high)
-    assert words in cli("report", "--benchmark", "superglue", "--bootstrap", "200").stdout
+    # The average over the one task: its bootstrap collapses too; the task's own bounds.
+    average = bench.json()["average"]
+    assert (average["ci_low"], average["ci_high"]) == (low, high)
+    bench_text = cli("report", "--benchmark", "superglue", "--bootstrap", "200").stdout
+    assert words in bench_text and "[100.0, 100.0]" not in bench_text
     bench_latex = cli(
         "report", "--benchmark", "superglue", "--format", "latex", "--bootstrap", "200"
     )
@@ -63,11 +81,118 @@ def test_the_same_interval_everywhere(cli, perfect, monkeypatch):
     assert f"100.0 {words}" in bench_latex
 
 
-def test_the_rule_keeps_the_bootstrap_where_wilson_does_not_apply():
-    # Two metrics, or answers grouped (MultiRC, AX-g pairs): the bootstrap's interval.
-    assert quoted_interval(["accuracy", "f1"], "classification", False, 0.9, 50, 0.8, 0.95) == (
-        quoted_interval(["f1a", "em"], "multi_answer", False, 0.9, 50, 0.8, 0.95)
-    )
-    grouped = quoted_interval(["accuracy"], "classification", True, 0.9, 50, 0.8, 0.95)
-    assert grouped is not None and (grouped.low, grouped.high) == (0.8, 0.95)
+def test_the_rule_keeps_the_bootstrap_only_for_correlations():
+    # A correlation (MCC): the bootstrap's interval, as drawn.
+    mcc = quoted_interval(["mcc"], "classification", False, 0.6, 50, 0.4, 0.75)
+    assert mcc is not None and (mcc.low, mcc.high, mcc.method) == (0.4, 0.75, BOOTSTRAP_METHOD)
     assert quoted_interval(["accuracy"], "classification", False, 0.9, 0, None, None) is None
+
+
+def test_paired_and_clustered_scores_get_the_score_interval_at_their_units():
+    """AX-g's minimal pairs, MultiRC's questions, two metrics: Wilson's interval at the
+    effective number of resampling units, the bootstrap's variance against a binomial's
+    (Korn & Graubard), computed here from the percentile interval given."""
+    value, ci_low, ci_high = 0.9, 0.84, 0.95
+    se = (ci_high - ci_low) / (2 * Z_95)
+    n_eff = value * (1 - value) / se**2
+    expected = wilson_interval(value * n_eff, n_eff)
+    for metrics, kind, paired in (
+        (["gender_parity", "accuracy"], "classification", True),
+        (["accuracy"], "classification", True),
+        (["f1a", "em"], "multi_answer", False),
+        (["accuracy", "f1"], "classification", False),
+    ):
+        quoted = quoted_interval(metrics, kind, paired, value, 60, ci_low, ci_high, n_obs=400)
+        assert quoted is not None and quoted.method.startswith(SCORE_METHOD)
+        assert (quoted.low, quoted.high) == pytest.approx(expected)
+    # At most every scored answer independent: n_eff is capped at n_obs.
+    capped = quoted_interval(["f1a", "em"], "multi_answer", False, value, 60, ci_low, ci_high)
+    assert capped is not None
+    assert (capped.low, capped.high) == pytest.approx(wilson_interval(value * 60, 60))
+
+
+def test_a_paired_design_at_100_percent_gets_no_zero_width_interval():
+    """The paired bootstrap collapses when every pair is right (every resample 100%): the
+    interval is Wilson's over the pairs (the unit of resampling), never [100.0, 100.0]."""
+    quoted = quoted_interval(
+        ["gender_parity", "accuracy"], "classification", True, 1.0, 60, 1.0, 1.0, n_units=30
+    )
+    assert quoted is not None
+    assert (quoted.low, quoted.high) == pytest.approx(wilson_interval(30, 30))
+    assert quoted.high - quoted.low > 0
+    # A correlation whose resamples are all alike: on its scale from -1 to 1.
+    mcc = quoted_interval(["mcc"], "classification", False, 1.0, 40, 1.0, 1.0)
+    share_low, _ = wilson_interval(40, 40)
+    assert mcc is not None and mcc.low == pytest.approx(2 * share_low - 1) and mcc.high == 1.0
+
+
+def test_an_axg_study_with_every_pair_right_prints_no_zero_width_interval():
+    """AX-g (60 items in 30 minimal pairs, 5 answers each, all right): the headline is
+    Wilson's interval over the 30 pairs, the unit of resampling; no score, in the JSON or in
+    the text report, has an interval of width zero; the humans interval contains the
+    headline's."""
+    from rich.console import Console
+
+    from annotate.report.build import build_report
+    from annotate.report.render.table import render_table
+    from tests.engine_helpers import rte_answers_study
+
+    items, pairs = 60, 30
+    gold = np.repeat(["entailment", "not_entailment"] * (pairs // 2), 2)  # a pair shares gold
+    who = np.tile(np.arange(5), (items, 1))
+    data = rte_answers_study(
+        gold,
+        np.ones((items, 5), dtype=bool),
+        who,
+        task="superglue/axg",
+        pair_id=[str(i // 2) for i in range(items)],
+    )
+    report = build_report(data, bootstrap=300, aggregation_models=False)
+    assert report.task_score.value == 1.0
+    low, high = wilson_interval(pairs, pairs)
+    head = report.headline_interval
+    assert head is not None and (head.low, head.high) == pytest.approx((low, high))
+    assert f"100.0 [{low * 100:.1f}, {high * 100:.1f}]" in report.summary
+    for estimate in [*report.scores.values(), report.task_score]:
+        assert estimate.ci_low is not None and estimate.ci_high is not None
+        assert estimate.ci_high - estimate.ci_low > 0
+    humans = report.humans_interval
+    assert humans is not None and humans.low <= head.low and humans.high >= head.high
+    console = Console(width=200, record=True)
+    render_table(report, console)
+    assert "[100.0, 100.0]" not in console.export_text()
+
+
+def test_a_diagnostic_tag_answered_all_right_gets_no_zero_width_interval():
+    """R3 per phenomenon: a tag whose 12 items are all right has every bootstrap resample at
+    1.00; its interval is the score-type one over those 12 items, on R3's scale from -1 to 1."""
+    from annotate.scoring.diagnostics import diagnostics
+
+    gold = np.array([0, 1, 2] * 4)
+    tags = [{"Logic": ["Negation"]}] * len(gold)
+    table = diagnostics(tags, gold, gold.copy(), {}, 3, replicates=200, seed=1)
+    assert table is not None
+    row = table["coarse"]["Logic"]
+    share_low, _ = wilson_interval(12, 12)
+    assert row["value"] == 1.0
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((2 * share_low - 1, 1.0))
+
+
+def test_a_correlation_whose_resamples_are_all_alike_quotes_the_score_interval():
+    """CoLA (MCC) with every item right: every resample's MCC is 1, so the headline is the
+    score-type interval over the 40 items on MCC's scale from -1 to 1, and its method says
+    so (not "bootstrap")."""
+    from annotate.report.build import build_report
+    from tests.engine_helpers import rte_answers_study
+
+    items = 40
+    gold = np.array(["1", "0"] * (items // 2))
+    who = np.tile(np.arange(3), (items, 1))
+    data = rte_answers_study(gold, np.ones((items, 3), dtype=bool), who, task="glue/cola")
+    report = build_report(data, bootstrap=200, aggregation_models=False)
+    share_low, _ = wilson_interval(items, items)
+    head = report.headline_interval
+    assert report.task_score.value == 1.0 and head is not None
+    assert head.method.startswith(SCORE_METHOD)
+    assert (head.low, head.high) == pytest.approx((2 * share_low - 1, 1.0))
+    assert (report.scores["mcc"].ci_low, report.scores["mcc"].ci_high) == (head.low, head.high)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from annotate.report.aggregation import batch_em, em, refit
-from annotate.report.aggregation.latent import model_aggregation
+from annotate.report.aggregation.latent import fit_in_interval, model_aggregation
 from annotate.report.aggregation.study import final_aggregate
 from annotate.report.data.loading import StudyData
-from annotate.scoring.intervals import quoted_interval, wilson_interval
+from annotate.scoring.intervals import effective_units, quoted_interval, wilson_interval
 from tests.unit.test_calibration_models import rte_study
 
 
@@ -103,19 +103,25 @@ def test_the_design_effect_widens_wilson_and_the_bootstrap_at_the_one_rule():
     )
     assert plain is not None and wide is not None
     assert (wide.low, wide.high) == wilson_interval(0.8 * 50, 50)
-    boot = quoted_interval(
-        ["accuracy", "f1"], "classification", False, 0.7, 100, 0.6, 0.75, design_effect=4.0
-    )
+    boot = quoted_interval(["mcc"], "classification", False, 0.7, 100, 0.6, 0.75, design_effect=4.0)
     assert boot is not None
     assert np.isclose(boot.low, 0.5) and np.isclose(boot.high, 0.8)
+    # Two metrics: the score-type interval at the effective units, divided by the effect.
+    n_eff = effective_units(0.7, 100, 100, 0.6, 0.75)
+    score = quoted_interval(
+        ["accuracy", "f1"], "classification", False, 0.7, 100, 0.6, 0.75, design_effect=4.0
+    )
+    assert score is not None
+    assert (score.low, score.high) == wilson_interval(0.7 * n_eff / 4, n_eff / 4)
 
 
-def test_multirc_and_cb_refit_through_the_bootstrap_stretched_by_the_design_effect(
+def test_multirc_and_cb_refit_through_the_bootstrap_widened_by_the_design_effect(
     cli, workspace, monkeypatch
 ):
-    """Tasks scored by more than accuracy quote the bootstrap: a MultiRC study (answers
-    resampled by question) and a CB study (accuracy and macro-F1) get the refit's method, an
-    interval around the score, and every other number as without the refit."""
+    """Tasks scored by more than accuracy quote the score-type interval at their effective
+    units: a MultiRC study (answers resampled by question) and a CB study (accuracy and
+    macro-F1) get the refit's method, an interval around the score, wider than with the model
+    held fixed, and every other number as without the refit."""
     from tests.unit.test_report import add_study, report_json
 
     rng = np.random.default_rng(8)
@@ -142,15 +148,20 @@ def test_multirc_and_cb_refit_through_the_bootstrap_stretched_by_the_design_effe
         rows = {e["method"]: e for e in r["model_aggregation"]["estimators"]}
         for method in ("dawid_skene", "mace"):
             interval = rows[method]["interval"]
-            assert "stretched about the score by √" in interval["method"], name
+            assert "divided by" in interval["method"], name
+            assert fit_in_interval(interval["method"]) == "model refitted in the bootstrap"
             value = rows[method]["task_score"]["value"]
-            fixed = rows[method]["task_score"]
-            assert interval["low"] <= min(value, fixed["ci_low"]) + 1e-12
-            assert interval["high"] >= max(value, fixed["ci_high"]) - 1e-12
+            assert interval["low"] <= value <= interval["high"]
         assert "nothing fitted" in rows["majority"]["interval"]["method"]
         with monkeypatch.context() as m:
             m.setattr(refit, "REFIT_LABELS", 0)
             held = report_json(cli, name, "--bootstrap", "200")
+        for e in held["model_aggregation"]["estimators"]:
+            if e["method"] != "majority":
+                assert fit_in_interval(e["interval"]["method"]) == "model held fixed"
+                wide = rows[e["method"]]["interval"]  # refitted: wider than held fixed
+                assert wide["low"] <= e["interval"]["low"]
+                assert wide["high"] >= e["interval"]["high"]
         for report in (r, held):
             for e in report["model_aggregation"]["estimators"]:
                 e.pop("interval")
@@ -170,3 +181,41 @@ def test_the_refit_uses_the_reports_own_item_draws():
     score_with_intervals(scorer, ["accuracy"], 1000, 5, refit.PURPOSE, fixed)
     draws = np.vstack(list(weight_chunks(scorer.n_units, 200, rng_for(5, refit.PURPOSE))))
     np.testing.assert_array_equal(scorer.weighted(draws)["accuracy"], fixed[0][:200])
+
+
+def test_the_tables_say_whether_the_model_was_refitted_or_held_fixed(monkeypatch):
+    """The text and Markdown reports' "Model-based aggregation" table says beside each 95% CI
+    what the JSON's method says: the model refitted in the bootstrap (a small study), held
+    fixed (above the refit limit), or nothing fitted (the majority)."""
+    from rich.console import Console
+
+    from annotate.report.build import build_report
+    from annotate.report.render.markdown import render_markdown
+    from annotate.report.render.table import render_table
+
+    def rows_of(report) -> dict[str, list[str]]:
+        text = render_markdown(report)
+        block = text.split("## Model-based aggregation\n\n", 1)[1].split("\n\n", 1)[0]
+        lines = [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines()]
+        assert lines[0] == ["Aggregation", "Score", "95% CI", "Model in the CI", "Detail"]
+        return {line[0]: line for line in lines[2:]}
+
+    def terminal(report) -> str:
+        console = Console(width=200, record=True)
+        render_table(report, console)
+        return console.export_text()
+
+    data = _study(60, 4)
+    for limit, words in (
+        (refit.REFIT_LABELS, "model refitted in the bootstrap"),
+        (0, "model held fixed"),
+    ):
+        with monkeypatch.context() as m:
+            m.setattr(refit, "REFIT_LABELS", limit)
+            report = build_report(data, bootstrap=200)
+        methods = {e.title: e.interval.method for e in report.model_aggregation.estimators}
+        rows = rows_of(report)
+        for title, method in methods.items():
+            expected = "nothing fitted" if "nothing fitted" in method else words
+            assert rows[title][3] == expected, method
+        assert words in terminal(report)

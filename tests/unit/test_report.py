@@ -18,6 +18,7 @@ from sklearn.metrics import f1_score, matthews_corrcoef
 from sqlmodel import Session, select
 
 from annotate import specs
+from annotate.scoring.intervals import SCORE_METHOD, effective_units, wilson_interval
 from annotate.store.models import Annotator, Dataset, GateDecision, Item, Label, Study, StudyItem
 
 E, N, C = "entailment", "neutral", "contradiction"
@@ -319,12 +320,18 @@ def test_a_study_with_every_item_right_has_an_interval_below_100(cli, workspace)
     add_study(workspace.engine, "easy", "glue/mnli-m", items, {str(i): [E] * 5 for i in range(20)})
     r = report_json(cli, "easy", "--bootstrap", "500")
     assert r["scores"]["accuracy"]["value"] == 1.0
-    assert r["scores"]["accuracy"]["ci_low"] == 1.0  # the bootstrap collapses ...
-    assert r["headline_interval"]["low"] < 0.9 and r["headline_interval"]["high"] == 1.0
-    assert "100.0 [83.9, 100.0]" in r["summary"]  # ... Wilson does not
+    low, high = wilson_interval(20, 20)
+    assert (r["headline_interval"]["low"], r["headline_interval"]["high"]) == (low, high)
+    assert f"100.0 [{low * 100:.1f}, {high * 100:.1f}]" in r["summary"]
+    # The bootstrap collapses (every resample is 100%): the row gives the score-type interval
+    # over the 20 items instead, never a zero width.
+    assert (r["scores"]["accuracy"]["ci_low"], r["scores"]["accuracy"]["ci_high"]) == (low, high)
+    # The broader claim (other annotators like these) is never narrower than the fixed one.
+    humans = r["humans_interval"]
+    assert humans["low"] <= low and humans["high"] == 1.0
 
 
-def test_a_multi_metric_task_quotes_the_bootstrap_interval(cli, workspace):
+def test_a_multi_metric_task_quotes_the_score_interval_at_its_units(cli, workspace):
     add_study(
         workspace.engine,
         "cb",
@@ -336,8 +343,12 @@ def test_a_multi_metric_task_quotes_the_bootstrap_interval(cli, workspace):
         {"0": [E] * 5, "1": ["contradiction"] * 5, "2": [E] * 5, "3": [E] * 5},
     )
     r = report_json(cli, "cb", "--bootstrap", "200")
-    assert r["headline_interval"]["method"].startswith("bootstrap percentile interval")
-    assert r["headline_interval"]["low"] == r["task_score"]["ci_low"]
+    total = r["task_score"]
+    assert r["headline_interval"]["method"].startswith(SCORE_METHOD)
+    n_eff = effective_units(total["value"], 4, 4, total["ci_low"], total["ci_high"])
+    low, high = wilson_interval(total["value"] * n_eff, n_eff)
+    assert (r["headline_interval"]["low"], r["headline_interval"]["high"]) == (low, high)
+    assert high > low
 
 
 def test_table_view_shows_markup_like_text_verbatim(cli, workspace, monkeypatch):

@@ -24,6 +24,7 @@ from annotate.report.render.figures import study_figures
 from annotate.report.render.html import render_html
 from annotate.report.render.markdown import render_markdown
 from annotate.report.render.table import sections
+from annotate.scoring.intervals import SCORE_METHOD, effective_units, wilson_interval
 from annotate.tui.console.charts import annotators_title, report_charts
 from tests.engine_helpers import rte_study
 from tests.tui.console_support import StepClock, label_as
@@ -166,11 +167,19 @@ def test_a_paired_design_quotes_no_wilson_interval_anywhere(cli, workspace):
     assert accuracy["ci_low"] is not None  # the bootstrap's, over whole pairs
     assert "wilson_low" not in accuracy and "wilson_high" not in accuracy
     assert all("wilson_low" not in a for a in report["annotators"])
-    assert report["headline_interval"]["method"].startswith("bootstrap")
+    # Not Wilson over the 60 items as if independent: the score-type interval over the
+    # effective number of the 30 pairs resampled, with no "Wilson" column.
+    head = report["headline_interval"]
+    assert head["method"].startswith(SCORE_METHOD) and "of 30 resampling units" in head["method"]
+    total = report["task_score"]
+    n_eff = effective_units(total["value"], 30, 60, total["ci_low"], total["ci_high"])
+    assert (head["low"], head["high"]) == pytest.approx(
+        wilson_interval(total["value"] * n_eff, n_eff)
+    )
     table = cli("report", "pairs", "--bootstrap", "200").stdout
-    assert "95% CI (bootstrap)" in table and "Wilson" not in table
+    assert "95% CI (bootstrap)" in table and "95% CI (Wilson)" not in table
     markdown = cli("report", "pairs", "--bootstrap", "200", "--format", "markdown").stdout
-    assert "Wilson" not in markdown
+    assert "95% CI (Wilson)" not in markdown
 
 
 def test_independent_items_keep_wilsons_bounds_for_the_study_and_each_annotator(cli, workspace):
@@ -263,8 +272,9 @@ def test_one_median_seconds_per_test_answer_under_headers_that_say_so(cli, works
 
 
 def test_the_benchmark_figure_draws_each_tasks_quoted_interval(workspace):
-    """Every answer right on 60 RTE items: the bootstrap collapses to [100, 100], the quoted
-    interval (the one rule) is Wilson's [94.0, 100.0]; the figure draws what the table quotes."""
+    """Every answer right on 60 RTE items: the bootstrap would collapse to [100, 100]; the task
+    score and the quoted interval (the one rule) are Wilson's [94.0, 100.0]; the figure draws
+    what the table quotes."""
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
@@ -281,7 +291,8 @@ def test_the_benchmark_figure_draws_each_tasks_quoted_interval(workspace):
     )
     report = benchmark_report(workspace.engine, "superglue", bootstrap=200)
     [task] = report.tasks
-    assert task.task_score.ci_low == 1.0 and task.interval is not None
+    assert task.interval is not None
+    assert (task.task_score.ci_low, task.task_score.ci_high) == wilson_interval(60, 60)
     ax = Figure().add_subplot()
     benchmark_figures(report)[0].draw(ax)
     rte = _error_bars(ax)[0]

@@ -34,7 +34,12 @@ from annotate.report.model.schema import (
     ModelAggregation,
 )
 from annotate.scoring.intervals import accuracy_wilson, quoted_interval
-from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
+from annotate.scoring.scorers import (
+    count_answers_scored,
+    count_scored,
+    score_with_intervals,
+    scorer_for,
+)
 
 WILSON = "Wilson score interval, 95%, with the fitted model's answers held fixed"
 BOOTSTRAP = (
@@ -59,15 +64,23 @@ _REFIT = (
 _UNDRAWN = " (not refitted: no bootstrap replicates drawn)"
 
 
+SCORE = "Wilson score interval at the effective number of resampling units, 95%"
+"""The score-type interval of a score that is not one proportion (`quoted_interval`)."""
+
+
 def _methods(
     estimator: estimators.Estimator, refitted: bool, effect: float | None, bootstrap: int
-) -> tuple[str, str]:
-    """The (Wilson, bootstrap) method strings of an aggregation's interval."""
+) -> tuple[str, str, str]:
+    """The (Wilson, bootstrap, score-type) method strings of an aggregation's interval."""
     if estimator.refit is None:
-        return MAJORITY_WILSON, MAJORITY_BOOTSTRAP
+        return MAJORITY_WILSON, MAJORITY_BOOTSTRAP, SCORE + ": the majority has nothing fitted"
     if not refitted:
         why = _UNDRAWN if bootstrap <= 0 else _ABOVE
-        return WILSON + why, BOOTSTRAP + why
+        return (
+            WILSON + why,
+            BOOTSTRAP + why,
+            SCORE + ", the fitted model's answers held fixed" + why,
+        )
     d = 1.0 if effect is None else effect
     tail = _REFIT.format(effect=d, replicates=min(refit.REFIT_REPLICATES, bootstrap))
     refit_wilson = f"Wilson score interval, 95%, at n / {d:.2f} items"
@@ -75,7 +88,19 @@ def _methods(
         "bootstrap percentile interval, 95%: test items resampled, stretched about the score "
         f"by √{d:.2f}"
     )
-    return refit_wilson + tail, refit_boot + tail
+    refit_score = f"{SCORE}, divided by {d:.2f}"
+    return refit_wilson + tail, refit_boot + tail, refit_score + tail
+
+
+def fit_in_interval(method: str) -> str:
+    """What an aggregation's interval does with the fitted model, from its method string (the
+    strings are made above): the words the tables give beside the interval, as the JSON's
+    method says it."""
+    if "being the design effect of refitting" in method:
+        return "model refitted in the bootstrap"
+    if "held fixed" in method:
+        return "model held fixed"
+    return "nothing fitted"
 
 
 def model_aggregation(
@@ -164,7 +189,7 @@ def _score(
     effect = None
     if refitted and fixed and estimator.refit is not None:
         effect = refit.design_effect(given, estimator, fitted, scorer, fixed[0], seed)
-    wilson_method, bootstrap_method = _methods(estimator, refitted, effect, bootstrap)
+    wilson_method, bootstrap_method, score_method = _methods(estimator, refitted, effect, bootstrap)
     quoted = quoted_interval(
         metrics,
         coded.kind,
@@ -175,7 +200,10 @@ def _score(
         total.ci_high,
         wilson_method=wilson_method,
         bootstrap_method=bootstrap_method,
+        score_method=score_method,
         design_effect=1.0 if effect is None else effect,
+        n_units=scorer.n_units,
+        n_obs=count_answers_scored(coded, pred),
     )
     interval = (
         None

@@ -131,7 +131,9 @@ def benchmark_report(
             )
     human = {r.task: r.task_score.value for r in rows if r.task_score.value is not None}
     average = average_tasks(human, names)
-    estimate = _average_estimate(average.score, human_reps, names, bootstrap)
+    estimate = _average_estimate(
+        average.score, human_reps, names, bootstrap, {r.task: r.task_score for r in rows}
+    )
     missing = missing_tasks(names, human)
     model_rows = []
     for name in [Path(f).name or str(f) for f in model_dirs]:
@@ -141,7 +143,13 @@ def benchmark_report(
             BenchmarkModelRow.model_construct(
                 name=name,
                 tasks_covered=[t for t in names if t in scores],
-                average=_average_estimate(m_avg.score, model_reps.get(name, {}), names, bootstrap),
+                average=_average_estimate(
+                    m_avg.score,
+                    model_reps.get(name, {}),
+                    names,
+                    bootstrap,
+                    {r.task: r.models[name] for r in rows if name in r.models},
+                ),
                 partial=len(m_avg.group_scores) < len(m_avg.groups),
             )
         )
@@ -186,8 +194,15 @@ def _task_replicates(
 
 
 def _average_estimate(
-    point: float | None, reps: dict[str, np.ndarray], names: list[str], replicates: int
+    point: float | None,
+    reps: dict[str, np.ndarray],
+    names: list[str],
+    replicates: int,
+    tasks: dict[str, Estimate] | None = None,
 ) -> Estimate:
+    """The benchmark average with its bootstrap interval. Where every replicate is alike
+    (every task's resamples all right), the average of the tasks' own bounds (`tasks`: each
+    never zero-wide), as if their errors went together: never a zero width."""
     if point is None or replicates <= 0 or not reps or any(len(r) == 0 for r in reps.values()):
         return Estimate.model_construct(value=point)
     averages = np.full(replicates, np.nan)
@@ -197,6 +212,12 @@ def _average_estimate(
             score = average_tasks(values, names).score
             averages[b] = np.nan if score is None else score
     low, high = percentile_interval(averages)
+    if low is not None and high is not None and low >= high and tasks:
+        lows = {t: e.ci_low for t, e in tasks.items() if t in reps and e.ci_low is not None}
+        highs = {t: e.ci_high for t, e in tasks.items() if t in reps and e.ci_high is not None}
+        below, above = average_tasks(lows, names).score, average_tasks(highs, names).score
+        if len(lows) == len(highs) == len(reps) and below is not None and above is not None:
+            low, high = min(low, below), max(high, above)
     return Estimate.model_construct(value=point, ci_low=low, ci_high=high)
 
 

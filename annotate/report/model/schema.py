@@ -39,7 +39,9 @@ class AgreementEstimate(Protocol):
 
 
 class Estimate(SparseModel):
-    """A value with its 95% bootstrap interval (accuracy also with the Wilson interval)."""
+    """A value with its 95% interval: the bootstrap's percentile interval or, where every
+    resample gave the same value (every unit right), the score-type (Wilson) interval over the
+    units resampled, never zero-wide; accuracy also with the Wilson interval."""
 
     omit_if_none = ("wilson_low", "wilson_high")
 
@@ -592,7 +594,8 @@ class StudyReport(SparseModel):
     headline_interval: HeadlineInterval | None = None
     """The quotable line's interval and what it holds fixed."""
     humans_interval: HeadlineInterval | None = None
-    """The task score's interval with the annotators resampled too (needs --bootstrap)."""
+    """The task score's interval with the annotators drawn afresh too (needs --bootstrap); it
+    always contains `headline_interval`."""
     early_stop: EarlyStop | None = None
     """What stop_when_decided saved (left out for a study without the option)."""
     flags: FlagsReport | None = None
@@ -691,7 +694,9 @@ class AggregationScore(ReportModel):
     scores: dict[str, Estimate]
     task_score: Estimate
     interval: HeadlineInterval | None
-    """Wilson for an accuracy-only task, else the bootstrap's (None without bootstrap)."""
+    """The one interval rule's (Wilson for an accuracy-only task; Wilson at the effective
+    number of units for other shares; the bootstrap's for correlations); its method says
+    whether the model was refitted in the bootstrap or held fixed."""
     n_changed: int
     """Units whose answer differs from the majority's."""
 

@@ -197,7 +197,10 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         if intervals == "pm"
         else ("95\\% intervals in brackets")
     )
-    how += "; a task scored by accuracy alone: Wilson's, else the bootstrap's"
+    how += (
+        "; a task scored by accuracy alone: Wilson's; other shares (pairs, questions, several "
+        "metrics): Wilson's at the effective number of units; correlations: the bootstrap's"
+    )
     cover = f"{r.n_groups_covered} of {r.n_groups} tasks"
     if r.missing:
         cover += "; missing: " + ", ".join(SHORT_NAMES.get(m, m) for m in r.missing)

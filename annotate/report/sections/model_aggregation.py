@@ -4,6 +4,7 @@ annotator's estimated competence, and the units where the models and the majorit
 from __future__ import annotations
 
 from annotate.report.aggregation.estimators import ESTIMATORS, MAJORITY
+from annotate.report.aggregation.latent import fit_in_interval
 from annotate.report.cells import Section, coef, pct, votes_text
 from annotate.report.model.schema import ModelAggregation
 from annotate.report.sections.base import ReportSection
@@ -27,14 +28,16 @@ def model_aggregation_sections(m: ModelAggregation | None) -> list[Section]:
                 "–"
                 if interval is None or interval.low is None
                 else f"[{pct(interval.low)}, {pct(interval.high)}]",
+                "–" if interval is None else fit_in_interval(interval.method),
                 "the study's rule"
                 if e.method == MAJORITY.method
                 else f"{e.n_changed} {m.unit}s differ",
             ]
         )
-    sections: list[Section] = [
-        ("Model-based aggregation", ["Aggregation", "Score", "95% CI", "Detail"], rows)
-    ]
+    # The interval's method (in the JSON) says whether the model was refitted per bootstrap
+    # replicate or held fixed: the table says it too, beside each interval.
+    headers = ["Aggregation", "Score", "95% CI", "Model in the CI", "Detail"]
+    sections: list[Section] = [("Model-based aggregation", headers, rows)]
     titles = {e.method: e.title for e in ESTIMATORS}
     sections.append(
         (

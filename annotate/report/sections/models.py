@@ -29,7 +29,12 @@ from annotate.scoring.intervals import quoted_interval
 from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
-from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
+from annotate.scoring.scorers import (
+    count_answers_scored,
+    count_scored,
+    score_with_intervals,
+    scorer_for,
+)
 from annotate.scoring.units import NO_LABELS
 
 
@@ -71,6 +76,8 @@ def score_models(
                 covered,
                 row.task_score.ci_low,
                 row.task_score.ci_high,
+                n_units=scorer.n_units,
+                n_obs=count_answers_scored(coded, pred),
             )
             if quoted is not None:
                 row.interval = HeadlineInterval.model_construct(

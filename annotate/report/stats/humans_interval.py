@@ -6,31 +6,45 @@ performance" also has to allow that other annotators from the same pool would ha
 differently. The estimand is the majority-of-k score of annotators drawn afresh from the pool
 these come from, on items of the task.
 
-Method: a bootstrap with a fitted annotator model, in two independent parts added per replicate.
+Method: two independent parts, added per replicate on the logit scale of the score (its share
+of the way from the metric's lowest value to 1), the interval read off the replicates' own
+quantiles.
 
-- *Items*: the study's own majority is scored on test items resampled with replacement (the
-  scorer's own resampling units), exactly as the headline's bootstrap does.
-- *Annotators*: each annotator is fitted a one-coin model: right with probability `skill`
-  (their accuracy against gold, shrunk by `PRIOR_LABELS` labels towards the pooled accuracy),
-  otherwise a wrong answer drawn from the study's pooled confusion given the gold class. A
-  replicate replaces every annotator by one drawn with replacement from the study's
-  annotators (the pool), keeps the study's design (which annotator slot answered which unit)
-  and simulates every answer; the change in the task score against the same simulation with
-  the fitted annotators themselves (common random numbers) is the annotators' part.
+- *Items*: the score-type confidence distribution of the fixed-annotator interval: the score
+  is a share over n effective units (Wilson's n for accuracy; otherwise the effective number of
+  resampling units, `scoring.intervals.effective_units`), and a replicate is Wilson's bound at
+  a standard normal draw z. Its 2.5% and 97.5% quantiles are Wilson's bounds, so it does not
+  collapse where every item is right (as the percentile bootstrap does: the reason the
+  headline uses Wilson); there half its draws are exactly 100%.
+- *Annotators*: each annotator is fitted a class-conditional model: a confusion matrix (the
+  chance of each answer given the gold class), their own counts shrunk by `PRIOR_LABELS`
+  labels per gold class towards the crowd's pooled confusion. Annotators who lean towards one
+  class are right more often on it and wrong together on the others, which one skill per
+  annotator hides (measured: 83% coverage for a nominal 95% with 40% of the annotators
+  leaning). A replicate replaces every annotator by one drawn with replacement from the
+  study's annotators (the pool) or, as the pool's prior, by one who guesses (`GUESSERS`: a few
+  annotators cannot show the kinds they happen not to include), keeps the study's design
+  (which annotator slot answered which unit) and simulates every answer; the change in the
+  logit of the task score against the same simulation with the fitted annotators themselves
+  (common random numbers) is the annotators' part, centred on its median (the model's own
+  level, which ignores that items differ in difficulty, does not move the interval).
 
-The replicates' spread about their median is laid around the point estimate (the study's
-score): the interval is `[S + q2.5 - m, S + q97.5 - m]`, so it contains its point estimate by
-construction, and the model's level (items differ in difficulty, which a one-coin model
-ignores) does not move it. Why not resample the annotators' actual answers: on a crossed
-design a resampled committee repeats annotators (5 drawn from 5 hold 3.4 distinct people on
-average), so its majority is that of a smaller, noisier committee. Its replicates centre below
-the study's score (an interval could miss its own point estimate) and, re-centred, are about
-three times too wide (measured: 99% coverage for a nominal 95%). Simulated answers of a
-drawn annotator are independent of the original's, so a repeated skill is a fresh person.
+The sum's 2.5% and 97.5% quantiles, mapped back from the logit scale, are the interval: both
+ends move with the data (a bound reaches 100% only when every item is right) and no spread
+is laid symmetrically about the score and clipped. The broader claim is never surer than the
+fixed-annotator one: the interval is widened, where the sampling left it short, to contain
+the fixed-annotator interval (and so its point estimate).
+
+Why not resample the annotators' actual answers: on a crossed design a resampled committee
+repeats annotators (5 drawn from 5 hold 3.4 distinct people on average), so its majority is
+that of a smaller, noisier committee. Its replicates centre below the study's score and,
+re-centred, are about three times too wide (measured: 99% coverage for a nominal 95%).
+Simulated answers of a drawn annotator are independent of the original's, so a repeated
+annotator is a fresh person.
 
 The simulation is vectorised over replicates (no Python loop per replicate for classification
 tasks; MultiRC's and AX-g's pair-aware scorers are called once per replicate). Ratings
-(STS-B) and ReCoRD's entities have no one-coin model: no interval is given for them.
+(STS-B) and ReCoRD's entities have no such model: no interval is given for them.
 """
 
 from __future__ import annotations
@@ -39,18 +53,33 @@ import numpy as np
 
 from annotate.report.aggregation import majority as agg
 from annotate.report.data.coding import CodedStudy
-from annotate.scoring.intervals import Z_95
+from annotate.scoring.intervals import (
+    Z_95,
+    effective_units,
+    percentile_interval,
+    scale_lowest,
+    wilson_applies,
+)
 from annotate.scoring.metrics import CellScorer, task_score
-from annotate.scoring.scorers import scorer_for
+from annotate.scoring.scorers import count_answers_scored, count_scored, scorer_for
 
 METHOD = (
-    "bootstrap with a fitted annotator model, 95%: test items resampled, and annotators "
-    "drawn afresh from these (one-coin model, answers simulated in the study's design); "
-    "spread laid around the point estimate"
+    "bootstrap with a fitted annotator model, 95%: test items a sample (Wilson's score "
+    "distribution at the effective number of units), annotators drawn afresh from these with "
+    "one who guesses as the pool's prior (class-conditional model, answers simulated in the "
+    "study's design), combined on the logit scale; never narrower than the fixed-annotator "
+    "interval"
 )
 KINDS = ("classification", "multi_answer")
 PRIOR_LABELS = 2.0
-"""Each annotator's skill is (right + 2·pooled) / (labels + 2): one label is not a skill of 0/1."""
+"""Each annotator's confusion row for a gold class is (their counts + 2·the crowd's row) /
+(their labels of that class + 2): one label is not a certainty of 0 or 1."""
+GUESSERS = 1
+"""The pool's prior: a drawn annotator is one of the study's A annotators or, with chance
+1/(A + 1), one who guesses (a Dirichlet process over the annotators with one guesser as its
+base, weight 1). A study's few annotators cannot show the kinds of annotator they happen not to
+include: five annotators who are all right on every item do not rule out a crowd with 30%
+spammers (measured: 88% coverage of a bimodal crowd without it, 96% with it)."""
 MAX_SIMULATED_LABELS = 10_000
 """The annotators' part is computed on at most this many labels: larger studies use a fixed,
 seeded random subset of their units. The annotators' effect on the score does not shrink
@@ -63,7 +92,7 @@ INNER_UNITS = 500
 MAX_INNER = 16
 CELLS_PER_CHUNK = 2_000_000
 LUT = 1024
-"""Resolution of the wrong-answer draw (inverse-CDF lookup per gold class)."""
+"""Resolution of the wrong-answer draw (inverse-CDF lookup per annotator and gold class)."""
 
 
 T_975 = (
@@ -116,11 +145,13 @@ def humans_interval(
     rng: np.random.Generator,
     pred: np.ndarray | None = None,
     item_replicates: np.ndarray | None = None,
+    fixed: tuple[float | None, float | None] | None = None,
 ) -> tuple[float | None, float | None]:
     """The interval about the study's score `pred` (its majority; None: recomputed without
     tie draws); (None, None) when not computable. `item_replicates`: the headline bootstrap's
-    task-score replicates of the same answers, shared (else drawn here). `how` (ratings) is
-    unused: no model."""
+    task-score replicates of the same answers, shared (else drawn here), which give the
+    effective number of units where Wilson's n does not apply. `fixed`: the fixed-annotator
+    (headline) interval, which this one always contains. `how` (ratings) is unused: no model."""
     del how
     if coded.kind not in KINDS or replicates <= 0 or len(coded.label_unit) == 0:
         return None, None
@@ -129,25 +160,86 @@ def humans_interval(
         pred = agg.majority_vote(votes, rule, rng, priority).pred
     scorer = scorer_for(coded, pred)
     point = task_score(scorer.point())
-    if point is None or scorer.n_units == 0:
+    lowest = scale_lowest(coded.spec.metrics)
+    if point is None or scorer.n_units == 0 or lowest is None or not lowest <= point <= 1:
         return None, None
-    item_part = (
-        _task_replicates(scorer, replicates, rng)
-        if item_replicates is None
-        else np.asarray(item_replicates, dtype=float)
-    )
+    scale = _Scale(lowest, scorer.n_units)
+    n_items = _item_units(coded, pred, scorer, point, scale, item_replicates, replicates, rng)
+    item_part = _logit(_wilson_draws(scale.share(point), n_items, rng.standard_normal(replicates)))
     model = _AnnotatorModel.fit(coded, pred)
     if model is None:
         return None, None
     annotator_part = model.replicate_changes(
-        coded, rule, priority, min(replicates, MAX_ANNOTATOR_REPLICATES), rng
+        coded, rule, priority, min(replicates, MAX_ANNOTATOR_REPLICATES), rng, scale
     )
-    total = item_part + annotator_part[rng.integers(0, len(annotator_part), len(item_part))]
+    annotator_part = annotator_part[np.isfinite(annotator_part)]
+    if len(annotator_part) == 0:
+        return None, None
+    annotator_part -= np.median(annotator_part)
+    paired = annotator_part[rng.integers(0, len(annotator_part), len(item_part))]
+    with np.errstate(invalid="ignore"):
+        total = _expit(item_part + paired)  # +inf (every item right) stays 100%
     total = total[np.isfinite(total)]
     if len(total) == 0:
         return None, None
-    low, mid, high = np.percentile(total, [2.5, 50, 97.5])
-    return float(np.clip(point + low - mid, 0, 1)), float(np.clip(point + high - mid, 0, 1))
+    low, high = (scale.value(float(q)) for q in np.percentile(total, [2.5, 97.5]))
+    low, high = min(low, point), max(high, point)
+    if fixed is not None and fixed[0] is not None and fixed[1] is not None:
+        low, high = min(low, fixed[0]), max(high, fixed[1])
+    return low, high
+
+
+class _Scale:
+    """A score's place between the metric's lowest value and 1 (a share), and the logit of a
+    share over n units, kept finite at 0 and 1 by half a unit (the empirical logit)."""
+
+    def __init__(self, lowest: float, n_units: int) -> None:
+        self.lowest, self.span, self.n = lowest, 1.0 - lowest, max(1, n_units)
+
+    def share(self, value):
+        return (np.asarray(value, dtype=float) - self.lowest) / self.span
+
+    def value(self, share: float) -> float:
+        return float(self.lowest + self.span * share)
+
+    def logit(self, value) -> np.ndarray:
+        p = (self.share(value) * self.n + 0.5) / (self.n + 1)
+        return np.log(p) - np.log1p(-p)
+
+
+def _item_units(coded, pred, scorer, point, scale, item_replicates, replicates, rng) -> float:
+    """The items' part's number of units: Wilson's n where the score is one proportion (as
+    the headline), else the effective number of resampling units of the bootstrap (the
+    headline's replicates `item_replicates`, else drawn here)."""
+    metrics = list(coded.spec.metrics)
+    paired = coded.item_pair is not None
+    if wilson_applies(metrics, coded.kind, paired):
+        return float(count_scored(coded, pred))
+    if item_replicates is None:
+        item_replicates = _task_replicates(scorer, replicates, rng)
+    low, high = percentile_interval(item_replicates)
+    share = float(scale.share(point))
+    lo = None if low is None else float(scale.share(low))
+    hi = None if high is None else float(scale.share(high))
+    return effective_units(share, scorer.n_units, count_answers_scored(coded, pred), lo, hi)
+
+
+def _wilson_draws(p: float, n: float, z: np.ndarray) -> np.ndarray:
+    """Wilson's bound at each standard normal `z` (increasing in z): draws whose 2.5% and 97.5%
+    quantiles are Wilson's 95% interval for p over n, the score interval's confidence
+    distribution. At p = 1 every z > 0 gives 1 exactly (the upper bound), unlike a Beta."""
+    z2n = z * z / n
+    root = np.sqrt(np.maximum(p * (1 - p) / n + z2n / (4 * n), 0.0))
+    return np.clip((p + z2n / 2 + z * root) / (1 + z2n), 0.0, 1.0)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1 + np.tanh(x / 2))
 
 
 def _task_replicates(scorer, replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -158,15 +250,18 @@ def _task_replicates(scorer, replicates: int, rng: np.random.Generator) -> np.nd
 
 
 class _AnnotatorModel:
-    """One-coin annotators fitted on the scored labels (units with gold)."""
+    """Class-conditional annotators fitted on the scored labels (units with gold): each one's
+    confusion matrix, shrunk towards the crowd's."""
 
     def __init__(self, label, unit, gold, annotator, skill, lut, n_classes):
         self.label, self.unit, self.gold = label, unit, gold
-        self.annotator, self.skill, self.lut, self.n_classes = annotator, skill, lut, n_classes
+        self.annotator, self.lut, self.n_classes = annotator, lut, n_classes
+        self.skill = skill
+        """(annotators, classes): each one's chance of the right answer given the gold class."""
         # A bootstrap over A annotators has (A - 1)/A of their variance: restored.
         # and its spread is itself estimated from A annotators: Student's t with A - 1 degrees
         # of freedom against the normal quantile widens it where A is small (1.42x at A = 5).
-        a = len(skill)
+        a = len(skill) - GUESSERS
         self.small_pool = float(np.sqrt(a / (a - 1)) * _t_975(a - 1) / Z_95) if a > 1 else 1.0
 
     @classmethod
@@ -175,30 +270,46 @@ class _AnnotatorModel:
         label_gold = gold_of_unit[coded.label_unit]
         keep = (coded.label_code >= 0) & (label_gold >= 0)
         labels = np.flatnonzero(keep)
-        if len(labels) == 0:
-            return None
         n_classes = len(coded.classes)
+        if len(labels) == 0 or n_classes < 2:
+            return None
         code, gold = coded.label_code[labels], label_gold[labels]
         annotator = coded.label_annotator[labels].astype(np.int64)
         n_annotators = len(coded.annotators)
-        right = code == gold
-        pooled = float(right.mean())
-        n_j = np.bincount(annotator, minlength=n_annotators)
-        r_j = np.bincount(annotator, weights=right, minlength=n_annotators)
-        skill = (r_j + PRIOR_LABELS * pooled) / (n_j + PRIOR_LABELS)
-        # Wrong answers: the study's pooled confusion off the diagonal (uniform where unseen).
-        confusion = np.bincount(gold * n_classes + code, minlength=n_classes * n_classes)
-        confusion = confusion.reshape(n_classes, n_classes).astype(float)
-        np.fill_diagonal(confusion, 0.0)
-        empty = confusion.sum(axis=1) == 0
-        confusion[empty] = 1.0
-        np.fill_diagonal(confusion, 0.0)
-        if n_classes < 2:
-            return None
-        cdf = np.cumsum(confusion / confusion.sum(axis=1, keepdims=True), axis=1)
+        cc = n_classes * n_classes
+        counts = np.bincount(annotator * cc + gold * n_classes + code, minlength=n_annotators * cc)
+        counts = counts.reshape(n_annotators, n_classes, n_classes).astype(float)
+        crowd = counts.sum(axis=0)
+        rows = crowd.sum(axis=1, keepdims=True)
+        # A gold class no one answered: the study's overall accuracy, the rest spread evenly.
+        overall = float(np.trace(crowd) / crowd.sum())
+        spread = np.full((n_classes, n_classes), (1 - overall) / (n_classes - 1))
+        np.fill_diagonal(spread, overall)
+        crowd = np.where(rows > 0, crowd / np.maximum(rows, 1), spread)
+        confusion = (counts + PRIOR_LABELS * crowd[None]) / (
+            counts.sum(axis=2, keepdims=True) + PRIOR_LABELS
+        )
+        skill = confusion[:, np.arange(n_classes), np.arange(n_classes)].copy()
+        # Wrong answers: each one's confusion off the diagonal (evenly, where it has none).
+        wrong = confusion.copy()
+        wrong[:, np.arange(n_classes), np.arange(n_classes)] = 0.0
+        total = wrong.sum(axis=2, keepdims=True)
+        even = np.ones((n_classes, n_classes)) - np.eye(n_classes)
+        wrong = np.where(
+            total > 0, wrong / np.where(total > 0, total, 1.0), even[None] / (n_classes - 1)
+        )
+        cdf = np.cumsum(wrong, axis=2)  # (annotator, gold, answer)
         grid = (np.arange(LUT) + 0.5) / LUT
-        lut = (grid[None, :, None] > cdf[:, None, :]).sum(axis=2)  # (gold, LUT) -> code
-        lut = np.minimum(lut, n_classes - 1)
+        lut = np.zeros((n_annotators, n_classes, LUT), dtype=np.int16)  # -> the answer's code
+        for c in range(n_classes - 1):  # a class at a time: memory of one LUT, not of C
+            lut += grid[None, None, :] > cdf[:, :, c, None]
+        if GUESSERS:  # the pool's prior: one more annotator who guesses (see GUESSERS)
+            skill = np.vstack([skill, np.full((GUESSERS, n_classes), 1.0 / n_classes)])
+            guess = (np.arange(LUT) * (n_classes - 1) // LUT)[None, :]
+            guess = guess + (guess >= np.arange(n_classes)[:, None])  # any class but gold
+            lut = np.concatenate(
+                [lut, np.broadcast_to(guess.astype(np.int16), (GUESSERS, n_classes, LUT))]
+            )
         return cls(labels, coded.label_unit[labels], gold, annotator, skill, lut, n_classes)
 
     def replicate_changes(
@@ -208,8 +319,10 @@ class _AnnotatorModel:
         priority: np.ndarray | None,
         replicates: int,
         rng: np.random.Generator,
+        scale: _Scale,
     ) -> np.ndarray:
-        """Per replicate: task score with drawn annotators minus with the fitted ones."""
+        """Per replicate: the logit of the task score with drawn annotators minus with the
+        fitted ones."""
         unit, gold, annotator = self.unit, self.gold, self.annotator
         if len(unit) > MAX_SIMULATED_LABELS:
             units = np.unique(unit)
@@ -222,10 +335,9 @@ class _AnnotatorModel:
         n_units, n_classes = coded.n_units, self.n_classes
         n_annotators = len(self.skill)
         cell_scorer = isinstance(scorer_for(coded, np.full(n_units, -1)), CellScorer)
-        fitted_skill = self.skill[annotator]
         if cell_scorer and n_classes == 2:
             return self._expected_changes(
-                coded, unit, gold, annotator, rule, priority, replicates, rng
+                coded, unit, gold, annotator, rule, priority, replicates, rng, scale
             )
         template = scorer_for(coded, np.full(n_units, -1))
         unit_gold = coded.gold_code
@@ -243,23 +355,25 @@ class _AnnotatorModel:
             rows = b * inner
             u = rng.random((rows, len(unit)))
             pick = (rng.random((rows, len(unit))) * LUT).astype(np.int64)
-            wrong = self.lut[gold[None, :], pick]
             drawn = np.repeat(rng.integers(0, n_annotators, size=(b, n_annotators)), inner, axis=0)
-            drawn_skill = self.skill[drawn][:, annotator]
             scores = []
-            for skill in (drawn_skill, fitted_skill[None, :]):
+            for who in (drawn[:, annotator], np.broadcast_to(annotator, (rows, len(annotator)))):
+                skill = self.skill[who, gold[None, :]]
+                wrong = self.lut[who, gold[None, :], pick]
                 answer = np.where(u < skill, gold[None, :], wrong)
                 pred = _batched_majority(answer, unit, n_units, n_classes, rule, priority, rng)
                 if cell_scorer:
                     scores.append(_cell_scores(template, unit_gold, len(coded.classes), pred))
                 else:
                     scores.append(_point_scores(coded, pred))
-            change = (scores[0] - scores[1]).reshape(b, inner).mean(axis=1)
-            out[done : done + b] = change * self.small_pool
+            change = (scale.logit(scores[0]) - scale.logit(scores[1])).reshape(b, inner)
+            out[done : done + b] = change.mean(axis=1) * self.small_pool
             done += b
         return out
 
-    def _expected_changes(self, coded, unit, gold, annotator, rule, priority, replicates, rng):
+    def _expected_changes(
+        self, coded, unit, gold, annotator, rule, priority, replicates, rng, scale
+    ):
         """Two classes: each unit's chance that the majority is right, wrong or undecided
         under given skills is exact (a Poisson-binomial count of right answers), so the scores
         are those of the expected confusion matrix, free of answer-level simulation noise."""
@@ -287,10 +401,11 @@ class _AnnotatorModel:
         out = np.full(replicates, np.nan)
         done = 0
         padded = np.where(table >= 0, table, 0)
+        fitted = self.skill[annotator, gold]
         while done < replicates:
             b = min(per_chunk, replicates - done)
             drawn = rng.integers(0, n_annotators, size=(b, n_annotators))
-            skills = np.vstack([self.skill[drawn][:, annotator], self.skill[annotator][None, :]])
+            skills = np.vstack([self.skill[drawn[:, annotator], gold[None, :]], fitted[None, :]])
             p = np.where(table[None] >= 0, skills[:, padded], 0.0)  # (rows, units, slots)
             counts = np.zeros((*p.shape[:2], table.shape[1] + 1))
             counts[..., 0] = 1.0
@@ -312,7 +427,7 @@ class _AnnotatorModel:
             index = np.arange(rows)[:, None] * width + cells[None, :]
             sums = np.bincount(index.ravel(), weights=probs.ravel(), minlength=rows * width)
             values = first.finish(sums.reshape(rows, width))
-            score = np.vstack([values[m] for m in first.metrics]).mean(axis=0)
+            score = scale.logit(np.vstack([values[m] for m in first.metrics]).mean(axis=0))
             out[done : done + b] = (score[:-1] - score[-1]) * self.small_pool
             done += b
         return out
