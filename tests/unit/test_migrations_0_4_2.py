@@ -13,6 +13,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from annotate.cli import app
+from annotate.store import schema
 
 STORE = Path(__file__).resolve().parents[1] / "migration" / "store-0.4.2.db"
 
@@ -42,7 +43,7 @@ def test_a_0_4_2_store_keeps_its_labels_and_loses_the_made_up_times(tmp_path: Pa
     url = f"sqlite:///{path}"
     before = labels(path)
     assert all(r[4] == r[5] for r in before["untimed"])  # 0.4.2: the import's moment, twice
-    assert "to 13" in run(url, "migrate")
+    assert f"to {int(schema.SCHEMA_HEAD)}" in run(url, "migrate")
     after = labels(path)
     assert after["live"] == before["live"] and after["timed"] == before["timed"]
     assert [r[:4] + r[6:] for r in after["untimed"]] == [r[:4] + r[6:] for r in before["untimed"]]
