@@ -274,36 +274,61 @@ def pseudonym(n: int) -> str:
     return f"w{n:02d}"
 
 
+PENDING_NAME = "pending {platform} {platform_id}"
+"""A new worker's name for the instant between its insert and its pseudonym: unique, as the
+(platform, platform_id) pair is."""
+
+
+def _free_pseudonym(session: Session, annotator_id: int) -> str:
+    """`w` and the row's own id (the database's autoincrement: two arrivals never get the
+    same one); a suffix only where someone named an annotator that by hand."""
+    base = pseudonym(annotator_id)
+    taken = set(session.scalars(select(Annotator.name).where(Annotator.name.like(f"{base}%"))))
+    n, name = 1, base
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
+    """Insert the worker's annotator and name it after its id, in the caller's transaction.
+    Raises IntegrityError when another arrival of the same worker inserted first."""
+    pending = PENDING_NAME.format(platform=platform, platform_id=platform_id)
+    annotator = Annotator(name=pending, platform=platform, platform_id=platform_id)
+    session.add(annotator)
+    session.flush()
+    assert annotator.id is not None
+    annotator.name = _free_pseudonym(session, annotator.id)
+    session.flush()
+    return annotator
+
+
+def _find_worker(session: Session, platform: str, platform_id: str) -> Annotator | None:
+    return session.scalars(
+        select(Annotator).where(
+            Annotator.platform == platform, Annotator.platform_id == platform_id
+        )
+    ).first()
+
+
 def _annotator_for(engine: Engine, platform: str, platform_id: str) -> tuple[Annotator, bool]:
-    """The worker's annotator, made on the first arrival with the next free pseudonym. Two
-    tabs arriving at once: the unique (platform, platform_id) lets one insert win; the other
-    finds it."""
-    for _ in range(20):
+    """The worker's annotator, made on the first arrival (pseudonym from its row id, so
+    simultaneous arrivals never compete for a name). Two tabs of one worker arriving at once:
+    the unique (platform, platform_id) lets one insert win; the other finds it."""
+    for _ in range(3):
         with Session(engine) as session:
-            found = session.scalars(
-                select(Annotator).where(
-                    Annotator.platform == platform, Annotator.platform_id == platform_id
-                )
-            ).first()
+            found = _find_worker(session, platform, platform_id)
             if found is not None:
                 session.expunge(found)
                 return found, False
         try:
             with write_session(engine) as session:
-                n = session.scalar(select(func.count()).where(Annotator.platform.is_not(None)))
-                n = int(n or 0) + 1
-                taken = set(
-                    session.scalars(select(Annotator.name).where(Annotator.name.like("w%")))
-                )
-                while pseudonym(n) in taken:
-                    n += 1
-                annotator = Annotator(name=pseudonym(n), platform=platform, platform_id=platform_id)
-                session.add(annotator)
-                session.flush()
+                annotator = _new_worker(session, platform, platform_id)
                 session.expunge(annotator)
                 return annotator, True
         except IntegrityError:
-            continue  # another arrival took the id or the pseudonym first: look again
+            continue  # the same worker's other tab inserted first: look again
     raise UserError("could not register the worker (too many arrivals at once); try again")
 
 
