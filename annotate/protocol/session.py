@@ -531,13 +531,16 @@ class AnnotatorSession:
         (gate_min_items matters to the median rule's closing, not here)."""
         decided: bool | None = None
         try:
+            # The answer and its feedback in one transaction (the feedback is read from what
+            # the transaction wrote); the feedback is returned only once it has committed.
             with write_session(self.engine) as session:
                 self.check_window(session.connection())
                 if self._training_answer(session, item.item_id) is None:  # else: a retry
                     decided = self._store_training(session, item, value, answered_at, flag, comment)
-        except IntegrityError:
-            pass  # answered before (a retried commit): the stored answer stands
-        return self._feedback(item, decided)
+                feedback = self._feedback_in(session, item, decided)
+        except IntegrityError:  # answered before (a retried commit): the stored answer stands
+            return self._feedback(item, None)
+        return feedback
 
     def _store_training(
         self, session: Session, item: ItemView, value, answered_at, flag, comment
@@ -583,16 +586,13 @@ class AnnotatorSession:
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
         with Session(self.engine) as session:
-            label = session.scalars(
-                select(Label).where(
-                    Label.study_id == self.ctx.id,
-                    Label.item_id == item.item_id,
-                    Label.annotator_id == self.annotator_id,
-                    Label.phase == TRAINING,
-                )
-            ).one()
-            gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
-            done, correct, _ = self._counts(session)
+            return self._feedback_in(session, item, decided)
+
+    def _feedback_in(self, session: Session, item: ItemView, decided: bool | None) -> Feedback:
+        label = self._training_answer(session, item.item_id)
+        assert label is not None
+        gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        done, correct, _ = self._counts(session)
         explanation = None
         if self.ctx.protocol.show_explanation and self.spec.explanation_field:
             explanation = str(item.fields.get(self.spec.explanation_field) or "") or None

@@ -9,7 +9,7 @@ from annotate.errors import UserError
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
-from annotate.web.page.crowd_screens import crowd_end, exit_screen
+from annotate.web.page.crowd_screens import CONSENTED, crowd_end, exit_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
@@ -29,10 +29,11 @@ def consent(
     agree = form.get("agree") == "yes"
     config = page.config
     leaving = crowd.record_consent(
-        config.engine, config.study, session.annotator.name, agree, visit_id=session.visit_id
+        config.engine, config.study, session.annotator, agree, visit_id=session.visit_id
     )
     if leaving is not None:
         return exit_screen(leaving)
+    request.session[CONSENTED] = True
     return index_screen(page, request, session)
 
 
@@ -45,7 +46,7 @@ def survey(
         return signin_screen(page)
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
     try:
-        crowd.record_survey(page.config.engine, page.config.study, session.annotator.name, answers)
+        crowd.record_survey(page.config.engine, page.config.study, session.annotator, answers)
     except UserError as exc:
         return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
     return current(page, session)

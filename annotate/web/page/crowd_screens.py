@@ -21,11 +21,11 @@ def crowd_end(
 ) -> Screen | None:
     """Once the engine says the worker is done: the exit survey's open questions, then
     the exit (its code, and how the platform takes the worker back)."""
-    engine, study, name = page.config.engine, page.config.study, session.annotator.name
-    questions = crowd.survey_due(engine, study, name)
+    engine, study, who = page.config.engine, page.config.study, session.annotator
+    questions = crowd.survey_due(engine, study, who)
     if questions:
         return Screen("survey", {"questions": questions, "error": error})
-    leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
+    leaving = crowd.exit_for(engine, study, who, visit_id=session.visit_id)
     return exit_screen(leaving) if leaving is not None else None
 
 
@@ -82,11 +82,17 @@ def crowd_words(page: PageState) -> str | None:
     return terminal_safe(words) if words else None
 
 
-def consent_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
+CONSENTED = "consented"
+"""In the signed session cookie: this browser's worker has agreed (asked of the store once per
+session, not on every screen; a new arrival by link starts a new session)."""
+
+
+def consent_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
     """The consent text, while the worker has not answered it."""
-    if not page.crowd:
+    if not page.crowd or request.session.get(CONSENTED):
         return None
-    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator.name):
+    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator):
+        request.session[CONSENTED] = True
         return None
     text = terminal_safe(crowd.consent_text(page.ctx) or "")
     return Screen("consent", {"paragraphs": text.split("\n\n")})

@@ -146,7 +146,7 @@ def index_screen(
     what comes next."""
     session = session or open_session(page, request)
     assert session is not None
-    if (asking := consent_screen(page, session)) is not None:
+    if (asking := consent_screen(page, request, session)) is not None:
         return asking
     if not request.session.get("started"):
         return guidelines_screen(page, session)
