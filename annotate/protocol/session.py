@@ -165,6 +165,11 @@ class AnnotatorSession:
         self.visit_id: int | None = None
         """This window's visit once claimed (windows.py): then only the annotator's newest
         window stores answers; an older one gets ContinuedElsewhere."""
+        self.consent_given = False
+        """The worker agreed to the consent text on this window (a page keeps that in its
+        session) and it may not be stored yet: the next write of the window stores it, in
+        the same commit as the answer or lease (windows.touch), so no answer is ever stored
+        without its consent and agreeing costs no commit of its own."""
 
     @classmethod
     def open(
@@ -205,7 +210,14 @@ class AnnotatorSession:
         An unclaimed session (the simulator, library use) is not checked, and does not read
         its clock for it (a test's stepping clock would drift)."""
         if self.visit_id is not None:
-            windows.touch(conn, self.ctx.id, self.annotator_id, self.visit_id, self.clock())
+            windows.touch(
+                conn,
+                self.ctx.id,
+                self.annotator_id,
+                self.visit_id,
+                self.clock(),
+                consent=self.consent_given,
+            )
 
     def is_live(self) -> bool:
         """False once a newer window of the annotator took over (always True unclaimed)."""

@@ -47,10 +47,15 @@ _LATEST = LATEST.scalar_subquery()
 TOUCH = (
     update(visit)
     .where(and_(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST))
-    .values(last_seen_at=bindparam("b_now"))
+    .values(
+        last_seen_at=bindparam("b_now"),
+        consent=func.coalesce(visit.c.consent, bindparam("b_consent")),
+    )
 )
 """Note the window's activity if, and only if, it is the annotator's latest: one statement,
-inside the answer's write transaction, so no newer window can claim in between."""
+inside the answer's write transaction, so no newer window can claim in between. A consent
+given on the page and not stored yet (b_consent true) is stored with it: with the worker's
+first answer, in the same commit; NULL leaves the window's consent as it is."""
 
 
 def claim(
@@ -86,13 +91,26 @@ def claim(
 
 
 def touch(
-    conn: Connection, study_id: int, annotator_id: int, visit_id: int | None, now: datetime
+    conn: Connection,
+    study_id: int,
+    annotator_id: int,
+    visit_id: int | None,
+    now: datetime,
+    *,
+    consent: bool = False,
 ) -> None:
     """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
-    latest. An unclaimed session (visit_id None: library use, the simulator) is not checked."""
+    latest. An unclaimed session (visit_id None: library use, the simulator) is not checked.
+    `consent`: the worker agreed on this window; stored now unless an answer is stored."""
     if visit_id is None:
         return
-    params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id, "b_now": now}
+    params = {
+        "b_visit": visit_id,
+        "b_study": study_id,
+        "b_annotator": annotator_id,
+        "b_now": now,
+        "b_consent": True if consent else None,
+    }
     if conn.execute(TOUCH, params).rowcount != 1:
         raise ContinuedElsewhere()
 

@@ -9,13 +9,13 @@ from annotate.errors import UserError
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
-from annotate.web.page.crowd_screens import CONSENTED, crowd_end, exit_screen
+from annotate.web.page.crowd_screens import crowd_end, exit_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
 from annotate.web.page.screens import current, index_screen, signin_screen
-from annotate.web.page.sessions import open_session
+from annotate.web.page.sessions import CONSENTED, open_session
 from annotate.web.page.state import PageState, page_of
 
 
@@ -26,15 +26,16 @@ def consent(
     """ "I agree" goes on to the guidelines; "I do not agree" ends with its exit."""
     if not page.crowd:
         return signin_screen(page)
-    agree = form.get("agree") == "yes"
+    if form.get("agree") == "yes":
+        # Kept in the signed session and stored with the worker's first answer (sessions.py).
+        request.session[CONSENTED] = True
+        session.consent_given = True
+        return index_screen(page, request, session)
     config = page.config
     leaving = crowd.record_consent(
-        config.engine, config.study, session.annotator, agree, visit_id=session.visit_id
+        config.engine, config.study, session.annotator, False, visit_id=session.visit_id
     )
-    if leaving is not None:
-        return exit_screen(leaving)
-    request.session[CONSENTED] = True
-    return index_screen(page, request, session)
+    return exit_screen(leaving) if leaving is not None else index_screen(page, request, session)
 
 
 @posted

@@ -13,6 +13,7 @@ from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
 from annotate.web.page.guard import CSP
 from annotate.web.page.render import Screen
+from annotate.web.page.sessions import CONSENTED
 from annotate.web.page.state import PageState
 
 
@@ -80,11 +81,6 @@ def crowd_words(page: PageState) -> str | None:
     """The researcher's own words above the task's guidelines."""
     words = crowd.guidelines_text(page.ctx)
     return terminal_safe(words) if words else None
-
-
-CONSENTED = "consented"
-"""In the signed session cookie: this browser's worker has agreed (asked of the store once per
-session, not on every screen; a new arrival by link starts a new session)."""
 
 
 def consent_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
