@@ -179,6 +179,8 @@ class Lease(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("study_id", "item_id", "annotator_id", name="uq_lease"),
         Index("ix_lease_study_annotator", "study_id", "annotator_id"),
+        # The next-item query counts an item's live leases from the index alone (schema 15).
+        Index("ix_lease_item_expiry", "study_id", "item_id", "expires_at"),
     )
 
 

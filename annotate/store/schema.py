@@ -36,6 +36,7 @@ SCHEMA_RELEASES = {
     "0009": "0.3.0",
     "0010": "0.3.0",
     "0011": "0.3.0",
+    "0015": "0.5.0",
 }
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""
