@@ -426,9 +426,18 @@ class AnnotatorSession:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
         window another window of the annotator took over raises ContinuedElsewhere."""
         self._forget_progress()
-        phase = self.phase(live=True)
-        if phase is Phase.TRAINING:
-            with Session(self.engine) as session:
+        # One read for the window, where the annotator stands (kept for the status line the
+        # screen asks for next) and, in training, the item: a training item takes no lease.
+        with Session(self.engine) as session:
+            conn = session.connection()
+            live = self.visit_id is None or windows.is_live(
+                conn, self.ctx.id, self.annotator_id, self.visit_id
+            )
+            if not live:
+                raise windows.ContinuedElsewhere()
+            progress = self._progress_in(conn)
+            phase = progress.phase
+            if phase is Phase.TRAINING:
                 answered = select(Label.item_id).where(
                     Label.study_id == self.ctx.id,
                     Label.annotator_id == self.annotator_id,
@@ -445,8 +454,11 @@ class AnnotatorSession:
                 ).first()
                 if item_id is None:
                     return None
-                done, _, _ = self._counts(session)
-                return self._view(session, item_id, TRAINING, done + 1)
+                self._progress, self._answered_since = progress, True
+                return self._view(session, item_id, TRAINING, progress.training_done + 1)
+        if phase is Phase.WAITING and self._decide_now():  # as phase() does
+            with Session(self.engine) as session:
+                phase = self._phase(session)
         if phase is not Phase.TEST:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
@@ -547,44 +559,47 @@ class AnnotatorSession:
             # the transaction wrote); the feedback is returned only once it has committed.
             with write_session(self.engine) as session:
                 self.check_window(session.connection())
-                if self._training_answer(session, item.item_id) is None:  # else: a retry
-                    decided = self._store_training(session, item, value, answered_at, flag, comment)
-                feedback = self._feedback_in(session, item, decided)
+                stored = self._training_answer(session, item.item_id)
+                if stored is None:  # else: a retry
+                    decided, stored = self._store_training(
+                        session, item, value, answered_at, flag, comment
+                    )
+                feedback = self._feedback_in(session, item, decided, stored)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
         return feedback
 
     def _store_training(
         self, session: Session, item: ItemView, value, answered_at, flag, comment
-    ) -> bool | None:
-        """The training answer's writes; the gate's decision if this answer made one."""
+    ) -> tuple[bool | None, Label]:
+        """The training answer's writes: the gate's decision if this answer made one, and the
+        stored label."""
         if self._decision(session) is not None:
             raise TrainingClosed(
                 "the gate has decided for you: training is closed, and this answer was not stored"
             )
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
         right = is_correct(self.spec, value, gold)
-        session.add(
-            Label(
-                **label_row(
-                    self.ctx.id,
-                    self.annotator_id,
-                    item,
-                    TRAINING,
-                    value,
-                    right,
-                    answered_at,
-                    flag,
-                    comment,
-                )
+        stored = Label(
+            **label_row(
+                self.ctx.id,
+                self.annotator_id,
+                item,
+                TRAINING,
+                value,
+                right,
+                answered_at,
+                flag,
+                comment,
             )
         )
+        session.add(stored)
         session.flush()
         done, _, _ = self._counts(session)
         if done < self._study_sizes(session)[0]:
-            return None  # the threshold rule decides after the last training item only
+            return None, stored  # the threshold rule decides after the last training item only
         decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
-        return decision.admitted if decision is not None else None
+        return (decision.admitted if decision is not None else None), stored
 
     def _training_answer(self, session: Session, item_id: int) -> Label | None:
         return session.scalars(
@@ -600,8 +615,10 @@ class AnnotatorSession:
         with Session(self.engine) as session:
             return self._feedback_in(session, item, decided)
 
-    def _feedback_in(self, session: Session, item: ItemView, decided: bool | None) -> Feedback:
-        label = self._training_answer(session, item.item_id)
+    def _feedback_in(
+        self, session: Session, item: ItemView, decided: bool | None, label: Label | None = None
+    ) -> Feedback:
+        label = label or self._training_answer(session, item.item_id)
         assert label is not None
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
         done, correct, _ = self._counts(session)
