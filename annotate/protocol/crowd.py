@@ -23,7 +23,8 @@ The contract:
   UserError with a sentence for the page). MTurk's preview (`assignmentId=
   ASSIGNMENT_ID_NOT_AVAILABLE`) gives `preview=True` and no platform id.
 - `enter_by_link(engine, study, entry) -> Arrival`: creates or resumes the worker's annotator
-  (pseudonym `w01`, `w02`, ...; the platform id is stored beside it), safe when two tabs
+  (pseudonym `w01`, `w02`, ..., numbered by the database: arrivals at the same moment never
+  compete for one; the platform id is stored beside it), safe when two tabs
   arrive at once, and records the arrival as a new visit, the worker's live window.
 - `exit_for(engine, study, annotator, visit_id=None) -> Exit | None`: the worker's outcome
   once they are finished (completed, screened_out, study_full, no_consent, training_done,
@@ -47,7 +48,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -63,7 +64,15 @@ from annotate.protocol.crowd_config import (
 )
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.store.engine import lock_study, write_connection, write_session
-from annotate.store.models import Annotator, Label, StudyItem, SurveyAnswer, Visit, utcnow
+from annotate.store.models import (
+    Annotator,
+    CrowdNumber,
+    Label,
+    StudyItem,
+    SurveyAnswer,
+    Visit,
+    utcnow,
+)
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_WORKER = re.compile(r"^A[A-Z0-9]{5,31}$")
@@ -278,32 +287,21 @@ def pseudonym(n: int) -> str:
     return f"w{n:02d}"
 
 
-PENDING_NAME = "pending {platform} {platform_id}"
-"""A new worker's name for the instant between its insert and its pseudonym: unique, as the
-(platform, platform_id) pair is."""
-
-
-def _free_pseudonym(session: Session, annotator_id: int) -> str:
-    """`w` and the row's own id (the database's autoincrement: two arrivals never get the
-    same one); a suffix only where someone named an annotator that by hand."""
-    base = pseudonym(annotator_id)
-    taken = set(session.scalars(select(Annotator.name).where(Annotator.name.like(f"{base}%"))))
-    n, name = 1, base
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name
+def _next_pseudonym(session: Session) -> str:
+    """A new worker's pseudonym: the next number the database hands out (CrowdNumber), so two
+    arrivals never get the same one; numbers whose name someone took by hand are passed over."""
+    while True:
+        number = session.connection().execute(insert(CrowdNumber.__table__)).inserted_primary_key[0]
+        name = pseudonym(int(number))
+        if session.scalar(select(Annotator.id).where(Annotator.name == name)) is None:
+            return name
 
 
 def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
-    """Insert the worker's annotator and name it after its id, in the caller's transaction.
+    """Insert the worker's annotator under a new pseudonym, in the caller's transaction.
     Raises IntegrityError when another arrival of the same worker inserted first."""
-    pending = PENDING_NAME.format(platform=platform, platform_id=platform_id)
-    annotator = Annotator(name=pending, platform=platform, platform_id=platform_id)
+    annotator = Annotator(name=_next_pseudonym(session), platform=platform, platform_id=platform_id)
     session.add(annotator)
-    session.flush()
-    assert annotator.id is not None
-    annotator.name = _free_pseudonym(session, annotator.id)
     session.flush()
     return annotator
 
@@ -325,8 +323,8 @@ def enter_by_link(
     clock: Callable[[], datetime] = utcnow,
 ) -> Arrival:
     """Create or resume the worker's annotator and record this arrival as their live window:
-    one write transaction (a new worker's annotator, named after its row id so simultaneous
-    arrivals never compete for a name, is inserted in the same transaction as the window).
+    one write transaction (a new worker's annotator, under a pseudonym numbered by the database
+    so simultaneous arrivals never compete for a name, is inserted with the window).
     Two tabs of one worker arriving at once: the unique (platform, platform_id) lets one
     insert win; the other finds the worker and claims its own window."""
     if entry.preview or entry.platform_id is None:

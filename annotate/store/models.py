@@ -126,6 +126,16 @@ class Annotator(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("platform", "platform_id", name="uq_annotator_platform_id"),)
 
 
+class CrowdNumber(SQLModel, table=True):
+    """The numbers of crowd pseudonyms (schema 15): a worker's first arrival inserts a row and
+    is named after its id (w07), so arrivals at the same moment never compete for a name (the
+    database hands each its own number, on SQLite and PostgreSQL alike)."""
+
+    __tablename__ = "crowdnumber"
+
+    id: int | None = Field(default=None, primary_key=True)
+
+
 class Label(SQLModel, table=True):
     """One answer of one annotator to one item in one phase of a study."""
 

@@ -1,6 +1,8 @@
 """Migration 0015 (issue 38): a store as release 0.4.2 left it (schema 11), with a crowd at work
-(live and expired leases), is migrated by `annotate migrate`: every lease and label kept, the
-lease index the next-item query uses added, and the next item still skips the leased ones."""
+(five Prolific workers w01-w05, live and expired leases), is migrated by `annotate migrate`:
+every lease kept, the lease index the next-item query uses added, the next item still skips
+the leased ones, and the next worker to arrive is w06 (pseudonyms numbered by the database
+carry on from the old ones)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ from pathlib import Path
 
 from sqlalchemy import MetaData, insert, inspect, text
 
-from annotate.protocol import assignment
+from annotate.protocol import assignment, crowd
+from annotate.protocol.crowd_config import CrowdConfig, with_codes
 from annotate.protocol.studies import load_study
 from annotate.store import schema
 from annotate.store.engine import make_engine
 from annotate.store.models import utcnow
+from tests.crowd_helpers import STUDY_A, pid, prolific_query
 from tests.unit.test_migrations import run
 
 ITEMS = 6
@@ -73,6 +77,9 @@ def store_0_4_2(url: str) -> None:
                 state="test",
                 created_at=now,
                 task_spec=specs.load_task("superglue/rte").model_dump(mode="json"),
+                crowd=with_codes(CrowdConfig(platform="prolific", study_ids=[STUDY_A])).model_dump(
+                    mode="json"
+                ),
             )
         ).inserted_primary_key[0]
         conn.execute(
@@ -92,7 +99,12 @@ def store_0_4_2(url: str) -> None:
         people = [
             conn.execute(
                 insert(t["annotator"]).values(
-                    name=f"w{n:02d}", failed_logins=0, created_at=now, synthetic=False
+                    name=f"w{n:02d}",
+                    failed_logins=0,
+                    created_at=now,
+                    synthetic=False,
+                    platform="prolific",
+                    platform_id=pid(n),
                 )
             ).inserted_primary_key[0]
             for n in range(1, 6)
@@ -127,7 +139,7 @@ def store_0_4_2(url: str) -> None:
     engine.dispose()
 
 
-def test_migrating_a_0_4_2_store_keeps_its_leases_and_adds_the_lease_index(
+def test_migrating_a_0_4_2_store_keeps_its_leases_and_workers_and_adds_the_lease_index(
     backend: str, new_store_url: Callable[[], str], tmp_path: Path
 ):
     url = new_store_url()
@@ -156,4 +168,20 @@ def test_migrating_a_0_4_2_store_keeps_its_leases_and_adds_the_lease_index(
         found = conn.execute(assignment.NEXT_ITEM, assignment.keys(ctx, fifth, utcnow())).first()
         third = conn.execute(text("SELECT id FROM item WHERE source_id = '2'")).scalar()
     assert found is not None and found[0] == third
+    entry = crowd.parse_link(ctx, prolific_query(99))
+    assert crowd.enter_by_link(engine, "old", entry).annotator == "w06"
+    assert crowd.enter_by_link(engine, "old", crowd.parse_link(ctx, prolific_query(3))) == (
+        crowd.Arrival("w03", found_visit(engine, "w03"), False)
+    )
     engine.dispose()
+
+
+def found_visit(engine, name: str) -> int:
+    with engine.connect() as conn:
+        return conn.execute(
+            text(
+                "SELECT max(v.id) FROM visit v JOIN annotator a ON a.id = v.annotator_id "
+                "WHERE a.name = :n"
+            ),
+            {"n": name},
+        ).scalar()
