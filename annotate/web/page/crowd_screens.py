@@ -85,7 +85,7 @@ def crowd_words(page: PageState) -> str | None:
 
 def consent_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
     """The consent text, while the worker has not answered it."""
-    if not page.crowd or request.session.get(CONSENTED):
+    if not page.crowd or request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
         return None
     if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator):
         request.session[CONSENTED] = True
