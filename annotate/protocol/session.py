@@ -564,9 +564,13 @@ class AnnotatorSession:
                     decided, stored = self._store_training(
                         session, item, value, answered_at, flag, comment
                     )
-                feedback = self._feedback_in(session, item, decided, stored)
+                session.flush()  # the gate's decision too, for the read below
+                progress = self._progress_in(session.connection())
+                feedback = self._feedback_in(session, item, decided, stored, progress)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
+        # Where the annotator stands as this commit left it: the feedback's status line.
+        self._progress, self._answered_since = progress, True
         return feedback
 
     def _store_training(
@@ -616,12 +620,20 @@ class AnnotatorSession:
             return self._feedback_in(session, item, decided)
 
     def _feedback_in(
-        self, session: Session, item: ItemView, decided: bool | None, label: Label | None = None
+        self,
+        session: Session,
+        item: ItemView,
+        decided: bool | None,
+        label: Label | None = None,
+        progress: Progress | None = None,
     ) -> Feedback:
         label = label or self._training_answer(session, item.item_id)
         assert label is not None
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
-        done, correct, _ = self._counts(session)
+        if progress is not None:
+            done, correct = progress.training_done, progress.training_correct
+        else:
+            done, correct, _ = self._counts(session)
         explanation = None
         if self.ctx.protocol.show_explanation and self.spec.explanation_field:
             explanation = str(item.fields.get(self.spec.explanation_field) or "") or None
