@@ -1,6 +1,6 @@
 """annotate: a terminal workbench for human baselines on NLU benchmarks."""
 
-__version__ = "0.4.2"
+__version__ = "0.5.0"
 """Kept equal to pyproject.toml's version (a test checks it): read at start-up, so no
 importlib.metadata look-up on every command."""
 

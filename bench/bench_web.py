@@ -1,6 +1,28 @@
-"""The annotator page under a crowd: one `annotate serve` process (uvicorn) on SQLite, and
-simulated workers, each an async HTTP client that follows the page's own requests (sign in,
-start, then POST each answer and read the next item from the response).
+"""The annotator page under a crowd, measured from outside: `annotate serve` (uvicorn) on
+SQLite, and simulated workers, each an async HTTP client that follows the page's own requests.
+
+Two scenarios (`--scenario`):
+
+crowd (the default; issue 38): the crowd's real path, request by request (bench/crowd_path.py):
+Prolific link, consent, guidelines, training items with feedback, the gate, a test batch, the
+exit survey and the code. Beside it in the same run, on a copy of the same store, the named
+baseline: a bare Starlette page (bench/bare_page.py) that stores each answer with one insert
+and shows the next item with one select, with the same durability (synchronous=FULL).
+- paced: workers arriving over `--ramp` s, one answer per `--pace` s +- `--pace-spread`; per
+  phase (arrival: link to first item; training answer to next item, feedback included; test
+  answer to next item; exit: survey to code) p50/p99, answers/s, workers that reached the test
+  batch and their code, server CPU per request and per answer, RSS, against the bare page;
+- phase by phase: `--burst` workers arriving at once (first item p50/p99, the arrival burst),
+  then all training, all testing, all leaving, as fast as the page answers, with the server's
+  CPU per request of each phase: what an arrival, a training answer, a test answer and an exit
+  cost, against the bare page's arrival and answer;
+- invariants: at most k labels per item, distinct annotators, acknowledged = stored, `annotate
+  check` clean, no arrival refused.
+
+    python -m bench.bench_web [--workers 100] [--seconds 20] [--burst 100] [--server-workers N]
+
+signed-in (today's, issue 23): workers who sign in by name, already admitted, straight to test
+items (no consent, no training): it measures the answer loop alone.
 
 Runs, in one go:
 - 50, 200 and 1,000 workers at a human pace of one answer per 5 s on average, arriving at
@@ -24,8 +46,8 @@ Runs, in one go:
 Targets (issue 23): 1,000 workers with p99 <= 100 ms and RSS <= 300 MB; burst p99 <= 1 s;
 flat out >= 50% of the engine-only labels/s.
 
-    python -m bench.bench_web [--seconds 20] [--workers 50 200 1000] [--terminal-tabs 20]
-        [--server-workers N] [--ramp SECONDS] [--pace-spread FRACTION]
+    python -m bench.bench_web --scenario signed-in [--seconds 20] [--workers 50 200 1000]
+        [--terminal-tabs 20] [--server-workers N] [--ramp SECONDS] [--pace-spread FRACTION]
 """
 
 from __future__ import annotations
@@ -409,9 +431,15 @@ def engine_only(folder: Path, seconds: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--scenario", choices=("crowd", "signed-in"), default="crowd")
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--workers", type=int, nargs="+", default=[50, 200, 1000])
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=None, help="crowd: 100; signed-in: 50 200 1000"
+    )
     parser.add_argument("--burst", type=int, default=100)
+    parser.add_argument("--training", type=int, default=3, help="crowd: training items")
+    parser.add_argument("--batch", type=int, default=10, help="crowd: test items per worker")
+    parser.add_argument("--pace", type=float, default=PACE_S, help="crowd: seconds per item")
     parser.add_argument("--flat-workers", type=int, default=8)
     parser.add_argument("--flat-seconds", type=float, default=10.0)
     parser.add_argument("--terminal-tabs", type=int, default=20)
@@ -434,6 +462,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     random.seed(7)
+    if args.scenario == "crowd":
+        crowd_main(args)
+        return
+    args.workers = args.workers or [50, 200, 1000]
     most = max([*args.workers, args.burst, args.flat_workers])
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -582,6 +614,216 @@ def main() -> None:
                     ),
                 ],
             )
+
+
+def start_bare(db: str, study: str, workers: int) -> Server:
+    """The bare page (bench/bare_page.py) on uvicorn, `workers` processes."""
+    import httpx
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "uvicorn", "bench.bare_page:app", "--port", str(port)),
+            *("--log-level", "warning", "--no-access-log", "--workers", str(workers)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "BARE_DB": db, "BARE_STUDY": study},
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base + "/up", timeout=5)  # any answer: it is up (404 here)
+            return Server(proc, base)
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the bare page did not start")
+
+
+def ms(tally, phase: str) -> str:
+    n = len(tally.seconds[phase])
+    return f"{tally.pct(phase, 0.5):.0f} / {tally.pct(phase, 0.99):.0f} ms ({n:,})"
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def crowd_main(args: argparse.Namespace) -> None:
+    """The crowd scenario (module docstring): annotate and the bare page in one run."""
+    import shutil
+
+    from bench import crowd_path
+
+    count = (args.workers or [100])[0]
+    study = "crowd"
+    batch, training = args.batch, args.training
+    # Enough test items that every worker has a batch: k labels each.
+    test_items = max(50, (count + args.burst) * batch // K + batch)
+    processes = args.server_workers
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db, bare_db = str(folder / "crowd.db"), str(folder / "bare.db")
+        engine = crowd_path.build_crowd_store(
+            db, test_items=test_items, training_items=training, batch=batch, k=K, name=study
+        )
+        engine.dispose()
+        shutil.copy(db, bare_db)
+        extra = ("--workers", str(processes)) if processes > 1 else ()
+        results: dict[str, dict] = {}
+        for which in ("annotate", "bare"):
+            server = (
+                start_server(db, study, *extra)
+                if which == "annotate"
+                else start_bare(bare_db, study, processes)
+            )
+            offset = 0 if which == "annotate" else 10**6
+
+            def make(n: int, which=which, server=server, offset=offset):
+                if which == "annotate":
+                    return crowd_path.CrowdWorker(server.base, n)
+                # The bare page's worker answers as many items as annotate's does in all.
+                return crowd_path.BareWorker(server.base, offset + n, training + batch)
+
+            try:
+                idle = rss_mb(server.proc.pid)
+                cpu0 = cpu_seconds(server.proc.pid)
+                t0 = time.monotonic()
+                paced = asyncio.run(
+                    crowd_path.paced_crowd(
+                        make,
+                        count,
+                        args.seconds,
+                        args.pace,
+                        args.pace if args.ramp is None else args.ramp,
+                        args.pace_spread,
+                    )
+                )
+                wall = time.monotonic() - t0
+                cpu = cpu_seconds(server.proc.pid) - cpu0
+                rss = rss_mb(server.proc.pid)
+                phased = asyncio.run(
+                    crowd_path.phase_by_phase(
+                        lambda n, make=make: make(count + n),
+                        args.burst,
+                        lambda server=server: cpu_seconds(server.proc.pid),
+                    )
+                )
+            finally:
+                server.stop()
+            results[which] = {
+                "paced": paced,
+                "wall": wall,
+                "cpu": cpu,
+                "rss": rss,
+                "idle": idle,
+                "phased": phased,
+            }
+        rows = invariants_crowd(db, study, results["annotate"])
+    a, b = results["annotate"], results["bare"]
+    pa, pb = a["paced"], b["paced"]
+    rate_a, rate_b = pa.answers / a["wall"], pb.answers / b["wall"]
+    per_answer_a = a["cpu"] / max(pa.answers, 1) * 1000
+    per_answer_b = b["cpu"] / max(pb.answers, 1) * 1000
+    where = f"{processes} uvicorn process{'es' if processes > 1 else ''}, SQLite"
+    print_rows(
+        f"crowd path: {count} workers, 1 answer / {args.pace:g} s +- {args.pace_spread:.0%}, "
+        f"{args.seconds:g} s, {where}; annotate | bare page",
+        [
+            (
+                "arrival (link -> first item) p50 / p99",
+                f"{ms(pa, 'arrival')} | {ms(pb, 'arrival')}",
+            ),
+            ("training answer -> next item p50 / p99", ms(pa, "training")),
+            ("test answer -> next item p50 / p99", f"{ms(pa, 'test')} | {ms(pb, 'test')}"),
+            ("exit (survey -> code) p50 / p99", ms(pa, "exit")),
+            ("answers/s", f"{rate_a:.1f} | {rate_b:.1f}"),
+            ("ratio answers/s annotate to bare page", ratio(rate_a, rate_b)),
+            (
+                "server CPU per request",
+                f"{a['cpu'] / max(pa.requests, 1) * 1000:.1f} | "
+                f"{b['cpu'] / max(pb.requests, 1) * 1000:.1f} ms",
+            ),
+            (
+                "server CPU per answer (arrivals included)",
+                f"{per_answer_a:.1f} | {per_answer_b:.1f} ms",
+            ),
+            ("ratio CPU per answer annotate to bare page", ratio(per_answer_a, per_answer_b)),
+            ("workers that reached the test batch", f"{pa.reached_test} of {count}"),
+            ("workers that got their code", f"{pa.finished} of {count}"),
+            ("server RSS", f"{a['rss']:.0f} MB (idle {a['idle']:.0f}) | {b['rss']:.0f} MB"),
+            ("errors", f"{len(pa.errors)} | {len(pb.errors)}"),
+        ],
+    )
+    for error in sorted(set(pa.errors + pb.errors))[:3]:
+        print(f"    e.g. {error}")
+    qa, qb = a["phased"], b["phased"]
+    ta, tb = qa["tally"], qb["tally"]
+
+    def cpu_per(result: dict, phase: str) -> float:
+        return result["cpu"].get(phase, 0.0) / max(result["counts"].get(phase, 0), 1) * 1000
+
+    print_rows(
+        f"phase by phase: {args.burst} workers at once, each phase as fast as the page answers; "
+        "annotate | bare page",
+        [
+            (
+                "arrival burst: first item p50 / p99",
+                f"{ms(ta, 'arrival')} | {ms(tb, 'arrival')}",
+            ),
+            (
+                "ratio arrival p99 annotate to bare page",
+                ratio(ta.pct("arrival", 0.99), tb.pct("arrival", 0.99)),
+            ),
+            (
+                "server CPU per arrival",
+                f"{cpu_per(qa, 'arrival'):.1f} | {cpu_per(qb, 'arrival'):.1f} ms",
+            ),
+            (
+                "server CPU per training answer (with feedback)",
+                f"{cpu_per(qa, 'training'):.1f} ms",
+            ),
+            (
+                "server CPU per test answer",
+                f"{cpu_per(qa, 'test'):.1f} | {cpu_per(qb, 'test'):.1f} ms",
+            ),
+            ("server CPU per exit (survey and code)", f"{cpu_per(qa, 'exit'):.1f} ms"),
+            (
+                "ratio CPU training answer to test answer",
+                ratio(cpu_per(qa, "training"), cpu_per(qa, "test")),
+            ),
+            (
+                "ratio CPU test answer annotate to bare page",
+                ratio(cpu_per(qa, "test"), cpu_per(qb, "test")),
+            ),
+            ("training answer -> next p50 / p99", ms(ta, "training")),
+            ("test answer -> next p50 / p99", f"{ms(ta, 'test')} | {ms(tb, 'test')}"),
+            ("workers that got their code", f"{ta.finished} of {args.burst}"),
+            ("errors", f"{len(ta.errors)} | {len(tb.errors)}"),
+        ],
+    )
+    for error in sorted(set(ta.errors + tb.errors))[:3]:
+        print(f"    e.g. {error}")
+    print_rows("invariants after the annotate runs", rows)
+
+
+def invariants_crowd(db: str, study: str, result: dict) -> list[tuple[str, str]]:
+    from annotate.workspace import open_workspace
+
+    engine = open_workspace(db).engine
+    acknowledged = result["paced"].test_answers + result["phased"]["tally"].test_answers
+    rows = invariants(engine, study, acknowledged, db)
+    engine.dispose()
+    refused = [
+        e
+        for e in result["paced"].errors + result["phased"]["tally"].errors
+        if "arrival" in e or "403" in e or "500" in e
+    ]
+    rows.append(("no arrival refused", "yes" if not refused else f"NO ({len(refused)})"))
+    return rows
 
 
 if __name__ == "__main__":

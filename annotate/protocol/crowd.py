@@ -23,7 +23,8 @@ The contract:
   UserError with a sentence for the page). MTurk's preview (`assignmentId=
   ASSIGNMENT_ID_NOT_AVAILABLE`) gives `preview=True` and no platform id.
 - `enter_by_link(engine, study, entry) -> Arrival`: creates or resumes the worker's annotator
-  (pseudonym `w01`, `w02`, ...; the platform id is stored beside it), safe when two tabs
+  (pseudonym `w01`, `w02`, ..., numbered by the database: arrivals at the same moment never
+  compete for one; the platform id is stored beside it), safe when two tabs
   arrive at once, and records the arrival as a new visit, the worker's live window.
 - `exit_for(engine, study, annotator, visit_id=None) -> Exit | None`: the worker's outcome
   once they are finished (completed, screened_out, study_full, no_consent, training_done,
@@ -47,7 +48,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -63,7 +64,15 @@ from annotate.protocol.crowd_config import (
 )
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.store.engine import lock_study, write_connection, write_session
-from annotate.store.models import Annotator, Label, StudyItem, SurveyAnswer, Visit, utcnow
+from annotate.store.models import (
+    Annotator,
+    CrowdNumber,
+    Label,
+    StudyItem,
+    SurveyAnswer,
+    Visit,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from annotate.protocol.session import AnnotatorSession
@@ -155,7 +164,11 @@ class Exit:
 
 
 def config_of(ctx: StudyContext) -> CrowdConfig | None:
-    return stored(ctx.study.crowd, f"study {ctx.study.name!r}")
+    """The study's crowd settings, validated once per loaded study (load_study loads the
+    study afresh when its settings change)."""
+    if "crowd" not in ctx.fixed:
+        ctx.fixed["crowd"] = stored(ctx.study.crowd, f"study {ctx.study.name!r}")
+    return ctx.fixed["crowd"]
 
 
 def require_config(ctx: StudyContext) -> CrowdConfig:
@@ -277,37 +290,31 @@ def pseudonym(n: int) -> str:
     return f"w{n:02d}"
 
 
-def _annotator_for(engine: Engine, platform: str, platform_id: str) -> tuple[Annotator, bool]:
-    """The worker's annotator, made on the first arrival with the next free pseudonym. Two
-    tabs arriving at once: the unique (platform, platform_id) lets one insert win; the other
-    finds it."""
-    for _ in range(20):
-        with Session(engine) as session:
-            found = session.scalars(
-                select(Annotator).where(
-                    Annotator.platform == platform, Annotator.platform_id == platform_id
-                )
-            ).first()
-            if found is not None:
-                session.expunge(found)
-                return found, False
-        try:
-            with write_session(engine) as session:
-                n = session.scalar(select(func.count()).where(Annotator.platform.is_not(None)))
-                n = int(n or 0) + 1
-                taken = set(
-                    session.scalars(select(Annotator.name).where(Annotator.name.like("w%")))
-                )
-                while pseudonym(n) in taken:
-                    n += 1
-                annotator = Annotator(name=pseudonym(n), platform=platform, platform_id=platform_id)
-                session.add(annotator)
-                session.flush()
-                session.expunge(annotator)
-                return annotator, True
-        except IntegrityError:
-            continue  # another arrival took the id or the pseudonym first: look again
-    raise UserError("could not register the worker (too many arrivals at once); try again")
+def _next_pseudonym(session: Session) -> str:
+    """A new worker's pseudonym: the next number the database hands out (CrowdNumber), so two
+    arrivals never get the same one; numbers whose name someone took by hand are passed over."""
+    while True:
+        number = session.connection().execute(insert(CrowdNumber.__table__)).inserted_primary_key[0]
+        name = pseudonym(int(number))
+        if session.scalar(select(Annotator.id).where(Annotator.name == name)) is None:
+            return name
+
+
+def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
+    """Insert the worker's annotator under a new pseudonym, in the caller's transaction.
+    Raises IntegrityError when another arrival of the same worker inserted first."""
+    annotator = Annotator(name=_next_pseudonym(session), platform=platform, platform_id=platform_id)
+    session.add(annotator)
+    session.flush()
+    return annotator
+
+
+def _find_worker(session: Session, platform: str, platform_id: str) -> Annotator | None:
+    return session.scalars(
+        select(Annotator).where(
+            Annotator.platform == platform, Annotator.platform_id == platform_id
+        )
+    ).first()
 
 
 def enter_by_link(
@@ -318,28 +325,42 @@ def enter_by_link(
     client: str = "link",
     clock: Callable[[], datetime] = utcnow,
 ) -> Arrival:
-    """Create or resume the worker's annotator and record this arrival as their live window."""
+    """Create or resume the worker's annotator and record this arrival as their live window:
+    one write transaction (a new worker's annotator, under a pseudonym numbered by the database
+    so simultaneous arrivals never compete for a name, is inserted with the window).
+    Two tabs of one worker arriving at once: the unique (platform, platform_id) lets one
+    insert win; the other finds the worker and claims its own window."""
     if entry.preview or entry.platform_id is None:
         raise CrowdRefusal("This is a preview: accept the task to start working.")
     ctx = load_study(engine, study)
     config = require_config(ctx)
     if entry.platform != config.platform:
         raise CrowdRefusal(f"This study takes {config.platform} links, not {entry.platform}.")
-    annotator, new = _annotator_for(engine, entry.platform, entry.platform_id)
-    assert annotator.id is not None
-    with write_connection(engine) as conn:
-        visit_id = windows.claim(
-            conn,
-            ctx.id,
-            annotator.id,
-            clock(),
-            client=client,
-            link_role=entry.role,
-            platform_study_id=entry.study_id or entry.hit_id,
-            platform_session_id=entry.session_id or entry.assignment_id,
-            extras=entry.extras,
-        )
-    return Arrival(annotator.name, visit_id, new)
+    platform, platform_id = entry.platform, entry.platform_id
+    for _ in range(3):
+        with Session(engine) as session:
+            found = _find_worker(session, platform, platform_id)
+            if found is not None:
+                session.expunge(found)
+        try:
+            with write_session(engine) as session:
+                annotator = found or _new_worker(session, platform, platform_id)
+                assert annotator.id is not None
+                visit_id = windows.claim(
+                    session.connection(),
+                    ctx.id,
+                    annotator.id,
+                    clock(),
+                    client=client,
+                    link_role=entry.role,
+                    platform_study_id=entry.study_id or entry.hit_id,
+                    platform_session_id=entry.session_id or entry.assignment_id,
+                    extras=entry.extras,
+                )
+                return Arrival(annotator.name, visit_id, found is None)
+        except IntegrityError:
+            continue  # the same worker's other tab inserted first: look again
+    raise UserError("could not register the worker (too many arrivals at once); try again")
 
 
 def open_session(
@@ -356,6 +377,12 @@ def open_session(
 # --- consent ---------------------------------------------------------------------------------
 
 
+def _who(engine: Engine, annotator: str | Annotator) -> Annotator:
+    """The annotator's row: read by name, or the one the caller has already (a page keeps
+    it for the whole request)."""
+    return annotator if isinstance(annotator, Annotator) else get_annotator(engine, annotator)
+
+
 def _visit(session: Session, ctx: StudyContext, annotator_id: int, visit_id: int | None) -> Visit:
     query = select(Visit).where(Visit.study_id == ctx.id, Visit.annotator_id == annotator_id)
     if visit_id is not None:
@@ -366,12 +393,12 @@ def _visit(session: Session, ctx: StudyContext, annotator_id: int, visit_id: int
     return found
 
 
-def needs_consent(engine: Engine, study: str, annotator: str) -> bool:
+def needs_consent(engine: Engine, study: str, annotator: str | Annotator) -> bool:
     """Whether the consent text is still to be shown (a study with one, not yet agreed to)."""
     ctx = load_study(engine, study)
     if not consent_text(ctx):
         return False
-    who = get_annotator(engine, annotator)
+    who = _who(engine, annotator)
     with Session(engine) as session:
         agreed = session.scalar(
             select(func.count()).where(
@@ -384,7 +411,7 @@ def needs_consent(engine: Engine, study: str, annotator: str) -> bool:
 def record_consent(
     engine: Engine,
     study: str,
-    annotator: str,
+    annotator: str | Annotator,
     agree: bool,
     *,
     visit_id: int | None = None,
@@ -393,7 +420,7 @@ def record_consent(
     """Store the answer to the consent text on the visit; "I do not agree" exits at once with
     the no-consent code (returned)."""
     ctx = load_study(engine, study)
-    who = get_annotator(engine, annotator)
+    who = _who(engine, annotator)
     assert who.id is not None
     with write_session(engine) as session:
         visit = _visit(session, ctx, who.id, visit_id)
@@ -424,7 +451,7 @@ def _survey_passed(session: Session, ctx: StudyContext, annotator_id: int) -> se
     return answered
 
 
-def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestion]:
+def survey_due(engine: Engine, study: str, annotator: str | Annotator) -> list[SurveyQuestion]:
     """The exit survey's questions not yet answered or skipped, when the worker's outcome asks
     for the survey (SURVEY_OUTCOMES); [] otherwise."""
     ctx = load_study(engine, study)
@@ -434,7 +461,7 @@ def survey_due(engine: Engine, study: str, annotator: str) -> list[SurveyQuestio
     leaving = peek_exit(engine, study, annotator)
     if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
         return []
-    who = get_annotator(engine, annotator)
+    who = _who(engine, annotator)
     with Session(engine) as session:
         passed = _survey_passed(session, ctx, who.id or 0)
     return [q for q in config.survey if q.name not in passed]
@@ -452,7 +479,7 @@ class SurveyNotDue(UserError):
 def record_survey(
     engine: Engine,
     study: str,
-    annotator: str,
+    annotator: str | Annotator,
     answers: Mapping[str, str],
     *,
     clock: Callable[[], datetime] = utcnow,
@@ -484,7 +511,7 @@ def record_survey(
     missing = [n for n in answers if questions[n].required and n not in given]
     if missing:
         raise UserError(f"please answer: {', '.join(missing)}")
-    who = get_annotator(engine, annotator)
+    who = _who(engine, annotator)
     skipped = [name for name in answers if name not in given]
     with write_session(engine) as session:
         passed = _survey_passed(session, ctx, who.id or 0)
@@ -595,12 +622,12 @@ def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) 
 
 
 def _worker_visit(
-    engine: Engine, study: str, annotator: str, visit_id: int | None
+    engine: Engine, study: str, annotator: str | Annotator, visit_id: int | None
 ) -> tuple[StudyContext, CrowdConfig, Annotator, Visit]:
     """A crowd study, its settings, the worker and their visit (the latest, or `visit_id`)."""
     ctx = load_study(engine, study)
     config = require_config(ctx)
-    who = get_annotator(engine, annotator)
+    who = _who(engine, annotator)
     with Session(engine) as session:
         visit = _visit(session, ctx, who.id or 0, visit_id)
         session.expunge(visit)
@@ -610,7 +637,7 @@ def _worker_visit(
 def peek_exit(
     engine: Engine,
     study: str,
-    annotator: str,
+    annotator: str | Annotator,
     *,
     visit_id: int | None = None,
     clock: Callable[[], datetime] = utcnow,
@@ -648,7 +675,7 @@ def arrival_exit(
 def exit_for(
     engine: Engine,
     study: str,
-    annotator: str,
+    annotator: str | Annotator,
     *,
     visit_id: int | None = None,
     clock: Callable[[], datetime] = utcnow,

@@ -165,6 +165,11 @@ class AnnotatorSession:
         self.visit_id: int | None = None
         """This window's visit once claimed (windows.py): then only the annotator's newest
         window stores answers; an older one gets ContinuedElsewhere."""
+        self.consent_given = False
+        """The worker agreed to the consent text on this window (a page keeps that in its
+        session) and it may not be stored yet: the next write of the window stores it, in
+        the same commit as the answer or lease (windows.touch), so no answer is ever stored
+        without its consent and agreeing costs no commit of its own."""
 
     @classmethod
     def open(
@@ -205,7 +210,14 @@ class AnnotatorSession:
         An unclaimed session (the simulator, library use) is not checked, and does not read
         its clock for it (a test's stepping clock would drift)."""
         if self.visit_id is not None:
-            windows.touch(conn, self.ctx.id, self.annotator_id, self.visit_id, self.clock())
+            windows.touch(
+                conn,
+                self.ctx.id,
+                self.annotator_id,
+                self.visit_id,
+                self.clock(),
+                consent=self.consent_given,
+            )
 
     def is_live(self) -> bool:
         """False once a newer window of the annotator took over (always True unclaimed)."""
@@ -422,9 +434,18 @@ class AnnotatorSession:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
         window another window of the annotator took over raises ContinuedElsewhere."""
         self._forget_progress()
-        phase = self.phase(live=True)
-        if phase is Phase.TRAINING:
-            with Session(self.engine) as session:
+        # One read for the window, where the annotator stands (kept for the status line the
+        # screen asks for next) and, in training, the item: a training item takes no lease.
+        with Session(self.engine) as session:
+            conn = session.connection()
+            live = self.visit_id is None or windows.is_live(
+                conn, self.ctx.id, self.annotator_id, self.visit_id
+            )
+            if not live:
+                raise windows.ContinuedElsewhere()
+            progress = self._progress_in(conn)
+            phase = progress.phase
+            if phase is Phase.TRAINING:
                 answered = select(Label.item_id).where(
                     Label.study_id == self.ctx.id,
                     Label.annotator_id == self.annotator_id,
@@ -441,8 +462,11 @@ class AnnotatorSession:
                 ).first()
                 if item_id is None:
                     return None
-                done, _, _ = self._counts(session)
-                return self._view(session, item_id, TRAINING, done + 1)
+                self._progress, self._answered_since = progress, True
+                return self._view(session, item_id, TRAINING, progress.training_done + 1)
+        if phase is Phase.WAITING and self._decide_now():  # as phase() does
+            with Session(self.engine) as session:
+                phase = self._phase(session)
         if phase is not Phase.TEST:
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
@@ -539,48 +563,57 @@ class AnnotatorSession:
         (gate_min_items matters to the median rule's closing, not here)."""
         decided: bool | None = None
         try:
+            # The answer and its feedback in one transaction (the feedback is read from what
+            # the transaction wrote); the feedback is returned only once it has committed.
             with write_session(self.engine) as session:
                 self.check_window(session.connection())
-                earlier = self._training_answer(session, item.item_id)
-                if earlier is None:
-                    decided = self._store_training(session, item, value, answered_at, flag, comment)
+                stored = self._training_answer(session, item.item_id)
+                if stored is None:
+                    decided, stored = self._store_training(
+                        session, item, value, answered_at, flag, comment
+                    )
                 else:  # a retry, or another tab's different answer (refused)
-                    check_retry(self.spec, earlier.value, value)
-        except IntegrityError:
-            pass  # answered before (a retried commit): the stored answer stands
-        return self._feedback(item, decided)
+                    check_retry(self.spec, stored.value, value)
+                session.flush()  # the gate's decision too, for the read below
+                progress = self._progress_in(session.connection())
+                feedback = self._feedback_in(session, item, decided, stored, progress)
+        except IntegrityError:  # answered before (a retried commit): the stored answer stands
+            return self._feedback(item, None)
+        # Where the annotator stands as this commit left it: the feedback's status line.
+        self._progress, self._answered_since = progress, True
+        return feedback
 
     def _store_training(
         self, session: Session, item: ItemView, value, answered_at, flag, comment
-    ) -> bool | None:
-        """The training answer's writes; the gate's decision if this answer made one."""
+    ) -> tuple[bool | None, Label]:
+        """The training answer's writes: the gate's decision if this answer made one, and the
+        stored label."""
         if self._decision(session) is not None:
             raise TrainingClosed(
                 "the gate has decided for you: training is closed, and this answer was not stored"
             )
         gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
         right = is_correct(self.spec, value, gold)
-        session.add(
-            Label(
-                **label_row(
-                    self.ctx.id,
-                    self.annotator_id,
-                    item,
-                    TRAINING,
-                    value,
-                    right,
-                    answered_at,
-                    flag,
-                    comment,
-                )
+        stored = Label(
+            **label_row(
+                self.ctx.id,
+                self.annotator_id,
+                item,
+                TRAINING,
+                value,
+                right,
+                answered_at,
+                flag,
+                comment,
             )
         )
+        session.add(stored)
         session.flush()
         done, _, _ = self._counts(session)
         if done < self._study_sizes(session)[0]:
-            return None  # the threshold rule decides after the last training item only
+            return None, stored  # the threshold rule decides after the last training item only
         decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
-        return decision.admitted if decision is not None else None
+        return (decision.admitted if decision is not None else None), stored
 
     def _training_answer(self, session: Session, item_id: int) -> Label | None:
         return session.scalars(
@@ -594,15 +627,22 @@ class AnnotatorSession:
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
         with Session(self.engine) as session:
-            label = session.scalars(
-                select(Label).where(
-                    Label.study_id == self.ctx.id,
-                    Label.item_id == item.item_id,
-                    Label.annotator_id == self.annotator_id,
-                    Label.phase == TRAINING,
-                )
-            ).one()
-            gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+            return self._feedback_in(session, item, decided)
+
+    def _feedback_in(
+        self,
+        session: Session,
+        item: ItemView,
+        decided: bool | None,
+        label: Label | None = None,
+        progress: Progress | None = None,
+    ) -> Feedback:
+        label = label or self._training_answer(session, item.item_id)
+        assert label is not None
+        gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        if progress is not None:
+            done, correct = progress.training_done, progress.training_correct
+        else:
             done, correct, _ = self._counts(session)
         explanation = None
         if self.ctx.protocol.show_explanation and self.spec.explanation_field:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -219,16 +220,47 @@ def create_study(
     return StudyContext(study, spec, effective)
 
 
+_loaded: weakref.WeakKeyDictionary[Engine, dict[str, tuple[tuple, StudyContext]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Studies loaded by this process, per engine and name, with the row they were loaded from."""
+
+
+def _fingerprint(study: Study) -> tuple:
+    """Everything a StudyContext is made of: when any of it changes (a closed training phase,
+    new crowd settings, another study under the same name), the study is loaded afresh."""
+    return (
+        study.id,
+        study.task,
+        study.state,
+        study.protocol,
+        study.task_spec,
+        study.crowd,
+        study.train_dataset_id,
+        study.test_dataset_id,
+    )
+
+
 def load_study(engine: Engine, name: str) -> StudyContext:
+    """The study with its validated task spec and protocol. The row is read every time (one
+    indexed select); the validation, the crowd settings and what StudyContext.fixed keeps are
+    worked out once per process while the row stays the same."""
     with Session(engine) as session:
         study = session.scalars(select(Study).where(Study.name == name)).first()
         if study is None:
             known = ", ".join(session.scalars(select(Study.name).order_by(Study.id))) or "none yet"
             raise UserError(f"no study named {name!r} (studies: {known})")
         session.expunge(study)
+    seen = _loaded.setdefault(engine, {})
+    fingerprint = _fingerprint(study)
+    cached = seen.get(name)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
     spec = specs.study_task(study.task, study.task_spec, origin=f"study {name!r}")
     protocol = specs.validate_protocol(study.protocol, origin=f"study {name!r}")
-    return StudyContext(study, spec, protocol)
+    ctx = StudyContext(study, spec, protocol)
+    seen[name] = (fingerprint, ctx)
+    return ctx
 
 
 class AnnotatorExists(UserError):

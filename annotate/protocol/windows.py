@@ -50,11 +50,16 @@ NOT_QUIT = or_(visit.c.departed_at.is_(None), visit.c.outcome.is_not(None))
 TOUCH = (
     update(visit)
     .where(and_(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST, NOT_QUIT))
-    .values(last_seen_at=bindparam("b_now"))
+    .values(
+        last_seen_at=bindparam("b_now"),
+        consent=func.coalesce(visit.c.consent, bindparam("b_consent")),
+    )
 )
 """Note the window's activity if, and only if, it is the annotator's latest and was not quit:
 one statement, inside the answer's write transaction, so no newer window can claim in
-between, and a window that was quit (a page's cookie replayed after Quit) stores nothing."""
+between, and a window that was quit (a page's cookie replayed after Quit) stores nothing. A
+consent given on the page and not stored yet (b_consent true) is stored with it: with the
+worker's first answer, in the same commit; NULL leaves the window's consent as it is."""
 
 
 def claim(
@@ -90,14 +95,27 @@ def claim(
 
 
 def touch(
-    conn: Connection, study_id: int, annotator_id: int, visit_id: int | None, now: datetime
+    conn: Connection,
+    study_id: int,
+    annotator_id: int,
+    visit_id: int | None,
+    now: datetime,
+    *,
+    consent: bool = False,
 ) -> None:
     """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
     latest and was not quit. An unclaimed session (visit_id None: library use, the simulator)
-    is not checked."""
+    is not checked. `consent`: the worker agreed on this window; stored now unless an answer
+    is stored."""
     if visit_id is None:
         return
-    params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id, "b_now": now}
+    params = {
+        "b_visit": visit_id,
+        "b_study": study_id,
+        "b_annotator": annotator_id,
+        "b_now": now,
+        "b_consent": True if consent else None,
+    }
     if conn.execute(TOUCH, params).rowcount != 1:
         raise ContinuedElsewhere()
 

@@ -126,6 +126,16 @@ class Annotator(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("platform", "platform_id", name="uq_annotator_platform_id"),)
 
 
+class CrowdNumber(SQLModel, table=True):
+    """The numbers of crowd pseudonyms (schema 15): a worker's first arrival inserts a row and
+    is named after its id (w07), so arrivals at the same moment never compete for a name (the
+    database hands each its own number, on SQLite and PostgreSQL alike)."""
+
+    __tablename__ = "crowdnumber"
+
+    id: int | None = Field(default=None, primary_key=True)
+
+
 class Label(SQLModel, table=True):
     """One answer of one annotator to one item in one phase of a study."""
 
@@ -183,6 +193,8 @@ class Lease(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("study_id", "item_id", "annotator_id", name="uq_lease"),
         Index("ix_lease_study_annotator", "study_id", "annotator_id"),
+        # The next-item query counts an item's live leases from the index alone (schema 15).
+        Index("ix_lease_item_expiry", "study_id", "item_id", "expires_at"),
     )
 
 

@@ -204,6 +204,79 @@ def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
         assert len(s.exec(select(Visit)).all()) == 4
 
 
+class AllAtOnce:
+    """Holds each worker's insert of their annotator until every arrival still under way has
+    reached its own: the arrivals read and write at the same moment, as on a busy server with
+    several processes (threads alone rarely overlap that closely)."""
+
+    def __init__(self, arrivals: int) -> None:
+        self.active, self.waiting, self.round = arrivals, 0, 0
+        self.turn = threading.Condition()
+
+    def _release_if_all_here(self) -> None:
+        if self.waiting and self.waiting >= self.active:
+            self.waiting, self.round = 0, self.round + 1
+            self.turn.notify_all()
+
+    def insert(self) -> None:
+        with self.turn:
+            mine = self.round
+            self.waiting += 1
+            self._release_if_all_here()
+            self.turn.wait_for(lambda: self.round != mine, timeout=10)
+
+    def done(self) -> None:
+        with self.turn:
+            self.active -= 1
+            self._release_if_all_here()
+
+
+def test_thirty_two_workers_arriving_at_once_are_all_let_in_under_distinct_names(
+    store, tmp_path: Path
+):
+    """Issue 38: a pseudonym comes from the database, so simultaneous arrivals of different
+    workers never compete for a name (the old count + 1 refused some on PostgreSQL)."""
+    from sqlalchemy import event
+
+    engine = store.engine
+    crowd_study(engine, tmp_path)
+    ctx = crowd.load_study(engine, "pilot")
+    width = 32
+    together = AllAtOnce(width)
+    if engine.dialect.name == "postgresql":  # SQLite's writers take turns: no race to stage
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def hold(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+            if statement.lstrip().upper().startswith("INSERT INTO ANNOTATOR"):
+                together.insert()
+
+    refused: list[str] = []
+    names: list[str] = []
+    barrier = threading.Barrier(width)
+
+    def go(n: int) -> None:
+        barrier.wait()
+        try:
+            entry = crowd.parse_link(ctx, prolific_query(n))
+            names.append(crowd.enter_by_link(engine, "pilot", entry).annotator)
+        except UserError as exc:
+            refused.append(str(exc))
+        finally:
+            together.done()
+
+    threads = [threading.Thread(target=go, args=(100 + i,)) for i in range(width)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert refused == []
+    assert len(names) == len(set(names)) == width
+    with Session(engine) as s:
+        rows = s.exec(select(Annotator)).all()
+    assert sorted(a.name for a in rows) == sorted(names)
+    assert {a.platform_id for a in rows} == {pid(100 + n) for n in range(width)}
+
+
 # --- phases, codes, batches ----------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
 from annotate.web.page.screens import current, index_screen, signin_screen
-from annotate.web.page.sessions import open_session
+from annotate.web.page.sessions import CONSENTED, open_session
 from annotate.web.page.state import PageState, page_of
 
 
@@ -27,14 +27,16 @@ def consent(
     """ "I agree" goes on to the guidelines; "I do not agree" ends with its exit."""
     if not page.crowd:
         return signin_screen(page)
-    agree = form.get("agree") == "yes"
+    if form.get("agree") == "yes":
+        # Kept in the signed session and stored with the worker's first answer (sessions.py).
+        request.session[CONSENTED] = True
+        session.consent_given = True
+        return index_screen(page, request, session)
     config = page.config
     leaving = crowd.record_consent(
-        config.engine, config.study, session.annotator.name, agree, visit_id=session.visit_id
+        config.engine, config.study, session.annotator, False, visit_id=session.visit_id
     )
-    if leaving is not None:
-        return exit_screen(leaving)
-    return index_screen(page, request, session)
+    return exit_screen(leaving) if leaving is not None else index_screen(page, request, session)
 
 
 @posted
@@ -46,7 +48,7 @@ def survey(
         return signin_screen(page)
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
     try:
-        crowd.record_survey(page.config.engine, page.config.study, session.annotator.name, answers)
+        crowd.record_survey(page.config.engine, page.config.study, session.annotator, answers)
     except crowd.SurveyNotDue as exc:  # posted before the end: refused, and said
         early = current(page, session, terminal_safe(str(exc)))
         early.status = 409

@@ -12,6 +12,7 @@ from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
 from annotate.web.page.render import Screen
+from annotate.web.page.sessions import CONSENTED
 from annotate.web.page.state import PageState
 
 
@@ -20,11 +21,11 @@ def crowd_end(
 ) -> Screen | None:
     """Once the engine says the worker is done: the exit survey's open questions, then
     the exit (its code, and how the platform takes the worker back)."""
-    engine, study, name = page.config.engine, page.config.study, session.annotator.name
-    questions = crowd.survey_due(engine, study, name)
+    engine, study, who = page.config.engine, page.config.study, session.annotator
+    questions = crowd.survey_due(engine, study, who)
     if questions:
         return Screen("survey", {"questions": questions, "error": error})
-    leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
+    leaving = crowd.exit_for(engine, study, who, visit_id=session.visit_id)
     return exit_screen(leaving) if leaving is not None else None
 
 
@@ -94,11 +95,12 @@ def crowd_words(page: PageState) -> str | None:
     return terminal_safe(words) if words else None
 
 
-def consent_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
+def consent_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
     """The consent text, while the worker has not answered it."""
-    if not page.crowd:
+    if not page.crowd or request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
         return None
-    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator.name):
+    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator):
+        request.session[CONSENTED] = True
         return None
     text = terminal_safe(crowd.consent_text(page.ctx) or "")
     return Screen("consent", {"paragraphs": text.split("\n\n")})

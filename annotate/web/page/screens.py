@@ -156,7 +156,7 @@ def index_screen(
     assert session is not None
     if not request.session.get("started") and (gone := arrival_screen(page, session)):
         return gone  # turned away at arrival, with the code of their link
-    if (asking := consent_screen(page, session)) is not None:
+    if (asking := consent_screen(page, request, session)) is not None:
         return asking
     if not request.session.get("started"):
         return guidelines_screen(page, session)

@@ -9,6 +9,12 @@ from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator
 from annotate.web.page.state import PageState
 
+CONSENTED = "consented"
+"""In the signed session cookie: this browser's worker agreed to the consent text. Read from
+the store once per session, not on every screen (a new arrival by link starts a new session);
+an agreement given on this page is stored with the worker's next write (AnnotatorSession.
+consent_given), so agreeing costs no commit of its own."""
+
 
 def open_session(
     page: PageState, request: Request, visit: int | None = None, *, quit_checked: bool = False
@@ -29,6 +35,7 @@ def open_session(
             request.session.clear()  # the annotator is gone from the store: sign in again
             return None
     session = AnnotatorSession(page.config.engine, page.ctx, annotator)
+    session.consent_given = bool(request.session.get(CONSENTED))
     signed_in = request.session.get("visit")  # the window this browser signed in with
     if signed_in:
         session.attach_window(int(signed_in))
