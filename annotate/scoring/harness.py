@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
+from annotate.scoring.predictions import json_object_lines
 from annotate.specs import TaskSpec
 
 
@@ -152,18 +153,8 @@ def _objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
-    out = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise DataFileError(path, number, "expected a JSON object per line")
-        out.append((number, obj))
-    return out
+    lines = enumerate(text.split("\n"), start=1)
+    return json_object_lines(path, ((n, line) for n, line in lines if line.strip()))
 
 
 def _item_key(idx: Any, spec: TaskSpec) -> tuple[str, str | None] | None:

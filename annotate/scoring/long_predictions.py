@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError, UserError
-from annotate.scoring.predictions import ModelPredictions, decode_prediction
+from annotate.scoring.predictions import ModelPredictions, decode_prediction, json_object_lines
 from annotate.specs import TaskSpec
 
 MAP_KEYS = ("id", "prediction", "model")
@@ -42,18 +41,8 @@ def _rows(path: Path) -> list[tuple[int, Mapping[str, Any]]]:
     except UnicodeDecodeError as exc:
         raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
     if path.suffix.lower() in (".jsonl", ".json"):
-        rows = []
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataFileError(path, number, f"not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise DataFileError(path, number, "expected a JSON object per line")
-            rows.append((number, obj))
-        return rows
+        lines = enumerate(text.split("\n"), start=1)
+        return json_object_lines(path, ((n, line) for n, line in lines if line.strip()))
     dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
     reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
     return [(reader.line_num, row) for row in reader]

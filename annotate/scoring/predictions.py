@@ -12,6 +12,7 @@ Predictions are mapped back to the task's label values through `submission.encod
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,8 +137,16 @@ def _read_glue_tsv(path: Path, spec: TaskSpec) -> dict[str, Any]:
 
 
 def _json_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    return json_object_lines(path, _lines(path))
+
+
+def json_object_lines(
+    path: Path, lines: Iterable[tuple[int, str]]
+) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each JSON-lines line; a line that is not one JSON object is
+    refused with its number (every model-prediction reader reads JSON lines so)."""
     objects = []
-    for number, line in _lines(path):
+    for number, line in lines:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:

@@ -20,7 +20,13 @@ from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.item_body import build_item
-from annotate.tui.widgets.overflow import FEEDBACK_KEYS, PASSAGE_KEYS, PINNED_KEYS, cue
+from annotate.tui.widgets.overflow import (
+    FEEDBACK_KEYS,
+    cue,
+    scroll_pinned,
+    show_pinned_cue,
+    watch_overflow,
+)
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -87,10 +93,7 @@ class FeedbackScreen(Screen[None]):
     def on_mount(self) -> None:
         panel = self.query_one("#feedback", VerticalScroll)
         panel.focus()
-        for block in self.query("#body, #pinned, #feedback"):
-            self.watch(block, "scroll_y", self._show_overflow, init=False)
-            self.watch(block, "virtual_size", self._show_overflow, init=False)
-        self.call_after_refresh(self._show_overflow)
+        watch_overflow(self, "#body, #pinned, #feedback", self._show_overflow)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_overflow)
@@ -99,12 +102,7 @@ class FeedbackScreen(Screen[None]):
         """Say on the borders what continues below, and with which key."""
         panel = self.query_one("#feedback")
         panel.border_title = cue(("more feedback below", panel, FEEDBACK_KEYS))
-        pinned = self.query("#pinned")
-        if pinned:
-            pinned.first().border_title = cue(
-                ("passage continues", self.query_one("#body"), PASSAGE_KEYS),
-                ("more below", pinned.first(), PINNED_KEYS),
-            )
+        show_pinned_cue(self)
 
     def action_scroll_body(self, direction: int) -> None:
         body = self.query_one("#body", VerticalScroll)
@@ -114,8 +112,7 @@ class FeedbackScreen(Screen[None]):
             body.scroll_page_down()
 
     def action_scroll_pinned(self, direction: int) -> None:
-        for pinned in self.query("#pinned"):
-            pinned.scroll_relative(y=direction * 2, animate=False)
+        scroll_pinned(self, direction)
 
     def action_next(self) -> None:
         if not self.moved_on:

@@ -31,7 +31,7 @@ from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import FIELD_CLASS, Block, build_item, item_blocks
-from annotate.tui.widgets.overflow import PASSAGE_KEYS, PINNED_KEYS, cue
+from annotate.tui.widgets.overflow import scroll_pinned, show_pinned_cue, watch_overflow
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -123,23 +123,13 @@ class ItemScreen(Screen[None]):
         self._show_cue()
         focus = self.parts.chooser or self.query_one("#body")
         focus.focus()
-        for block in self.query("#body, #pinned"):
-            self.watch(block, "scroll_y", self._show_overflow, init=False)
-            self.watch(block, "virtual_size", self._show_overflow, init=False)
-        self.call_after_refresh(self._show_overflow)
+        watch_overflow(self, "#body, #pinned", self._show_overflow)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_overflow)
 
     def _show_overflow(self, *_: object) -> None:
-        """Say on the pinned block's border what continues below, and with which key."""
-        pinned = self.query("#pinned")
-        if pinned:
-            body = self.query_one("#body")
-            pinned.first().border_title = cue(
-                ("passage continues", body, PASSAGE_KEYS),
-                ("more below", pinned.first(), PINNED_KEYS),
-            )
+        show_pinned_cue(self)
 
     async def show_item(self, item: ItemView, progress: Progress) -> None:
         """Show the next item in this same screen. Rebuilding only the item's own widgets,
@@ -288,8 +278,7 @@ class ItemScreen(Screen[None]):
         self.dismiss()
 
     def action_scroll_pinned(self, direction: int) -> None:
-        for pinned in self.query("#pinned"):
-            pinned.scroll_relative(y=direction * 2, animate=False)
+        scroll_pinned(self, direction)
 
     def action_scroll_body(self, direction: int) -> None:
         body = self.query_one("#body", VerticalScroll)

@@ -5,6 +5,7 @@ the pinned block or the feedback says so, with the key, while there is more belo
 
 from __future__ import annotations
 
+from textual.screen import Screen
 from textual.widget import Widget
 
 PASSAGE_KEYS = "PgDn"
@@ -22,3 +23,28 @@ def cue(*parts: tuple[str, Widget | None, str]) -> str:
     below: Shift+↓"; "" when everything is in view. `parts`: (what, block, key)."""
     said = [f"{what}: {key}" for what, block, key in parts if more_below(block)]
     return " · ".join(said)
+
+
+def watch_overflow(screen: Screen, selector: str, show: object) -> None:
+    """Call `show` whenever a block matching `selector` scrolls or changes its length, and
+    once after the first layout (the screen also calls it on resize)."""
+    for block in screen.query(selector):
+        screen.watch(block, "scroll_y", show, init=False)  # type: ignore[arg-type]
+        screen.watch(block, "virtual_size", show, init=False)  # type: ignore[arg-type]
+    screen.call_after_refresh(show)  # type: ignore[arg-type]
+
+
+def show_pinned_cue(screen: Screen) -> None:
+    """The border above the pinned question or hypothesis: what continues below it (the
+    passage, or the block itself), and with which key."""
+    pinned = screen.query("#pinned")
+    if pinned:
+        pinned.first().border_title = cue(
+            ("passage continues", screen.query_one("#body"), PASSAGE_KEYS),
+            ("more below", pinned.first(), PINNED_KEYS),
+        )
+
+
+def scroll_pinned(screen: Screen, direction: int) -> None:
+    for pinned in screen.query("#pinned"):
+        pinned.scroll_relative(y=direction * 2, animate=False)
