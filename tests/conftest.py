@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,28 @@ def shared_data() -> Path:
 SHARED_DATA = shared_data()
 POSTGRES_URL_ENV = "ANNOTATE_TEST_POSTGRES"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A private Hugging Face cache for this test process, set before `datasets` is imported.
+    The user's cache stays untouched, nothing is fetched, and a lock file left in a shared
+    cache cannot stall a run: where fcntl is missing (the no-fcntl half of .ci/run) filelock
+    falls back to soft locks, for which any lock file left behind means "held" forever."""
+    cache = tempfile.mkdtemp(prefix="annotate-hf-")
+    config.stash[_HF_CACHE] = cache
+    os.environ["HF_HOME"] = cache
+    os.environ["HF_DATASETS_CACHE"] = os.path.join(cache, "datasets")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cache = config.stash.get(_HF_CACHE, None)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+_HF_CACHE = pytest.StashKey[str]()
 
 
 @dataclass

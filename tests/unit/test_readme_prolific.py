@@ -100,9 +100,15 @@ def test_the_prolific_recipe_runs_end_to_end(tmp_path: Path):
     assert leave is not None and leave.code == config.codes["not_admitted"]
     out = run(BLOCKS[3], tmp_path)
     assert "median effective hourly pay: 12.00 GBP/h" in out
-    bonus = (tmp_path / "bonus.csv").read_text().splitlines()
-    # Nine workers visited; the one who did not consent spent less than the base reward pays.
-    assert len(bonus) == 8 and all(re.fullmatch(r"[0-9a-f]{24},\d+\.\d\d", b) for b in bonus)
+    # Two paid studies: `--to bonus.csv` writes one bulk-bonus file for each.
+    assert not (tmp_path / "bonus.csv").exists()
+    bonus_a = (tmp_path / f"bonus-{study_a}.csv").read_text().splitlines()
+    bonus_b = (tmp_path / f"bonus-{study_b}.csv").read_text().splitlines()
+    # Nine workers visited A; the one who did not consent spent less than the base reward pays.
+    # Seven visited B; the one the gate refused left at once.
+    assert [b.split(",")[0] for b in bonus_a] == [pid(n) for n in range(1, 9)]
+    assert [b.split(",")[0] for b in bonus_b] == [pid(n) for n in range(1, 7)]
+    assert all(re.fullmatch(r"[0-9a-f]{24},\d+\.\d\d", b) for b in bonus_a + bonus_b)
     assert pid(1) in out  # annotator show w01: the one place besides the pay file
     assert out.count(pid(1)) == 1
     assert "Effective hourly pay" in out

@@ -78,6 +78,9 @@ def arrive_by_link(page: PageState, request: Request) -> Screen | None:
     except crowd.CrowdRefusal as exc:
         return Screen("refused", {"message": terminal_safe(str(exc)), "code": exc.code}, 403)
     csrf = request.session.get("csrf")
+    # Consent given in this browser and not yet stored (it is stored with the first answer)
+    # still holds when the same worker opens the link again, in this tab or another.
+    consented = request.session.get("who") == arrival.annotator and request.session.get(CONSENTED)
     request.session.clear()
     request.session.update(
         {
@@ -86,6 +89,8 @@ def arrive_by_link(page: PageState, request: Request) -> Screen | None:
             "csrf": csrf or secrets.token_urlsafe(24),
         }
     )
+    if consented:
+        request.session[CONSENTED] = True
     return None
 
 
