@@ -2,9 +2,10 @@
 the project file (`annotate.toml`).
 
 Each field is the variable ``ANNOTATE_<FIELD>`` (``db`` is ``ANNOTATE_DB``); its docstring is
-the documentation the README's "Environment variables" table repeats (a test keeps the two and
-the code in step). The fields of `PROJECT_KEYS` may also be set in the project file:
-`annotate.toml` in the current folder, or the file ANNOTATE_CONFIG (`--config FILE`) names.
+the documentation the Configuration page's "Environment variables" table repeats (a test
+keeps the two and the code in step). The fields of `PROJECT_KEYS` may also be set in the
+project file: `annotate.toml` in the current folder, or the file ANNOTATE_CONFIG
+(`--config FILE`) names.
 What wins: a command-line option, where there is one, then the environment, then the project
 file, then the default.
 

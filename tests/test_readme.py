@@ -1,4 +1,5 @@
-"""The README and the docs' recipes are a contract: their shell blocks run, here.
+"""The README and the docs' pages (guide, recipes, configuration) are a contract: their shell
+blocks run, here.
 
 How a page marks its blocks (skip with the test that covers them, expected output, hidden
 setup, transcripts) is described in tests/readme_runner.py and in docs/architecture.md
@@ -9,8 +10,9 @@ setup, transcripts) is described in tests/readme_runner.py and in docs/architect
     <!-- readme: exit N -->
 
 and a hidden setup block: a comment that starts with `<!-- readme: setup` and ends with a
-`-->` line. Also here: every command of `annotate --help` (and of its groups) is named in the
-README and run by some page, and the README lists every ANNOTATE_* variable the code reads.
+`-->` line. Also here: every command of `annotate --help` (and of its groups) is named in a
+page and run by some page, and the Configuration page lists every ANNOTATE_* variable the
+code reads.
 """
 
 from __future__ import annotations
@@ -26,8 +28,11 @@ from annotate.cli import app
 from tests.readme_runner import ROOT, commands_named, parse, run_page, skip_target
 
 README = ROOT / "README.md"
-RECIPES = sorted((ROOT / "docs" / "recipes").glob("*.md"))
-PAGES = [README, *RECIPES, ROOT / "docs" / "configuration.md", ROOT / "docs" / "report-schema.md"]
+DOCS = ROOT / "docs"
+RECIPES = sorted((DOCS / "recipes").glob("*.md"))
+GUIDE = [DOCS / "getting-started.md", *sorted((DOCS / "guide").glob("*.md"))]
+PAGES = [README, *GUIDE, *RECIPES, DOCS / "configuration.md", DOCS / "report-schema.md"]
+CONFIGURATION = DOCS / "configuration.md"
 GLOBAL_OPTIONS = re.compile(
     r"^annotate(\s+--(db|config)(\s+|=)\S+|\s+--debug|\s+--width(\s+|=)\d+)*"
 )
@@ -84,8 +89,9 @@ def _starts(command_line: str, path: str) -> bool:
     return words[1 : 1 + len(path.split())] == path.split()
 
 
-def test_every_command_is_named_in_the_readme():
-    text = README.read_text(encoding="utf-8")
+def test_every_command_is_named_in_the_docs():
+    """Beside the generated reference, some page tells what each command is for."""
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     missing = []
     for path in command_paths():
         *group, name = path.split()
@@ -95,7 +101,7 @@ def test_every_command_is_named_in_the_readme():
         if group and f"annotate {' '.join(group)}" in text and f"`{name}`" in text:
             continue
         missing.append(path)
-    assert not missing, f"commands of `annotate --help` the README does not mention: {missing}"
+    assert not missing, f"commands of `annotate --help` no page mentions: {missing}"
 
 
 def test_every_command_is_run_by_a_page_or_by_the_test_its_skip_names():
@@ -133,26 +139,26 @@ def test_the_runner_reads_its_markers(tmp_path: Path):
         run_page(page, tmp_path / "run2")
 
 
-def test_every_environment_variable_is_a_setting_and_listed_in_the_readme():
+def test_every_environment_variable_is_a_setting_and_listed_in_the_docs():
     names = set()
     for path in (ROOT / "annotate").rglob("*.py"):
         names |= set(re.findall(r"\bANNOTATE_[A-Z][A-Z_]*[A-Z]\b", path.read_text("utf-8")))
     documented = settings_module.documented()
     assert names <= set(documented), f"not in annotate/settings.py: {names - set(documented)}"
     assert all(documented.values()), "every setting has a docstring"
-    text = README.read_text(encoding="utf-8")
+    text = CONFIGURATION.read_text(encoding="utf-8")
     table = text.split("## Environment variables", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"^\| `(ANNOTATE_[A-Z_]+)`", table, flags=re.MULTILINE))
     assert listed == set(documented), (
-        f"README lists {sorted(listed)}, the settings are {sorted(documented)}"
+        f"the Configuration page lists {sorted(listed)}, the settings are {sorted(documented)}"
     )
     # the table is the settings' docstrings, in the model's order
     rows = re.findall(r"^\| `(ANNOTATE_[A-Z_]+)` \| (.*) \|$", table, flags=re.MULTILINE)
     assert rows == list(documented.items())
 
 
-def test_the_readme_shows_the_example_task_file_as_it_is():
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_show_the_example_task_file_as_it_is():
+    text = (DOCS / "guide" / "protocols.md").read_text(encoding="utf-8")
     shown = text.split("A minimal one, `examples/toy/toy.toml`:", 1)[1]
     shown = shown.split("```toml\n", 1)[1].split("```", 1)[0]
     assert shown == (ROOT / "examples" / "toy" / "toy.toml").read_text(encoding="utf-8")

@@ -99,7 +99,7 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
         )
         warn(
             f"error: the store {ws.url} is damaged: {first}{more}. Restore it from a backup "
-            '(README: "Recovering from a backup").'
+            '(docs: "Running a study", "Recovering from a backup").'
         )
     elif fmt is Format.json:
         pass

@@ -54,8 +54,8 @@ SQLITE_STORAGE_ERRORS = {
     "back; check the disk, then run `annotate check`.",
     "SQLITE_CANTOPEN": "cannot be opened ({reason}); check that the file and its folder exist "
     "and are readable and writable by you.",
-    "SQLITE_CORRUPT": "is damaged ({reason}). Restore it from a backup (README: "
-    '"Recovering from a backup").',
+    "SQLITE_CORRUPT": "is damaged ({reason}). Restore it from a backup (docs: "
+    '"Running a study", "Recovering from a backup").',
     "SQLITE_NOTADB": "is not a SQLite database ({reason}): check the --db path, or restore the "
     "store from a backup.",
 }

@@ -141,8 +141,8 @@ def _require_tables(engine: Engine) -> None:
     if missing:
         raise UserError(
             f"the store {describe_store(engine)} is damaged: it lacks the table(s) "
-            f'{", ".join(missing)}. Restore it from a backup (README: "Recovering from a '
-            'backup").'
+            f'{", ".join(missing)}. Restore it from a backup (docs: "Running a study", '
+            '"Recovering from a backup").'
         )
 
 

@@ -14,7 +14,7 @@ import pytest
 import annotate
 from tests import label_fixtures as lf
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_PAGE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 
 @pytest.fixture
@@ -157,12 +157,12 @@ def test_parquet_without_pyarrow_names_the_extra(cli, mturk_study, tmp_path, mon
     assert "pip install 'annotate-baselines[parquet]'" in result.stderr
 
 
-def test_the_readme_api_example_runs(cli, mturk_study, db_url, monkeypatch, capsys):
-    section = README.read_text().split("## Python API", 1)[1]
+def test_the_api_page_example_runs(cli, mturk_study, db_url, monkeypatch, capsys):
+    section = API_PAGE.read_text()
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     monkeypatch.setenv("ANNOTATE_DB", db_url)
     code = code.replace('"rte-crowd"', '"cb-mturk"')
-    exec(compile(code, "README.md (Python API)", "exec"), {})
+    exec(compile(code, "docs/api.md", "exec"), {})
     assert "collected outside annotate" in capsys.readouterr().out
 
 

@@ -1,4 +1,4 @@
-"""The commands of README's "Bring your own labels" and of docs/recipes/bring-labels.md run, in
+"""The commands of the guide's "Labels from elsewhere" and of docs/recipes/bring-labels.md run, in
 order, against a scratch store (heredocs write their files)."""
 
 from __future__ import annotations
@@ -40,18 +40,16 @@ def _run(cli, script: str) -> list[str]:
     return outputs
 
 
-@pytest.mark.parametrize("where", ["README.md", "docs/recipes/bring-labels.md"])
+@pytest.mark.parametrize("where", ["docs/guide/labels.md", "docs/recipes/bring-labels.md"])
 def test_the_bring_labels_commands_run(cli, tmp_path, monkeypatch, where):
     monkeypatch.chdir(tmp_path)
     text = (ROOT / where).read_text()
-    if where == "README.md":
-        text = text.split("### Bring your own labels", 1)[1].split("\n### ", 1)[0]
     outputs = []
     for block in _bash_blocks(text):
         outputs += _run(cli, block)
     assert any("collected outside annotate" in out for out in outputs)
     assert list((tmp_path / "out").glob("*-labels.csv"))
-    if where != "README.md":  # the recipe's --skip-when, flag= and second-study commands
+    if where != "docs/guide/labels.md":  # the recipe's --skip-when, flag= and second-study commands
         assert any("left out: 2 answers (--skip-when)" in out for out in outputs)
         assert any("flagged: 2 answers, the column's value as comment" in out for out in outputs)
         assert any("as study 'cb-na'; nothing changed" in out for out in outputs)

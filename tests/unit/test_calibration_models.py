@@ -171,7 +171,7 @@ def test_the_model_intervals_cover_their_targets_fast_variant(record_property, c
 SLOW_STUDIES = int(os.environ.get("CALIBRATION_STUDIES", "200"))
 SLOW_FRESH = int(os.environ.get("CALIBRATION_FRESH", "40"))
 """The slow variant's studies and fresh studies per truth: 200 and 40 in CI (two minutes);
-`CALIBRATION_STUDIES=600 CALIBRATION_FRESH=100` gives the 600-study figures of the README
+`CALIBRATION_STUDIES=600 CALIBRATION_FRESH=100` gives the 600-study figures of the docs (guide: protocols)
 (about sixteen minutes)."""
 
 

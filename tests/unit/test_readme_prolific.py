@@ -1,8 +1,7 @@
-"""The README's "A SuperGLUE baseline on Prolific" runs as written: its ```bash blocks, in
+"""The recipe "A baseline on Prolific, from files" runs as written: its ```bash blocks, in
 order, in a shell against a scratch store, with Prolific workers arriving by link between them
 (the engine's entry, as `annotate serve` does): 8 trainees on study A, the gate closed, the
-allow-list exported, the admitted on study B with their batches of 20, then the bonus file.
-The docs page docs/recipes/prolific.md carries the same commands."""
+allow-list exported, the admitted on study B with their batches of 20, then the bonus files."""
 
 from __future__ import annotations
 
@@ -21,23 +20,13 @@ from tests.engine_helpers import rte_rows, write_jsonl
 from tests.unit.test_crowd_cli import Clock, worker
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADING = "### A SuperGLUE baseline on Prolific"
+PAGE = ROOT / "docs" / "recipes" / "prolific.md"
+BLOCKS = re.findall(r"```bash\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.DOTALL)
 
 
-def section_blocks(text: str, heading: str) -> list[str]:
-    start = text.index(heading)
-    rest = text[start + len(heading) :]
-    end = re.search(r"^#{2,3} ", rest, re.MULTILINE)  # a setup comment may hold "# …" lines
-    return re.findall(r"```bash\n(.*?)```", rest[: end.start() if end else None], re.DOTALL)
-
-
-BLOCKS = section_blocks((ROOT / "README.md").read_text(), HEADING)
-
-
-def test_the_docs_page_has_the_same_commands():
-    page = (ROOT / "docs" / "recipes" / "prolific.md").read_text()
-    assert re.findall(r"```bash\n(.*?)```", page, re.DOTALL) == BLOCKS
+def test_the_recipe_has_its_four_steps():
     assert len(BLOCKS) == 4
+    assert "annotate pay rte-prolific" in BLOCKS[3]
 
 
 def run(block: str, home: Path) -> str:

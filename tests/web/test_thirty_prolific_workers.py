@@ -1,6 +1,6 @@
 """Issue 22's acceptance run: 30 Prolific workers against a real `annotate serve STUDY` process.
 
-The study is made as the README's "A SuperGLUE baseline on Prolific" makes one (import, `study
+The study is made as the recipe "A baseline on Prolific, from files" makes one (import, `study
 create --crowd prolific --crowd-config … --set max_test_items_per_annotator=20`), with a
 threshold gate. Each worker is an HTTP client that follows the page's own requests: the
 Prolific link with its own PROLIFIC_PID, STUDY_ID and SESSION_ID, consent, the guidelines,
