@@ -51,6 +51,9 @@ class FlagRow:
     """Who resolved the flag or excluded the item (None while open)."""
     reason: str | None
     at: datetime | None
+    value: Any = None
+    """What the annotator answered on the item (the stored label value; `answers.describe`
+    words it as they read it): a flag often explains an answer."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +131,7 @@ def flagged_labels(study_id: int) -> Select:
             Label.comment,
             Item.fields,
             Label.answered_at,
+            Label.value,
         )
         .join(Item, Item.id == Label.item_id)
         .join(Annotator, Annotator.id == Label.annotator_id)
@@ -151,7 +155,7 @@ def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
             resolved[action.label_id] = action
     excluded = excluded_items(session, study_id)
     rows = []
-    for label_id, item_id, source_id, name, synthetic, phase, comment, fields, at in labels:
+    for label_id, item_id, source_id, name, synthetic, phase, comment, fields, at, value in labels:
         state, by, reason, when = OPEN, None, None, None
         if (ex := excluded.get(item_id)) is not None and phase == TEST:
             state, by, reason, when = EXCLUDED, ex.by, ex.reason, ex.at
@@ -172,6 +176,7 @@ def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
                 by,
                 reason,
                 when,
+                value=value,
             )
         )
     return rows

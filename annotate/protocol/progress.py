@@ -30,14 +30,15 @@ from annotate.store.models import (
     Study,
     StudyItem,
 )
+from annotate.wording import count_of
 
 RECENT = timedelta(minutes=15)
+"""The window of the "recent" labelling rate."""
 MIN_RATE_SPAN = timedelta(minutes=2)
 """A labelling rate needs at least this much time behind it ..."""
 MIN_RATE_LABELS = 5
 """... and this many labels, unless its window is the whole RECENT: one label a second after
 the first is no rate ("25133.3/h, ETA 5 s"), while 15 quiet minutes are a rate of zero."""
-"""The window of the "recent" labelling rate."""
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -76,6 +77,77 @@ def change_stamp(engine: Engine) -> ChangeStamp:
     return ChangeStamp(
         last_label, int(labels), last_revision, last_decision, last_flag_action, studies
     )
+
+
+# --- test labels against the plan ---------------------------------------------------------------
+@dataclass(frozen=True)
+class LabelTally:
+    """A study's test labels against its plan of k per item, in words for the console. A
+    bare share reads wrong once the plan and the labels part: "65/100 (100%)" when every item
+    was decided before k (stop_when_decided), "84/80" when ties took extra annotators
+    (tie_rule extra-annotator)."""
+
+    given: int
+    planned: int
+    """k labels per test item."""
+    extra: int
+    """Given past k: extra annotators for ties."""
+    not_needed: int
+    """Of the plan, never to be given: items decided early."""
+    to_go: int
+    """Still wanted (the engine's count; an open tie's extra label included)."""
+    finished: bool
+
+    @classmethod
+    def of(cls, items: standing.Completeness) -> LabelTally:
+        return cls(
+            given=items.labels,
+            planned=items.k * items.total,
+            extra=items.labels_extra,
+            not_needed=items.labels_not_needed,
+            to_go=items.labels_wanted,
+            finished=items.finished,
+        )
+
+    @property
+    def share(self) -> float:
+        """Given out of given and still wanted (1.0 once every item is complete)."""
+        wanted = self.given + self.to_go
+        return min(1.0, self.given / wanted) if wanted else 0.0
+
+    def _head(self, noun: str) -> str:
+        if self.extra:
+            extra = count_of(self.extra, "extra annotator")
+            return f"{self.given} {noun} ({self.planned} planned + {extra} for ties)"
+        return f"{self.given}/{self.planned} {noun}"
+
+    def words(self, noun: str = "labels") -> str:
+        """ "65/100 labels, every item decided (stopped early)", "84 labels (80 planned + 4
+        extra annotators for ties), complete", "40/100 labels, 45 to go (15 not needed: items
+        decided early)"."""
+        head = self._head(noun)
+        if self.finished:
+            early = ", every item decided (stopped early)"
+            return head + (early if self.not_needed else ", complete")
+        tail = f", {self.to_go} to go"
+        if self.not_needed:
+            tail += f" ({self.not_needed} not needed: items decided early)"
+        return head + tail
+
+    @property
+    def short(self) -> str:
+        """The same for a table cell: "17/24 (71%)" while the plan holds, else words:
+        "65/100, stopped early", "84 (80 + 4 for ties)", "40/100, 45 to go"."""
+        if not self.extra and not self.not_needed:
+            return f"{self.given}/{self.planned} ({100 * self.share:.0f}%)"
+        head = (
+            f"{self.given} ({self.planned} + {self.extra} for ties)"
+            if self.extra
+            else f"{self.given}/{self.planned}"
+        )
+        if self.finished:
+            return head + (", stopped early" if self.not_needed else "")
+        return f"{head}, {self.to_go} to go"
 
 
 # --- one study ----------------------------------------------------------------------------------
@@ -140,6 +212,10 @@ class StudyProgress:
     @property
     def complete(self) -> bool:
         return self.items.finished
+
+    @property
+    def tally(self) -> LabelTally:
+        return LabelTally.of(self.items)
 
 
 def decision_reason(decision: GateDecision) -> str:
@@ -412,6 +488,8 @@ class StudyOverview:
     labels_wanted: int
     """Test labels the items still take (standing.Completeness)."""
     last_activity: datetime | None
+    tally: LabelTally
+    """The test labels against the plan, in words."""
 
     @property
     def share_done(self) -> float:
@@ -448,6 +526,7 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
                 labels_wanted=items.labels_wanted,
                 # None too for a study imported without times (its labels have none)
                 last_activity=as_utc(last[study_id]) if last.get(study_id) else None,
+                tally=LabelTally.of(items),
             )
         )
     return out

@@ -74,22 +74,28 @@ class Completeness:
     labels: int
     labels_wanted: int
     """Labels the items still take now (the engine's `remaining`, summed)."""
+    labels_extra: int = 0
+    """Labels past k: extra annotators for ties (extra-annotator)."""
+    labels_not_needed: int = 0
+    """Labels of the plan (k per item) that items decided early will never take."""
 
     @classmethod
     def of(cls, rows: Iterable[tuple[int, int]], k: int) -> Completeness:
         """From (n_labels, remaining) per test item."""
-        total = complete = ties = early = untouched = labels = wanted = 0
+        total = complete = ties = early = untouched = labels = wanted = extra = spared = 0
         for n, left in rows:
             total += 1
             labels += n
             wanted += left
             untouched += n == 0
+            extra += max(0, n - k)
             if item_complete(n, left):
                 complete += 1
                 early += n < k
+                spared += max(0, k - n)
             elif n >= k:
                 ties += 1
-        return cls(k, total, complete, ties, early, untouched, labels, wanted)
+        return cls(k, total, complete, ties, early, untouched, labels, wanted, extra, spared)
 
     @property
     def finished(self) -> bool:

@@ -13,20 +13,20 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlmodel import Session
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from annotate.protocol import flags
 from annotate.protocol.status import study_status
 from annotate.protocol.studies import load_study
 from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
-from annotate.store.models import FlagAction, GateDecision
+from annotate.store.models import FlagAction, GateDecision, Label
 from annotate.tui.console.app import ConsoleApp, create_console_app
-from annotate.tui.console.screens import study as study_screen
+from annotate.tui.console.screens import base as live_screens
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen
 from annotate.tui.console.screens.flags import FlagsScreen
@@ -37,7 +37,7 @@ from annotate.tui.console.screens.studies import StudiesScreen
 from annotate.tui.console.screens.study import StudyScreen
 from tests.engine_helpers import catch_study, rte_study
 from tests.tui.console_support import NOW, StepClock, busy_study, label_as
-from tests.tui.support import build_study, screen_lines, screen_text, wait_until
+from tests.tui.support import build_study, screen_lines, screen_text, static_text, wait_until
 from tests.tui.task_data import LAYOUT_DATA
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -91,7 +91,7 @@ async def test_study_screen_shows_progress_and_every_annotator(workspace, tmp_pa
         await arrive(pilot, StudyScreen)
         text = screen_text(app)
         assert "3 of 8 items complete (38%) · k = 3 · state test" in text
-        assert "17 test labels, 7 to go" in text
+        assert "17/24 test labels, 7 to go" in text
         assert "Labels/hour: 0.0 (last 15 min)" in text
         assert "ETA: 12 min" in text
         lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
@@ -135,7 +135,7 @@ async def test_labels_written_by_another_process_show_within_two_seconds(
     assert app.poll_seconds == 1.0
     async with app.run_test(size=(160, 40)) as pilot:
         await arrive(pilot, StudyScreen)
-        assert "17 test labels" in screen_text(app)
+        assert "17/24 test labels" in screen_text(app)
         subprocess.run(
             [sys.executable, "-c", textwrap.dedent(WRITER), db_url, ctx.study.name, "chloé", "2"],
             check=True,
@@ -144,7 +144,7 @@ async def test_labels_written_by_another_process_show_within_two_seconds(
         )
         committed = time.monotonic()
         deadline = committed + 2.0
-        while "19 test labels" not in screen_text(app):
+        while "19/24 test labels" not in screen_text(app):
             assert time.monotonic() < deadline, "the new labels did not show within 2 s"
             await pilot.pause(0.05)
         assert time.monotonic() - committed < 2.0
@@ -165,7 +165,7 @@ async def test_the_study_screen_redraws_only_when_the_store_changed(workspace, t
         assert screen.loads == loads
         label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
         await wait_until(pilot, lambda: screen.loads > loads, "a reload after the new label")
-        assert "18 test labels" in screen_text(app)
+        assert "18/24 test labels" in screen_text(app)
 
 
 async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
@@ -230,7 +230,7 @@ async def test_the_study_screen_shows_catch_accuracy_and_the_drift_warning(works
         # The catch table is drawn after the annotators table: wait for its rows.
         await wait_until(pilot, lambda: len(catch_rows()) == 5, "the catch table's rows")
         text, rows = screen_text(app), catch_rows()
-        assert "200 test labels, 0 to go" in text  # catch answers are not test labels
+        assert "200/200 test labels, complete" in text  # catch answers are not test labels
         assert "Catch items: rate 0.3, action warn · recent = last 10 catch answers" in text
         assert set(rows) == {f"sim{n}" for n in range(1, 6)}
         for a in summary.annotators:
@@ -541,7 +541,7 @@ async def test_the_study_table_header_lines_up_with_its_rows_when_opened_from_th
     """26.1 as the tester went: a 3-class study opened from the list, back, then MultiRC or
     ReCoRD, at 80 columns. A frame drawn while each table is filled must not leave the header
     at the widths of the labels alone ("Acc." sat over "6/6" until the window was resized)."""
-    monkeypatch.setattr(study_screen, "CLOCK_SECONDS", 3600.0)  # its redraw would hide it
+    monkeypatch.setattr(live_screens, "CLOCK_SECONDS", 3600.0)  # its redraw would hide it
     drawn_as_filled(monkeypatch, StudyScreen)
     for name, layout in (("three-class", "superglue/cb"), ("reading", task)):
         dev, test = LAYOUT_DATA[layout]
@@ -576,7 +576,7 @@ async def test_the_study_table_header_follows_a_column_that_widens_on_refresh(
     from annotate.protocol import gate
     from annotate.protocol.session import AnnotatorSession
 
-    monkeypatch.setattr(study_screen, "CLOCK_SECONDS", 3600.0)
+    monkeypatch.setattr(live_screens, "CLOCK_SECONDS", 3600.0)
     drawn_as_filled(monkeypatch, StudyScreen)
     ctx = rte_study(workspace.engine, tmp_path, name="tr", train=2, test=3)
     session = AnnotatorSession.open(workspace.engine, "tr", "ana", create_annotator=True)
@@ -616,8 +616,10 @@ async def assert_header_follows_a_refresh(pilot, lined_up, shown, change) -> Non
 async def test_the_studies_header_follows_a_count_that_grows_from_9_to_10(
     workspace, tmp_path, monkeypatch
 ):
-    """26.1 on the Studies screen (no clock redraws it): "9/100 (9%)" becoming "10/100 (10%)"
-    widens Labels; its header and the next one stay over their cells."""
+    """26.1 on the Studies screen: "9/100 (9%)" becoming "10/100 (10%)" widens Labels; its
+    header and the next one stay over their cells (the clock's redraw, which would hide it,
+    held off)."""
+    monkeypatch.setattr(live_screens, "CLOCK_SECONDS", 3600.0)
     drawn_as_filled(monkeypatch, StudiesScreen)
     rte_study(workspace.engine, tmp_path, name="s", train=1, test=20)
     label_as(workspace.engine, "s", "ana", test_items=9)
@@ -690,3 +692,158 @@ async def test_a_crowd_study_shows_its_exits_per_platform_study_and_code(workspa
         await arrive(pilot, StudyScreen)
         text = " ".join(screen_text(app).split())
         assert f"study {STUDY_A} (all link): screened_out ({CODES['screened_out']}) 2" in text
+
+
+# --- issue 39.7: times that tick, labels in words, tables that fit 80 columns, the answer ------
+def table_fits(table: DataTable) -> bool:
+    """Every column on screen: nothing behind a sideways scroll."""
+    return table.virtual_size.width <= table.scrollable_content_region.width
+
+
+def stored_test_labels(engine, study: str) -> tuple[int, list[int]]:
+    """The study's test labels, and their number per item, counted in the store."""
+    ctx = load_study(engine, study)
+    with engine.connect() as conn:
+        counts = list(
+            conn.execute(
+                select(func.count())
+                .where(Label.study_id == ctx.id, Label.phase == "test")
+                .group_by(Label.item_id)
+            ).scalars()
+        )
+    return sum(counts), counts
+
+
+async def test_the_studies_list_times_tick_without_reading_the_store(
+    workspace, tmp_path, monkeypatch
+):
+    """39.7: "23 min ago" on the Studies list moved only when a label came in; it ticks as
+    the Study screen's does, from what was read."""
+    monkeypatch.setattr(live_screens, "CLOCK_SECONDS", 0.05, raising=False)
+    busy_study(workspace.engine, tmp_path)
+    now = [NOW]
+    app = create_console_app(workspace.engine, clock=lambda: now[0], researcher="rhea")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        screen = app.screen
+        assert isinstance(screen, StudiesScreen)
+
+        def row() -> str:
+            return next(ln for ln in screen_lines(app) if ln.startswith(" rte [pilot]  "))
+
+        assert "23 min ago" in row()
+        loads = screen.loads
+        now[0] = NOW + timedelta(minutes=10)
+        await wait_until(pilot, lambda: "33 min ago" in row(), "the list's clock to tick")
+        assert "last label 33 min ago" in " ".join(screen_text(app).split())  # and the line
+        assert screen.loads == loads  # no store read
+
+
+async def test_the_studies_list_fits_80_columns_and_says_labels_in_words(workspace, tmp_path):
+    """39.7: at 80x24 "Last activity" was cut; a study whose ties took extra annotators read
+    "84/80" and one stopped early "65/100 (100%)". Every column is on screen, and the labels
+    are said in words, in the row and in full on the selected study's line."""
+    busy_study(workspace.engine, tmp_path, name="rte pilot march 2026")
+    rte_study(workspace.engine, tmp_path / "xd", name="ties", test=20, annotators_per_item=2,
+              tie_rule="extra-annotator")  # fmt: skip
+    simulate(workspace.engine, "ties", annotators=4, accuracy=0.7, seed=5)
+    rte_study(workspace.engine, tmp_path / "es", name="early", test=20, stop_when_decided=True)
+    simulate(workspace.engine, "early", annotators=5, accuracy=1.0, seed=3)
+    ties, per_item = stored_test_labels(workspace.engine, "ties")
+    extra = sum(max(0, n - 2) for n in per_item)
+    early, _ = stored_test_labels(workspace.engine, "early")
+    planned = load_study(workspace.engine, "early").k * 20
+    assert extra and early < planned  # the premises
+    app = console(workspace.engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        table = app.screen.query_one("#studies", DataTable)
+        assert table_fits(table)
+        lines = screen_lines(app)
+        header = next(ln for ln in lines if ln.startswith(" Study "))
+        shown = [str(c.label) for c in table.ordered_columns]
+        assert all(label in header for label in shown) and len(shown) >= 5
+        assert shown[-1] in ("Last activity", "Last label")  # the last column, whole
+        pilot_row = next(ln for ln in lines if ln.startswith(" rte pilot march 2026 "))
+        assert pilot_row.rstrip().endswith("23 min ago")
+        ties_row = next(ln for ln in lines if ln.startswith(" ties "))
+        assert f"{ties} (40 + {extra} for ties)" in ties_row and "%" not in ties_row
+        early_row = next(ln for ln in lines if ln.startswith(" early "))
+        assert f"{early}/{planned}, stopped early" in early_row and "%" not in early_row
+        table.move_cursor(row=table.get_row_index("ties"))
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert f"ties · superglue/rte · complete · {ties} test labels (40 planned + {extra} " in (
+            text
+        )
+        table.move_cursor(row=table.get_row_index("early"))
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert f"{early}/{planned} test labels, every item decided (stopped early)" in text, text
+        await pilot.press("enter")
+        await arrive(pilot, StudyScreen)
+        summary = " ".join(static_text(app.screen.query_one("#study-summary", Static)).split())
+        assert f"{early}/{planned} test labels, every item decided (stopped early)" in summary
+
+
+@pytest.mark.parametrize("who", ["people", "synthetic"])
+async def test_the_study_table_fits_80_columns_with_the_gate_in_the_detail_line(
+    workspace, tmp_path, who
+):
+    """39.7: at 80 columns the Study table's Gate and Reason were off screen behind a
+    sideways scroll. Every column shown fits; what goes (the gate, which the phase implies,
+    its reason) is in the selected annotator's line, in full."""
+    if who == "people":
+        ctx = busy_study(workspace.engine, tmp_path)
+        first = "[b]ana[/b]"
+    else:
+        ctx = rte_study(workspace.engine, tmp_path, name="sim", test=6, annotators_per_item=2)
+        simulate(workspace.engine, "sim", annotators=3, accuracy=0.9, seed=2)
+        first = "sim1"
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        table = app.screen.query_one("#annotators", DataTable)
+        await wait_until(pilot, lambda: table.row_count > 1, "the annotators' rows")
+        assert table_fits(table)
+        labels = [str(c.label) for c in table.ordered_columns]
+        header = next(ln for ln in screen_lines(app) if ln.startswith(" Annotator "))
+        assert all(label in header for label in labels)
+        for column in ("Annotator", "Phase", "Training", "Acc.", "Test", "Agree", "Flags"):
+            assert column in labels
+        assert labels[-1] in ("Last activity", "Last label", "Gate", "Reason")
+        progress = app.screen.progress
+        assert progress is not None
+        a = next(a for a in progress.annotators if a.name.startswith(first))
+        text = " ".join(screen_text(app).split())
+        assert f"· gate {a.gate}: {a.gate_reason}" in text
+        await pilot.resize_terminal(160, 40)  # a wider window: the columns come back
+        await wait_until(
+            pilot, lambda: "Reason" in [str(c.label) for c in table.ordered_columns], "Reason"
+        )
+        assert table_fits(table) and "Gate" in [str(c.label) for c in table.ordered_columns]
+
+
+async def test_a_flag_shows_what_the_annotator_answered(workspace, tmp_path):
+    """39.7: the researcher judges a flag beside the answer it came with (here a wrong one)."""
+    from annotate.protocol.answers import describe
+
+    ctx = rte_study(workspace.engine, tmp_path, name="fl", train=2, test=3, gate_threshold=0.0)
+    label_as(workspace.engine, "fl", "ana", test_items=2, wrong_every=2,
+             flag={1: "I am not sure about this one"})  # fmt: skip
+    [row] = flags.list_flags(workspace.engine, ctx.id)
+    with Session(workspace.engine) as session:
+        stored = session.get(Label, row.label_id)
+        assert stored is not None
+    answer = describe(ctx.spec, stored.value)
+    gold = "entailment" if int(row.source_id) % 2 == 0 else "not_entailment"  # console_support
+    assert stored.value != gold  # the premise: the flagged answer is the wrong one
+    app = console(workspace.engine, "fl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        await wait_until(pilot, lambda: "I am not sure" in screen_text(app), "the flag")
+        text = " ".join(screen_text(app).split())
+        assert f"Answered: {answer} Comment: I am not sure about this one" in text
+        assert answer in ("Entailment: the sentence follows", "Not entailment: it does not follow")

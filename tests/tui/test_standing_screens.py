@@ -32,7 +32,7 @@ async def test_relative_times_move_every_second_without_a_store_read(workspace, 
         screen = app.screen
         assert last_label(app).endswith(" min ago")  # the frozen now, minutes after it
         table = screen.query_one("#annotators", DataTable)
-        column = screen.columns["Last activity"]
+        column = "last"  # the column's key (its header may be short on a narrow window)
         before = str(table.get_cell("ben", column))
         loads = screen.loads
         moment["now"] = NOW + timedelta(hours=2)  # nothing new in the store meanwhile

@@ -253,3 +253,62 @@ def test_a_stuck_study_has_no_eta(workspace, tmp_path):
     assert p.stuck and p.eta is None
     assert eta_text(p) == "none while no item can complete"
     assert any("no item can be completed" in w for w in progress_warnings(ctx, p, NOW))
+
+
+# --- issue 39.7: the labels against the plan, in words -----------------------------------------
+def test_labels_of_a_study_that_stopped_every_item_early_are_said_in_words(workspace, tmp_path):
+    """stop_when_decided, careful annotators: every item decided before k. The bare share
+    read "65/100 (100%)"; the words say why the labels are fewer than planned."""
+    rte_study(workspace.engine, tmp_path, name="es", test=20, stop_when_decided=True)
+    simulate(workspace.engine, "es", annotators=5, accuracy=1.0, seed=3)
+    ctx = load_study(workspace.engine, "es")
+    with workspace.engine.connect() as conn:
+        given = conn.scalar(
+            select(func.count()).where(Label.study_id == ctx.id, Label.phase == TEST)
+        )
+    planned = ctx.k * 20
+    assert given < planned  # the premise: labels were spared
+    tally = study_progress(workspace.engine, ctx).tally
+    assert tally.words("test labels") == (
+        f"{given}/{planned} test labels, every item decided (stopped early)"
+    )
+    assert tally.short == f"{given}/{planned}, stopped early" and "%" not in tally.short
+    [row] = studies_overview(workspace.engine)
+    assert row.tally == tally  # the list and the study say the same
+
+
+def test_labels_past_the_plan_name_the_extra_annotators_for_ties(workspace, tmp_path):
+    """tie_rule extra-annotator: ties took a third label, so the study holds more labels than
+    k per item ("84/80" before); the words count the extra annotators."""
+    rte_study(workspace.engine, tmp_path, name="xd", test=20, annotators_per_item=2,
+              tie_rule="extra-annotator")  # fmt: skip
+    simulate(workspace.engine, "xd", annotators=4, accuracy=0.7, seed=5)
+    ctx = load_study(workspace.engine, "xd")
+    with workspace.engine.connect() as conn:
+        per_item = conn.execute(
+            select(func.count())
+            .where(Label.study_id == ctx.id, Label.phase == TEST)
+            .group_by(Label.item_id)
+        ).scalars()
+        counts = list(per_item)
+    given, extra = sum(counts), sum(max(0, n - 2) for n in counts)
+    assert extra > 0 and given == 40 + extra  # the premise: every item done, ties took more
+    tally = study_progress(workspace.engine, ctx).tally
+    assert tally.words("test labels") == (
+        f"{given} test labels (40 planned + {extra} extra annotators for ties), complete"
+    )
+    assert tally.short == f"{given} (40 + {extra} for ties)"
+    [row] = studies_overview(workspace.engine)
+    assert row.tally == tally
+
+
+def test_labels_mid_way_say_what_is_to_go_and_what_an_early_stop_spared():
+    from annotate.protocol.progress import LabelTally
+    from annotate.protocol.standing import Completeness
+
+    # k = 3: decided at 2 labels (1 spared), at 3, one item at 1 (2 to go), one untouched.
+    tally = LabelTally.of(Completeness.of([(2, 0), (3, 0), (1, 2), (0, 3)], 3))
+    assert tally.words() == "6/12 labels, 5 to go (1 not needed: items decided early)"
+    assert tally.short == "6/12, 5 to go"
+    plain = LabelTally.of(Completeness.of([(3, 0), (1, 2)], 3))
+    assert (plain.words(), plain.short) == ("4/6 labels, 2 to go", "4/6 (67%)")

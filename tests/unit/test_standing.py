@@ -127,7 +127,9 @@ async def console_view(engine, study: str) -> dict:
         table = app.screen.query_one("#annotators", DataTable)
         rows = {}
         for key in table.rows:
-            cells = dict(zip(COLUMNS, (str(c) for c in table.get_row(key)), strict=True))
+            cells = dict(
+                zip([c.label for c in COLUMNS], (str(c) for c in table.get_row(key)), strict=True)
+            )
             rows[str(key.value)] = cells
     summary = next(line for line in text.splitlines() if "items complete" in line)
     return {"summary": summary, "rows": rows, "text": text}

@@ -1,4 +1,5 @@
-"""The console's tables: Textual's DataTable, drawn afresh whenever its column widths change.
+"""The console's tables: Textual's DataTable, drawn afresh whenever its column widths change,
+and filled with the columns that fit its width.
 
 A DataTable measures the cells it was given on its next idle, and caches every cell and line it
 draws under an update count that this measuring leaves as it was. A frame drawn between filling
@@ -6,18 +7,73 @@ the table and that idle (the terminal draws when it likes) kept the header at th
 labels alone while the rows drawn later took the cells' widths: "Acc." sat over "6/6" until
 something else redrew the table, such as a resize of the window. Here new widths count as an
 update, as a resize does, so every cached cell and line is drawn again at them.
+
+A table wider than its window hides its last columns behind a sideways scroll nobody finds (at
+80 columns the Study table's Gate and Reason were off screen). `fill` therefore shows, of the
+columns it is given, as many as fit: the full headers, else the short ones, and drops the
+columns that may go (what they hold is shown in full elsewhere, in the line about the
+selected row) before any header is cut.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    short: str | None = None
+    """The header when the full ones do not fit."""
+    drop: int | None = None
+    """May be left out when the table does not fit, lowest first (None: always shown). What
+    it holds must be on the screen elsewhere."""
+
+
+Row = tuple[str, Sequence[Text]]
+"""A row's key and its cells, one per column given to `fill`."""
+
+
+def fitting(columns: Sequence[Column], rows: Sequence[Row], width: int, pad: int = 1) -> list[str]:
+    """The headers to show for `width` cells (empty strings for the columns left out): every
+    column with full headers if they fit, else short ones, leaving out fewer columns first."""
+    widths = [
+        max((cell_len(cells[n].plain) for _, cells in rows), default=0) for n in range(len(columns))
+    ]
+    droppable = sorted((c.drop, n) for n, c in enumerate(columns) if c.drop is not None)
+    gone: set[int] = set()
+    for step in range(len(droppable) + 1):
+        if step:
+            gone.add(droppable[step - 1][1])
+        for use_short in (False, True):
+            labels = [
+                "" if n in gone else (c.short or c.label) if use_short else c.label
+                for n, c in enumerate(columns)
+            ]
+            need = sum(
+                max(widths[n], cell_len(label)) + 2 * pad
+                for n, label in enumerate(labels)
+                if n not in gone
+            )
+            if need <= width:
+                return labels
+    return labels  # the fewest columns, short headers: the table scrolls sideways
+
+
 class Table(DataTable[Any]):
+    _spec: tuple[Column, ...] = ()
+    _filled: Sequence[Row] = ()
+    _shown: list[str] | None = None
+
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         before = self._widths()
         super()._update_dimensions(new_rows)
@@ -28,3 +84,35 @@ class Table(DataTable[Any]):
     def _widths(self) -> list[int]:
         widths = [column.get_render_width(self) for column in self.ordered_columns]
         return [self._row_label_column_width, *widths]
+
+    def _room(self) -> int:
+        """Cells the table has across (the window's before its first layout)."""
+        return self.scrollable_content_region.width or self.app.size.width
+
+    def fill(self, columns: Sequence[Column], rows: Sequence[Row]) -> None:
+        """Show `rows` under the `columns` that fit (`fitting`), the cursor kept on its row."""
+        self._spec, self._filled = tuple(columns), list(rows)
+        row = self.cursor_row
+        labels = fitting(columns, rows, self._room(), self.cell_padding)
+        if labels != self._shown:
+            self.clear(columns=True)
+            for column, label in zip(columns, labels, strict=True):
+                if label:
+                    self.add_column(label, key=column.key)
+            self._shown = labels
+        else:
+            self.clear()
+        for key, cells in rows:
+            self.add_row(*(c for c, label in zip(cells, labels, strict=True) if label), key=key)
+        if rows:
+            self.move_cursor(row=min(row, len(rows) - 1))
+
+    def shows(self, key: str) -> bool:
+        """The column `key` is on screen."""
+        return any(str(k.value) == key for k in self.columns)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._spec and fitting(self._spec, self._filled, self._room(), self.cell_padding) != (
+            self._shown
+        ):
+            self.fill(self._spec, self._filled)

@@ -2,6 +2,8 @@
 
 `fetch` runs in a worker thread (a big study's progress takes a moment to read; the keys stay
 live meanwhile) and touches only the engine; `show` then draws the result on the event loop.
+A screen that shows relative times ("12 s ago") calls `keep_time` once mounted: its
+`show_clocks` then redraws them every CLOCK_SECONDS from what was read, without a store read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from annotate.store.engine import is_held
 
 T = TypeVar("T")
 
+CLOCK_SECONDS = 1.0
+"""How often the relative times are redrawn (no store read)."""
+
 
 class LiveScreen(Screen[None], Generic[T]):
     stale = False
@@ -33,6 +38,13 @@ class LiveScreen(Screen[None], Generic[T]):
 
     def show(self, data: T) -> None:
         raise NotImplementedError
+
+    def keep_time(self) -> None:
+        """Redraw the relative times every CLOCK_SECONDS (`show_clocks`)."""
+        self.set_interval(CLOCK_SECONDS, self.show_clocks, name="clocks")
+
+    def show_clocks(self) -> None:
+        """Redraw what depends on the app's "now" from the data already read."""
 
     def on_screen_resume(self) -> None:
         if self.stale or not self.loaded:

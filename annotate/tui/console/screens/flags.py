@@ -13,8 +13,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
 from annotate.protocol import flags
+from annotate.protocol.answers import describe
 from annotate.protocol.flags import FlagRow
 from annotate.protocol.studies import StudyContext
+from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH
 from annotate.tui.console.screens.base import LiveScreen
@@ -31,8 +33,9 @@ def field_text(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def detail_text(flag: FlagRow) -> Text:
-    """Everything about one flag, verbatim: the comment and every field of the item."""
+def detail_text(flag: FlagRow, spec: TaskSpec) -> Text:
+    """Everything about one flag, verbatim: what the annotator answered (in the task's words,
+    as they read it), the comment and every field of the item."""
     text = Text()
     text.append(f"{flag.annotator}", style="bold")
     if flag.synthetic:
@@ -40,6 +43,8 @@ def detail_text(flag: FlagRow) -> Text:
     text.append(f" flagged {flag.phase} item {flag.source_id} at ")
     when = flag.answered_at  # None: imported from a file without times
     text.append(when.strftime("%Y-%m-%d %H:%M") if when else "an unknown time")
+    text.append("\nAnswered: ", style="bold")
+    text.append(describe(spec, flag.value))
     text.append("\nComment: ", style="bold")
     text.append(flag.comment or "(no comment)")
     text.append("\n")
@@ -129,7 +134,7 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
         if flag is None:
             detail.update(Text("No flagged items in this study.", style="dim"))
         else:
-            detail.update(detail_text(flag))
+            detail.update(detail_text(flag, self.ctx.spec))
 
     def chosen(self, *, quiet: bool = False) -> FlagRow | None:
         table = self.query_one("#flags-table", DataTable)
@@ -179,7 +184,8 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
 
     def _confirm(self, title: str, flag: FlagRow, act) -> None:  # type: ignore[no-untyped-def]
         self.app.push_screen(
-            ConfirmScreen(title, detail_text(flag), act, can_force=False), self._after
+            ConfirmScreen(title, detail_text(flag, self.ctx.spec), act, can_force=False),
+            self._after,
         )
 
     def _after(self, done: bool | None) -> None:

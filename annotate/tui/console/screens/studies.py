@@ -1,4 +1,9 @@
-"""Every study in the store: task, state, progress and the last activity. Enter opens one."""
+"""Every study in the store: task, state, progress and the last activity. Enter opens one.
+
+The table fits the window (`Table.fill`): at 80 columns the headers are short and the task may
+go; the line under the table says everything about the selected study, its labels against
+the plan in words. The relative times tick as the Study screen's do (`LiveScreen.keep_time`).
+"""
 
 from __future__ import annotations
 
@@ -11,49 +16,98 @@ from textual.widgets import DataTable, Footer, Header, Static
 from annotate.errors import UserError
 from annotate.protocol.progress import StudyOverview, studies_overview
 from annotate.terminal_text import SafeText as Text
-from annotate.tui.console.fmt import ago, share
+from annotate.tui.console.fmt import ago
 from annotate.tui.console.screens.base import LiveScreen
-from annotate.tui.console.table import Table
+from annotate.tui.console.table import Column, Row, Table
+
+COLUMNS = (
+    Column("study", "Study"),
+    Column("task", "Task", drop=1),
+    Column("state", "State"),
+    Column("items", "Items complete", short="Items"),
+    Column("labels", "Labels"),
+    Column("last", "Last activity", short="Last label"),
+)
+"""The task is in the selected study's line; the rest must stay."""
+
+
+def study_detail(s: StudyOverview, now: Any) -> Text:
+    """The selected study in full: its task and its test labels against the plan, in words."""
+    text = Text(s.name, style="bold")
+    text.append(f" · {s.task} · {s.state} · {s.tally.words('test labels')}")
+    text.append(f" · last label {ago(s.last_activity, now)}")
+    return text
 
 
 class StudiesScreen(LiveScreen[list[StudyOverview]]):
     BINDINGS = [Binding("o", "open", "Open study"), Binding("enter", "open", "Open", show=False)]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.studies: list[StudyOverview] = []
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("Studies", style="bold"), classes="screen-title")
         yield Table(id="studies", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="study-detail", markup=False)
         yield Static("", id="studies-empty", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#studies", DataTable)
-        table.add_columns("Study", "Task", "State", "Items complete", "Labels", "Last activity")
         self.query_one("#studies", DataTable).focus()
+        self.keep_time()
 
     def fetch(self, app: Any) -> list[StudyOverview]:
         return studies_overview(app.engine)
 
-    def show(self, data: list[StudyOverview]) -> None:
-        table = self.query_one("#studies", DataTable)
-        row = table.cursor_row
-        table.clear()
-        now = self.app.clock()  # type: ignore[attr-defined]
-        for s in data:
-            table.add_row(
-                Text(s.name),
-                Text(s.task),
-                Text(s.state),
-                Text(f"{s.items_complete}/{s.n_sample}"),
-                Text(f"{s.labels_total}/{s.k * s.n_sample} ({share(s.share_done)})"),
-                Text(ago(s.last_activity, now)),
-                key=s.name,
+    def rows(self, now: Any) -> list[Row]:
+        return [
+            (
+                s.name,
+                [
+                    Text(s.name),
+                    Text(s.task),
+                    Text(s.state),
+                    Text(f"{s.items_complete}/{s.n_sample}"),
+                    Text(s.tally.short),
+                    Text(ago(s.last_activity, now)),
+                ],
             )
-        if data:
-            table.move_cursor(row=min(row, len(data) - 1))
+            for s in self.studies
+        ]
+
+    def show(self, data: list[StudyOverview]) -> None:
+        self.studies = data
+        self.query_one("#studies", Table).fill(COLUMNS, self.rows(self.app.clock()))  # type: ignore[attr-defined]
+        self.show_detail()
         self.query_one("#studies-empty", Static).update(
             "" if data else "No studies yet: `annotate study create` makes one."
         )
+
+    def show_detail(self) -> None:
+        """The line under the table follows its cursor."""
+        table = self.query_one("#studies", DataTable)
+        line = self.query_one("#study-detail", Static)
+        if not self.studies or not table.row_count:
+            line.update("")
+            return
+        chosen = self.studies[min(table.cursor_row, len(self.studies) - 1)]
+        line.update(study_detail(chosen, self.app.clock()))  # type: ignore[attr-defined]
+
+    def show_clocks(self) -> None:
+        """Last activity at the app's "now", from what was read (no store read)."""
+        table = self.query_one("#studies", DataTable)
+        now = self.app.clock()  # type: ignore[attr-defined]
+        for s in self.studies:
+            if s.name in table.rows:
+                table.update_cell(
+                    s.name, "last", Text(ago(s.last_activity, now)), update_width=True
+                )
+        self.show_detail()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
 
     def action_open(self) -> None:
         table = self.query_one("#studies", DataTable)

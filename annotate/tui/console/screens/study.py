@@ -33,11 +33,9 @@ from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
-from annotate.tui.console.table import Table
+from annotate.tui.console.table import Column, Table
 
 BAR_WIDTH = 24
-CLOCK_SECONDS = 1.0
-"""How often the relative times are redrawn (no store read)."""
 AGREE_BUDGET = 0.25
 """Seconds of aggregation that may run at every change; a slower one runs at most every
 AGREE_SECONDS."""
@@ -47,20 +45,21 @@ WARNINGS_SECONDS = 30.0
 rule: 30 minutes without a label)."""
 
 COLUMNS = (
-    "Annotator",
-    "Phase",
-    "Training",
-    "Acc.",
-    "Test",
-    "Test s",
-    "Agree",
-    "Flags",
-    "Last activity",
-    "Gate",
-    "Reason",
+    Column("annotator", "Annotator"),
+    Column("phase", "Phase"),
+    Column("training", "Training"),
+    Column("accuracy", "Acc."),
+    Column("test", "Test"),
+    Column("seconds", "Test s", drop=3),
+    Column("agree", "Agree"),
+    Column("flags", "Flags"),
+    Column("last", "Last activity", short="Last label"),
+    Column("gate", "Gate", drop=2),
+    Column("reason", "Reason", drop=1),
 )
-"""The counts first, so they fit in 80 columns; the gate's reason (a sentence) last, cut to
-REASON_WIDTH, in full in the detail line of the selected annotator."""
+"""The counts first; the gate's reason (a sentence) last, cut to REASON_WIDTH. What may go
+when the window is narrow (the reason, the gate, which the phase implies, and the median
+seconds) is in the detail line of the selected annotator, in full."""
 REASON_WIDTH = 18
 
 
@@ -89,7 +88,7 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
     text.append(f"{progress.items_complete} of {progress.n_sample}", style="bold")
     text.append(f" items complete ({share(done)}) · k = {progress.k} · state ")
     text.append(progress.state, style="bold")
-    text.append(f"\n{progress.labels_total} test labels, {progress.labels_needed} to go")
+    text.append(f"\n{progress.tally.words('test labels')}")
     window = progress.recent_window
     minutes = "15" if window is None else str(max(1, round(window.total_seconds() / 60)))
     text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last {minutes} min) · ")
@@ -224,8 +223,6 @@ class StudyScreen(LiveScreen[StudyData]):
     def on_mount(self) -> None:
         # Textual writes the title to the terminal's own title too: never raw
         self.app.sub_title = terminal_safe(self.ctx.study.name)
-        keys = self.query_one("#annotators", DataTable).add_columns(*COLUMNS)
-        self.columns = dict(zip(COLUMNS, keys, strict=True))
         self.query_one("#annotators", DataTable).focus()
         self.query_one("#study-warnings").display = False
         self.query_one("#study-crowd").display = self.ctx.study.crowd is not None
@@ -237,7 +234,7 @@ class StudyScreen(LiveScreen[StudyData]):
         catch.display = serves_catch
         catch.add_columns(*CATCH_HEADERS)
         self.set_interval(self.warnings_seconds, self.show_warnings, name="warnings")
-        self.set_interval(CLOCK_SECONDS, self.show_clocks, name="clocks")
+        self.keep_time()
 
     def fetch(self, app: Any) -> StudyData:
         progress = self.tracker.refresh(app.engine, now=app.clock())
@@ -280,13 +277,13 @@ class StudyScreen(LiveScreen[StudyData]):
         histogram = Text("Labels per item\n", style="bold")
         histogram.append(histogram_text(data))
         self.query_one("#study-histogram", Static).update(histogram)
-        table = self.query_one("#annotators", DataTable)
-        row = table.cursor_row
-        table.clear()
-        for a in data.annotators:
-            table.add_row(*annotator_cells(a, now, self.agreement.get(a.name)), key=a.name)
-        if data.annotators:
-            table.move_cursor(row=min(row, len(data.annotators) - 1))
+        self.query_one("#annotators", Table).fill(
+            COLUMNS,
+            [
+                (a.name, annotator_cells(a, now, self.agreement.get(a.name)))
+                for a in data.annotators
+            ],
+        )
         self.show_detail()
 
     def show_detail(self) -> None:
@@ -323,10 +320,11 @@ class StudyScreen(LiveScreen[StudyData]):
         now = self.app.clock()
         self.query_one("#study-summary", Static).update(summary_text(data, now))
         table = self.query_one("#annotators", DataTable)
-        column = self.columns["Last activity"]
         for a in data.annotators:
             if a.name in table.rows:
-                table.update_cell(a.name, column, Text(ago(a.last_activity, now)))
+                table.update_cell(
+                    a.name, "last", Text(ago(a.last_activity, now)), update_width=True
+                )
 
     def show_catch(self) -> None:
         sections = catch_sections(self.catch)
