@@ -67,6 +67,7 @@ def flags_command(
             }
         )
         return
+    from annotate.protocol.answers import describe
     from annotate.report.sections.flags import item_text
 
     # One block per flag: the item's text is shown whole, as the annotator saw it.
@@ -76,6 +77,7 @@ def flags_command(
         state = r.state + (f" by {r.by} at {r.at:%Y-%m-%d %H:%M}: {r.reason}" if r.by else "")
         say(f"\nflag {r.label_id} · item {r.source_id} · {who}, {r.phase} · {state}")
         say(f"  comment: {r.comment or '(none)'}")
+        say(f"  answered: {describe(study_ctx.spec, r.value)}")
         for line in item_text(study_ctx.spec, r.fields).splitlines():
             say(f"  {line}")
     excluded = flags.excluded_item_ids(ws.engine, study_ctx.id)

@@ -64,6 +64,7 @@ class FlagRow:
             "synthetic": self.synthetic,
             "phase": self.phase,
             "comment": self.comment,
+            "value": self.value,
             "fields": self.fields,
             "answered_at": (
                 self.answered_at.isoformat(timespec="seconds") if self.answered_at else None

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotate.protocol import flags, gate
+from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.status import study_status
 from annotate.protocol.studies import load_study
@@ -262,6 +263,12 @@ def test_resolving_a_flag_records_who_and_why(cli, workspace, tmp_path):
     listed = cli("flags", "flagged").stdout
     assert "resolved by rz at " in listed and ": ok as is" in listed
     assert "comment: the premise is cut off" in listed and "Premise: The " in listed
+    # what the annotator answered, in the task's words and as stored
+    spec = load_study(engine, "flagged").spec
+    assert row.value is not None
+    assert f"answered: {describe(spec, row.value)}" in listed
+    (listed_row,) = cli("flags", "flagged", "--format", "json").json()["flags"]
+    assert listed_row["value"] == row.value
     assert cli("flags", "flagged", "--resolve", "9999", "--reason", "x").code == 1
 
 

@@ -48,6 +48,15 @@ def rows_in_0_2_0_columns(url: str) -> dict[str, list[tuple]]:
     return out
 
 
+def as_old(now, old):
+    """`now` cut to the keys `old` has, in every dict at every depth."""
+    if isinstance(old, dict) and isinstance(now, dict):
+        return {k: as_old(now[k], v) if k in now else None for k, v in old.items()}
+    if isinstance(old, list) and isinstance(now, list) and len(old) == len(now):
+        return [as_old(n, o) for n, o in zip(now, old, strict=True)]
+    return now
+
+
 def test_a_0_2_0_store_migrates_with_every_row_and_decision_kept(tmp_path: Path):
     path = tmp_path / "study.db"
     shutil.copy(STORE, path)
@@ -63,7 +72,9 @@ def test_a_0_2_0_store_migrates_with_every_row_and_decision_kept(tmp_path: Path)
     assert "no violation" in run(url, "check")
 
     for name in ("datasets", "flags rte", "curation stats"):
-        assert json.loads(run(url, *EXPECTED["_commands"][name])) == EXPECTED[name], name
+        now = json.loads(run(url, *EXPECTED["_commands"][name]))
+        # What 0.2.0 printed is printed the same; later releases may add keys (a flag's value).
+        assert as_old(now, EXPECTED[name]) == EXPECTED[name], name
 
     def decisions(gate: dict) -> set[tuple]:
         return {(t["name"], t["gate"], t["reason"]) for t in gate["trainees"] if t["gate"]}
