@@ -920,3 +920,97 @@ def test_a_cut_name_counts_the_cells_drawn_after_it_was_made_safe():
         assert cell.plain.startswith(short.plain[:-1])  # a prefix of the safe text
         assert "\x1b" not in short.plain and "\x07" not in short.plain
     assert cut(SafeText("ana"), 12).plain == "ana"  # short names stay as they are
+
+
+def header_of(app, table: DataTable) -> str:
+    """The table's header line as drawn: it starts with the first column's label."""
+    first = str(table.ordered_columns[0].label)
+    return next(ln for ln in screen_lines(app) if ln.startswith(f" {first} "))
+
+
+async def test_a_long_annotator_name_is_cut_in_the_flags_table_and_whole_in_its_panel(
+    workspace, tmp_path
+):
+    """39.7: a 60-character annotator name pushed the Flags table wider than 80 columns (the
+    comment behind a sideways scroll). Every header is whole, the name and comment end in "…",
+    and the selected flag's panel has both whole (never markup), also after a refresh."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    comment = "the hypothesis says Tuesday but the premise never names a day at all"
+    label_as(workspace.engine, ctx.study.name, LONG_PERSON, test_items=2,
+             flag={1: comment}, clock=StepClock())  # fmt: skip
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("f")
+        await arrive(pilot, FlagsScreen)
+        screen = app.screen
+        assert isinstance(screen, FlagsScreen)
+        table = screen.query_one("#flags-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 2, "both flags")
+        assert table_fits(table)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels == ["State", "Item", "Phase", "Annotator", "Comment"]
+        header = header_of(app, table)
+        assert all(f" {label} " in f"{header} " for label in labels)  # each whole
+        [flag] = [f for f in screen.rows if f.annotator == LONG_PERSON]
+        [row] = [ln for ln in screen_lines(app) if ln.startswith(" open ") and "[i]Max" in ln]
+        assert row.count("…") == 2 and LONG_PERSON not in row and comment not in row
+        table.move_cursor(row=table.get_row_index(str(flag.label_id)))
+        await pilot.pause()
+        panel = static_text(screen.query_one("#flag-text", Static))
+        assert panel.startswith(f"{LONG_PERSON} flagged test item {flag.source_id} at ")
+        assert f"Comment: {comment}" in panel
+        loads = screen.loads
+        screen.reload()  # the screen redraws on every change: the flag stays selected
+        await wait_until(pilot, lambda: screen.loads > loads, "a refresh")
+        assert screen.chosen() == flag
+        assert static_text(screen.query_one("#flag-text", Static)) == panel
+
+
+async def test_a_long_trainee_name_is_cut_in_the_gate_table_and_whole_in_its_line(
+    workspace, tmp_path
+):
+    """39.7: at 80 columns the Gate table's Reason and "If closed now" were off screen, and a
+    60-character trainee name made it wider still. Every header is whole, the name and the
+    reason end in "…", and the selected trainee's line has the name, the decision and the
+    reason whole (never markup), also after a refresh."""
+    from annotate.protocol import gate
+
+    ctx = median_study(workspace.engine, tmp_path, trainees=2)
+    label_as(workspace.engine, ctx.study.name, LONG_PERSON, clock=StepClock())
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        screen = app.screen
+        assert isinstance(screen, GateScreen)
+        table = screen.query_one("#trainees", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 3, "the trainees")
+        assert table_fits(table)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert len(labels) == 6 and labels[0] == "Trainee" and labels[4] == "Reason"
+        header = header_of(app, table)
+        assert all(f" {label} " in f"{header} " for label in labels)  # each whole
+        [row] = [ln for ln in screen_lines(app) if ln.startswith(" [i]Maxi") and "4/4" in ln]
+        assert "…" in row and LONG_PERSON not in row
+        assert row.rstrip().endswith("admit")  # the last column, on screen
+        table.move_cursor(row=table.get_row_index(LONG_PERSON))
+        await pilot.pause()
+        line = static_text(screen.query_one("#trainee-detail", Static))
+        assert line.startswith(f"{LONG_PERSON} · pending · 4 of 4 training items, ")
+        assert line.endswith(" · if closed now: admit")
+        assert LONG_PERSON in " ".join(screen_text(app).split())
+        # decided by hand, with a long reason: cut in the table, whole in the line
+        reason = "[red]copied the answers of another annotator, seen in the logs on Monday"
+        gate.decide_manually(workspace.engine, ctx, LONG_PERSON, False, reason=reason,
+                             force=True, decided_by="rhea")  # fmt: skip
+        loads = screen.loads
+        screen.reload()
+        await wait_until(pilot, lambda: screen.loads > loads, "a refresh")
+        assert screen.chosen() == LONG_PERSON  # the row stays selected
+        assert table_fits(table)
+        [row] = [ln for ln in screen_lines(app) if ln.startswith(" [i]Maxi") and "4/4" in ln]
+        assert row.count("…") == 2 and reason not in row
+        line = static_text(screen.query_one("#trainee-detail", Static))
+        assert line.startswith(f"{LONG_PERSON} · rejected: {reason} · 4 of 4 training items")

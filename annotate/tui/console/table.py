@@ -44,6 +44,9 @@ class Column:
     """May be cut with "…" down to this many cells (but not below its header) when the table
     does not fit with every droppable column gone (None: never cut). What it holds must be
     on the screen whole elsewhere."""
+    cut_first: bool = False
+    """Cut (down to `squeeze`) before the other squeezable columns, which go in column order:
+    a comment before the name that says whose it is."""
 
 
 Row = tuple[str, Sequence[Text]]
@@ -66,13 +69,13 @@ def content_widths(columns: Sequence[Column], rows: Sequence[Row]) -> list[int]:
 
 def layout(columns: Sequence[Column], rows: Sequence[Row], width: int, pad: int = 1) -> Layout:
     """The headers (`fitting`), then, if the table is still wider than `width`, how far
-    each squeezable column is cut (in column order) to make it fit."""
+    each squeezable column is cut (those cut first, then in column order) to make it fit."""
     labels = fitting(columns, rows, width, pad)
     widths = content_widths(columns, rows)
     shown = [n for n, label in enumerate(labels) if label]
     need = sum(max(widths[n], cell_len(labels[n])) + 2 * pad for n in shown)
     caps: dict[int, int] = {}
-    for n in shown:
+    for n in sorted(shown, key=lambda n: not columns[n].cut_first):
         least = columns[n].squeeze
         if need <= width or least is None:
             continue

@@ -1,7 +1,10 @@
 """Every flagged item of the study: who flagged it, their comment and the item's text, all
 verbatim (through the sanitiser, never as markup). The researcher marks a flag resolved, or
 excludes the item from scoring (or includes it again), each with a reason that is stored with
-who and when."""
+who and when.
+
+The table fits the window (`Table.fill`): a long comment, then a long annotator name or item
+id, end in "…" there; the panel under it has the selected flag whole."""
 
 from __future__ import annotations
 
@@ -21,10 +24,23 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen
-from annotate.tui.console.table import Table
+from annotate.tui.console.table import Column, Row, Table, cut
 
 STATE_STYLE = {flags.OPEN: "bold yellow", flags.RESOLVED: "green", flags.EXCLUDED: "red"}
 COMMENT_WIDTH = 40
+"""The most cells a comment takes in the table (it is whole in the panel)…"""
+COMMENT_CELLS = 24
+"""…and the fewest it is cut to when the window is narrow, before a long name is cut."""
+NAME_CELLS = 12
+"""A long annotator name or item id is cut to no fewer cells than this."""
+COLUMNS = (
+    Column("state", "State"),
+    Column("item", "Item", squeeze=NAME_CELLS),
+    Column("phase", "Phase"),
+    Column("annotator", "Annotator", squeeze=NAME_CELLS),
+    Column("comment", "Comment", squeeze=COMMENT_CELLS, cut_first=True),
+)
+"""Everything a cut cell held is in the selected flag's panel, whole."""
 
 
 def field_text(value: Any) -> str:
@@ -60,9 +76,19 @@ def detail_text(flag: FlagRow, spec: TaskSpec) -> Text:
     return text
 
 
-def one_line(text: str | None, width: int = COMMENT_WIDTH) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def flag_cells(f: FlagRow) -> list[Text]:
+    """One flag's row; cut only once terminal-safe (the comment to COMMENT_WIDTH)."""
+    return [
+        Text(f.state, style=STATE_STYLE.get(f.state, "")),
+        Text(f.source_id),
+        Text(f.phase),
+        Text(f.annotator),
+        cut(Text(one_line(f.comment)), COMMENT_WIDTH),
+    ]
 
 
 class FlagsScreen(LiveScreen[list[FlagRow]]):
@@ -87,9 +113,6 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#flags-table", DataTable).add_columns(
-            "State", "Item", "Phase", "Annotator", "Comment"
-        )
         self.query_one("#flags-table", DataTable).focus()
 
     def fetch(self, app: Any) -> list[FlagRow]:
@@ -97,20 +120,8 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
 
     def show(self, data: list[FlagRow]) -> None:
         self.rows = data
-        table = self.query_one("#flags-table", DataTable)
-        row = table.cursor_row
-        table.clear()
-        for f in data:
-            table.add_row(
-                Text(f.state, style=STATE_STYLE.get(f.state, "")),
-                Text(f.source_id),
-                Text(f.phase),
-                Text(f.annotator),
-                Text(one_line(f.comment)),
-                key=str(f.label_id),
-            )
-        if data:
-            table.move_cursor(row=min(row, len(data) - 1))
+        rows: list[Row] = [(str(f.label_id), flag_cells(f)) for f in data]
+        self.query_one("#flags-table", Table).fill(COLUMNS, rows)
         self._show_detail()
         self.refresh_bindings()
 

@@ -2,7 +2,10 @@
 now would decide against the projected median, and the three actions: close (median rule),
 admit and reject (by hand, with a reason). Every action first shows its confirmation, with
 exactly who is admitted and who rejected and the warnings; the engine refuses on warnings
-unless the researcher forces it there."""
+unless the researcher forces it there.
+
+The table fits the window (`Table.fill`): a long reason, then a long name, end in "…" there;
+the line under the table has the selected trainee whole: name, decision and reason."""
 
 from __future__ import annotations
 
@@ -21,7 +24,21 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, share
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen, plan_text, warnings_text
-from annotate.tui.console.table import Table
+from annotate.tui.console.table import Column, Row, Table
+
+NAME_CELLS = 12
+"""A long trainee name or reason is cut to no fewer cells than this (whole in the line under
+the table)."""
+COLUMNS = (
+    Column("trainee", "Trainee", squeeze=NAME_CELLS),
+    Column("items", "Items"),
+    Column("accuracy", "Accuracy", short="Acc."),
+    Column("decision", "Decision"),
+    Column("reason", "Reason", squeeze=NAME_CELLS, cut_first=True),
+    Column("closing", "If closed now", short="If closed"),
+)
+"""The reason (a sentence, or the researcher's own words) is cut first."""
+DECISION_STYLE = {"admitted": "green", "rejected": "red"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,47 @@ def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped
         return GateView(rows, None, str(exc), closure)
 
 
+def closing_now(view: GateView) -> dict[str, bool]:
+    """Trainee -> admitted if the gate closed now (the median rule's plan; empty without)."""
+    if view.plan is None:
+        return {}
+    return {o.name: o.admitted for o in [*view.plan.admit, *view.plan.reject]}
+
+
+def closing_text(admitted: bool | None) -> Text:
+    if admitted is None:
+        return Text(DASH)
+    return Text("admit" if admitted else "reject", style="green" if admitted else "red")
+
+
+def trainee_cells(r: dict[str, Any], closing: bool | None) -> list[Text]:
+    return [
+        Text(r["name"]),
+        Text(f"{r['training_done']}/{r['training_quota']}"),
+        Text(share(r["training_accuracy"])),
+        Text(r["gate"], style=DECISION_STYLE.get(r["gate"], "")),
+        Text(r.get("reason") or DASH),
+        closing_text(closing),
+    ]
+
+
+def trainee_detail(r: dict[str, Any], closing: bool | None) -> Text:
+    """The selected trainee in full: the name and the reason uncut (the table may cut both)."""
+    text = Text(r["name"], style="bold")
+    text.append(" · ")
+    text.append(r["gate"], style=DECISION_STYLE.get(r["gate"], ""))
+    if r.get("reason"):
+        text.append(f": {r['reason']}")
+    text.append(
+        f" · {r['training_done']} of {r['training_quota']} training items, "
+        f"accuracy {share(r['training_accuracy'])}"
+    )
+    if closing is not None:
+        text.append(" · if closed now: ")
+        text.append(closing_text(closing))
+    return text
+
+
 class GateScreen(LiveScreen[GateView]):
     BINDINGS = [
         Binding("c", "close_gate", "Close training"),
@@ -77,13 +135,11 @@ class GateScreen(LiveScreen[GateView]):
         )
         with VerticalScroll(id="gate-body"):
             yield Table(id="trainees", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="trainee-detail", markup=False)
             yield Static("", id="gate-plan")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#trainees", DataTable).add_columns(
-            "Trainee", "Items", "Accuracy", "Decision", "Reason", "If closed now"
-        )
         self.query_one("#trainees", DataTable).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -97,28 +153,12 @@ class GateScreen(LiveScreen[GateView]):
 
     def show(self, data: GateView) -> None:
         self.view = data
-        projected = {}
-        if data.plan is not None:
-            projected = {o.name: o for o in [*data.plan.admit, *data.plan.reject]}
-        table = self.query_one("#trainees", DataTable)
-        row = table.cursor_row
-        table.clear()
-        for r in data.rows:
-            outcome = projected.get(r["name"])
-            table.add_row(
-                Text(r["name"]),
-                Text(f"{r['training_done']}/{r['training_quota']}"),
-                Text(share(r["training_accuracy"])),
-                Text(r["gate"], style={"admitted": "green", "rejected": "red"}.get(r["gate"], "")),
-                Text(r.get("reason") or DASH),
-                Text(
-                    DASH if outcome is None else ("admit" if outcome.admitted else "reject"),
-                    style="" if outcome is None else ("green" if outcome.admitted else "red"),
-                ),
-                key=r["name"],
-            )
-        if data.rows:
-            table.move_cursor(row=min(row, len(data.rows) - 1))
+        closing = closing_now(data)
+        rows: list[Row] = [
+            (r["name"], trainee_cells(r, closing.get(r["name"]))) for r in data.rows
+        ]
+        self.query_one("#trainees", Table).fill(COLUMNS, rows)
+        self.show_detail()
         body = Text()
         if data.plan is not None:
             body.append(
@@ -138,6 +178,20 @@ class GateScreen(LiveScreen[GateView]):
         if not data.rows:
             body.append("\nNobody has done any training yet.", style="dim")
         self.query_one("#gate-plan", Static).update(body)
+
+    def show_detail(self) -> None:
+        """The line under the table follows its cursor."""
+        line = self.query_one("#trainee-detail", Static)
+        table = self.query_one("#trainees", DataTable)
+        view = self.view
+        if view is None or not view.rows or not table.row_count:
+            line.update("")
+            return
+        r = view.rows[min(table.cursor_row, len(view.rows) - 1)]
+        line.update(trainee_detail(r, closing_now(view).get(r["name"])))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
 
     def chosen(self) -> str | None:
         table = self.query_one("#trainees", DataTable)
