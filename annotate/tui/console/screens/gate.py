@@ -94,7 +94,8 @@ def trainee_cells(r: dict[str, Any], closing: bool | None) -> list[Text]:
 
 def trainee_detail(r: dict[str, Any], closing: bool | None) -> Text:
     """The selected trainee in full: the name and the reason uncut (the table may cut both)."""
-    text = Text(r["name"], style="bold")
+    text = Text()
+    text.append(r["name"], style="bold")  # (Text(name, style=) would make all of it bold)
     text.append(" · ")
     text.append(r["gate"], style=DECISION_STYLE.get(r["gate"], ""))
     if r.get("reason"):
@@ -154,9 +155,7 @@ class GateScreen(LiveScreen[GateView]):
     def show(self, data: GateView) -> None:
         self.view = data
         closing = closing_now(data)
-        rows: list[Row] = [
-            (r["name"], trainee_cells(r, closing.get(r["name"]))) for r in data.rows
-        ]
+        rows: list[Row] = [(r["name"], trainee_cells(r, closing.get(r["name"]))) for r in data.rows]
         self.query_one("#trainees", Table).fill(COLUMNS, rows)
         self.show_detail()
         body = Text()
