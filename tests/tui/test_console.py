@@ -1014,3 +1014,19 @@ async def test_a_long_trainee_name_is_cut_in_the_gate_table_and_whole_in_its_lin
         assert row.count("…") == 2 and reason not in row
         line = static_text(screen.query_one("#trainee-detail", Static))
         assert line.startswith(f"{LONG_PERSON} · rejected: {reason} · 4 of 4 training items")
+
+
+def test_a_column_cut_first_gives_way_before_the_names():
+    """A comment (or a gate reason) is cut down to its least before a name is cut at all; then
+    the names, in column order. Without `cut_first` the name would go first."""
+    from annotate.terminal_text import SafeText
+    from annotate.tui.console.table import Column, layout
+
+    name, comment = "n" * 30, "c" * 40
+    rows = [("r", [SafeText(name), SafeText(comment)])]
+    both = 30 + 40 + 4  # two columns, one cell of padding each side
+    first = (Column("who", "Who", squeeze=12), Column("note", "Note", squeeze=24, cut_first=True))
+    assert layout(first, rows, both - 10).caps == {1: 30}  # the name whole
+    assert layout(first, rows, both - 20).caps == {1: 24, 0: 26}  # the comment at its least
+    plain = (first[0], Column("note", "Note", squeeze=24))
+    assert layout(plain, rows, both - 10).caps == {0: 20}
