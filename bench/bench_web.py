@@ -19,7 +19,13 @@ and shows the next item with one select, with the same durability (synchronous=F
 - invariants: at most k labels per item, distinct annotators, acknowledged = stored, `annotate
   check` clean, no arrival refused.
 
+- `--postgres`: the same crowd on annotate over PostgreSQL (a throwaway server as in
+  production: fsync and synchronous_commit on; tests/pg.py), after the SQLite runs, in the
+  same session: latencies, answers/s and server CPU per answer (PostgreSQL's processes
+  included) against annotate on SQLite.
+
     python -m bench.bench_web [--workers 100] [--seconds 20] [--burst 100] [--server-workers N]
+        [--postgres]
 
 signed-in (today's, issue 23): workers who sign in by name, already admitted, straight to test
 items (no consent, no training): it measures the answer loop alone.
@@ -117,9 +123,11 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, reaped: bool = False) -> float:
     """CPU time (user and system) used so far by `pid` and all its descendants: the server's
-    cost per answer, which a loaded machine inflates far less than it does latencies."""
+    cost per answer, which a loaded machine inflates far less than it does latencies.
+    `reaped`: with that of the descendants that have ended (PostgreSQL's backends, one per
+    connection, end when their connection closes)."""
     total = 0
     for p in process_tree(pid):
         try:
@@ -127,6 +135,8 @@ def cpu_seconds(pid: int) -> float:
         except OSError:
             continue
         total += int(fields[11]) + int(fields[12])
+        if reaped and p == pid:
+            total += int(fields[13]) + int(fields[14])
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -460,6 +470,12 @@ def main() -> None:
     parser.add_argument(
         "--server-workers", type=int, default=1, help="`annotate serve --workers N` processes"
     )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="crowd: also annotate on PostgreSQL (a throwaway server with fsync on), beside "
+        "SQLite in the same run",
+    )
     args = parser.parse_args()
     random.seed(7)
     if args.scenario == "crowd":
@@ -674,55 +690,108 @@ def crowd_main(args: argparse.Namespace) -> None:
         shutil.copy(db, bare_db)
         extra = ("--workers", str(processes)) if processes > 1 else ()
         results: dict[str, dict] = {}
-        for which in ("annotate", "bare"):
-            server = (
-                start_server(db, study, *extra)
-                if which == "annotate"
-                else start_bare(bare_db, study, processes)
-            )
-            offset = 0 if which == "annotate" else 10**6
-
-            def make(n: int, which=which, server=server, offset=offset):
-                if which == "annotate":
-                    return crowd_path.CrowdWorker(server.base, n)
-                # The bare page's worker answers as many items as annotate's does in all.
-                return crowd_path.BareWorker(server.base, offset + n, training + batch)
-
-            try:
-                idle = rss_mb(server.proc.pid)
-                cpu0 = cpu_seconds(server.proc.pid)
-                t0 = time.monotonic()
-                paced = asyncio.run(
-                    crowd_path.paced_crowd(
-                        make,
-                        count,
-                        args.seconds,
-                        args.pace,
-                        args.pace if args.ramp is None else args.ramp,
-                        args.pace_spread,
-                    )
+        runs = ["annotate", "bare"]
+        postgres = None
+        if args.postgres:
+            postgres = durable_postgres()
+            crowd_path.build_crowd_store(
+                postgres[0], test_items=test_items, training_items=training, batch=batch, k=K
+            ).dispose()
+            runs.append("postgresql")
+        try:
+            stores = {"annotate": db, "bare": bare_db}
+            if postgres:
+                stores["postgresql"] = postgres[0]
+            for which in runs:
+                pg_pid = postgres[1] if postgres and which == "postgresql" else None
+                results[which] = crowd_run(
+                    args, which, stores[which], study, count, extra, processes, pg_pid
                 )
-                wall = time.monotonic() - t0
-                cpu = cpu_seconds(server.proc.pid) - cpu0
-                rss = rss_mb(server.proc.pid)
-                phased = asyncio.run(
-                    crowd_path.phase_by_phase(
-                        lambda n, make=make: make(count + n),
-                        args.burst,
-                        lambda server=server: cpu_seconds(server.proc.pid),
-                    )
-                )
-            finally:
-                server.stop()
-            results[which] = {
-                "paced": paced,
-                "wall": wall,
-                "cpu": cpu,
-                "rss": rss,
-                "idle": idle,
-                "phased": phased,
-            }
-        rows = invariants_crowd(db, study, results["annotate"])
+            rows = invariants_crowd(db, study, results["annotate"])
+            if postgres:
+                pg_rows = invariants_crowd(postgres[0], study, results["postgresql"])
+        finally:
+            if postgres:
+                from tests import pg
+
+                pg.stop(Path(postgres[2]))
+    report_crowd(args, results, count, processes, rows)
+    if postgres:
+        report_postgres(args, results, count, processes, pg_rows)
+
+
+def durable_postgres() -> tuple[str, int, str]:
+    """A PostgreSQL server as in production (fsync on, synchronous_commit on) in `folder`,
+    with a database for the study: its URL, the postmaster's pid, its folder. The tests'
+    throwaway server (tests/pg.py) with durable settings."""
+    from sqlalchemy import create_engine, text
+
+    from tests import pg
+
+    server = pg.start(durable=True)  # its own folder: the server runs as another user
+    admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text("CREATE DATABASE bench"))
+    admin.dispose()
+    pid = int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
+    return server.url.rsplit("/", 1)[0] + "/bench", pid, str(server.folder)
+
+
+def crowd_run(
+    args: argparse.Namespace,
+    which: str,
+    db: str,
+    study: str,
+    count: int,
+    extra: tuple[str, ...],
+    processes: int,
+    postgres_pid: int | None = None,
+) -> dict:
+    """One server (annotate on `db`, or the bare page) under the paced crowd, then phase by
+    phase; the server's CPU includes PostgreSQL's own (`postgres_pid`) where it is used."""
+    from bench import crowd_path
+
+    training, batch = args.training, args.batch
+    bare = which == "bare"
+    server = start_bare(db, study, processes) if bare else start_server(db, study, *extra)
+    offset = 10**6 if bare else 0
+
+    def server_cpu() -> float:
+        own = cpu_seconds(server.proc.pid)
+        return own if postgres_pid is None else own + cpu_seconds(postgres_pid, reaped=True)
+
+    def make(n: int):
+        if not bare:
+            return crowd_path.CrowdWorker(server.base, n)
+        # The bare page's worker answers as many items as annotate's does in all.
+        return crowd_path.BareWorker(server.base, offset + n, training + batch)
+
+    try:
+        idle = rss_mb(server.proc.pid)
+        cpu0 = server_cpu()
+        t0 = time.monotonic()
+        ramp = args.pace if args.ramp is None else args.ramp
+        paced = asyncio.run(
+            crowd_path.paced_crowd(make, count, args.seconds, args.pace, ramp, args.pace_spread)
+        )
+        wall = time.monotonic() - t0
+        cpu = server_cpu() - cpu0
+        rss = rss_mb(server.proc.pid)
+        phased = asyncio.run(
+            crowd_path.phase_by_phase(lambda n: make(count + n), args.burst, server_cpu)
+        )
+    finally:
+        server.stop()
+    return {"paced": paced, "wall": wall, "cpu": cpu, "rss": rss, "idle": idle, "phased": phased}
+
+
+def report_crowd(
+    args: argparse.Namespace,
+    results: dict[str, dict],
+    count: int,
+    processes: int,
+    rows: list[tuple[str, str]],
+) -> None:
     a, b = results["annotate"], results["bare"]
     pa, pb = a["paced"], b["paced"]
     rate_a, rate_b = pa.answers / a["wall"], pb.answers / b["wall"]
@@ -808,6 +877,64 @@ def crowd_main(args: argparse.Namespace) -> None:
     for error in sorted(set(ta.errors + tb.errors))[:3]:
         print(f"    e.g. {error}")
     print_rows("invariants after the annotate runs", rows)
+
+
+def report_postgres(
+    args: argparse.Namespace,
+    results: dict[str, dict],
+    count: int,
+    processes: int,
+    rows: list[tuple[str, str]],
+) -> None:
+    """annotate on PostgreSQL beside annotate on SQLite, same crowd, same session."""
+    s, p = results["annotate"], results["postgresql"]
+    ps, pp = s["paced"], p["paced"]
+
+    def per_answer(r: dict) -> float:
+        return r["cpu"] / max(r["paced"].answers, 1) * 1000
+
+    def p99(r: dict, phase: str) -> float:
+        return r["paced"].pct(phase, 0.99)
+
+    print_rows(
+        f"crowd path on PostgreSQL (fsync on, synchronous_commit on; SQLAlchemy's pool of 5 + 10 "
+        f"connections per process): {count} workers, {processes} uvicorn "
+        f"process{'es' if processes > 1 else ''}; SQLite | PostgreSQL",
+        [
+            (
+                "arrival (link -> first item) p50 / p99",
+                f"{ms(ps, 'arrival')} | {ms(pp, 'arrival')}",
+            ),
+            (
+                "training answer -> next item p50 / p99",
+                f"{ms(ps, 'training')} | {ms(pp, 'training')}",
+            ),
+            ("test answer -> next item p50 / p99", f"{ms(ps, 'test')} | {ms(pp, 'test')}"),
+            (
+                "ratio p99 once arrived (test answers) PostgreSQL to SQLite",
+                ratio(p99(p, "test"), p99(s, "test")),
+            ),
+            ("answers/s", f"{ps.answers / s['wall']:.1f} | {pp.answers / p['wall']:.1f}"),
+            (
+                "workers that reached the test batch",
+                f"{ps.reached_test} | {pp.reached_test} of {count}",
+            ),
+            (
+                "server CPU per answer (PostgreSQL's own included)",
+                f"{per_answer(s):.1f} | {per_answer(p):.1f} ms",
+            ),
+            ("ratio CPU per answer PostgreSQL to SQLite", ratio(per_answer(p), per_answer(s))),
+            ("server RSS (annotate's processes)", f"{s['rss']:.0f} | {p['rss']:.0f} MB"),
+            (
+                "burst: first item p50 / p99",
+                f"{ms(s['phased']['tally'], 'arrival')} | {ms(p['phased']['tally'], 'arrival')}",
+            ),
+            ("errors", f"{len(ps.errors)} | {len(pp.errors)}"),
+        ],
+    )
+    for error in sorted(set(pp.errors))[:3]:
+        print(f"    e.g. {error}")
+    print_rows("invariants after the PostgreSQL runs", rows)
 
 
 def invariants_crowd(db: str, study: str, result: dict) -> list[tuple[str, str]]:

@@ -34,6 +34,8 @@ SERVER_SETTINGS = (
     "-c fsync=off -c full_page_writes=off -c synchronous_commit=on "
     "-c max_connections=200 -c shared_buffers=64MB"
 )
+DURABLE_SETTINGS = "-c synchronous_commit=on -c max_connections=200 -c shared_buffers=64MB"
+"""For measurements (bench/bench_web.py --postgres): every commit flushed, as in production."""
 
 
 class PostgresUnavailable(RuntimeError):
@@ -94,8 +96,9 @@ def _server_user() -> str | None:
     return UNPRIVILEGED_USER if os.geteuid() == 0 else None
 
 
-def start(folder: Path | None = None) -> Server:
-    """initdb + pg_ctl start in `folder` (a new temporary folder by default)."""
+def start(folder: Path | None = None, *, durable: bool = False) -> Server:
+    """initdb + pg_ctl start in `folder` (a new temporary folder by default). `durable`: with
+    fsync on (DURABLE_SETTINGS), for measurements; the tests' server skips it."""
     bin_dir = find_bin_dir()
     folder = Path(folder or tempfile.mkdtemp(prefix="annotate-pg-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -109,7 +112,8 @@ def start(folder: Path | None = None) -> Server:
     try:
         initdb = [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", SUPERUSER]
         _run_as(user, [*initdb, "-E", "UTF8", "--locale=C", "--no-sync"], log)
-        options = f"-p {port} -k {folder} -h 127.0.0.1 {SERVER_SETTINGS}"
+        settings = DURABLE_SETTINGS if durable else SERVER_SETTINGS
+        options = f"-p {port} -k {folder} -h 127.0.0.1 {settings}"
         pg_ctl = [str(bin_dir / "pg_ctl"), "start", "-w", "-t", str(START_TIMEOUT_S)]
         # the server writes its own log (as its user), not into the file we capture
         server_log = str(data / "server.log")

@@ -52,6 +52,8 @@ def status_command(
     )
     out.print(summary)
     out.print(bar)
+    # In words, as the console says them: a bare share misleads after an early stop or ties.
+    out.print(Text(data["test_labels"]["words"]))
     table = Table(title="Annotators", title_justify="left")
     headings = ("Annotator", "Phase", "Training", "Accuracy", "Gate", "Test labels", "")
     for heading in (*headings, "Flags", "Last label"):

@@ -144,6 +144,8 @@ class Arrival:
     """This window's visit: pass it to AnnotatorSession.attach_window and exit_for."""
     new: bool
     """First arrival of this worker (a new annotator)."""
+    row: Annotator | None = field(default=None, compare=False, repr=False)
+    """The worker's annotator row, as stored (detached): a page keeps it for its requests."""
 
 
 @dataclass(frozen=True)
@@ -319,7 +321,7 @@ def _find_worker(session: Session, platform: str, platform_id: str) -> Annotator
 
 def enter_by_link(
     engine: Engine,
-    study: str,
+    study: str | StudyContext,
     entry: LinkEntry,
     *,
     client: str = "link",
@@ -329,10 +331,11 @@ def enter_by_link(
     one write transaction (a new worker's annotator, under a pseudonym numbered by the database
     so simultaneous arrivals never compete for a name, is inserted with the window).
     Two tabs of one worker arriving at once: the unique (platform, platform_id) lets one
-    insert win; the other finds the worker and claims its own window."""
+    insert win; the other finds the worker and claims its own window. `study`: its name, or
+    the context a server loaded once."""
     if entry.preview or entry.platform_id is None:
         raise CrowdRefusal("This is a preview: accept the task to start working.")
-    ctx = load_study(engine, study)
+    ctx = study if isinstance(study, StudyContext) else load_study(engine, study)
     config = require_config(ctx)
     if entry.platform != config.platform:
         raise CrowdRefusal(f"This study takes {config.platform} links, not {entry.platform}.")
@@ -357,7 +360,9 @@ def enter_by_link(
                     platform_session_id=entry.session_id or entry.assignment_id,
                     extras=entry.extras,
                 )
-                return Arrival(annotator.name, visit_id, found is None)
+                if found is None:
+                    session.expunge(annotator)  # flushed: kept, detached, for the caller
+                return Arrival(annotator.name, visit_id, found is None, annotator)
         except IntegrityError:
             continue  # the same worker's other tab inserted first: look again
     raise UserError("could not register the worker (too many arrivals at once); try again")
@@ -393,9 +398,9 @@ def _visit(session: Session, ctx: StudyContext, annotator_id: int, visit_id: int
     return found
 
 
-def needs_consent(engine: Engine, study: str, annotator: str | Annotator) -> bool:
+def needs_consent(engine: Engine, study: str | StudyContext, annotator: str | Annotator) -> bool:
     """Whether the consent text is still to be shown (a study with one, not yet agreed to)."""
-    ctx = load_study(engine, study)
+    ctx = study if isinstance(study, StudyContext) else load_study(engine, study)
     if not consent_text(ctx):
         return False
     who = _who(engine, annotator)

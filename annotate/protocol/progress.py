@@ -134,6 +134,18 @@ class LabelTally:
             tail += f" ({self.not_needed} not needed: items decided early)"
         return head + tail
 
+    def as_json(self, noun: str = "test labels") -> dict[str, int | bool | str]:
+        """The counts and their words, for `status --format json`."""
+        return {
+            "given": self.given,
+            "planned": self.planned,
+            "extra": self.extra,
+            "not_needed": self.not_needed,
+            "to_go": self.to_go,
+            "finished": self.finished,
+            "words": self.words(noun),
+        }
+
     @property
     def short(self) -> str:
         """The same for a table cell: "17/24 (71%)" while the plan holds, else words:

@@ -73,6 +73,56 @@ index (study, annotator, phase) alone, reading no table row (it seeks a row only
 outside the index is read), 7 times faster at 1,000 answers, where the page reads this after
 every answer."""
 
+_GOLD = select(Item.gold).where(Item.id == bindparam("b_item"))
+_TRAINING_ANSWER = (
+    select(Label.value, Label.correct, Item.gold)
+    .join(Item, Item.id == Label.item_id)
+    .where(
+        Label.study_id == bindparam("b_study"),
+        Label.annotator_id == bindparam("b_annotator"),
+        Label.item_id == bindparam("b_item"),
+        Label.phase == TRAINING,
+    )
+)
+"""An annotator's stored training answer to an item, with the item's gold: what its feedback
+says (built once: asked on every training answer)."""
+
+
+_NEXT_TRAINING_ITEM = (
+    select(Item.id, Item.source_id, Item.fields)
+    .join(StudyItem, StudyItem.item_id == Item.id)
+    .where(
+        StudyItem.study_id == bindparam("b_study"),
+        StudyItem.phase == TRAINING,
+        StudyItem.item_id.not_in(
+            select(Label.item_id).where(
+                Label.study_id == bindparam("b_study"),
+                Label.annotator_id == bindparam("b_annotator"),
+                Label.phase == TRAINING,
+            )
+        ),
+    )
+    .order_by(StudyItem.position)
+    .limit(1)
+)
+"""The annotator's next training item, in the study's order, with what its screen shows."""
+
+
+@dataclass(frozen=True)
+class TrainingAnswer:
+    """A training answer as its feedback needs it."""
+
+    value: Any
+    correct: bool | None
+    gold: Any
+
+
+class _Unread:
+    """`_progress_in`'s admission when the caller has not read it."""
+
+
+_UNREAD = _Unread()
+
 
 class Phase(StrEnum):
     TRAINING = "training"
@@ -282,10 +332,16 @@ class AnnotatorSession:
         return gate.latest_decision(session, self.ctx.id, self.annotator_id)
 
     def _phase(
-        self, session: Session | Connection, by_phase: dict[str, tuple[int, int]] | None = None
+        self,
+        session: Session | Connection,
+        by_phase: dict[str, tuple[int, int]] | None = None,
+        *,
+        admitted: bool | _Unread | None = _UNREAD,
     ) -> Phase:
-        """The annotator's phase; `by_phase`: their counts, when the caller has them already."""
-        admitted = gate.latest_admission(session, self.ctx.id, self.annotator_id)
+        """The annotator's phase; `by_phase` (their counts) and `admitted` (the gate's word),
+        when the caller has them already."""
+        if isinstance(admitted, _Unread):
+            admitted = gate.latest_admission(session, self.ctx.id, self.annotator_id)
         quota, _ = self._study_sizes(session)
         done = 0
         if admitted is None:  # still training or waiting: the training answers tell which
@@ -397,10 +453,19 @@ class AnnotatorSession:
                 progress = self._progress_in(conn)
         return written, progress
 
-    def _progress_in(self, conn: Connection) -> Progress:
-        by_phase = self._by_phase(conn)
+    def _progress_in(
+        self,
+        conn: Connection,
+        by_phase: dict[str, tuple[int, int]] | None = None,
+        *,
+        admitted: bool | _Unread | None = _UNREAD,
+    ) -> Progress:
+        """Where the annotator stands; `by_phase` and `admitted` (the gate's word): what the
+        caller read in this transaction already."""
+        if by_phase is None:
+            by_phase = self._by_phase(conn)
         quota, test_items = self._study_sizes(conn)
-        phase = self._phase(conn, by_phase)
+        phase = self._phase(conn, by_phase, admitted=admitted)
         catch_planned = 0
         if self.ctx.protocol.catch_rate > 0:
             if self._catch_planned is None:  # fixed for the study: worked out once
@@ -432,13 +497,15 @@ class AnnotatorSession:
 
     def next_item(self) -> ItemView | None:
         """The next item to show, or None (waiting for the gate, refused, or finished). A
-        window another window of the annotator took over raises ContinuedElsewhere."""
+        window another window of the annotator took over, or that was quit, raises
+        ContinuedElsewhere."""
         self._forget_progress()
         # One read for the window, where the annotator stands (kept for the status line the
         # screen asks for next) and, in training, the item: a training item takes no lease.
-        with Session(self.engine) as session:
-            conn = session.connection()
-            live = self.visit_id is None or windows.is_live(
+        with self.engine.connect() as conn:
+            # Latest and not quit: a quit window's cookie replayed gets ContinuedElsewhere
+            # here, which the page turns into sign-in (it asks was_quit then, and only then).
+            live = self.visit_id is None or windows.is_open(
                 conn, self.ctx.id, self.annotator_id, self.visit_id
             )
             if not live:
@@ -446,24 +513,15 @@ class AnnotatorSession:
             progress = self._progress_in(conn)
             phase = progress.phase
             if phase is Phase.TRAINING:
-                answered = select(Label.item_id).where(
-                    Label.study_id == self.ctx.id,
-                    Label.annotator_id == self.annotator_id,
-                    Label.phase == TRAINING,
-                )
-                item_id = session.scalars(
-                    select(StudyItem.item_id)
-                    .where(
-                        StudyItem.study_id == self.ctx.id,
-                        StudyItem.phase == TRAINING,
-                        StudyItem.item_id.not_in(answered),
-                    )
-                    .order_by(StudyItem.position)
-                ).first()
-                if item_id is None:
+                params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+                row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
+                if row is None:
                     return None
                 self._progress, self._answered_since = progress, True
-                return self._view(session, item_id, TRAINING, progress.training_done + 1)
+                number = progress.training_done + 1
+                return ItemView(
+                    row.id, row.source_id, TRAINING, dict(row.fields), number, self.clock()
+                )
         if phase is Phase.WAITING and self._decide_now():  # as phase() does
             with Session(self.engine) as session:
                 phase = self._phase(session)
@@ -566,17 +624,24 @@ class AnnotatorSession:
             # The answer and its feedback in one transaction (the feedback is read from what
             # the transaction wrote); the feedback is returned only once it has committed.
             with write_session(self.engine) as session:
-                self.check_window(session.connection())
-                stored = self._training_answer(session, item.item_id)
+                conn = session.connection()
+                self.check_window(conn)
+                stored = self._training_answer(conn, item.item_id)
+                by_phase: dict[str, tuple[int, int]] | None = None
                 if stored is None:
-                    decided, stored = self._store_training(
-                        session, item, value, answered_at, flag, comment
+                    decided, stored, by_phase = self._store_training(
+                        session, conn, item, value, answered_at, flag, comment
                     )
                 else:  # a retry, or another tab's different answer (refused)
                     check_retry(self.spec, stored.value, value)
                 session.flush()  # the gate's decision too, for the read below
-                progress = self._progress_in(session.connection())
-                feedback = self._feedback_in(session, item, decided, stored, progress)
+                # The counts just read stand, and so does the admission read before storing
+                # (none: training was open) unless this answer made the gate decide.
+                known = by_phase is not None and decided is None
+                progress = self._progress_in(
+                    conn, by_phase if known else None, admitted=None if known else _UNREAD
+                )
+                feedback = self._feedback_in(conn, item, decided, stored, progress)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
         # Where the annotator stands as this commit left it: the feedback's status line.
@@ -584,74 +649,66 @@ class AnnotatorSession:
         return feedback
 
     def _store_training(
-        self, session: Session, item: ItemView, value, answered_at, flag, comment
-    ) -> tuple[bool | None, Label]:
-        """The training answer's writes: the gate's decision if this answer made one, and the
-        stored label."""
-        if self._decision(session) is not None:
+        self,
+        session: Session,
+        conn: Connection,
+        item: ItemView,
+        value,
+        answered_at,
+        flag,
+        comment,
+    ) -> tuple[bool | None, TrainingAnswer, dict[str, tuple[int, int]]]:
+        """The training answer's writes: the stored label, and the gate's decision if this
+        answer made one; what the feedback needs (the answer, right or not, the gold) and the
+        annotator's counts after it."""
+        if gate.latest_admission(conn, self.ctx.id, self.annotator_id) is not None:
             raise TrainingClosed(
                 "the gate has decided for you: training is closed, and this answer was not stored"
             )
-        gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        gold = conn.execute(_GOLD, {"b_item": item.item_id}).scalar()
         right = is_correct(self.spec, value, gold)
-        stored = Label(
-            **label_row(
-                self.ctx.id,
-                self.annotator_id,
-                item,
-                TRAINING,
-                value,
-                right,
-                answered_at,
-                flag,
-                comment,
-            )
+        row = label_row(
+            self.ctx.id, self.annotator_id, item, TRAINING, value, right, answered_at, flag, comment
         )
-        session.add(stored)
-        session.flush()
-        done, _, _ = self._counts(session)
-        if done < self._study_sizes(session)[0]:
-            return None, stored  # the threshold rule decides after the last training item only
+        conn.execute(assignment.INSERT_LABEL, row)
+        by_phase = self._by_phase(conn)
+        stored = TrainingAnswer(value, right, gold)
+        if by_phase.get(TRAINING, (0, 0))[0] < self._study_sizes(conn)[0]:
+            return None, stored, by_phase  # the threshold rule decides after the last item only
         decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
-        return (decision.admitted if decision is not None else None), stored
+        return (decision.admitted if decision is not None else None), stored, by_phase
 
-    def _training_answer(self, session: Session, item_id: int) -> Label | None:
-        return session.scalars(
-            select(Label).where(
-                Label.study_id == self.ctx.id,
-                Label.item_id == item_id,
-                Label.annotator_id == self.annotator_id,
-                Label.phase == TRAINING,
-            )
-        ).first()
+    def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:
+        params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id, "b_item": item_id}
+        row = conn.execute(_TRAINING_ANSWER, params).first()
+        return None if row is None else TrainingAnswer(row.value, row.correct, row.gold)
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
-        with Session(self.engine) as session:
-            return self._feedback_in(session, item, decided)
+        with self.engine.connect() as conn:
+            return self._feedback_in(conn, item, decided)
 
     def _feedback_in(
         self,
-        session: Session,
+        conn: Connection | Session,
         item: ItemView,
         decided: bool | None,
-        label: Label | None = None,
+        answer: TrainingAnswer | None = None,
         progress: Progress | None = None,
     ) -> Feedback:
-        label = label or self._training_answer(session, item.item_id)
-        assert label is not None
-        gold = session.get(Item, item.item_id).gold  # type: ignore[union-attr]
+        answer = answer or self._training_answer(conn, item.item_id)
+        assert answer is not None
         if progress is not None:
             done, correct = progress.training_done, progress.training_correct
         else:
-            done, correct, _ = self._counts(session)
+            done, correct, _ = self._counts(conn)
         explanation = None
         if self.ctx.protocol.show_explanation and self.spec.explanation_field:
             explanation = str(item.fields.get(self.spec.explanation_field) or "") or None
         return Feedback(
-            correct=label.correct,
-            gold=gold,
-            gold_text=describe(self.spec, gold),
-            answer_text=describe(self.spec, label.value),
+            correct=answer.correct,
+            gold=answer.gold,
+            gold_text=describe(self.spec, answer.gold),
+            answer_text=describe(self.spec, answer.value),
             explanation=explanation,
             training_done=done,
             training_accuracy=correct / done if done else 0.0,

@@ -7,17 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotate.protocol import catch, flags, standing
+from annotate.protocol.progress import LabelTally, StudyProgress
 from annotate.protocol.studies import StudyContext
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
-
-if TYPE_CHECKING:
-    from annotate.protocol.progress import StudyProgress
 
 STALLED_AFTER = timedelta(minutes=30)
 """An annotator mid-phase with no label for this long is reported as stalled."""
@@ -144,6 +142,8 @@ def study_status(
         "items_on_screen": int(leased),
         "labels_total": items.labels,
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
+        # The labels against the plan in the console's words (an early stop, extra annotators)
+        "test_labels": LabelTally.of(items).as_json(),
         "last_activity": _iso(max(seen)) if seen else None,
         "flags": flag_counts,
         "flagged_items": [

@@ -120,6 +120,17 @@ def touch(
         raise ContinuedElsewhere()
 
 
+OPEN = select(visit.c.id).where(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST, NOT_QUIT)
+"""The window, if it is the annotator's latest and was not quit: what TOUCH asks, as a read."""
+
+
+def is_open(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
+    """Whether the window is the annotator's latest and was not quit, in one indexed read: a
+    screen that reads before it shows asks this instead of `is_live` and `was_quit` apart."""
+    params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id}
+    return conn.execute(OPEN, params).first() is not None
+
+
 def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
     latest = conn.execute(LATEST, {"b_study": study_id, "b_annotator": annotator_id}).scalar()
     return latest == visit_id

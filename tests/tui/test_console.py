@@ -847,3 +847,76 @@ async def test_a_flag_shows_what_the_annotator_answered(workspace, tmp_path):
         text = " ".join(screen_text(app).split())
         assert f"Answered: {answer} Comment: I am not sure about this one" in text
         assert answer in ("Entailment: the sentence follows", "Not entailment: it does not follow")
+
+
+# --- issue 39.7: long names are cut in the tables, whole in the detail line ---------------------
+LONG_STUDY = "[b]rte[/b] pilot of the spring round, second cohort, Zürich."
+LONG_PERSON = "[i]Maximiliana Theodora von Wolkenstein-Rosenberg, Innsbruck"
+
+
+def row_of(app, start: str) -> str:
+    return next(ln for ln in screen_lines(app) if ln.startswith(f" {start}"))
+
+
+async def test_a_long_study_name_is_cut_in_the_list_and_whole_in_its_line(workspace, tmp_path):
+    """39.7: a 60-character study name kept the Studies table wider than 80 columns once the
+    task had gone (a sideways scroll). The cell ends in "…", the row keeps its last column,
+    and the selected study's line has the name whole, brackets and all (never markup)."""
+    assert len(LONG_STUDY) == 60
+    busy_study(workspace.engine, tmp_path, name=LONG_STUDY)
+    app = console(workspace.engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudiesScreen)
+        table = app.screen.query_one("#studies", DataTable)
+        assert table_fits(table)
+        row = row_of(app, "[b]rte[/b] pilot")
+        assert "…" in row and LONG_STUDY not in row
+        assert row.rstrip().endswith("23 min ago")  # the last column, whole
+        detail = static_text(app.screen.query_one("#study-detail", Static))
+        assert detail.startswith(f"{LONG_STUDY} · superglue/rte · test · ")
+        assert LONG_STUDY in " ".join(screen_text(app).split())  # on screen, wrapped
+        await pilot.resize_terminal(160, 40)  # room enough: the name whole in its row
+        await wait_until(pilot, lambda: LONG_STUDY in row_of(app, "[b]rte"), "the whole name")
+        assert table_fits(table)
+
+
+async def test_a_long_annotator_name_is_cut_in_the_study_table_and_whole_in_its_line(
+    workspace, tmp_path
+):
+    """39.7: a 60-character annotator name kept the Study table wider than 80 columns with
+    the gate, its reason and the seconds gone. The cell ends in "…"; the selected annotator's
+    line has the name whole (never markup)."""
+    assert len(LONG_PERSON) == 60
+    ctx = busy_study(workspace.engine, tmp_path)
+    label_as(workspace.engine, ctx.study.name, LONG_PERSON, test_items=2, clock=StepClock())
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await arrive(pilot, StudyScreen)
+        table = app.screen.query_one("#annotators", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 6, "the annotators' rows")
+        assert table_fits(table)
+        labels = [str(c.label) for c in table.ordered_columns]
+        for column in ("Annotator", "Phase", "Training", "Acc.", "Test", "Agree", "Flags"):
+            assert column in labels
+        row = row_of(app, "[i]Maximiliana")
+        assert "…" in row and LONG_PERSON not in row
+        table.move_cursor(row=table.get_row_index(LONG_PERSON))
+        await pilot.pause()
+        detail = static_text(app.screen.query_one("#annotator-detail", Static))
+        assert detail.startswith(f"{LONG_PERSON} · gate admitted: ")
+        assert LONG_PERSON in " ".join(screen_text(app).split())
+
+
+def test_a_cut_name_counts_the_cells_drawn_after_it_was_made_safe():
+    """The cut is made on the terminal-safe text, in terminal cells: a wide character counts
+    two, a control character counts as the visible escape that replaces it, markup is text."""
+    from annotate.terminal_text import SafeText
+    from annotate.tui.console.table import cut
+
+    for raw in ("[b]名前は長い名前です[/b] and more", "ana\x1b[31m red \x07 and more text"):
+        cell = SafeText(raw)
+        short = cut(cell, 12)
+        assert short.cell_len <= 12 and short.plain.endswith("…")
+        assert cell.plain.startswith(short.plain[:-1])  # a prefix of the safe text
+        assert "\x1b" not in short.plain and "\x07" not in short.plain
+    assert cut(SafeText("ana"), 12).plain == "ana"  # short names stay as they are

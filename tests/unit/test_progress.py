@@ -312,3 +312,102 @@ def test_labels_mid_way_say_what_is_to_go_and_what_an_early_stop_spared():
     assert tally.short == "6/12, 5 to go"
     plain = LabelTally.of(Completeness.of([(3, 0), (1, 2)], 3))
     assert (plain.words(), plain.short) == ("4/6 labels, 2 to go", "4/6 (67%)")
+
+
+# --- issue 39.7: `annotate status` says the labels as the console does -------------------------
+def status_of(cli, study: str) -> tuple[str, dict]:
+    """`annotate status STUDY` as printed (whitespace folded) and as JSON."""
+    shown = cli("status", study)
+    assert shown.code == 0, shown.stderr
+    return " ".join(shown.stdout.split()), cli("status", study, "--format", "json").json()
+
+
+def stored_labels(engine, study: str) -> dict[int, list[str]]:
+    """Each test item's label values, read from the store."""
+    ctx = load_study(engine, study)
+    per_item: dict[int, list[str]] = {}
+    with engine.connect() as conn:
+        for item, value in conn.execute(
+            select(Label.item_id, Label.value).where(Label.study_id == ctx.id, Label.phase == TEST)
+        ).all():
+            per_item.setdefault(item, []).append(value)
+    return per_item
+
+
+def assert_status_says(cli, workspace, study: str, words: str) -> dict:
+    """`status` prints `words` (with no bare share), its JSON carries them beside the old
+    keys, and the console's Studies list and Study view say the same (one LabelTally)."""
+    text, data = status_of(cli, study)
+    assert words in text and "%" not in text
+    assert data["test_labels"]["words"] == words
+    ctx = load_study(workspace.engine, study)
+    assert study_progress(workspace.engine, ctx).tally.words("test labels") == words
+    [row] = [s for s in studies_overview(workspace.engine) if s.name == study]
+    assert row.tally.words("test labels") == words
+    given = sum(map(len, stored_labels(workspace.engine, study).values()))
+    assert data["labels_total"] == data["test_labels"]["given"] == given  # the old key stays
+    return data
+
+
+def test_status_says_in_words_that_a_study_stopped_early(cli, workspace, tmp_path):
+    """stop_when_decided: every item decided before k, fewer labels than planned, and
+    `status` said only "20/20 items complete" beside a full bar."""
+    rte_study(workspace.engine, tmp_path, name="es", test=20, stop_when_decided=True)
+    simulate(workspace.engine, "es", annotators=5, accuracy=1.0, seed=3)
+    given = sum(map(len, stored_labels(workspace.engine, "es").values()))
+    planned = load_study(workspace.engine, "es").k * 20
+    assert given < planned  # the premise
+    data = assert_status_says(
+        cli, workspace, "es", f"{given}/{planned} test labels, every item decided (stopped early)"
+    )
+    assert data["test_labels"] == {
+        "given": given,
+        "planned": planned,
+        "extra": 0,
+        "not_needed": planned - given,
+        "to_go": 0,
+        "finished": True,
+        "words": f"{given}/{planned} test labels, every item decided (stopped early)",
+    }
+    assert data["early_stop"]["labels_saved"] == planned - given  # and the old keys agree
+
+
+def test_status_names_the_extra_annotators_for_ties(cli, workspace, tmp_path):
+    """tie_rule extra-annotator: more labels than k per item; `status` said nothing of it
+    but the histogram."""
+    rte_study(workspace.engine, tmp_path, name="xd", test=20, annotators_per_item=2,
+              tie_rule="extra-annotator")  # fmt: skip
+    simulate(workspace.engine, "xd", annotators=4, accuracy=0.7, seed=5)
+    counts = [len(v) for v in stored_labels(workspace.engine, "xd").values()]
+    given, extra = sum(counts), sum(max(0, n - 2) for n in counts)
+    assert extra > 0 and given == 40 + extra  # the premise
+    data = assert_status_says(
+        cli,
+        workspace,
+        "xd",
+        f"{given} test labels (40 planned + {extra} extra annotators for ties), complete",
+    )
+    assert (data["test_labels"]["extra"], data["test_labels"]["to_go"]) == (extra, 0)
+
+
+def test_status_mid_way_says_what_is_to_go_and_what_an_early_stop_spared(cli, workspace, tmp_path):
+    """k = 3 with stop_when_decided, two annotators: an item both agree on is decided at
+    two labels (one spared); one they split waits for a third."""
+    from tests.tui.console_support import StepClock, label_as
+
+    rte_study(workspace.engine, tmp_path, name="mid", train=4, test=8, annotators_per_item=3,
+              gate_threshold=0.75, stop_when_decided=True)  # fmt: skip
+    clock = StepClock()
+    label_as(workspace.engine, "mid", "ana", test_items=8, clock=clock)
+    label_as(workspace.engine, "mid", "ben", test_items=8, wrong_every=3, clock=clock)
+    values = stored_labels(workspace.engine, "mid").values()
+    agreed = sum(len(v) == 2 and v[0] == v[1] for v in values)
+    split = sum(len(v) == 2 and v[0] != v[1] for v in values)
+    assert agreed and split and agreed + split == 8  # the premise: both kinds of item
+    data = assert_status_says(
+        cli,
+        workspace,
+        "mid",
+        f"16/24 test labels, {split} to go ({agreed} not needed: items decided early)",
+    )
+    assert data["state"] == "test" and data["test_labels"]["finished"] is False

@@ -27,6 +27,7 @@ from annotate.scoring.intervals import (
     group_sums,
     percentile_interval,
     row_patterns,
+    wilson_interval,
 )
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -94,6 +95,52 @@ def _all_units(stats: np.ndarray, kept: np.ndarray) -> np.ndarray:
     full = np.zeros((len(kept), stats.shape[1]))
     full[kept] = stats
     return full
+
+
+# --- perfect agreement ------------------------------------------------------------------------
+
+
+def resampled_units(kept: np.ndarray, cluster: np.ndarray | None) -> int:
+    """How many resampling units (the `kept` units, or their clusters) a coefficient rests on."""
+    if cluster is None:
+        return int(np.count_nonzero(kept))
+    return len(np.unique(np.asarray(cluster, dtype=np.int64)[kept]))
+
+
+def nominal_chance_disagreement(counts: np.ndarray) -> float:
+    """The chance that two of the pairable labels (of units with two or more), drawn without
+    replacement, name different values: Krippendorff's expected disagreement at nominal level."""
+    pairable = counts[counts.sum(axis=1) >= 2].astype(float)
+    n_c = pairable.sum(axis=0)
+    n = n_c.sum()
+    return float((n * n - (n_c * n_c).sum()) / (n * (n - 1))) if n > 1 else 0.0
+
+
+def perfect_agreement_interval(estimate: Estimate, units: int, chance_disagreement: float) -> None:
+    """Where every unit agreed, a score-type interval instead of the bootstrap's [1, 1].
+
+    Every resample of units that all agree agrees too, so the percentile bootstrap has width
+    zero, as it has for a score of 100% (where the headline uses Wilson). There is no standard
+    score interval for α, κ or AC1, so this is built from the one for the share of units in
+    agreement: all `units` agreed, and Wilson's lower bound L says how many of the task's units
+    could plausibly disagree (1 - L). Units that disagree as chance pairs do (by as much, on
+    average, as two labels drawn at random that differ) would bring the coefficient, which is
+    1 - observed/chance disagreement with chance held at its observed value, down to
+    1 - (1 - L) / `chance_disagreement` (the chance that two labels differ, the coefficient's
+    own p_e as 1 - p_e). The upper bound is 1. Changes `estimate` in place, and says so."""
+    if (
+        estimate.value is None
+        or estimate.ci_low is None
+        or estimate.value < 1 - 1e-9
+        or units <= 0
+        or chance_disagreement <= 0
+    ):
+        return
+    low, _ = wilson_interval(units, units)
+    assert low is not None
+    estimate.ci_low = max(-1.0, 1 - (1 - low) / chance_disagreement)
+    estimate.ci_high = 1.0
+    estimate.note = f"all agree: score interval over {units} units, chance held fixed"
 
 
 # --- Krippendorff's alpha --------------------------------------------------------------------
@@ -231,6 +278,9 @@ def krippendorff_alpha(
             pairable_cluster = None if cluster is None else np.asarray(cluster)[m >= 2]
             sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(finish(sums))
+        perfect_agreement_interval(
+            estimate, resampled_units(m >= 2, cluster), nominal_chance_disagreement(counts)
+        )
     return estimate
 
 
@@ -311,6 +361,7 @@ def fleiss_kappa(
         sub_cluster = None if cluster is None else np.asarray(cluster)[mask]
         sums = bootstrap_sums(_cluster_sums(stats, sub_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
+    perfect_agreement_interval(estimate, resampled_units(mask, cluster), 1 - float((p * p).sum()))
     return estimate, len(table), raters
 
 

@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.report.stats.agreement import Estimate, _cluster_sums
+from annotate.report.stats.agreement import (
+    Estimate,
+    _cluster_sums,
+    perfect_agreement_interval,
+    resampled_units,
+)
 from annotate.scoring.intervals import Resampling, bootstrap_sums, percentile_interval
 
 
@@ -37,13 +42,20 @@ def _unit_stats(table: np.ndarray) -> np.ndarray:
     return np.column_stack([agree, pairable.astype(float), share, (r > 0).astype(float)])
 
 
+def _chance_agreement(sums: np.ndarray, n_classes: int) -> np.ndarray:
+    """Gwet's p_e per row of summed unit statistics."""
+    sums = np.atleast_2d(sums)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pi = sums[:, 2:-1] / sums[:, -1:]
+    return (pi * (1 - pi)).sum(axis=1) / (n_classes - 1)
+
+
 def _ac1_from_sums(sums: np.ndarray, n_classes: int) -> np.ndarray:
     """AC1 per row of summed unit statistics (NaN where undefined)."""
     sums = np.atleast_2d(sums)
+    p_e = _chance_agreement(sums, n_classes)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_a = sums[:, 0] / sums[:, 1]
-        pi = sums[:, 2:-1] / sums[:, -1:]
-        p_e = (pi * (1 - pi)).sum(axis=1) / (n_classes - 1)
         return (p_a - p_e) / (1 - p_e)
 
 
@@ -69,7 +81,9 @@ def gwet_ac1(
     n_pairable = int(stats[:, 1].sum())
     if n_pairable == 0:
         return Estimate(None, note="no unit has two or more labels"), 0
-    value = float(_ac1_from_sums(stats.sum(axis=0), q)[0])
+    totals = stats.sum(axis=0)
+    pairable = stats[:, 1] > 0
+    value = float(_ac1_from_sums(totals, q)[0])
     low = high = None
     if resampling is not None:
         reps = _ac1_from_sums(resampling.sums(_cluster_sums(stats, cluster)), q)
@@ -78,4 +92,8 @@ def gwet_ac1(
         stats = _cluster_sums(stats, cluster)
         reps = _ac1_from_sums(bootstrap_sums(stats, replicates, rng), q)
         low, high = percentile_interval(reps)
-    return Estimate(value if np.isfinite(value) else None, low, high), n_pairable
+    estimate = Estimate(value if np.isfinite(value) else None, low, high)
+    perfect_agreement_interval(
+        estimate, resampled_units(pairable, cluster), 1 - float(_chance_agreement(totals, q)[0])
+    )
+    return estimate, n_pairable

@@ -12,7 +12,10 @@ A table wider than its window hides its last columns behind a sideways scroll no
 80 columns the Study table's Gate and Reason were off screen). `fill` therefore shows, of the
 columns it is given, as many as fit: the full headers, else the short ones, and drops the
 columns that may go (what they hold is shown in full elsewhere, in the line about the
-selected row) before any header is cut.
+selected row) before any header is cut. When even that is too wide (a 60-character study or
+annotator name), the columns that may be cut (`Column.squeeze`: names, whole in that line too)
+end in "…" at the width that fits. Cells are cut after they were made terminal-safe (SafeText):
+the width cut is the width drawn, and a name is never parsed as markup.
 """
 
 from __future__ import annotations
@@ -37,18 +40,62 @@ class Column:
     drop: int | None = None
     """May be left out when the table does not fit, lowest first (None: always shown). What
     it holds must be on the screen elsewhere."""
+    squeeze: int | None = None
+    """May be cut with "…" down to this many cells (but not below its header) when the table
+    does not fit with every droppable column gone (None: never cut). What it holds must be
+    on the screen whole elsewhere."""
 
 
 Row = tuple[str, Sequence[Text]]
 """A row's key and its cells, one per column given to `fill`."""
 
 
+@dataclass(frozen=True)
+class Layout:
+    labels: list[str]
+    """The header of each column given ("" for a column left out)."""
+    caps: dict[int, int]
+    """Column index -> the most cells its cells take (cut with "…"), for squeezed columns."""
+
+
+def content_widths(columns: Sequence[Column], rows: Sequence[Row]) -> list[int]:
+    return [
+        max((cell_len(cells[n].plain) for _, cells in rows), default=0) for n in range(len(columns))
+    ]
+
+
+def layout(columns: Sequence[Column], rows: Sequence[Row], width: int, pad: int = 1) -> Layout:
+    """The headers (`fitting`), then, if the table is still wider than `width`, how far
+    each squeezable column is cut (in column order) to make it fit."""
+    labels = fitting(columns, rows, width, pad)
+    widths = content_widths(columns, rows)
+    shown = [n for n, label in enumerate(labels) if label]
+    need = sum(max(widths[n], cell_len(labels[n])) + 2 * pad for n in shown)
+    caps: dict[int, int] = {}
+    for n in shown:
+        least = columns[n].squeeze
+        if need <= width or least is None:
+            continue
+        cap = max(least, cell_len(labels[n]), widths[n] - (need - width))
+        if cap < widths[n]:
+            caps[n] = cap
+            need -= widths[n] - cap
+    return Layout(labels, caps)
+
+
+def cut(cell: Text, cells: int | None) -> Text:
+    """`cell` in at most `cells` cells, ending in "…" when cut (a copy: `cell` is kept)."""
+    if cells is None or cell.cell_len <= cells:
+        return cell
+    short = cell.copy()
+    short.truncate(cells, overflow="ellipsis")
+    return short
+
+
 def fitting(columns: Sequence[Column], rows: Sequence[Row], width: int, pad: int = 1) -> list[str]:
     """The headers to show for `width` cells (empty strings for the columns left out): every
     column with full headers if they fit, else short ones, leaving out fewer columns first."""
-    widths = [
-        max((cell_len(cells[n].plain) for _, cells in rows), default=0) for n in range(len(columns))
-    ]
+    widths = content_widths(columns, rows)
     droppable = sorted((c.drop, n) for n, c in enumerate(columns) if c.drop is not None)
     gone: set[int] = set()
     for step in range(len(droppable) + 1):
@@ -72,7 +119,7 @@ def fitting(columns: Sequence[Column], rows: Sequence[Row], width: int, pad: int
 class Table(DataTable[Any]):
     _spec: tuple[Column, ...] = ()
     _filled: Sequence[Row] = ()
-    _shown: list[str] | None = None
+    _shown: Layout | None = None
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         before = self._widths()
@@ -90,20 +137,23 @@ class Table(DataTable[Any]):
         return self.scrollable_content_region.width or self.app.size.width
 
     def fill(self, columns: Sequence[Column], rows: Sequence[Row]) -> None:
-        """Show `rows` under the `columns` that fit (`fitting`), the cursor kept on its row."""
+        """Show `rows` under the `columns` that fit (`layout`), the cursor kept on its row."""
         self._spec, self._filled = tuple(columns), list(rows)
         row = self.cursor_row
-        labels = fitting(columns, rows, self._room(), self.cell_padding)
-        if labels != self._shown:
+        shown = layout(columns, rows, self._room(), self.cell_padding)
+        if shown != self._shown:  # new headers or cuts: new columns (clear keeps old widths)
             self.clear(columns=True)
-            for column, label in zip(columns, labels, strict=True):
+            for column, label in zip(columns, shown.labels, strict=True):
                 if label:
                     self.add_column(label, key=column.key)
-            self._shown = labels
+            self._shown = shown
         else:
             self.clear()
         for key, cells in rows:
-            self.add_row(*(c for c, label in zip(cells, labels, strict=True) if label), key=key)
+            self.add_row(
+                *(cut(c, shown.caps.get(n)) for n, c in enumerate(cells) if shown.labels[n]),
+                key=key,
+            )
         if rows:
             self.move_cursor(row=min(row, len(rows) - 1))
 
@@ -112,7 +162,7 @@ class Table(DataTable[Any]):
         return any(str(k.value) == key for k in self.columns)
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._spec and fitting(self._spec, self._filled, self._room(), self.cell_padding) != (
+        if self._spec and layout(self._spec, self._filled, self._room(), self.cell_padding) != (
             self._shown
         ):
             self.fill(self._spec, self._filled)

@@ -12,8 +12,7 @@ uvicorn loads this class only where httptools is installed (supervisor.http_prot
 elsewhere h11 has that same bound.
 
 A head must also arrive within HEAD_TIMEOUT_S of its first byte (or of the connection's
-opening): uvicorn's keep-alive timer stops at the first byte, so a client sending one byte
-every few seconds would hold its connection, and a slot of the server's, for ever.
+opening): head_deadline.py, shared with h11's protocol (bounded_h11.py).
 
 uvicorn writes a response's head when it starts and its body after: two sends on the socket,
 each a system call that, on the loopback or a busy host, also does the receiving side's work,
@@ -23,39 +22,37 @@ the head and sends it with the body.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
-from annotate.web.page.supervisor import HEAD_TIMEOUT_S, MAX_HEAD
+from annotate.web.page.head_deadline import HeadDeadline
+from annotate.web.page.supervisor import MAX_HEAD
 
 
-class BoundedHead(HttpToolsProtocol):
+class BoundedHead(HeadDeadline, HttpToolsProtocol):
     """HttpToolsProtocol counting the bytes of each request until its headers are complete, and
     writing each response in one piece (`_HeadWithBody`)."""
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self._head_bytes: int | None = 0  # None once the head is complete
-        self._head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
         super().connection_made(transport)
         self._start_head_timer()  # a connection that sends nothing is closed too
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_timer()
+        self._head_done()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         while data and self._head_bytes is not None:
-            if self._head_timer is None:
-                self._start_head_timer()
+            self._start_head_timer()
             room = MAX_HEAD - self._head_bytes
             if room <= 0:
                 self.logger.warning("Request head too large: refused.")
-                self._stop_head_timer()
+                self._head_done()
                 self.send_400_response("Request head too large.")
                 return
             part, data = data[:room], data[room:]
@@ -75,24 +72,15 @@ class BoundedHead(HttpToolsProtocol):
         super().on_message_complete()
         self._head_bytes = 0  # what comes next on this connection is the next request's head
 
-    def _start_head_timer(self) -> None:
-        self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_timed_out)
+    def _head_under_way(self) -> bool:
+        return self._head_bytes is not None
 
-    def _stop_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if self._head_bytes is not None and not self.transport.is_closing():
-            if self._head_bytes:  # a head was under way: say why it is cut off
-                self.logger.warning("Request head too slow: connection closed.")
-            self.transport.close()
+    def _head_started(self) -> bool:
+        return bool(self._head_bytes)
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
-        self._stop_head_timer()
+        self._head_done()
         super().on_headers_complete()
 
         cycle = self.cycle  # the one just made for this request (run on the next loop turn)

@@ -74,7 +74,7 @@ def arrive_by_link(page: PageState, request: Request) -> Screen | None:
             return Screen(
                 "preview", {"guidelines": page.help.guidelines, "crowd_text": crowd_words(page)}
             )
-        arrival = crowd.enter_by_link(page.config.engine, page.config.study, entry, client="page")
+        arrival = crowd.enter_by_link(page.config.engine, page.ctx, entry, client="page")
     except crowd.CrowdRefusal as exc:
         return Screen("refused", {"message": terminal_safe(str(exc)), "code": exc.code}, 403)
     csrf = request.session.get("csrf")
@@ -91,6 +91,9 @@ def arrive_by_link(page: PageState, request: Request) -> Screen | None:
     )
     if consented:
         request.session[CONSENTED] = True
+    if arrival.row is not None:  # a new worker: no read for their row, nor for a consent
+        page.annotators[arrival.annotator] = arrival.row  # they cannot have given yet
+        request.state.new_worker = True
     return None
 
 
@@ -104,7 +107,8 @@ def consent_screen(page: PageState, request: Request, session: AnnotatorSession)
     """The consent text, while the worker has not answered it."""
     if not page.crowd or request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
         return None
-    if not crowd.needs_consent(page.config.engine, page.config.study, session.annotator):
+    new_worker = getattr(request.state, "new_worker", False)
+    if not new_worker and not crowd.needs_consent(page.config.engine, page.ctx, session.annotator):
         request.session[CONSENTED] = True
         return None
     text = terminal_safe(crowd.consent_text(page.ctx) or "")

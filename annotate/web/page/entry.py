@@ -11,6 +11,7 @@ from starlette.responses import RedirectResponse, Response
 
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.tokens import sign_in_check, signed_in
+from annotate.protocol.windows import ContinuedElsewhere
 from annotate.text import terminal_safe
 from annotate.web.limits import address_key, page_keys, wait_message
 from annotate.web.page.crowd_screens import arrive_by_link
@@ -18,7 +19,7 @@ from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
-from annotate.web.page.screens import current, index_screen, signin_screen
+from annotate.web.page.screens import current, index_screen, signed_out, signin_screen
 from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
 
@@ -65,14 +66,23 @@ async def screen(request: Request) -> Response:
     page = page_of(request)
 
     def work() -> Screen | None:
-        session = open_session(page, request)
+        # "Continue" after the feedback goes straight to the next item, whose read refuses a
+        # window that was quit (AnnotatorSession.next_item): the read that would ask first is
+        # saved, and asked only when the window is refused (a replayed cookie: sign-in).
+        moving_on = bool(request.query_params.get("next") and request.session.get("started"))
+        session = open_session(page, request, quit_checked=moving_on)
         if session is None:
             return signin_screen(page)
         if request.query_params.get("next"):
             request.session.pop("fb", None)  # the feedback has been read: move on
         if request.query_params.get("waiting") and session.phase() is Phase.WAITING:
             return None  # nothing new: the poll leaves the screen as it is
-        return index_screen(page, request, session)
+        try:
+            return index_screen(page, request, session)
+        except ContinuedElsewhere:
+            if moving_on and (out := signed_out(page, request)) is not None:
+                return out
+            raise  # a newer window of this annotator took over: this page says so
 
     result = await page.run(work)
     if result is None:

@@ -26,6 +26,7 @@ from annotate.web.page.screens import (
     feedback_screen,
     index_screen,
     item_screen,
+    signed_out,
     signin_screen,
 )
 from annotate.web.page.sessions import open_session
@@ -102,13 +103,6 @@ def answer(
             request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
         return feedback_screen(session, item, value, feedback)
     return current(page, session)
-
-
-def signed_out(page: PageState, request: Request) -> Screen | None:
-    """Sign-in, when the cookie's window was quit (a copy of the cookie replayed)."""
-    if open_session(page, request) is None:
-        return signin_screen(page)
-    return None
 
 
 @guarded

@@ -35,6 +35,13 @@ def signin_screen(page: PageState, error: str | None = None, status: int = 200) 
     )
 
 
+def signed_out(page: PageState, request: Request) -> Screen | None:
+    """Sign-in, when the cookie's window was quit (a copy of the cookie replayed)."""
+    if open_session(page, request) is None:
+        return signin_screen(page)
+    return None
+
+
 def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
     progress = session.progress()
     if progress.phase is Phase.REJECTED:

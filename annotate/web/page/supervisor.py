@@ -37,11 +37,12 @@ new connection, from its opening): a browser sends them in one packet."""
 
 def http_protocol() -> str:
     """uvicorn's `http` option for the page: httptools' parser with the page's bound on a
-    request's head (bounded_http.py) where it is installed, else h11 (bounded by uvicorn)."""
+    request's head (bounded_http.py) where it is installed, else h11 (whose size bound uvicorn
+    sets) with the page's deadline for a head (bounded_h11.py)."""
     try:
         import httptools  # noqa: F401
     except ImportError:
-        return "h11"
+        return "annotate.web.page.bounded_h11:BoundedH11"
     return "annotate.web.page.bounded_http:BoundedHead"
 
 

@@ -20,15 +20,17 @@ from annotate.tui.console.fmt import ago
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.table import Column, Row, Table
 
+NAME_CELLS = 12
+"""A long study name is cut to no fewer cells than this (whole in the selected study's line)."""
 COLUMNS = (
-    Column("study", "Study"),
+    Column("study", "Study", squeeze=NAME_CELLS),
     Column("task", "Task", drop=1),
     Column("state", "State"),
     Column("items", "Items complete", short="Items"),
     Column("labels", "Labels"),
     Column("last", "Last activity", short="Last label"),
 )
-"""The task is in the selected study's line; the rest must stay."""
+"""The task is in the selected study's line; the rest must stay (a long name cut)."""
 
 
 def study_detail(s: StudyOverview, now: Any) -> Text:

@@ -33,7 +33,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.console.fmt import DASH, ago, duration, number, share
 from annotate.tui.console.screens.base import LiveScreen
-from annotate.tui.console.table import Column, Table
+from annotate.tui.console.table import Column, Table, cut
 
 BAR_WIDTH = 24
 AGREE_BUDGET = 0.25
@@ -44,8 +44,10 @@ WARNINGS_SECONDS = 30.0
 """How often the warnings are worked out again with nothing new in the store (the stalled
 rule: 30 minutes without a label)."""
 
+NAME_CELLS = 12
+"""A long annotator name is cut to no fewer cells than this (whole in the detail line)."""
 COLUMNS = (
-    Column("annotator", "Annotator"),
+    Column("annotator", "Annotator", squeeze=NAME_CELLS),
     Column("phase", "Phase"),
     Column("training", "Training"),
     Column("accuracy", "Acc."),
@@ -61,10 +63,6 @@ COLUMNS = (
 when the window is narrow (the reason, the gate, which the phase implies, and the median
 seconds) is in the detail line of the selected annotator, in full."""
 REASON_WIDTH = 18
-
-
-def clipped(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def histogram_text(progress: StudyProgress) -> Text:
@@ -129,14 +127,17 @@ def annotator_cells(
         Text(str(a.flags), style="bold yellow" if a.flags else ""),
         Text(ago(a.last_activity, now) if now is not None else DASH),
         Text(a.gate, style={"admitted": "green", "rejected": "red"}.get(a.gate, "")),
-        Text(clipped(a.gate_reason or DASH, REASON_WIDTH)),
+        cut(Text(a.gate_reason or DASH), REASON_WIDTH),  # cut once terminal-safe
     ]
 
 
 def annotator_detail(a: AnnotatorProgress) -> Text:
-    """The selected annotator in full: the gate's reason uncut, and the median seconds per
-    answer of each phase, labelled (the table's "Test s" is the report's: test answers)."""
+    """The selected annotator in full: the name and the gate's reason uncut (the table may
+    cut both), and the median seconds per answer of each phase, labelled (the table's "Test
+    s" is the report's: test answers)."""
     text = Text(a.name, style="bold")
+    if a.synthetic:  # said in the table too, unless a long name was cut there
+        text.append(" (synthetic)", style="dim")
     text.append(f" · gate {a.gate}")
     if a.gate_reason:
         text.append(f": {a.gate_reason}")
