@@ -62,6 +62,7 @@ from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by t
     accuracy_wilson,
     quoted_interval,
     rng_for,
+    shared_draws,
 )
 from annotate.scoring.metrics import Scorer, task_score
 from annotate.scoring.model_sources import read_models
@@ -140,6 +141,19 @@ def build_report(
     computed sections get `engine` (None: the report is built from the loaded data alone).
     `progress` is told each step as it starts (the bootstraps and the aggregation models are
     the long ones)."""
+    with shared_draws():  # the paired bootstraps below draw the same weights: once
+        return _build_report(data, bootstrap, seed, models, aggregation_models, engine, progress)
+
+
+def _build_report(
+    data: StudyData,
+    bootstrap: int,
+    seed: int | None,
+    models: Sequence[ModelPredictions],
+    aggregation_models: bool,
+    engine: Engine | None,
+    progress: ProgressHook | None,
+) -> StudyReport:
     steps = Steps(progress, "report", REPORT_STEPS)
     steps.next("loading the labels")
     spec, protocol = data.spec, data.protocol

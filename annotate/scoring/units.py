@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from annotate.specs import TaskSpec
 
@@ -82,6 +81,8 @@ def pair_codes(spec: TaskSpec, pair_ids: Any) -> np.ndarray | None:
     """AX-g: each item's minimal-pair number (-1 when it has none); None for other tasks."""
     if "gender_parity" not in spec.metrics:
         return None
+    import pandas as pd  # here: the report's model and the console import this module
+
     codes, _ = pd.factorize(pd.Series(pair_ids, dtype=object), use_na_sentinel=True)
     return np.asarray(codes, dtype=np.int64)
 

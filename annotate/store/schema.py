@@ -65,12 +65,19 @@ def _release(revision: str) -> str:
 def read_revision(engine: Engine) -> str | None:
     """The store's revision, or None for an empty database. A database that is not an annotate
     store, or whose version record is damaged, is a UserError."""
+    return _read_revision(engine, _table_names(engine))
+
+
+def _table_names(engine: Engine) -> set[str]:
     try:
-        names = set(inspect(engine).get_table_names())
+        return set(inspect(engine).get_table_names())
     except (OperationalError, DBAPIError) as exc:
         if is_disconnect(exc):
             raise unreachable(engine, exc) from None
         raise UserError(f"cannot open store {describe_store(engine)}: {exc.orig}") from None
+
+
+def _read_revision(engine: Engine, names: set[str]) -> str | None:
     if not names:
         return None
     if "meta" not in names:
@@ -111,11 +118,12 @@ def backup_path(engine: Engine, revision: str) -> Path | None:
 def require_current(engine: Engine) -> bool:
     """True when the store is at the newest schema, False when the database is empty. An older
     store raises StoreNeedsMigration, a newer one a UserError naming both versions."""
-    revision = read_revision(engine)
+    names = _table_names(engine)  # one listing serves both checks below
+    revision = _read_revision(engine, names)
     if revision is None:
         return False
     if revision == SCHEMA_HEAD:
-        _require_tables(engine)
+        _require_tables(engine, names)
         return True
     if revision in SCHEMA_REVISIONS:
         raise StoreNeedsMigration(needs_migration_message(engine, revision))
@@ -126,18 +134,21 @@ def require_current(engine: Engine) -> bool:
     )
 
 
-def _require_tables(engine: Engine) -> None:
+CURATION_PREFIX = "curation_"
+"""The curation tables' names begin so (store/curation_models.py; a test checks it)."""
+
+
+def _require_tables(engine: Engine, names: set[str]) -> None:
     """A current store has every table `annotate init` makes (a dropped table would otherwise
     surface as a traceback in the middle of some command). The curation tables are exempt:
-    curation creates them when first used."""
+    curation creates them when first used (so their models need not be imported here)."""
     from sqlmodel import SQLModel
 
     from annotate.store import models
-    from annotate.store.curation_models import CURATION_TABLES
 
     assert models  # the import registers the tables on SQLModel.metadata
-    expected = set(SQLModel.metadata.tables) - {table.name for table in CURATION_TABLES}
-    missing = sorted(expected - set(inspect(engine).get_table_names()))
+    expected = {name for name in SQLModel.metadata.tables if not name.startswith(CURATION_PREFIX)}
+    missing = sorted(expected - names)
     if missing:
         raise UserError(
             f"the store {describe_store(engine)} is damaged: it lacks the table(s) "

@@ -100,3 +100,27 @@ def test_the_console_script_prints_one_line_and_exits_1(tmp_path: Path):
         env=env,
     )
     assert debug.returncode == 1 and "Traceback" in debug.stderr
+
+
+def test_exactly_the_curation_tables_may_be_missing_from_a_current_store(tmp_path: Path):
+    """The check names the curation tables by their prefix (it does not load their models):
+    the prefix covers every curation table and no other, and a store without them opens."""
+    from sqlmodel import SQLModel
+
+    from annotate.store import models
+    from annotate.store.curation_models import CURATION_TABLES
+    from annotate.store.schema import CURATION_PREFIX
+
+    curation = {table.name for table in CURATION_TABLES}
+    assert models and all(name.startswith(CURATION_PREFIX) for name in curation)
+    others = set(SQLModel.metadata.tables) - curation
+    assert others and not any(name.startswith(CURATION_PREFIX) for name in others)
+
+    path = tmp_path / "store.db"
+    _store_with(path, lambda p: None)
+    with sqlite3.connect(path) as conn:
+        for name in curation:
+            conn.execute(f"DROP TABLE {name}")
+        conn.execute("DROP TABLE visit")
+    with pytest.raises(Exception, match=r"lacks the table\(s\) visit\."):
+        open_workspace(f"sqlite:///{path}")

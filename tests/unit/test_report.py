@@ -302,6 +302,20 @@ def test_bootstrap_is_reproducible_with_a_seed(cli, workspace):
     assert alpha["ci_low"] <= alpha["value"] <= alpha["ci_high"]
 
 
+def test_draws_shared_within_a_report_change_no_number(cli, workspace, monkeypatch):
+    """The report draws each bootstrap's weights once for the statistics and estimators that
+    resample with the same generator (scoring/intervals.py: `shared_draws`): its JSON is the
+    one drawn afresh for each."""
+    import contextlib
+
+    from annotate.report import build
+
+    three_way(workspace)
+    shared = report_json(cli, "mnli", "--bootstrap", "300")
+    monkeypatch.setattr(build, "shared_draws", contextlib.nullcontext)
+    assert report_json(cli, "mnli", "--bootstrap", "300") == shared
+
+
 def test_without_bootstrap_there_are_no_bootstrap_intervals_but_wilsons(cli, workspace):
     three_way(workspace)
     r = report_json(cli, "mnli", "--bootstrap", "0")

@@ -15,6 +15,7 @@ from annotate.scoring.intervals import (
     bootstrap_sums,
     percentile_interval,
     rng_for,
+    shared_draws,
     weight_chunks,
 )
 
@@ -105,3 +106,35 @@ def test_clusters_are_resampled_whole():
     assert resampling.n_units == 150
     alpha = agr.krippendorff_alpha(unit, code, 600, cluster=cluster, resampling=resampling)
     assert alpha.ci_low < alpha.value < alpha.ci_high
+
+
+@pytest.mark.parametrize("n_units", [40, 300, 4000])
+def test_draws_kept_for_a_report_are_the_draws_made_without(n_units):
+    """Inside `shared_draws` (a report), a second bootstrap from the same generator state
+    reuses the first's weights: the same numbers, the generator left where drawing would
+    leave it, and the kept matrix cannot be changed by a caller."""
+    replicates = min(1000, MAX_CELLS_PER_CHUNK // n_units)
+    stats = np.random.default_rng(3).integers(0, 3, (n_units, 2)).astype(float)
+    plain, plain_rng = [], rng_for(9, "paired")
+    for _ in range(2):  # two statistics from the same state, as the estimators draw
+        plain.append([w.copy() for w in weight_chunks(n_units, replicates, rng_for(9, "paired"))])
+    list(weight_chunks(n_units, replicates, plain_rng))
+    with shared_draws():
+        kept_rng = rng_for(9, "paired")
+        first = list(weight_chunks(n_units, replicates, kept_rng))
+        again_rng = rng_for(9, "paired")
+        again = list(weight_chunks(n_units, replicates, again_rng))
+        assert again[0] is first[0]
+        assert np.array_equal(
+            bootstrap_sums(stats, replicates, rng_for(9, "paired")), again[0] @ stats
+        )
+        with pytest.raises(ValueError, match="read-only"):
+            again[0][0, 0] = 5.0
+    for got in (first, again):
+        assert len(got) == 1 and np.array_equal(got[0], plain[0][0])
+    for used in (kept_rng, again_rng):
+        assert used.bit_generator.state == plain_rng.bit_generator.state
+    # The counts are those of the draws: every replicate draws n units, each a number of times.
+    draws = rng_for(9, "paired").integers(0, n_units, size=(replicates, n_units))
+    counted = np.array([np.bincount(row, minlength=n_units) for row in draws], dtype=float)
+    assert np.array_equal(first[0], counted) and np.array_equal(plain[1][0], counted)

@@ -71,3 +71,21 @@ def test_the_console_command_help_imports_no_heavy_library():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "Usage" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_report_schema_and_the_consoles_study_screen_load_no_pandas():
+    """`annotate report --schema` and the console's study screen read the report's model, not
+    its data: pandas (~0.3 s) loads when a report is built (report/data), not before."""
+    code = (
+        "import contextlib, io, sys\n"
+        "import annotate.tui.console.screens.study\n"
+        "from annotate.cli import app\n"
+        "import typer.main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    typer.main.get_command(app).main(\n"
+        "        ['report', '--schema'], prog_name='annotate', standalone_mode=False)\n"
+        "assert '\"StudyReport\"' in out.getvalue() or 'properties' in out.getvalue()\n"
+        "print('pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr

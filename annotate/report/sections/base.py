@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
-
-from annotate.report.aggregation.study import Aggregated
 from annotate.report.cells import Section
-from annotate.report.data.coding import CodedStudy
-from annotate.report.data.loading import StudyData
 from annotate.report.model.schema import StudyReport
+
+if TYPE_CHECKING:  # the report's data and aggregation (pandas) load when a report is built
+    from sqlalchemy import Engine
+
+    from annotate.report.aggregation.study import Aggregated
+    from annotate.report.data.coding import CodedStudy
+    from annotate.report.data.loading import StudyData
 
 
 @dataclass(frozen=True)
