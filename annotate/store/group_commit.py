@@ -5,7 +5,10 @@ A durable commit costs an fsync (synchronous=FULL: 2-8 ms on a plain disk), so w
 each commit alone top out near 150 commits/s whatever the processor does. Here a writer takes
 the process's serial lock; if no batch is open it opens one (the writers' turn, BEGIN
 IMMEDIATE on one connection), then runs its work on the batch's connection inside a SAVEPOINT,
-so a failing writer rolls back its own work only, and gets its exception at once. The writer
+so a failing writer rolls back its own work only. It gets its exception once the batch has
+ended (a few milliseconds): a caller that retries after a unique constraint refused its write
+("another tab of this worker inserted first: look again") must find the other's row
+committed, or it would look again, outside the batch, and find nothing. The writer
 that finishes while nobody is waiting to join (or when the batch is full) commits the batch,
 for everyone in it; each writer's `with` block returns only after that commit succeeded, so
 nothing is acknowledged before it is durable. If the commit fails (disk full, read-only),
@@ -17,8 +20,8 @@ works or while the previous batch syncs. Writers see each other's work in the ba
 had run one after the other, which they did: one at a time, under the serial lock.
 
 A writer that brings its own connection (`write_transaction`, which reads on it after the
-commit) lends it to the batch it opens, and waits for that batch's end even when its own work
-failed; otherwise the batch checks out a connection of its own and returns it at its end. The
+commit) lends it to the batch it opens (it gets it back when its block returns, at the batch's
+end); otherwise the batch checks out a connection of its own and returns it at its end. The
 batch's connection is used by one thread at a time (the serial lock orders them); SQLAlchemy
 opens file databases with `check_same_thread=False` for its pool. A write inside a write on
 the same engine would wait for itself: it is refused with a RuntimeError instead.
@@ -135,18 +138,19 @@ def grouped_write(
             _roll_back(batch, nested, exc)
         else:
             try:
-                if nested.is_active:  # (an ORM session's rollback() ended it: nothing to keep)
+                if batch.conn.get_nested_transaction() is not nested:
+                    pass  # an ORM session's rollback() ended it: nothing to keep
+                elif nested.is_active:
                     nested.commit()  # RELEASE SAVEPOINT
+                else:
+                    nested.rollback()
             except BaseException as exc:
                 failure = batch.error = exc
-    lent = conn is not None and batch.conn is conn
     if batch.error is not None or _full(group, batch):
         _finish(group, batch)
     else:  # the next writer joins; the last one commits
         group.holder = None
         group.serial.release()
-        if failure is not None and not lent:
-            raise failure  # its work is rolled back: nothing to wait for
         batch.done.wait()
     if failure is not None:
         raise failure
@@ -184,7 +188,8 @@ def _roll_back(batch: _Batch, nested: NestedTransaction, exc: BaseException) -> 
     whole transaction back: the savepoint is gone with the batch's other work, so the batch
     ends and every member gets the error."""
     try:
-        nested.rollback()
+        if batch.conn.get_nested_transaction() is nested:  # (else an ORM session's did it)
+            nested.rollback()
     except BaseException:
         batch.error = batch.error or exc
         return

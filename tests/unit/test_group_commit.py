@@ -49,6 +49,7 @@ def together(engine: Engine, work, rows=lambda n: {n}) -> dict[int, object]:  # 
     writer's rows (`rows(n)`) were stored when its block returned."""
     outcome: dict[int, object] = {}
     seen: dict[int, bool] = {}
+    at_failure.clear()
     queued = threading.Event()
 
     def writer(n: int) -> None:
@@ -61,6 +62,7 @@ def together(engine: Engine, work, rows=lambda n: {n}) -> dict[int, object]:  # 
             outcome[n] = None
         except Exception as exc:
             outcome[n] = exc
+            at_failure[n] = stored(engine)
 
     first = threading.Thread(target=writer, args=(0,))
     first.start()
@@ -74,6 +76,10 @@ def together(engine: Engine, work, rows=lambda n: {n}) -> dict[int, object]:  # 
         thread.join(20)
     assert all(seen.values())
     return outcome
+
+
+at_failure: dict[int, set[int]] = {}
+"""What the store held when a writer got its error (filled by `together`)."""
 
 
 def insert(conn, n: int) -> None:  # type: ignore[no-untyped-def]
@@ -100,6 +106,8 @@ def test_a_failing_writer_rolls_back_its_own_rows_only(engine):
     assert all(result is None for result in outcome.values())
     expected = {n for n in range(WRITERS) if n != 2}
     assert stored(engine) == expected | {100 + n for n in expected}
+    # Told once the batch committed: a retry would find the others' rows.
+    assert at_failure[2] == stored(engine)
 
 
 def test_a_writer_hitting_a_constraint_keeps_the_others_work(engine):
