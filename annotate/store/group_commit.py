@@ -127,25 +127,27 @@ def grouped_write(
     batch.members += 1
     failure: BaseException | None = None
     try:
-        nested = batch.conn.begin_nested()
-    except BaseException as exc:  # the transaction is gone: the batch ends without a commit
+        # The first writer's work is all the batch holds: no SAVEPOINT (a writer alone, a
+        # keypress, an import, runs the statements it ran before); if it fails, the batch
+        # ends, rolled back, with nobody else in it.
+        nested = None if batch.members == 1 else batch.conn.begin_nested()
+    except BaseException as exc:  # the transaction is gone: the batch ends
         failure = batch.error = exc
     else:
         try:
             yield batch.conn
         except BaseException as exc:
             failure = exc
-            _roll_back(batch, nested, exc)
+            if nested is None:
+                batch.error = exc
+            else:
+                _roll_back(batch, nested, exc)
         else:
-            try:
-                if batch.conn.get_nested_transaction() is not nested:
-                    pass  # an ORM session's rollback() ended it: nothing to keep
-                elif nested.is_active:
-                    nested.commit()  # RELEASE SAVEPOINT
-                else:
-                    nested.rollback()
-            except BaseException as exc:
-                failure = batch.error = exc
+            if nested is not None:
+                try:
+                    _release(batch, nested)
+                except BaseException as exc:
+                    failure = batch.error = exc
     if batch.error is not None or _full(group, batch):
         _finish(group, batch)
     else:  # the next writer joins; the last one commits
@@ -198,6 +200,16 @@ def _roll_back(batch: _Batch, nested: NestedTransaction, exc: BaseException) -> 
         batch.error = batch.error or exc
 
 
+def _release(batch: _Batch, nested: NestedTransaction) -> None:
+    """Keep one writer's work in the batch (RELEASE SAVEPOINT)."""
+    if batch.conn.get_nested_transaction() is not nested:
+        return  # an ORM session's rollback() ended it: nothing to keep
+    if nested.is_active:
+        nested.commit()
+    else:
+        nested.rollback()
+
+
 def _full(group: _Group, batch: _Batch) -> bool:
     """Whether to commit now: nobody waits to join, or the batch has had its share."""
     with group.guard:
@@ -219,7 +231,7 @@ def _finish(group: _Group, batch: _Batch) -> None:
             if batch.error is None:
                 batch.transaction.commit()
                 group.commits += 1
-            else:
+            elif batch.conn.get_transaction() is batch.transaction:  # (else rolled back)
                 batch.transaction.rollback()
         except BaseException as exc:
             batch.error = batch.error or exc

@@ -206,3 +206,15 @@ def test_a_write_inside_a_write_is_refused_not_a_hang(engine):
         write_connection(engine),
     ):
         pass
+
+
+def test_the_first_writer_failing_leaves_the_others_to_commit(engine):
+    def work(conn, n: int) -> None:  # type: ignore[no-untyped-def]
+        insert(conn, n)
+        if n == 0:
+            raise ValueError("the first writer changed its mind")
+
+    outcome = together(engine, work)
+    assert isinstance(outcome.pop(0), ValueError)
+    assert all(result is None for result in outcome.values())
+    assert stored(engine) == set(range(1, WRITERS))
