@@ -4,15 +4,17 @@ share one transaction and one fsync.
 A durable commit costs an fsync (synchronous=FULL: 2-8 ms on a plain disk), so writers that
 each commit alone top out near 150 commits/s whatever the processor does. Here a writer takes
 the process's serial lock; if no batch is open it opens one (the writers' turn, BEGIN
-IMMEDIATE on one connection), then runs its work on the batch's connection inside a SAVEPOINT,
-so a failing writer rolls back its own work only. It gets its exception once the batch has
-ended (a few milliseconds): a caller that retries after a unique constraint refused its write
-("another tab of this worker inserted first: look again") must find the other's row
-committed, or it would look again, outside the batch, and find nothing. The writer
-that finishes while nobody is waiting to join (or when the batch is full) commits the batch,
-for everyone in it; each writer's `with` block returns only after that commit succeeded, so
-nothing is acknowledged before it is durable. If the commit fails (disk full, read-only),
-every writer of the batch gets the error, and nothing of theirs was acknowledged.
+IMMEDIATE on one connection), then runs its work on the batch's connection; every writer
+after the first does it inside a SAVEPOINT, so a failing writer rolls back its own work only
+(the first one's failure ends the batch before anyone joined it). A failed writer gets its
+exception once the batch has ended (a few milliseconds): a caller that retries after a unique
+constraint refused its write ("another tab of this worker inserted first: look again") must
+find the other's row committed, or it would look again, outside the batch, and find nothing.
+The writer that finishes while nobody is waiting to join (or when the batch is full)
+commits the batch, for everyone in it; each writer's `with` block returns only after that
+commit succeeded, so nothing is acknowledged before it is durable. If the commit fails
+(disk full, read-only), every writer of the batch gets the error, and nothing of theirs was
+acknowledged.
 
 No writer waits for a window: a writer alone commits at once (a keypress costs what it did),
 and under load the batch fills by itself, with the writers that arrive while the one before
@@ -100,10 +102,11 @@ OpenTurn = Callable[[Engine], AbstractContextManager[None]]
 def grouped_write(
     engine: Engine, conn: Connection | None, *, keypress: bool, turn: OpenTurn
 ) -> Iterator[Connection]:
-    """The connection to write on, inside this writer's SAVEPOINT of the open batch; returns
-    once the batch has committed. `conn`: the caller's own connection, lent to the batch if
-    this writer opens it. `keypress`: a person waits (checkpoint.keypress_commit), taken from
-    the writer that opens the batch. `turn`: the writers' turn across processes."""
+    """The connection to write on, in the open batch (inside a SAVEPOINT unless this writer
+    opened the batch); the block returns once the batch has committed. `conn`: the caller's
+    own connection, lent to the batch if this writer opens it. `keypress`: a person waits
+    (checkpoint.keypress_commit), taken from the writer that opens the batch. `turn`: the
+    writers' turn across processes."""
     group = _group(engine)
     me = threading.get_ident()
     if group.holder == me:
