@@ -231,10 +231,12 @@ def _finish(group: _Group, batch: _Batch) -> None:
     group.batch = None
     try:
         try:
-            if batch.error is None:
+            if batch.conn.get_transaction() is not batch.transaction:
+                pass  # rolled back already (the first writer's ORM session did, alone in it)
+            elif batch.error is None:
                 batch.transaction.commit()
                 group.commits += 1
-            elif batch.conn.get_transaction() is batch.transaction:  # (else rolled back)
+            else:
                 batch.transaction.rollback()
         except BaseException as exc:
             batch.error = batch.error or exc

@@ -20,7 +20,10 @@ WRITERS = 6
 
 
 @pytest.fixture
-def engine(tmp_path: Path):
+def engine(tmp_path: Path, monkeypatch):
+    # The writers of `together` queue while the first one works: however slowly the machine
+    # starts their threads, the batch waits for them (it would commit after 20 ms).
+    monkeypatch.setattr(group_commit, "GROUP_FOR_AT_MOST_S", 60.0)
     engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
     with write_connection(engine) as conn:
         conn.execute(text("create table t (n integer primary key)"))
@@ -218,3 +221,18 @@ def test_the_first_writer_failing_leaves_the_others_to_commit(engine):
     assert isinstance(outcome.pop(0), ValueError)
     assert all(result is None for result in outcome.values())
     assert stored(engine) == set(range(1, WRITERS))
+
+
+def test_an_orm_write_refused_by_a_constraint_leaves_the_store_working(engine):
+    """A writer alone (no SAVEPOINT) whose ORM flush is refused: its session rolls the
+    transaction back, the writer gets the IntegrityError, and the next write goes through."""
+    from sqlalchemy.exc import IntegrityError
+
+    with write_connection(engine) as conn:
+        insert(conn, 1)
+    with pytest.raises(IntegrityError), write_session(engine) as session:
+        session.execute(text("insert into t values (2)"))
+        session.execute(text("insert into t values (1)"))
+    with write_session(engine) as session:
+        session.execute(text("insert into t values (3)"))
+    assert stored(engine) == {1, 3}
