@@ -341,14 +341,18 @@ def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Conn
     (group_commit.py): the block returns once the commit is durable; an error rolls back this
     block's work alone. `keypress`: a person waits for this commit, so on SQLite it leaves the
     log's checkpoint for when they are reading (annotate/store/checkpoint.py)."""
-    if groups_commits(engine):
-        with group_commit.grouped_write(engine, None, keypress=keypress, turn=writer_turn) as conn:
-            yield conn
-        return
     # The connection is checked out before this process's turn and returned after it: the
-    # turn covers the transaction alone.
-    with engine.connect() as conn, _transaction(engine, conn, keypress=keypress):
-        yield conn
+    # turn covers the transaction alone, and a writer that opens a batch never waits for the
+    # pool while the others wait for it (they hold connections of their own meanwhile).
+    with engine.connect() as own:
+        if groups_commits(engine):
+            with group_commit.grouped_write(
+                engine, own, keypress=keypress, turn=writer_turn
+            ) as conn:
+                yield conn
+            return
+        with _transaction(engine, own, keypress=keypress):
+            yield own
 
 
 @contextmanager

@@ -21,12 +21,13 @@ and under load the batch fills by itself, with the writers that arrive while the
 works or while the previous batch syncs. Writers see each other's work in the batch as if they
 had run one after the other, which they did: one at a time, under the serial lock.
 
-A writer that brings its own connection (`write_transaction`, which reads on it after the
-commit) lends it to the batch it opens (it gets it back when its block returns, at the batch's
-end); otherwise the batch checks out a connection of its own and returns it at its end. The
-batch's connection is used by one thread at a time (the serial lock orders them); SQLAlchemy
-opens file databases with `check_same_thread=False` for its pool. A write inside a write on
-the same engine would wait for itself: it is refused with a RuntimeError instead.
+Every writer brings a connection of its own, checked out before it queues (so the one that
+opens a batch never waits for the pool while holding the others up), and lends it to the batch
+if it opens it; it gets it back when its block returns, at the batch's end (`write_transaction`
+then reads on it). The batch's connection is used by one thread at a time (the serial lock
+orders them); SQLAlchemy opens file databases with `check_same_thread=False` for its pool. A
+write inside a write on the same engine would wait for itself: it is refused with a
+RuntimeError instead.
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ class _Batch:
     transaction: RootTransaction
     turn: AbstractContextManager[None]
     keypress: AbstractContextManager[None] | None
-    owns_conn: bool
     opened: float = field(default_factory=time.monotonic)
     members: int = 0
     error: BaseException | None = None
@@ -100,7 +100,7 @@ OpenTurn = Callable[[Engine], AbstractContextManager[None]]
 
 @contextmanager
 def grouped_write(
-    engine: Engine, conn: Connection | None, *, keypress: bool, turn: OpenTurn
+    engine: Engine, conn: Connection, *, keypress: bool, turn: OpenTurn
 ) -> Iterator[Connection]:
     """The connection to write on, in the open batch (inside a SAVEPOINT unless this writer
     opened the batch); the block returns once the batch has committed. `conn`: the caller's
@@ -163,29 +163,21 @@ def grouped_write(
         raise batch.error
 
 
-def _open(engine: Engine, conn: Connection | None, keypress: bool, turn: OpenTurn) -> _Batch:
-    owns_conn = conn is None
-    if conn is None:
-        conn = engine.connect()
+def _open(engine: Engine, conn: Connection, keypress: bool, turn: OpenTurn) -> _Batch:
     later = checkpoint.keypress_commit(engine, conn) if keypress else None
     writers_turn = turn(engine)
+    if later is not None:
+        later.__enter__()
+    writers_turn.__enter__()
     try:
-        if later is not None:
-            later.__enter__()
-        writers_turn.__enter__()
-        try:
-            conn.execution_options(sqlite_immediate=True, keypress=keypress)
-            transaction = conn.begin()
-        except BaseException:
-            writers_turn.__exit__(None, None, None)
-            raise
-        finally:
-            conn.execution_options(sqlite_immediate=False)
+        conn.execution_options(sqlite_immediate=True, keypress=keypress)
+        transaction = conn.begin()
     except BaseException:
-        if owns_conn:
-            conn.close()
+        writers_turn.__exit__(None, None, None)
         raise
-    return _Batch(conn, transaction, writers_turn, later, owns_conn)
+    finally:
+        conn.execution_options(sqlite_immediate=False)
+    return _Batch(conn, transaction, writers_turn, later)
 
 
 def _roll_back(batch: _Batch, nested: NestedTransaction, exc: BaseException) -> None:
@@ -251,6 +243,4 @@ def _finish(group: _Group, batch: _Batch) -> None:
         if batch.keypress is not None and batch.error is None:
             batch.keypress.__exit__(None, None, None)  # its deferred checkpoint, when due
     finally:
-        if batch.owns_conn:
-            batch.conn.close()
         batch.done.set()
