@@ -444,11 +444,11 @@ class AnnotatorSession:
         after = is_sqlite(self.engine)
         progress = None
         with self.engine.connect() as conn:
-            with write_transaction(self.engine, conn, keypress=True):
-                written = write(conn)
+            with write_transaction(self.engine, conn, keypress=True) as on:
+                written = write(on)
                 wanted = read(written)
                 if wanted and not after:
-                    progress = self._progress_in(conn)
+                    progress = self._progress_in(on)
             if wanted and after:
                 progress = self._progress_in(conn)
         return written, progress

@@ -12,12 +12,9 @@ failure or deadlock).
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -30,7 +27,8 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.settings import settings
-from annotate.store import checkpoint
+from annotate.store import checkpoint, group_commit
+from annotate.store.turn import writer_lock_path, writer_turn
 
 T = TypeVar("T")
 
@@ -335,112 +333,50 @@ def describe_store(engine: Engine) -> str:
     return engine.url.render_as_string(hide_password=True)
 
 
-WRITER_LOCK_SUFFIX = ".writers"
-"""Beside a SQLite store, the file whose lock orders annotate's writers (see writer_turn)."""
-TURN_POLL_SECONDS = 0.001
-"""How often a waiting writer tries for its turn: a turn lasts a few milliseconds, so a
-waiter wakes within a millisecond of the lock's release (one cheap system call per try)."""
-
-
-def _writer_lock_path(engine: Engine) -> str | None:
-    database = engine.url.database
-    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
-        return None
-    if database.startswith("file:"):
-        return None  # URI filenames (shared memory and the like): SQLite's own locking only
-    return database + WRITER_LOCK_SUFFIX
-
-
-def _open_lock_file(path: str) -> int | None:
-    """A descriptor to lock, or None where the folder or file does not let us have one (a
-    read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
-    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
-        try:
-            return os.open(path, flags, 0o600)
-        except OSError:
-            continue
-    return None
-
-
-@contextmanager
-def writer_turn(engine: Engine) -> Iterator[None]:
-    """Wait in the kernel for this process's turn to write to a SQLite store.
-
-    SQLite's busy handler polls with sleeps of up to 100 ms and no queue, so under contention
-    one writer can starve for the whole busy_timeout (measured: 5 s and "database is locked"
-    with 5 writers holding the lock 2 ms each) while the lock is free most of the time. An
-    exclusive lock on a file beside the store (filelock's native one: flock on POSIX,
-    LockFileEx on Windows), tried every TURN_POLL_SECONDS, goes to a waiter within a
-    millisecond of the previous writer closing its descriptor (also when it is killed), so
-    annotate's writers take turns; BEGIN IMMEDIATE and busy_timeout still guard against other
-    programs, and are all there is where the file system has no native lock. PostgreSQL
-    queues on its own locks: nothing to do there."""
-    path = _writer_lock_path(engine)
-    if path is None:
-        yield
-        return
-    # The threads of one process (the page's server) queue on a lock of their own first, so
-    # only one of them at a time polls the file lock: forty threads polling it every
-    # millisecond took the CPU and the GIL the turn's holder needed.
-    with _process_turn(path):
-        fd = _open_lock_file(path)
-        if fd is None:
-            yield
-            return
-        try:
-            _take_turn(fd)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
-
-
-_process_turns: dict[str, threading.Lock] = {}
-_process_turns_guard = threading.Lock()
-
-
-def _process_turn(path: str) -> threading.Lock:
-    """This process's lock for the writers' turn of the store at `path`."""
-    with _process_turns_guard:
-        return _process_turns.setdefault(path, threading.Lock())
-
-
-@functools.cache
-def _lock_descriptor() -> Callable[..., bool]:
-    """filelock's native lock, imported by the first write (not at start-up), once: a
-    keypress's write does not import or touch the warnings filters again."""
-    with warnings.catch_warnings():  # without fcntl it warns of soft locks, which we never use
-        warnings.simplefilter("ignore")
-        from filelock import lock_descriptor
-    return lock_descriptor
-
-
-def _take_turn(fd: int) -> None:
-    try:
-        _lock_descriptor()(fd, poll_interval=TURN_POLL_SECONDS)
-    except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
-        return
-
-
 @contextmanager
 def write_connection(engine: Engine, *, keypress: bool = False) -> Iterator[Connection]:
     """A connection in a transaction that takes the write lock at its start (BEGIN IMMEDIATE
     on SQLite, after this process's turn), commits on success and rolls back on any error.
-    `keypress`: a person waits for this commit, so on SQLite it leaves the log's checkpoint
-    for when they are reading (annotate/store/checkpoint.py)."""
+    On a SQLite file the process's concurrent writers share the transaction and its commit
+    (group_commit.py): the block returns once the commit is durable; an error rolls back this
+    block's work alone. `keypress`: a person waits for this commit, so on SQLite it leaves the
+    log's checkpoint for when they are reading (annotate/store/checkpoint.py)."""
     # The connection is checked out before this process's turn and returned after it: the
-    # turn covers the transaction alone.
-    with engine.connect() as conn, write_transaction(engine, conn, keypress=keypress):
-        yield conn
+    # turn covers the transaction alone, and a writer that opens a batch never waits for the
+    # pool while the others wait for it (they hold connections of their own meanwhile).
+    with engine.connect() as own:
+        if groups_commits(engine):
+            with group_commit.grouped_write(
+                engine, own, keypress=keypress, turn=writer_turn
+            ) as conn:
+                yield conn
+            return
+        with _transaction(engine, own, keypress=keypress):
+            yield own
 
 
 @contextmanager
 def write_transaction(
     engine: Engine, conn: Connection, *, keypress: bool = False
-) -> Iterator[None]:
-    """`write_connection`'s transaction on a connection the caller checked out and keeps: what
-    it reads once this has committed (where the annotator now stands) runs after the writers'
-    turn, in a read transaction of its own that takes no write lock, so the next writer does
-    not wait for it. `keypress` stays set for that read: it must not checkpoint either."""
+) -> Iterator[Connection]:
+    """`write_connection`'s transaction for a caller that keeps its connection `conn`: write
+    on the connection this yields (`conn` itself, or on a SQLite file the open batch's: see
+    group_commit.py); what the caller reads on `conn` once this has committed (where the
+    annotator now stands) runs after the writers' turn, in a read transaction of its own that
+    takes no write lock, so the next writer does not wait for it. `keypress` stays set on
+    `conn` for that read: it must not checkpoint either."""
+    if groups_commits(engine):
+        conn.execution_options(keypress=keypress)
+        with group_commit.grouped_write(engine, conn, keypress=keypress, turn=writer_turn) as on:
+            yield on
+        return
+    with _transaction(engine, conn, keypress=keypress):
+        yield conn
+
+
+@contextmanager
+def _transaction(engine: Engine, conn: Connection, *, keypress: bool) -> Iterator[None]:
+    """One writer's own transaction (PostgreSQL, in-memory and URI stores)."""
     conn.execution_options(sqlite_immediate=True, keypress=keypress)
     try:
         later = checkpoint.keypress_commit(engine, conn) if keypress and is_sqlite(engine) else None
@@ -450,10 +386,20 @@ def write_transaction(
         conn.execution_options(sqlite_immediate=False)
 
 
+def groups_commits(engine: Engine) -> bool:
+    """Whether the process's writers share commits: SQLite files (where a connection reaches
+    the same database from any thread). PostgreSQL groups concurrent commits itself."""
+    return writer_lock_path(engine) is not None
+
+
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
-    """An ORM session on a `write_connection`."""
-    with write_connection(engine) as conn, Session(bind=conn) as session:
+    """An ORM session on a `write_connection`. It joins the transaction and never commits it;
+    its rollback rolls back this writer's work alone (its SAVEPOINT in a shared batch)."""
+    with (
+        write_connection(engine) as conn,
+        Session(bind=conn, join_transaction_mode="rollback_only") as session,
+    ):
         yield session
         session.flush()
 

@@ -15,8 +15,8 @@ from annotate.errors import UserError
 from annotate.protocol import assignment, gate
 from annotate.protocol.session import AnnotatorSession, ItemTaken, Phase
 from annotate.protocol.studies import TEST, get_annotator
-from annotate.store.engine import writer_turn
 from annotate.store.models import utcnow
+from annotate.store.turn import writer_turn
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_study
 from tests.unit.test_writer_turn import needs_native_lock

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from annotate.store.engine import WRITER_LOCK_SUFFIX, make_engine, write_connection, writer_turn
+from annotate.store.engine import make_engine, write_connection
+from annotate.store.turn import WRITER_LOCK_SUFFIX, writer_turn
 
 ROOT = Path(__file__).resolve().parents[2]
 try:
@@ -68,7 +69,8 @@ def test_a_killed_holder_frees_the_turn(tmp_path):
             "-c",
             textwrap.dedent(f"""
                 import sys, time
-                from annotate.store.engine import make_engine, writer_turn
+                from annotate.store.engine import make_engine
+                from annotate.store.turn import writer_turn
                 with writer_turn(make_engine("sqlite:///{db}")):
                     print("holding", flush=True)
                     time.sleep(60)

@@ -36,16 +36,16 @@ COME_BACK = "open this page again later"
 """How to resume, in the page's words (the key list's last line)."""
 ITEM_CACHE = 4096
 """Items whose fields a server process keeps (a few MB of text at most)."""
-SQLITE_THREADS = 1
-"""Threads for engine calls per process on SQLite. Its writes take turns across processes, and
-a second thread of the same process hands Python's lock back and forth with the one whose
-turn it is, which then holds the turn longer: 2.4-2.7 ms per answer with 2 threads against
-1.3 with one (flat out, 2 processes, back-to-back runs), so 325-345 labels/s against 425-515.
-The other process and the event loop are what overlap with a call. The price: a call waiting
-for the turn holds up the process's other calls, reads included, for as long (milliseconds
-between page processes; up to SQLite's busy timeout behind another program's write). Earlier
-runs: 4 threads and more gave a longer tail at 1,000 workers (p99 70-270 ms against 35-40
-with 2)."""
+SQLITE_THREADS = 4
+"""Threads for engine calls per process on SQLite. The writes of a process's threads that
+arrive together share one transaction and one commit (store/group_commit.py), so several
+threads let a process commit several answers per fsync. With one thread (as before group
+commit: a second thread handed Python's lock back and forth with the one whose turn it was,
+2.4-2.7 ms per answer against 1.3) nothing can group. Measured with group commit, 2 processes,
+100 workers answering flat out, alternated in one session (bench_web, issue 38): test answer to
+next item p50 174-188 ms, p99 319-371 ms with 4 threads, against 303-315 / 495-610 with one
+(and 313-412 / 927-947 before group commit); server CPU per test answer 2.2 ms against
+2.6-3.0."""
 POSTGRES_THREADS = 8
 """On PostgreSQL each call also waits for the network, so more of them overlap (its pool
 holds 5 + 10 connections per process)."""

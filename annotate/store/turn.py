@@ -1,0 +1,98 @@
+"""The writers' turn on a SQLite store: annotate's writing processes queue in the kernel, on
+a lock on a file beside the store, rather than in SQLite's busy handler."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine
+
+WRITER_LOCK_SUFFIX = ".writers"
+"""Beside a SQLite store, the file whose lock orders annotate's writers (see writer_turn)."""
+TURN_POLL_SECONDS = 0.001
+"""How often a waiting writer tries for its turn: a turn lasts a few milliseconds, so a
+waiter wakes within a millisecond of the lock's release (one cheap system call per try)."""
+
+
+def writer_lock_path(engine: Engine) -> str | None:
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None  # URI filenames (shared memory and the like): SQLite's own locking only
+    return database + WRITER_LOCK_SUFFIX
+
+
+def _open_lock_file(path: str) -> int | None:
+    """A descriptor to lock, or None where the folder or file does not let us have one (a
+    read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            return os.open(path, flags, 0o600)
+        except OSError:
+            continue
+    return None
+
+
+@contextmanager
+def writer_turn(engine: Engine) -> Iterator[None]:
+    """Wait in the kernel for this process's turn to write to a SQLite store.
+
+    SQLite's busy handler polls with sleeps of up to 100 ms and no queue, so under contention
+    one writer can starve for the whole busy_timeout (measured: 5 s and "database is locked"
+    with 5 writers holding the lock 2 ms each) while the lock is free most of the time. An
+    exclusive lock on a file beside the store (filelock's native one: flock on POSIX,
+    LockFileEx on Windows), tried every TURN_POLL_SECONDS, goes to a waiter within a
+    millisecond of the previous writer closing its descriptor (also when it is killed), so
+    annotate's writers take turns; BEGIN IMMEDIATE and busy_timeout still guard against other
+    programs, and are all there is where the file system has no native lock. PostgreSQL
+    queues on its own locks: nothing to do there."""
+    path = writer_lock_path(engine)
+    if path is None:
+        yield
+        return
+    # The threads of one process (the page's server) queue on a lock of their own first, so
+    # only one of them at a time polls the file lock: forty threads polling it every
+    # millisecond took the CPU and the GIL the turn's holder needed.
+    with _process_turn(path):
+        fd = _open_lock_file(path)
+        if fd is None:
+            yield
+            return
+        try:
+            _take_turn(fd)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+
+_process_turns: dict[str, threading.Lock] = {}
+_process_turns_guard = threading.Lock()
+
+
+def _process_turn(path: str) -> threading.Lock:
+    """This process's lock for the writers' turn of the store at `path`."""
+    with _process_turns_guard:
+        return _process_turns.setdefault(path, threading.Lock())
+
+
+@functools.cache
+def _lock_descriptor() -> Callable[..., bool]:
+    """filelock's native lock, imported by the first write (not at start-up), once: a
+    keypress's write does not import or touch the warnings filters again."""
+    with warnings.catch_warnings():  # without fcntl it warns of soft locks, which we never use
+        warnings.simplefilter("ignore")
+        from filelock import lock_descriptor
+    return lock_descriptor
+
+
+def _take_turn(fd: int) -> None:
+    try:
+        _lock_descriptor()(fd, poll_interval=TURN_POLL_SECONDS)
+    except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
+        return
