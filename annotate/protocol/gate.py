@@ -147,21 +147,32 @@ class GateRefused(UserError):
         )
 
 
+_TRAINEES = (
+    select(
+        Annotator.id,
+        Annotator.name,
+        func.count(Label.id),
+        func.sum(case((Label.correct.is_(True), 1), else_=0)),
+    )
+    .join(Label, Label.annotator_id == Annotator.id)
+    .where(Label.phase == TRAINING)
+    .group_by(Annotator.id, Annotator.name)
+    .order_by(Annotator.name)
+)
+
+
 def trainees(session: Session, study_id: int) -> list[Trainee]:
     """Everyone with at least one training answer in the study, with count and correct count."""
-    rows = session.execute(
-        select(
-            Annotator.id,
-            Annotator.name,
-            func.count(Label.id),
-            func.sum(case((Label.correct.is_(True), 1), else_=0)),
-        )
-        .join(Label, Label.annotator_id == Annotator.id)
-        .where(Label.study_id == study_id, Label.phase == TRAINING)
-        .group_by(Annotator.id, Annotator.name)
-        .order_by(Annotator.name)
-    ).all()
+    rows = session.execute(_TRAINEES.where(Label.study_id == study_id)).all()
     return [Trainee(aid, name, int(done), int(correct or 0)) for aid, name, done, correct in rows]
+
+
+def trainee(session: Session, study_id: int, annotator_id: int) -> Trainee | None:
+    """One annotator's training counts in the study (None before their first answer): what
+    the threshold rule judges, read without reading everyone's."""
+    query = _TRAINEES.where(Label.study_id == study_id, Label.annotator_id == annotator_id)
+    row = session.execute(query).first()
+    return None if row is None else Trainee(row[0], row[1], int(row[2]), int(row[3] or 0))
 
 
 training_quota = standing.training_quota
@@ -228,17 +239,18 @@ def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> 
     p = ctx.protocol
     if p.gate_rule != "threshold" or latest_decision(session, ctx.id, annotator_id) is not None:
         return None
-    everyone = trainees(session, ctx.id)
-    me = next((t for t in everyone if t.annotator_id == annotator_id), None)
-    needed = min(p.gate_min_items, training_quota(session, ctx.id))
+    me = trainee(session, ctx.id, annotator_id)
+    sizes = ctx.fixed.get("sizes")  # (training quota, test items), once an annotator asked
+    quota = sizes[0] if sizes else training_quota(session, ctx.id)
+    needed = min(p.gate_min_items, quota)
     if me is None or me.done < needed:
         return None
     assert p.gate_threshold is not None
     admitted = me.accuracy >= p.gate_threshold
     reason = _accuracy_reason(me, admitted, p.gate_threshold, "threshold")
-    return _record(
-        session, ctx, me, annotator_id, admitted, p.gate_threshold, everyone, "rule", reason
-    )
+    # A fixed threshold judges the trainee alone: no cohort is recorded with the decision
+    # (each one held every trainee's figures, a million entries for 1,000 crowd workers).
+    return _record(session, ctx, me, annotator_id, admitted, p.gate_threshold, [], "rule", reason)
 
 
 NO_TRAINING_RULE = "no training items"

@@ -62,3 +62,29 @@ def test_a_refused_annotator_who_comes_back_gets_nothing_to_answer(workspace, tm
     again = AnnotatorSession.open(workspace.engine, "pilot", "ana")
     assert again.phase() is Phase.REJECTED and again.next_item() is None
     assert training_labels(workspace.engine) == 2
+
+
+def test_a_threshold_decision_stores_only_what_judged_it(workspace, tmp_path: Path):
+    """A fixed threshold judges each trainee alone: the decision keeps their score and items,
+    not every other trainee's (it did, so 1,000 crowd workers stored a million entries, and
+    each decision read and wrote them all)."""
+    rte_study(workspace.engine, tmp_path, train=2, gate_threshold=0.5)
+    for name in ("ana", "ben", "cy", "dee"):
+        session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        while (item := session.next_item()) is not None and item.phase == "training":
+            session.submit(item, "entailment" if name != "cy" else "not_entailment")
+    made = decisions(workspace.engine)
+    assert len(made) == 4 and all(d.cohort == [] for d in made)
+    expected = {}
+    with Session(workspace.engine) as s:
+        for d in made:
+            right = s.exec(
+                select(Label).where(
+                    Label.annotator_id == d.annotator_id,
+                    Label.phase == "training",
+                    Label.correct == True,  # noqa: E712
+                )
+            ).all()
+            expected[d.annotator_id] = (len(right) / 2, len(right) / 2 >= 0.5)
+    assert {d.annotator_id: (d.score, d.admitted) for d in made} == expected
+    assert all(d.n_items == 2 and d.threshold == 0.5 for d in made)
