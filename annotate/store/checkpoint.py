@@ -16,11 +16,12 @@ commit is in the log, synced, before it returns; a checkpoint only moves it.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine
+
+from annotate.store.per_engine import PerEngine
 
 DEFER_AT_MOST = 100
 """Keypress commits that may leave their checkpoint for later: about SQLite's 1,000 log pages
@@ -33,16 +34,7 @@ class _Waiting:
         self.lock = threading.Lock()
 
 
-_ENGINES: weakref.WeakKeyDictionary[Engine, _Waiting] = weakref.WeakKeyDictionary()
-_ENGINES_LOCK = threading.Lock()
-
-
-def _waiting(engine: Engine) -> _Waiting:
-    with _ENGINES_LOCK:
-        waiting = _ENGINES.get(engine)
-        if waiting is None:
-            waiting = _ENGINES[engine] = _Waiting()
-        return waiting
+_WAITING = PerEngine(_Waiting)
 
 
 _PAUSED = "annotate.autocheckpoint_paused"
@@ -65,7 +57,7 @@ def keypress_commit(engine: Engine, conn: Connection) -> Iterator[None]:
         info[_PAUSED] = int(raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
         raw.execute("PRAGMA wal_autocheckpoint=0")
     yield
-    waiting = _waiting(engine)  # not reached when the transaction failed: nothing written
+    waiting = _WAITING.of(engine)  # not reached when the transaction failed: nothing written
     with waiting.lock:
         waiting.commits += 1
         now = waiting.commits >= DEFER_AT_MOST
@@ -88,7 +80,7 @@ def resume(conn: Connection) -> None:
 def when_idle(engine: Engine) -> bool:
     """Checkpoint what keypress commits left (PASSIVE: it waits for no reader or writer).
     True if there was something to do. Cheap when there is not: the app asks regularly."""
-    waiting = _ENGINES.get(engine)
+    waiting = _WAITING.get(engine)
     if waiting is None or not waiting.commits:
         return False
     with waiting.lock:

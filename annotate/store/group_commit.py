@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, Engine, NestedTransaction, RootTransaction
 
 from annotate.store import checkpoint
+from annotate.store.per_engine import PerEngine
 
 GROUP_AT_MOST = 64
 """Writers in one batch at most: then it commits even if more are waiting (they form the
@@ -77,16 +77,7 @@ class _Group:
         """Batches committed (read by tests and benchmarks)."""
 
 
-_GROUPS: weakref.WeakKeyDictionary[Engine, _Group] = weakref.WeakKeyDictionary()
-_GROUPS_LOCK = threading.Lock()
-
-
-def _group(engine: Engine) -> _Group:
-    with _GROUPS_LOCK:
-        group = _GROUPS.get(engine)
-        if group is None:
-            group = _GROUPS[engine] = _Group()
-        return group
+_GROUPS = PerEngine(_Group)
 
 
 def commits(engine: Engine) -> int:
@@ -107,7 +98,7 @@ def grouped_write(
     own connection, lent to the batch if this writer opens it. `keypress`: a person waits
     (checkpoint.keypress_commit), taken from the writer that opens the batch. `turn`: the
     writers' turn across processes."""
-    group = _group(engine)
+    group = _GROUPS.of(engine)
     me = threading.get_ident()
     if group.holder == me:
         raise RuntimeError("a write transaction inside another one on the same store")

@@ -69,11 +69,11 @@ def together(engine: Engine, work, rows=lambda n: {n}) -> dict[int, object]:  # 
 
     first = threading.Thread(target=writer, args=(0,))
     first.start()
-    wait_until(lambda: group_commit._group(engine).batch is not None)
+    wait_until(lambda: group_commit._GROUPS.of(engine).batch is not None)
     others = [threading.Thread(target=writer, args=(n,)) for n in range(1, WRITERS)]
     for thread in others:
         thread.start()
-    wait_until(lambda: group_commit._group(engine).wanting == WRITERS - 1)
+    wait_until(lambda: group_commit._GROUPS.of(engine).wanting == WRITERS - 1)
     queued.set()
     for thread in (first, *others):
         thread.join(20)
