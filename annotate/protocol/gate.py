@@ -240,9 +240,7 @@ def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> 
     if p.gate_rule != "threshold" or latest_decision(session, ctx.id, annotator_id) is not None:
         return None
     me = trainee(session, ctx.id, annotator_id)
-    sizes = ctx.fixed.get("sizes")  # (training quota, test items), once an annotator asked
-    quota = sizes[0] if sizes else training_quota(session, ctx.id)
-    needed = min(p.gate_min_items, quota)
+    needed = min(p.gate_min_items, training_quota(session, ctx.id))
     if me is None or me.done < needed:
         return None
     assert p.gate_threshold is not None
