@@ -556,9 +556,11 @@ class AnnotatorSession:
             self.check_window(conn)
             return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
-        leased, progress = _retry(lambda: self._write_then_standing(lease, lambda _: True))
-        assert progress is not None
-        self._standing_now(progress)
+        # A lease stores no answer: where the annotator stands is what the read above said,
+        # unless the gate has decided since (_decide_now), which is read again.
+        moved = phase is not progress.phase
+        leased, after = _retry(lambda: self._write_then_standing(lease, lambda _: moved))
+        self._standing_now(after or progress)
         return self._test_view(leased)
 
     def _paused(self) -> bool:
@@ -653,13 +655,13 @@ class AnnotatorSession:
                     )
                 else:  # a retry, or another tab's different answer (refused)
                     check_retry(self.spec, stored.value, value)
-                session.flush()  # the gate's decision too, for the read below
-                # The counts just read stand, and so does the admission read before storing
-                # (none: training was open) unless this answer made the gate decide.
-                known = by_phase is not None and decided is None
-                progress = self._progress_in(
-                    conn, by_phase if known else None, admitted=None if known else _UNREAD
-                )
+                session.flush()  # the gate's decision too, before the feedback is read
+                # Stored now: the counts just read stand, and the gate's word is the one read
+                # before storing (none: training was open) or what this answer decided.
+                if by_phase is not None:
+                    progress = self._progress_in(conn, by_phase, admitted=decided)
+                else:
+                    progress = self._progress_in(conn)
                 feedback = self._feedback_in(conn, item, decided, stored, progress)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
@@ -694,7 +696,11 @@ class AnnotatorSession:
         stored = TrainingAnswer(value, right, gold)
         if by_phase.get(TRAINING, (0, 0))[0] < self._study_sizes(conn)[0]:
             return None, stored, by_phase  # the threshold rule decides after the last item only
-        decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
+        # Undecided (refused above otherwise), with the counts just read: the rule reads
+        # neither again.
+        done, right = by_phase[TRAINING]
+        me = gate.Trainee(self.annotator_id, self.annotator.name, done, right)
+        decision = gate.decide_threshold(session, self.ctx, self.annotator_id, undecided=me)
         return (decision.admitted if decision is not None else None), stored, by_phase
 
     def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:

@@ -106,6 +106,25 @@ def test_a_new_sessions_answer_reads_where_it_stands_once_inside_its_write(
         assert session.progress().test_done == cap
 
 
+def test_the_training_answer_that_makes_the_threshold_decision_reads_the_gate_once(
+    workspace, tmp_path: Path
+):
+    """The last training answer's write reads the annotator's gate decision (none yet) and
+    counts once, and the threshold rule decides from them: no second read of either."""
+    rte_study(workspace.engine, tmp_path, name="once", train=2, gate_threshold=0.0)
+    session = AnnotatorSession.open(workspace.engine, "once", "ana", create_annotator=True)
+    session.submit(session.next_item(), "entailment")
+    last = session.next_item()
+    feedback, statements = count_statements(
+        workspace.engine, functools.partial(session.submit, last, "entailment")
+    )
+    assert feedback.gate_decided is True
+    reads = [s for s in statements if s.lstrip().startswith("SELECT")]
+    assert len([s for s in reads if "FROM gatedecision" in s]) == 1, reads
+    assert not [s for s in reads if "JOIN label" in s and "annotator" in s.split("FROM")[1]]
+    assert AnnotatorSession.open(workspace.engine, "once", "ana").phase() is Phase.TEST
+
+
 def test_an_item_taken_meanwhile_gives_its_lease_back(workspace, tmp_path: Path):
     """The lease of an item that others completed is released even though the answer is
     refused, so the annotator's next request is not blocked by it."""
