@@ -196,6 +196,8 @@ _LATEST_ADMITTED = (
     .limit(1)
 )
 """Built once: the status line asks after every keypress (SQLAlchemy reuses its compiled form)."""
+LATEST_ADMITTED = _LATEST_ADMITTED.scalar_subquery().label("admitted")
+"""The same, as a column of a caller's own query (bound parameters b_study, b_annotator)."""
 
 
 def latest_admission(conn: Connection | Session, study_id: int, annotator_id: int) -> bool | None:

@@ -73,7 +73,20 @@ index (study, annotator, phase) alone, reading no table row (it seeks a row only
 outside the index is read), 7 times faster at 1,000 answers, where the page reads this after
 every answer."""
 
-_GOLD = select(Item.gold).where(Item.id == bindparam("b_item"))
+_TRAINING_STATE = (
+    select(Item.gold, Label.id, Label.value, Label.correct, gate.LATEST_ADMITTED)
+    .select_from(Item)
+    .outerjoin(
+        Label,
+        (Label.item_id == Item.id)
+        & (Label.study_id == bindparam("b_study"))
+        & (Label.annotator_id == bindparam("b_annotator"))
+        & (Label.phase == TRAINING),
+    )
+    .where(Item.id == bindparam("b_item"))
+)
+"""What a training answer's write needs to know first, in one read: the item's gold, the
+annotator's stored answer to it (a retry) and the gate's latest word on them."""
 _TRAINING_ANSWER = (
     select(Label.value, Label.correct, Item.gold)
     .join(Item, Item.id == Label.item_id)
@@ -647,11 +660,21 @@ class AnnotatorSession:
             with write_session(self.engine) as session:
                 conn = session.connection()
                 self.check_window(conn)
-                stored = self._training_answer(conn, item.item_id)
+                params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+                known = conn.execute(_TRAINING_STATE, {**params, "b_item": item.item_id}).first()
+                stored = None
+                if known is not None and known.id is not None:
+                    stored = TrainingAnswer(known.value, known.correct, known.gold)
                 by_phase: dict[str, tuple[int, int]] | None = None
                 if stored is None:
+                    if known is not None and known.admitted is not None:
+                        raise TrainingClosed(
+                            "the gate has decided for you: training is closed, and this "
+                            "answer was not stored"
+                        )
+                    gold = None if known is None else known.gold
                     decided, stored, by_phase = self._store_training(
-                        session, conn, item, value, answered_at, flag, comment
+                        session, conn, item, value, gold, answered_at, flag, comment
                     )
                 else:  # a retry, or another tab's different answer (refused)
                     check_retry(self.spec, stored.value, value)
@@ -675,18 +698,14 @@ class AnnotatorSession:
         conn: Connection,
         item: ItemView,
         value,
+        gold,
         answered_at,
         flag,
         comment,
     ) -> tuple[bool | None, TrainingAnswer, dict[str, tuple[int, int]]]:
-        """The training answer's writes: the stored label, and the gate's decision if this
-        answer made one; what the feedback needs (the answer, right or not, the gold) and the
-        annotator's counts after it."""
-        if gate.latest_admission(conn, self.ctx.id, self.annotator_id) is not None:
-            raise TrainingClosed(
-                "the gate has decided for you: training is closed, and this answer was not stored"
-            )
-        gold = conn.execute(_GOLD, {"b_item": item.item_id}).scalar()
+        """The training answer's writes, the gate undecided (the caller read it): the stored
+        label, and the gate's decision if this answer made one; what the feedback needs (the
+        answer, right or not, the gold) and the annotator's counts after it."""
         right = is_correct(self.spec, value, gold)
         row = label_row(
             self.ctx.id, self.annotator_id, item, TRAINING, value, right, answered_at, flag, comment

@@ -109,11 +109,17 @@ def test_a_new_sessions_answer_reads_where_it_stands_once_inside_its_write(
 def test_the_training_answer_that_makes_the_threshold_decision_reads_the_gate_once(
     workspace, tmp_path: Path
 ):
-    """The last training answer's write reads the annotator's gate decision (none yet) and
-    counts once, and the threshold rule decides from them: no second read of either."""
+    """A training answer's write reads the item's gold, an earlier answer and the gate's word
+    in one statement before storing; the last one's threshold rule decides from what the
+    write read (no decision yet, the counts): no second read of either."""
     rte_study(workspace.engine, tmp_path, name="once", train=2, gate_threshold=0.0)
     session = AnnotatorSession.open(workspace.engine, "once", "ana", create_annotator=True)
-    session.submit(session.next_item(), "entailment")
+    _, first = count_statements(
+        workspace.engine, functools.partial(session.submit, session.next_item(), "entailment")
+    )
+    stored = next(i for i, s in enumerate(first) if s.startswith("INSERT INTO label"))
+    before = [s for s in first[:stored] if s.lstrip().startswith("SELECT")]
+    assert len(before) == 1, before  # gold, an earlier answer (a retry), the gate: one read
     last = session.next_item()
     feedback, statements = count_statements(
         workspace.engine, functools.partial(session.submit, last, "entailment")
@@ -121,7 +127,7 @@ def test_the_training_answer_that_makes_the_threshold_decision_reads_the_gate_on
     assert feedback.gate_decided is True
     reads = [s for s in statements if s.lstrip().startswith("SELECT")]
     assert len([s for s in reads if "FROM gatedecision" in s]) == 1, reads
-    assert not [s for s in reads if "JOIN label" in s and "annotator" in s.split("FROM")[1]]
+    assert not [s for s in reads if "FROM annotator JOIN label" in s], reads  # gate.trainee
     assert AnnotatorSession.open(workspace.engine, "once", "ana").phase() is Phase.TEST
 
 

@@ -30,8 +30,16 @@ def crowd_end(
 
 
 ENTERED = "entered"
-"""In the signed session cookie, until the next screen: the window the engine said goes in at
-its arrival (crowd.Arrival.goes_in), so that screen does not ask again."""
+"""In the signed session cookie: the window of a new worker the engine let in at its arrival
+(crowd.Arrival.goes_in). Until the worker starts, the screens of that window ask neither
+whether they are turned away at arrival nor whether they consented before: a new worker has no
+gate decision and no consent stored. (Should a researcher reject them meanwhile, the first
+item's read finds it and shows the exit.)"""
+
+
+def entered(request: Request, session: AnnotatorSession) -> bool:
+    window = request.session.get(ENTERED)
+    return window is not None and window == session.visit_id
 
 
 def arrival_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
@@ -39,8 +47,7 @@ def arrival_screen(page: PageState, request: Request, session: AnnotatorSession)
     their code, before consent or guidelines."""
     if not page.crowd:
         return None
-    entered = request.session.pop(ENTERED, None)
-    if entered is not None and entered == session.visit_id:
+    if entered(request, session):
         return None  # the engine said so as this window arrived
     leaving = crowd.arrival_exit(session)
     return exit_screen(leaving) if leaving is not None else None
@@ -117,7 +124,7 @@ def consent_screen(page: PageState, request: Request, session: AnnotatorSession)
     """The consent text, while the worker has not answered it."""
     if not page.crowd or request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
         return None
-    new_worker = getattr(request.state, "new_worker", False)
+    new_worker = getattr(request.state, "new_worker", False) or entered(request, session)
     if not new_worker and not crowd.needs_consent(page.config.engine, page.ctx, session.annotator):
         request.session[CONSENTED] = True
         return None
