@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
-from annotate.protocol import assignment
+from annotate.protocol import assignment, catch
 from annotate.protocol.session import AnnotatorSession, ItemTaken
 from annotate.protocol.views import ItemView
+from annotate.store.engine import write_connection
 from annotate.store.models import Label, Lease, StudyItem
+from tests.engine_helpers import catch_study
 from tests.unit.test_keypress_path import admitted
 
 POSTGRES_ONLY = pytest.mark.parametrize(
@@ -246,3 +248,36 @@ def test_an_item_that_filled_while_waited_for_sends_the_hand_out_to_the_next(
     anas, carols = got["ana"], got["carol"]
     assert anas is not None and carols is not None and anas.item_id != carols.item_id
     assert got["bob"] is None
+
+
+def test_first_catch_items_asked_at_once_draw_the_catch_pool_once(workspace, tmp_path: Path):
+    """The one study-wide write left under the study's lock: six annotators' first catch items
+    at the same moment draw the pool once, and all get its first item."""
+    ctx = catch_study(workspace.engine, tmp_path)
+    start = threading.Barrier(6)
+    got: dict[int, int | None] = {}
+    errors: list[str] = []
+
+    def first_catch_item(annotator_id: int) -> None:
+        start.wait(timeout=WAIT_S)
+        try:
+            with write_connection(workspace.engine) as conn:
+                got[annotator_id] = catch._next_from_pool(conn, ctx, annotator_id, catch.CATCH)
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=first_catch_item, args=(n,)) for n in range(1, 7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT_S)
+    with workspace.engine.connect() as conn:
+        pool = conn.execute(
+            select(StudyItem.item_id)
+            .where(StudyItem.study_id == ctx.id, StudyItem.phase == catch.CATCH)
+            .order_by(StudyItem.position)
+        ).scalars()
+        drawn = list(pool)
+    assert errors == []
+    assert len(drawn) == len(set(drawn)) == 40  # every dev item once (all were training items)
+    assert set(got.values()) == {drawn[0]}
