@@ -289,14 +289,18 @@ def release_leases(
 
 
 # --- PostgreSQL: a hand-out locks the item it picks, not the study ------------------------------
-# Hand-outs of different items run side by side; two hand-outs of one item take turns on the
-# item's transaction-scoped advisory lock (study, item) and the second reads the first's lease
-# once it has committed (READ COMMITTED: each statement reads what was committed before it began,
-# and PostgreSQL makes a commit visible before it lets its locks go). Answers need not take the
-# item's lock: an answer takes one label wanted and gives back its lease in one commit, which a
-# hand-out's check reads entirely or not at all, so a lease granted when labels wanted exceeded
-# live leases stays one an answer can fill, as under the study lock before (a lease that ran out
-# or an item decided early by its votes can still make an answer unneeded, as before).
+# Hand-outs of different items run side by side. A hand-out takes the item's transaction-scoped
+# advisory lock (study, item) before it leases it, so two never lease one item at once: the
+# second passes the item over for the next in the breadth-first order (or, when every candidate
+# is held, waits), and reads the first's lease once that has committed (READ COMMITTED: each
+# statement reads what was committed before it began, and PostgreSQL makes a commit visible
+# before it lets the transaction's locks go). Breadth-first holds as under the study lock,
+# except that an item being handed out at that very moment is passed over.
+# Answers need not take the item's lock: an answer takes one label wanted and gives back its
+# lease in one commit, which a hand-out's check reads entirely or not at all, so a lease granted
+# when labels wanted exceeded live leases stays one an answer can fill, as under the study lock
+# (a lease that ran out, or an item decided early by its votes, can still make an answer
+# unneeded, as before).
 
 WALK = 16
 """Candidates, in the breadth-first order, that one statement tries to lock: a hand-out skips an

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, func, select, text
 
 from annotate.protocol import assignment, catch
 from annotate.protocol.session import AnnotatorSession, ItemTaken
@@ -119,7 +119,7 @@ class HeldOpen:
         self.item_locks: dict[int, int] = {}
         original = assignment.lease_next_item
 
-        def lease_next_item(conn, ctx, annotator_id: int, now, **kw: Any):  # type: ignore[no-untyped-def]
+        def lease_next_item(conn: Connection, ctx, annotator_id: int, now, **kw: Any) -> Any:
             leased = original(conn, ctx, annotator_id, now, **kw)
             if annotator_id in self.holding:
                 # The items' advisory locks this transaction holds, keyed (study, item).
