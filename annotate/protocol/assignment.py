@@ -354,21 +354,19 @@ def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
     is locking; the row (item_id, source_id, fields), or None when no item is left for the
     annotator (never merely because the items left are being handed out to others).
 
-    While every candidate is locked by others (the study's last items), it waits for the
-    first one's lock, then reads again. Waits form no cycle: a hand-out waits for an item only
-    if its id is above that of every item it already holds (it holds one when an item it
-    locked had filled meanwhile; the lock stays until the commit); otherwise it reads again at
-    once, and the holder, which is not waiting for it, commits in moments."""
-    held = 0  # the highest item id whose lock this transaction holds (ids are positive)
+    While every candidate is locked by others (the study's last items), it waits for the first
+    one's lock, then reads again. A wait can close a cycle only if this hand-out already holds
+    an item that filled while it was being locked, and another such hand-out waits for that
+    one: PostgreSQL then rolls one back as a deadlock, which the session runs again
+    (session._retry). Rare as that is, it beats the alternative of waiting only in item order,
+    which leaves a hand-out that may not wait reading again in a loop, possibly forever."""
     while True:
         row = conn.execute(_FIRST_FREE, params).first()
         if row is None:
             row = conn.execute(NEXT_ITEM, params).first()
             if row is None:
                 return None  # nothing has room for this annotator: not merely locked
-            if row.item_id < held:
-                continue
             conn.execute(_WAIT_FOR_ITEM, {**params, "b_item": row.item_id})
         if conn.execute(LEASE_IF_ROOM, {**params, "b_item": row.item_id}).first() is not None:
             return row
-        held = max(held, row.item_id)  # it filled meanwhile
+        # It filled meanwhile (its lock stays held until the commit): read again.
