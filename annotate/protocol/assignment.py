@@ -168,14 +168,19 @@ _MY_TEST_COUNT = select(func.count()).where(
 )
 
 
-def batch_done(conn: Connection, ctx: StudyContext, annotator_id: int) -> bool:
+def batch_done(
+    conn: Connection, ctx: StudyContext, annotator_id: int, mine: int | None = None
+) -> bool:
     """Whether the annotator has labelled their batch (max_test_items_per_annotator); checked
-    inside the locked write transaction, so concurrent windows cannot exceed it."""
+    inside the locked write transaction, so concurrent windows cannot exceed it. `mine`: their
+    test labels, where the transaction has counted them already."""
     cap = ctx.protocol.max_test_items_per_annotator
     if cap is None:
         return False
-    params = keys(ctx, annotator_id, datetime.min)
-    return int(conn.execute(_MY_TEST_COUNT, params).scalar() or 0) >= cap
+    if mine is None:
+        params = keys(ctx, annotator_id, datetime.min)
+        mine = int(conn.execute(_MY_TEST_COUNT, params).scalar() or 0)
+    return mine >= cap
 
 
 _ITEM_VALUES = select(label.c.value).where(
@@ -223,14 +228,21 @@ def keys(ctx: StudyContext, annotator_id: int, now: datetime) -> dict[str, Any]:
 
 
 def lease_next_item(
-    conn: Connection, ctx: StudyContext, annotator_id: int, now: datetime, *, resume: bool = True
+    conn: Connection,
+    ctx: StudyContext,
+    annotator_id: int,
+    now: datetime,
+    *,
+    resume: bool = True,
+    mine: int | None = None,
 ) -> Leased | None:
     """Reserve and return the next test item for this annotator, or None when none is left
     for them. Resumes the item they held before while its lease lasts (`resume=False` when
-    the caller has just released their leases, which saves a query)."""
+    the caller has just released their leases, which saves a query). `mine`: their test
+    labels, where the transaction has counted them already (batch_done)."""
     params = keys(ctx, annotator_id, now)
     params["b_expires"] = now + timedelta(minutes=ctx.protocol.lease_minutes)
-    if batch_done(conn, ctx, annotator_id):
+    if batch_done(conn, ctx, annotator_id, mine):
         conn.execute(RELEASE_MINE, params)
         return None
     if resume:
@@ -257,9 +269,13 @@ def lease_next_item(
     return Leased(row.item_id, row.source_id, row.fields)
 
 
-def count_label(conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int) -> bool:
-    """COUNT_LABEL for one item: whether the label may be stored (the count is then taken)."""
-    if batch_done(conn, ctx, annotator_id):
+def count_label(
+    conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int, mine: int | None = None
+) -> bool:
+    """COUNT_LABEL for one item: whether the label may be stored (the count is then taken).
+    Taken, it also says the gate's latest word is "admitted" (COUNT_LABEL requires it).
+    `mine`: as for batch_done."""
+    if batch_done(conn, ctx, annotator_id, mine):
         return False
     params = keys(ctx, annotator_id, datetime.min)
     return conn.execute(COUNT_LABEL, {**params, "b_item": item_id}).rowcount == 1

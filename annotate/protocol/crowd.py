@@ -146,6 +146,9 @@ class Arrival:
     """First arrival of this worker (a new annotator)."""
     row: Annotator | None = field(default=None, compare=False, repr=False)
     """The worker's annotator row, as stored (detached): a page keeps it for its requests."""
+    goes_in: bool = False
+    """Known at entry to have no arrival exit (arrival_exit would say None without a read): a
+    new worker has no gate decision, so only a two-study gate's test link turns them away."""
 
 
 @dataclass(frozen=True)
@@ -362,7 +365,9 @@ def enter_by_link(
                 )
                 if found is None:
                     session.expunge(annotator)  # flushed: kept, detached, for the caller
-                return Arrival(annotator.name, visit_id, found is None, annotator)
+                new = found is None
+                goes_in = new and entry.role != "test"  # as arrival_exit decides it
+                return Arrival(annotator.name, visit_id, new, annotator, goes_in)
         except IntegrityError:
             continue  # the same worker's other tab inserted first: look again
     raise UserError("could not register the worker (too many arrivals at once); try again")

@@ -233,13 +233,22 @@ def _record(
     return decision
 
 
-def decide_threshold(session: Session, ctx: StudyContext, annotator_id: int) -> GateDecision | None:
+def decide_threshold(
+    session: Session, ctx: StudyContext, annotator_id: int, *, undecided: Trainee | None = None
+) -> GateDecision | None:
     """Threshold rule: decide as soon as the annotator has done the minimum (called after each
-    training answer, inside its transaction). Returns the new decision, if one was made."""
+    training answer, inside its transaction). Returns the new decision, if one was made.
+    `undecided`: the trainee's counts, where the caller's transaction has read them and found
+    no decision recorded (a training answer's), so neither is read again."""
     p = ctx.protocol
-    if p.gate_rule != "threshold" or latest_decision(session, ctx.id, annotator_id) is not None:
+    if p.gate_rule != "threshold":
         return None
-    me = trainee(session, ctx.id, annotator_id)
+    if undecided is not None:
+        me: Trainee | None = undecided
+    elif latest_decision(session, ctx.id, annotator_id) is not None:
+        return None
+    else:
+        me = trainee(session, ctx.id, annotator_id)
     needed = min(p.gate_min_items, training_quota(session, ctx.id))
     if me is None or me.done < needed:
         return None

@@ -117,6 +117,18 @@ class TrainingAnswer:
     gold: Any
 
 
+@dataclass(frozen=True)
+class _Counted:
+    """What a test answer's write transaction read and counted: the annotator's answers per
+    phase after it. The label was taken, so the gate's latest word is "admitted"."""
+
+    by_phase: dict[str, tuple[int, int]]
+
+
+_Read = bool | _Counted
+"""What a keypress's write asks to know after it (_write_then_standing)."""
+
+
 class _Unread:
     """`_progress_in`'s admission when the caller has not read it."""
 
@@ -434,23 +446,30 @@ class AnnotatorSession:
         self._stream_done = progress.stream_done
 
     def _write_then_standing(
-        self, write: Callable[[Connection], _Written], read: Callable[[_Written], bool]
+        self, write: Callable[[Connection], _Written], read: Callable[[_Written], _Read]
     ) -> tuple[_Written, Progress | None]:
-        """`write` in a keypress's write transaction, then, if `read(what it wrote)`, where the
-        annotator now stands. On SQLite that is read once the write has committed, on the same
+        """`write` in a keypress's write transaction, then, if `read(what it wrote)` asks,
+        where the annotator now stands: from the counts the write read (`_Counted`), or read
+        afresh (True). On SQLite that is read once the write has committed, on the same
         connection (two indexed statements the next writer does not wait for: the writers'
         turn is over). PostgreSQL has no such turn, and a second transaction would cost round
         trips: there it is read inside the write's."""
         after = is_sqlite(self.engine)
         progress = None
+
+        def standing(on: Connection, wanted: _Read) -> Progress:
+            if isinstance(wanted, _Counted):  # a counted test label: the gate admitted them
+                return self._progress_in(on, wanted.by_phase, admitted=True)
+            return self._progress_in(on)
+
         with self.engine.connect() as conn:
             with write_transaction(self.engine, conn, keypress=True) as on:
                 written = write(on)
                 wanted = read(written)
                 if wanted and not after:
-                    progress = self._progress_in(on)
+                    progress = standing(on, wanted)
             if wanted and after:
-                progress = self._progress_in(conn)
+                progress = standing(conn, wanted)
         return written, progress
 
     def _progress_in(
@@ -537,9 +556,11 @@ class AnnotatorSession:
             self.check_window(conn)
             return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
-        leased, progress = _retry(lambda: self._write_then_standing(lease, lambda _: True))
-        assert progress is not None
-        self._standing_now(progress)
+        # A lease stores no answer: where the annotator stands is what the read above said,
+        # unless the gate has decided since (_decide_now), which is read again.
+        moved = phase is not progress.phase
+        leased, after = _retry(lambda: self._write_then_standing(lease, lambda _: moved))
+        self._standing_now(after or progress)
         return self._test_view(leased)
 
     def _paused(self) -> bool:
@@ -634,13 +655,13 @@ class AnnotatorSession:
                     )
                 else:  # a retry, or another tab's different answer (refused)
                     check_retry(self.spec, stored.value, value)
-                session.flush()  # the gate's decision too, for the read below
-                # The counts just read stand, and so does the admission read before storing
-                # (none: training was open) unless this answer made the gate decide.
-                known = by_phase is not None and decided is None
-                progress = self._progress_in(
-                    conn, by_phase if known else None, admitted=None if known else _UNREAD
-                )
+                session.flush()  # the gate's decision too, before the feedback is read
+                # Stored now: the counts just read stand, and the gate's word is the one read
+                # before storing (none: training was open) or what this answer decided.
+                if by_phase is not None:
+                    progress = self._progress_in(conn, by_phase, admitted=decided)
+                else:
+                    progress = self._progress_in(conn)
                 feedback = self._feedback_in(conn, item, decided, stored, progress)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
@@ -675,7 +696,11 @@ class AnnotatorSession:
         stored = TrainingAnswer(value, right, gold)
         if by_phase.get(TRAINING, (0, 0))[0] < self._study_sizes(conn)[0]:
             return None, stored, by_phase  # the threshold rule decides after the last item only
-        decision = gate.decide_threshold(session, self.ctx, self.annotator_id)
+        # Undecided (refused above otherwise), with the counts just read: the rule reads
+        # neither again.
+        done, right = by_phase[TRAINING]
+        me = gate.Trainee(self.annotator_id, self.annotator.name, done, right)
+        decision = gate.decide_threshold(session, self.ctx, self.annotator_id, undecided=me)
         return (decision.admitted if decision is not None else None), stored, by_phase
 
     def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:
@@ -731,13 +756,20 @@ class AnnotatorSession:
         row = label_row(
             self.ctx.id, self.annotator_id, item, TEST, value, None, answered_at, flag, comment
         )
+        capped = self.ctx.protocol.max_test_items_per_annotator is not None
 
-        def write(conn: Connection) -> tuple[Refusal | None, Leased | None]:
+        def write(conn: Connection) -> tuple[Refusal | None, Leased | None, _Counted | None]:
             now = self.clock()
             lock_annotator(conn, self.ctx.id, self.annotator_id)
             self.check_window(conn)
+            # The annotator's counts, read once where something needs them: the batch's cap
+            # (the count and the next lease) and, with no figures kept from before (the page
+            # opens a session per request), where this answer leaves them. One statement in
+            # place of up to four (two batch counts after, two reads for the status line).
+            by_phase = self._by_phase(conn) if capped or before is None else None
+            mine = None if by_phase is None else by_phase.get(TEST, (0, 0))[0]
             refusal = None
-            if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id):
+            if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id, mine):
                 conn.execute(assignment.INSERT_LABEL, row)
                 assignment.settle(conn, self.ctx, item.item_id)
             else:
@@ -758,24 +790,31 @@ class AnnotatorSession:
                 check_retry(self.spec, stored, value)  # another tab's other answer: refused
                 leased = None
                 if then_next:
-                    leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now)
-                return refusal, leased
+                    leased = assignment.lease_next_item(
+                        conn, self.ctx, self.annotator_id, now, mine=mine
+                    )
+                return refusal, leased, None
             # The answer's last step (the fault tests stop a process right after it).
             release_leases(conn, self.ctx, self.annotator_id, item.item_id)
-            leased = None
+            leased, counted = None, None
+            if refusal is None and by_phase is not None:
+                mine = (mine or 0) + 1
+                counted = _Counted({**by_phase, TEST: (mine, 0)})
             if then_next and refusal is None:  # no lease of ours is left: nothing to resume
                 leased = assignment.lease_next_item(
-                    conn, self.ctx, self.annotator_id, now, resume=False
+                    conn, self.ctx, self.annotator_id, now, resume=False, mine=mine
                 )
-            return refusal, leased
+            return refusal, leased, counted
+
+        def read(written: tuple[Refusal | None, Leased | None, _Counted | None]) -> _Read:
+            refusal, _, counted = written
+            if refusal is not None:
+                return True
+            return False if before is not None else (counted or True)
 
         # Where the annotator now stands, for the status line: the figures kept from before
-        # moved on by this answer (see `progress`), or else read with it.
-        (refusal, leased), progress = _retry(
-            lambda: self._write_then_standing(
-                write, lambda written: written[0] is not None or before is None
-            )
-        )
+        # moved on by this answer (see `progress`), or else from the counts the write read.
+        (refusal, leased, _), progress = _retry(lambda: self._write_then_standing(write, read))
         if progress is None:
             assert before is not None
             progress = replace(before, test_done=before.test_done + 1)

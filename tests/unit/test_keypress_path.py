@@ -73,13 +73,16 @@ def test_a_test_keypress_is_one_transaction_of_few_statements(workspace, tmp_pat
     assert session.progress() == progress  # asked again: read afresh, and the same
 
 
-def test_where_a_new_session_stands_is_read_after_its_answer_commits(workspace, tmp_path: Path):
-    """The page opens a session per request, with no figures kept: on SQLite its answer reads
-    where the annotator stands once the answer has committed (the writers' turn let go), so
-    the next writer never waits for those reads; on PostgreSQL, which has no such turn, inside
-    the answer's transaction (no second one). Either way they say what a fresh read says."""
-    sqlite = workspace.engine.dialect.name == "sqlite"
-    first = admitted(workspace, tmp_path, "page")
+@pytest.mark.parametrize("cap", [None, 3])
+def test_a_new_sessions_answer_reads_where_it_stands_once_inside_its_write(
+    workspace, tmp_path: Path, cap: int | None
+):
+    """The page opens a session per request, with no figures kept: its answer reads the
+    annotator's counts once, inside the answer's transaction (where a batch's cap needs them
+    anyway), and nothing after the commit; the figures are what a fresh read says. Before,
+    a capped batch counted twice in the write and the status line read twice after it."""
+    overrides = {} if cap is None else {"max_test_items_per_annotator": cap}
+    first = admitted(workspace, tmp_path, "page", **overrides)
     item = first.next_item()
     annotator = get_annotator(workspace.engine, "ana")
     for number in (2, 3):
@@ -89,19 +92,37 @@ def test_where_a_new_session_stands_is_read_after_its_answer_commits(workspace, 
         item, statements = count_statements(workspace.engine, answer, commits=True)
         assert statements.count("-- commit") == 1, statements
         commit = statements.index("-- commit")
-        after = statements[commit + 1 :]
-        reads = [s for s in after if not s.startswith("BEGIN")]
-        if sqlite:
-            assert len(reads) == 2 and all(s.startswith("SELECT") for s in reads), after
-            assert "BEGIN IMMEDIATE" not in after  # a read that takes no write lock
-        else:
-            assert reads == [] and all(
-                s.startswith("SELECT") for s in statements[commit - 2 : commit]
-            )
+        assert [s for s in statements[commit + 1 :] if not s.startswith("BEGIN")] == []
+        # the annotator's own counts (the next item's query counts others' leases)
+        counts = [s for s in statements if "count(" in s.lower() and "studyitem" not in s]
+        assert len(counts) == 1 and "GROUP BY label.phase" in counts[0], counts
         assert item is not None and item.number == number
         kept, none_run = count_statements(workspace.engine, session.progress)
         assert none_run == [] and kept.test_done == number - 1
         assert kept == AnnotatorSession.open(workspace.engine, "page", "ana").progress()
+    if cap is not None:  # the count read once still holds the batch to its cap
+        session = AnnotatorSession(workspace.engine, first.ctx, annotator)
+        assert session.submit_and_next(item, "entailment") is None
+        assert session.progress().test_done == cap
+
+
+def test_the_training_answer_that_makes_the_threshold_decision_reads_the_gate_once(
+    workspace, tmp_path: Path
+):
+    """The last training answer's write reads the annotator's gate decision (none yet) and
+    counts once, and the threshold rule decides from them: no second read of either."""
+    rte_study(workspace.engine, tmp_path, name="once", train=2, gate_threshold=0.0)
+    session = AnnotatorSession.open(workspace.engine, "once", "ana", create_annotator=True)
+    session.submit(session.next_item(), "entailment")
+    last = session.next_item()
+    feedback, statements = count_statements(
+        workspace.engine, functools.partial(session.submit, last, "entailment")
+    )
+    assert feedback.gate_decided is True
+    reads = [s for s in statements if s.lstrip().startswith("SELECT")]
+    assert len([s for s in reads if "FROM gatedecision" in s]) == 1, reads
+    assert not [s for s in reads if "JOIN label" in s and "annotator" in s.split("FROM")[1]]
+    assert AnnotatorSession.open(workspace.engine, "once", "ana").phase() is Phase.TEST
 
 
 def test_an_item_taken_meanwhile_gives_its_lease_back(workspace, tmp_path: Path):

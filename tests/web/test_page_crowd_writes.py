@@ -80,6 +80,32 @@ def test_an_arrival_is_one_write_and_consent_is_stored_with_the_first_answer(
     assert screen(again) == "item"  # consent is not asked again in this session
 
 
+def test_a_new_worker_is_not_asked_for_an_arrival_exit_the_engine_ruled_out(
+    workspace, tmp_path: Path
+):
+    """A new worker has no gate decision: the engine says at entry that only a test link
+    could turn them away, so the consent screen after the link reads no gate decision. A
+    returning worker is asked (the gate may have rejected them meanwhile)."""
+    study(workspace, tmp_path)
+    engine = workspace.engine
+    statements: list[str] = []
+
+    def on_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", on_statement)
+    try:
+        consent = client(engine, "pilot").get("/", params=prolific_query(1))
+        first = list(statements)
+        statements.clear()
+        back = client(engine, "pilot").get("/", params=prolific_query(1))
+    finally:
+        event.remove(engine, "before_cursor_execute", on_statement)
+    assert screen(consent) == "consent" and screen(back) == "consent"
+    assert not [s for s in first if "gatedecision" in s], first
+    assert [s for s in statements if "gatedecision" in s]
+
+
 def test_a_worker_who_agreed_but_answered_nothing_is_asked_again_on_return(
     workspace, tmp_path: Path
 ):

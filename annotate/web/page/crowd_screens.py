@@ -29,11 +29,19 @@ def crowd_end(
     return exit_screen(leaving) if leaving is not None else None
 
 
-def arrival_screen(page: PageState, session: AnnotatorSession) -> Screen | None:
+ENTERED = "entered"
+"""In the signed session cookie, until the next screen: the window the engine said goes in at
+its arrival (crowd.Arrival.goes_in), so that screen does not ask again."""
+
+
+def arrival_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
     """A worker who is to leave at once (protocol/crowd.py's arrival_exit): the exit with
     their code, before consent or guidelines."""
     if not page.crowd:
         return None
+    entered = request.session.pop(ENTERED, None)
+    if entered is not None and entered == session.visit_id:
+        return None  # the engine said so as this window arrived
     leaving = crowd.arrival_exit(session)
     return exit_screen(leaving) if leaving is not None else None
 
@@ -91,6 +99,8 @@ def arrive_by_link(page: PageState, request: Request) -> Screen | None:
     )
     if consented:
         request.session[CONSENTED] = True
+    if arrival.goes_in:  # the first screen after this link asks no arrival exit
+        request.session[ENTERED] = arrival.visit_id
     if arrival.row is not None:  # a new worker: no read for their row, nor for a consent
         page.annotators[arrival.annotator] = arrival.row  # they cannot have given yet
         request.state.new_worker = True

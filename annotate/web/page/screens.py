@@ -161,7 +161,7 @@ def index_screen(
     what comes next."""
     session = session or open_session(page, request)
     assert session is not None
-    if not request.session.get("started") and (gone := arrival_screen(page, session)):
+    if not request.session.get("started") and (gone := arrival_screen(page, request, session)):
         return gone  # turned away at arrival, with the code of their link
     if (asking := consent_screen(page, request, session)) is not None:
         return asking
