@@ -9,9 +9,17 @@ votes after a label (`settle`); for every other study the counter alone decides.
 This is the keypress's hot path, so it is SQLAlchemy Core on a Connection, not the ORM: the
 statements are built once at import (SQLAlchemy then reuses their compiled form), and the answer
 plus the next lease is one short write transaction of five statements. Every function here runs
-inside the caller's write transaction, after `lock_study`, so two annotators asking at the same
-moment are served one after the other (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory lock per
-study)."""
+inside the caller's write transaction, after `lock_annotator`. On SQLite that transaction holds
+the database's write lock (BEGIN IMMEDIATE), so two annotators asking at the same moment are
+served one after the other. On PostgreSQL they are served at the same time, and each rule holds
+by a lock no wider than it needs:
+- k labels per item: COUNT_LABEL checks and takes the count in one UPDATE of the item's row, whose
+  row lock orders the answers of one item (and `settle`'s read of its votes after each one);
+- an item handed to no more people than it takes: a hand-out locks the item it picks
+  (`_lease_free_item_pg`) and leases it only if, read after that lock, its labels still wanted
+  exceed its live leases;
+- one item on a person's screen, their batch, no item labelled twice: `lock_annotator`, taken
+  first by every transaction of that person that hands out, fills or gives back test items."""
 
 from __future__ import annotations
 
@@ -20,7 +28,19 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, exists, func, insert, select, true, update
+from sqlalchemy import (
+    Connection,
+    Integer,
+    bindparam,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    select,
+    true,
+    update,
+)
 
 from annotate import completion
 from annotate.protocol.studies import TEST, StudyContext
@@ -231,6 +251,9 @@ def lease_next_item(
             conn.execute(EXTEND, {**params, "b_item": held.item_id})
             return Leased(held.item_id, held.source_id, held.fields)
         conn.execute(RELEASE_MINE, params)  # only expired ones are left
+    if conn.dialect.name == "postgresql":
+        row = _lease_free_item_pg(conn, params)
+        return None if row is None else Leased(row.item_id, row.source_id, row.fields)
     row = conn.execute(NEXT_ITEM, params).first()
     if row is None:
         return None
@@ -279,3 +302,87 @@ def release_leases(
     item) or a quit. An annotator has one item on the screen, so every lease they hold goes,
     expired ones included, and the next lease can be taken without looking for one to resume."""
     conn.execute(RELEASE_MINE, keys(ctx, annotator_id, datetime.min))
+
+
+# --- PostgreSQL: a hand-out locks the item it picks, not the study ------------------------------
+# Hand-outs of different items run side by side. A hand-out takes the item's transaction-scoped
+# advisory lock (study, item) before it leases it, so two never lease one item at once: the
+# second passes the item over for the next in the breadth-first order (or, when every candidate
+# is held, waits), and reads the first's lease once that has committed (READ COMMITTED: each
+# statement reads what was committed before it began, and PostgreSQL makes a commit visible
+# before it lets the transaction's locks go). Breadth-first holds as under the study lock,
+# except that an item being handed out at that very moment is passed over.
+# Answers need not take the item's lock: an answer takes one label wanted and gives back its
+# lease in one commit, which a hand-out's check reads entirely or not at all, so a lease granted
+# when labels wanted exceeded live leases stays one an answer can fill, as under the study lock
+# (a lease that ran out, or an item decided early by its votes, can still make an answer
+# unneeded, as before).
+
+WALK = 16
+"""Candidates, in the breadth-first order, that one statement tries to lock: a hand-out skips an
+item another hand-out is locking at that moment rather than waiting for it."""
+
+_CANDIDATES = NEXT_ITEM.limit(WALK).subquery()
+_FIRST_FREE = (
+    select(_CANDIDATES.c.item_id, _CANDIDATES.c.source_id, _CANDIDATES.c.fields)
+    # No outer ORDER BY: the filter runs on the candidates one by one, in the inner query's
+    # order, and LIMIT 1 stops at the first it locks, so no other candidate is locked.
+    .where(func.pg_try_advisory_xact_lock(cast(_STUDY, Integer), _CANDIDATES.c.item_id))
+    .limit(1)
+)
+"""The first candidate no other hand-out holds, locked (SKIP LOCKED on the item's lock)."""
+
+_WAIT_FOR_ITEM = select(func.pg_advisory_xact_lock(cast(_STUDY, Integer), cast(_ITEM, Integer)))
+
+_ITEM_REMAINING = (
+    select(study_item.c.remaining)
+    .where(
+        study_item.c.study_id == _STUDY,
+        study_item.c.phase == _PHASE,
+        study_item.c.item_id == _ITEM,
+    )
+    .scalar_subquery()
+)
+_ITEM_LIVE_LEASES = (
+    select(func.count())
+    .where(lease.c.study_id == _STUDY, lease.c.item_id == _ITEM, lease.c.expires_at > _NOW)
+    .scalar_subquery()
+)
+LEASE_IF_ROOM = (
+    insert(lease)
+    .from_select(
+        ["study_id", "item_id", "annotator_id", "expires_at"],
+        select(
+            cast(_STUDY, Integer),
+            cast(_ITEM, Integer),
+            cast(_ANNOTATOR, Integer),
+            cast(bindparam("b_expires"), lease.c.expires_at.type),
+        ).where(_ITEM_REMAINING > _ITEM_LIVE_LEASES),
+    )
+    .returning(lease.c.id)  # whether it leased (an INSERT's rowcount is not reported)
+)
+"""Lease the item (its lock held) if it still takes more labels than it has live leases, read
+afresh: another hand-out may have leased it after the candidates were read."""
+
+
+def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
+    """Lease the first item in the breadth-first order that has room and that no other hand-out
+    is locking; the row (item_id, source_id, fields), or None when no item is left for the
+    annotator (never merely because the items left are being handed out to others).
+
+    While every candidate is locked by others (the study's last items), it waits for the first
+    one's lock, then reads again. A wait can close a cycle only if this hand-out already holds
+    an item that filled while it was being locked, and another such hand-out waits for that
+    one: PostgreSQL then rolls one back as a deadlock, which the session runs again
+    (session._retry). Rare as that is, it beats the alternative of waiting only in item order,
+    which leaves a hand-out that may not wait reading again in a loop, possibly forever."""
+    while True:
+        row = conn.execute(_FIRST_FREE, params).first()
+        if row is None:
+            row = conn.execute(NEXT_ITEM, params).first()
+            if row is None:
+                return None  # nothing has room for this annotator: not merely locked
+            conn.execute(_WAIT_FOR_ITEM, {**params, "b_item": row.item_id})
+        if conn.execute(LEASE_IF_ROOM, {**params, "b_item": row.item_id}).first() is not None:
+            return row
+        # It filled meanwhile (its lock stays held until the commit): read again.

@@ -141,15 +141,28 @@ def _answered(conn: Connection, ctx: StudyContext, annotator_id: int, phase: str
     )
 
 
+def _pool_drawn(conn: Connection, ctx: StudyContext, phase: str) -> bool:
+    return bool(
+        conn.execute(
+            select(func.count())
+            .select_from(study_item)
+            .where(study_item.c.study_id == ctx.id, study_item.c.phase == phase)
+        ).scalar()
+    )
+
+
 def _ensure_pool(conn: Connection, ctx: StudyContext, phase: str) -> None:
-    """Draw the study's catch (or refresher) pool once, inside the study lock."""
-    have = conn.execute(
-        select(func.count())
-        .select_from(study_item)
-        .where(study_item.c.study_id == ctx.id, study_item.c.phase == phase)
-    ).scalar()
-    if have:
+    """Draw the study's catch (or refresher) pool once. The one study-wide write of the catch
+    stream, so the one place it takes the study lock (PostgreSQL; SQLite's write transaction
+    holds the database's lock already): only while the pool is not drawn, then read again
+    under the lock, so two first catch items at once draw it once and every later one takes
+    no lock (the answers and hand-outs of test items take none either: assignment.py)."""
+    if _pool_drawn(conn, ctx, phase):
         return
+    if conn.dialect.name == "postgresql":
+        lock_study(conn, ctx.id)
+        if _pool_drawn(conn, ctx, phase):
+            return
     pool = _pool_items(conn, ctx, phase)
     if phase == CATCH:
         random.Random(f"{ctx.protocol.seed}/catch").shuffle(pool)
@@ -251,7 +264,6 @@ def serve_catch(session: AnnotatorSession, number: int) -> ItemView | None:
         if not is_due(ctx, session.annotator_id, _stream_answers(conn, ctx, session.annotator_id)):
             return None
     with write_connection(session.engine) as conn:
-        lock_study(conn, ctx.id)
         item_id = _next_from_pool(conn, ctx, session.annotator_id, CATCH)
         if item_id is None:
             return None
@@ -385,7 +397,6 @@ def serve_refresher(session: AnnotatorSession) -> ItemView | None:
     if done is None or done >= REFRESHER_ITEMS:
         return None
     with write_connection(session.engine) as conn:
-        lock_study(conn, ctx.id)
         item_id = _next_from_pool(conn, ctx, session.annotator_id, REFRESHER)
         if item_id is None:  # every training item refreshed already: nothing more to show
             return None

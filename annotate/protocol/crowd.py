@@ -63,7 +63,7 @@ from annotate.protocol.crowd_config import (
     stored,
 )
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.store.engine import lock_study, write_connection, write_session
+from annotate.store.engine import lock_annotator, write_connection, write_session
 from annotate.store.models import (
     Annotator,
     CrowdNumber,
@@ -699,7 +699,8 @@ def exit_for(
         return None
     if visit.outcome is None:
         with write_connection(engine) as conn:
-            lock_study(conn, ctx.id)
+            # The worker's own hand-out, in another request, is over before their leases go.
+            lock_annotator(conn, ctx.id, who.id or 0)
             conn.execute(
                 update(Visit.__table__)  # type: ignore[arg-type]
                 .where(Visit.id == visit.id, Visit.outcome.is_(None))

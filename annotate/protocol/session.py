@@ -32,7 +32,7 @@ from annotate.store import checkpoint
 from annotate.store.engine import (
     is_sqlite,
     is_transient,
-    lock_study,
+    lock_annotator,
     write_connection,
     write_session,
     write_transaction,
@@ -565,7 +565,7 @@ class AnnotatorSession:
             return None  # drifting, and no refresher item left: the researcher decides
 
         def lease(conn: Connection) -> Leased | None:
-            lock_study(conn, self.ctx.id)
+            lock_annotator(conn, self.ctx.id, self.annotator_id)
             self.check_window(conn)
             return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
@@ -779,7 +779,7 @@ class AnnotatorSession:
 
         def write(conn: Connection) -> tuple[Refusal | None, Leased | None, _Counted | None]:
             now = self.clock()
-            lock_study(conn, self.ctx.id)
+            lock_annotator(conn, self.ctx.id, self.annotator_id)
             self.check_window(conn)
             # The annotator's counts, read once where something needs them: the batch's cap
             # (the count and the next lease) and, with no figures kept from before (the page

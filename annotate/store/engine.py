@@ -414,12 +414,29 @@ def ping(engine: Engine) -> None:
 
 
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+_ANNOTATOR_LOCK = text(
+    "SELECT pg_advisory_xact_lock(-CAST(:study AS integer), CAST(:annotator AS integer))"
+)
 
 
 def lock_study(conn: Session | Connection, study_id: int) -> None:
-    """Serialise the transactions that hand out or fill a study's test items. SQLite already
-    holds the database write lock (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped
-    advisory lock on the study."""
+    """Serialise the transactions that change something study-wide and rare (drawing the
+    catch pool: annotate/protocol/catch.py). SQLite already holds the database write lock
+    (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock on the study.
+    Answers and hand-outs do not take it (lock_annotator, assignment.py)."""
     bind = conn.get_bind() if isinstance(conn, Session) else conn
     if bind.dialect.name == "postgresql":
         conn.execute(_ADVISORY_LOCK, {"key": 7_000_000 + study_id})
+
+
+def lock_annotator(conn: Connection, study_id: int, annotator_id: int) -> None:
+    """Serialise one annotator's transactions on a study that hand out, fill or give back their
+    test items: two windows (or two requests of one tab) of one person never hold two items,
+    exceed their batch or label an item twice. Uncontended in practice: one person answers
+    one item at a time. SQLite already holds the database write lock (BEGIN IMMEDIATE);
+    PostgreSQL takes a transaction-scoped advisory lock keyed (-study, annotator), in the
+    two-integer key space, apart from lock_study's single keys and from the items' locks
+    (study, item) that hand-outs take (assignment.py). It is taken first in the
+    transaction, before any other lock, so it can be part of no deadlock."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(_ANNOTATOR_LOCK, {"study": study_id, "annotator": annotator_id})

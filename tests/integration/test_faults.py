@@ -118,8 +118,8 @@ def test_kill_9_mid_transaction_loses_nothing_acknowledged(tmp_path: Path, store
     assert in_flight not in mine
     assert check_store(ws.engine).ok  # the item's counter rolled back with the label
 
-    # The killed writer held the write lock (SQLite) or the study's advisory lock (PostgreSQL):
-    # both went with it, so another annotator is served at once.
+    # The killed writer held the write lock (SQLite) or its item's row and its own advisory lock
+    # (PostgreSQL): they went with it, so another annotator is served at once.
     other = AnnotatorSession.open(ws.engine, "crash", "bob", create_annotator=True)
     while other.phase() is Phase.TRAINING:
         other.submit(other.next_item(), "entailment")

@@ -35,7 +35,7 @@ from annotate.platforms.prolific.studies import (
 )
 from annotate.protocol import assignment, windows
 from annotate.protocol.studies import TEST, StudyContext
-from annotate.store.engine import lock_study, write_connection
+from annotate.store.engine import lock_annotator, write_connection
 from annotate.store.models import Annotator, Label, Visit, utcnow
 
 MIN_REASON = 100
@@ -102,7 +102,7 @@ def _free(engine: Engine, ctx: StudyContext, visit: Visit, now: datetime) -> boo
     if visit.outcome is not None or visit.departed_at is not None:
         return False
     with write_connection(engine) as conn:
-        lock_study(conn, ctx.id)
+        lock_annotator(conn, ctx.id, visit.annotator_id)  # after any hand-out of theirs
         windows.depart(conn, visit.id or 0, now)
         if windows.is_live(conn, ctx.id, visit.annotator_id, visit.id or 0):
             assignment.release_leases(conn, ctx, visit.annotator_id)
