@@ -72,6 +72,8 @@ form). Only a training label's `correct` is read: SQLite then counts the test an
 index (study, annotator, phase) alone, reading no table row (it seeks a row only when a column
 outside the index is read), 7 times faster at 1,000 answers, where the page reads this after
 every answer."""
+_STANDING = _BY_PHASE.add_columns(gate.LATEST_ADMITTED)
+"""The same with the gate's latest word on each row: where the annotator stands, in one read."""
 
 _TRAINING_STATE = (
     select(Item.gold, Label.id, Label.value, Label.correct, gate.LATEST_ADMITTED)
@@ -332,6 +334,17 @@ class AnnotatorSession:
         training_done, training_correct = by_phase.get(TRAINING, (0, 0))
         return training_done, training_correct, by_phase.get(TEST, (0, 0))[0]
 
+    def _standing(
+        self, conn: Session | Connection
+    ) -> tuple[dict[str, tuple[int, int]], bool | _Unread | None]:
+        """The annotator's answers per phase and the gate's latest word, in one read once they
+        have answered anything (the word comes with each phase's row); before, the word is read
+        where it is needed (_phase)."""
+        params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+        rows = conn.execute(_STANDING, params).all()
+        by_phase = {phase: (int(n), int(right)) for phase, n, right, _ in rows}
+        return by_phase, (None if rows[0][3] is None else bool(rows[0][3])) if rows else _UNREAD
+
     def _by_phase(self, session: Session | Connection) -> dict[str, tuple[int, int]]:
         """phase -> (answers, right ones: training only) of this annotator."""
         params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
@@ -494,7 +507,9 @@ class AnnotatorSession:
     ) -> Progress:
         """Where the annotator stands; `by_phase` and `admitted` (the gate's word): what the
         caller read in this transaction already."""
-        if by_phase is None:
+        if by_phase is None and isinstance(admitted, _Unread):
+            by_phase, admitted = self._standing(conn)
+        elif by_phase is None:
             by_phase = self._by_phase(conn)
         quota, test_items = self._study_sizes(conn)
         phase = self._phase(conn, by_phase, admitted=admitted)

@@ -255,8 +255,10 @@ def test_after_quit_a_replayed_cookie_signs_nobody_in(workspace, pair):
     assert screen(before.get("/")) == "item"  # the copy works while the session lasts
     assert screen(c.post("/quit", data={"csrf": token})) == "left"
     assert screen(replayed().get("/")) == "signin"
-    # "Continue" after a feedback, replayed: its own read of the window refuses it.
+    # "Continue" after a feedback, and "start" after the guidelines, replayed: their own
+    # read of the window refuses them.
     assert screen(replayed().get("/screen", params={"next": "1"})) == "signin"
+    assert screen(replayed().post("/start", data={"csrf": token})) == "signin"
     answered = replayed().post(
         "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
     )

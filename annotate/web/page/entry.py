@@ -3,6 +3,7 @@ sign-in, and "start" after the guidelines."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 
@@ -139,10 +140,16 @@ async def sign_in(request: Request) -> Response:
     return render(request, admitted)
 
 
-@posted
+@functools.partial(posted, quit_checked=True)
 def start(
     page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
 ) -> Screen:
-    """The guidelines are read: the first item."""
+    """The guidelines are read: the first item, whose read refuses a window that was quit (as
+    "continue" after the feedback does, see `screen`)."""
     request.session["started"] = True
-    return current(page, session)
+    try:
+        return current(page, session)
+    except ContinuedElsewhere:
+        if (out := signed_out(page, request)) is not None:
+            return out  # a replayed cookie of a window that was quit: sign-in
+        raise  # a newer window of this annotator took over: this page says so
