@@ -236,12 +236,18 @@ def _record(
 
 
 def decide_threshold(
-    session: Session, ctx: StudyContext, annotator_id: int, *, undecided: Trainee | None = None
+    session: Session,
+    ctx: StudyContext,
+    annotator_id: int,
+    *,
+    undecided: Trainee | None = None,
+    quota: int | None = None,
 ) -> GateDecision | None:
     """Threshold rule: decide as soon as the annotator has done the minimum (called after each
     training answer, inside its transaction). Returns the new decision, if one was made.
     `undecided`: the trainee's counts, where the caller's transaction has read them and found
-    no decision recorded (a training answer's), so neither is read again."""
+    no decision recorded (a training answer's), so neither is read again. `quota`: the study's
+    training quota (ProtocolSpec.training_quota), where the caller has it."""
     p = ctx.protocol
     if p.gate_rule != "threshold":
         return None
@@ -251,7 +257,7 @@ def decide_threshold(
         return None
     else:
         me = trainee(session, ctx.id, annotator_id)
-    needed = min(p.gate_min_items, training_quota(session, ctx.id))
+    needed = min(p.gate_min_items, training_quota(session, ctx.id) if quota is None else quota)
     if me is None or me.done < needed:
         return None
     assert p.gate_threshold is not None

@@ -728,13 +728,16 @@ class AnnotatorSession:
         conn.execute(assignment.INSERT_LABEL, row)
         by_phase = self._by_phase(conn)
         stored = TrainingAnswer(value, right, gold)
-        if by_phase.get(TRAINING, (0, 0))[0] < self._study_sizes(conn)[0]:
+        quota = self._study_sizes(conn)[0]
+        if by_phase.get(TRAINING, (0, 0))[0] < quota:
             return None, stored, by_phase  # the threshold rule decides after the last item only
         # Undecided (refused above otherwise), with the counts just read: the rule reads
         # neither again.
         done, right = by_phase[TRAINING]
         me = gate.Trainee(self.annotator_id, self.annotator.name, done, right)
-        decision = gate.decide_threshold(session, self.ctx, self.annotator_id, undecided=me)
+        decision = gate.decide_threshold(
+            session, self.ctx, self.annotator_id, undecided=me, quota=quota
+        )
         return (decision.admitted if decision is not None else None), stored, by_phase
 
     def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:

@@ -128,6 +128,7 @@ def test_the_training_answer_that_makes_the_threshold_decision_reads_the_gate_on
     reads = [s for s in statements if s.lstrip().startswith("SELECT")]
     assert len([s for s in reads if "FROM gatedecision" in s]) == 1, reads
     assert not [s for s in reads if "FROM annotator JOIN label" in s], reads  # gate.trainee
+    assert not [s for s in reads if "study.protocol" in s], reads  # the quota, known already
     assert AnnotatorSession.open(workspace.engine, "once", "ana").phase() is Phase.TEST
 
 
