@@ -243,7 +243,8 @@ def lease_next_item(
     params = keys(ctx, annotator_id, now)
     params["b_expires"] = now + timedelta(minutes=ctx.protocol.lease_minutes)
     if batch_done(conn, ctx, annotator_id, mine):
-        conn.execute(RELEASE_MINE, params)
+        if resume:  # else the caller has just given them back
+            conn.execute(RELEASE_MINE, params)
         return None
     if resume:
         held = conn.execute(HELD, params).first()

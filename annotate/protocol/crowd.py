@@ -338,7 +338,7 @@ def enter_by_link(
     the context a server loaded once."""
     if entry.preview or entry.platform_id is None:
         raise CrowdRefusal("This is a preview: accept the task to start working.")
-    ctx = study if isinstance(study, StudyContext) else load_study(engine, study)
+    ctx = _context(engine, study)
     config = require_config(ctx)
     if entry.platform != config.platform:
         raise CrowdRefusal(f"This study takes {config.platform} links, not {entry.platform}.")
@@ -387,6 +387,11 @@ def open_session(
 # --- consent ---------------------------------------------------------------------------------
 
 
+def _context(engine: Engine, study: str | StudyContext) -> StudyContext:
+    """The study: its name (loaded), or the context a server loaded once and passes along."""
+    return study if isinstance(study, StudyContext) else load_study(engine, study)
+
+
 def _who(engine: Engine, annotator: str | Annotator) -> Annotator:
     """The annotator's row: read by name, or the one the caller has already (a page keeps
     it for the whole request)."""
@@ -405,7 +410,7 @@ def _visit(session: Session, ctx: StudyContext, annotator_id: int, visit_id: int
 
 def needs_consent(engine: Engine, study: str | StudyContext, annotator: str | Annotator) -> bool:
     """Whether the consent text is still to be shown (a study with one, not yet agreed to)."""
-    ctx = study if isinstance(study, StudyContext) else load_study(engine, study)
+    ctx = _context(engine, study)
     if not consent_text(ctx):
         return False
     who = _who(engine, annotator)
@@ -420,7 +425,7 @@ def needs_consent(engine: Engine, study: str | StudyContext, annotator: str | An
 
 def record_consent(
     engine: Engine,
-    study: str,
+    study: str | StudyContext,
     annotator: str | Annotator,
     agree: bool,
     *,
@@ -429,7 +434,7 @@ def record_consent(
 ) -> Exit | None:
     """Store the answer to the consent text on the visit; "I do not agree" exits at once with
     the no-consent code (returned)."""
-    ctx = load_study(engine, study)
+    ctx = _context(engine, study)
     who = _who(engine, annotator)
     assert who.id is not None
     with write_session(engine) as session:
@@ -461,10 +466,12 @@ def _survey_passed(session: Session, ctx: StudyContext, annotator_id: int) -> se
     return answered
 
 
-def survey_due(engine: Engine, study: str, annotator: str | Annotator) -> list[SurveyQuestion]:
+def survey_due(
+    engine: Engine, study: str | StudyContext, annotator: str | Annotator
+) -> list[SurveyQuestion]:
     """The exit survey's questions not yet answered or skipped, when the worker's outcome asks
     for the survey (SURVEY_OUTCOMES); [] otherwise."""
-    ctx = load_study(engine, study)
+    ctx = _context(engine, study)
     config = config_of(ctx)
     if config is None or not config.survey:
         return []
@@ -488,7 +495,7 @@ class SurveyNotDue(UserError):
 
 def record_survey(
     engine: Engine,
-    study: str,
+    study: str | StudyContext,
     annotator: str | Annotator,
     answers: Mapping[str, str],
     *,
@@ -498,7 +505,7 @@ def record_survey(
     choice must be one of its choices, free text at most its max_length. A second answer to
     the same question keeps the first. Taken only once the worker has reached an exit that
     asks for it (SurveyNotDue before: a page posted early stores nothing)."""
-    ctx = load_study(engine, study)
+    ctx = _context(engine, study)
     config = require_config(ctx)
     leaving = peek_exit(engine, study, annotator, clock=clock)
     if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
@@ -632,10 +639,10 @@ def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) 
 
 
 def _worker_visit(
-    engine: Engine, study: str, annotator: str | Annotator, visit_id: int | None
+    engine: Engine, study: str | StudyContext, annotator: str | Annotator, visit_id: int | None
 ) -> tuple[StudyContext, CrowdConfig, Annotator, Visit]:
     """A crowd study, its settings, the worker and their visit (the latest, or `visit_id`)."""
-    ctx = load_study(engine, study)
+    ctx = _context(engine, study)
     config = require_config(ctx)
     who = _who(engine, annotator)
     with Session(engine) as session:
@@ -646,7 +653,7 @@ def _worker_visit(
 
 def peek_exit(
     engine: Engine,
-    study: str,
+    study: str | StudyContext,
     annotator: str | Annotator,
     *,
     visit_id: int | None = None,
@@ -678,13 +685,13 @@ def arrival_exit(
             ).scalar()
         if role != "test":
             return None
-    engine, study, name = session.engine, session.ctx.study.name, session.annotator.name
-    return exit_for(engine, study, name, visit_id=session.visit_id, clock=clock)
+    engine, name = session.engine, session.annotator.name
+    return exit_for(engine, session.ctx, name, visit_id=session.visit_id, clock=clock)
 
 
 def exit_for(
     engine: Engine,
-    study: str,
+    study: str | StudyContext,
     annotator: str | Annotator,
     *,
     visit_id: int | None = None,
@@ -697,6 +704,44 @@ def exit_for(
     outcome = _outcome(engine, ctx, who, visit, now)
     if outcome is None:
         return None
+    return _record_exit(engine, ctx, config, who, visit, outcome, now)
+
+
+def end_of(
+    engine: Engine,
+    study: str | StudyContext,
+    annotator: str | Annotator,
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> tuple[list[SurveyQuestion], Exit | None]:
+    """Where a worker goes once the engine has no item for them, their outcome worked out
+    once: the exit survey's open questions first (survey_due), else their exit, recorded as
+    exit_for records it. ([], None): they have something left to do."""
+    now = clock()
+    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
+    outcome = _outcome(engine, ctx, who, visit, now)
+    if outcome is None:
+        return [], None
+    if config.survey and outcome in SURVEY_OUTCOMES:
+        with Session(engine) as session:
+            passed = _survey_passed(session, ctx, who.id or 0)
+        due = [q for q in config.survey if q.name not in passed]
+        if due:
+            return due, None
+    return [], _record_exit(engine, ctx, config, who, visit, outcome, now)
+
+
+def _record_exit(
+    engine: Engine,
+    ctx: StudyContext,
+    config: CrowdConfig,
+    who: Annotator,
+    visit: Visit,
+    outcome: str,
+    now: datetime,
+) -> Exit:
+    """The outcome and the departure recorded on the visit (once), and the exit they give."""
     if visit.outcome is None:
         with write_connection(engine) as conn:
             # The worker's own hand-out, in another request, is over before their leases go.

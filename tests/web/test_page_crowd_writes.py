@@ -143,3 +143,40 @@ def test_changed_crowd_settings_reach_a_study_loaded_before(workspace, tmp_path:
     crowd.set_config(engine, "pilot", with_codes(changed))
     after = crowd.load_study(engine, "pilot")
     assert crowd.consent_text(after) == "New words."
+
+
+def test_the_answer_that_ends_the_batch_commits_once_and_the_survey_then_the_code_follow(
+    workspace, tmp_path: Path
+):
+    """The last test answer of a batch is one commit: the page takes the engine's "no next
+    item" as said, rather than asking again (a second write transaction only to find the batch
+    done). The survey, then the exit with its code, follow; the exit is recorded once."""
+    crowd_study(
+        workspace.engine,
+        tmp_path,
+        train=2,
+        test=6,
+        gate_threshold=0.0,
+        max_test_items_per_annotator=2,
+        crowd_settings={"survey": [{"name": "remarks", "prompt": "Anything to tell us?"}]},
+    )
+    engine = workspace.engine
+    c = client(engine, "pilot")
+    page = c.get("/", params=prolific_query(1))
+    page = c.post("/start", data={"csrf": csrf(page)})
+    answered = 0
+    while screen(page) in ("item", "feedback"):
+        if screen(page) == "feedback":
+            page = c.get("/screen?next=1")
+            continue
+        data = {"csrf": csrf(page), "ticket": ticket(page), "answer": "entailment"}
+        with commits(engine) as committed:
+            page = c.post("/answer", data=data)
+        answered += 1
+    assert screen(page) == "survey"
+    assert len(committed) == 1, committed  # the last answer: one commit, no second write
+    done = c.post("/survey", data={"csrf": csrf(page), "q:remarks": "none"})
+    assert screen(done) == "exit" and CODES["completed"] in done.text
+    with Session(engine) as s:
+        assert [v.outcome for v in s.exec(select(Visit))] == ["completed"]
+        assert len(s.exec(select(Label).where(Label.phase == "test")).all()) == 2

@@ -34,7 +34,7 @@ def consent(
         return index_screen(page, request, session)
     config = page.config
     leaving = crowd.record_consent(
-        config.engine, config.study, session.annotator, False, visit_id=session.visit_id
+        config.engine, page.ctx, session.annotator, False, visit_id=session.visit_id
     )
     return exit_screen(leaving) if leaving is not None else index_screen(page, request, session)
 
@@ -48,7 +48,7 @@ def survey(
         return signin_screen(page)
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
     try:
-        crowd.record_survey(page.config.engine, page.config.study, session.annotator, answers)
+        crowd.record_survey(page.config.engine, page.ctx, session.annotator, answers)
     except crowd.SurveyNotDue as exc:  # posted before the end: refused, and said
         early = current(page, session, terminal_safe(str(exc)))
         early.status = 409

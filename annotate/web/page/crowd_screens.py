@@ -21,11 +21,10 @@ def crowd_end(
 ) -> Screen | None:
     """Once the engine says the worker is done: the exit survey's open questions, then
     the exit (its code, and how the platform takes the worker back)."""
-    engine, study, who = page.config.engine, page.config.study, session.annotator
-    questions = crowd.survey_due(engine, study, who)
+    engine, who = page.config.engine, session.annotator
+    questions, leaving = crowd.end_of(engine, page.ctx, who, visit_id=session.visit_id)
     if questions:
         return Screen("survey", {"questions": questions, "error": error})
-    leaving = crowd.exit_for(engine, study, who, visit_id=session.visit_id)
     return exit_screen(leaving) if leaving is not None else None
 
 
@@ -57,7 +56,7 @@ def left_screen(page: PageState, session: AnnotatorSession | None) -> Screen:
     """After Quit: a crowd worker leaves with their code where they have reached an exit,
     else with the way back (their platform link; they have no name to sign in with)."""
     if page.crowd and session is not None:
-        engine, study, name = page.config.engine, page.config.study, session.annotator.name
+        engine, study, name = page.config.engine, page.ctx, session.annotator.name
         leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
         if leaving is not None:
             return exit_screen(leaving)

@@ -76,7 +76,7 @@ def answer(
             upcoming = session.submit_and_next(
                 item, value, answered_at=received, flag=flag, comment=comment
             )
-            return current(page, session, item=upcoming) if upcoming else current(page, session)
+            return current(page, session, item=upcoming, asked=True)
         feedback = session.submit(item, value, answered_at=received, flag=flag, comment=comment)
     except ItemTaken as exc:
         return current(page, session, terminal_safe(str(exc)))

@@ -103,9 +103,12 @@ def current(
     session: AnnotatorSession,
     notice: str | None = None,
     item: ItemView | None = None,
+    *,
+    asked: bool = False,
 ) -> Screen:
-    """What the engine says comes next (`item` when the caller already has it)."""
-    if item is None:
+    """What the engine says comes next (`item` when the caller already has it; `asked`: the
+    engine has just said, with `item`, and None means no item now: it is not asked again)."""
+    if item is None and not asked:
         item = session.next_item()
     if item is not None:
         return item_screen(page, session, item, notice=notice)
