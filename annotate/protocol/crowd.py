@@ -638,17 +638,35 @@ def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) 
     return Exit(outcome, code, message, "link", url, at=at)
 
 
-def _worker_visit(
-    engine: Engine, study: str | StudyContext, annotator: str | Annotator, visit_id: int | None
-) -> tuple[StudyContext, CrowdConfig, Annotator, Visit]:
-    """A crowd study, its settings, the worker and their visit (the latest, or `visit_id`)."""
+@dataclass(frozen=True)
+class _Reached:
+    """A crowd worker's visit and the outcome it has reached (None: something left to do)."""
+
+    ctx: StudyContext
+    config: CrowdConfig
+    who: Annotator
+    visit: Visit
+    outcome: str | None
+    now: datetime
+    """When the outcome was worked out: the time an exit is recorded with."""
+
+
+def _reached(
+    engine: Engine,
+    study: str | StudyContext,
+    annotator: str | Annotator,
+    visit_id: int | None,
+    now: datetime,
+) -> _Reached:
+    """A crowd study, its settings, the worker, their visit (the latest, or `visit_id`) and
+    the outcome it has reached at `now`."""
     ctx = _context(engine, study)
     config = require_config(ctx)
     who = _who(engine, annotator)
     with Session(engine) as session:
         visit = _visit(session, ctx, who.id or 0, visit_id)
         session.expunge(visit)
-    return ctx, config, who, visit
+    return _Reached(ctx, config, who, visit, _outcome(engine, ctx, who, visit, now), now)
 
 
 def peek_exit(
@@ -660,9 +678,10 @@ def peek_exit(
     clock: Callable[[], datetime] = utcnow,
 ) -> Exit | None:
     """The exit the worker has reached, without recording it (None: not finished)."""
-    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
-    outcome = _outcome(engine, ctx, who, visit, clock())
-    return None if outcome is None else _exit(config, outcome, visit, visit.outcome_at)
+    at = _reached(engine, study, annotator, visit_id, clock())
+    if at.outcome is None:
+        return None
+    return _exit(at.config, at.outcome, at.visit, at.visit.outcome_at)
 
 
 def arrival_exit(
@@ -699,12 +718,8 @@ def exit_for(
 ) -> Exit | None:
     """The worker's exit (see the module docstring), recorded on the visit with its time: the
     outcome, and the visit's departure (time on task ends here). Idempotent."""
-    now = clock()
-    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
-    outcome = _outcome(engine, ctx, who, visit, now)
-    if outcome is None:
-        return None
-    return _record_exit(engine, ctx, config, who, visit, outcome, now)
+    at = _reached(engine, study, annotator, visit_id, clock())
+    return None if at.outcome is None else _record_exit(engine, at, at.outcome)
 
 
 def end_of(
@@ -718,30 +733,21 @@ def end_of(
     """Where a worker goes once the engine has no item for them, their outcome worked out
     once: the exit survey's open questions first (survey_due), else their exit, recorded as
     exit_for records it. ([], None): they have something left to do."""
-    now = clock()
-    ctx, config, who, visit = _worker_visit(engine, study, annotator, visit_id)
-    outcome = _outcome(engine, ctx, who, visit, now)
-    if outcome is None:
+    at = _reached(engine, study, annotator, visit_id, clock())
+    if at.outcome is None:
         return [], None
-    if config.survey and outcome in SURVEY_OUTCOMES:
+    if at.config.survey and at.outcome in SURVEY_OUTCOMES:
         with Session(engine) as session:
-            passed = _survey_passed(session, ctx, who.id or 0)
-        due = [q for q in config.survey if q.name not in passed]
+            passed = _survey_passed(session, at.ctx, at.who.id or 0)
+        due = [q for q in at.config.survey if q.name not in passed]
         if due:
             return due, None
-    return [], _record_exit(engine, ctx, config, who, visit, outcome, now)
+    return [], _record_exit(engine, at, at.outcome)
 
 
-def _record_exit(
-    engine: Engine,
-    ctx: StudyContext,
-    config: CrowdConfig,
-    who: Annotator,
-    visit: Visit,
-    outcome: str,
-    now: datetime,
-) -> Exit:
+def _record_exit(engine: Engine, at: _Reached, outcome: str) -> Exit:
     """The outcome and the departure recorded on the visit (once), and the exit they give."""
+    ctx, config, who, visit, now = at.ctx, at.config, at.who, at.visit, at.now
     if visit.outcome is None:
         with write_connection(engine) as conn:
             # The worker's own hand-out, in another request, is over before their leases go.
