@@ -210,15 +210,17 @@ def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
 
 class AllAtOnce:
     """Holds each worker's insert of their annotator until every arrival still under way has
-    reached its own: the arrivals read and write at the same moment, as on a busy server with
-    several processes (threads alone rarely overlap that closely)."""
+    reached its own, or as many as can hold a connection at once (`capacity`, the engine's
+    pool: the others wait for one of those): the arrivals read and write at the same moment,
+    as on a busy server with several processes (threads alone rarely overlap that closely)."""
 
-    def __init__(self, arrivals: int) -> None:
+    def __init__(self, arrivals: int, capacity: int) -> None:
         self.active, self.waiting, self.round = arrivals, 0, 0
+        self.capacity = capacity
         self.turn = threading.Condition()
 
     def _release_if_all_here(self) -> None:
-        if self.waiting and self.waiting >= self.active:
+        if self.waiting and self.waiting >= min(self.active, self.capacity):
             self.waiting, self.round = 0, self.round + 1
             self.turn.notify_all()
 
@@ -246,7 +248,10 @@ def test_thirty_two_workers_arriving_at_once_are_all_let_in_under_distinct_names
     crowd_study(engine, tmp_path)
     ctx = crowd.load_study(engine, "pilot")
     width = 32
-    together = AllAtOnce(width)
+    # SQLAlchemy's default pool, as make_engine leaves it: 5 connections and 10 more at need.
+    # Holding all 32 inserts for one moment would hold the pool's 15 connections while the
+    # other arrivals wait for one, each round only ending at its timeout.
+    together = AllAtOnce(width, capacity=15)
     if engine.dialect.name == "postgresql":  # SQLite's writers take turns: no race to stage
 
         @event.listens_for(engine, "before_cursor_execute")
