@@ -174,13 +174,19 @@ def batch_done(
     """Whether the annotator has labelled their batch (max_test_items_per_annotator); checked
     inside the locked write transaction, so concurrent windows cannot exceed it. `mine`: their
     test labels, where the transaction has counted them already."""
-    cap = ctx.protocol.max_test_items_per_annotator
-    if cap is None:
+    if ctx.protocol.max_test_items_per_annotator is None:
         return False
     if mine is None:
         params = keys(ctx, annotator_id, datetime.min)
         mine = int(conn.execute(_MY_TEST_COUNT, params).scalar() or 0)
-    return mine >= cap
+    return batch_full(ctx, mine)
+
+
+def batch_full(ctx: StudyContext, mine: int) -> bool:
+    """Whether `mine` test labels fill the annotator's batch (max_test_items_per_annotator):
+    the rule batch_done applies, for a caller that has the count already."""
+    cap = ctx.protocol.max_test_items_per_annotator
+    return cap is not None and mine >= cap
 
 
 _ITEM_VALUES = select(label.c.value).where(

@@ -578,8 +578,7 @@ class AnnotatorSession:
             return refresher  # catch_action "pause": back to training items, with feedback
         if self.ctx.protocol.catch_action == "pause" and self._paused():
             return None  # drifting, and no refresher item left: the researcher decides
-        cap = self.ctx.protocol.max_test_items_per_annotator
-        if cap is not None and phase is progress.phase and progress.test_done >= cap:
+        if phase is progress.phase and assignment.batch_full(self.ctx, progress.test_done):
             # The batch is done, as just read: nothing to lease (the answer that completed it
             # gave its lease back in its own transaction), so no write transaction to say so.
             self._standing_now(progress)
