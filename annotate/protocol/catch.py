@@ -37,7 +37,7 @@ from sqlalchemy import Connection, Engine, func, insert, select
 from annotate.protocol.answers import check_retry, describe, is_correct
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.protocol.views import Feedback, ItemView, label_row
-from annotate.store.engine import lock_study, write_connection
+from annotate.store.engine import lock_study, read_connection, write_connection
 from annotate.store.models import GateDecision, Item, Label, StudyItem
 
 
@@ -260,7 +260,7 @@ def serve_catch(session: AnnotatorSession, number: int) -> ItemView | None:
     """A catch item in place of the next test item when one is due (the test item stays
     leased to this annotator and comes next), else None."""
     ctx = session.ctx
-    with session.engine.connect() as conn:  # a read: most items are not catch items
+    with read_connection(session.engine) as conn:  # a read: most items are not catch items
         if not is_due(ctx, session.annotator_id, _stream_answers(conn, ctx, session.annotator_id)):
             return None
     with write_connection(session.engine) as conn:
@@ -392,7 +392,7 @@ def paused_warning(conn: Any, ctx: StudyContext, name: str) -> str:
 def serve_refresher(session: AnnotatorSession) -> ItemView | None:
     """The next refresher item (shown as a training item, with feedback), when one is due."""
     ctx = session.ctx
-    with session.engine.connect() as conn:
+    with read_connection(session.engine) as conn:
         done = refresher_round(conn, ctx, session.annotator_id)
     if done is None or done >= REFRESHER_ITEMS:
         return None

@@ -63,7 +63,12 @@ from annotate.protocol.crowd_config import (
     stored,
 )
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
-from annotate.store.engine import lock_annotator, write_connection, write_session
+from annotate.store.engine import (
+    lock_annotator,
+    read_connection,
+    write_connection,
+    write_session,
+)
 from annotate.store.models import (
     Annotator,
     CrowdNumber,
@@ -558,7 +563,7 @@ def record_survey(
 def _test_left(engine: Engine, ctx: StudyContext, annotator_id: int, now: datetime) -> bool:
     """Whether a test item is there for the annotator (their batch not done, an item held or
     free), without taking a lease."""
-    with engine.connect() as conn:
+    with read_connection(engine) as conn:
         if assignment.batch_done(conn, ctx, annotator_id):
             return False
         params = assignment.keys(ctx, annotator_id, now)
@@ -698,7 +703,7 @@ def arrival_exit(
     if phase is not Phase.REJECTED:
         if phase is Phase.TEST:
             return None
-        with session.engine.connect() as conn:
+        with read_connection(session.engine) as conn:
             role = conn.execute(
                 select(Visit.link_role).where(Visit.id == session.visit_id)
             ).scalar()

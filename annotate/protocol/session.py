@@ -33,6 +33,7 @@ from annotate.store.engine import (
     is_sqlite,
     is_transient,
     lock_annotator,
+    read_connection,
     write_connection,
     write_session,
     write_transaction,
@@ -300,7 +301,7 @@ class AnnotatorSession:
         """False once a newer window of the annotator took over (always True unclaimed)."""
         if self.visit_id is None:
             return True
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             return windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id)
 
     def was_quit(self) -> bool:
@@ -308,7 +309,7 @@ class AnnotatorSession:
         Never for an unclaimed session."""
         if self.visit_id is None:
             return False
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             return windows.was_quit(conn, self.visit_id)
 
     def heartbeat(self) -> bool:
@@ -447,7 +448,7 @@ class AnnotatorSession:
         if self._answered_since and self._progress is not None:
             self._answered_since = False
             return self._progress
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             progress = self._progress_in(conn)
         self._progress, self._answered_since = progress, False
         return progress
@@ -549,7 +550,7 @@ class AnnotatorSession:
         self._forget_progress()
         # One read for the window, where the annotator stands (kept for the status line the
         # screen asks for next) and, in training, the item: a training item takes no lease.
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             # Latest and not quit: a quit window's cookie replayed gets ContinuedElsewhere
             # here, which the page turns into sign-in (it asks was_quit then, and only then).
             live = self.visit_id is None or windows.is_open(
@@ -599,7 +600,7 @@ class AnnotatorSession:
     def _paused(self) -> bool:
         if self.ctx.protocol.catch_rate <= 0:
             return False
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             return catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
 
     def _stream_answers(self) -> int:
@@ -751,7 +752,7 @@ class AnnotatorSession:
         return None if row is None else TrainingAnswer(row.value, row.correct, row.gold)
 
     def _feedback(self, item: ItemView, decided: bool | None) -> Feedback:
-        with self.engine.connect() as conn:
+        with read_connection(self.engine) as conn:
             return self._feedback_in(conn, item, decided)
 
     def _feedback_in(

@@ -87,3 +87,21 @@ def test_commands_wait_within_bounds_then_say_the_store_is_unreachable(own_serve
     assert "\n" not in str(refused.value)
     pg.restart(own_server)
     open_workspace(own_server.url).engine.dispose()
+
+
+def test_a_connection_left_idle_across_a_restart_is_replaced_unseen(own_server, monkeypatch):
+    """The pool pings a connection that sat idle (here: any) before handing it out, so the
+    first read after a restart finds a live server, not the closed connection."""
+    from sqlalchemy import text
+
+    from annotate.store import engine as store_engine
+
+    ws = open_workspace(own_server.url, create=True)
+    with store_engine.read_connection(ws.engine) as conn:  # pooled, then left idle
+        assert conn.execute(text("SELECT 1")).scalar() == 1
+    pg.stop_now(own_server)
+    pg.restart(own_server)
+    monkeypatch.setattr(store_engine, "IDLE_PING_S", 0.0)
+    with store_engine.read_connection(ws.engine) as conn:
+        assert conn.execute(text("SELECT 1")).scalar() == 1
+    ws.engine.dispose()

@@ -23,7 +23,7 @@ from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.store.engine import is_sqlite
+from annotate.store.engine import is_sqlite, read_connection
 from annotate.store.models import Annotator, Item
 from annotate.text import terminal_safe
 from annotate.web.page.config import PageConfig
@@ -93,7 +93,7 @@ class PageState:
     def item_fields(self, item_id: int) -> dict[str, Any] | None:
         fields = self.item_texts.get(item_id)
         if fields is None:
-            with self.config.engine.connect() as conn:
+            with read_connection(self.config.engine) as conn:
                 fields = conn.execute(select(Item.fields).where(Item.id == item_id)).scalar()
             if fields is not None:
                 self.keep_item(item_id, fields)
