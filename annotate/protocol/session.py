@@ -678,8 +678,7 @@ class AnnotatorSession:
         try:
             # The answer and its feedback in one transaction (the feedback is read from what
             # the transaction wrote); the feedback is returned only once it has committed.
-            with write_session(self.engine) as session:
-                conn = session.connection()
+            with write_connection(self.engine) as conn:
                 self.check_window(conn)
                 params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
                 known = conn.execute(_TRAINING_STATE, {**params, "b_item": item.item_id}).first()
@@ -695,11 +694,10 @@ class AnnotatorSession:
                         )
                     gold = None if known is None else known.gold
                     decided, stored, by_phase = self._store_training(
-                        session, conn, item, value, gold, answered_at, flag, comment
+                        conn, item, value, gold, answered_at, flag, comment
                     )
                 else:  # a retry, or another tab's different answer (refused)
                     check_retry(self.spec, stored.value, value)
-                session.flush()  # the gate's decision too, before the feedback is read
                 # Stored now: the counts just read stand, and the gate's word is the one read
                 # before storing (none: training was open) or what this answer decided.
                 if by_phase is not None:
@@ -715,7 +713,6 @@ class AnnotatorSession:
 
     def _store_training(
         self,
-        session: Session,
         conn: Connection,
         item: ItemView,
         value,
@@ -741,10 +738,16 @@ class AnnotatorSession:
         # neither again.
         done, right = by_phase[TRAINING]
         me = gate.Trainee(self.annotator_id, self.annotator.name, done, right)
-        decision = gate.decide_threshold(
-            session, self.ctx, self.annotator_id, undecided=me, quota=quota
-        )
-        return (decision.admitted if decision is not None else None), stored, by_phase
+        # The decision is recorded through the ORM: a session on the answer's transaction,
+        # for this last answer only (the others need none, and a session costs a tenth of
+        # their CPU); flushed before the feedback reads it.
+        with Session(bind=conn, join_transaction_mode="rollback_only") as session:
+            decision = gate.decide_threshold(
+                session, self.ctx, self.annotator_id, undecided=me, quota=quota
+            )
+            session.flush()
+            admitted = decision.admitted if decision is not None else None
+        return admitted, stored, by_phase
 
     def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:
         params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id, "b_item": item_id}
