@@ -20,7 +20,12 @@ from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
-from annotate.web.page.screens import current, index_screen, signed_out, signin_screen
+from annotate.web.page.screens import (
+    current,
+    index_screen,
+    signin_screen,
+    window_refused,
+)
 from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
 
@@ -81,9 +86,9 @@ async def screen(request: Request) -> Response:
         try:
             return index_screen(page, request, session)
         except ContinuedElsewhere:
-            if moving_on and (out := signed_out(page, request)) is not None:
-                return out
-            raise  # a newer window of this annotator took over: this page says so
+            if not moving_on:
+                raise  # its window was checked as the session opened: another took over
+            return window_refused(page, request)
 
     result = await page.run(work)
     if result is None:
@@ -150,6 +155,4 @@ def start(
     try:
         return current(page, session)
     except ContinuedElsewhere:
-        if (out := signed_out(page, request)) is not None:
-            return out  # a replayed cookie of a window that was quit: sign-in
-        raise  # a newer window of this annotator took over: this page says so
+        return window_refused(page, request)

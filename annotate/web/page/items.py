@@ -28,6 +28,7 @@ from annotate.web.page.screens import (
     item_screen,
     signed_out,
     signin_screen,
+    window_refused,
 )
 from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
@@ -85,9 +86,7 @@ def answer(
         refused.status = 409
         return refused
     except ContinuedElsewhere:
-        if (out := signed_out(page, request)) is not None:
-            return out  # not another window: this one was quit, and its cookie is a copy
-        raise  # a newer window of this annotator took over: this page says so
+        return window_refused(page, request)
     except DBAPIError as exc:
         if not is_disconnect(exc):
             raise

@@ -12,6 +12,7 @@ from annotate.presentation.guidelines import where_you_are
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase
 from annotate.protocol.studies import TEST, TRAINING
+from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page import views
@@ -40,6 +41,16 @@ def signed_out(page: PageState, request: Request) -> Screen | None:
     if open_session(page, request) is None:
         return signin_screen(page)
     return None
+
+
+def window_refused(page: PageState, request: Request) -> Screen:
+    """What a screen whose read or write refused its window (ContinuedElsewhere) shows instead:
+    sign-in when the window was quit (its cookie is a copy, replayed); otherwise the refusal
+    stands, as a newer window of the annotator took over, and the page says so (guarded.py).
+    Asked only after a refusal, so a screen that passes pays no read for it."""
+    if (out := signed_out(page, request)) is not None:
+        return out
+    raise ContinuedElsewhere()
 
 
 def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
