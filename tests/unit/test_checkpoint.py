@@ -100,3 +100,53 @@ def test_a_keypress_sets_no_pragma_and_other_transactions_checkpoint_again(store
     assert path.read_bytes() != before
     with session.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1
+
+
+WRITER = """
+import sys
+from sqlalchemy import text
+from annotate.store.engine import make_engine, write_connection
+
+engine = make_engine(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    with write_connection(engine, keypress=True) as conn:
+        conn.execute(text("INSERT INTO answer (who, body) VALUES (:who, :body)"),
+                     {"who": sys.argv[3], "body": "x" * 500})
+"""
+
+
+@pytest.mark.slow
+def test_the_log_starts_over_while_several_processes_write_without_pause(tmp_path: Path):
+    """Terminal annotators who never pause, in processes of their own: the log's checkpoint
+    every DEFER_AT_MOST commits must copy it whole and let it start over. Run beside the
+    other processes' commits, it never caught up, and the log grew by every commit (200 MB
+    in six seconds at five annotators flat out), each commit slower than the last."""
+    import subprocess
+    import sys
+
+    from sqlalchemy import text
+
+    store = tmp_path / "store.db"
+    engine = engine_module.make_engine(str(store))
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE answer (id INTEGER PRIMARY KEY, who TEXT, body TEXT)"))
+        conn.execute(text("CREATE INDEX ix_answer_who ON answer (who, body)"))
+    writers, commits = 4, 1500
+    # Open (in no transaction) throughout, so the last writer's close leaves the log file as
+    # long as it grew: SQLite's files only ever grow, and start over from their beginning.
+    with engine.connect() as watching:
+        watching.exec_driver_sql("SELECT 1")
+        procs = [
+            subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(commits), f"w{n}"])
+            for n in range(writers)
+        ]
+        assert [p.wait(timeout=300) for p in procs] == [0] * writers
+        log = (tmp_path / "store.db-wal").stat().st_size
+        stored = watching.execute(text("SELECT count(*) FROM answer")).scalar()
+    engine.dispose()
+    assert stored == writers * commits
+    # Each commit appends a few pages (the row, the index); one page a commit is 24 MB here,
+    # and without the log starting over it grew to 100 MB. Starting over, it stays near
+    # what the writers commit between two checkpoints (5-7 MB).
+    one_page_a_commit = writers * commits * 4096
+    assert log < one_page_a_commit / 2, f"the log grew to {log / 1e6:.1f} MB"
