@@ -29,6 +29,8 @@ PHASE = re.compile(r'data-phase="([a-z]+)"')
 TICKET = re.compile(r'name="ticket" value="([^"]+)"')
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 HIDDEN = re.compile(r'type="hidden" name="([a-z])" value="([^"]*)"')
+READY = re.compile(r'<template id="upcoming">(.*?)</template>', re.S)
+"""The next training item, sent with the feedback: the page's script shows it on "continue"."""
 ANSWERS = ("entailment", "not_entailment")
 
 
@@ -215,11 +217,17 @@ class CrowdWorker(Browser):
         if kind == "item":
             ticket = TICKET.search(self.page)
             assert ticket is not None
-            await self.post(
-                "/answer", {"ticket": ticket[1], "answer": random.choice(ANSWERS)}, tally
-            )
+            form = {"ticket": ticket[1], "answer": random.choice(ANSWERS)}
+            if "data-shown-after" in self.page:  # shown by the script: it counts from the feedback
+                form["shown_after_ms"] = "0"  # the feedback is clicked through at once
+            await self.post("/answer", form, tally)
             if self.screen() == "feedback":
-                await self.get("/screen", tally, next="1")
+                # "Continue", as the page's script does it: the item that came with the
+                # feedback, with no request; without one, the server is asked.
+                if ready := READY.search(self.page):
+                    self.page = ready[1]
+                else:
+                    await self.get("/screen", tally, next="1")
                 tally.seconds["training"].append(time.perf_counter() - t0)
             else:
                 if not self.in_test:

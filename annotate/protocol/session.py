@@ -705,6 +705,18 @@ class AnnotatorSession:
                 else:
                     progress = self._progress_in(conn)
                 feedback = self._feedback_in(conn, item, decided, stored, progress)
+                if by_phase is not None and progress.phase is Phase.TRAINING:
+                    next_row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
+                    if next_row is not None:
+                        upcoming = ItemView(
+                            next_row.id,
+                            next_row.source_id,
+                            TRAINING,
+                            dict(next_row.fields),
+                            progress.training_done + 1,
+                            answered_at,  # served with the feedback: as the answer came
+                        )
+                        feedback = replace(feedback, upcoming=upcoming)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
         # Where the annotator stands as this commit left it: the feedback's status line.
@@ -738,15 +750,7 @@ class AnnotatorSession:
         # neither again.
         done, right = by_phase[TRAINING]
         me = gate.Trainee(self.annotator_id, self.annotator.name, done, right)
-        # The decision is recorded through the ORM: a session on the answer's transaction,
-        # for this last answer only (the others need none, and a session costs a tenth of
-        # their CPU); flushed before the feedback reads it.
-        with Session(bind=conn, join_transaction_mode="rollback_only") as session:
-            decision = gate.decide_threshold(
-                session, self.ctx, self.annotator_id, undecided=me, quota=quota
-            )
-            session.flush()
-            admitted = decision.admitted if decision is not None else None
+        admitted = gate.decide_threshold(conn, self.ctx, self.annotator_id, me, quota)
         return admitted, stored, by_phase
 
     def _training_answer(self, conn: Connection | Session, item_id: int) -> TrainingAnswer | None:

@@ -38,6 +38,11 @@ class Feedback:
     training_accuracy: float
     gate_decided: bool | None
     """True/False when this answer triggered an admission/refusal (threshold rule)."""
+    upcoming: ItemView | None = None
+    """The training item that comes after this feedback, read in the answer's transaction
+    (None when training is over, or for a feedback given again): for a front end that has it
+    ready when "continue" is pressed. Its `shown_at` is the feedback's time; the front end
+    moves it to when the item was shown."""
 
 
 def label_row(

@@ -138,16 +138,24 @@ LAYOUTS = {
 }
 
 
-def layout_study(engine: Engine, folder: Path, layout: str, *, test: int = 2, **overrides) -> str:
-    """A study of `layout` with one training item and `test` test items."""
+def layout_study(
+    engine: Engine, folder: Path, layout: str, *, test: int = 2, training: int = 1, **overrides
+) -> str:
+    """A study of `layout` with `training` training items (one by default) and `test` test
+    items."""
     task, rows = LAYOUTS[layout]
     return build_study(
         engine,
         folder / layout,
         task,
-        dev=rows(1),
+        dev=rows(training),
         test=without_gold(rows(test, 100), task),
-        overrides={**ONE_TRAINING, **overrides},
+        overrides={
+            **ONE_TRAINING,
+            "training_items": training,
+            "gate_min_items": training,
+            **overrides,
+        },
         name=layout.replace("_", "-"),
     )
 

@@ -10,6 +10,7 @@ server's origin. At 390×844 and 1280×800 the answer controls are in view witho
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,34 @@ def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path
             )
             assert out_of_view == [], (layout, out_of_view)
             assert d.execute_script("return document.documentElement.scrollWidth") <= width
+
+
+def test_continue_shows_the_next_training_item_with_no_request_and_times_it_from_then(
+    workspace, tmp_path: Path
+):
+    """The next training item comes with the feedback: Enter on the feedback shows it at once,
+    with no request to the server, and its answer time starts when it was shown, not when
+    the feedback was (the feedback's reading is not the item's)."""
+    import time
+
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, "pair", training=3)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        requested_urls(d)  # what was asked so far: the next look shows only what follows
+        time.sleep(1.5)  # the annotator reads the feedback (not a wait for the page)
+        then(d, press(d, Keys.ENTER), "item")
+        assert "Training 1/3" in status(d)
+        assert not [u for u in requested_urls(d) if u.startswith(base + "/")]
+        then(d, press(d, "2"), "feedback")  # the ready item's answer goes to the server
+        then(d, press(d, Keys.ENTER), "item")
+        assert "Training 2/3" in status(d)
+        no_foreign_request(d, base)
+    first, second = labels(workspace.engine, study)
+    assert (first.phase, second.phase) == ("training", "training")
+    assert first.item_id != second.item_id and second.value == "not_entailment"
+    assert second.shown_at - first.answered_at >= timedelta(seconds=1.4)
+    assert timedelta(0) < second.answered_at - second.shown_at < timedelta(seconds=1.4)

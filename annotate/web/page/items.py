@@ -46,7 +46,9 @@ def answer(
     asks first whether it was (the read every other form makes)."""
     received: datetime = request.state.received
     request.session.pop("fb", None)
-    served = from_ticket(page, session, form.get("ticket", ""))
+    served = from_ticket(
+        page, session, form.get("ticket", ""), shown_after=form.get("shown_after_ms"), by=received
+    )
     if served is None:
         return signed_out(page, request) or current(
             page, session, "That answer was for another page; here is your item."
@@ -100,7 +102,7 @@ def answer(
     if feedback is not None and session.ctx.protocol.training_feedback:
         if not kind:  # a reload shows this feedback again (a refresher's: not kept)
             request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
-        return feedback_screen(session, item, value, feedback)
+        return feedback_screen(page, session, item, value, feedback)
     return current(page, session)
 
 

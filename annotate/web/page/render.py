@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -33,15 +34,19 @@ def csrf_token(request: Request) -> str:
 
 def render(request: Request, screen: Screen) -> Response:
     page = page_of(request)
-    context = {
-        "screen": screen.name,
+    shared = {
         "title": page.title,
         "study": terminal_safe(page.config.study),
         "who": terminal_safe(request.session.get("who", "")),
         "csrf": csrf_token(request),
         "poll_ms": int(page.config.poll_seconds * 1000),
-        **screen.context,
     }
+    context = {"screen": screen.name, **shared, **screen.context}
+    if isinstance(upcoming := screen.context.get("upcoming"), Screen):
+        # The screen that comes next, ready in the page (feedback_screen): rendered by the
+        # same autoescaping template as any screen, so it is markup already.
+        within = {"screen": upcoming.name, **shared, **upcoming.context}
+        context["upcoming"] = Markup(page.templates.get_template("screen.html").render(within))
     template = "screen.html" if request.headers.get("hx-request") else "page.html"
     return HTMLResponse(
         page.templates.get_template(template).render(context),

@@ -77,7 +77,10 @@ def item_screen(
     revising: Any = None,
     flag: bool = False,
     comment: str = "",
+    ready: bool = False,
 ) -> Screen:
+    """`ready`: the item is sent with the feedback before it, to be shown when "continue" is
+    pressed; its form says how long after the feedback that was (tickets.from_ticket)."""
     kind = "revise" if revising is not None else ""
     if item.item_id in session.catch_items:
         kind = kind or "catch"
@@ -90,7 +93,8 @@ def item_screen(
         "item",
         {
             "item": views.item_page(session.spec, item.fields, revising),
-            "ticket": ticket(page, session, item, kind),
+            "ticket": ticket(page, session, item, kind, ready=ready),
+            "ready": ready,
             "status": status,
             "done": done,
             "total": max(total, 1),
@@ -135,9 +139,13 @@ def current(
 
 
 def feedback_screen(
-    session: AnnotatorSession, item: ItemView, value: Any, feedback: Feedback
+    page: PageState, session: AnnotatorSession, item: ItemView, value: Any, feedback: Feedback
 ) -> Screen:
+    """The feedback, and with it the training item that comes next, when the engine has it
+    ready: "continue" then shows it at once, without a request (page.js); without the
+    script, "continue" asks for it."""
     status, done, total = views.status_line(item, session.progress())
+    upcoming = feedback.upcoming
     return Screen(
         "feedback",
         {
@@ -146,6 +154,7 @@ def feedback_screen(
             "status": status,
             "done": done,
             "total": max(total, 1),
+            "upcoming": upcoming and item_screen(page, session, upcoming, ready=True),
         },
     )
 
@@ -165,7 +174,7 @@ def feedback_again(
         if is_full_disk(exc):
             raise  # kept for the retry: the disk-full screen, then this feedback again
         return None
-    return feedback_screen(session, item, pending.get("v"), feedback)
+    return feedback_screen(page, session, item, pending.get("v"), feedback)
 
 
 def index_screen(

@@ -156,6 +156,28 @@
       e.preventDefault(); submitJudgements();
     }
   }, true);
-  document.addEventListener("htmx:afterSettle", focusScreen);
-  document.addEventListener("DOMContentLoaded", focusScreen);
+  // --- "Continue" after feedback: the next training item came with the feedback ------------
+  // (a <template> the server drew); it is shown at once, with no request, and its form says
+  // how many milliseconds after the feedback that was, so its answer time leaves out the
+  // reading of the feedback. Without the template (or this script), the link asks the server.
+  var shownAt = 0;  // when the screen in place was shown (performance.now())
+  function shown() { shownAt = performance.now(); }
+  document.addEventListener("click", function (e) {
+    var c = e.target.closest && e.target.closest("#continue");
+    var ready = document.getElementById("upcoming");
+    if (!c || !ready || !screen().contains(ready)) return;
+    e.preventDefault();
+    e.stopPropagation();  // before htmx's own listener: no request
+    var after = Math.max(0, Math.round(performance.now() - shownAt));
+    var s = screen();
+    s.replaceChildren(ready.content.cloneNode(true));
+    var field = s.querySelector("[data-shown-after]");
+    if (field) field.value = String(after);
+    shown();
+    if (window.htmx) window.htmx.process(s);
+    focusScreen();
+  }, true);
+
+  document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); });
+  document.addEventListener("DOMContentLoaded", function () { shown(); focusScreen(); });
 })();

@@ -1,0 +1,142 @@
+"""The next training item comes with the feedback before it: "continue" shows it with no
+request (page.js), and its answer time starts when it was shown, not when the feedback was
+(Starlette's test client here; Chromium in test_page_browser_ready.py)."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.studies import add_annotator
+from tests.web.support import labels, layout_study
+from tests.web.test_page import client, screen, signed_in, ticket
+
+pytest.importorskip("starlette")
+
+
+@pytest.fixture
+def three_training(workspace, tmp_path: Path) -> str:
+    return layout_study(workspace.engine, tmp_path, "pair", test=2, training=3)
+
+
+def ready_screen(response) -> str:
+    """The screen ready in the feedback's <template>."""
+    ready = re.search(r'<template id="upcoming">(.*?)</template>', response.text, re.S)
+    assert ready is not None, "the feedback came without the next item"
+    assert 'data-screen="item"' in ready[1] and 'data-phase="training"' in ready[1]
+    return ready[1]
+
+
+def ready_ticket(response) -> str:
+    return re.search(r'name="ticket" value="([^"]+)"', ready_screen(response))[1]
+
+
+def premise(html: str) -> str:
+    return re.search(r'id="field-premise".*?</div>\s*</div>', html, re.S)[0]
+
+
+def test_the_next_training_item_is_ready_in_the_feedback_and_its_time_starts_when_shown(
+    workspace, three_training, monkeypatch
+):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, three_training, require_tokens=False)
+    token = signed_in(c)
+    first = c.get("/")
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"}
+    )
+    assert screen(feedback) == "feedback"
+    ready = ready_ticket(feedback)
+    # The annotator read the feedback for 2.5 s, pressed "continue" (page.js counts the
+    # 2.5 s) and answered the item 0.5 s later: the answer arrives 3 s on.
+    from annotate.web.page import preamble
+
+    now = preamble.utcnow
+    monkeypatch.setattr(preamble, "utcnow", lambda: now() + timedelta(seconds=3))
+    c.post(
+        "/answer",
+        data={"csrf": token, "ticket": ready, "answer": "entailment", "shown_after_ms": "2500"},
+    )
+    first_label, second = labels(workspace.engine, three_training)
+    assert second.item_id != first_label.item_id
+    # Served with the feedback (as the first answer was stored), shown 2.5 s later: its
+    # answer took 0.5 s, not the 3 s since the feedback.
+    assert second.shown_at - first_label.answered_at >= timedelta(milliseconds=2500)
+    assert timedelta(0) < second.answered_at - second.shown_at <= timedelta(milliseconds=600)
+
+
+@pytest.mark.parametrize("after", ["", "abc", "-40", "1e9", "99999999999"])
+def test_a_page_count_that_is_not_a_plain_number_of_milliseconds_moves_nothing(
+    workspace, three_training, after
+):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, three_training, require_tokens=False)
+    token = signed_in(c)
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+    )
+    form = {"csrf": token, "ticket": ready_ticket(feedback), "answer": "entailment"}
+    c.post("/answer", data={**form, "shown_after_ms": after})
+    first_label, second = labels(workspace.engine, three_training)
+    # Shown when it was served: the first answer's time (within this request's few ms).
+    assert second.shown_at - first_label.answered_at < timedelta(seconds=1)
+
+
+def test_a_count_past_the_answer_stops_at_the_answer_and_other_tickets_ignore_it(
+    workspace, three_training
+):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, three_training, require_tokens=False)
+    token = signed_in(c)
+    # An item the server showed (no feedback before it): the page's count is not asked for.
+    shown = c.get("/")
+    feedback = c.post(
+        "/answer",
+        data={
+            "csrf": token,
+            "ticket": ticket(shown),
+            "answer": "entailment",
+            "shown_after_ms": "5000",
+        },
+    )
+    ready = ready_ticket(feedback)
+    c.post(
+        "/answer",
+        data={"csrf": token, "ticket": ready, "answer": "entailment", "shown_after_ms": "86400000"},
+    )
+    first_label, second = labels(workspace.engine, three_training)
+    assert first_label.answered_at - first_label.shown_at < timedelta(seconds=5)
+    assert second.shown_at == second.answered_at  # a day later is capped at the answer
+
+
+def test_continue_without_the_script_still_asks_the_server_and_the_last_feedback_has_none(
+    workspace, three_training
+):
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, three_training, require_tokens=False)
+    token = signed_in(c)
+    item = c.get("/")
+    for n in (1, 2, 3):
+        assert f"Training {n - 1}/3" in item.text  # the answers given so far
+        feedback = c.post(
+            "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
+        )
+        assert screen(feedback) == "feedback"
+        has_ready = '<template id="upcoming">' in feedback.text
+        # The last training answer decides the gate: what comes next is the engine's to say.
+        assert has_ready == (n < 3)
+        if has_ready:  # what is ready is what the server shows on "continue"
+            ready = ready_screen(feedback)
+            asked = c.get("/screen?next=1")
+            assert premise(ready) == premise(asked.text)
+            assert (
+                re.search(r'status-text">([^<]*)', ready)[1]
+                == (re.search(r'status-text">([^<]*)', asked.text)[1])
+            )
+            item = asked
+    test_item = c.get("/screen?next=1")
+    assert screen(test_item) == "item" and "Test" in test_item.text
+    assert [label.phase for label in labels(workspace.engine, three_training)] == ["training"] * 3
