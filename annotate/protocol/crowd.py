@@ -48,7 +48,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -303,11 +303,20 @@ def pseudonym(n: int) -> str:
 def _next_pseudonym(session: Session) -> str:
     """A new worker's pseudonym: the next number the database hands out (CrowdNumber), so two
     arrivals never get the same one; numbers whose name someone took by hand are passed over."""
+    conn = session.connection()
     while True:
-        number = session.connection().execute(insert(CrowdNumber.__table__)).inserted_primary_key[0]
+        number = conn.execute(_NEXT_NUMBER).inserted_primary_key[0]
         name = pseudonym(int(number))
-        if session.scalar(select(Annotator.id).where(Annotator.name == name)) is None:
+        if conn.execute(_NAME_TAKEN, {"b_name": name}).first() is None:
             return name
+
+
+# Built once (SQLAlchemy builds a statement and its cache key on every call otherwise).
+_NEXT_NUMBER = insert(CrowdNumber.__table__)
+_NAME_TAKEN = select(Annotator.id).where(Annotator.name == bindparam("b_name"))
+_WORKER = select(Annotator).where(
+    Annotator.platform == bindparam("b_platform"), Annotator.platform_id == bindparam("b_id")
+)
 
 
 def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
@@ -320,11 +329,7 @@ def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
 
 
 def _find_worker(session: Session, platform: str, platform_id: str) -> Annotator | None:
-    return session.scalars(
-        select(Annotator).where(
-            Annotator.platform == platform, Annotator.platform_id == platform_id
-        )
-    ).first()
+    return session.scalars(_WORKER, {"b_platform": platform, "b_id": platform_id}).first()
 
 
 def enter_by_link(
