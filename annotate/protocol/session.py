@@ -283,19 +283,24 @@ class AnnotatorSession:
         """Use a visit claimed elsewhere (an arrival by link: crowd.enter_by_link)."""
         self.visit_id = visit_id
 
-    def check_window(self, conn) -> None:
+    def check_window(self, conn, *, lock: bool = False) -> None:
         """Inside a write transaction: refuse unless this is the annotator's newest window.
         An unclaimed session (the simulator, library use) is not checked, and does not read
-        its clock for it (a test's stepping clock would drift)."""
-        if self.visit_id is not None:
-            windows.touch(
-                conn,
-                self.ctx.id,
-                self.annotator_id,
-                self.visit_id,
-                self.clock(),
-                consent=self.consent_given,
-            )
+        its clock for it (a test's stepping clock would drift). `lock`: lock_annotator first
+        (one statement with the check on PostgreSQL)."""
+        if self.visit_id is None:
+            if lock:
+                lock_annotator(conn, self.ctx.id, self.annotator_id)
+            return
+        windows.touch(
+            conn,
+            self.ctx.id,
+            self.annotator_id,
+            self.visit_id,
+            self.clock(),
+            consent=self.consent_given,
+            lock=lock,
+        )
 
     def is_live(self) -> bool:
         """False once a newer window of the annotator took over (always True unclaimed)."""
@@ -586,8 +591,7 @@ class AnnotatorSession:
             return None
 
         def lease(conn: Connection) -> Leased | None:
-            lock_annotator(conn, self.ctx.id, self.annotator_id)
-            self.check_window(conn)
+            self.check_window(conn, lock=True)
             return assignment.lease_next_item(conn, self.ctx, self.annotator_id, self.clock())
 
         # A lease stores no answer: where the annotator stands is what the read above said,
@@ -810,8 +814,7 @@ class AnnotatorSession:
 
         def write(conn: Connection) -> tuple[Refusal | None, Leased | None, _Counted | None]:
             now = self.clock()
-            lock_annotator(conn, self.ctx.id, self.annotator_id)
-            self.check_window(conn)
+            self.check_window(conn, lock=True)
             # The annotator's counts, read once where something needs them: the batch's cap
             # (the count and the next lease) and, with no figures kept from before (the page
             # opens a session per request), where this answer leaves them. One statement in
@@ -819,8 +822,10 @@ class AnnotatorSession:
             by_phase = self._by_phase(conn) if capped or before is None else None
             mine = None if by_phase is None else by_phase.get(TEST, (0, 0))[0]
             refusal = None
-            if assignment.count_label(conn, self.ctx, self.annotator_id, item.item_id, mine):
-                conn.execute(assignment.INSERT_LABEL, row)
+            stored, released = assignment.count_and_store(
+                conn, self.ctx, self.annotator_id, row, mine
+            )
+            if stored:
                 assignment.settle(conn, self.ctx, item.item_id)
             else:
                 refusal = assignment.why_not_counted(
@@ -844,8 +849,9 @@ class AnnotatorSession:
                         conn, self.ctx, self.annotator_id, now, mine=mine
                     )
                 return refusal, leased, None
-            # The answer's last step (the fault tests stop a process right after it).
-            release_leases(conn, self.ctx, self.annotator_id, item.item_id)
+            # Given back with the count on PostgreSQL (assignment.count_and_store).
+            if not released:
+                release_leases(conn, self.ctx, self.annotator_id, item.item_id)
             leased, counted = None, None
             if refusal is None and by_phase is not None:
                 mine = (mine or 0) + 1

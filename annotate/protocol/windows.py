@@ -21,9 +21,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, exists, func, or_, select, update
 
 from annotate.errors import UserError
+from annotate.store.engine import ANNOTATOR_LOCK_PG, lock_annotator
 from annotate.store.models import Visit
 
 visit = Visit.__table__  # type: ignore[attr-defined]
@@ -76,6 +77,14 @@ _SUPERSEDE = (
 _NEW_WINDOW = visit.insert()
 
 
+_LOCKED = select(ANNOTATOR_LOCK_PG.label("taken")).cte("locked")
+TOUCH_LOCKED_PG = TOUCH.add_cte(_LOCKED, nest_here=True).where(exists(select(_LOCKED.c.taken)))
+"""PostgreSQL: lock_annotator's lock, then TOUCH, in one statement (one round trip fewer per
+answer). The lock is taken before the window's row is (the WITH query is run for the EXISTS
+before any row is updated), so it is still the transaction's first lock; what the transaction
+reads after it is read after the lock, as before."""
+
+
 def claim(
     conn: Connection,
     study_id: int,
@@ -108,13 +117,18 @@ def touch(
     now: datetime,
     *,
     consent: bool = False,
+    lock: bool = False,
 ) -> None:
     """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
     latest and was not quit. An unclaimed session (visit_id None: library use, the simulator)
     is not checked. `consent`: the worker agreed on this window; stored now unless an answer
-    is stored."""
-    if visit_id is None:
-        return
+    is stored. `lock`: take lock_annotator's lock first (in the same statement on
+    PostgreSQL); the caller has not."""
+    if visit_id is None or (lock and conn.dialect.name != "postgresql"):
+        if lock:
+            lock_annotator(conn, study_id, annotator_id)
+        if visit_id is None:
+            return
     params = {
         "b_visit": visit_id,
         "b_study": study_id,
@@ -122,7 +136,8 @@ def touch(
         "b_now": now,
         "b_consent": True if consent else None,
     }
-    if conn.execute(TOUCH, params).rowcount != 1:
+    statement = TOUCH_LOCKED_PG if lock and conn.dialect.name == "postgresql" else TOUCH
+    if conn.execute(statement, params).rowcount != 1:
         raise ContinuedElsewhere()
 
 

@@ -20,7 +20,18 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Integer,
+    bindparam,
+    cast,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
@@ -482,9 +493,12 @@ def ping(engine: Engine) -> None:
 
 
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
-_ANNOTATOR_LOCK = text(
-    "SELECT pg_advisory_xact_lock(-CAST(:study AS integer), CAST(:annotator AS integer))"
+ANNOTATOR_LOCK_PG = func.pg_advisory_xact_lock(
+    -cast(bindparam("b_study"), Integer), cast(bindparam("b_annotator"), Integer)
 )
+"""lock_annotator's lock on PostgreSQL, as an expression (bound parameters b_study,
+b_annotator), for a statement that takes it on its way (windows.TOUCH_LOCKED_PG)."""
+_ANNOTATOR_LOCK = select(ANNOTATOR_LOCK_PG)
 
 
 def lock_study(conn: Session | Connection, study_id: int) -> None:
@@ -507,4 +521,4 @@ def lock_annotator(conn: Connection, study_id: int, annotator_id: int) -> None:
     (study, item) that hand-outs take (assignment.py). It is taken first in the
     transaction, before any other lock, so it can be part of no deadlock."""
     if conn.dialect.name == "postgresql":
-        conn.execute(_ANNOTATOR_LOCK, {"study": study_id, "annotator": annotator_id})
+        conn.execute(_ANNOTATOR_LOCK, {"b_study": study_id, "b_annotator": annotator_id})

@@ -38,10 +38,11 @@ READ_TIMEOUT_S = 120
 # A worker that answers test items and prints each item id once submit() has returned (the
 # acknowledgement), then, on its PAUSE_AFTER-th answer, stops inside the commit of that answer:
 # the label row and the item's counter are written but not committed. It waits there for the
-# kill. The pause wraps the engine's own last step of a test answer, so the real code path runs.
+# kill. The pause wraps the engine's own step after a test label is stored (`settle`, on both
+# backends), so the real code path runs.
 WORKER = """
 import sys
-import annotate.protocol.session as engine
+import annotate.protocol.assignment as assignment
 from annotate.protocol.session import AnnotatorSession, Phase, _retry
 from annotate.workspace import open_workspace
 
@@ -51,15 +52,15 @@ s = AnnotatorSession.open(ws.engine, study, "ana", create_annotator=True)
 while s.phase() is Phase.TRAINING:
     s.submit(s.next_item(), "entailment")
 answered = 0
-release = engine.release_leases
+settle = assignment.settle
 
-def release_then_pause(session, ctx, annotator_id, item_id=None):
-    release(session, ctx, annotator_id, item_id)
-    if item_id is not None and answered == pause_after:
+def settle_then_pause(conn, ctx, item_id):
+    settle(conn, ctx, item_id)
+    if answered == pause_after:
         print("mid", item_id, flush=True)
         sys.stdin.read()  # inside the transaction, until killed
 
-engine.release_leases = release_then_pause
+assignment.settle = settle_then_pause
 while (item := s.next_item()) is not None:
     if pause_after < 0:
         print("holding", item.item_id, flush=True)  # on the screen, never answered
