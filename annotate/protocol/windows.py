@@ -173,8 +173,11 @@ and its cache key on every call otherwise (a tenth of an arrival's CPU went to t
 
 def depart(conn: Connection, visit_id: int, now: datetime) -> None:
     """A clean quit or an exit: the window's time on task ends now (once)."""
-    conn.execute(
-        update(visit)
-        .where(visit.c.id == visit_id, visit.c.departed_at.is_(None))
-        .values(departed_at=now, last_seen_at=now)
-    )
+    conn.execute(_DEPART, {"b_visit": visit_id, "b_now": now})
+
+
+_DEPART = (
+    update(visit)
+    .where(visit.c.id == bindparam("b_visit"), visit.c.departed_at.is_(None))
+    .values(departed_at=bindparam("b_now"), last_seen_at=bindparam("b_now"))
+)
