@@ -683,7 +683,8 @@ class AnnotatorSession:
             # The answer and its feedback in one transaction (the feedback is read from what
             # the transaction wrote); the feedback is returned only once it has committed.
             with write_connection(self.engine) as conn:
-                self.check_window(conn)
+                # The annotator's lock first, as every transaction that may lease (_upcoming).
+                self.check_window(conn, lock=True)
                 params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
                 known = conn.execute(_TRAINING_STATE, {**params, "b_item": item.item_id}).first()
                 stored = None
@@ -709,23 +710,39 @@ class AnnotatorSession:
                 else:
                     progress = self._progress_in(conn)
                 feedback = self._feedback_in(conn, item, decided, stored, progress)
-                if by_phase is not None and progress.phase is Phase.TRAINING:
-                    next_row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
-                    if next_row is not None:
-                        upcoming = ItemView(
-                            next_row.id,
-                            next_row.source_id,
-                            TRAINING,
-                            dict(next_row.fields),
-                            progress.training_done + 1,
-                            answered_at,  # served with the feedback: as the answer came
-                        )
-                        feedback = replace(feedback, upcoming=upcoming)
+                if by_phase is not None:  # stored now (not a retry)
+                    upcoming = self._upcoming(conn, progress, decided, answered_at)
+                    feedback = replace(feedback, upcoming=upcoming)
         except IntegrityError:  # answered before (a retried commit): the stored answer stands
             return self._feedback(item, None)
         # Where the annotator stands as this commit left it: the feedback's status line.
         self._progress, self._answered_since = progress, True
         return feedback
+
+    def _upcoming(
+        self, conn: Connection, progress: Progress, admitted: bool | None, now: datetime
+    ) -> ItemView | None:
+        """What comes after a training answer's feedback, in its transaction: the next training
+        item; or, when this answer admitted the annotator, their first test item, leased now as
+        next_item would lease it (a study without catch items: those are served by their own
+        rules, on "continue"). Served with the feedback, at `now` (the answer's time)."""
+        if progress.phase is Phase.TRAINING:
+            params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+            row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
+            if row is None:
+                return None
+            number = progress.training_done + 1
+            return ItemView(row.id, row.source_id, TRAINING, dict(row.fields), number, now)
+        if admitted is not True or progress.phase is not Phase.TEST:
+            return None
+        if self.ctx.protocol.catch_rate > 0:
+            return None
+        leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now, mine=0)
+        if leased is None:
+            return None
+        self._stream_done = 0  # just admitted: no test or catch answer yet
+        fields = dict(leased.fields)
+        return ItemView(leased.item_id, leased.source_id, TEST, fields, 1, now)
 
     def _store_training(
         self,

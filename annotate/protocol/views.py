@@ -39,10 +39,12 @@ class Feedback:
     gate_decided: bool | None
     """True/False when this answer triggered an admission/refusal (threshold rule)."""
     upcoming: ItemView | None = None
-    """The training item that comes after this feedback, read in the answer's transaction
-    (None when training is over, or for a feedback given again): for a front end that has it
-    ready when "continue" is pressed. Its `shown_at` is the feedback's time; the front end
-    moves it to when the item was shown."""
+    """The item that comes after this feedback, read in the answer's transaction: the next
+    training item, or the first test item (leased) when this answer admitted the annotator;
+    None when what comes next is for "continue" to ask (a gate still to decide, catch items)
+    or for a feedback given again. For a front end that has it ready when "continue" is
+    pressed. Its `shown_at` is the feedback's time; the front end moves it to when the item
+    was shown."""
 
 
 def label_row(

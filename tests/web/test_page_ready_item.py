@@ -1,6 +1,6 @@
 """The next training item comes with the feedback before it: "continue" shows it with no
 request (page.js), and its answer time starts when it was shown, not when the feedback was
-(Starlette's test client here; Chromium in test_page_browser_ready.py)."""
+(Starlette's test client here; Chromium in test_page_browser.py)."""
 
 from __future__ import annotations
 
@@ -22,16 +22,16 @@ def three_training(workspace, tmp_path: Path) -> str:
     return layout_study(workspace.engine, tmp_path, "pair", test=2, training=3)
 
 
-def ready_screen(response) -> str:
-    """The screen ready in the feedback's <template>."""
+def ready_screen(response, phase: str = "training") -> str:
+    """The screen ready in the feedback's <template>: an item of `phase`."""
     ready = re.search(r'<template id="upcoming">(.*?)</template>', response.text, re.S)
     assert ready is not None, "the feedback came without the next item"
-    assert 'data-screen="item"' in ready[1] and 'data-phase="training"' in ready[1]
+    assert 'data-screen="item"' in ready[1] and f'data-phase="{phase}"' in ready[1]
     return ready[1]
 
 
-def ready_ticket(response) -> str:
-    return re.search(r'name="ticket" value="([^"]+)"', ready_screen(response))[1]
+def ready_ticket(response, phase: str = "training") -> str:
+    return re.search(r'name="ticket" value="([^"]+)"', ready_screen(response, phase))[1]
 
 
 def premise(html: str) -> str:
@@ -112,9 +112,13 @@ def test_a_count_past_the_answer_stops_at_the_answer_and_other_tickets_ignore_it
     assert second.shown_at == second.answered_at  # a day later is capped at the answer
 
 
-def test_continue_without_the_script_still_asks_the_server_and_the_last_feedback_has_none(
+def test_what_is_ready_is_what_the_server_shows_on_continue_up_to_the_first_test_item(
     workspace, three_training
 ):
+    """Each feedback has the next item ready, and "continue" without the script asks the
+    server, which shows that same item: the next training item, and after the answer that
+    passes the gate, the first test item (leased with that answer, so the server's
+    "continue" shows the item the annotator holds)."""
     add_annotator(workspace.engine, "ana")
     c = client(workspace.engine, three_training, require_tokens=False)
     token = signed_in(c)
@@ -125,18 +129,42 @@ def test_continue_without_the_script_still_asks_the_server_and_the_last_feedback
             "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
         )
         assert screen(feedback) == "feedback"
-        has_ready = '<template id="upcoming">' in feedback.text
-        # The last training answer decides the gate: what comes next is the engine's to say.
-        assert has_ready == (n < 3)
-        if has_ready:  # what is ready is what the server shows on "continue"
-            ready = ready_screen(feedback)
-            asked = c.get("/screen?next=1")
-            assert premise(ready) == premise(asked.text)
-            assert (
-                re.search(r'status-text">([^<]*)', ready)[1]
-                == (re.search(r'status-text">([^<]*)', asked.text)[1])
-            )
-            item = asked
-    test_item = c.get("/screen?next=1")
-    assert screen(test_item) == "item" and "Test" in test_item.text
-    assert [label.phase for label in labels(workspace.engine, three_training)] == ["training"] * 3
+        ready = ready_screen(feedback, "training" if n < 3 else "test")
+        asked = c.get("/screen?next=1")
+        assert premise(ready) == premise(asked.text)
+        assert (
+            re.search(r'status-text">([^<]*)', ready)[1]
+            == (re.search(r'status-text">([^<]*)', asked.text)[1])
+        )
+        item = asked
+    assert screen(item) == "item" and "Test" in item.text
+    assert "Test phase: from now on there is no feedback." in item.text
+    # The ready test item's answer is stored, and the next test item follows.
+    following = c.post(
+        "/answer",
+        data={"csrf": token, "ticket": ready_ticket(feedback, "test"), "answer": "entailment"},
+    )
+    assert screen(following) == "item" and "Test 1/" in following.text
+    phases = [label.phase for label in labels(workspace.engine, three_training)]
+    assert phases == ["training"] * 3 + ["test"]
+
+
+def test_a_gate_that_does_not_decide_at_the_last_answer_leaves_continue_to_the_server(
+    workspace, tmp_path
+):
+    """The median rule decides when the researcher closes training: the last training
+    feedback has nothing ready, and "continue" shows the waiting screen."""
+    study = layout_study(workspace.engine, tmp_path, "pair", test=2, training=2, gate_rule="median")
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    item = c.get("/")
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
+    )
+    item = c.get("/screen?next=1")
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
+    )
+    assert screen(feedback) == "feedback" and '<template id="upcoming">' not in feedback.text
+    assert screen(c.get("/screen?next=1")) == "waiting"
