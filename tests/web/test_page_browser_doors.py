@@ -54,8 +54,10 @@ def test_a_full_disk_is_said_and_the_page_recovers_by_itself(workspace, tmp_path
             assert screen_name(driver) == "disk-full"
             said = driver.find_element("id", "screen").text
             assert "disk is full" in said and "tries again by itself" in said
-        # Room again: with no click and no reload, the page is back where it was.
-        WebDriverWait(driver, WAIT_S).until(lambda d: screen_name(d) == "feedback")
+        # Room again: with no click and no reload, the page shows what the reload asked for:
+        # the first test item, which came with the feedback (as "continue" shows it).
+        WebDriverWait(driver, WAIT_S).until(lambda d: screen_name(d) == "item")
+        assert "Test" in driver.find_element("id", "status-text").text
     assert len(labels(engine, study)) == 1  # the answer stored before, and nothing else
 
 

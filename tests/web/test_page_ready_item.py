@@ -167,4 +167,21 @@ def test_a_gate_that_does_not_decide_at_the_last_answer_leaves_continue_to_the_s
         "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
     )
     assert screen(feedback) == "feedback" and '<template id="upcoming">' not in feedback.text
+    again = c.get("/")  # a reload on this feedback shows it again, storing nothing more
+    assert screen(again) == "feedback" and "Right answer" in again.text
+    assert len(labels(workspace.engine, study)) == 2
     assert screen(c.get("/screen?next=1")) == "waiting"
+
+
+def test_a_reload_after_a_feedback_with_the_next_item_shows_that_item(workspace, three_training):
+    """ "Continue" showed the ready item with no request: a reload (or a second tab) shows
+    that item, not the feedback before it."""
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, three_training, require_tokens=False)
+    token = signed_in(c)
+    feedback = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+    )
+    reloaded = c.get("/")
+    assert screen(reloaded) == "item"
+    assert premise(reloaded.text) == premise(ready_screen(feedback))

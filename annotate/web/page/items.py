@@ -100,7 +100,10 @@ def answer(
             raise  # the disk-full screen, which retries by itself (guarded.py)
         return current(page, session, terminal_safe(str(exc)))
     if feedback is not None and session.ctx.protocol.training_feedback:
-        if not kind:  # a reload shows this feedback again (a refresher's: not kept)
+        # A reload shows this feedback again (a refresher's: not kept), unless the next item
+        # came with it: the page may show that item with no request, and a reload must then
+        # show the item, not the feedback before it.
+        if not kind and feedback.upcoming is None:
             request.session["fb"] = {"t": form.get("ticket", ""), "v": value}
         return feedback_screen(page, session, item, value, feedback)
     return current(page, session)
