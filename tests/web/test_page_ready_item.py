@@ -34,6 +34,19 @@ def ready_ticket(response, phase: str = "training") -> str:
     return re.search(r'name="ticket" value="([^"]+)"', ready_screen(response, phase))[1]
 
 
+def ana_on(workspace, study: str):
+    """Ana signed in on the study's page: the client and the page's CSRF token."""
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    return c, signed_in(c)
+
+
+def answer(c, token: str, ticket_value: str, **extra: str):
+    """The answer "entailment" to the item the ticket names (`extra`: more form fields)."""
+    form = {"csrf": token, "ticket": ticket_value, "answer": "entailment", **extra}
+    return c.post("/answer", data=form)
+
+
 def premise(html: str) -> str:
     return re.search(r'id="field-premise".*?</div>\s*</div>', html, re.S)[0]
 
@@ -41,13 +54,9 @@ def premise(html: str) -> str:
 def test_the_next_training_item_is_ready_in_the_feedback_and_its_time_starts_when_shown(
     workspace, three_training, monkeypatch
 ):
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, three_training, require_tokens=False)
-    token = signed_in(c)
+    c, token = ana_on(workspace, three_training)
     first = c.get("/")
-    feedback = c.post(
-        "/answer", data={"csrf": token, "ticket": ticket(first), "answer": "entailment"}
-    )
+    feedback = answer(c, token, ticket(first))
     assert screen(feedback) == "feedback"
     ready = ready_ticket(feedback)
     # The annotator read the feedback for 2.5 s, pressed "continue" (page.js counts the
@@ -56,10 +65,7 @@ def test_the_next_training_item_is_ready_in_the_feedback_and_its_time_starts_whe
 
     now = preamble.utcnow
     monkeypatch.setattr(preamble, "utcnow", lambda: now() + timedelta(seconds=3))
-    c.post(
-        "/answer",
-        data={"csrf": token, "ticket": ready, "answer": "entailment", "shown_after_ms": "2500"},
-    )
+    answer(c, token, ready, shown_after_ms="2500")
     first_label, second = labels(workspace.engine, three_training)
     assert second.item_id != first_label.item_id
     # Served with the feedback (as the first answer was stored), shown 2.5 s later: its
@@ -72,14 +78,9 @@ def test_the_next_training_item_is_ready_in_the_feedback_and_its_time_starts_whe
 def test_a_page_count_that_is_not_a_plain_number_of_milliseconds_moves_nothing(
     workspace, three_training, after
 ):
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, three_training, require_tokens=False)
-    token = signed_in(c)
-    feedback = c.post(
-        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
-    )
-    form = {"csrf": token, "ticket": ready_ticket(feedback), "answer": "entailment"}
-    c.post("/answer", data={**form, "shown_after_ms": after})
+    c, token = ana_on(workspace, three_training)
+    feedback = answer(c, token, ticket(c.get("/")))
+    answer(c, token, ready_ticket(feedback), shown_after_ms=after)
     first_label, second = labels(workspace.engine, three_training)
     # Shown when it was served: the first answer's time (within this request's few ms).
     assert second.shown_at - first_label.answered_at < timedelta(seconds=1)
@@ -88,25 +89,11 @@ def test_a_page_count_that_is_not_a_plain_number_of_milliseconds_moves_nothing(
 def test_a_count_past_the_answer_stops_at_the_answer_and_other_tickets_ignore_it(
     workspace, three_training
 ):
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, three_training, require_tokens=False)
-    token = signed_in(c)
+    c, token = ana_on(workspace, three_training)
     # An item the server showed (no feedback before it): the page's count is not asked for.
     shown = c.get("/")
-    feedback = c.post(
-        "/answer",
-        data={
-            "csrf": token,
-            "ticket": ticket(shown),
-            "answer": "entailment",
-            "shown_after_ms": "5000",
-        },
-    )
-    ready = ready_ticket(feedback)
-    c.post(
-        "/answer",
-        data={"csrf": token, "ticket": ready, "answer": "entailment", "shown_after_ms": "86400000"},
-    )
+    feedback = answer(c, token, ticket(shown), shown_after_ms="5000")
+    answer(c, token, ready_ticket(feedback), shown_after_ms="86400000")
     first_label, second = labels(workspace.engine, three_training)
     assert first_label.answered_at - first_label.shown_at < timedelta(seconds=5)
     assert second.shown_at == second.answered_at  # a day later is capped at the answer
@@ -119,15 +106,11 @@ def test_what_is_ready_is_what_the_server_shows_on_continue_up_to_the_first_test
     server, which shows that same item: the next training item, and after the answer that
     passes the gate, the first test item (leased with that answer, so the server's
     "continue" shows the item the annotator holds)."""
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, three_training, require_tokens=False)
-    token = signed_in(c)
+    c, token = ana_on(workspace, three_training)
     item = c.get("/")
     for n in (1, 2, 3):
         assert f"Training {n - 1}/3" in item.text  # the answers given so far
-        feedback = c.post(
-            "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
-        )
+        feedback = answer(c, token, ticket(item))
         assert screen(feedback) == "feedback"
         ready = ready_screen(feedback, "training" if n < 3 else "test")
         asked = c.get("/screen?next=1")
@@ -140,10 +123,7 @@ def test_what_is_ready_is_what_the_server_shows_on_continue_up_to_the_first_test
     assert screen(item) == "item" and "Test" in item.text
     assert "Test phase: from now on there is no feedback." in item.text
     # The ready test item's answer is stored, and the next test item follows.
-    following = c.post(
-        "/answer",
-        data={"csrf": token, "ticket": ready_ticket(feedback, "test"), "answer": "entailment"},
-    )
+    following = answer(c, token, ready_ticket(feedback, "test"))
     assert screen(following) == "item" and "Test 1/" in following.text
     phases = [label.phase for label in labels(workspace.engine, three_training)]
     assert phases == ["training"] * 3 + ["test"]
@@ -155,17 +135,11 @@ def test_a_gate_that_does_not_decide_at_the_last_answer_leaves_continue_to_the_s
     """The median rule decides when the researcher closes training: the last training
     feedback has nothing ready, and "continue" shows the waiting screen."""
     study = layout_study(workspace.engine, tmp_path, "pair", test=2, training=2, gate_rule="median")
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, study, require_tokens=False)
-    token = signed_in(c)
+    c, token = ana_on(workspace, study)
     item = c.get("/")
-    feedback = c.post(
-        "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
-    )
+    feedback = answer(c, token, ticket(item))
     item = c.get("/screen?next=1")
-    feedback = c.post(
-        "/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"}
-    )
+    feedback = answer(c, token, ticket(item))
     assert screen(feedback) == "feedback" and '<template id="upcoming">' not in feedback.text
     again = c.get("/")  # a reload on this feedback shows it again, storing nothing more
     assert screen(again) == "feedback" and "Right answer" in again.text
@@ -176,12 +150,8 @@ def test_a_gate_that_does_not_decide_at_the_last_answer_leaves_continue_to_the_s
 def test_a_reload_after_a_feedback_with_the_next_item_shows_that_item(workspace, three_training):
     """ "Continue" showed the ready item with no request: a reload (or a second tab) shows
     that item, not the feedback before it."""
-    add_annotator(workspace.engine, "ana")
-    c = client(workspace.engine, three_training, require_tokens=False)
-    token = signed_in(c)
-    feedback = c.post(
-        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
-    )
+    c, token = ana_on(workspace, three_training)
+    feedback = answer(c, token, ticket(c.get("/")))
     reloaded = c.get("/")
     assert screen(reloaded) == "item"
     assert premise(reloaded.text) == premise(ready_screen(feedback))
