@@ -444,6 +444,7 @@ _RECORD_OUTCOME = (
 
 
 def _theirs(ctx: StudyContext, annotator_id: int | None) -> dict[str, Any]:
+    """The bound parameters of a statement above about one worker in the study."""
     return {"b_study": ctx.id, "b_annotator": annotator_id or 0}
 
 

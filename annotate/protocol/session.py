@@ -566,15 +566,10 @@ class AnnotatorSession:
             progress = self._progress_in(conn)
             phase = progress.phase
             if phase is Phase.TRAINING:
-                params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-                row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
-                if row is None:
-                    return None
-                self._progress, self._answered_since = progress, True
-                number = progress.training_done + 1
-                return ItemView(
-                    row.id, row.source_id, TRAINING, dict(row.fields), number, self.clock()
-                )
+                training = self._next_training(conn, progress)
+                if training is not None:
+                    self._progress, self._answered_since = progress, True
+                return training
         if phase is Phase.WAITING and self._decide_now():  # as phase() does
             with Session(self.engine) as session:
                 phase = self._phase(session)
@@ -617,14 +612,15 @@ class AnnotatorSession:
         by_phase = self._by_phase(session)
         return by_phase.get(TEST, (0, 0))[0] + by_phase.get(catch.CATCH, (0, 0))[0]
 
-    def _test_view(self, leased: Leased | None) -> ItemView | None:
+    def _test_view(self, leased: Leased | None, at: datetime | None = None) -> ItemView | None:
+        """The leased item as shown `at` (now unless given), or the catch item due first."""
         if leased is None:
             return None
         fields = dict(leased.fields)
         number = self._stream_answers() + 1
         if self.ctx.protocol.catch_rate > 0 and (served := catch.serve_catch(self, number)):
             return served  # the leased test item stays this annotator's and comes next
-        return ItemView(leased.item_id, leased.source_id, TEST, fields, number, self.clock())
+        return ItemView(leased.item_id, leased.source_id, TEST, fields, number, at or self.clock())
 
     def _prepared(
         self, item: ItemView, answer: Any, answered_at: datetime | None, comment: str | None
@@ -727,22 +723,29 @@ class AnnotatorSession:
         next_item would lease it (a study without catch items: those are served by their own
         rules, on "continue"). Served with the feedback, at `now` (the answer's time)."""
         if progress.phase is Phase.TRAINING:
-            params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-            row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
-            if row is None:
-                return None
-            number = progress.training_done + 1
-            return ItemView(row.id, row.source_id, TRAINING, dict(row.fields), number, now)
+            return self._next_training(conn, progress, now)
         if admitted is not True or progress.phase is not Phase.TEST:
             return None
         if self.ctx.protocol.catch_rate > 0:
             return None
         leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now, mine=0)
-        if leased is None:
-            return None
         self._stream_done = 0  # just admitted: no test or catch answer yet
-        fields = dict(leased.fields)
-        return ItemView(leased.item_id, leased.source_id, TEST, fields, 1, now)
+        return self._test_view(leased, now)
+
+    def _next_training(
+        self, conn: Connection, progress: Progress, at: datetime | None = None
+    ) -> ItemView | None:
+        """The annotator's next training item in the study's order (a training item takes no
+        lease), numbered after `progress`, shown `at` (now unless given); None when none is
+        left."""
+        params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+        row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
+        if row is None:
+            return None
+        number = progress.training_done + 1
+        return ItemView(
+            row.id, row.source_id, TRAINING, dict(row.fields), number, at or self.clock()
+        )
 
     def _store_training(
         self,

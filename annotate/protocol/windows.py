@@ -122,13 +122,13 @@ def touch(
     """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
     latest and was not quit. An unclaimed session (visit_id None: library use, the simulator)
     is not checked. `consent`: the worker agreed on this window; stored now unless an answer
-    is stored. `lock`: take lock_annotator's lock first (in the same statement on
-    PostgreSQL); the caller has not."""
-    if visit_id is None or (lock and conn.dialect.name != "postgresql"):
-        if lock:
-            lock_annotator(conn, study_id, annotator_id)
-        if visit_id is None:
-            return
+    is stored. `lock`: take lock_annotator's lock first, in the same statement on
+    PostgreSQL (with no window to check, the caller takes it)."""
+    if visit_id is None:
+        return
+    in_statement = lock and conn.dialect.name == "postgresql"
+    if lock and not in_statement:
+        lock_annotator(conn, study_id, annotator_id)
     params = {
         "b_visit": visit_id,
         "b_study": study_id,
@@ -136,7 +136,7 @@ def touch(
         "b_now": now,
         "b_consent": True if consent else None,
     }
-    statement = TOUCH_LOCKED_PG if lock and conn.dialect.name == "postgresql" else TOUCH
+    statement = TOUCH_LOCKED_PG if in_statement else TOUCH
     if conn.execute(statement, params).rowcount != 1:
         raise ContinuedElsewhere()
 

@@ -141,9 +141,9 @@ def current(
 def feedback_screen(
     page: PageState, session: AnnotatorSession, item: ItemView, value: Any, feedback: Feedback
 ) -> Screen:
-    """The feedback, and with it the training item that comes next, when the engine has it
-    ready: "continue" then shows it at once, without a request (page.js); without the
-    script, "continue" asks for it."""
+    """The feedback, and with it the item that comes next when the engine has it ready
+    (Feedback.upcoming): "continue" then shows it at once, without a request (page.js);
+    without the script, "continue" asks for it."""
     status, done, total = views.status_line(item, session.progress())
     upcoming = feedback.upcoming
     return Screen(

@@ -156,7 +156,7 @@
       e.preventDefault(); submitJudgements();
     }
   }, true);
-  // --- "Continue" after feedback: the next training item came with the feedback ------------
+  // --- "Continue" after feedback: the next item came with the feedback ---------------------
   // (a <template> the server drew); it is shown at once, with no request, and its form says
   // how many milliseconds after the feedback that was, so its answer time leaves out the
   // reading of the feedback. Without the template (or this script), the link asks the server.
