@@ -47,6 +47,7 @@ from annotate.store.models import (
     StudyItem,
     utcnow,
 )
+from annotate.store.prepared import Prepared
 
 RETRIES = 5
 """Attempts for a commit that failed with a transient error. Each SQLite attempt has already
@@ -74,6 +75,7 @@ index (study, annotator, phase) alone, reading no table row (it seeks a row only
 outside the index is read), 7 times faster at 1,000 answers, where the page reads this after
 every answer."""
 _STANDING = _BY_PHASE.add_columns(gate.LATEST_ADMITTED)
+_RUN_BY_PHASE, _RUN_STANDING = Prepared(_BY_PHASE), Prepared(_STANDING)
 """The same with the gate's latest word on each row: where the annotator stands, in one read."""
 
 _TRAINING_STATE = (
@@ -347,14 +349,14 @@ class AnnotatorSession:
         have answered anything (the word comes with each phase's row); before, the word is read
         where it is needed (_phase)."""
         params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-        rows = conn.execute(_STANDING, params).all()
+        rows = _RUN_STANDING.run(conn, params).all()
         by_phase = {phase: (int(n), int(right)) for phase, n, right, _ in rows}
         return by_phase, (None if rows[0][3] is None else bool(rows[0][3])) if rows else _UNREAD
 
     def _by_phase(self, session: Session | Connection) -> dict[str, tuple[int, int]]:
         """phase -> (answers, right ones: training only) of this annotator."""
         params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-        rows = session.execute(_BY_PHASE, params).all()
+        rows = _RUN_BY_PHASE.run(session, params).all()
         return {phase: (int(n), int(right)) for phase, n, right in rows}
 
     def _study_sizes(self, session: Session | Connection) -> tuple[int, int]:
@@ -819,7 +821,8 @@ class AnnotatorSession:
     ) -> ItemView | None:
         """The test keypress: one write transaction that counts the label (refused past k or
         without admission), stores it, gives back the lease and, with `then_next`, leases the
-        next item. Everything that can be prepared is prepared before the lock."""
+        next item (on SQLite the lease moves onto it). Everything that can be prepared is
+        prepared before the lock."""
         before = self._moved_on()
         self._forget_progress()  # until this answer is known to be stored
         if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
@@ -869,16 +872,18 @@ class AnnotatorSession:
                         conn, self.ctx, self.annotator_id, now, mine=mine
                     )
                 return refusal, leased, None
-            # Given back with the count on PostgreSQL (assignment.count_and_store).
-            if not released:
+            # Given back with the count on PostgreSQL (assignment.count_and_store); else, when
+            # the next item follows, moved onto it (one statement for two).
+            moving = then_next and refusal is None and not released
+            if not released and not moving:
                 release_leases(conn, self.ctx, self.annotator_id, item.item_id)
             leased, counted = None, None
             if refusal is None and by_phase is not None:
                 mine = (mine or 0) + 1
                 counted = _Counted({**by_phase, TEST: (mine, 0)})
-            if then_next and refusal is None:  # no lease of ours is left: nothing to resume
+            if then_next and refusal is None:  # no lease of ours to resume
                 leased = assignment.lease_next_item(
-                    conn, self.ctx, self.annotator_id, now, resume=False, mine=mine
+                    conn, self.ctx, self.annotator_id, now, resume=False, mine=mine, moving=moving
                 )
             return refusal, leased, counted
 

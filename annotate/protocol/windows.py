@@ -26,6 +26,7 @@ from sqlalchemy import Connection, and_, bindparam, exists, func, or_, select, u
 from annotate.errors import UserError
 from annotate.store.engine import ANNOTATOR_LOCK_PG, lock_annotator
 from annotate.store.models import Visit
+from annotate.store.prepared import Prepared
 
 visit = Visit.__table__  # type: ignore[attr-defined]
 
@@ -85,6 +86,9 @@ before any row is updated), so it is still the transaction's first lock; what th
 reads after it is read after the lock, as before."""
 
 
+_RUN_TOUCH, _RUN_TOUCH_LOCKED_PG = Prepared(TOUCH), Prepared(TOUCH_LOCKED_PG)
+
+
 def claim(
     conn: Connection,
     study_id: int,
@@ -136,8 +140,8 @@ def touch(
         "b_now": now,
         "b_consent": True if consent else None,
     }
-    statement = TOUCH_LOCKED_PG if in_statement else TOUCH
-    if conn.execute(statement, params).rowcount != 1:
+    statement = _RUN_TOUCH_LOCKED_PG if in_statement else _RUN_TOUCH
+    if statement.run(conn, params).rowcount != 1:
         raise ContinuedElsewhere()
 
 

@@ -13,7 +13,7 @@ failure or deadlock).
 from __future__ import annotations
 
 import os
-import shutil
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -39,6 +39,13 @@ from sqlmodel import Session
 from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store import checkpoint, group_commit
+from annotate.store.failures import (
+    StorageError,
+    describe_store,
+    raised_as,
+    storage_error,
+    watched,
+)
 from annotate.store.turn import writer_lock_path, writer_turn
 
 T = TypeVar("T")
@@ -53,23 +60,6 @@ SQLITE_PRAGMAS = (
 PG_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
 """serialization_failure and deadlock_detected: PostgreSQL rolled the transaction back and
 running it again is the documented remedy."""
-
-SQLITE_STORAGE_ERRORS = {
-    "SQLITE_READONLY": "is read-only ({reason}): nothing was written. Check that the file and "
-    "its folder are writable by you, or use a copy (`annotate backup`).",
-    "SQLITE_FULL": "could not grow: the disk is full ({reason}). The last change was not saved "
-    "and the store is intact; free some space and try again.",
-    "SQLITE_IOERR": "could not be read or written ({reason}). Any change in progress was rolled "
-    "back; check the disk, then run `annotate check`.",
-    "SQLITE_CANTOPEN": "cannot be opened ({reason}); check that the file and its folder exist "
-    "and are readable and writable by you.",
-    "SQLITE_CORRUPT": "is damaged ({reason}). Restore it from a backup (docs: "
-    '"Running a study", "Recovering from a backup").',
-    "SQLITE_NOTADB": "is not a SQLite database ({reason}): check the --db path, or restore the "
-    "store from a backup.",
-}
-"""SQLite failures of the file or the disk, not of the program: the user gets one clear line
-(a UserError) instead of a traceback. The message prefix is the error name (its family)."""
 
 
 def normalise_url(url_or_path: str) -> str:
@@ -98,7 +88,18 @@ def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
         options = conn.get_execution_options()
         if not options.get("keypress", False):
             checkpoint.resume(conn)  # a keypress commit may have left it off
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("sqlite_immediate") else "BEGIN")
+        begin = "BEGIN IMMEDIATE" if options.get("sqlite_immediate") else "BEGIN"
+        turn = conn.info.get(group_commit.TURN_AT_BEGIN)
+        if turn is not None:
+            turn.take()
+        if watched(conn):
+            conn.exec_driver_sql(begin)
+            return
+        # Straight to the driver (store/prepared.py says why): a keypress begins a transaction.
+        try:
+            conn.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
+        except sqlite3.Error as exc:
+            raise raised_as(conn, begin, (), exc) from exc
 
 
 IDLE_PING_S = 1.0
@@ -161,68 +162,6 @@ def _install_storage_error_hook(engine: Engine) -> None:
         error = storage_error(context.original_exception, engine)
         if error is not None:
             raise error from None
-
-
-class StorageError(UserError):
-    """The store's file, disk or schema failed, not the program; `reason` is the database's
-    own words."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def storage_error(exc: BaseException, engine: Engine) -> UserError | None:
-    """The UserError for a read-only, full or unreadable SQLite file, else None. A busy
-    database ("database is locked") is not one: it is transient and retried."""
-    missing = _missing_schema_object(exc)
-    if missing is not None:
-        return StorageError(
-            f"the store {describe_store(engine)} has no {missing}: it is damaged or was not made "
-            "by this annotate. Run `annotate check`, or restore a backup.",
-            f"no {missing}",
-        )
-    name = getattr(exc, "sqlite_errorname", None)
-    if not isinstance(name, str):
-        return None
-    reason = str(exc) or name
-    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")) and disk_is_full(engine):
-        # On a full disk SQLite often says only "disk I/O error" (the WAL index cannot grow).
-        name, reason = "SQLITE_FULL", f"{reason}; no space left on the device"
-    for family, message in SQLITE_STORAGE_ERRORS.items():
-        if name == family or name.startswith(family + "_"):
-            text_ = f"the store {describe_store(engine)} " + message.format(reason=reason)
-            return StorageError(text_, reason)
-    return None
-
-
-PG_UNDEFINED = {"42P01": "table", "42703": "column"}
-
-
-def _missing_schema_object(exc: BaseException) -> str | None:
-    """'table labels' when the query failed on a table or column the store lacks."""
-    sqlstate = getattr(exc, "sqlstate", None)
-    message = str(exc).splitlines()[0] if str(exc) else ""
-    if sqlstate in PG_UNDEFINED:
-        return f"{PG_UNDEFINED[sqlstate]} named in: {message}"
-    for what in ("no such table: ", "no such column: "):
-        if message.startswith(what):
-            return f"{what[8:-2]} {message[len(what) :]}"
-    return None
-
-
-FULL_DISK_BYTES = 1 << 20
-"""Less free space than this (1 MiB) on the store's device counts as a full disk."""
-
-
-def disk_is_full(engine: Engine) -> bool:
-    database = engine.url.database
-    if not database or database == ":memory:":
-        return False
-    try:
-        return shutil.disk_usage(Path(database).resolve().parent).free < FULL_DISK_BYTES
-    except OSError:
-        return False
 
 
 def read_only_url(path: Path) -> str | None:
@@ -390,13 +329,6 @@ def is_transient(exc: BaseException) -> bool:
         return sqlstate in PG_RETRYABLE_SQLSTATES
     text_ = str(exc.orig).lower()
     return isinstance(exc, OperationalError) and ("locked" in text_ or "busy" in text_)
-
-
-def describe_store(engine: Engine) -> str:
-    database = engine.url.database or ""
-    if engine.dialect.name == "sqlite" and database.startswith("file:"):
-        return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # read_only_url
-    return engine.url.render_as_string(hide_password=True)
 
 
 @contextmanager

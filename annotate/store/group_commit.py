@@ -32,6 +32,7 @@ RuntimeError instead.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, Engine, NestedTransaction, RootTransaction
 
 from annotate.store import checkpoint
+from annotate.store.failures import raised_as, watched
 from annotate.store.per_engine import PerEngine
 
 GROUP_AT_MOST = 64
@@ -55,7 +57,7 @@ reason."""
 class _Batch:
     conn: Connection
     transaction: RootTransaction
-    turn: AbstractContextManager[None]
+    turn: TurnAtBegin
     keypress: AbstractContextManager[None] | None
     opened: float = field(default_factory=time.monotonic)
     members: int = 0
@@ -154,19 +156,45 @@ def grouped_write(
         raise batch.error
 
 
+TURN_AT_BEGIN = "annotate.turn_at_begin"
+"""In a connection's `info` while its batch opens: the writers' turn, which the engine's begin
+hook takes just before BEGIN IMMEDIATE (store/engine.py)."""
+
+
+class TurnAtBegin:
+    """The writers' turn, taken as late as it can be: by the begin hook, right before BEGIN
+    IMMEDIATE, so SQLAlchemy's own work to begin a transaction is done before it, not while
+    every other writing process waits (measured: most of a transaction's start)."""
+
+    def __init__(self, turn: AbstractContextManager[None]) -> None:
+        self.turn, self.taken = turn, False
+
+    def take(self) -> None:
+        self.turn.__enter__()
+        self.taken = True
+
+    def give_back(self) -> None:
+        if self.taken:
+            self.taken = False
+            self.turn.__exit__(None, None, None)
+
+
 def _open(engine: Engine, conn: Connection, keypress: bool, turn: OpenTurn) -> _Batch:
     later = checkpoint.keypress_commit(engine, conn) if keypress else None
-    writers_turn = turn(engine)
+    writers_turn = TurnAtBegin(turn(engine))
     if later is not None:
         later.__enter__()
-    writers_turn.__enter__()
+    conn.info[TURN_AT_BEGIN] = writers_turn
     try:
         conn.execution_options(sqlite_immediate=True, keypress=keypress)
         transaction = conn.begin()
+        if not writers_turn.taken:  # an engine without annotate's begin hook
+            writers_turn.take()
     except BaseException:
-        writers_turn.__exit__(None, None, None)
+        writers_turn.give_back()
         raise
     finally:
+        conn.info.pop(TURN_AT_BEGIN, None)
         conn.execution_options(sqlite_immediate=False)
     return _Batch(conn, transaction, writers_turn, later)
 
@@ -207,17 +235,35 @@ def _full(group: _Group, batch: _Batch) -> bool:
     )
 
 
+def _commit_on_driver(conn: Connection) -> bool:
+    """COMMIT on the SQLite driver itself, so SQLAlchemy's bookkeeping of the transaction's end
+    (events, the pool's reset-on-return state) runs after the writers' turn is given back,
+    not while every other writing process waits for it. False where something listens to the
+    connection's statements (watched) or commits (SQLAlchemy tells those before the driver
+    commits): SQLAlchemy commits, as it always did."""
+    if watched(conn) or conn.dispatch.commit:
+        return False
+    try:
+        conn.connection.driver_connection.execute("COMMIT")  # type: ignore[union-attr]
+    except sqlite3.Error as exc:
+        raise raised_as(conn, "COMMIT", (), exc) from exc
+    return True
+
+
 def _finish(group: _Group, batch: _Batch) -> None:
     """Commit the batch (roll it back if it failed), end its turn, then let its members go.
     Runs holding the serial lock, which it releases: writers that arrive meanwhile queue and
     form the next batch."""
     group.batch = None
+    committed_on_driver = False
     try:
         try:
             if batch.conn.get_transaction() is not batch.transaction:
                 pass  # rolled back already (the first writer's ORM session did, alone in it)
             elif batch.error is None:
-                batch.transaction.commit()
+                committed_on_driver = _commit_on_driver(batch.conn)
+                if not committed_on_driver:
+                    batch.transaction.commit()
                 group.commits += 1
             else:
                 batch.transaction.rollback()
@@ -228,9 +274,13 @@ def _finish(group: _Group, batch: _Batch) -> None:
             except BaseException:
                 batch.conn.invalidate()  # do not pool a connection in an unknown state
         finally:
-            batch.turn.__exit__(None, None, None)
-            group.holder = None
-            group.serial.release()
+            batch.turn.give_back()
+            try:
+                if committed_on_driver:  # SQLAlchemy's own end of it, outside the turn
+                    batch.transaction.commit()  # (the driver's commit: nothing left to do)
+            finally:
+                group.holder = None
+                group.serial.release()
         if batch.keypress is not None and batch.error is None:
             batch.keypress.__exit__(None, None, None)  # its deferred checkpoint, when due
     finally:

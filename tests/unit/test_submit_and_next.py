@@ -51,3 +51,38 @@ def test_training_items_are_refused(workspace, tmp_path: Path):
     s = AnnotatorSession.open(workspace.engine, ctx.study.name, "ana", create_annotator=True)
     with pytest.raises(ValueError, match="test items"):
         s.submit_and_next(s.next_item(), "entailment")
+
+
+def leases(workspace) -> list[int]:
+    with Session(workspace.engine) as db:
+        return sorted(db.exec(select(Lease.item_id)).all())
+
+
+def test_the_next_item_is_the_one_lease_held_whatever_was_held_before(workspace, tmp_path: Path):
+    """The answered item's lease becomes the next item's. One that ran out and was given back
+    leaves nothing to move, and a second lease held beside it (left by another window) is
+    given back too: either way the annotator then holds the next item alone."""
+    s = admitted(workspace, tmp_path, test=4)
+    first = s.next_item()
+    with Session(workspace.engine) as db:  # the lease ran out and was given back
+        for lease in db.exec(select(Lease)).all():
+            db.delete(lease)
+        db.commit()
+    second = s.submit_and_next(first, "entailment")
+    assert second is not None and leases(workspace) == [second.item_id]
+    with Session(workspace.engine) as db:  # a second lease beside it, on another item
+        held = db.exec(select(Lease)).one()
+        db.add(
+            Lease(
+                study_id=held.study_id,
+                item_id=first.item_id,
+                annotator_id=held.annotator_id,
+                expires_at=held.expires_at,
+            )
+        )
+        db.commit()
+    assert leases(workspace) == sorted([first.item_id, second.item_id])
+    third = s.submit_and_next(second, "entailment")
+    assert third is not None and leases(workspace) == [third.item_id]
+    assert s.submit_and_next(third, "entailment") is not None
+    assert len(leases(workspace)) == 1

@@ -350,7 +350,8 @@ def test_a_head_sent_a_byte_at_a_time_is_closed_at_the_head_timeout(
         with socket.create_connection(host_port(base)) as idle:  # opened, nothing sent
             idle_took, _ = closed_within(idle, 8.0)
         assert httpx.get(base + "/").status_code == 200  # a whole request is not cut off
-    assert took is not None and 1.0 <= took < 4.0
+    # The server counts from the connection, opened a moment before this side's count began.
+    assert took is not None and 0.9 <= took < 4.0
     assert idle_took is not None and idle_took < 4.0
 
 

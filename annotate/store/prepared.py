@@ -1,0 +1,169 @@
+"""The keypress's statements, run on a SQLite store without SQLAlchemy's execution machinery.
+
+A test answer on a SQLite file is a write transaction of about six small statements that hold
+the writers' turn (every writing process waits for it). SQLite runs each in 5-15 microseconds;
+SQLAlchemy's `Connection.execute` spends 30-40 more in Python around each one (the compiled
+cache's key, the execution context, the parameters' processing, the result's metadata), so with
+five annotator processes the turn was held more for Python than for SQLite (bench_concurrency).
+SQLAlchemy has no lighter public path for a statement that is run millions of times with the
+same shape, so this module does what it would do, once: it compiles the statement for the
+dialect, works out the bound parameters' order, their fixed values and their type processors
+(SQLAlchemy's own: datetimes and JSON are stored exactly as the ORM stores them), and at run time
+hands the driver the SQL string and a tuple.
+
+Everything else goes through SQLAlchemy as before:
+- other databases (PostgreSQL's round trips cost far more than this Python);
+- a statement whose compiled form has anything this does not reproduce (Python-side column
+  defaults, expanding IN lists, literal-rendered values);
+- a connection with cursor-execute listeners (tests that count statements or inject a full
+  disk): they see every statement, as SQLAlchemy runs it.
+
+A driver error is raised as SQLAlchemy raises it (the same DBAPIError subclass, so callers' and
+`_retry`'s rules hold), after the store's own translation (store.engine.storage_error), which
+is what the engine's handle_error hook does."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+from sqlalchemy import Connection, Dialect
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ClauseElement
+
+from annotate.store.failures import raised_as, watched
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    template: tuple[Any, ...]
+    """The positional parameters, with the statement's own values in place."""
+    given: tuple[int, ...]
+    """The places of the caller's values, in the order `get` returns them."""
+    get: Callable[[Mapping[str, Any]], Any]
+    processes: tuple[tuple[int, Callable[[Any], Any]], ...]
+    """Type processors (SQLAlchemy's for the dialect) by place."""
+    results: tuple[Callable[[Any], Any] | None, ...]
+    row: Any  # the rows' named tuple, or None: the statement returns no rows
+
+
+class Result:
+    """What the callers here use of a CursorResult: its rows (named tuples) and rowcount."""
+
+    __slots__ = ("_rows", "rowcount")
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows, self.rowcount = rows, rowcount
+
+    def first(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+    def scalar(self) -> Any:
+        return self._rows[0][0] if self._rows else None
+
+    def all(self) -> list[Any]:
+        return self._rows
+
+
+class Prepared:
+    """A statement to run many times: `run(conn, params)` is `conn.execute(statement, params)`
+    (for the parts of the result used here), faster on SQLite. `columns`: an INSERT's columns,
+    all given by every caller."""
+
+    def __init__(self, statement: ClauseElement, columns: Sequence[str] | None = None) -> None:
+        self.statement = statement
+        self.columns = list(columns) if columns is not None else None
+        self._compiled: dict[str, _Compiled | None] = {}
+
+    def run(self, conn: Connection | Session, params: Mapping[str, Any]) -> Any:
+        """`conn.execute(statement, params)`; an ORM session's goes through it as before."""
+        if isinstance(conn, Session):
+            return conn.execute(self.statement, params)
+        compiled = self._for(conn)
+        if (
+            compiled is None
+            or not conn.in_transaction()  # SQLAlchemy begins it (the engine's begin hook)
+            or (self.columns is not None and len(params) != len(self.columns))
+        ):
+            return conn.execute(self.statement, params)
+        args = list(compiled.template)
+        if compiled.given:
+            values = compiled.get(params)
+            if len(compiled.given) == 1:
+                values = (values,)
+            for slot, value in zip(compiled.given, values, strict=True):
+                args[slot] = value
+        for slot, process in compiled.processes:
+            args[slot] = process(args[slot])
+        driver = conn.connection.driver_connection
+        assert driver is not None
+        try:
+            cursor = driver.execute(compiled.sql, args)
+            rows = cursor.fetchall() if compiled.row is not None else []
+        except conn.dialect.loaded_dbapi.Error as exc:
+            raise raised_as(conn, compiled.sql, args, exc) from exc
+        if rows:
+            make, results = compiled.row._make, compiled.results
+            rows = [
+                make(v if p is None else p(v) for v, p in zip(row, results, strict=True))
+                for row in rows
+            ]
+        return Result(rows, cursor.rowcount)
+
+    def _for(self, conn: Connection) -> _Compiled | None:
+        """The compiled form to run on `conn`, or None: through SQLAlchemy."""
+        dialect = conn.dialect
+        if dialect.name != "sqlite":
+            return None
+        if watched(conn):
+            return None
+        try:
+            return self._compiled[dialect.name]
+        except KeyError:
+            compiled = self._compiled[dialect.name] = self._compile(dialect)
+            return compiled
+
+    def _compile(self, dialect: Dialect) -> _Compiled | None:
+        compiled: Any = self.statement.compile(dialect=dialect, column_keys=self.columns)
+        if (
+            not compiled.positional
+            or compiled.insert_prefetch
+            or compiled.update_prefetch
+            or compiled.literal_execute_params
+            or compiled.post_compile_params
+        ):
+            return None
+        template: list[Any] = []
+        given: list[int] = []
+        names: list[str] = []
+        processes = []
+        for slot, name in enumerate(compiled.positiontup):
+            bind = compiled.binds[name]
+            caller = bind.required or bind.callable or (self.columns and name in self.columns)
+            template.append(None if caller else bind.effective_value)
+            if caller:
+                given.append(slot)
+                names.append(name)
+            process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                processes.append((slot, process))
+        if getattr(self.statement, "_returning", ()):
+            return None  # RETURNING goes through SQLAlchemy (none of the hot statements use it)
+        columns = list(getattr(self.statement, "selected_columns", ()))
+        results = tuple(
+            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns
+        )
+        row = namedtuple("Row", [c.key for c in columns], rename=True) if columns else None
+        return _Compiled(
+            compiled.string,
+            tuple(template),
+            tuple(given),
+            itemgetter(*names) if names else dict,
+            tuple(processes),
+            results,
+            row,
+        )
