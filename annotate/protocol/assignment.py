@@ -386,8 +386,13 @@ def count_and_store(
         return stored, stored
     if not count_label(conn, ctx, annotator_id, row["item_id"], mine):
         return False, False
-    _RUN_INSERT_LABEL.run(conn, row)
+    insert_label(conn, row)
     return True, False
+
+
+def insert_label(conn: Connection, row: dict[str, Any]) -> None:
+    """Store the label `row` (views.label_row), counted or not needing a count (training)."""
+    _RUN_INSERT_LABEL.run(conn, row)
 
 
 def why_not_counted(

@@ -75,8 +75,8 @@ index (study, annotator, phase) alone, reading no table row (it seeks a row only
 outside the index is read), 7 times faster at 1,000 answers, where the page reads this after
 every answer."""
 _STANDING = _BY_PHASE.add_columns(gate.LATEST_ADMITTED)
-_RUN_BY_PHASE, _RUN_STANDING = Prepared(_BY_PHASE), Prepared(_STANDING)
 """The same with the gate's latest word on each row: where the annotator stands, in one read."""
+_RUN_BY_PHASE, _RUN_STANDING = Prepared(_BY_PHASE), Prepared(_STANDING)
 
 _TRAINING_STATE = (
     select(Item.gold, Label.id, Label.value, Label.correct, gate.LATEST_ADMITTED)
@@ -124,6 +124,10 @@ _NEXT_TRAINING_ITEM = (
     .limit(1)
 )
 """The annotator's next training item, in the study's order, with what its screen shows."""
+_RUN_TRAINING_STATE, _RUN_NEXT_TRAINING_ITEM = (
+    Prepared(_TRAINING_STATE),
+    Prepared(_NEXT_TRAINING_ITEM),
+)
 
 
 @dataclass(frozen=True)
@@ -684,7 +688,7 @@ class AnnotatorSession:
                 # The annotator's lock first, as every transaction that may lease (_upcoming).
                 self.check_window(conn, lock=True)
                 params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-                known = conn.execute(_TRAINING_STATE, {**params, "b_item": item.item_id}).first()
+                known = _RUN_TRAINING_STATE.run(conn, {**params, "b_item": item.item_id}).first()
                 stored = None
                 if known is not None and known.id is not None:
                     stored = TrainingAnswer(known.value, known.correct, known.gold)
@@ -741,7 +745,7 @@ class AnnotatorSession:
         lease), numbered after `progress`, shown `at` (now unless given); None when none is
         left."""
         params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-        row = conn.execute(_NEXT_TRAINING_ITEM, params).first()
+        row = _RUN_NEXT_TRAINING_ITEM.run(conn, params).first()
         if row is None:
             return None
         number = progress.training_done + 1
@@ -766,7 +770,7 @@ class AnnotatorSession:
         row = label_row(
             self.ctx.id, self.annotator_id, item, TRAINING, value, right, answered_at, flag, comment
         )
-        conn.execute(assignment.INSERT_LABEL, row)
+        assignment.insert_label(conn, row)
         by_phase = self._by_phase(conn)
         stored = TrainingAnswer(value, right, gold)
         quota = self._study_sizes(conn)[0]
