@@ -88,10 +88,11 @@ def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
         options = conn.get_execution_options()
         if not options.get("keypress", False):
             checkpoint.resume(conn)  # a keypress commit may have left it off
-        begin = "BEGIN IMMEDIATE" if options.get("sqlite_immediate") else "BEGIN"
-        turn = conn.info.get(group_commit.TURN_AT_BEGIN)
-        if turn is not None:
+        turn = conn.info.pop(group_commit.TURN_AT_BEGIN, None)
+        if turn is not None:  # a batch opens: it writes (group_commit._open)
             turn.take()
+        immediate = turn is not None or options.get("sqlite_immediate")
+        begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
         if watched(conn):
             conn.exec_driver_sql(begin)
             return

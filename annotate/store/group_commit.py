@@ -158,7 +158,7 @@ def grouped_write(
 
 TURN_AT_BEGIN = "annotate.turn_at_begin"
 """In a connection's `info` while its batch opens: the writers' turn, which the engine's begin
-hook takes just before BEGIN IMMEDIATE (store/engine.py)."""
+hook takes (and removes) just before it sends BEGIN IMMEDIATE (store/engine.py)."""
 
 
 class TurnAtBegin:
@@ -184,18 +184,17 @@ def _open(engine: Engine, conn: Connection, keypress: bool, turn: OpenTurn) -> _
     writers_turn = TurnAtBegin(turn(engine))
     if later is not None:
         later.__enter__()
-    conn.info[TURN_AT_BEGIN] = writers_turn
+    conn.execution_options(keypress=keypress)
+    conn.info[TURN_AT_BEGIN] = writers_turn  # (the hook takes it: BEGIN IMMEDIATE after it)
     try:
-        conn.execution_options(sqlite_immediate=True, keypress=keypress)
         transaction = conn.begin()
         if not writers_turn.taken:  # an engine without annotate's begin hook
+            conn.info.pop(TURN_AT_BEGIN, None)
             writers_turn.take()
     except BaseException:
+        conn.info.pop(TURN_AT_BEGIN, None)
         writers_turn.give_back()
         raise
-    finally:
-        conn.info.pop(TURN_AT_BEGIN, None)
-        conn.execution_options(sqlite_immediate=False)
     return _Batch(conn, transaction, writers_turn, later)
 
 
