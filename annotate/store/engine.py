@@ -13,7 +13,6 @@ failure or deadlock).
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -42,10 +41,10 @@ from annotate.store import checkpoint, group_commit
 from annotate.store.failures import (
     StorageError,
     describe_store,
-    raised_as,
     storage_error,
     watched,
 )
+from annotate.store.prepared import on_driver
 from annotate.store.turn import writer_lock_path, writer_turn
 
 T = TypeVar("T")
@@ -96,11 +95,7 @@ def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
         if watched(conn):
             conn.exec_driver_sql(begin)
             return
-        # Straight to the driver (store/prepared.py says why): a keypress begins a transaction.
-        try:
-            conn.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
-        except sqlite3.Error as exc:
-            raise raised_as(conn, begin, (), exc) from exc
+        on_driver(conn, begin)  # (store/prepared.py says why: a keypress begins a transaction)
 
 
 IDLE_PING_S = 1.0

@@ -32,7 +32,6 @@ RuntimeError instead.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -42,8 +41,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, Engine, NestedTransaction, RootTransaction
 
 from annotate.store import checkpoint
-from annotate.store.failures import raised_as, watched
+from annotate.store.failures import watched
 from annotate.store.per_engine import PerEngine
+from annotate.store.prepared import on_driver
 
 GROUP_AT_MOST = 64
 """Writers in one batch at most: then it commits even if more are waiting (they form the
@@ -242,10 +242,7 @@ def _commit_on_driver(conn: Connection) -> bool:
     commits): SQLAlchemy commits, as it always did."""
     if watched(conn) or conn.dispatch.commit:
         return False
-    try:
-        conn.connection.driver_connection.execute("COMMIT")  # type: ignore[union-attr]
-    except sqlite3.Error as exc:
-        raise raised_as(conn, "COMMIT", (), exc) from exc
+    on_driver(conn, "COMMIT")
     return True
 
 

@@ -13,14 +13,15 @@ hands the driver the SQL string and a tuple.
 
 Everything else goes through SQLAlchemy as before:
 - other databases (PostgreSQL's round trips cost far more than this Python);
+- ORM sessions, and a connection outside a transaction (SQLAlchemy begins it);
 - a statement whose compiled form has anything this does not reproduce (Python-side column
-  defaults, expanding IN lists, literal-rendered values);
+  defaults, expanding IN lists, literal-rendered values), or an insert given other columns;
 - a connection with cursor-execute listeners (tests that count statements or inject a full
   disk): they see every statement, as SQLAlchemy runs it.
 
 A driver error is raised as SQLAlchemy raises it (the same DBAPIError subclass, so callers' and
-`_retry`'s rules hold), after the store's own translation (store.engine.storage_error), which
-is what the engine's handle_error hook does."""
+`_retry`'s rules hold), after the store's own translation (store.failures), which is what the
+engine's handle_error hook does."""
 
 from __future__ import annotations
 
@@ -99,10 +100,8 @@ class Prepared:
                 args[slot] = value
         for slot, process in compiled.processes:
             args[slot] = process(args[slot])
-        driver = conn.connection.driver_connection
-        assert driver is not None
+        cursor = on_driver(conn, compiled.sql, args)
         try:
-            cursor = driver.execute(compiled.sql, args)
             rows = cursor.fetchall() if compiled.row is not None else []
         except conn.dialect.loaded_dbapi.Error as exc:
             raise raised_as(conn, compiled.sql, args, exc) from exc
@@ -167,3 +166,14 @@ class Prepared:
             results,
             row,
         )
+
+
+def on_driver(conn: Connection, sql: str, args: tuple[Any, ...] = ()) -> Any:
+    """Run `sql` on `conn`'s driver connection itself (its cursor), a driver error raised as
+    SQLAlchemy would raise it. The caller has made sure nothing listens (`watched`)."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    try:
+        return driver.execute(sql, args)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise raised_as(conn, sql, args, exc) from exc
