@@ -47,3 +47,34 @@ def test_on_postgresql_each_statement_of_a_read_is_its_own_transaction(postgres_
         alone = conn.execute(text("SELECT transaction_timestamp() = statement_timestamp()"))
         assert alone.scalar() is False
     engine.dispose()
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_page_process_reuses_one_connection_per_store_thread(postgres_admin_url):
+    """A page process's threads all on the store at once, request after request: each keeps
+    its connection (no new server process per request, which cost PostgreSQL a third of its
+    CPU per answer)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import event
+
+    from annotate.store.engine import SERVER_POOL_SIZE
+    from annotate.web.page.state import POSTGRES_THREADS
+
+    assert POSTGRES_THREADS <= SERVER_POOL_SIZE
+    engine = make_engine(postgres_admin_url)
+    opened: list[object] = []
+    event.listen(engine.pool, "connect", lambda *_: opened.append(1))
+    together = threading.Barrier(POSTGRES_THREADS)
+
+    def request(_: int) -> int:
+        with read_connection(engine) as conn:
+            together.wait(timeout=30)  # every thread holds its connection at once
+            return conn.execute(text("SELECT 1")).scalar()
+
+    with ThreadPoolExecutor(POSTGRES_THREADS) as threads:
+        for _ in range(3):
+            assert list(threads.map(request, range(POSTGRES_THREADS))) == [1] * POSTGRES_THREADS
+    assert len(opened) == POSTGRES_THREADS
+    engine.dispose()

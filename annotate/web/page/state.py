@@ -23,7 +23,7 @@ from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.studies import StudyContext, load_study
-from annotate.store.engine import is_sqlite, read_connection
+from annotate.store.engine import SERVER_POOL_SIZE, is_sqlite, read_connection
 from annotate.store.models import Annotator, Item
 from annotate.text import terminal_safe
 from annotate.web.page.config import PageConfig
@@ -46,9 +46,9 @@ commit: a second thread handed Python's lock back and forth with the one whose t
 next item p50 174-188 ms, p99 319-371 ms with 4 threads, against 303-315 / 495-610 with one
 (and 313-412 / 927-947 before group commit); server CPU per test answer 2.2 ms against
 2.6-3.0."""
-POSTGRES_THREADS = 8
-"""On PostgreSQL each call also waits for the network, so more of them overlap (its pool
-holds 5 + 10 connections per process)."""
+POSTGRES_THREADS = SERVER_POOL_SIZE
+"""On PostgreSQL each call also waits for the network, so more of them overlap; the pool keeps
+a connection open for each of them (store/engine.py)."""
 
 
 @dataclass(frozen=True)
