@@ -887,6 +887,8 @@ def report_postgres(
     rows: list[tuple[str, str]],
 ) -> None:
     """annotate on PostgreSQL beside annotate on SQLite, same crowd, same session."""
+    from annotate.store.engine import SERVER_POOL_SIZE
+
     s, p = results["annotate"], results["postgresql"]
     ps, pp = s["paced"], p["paced"]
 
@@ -897,8 +899,8 @@ def report_postgres(
         return r["paced"].pct(phase, 0.99)
 
     print_rows(
-        f"crowd path on PostgreSQL (fsync on, synchronous_commit on; SQLAlchemy's pool of 5 + 10 "
-        f"connections per process): {count} workers, {processes} uvicorn "
+        f"crowd path on PostgreSQL (fsync on, synchronous_commit on; a pool of {SERVER_POOL_SIZE} "
+        f"+ 10 connections per process): {count} workers, {processes} uvicorn "
         f"process{'es' if processes > 1 else ''}; SQLite | PostgreSQL",
         [
             (

@@ -10,7 +10,8 @@ The engine decides everything here; the front ends (the terminal app, `annotate 
     session.heartbeat()                                  # now and then while a page waits
     consent_text(ctx) / needs_consent(...) / record_consent(..., agree=False)
     ... items (session.next_item / submit) until next_item() returns None ...
-    questions = survey_due(engine, "rte-crowd", "w07")  # then record_survey(...)
+    questions = survey_due(engine, "rte-crowd", "w07")  # then record_survey(...), or
+    due, leave = answer_survey(engine, "rte-crowd", "w07", answers)  # store, then go on
     leave = exit_for(engine, "rte-crowd", "w07")        # Exit | None (None: not finished)
     leave.code, leave.redirect_url (Prolific), leave.form_action + leave.form_fields (MTurk)
 
@@ -48,7 +49,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sqlalchemy import Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -436,6 +437,9 @@ _LABELS_BY_PHASE = (
     .group_by(Label.phase)
 )
 _LINK_ROLE = select(Visit.link_role).where(Visit.id == bindparam("b_visit"))
+_OUTCOME_OF_VISIT = select(Visit.outcome, Visit.outcome_at).where(Visit.id == bindparam("b_visit"))
+_EXTRAS_OF_VISIT = select(Visit.extras).where(Visit.id == bindparam("b_visit"))
+_INSERT_SURVEY_ANSWER = insert(SurveyAnswer.__table__)  # type: ignore[arg-type]
 _RECORD_OUTCOME = (
     update(Visit.__table__)  # type: ignore[arg-type]
     .where(Visit.id == bindparam("b_visit"), Visit.outcome.is_(None))
@@ -497,11 +501,11 @@ def record_consent(
 # --- exit survey -----------------------------------------------------------------------------
 
 
-def _survey_passed(session: Session, ctx: StudyContext, annotator_id: int) -> set[str]:
+def _survey_passed(conn: Connection, ctx: StudyContext, annotator_id: int) -> set[str]:
     """Questions the worker answered or skipped (skips are kept on their visits)."""
     params = _theirs(ctx, annotator_id)
-    answered = set(session.scalars(_SURVEY_ANSWERED, params))
-    for extras in session.scalars(_VISIT_EXTRAS, params):
+    answered = set(conn.execute(_SURVEY_ANSWERED, params).scalars())
+    for extras in conn.execute(_VISIT_EXTRAS, params).scalars():
         answered.update(extras.get("survey_skipped", []))
     return answered
 
@@ -519,8 +523,8 @@ def survey_due(
     if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
         return []
     who = _who(engine, annotator)
-    with Session(engine) as session:
-        passed = _survey_passed(session, ctx, who.id or 0)
+    with read_connection(engine) as conn:
+        passed = _survey_passed(conn, ctx, who.id or 0)
     return [q for q in config.survey if q.name not in passed]
 
 
@@ -545,11 +549,31 @@ def record_survey(
     choice must be one of its choices, free text at most its max_length. A second answer to
     the same question keeps the first. Taken only once the worker has reached an exit that
     asks for it (SurveyNotDue before: a page posted early stores nothing)."""
-    ctx = _context(engine, study)
-    config = require_config(ctx)
-    leaving = peek_exit(engine, study, annotator, clock=clock)
-    if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
-        raise SurveyNotDue()
+    _store_survey(engine, _reached(engine, study, annotator, None, clock()), answers, end=False)
+
+
+def answer_survey(
+    engine: Engine,
+    study: str | StudyContext,
+    annotator: str | Annotator,
+    answers: Mapping[str, str],
+    *,
+    visit_id: int | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> tuple[list[SurveyQuestion], Exit | None]:
+    """Store exit-survey answers as record_survey does, then say where the worker goes, as
+    end_of does: the questions still open, else their exit, recorded in the same write as
+    these answers. The outcome is worked out once: a page's survey answer is one read and one
+    write (it was two of each, the outcome worked out twice)."""
+    at = _reached(engine, study, annotator, visit_id, clock())
+    return _store_survey(engine, at, answers, end=True)
+
+
+def _checked_answers(
+    config: CrowdConfig, answers: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The answers to store (name, text) and the questions skipped (sent blank); UserError
+    for an unknown question, a choice not offered, a text too long or a required one blank."""
     questions = {q.name: q for q in config.survey}
     rows = []
     for name, raw in answers.items():
@@ -568,28 +592,48 @@ def record_survey(
     missing = [n for n in answers if questions[n].required and n not in given]
     if missing:
         raise UserError(f"please answer: {', '.join(missing)}")
-    who = _who(engine, annotator)
-    skipped = [name for name in answers if name not in given]
-    with write_session(engine) as session:
-        passed = _survey_passed(session, ctx, who.id or 0)
-        for name, value in rows:
-            if name not in passed:
-                session.add(
-                    SurveyAnswer(
-                        study_id=ctx.id,
-                        annotator_id=who.id,
-                        question=name,
-                        answer=value,
-                        answered_at=clock(),
-                    )
-                )
-        visit = _visit(session, ctx, who.id or 0, None)
-        visit.last_seen_at = clock()
-        if skipped:
-            visit.extras = {
-                **visit.extras,
-                "survey_skipped": sorted({*visit.extras.get("survey_skipped", []), *skipped}),
+    return rows, [name for name in answers if name not in given]
+
+
+def _store_survey(
+    engine: Engine, at: _Reached, answers: Mapping[str, str], *, end: bool
+) -> tuple[list[SurveyQuestion], Exit | None]:
+    """The survey's answers stored in one write; with `end`, the questions still open, or
+    else the exit, recorded in that write."""
+    if at.outcome is None or at.outcome not in SURVEY_OUTCOMES:
+        raise SurveyNotDue()
+    rows, skipped = _checked_answers(at.config, answers)
+    ctx, who_id, visit_id, now = at.ctx, at.who.id or 0, at.visit.id or 0, at.now
+    with write_connection(engine) as conn:
+        if end:  # the worker's own hand-out, in another request, is over before the exit
+            lock_annotator(conn, ctx.id, who_id)
+        passed = _survey_passed(conn, ctx, who_id)
+        new = [
+            {
+                "study_id": ctx.id,
+                "annotator_id": who_id,
+                "question": name,
+                "answer": value,
+                "answered_at": now,
             }
+            for name, value in rows
+            if name not in passed
+        ]
+        if new:
+            conn.execute(_INSERT_SURVEY_ANSWER, new)
+        seen = {"last_seen_at": now}
+        if skipped:
+            extras = conn.execute(_EXTRAS_OF_VISIT, {"b_visit": visit_id}).scalar() or {}
+            kept = sorted({*extras.get("survey_skipped", []), *skipped})
+            seen["extras"] = {**extras, "survey_skipped": kept}
+        conn.execute(update(Visit.__table__).where(Visit.id == visit_id).values(**seen))  # type: ignore[arg-type]
+        if not end:
+            return [], None
+        passed |= {name for name, _ in rows} | set(skipped)
+        due = [q for q in at.config.survey if q.name not in passed]
+        if due:
+            return due, None
+        return [], _mark_exit(conn, at, at.outcome)
 
 
 # --- exit ------------------------------------------------------------------------------------
@@ -762,8 +806,8 @@ def end_of(
     if at.outcome is None:
         return [], None
     if at.config.survey and at.outcome in SURVEY_OUTCOMES:
-        with Session(engine) as session:
-            passed = _survey_passed(session, at.ctx, at.who.id or 0)
+        with read_connection(engine) as conn:
+            passed = _survey_passed(conn, at.ctx, at.who.id or 0)
         due = [q for q in at.config.survey if q.name not in passed]
         if due:
             return due, None
@@ -772,20 +816,27 @@ def end_of(
 
 def _record_exit(engine: Engine, at: _Reached, outcome: str) -> Exit:
     """The outcome and the departure recorded on the visit (once), and the exit they give."""
-    ctx, config, who, visit, now = at.ctx, at.config, at.who, at.visit, at.now
+    if at.visit.outcome is not None:
+        return _exit(at.config, at.visit.outcome, at.visit, at.visit.outcome_at)
+    with write_connection(engine) as conn:
+        # The worker's own hand-out, in another request, is over before their leases go.
+        lock_annotator(conn, at.ctx.id, at.who.id or 0)
+        return _mark_exit(conn, at, outcome)
+
+
+def _mark_exit(conn: Connection, at: _Reached, outcome: str) -> Exit:
+    """_record_exit in the caller's write, the annotator locked (lock_annotator)."""
+    ctx, who_id, visit = at.ctx, at.who.id or 0, at.visit
     if visit.outcome is None:
-        with write_connection(engine) as conn:
-            # The worker's own hand-out, in another request, is over before their leases go.
-            lock_annotator(conn, ctx.id, who.id or 0)
-            params = {"b_visit": visit.id, "b_outcome": outcome, "b_now": now}
-            conn.execute(_RECORD_OUTCOME, params)
-            windows.depart(conn, visit.id or 0, now)
-            if windows.is_live(conn, ctx.id, who.id or 0, visit.id or 0):
-                assignment.release_leases(conn, ctx, who.id or 0)
-        with Session(engine) as session:
-            visit = _visit(session, ctx, who.id or 0, visit.id)
-            session.expunge(visit)
-    return _exit(config, visit.outcome or outcome, visit, visit.outcome_at)
+        params = {"b_visit": visit.id, "b_outcome": outcome, "b_now": at.now}
+        conn.execute(_RECORD_OUTCOME, params)
+        windows.depart(conn, visit.id or 0, at.now)
+        if windows.is_live(conn, ctx.id, who_id, visit.id or 0):
+            assignment.release_leases(conn, ctx, who_id)
+        # What is recorded: this outcome, or one another request recorded first.
+        recorded = conn.execute(_OUTCOME_OF_VISIT, {"b_visit": visit.id}).one()
+        return _exit(at.config, recorded.outcome, visit, recorded.outcome_at)
+    return _exit(at.config, visit.outcome, visit, visit.outcome_at)
 
 
 # --- the researcher's side -------------------------------------------------------------------
@@ -867,6 +918,7 @@ __all__ = [
     "SurveyNotDue",
     "abandoned_visits",
     "admitted_ids",
+    "answer_survey",
     "arrival_exit",
     "consent_text",
     "enter_by_link",

@@ -15,7 +15,7 @@ from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, read_config_file, with_codes
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.models import Annotator, Label, StudyItem, SurveyAnswer, Visit
+from annotate.store.models import Annotator, Label, Lease, StudyItem, SurveyAnswer, Visit
 from tests.crowd_helpers import (
     CODES,
     STUDY_A,
@@ -543,6 +543,52 @@ def test_a_training_cap_decides_the_gate_after_that_many_items(workspace, tmp_pa
     assert (progress.training_done, progress.training_quota) == (3, 3)
     with Session(engine) as s:
         assert len(s.exec(select(StudyItem).where(StudyItem.phase == "training")).all()) == 6
+
+
+def test_a_survey_answer_says_what_is_still_asked_then_records_the_exit_with_the_last(
+    workspace, tmp_path: Path
+):
+    """answer_survey (the page's): the questions still open after these answers, and with the
+    last of them the exit, recorded once (asking again gives the same exit, time included)."""
+    survey = [
+        {"name": "difficulty", "prompt": "How hard?", "kind": "choice",
+         "choices": ["easy", "hard"]},
+        {"name": "remarks", "prompt": "Anything else?"},
+    ]  # fmt: skip
+    crowd_study(
+        workspace.engine, tmp_path, max_test_items_per_annotator=1,
+        crowd_settings={"survey": survey},
+    )  # fmt: skip
+    engine = workspace.engine
+    session = arrive(engine, "pilot", 1)
+    train(engine, session)
+    with pytest.raises(crowd.SurveyNotDue):
+        crowd.answer_survey(engine, "pilot", "w01", {"remarks": "early"})
+    label_test(session)
+    with pytest.raises(UserError, match="choose one of easy, hard"):
+        crowd.answer_survey(engine, "pilot", "w01", {"difficulty": "medium"})
+    due, leave = crowd.answer_survey(engine, "pilot", "w01", {"remarks": " "})  # skipped
+    assert ([q.name for q in due], leave) == (["difficulty"], None)
+    with Session(engine) as s:
+        assert s.exec(select(Visit)).one().outcome is None  # still in the survey
+    due, leave = crowd.answer_survey(engine, "pilot", "w01", {"difficulty": "hard"})
+    assert due == [] and leave is not None
+    assert (leave.outcome, leave.code) == ("completed", CODES["completed"])
+    with Session(engine) as s:
+        visit = s.exec(select(Visit)).one()
+        assert (visit.outcome, visit.outcome_at, visit.departed_at is not None) == (
+            "completed",
+            leave.at,
+            True,
+        )
+        assert visit.extras["survey_skipped"] == ["remarks"]
+        assert [(a.question, a.answer) for a in s.exec(select(SurveyAnswer))] == [
+            ("difficulty", "hard")
+        ]
+        assert s.exec(select(Lease)).all() == []  # nothing held past the exit
+    again = crowd.answer_survey(engine, "pilot", "w01", {"difficulty": "easy"})
+    assert again == ([], leave)  # the first answer kept, the exit as recorded
+    assert crowd.exit_for(engine, "pilot", "w01") == leave
 
 
 def test_time_on_task_covers_reading_and_waiting_until_the_exit(workspace, tmp_path: Path):

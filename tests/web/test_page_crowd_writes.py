@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, with_codes
-from annotate.store.models import Label, Visit
+from annotate.store.models import Label, SurveyAnswer, Visit
 from tests.crowd_helpers import CODES, STUDY_A, crowd_study, prolific_query
 from tests.web.test_page import client, csrf, screen, ticket
 
@@ -150,7 +150,8 @@ def test_the_answer_that_ends_the_batch_commits_once_and_the_survey_then_the_cod
 ):
     """The last test answer of a batch is one commit: the page takes the engine's "no next
     item" as said, rather than asking again (a second write transaction only to find the batch
-    done). The survey, then the exit with its code, follow; the exit is recorded once."""
+    done). The survey, then the exit with its code, follow; the survey's answer and the exit are one
+    commit, and the exit is recorded once."""
     crowd_study(
         workspace.engine,
         tmp_path,
@@ -175,8 +176,14 @@ def test_the_answer_that_ends_the_batch_commits_once_and_the_survey_then_the_cod
         answered += 1
     assert screen(page) == "survey"
     assert len(committed) == 1, committed  # the last answer: one commit, no second write
-    done = c.post("/survey", data={"csrf": csrf(page), "q:remarks": "none"})
+    with commits(engine) as committed:
+        done = c.post("/survey", data={"csrf": csrf(page), "q:remarks": "none"})
     assert screen(done) == "exit" and CODES["completed"] in done.text
+    assert len(committed) == 1, committed  # the survey's answer and the exit: one write
     with Session(engine) as s:
         assert [v.outcome for v in s.exec(select(Visit))] == ["completed"]
+        assert all(v.departed_at is not None for v in s.exec(select(Visit)))
+        assert [(a.question, a.answer) for a in s.exec(select(SurveyAnswer))] == [
+            ("remarks", "none")
+        ]
         assert len(s.exec(select(Label).where(Label.phase == "test")).all()) == 2

@@ -10,7 +10,7 @@ from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.store.engine import is_full_disk
 from annotate.text import terminal_safe
-from annotate.web.page.crowd_screens import crowd_end, exit_screen, left_screen
+from annotate.web.page.crowd_screens import crowd_end, end_screen, exit_screen, left_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
@@ -47,8 +47,9 @@ def survey(
     if not page.crowd:
         return signin_screen(page)
     answers = {k[2:]: v for k, v in form.items() if k.startswith("q:")}
+    engine, who, window = page.config.engine, session.annotator, session.visit_id
     try:
-        crowd.record_survey(page.config.engine, page.ctx, session.annotator, answers)
+        questions, leaving = crowd.answer_survey(engine, page.ctx, who, answers, visit_id=window)
     except crowd.SurveyNotDue as exc:  # posted before the end: refused, and said
         early = current(page, session, terminal_safe(str(exc)))
         early.status = 409
@@ -57,7 +58,7 @@ def survey(
         if is_full_disk(exc):
             raise  # the disk-full screen, which retries by itself (guarded.py)
         return crowd_end(page, session, terminal_safe(str(exc))) or current(page, session)
-    return current(page, session)
+    return end_screen(questions, leaving) or current(page, session)
 
 
 @guarded

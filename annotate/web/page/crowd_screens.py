@@ -23,6 +23,13 @@ def crowd_end(
     the exit (its code, and how the platform takes the worker back)."""
     engine, who = page.config.engine, session.annotator
     questions, leaving = crowd.end_of(engine, page.ctx, who, visit_id=session.visit_id)
+    return end_screen(questions, leaving, error)
+
+
+def end_screen(
+    questions: list[crowd.SurveyQuestion], leaving: crowd.Exit | None, error: str | None = None
+) -> Screen | None:
+    """The exit survey's open questions, else the exit; None: neither (something to do)."""
     if questions:
         return Screen("survey", {"questions": questions, "error": error})
     return exit_screen(leaving) if leaving is not None else None
