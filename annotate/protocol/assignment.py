@@ -121,9 +121,12 @@ NEXT_ITEM = (
         study_item.c.study_id == _STUDY,
         study_item.c.phase == _PHASE,
         study_item.c.remaining > 0,
-        ~_LABELLED_BY_ME,
-        # Counted only for the candidates the index walk reaches (live leases are few).
+        # Counted only for the candidates the index walk reaches. Before the annotator's own
+        # label: with many people at work the walk passes every item whose places are all
+        # leased, and SQLite checks the terms in this order (a third less time per hand-out
+        # with 1,000 live leases; PostgreSQL's planner puts this one first by itself).
         study_item.c.remaining > _OTHERS_LEASING,
+        ~_LABELLED_BY_ME,
     )
     # Breadth-first: the item closest to complete first, then the sample order. The index
     # ix_studyitem_next serves this order and the filter on its own (migration 0006), and its

@@ -51,6 +51,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
 from annotate.errors import UserError
@@ -301,10 +302,9 @@ def pseudonym(n: int) -> str:
     return f"w{n:02d}"
 
 
-def _next_pseudonym(session: Session) -> str:
+def _next_pseudonym(conn: Connection) -> str:
     """A new worker's pseudonym: the next number the database hands out (CrowdNumber), so two
     arrivals never get the same one; numbers whose name someone took by hand are passed over."""
-    conn = session.connection()
     while True:
         number = conn.execute(_NEXT_NUMBER).inserted_primary_key[0]
         name = pseudonym(int(number))
@@ -312,25 +312,45 @@ def _next_pseudonym(session: Session) -> str:
             return name
 
 
-# Built once (SQLAlchemy builds a statement and its cache key on every call otherwise).
-_NEXT_NUMBER = insert(CrowdNumber.__table__)
+# Built once (SQLAlchemy builds a statement and its cache key on every call otherwise). An
+# arrival reads and writes the worker's row without the ORM: its unit of work and identity
+# map were half of an arrival's engine time, for one row.
+_NEXT_NUMBER = insert(CrowdNumber.__table__)  # type: ignore[arg-type]
 _NAME_TAKEN = select(Annotator.id).where(Annotator.name == bindparam("b_name"))
-_WORKER = select(Annotator).where(
+_WORKER = select(*Annotator.__table__.columns).where(  # type: ignore[attr-defined]
     Annotator.platform == bindparam("b_platform"), Annotator.platform_id == bindparam("b_id")
 )
+_NEW_WORKER = insert(Annotator.__table__)  # type: ignore[arg-type]
 
 
-def _new_worker(session: Session, platform: str, platform_id: str) -> Annotator:
+def _new_worker(conn: Connection, platform: str, platform_id: str) -> Annotator:
     """Insert the worker's annotator under a new pseudonym, in the caller's transaction.
     Raises IntegrityError when another arrival of the same worker inserted first."""
-    annotator = Annotator(name=_next_pseudonym(session), platform=platform, platform_id=platform_id)
-    session.add(annotator)
-    session.flush()
+    row = {
+        "name": _next_pseudonym(conn),
+        "token_hash": None,
+        "failed_logins": 0,
+        "created_at": utcnow(),
+        "synthetic": False,
+        "platform": platform,
+        "platform_id": platform_id,
+    }
+    row["id"] = conn.execute(_NEW_WORKER, row).inserted_primary_key[0]
+    return _detached(row)
+
+
+def _detached(row: Mapping[str, Any]) -> Annotator:
+    """The annotator row as the ORM would have loaded it and let go (detached): what a page
+    keeps for its requests."""
+    annotator = Annotator(**row)
+    make_transient_to_detached(annotator)
     return annotator
 
 
-def _find_worker(session: Session, platform: str, platform_id: str) -> Annotator | None:
-    return session.scalars(_WORKER, {"b_platform": platform, "b_id": platform_id}).first()
+def _find_worker(engine: Engine, platform: str, platform_id: str) -> Annotator | None:
+    with read_connection(engine) as conn:
+        found = conn.execute(_WORKER, {"b_platform": platform, "b_id": platform_id}).first()
+    return None if found is None else _detached(found._mapping)
 
 
 def enter_by_link(
@@ -355,16 +375,13 @@ def enter_by_link(
         raise CrowdRefusal(f"This study takes {config.platform} links, not {entry.platform}.")
     platform, platform_id = entry.platform, entry.platform_id
     for _ in range(3):
-        with Session(engine) as session:
-            found = _find_worker(session, platform, platform_id)
-            if found is not None:
-                session.expunge(found)
+        found = _find_worker(engine, platform, platform_id)
         try:
-            with write_session(engine) as session:
-                annotator = found or _new_worker(session, platform, platform_id)
+            with write_connection(engine) as conn:
+                annotator = found or _new_worker(conn, platform, platform_id)
                 assert annotator.id is not None
                 visit_id = windows.claim(
-                    session.connection(),
+                    conn,
                     ctx.id,
                     annotator.id,
                     clock(),
@@ -374,8 +391,6 @@ def enter_by_link(
                     platform_session_id=entry.session_id or entry.assignment_id,
                     extras=entry.extras,
                 )
-                if found is None:
-                    session.expunge(annotator)  # flushed: kept, detached, for the caller
                 new = found is None
                 goes_in = new and entry.role != "test"  # as arrival_exit decides it
                 return Arrival(annotator.name, visit_id, new, annotator, goes_in)

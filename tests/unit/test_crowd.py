@@ -179,6 +179,12 @@ def test_workers_get_stable_pseudonyms_and_the_platform_id_is_kept_apart(workspa
     with Session(engine) as s:
         w01 = s.exec(select(Annotator).where(Annotator.name == "w01")).one()
         assert (w01.platform, w01.platform_id, w01.token_hash) == ("prolific", pid(1), None)
+    # The row an arrival hands back (a page keeps it for the worker's requests) is the stored
+    # one, whether the worker is new or returning.
+    for arrival in (first, again):
+        row = arrival.row
+        assert row is not None
+        assert row.model_dump() == w01.model_dump()
 
 
 def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
