@@ -10,7 +10,7 @@ from starlette.requests import Request
 from annotate.errors import UserError
 from annotate.presentation.guidelines import where_you_are
 from annotate.protocol.answers import describe
-from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase
+from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_full_disk
@@ -78,16 +78,19 @@ def item_screen(
     flag: bool = False,
     comment: str = "",
     ready: bool = False,
+    progress: Progress | None = None,
 ) -> Screen:
     """`ready`: the item is sent with the feedback before it, to be shown when "continue" is
-    pressed; its form says how long after the feedback that was (tickets.from_ticket)."""
+    pressed; its form says how long after the feedback that was (tickets.from_ticket).
+    `progress`: the annotator's figures when the caller has just read them (the feedback's)."""
     kind = "revise" if revising is not None else ""
     if item.item_id in session.catch_items:
         kind = kind or "catch"
     if item.refresher or item.item_id in session.refresher_items:
         kind = kind or "refresher"
     page.keep_item(item.item_id, item.fields)
-    progress = session.progress()
+    if progress is None:
+        progress = session.progress()
     status, done, total = views.status_line(item, progress)
     return Screen(
         "item",
@@ -144,7 +147,8 @@ def feedback_screen(
     """The feedback, and with it the item that comes next when the engine has it ready
     (Feedback.upcoming): "continue" then shows it at once, without a request (page.js);
     without the script, "continue" asks for it."""
-    status, done, total = views.status_line(item, session.progress())
+    progress = session.progress()
+    status, done, total = views.status_line(item, progress)
     upcoming = feedback.upcoming
     return Screen(
         "feedback",
@@ -154,7 +158,9 @@ def feedback_screen(
             "status": status,
             "done": done,
             "total": max(total, 1),
-            "upcoming": upcoming and item_screen(page, session, upcoming, ready=True),
+            # Nothing is stored between the two: the feedback's figures are the item's.
+            "upcoming": upcoming
+            and item_screen(page, session, upcoming, ready=True, progress=progress),
         },
     )
 
