@@ -23,6 +23,7 @@ from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.studies import StudyContext, load_study
+from annotate.settings import settings
 from annotate.store.engine import SERVER_POOL_SIZE, is_sqlite, read_connection
 from annotate.store.models import Annotator, Item
 from annotate.text import terminal_safe
@@ -36,16 +37,19 @@ COME_BACK = "open this page again later"
 """How to resume, in the page's words (the key list's last line)."""
 ITEM_CACHE = 4096
 """Items whose fields a server process keeps (a few MB of text at most)."""
-SQLITE_THREADS = 4
-"""Threads for engine calls per process on SQLite. The writes of a process's threads that
-arrive together share one transaction and one commit (store/group_commit.py), so several
-threads let a process commit several answers per fsync. With one thread (as before group
-commit: a second thread handed Python's lock back and forth with the one whose turn it was,
-2.4-2.7 ms per answer against 1.3) nothing can group. Measured with group commit, 2 processes,
-100 workers answering flat out, alternated in one session (bench_web, issue 38): test answer to
-next item p50 174-188 ms, p99 319-371 ms with 4 threads, against 303-315 / 495-610 with one
-(and 313-412 / 927-947 before group commit); server CPU per test answer 2.2 ms against
-2.6-3.0."""
+SQLITE_THREADS = 1
+"""Threads for engine calls per process on SQLite. Writes of a process's threads that arrive
+together would share one transaction and one commit (store/group_commit.py), but on SQLite two
+threads of one process hand Python's lock back and forth at every statement (the sqlite3 module
+lets go of it for each one), and that costs more than the fsyncs grouping saves on a disk that
+syncs in a few milliseconds. Measured on the crowd's whole path (bench_web: 1,000 paced
+workers, 2 processes, alternated in one session, issue 38): server CPU per answer 1.9-2.1 ms
+with 1 thread, 2.1 with 2, 2.5-2.8 with 4 (34 futex calls per request with 4 threads against
+11 with one); test answer to next item p99 9-10 ms, 16 and 12-13 ms. A burst of 100 arrivals
+took the same time either way (first item p99 296-353 ms against 269-332 with 4); only 100
+workers answering flat out waited a little longer (p50 123-128 ms against 95-117). Several
+processes (`serve --workers`) still commit side by side, taking the writers' turn. Where
+commits are slow, ANNOTATE_SQLITE_THREADS gives a process more threads, whose answers group."""
 POSTGRES_THREADS = SERVER_POOL_SIZE
 """On PostgreSQL each call also waits for the network, so more of them overlap; the pool keeps
 a connection open for each of them (store/engine.py)."""
@@ -105,7 +109,9 @@ class PageState:
         and cancel scope took a tenth of the page's CPU per answer (profiled under load).
         As there, a request cut off mid-call lets the call finish: its label is committed."""
         if self.threads is None:
-            count = SQLITE_THREADS if is_sqlite(self.config.engine) else POSTGRES_THREADS
+            count = POSTGRES_THREADS
+            if is_sqlite(self.config.engine):
+                count = settings().sqlite_threads or SQLITE_THREADS
             self.threads = ThreadPoolExecutor(count, thread_name_prefix="page")
         call = functools.partial(fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.threads, call)
