@@ -45,3 +45,13 @@ def test_sqlite_threads_lets_a_page_process_run_that_many_store_calls_at_once(
     page = client(workspace.engine, "pair").app.state.page
     assert len(calls_at_once(page, 3, 3)) == 3  # all three running together
     page.shutdown()
+
+
+@pytest.mark.parametrize("value", ["0", "65", "four"])
+def test_a_thread_count_that_makes_no_sense_is_refused_naming_the_variable(value, monkeypatch):
+    from annotate.errors import UserError
+    from annotate.settings import settings
+
+    monkeypatch.setenv("ANNOTATE_SQLITE_THREADS", value)
+    with pytest.raises(UserError, match=f"ANNOTATE_SQLITE_THREADS='{value}'"):
+        settings()
