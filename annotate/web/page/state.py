@@ -42,14 +42,15 @@ SQLITE_THREADS = 1
 together would share one transaction and one commit (store/group_commit.py), but on SQLite two
 threads of one process hand Python's lock back and forth at every statement (the sqlite3 module
 lets go of it for each one), and that costs more than the fsyncs grouping saves on a disk that
-syncs in a few milliseconds. Measured on the crowd's whole path (bench_web: 1,000 paced
-workers, 2 processes, alternated in one session, issue 38): server CPU per answer 1.9-2.1 ms
-with 1 thread, 2.1 with 2, 2.5-2.8 with 4 (34 futex calls per request with 4 threads against
-11 with one); test answer to next item p99 9-10 ms, 16 and 12-13 ms. A burst of 100 arrivals
-took the same time either way (first item p99 296-353 ms against 269-332 with 4); only 100
-workers answering flat out waited a little longer (p50 123-128 ms against 95-117). Several
-processes (`serve --workers`) still commit side by side, taking the writers' turn. Where
-commits are slow, ANNOTATE_SQLITE_THREADS gives a process more threads, whose answers group."""
+syncs in a few milliseconds. Measured on the crowd's whole path (1,000 paced workers, 2
+processes, issue 38), the three alternated in one session: server CPU per answer 2.2 ms with 1
+thread, 2.3 with 2, 2.5 with 4 (34 futex calls per request with 4 threads against 11 with
+one); test answer to next item p99 8, 10 and 13 ms. bench_web's full runs agree: 1.9-2.1 ms
+with 1 thread, 2.5-2.8 with 4. A burst of 100 arrivals took the same time either way (first
+item p99 296-353 ms against 269-332 with 4); only 100 workers answering flat out waited a
+little longer (p50 123-129 ms against 95-117). Several processes (`serve --workers`) still
+commit side by side, taking the writers' turn. Where commits are slow, ANNOTATE_SQLITE_THREADS
+gives a process more threads, whose answers group."""
 POSTGRES_THREADS = SERVER_POOL_SIZE
 """On PostgreSQL each call also waits for the network, so more of them overlap; the pool keeps
 a connection open for each of them (store/engine.py)."""
