@@ -368,6 +368,7 @@ _STORE_COUNTED_PG = (
 annotator's leases, in one statement (data-modifying WITH queries): one round trip instead of
 three for every test answer. The insert and the release read only what the count returned,
 so they happen exactly when it counted, as the three statements did one after the other."""
+_RUN_STORE_COUNTED_PG = Prepared(_STORE_COUNTED_PG)
 
 
 def count_and_store(
@@ -385,7 +386,7 @@ def count_and_store(
     if conn.dialect.name == "postgresql":
         params = {**keys(ctx, annotator_id, datetime.min), "b_item": row["item_id"]}
         params.update({f"l_{c}": row[c] for c in _LABEL_COLUMNS})
-        stored = conn.execute(_STORE_COUNTED_PG, params).first() is not None
+        stored = _RUN_STORE_COUNTED_PG.run(conn, params).first() is not None
         return stored, stored
     if not count_label(conn, ctx, annotator_id, row["item_id"], mine):
         return False, False
@@ -481,6 +482,9 @@ LEASE_IF_ROOM = (
 """Lease the item (its lock held) if it still takes more labels than it has live leases, read
 afresh: another hand-out may have leased it after the candidates were read."""
 
+_RUN_FIRST_FREE, _RUN_WAIT_FOR_ITEM = Prepared(_FIRST_FREE), Prepared(_WAIT_FOR_ITEM)
+_RUN_LEASE_IF_ROOM = Prepared(LEASE_IF_ROOM)
+
 
 def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
     """Lease the first item in the breadth-first order that has room and that no other hand-out
@@ -494,12 +498,12 @@ def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
     (session._retry). Rare as that is, it beats the alternative of waiting only in item order,
     which leaves a hand-out that may not wait reading again in a loop, possibly forever."""
     while True:
-        row = conn.execute(_FIRST_FREE, params).first()
+        row = _RUN_FIRST_FREE.run(conn, params).first()
         if row is None:
-            row = conn.execute(NEXT_ITEM, params).first()
+            row = _RUN_NEXT.run(conn, params).first()
             if row is None:
                 return None  # nothing has room for this annotator: not merely locked
-            conn.execute(_WAIT_FOR_ITEM, {**params, "b_item": row.item_id})
-        if conn.execute(LEASE_IF_ROOM, {**params, "b_item": row.item_id}).first() is not None:
+            _RUN_WAIT_FOR_ITEM.run(conn, {**params, "b_item": row.item_id})
+        if _RUN_LEASE_IF_ROOM.run(conn, {**params, "b_item": row.item_id}).first() is not None:
             return row
         # It filled meanwhile (its lock stays held until the commit): read again.

@@ -115,4 +115,10 @@ def raised_as(conn: Connection, sql: str, args: tuple[Any, ...], exc: Exception)
     if own is not None:
         return own
     dialect = conn.dialect
-    return DBAPIError.instance(sql, args, exc, dialect.loaded_dbapi.Error, dialect=dialect)
+    # A lost server connection is dropped from the pool, as SQLAlchemy's execution does.
+    lost = dialect.is_disconnect(exc, conn.connection.dbapi_connection, None)
+    if lost:
+        conn.invalidate(exc)
+    return DBAPIError.instance(
+        sql, args, exc, dialect.loaded_dbapi.Error, connection_invalidated=lost, dialect=dialect
+    )

@@ -1,5 +1,6 @@
-"""The keypress's statements run on the SQLite driver directly (store/prepared.py) store and
-read exactly what SQLAlchemy's execution does, and fail as it fails."""
+"""The keypress's statements run on the driver directly (store/prepared.py: SQLite's, and
+psycopg on PostgreSQL) store and read exactly what SQLAlchemy's execution does, and fail as it
+fails."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Table, bindparam, event, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Table, bindparam, create_engine, event, insert, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from annotate.protocol.studies import add_annotator
 from annotate.store.engine import StorageError, write_connection
@@ -27,9 +28,8 @@ READ = Prepared(
 )
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    ws = open_workspace(str(tmp_path / "p.db"), create=True)
+def _store(url: str, tmp_path: Path):
+    ws = open_workspace(url, create=True)
     ctx = rte_study(ws.engine, tmp_path, test=3)
     annotator_id = add_annotator(ws.engine, "ana").id
     with ws.engine.connect() as conn:
@@ -39,6 +39,17 @@ def store(tmp_path: Path):
         item_ids = sorted(items)
     yield ws.engine, ctx.id, item_ids, annotator_id
     ws.engine.dispose()
+
+
+@pytest.fixture
+def store(store_url: str, tmp_path: Path):
+    """A study of three test items and an annotator, on each backend in turn."""
+    yield from _store(store_url, tmp_path)
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path):
+    yield from _store(str(tmp_path / "p.db"), tmp_path)
 
 
 def row(study_id: int, item_id: int, annotator_id: int, **more: object) -> dict[str, object]:
@@ -87,8 +98,8 @@ def test_a_second_label_for_the_same_item_fails_as_sqlalchemy_fails_and_stores_n
         assert conn.execute(select(label.c.comment)).scalars().all() == [None]
 
 
-def test_a_store_that_refuses_writes_says_so_in_its_own_words(store):
-    engine, study_id, (first, *_), annotator_id = store
+def test_a_store_that_refuses_writes_says_so_in_its_own_words(sqlite_store):
+    engine, study_id, (first, *_), annotator_id = sqlite_store
     with pytest.raises(StorageError, match="read-only"), write_connection(engine) as conn:
         conn.connection.driver_connection.execute("PRAGMA query_only=ON")
         try:
@@ -110,7 +121,7 @@ def test_a_listener_on_the_statements_sees_every_one_and_can_refuse_it(store):
             INSERT.run(conn, row(study_id, first, annotator_id))
     finally:
         event.remove(engine, "before_cursor_execute", listen)
-    assert seen == ["BEGIN", "INSERT"]
+    assert seen[-1] == "INSERT"  # (after SQLite's BEGIN; psycopg sends its own unseen)
 
 
 def test_an_insert_given_other_columns_than_prepared_goes_through_sqlalchemy(store):
@@ -118,5 +129,46 @@ def test_an_insert_given_other_columns_than_prepared_goes_through_sqlalchemy(sto
     fewer = {k: v for k, v in row(study_id, first, annotator_id).items() if k != "comment"}
     with write_connection(engine) as conn:
         INSERT.run(conn, fewer)
+    with engine.connect() as conn:
+        assert conn.execute(select(label.c.item_id)).scalars().all() == [first]
+
+
+RETURNING = Prepared(
+    insert(label).returning(label.c.id, label.c.value), [*COLUMNS, "shown_at", "comment"]
+)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_on_postgresql_what_an_insert_returns_comes_back_as_sqlalchemy_returns_it(store):
+    engine, study_id, (first, second, *_), annotator_id = store
+    with write_connection(engine) as conn:
+        fast = RETURNING.run(conn, row(study_id, first, annotator_id)).first()
+        slow = conn.execute(RETURNING.statement, row(study_id, second, annotator_id)).first()
+    assert fast.value == slow.value == {"score": 2.5, "note": "ünïcode"}
+    assert fast.id != slow.id
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(label.c.id)).scalars()) == sorted([fast.id, slow.id])
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_on_postgresql_a_lost_server_connection_is_dropped_and_the_next_write_goes_through(
+    store,
+):
+    engine, study_id, (first, *_), annotator_id = store
+    with pytest.raises(OperationalError) as lost, write_connection(engine) as conn:
+        pid = conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        killer = create_engine(engine.url, isolation_level="AUTOCOMMIT")
+        with killer.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        killer.dispose()
+        try:
+            INSERT.run(conn, row(study_id, first, annotator_id))
+        finally:
+            dropped = conn.invalidated  # as SQLAlchemy's execution leaves it
+    assert dropped and lost.value.connection_invalidated
+    with write_connection(engine) as conn:  # the pool hands out a working connection
+        INSERT.run(conn, row(study_id, first, annotator_id))
     with engine.connect() as conn:
         assert conn.execute(select(label.c.item_id)).scalars().all() == [first]
