@@ -22,7 +22,7 @@ from annotate.formats.sources import (
 )
 from annotate.specs import FieldSpec, TaskSpec
 from annotate.splits import canonical_split
-from annotate.store.engine import write_session
+from annotate.store.engine import refresh_statistics, write_session
 from annotate.store.models import Dataset, Item
 
 __all__ = [  # the readers' helpers, imported from here by earlier callers
@@ -195,4 +195,6 @@ def import_source(
         session.execute(
             update(Dataset).where(Dataset.id == dataset.id).values(n_items=n_items, detail=detail)
         )
-        return ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)
+        result = ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)
+    refresh_statistics(engine, Item.__tablename__)  # type: ignore[arg-type]
+    return result

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import UserError
 from annotate.splits import same_split
-from annotate.store.engine import write_session
+from annotate.store.engine import refresh_statistics, write_session
 from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
 
 TRAINING = "training"
@@ -217,6 +217,7 @@ def create_study(
         ]
         session.connection().execute(insert(StudyItem.__table__), rows)
         session.expunge(study)
+    refresh_statistics(engine, StudyItem.__tablename__)  # type: ignore[arg-type]
     return StudyContext(study, spec, effective)
 
 
