@@ -18,7 +18,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Integer, bindparam, case, func, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Integer,
+    bindparam,
+    case,
+    exists,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session
 
@@ -106,18 +116,21 @@ _TRAINING_ANSWER = (
 says (built once: asked on every training answer)."""
 
 
+_TRAINING_PHASE = literal_column(f"'{TRAINING}'")  # a constant of the code, never from input
 _NEXT_TRAINING_ITEM = (
     select(Item.id, Item.source_id, Item.fields)
     .join(StudyItem, StudyItem.item_id == Item.id)
     .where(
         StudyItem.study_id == bindparam("b_study"),
-        StudyItem.phase == TRAINING,
-        StudyItem.item_id.not_in(
-            select(Label.item_id).where(
-                Label.study_id == bindparam("b_study"),
-                Label.annotator_id == bindparam("b_annotator"),
-                Label.phase == TRAINING,
-            )
+        # The phase written into the statement, not bound: PostgreSQL then plans it once for
+        # every run (a prepared statement's generic plan knows the few training rows), where
+        # with the phase bound it planned it afresh at every run, 0.2 ms of its time each.
+        StudyItem.phase == _TRAINING_PHASE,
+        ~exists().where(
+            Label.study_id == bindparam("b_study"),
+            Label.item_id == StudyItem.item_id,
+            Label.annotator_id == bindparam("b_annotator"),
+            Label.phase == _TRAINING_PHASE,
         ),
     )
     .order_by(StudyItem.position)

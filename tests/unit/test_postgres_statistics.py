@@ -1,6 +1,7 @@
-"""On PostgreSQL a study is ready for its crowd as soon as it is made: the planner has figures
-for its items (store.engine.refresh_statistics), so a hand-out's check of one item reads that
-item's row, not the whole study's index."""
+"""On PostgreSQL the planner does its part well from the first worker on: a study just made has
+figures for its items (store.engine.refresh_statistics), so a hand-out's check of one item reads
+that item's row, not the whole study's index; and the next training item's statement is planned
+once for all its runs, not afresh at each."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotate.protocol import assignment
+from annotate.protocol import assignment, session
 from annotate.protocol.studies import add_annotator
+from annotate.store.engine import write_connection
 from annotate.store.models import StudyItem
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_study
@@ -51,4 +53,22 @@ def test_a_hand_out_checks_the_item_by_its_own_row_in_a_study_just_made(store_ur
     plan = plan if isinstance(plan, list) else json.loads(plan)
     used = _indexes(plan[0]["Plan"])
     assert "uq_studyitem" in used and "ix_studyitem_next" not in used, used
+    engine.dispose()
+
+
+def test_the_next_training_item_is_planned_once_for_every_run(store_url, tmp_path: Path):
+    engine = open_workspace(store_url, create=True).engine
+    ctx = rte_study(engine, tmp_path, train=3, test=2000)  # as a crowd study: few to train on
+    annotator_id = add_annotator(engine, "ana").id
+    params = {"b_study": ctx.id, "b_annotator": annotator_id}
+    with write_connection(engine) as conn:
+        # psycopg prepares a statement on the server at its fifth run; PostgreSQL then plans
+        # its first five runs for their values and decides whether one plan does for all
+        items = [session._RUN_NEXT_TRAINING_ITEM.run(conn, params).first() for _ in range(12)]
+        plans = conn.exec_driver_sql(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE strpos(statement, 'FROM item JOIN studyitem') > 0"
+        ).all()
+    assert len({item.id for item in items}) == 1  # nothing was answered: the same first item
+    assert plans and plans[0].generic_plans > 0 and plans[0].custom_plans <= 5, plans
     engine.dispose()
