@@ -42,7 +42,7 @@ from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ReadOptions, check_map_keys
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
-from annotate.store.engine import write_session
+from annotate.store.engine import refresh_statistics, write_session
 from annotate.store.models import (
     Annotator,
     Dataset,
@@ -500,6 +500,7 @@ def import_labels(
                 detail=json.loads(json.dumps(detail)),
             )
         )
+    refresh_statistics(engine, "item", "studyitem", "label")
     return LabelImportResult(
         study=name,
         format=file.format,
