@@ -500,7 +500,8 @@ def import_labels(
                 detail=json.loads(json.dumps(detail)),
             )
         )
-    refresh_statistics(engine, "item", "studyitem", "label")
+    tables = (Item.__tablename__, StudyItem.__tablename__, Label.__tablename__)
+    refresh_statistics(engine, *tables)  # type: ignore[arg-type]
     return LabelImportResult(
         study=name,
         format=file.format,

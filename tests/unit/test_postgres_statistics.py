@@ -1,7 +1,8 @@
 """On PostgreSQL the planner does its part well from the first worker on: a study just made has
 figures for its items (store.engine.refresh_statistics), so a hand-out's check of one item reads
-that item's row, not the whole study's index; and the next training item's statement is planned
-once for all its runs, not afresh at each."""
+that item's row, not the whole study's index (and a server that refuses the analysis still gets
+its study); and the next training item's statement is planned once for all its runs, not afresh
+at each."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
+from sqlalchemy.exc import OperationalError
 
 from annotate.protocol import assignment, session
-from annotate.protocol.studies import add_annotator
+from annotate.protocol.studies import add_annotator, load_study
 from annotate.store.engine import write_connection
 from annotate.store.models import StudyItem
 from annotate.workspace import open_workspace
@@ -71,4 +73,20 @@ def test_the_next_training_item_is_planned_once_for_every_run(store_url, tmp_pat
         ).all()
     assert len({item.id for item in items}) == 1  # nothing was answered: the same first item
     assert plans and plans[0].generic_plans > 0 and plans[0].custom_plans <= 5, plans
+    engine.dispose()
+
+
+def test_a_server_that_refuses_the_analysis_still_gets_its_study(store_url, tmp_path: Path):
+    engine = open_workspace(store_url, create=True).engine
+
+    def refuse(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        if statement.startswith("ANALYZE"):
+            raise OperationalError(statement, {}, Exception("canceling statement: lock timeout"))
+
+    event.listen(engine, "before_cursor_execute", refuse)
+    try:
+        ctx = rte_study(engine, tmp_path, train=3, test=10)
+    finally:
+        event.remove(engine, "before_cursor_execute", refuse)
+    assert load_study(engine, "pilot").id == ctx.id
     engine.dispose()
