@@ -16,7 +16,7 @@ served one after the other. On PostgreSQL they are served at the same time, and 
 by a lock no wider than it needs:
 - k labels per item: COUNT_LABEL checks and takes the count in one UPDATE of the item's row, whose
   row lock orders the answers of one item (and `settle`'s read of its votes after each one);
-- an item handed to no more people than it takes: a hand-out locks the item it picks
+- an item handed to no more people than it takes: a hand-out locks the row of the item it picks
   (`_lease_free_item_pg`) and leases it only if, read after that lock, its labels still wanted
   exceed its live leases;
 - one item on a person's screen, their batch, no item labelled twice: `lock_annotator`, taken
@@ -32,12 +32,15 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Integer,
+    and_,
     bindparam,
     cast,
     delete,
     exists,
     func,
     insert,
+    literal_column,
+    or_,
     select,
     true,
     update,
@@ -107,11 +110,21 @@ _OTHERS_LEASING = (
     )
     .scalar_subquery()
 )
+_HAS_ROOM = or_(
+    study_item.c.remaining > study_item.c.leased,
+    and_(study_item.c.lease_floor <= _NOW, study_item.c.remaining > _OTHERS_LEASING),
+)
+"""The item takes more labels than it has live leases (store/lease_tally.py): its row says so
+unless one of its leases may have run out (its floor is past), and then they are counted."""
+_TEST_PHASE = literal_column(f"'{TEST}'")
+"""The phase written into the hand-out's statement (a constant of the code, never input): bound
+as a parameter, PostgreSQL's generic plan assumed half of studyitem matched it and the server
+planned the statement afresh at every hand-out."""
 _LABELLED_BY_ME = exists().where(
     label.c.study_id == study_item.c.study_id,
     label.c.item_id == study_item.c.item_id,
     label.c.annotator_id == _ANNOTATOR,
-    label.c.phase == _PHASE,
+    label.c.phase == _TEST_PHASE,
 )
 
 NEXT_ITEM = (
@@ -119,20 +132,21 @@ NEXT_ITEM = (
     .join(item, item.c.id == study_item.c.item_id)
     .where(
         study_item.c.study_id == _STUDY,
-        study_item.c.phase == _PHASE,
+        study_item.c.phase == _TEST_PHASE,
         study_item.c.remaining > 0,
-        # Counted only for the candidates the index walk reaches. Before the annotator's own
-        # label: with many people at work the walk passes every item whose places are all
-        # leased, and SQLite checks the terms in this order (a third less time per hand-out
-        # with 1,000 live leases; PostgreSQL's planner puts this one first by itself).
-        study_item.c.remaining > _OTHERS_LEASING,
+        # Before the annotator's own label: with many people at work the walk passes every
+        # item whose places are all leased, and SQLite checks the terms in this order. The
+        # item's row says so (schema 16): with 1,000 live leases on the first 200 items a
+        # hand-out took 30 us on SQLite instead of 125 (counting each item's leases).
+        _HAS_ROOM,
         ~_LABELLED_BY_ME,
     )
     # Breadth-first: the item closest to complete first, then the sample order. The index
     # ix_studyitem_next serves this order and the filter on its own (migration 0006), and its
     # range seek skips every finished item.
     .order_by(study_item.c.remaining, study_item.c.position)
-    .limit(1)
+    # Written in, as the phase: a bound LIMIT kept PostgreSQL from a generic plan.
+    .limit(literal_column("1"))
 )
 
 HELD = (
@@ -423,49 +437,33 @@ def release_leases(
 
 
 # --- PostgreSQL: a hand-out locks the item it picks, not the study ------------------------------
-# Hand-outs of different items run side by side. A hand-out takes the item's transaction-scoped
-# advisory lock (study, item) before it leases it, so two never lease one item at once: the
-# second passes the item over for the next in the breadth-first order (or, when every candidate
-# is held, waits), and reads the first's lease once that has committed (READ COMMITTED: each
-# statement reads what was committed before it began, and PostgreSQL makes a commit visible
-# before it lets the transaction's locks go). Breadth-first holds as under the study lock,
-# except that an item being handed out at that very moment is passed over.
-# Answers need not take the item's lock: an answer takes one label wanted and gives back its
-# lease in one commit, which a hand-out's check reads entirely or not at all, so a lease granted
-# when labels wanted exceeded live leases stays one an answer can fill, as under the study lock
-# (a lease that ran out, or an item decided early by its votes, can still make an answer
-# unneeded, as before).
+# Hand-outs of different items run side by side. A hand-out locks the item's row (studyitem)
+# before it leases it, so two never lease one item at once: the second passes the item over for
+# the next in the breadth-first order (SKIP LOCKED; or, when every item with room is locked,
+# waits for the first), and reads the first's lease once that has committed (READ COMMITTED:
+# each statement reads what was committed before it began, and PostgreSQL makes a commit
+# visible before it lets the transaction's locks go). Breadth-first holds as under the study
+# lock, except that an item being handed out, or answered, at that very moment is passed over.
+# An answer locks the row of the item it counts (COUNT_LABEL), and the lease's trigger
+# (store/lease_tally.py) writes the rows of the items whose leases it takes or gives back: a
+# hand-out holds the row it leases already, an answer the row it counts, and neither then waits
+# for a row another holds (SKIP LOCKED), so these locks close no cycle. An answer takes one
+# label wanted and gives back its lease in one commit, which a hand-out's check reads entirely
+# or not at all, so a lease granted when labels wanted exceeded live leases stays one an answer
+# can fill, as under the study lock (a lease that ran out, or an item decided early by its
+# votes, can still make an answer unneeded, as before).
 
-WALK = 16
-"""Candidates, in the breadth-first order, that one statement tries to lock: a hand-out skips an
-item another hand-out is locking at that moment rather than waiting for it."""
+_FIRST_FREE = NEXT_ITEM.with_for_update(of=study_item, skip_locked=True)
+"""The first item in the breadth-first order that has room and whose row no other transaction
+holds, locked (a job queue's SKIP LOCKED): an item another hand-out is leasing, or an answer
+is counting, at that moment is passed over."""
 
-_CANDIDATES = NEXT_ITEM.limit(WALK).subquery()
-_FIRST_FREE = (
-    select(_CANDIDATES.c.item_id, _CANDIDATES.c.source_id, _CANDIDATES.c.fields)
-    # No outer ORDER BY: the filter runs on the candidates one by one, in the inner query's
-    # order, and LIMIT 1 stops at the first it locks, so no other candidate is locked.
-    .where(func.pg_try_advisory_xact_lock(cast(_STUDY, Integer), _CANDIDATES.c.item_id))
-    .limit(1)
+_THE_ITEM = (
+    study_item.c.study_id == _STUDY,
+    study_item.c.phase == _PHASE,
+    study_item.c.item_id == _ITEM,
 )
-"""The first candidate no other hand-out holds, locked (SKIP LOCKED on the item's lock)."""
-
-_WAIT_FOR_ITEM = select(func.pg_advisory_xact_lock(cast(_STUDY, Integer), cast(_ITEM, Integer)))
-
-_ITEM_REMAINING = (
-    select(study_item.c.remaining)
-    .where(
-        study_item.c.study_id == _STUDY,
-        study_item.c.phase == _PHASE,
-        study_item.c.item_id == _ITEM,
-    )
-    .scalar_subquery()
-)
-_ITEM_LIVE_LEASES = (
-    select(func.count())
-    .where(lease.c.study_id == _STUDY, lease.c.item_id == _ITEM, lease.c.expires_at > _NOW)
-    .scalar_subquery()
-)
+_WAIT_FOR_ITEM = select(study_item.c.id).where(*_THE_ITEM).with_for_update()
 LEASE_IF_ROOM = (
     insert(lease)
     .from_select(
@@ -475,12 +473,12 @@ LEASE_IF_ROOM = (
             cast(_ITEM, Integer),
             cast(_ANNOTATOR, Integer),
             cast(bindparam("b_expires"), lease.c.expires_at.type),
-        ).where(_ITEM_REMAINING > _ITEM_LIVE_LEASES),
+        ).where(exists().where(*_THE_ITEM, _HAS_ROOM)),
     )
     .returning(lease.c.id)  # whether it leased (an INSERT's rowcount is not reported)
 )
-"""Lease the item (its lock held) if it still takes more labels than it has live leases, read
-afresh: another hand-out may have leased it after the candidates were read."""
+"""Lease the item (its row locked) if it still takes more labels than it has live leases
+(_HAS_ROOM), read afresh: another hand-out may have leased it after the candidates were read."""
 
 _RUN_FIRST_FREE, _RUN_WAIT_FOR_ITEM = Prepared(_FIRST_FREE), Prepared(_WAIT_FOR_ITEM)
 _RUN_LEASE_IF_ROOM = Prepared(LEASE_IF_ROOM)
@@ -491,8 +489,8 @@ def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
     is locking; the row (item_id, source_id, fields), or None when no item is left for the
     annotator (never merely because the items left are being handed out to others).
 
-    While every candidate is locked by others (the study's last items), it waits for the first
-    one's lock, then reads again. A wait can close a cycle only if this hand-out already holds
+    While every item with room is locked by others (the study's last items), it waits for the
+    first one's lock, then reads again. A wait can close a cycle only if this hand-out already holds
     an item that filled while it was being locked, and another such hand-out waits for that
     one: PostgreSQL then rolls one back as a deadlock, which the session runs again
     (session._retry). Rare as that is, it beats the alternative of waiting only in item order,

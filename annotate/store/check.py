@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, exists, func, select, text
+from sqlalchemy import Engine, and_, exists, func, or_, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
@@ -23,6 +23,7 @@ from annotate.store.models import (
     Item,
     Label,
     LabelImport,
+    Lease,
     Study,
     StudyItem,
 )
@@ -186,6 +187,41 @@ def _counter_mismatch(session: Session) -> Iterator[Violation]:
         yield Violation("label_counter", f"counter says {counted}, {n} labels stored", study, item)
 
 
+def _lease_counter_mismatch(session: Session) -> Iterator[Violation]:
+    """The per-item lease counter (which the next-item walk trusts, store/lease_tally.py)
+    equals the item's leases, and its floor is no later than their earliest expiry."""
+    leases = (
+        select(Lease.study_id, Lease.item_id, func.count(Lease.id).label("n"))
+        .add_columns(func.min(Lease.expires_at).label("first"))
+        .group_by(Lease.study_id, Lease.item_id)
+        .subquery()
+    )
+    n = func.coalesce(leases.c.n, 0)
+    floor = StudyItem.lease_floor
+    rows = session.execute(
+        select(Study.name, Item.source_id, StudyItem.leased, n, floor, leases.c.first)
+        .select_from(StudyItem)
+        .join(Study, Study.id == StudyItem.study_id)
+        .join(Item, Item.id == StudyItem.item_id)
+        .outerjoin(
+            leases,
+            and_(leases.c.study_id == StudyItem.study_id, leases.c.item_id == StudyItem.item_id),
+        )
+        .where(
+            StudyItem.phase == TEST,
+            or_(
+                StudyItem.leased != n,
+                and_(n > 0, or_(floor.is_(None), floor > leases.c.first)),
+            ),
+        )
+    )
+    for study, item, counted, stored, first_floor, first in rows:
+        detail = f"lease counter says {counted}, {stored} leases stored"
+        if counted == stored:
+            detail = f"lease floor {first_floor} is after the first lease's expiry {first}"
+        yield Violation("lease_counter", detail, study, item)
+
+
 def _test_labels_without_gate(session: Session) -> Iterator[Violation]:
     """Every test label's annotator has a recorded passing gate decision in that study (a
     study of imported labels has no gate of ours: its report says "gate unknown")."""
@@ -267,6 +303,7 @@ CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {
     "labels_over_k": _labels_over_k,
     "label_counter": _counter_mismatch,
     "labels_remaining": _remaining_mismatch,
+    "lease_counter": _lease_counter_mismatch,
     "test_label_without_gate": _test_labels_without_gate,
     "duplicate_label": _duplicate_labels,
     "label_outside_study": _labels_outside_the_study,

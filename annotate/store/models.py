@@ -12,6 +12,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
+from annotate.store import lease_tally
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -98,6 +100,11 @@ class StudyItem(SQLModel, table=True):
     remaining: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Labels the item still takes (test phase; schema 6): k - n_labels, then 1 while an
     extra-annotator tie is open, 0 once decided early or complete (annotate/completion.py)."""
+    leased: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """The item's leases, live or run out (test phase; schema 16): kept by triggers on the
+    lease table (store/lease_tally.py)."""
+    lease_floor: datetime | None = None
+    """No later than the earliest expiry of the item's leases; None without leases (schema 16)."""
 
     __table_args__ = (
         UniqueConstraint("study_id", "phase", "item_id", name="uq_studyitem"),
@@ -196,6 +203,9 @@ class Lease(SQLModel, table=True):
         # The next-item query counts an item's live leases from the index alone (schema 15).
         Index("ix_lease_item_expiry", "study_id", "item_id", "expires_at"),
     )
+
+
+lease_tally.install(Lease.__table__)  # type: ignore[attr-defined]
 
 
 class GateDecision(SQLModel, table=True):

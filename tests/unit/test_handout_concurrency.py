@@ -122,14 +122,17 @@ class HeldOpen:
         def lease_next_item(conn: Connection, ctx, annotator_id: int, now, **kw: Any) -> Any:
             leased = original(conn, ctx, annotator_id, now, **kw)
             if annotator_id in self.holding:
-                # The items' advisory locks this transaction holds, keyed (study, item).
-                self.item_locks[annotator_id] = conn.execute(
-                    text(
-                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
-                        "AND pid = pg_backend_pid() AND objsubid = 2 AND classid = :study"
-                    ),
-                    {"study": ctx.id},
-                ).scalar()
+                # The study's item rows this transaction holds locked: those another
+                # connection's SKIP LOCKED read passes over.
+                with conn.engine.connect() as other:
+                    rows = "FROM studyitem WHERE study_id = :study AND phase = 'test'"
+                    every = other.execute(text(f"SELECT count(*) {rows}"), {"study": ctx.id})
+                    free = other.execute(
+                        text(f"SELECT count(*) FROM (SELECT id {rows} FOR UPDATE SKIP LOCKED) f"),
+                        {"study": ctx.id},
+                    )
+                    self.item_locks[annotator_id] = every.scalar() - free.scalar()
+                    other.rollback()
                 self.holding[annotator_id].set()
                 self.let_go[annotator_id].wait(timeout=120)
             return leased

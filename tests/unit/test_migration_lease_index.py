@@ -1,7 +1,7 @@
-"""Migration 0015 (issue 38): a store as release 0.4.2 left it (schema 11), with a crowd at work
-(five Prolific workers w01-w05, live and expired leases), is migrated by `annotate migrate`:
-every lease kept, the lease index the next-item query uses added, the next item still skips
-the leased ones, and the next worker to arrive is w06 (pseudonyms numbered by the database
+"""Migrations 0015 and 0016 (issue 38): a store as release 0.4.2 left it (schema 11), with a
+crowd at work (five Prolific workers w01-w05, live and expired leases), is migrated by
+`annotate migrate`: every lease kept, the lease index the next-item query uses added, each
+item's leases counted on its row, the next item still skips the leased ones, and the next worker to arrive is w06 (pseudonyms numbered by the database
 carry on from the old ones)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from annotate.store import schema
 from annotate.store.engine import make_engine
 from annotate.store.models import utcnow
 from tests.crowd_helpers import STUDY_A, pid, prolific_query
+from tests.unit.test_lease_tally import counts_are_exact
 from tests.unit.test_migrations import run
 
 ITEMS = 6
@@ -160,6 +161,14 @@ def test_migrating_a_0_4_2_store_keeps_its_leases_and_workers_and_adds_the_lease
         assert version.scalar() == str(int(schema.SCHEMA_HEAD))
     indexes = {i["name"]: i["column_names"] for i in inspect(engine).get_indexes("lease")}
     assert indexes["ix_lease_item_expiry"] == ["study_id", "item_id", "expires_at"]
+    # Schema 16: each item's leases counted on its row, from the leases the store held (the
+    # expired one too: its floor is past, so the walk counts that item's live leases).
+    counts_are_exact(engine)
+    with engine.connect() as conn:
+        tally = conn.execute(
+            text("SELECT leased FROM studyitem WHERE phase = 'test' ORDER BY position")
+        ).scalars()
+        assert list(tally) == [K, K, 1] + [0] * (ITEMS - 3)
     # The fifth worker is offered the first item not leased to k others: the expired lease
     # on the third item does not count.
     ctx = load_study(engine, "old")
