@@ -191,8 +191,12 @@ def _lease_counter_mismatch(session: Session) -> Iterator[Violation]:
     """The per-item lease counter (which the next-item walk trusts, store/lease_tally.py)
     equals the item's leases, and its floor is no later than their earliest expiry."""
     leases = (
-        select(Lease.study_id, Lease.item_id, func.count(Lease.id).label("n"))
-        .add_columns(func.min(Lease.expires_at).label("first"))
+        select(
+            Lease.study_id,
+            Lease.item_id,
+            func.count(Lease.id).label("n"),
+            func.min(Lease.expires_at).label("first"),
+        )
         .group_by(Lease.study_id, Lease.item_id)
         .subquery()
     )
@@ -216,7 +220,7 @@ def _lease_counter_mismatch(session: Session) -> Iterator[Violation]:
         )
     )
     for study, item, counted, stored, first_floor, first in rows:
-        detail = f"lease counter says {counted}, {stored} leases stored"
+        detail = f"lease counter says {counted}, the store holds {stored}"
         if counted == stored:
             detail = f"lease floor {first_floor} is after the first lease's expiry {first}"
         yield Violation("lease_counter", detail, study, item)

@@ -151,4 +151,4 @@ def test_check_reports_a_lease_count_that_went_wrong(workspace, tmp_path: Path):
             .values(leased=0)
         )
     found = [(v.check, v.detail, v.item) for v in check_store(workspace.engine).violations]
-    assert found == [("lease_counter", "lease counter says 0, 1 leases stored", held.source_id)]
+    assert found == [("lease_counter", "lease counter says 0, the store holds 1", held.source_id)]
