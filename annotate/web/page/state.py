@@ -24,7 +24,7 @@ from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.studies import StudyContext, load_study
 from annotate.settings import settings
-from annotate.store.engine import SERVER_POOL_SIZE, is_sqlite, read_connection
+from annotate.store.engine import is_sqlite, read_connection
 from annotate.store.models import Annotator, Item
 from annotate.text import terminal_safe
 from annotate.web.page.config import PageConfig
@@ -51,8 +51,14 @@ item p99 296-353 ms against 269-332 with 4); only 100 workers answering flat out
 little longer (p50 123-129 ms against 95-117). Several processes (`serve --workers`) still
 commit side by side, taking the writers' turn. Where commits are slow, ANNOTATE_SQLITE_THREADS
 gives a process more threads, whose answers group."""
-POSTGRES_THREADS = SERVER_POOL_SIZE
-"""On PostgreSQL each call also waits for the network, so more of them overlap; the pool keeps
+POSTGRES_THREADS = 3
+"""Threads for engine calls per process on a database server. Each call also waits for the
+network, so several overlap; but every thread more hands Python's lock around more often.
+Measured on the crowd's whole path (1,000 paced workers, 2 processes, PostgreSQL on the same 2
+cores, issue 38), alternated in one session: server CPU per answer, PostgreSQL's own included,
+5.2 ms on average with 8 threads (four runs), 5.1 with 4 (four), 5.0 with 3 (four) and 2
+(two); a training answer's p99 44-106 ms with 8, 30-39 with 3. Three threads still overlap
+the round trips of a server a network away (a test answer makes about eight). The pool keeps
 a connection open for each of them (store/engine.py)."""
 
 
