@@ -8,8 +8,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
@@ -48,7 +47,7 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     one writer can starve for the whole busy_timeout (measured: 5 s and "database is locked"
     with 5 writers holding the lock 2 ms each) while the lock is free most of the time. An
     exclusive lock on a file beside the store goes to a waiter as soon as the previous writer
-    lets go of it (also when it is killed), so annotate's writers take turns; BEGIN
+    closes its descriptor (also when it is killed), so annotate's writers take turns; BEGIN
     IMMEDIATE and busy_timeout still guard against other programs, and are all there is where
     the file system has no native lock. PostgreSQL queues on its own locks: nothing to do
     there."""
@@ -59,68 +58,26 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     # The threads of one process (the page's server) queue on a lock of their own first, so
     # only one of them at a time polls the file lock: forty threads polling it every
     # millisecond took the CPU and the GIL the turn's holder needed.
-    turn = _process_turn(path)
-    with turn.lock:
-        fd = turn.fd if turn.fd is not None else _open_lock_file(path)
+    with _process_turn(path):
+        fd = _open_lock_file(path)
         if fd is None:
             yield
             return
-        unlock = _unlock_descriptor()
-        locked = False
         try:
-            locked = _take_turn(fd)
+            _take_turn(fd)
             yield
         finally:
-            _end_turn(turn, fd, unlock if locked else None)
+            os.close(fd)  # releases the lock
 
 
-@dataclass
-class _ProcessTurn:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    fd: int | None = None
-    """The lock file, kept open between turns where the lock can be let go of without closing
-    it (flock): an open and a close per write were two system calls of the keypress's ten."""
-
-
-def _end_turn(turn: _ProcessTurn, fd: int, unlock: Callable[[int], object] | None) -> None:
-    """Let the next writer have the turn: unlock the descriptor and keep it, or close it
-    (which releases the lock) where it cannot be unlocked alone or was not locked."""
-    if unlock is not None:
-        try:
-            unlock(fd)
-            turn.fd = fd
-            return
-        except OSError:
-            pass
-    turn.fd = None
-    os.close(fd)
-
-
-_process_turns: dict[str, _ProcessTurn] = {}
+_process_turns: dict[str, threading.Lock] = {}
 _process_turns_guard = threading.Lock()
 
 
-def _process_turn(path: str) -> _ProcessTurn:
-    """This process's turn at the store at `path`: its lock and its kept lock file."""
+def _process_turn(path: str) -> threading.Lock:
+    """This process's lock for the writers' turn of the store at `path`."""
     with _process_turns_guard:
-        return _process_turns.setdefault(path, _ProcessTurn())
-
-
-def _forget_turns_after_fork() -> None:
-    """A forked child starts with turns of its own. Its copy of a kept descriptor shares the
-    parent's open file, and so the parent's lock: a child that locked it would take the turn
-    while the parent held it. Closing the copy leaves the parent's lock as it is (the lock
-    goes with the parent's descriptor)."""
-    global _process_turns, _process_turns_guard
-    for turn in _process_turns.values():
-        if turn.fd is not None:
-            with suppress(OSError):
-                os.close(turn.fd)
-    _process_turns, _process_turns_guard = {}, threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_turns_after_fork)
+        return _process_turns.setdefault(path, threading.Lock())
 
 
 @functools.cache
@@ -144,22 +101,8 @@ def _lock_descriptor() -> Callable[[int], object]:
     return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX)
 
 
-@functools.cache
-def _unlock_descriptor() -> Callable[[int], object] | None:
-    """How this platform lets go of the lock and keeps the descriptor (flock's LOCK_UN), or
-    None where only closing it releases the lock (filelock's native lock on Windows)."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
-    return lambda fd: fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-def _take_turn(fd: int) -> bool:
-    """Whether the lock was taken (False: no native file lock here, and SQLite's busy_timeout
-    orders the writers)."""
+def _take_turn(fd: int) -> None:
     try:
         _lock_descriptor()(fd)
-    except OSError:
-        return False
-    return True
+    except OSError:  # no native file lock here: SQLite's busy_timeout orders the writers
+        return

@@ -5,7 +5,6 @@ imported (as on Windows)."""
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -97,78 +96,6 @@ def test_a_killed_holder_frees_the_turn(tmp_path):
     finally:
         holder.kill()
         holder.wait(10)
-
-
-def _turn_in_another_process(db: Path) -> subprocess.Popen:
-    """A process that says "waiting", takes the writers' turn of `db`, says "got" and ends."""
-    code = textwrap.dedent(f"""
-        from annotate.store.engine import make_engine
-        from annotate.store.turn import writer_turn
-        engine = make_engine("sqlite:///{db}")
-        print("waiting", flush=True)
-        with writer_turn(engine):
-            print("got", flush=True)
-    """)
-    return subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-
-
-@needs_native_lock
-def test_a_kept_lock_file_still_orders_processes(tmp_path):
-    """The lock file stays open between a process's turns: the turn is still let go of at
-    each turn's end, and still held against other processes during one."""
-    db = tmp_path / "s.db"
-    engine = make_engine(f"sqlite:///{db}")
-    with writer_turn(engine):
-        pass  # the descriptor is kept from here on
-    other = _turn_in_another_process(db)  # between two turns here: it gets the turn
-    assert other.stdout.readline().strip() == "waiting"
-    assert other.stdout.readline().strip() == "got"
-    assert other.wait(30) == 0
-    with writer_turn(engine):  # during a turn here, another process waits for it
-        other = _turn_in_another_process(db)
-        assert other.stdout.readline().strip() == "waiting"
-        with pytest.raises(subprocess.TimeoutExpired):
-            other.wait(0.5)
-    assert other.stdout.readline().strip() == "got"
-    assert other.wait(30) == 0
-
-
-@needs_native_lock
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
-def test_a_forked_child_waits_for_its_parents_turn(tmp_path):
-    """A child forked after its parent kept the lock file open shares that open file: were it
-    to lock its copy, it would have the turn while the parent held it."""
-    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
-    with writer_turn(engine):
-        pass  # the descriptor is kept from here on
-    go_read, go_write = os.pipe()
-    got_read, got_write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover (the child's coverage is not collected)
-        try:
-            os.read(go_read, 1)  # once the parent has the turn
-            with writer_turn(engine):
-                os.write(got_write, b"got")
-        finally:
-            os._exit(0)
-    try:
-        with writer_turn(engine):
-            os.write(go_write, b"!")
-            ready, _, _ = select.select([got_read], [], [], 0.5)
-            assert ready == []  # the child is still waiting for the turn
-        ready, _, _ = select.select([got_read], [], [], 30)
-        assert ready and os.read(got_read, 3) == b"got"
-    finally:
-        if not os.waitpid(child, os.WNOHANG)[0]:
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
-        for fd in (go_read, go_write, got_read, got_write):
-            os.close(fd)
 
 
 def test_writes_work_without_fcntl(tmp_path):
