@@ -180,11 +180,11 @@ def read_only_url(path: Path) -> str | None:
 SERVER_POOL_SIZE = 8
 """Connections a process keeps open to a database server, once it has needed them at once
 (SQLAlchemy's default keeps 5, and opens up to 10 more when needed, closing each as it is
-returned). A page process runs up to this many threads on the store (web/page/state.py runs
-3): when the pool kept fewer than the page's threads, the others opened and closed a
-connection, each a new server process, on almost every request, and PostgreSQL spent 1.6 ms of
-CPU per test answer instead of 0.9-1.0 (measured, issue 38). A CLI or terminal process opens
-only the one or two it uses."""
+returned). A page process runs at most this many threads on the store (web/page/state.py's
+POSTGRES_THREADS): when the pool kept fewer than the page's threads, the others opened and
+closed a connection, each a new server process, on almost every request, and PostgreSQL spent
+1.6 ms of CPU per test answer instead of 0.9-1.0 (measured, issue 38). A CLI or terminal
+process opens only the one or two it uses."""
 
 
 def make_engine(url: str) -> Engine:
