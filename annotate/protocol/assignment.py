@@ -30,8 +30,10 @@ from enum import Enum
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Integer,
+    Select,
     and_,
     bindparam,
     cast,
@@ -120,34 +122,40 @@ _TEST_PHASE = literal_column(f"'{TEST}'")
 """The phase written into the hand-out's statement (a constant of the code, never input): bound
 as a parameter, PostgreSQL's generic plan assumed half of studyitem matched it and the server
 planned the statement afresh at every hand-out."""
-_LABELLED_BY_ME = exists().where(
+_MY_LABEL_OF_THE_ITEM = (
     label.c.study_id == study_item.c.study_id,
     label.c.item_id == study_item.c.item_id,
     label.c.annotator_id == _ANNOTATOR,
     label.c.phase == _TEST_PHASE,
 )
+_LABELLED_BY_ME = exists().where(*_MY_LABEL_OF_THE_ITEM)
 
-NEXT_ITEM = (
-    select(study_item.c.item_id, item.c.source_id, item.c.fields)
-    .join(item, item.c.id == study_item.c.item_id)
-    .where(
-        study_item.c.study_id == _STUDY,
-        study_item.c.phase == _TEST_PHASE,
-        study_item.c.remaining > 0,
-        # Before the annotator's own label: with many people at work the walk passes every
-        # item whose places are all leased, and SQLite checks the terms in this order. The
-        # item's row says so (schema 16): with 1,000 live leases on the first 200 items a
-        # hand-out took 30 us on SQLite instead of 125 (counting each item's leases).
-        _HAS_ROOM,
-        ~_LABELLED_BY_ME,
+
+def _walk(*terms: ColumnElement[bool]) -> Select[Any]:
+    """The first of the study's test items that take more labels and meet `terms`."""
+    return (
+        select(study_item.c.item_id, item.c.source_id, item.c.fields)
+        .join(item, item.c.id == study_item.c.item_id)
+        .where(
+            study_item.c.study_id == _STUDY,
+            study_item.c.phase == _TEST_PHASE,
+            study_item.c.remaining > 0,
+            *terms,
+        )
+        # Breadth-first: the item closest to complete first, then the sample order. The index
+        # ix_studyitem_next serves this order and the filter on its own (migration 0006), and
+        # its range seek skips every finished item.
+        .order_by(study_item.c.remaining, study_item.c.position)
+        # Written in, as the phase: a bound LIMIT kept PostgreSQL from a generic plan.
+        .limit(literal_column("1"))
     )
-    # Breadth-first: the item closest to complete first, then the sample order. The index
-    # ix_studyitem_next serves this order and the filter on its own (migration 0006), and its
-    # range seek skips every finished item.
-    .order_by(study_item.c.remaining, study_item.c.position)
-    # Written in, as the phase: a bound LIMIT kept PostgreSQL from a generic plan.
-    .limit(literal_column("1"))
-)
+
+
+# Room before the annotator's own label: with many people at work the walk passes every item
+# whose places are all leased, and SQLite checks the terms in this order. The item's row says
+# so (schema 16): with 1,000 live leases on the first 200 items a hand-out took 30 us on SQLite
+# instead of 125 (counting each item's leases).
+NEXT_ITEM = _walk(_HAS_ROOM, ~_LABELLED_BY_ME)
 
 HELD = (
     select(lease.c.item_id, item.c.source_id, item.c.fields)
@@ -453,10 +461,28 @@ def release_leases(
 # can fill, as under the study lock (a lease that ran out, or an item decided early by its
 # votes, can still make an answer unneeded, as before).
 
-_FIRST_FREE = NEXT_ITEM.with_for_update(of=study_item, skip_locked=True)
+_MAY_HAVE_ROOM = or_(study_item.c.remaining > study_item.c.leased, study_item.c.lease_floor <= _NOW)
+_LABELLED_BY_ME_PROBED = exists(
+    select(literal_column("1")).where(*_MY_LABEL_OF_THE_ITEM).offset(literal_column("0"))
+)
+_FIRST_FREE = _walk(_MAY_HAVE_ROOM, _HAS_ROOM, ~_LABELLED_BY_ME_PROBED).with_for_update(
+    of=study_item, skip_locked=True
+)
 """The first item in the breadth-first order that has room and whose row no other transaction
 holds, locked (a job queue's SKIP LOCKED): an item another hand-out is leasing, or an answer
-is counting, at that moment is passed over."""
+is counting, at that moment is passed over.
+
+Written for PostgreSQL's planner, which orders a row's checks by their estimated cost and
+plans the check of the annotator's own label by the label table's figures:
+- _MAY_HAVE_ROOM is _HAS_ROOM without its count of leases: a check of the row alone, so the
+  cheapest, it is made first, and an item whose places are all leased (the walk passes a few
+  hundred with 1,000 people at work) costs no more than reading its row;
+- the annotator's label is looked up item by item, by the label's own key, for the items with
+  room only (OFFSET 0 keeps PostgreSQL from turning NOT EXISTS into a join). As a join, with
+  the figures of a label table still nearly empty or holding training answers only (autovacuum
+  takes a minute or more to analyse it), the planner read the annotator's labels through
+  uq_label, whose second column is the item's: every label of the study, at each hand-out.
+  That was a tenth of PostgreSQL's time per crowd answer until the table was analysed."""
 
 _THE_ITEM = (
     study_item.c.study_id == _STUDY,
