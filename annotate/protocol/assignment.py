@@ -506,7 +506,35 @@ LEASE_IF_ROOM = (
 """Lease the item (its row locked) if it still takes more labels than it has live leases
 (_HAS_ROOM), read afresh: another hand-out may have leased it after the candidates were read."""
 
-_RUN_FIRST_FREE, _RUN_WAIT_FOR_ITEM = Prepared(_FIRST_FREE), Prepared(_WAIT_FOR_ITEM)
+_PICKED = _FIRST_FREE.add_columns(
+    (study_item.c.remaining > study_item.c.leased).label("roomy")
+).cte("picked")
+_LEASE_FIRST_FREE = select(
+    _PICKED.c.item_id, _PICKED.c.source_id, _PICKED.c.fields, _PICKED.c.roomy
+).add_cte(
+    insert(lease)
+    .from_select(
+        ["study_id", "item_id", "annotator_id", "expires_at"],
+        select(
+            cast(_STUDY, Integer),
+            _PICKED.c.item_id,
+            cast(_ANNOTATOR, Integer),
+            cast(bindparam("b_expires"), lease.c.expires_at.type),
+        ).where(_PICKED.c.roomy),
+    )
+    .cte("leased")
+)
+"""_FIRST_FREE and, when the item's row says it has room (`roomy`), its lease, in one statement
+(a data-modifying WITH query): one round trip fewer for nearly every hand-out. The row is read
+as it was locked: FOR UPDATE waits for, or skips, a transaction changing it and reads the latest
+committed version of a row changed since the statement began (READ COMMITTED). Every lease
+taken or given back on the item writes that row (store/lease_tally.py), and none can while it
+is locked, so `leased` then counts every lease the item has, live or run out, and `remaining >
+leased` is room read afresh, as LEASE_IF_ROOM reads it. An item with room only once the leases
+that ran out are counted (its floor is past) is not leased here: the count of its leases would
+be read as the statement began, so LEASE_IF_ROOM, a statement of its own, counts them."""
+
+_RUN_LEASE_FIRST_FREE, _RUN_WAIT_FOR_ITEM = Prepared(_LEASE_FIRST_FREE), Prepared(_WAIT_FOR_ITEM)
 _RUN_LEASE_IF_ROOM = Prepared(LEASE_IF_ROOM)
 
 
@@ -522,7 +550,9 @@ def _lease_free_item_pg(conn: Connection, params: dict[str, Any]) -> Any:
     (session._retry). Rare as that is, it beats the alternative of waiting only in item order,
     which leaves a hand-out that may not wait reading again in a loop, possibly forever."""
     while True:
-        row = _RUN_FIRST_FREE.run(conn, params).first()
+        row = _RUN_LEASE_FIRST_FREE.run(conn, params).first()
+        if row is not None and row.roomy:
+            return row  # leased by the same statement
         if row is None:
             row = _RUN_NEXT.run(conn, params).first()
             if row is None:
