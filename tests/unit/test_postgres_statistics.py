@@ -86,7 +86,7 @@ def test_a_hand_out_looks_up_the_annotators_own_label_by_the_item(store_url, tmp
     with engine.connect() as conn:
         conn.execution_options(isolation_level="AUTOCOMMIT")
         conn.exec_driver_sql("ANALYZE label")
-        compiled = assignment._FIRST_FREE.compile(dialect=conn.dialect)
+        compiled = assignment._LEASE_FIRST_FREE.compile(dialect=conn.dialect)
         names: list[str] = []
 
         def numbered(found: re.Match[str]) -> str:
@@ -95,8 +95,9 @@ def test_a_hand_out_looks_up_the_annotators_own_label_by_the_item(store_url, tmp
             return f"${names.index(found[1]) + 1}"
 
         sql = re.sub(r"%\((\w+)\)s", numbered, compiled.string)
+        now = datetime.now(UTC)
         values = compiled.construct_params(
-            assignment.keys(ctx, crowd[0].annotator_id, datetime.now(UTC))
+            {**assignment.keys(ctx, crowd[0].annotator_id, now), "b_expires": now}
         )
         conn.exec_driver_sql("SET plan_cache_mode = force_generic_plan")
         conn.exec_driver_sql(f"PREPARE first_free AS {sql}")
