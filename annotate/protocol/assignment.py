@@ -112,12 +112,13 @@ _OTHERS_LEASING = (
     )
     .scalar_subquery()
 )
-_HAS_ROOM = or_(
-    study_item.c.remaining > study_item.c.leased,
-    and_(study_item.c.lease_floor <= _NOW, study_item.c.remaining > _OTHERS_LEASING),
-)
-"""The item takes more labels than it has live leases (store/lease_tally.py): its row says so
-unless one of its leases may have run out (its floor is past), and then they are counted."""
+_ROOM_BY_ROW = study_item.c.remaining > study_item.c.leased
+"""The item takes more labels than it has leases, live or run out (store/lease_tally.py)."""
+_FLOOR_PAST = study_item.c.lease_floor <= _NOW
+"""One of the item's leases may have run out."""
+_HAS_ROOM = or_(_ROOM_BY_ROW, and_(_FLOOR_PAST, study_item.c.remaining > _OTHERS_LEASING))
+"""The item takes more labels than it has live leases: its row says so unless one of its
+leases may have run out, and then they are counted."""
 _TEST_PHASE = literal_column(f"'{TEST}'")
 """The phase written into the hand-out's statement (a constant of the code, never input): bound
 as a parameter, PostgreSQL's generic plan assumed half of studyitem matched it and the server
@@ -461,7 +462,7 @@ def release_leases(
 # can fill, as under the study lock (a lease that ran out, or an item decided early by its
 # votes, can still make an answer unneeded, as before).
 
-_MAY_HAVE_ROOM = or_(study_item.c.remaining > study_item.c.leased, study_item.c.lease_floor <= _NOW)
+_MAY_HAVE_ROOM = or_(_ROOM_BY_ROW, _FLOOR_PAST)
 _LABELLED_BY_ME_PROBED = exists(
     select(literal_column("1")).where(*_MY_LABEL_OF_THE_ITEM).offset(literal_column("0"))
 )
@@ -506,9 +507,7 @@ LEASE_IF_ROOM = (
 """Lease the item (its row locked) if it still takes more labels than it has live leases
 (_HAS_ROOM), read afresh: another hand-out may have leased it after the candidates were read."""
 
-_PICKED = _FIRST_FREE.add_columns(
-    (study_item.c.remaining > study_item.c.leased).label("roomy")
-).cte("picked")
+_PICKED = _FIRST_FREE.add_columns(_ROOM_BY_ROW.label("roomy")).cte("picked")
 _LEASE_FIRST_FREE = select(
     _PICKED.c.item_id, _PICKED.c.source_id, _PICKED.c.fields, _PICKED.c.roomy
 ).add_cte(
