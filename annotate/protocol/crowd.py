@@ -68,6 +68,7 @@ from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotato
 from annotate.store.engine import (
     lock_annotator,
     read_connection,
+    read_session,
     write_connection,
     write_session,
 )
@@ -680,7 +681,7 @@ def _outcome(engine: Engine, ctx: StudyContext, who: Annotator, visit: Visit, no
         return "no_consent"
     session = AnnotatorSession(engine, ctx, who, clock=lambda: now)
     phase = session.phase()
-    with Session(engine) as s:
+    with read_session(engine) as s:
         counts = dict(s.execute(_LABELS_BY_PHASE, _theirs(ctx, who.id)).all())
         open_slots = _open_slots(s, ctx)
     test_done = int(counts.get(TEST, 0))
@@ -749,7 +750,7 @@ def _reached(
     ctx = _context(engine, study)
     config = require_config(ctx)
     who = _who(engine, annotator)
-    with Session(engine) as session:
+    with read_session(engine) as session:
         visit = _visit(session, ctx, who.id or 0, visit_id)
         session.expunge(visit)
     return _Reached(ctx, config, who, visit, _outcome(engine, ctx, who, visit, now), now)

@@ -44,6 +44,7 @@ from annotate.store.engine import (
     is_transient,
     lock_annotator,
     read_connection,
+    read_session,
     write_connection,
     write_session,
     write_transaction,
@@ -417,14 +418,14 @@ class AnnotatorSession:
         """The annotator's phase; `live`: first refuse a window another window of the
         annotator took over (ContinuedElsewhere), in the same read."""
         self._forget_progress()  # it may record a decision (_decide_now)
-        with Session(self.engine) as session:
+        with read_session(self.engine) as session:
             if live and self.visit_id is not None:
                 conn = session.connection()
                 if not windows.is_live(conn, self.ctx.id, self.annotator_id, self.visit_id):
                     raise windows.ContinuedElsewhere()
             phase = self._phase(session)
         if phase is Phase.WAITING and self._decide_now():
-            with Session(self.engine) as session:
+            with read_session(self.engine) as session:
                 return self._phase(session)
         return phase
 
@@ -446,7 +447,7 @@ class AnnotatorSession:
     def study_complete(self) -> bool:
         """Every test item has all the labels it takes (none remaining): a newcomer would
         train for nothing, so the app says so before training."""
-        with Session(self.engine) as session:
+        with read_session(self.engine) as session:
             open_item = session.exec(
                 select(StudyItem.id)
                 .where(
@@ -590,7 +591,7 @@ class AnnotatorSession:
                     self._progress, self._answered_since = progress, True
                 return training
         if phase is Phase.WAITING and self._decide_now():  # as phase() does
-            with Session(self.engine) as session:
+            with read_session(self.engine) as session:
                 phase = self._phase(session)
         if phase is not Phase.TEST:
             return None
@@ -623,7 +624,7 @@ class AnnotatorSession:
 
     def _stream_answers(self) -> int:
         if self._stream_done is None:
-            with Session(self.engine) as session:
+            with read_session(self.engine) as session:
                 self._stream_done = self._stream_count(session)
         return self._stream_done
 
@@ -931,7 +932,7 @@ class AnnotatorSession:
         """The annotator's most recent test answer, to revise it (training answers are final:
         the gold label has been shown). A catch item looks like a test item, so the answer just
         given to one is the one `u` goes back to."""
-        with Session(self.engine) as session:
+        with read_session(self.engine) as session:
             label = session.scalars(
                 select(Label)
                 .where(

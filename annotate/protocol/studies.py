@@ -15,7 +15,7 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.errors import UserError
 from annotate.splits import same_split
-from annotate.store.engine import refresh_statistics, write_session
+from annotate.store.engine import read_session, refresh_statistics, write_session
 from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
 
 TRAINING = "training"
@@ -246,7 +246,7 @@ def load_study(engine: Engine, name: str) -> StudyContext:
     """The study with its validated task spec and protocol. The row is read every time (one
     indexed select); the validation, the crowd settings and what StudyContext.fixed keeps are
     worked out once per process while the row stays the same."""
-    with Session(engine) as session:
+    with read_session(engine) as session:
         study = session.scalars(select(Study).where(Study.name == name)).first()
         if study is None:
             known = ", ".join(session.scalars(select(Study.name).order_by(Study.id))) or "none yet"
@@ -287,7 +287,7 @@ def add_annotator(
 
 
 def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotator:
-    with Session(engine) as session:
+    with read_session(engine) as session:
         annotator = session.scalars(select(Annotator).where(Annotator.name == name)).first()
         if annotator is not None:
             session.expunge(annotator)

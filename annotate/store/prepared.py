@@ -16,7 +16,8 @@ prepares the statement on the server after a few runs, as it does for SQLAlchemy
 
 Everything else goes through SQLAlchemy as before:
 - other databases and drivers;
-- ORM sessions, and a connection outside a transaction (SQLAlchemy begins it);
+- ORM sessions, and a connection outside a transaction (SQLAlchemy begins it) unless it runs
+  in autocommit (a read on PostgreSQL: `read_connection`);
 - a statement whose compiled form has anything this does not reproduce (Python-side column
   defaults, expanding IN lists, literal-rendered values), or an insert given other columns;
 - RETURNING on SQLite (none of its hot statements use it);
@@ -93,7 +94,9 @@ class Prepared:
         compiled = self._for(conn)
         if (
             compiled is None
-            or not conn.in_transaction()  # SQLAlchemy begins it (the engine's begin hook)
+            # SQLAlchemy begins it (the engine's begin hook), unless there is none to begin: a
+            # read_connection on PostgreSQL runs in autocommit
+            or not (conn.in_transaction() or _autocommit(conn))
             or (self.columns is not None and len(params) != len(self.columns))
         ):
             return conn.execute(self.statement, params)
@@ -191,6 +194,12 @@ def _positional(dialect: Dialect) -> Dialect:
         twin = copy.copy(dialect)
         twin.paramstyle, twin.positional = "format", True
         return _POSITIONAL.setdefault(dialect, twin)
+
+
+def _autocommit(conn: Connection) -> bool:
+    """Whether `conn` runs each statement in a transaction of its own (read_connection on
+    PostgreSQL): nothing to begin, so its first statement may go to the driver as well."""
+    return conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT"
 
 
 def on_driver(conn: Connection, sql: str, args: tuple[Any, ...] = ()) -> Any:

@@ -12,7 +12,7 @@ from sqlalchemy import Table, bindparam, create_engine, event, insert, select, t
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from annotate.protocol.studies import add_annotator
-from annotate.store.engine import StorageError, write_connection
+from annotate.store.engine import StorageError, read_connection, write_connection
 from annotate.store.models import Label, StudyItem
 from annotate.store.prepared import Prepared
 from annotate.workspace import open_workspace
@@ -86,6 +86,22 @@ def test_a_row_stored_on_the_driver_reads_back_as_sqlalchemy_stored_it(store):
     assert [tuple(r) for r in fast] == [tuple(r) for r in slow]
     assert fast[0].value == {"score": 2.5, "note": "ünïcode"}
     assert fast[0].shown_at == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC) and fast[0].flag is True
+
+
+def test_a_read_outside_a_transaction_reads_what_sqlalchemy_reads(store):
+    """A read's first statement on a `read_connection`: on PostgreSQL (autocommit, nothing to
+    begin) it runs on the driver too, and opens no transaction; on SQLite SQLAlchemy runs it
+    and begins the read's one transaction."""
+    engine, study_id, (first, *_), annotator_id = store
+    with write_connection(engine) as conn:
+        INSERT.run(conn, row(study_id, first, annotator_id))
+    with read_connection(engine) as conn:
+        fast = READ.run(conn, {"b_study": study_id, "b_item": first}).all()
+        began = conn.in_transaction()
+        slow = conn.execute(READ.statement, {"b_study": study_id, "b_item": first}).all()
+    assert [tuple(r) for r in fast] == [tuple(r) for r in slow]
+    assert fast[0].value == {"score": 2.5, "note": "ünïcode"} and fast[0].flag is True
+    assert began is (engine.dialect.name == "sqlite")
 
 
 def test_a_second_label_for_the_same_item_fails_as_sqlalchemy_fails_and_stores_nothing(store):
