@@ -40,6 +40,21 @@ def crowd_study(engine, tmp_path: Path, *, crowd_settings: dict[str, Any] | None
     return ctx
 
 
+def batch_study(engine, tmp_path: Path, **crowd_settings: Any):
+    """A study whose whole way can be walked in a test: two training items (threshold 0: every
+    worker passes), a batch of 2 of its 6 test items, then an exit survey."""
+    survey = [{"name": "remarks", "prompt": "Anything to tell us?"}]
+    return crowd_study(
+        engine,
+        tmp_path,
+        train=2,
+        test=6,
+        gate_threshold=0.0,
+        max_test_items_per_annotator=2,
+        crowd_settings={"survey": survey, **crowd_settings},
+    )
+
+
 def prolific_query(n: int, study_id: str = STUDY_A) -> dict[str, str]:
     return {"PROLIFIC_PID": pid(n), "STUDY_ID": study_id, "SESSION_ID": f"{n + 500:024x}"}
 

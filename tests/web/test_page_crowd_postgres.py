@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from tests.crowd_helpers import crowd_study, prolific_query
+from tests.crowd_helpers import batch_study, prolific_query
 from tests.web.test_page import client, csrf, screen, ticket
 
 pytest.importorskip("starlette")
@@ -61,18 +61,7 @@ def server_rollbacks(engine) -> Iterator[list[str]]:
 def test_a_workers_whole_way_through_two_page_processes_sends_no_rollback(
     workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=2,
-        test=6,
-        gate_threshold=0.0,
-        max_test_items_per_annotator=2,
-        crowd_settings={
-            "consent": "We keep your answers under a pseudonym.",
-            "survey": [{"name": "remarks", "prompt": "Anything to tell us?"}],
-        },
-    )
+    batch_study(workspace.engine, tmp_path, consent="We keep your answers under a pseudonym.")
     engine = workspace.engine
     # Two page processes, as `serve --workers 2` runs them (one secret for both): a worker's
     # requests alternate, so each process meets the worker (and looks them up) on its own.

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, with_codes
 from annotate.store.models import Label, SurveyAnswer, Visit
-from tests.crowd_helpers import CODES, STUDY_A, crowd_study, prolific_query
+from tests.crowd_helpers import CODES, STUDY_A, batch_study, crowd_study, prolific_query
 from tests.web.test_page import client, csrf, screen, ticket
 
 pytest.importorskip("starlette")
@@ -152,15 +152,7 @@ def test_the_answer_that_ends_the_batch_commits_once_and_the_survey_then_the_cod
     item" as said, rather than asking again (a second write transaction only to find the batch
     done). The survey, then the exit with its code, follow; the survey's answer and the exit are one
     commit, and the exit is recorded once."""
-    crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=2,
-        test=6,
-        gate_threshold=0.0,
-        max_test_items_per_annotator=2,
-        crowd_settings={"survey": [{"name": "remarks", "prompt": "Anything to tell us?"}]},
-    )
+    batch_study(workspace.engine, tmp_path)
     engine = workspace.engine
     c = client(engine, "pilot")
     page = c.get("/", params=prolific_query(1))
