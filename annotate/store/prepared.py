@@ -207,8 +207,8 @@ def on_driver(conn: Connection, sql: str, args: tuple[Any, ...] = ()) -> Any:
     SQLAlchemy would raise it. The caller has made sure nothing listens (`watched`).
 
     The cursor is kept with the driver connection and used again: psycopg spends some 13
-    microseconds making a cursor, as much as the rest of its work on a short statement (measured:
-    16 against 29 per statement), and a crowd answer runs four or five. Every caller here reads
+    microseconds making a cursor (measured, a short statement through Prepared.run: 16 against
+    24 microseconds), and a crowd answer runs four or five. Every caller here reads
     its rows before the next statement, so one cursor a connection is all they need."""
     fairy = conn.connection
     driver = fairy.driver_connection
