@@ -72,7 +72,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.common import print_rows
+from bench.common import print_rows, run_client
 from bench.store_builder import build_study
 
 ANNOTATE = (sys.executable, "-m", "annotate")
@@ -420,7 +420,7 @@ def fresh_flat_out(
     try:
         cpu = cpu_seconds(server.proc.pid)
         names = [f"{study}-a{i}" for i in range(args.flat_workers)]
-        tally = asyncio.run(flat_out(server.base, names, args.flat_seconds))
+        tally = run_client(flat_out(server.base, names, args.flat_seconds))
         cpu = cpu_seconds(server.proc.pid) - cpu
     finally:
         server.stop()
@@ -497,7 +497,7 @@ def main() -> None:
             idle = rss_mb(server.proc.pid)
             for n in args.workers:
                 cpu = cpu_seconds(server.proc.pid)
-                tally = asyncio.run(
+                tally = run_client(
                     paced(server.base, names[:n], args.seconds, PACE_S, args.ramp, args.pace_spread)
                 )
                 cpu = cpu_seconds(server.proc.pid) - cpu
@@ -539,7 +539,7 @@ def main() -> None:
                 )
                 for error in sorted(set(tally.errors))[:3]:
                     print(f"    e.g. {error}")
-            arrivals = asyncio.run(burst(server.base, names[: args.burst]))
+            arrivals = run_client(burst(server.base, names[: args.burst]))
             acknowledged += arrivals.stored
             print_rows(
                 f"arrival burst: {args.burst} workers open the page at once",
@@ -553,7 +553,7 @@ def main() -> None:
                 ],
             )
             flat_cpu = cpu_seconds(server.proc.pid)
-            flat = asyncio.run(flat_out(server.base, names[: args.flat_workers], args.flat_seconds))
+            flat = run_client(flat_out(server.base, names[: args.flat_workers], args.flat_seconds))
             flat_cpu = cpu_seconds(server.proc.pid) - flat_cpu
             acknowledged += flat.stored
             page_rate = flat.stored / args.flat_seconds
@@ -771,13 +771,13 @@ def crowd_run(
         cpu0 = server_cpu()
         t0 = time.monotonic()
         ramp = args.pace if args.ramp is None else args.ramp
-        paced = asyncio.run(
+        paced = run_client(
             crowd_path.paced_crowd(make, count, args.seconds, args.pace, ramp, args.pace_spread)
         )
         wall = time.monotonic() - t0
         cpu = server_cpu() - cpu0
         rss = rss_mb(server.proc.pid)
-        phased = asyncio.run(
+        phased = run_client(
             crowd_path.phase_by_phase(lambda n: make(count + n), args.burst, server_cpu)
         )
     finally:
