@@ -81,6 +81,7 @@ from annotate.store.models import (
     Visit,
     utcnow,
 )
+from annotate.store.prepared import Prepared
 
 if TYPE_CHECKING:
     from annotate.protocol.session import AnnotatorSession
@@ -309,7 +310,7 @@ def _next_pseudonym(conn: Connection) -> str:
     while True:
         number = conn.execute(_NEXT_NUMBER).inserted_primary_key[0]
         name = pseudonym(int(number))
-        if conn.execute(_NAME_TAKEN, {"b_name": name}).first() is None:
+        if _NAME_TAKEN.run(conn, {"b_name": name}).first() is None:
             return name
 
 
@@ -317,9 +318,11 @@ def _next_pseudonym(conn: Connection) -> str:
 # arrival reads and writes the worker's row without the ORM: its unit of work and identity
 # map were half of an arrival's engine time, for one row.
 _NEXT_NUMBER = insert(CrowdNumber.__table__)  # type: ignore[arg-type]
-_NAME_TAKEN = select(Annotator.id).where(Annotator.name == bindparam("b_name"))
-_WORKER = select(*Annotator.__table__.columns).where(  # type: ignore[attr-defined]
-    Annotator.platform == bindparam("b_platform"), Annotator.platform_id == bindparam("b_id")
+_NAME_TAKEN = Prepared(select(Annotator.id).where(Annotator.name == bindparam("b_name")))
+_WORKER = Prepared(
+    select(*Annotator.__table__.columns).where(  # type: ignore[attr-defined]
+        Annotator.platform == bindparam("b_platform"), Annotator.platform_id == bindparam("b_id")
+    )
 )
 _NEW_WORKER = insert(Annotator.__table__)  # type: ignore[arg-type]
 
@@ -350,8 +353,8 @@ def _detached(row: Mapping[str, Any]) -> Annotator:
 
 def _find_worker(engine: Engine, platform: str, platform_id: str) -> Annotator | None:
     with read_connection(engine) as conn:
-        found = conn.execute(_WORKER, {"b_platform": platform, "b_id": platform_id}).first()
-    return None if found is None else _detached(found._mapping)
+        found = _WORKER.run(conn, {"b_platform": platform, "b_id": platform_id}).first()
+    return None if found is None else _detached(found._asdict())
 
 
 def enter_by_link(

@@ -23,6 +23,7 @@ from annotate.store.models import (
     Study,
     utcnow,
 )
+from annotate.store.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ _LATEST_ADMITTED = (
     .limit(1)
 )
 """Built once: the status line asks after every keypress (SQLAlchemy reuses its compiled form)."""
+_RUN_LATEST_ADMITTED = Prepared(_LATEST_ADMITTED)
 LATEST_ADMITTED = _LATEST_ADMITTED.scalar_subquery().label("admitted")
 """The same, as a column of a caller's own query (bound parameters b_study, b_annotator)."""
 
@@ -204,7 +206,7 @@ LATEST_ADMITTED = _LATEST_ADMITTED.scalar_subquery().label("admitted")
 def latest_admission(conn: Connection | Session, study_id: int, annotator_id: int) -> bool | None:
     """What `latest_decision` decided (True admitted, False rejected, None: no decision yet),
     without loading the decision."""
-    row = conn.execute(_LATEST_ADMITTED, {"b_study": study_id, "b_annotator": annotator_id}).first()
+    row = _RUN_LATEST_ADMITTED.run(conn, {"b_study": study_id, "b_annotator": annotator_id}).first()
     return None if row is None else bool(row[0])
 
 

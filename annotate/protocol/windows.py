@@ -64,7 +64,7 @@ consent given on the page and not stored yet (b_consent true) is stored with it:
 worker's first answer, in the same commit; NULL leaves the window's consent as it is."""
 
 
-_SUPERSEDE = (
+_SUPERSEDE = Prepared(
     update(visit)
     .where(
         visit.c.study_id == bindparam("b_study"),
@@ -100,7 +100,7 @@ def claim(
 ) -> int:
     """Record a new window (the live one from now on) and supersede the annotator's open
     ones; its id. `fields`: the link's Visit columns (link_role, platform_study_id, ...)."""
-    conn.execute(_SUPERSEDE, {"b_study": study_id, "b_annotator": annotator_id, "b_now": now})
+    _SUPERSEDE.run(conn, {"b_study": study_id, "b_annotator": annotator_id, "b_now": now})
     row = {
         "study_id": study_id,
         "annotator_id": annotator_id,
@@ -147,13 +147,14 @@ def touch(
 
 OPEN = select(visit.c.id).where(visit.c.id == bindparam("b_visit"), visit.c.id == _LATEST, NOT_QUIT)
 """The window, if it is the annotator's latest and was not quit: what TOUCH asks, as a read."""
+_RUN_OPEN = Prepared(OPEN)
 
 
 def is_open(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
     """Whether the window is the annotator's latest and was not quit, in one indexed read: a
     screen that reads before it shows asks this instead of `is_live` and `was_quit` apart."""
     params = {"b_visit": visit_id, "b_study": study_id, "b_annotator": annotator_id}
-    return conn.execute(OPEN, params).first() is not None
+    return _RUN_OPEN.run(conn, params).first() is not None
 
 
 def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -> bool:
@@ -166,11 +167,11 @@ def was_quit(conn: Connection, visit_id: int) -> bool:
     signed cookie naming it no longer opens a session, so a copy of the cookie replayed after
     Quit signs nobody in. An exit (crowd.exit_for: departed with its outcome) stays open to
     show its code again."""
-    row = conn.execute(_NOT_QUIT_BY_ID, {"b_visit": visit_id}).first()
+    row = _NOT_QUIT_BY_ID.run(conn, {"b_visit": visit_id}).first()
     return row is None or not row[0]
 
 
-_NOT_QUIT_BY_ID = select(NOT_QUIT).where(visit.c.id == bindparam("b_visit"))
+_NOT_QUIT_BY_ID = Prepared(select(NOT_QUIT).where(visit.c.id == bindparam("b_visit")))
 """Built once, as every statement a screen or an arrival runs: SQLAlchemy builds a statement
 and its cache key on every call otherwise (a tenth of an arrival's CPU went to that)."""
 

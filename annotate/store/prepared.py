@@ -16,8 +16,8 @@ prepares the statement on the server after a few runs, as it does for SQLAlchemy
 
 Everything else goes through SQLAlchemy as before:
 - other databases and drivers;
-- ORM sessions, and a connection outside a transaction (SQLAlchemy begins it) unless it runs
-  in autocommit (a read on PostgreSQL: `read_connection`);
+- ORM sessions (a connection outside a transaction is begun as SQLAlchemy begins it, with
+  the engine's begin hook, unless it runs in autocommit: a read on PostgreSQL);
 - a statement whose compiled form has anything this does not reproduce (Python-side column
   defaults, expanding IN lists, literal-rendered values), or an insert given other columns;
 - RETURNING on SQLite (none of its hot statements use it);
@@ -92,14 +92,12 @@ class Prepared:
         if isinstance(conn, Session):
             return conn.execute(self.statement, params)
         compiled = self._for(conn)
-        if (
-            compiled is None
-            # SQLAlchemy begins it (the engine's begin hook), unless there is none to begin: a
-            # read_connection on PostgreSQL runs in autocommit
-            or not (conn.in_transaction() or _autocommit(conn))
-            or (self.columns is not None and len(params) != len(self.columns))
-        ):
+        if compiled is None or (self.columns is not None and len(params) != len(self.columns)):
             return conn.execute(self.statement, params)
+        if not conn.in_transaction() and not _autocommit(conn):
+            # What SQLAlchemy's execute would do first (its autobegin, with the engine's begin
+            # hook); a read_connection on PostgreSQL runs in autocommit: nothing to begin.
+            conn.begin()
         args = list(compiled.template)
         if compiled.given:
             values = compiled.get(params)

@@ -90,14 +90,17 @@ def test_a_row_stored_on_the_driver_reads_back_as_sqlalchemy_stored_it(store):
 
 def test_a_read_outside_a_transaction_reads_what_sqlalchemy_reads(store):
     """A read's first statement on a `read_connection`: on PostgreSQL (autocommit, nothing to
-    begin) it runs on the driver too, and opens no transaction; on SQLite SQLAlchemy runs it
-    and begins the read's one transaction."""
+    begin) it opens no transaction; on SQLite it begins the read's one transaction first, as
+    SQLAlchemy would (the engine's begin hook: BEGIN on the driver), so the read's statements
+    see one snapshot of the store."""
     engine, study_id, (first, *_), annotator_id = store
     with write_connection(engine) as conn:
         INSERT.run(conn, row(study_id, first, annotator_id))
     with read_connection(engine) as conn:
         fast = READ.run(conn, {"b_study": study_id, "b_item": first}).all()
         began = conn.in_transaction()
+        if engine.dialect.name == "sqlite":
+            assert conn.connection.dbapi_connection.in_transaction  # BEGIN reached SQLite
         slow = conn.execute(READ.statement, {"b_study": study_id, "b_item": first}).all()
     assert [tuple(r) for r in fast] == [tuple(r) for r in slow]
     assert fast[0].value == {"score": 2.5, "note": "ünïcode"} and fast[0].flag is True
