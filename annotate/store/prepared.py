@@ -16,13 +16,17 @@ prepares the statement on the server after a few runs, as it does for SQLAlchemy
 
 Everything else goes through SQLAlchemy as before:
 - other databases and drivers;
-- ORM sessions (a connection outside a transaction is begun as SQLAlchemy begins it, with
-  the engine's begin hook, unless it runs in autocommit: a read on PostgreSQL);
+- ORM sessions;
 - a statement whose compiled form has anything this does not reproduce (Python-side column
   defaults, expanding IN lists, literal-rendered values), or an insert given other columns;
 - RETURNING on SQLite (none of its hot statements use it);
 - a connection with cursor-execute listeners (tests that count statements or inject a full
   disk): they see every statement, as SQLAlchemy runs it.
+
+A connection with no transaction yet is begun first, as SQLAlchemy's execute would begin it
+(the engine's begin hook), unless it runs in autocommit (a read on PostgreSQL:
+`read_connection`): a page's reads are mostly one or two statements, and the first ran through
+SQLAlchemy's execution before.
 
 A driver error is raised as SQLAlchemy raises it (the same DBAPIError subclass, so callers' and
 `_retry`'s rules hold), after the store's own translation (store.failures), which is what the
