@@ -422,6 +422,11 @@ def insert_label(conn: Connection, row: dict[str, Any]) -> None:
     _RUN_INSERT_LABEL.run(conn, row)
 
 
+def inserting_label(row: dict[str, Any]) -> tuple[Prepared, dict[str, Any]]:
+    """insert_label's statement and parameters, to run with others (prepared.run_together)."""
+    return _RUN_INSERT_LABEL, row
+
+
 def why_not_counted(
     conn: Connection, ctx: StudyContext, annotator_id: int, item_id: int
 ) -> Refusal:

@@ -58,7 +58,7 @@ from annotate.store.models import (
     StudyItem,
     utcnow,
 )
-from annotate.store.prepared import Prepared
+from annotate.store.prepared import Prepared, run_together
 
 RETRIES = 5
 """Attempts for a commit that failed with a transient error. Each SQLite attempt has already
@@ -88,6 +88,12 @@ every answer."""
 _STANDING = _BY_PHASE.add_columns(gate.LATEST_ADMITTED)
 """The same with the gate's latest word on each row: where the annotator stands, in one read."""
 _RUN_BY_PHASE, _RUN_STANDING = Prepared(_BY_PHASE), Prepared(_STANDING)
+
+
+def _phase_counts(result: Any) -> dict[str, tuple[int, int]]:
+    """_RUN_BY_PHASE's rows: phase -> (answers, right ones)."""
+    return {phase: (int(n), int(right)) for phase, n, right in result.all()}
+
 
 _TRAINING_STATE = (
     select(Item.gold, Label.id, Label.value, Label.correct, gate.LATEST_ADMITTED)
@@ -373,9 +379,32 @@ class AnnotatorSession:
 
     def _by_phase(self, session: Session | Connection) -> dict[str, tuple[int, int]]:
         """phase -> (answers, right ones: training only) of this annotator."""
-        params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-        rows = _RUN_BY_PHASE.run(session, params).all()
-        return {phase: (int(n), int(right)) for phase, n, right in rows}
+        return _phase_counts(_RUN_BY_PHASE.run(session, self._counting()))
+
+    def _counting(self) -> dict[str, Any]:
+        """_by_phase's statement's parameters (_RUN_BY_PHASE)."""
+        return {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
+
+    def _window_then(self, conn: Connection, *runs: tuple[Prepared, dict[str, Any]]) -> list[Any]:
+        """check_window(conn, lock=True), then `runs`: statements that need nothing from the
+        check, sent with it in one round trip to a database server (run_together). If the
+        check refuses, they are undone with the transaction. Their results."""
+        if self.visit_id is None:
+            lock_annotator(conn, self.ctx.id, self.annotator_id)
+            return run_together(conn, *runs)
+        window = windows.touching(
+            conn,
+            self.ctx.id,
+            self.annotator_id,
+            self.visit_id,
+            self.clock(),
+            consent=self.consent_given,
+            lock=True,
+        )
+        assert window is not None
+        touched, *results = run_together(conn, window, *runs)
+        windows.touched(touched)
+        return results
 
     def _study_sizes(self, session: Session | Connection) -> tuple[int, int]:
         """(training quota, test items): fixed when the study was created, so asked once."""
@@ -700,9 +729,9 @@ class AnnotatorSession:
             # the transaction wrote); the feedback is returned only once it has committed.
             with write_connection(self.engine) as conn:
                 # The annotator's lock first, as every transaction that may lease (_upcoming).
-                self.check_window(conn, lock=True)
-                params = {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
-                known = _RUN_TRAINING_STATE.run(conn, {**params, "b_item": item.item_id}).first()
+                params = {**self._counting(), "b_item": item.item_id}
+                (state,) = self._window_then(conn, (_RUN_TRAINING_STATE, params))
+                known = state.first()
                 stored = None
                 if known is not None and known.id is not None:
                     stored = TrainingAnswer(known.value, known.correct, known.gold)
@@ -784,8 +813,10 @@ class AnnotatorSession:
         row = label_row(
             self.ctx.id, self.annotator_id, item, TRAINING, value, right, answered_at, flag, comment
         )
-        assignment.insert_label(conn, row)
-        by_phase = self._by_phase(conn)
+        _, counts = run_together(
+            conn, assignment.inserting_label(row), (_RUN_BY_PHASE, self._counting())
+        )
+        by_phase = _phase_counts(counts)
         stored = TrainingAnswer(value, right, gold)
         quota = self._study_sizes(conn)[0]
         if by_phase.get(TRAINING, (0, 0))[0] < quota:
@@ -855,12 +886,17 @@ class AnnotatorSession:
 
         def write(conn: Connection) -> tuple[Refusal | None, Leased | None, _Counted | None]:
             now = self.clock()
-            self.check_window(conn, lock=True)
             # The annotator's counts, read once where something needs them: the batch's cap
             # (the count and the next lease) and, with no figures kept from before (the page
             # opens a session per request), where this answer leaves them. One statement in
-            # place of up to four (two batch counts after, two reads for the status line).
-            by_phase = self._by_phase(conn) if capped or before is None else None
+            # place of up to four (two batch counts after, two reads for the status line),
+            # sent with the window's check.
+            by_phase = None
+            if capped or before is None:
+                (counts,) = self._window_then(conn, (_RUN_BY_PHASE, self._counting()))
+                by_phase = _phase_counts(counts)
+            else:
+                self.check_window(conn, lock=True)
             mine = None if by_phase is None else by_phase.get(TEST, (0, 0))[0]
             refusal = None
             stored, released = assignment.count_and_store(

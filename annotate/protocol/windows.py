@@ -128,8 +128,26 @@ def touch(
     is not checked. `consent`: the worker agreed on this window; stored now unless an answer
     is stored. `lock`: take lock_annotator's lock first, in the same statement on
     PostgreSQL (with no window to check, the caller takes it)."""
+    statement = touching(conn, study_id, annotator_id, visit_id, now, consent=consent, lock=lock)
+    if statement is not None:
+        touched(statement[0].run(conn, statement[1]))
+
+
+def touching(
+    conn: Connection,
+    study_id: int,
+    annotator_id: int,
+    visit_id: int | None,
+    now: datetime,
+    *,
+    consent: bool = False,
+    lock: bool = False,
+) -> tuple[Prepared, dict[str, Any]] | None:
+    """touch's statement and its parameters, to run with statements that need nothing from
+    it (store.prepared.run_together), its result then given to `touched`; None: no window
+    to check. Without a lock in the statement (SQLite) the lock is taken here, first."""
     if visit_id is None:
-        return
+        return None
     in_statement = lock and conn.dialect.name == "postgresql"
     if lock and not in_statement:
         lock_annotator(conn, study_id, annotator_id)
@@ -140,8 +158,12 @@ def touch(
         "b_now": now,
         "b_consent": True if consent else None,
     }
-    statement = _RUN_TOUCH_LOCKED_PG if in_statement else _RUN_TOUCH
-    if statement.run(conn, params).rowcount != 1:
+    return (_RUN_TOUCH_LOCKED_PG if in_statement else _RUN_TOUCH), params
+
+
+def touched(result: Any) -> None:
+    """Refuse (ContinuedElsewhere) unless touch's statement found the window open."""
+    if result.rowcount != 1:
         raise ContinuedElsewhere()
 
 

@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Table, bindparam, create_engine, event, insert, select, text
+from sqlalchemy import Table, bindparam, create_engine, event, func, insert, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from annotate.protocol.studies import add_annotator
 from annotate.store.engine import StorageError, read_connection, write_connection
 from annotate.store.models import Label, StudyItem
-from annotate.store.prepared import Prepared
+from annotate.store.prepared import Prepared, run_together
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_study
 
@@ -115,6 +115,56 @@ def test_a_second_label_for_the_same_item_fails_as_sqlalchemy_fails_and_stores_n
         INSERT.run(conn, row(study_id, first, annotator_id, comment="again"))
     with engine.connect() as conn:
         assert conn.execute(select(label.c.comment)).scalars().all() == [None]
+
+
+COUNT = Prepared(
+    select(func.count()).select_from(label).where(label.c.study_id == bindparam("b_study"))
+)
+
+
+def test_statements_run_together_run_in_order_and_return_what_each_returns_alone(store):
+    """On PostgreSQL in one round trip (with the transaction's BEGIN); each statement still
+    reads what the ones before it wrote."""
+    engine, study_id, (first, second, *_), annotator_id = store
+    with write_connection(engine) as conn:
+        together = run_together(
+            conn,
+            (COUNT, {"b_study": study_id}),
+            (INSERT, row(study_id, first, annotator_id)),
+            (COUNT, {"b_study": study_id}),
+            (READ, {"b_study": study_id, "b_item": first}),
+        )
+        apart = READ.run(conn, {"b_study": study_id, "b_item": first})
+    before, inserted, after, read = together
+    assert (before.scalar(), inserted.rowcount, after.scalar()) == (0, 1, 1)
+    assert [tuple(r) for r in read.all()] == [tuple(r) for r in apart.all()]
+    assert read.first().value == {"score": 2.5, "note": "ünïcode"} and read.first().flag is True
+    with read_connection(engine) as conn:  # committed, and a read runs them together too
+        counted, again = run_together(
+            conn, (COUNT, {"b_study": study_id}), (READ, {"b_study": study_id, "b_item": second})
+        )
+    assert (counted.scalar(), again.all()) == (1, [])
+
+
+def test_a_failure_among_statements_run_together_undoes_them_all(store):
+    """A label stored twice fails as SQLAlchemy fails (IntegrityError), and the transaction's
+    other writes, sent with it, are not stored."""
+    engine, study_id, (first, second, *_), annotator_id = store
+    with write_connection(engine) as conn:
+        INSERT.run(conn, row(study_id, first, annotator_id))
+    with pytest.raises(IntegrityError), write_connection(engine) as conn:
+        run_together(
+            conn,
+            (INSERT, row(study_id, second, annotator_id)),
+            (INSERT, row(study_id, first, annotator_id, comment="again")),
+            (COUNT, {"b_study": study_id}),
+        )
+    with engine.connect() as conn:
+        stored = conn.execute(select(label.c.item_id, label.c.comment)).all()
+    assert [tuple(r) for r in stored] == [(first, None)]
+    with write_connection(engine) as conn:  # the connection is usable again
+        (inserted,) = run_together(conn, (INSERT, row(study_id, second, annotator_id)))
+    assert inserted.rowcount == 1
 
 
 def test_a_store_that_refuses_writes_says_so_in_its_own_words(sqlite_store):
