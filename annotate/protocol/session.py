@@ -272,7 +272,7 @@ class AnnotatorSession:
         self.consent_given = False
         """The worker agreed to the consent text on this window (a page keeps that in its
         session) and it may not be stored yet: the next write of the window stores it, in
-        the same commit as the answer or lease (windows.touch), so no answer is ever stored
+        the same commit as the answer or lease (windows.touching), so no answer is ever stored
         without its consent and agreeing costs no commit of its own."""
 
     @classmethod
@@ -314,19 +314,7 @@ class AnnotatorSession:
         An unclaimed session (the simulator, library use) is not checked, and does not read
         its clock for it (a test's stepping clock would drift). `lock`: lock_annotator first
         (one statement with the check on PostgreSQL)."""
-        if self.visit_id is None:
-            if lock:
-                lock_annotator(conn, self.ctx.id, self.annotator_id)
-            return
-        windows.touch(
-            conn,
-            self.ctx.id,
-            self.annotator_id,
-            self.visit_id,
-            self.clock(),
-            consent=self.consent_given,
-            lock=lock,
-        )
+        self._window_then(conn, lock=lock)
 
     def is_live(self) -> bool:
         """False once a newer window of the annotator took over (always True unclaimed)."""
@@ -385,12 +373,15 @@ class AnnotatorSession:
         """_by_phase's statement's parameters (_RUN_BY_PHASE)."""
         return {"b_study": self.ctx.id, "b_annotator": self.annotator_id}
 
-    def _window_then(self, conn: Connection, *runs: tuple[Prepared, dict[str, Any]]) -> list[Any]:
-        """check_window(conn, lock=True), then `runs`: statements that need nothing from the
+    def _window_then(
+        self, conn: Connection, *runs: tuple[Prepared, dict[str, Any]], lock: bool = True
+    ) -> list[Any]:
+        """check_window(conn, lock=lock), then `runs`: statements that need nothing from the
         check, sent with it in one round trip to a database server (run_together). If the
         check refuses, they are undone with the transaction. Their results."""
         if self.visit_id is None:
-            lock_annotator(conn, self.ctx.id, self.annotator_id)
+            if lock:
+                lock_annotator(conn, self.ctx.id, self.annotator_id)
             return run_together(conn, *runs)
         window = windows.touching(
             conn,
@@ -399,7 +390,7 @@ class AnnotatorSession:
             self.visit_id,
             self.clock(),
             consent=self.consent_given,
-            lock=True,
+            lock=lock,
         )
         assert window is not None
         touched, *results = run_together(conn, window, *runs)

@@ -113,26 +113,6 @@ def claim(
     return int(conn.execute(_NEW_WINDOW, row).inserted_primary_key[0])
 
 
-def touch(
-    conn: Connection,
-    study_id: int,
-    annotator_id: int,
-    visit_id: int | None,
-    now: datetime,
-    *,
-    consent: bool = False,
-    lock: bool = False,
-) -> None:
-    """Inside an answer's transaction: refuse (ContinuedElsewhere) unless this window is the
-    latest and was not quit. An unclaimed session (visit_id None: library use, the simulator)
-    is not checked. `consent`: the worker agreed on this window; stored now unless an answer
-    is stored. `lock`: take lock_annotator's lock first, in the same statement on
-    PostgreSQL (with no window to check, the caller takes it)."""
-    statement = touching(conn, study_id, annotator_id, visit_id, now, consent=consent, lock=lock)
-    if statement is not None:
-        touched(statement[0].run(conn, statement[1]))
-
-
 def touching(
     conn: Connection,
     study_id: int,
@@ -143,9 +123,14 @@ def touching(
     consent: bool = False,
     lock: bool = False,
 ) -> tuple[Prepared, dict[str, Any]] | None:
-    """touch's statement and its parameters, to run with statements that need nothing from
-    it (store.prepared.run_together), its result then given to `touched`; None: no window
-    to check. Without a lock in the statement (SQLite) the lock is taken here, first."""
+    """Inside an answer's transaction, the statement that refuses (with `touched`, given its
+    result: ContinuedElsewhere) unless this window is the latest and was not quit, and its
+    parameters, to run alone or with statements that need nothing from it
+    (store.prepared.run_together). None: an unclaimed session (visit_id None: library use,
+    the simulator) is not checked. `consent`: the worker agreed on this window; stored now
+    unless an answer is stored. `lock`: take lock_annotator's lock first, in the same
+    statement on PostgreSQL (elsewhere it is taken here, first; with no window to check, the
+    caller takes it)."""
     if visit_id is None:
         return None
     in_statement = lock and conn.dialect.name == "postgresql"
@@ -162,7 +147,7 @@ def touching(
 
 
 def touched(result: Any) -> None:
-    """Refuse (ContinuedElsewhere) unless touch's statement found the window open."""
+    """Refuse (ContinuedElsewhere) unless the statement of `touching` found the window open."""
     if result.rowcount != 1:
         raise ContinuedElsewhere()
 
