@@ -12,6 +12,8 @@ and shows the next item with one select, with the same durability (synchronous=F
   phase (arrival: link to first item; training answer to next item, feedback included; test
   answer to next item; exit: survey to code) p50/p99, answers/s, workers that reached the test
   batch and their code, server CPU per request and per answer, RSS, against the bare page;
+  and the server CPU per test answer once every worker is at the test items (the crowd at its
+  own pace, nobody arriving or training: what the whole run's figure adds those to);
 - phase by phase: `--burst` workers arriving at once (first item p50/p99, the arrival burst),
   then all training, all testing, all leaving, as fast as the page answers, with the server's
   CPU per request of each phase: what an arrival, a training answer, a test answer and an exit
@@ -668,6 +670,18 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
 
+def steady(tally) -> str:
+    """Server CPU per test answer once every worker of a paced run was at the test items:
+    without the arrivals and training that the whole run's figure includes."""
+    value = tally.steady_cpu_per_test_answer()
+    return "n/a" if value is None else f"{value:.1f} ms"
+
+
+def steady_ratio(a, b) -> str:
+    x, y = a.steady_cpu_per_test_answer(), b.steady_cpu_per_test_answer()
+    return ratio(x, y) if x is not None and y is not None else "n/a"
+
+
 def crowd_main(args: argparse.Namespace) -> None:
     """The crowd scenario (module docstring): annotate and the bare page in one run."""
     import shutil
@@ -772,7 +786,9 @@ def crowd_run(
         t0 = time.monotonic()
         ramp = args.pace if args.ramp is None else args.ramp
         paced = run_client(
-            crowd_path.paced_crowd(make, count, args.seconds, args.pace, ramp, args.pace_spread)
+            crowd_path.paced_crowd(
+                make, count, args.seconds, args.pace, ramp, args.pace_spread, cpu=server_cpu
+            )
         )
         wall = time.monotonic() - t0
         cpu = server_cpu() - cpu0
@@ -821,6 +837,11 @@ def report_crowd(
                 f"{per_answer_a:.1f} | {per_answer_b:.1f} ms",
             ),
             ("ratio CPU per answer annotate to bare page", ratio(per_answer_a, per_answer_b)),
+            (
+                "server CPU per test answer, every worker at the test items",
+                f"{steady(pa)} | {steady(pb)}",
+            ),
+            ("ratio of those, annotate to bare page", steady_ratio(pa, pb)),
             ("workers that reached the test batch", f"{pa.reached_test} of {count}"),
             ("workers that got their code", f"{pa.finished} of {count}"),
             ("server RSS", f"{a['rss']:.0f} MB (idle {a['idle']:.0f}) | {b['rss']:.0f} MB"),
@@ -926,6 +947,11 @@ def report_postgres(
                 f"{per_answer(s):.1f} | {per_answer(p):.1f} ms",
             ),
             ("ratio CPU per answer PostgreSQL to SQLite", ratio(per_answer(p), per_answer(s))),
+            (
+                "server CPU per test answer, every worker at the test items",
+                f"{steady(ps)} | {steady(pp)}",
+            ),
+            ("ratio of those, PostgreSQL to SQLite", steady_ratio(pp, ps)),
             ("server RSS (annotate's processes)", f"{s['rss']:.0f} | {p['rss']:.0f} MB"),
             (
                 "burst: first item p50 / p99",

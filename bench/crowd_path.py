@@ -18,6 +18,7 @@ import asyncio
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, insert
@@ -115,10 +116,23 @@ class PhaseTally:
     """Test answers the server acknowledged (it sent the next screen after committing)."""
     requests: int = 0
     errors: list[str] = field(default_factory=list)
+    all_in_test: tuple[float, int] | None = None
+    """The server's CPU seconds and the test answers so far when the last worker of a paced
+    run reached the test items (paced_crowd with `cpu`)."""
+    at_end: tuple[float, int] | None = None
+    """The same at the paced run's end."""
 
     @property
     def answers(self) -> int:
         return len(self.seconds["training"]) + len(self.seconds["test"])
+
+    def steady_cpu_per_test_answer(self) -> float | None:
+        """Server CPU milliseconds per test answer once every worker was at the test items:
+        the crowd at its own pace with nobody arriving or training."""
+        if self.all_in_test is None or self.at_end is None:
+            return None
+        answers = self.at_end[1] - self.all_in_test[1]
+        return (self.at_end[0] - self.all_in_test[0]) / answers * 1000 if answers else None
 
     def pct(self, phase: str, q: float) -> float:
         values = sorted(self.seconds[phase]) or [0.0]
@@ -262,6 +276,7 @@ class BareWorker(Browser):
         t0 = time.perf_counter()
         await self.get("/", tally, id=str(self.n))
         tally.seconds["arrival"].append(time.perf_counter() - t0)
+        tally.reached_test += 1  # every answer of the bare page's is a test answer
 
     async def step(self, tally: PhaseTally) -> bool:
         fields = dict(HIDDEN.findall(self.page))
@@ -276,29 +291,48 @@ class BareWorker(Browser):
 
 
 async def paced_crowd(
-    make, count: int, seconds: float, pace: float, ramp: float, spread: float
+    make,
+    count: int,
+    seconds: float,
+    pace: float,
+    ramp: float,
+    spread: float,
+    cpu: Callable[[], float] | None = None,
 ) -> PhaseTally:
     """`count` workers arriving at random over `ramp` seconds, each then taking `pace` +-
     `spread` seconds on every item (consent, guidelines, feedback and survey are clicked
-    through at once), until `seconds` after the start or their code."""
+    through at once), until `seconds` after the start or their code. `cpu()`: the server's
+    CPU seconds, read when the last worker reaches the test items and at the end
+    (PhaseTally.steady_cpu_per_test_answer)."""
     tally = PhaseTally()
     end = time.monotonic() + seconds
+
+    def all_in_test() -> None:
+        if cpu is not None and tally.all_in_test is None and tally.reached_test == count:
+            tally.all_in_test = (cpu(), tally.test_answers)
 
     async def one(n: int) -> None:
         worker = make(n)
         try:
             await asyncio.sleep(random.uniform(0, ramp))
             await worker.arrive(tally)
+            all_in_test()
             while time.monotonic() < end:
                 await asyncio.sleep(pace * random.uniform(1 - spread, 1 + spread))
                 if not await worker.step(tally):
                     break
+                all_in_test()
         except Exception as exc:  # counted and shown, the run goes on
             tally.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
             await worker.close()
 
-    await asyncio.gather(*(one(n) for n in range(count)))
+    async def at_end() -> None:
+        await asyncio.sleep(max(end - time.monotonic(), 0.0))
+        if cpu is not None and tally.all_in_test is not None:
+            tally.at_end = (cpu(), tally.test_answers)
+
+    await asyncio.gather(at_end(), *(one(n) for n in range(count)))
     return tally
 
 
