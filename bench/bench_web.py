@@ -674,7 +674,7 @@ def steady(tally) -> str:
     """Server CPU per test answer once every worker of a paced run was at the test items:
     without the arrivals and training that the whole run's figure includes."""
     value = tally.steady_cpu_per_test_answer()
-    return "n/a" if value is None else f"{value:.1f} ms"
+    return "n/a (the run ended first)" if value is None else f"{value:.1f} ms"
 
 
 def steady_ratio(a, b) -> str:

@@ -276,7 +276,7 @@ class BareWorker(Browser):
         t0 = time.perf_counter()
         await self.get("/", tally, id=str(self.n))
         tally.seconds["arrival"].append(time.perf_counter() - t0)
-        tally.reached_test += 1  # every answer of the bare page's is a test answer
+        tally.reached_test += 1  # the bare page has no other phase: its answers are test answers
 
     async def step(self, tally: PhaseTally) -> bool:
         fields = dict(HIDDEN.findall(self.page))
@@ -307,7 +307,7 @@ async def paced_crowd(
     tally = PhaseTally()
     end = time.monotonic() + seconds
 
-    def all_in_test() -> None:
+    def note_all_in_test() -> None:
         if cpu is not None and tally.all_in_test is None and tally.reached_test == count:
             tally.all_in_test = (cpu(), tally.test_answers)
 
@@ -316,12 +316,12 @@ async def paced_crowd(
         try:
             await asyncio.sleep(random.uniform(0, ramp))
             await worker.arrive(tally)
-            all_in_test()
+            note_all_in_test()
             while time.monotonic() < end:
                 await asyncio.sleep(pace * random.uniform(1 - spread, 1 + spread))
                 if not await worker.step(tally):
                     break
-                all_in_test()
+                note_all_in_test()
         except Exception as exc:  # counted and shown, the run goes on
             tally.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
