@@ -203,7 +203,13 @@ class LabelApp(SafeCrash, App[None]):
             timeout=delay + 1,
             markup=False,
         )
-        self.set_timer(delay, retry)
+        self.set_timer(delay, partial(self._held_retry, retry))
+
+    def _held_retry(self, retry: Callable[[], object]) -> object:
+        """A held call, tried again unless the app has begun to close meanwhile (Textual stops
+        its timers while it closes, and one already due still fires): with its screens gone
+        there is nothing to show it on, and the call would fail where none may (None then)."""
+        return retry() if self.is_running else None
 
     def back_after_hold(self, attempt: int) -> None:
         if attempt:

@@ -125,6 +125,30 @@ async def test_u_and_a_full_disk_after_a_refused_answer_hold(workspace, tmp_path
         await wait_until(pilot, lambda: told(app, "The store is back"), "recovery")
 
 
+async def test_a_retry_due_as_the_app_closes_is_not_made(workspace, tmp_path, monkeypatch):
+    """A held retry whose timer fires while the app closes (its screens already gone) does
+    nothing, where it used to ask for the next item and fail for want of a screen."""
+    _, app = quick_app(workspace, tmp_path)
+    timers = []
+    real_timer = app.set_timer
+    monkeypatch.setattr(
+        app,
+        "set_timer",
+        lambda delay, callback: timers.append(callback) or real_timer(60, callback),
+    )
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        outage = Outage(monkeypatch, app.session, "next_item", GONE)
+        app.call_later(app.show_next)
+        await wait_until(pilot, lambda: outage.calls >= 1 and timers, "a held retry")
+        outage.end()
+    asked = outage.calls
+    result = timers[-1]()  # the timer fires after the app has closed
+    if result is not None:
+        await result
+    assert outage.calls == asked  # the next item was not asked for
+
+
 async def test_the_waiting_screen_holds_while_the_store_is_away(workspace, tmp_path, monkeypatch):
     _, app = quick_app(workspace, tmp_path, training_items=2, gate_min_items=2, gate_rule="manual")
     app.poll_seconds = 0.05
