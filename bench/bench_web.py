@@ -26,8 +26,13 @@ and shows the next item with one select, with the same durability (synchronous=F
   same session: latencies, answers/s and server CPU per answer (PostgreSQL's processes
   included) against annotate on SQLite.
 
+- `--sync-delay-ms MS`: annotate and the bare page (SQLite) as on a slower disk, each sync
+  held MS longer by strace's fault injection (needs strace): what a disk that syncs in
+  milliseconds does to each, and whether annotate's grouped commits (store/sync_speed.py,
+  store/group_commit.py) beat one commit per answer there.
+
     python -m bench.bench_web [--workers 100] [--seconds 20] [--burst 100] [--server-workers N]
-        [--postgres]
+        [--postgres | --sync-delay-ms MS]
 
 signed-in (today's, issue 23): workers who sign in by name, already admitted, straight to test
 items (no consent, no training): it measures the answer loop alone.
@@ -146,6 +151,16 @@ def cpu_seconds(pid: int, reaped: bool = False) -> float:
 class Server:
     proc: subprocess.Popen
     base: str
+    slowed: bool = False
+    """Run under strace (`slowed`): the server is strace's child."""
+
+    @property
+    def pid(self) -> int:
+        """The server's own process, whose tree's CPU and memory are measured (not strace's)."""
+        if not self.slowed:
+            return self.proc.pid
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
+        return int(children.split()[0])
 
     def stop(self) -> None:
         os.killpg(self.proc.pid, signal.SIGTERM)
@@ -156,12 +171,27 @@ class Server:
             self.proc.wait()
 
 
-def start_server(db: str, study: str, *extra: str) -> Server:
+def slowed(command: list[str], sync_delay_ms: float) -> list[str]:
+    """`command` as on a disk whose every sync takes `sync_delay_ms` longer: strace's fault
+    injection holds each fsync and fdatasync of the process and its children that long on its
+    way back (seccomp-bpf: no other system call stops; about 0.05 ms more each, measured). The
+    same for annotate and the bare page, so a run shows what a slower disk does to each."""
+    if not sync_delay_ms:
+        return command
+    inject = f"inject=fsync,fdatasync:delay_exit={round(sync_delay_ms * 1000)}"
+    return [
+        *("strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=fsync,fdatasync", "-e", inject),
+        *("-o", os.devnull, *command),
+    ]
+
+
+def start_server(db: str, study: str, *extra: str, sync_delay_ms: float = 0.0) -> Server:
     import httpx
 
     port = free_port()
+    command = [*ANNOTATE, "--db", db, "serve", study, "--port", str(port), "--no-tokens", *extra]
     proc = subprocess.Popen(
-        [*ANNOTATE, "--db", db, "serve", study, "--port", str(port), "--no-tokens", *extra],
+        slowed(command, sync_delay_ms),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -171,7 +201,7 @@ def start_server(db: str, study: str, *extra: str) -> Server:
     while time.monotonic() < deadline:
         try:
             if httpx.get(base + "/", timeout=5).status_code == 200:
-                return Server(proc, base)
+                return Server(proc, base, bool(sync_delay_ms))
         except httpx.HTTPError:
             time.sleep(0.1)
     raise RuntimeError("annotate serve did not start")
@@ -420,10 +450,10 @@ def fresh_flat_out(
     engine = build_study(db, args.items, k=K, annotators=args.flat_workers, name=study)
     server = start_server(db, study, *extra)
     try:
-        cpu = cpu_seconds(server.proc.pid)
+        cpu = cpu_seconds(server.pid)
         names = [f"{study}-a{i}" for i in range(args.flat_workers)]
         tally = run_client(flat_out(server.base, names, args.flat_seconds))
-        cpu = cpu_seconds(server.proc.pid) - cpu
+        cpu = cpu_seconds(server.pid) - cpu
     finally:
         server.stop()
     rows = invariants(engine, study, tally.stored, db)
@@ -478,7 +508,21 @@ def main() -> None:
         help="crowd: also annotate on PostgreSQL (a throwaway server with fsync on), beside "
         "SQLite in the same run",
     )
+    parser.add_argument(
+        "--sync-delay-ms",
+        type=float,
+        default=0.0,
+        help="crowd, SQLite: run annotate and the bare page as on a disk whose every sync "
+        "takes this much longer (strace's fault injection; needs strace)",
+    )
     args = parser.parse_args()
+    if args.sync_delay_ms:
+        import shutil
+
+        if args.scenario != "crowd" or args.postgres:
+            parser.error("--sync-delay-ms: the crowd scenario on SQLite only")
+        if shutil.which("strace") is None:
+            parser.error("--sync-delay-ms needs strace (Debian: apt install strace)")
     random.seed(7)
     if args.scenario == "crowd":
         crowd_main(args)
@@ -496,15 +540,15 @@ def main() -> None:
         processes = f"{args.server_workers} uvicorn processes" if extra else "one uvicorn process"
         acknowledged = 0
         try:
-            idle = rss_mb(server.proc.pid)
+            idle = rss_mb(server.pid)
             for n in args.workers:
-                cpu = cpu_seconds(server.proc.pid)
+                cpu = cpu_seconds(server.pid)
                 tally = run_client(
                     paced(server.base, names[:n], args.seconds, PACE_S, args.ramp, args.pace_spread)
                 )
-                cpu = cpu_seconds(server.proc.pid) - cpu
+                cpu = cpu_seconds(server.pid) - cpu
                 acknowledged += tally.stored
-                rss = rss_mb(server.proc.pid)
+                rss = rss_mb(server.pid)
                 print_rows(
                     f"{n} workers, 1 answer / {PACE_S:g} s +- {args.pace_spread:.0%}, "
                     f"{args.seconds:g} s, {processes}, SQLite",
@@ -554,12 +598,12 @@ def main() -> None:
                     ("errors", f"{len(arrivals.errors)}"),
                 ],
             )
-            flat_cpu = cpu_seconds(server.proc.pid)
+            flat_cpu = cpu_seconds(server.pid)
             flat = run_client(flat_out(server.base, names[: args.flat_workers], args.flat_seconds))
-            flat_cpu = cpu_seconds(server.proc.pid) - flat_cpu
+            flat_cpu = cpu_seconds(server.pid) - flat_cpu
             acknowledged += flat.stored
             page_rate = flat.stored / args.flat_seconds
-            server_rss = rss_mb(server.proc.pid)
+            server_rss = rss_mb(server.pid)
         finally:
             server.stop()
         rows = invariants(engine, study, acknowledged, db)
@@ -634,16 +678,17 @@ def main() -> None:
             )
 
 
-def start_bare(db: str, study: str, workers: int) -> Server:
+def start_bare(db: str, study: str, workers: int, sync_delay_ms: float = 0.0) -> Server:
     """The bare page (bench/bare_page.py) on uvicorn, `workers` processes."""
     import httpx
 
     port = free_port()
+    command = [
+        *(sys.executable, "-m", "uvicorn", "bench.bare_page:app", "--port", str(port)),
+        *("--log-level", "warning", "--no-access-log", "--workers", str(workers)),
+    ]
     proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "uvicorn", "bench.bare_page:app", "--port", str(port)),
-            *("--log-level", "warning", "--no-access-log", "--workers", str(workers)),
-        ],
+        slowed(command, sync_delay_ms),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -655,7 +700,7 @@ def start_bare(db: str, study: str, workers: int) -> Server:
     while time.monotonic() < deadline:
         try:
             httpx.get(base + "/up", timeout=5)  # any answer: it is up (404 here)
-            return Server(proc, base)
+            return Server(proc, base, bool(sync_delay_ms))
         except httpx.HTTPError:
             time.sleep(0.1)
     raise RuntimeError("the bare page did not start")
@@ -767,11 +812,16 @@ def crowd_run(
 
     training, batch = args.training, args.batch
     bare = which == "bare"
-    server = start_bare(db, study, processes) if bare else start_server(db, study, *extra)
+    delay = args.sync_delay_ms
+    server = (
+        start_bare(db, study, processes, delay)
+        if bare
+        else start_server(db, study, *extra, sync_delay_ms=delay)
+    )
     offset = 10**6 if bare else 0
 
     def server_cpu() -> float:
-        own = cpu_seconds(server.proc.pid)
+        own = cpu_seconds(server.pid)
         return own if postgres_pid is None else own + cpu_seconds(postgres_pid, reaped=True)
 
     def make(n: int):
@@ -781,7 +831,7 @@ def crowd_run(
         return crowd_path.BareWorker(server.base, offset + n, training + batch)
 
     try:
-        idle = rss_mb(server.proc.pid)
+        idle = rss_mb(server.pid)
         cpu0 = server_cpu()
         t0 = time.monotonic()
         ramp = args.pace if args.ramp is None else args.ramp
@@ -792,7 +842,7 @@ def crowd_run(
         )
         wall = time.monotonic() - t0
         cpu = server_cpu() - cpu0
-        rss = rss_mb(server.proc.pid)
+        rss = rss_mb(server.pid)
         phased = run_client(
             crowd_path.phase_by_phase(lambda n: make(count + n), args.burst, server_cpu)
         )
@@ -814,6 +864,8 @@ def report_crowd(
     per_answer_a = a["cpu"] / max(pa.answers, 1) * 1000
     per_answer_b = b["cpu"] / max(pb.answers, 1) * 1000
     where = f"{processes} uvicorn process{'es' if processes > 1 else ''}, SQLite"
+    if args.sync_delay_ms:
+        where += f", every sync {args.sync_delay_ms:g} ms slower"
     print_rows(
         f"crowd path: {count} workers, 1 answer / {args.pace:g} s +- {args.pace_spread:.0%}, "
         f"{args.seconds:g} s, {where}; annotate | bare page",

@@ -128,3 +128,19 @@ def rte_answers_study(
         items=items,
         labels=labels,
     )
+
+
+def disk_syncing_in(monkeypatch, seconds: float) -> None:
+    """The store's disk, as a server process measures it (store/sync_speed.py), taking
+    `seconds` per sync: each sync is made, and the clock that times it moves by `seconds`."""
+    from annotate.store import sync_speed
+
+    clock = [0.0]
+    real = sync_speed.SYNC
+
+    def sync(fd: int) -> None:
+        real(fd)
+        clock[0] += seconds
+
+    monkeypatch.setattr(sync_speed, "SYNC", sync)
+    monkeypatch.setattr(sync_speed, "perf_counter", lambda: clock[0])

@@ -92,5 +92,5 @@ def test_in_ci_or_when_asked_it_says_what_and_why_then_installs(tmp_path):
 def test_ci_run_installs_only_through_the_asking_script():
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "apt-get install" not in script  # every install goes through .ci/system-packages
-    assert script.count('    .ci/system-packages "') == 2  # PostgreSQL, Chromium
+    assert script.count('    .ci/system-packages "') == 3  # PostgreSQL, Chromium, strace
     assert "--install-system-deps) export INSTALL_SYSTEM_DEPS=true" in script

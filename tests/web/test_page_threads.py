@@ -1,6 +1,7 @@
-"""How many store calls a page process runs at once on SQLite: one by default (two threads of
-a process hand Python's lock back and forth at every statement, which costs more than grouping
-their commits saves on a local disk), more with ANNOTATE_SQLITE_THREADS for slow storage."""
+"""How many store calls a page process runs at once on SQLite: one where the store's disk syncs
+quickly (two threads of a process hand Python's lock back and forth at every statement, which
+costs more than grouping their commits saves), four where it syncs slowly (their answers share
+commits), as many as ANNOTATE_SQLITE_THREADS says where it is set."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 
 import pytest
 
+from tests.engine_helpers import disk_syncing_in
 from tests.web.support import layout_study
 from tests.web.test_page import client
 
@@ -28,7 +30,10 @@ def calls_at_once(page, calls: int, together: int) -> set[int]:
     return set(asyncio.run(run_all()))
 
 
-def test_a_page_process_runs_one_store_call_at_a_time_by_default(workspace, tmp_path):
+def test_a_page_process_runs_one_store_call_at_a_time_on_a_disk_that_syncs_quickly(
+    workspace, tmp_path, monkeypatch
+):
+    disk_syncing_in(monkeypatch, 0.0003)  # a local SSD
     layout_study(workspace.engine, tmp_path, "pair", test=3)
     page = client(workspace.engine, "pair").app.state.page
     assert len(calls_at_once(page, 3, 1)) == 1  # one after the other, on one thread
@@ -44,6 +49,28 @@ def test_sqlite_threads_lets_a_page_process_run_that_many_store_calls_at_once(
     layout_study(workspace.engine, tmp_path, "pair", test=3)
     page = client(workspace.engine, "pair").app.state.page
     assert len(calls_at_once(page, 3, 3)) == 3  # all three running together
+    page.shutdown()
+
+
+def test_a_page_process_on_a_disk_that_syncs_slowly_runs_four_store_calls_at_once(
+    workspace, tmp_path, monkeypatch
+):
+    disk_syncing_in(monkeypatch, 0.002)
+    layout_study(workspace.engine, tmp_path, "pair", test=3)
+    page = client(workspace.engine, "pair").app.state.page
+    assert len(calls_at_once(page, 4, 4)) == 4  # four running together: their commits group
+    with pytest.raises(threading.BrokenBarrierError):
+        calls_at_once(page, 5, 5)  # not five
+    page.shutdown()
+
+
+def test_sqlite_threads_decides_whatever_the_disk(workspace, tmp_path, monkeypatch):
+    disk_syncing_in(monkeypatch, 0.002)
+    monkeypatch.setenv("ANNOTATE_SQLITE_THREADS", "1")
+    layout_study(workspace.engine, tmp_path, "pair", test=3)
+    page = client(workspace.engine, "pair").app.state.page
+    with pytest.raises(threading.BrokenBarrierError):
+        calls_at_once(page, 2, 2)
     page.shutdown()
 
 

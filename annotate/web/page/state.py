@@ -26,6 +26,7 @@ from annotate.protocol.studies import StudyContext, load_study
 from annotate.settings import settings
 from annotate.store.engine import is_sqlite, read_connection
 from annotate.store.models import Annotator, Item
+from annotate.store.sync_speed import store_threads
 from annotate.text import terminal_safe
 from annotate.web.page.config import PageConfig
 from annotate.web.page.signers import ticket_serializer
@@ -37,20 +38,6 @@ COME_BACK = "open this page again later"
 """How to resume, in the page's words (the key list's last line)."""
 ITEM_CACHE = 4096
 """Items whose fields a server process keeps (a few MB of text at most)."""
-SQLITE_THREADS = 1
-"""Threads for engine calls per process on SQLite. Writes of a process's threads that arrive
-together would share one transaction and one commit (store/group_commit.py), but on SQLite two
-threads of one process hand Python's lock back and forth at every statement (the sqlite3 module
-lets go of it for each one), and that costs more than the fsyncs grouping saves on a disk that
-syncs in a few milliseconds. Measured on the crowd's whole path (1,000 paced workers, 2
-processes, issue 38), the three alternated in one session: server CPU per answer 2.2 ms with 1
-thread, 2.3 with 2, 2.5 with 4 (34 futex calls per request with 4 threads against 11 with
-one); test answer to next item p99 8, 10 and 13 ms. bench_web's full runs agree: 1.9-2.1 ms
-with 1 thread, 2.5-2.8 with 4. A burst of 100 arrivals took the same time either way (first
-item p99 296-353 ms against 269-332 with 4); only 100 workers answering flat out waited a
-little longer (p50 123-129 ms against 95-117). Several processes (`serve --workers`) still
-commit side by side, taking the writers' turn. Where commits are slow, ANNOTATE_SQLITE_THREADS
-gives a process more threads, whose answers group."""
 POSTGRES_THREADS = 3
 """Threads for engine calls per process on a database server. Each call also waits for the
 network, so several overlap; but every thread more hands Python's lock around more often.
@@ -117,8 +104,8 @@ class PageState:
         As there, a request cut off mid-call lets the call finish: its label is committed."""
         if self.threads is None:
             count = POSTGRES_THREADS
-            if is_sqlite(self.config.engine):
-                count = settings().sqlite_threads or SQLITE_THREADS
+            if is_sqlite(self.config.engine):  # one, or where its disk syncs slowly, several
+                count = settings().sqlite_threads or store_threads(self.config.engine)
             self.threads = ThreadPoolExecutor(count, thread_name_prefix="page")
         call = functools.partial(fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.threads, call)
