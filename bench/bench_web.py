@@ -151,13 +151,13 @@ def cpu_seconds(pid: int, reaped: bool = False) -> float:
 class Server:
     proc: subprocess.Popen
     base: str
-    slowed: bool = False
+    traced: bool = False
     """Run under strace (`slowed`): the server is strace's child."""
 
     @property
     def pid(self) -> int:
         """The server's own process, whose tree's CPU and memory are measured (not strace's)."""
-        if not self.slowed:
+        if not self.traced:
             return self.proc.pid
         children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
         return int(children.split()[0])
