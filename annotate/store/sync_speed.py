@@ -14,9 +14,9 @@ to next item p99:
   (alternated, on a busier machine): 19-34 ms against 17-26, 3.3-3.9 ms of CPU against
   3.2-3.3. The bare page 6-12 ms;
 - 0.75 ms: 22 against 21 ms, CPU 1.70 against 1.75 times the bare page's; the bare page 23-38;
-- 1.25 ms: 54 against 25 ms; the bare page 38-58;
-- 2.25 ms: 329 against 33-36 ms; the bare page 338-1,259 (its writers wait in SQLite's busy
-  handler, which sleeps). A burst of 100 arrivals' first item p99: 607 against 390 ms.
+- 1.25 ms: 54 against 25-34 ms; the bare page 38-58;
+- 2.25 ms: 329 against 33-36 ms; the bare page 184-1,259 (its writers wait in SQLite's busy
+  handler, which sleeps). A burst of 100 arrivals' first item p99: 607 against 342-390 ms.
 
 So a process measures its disk once, before its first answer, and groups where a sync takes
 SLOW_SYNC_S or more, where the two were on par. `ANNOTATE_SQLITE_THREADS` decides where it is set.
