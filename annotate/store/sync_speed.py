@@ -32,6 +32,8 @@ from time import perf_counter
 
 from sqlalchemy import Engine
 
+from annotate.store.turn import store_file
+
 SLOW_SYNC_S = 0.00075
 """A sync that takes this long or more makes grouping pay (module docstring)."""
 ONE_THREAD = 1
@@ -64,8 +66,8 @@ def store_threads(engine: Engine) -> int:
     """Threads for a server process's work on the SQLite store `engine`: GROUPING_THREADS
     where its disk syncs slowly, else one. One where it cannot be measured (a store in
     memory, a folder it may not write to): that is how the store was served before."""
-    database = engine.url.database
-    if not database or database == ":memory:" or database.startswith("file:"):
+    database = store_file(engine)
+    if database is None:
         return ONE_THREAD
     try:
         seconds = sync_seconds(Path(database).resolve().parent)

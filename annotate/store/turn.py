@@ -19,13 +19,18 @@ TURN_POLL_SECONDS = 0.001
 waiting writer tries for its turn: a turn lasts about a millisecond."""
 
 
-def writer_lock_path(engine: Engine) -> str | None:
+def store_file(engine: Engine) -> str | None:
+    """The file of a SQLite store on disk; None for a database server, a store in memory, or
+    a URI filename (shared memory and the like, where SQLite's own locking is all there is)."""
     database = engine.url.database
     if engine.dialect.name != "sqlite" or not database or database == ":memory:":
         return None
-    if database.startswith("file:"):
-        return None  # URI filenames (shared memory and the like): SQLite's own locking only
-    return database + WRITER_LOCK_SUFFIX
+    return None if database.startswith("file:") else database
+
+
+def writer_lock_path(engine: Engine) -> str | None:
+    database = store_file(engine)
+    return None if database is None else database + WRITER_LOCK_SUFFIX
 
 
 def _open_lock_file(path: str) -> int | None:
