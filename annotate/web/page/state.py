@@ -76,6 +76,8 @@ class PageState:
     """Items' fields by id, kept by this process (at most ITEM_CACHE, oldest out first): an
     item's text never changes once it is in the store. An item is kept when it is served, so
     the answer that names it in its ticket reads nothing back."""
+    thread_count: int = POSTGRES_THREADS
+    """Threads for engine calls (store_thread_count), decided as the app is made."""
     threads: ThreadPoolExecutor | None = None
     """Made by the first request, inside the server."""
 
@@ -103,10 +105,7 @@ class PageState:
         and cancel scope took a tenth of the page's CPU per answer (profiled under load).
         As there, a request cut off mid-call lets the call finish: its label is committed."""
         if self.threads is None:
-            count = POSTGRES_THREADS
-            if is_sqlite(self.config.engine):  # one, or where its disk syncs slowly, several
-                count = settings().sqlite_threads or store_threads(self.config.engine)
-            self.threads = ThreadPoolExecutor(count, thread_name_prefix="page")
+            self.threads = ThreadPoolExecutor(self.thread_count, thread_name_prefix="page")
         call = functools.partial(fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.threads, call)
 
@@ -133,7 +132,17 @@ def page_state(config: PageConfig) -> PageState:
         help=help_text,
         help_dialog=Markup(dialog),
         crowd_config=crowd.config_of(ctx),
+        thread_count=store_thread_count(config),
     )
+
+
+def store_thread_count(config: PageConfig) -> int:
+    """Threads for the page's engine calls: on SQLite one, or several where its disk syncs
+    slowly (measured here, before the first request, not on its way: store/sync_speed.py),
+    or as ANNOTATE_SQLITE_THREADS says; on a database server POSTGRES_THREADS."""
+    if not is_sqlite(config.engine):
+        return POSTGRES_THREADS
+    return settings().sqlite_threads or store_threads(config.engine)
 
 
 def help_of(ctx: StudyContext) -> HelpText:
