@@ -31,8 +31,13 @@ and shows the next item with one select, with the same durability (synchronous=F
   milliseconds does to each, and whether annotate's grouped commits (store/sync_speed.py,
   store/group_commit.py) beat one commit per answer there.
 
+- `--rounds N`: all of the above N times, alternating (annotate, the bare page, PostgreSQL;
+  then again), each round on a fresh copy of the store, and then each figure's median over
+  the rounds beside every round's value (bench/rounds.py): on a shared machine one run's
+  ratios move by a tenth or more from one run to the next.
+
     python -m bench.bench_web [--workers 100] [--seconds 20] [--burst 100] [--server-workers N]
-        [--postgres | --sync-delay-ms MS]
+        [--postgres | --sync-delay-ms MS] [--rounds N]
 
 signed-in (today's, issue 23): workers who sign in by name, already admitted, straight to test
 items (no consent, no training): it measures the answer loop alone.
@@ -509,6 +514,13 @@ def main() -> None:
         "SQLite in the same run",
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="crowd: run annotate and the bare page (and PostgreSQL) this many times, "
+        "alternating, each on a fresh copy of the store, and give each figure's median",
+    )
+    parser.add_argument(
         "--sync-delay-ms",
         type=float,
         default=0.0,
@@ -516,6 +528,10 @@ def main() -> None:
         "takes this much longer (strace's fault injection; needs strace)",
     )
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds: at least 1")
+    if args.rounds > 1 and args.scenario != "crowd":
+        parser.error("--rounds: the crowd scenario only")
     if args.sync_delay_ms:
         import shutil
 
@@ -728,10 +744,11 @@ def steady_ratio(a, b) -> str:
 
 
 def crowd_main(args: argparse.Namespace) -> None:
-    """The crowd scenario (module docstring): annotate and the bare page in one run."""
+    """The crowd scenario (module docstring): annotate and the bare page in one run, in
+    `--rounds` rounds (bench/rounds.py), each on a fresh copy of the store."""
     import shutil
 
-    from bench import crowd_path
+    from bench import crowd_path, rounds
 
     count = (args.workers or [100])[0]
     study = "crowd"
@@ -739,44 +756,72 @@ def crowd_main(args: argparse.Namespace) -> None:
     # Enough test items that every worker has a batch: k labels each.
     test_items = max(50, (count + args.burst) * batch // K + batch)
     processes = args.server_workers
+    extra = ("--workers", str(processes)) if processes > 1 else ()
+    figures: list[rounds.Figures] = []
+    all_clean = 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        db, bare_db = str(folder / "crowd.db"), str(folder / "bare.db")
-        engine = crowd_path.build_crowd_store(
-            db, test_items=test_items, training_items=training, batch=batch, k=K, name=study
-        )
-        engine.dispose()
-        shutil.copy(db, bare_db)
-        extra = ("--workers", str(processes)) if processes > 1 else ()
-        results: dict[str, dict] = {}
-        runs = ["annotate", "bare"]
+        built = str(folder / "built.db")
+        crowd_path.build_crowd_store(
+            built, test_items=test_items, training_items=training, batch=batch, k=K, name=study
+        ).dispose()
         postgres = None
         if args.postgres:
             postgres = durable_postgres()
             crowd_path.build_crowd_store(
                 postgres[0], test_items=test_items, training_items=training, batch=batch, k=K
             ).dispose()
-            runs.append("postgresql")
         try:
-            stores = {"annotate": db, "bare": bare_db}
-            if postgres:
-                stores["postgresql"] = postgres[0]
-            for which in runs:
-                pg_pid = postgres[1] if postgres and which == "postgresql" else None
-                results[which] = crowd_run(
-                    args, which, stores[which], study, count, extra, processes, pg_pid
-                )
-            rows = invariants_crowd(db, study, results["annotate"])
-            if postgres:
-                pg_rows = invariants_crowd(postgres[0], study, results["postgresql"])
+            for round_no in range(1, args.rounds + 1):
+                if args.rounds > 1:
+                    print(f"== round {round_no} of {args.rounds}")
+                stores = {}
+                for which in ("annotate", "bare"):
+                    stores[which] = str(folder / f"{which}-{round_no}.db")
+                    shutil.copy(built, stores[which])
+                if postgres:
+                    stores["postgresql"] = postgres_copy(postgres[0], round_no)
+                results: dict[str, dict] = {}
+                for which, db in stores.items():
+                    pg_pid = postgres[1] if postgres and which == "postgresql" else None
+                    results[which] = crowd_run(
+                        args, which, db, study, count, extra, processes, pg_pid
+                    )
+                rows = invariants_crowd(stores["annotate"], study, results["annotate"])
+                report_crowd(args, results, count, processes, rows)
+                holds = rounds.clean(rows)
+                if postgres:
+                    pg_rows = invariants_crowd(stores["postgresql"], study, results["postgresql"])
+                    report_postgres(args, results, count, processes, pg_rows)
+                    holds = holds and rounds.clean(pg_rows)
+                figures.append(rounds.crowd_figures(results))
+                all_clean += holds
         finally:
             if postgres:
                 from tests import pg
 
                 pg.stop(Path(postgres[2]))
-    report_crowd(args, results, count, processes, rows)
-    if postgres:
-        report_postgres(args, results, count, processes, pg_rows)
+    if args.rounds > 1:
+        print_rows(
+            f"over {args.rounds} rounds, alternating (each figure's median; every round's value)",
+            [
+                *rounds.summary_rows(figures),
+                ("rounds whose invariants all held", f"{all_clean} of {args.rounds}"),
+            ],
+        )
+
+
+def postgres_copy(url: str, round_no: int) -> str:
+    """A copy of the built PostgreSQL store at `url` for one round, as built (CREATE DATABASE
+    ... TEMPLATE: a file copy on the server, no rebuild)."""
+    from sqlalchemy import create_engine, text
+
+    base, name = url.rsplit("/", 1)
+    admin = create_engine(base + "/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}_{round_no}" TEMPLATE "{name}"'))
+    admin.dispose()
+    return f"{url}_{round_no}"
 
 
 def durable_postgres() -> tuple[str, int, str]:
