@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.common import print_rows, run_client
+from bench.rounds import cpu_per_answer, phase_cpu
 from bench.store_builder import build_study
 
 ANNOTATE = (sys.executable, "-m", "annotate")
@@ -906,8 +907,7 @@ def report_crowd(
     a, b = results["annotate"], results["bare"]
     pa, pb = a["paced"], b["paced"]
     rate_a, rate_b = pa.answers / a["wall"], pb.answers / b["wall"]
-    per_answer_a = a["cpu"] / max(pa.answers, 1) * 1000
-    per_answer_b = b["cpu"] / max(pb.answers, 1) * 1000
+    per_answer_a, per_answer_b = cpu_per_answer(a), cpu_per_answer(b)
     where = f"{processes} uvicorn process{'es' if processes > 1 else ''}, SQLite"
     if args.sync_delay_ms:
         where += f", every sync {args.sync_delay_ms:g} ms slower"
@@ -947,11 +947,7 @@ def report_crowd(
     )
     for error in sorted(set(pa.errors + pb.errors))[:3]:
         print(f"    e.g. {error}")
-    qa, qb = a["phased"], b["phased"]
-    ta, tb = qa["tally"], qb["tally"]
-
-    def cpu_per(result: dict, phase: str) -> float:
-        return result["cpu"].get(phase, 0.0) / max(result["counts"].get(phase, 0), 1) * 1000
+    ta, tb = a["phased"]["tally"], b["phased"]["tally"]
 
     print_rows(
         f"phase by phase: {args.burst} workers at once, each phase as fast as the page answers; "
@@ -967,24 +963,24 @@ def report_crowd(
             ),
             (
                 "server CPU per arrival",
-                f"{cpu_per(qa, 'arrival'):.1f} | {cpu_per(qb, 'arrival'):.1f} ms",
+                f"{phase_cpu(a, 'arrival'):.1f} | {phase_cpu(b, 'arrival'):.1f} ms",
             ),
             (
                 "server CPU per training answer (with feedback)",
-                f"{cpu_per(qa, 'training'):.1f} ms",
+                f"{phase_cpu(a, 'training'):.1f} ms",
             ),
             (
                 "server CPU per test answer",
-                f"{cpu_per(qa, 'test'):.1f} | {cpu_per(qb, 'test'):.1f} ms",
+                f"{phase_cpu(a, 'test'):.1f} | {phase_cpu(b, 'test'):.1f} ms",
             ),
-            ("server CPU per exit (survey and code)", f"{cpu_per(qa, 'exit'):.1f} ms"),
+            ("server CPU per exit (survey and code)", f"{phase_cpu(a, 'exit'):.1f} ms"),
             (
                 "ratio CPU training answer to test answer",
-                ratio(cpu_per(qa, "training"), cpu_per(qa, "test")),
+                ratio(phase_cpu(a, "training"), phase_cpu(a, "test")),
             ),
             (
                 "ratio CPU test answer annotate to bare page",
-                ratio(cpu_per(qa, "test"), cpu_per(qb, "test")),
+                ratio(phase_cpu(a, "test"), phase_cpu(b, "test")),
             ),
             ("training answer -> next p50 / p99", ms(ta, "training")),
             ("test answer -> next p50 / p99", f"{ms(ta, 'test')} | {ms(tb, 'test')}"),
@@ -1009,9 +1005,6 @@ def report_postgres(
 
     s, p = results["annotate"], results["postgresql"]
     ps, pp = s["paced"], p["paced"]
-
-    def per_answer(r: dict) -> float:
-        return r["cpu"] / max(r["paced"].answers, 1) * 1000
 
     def p99(r: dict, phase: str) -> float:
         return r["paced"].pct(phase, 0.99)
@@ -1041,9 +1034,12 @@ def report_postgres(
             ),
             (
                 "server CPU per answer (PostgreSQL's own included)",
-                f"{per_answer(s):.1f} | {per_answer(p):.1f} ms",
+                f"{cpu_per_answer(s):.1f} | {cpu_per_answer(p):.1f} ms",
             ),
-            ("ratio CPU per answer PostgreSQL to SQLite", ratio(per_answer(p), per_answer(s))),
+            (
+                "ratio CPU per answer PostgreSQL to SQLite",
+                ratio(cpu_per_answer(p), cpu_per_answer(s)),
+            ),
             (
                 "server CPU per test answer, every worker at the test items",
                 f"{steady(ps)} | {steady(pp)}",

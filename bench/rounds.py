@@ -56,12 +56,12 @@ def _p99(tally, phase: str) -> float | None:
     return tally.pct(phase, 0.99) if tally.seconds[phase] else None
 
 
-def _per_answer(result: dict) -> float:
+def cpu_per_answer(result: dict) -> float:
     """Server CPU milliseconds per answer of a paced run, arrivals and training included."""
     return result["cpu"] / max(result["paced"].answers, 1) * 1000
 
 
-def _phase_cpu(result: dict, phase: str) -> float:
+def phase_cpu(result: dict, phase: str) -> float:
     """Server CPU milliseconds per request of one phase of the phase-by-phase run."""
     phased = result["phased"]
     return phased["cpu"].get(phase, 0.0) / max(phased["counts"].get(phase, 0), 1) * 1000
@@ -78,19 +78,19 @@ def crowd_figures(results: dict[str, dict]) -> Figures:
         "bare_test_p99": _p99(pb, "test"),
         "test_p99_ratio": _ratio(_p99(pa, "test"), _p99(pb, "test")),
         "rate_ratio": _ratio(pa.answers / a["wall"], pb.answers / b["wall"]),
-        "cpu_ratio": _ratio(_per_answer(a), _per_answer(b)),
+        "cpu_ratio": _ratio(cpu_per_answer(a), cpu_per_answer(b)),
         "steady_cpu_ratio": _ratio(
             pa.steady_cpu_per_test_answer(), pb.steady_cpu_per_test_answer()
         ),
         "burst_p99": _p99(ta, "arrival"),
         "burst_ratio": _ratio(_p99(ta, "arrival"), _p99(tb, "arrival")),
-        "training_ratio": _ratio(_phase_cpu(a, "training"), _phase_cpu(a, "test")),
+        "training_ratio": _ratio(phase_cpu(a, "training"), phase_cpu(a, "test")),
         "rss": a["rss"],
     }
     if (p := results.get("postgresql")) is not None:
         pp = p["paced"]
         figures["pg_test_p99_ratio"] = _ratio(_p99(pp, "test"), _p99(pa, "test"))
-        figures["pg_cpu_ratio"] = _ratio(_per_answer(p), _per_answer(a))
+        figures["pg_cpu_ratio"] = _ratio(cpu_per_answer(p), cpu_per_answer(a))
         figures["pg_steady_cpu_ratio"] = _ratio(
             pp.steady_cpu_per_test_answer(), pa.steady_cpu_per_test_answer()
         )
