@@ -766,12 +766,7 @@ def crowd_main(args: argparse.Namespace) -> None:
         crowd_path.build_crowd_store(
             built, test_items=test_items, training_items=training, batch=batch, k=K, name=study
         ).dispose()
-        postgres = None
-        if args.postgres:
-            postgres = durable_postgres()
-            crowd_path.build_crowd_store(
-                postgres[0], test_items=test_items, training_items=training, batch=batch, k=K
-            ).dispose()
+        postgres = durable_postgres() if args.postgres else None
         try:
             for round_no in range(1, args.rounds + 1):
                 if args.rounds > 1:
@@ -780,8 +775,15 @@ def crowd_main(args: argparse.Namespace) -> None:
                 for which in ("annotate", "bare"):
                     stores[which] = str(folder / f"{which}-{round_no}.db")
                     shutil.copy(built, stores[which])
-                if postgres:
-                    stores["postgresql"] = postgres_copy(postgres[0], round_no)
+                if postgres:  # built before the SQLite runs, as they are
+                    stores["postgresql"] = postgres_database(postgres[0], round_no)
+                    crowd_path.build_crowd_store(
+                        stores["postgresql"],
+                        test_items=test_items,
+                        training_items=training,
+                        batch=batch,
+                        k=K,
+                    ).dispose()
                 results: dict[str, dict] = {}
                 for which, db in stores.items():
                     pg_pid = postgres[1] if postgres and which == "postgresql" else None
@@ -812,15 +814,18 @@ def crowd_main(args: argparse.Namespace) -> None:
         )
 
 
-def postgres_copy(url: str, round_no: int) -> str:
-    """A copy of the built PostgreSQL store at `url` for one round, as built (CREATE DATABASE
-    ... TEMPLATE: a file copy on the server, no rebuild)."""
+def postgres_database(url: str, round_no: int) -> str:
+    """An empty database for one round on the server of `url`: `url` itself (durable_postgres
+    made it) for the first, a new one for each other (each round's crowd store is built
+    afresh, as the SQLite stores are copied afresh)."""
     from sqlalchemy import create_engine, text
 
+    if round_no == 1:
+        return url
     base, name = url.rsplit("/", 1)
     admin = create_engine(base + "/postgres", isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}_{round_no}" TEMPLATE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}_{round_no}"'))
     admin.dispose()
     return f"{url}_{round_no}"
 
