@@ -795,6 +795,9 @@ def crowd_main(args: argparse.Namespace) -> None:
                 holds = rounds.clean(rows)
                 if postgres:
                     pg_rows = invariants_crowd(stores["postgresql"], study, results["postgresql"])
+                    # Gone before the next round: PostgreSQL's autovacuum of this round's
+                    # tables would run through the next round's PostgreSQL run.
+                    drop_postgres_database(stores["postgresql"])
                     report_postgres(args, results, count, processes, pg_rows)
                     holds = holds and rounds.clean(pg_rows)
                 figures.append(rounds.crowd_figures(results))
@@ -818,31 +821,37 @@ def postgres_database(url: str, round_no: int) -> str:
     """An empty database for one round on the server of `url`: `url` itself (durable_postgres
     made it) for the first, a new one for each other (each round's crowd store is built
     afresh, as the SQLite stores are copied afresh)."""
-    from sqlalchemy import create_engine, text
-
     if round_no == 1:
         return url
-    base, name = url.rsplit("/", 1)
-    admin = create_engine(base + "/postgres", isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}_{round_no}"'))
-    admin.dispose()
+    on_postgres_server(url, f'CREATE DATABASE "{url.rsplit("/", 1)[1]}_{round_no}"')
     return f"{url}_{round_no}"
+
+
+def drop_postgres_database(url: str) -> None:
+    on_postgres_server(url, f'DROP DATABASE "{url.rsplit("/", 1)[1]}"')
+
+
+def on_postgres_server(url: str, statement: str) -> None:
+    """One statement outside any transaction (CREATE or DROP DATABASE), run in the server's
+    maintenance database, on the server of `url`."""
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(url.rsplit("/", 1)[0] + "/postgres", isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(statement))
+    finally:
+        admin.dispose()
 
 
 def durable_postgres() -> tuple[str, int, str]:
     """A PostgreSQL server as in production (fsync on, synchronous_commit on) in `folder`,
     with a database for the study: its URL, the postmaster's pid, its folder. The tests'
     throwaway server (tests/pg.py) with durable settings."""
-    from sqlalchemy import create_engine, text
-
     from tests import pg
 
     server = pg.start(durable=True)  # its own folder: the server runs as another user
-    admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text("CREATE DATABASE bench"))
-    admin.dispose()
+    on_postgres_server(server.url, "CREATE DATABASE bench")
     pid = int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
     return server.url.rsplit("/", 1)[0] + "/bench", pid, str(server.folder)
 
