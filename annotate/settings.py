@@ -101,11 +101,12 @@ class Settings(BaseSettings):
     """A file (SQLite) where `annotate serve` counts refused sign-ins per name and per address,
     shared by the server processes of one host; unset, each process counts in memory."""
 
-    sqlite_threads: Annotated[int, Field(ge=1, le=64)] | None = None
-    """Threads of each `annotate serve` process that do a SQLite store's work. Unset, each
-    process measures how fast the store's disk syncs before its first answer: one thread where a
-    sync takes under 0.75 ms, four where it is slower (many disks, network file systems), whose
-    answers that arrive together share one commit and its sync. Set it to choose yourself."""
+    sqlite_threads: Annotated[int, Field(ge=0, le=64)] | None = None
+    """Threads of each `annotate serve` process that do a SQLite store's work; `0`: none, the
+    process's event loop does it. Unset, each process measures how fast the store's disk syncs
+    before its first answer: no thread where a sync takes under 0.75 ms, four where it is
+    slower (many disks, network file systems), whose answers that arrive together share one
+    commit and its sync. Set it to choose yourself."""
 
     prolific_token: SecretStr | None = None
     """The API token of your Prolific workspace, for `annotate prolific`: read from the

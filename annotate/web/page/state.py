@@ -77,7 +77,8 @@ class PageState:
     item's text never changes once it is in the store. An item is kept when it is served, so
     the answer that names it in its ticket reads nothing back."""
     thread_count: int = POSTGRES_THREADS
-    """Threads for engine calls (store_thread_count), decided as the app is made."""
+    """Threads for engine calls (store_thread_count), decided as the app is made; 0: none,
+    the event loop makes them itself."""
     threads: ThreadPoolExecutor | None = None
     """Made by the first request, inside the server."""
 
@@ -103,7 +104,13 @@ class PageState:
         """Engine calls block (SQLite, psycopg): off the event loop, on the page's own threads.
         A plain executor rather than Starlette's run_in_threadpool, whose capacity limiter
         and cancel scope took a tenth of the page's CPU per answer (profiled under load).
-        As there, a request cut off mid-call lets the call finish: its label is committed."""
+        As there, a request cut off mid-call lets the call finish: its label is committed.
+        With no thread (thread_count 0: a SQLite store on a disk that syncs quickly, see
+        store/sync_speed.py) the loop makes the call itself, start to finish: one thread would
+        run the calls one at a time all the same, and handing each to it and back cost more
+        processor time than the loop gains by going on meanwhile."""
+        if self.thread_count == 0:
+            return fn(*args, **kwargs)
         if self.threads is None:
             self.threads = ThreadPoolExecutor(self.thread_count, thread_name_prefix="page")
         call = functools.partial(fn, *args, **kwargs)
@@ -137,12 +144,14 @@ def page_state(config: PageConfig) -> PageState:
 
 
 def store_thread_count(config: PageConfig) -> int:
-    """Threads for the page's engine calls: on SQLite one, or several where its disk syncs
-    slowly (measured here, before the first request, not on its way: store/sync_speed.py),
-    or as ANNOTATE_SQLITE_THREADS says; on a database server POSTGRES_THREADS."""
+    """Threads for the page's engine calls: on SQLite none (the event loop makes them), or
+    several where its disk syncs slowly (measured here, before the first request, not on its
+    way: store/sync_speed.py), or as ANNOTATE_SQLITE_THREADS says; on a database server
+    POSTGRES_THREADS."""
     if not is_sqlite(config.engine):
         return POSTGRES_THREADS
-    return settings().sqlite_threads or store_threads(config.engine)
+    chosen = settings().sqlite_threads
+    return store_threads(config.engine) if chosen is None else chosen
 
 
 def help_of(ctx: StudyContext) -> HelpText:
