@@ -121,7 +121,7 @@ async def sign_in(request: Request) -> Response:
         config.limiter.refused([address_key(address)])  # hammering counts on the address
         return render(request, signin_screen(page, wait_message(wait), 429))
 
-    def admit() -> Screen | None:  # one trip off the event loop for the whole sign-in
+    def admit() -> Screen | None:  # one store call (PageState.run) for the whole sign-in
         annotator = signed_in(config.engine, name, token, require_token=config.require_tokens)
         if annotator is None:
             return None

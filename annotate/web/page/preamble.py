@@ -1,6 +1,7 @@
 """The one preamble of every form a signed-in annotator posts (start, answer, consent,
 survey, "continue here"): the arrival stamped, an expired form refused, the session opened
-off the event loop, and sign-in again for someone with no session."""
+with the form's store work (one PageState.run), and sign-in again for someone with no
+session."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
 
 Work = Callable[[PageState, Request, AnnotatorSession, dict[str, str]], Screen]
-"""What a form does once the preamble has passed: runs off the event loop, may call the
-engine, returns the screen to show."""
+"""What a form does once the preamble has passed: runs as the page makes its store calls
+(PageState.run), may call the engine, returns the screen to show."""
 
 
 def posted(work: Work, *, quit_checked: bool = False) -> Endpoint:

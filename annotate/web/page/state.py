@@ -101,10 +101,11 @@ class PageState:
         return fields
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Engine calls block (SQLite, psycopg): off the event loop, on the page's own threads.
-        A plain executor rather than Starlette's run_in_threadpool, whose capacity limiter
-        and cancel scope took a tenth of the page's CPU per answer (profiled under load).
-        As there, a request cut off mid-call lets the call finish: its label is committed.
+        """Engine calls block (SQLite, psycopg): off the event loop, on the page's own threads
+        (but see below for a SQLite store on a disk that syncs quickly). A plain executor
+        rather than Starlette's run_in_threadpool, whose capacity limiter and cancel scope
+        took a tenth of the page's CPU per answer (profiled under load). As there, a request
+        cut off mid-call lets the call finish: its label is committed.
         With no thread (thread_count 0: a SQLite store on a disk that syncs quickly, see
         store/sync_speed.py) the loop makes the call itself, start to finish: one thread would
         run the calls one at a time all the same, and handing each to it and back cost more
