@@ -22,7 +22,8 @@ and shows the next item with one select, with the same durability (synchronous=F
   check` clean, no arrival refused.
 
 - `--postgres`: the same crowd on annotate over PostgreSQL (a throwaway server as in
-  production: fsync and synchronous_commit on; tests/pg.py), after the SQLite runs, in the
+  production: fsync and synchronous_commit on; tests/pg.py; the page connects through its
+  Unix socket, as to a server on the same machine), after the SQLite runs, in the
   same session: latencies, answers/s and server CPU per answer (PostgreSQL's processes
   included) against annotate on SQLite.
 
@@ -750,6 +751,7 @@ def crowd_main(args: argparse.Namespace) -> None:
     import shutil
 
     from bench import crowd_path, rounds
+    from tests import pg
 
     count = (args.workers or [100])[0]
     study = "crowd"
@@ -787,8 +789,10 @@ def crowd_main(args: argparse.Namespace) -> None:
                 results: dict[str, dict] = {}
                 for which, db in stores.items():
                     pg_pid = postgres[1] if postgres and which == "postgresql" else None
+                    # as annotate connects to a server on its own machine (the running guide)
+                    served = pg.socket_url(db) if pg_pid else db
                     results[which] = crowd_run(
-                        args, which, db, study, count, extra, processes, pg_pid
+                        args, which, served, study, count, extra, processes, pg_pid
                     )
                 rows = invariants_crowd(stores["annotate"], study, results["annotate"])
                 report_crowd(args, results, count, processes, rows)
@@ -804,8 +808,6 @@ def crowd_main(args: argparse.Namespace) -> None:
                 all_clean += holds
         finally:
             if postgres:
-                from tests import pg
-
                 pg.stop(Path(postgres[2]))
     if args.rounds > 1:
         print_rows(
@@ -892,7 +894,7 @@ def crowd_run(
 
     try:
         idle = rss_mb(server.pid)
-        cpu0 = server_cpu()
+        cpu0, own0 = server_cpu(), cpu_seconds(server.pid)
         t0 = time.monotonic()
         ramp = args.pace if args.ramp is None else args.ramp
         paced = run_client(
@@ -901,14 +903,22 @@ def crowd_run(
             )
         )
         wall = time.monotonic() - t0
-        cpu = server_cpu() - cpu0
+        cpu, own = server_cpu() - cpu0, cpu_seconds(server.pid) - own0
         rss = rss_mb(server.pid)
         phased = run_client(
             crowd_path.phase_by_phase(lambda n: make(count + n), args.burst, server_cpu)
         )
     finally:
         server.stop()
-    return {"paced": paced, "wall": wall, "cpu": cpu, "rss": rss, "idle": idle, "phased": phased}
+    return {
+        "paced": paced,
+        "wall": wall,
+        "cpu": cpu,
+        "own_cpu": own,  # annotate's (or the bare page's) processes alone
+        "rss": rss,
+        "idle": idle,
+        "phased": phased,
+    }
 
 
 def report_crowd(
@@ -1024,8 +1034,9 @@ def report_postgres(
         return r["paced"].pct(phase, 0.99)
 
     print_rows(
-        f"crowd path on PostgreSQL (fsync on, synchronous_commit on; a pool of {SERVER_POOL_SIZE} "
-        f"+ 10 connections per process): {count} workers, {processes} uvicorn "
+        f"crowd path on PostgreSQL (fsync on, synchronous_commit on; through its Unix socket; "
+        f"a pool of {SERVER_POOL_SIZE} + 10 connections per process): {count} workers, "
+        f"{processes} uvicorn "
         f"process{'es' if processes > 1 else ''}; SQLite | PostgreSQL",
         [
             (
@@ -1053,6 +1064,11 @@ def report_postgres(
             (
                 "ratio CPU per answer PostgreSQL to SQLite",
                 ratio(cpu_per_answer(p), cpu_per_answer(s)),
+            ),
+            (
+                "  annotate's processes alone (PostgreSQL's not counted)",
+                f"{cpu_per_answer(s, own=True):.1f} | {cpu_per_answer(p, own=True):.1f} ms, "
+                f"{ratio(cpu_per_answer(p, own=True), cpu_per_answer(s, own=True))}",
             ),
             (
                 "server CPU per test answer, every worker at the test items",

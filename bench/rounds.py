@@ -44,6 +44,9 @@ FIGURES = (
     Figure(
         "pg_steady_cpu_ratio", "ratio CPU per test answer, all at the test items, PG to SQLite", "x"
     ),
+    Figure(
+        "pg_own_cpu_ratio", "ratio CPU per answer, annotate's processes alone, PG to SQLite", "x"
+    ),
 )
 
 
@@ -56,9 +59,10 @@ def _p99(tally, phase: str) -> float | None:
     return tally.pct(phase, 0.99) if tally.seconds[phase] else None
 
 
-def cpu_per_answer(result: dict) -> float:
-    """Server CPU milliseconds per answer of a paced run, arrivals and training included."""
-    return result["cpu"] / max(result["paced"].answers, 1) * 1000
+def cpu_per_answer(result: dict, *, own: bool = False) -> float:
+    """Server CPU milliseconds per answer of a paced run, arrivals and training included;
+    `own`: the page's processes alone (a database server's not counted)."""
+    return result["own_cpu" if own else "cpu"] / max(result["paced"].answers, 1) * 1000
 
 
 def phase_cpu(result: dict, phase: str) -> float:
@@ -91,6 +95,9 @@ def crowd_figures(results: dict[str, dict]) -> Figures:
         pp = p["paced"]
         figures["pg_test_p99_ratio"] = _ratio(_p99(pp, "test"), _p99(pa, "test"))
         figures["pg_cpu_ratio"] = _ratio(cpu_per_answer(p), cpu_per_answer(a))
+        figures["pg_own_cpu_ratio"] = _ratio(
+            cpu_per_answer(p, own=True), cpu_per_answer(a, own=True)
+        )
         figures["pg_steady_cpu_ratio"] = _ratio(
             pp.steady_cpu_per_test_answer(), pa.steady_cpu_per_test_answer()
         )

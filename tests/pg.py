@@ -76,6 +76,27 @@ class Server:
         return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/postgres"
 
 
+def socket_url(url: str) -> str:
+    """`url`'s database reached through the server's Unix socket (the first directory it
+    listens in), not TCP: how annotate connects to a server on its own machine. Asked of the
+    server itself, so it holds for a server this module did not start."""
+    import psycopg
+    from sqlalchemy.engine import URL, make_url
+
+    with psycopg.connect(url.replace("+psycopg", ""), connect_timeout=10) as conn:
+        folders = conn.execute("SHOW unix_socket_directories").fetchone()[0]
+        port = conn.execute("SHOW port").fetchone()[0]
+    tcp = make_url(url)
+    local = URL.create(  # URL.set cannot take the host away
+        tcp.drivername,
+        tcp.username,
+        tcp.password,
+        database=tcp.database,
+        query={"host": folders.split(",")[0].strip(), "port": str(port)},
+    )
+    return local.render_as_string(hide_password=False)
+
+
 def _run_as(user: str | None, args: list[str], log: Path | None = None) -> None:
     """Run a server binary, as `user` when we are root. Output goes to `log` (pg_ctl start
     leaves the server's stderr open, so a pipe here would never reach end-of-file)."""

@@ -17,13 +17,23 @@ def tally(test_ms: list[float], *, training: int = 0, arrival_ms: list[float] = 
     return t
 
 
-def result(test_ms, *, cpu: float, wall: float = 10.0, rss: float = 200.0, burst=(100.0,)):
-    """A crowd_run result: a paced tally, its CPU seconds, and a phase-by-phase run that
-    spent 2 ms of CPU per test answer and 2.4 ms per training answer."""
+def result(
+    test_ms,
+    *,
+    cpu: float,
+    own_cpu: float | None = None,
+    wall: float = 10.0,
+    rss: float = 200.0,
+    burst=(100.0,),
+):
+    """A crowd_run result: a paced tally, its CPU seconds (`own_cpu`: the page's processes
+    alone, all of it by default), and a phase-by-phase run that spent 2 ms of CPU per test
+    answer and 2.4 ms per training answer."""
     return {
         "paced": tally(test_ms),
         "wall": wall,
         "cpu": cpu,
+        "own_cpu": cpu if own_cpu is None else own_cpu,
         "rss": rss,
         "idle": rss - 10,
         "phased": {
@@ -52,12 +62,13 @@ def test_a_rounds_figures_are_the_ratios_of_its_own_runs():
 
 def test_postgresql_is_compared_with_annotate_on_sqlite():
     sqlite = result([10.0] * 100, cpu=3.0)
-    postgres = result([17.0] * 100, cpu=4.5)
+    postgres = result([17.0] * 100, cpu=4.5, own_cpu=3.6)  # 0.9 s of it PostgreSQL's
     figures = crowd_figures(
         {"annotate": sqlite, "bare": result([5.0] * 100, cpu=1.0), "postgresql": postgres}
     )
     assert figures["pg_test_p99_ratio"] == pytest.approx(1.7)
     assert figures["pg_cpu_ratio"] == pytest.approx(1.5)
+    assert figures["pg_own_cpu_ratio"] == pytest.approx(1.2)  # annotate's processes alone
 
 
 def test_a_run_without_test_answers_measures_no_test_p99():

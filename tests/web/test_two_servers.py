@@ -113,6 +113,32 @@ def test_serve_workers_runs_processes_on_one_port_that_act_as_one_server(tmp_pat
     assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]  # stopped with it
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_serve_workers_reach_postgresql_on_their_machine_through_its_socket(
+    store_url: str, tmp_path: Path
+):
+    """The URL the running guide gives for a server on the same machine (its socket's folder
+    as `host`, no address): `serve --workers 2` and `check` take it, and every worker
+    finishes with the assignment intact."""
+    import psycopg
+
+    from tests import pg
+
+    local = pg.socket_url(store_url)
+    assert "@/" in local and "127.0.0.1" not in local
+    with psycopg.connect(local.replace("+psycopg", ""), connect_timeout=10) as conn:
+        # no client address: the connection came through the Unix socket, not TCP
+        assert conn.execute("SELECT inet_client_addr()").fetchone()[0] is None
+    servers: list[tuple[subprocess.Popen, str]] = []
+
+    def start(db: str, study: str) -> list[tuple[subprocess.Popen, str]]:
+        servers.append(start_server(db, study, None, "--workers", "2"))
+        return servers
+
+    assert len(run_workers(local, tmp_path, start, fresh=True)) == 2
+
+
 def server_processes(supervisor: int) -> list[int]:
     """The `--workers` processes under `supervisor` (uvicorn spawns them)."""
     found = []
