@@ -99,17 +99,16 @@ def test_two_server_processes_on_one_store_never_over_assign(store_url: str, tmp
     )
 
 
+def serve_workers_2(db: str, study: str) -> list[tuple[subprocess.Popen, str]]:
+    """One `serve --workers 2` (no ANNOTATE_WEB_SECRET): its two processes on one port."""
+    return [start_server(db, study, None, "--workers", "2")]
+
+
 def test_serve_workers_runs_processes_on_one_port_that_act_as_one_server(tmp_path: Path):
     """`serve --workers 2` with no ANNOTATE_WEB_SECRET: both processes run, and workers whose
     every request is a new connection (spread over the processes by the kernel) all finish,
     so each process takes the others' cookies and the assignment holds."""
-    servers: list[tuple[subprocess.Popen, str]] = []
-
-    def start(db: str, study: str) -> list[tuple[subprocess.Popen, str]]:
-        servers.append(start_server(db, study, None, "--workers", "2"))
-        return servers
-
-    children = run_workers(f"sqlite:///{tmp_path / 'w.db'}", tmp_path, start, fresh=True)
+    children = run_workers(f"sqlite:///{tmp_path / 'w.db'}", tmp_path, serve_workers_2, fresh=True)
     assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]  # stopped with it
 
 
@@ -130,13 +129,7 @@ def test_serve_workers_reach_postgresql_on_their_machine_through_its_socket(
     with psycopg.connect(local.replace("+psycopg", ""), connect_timeout=10) as conn:
         # no client address: the connection came through the Unix socket, not TCP
         assert conn.execute("SELECT inet_client_addr()").fetchone()[0] is None
-    servers: list[tuple[subprocess.Popen, str]] = []
-
-    def start(db: str, study: str) -> list[tuple[subprocess.Popen, str]]:
-        servers.append(start_server(db, study, None, "--workers", "2"))
-        return servers
-
-    assert len(run_workers(local, tmp_path, start, fresh=True)) == 2
+    assert len(run_workers(local, tmp_path, serve_workers_2, fresh=True)) == 2
 
 
 def server_processes(supervisor: int) -> list[int]:
