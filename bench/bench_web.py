@@ -25,7 +25,7 @@ and shows the next item with one select, with the same durability (synchronous=F
   production: fsync and synchronous_commit on; tests/pg.py; the page connects through its
   Unix socket, as to a server on the same machine), after the SQLite runs, in the
   same session: latencies, answers/s and server CPU per answer (PostgreSQL's processes
-  included) against annotate on SQLite.
+  included, and annotate's processes alone) against annotate on SQLite.
 
 - `--sync-delay-ms MS`: annotate and the bare page (SQLite) as on a slower disk, each sync
   held MS longer by strace's fault injection (needs strace): what a disk that syncs in
