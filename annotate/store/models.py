@@ -191,6 +191,10 @@ class LabelRevision(SQLModel, table=True):
 class Lease(SQLModel, table=True):
     """A test item on an annotator's screen: reserved so it is not handed to a (k+1)-th person."""
 
+    # A test answer inserts a lease and deletes one, so its foreign keys and indexes are paid at
+    # every answer. Kept: on PostgreSQL (1,000 paced crowd workers, issue 38), dropping the
+    # foreign keys of both label and lease and the index on (study_id, annotator_id) saved 2%
+    # of the CPU per answer, PostgreSQL's own included (3.43 against 3.50 ms, two pairs).
     id: int | None = Field(default=None, primary_key=True)
     study_id: int = Field(foreign_key="study.id")
     item_id: int = Field(foreign_key="item.id")
