@@ -482,7 +482,12 @@ Written for PostgreSQL's planner, which orders a row's checks by their estimated
 plans the check of the annotator's own label by the label table's figures:
 - _MAY_HAVE_ROOM is _HAS_ROOM without its count of leases: a check of the row alone, so the
   cheapest, it is made first, and an item whose places are all leased (the walk passes a few
-  hundred with 1,000 people at work) costs no more than reading its row;
+  hundred with 1,000 people at work) costs no more than reading its row. Measured under that
+  crowd (EXPLAIN ANALYZE once a second): 190-270 rows passed, 80-170 buffers, 0.16 ms at the
+  median against 0.07 ms once few leases were left: about 0.1 ms of the 3.1 ms of CPU a
+  PostgreSQL test answer costs. An index that passed full items over would have to hold
+  `leased`, and every lease taken or given back would then write the item's index entries
+  (no HOT update);
 - the annotator's label is looked up item by item, by the label's own key, for the items with
   room only (OFFSET 0 keeps PostgreSQL from turning NOT EXISTS into a join). As a join, with
   the figures of a label table still nearly empty or holding training answers only (autovacuum
