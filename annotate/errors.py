@@ -22,3 +22,10 @@ class DataFileError(UserError):
 
 class SpecError(UserError):
     """A task or protocol specification that does not validate."""
+
+
+def undecodable_at(data: bytes, exc: UnicodeDecodeError) -> tuple[int, int]:
+    """(line, byte of that line), both from 1, where `data` (a file's bytes) stopped decoding:
+    a file saved in another encoding is mended at the place named, not searched for."""
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    return data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1

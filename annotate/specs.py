@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from annotate.errors import SpecError, UserError
+from annotate.errors import SpecError, UserError, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
 from annotate.settings import settings
 from annotate.splits import same_split
@@ -425,8 +425,13 @@ def search_dirs(kind: str) -> list[Path]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        data = path.read_bytes()
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:  # TOML is UTF-8: an editor saved it as Latin-1 or such
+        line, byte = undecodable_at(data, exc)
+        raise SpecError(
+            f"{path}:{line}: not UTF-8 text (byte {byte} of the line); save the file as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:

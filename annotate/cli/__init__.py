@@ -68,6 +68,15 @@ def main() -> None:
             traceback.print_exc()
         typer.echo(f"error: {terminal_safe(redacted(str(exc)))}", err=True)
         sys.exit(EXIT_ERROR)
+    except OSError as exc:
+        # A path the system refused (a name too long, no room left, no permission) that no
+        # check before it foresaw: said as the file and the reason, not as a traceback.
+        if exc.filename is None:
+            raise
+        if debug_requested():
+            traceback.print_exc()
+        typer.echo(f"error: {terminal_safe(redacted(_refused_path(exc)))}", err=True)
+        sys.exit(EXIT_ERROR)
     except Exception as exc:
         if not _lost_store(exc):
             raise
@@ -83,6 +92,14 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
+
+
+def _refused_path(exc: OSError) -> str:
+    """`cannot use PATH: reason`, with the second path of a rename or link when there is one."""
+    where = str(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {exc.filename2}"
+    return f"cannot use {where}: {exc.strerror or exc}"
 
 
 def _lost_store(exc: Exception) -> bool:

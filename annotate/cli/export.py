@@ -19,6 +19,7 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import print_json, say, warn
 from annotate.errors import UserError
+from annotate.output_paths import output_folder
 from annotate.wording import count_of, plural
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
@@ -137,7 +138,7 @@ def export(
                 say(f"wrote {path}")
         elif fmt is ExportFormat.labels and not make_zip:  # streamed: constant memory
             assert study is not None
-            to.mkdir(parents=True, exist_ok=True)
+            output_folder(to, "--to")
             written.append(_stream_labels(engine, study, jsonl, phase, with_text, to))
             files = {}
         elif submission:
@@ -146,7 +147,7 @@ def export(
             )
         else:
             files = _table_file(engine, study, fmt, jsonl, phase, with_text)
-        to.mkdir(parents=True, exist_ok=True)
+        output_folder(to, "--to")
         for name, content in files.items():
             (to / name).write_bytes(content)
             written.append(to / name)
@@ -282,10 +283,19 @@ def _fill_file(fill_from: Path | None, file_name: str, lenient: bool) -> Path | 
     return fill_from
 
 
+FILE_NAME_STUDY_BYTES = 150
+"""A study's name in a file name keeps at most this many bytes (UTF-8): file systems refuse
+names over 255, and the writer's temporary name adds a prefix and a suffix to it."""
+
+
 def table_file_name(study: str, kind: str, suffix: str) -> str:
     """`STUDY-labels.csv`: the study's name made safe as a file name (path separators and
-    characters file systems refuse become `_`)."""
+    characters file systems refuse become `_`; a longer name is cut, with a digest of the
+    whole so that two long names with one beginning stay two files)."""
     safe = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", study).strip(" .") or "study"
+    if len(safe.encode("utf-8")) > FILE_NAME_STUDY_BYTES:
+        cut = safe.encode("utf-8")[:FILE_NAME_STUDY_BYTES].decode("utf-8", "ignore")
+        safe = f"{cut.rstrip(' .')}~{hashlib.sha256(study.encode('utf-8')).hexdigest()[:8]}"
     return f"{safe}-{kind}.{suffix}"
 
 

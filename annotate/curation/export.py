@@ -86,6 +86,9 @@ def superglue_lines(examples: Iterable[ExampleView]) -> Iterator[str]:
 def _write_atomically(path: Path, lines: Iterable[str]) -> None:
     """Write to a temporary file beside `path`, then rename: a failed export (a row that the
     layout cannot hold) leaves no half-written file."""
+    if path.is_dir():
+        example = path / "diagnostic.tsv"
+        raise UserError(f"{path} is a folder: name the file to write, e.g. {example}")
     if not path.parent.is_dir():
         raise UserError(f"{path}: no folder {path.parent} to write into")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -31,6 +31,7 @@ from sqlmodel import Session
 from annotate import install_hint
 from annotate.errors import UserError
 from annotate.export.item_answers import UnitAnswers, unit_answers
+from annotate.output_paths import output_folder
 from annotate.report.build import study_report
 from annotate.report.cells import METRIC_NAMES, interval, pct
 from annotate.report.data.loading import excluded_items_of, load_study_data
@@ -375,6 +376,7 @@ def write_hf_dataset(engine: Engine, study: str, folder: Path) -> list[Path]:
     header = card_header(features, split, len(table.rows), len(content))
     card = dataset_card(report, features, header, split)
     data_path, card_path = folder / data_file(split), folder / "README.md"
+    output_folder(folder, "--to")
     data_path.parent.mkdir(parents=True, exist_ok=True)
     data_path.write_bytes(content)
     card_path.write_text(card, encoding="utf-8")

@@ -19,6 +19,7 @@ annotate: MTurk batch, 24 assignments, gate unknown", k the number of labels mos
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,10 +190,15 @@ def _dataset_items(engine: Engine, dataset: Dataset, file: LabelFile) -> dict[st
 
 
 def _new_items(file: LabelFile, spec: specs.TaskSpec) -> list[tuple[str, dict[str, Any], Any]]:
-    """(source id, fields, gold) of each item the file names, from its first label's columns."""
+    """(source id, fields, gold) of each item the file names, from its first label's columns.
+    A later label of the item that gives another text or gold is an error at its line: one
+    of the two is wrong, and keeping the first would score that worker against an item they
+    never saw."""
     first: dict[str, RawLabel] = {}
     for label in file.labels:
-        first.setdefault(label.item, label)
+        seen = first.setdefault(label.item, label)
+        if seen is not label:
+            _same_item(file, spec, seen, label)
     items = []
     for source_id, label in first.items():
         fields: dict[str, Any] = {}
@@ -212,6 +218,39 @@ def _new_items(file: LabelFile, spec: specs.TaskSpec) -> list[tuple[str, dict[st
             gold = normalise_label(label.gold, spec, file.where(label), label.line)
         items.append((source_id, fields, gold))
     return items
+
+
+def _same_item(file: LabelFile, spec: specs.TaskSpec, first: RawLabel, later: RawLabel) -> None:
+    """Refuse `later` if it gives the item a text or a gold label other than `first` gave (a
+    column left empty on a later line gives none)."""
+    given = [(f.name, first.fields.get(f.name), later.fields.get(f.name)) for f in spec.fields]
+    if first.gold is not None and later.gold is not None:
+        where = file.where(first), file.where(later)
+        golds = [
+            normalise_label(g, spec, w, label.line)
+            for g, w, label in ((first.gold, where[0], first), (later.gold, where[1], later))
+        ]
+        given.append(("gold label", *golds))
+    for what, before, now in given:
+        if now in (None, "") or before in (None, "") or _plain(before) == _plain(now):
+            continue
+        there = file.where(first)
+        on = f"line {first.line}" if there == file.where(later) else f"{there}:{first.line}"
+        raise DataFileError(
+            file.where(later),
+            later.line,
+            f"item {later.item!r} has another {what} than on {on} ({_shown(now)} against "
+            f"{_shown(before)}): each item must read the same on every line",
+        )
+
+
+def _plain(value: Any) -> Any:
+    """A cell as compared: text without the spaces around it."""
+    return value.strip() if isinstance(value, str) else value
+
+
+def _shown(value: Any) -> str:
+    return repr(textwrap.shorten(str(_plain(value)), 60, placeholder="…"))
 
 
 def _pseudonyms(

@@ -280,10 +280,15 @@ def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> L
                 "assignmentId", assignment_id, "an MTurk assignment id is capitals and digits"
             )
         submit_to = _one(query, "turkSubmitTo")
-        parts = urlsplit(submit_to or "")
-        mturk_own = parts.scheme == "https" and parts.hostname in MTURK_SUBMIT_HOSTS
+        not_mturk = _refuse("turkSubmitTo", submit_to, "it must be MTurk's own https address")
+        try:
+            parts = urlsplit(submit_to or "")
+        except ValueError:  # not a URL at all ("https://[")
+            raise not_mturk from None
+        # The address itself, no user, port or path: the exit's form posts there.
+        mturk_own = parts.scheme == "https" and parts.netloc.lower() in MTURK_SUBMIT_HOSTS
         if not mturk_own or parts.path not in ("", "/") or parts.query:
-            raise _refuse("turkSubmitTo", submit_to, "it must be MTurk's own https address")
+            raise not_mturk
         return LinkEntry(
             "mturk",
             worker,
@@ -500,19 +505,28 @@ def record_consent(
     agree: bool,
     *,
     visit_id: int | None = None,
+    held: bool = False,
     clock: Callable[[], datetime] = utcnow,
 ) -> Exit | None:
     """Store the answer to the consent text on the visit; "I do not agree" exits at once with
-    the no-consent code (returned)."""
+    the no-consent code (returned).
+
+    The first answer stands: a later one (a form left open in another tab, the back button)
+    changes nothing. So a worker who declined is not taken back in, and keeps the code they
+    were given; one who agreed and works on is not turned away by a stale "I do not agree"
+    (they leave with Quit, which gives back their item). `held`: the worker's "I agree" that
+    the page holds and has not stored yet (stored with their first answer): it came first.
+    Returns the exit of the answer that stands: None when it is "I agree"."""
     ctx = _context(engine, study)
     who = _who(engine, annotator)
     assert who.id is not None
     with write_session(engine) as session:
         visit = _visit(session, ctx, who.id, visit_id)
-        visit.consent = agree
+        if visit.consent is None:
+            visit.consent = agree or held
         visit.last_seen_at = clock()
-        chosen = visit.id
-    if agree:
+        chosen, stands = visit.id, visit.consent
+    if stands:
         return None
     return exit_for(engine, study, annotator, visit_id=chosen, clock=clock)
 

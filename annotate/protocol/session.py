@@ -56,6 +56,7 @@ from annotate.store.models import (
     Label,
     LabelRevision,
     StudyItem,
+    Visit,
     utcnow,
 )
 from annotate.store.prepared import Prepared, run_together
@@ -66,6 +67,8 @@ waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_
 a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
 REVISABLE = (TEST, catch.CATCH)
 """Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
+NOT_THE_LAST = "Only your previous answer can be changed; this one stands."
+EXITED = "You have finished and have your completion code: your answers stand."
 
 
 _Written = TypeVar("_Written")
@@ -971,6 +974,7 @@ class AnnotatorSession:
             ).first()
             if label is None:
                 return None
+            self._check_not_exited(session)
             number = self._stream_count(session)
             return self._view(session, label.item_id, TEST, number), label.value
 
@@ -992,6 +996,19 @@ class AnnotatorSession:
                 ).first()
                 if label is None:
                     raise UserError("there is no earlier answer to revise")
+                latest = session.scalar(
+                    select(Label.id)
+                    .where(
+                        Label.study_id == self.ctx.id,
+                        Label.annotator_id == self.annotator_id,
+                        Label.phase.in_(REVISABLE),
+                    )
+                    .order_by(Label.answered_at.desc(), Label.id.desc())
+                    .limit(1)
+                )
+                if latest != label.id:  # a form kept from an earlier item
+                    raise UserError(NOT_THE_LAST)
+                self._check_not_exited(session)
                 if label.value == value:
                     return
                 if label.phase == catch.CATCH:  # a catch answer stays marked against gold
@@ -1010,6 +1027,14 @@ class AnnotatorSession:
                 label.revisions += 1
 
         _retry(work)
+
+    def _check_not_exited(self, session: Session) -> None:
+        """A crowd worker's window that took its exit (their code) keeps its answers: what
+        they were paid for is what the report counts."""
+        if self.visit_id is None:
+            return
+        if session.scalar(select(Visit.outcome).where(Visit.id == self.visit_id)) is not None:
+            raise UserError(EXITED)
 
     def idle(self) -> None:
         """The annotator is reading (the app asks a moment after the last keypress): do the

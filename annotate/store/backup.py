@@ -77,6 +77,9 @@ def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Ba
     target = target.expanduser()
     if target.exists() and target.resolve() == source.resolve():
         raise UserError(f"{target} is the store itself; choose another file for the backup")
+    if target.is_dir():
+        example = target / (source.name or "annotate.db")
+        raise UserError(f"{target} is a folder: name the backup file, e.g. {example}")
     if target.exists() and not overwrite:
         raise UserError(f"{target} exists already (use --overwrite to replace it)")
     if not target.parent.is_dir():

@@ -437,7 +437,11 @@ class LabelApp(SafeCrash, App[None]):
         self.back_after_hold(attempt)
 
     def _open_revision(self) -> None:
-        last = self.session.last_answer()
+        try:
+            last = self.session.last_answer()
+        except UserError as exc:  # the answers stand (the window took its exit)
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+            return
         if last is None:
             self.notify("There is no earlier test answer to revise.", markup=False)
             return

@@ -15,7 +15,15 @@ from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, read_config_file, with_codes
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.models import Annotator, Label, Lease, StudyItem, SurveyAnswer, Visit
+from annotate.store.models import (
+    Annotator,
+    Label,
+    LabelRevision,
+    Lease,
+    StudyItem,
+    SurveyAnswer,
+    Visit,
+)
 from tests.crowd_helpers import (
     CODES,
     STUDY_A,
@@ -97,7 +105,14 @@ def test_mturk_preview_has_no_worker_and_cannot_enter(workspace, tmp_path: Path)
 
 @pytest.mark.parametrize(
     "submit_to",
-    ["https://evil.example.org", "http://www.mturk.com", "https://www.mturk.com/x", None],
+    [
+        "https://evil.example.org",
+        "http://www.mturk.com",
+        "https://www.mturk.com/x",
+        None,
+        "https://[",  # not a URL at all: refused, not an error of the page
+        "https://www.mturk.com:x",
+    ],
 )
 def test_an_mturk_submit_address_that_is_not_mturks_is_refused(submit_to):
     query = {k: v for k, v in MTURK.items() if k != "turkSubmitTo"}
@@ -333,6 +348,46 @@ def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path)
     assert not crowd.needs_consent(engine, "pilot", "w02")
     arrive(engine, "pilot", 2)  # a second arrival is not asked again
     assert not crowd.needs_consent(engine, "pilot", "w02")
+
+
+def test_a_worker_who_took_their_code_cannot_change_an_answer(workspace, tmp_path: Path):
+    """What the worker was paid for is what the report counts."""
+    crowd_study(workspace.engine, tmp_path, train=2, test=3, gate_threshold=0.0)
+    engine = workspace.engine
+    session = arrive(engine, "pilot", 1)
+    train(engine, session)
+    label_test(session)
+    item, value = session.last_answer()
+    done = crowd.exit_for(engine, "pilot", session.annotator.name, visit_id=session.visit_id)
+    assert done is not None and done.outcome == "completed"
+    with pytest.raises(UserError, match="your answers stand"):
+        session.last_answer()
+    with pytest.raises(UserError, match="your answers stand"):
+        session.revise(item, "not_entailment" if value == "entailment" else "entailment")
+    with Session(engine) as s:
+        assert s.exec(select(LabelRevision)).all() == []
+
+
+def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):
+    """A later answer in the same window (a stale form) changes nothing: the declined keep
+    their exit, the agreed go on; an agreement the page holds unstored counts as first."""
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"consent": "You may stop any time."})
+    engine = workspace.engine
+    no = arrive(engine, "pilot", 1)
+    first = crowd.record_consent(engine, "pilot", "w01", False, visit_id=no.visit_id)
+    again = crowd.record_consent(engine, "pilot", "w01", True, visit_id=no.visit_id)
+    assert first is not None and again == first and again.outcome == "no_consent"
+    yes = arrive(engine, "pilot", 2)
+    assert crowd.record_consent(engine, "pilot", "w02", True, visit_id=yes.visit_id) is None
+    assert crowd.record_consent(engine, "pilot", "w02", False, visit_id=yes.visit_id) is None
+    held = arrive(engine, "pilot", 3)
+    stale = crowd.record_consent(engine, "pilot", "w03", False, visit_id=held.visit_id, held=True)
+    assert stale is None and not crowd.needs_consent(engine, "pilot", "w03")
+    with Session(engine) as s:
+        stored = {v.annotator_id: (v.consent, v.outcome) for v in s.exec(select(Visit))}
+    assert sorted(stored.values(), key=str) == sorted(
+        [(False, "no_consent"), (True, None), (True, None)], key=str
+    )
 
 
 def test_batches_fill_every_item_to_k_breadth_first_under_concurrency(store, tmp_path: Path):

@@ -261,6 +261,54 @@ def test_items_can_come_from_the_file_itself(cli, tmp_path):
     assert report["has_gold"] is False and report["n_items"] == 8
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "p1,The ferry left at dusk.,The ferry departed in the morning.,entailment,W2,yes",
+            "crowd.csv:3: item 'p1' has another premise than on line 2 "
+            "('The ferry left at dusk.' against 'The ferry left at dawn.')",
+        ),
+        (
+            "p1,The ferry left at dawn.,The ferry departed in the morning.,not_entailment,W2,no",
+            "crowd.csv:3: item 'p1' has another gold label than on line 2 "
+            "('not_entailment' against 'entailment')",
+        ),
+    ],
+)
+def test_an_item_that_reads_differently_on_two_lines_is_refused(
+    cli, tmp_path, db_url, line, message
+):
+    """Keeping the first line's text or gold would score the second worker against an item
+    they never saw: the second line is named, and nothing is stored."""
+    assert cli("init").code == 0
+    before = _row_counts(db_url)
+    path = tmp_path / "crowd.csv"
+    rows = [
+        "pair,premise,hypothesis,gold,worker,answer",
+        "p1,The ferry left at dawn.,The ferry departed in the morning.,entailment,W1,yes",
+        line,
+        "p2,Rain closed the pass.,The pass was open all week.,not_entailment,W1,no",
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    options = (
+        "--task", "superglue/rte", "--study", "c", "--values", "entailment=yes,not_entailment=no",
+        "--map", "item=pair,annotator=worker,label=answer,gold=gold",
+    )  # fmt: skip
+    result = cli("import-labels", path, *options)
+    assert result.code == 1 and message in result.stderr, result.stderr
+    assert _row_counts(db_url) == before
+    # The same item on every line, a later line leaving its text out: imported.
+    rows[2] = "p1, The ferry left at dawn. ,,,W2,no"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    result = cli("import-labels", path, *options)
+    assert result.code == 0, result.stderr
+    labels = cli("export", "c", "--format", "labels", "--to", tmp_path / "out")
+    assert labels.code == 0
+    exported = (tmp_path / "out" / "c-labels.csv").read_text().splitlines()
+    assert len(exported) == 4  # the header and three labels
+
+
 def test_a_re_import_of_the_same_file_is_recognised(cli, cb_store, tmp_path):
     path = lf.potato_jsonl(tmp_path / "annotated_instances.jsonl", cb_store[:4])
     assert cli("import-labels", path, "--dataset", "1", "--study", "first").code == 0

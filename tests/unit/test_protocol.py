@@ -245,6 +245,21 @@ def test_revising_keeps_the_earlier_answer(workspace, tmp_path: Path):
     assert revision.old_value == "entailment"
 
 
+def test_only_the_previous_answer_can_be_revised(workspace, tmp_path: Path):
+    """A form kept from an earlier item (a saved page, the back button) changes nothing."""
+    ctx = rte_study(workspace.engine, tmp_path)
+    s = AnnotatorSession.open(workspace.engine, ctx.study.name, "ana", create_annotator=True)
+    train(s)
+    first = s.next_item()
+    s.submit(first, "entailment")
+    s.submit(s.next_item(), "entailment")
+    with pytest.raises(UserError, match="Only your previous answer can be changed"):
+        s.revise(first, "not_entailment")
+    with Session(workspace.engine) as db:
+        values = [x.value for x in db.exec(select(Label).where(Label.phase == TEST))]
+        assert values == ["entailment", "entailment"] and not db.exec(select(LabelRevision)).all()
+
+
 def test_invalid_answer_is_refused(workspace, tmp_path: Path):
     ctx = rte_study(workspace.engine, tmp_path)
     s = AnnotatorSession.open(workspace.engine, ctx.study.name, "ana", create_annotator=True)

@@ -362,6 +362,26 @@ def test_every_builtin_and_a_custom_task_draws_its_fields_and_answers(tmp_path: 
             assert "What was the CAUSE of this?" in html
 
 
+def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
+    workspace, tmp_path: Path
+):
+    study = layout_study(workspace.engine, tmp_path, "entity_choice")
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    for number in ("0", "-1", "99", "abc", ""):
+        refused = c.post(
+            "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "entity": number}
+        )
+        assert screen(refused) == "item" and "Choose one of the entities." in refused.text
+    assert labels(workspace.engine, study) == []
+    item = c.get("/")
+    second = re.search(r'data-number="2"[^>]*><kbd>2</kbd> ([^<]+)</button>', item.text).group(1)
+    taken = c.post("/answer", data={"csrf": token, "ticket": ticket(item), "entity": "2"})
+    assert screen(taken) == "feedback"
+    assert [x.value for x in labels(workspace.engine, study)] == [second]
+
+
 def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_path: Path):
     from annotate.protocol import gate
     from annotate.protocol.studies import load_study

@@ -72,6 +72,8 @@ def test_a_prolific_worker_consents_works_answers_the_survey_and_gets_the_code(
     )
     again = c.get("/")  # a reload shows the same exit, recorded once
     assert screen(again) == "exit" and CODES["completed"] in again.text
+    late = c.get("/revise")  # what the worker was paid for stands
+    assert screen(late) == "exit" and CODES["completed"] in late.text
     stored = labels(workspace.engine, "pilot")
     assert [label.phase for label in stored].count("test") == 3
 
@@ -82,6 +84,55 @@ def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path)
     consent = c.get("/", params=prolific_query(2))
     out = c.post("/consent", data={"csrf": csrf(consent), "agree": "no"})
     assert screen(out) == "exit" and CODES["no_consent"] in out.text
+
+
+def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):
+    """A worker who declined is shown their exit on every screen, and a later "I agree" (the
+    form reloaded) does not take them back in; one who agreed and works on is not turned
+    away by an "I do not agree" left open in another tab."""
+    crowd_study(
+        workspace.engine,
+        tmp_path,
+        train=2,
+        test=3,
+        gate_threshold=0.0,
+        crowd_settings={"consent": "Agree?"},
+    )
+    declined = client(workspace.engine, "pilot")
+    form = declined.get("/", params=prolific_query(2))
+    assert (
+        CODES["no_consent"]
+        in declined.post("/consent", data={"csrf": csrf(form), "agree": "no"}).text
+    )
+    for again in (
+        declined.get("/"),
+        declined.post("/consent", data={"csrf": csrf(form), "agree": "yes"}),
+        declined.post("/start", data={"csrf": csrf(form)}),
+    ):
+        assert screen(again) == "exit" and CODES["no_consent"] in again.text
+    assert labels(workspace.engine, "pilot") == []
+
+    agreed = client(workspace.engine, "pilot")
+    stale = agreed.get("/", params=prolific_query(3))
+    guidelines = agreed.post("/consent", data={"csrf": csrf(stale), "agree": "yes"})
+    item = agreed.post("/start", data={"csrf": csrf(guidelines)})
+    page = agreed.post(
+        "/answer", data={"csrf": csrf(item), "ticket": ticket(item), "answer": "entailment"}
+    )
+    assert screen(agreed.post("/consent", data={"csrf": csrf(stale), "agree": "no"})) != "exit"
+    done = answer_all(agreed, agreed.get("/screen?next=1") if screen(page) == "feedback" else page)
+    assert screen(done) == "exit" and CODES["completed"] in done.text
+    assert CODES["no_consent"] not in done.text
+
+
+def test_a_crowd_page_without_a_session_says_to_open_the_link_on_every_screen(
+    workspace, tmp_path: Path
+):
+    """Workers enter by their link only: no screen offers a sign-in form they cannot use."""
+    crowd_study(workspace.engine, tmp_path)
+    c = client(workspace.engine, "pilot")
+    for page in (c.get("/"), c.get("/screen"), c.get("/screen?next=1"), c.get("/revise")):
+        assert screen(page) == "link" and "Your annotator name" not in page.text
 
 
 def test_mturk_preview_shows_the_guidelines_and_the_exit_posts_to_mturk(workspace, tmp_path: Path):

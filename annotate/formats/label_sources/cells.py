@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from annotate.errors import DataFileError
+from annotate.errors import DataFileError, undecodable_at
 
 csv.field_size_limit(1 << 30)
 
@@ -24,11 +24,13 @@ def read_text(path: Path) -> str:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     try:
-        return path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
+        return data.decode("utf-8-sig")
     except OSError as exc:
         raise DataFileError(path, None, f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
+        line, byte = undecodable_at(data, exc)
+        raise DataFileError(path, line, f"not valid UTF-8 (byte {byte} of the line)") from None
 
 
 def csv_rows(path: Path, text: str, delimiter: str | None = None) -> list[tuple[int, list[str]]]:

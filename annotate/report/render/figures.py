@@ -24,6 +24,7 @@ from typing import Any
 
 from annotate import install_hint
 from annotate.errors import UserError
+from annotate.output_paths import output_folder
 from annotate.report.model.schema import BenchmarkReport, BenchmarkTaskRow, StudyReport
 
 EXTRA_HINT = f"{install_hint('report')} (in a checkout: pip install -e '.[report]')"
@@ -353,8 +354,7 @@ def write_figures(report: StudyReport | BenchmarkReport, folder: Path) -> list[P
     """Each figure as `<name>.pdf` and `<name>.svg` in `folder` (created); the paths written."""
     if not figures_available():
         raise UserError(f"--figures needs matplotlib: {EXTRA_HINT}")
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(Path(folder), "--figures")
     written = []
     for spec in figure_specs(report):
         for fmt in ("pdf", "svg"):

@@ -26,9 +26,12 @@ def parse_answer(session: AnnotatorSession, item: ItemView, form: dict[str, str]
     if spec.kind == "entity_choice":
         entities = list(item.fields.get("entities", []))
         try:
-            return entities[int(form.get("entity", "")) - 1]
-        except (ValueError, IndexError):
-            raise UserError("Choose one of the entities.") from None
+            number = int(form.get("entity", ""))
+        except ValueError:
+            number = 0
+        if not 1 <= number <= len(entities):  # 0 or -1 would index from the end
+            raise UserError("Choose one of the entities.")
+        return entities[number - 1]
     value = form.get("answer", "")
     if not value:
         raise UserError("Choose an answer.")
@@ -37,5 +40,8 @@ def parse_answer(session: AnnotatorSession, item: ItemView, form: dict[str, str]
 
 def previous_of(session: AnnotatorSession, item: ItemView) -> Any:
     """The annotator's earlier answer to `item`, when it is the one being revised."""
-    last = session.last_answer()
+    try:
+        last = session.last_answer()
+    except UserError:  # the answers stand now: nothing is being revised
+        return None
     return last[1] if last is not None and last[0].item_id == item.item_id else None

@@ -24,19 +24,28 @@ from annotate.web.page.state import PageState, page_of
 def consent(
     page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
 ) -> Screen:
-    """ "I agree" goes on to the guidelines; "I do not agree" ends with its exit."""
+    """ "I agree" goes on to the guidelines; "I do not agree" ends with its exit. The first
+    answer stands (crowd.record_consent): a later one shows where the worker is."""
     if not page.crowd:
         return signin_screen(page)
-    if form.get("agree") == "yes":
+    agree, held = form.get("agree") == "yes", request.session.get(CONSENTED)
+    if agree and held is not False:
         # Kept in the signed session and stored with the worker's first answer (sessions.py).
         request.session[CONSENTED] = True
         session.consent_given = True
         return index_screen(page, request, session)
-    config = page.config
     leaving = crowd.record_consent(
-        config.engine, page.ctx, session.annotator, False, visit_id=session.visit_id
+        page.config.engine,
+        page.ctx,
+        session.annotator,
+        agree,
+        visit_id=session.visit_id,
+        held=held is True,
     )
-    return exit_screen(leaving) if leaving is not None else index_screen(page, request, session)
+    if leaving is None:
+        return index_screen(page, request, session)
+    request.session[CONSENTED] = False  # every screen of this window shows the exit now
+    return exit_screen(leaving)
 
 
 @posted

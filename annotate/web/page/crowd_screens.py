@@ -127,8 +127,15 @@ def crowd_words(page: PageState) -> str | None:
 
 
 def consent_screen(page: PageState, request: Request, session: AnnotatorSession) -> Screen | None:
-    """The consent text, while the worker has not answered it."""
-    if not page.crowd or request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
+    """The consent text, while the worker has not answered it; once they declined, their
+    exit, whatever screen they ask for."""
+    if not page.crowd:
+        return None
+    if request.session.get(CONSENTED) is False:
+        engine, name = page.config.engine, session.annotator.name
+        leaving = crowd.exit_for(engine, page.ctx, name, visit_id=session.visit_id)
+        return exit_screen(leaving) if leaving is not None else None
+    if request.session.get(CONSENTED) or not crowd.consent_text(page.ctx):
         return None
     new_worker = getattr(request.state, "new_worker", False) or entered(request, session)
     if not new_worker and not crowd.needs_consent(page.config.engine, page.ctx, session.annotator):

@@ -118,7 +118,10 @@ async def revise(request: Request) -> Response:
         session = open_session(page, request)
         if session is None:
             return signin_screen(page)
-        last = session.last_answer()
+        try:
+            last = session.last_answer()
+        except UserError as exc:  # the answers stand (the worker took their code)
+            return current(page, session, terminal_safe(str(exc)))
         if last is None:
             return current(page, session, "There is no earlier test answer to revise.")
         item, value = last

@@ -29,6 +29,10 @@ from annotate.web.page.tickets import from_ticket, ticket
 
 
 def signin_screen(page: PageState, error: str | None = None, status: int = 200) -> Screen:
+    """The sign-in form; on a crowd study, where workers enter by their link only, the page
+    that says to open that link (a form nobody could sign in with would be a dead end)."""
+    if page.crowd:
+        return Screen("link", {}, status)
     return Screen(
         "signin",
         {"error": error, "fixed": terminal_safe(page.config.annotator or "")},
