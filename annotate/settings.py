@@ -32,7 +32,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from annotate.errors import DataFileError, UserError
+from annotate.errors import DataFileError, UserError, undecodable_at
 
 PREFIX = "ANNOTATE_"
 PROJECT_FILE = "annotate.toml"
@@ -224,11 +224,13 @@ def read_project_file(path: Path) -> dict[str, str]:
     """The settings of one project file. Relative paths in it are relative to its folder.
     A mistake is a DataFileError naming the file, the line and the reason."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except OSError as exc:
         raise DataFileError(path, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise DataFileError(path, None, "not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        line, byte = undecodable_at(data, exc)
+        raise DataFileError(path, line, f"not UTF-8 text (byte {byte} of the line)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

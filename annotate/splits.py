@@ -37,6 +37,21 @@ def same_split(a: str, b: str) -> bool:
     return canonical_split(a) == canonical_split(b)
 
 
+def named_split(stem: str, official_stem: str) -> str | None:
+    """The split a prediction file's name says, jiant's way (`RTE_val` beside the official
+    `RTE`): canonical; None when the name is not the official one with a split after it."""
+    head, sep, split = stem.lower().rpartition("_")
+    if sep and head == official_stem.lower() and is_split_name(split):
+        return canonical_split(split)
+    return None
+
+
+def same_split_family(a: str, b: str) -> bool:
+    """Whether two splits are of one kind (dev, test, train), MNLI's matched and mismatched
+    halves of one: `validation_matched` and `dev`."""
+    return canonical_split(a).partition("_")[0] == canonical_split(b).partition("_")[0]
+
+
 def is_split_name(name: str) -> bool:
     """Whether `name` is a split name this tool knows (a Hub file's `validation-00000-of-…`)."""
     text = name.strip().lower()

@@ -47,12 +47,18 @@ def rte_study(
     train: int = 6,
     test: int = 20,
     protocol: str = "quick",
+    test_split: str = "test",
     **overrides: Any,
 ) -> StudyContext:
+    """An RTE study: `train` training items, `test` test items (idx from 1000) from a file of
+    `test_split` (a study on validation items: `dev`)."""
     spec = specs.load_task("superglue/rte")
     dev = import_file(engine, spec, write_jsonl(tmp_path / "rte" / "val.jsonl", rte_rows(train)))
     tst = import_file(
-        engine, spec, write_jsonl(tmp_path / "rte" / "test.jsonl", rte_rows(test, 1000))
+        engine,
+        spec,
+        write_jsonl(tmp_path / "rte" / "test.jsonl", rte_rows(test, 1000)),
+        split=test_split,
     )
     settings = {"training_items": train, "gate_min_items": train, "test_sample": test, **overrides}
     return create_study(

@@ -95,12 +95,19 @@ def _prediction_files(
     else:
         raise UserError(f"{pred}: no such file or folder")
     files, skipped = [], []
+    by_task: dict[str, str] = {}
     for path in sorted(p for p in folder.iterdir() if p.is_file()):
         name = submission_task(path)
         if name is None:
             if not path.name.endswith(MANIFEST_SUFFIX):
                 skipped.append(path.name)
             continue
+        # The benchmark's score takes one file per task: a second would replace the first.
+        if (other := by_task.setdefault(name.spec.name, path.name)) != path.name:
+            raise UserError(
+                f"{pred}: {other} and {path.name} are both {name.spec.name}: score one "
+                "submission of each task at a time"
+            )
         files.append((path, shown + path.name, name))
     if not files:
         raise UserError(f"{pred}: no submission files (RTE.jsonl, STS-B.tsv …) in it")
@@ -110,10 +117,16 @@ def _prediction_files(
 def _unzip(archive: Path, scratch: Path) -> Path:
     try:
         with zipfile.ZipFile(archive) as z:
+            seen: dict[str, str] = {}
             for info in z.infolist():
                 name = Path(info.filename).name  # flat: no member escapes the scratch folder
-                if not info.is_dir() and name:
-                    (scratch / name).write_bytes(z.read(info))
+                if info.is_dir() or not name:
+                    continue
+                if (other := seen.setdefault(name, info.filename)) != info.filename:
+                    raise DataFileError(
+                        archive, None, f"{other} and {info.filename} would be one file {name}"
+                    )
+                (scratch / name).write_bytes(z.read(info))
     except zipfile.BadZipFile:
         raise DataFileError(archive, None, "not a valid zip file") from None
     return scratch
@@ -266,7 +279,8 @@ def compare(
     columns = parse_map(mapping)
     engine = options(ctx).workspace().engine
     data = load_study_data(engine, study)
-    models = [m for path in model for m in read_models(path, data.spec, columns)]
+    split = data.test_split
+    models = [m for path in model for m in read_models(path, data.spec, columns, study_split=split)]
     _name_apart(models)
     people = humans(data)
     results = [compare_model(people, m, bootstrap=bootstrap, seed=seed) for m in models]

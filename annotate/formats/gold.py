@@ -15,7 +15,7 @@ from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import FileSummary, read_items
 from annotate.specs import TaskSpec
-from annotate.splits import canonical_split, is_split_name
+from annotate.splits import named_split
 
 TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
 """Folders of the download layout whose name is not the submission file's stem."""
@@ -60,10 +60,9 @@ def submission_task(path: Path) -> SubmissionName | None:
             continue
         if name == official.name:
             return SubmissionName(spec, None)
-        head, sep, split = stem.rpartition("_")
         # jiant names a prediction file for another split `RTE_val.jsonl` (`<name>_<split>`).
-        if sep and head == official.stem and is_split_name(split):
-            return SubmissionName(spec, canonical_split(split))
+        if (split := named_split(stem, official.stem)) is not None:
+            return SubmissionName(spec, split)
     return None
 
 

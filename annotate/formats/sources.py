@@ -135,7 +135,7 @@ def _arrow_source(
     split: HubSplit, spec: TaskSpec, given: list[str] | None, shown: Path | None = None
 ) -> Source:
     files = [open_parquet(p) if file_kind(p) == "parquet" else open_arrow(p) for p in split.files]
-    info = features_from_info_file(split.info) if split.info else None
+    info = features_from_info_file(split.info, spec.hub_config_names()) if split.info else None
     found = class_names(files[0].features) or class_names(info)
     names = _label_names(found, given, split.files[0])
     where = shown or split.files[0].resolve()
@@ -168,7 +168,7 @@ def _csv_rows(path: Path) -> Rows:
 
 def _records_source(path: Path, spec: TaskSpec, split: str | None, given: list[str] | None):
     """`Dataset.to_json()` (JSON lines) or `to_csv()` output, names from dataset_info.json."""
-    names = _label_names(class_names(info_beside(path)), given, path)
+    names = _label_names(class_names(info_beside(path, spec.hub_config_names())), given, path)
     is_csv = path.suffix.lower() in (".csv", ".tsv")
 
     def items(summary: FileSummary) -> Iterator[ParsedItem]:

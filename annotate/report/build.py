@@ -101,7 +101,9 @@ def study_report(
     if progress is not None:
         progress("report: loading the labels", 0, REPORT_STEPS)
     data = load_study_data(engine, study_name)
-    models = [m for p in model_files for m in read_models(Path(p), data.spec)]
+    models = [
+        m for p in model_files for m in read_models(Path(p), data.spec, study_split=data.test_split)
+    ]
     report = build_report(
         data, bootstrap=bootstrap, seed=seed, models=models, engine=engine, progress=progress
     )

@@ -36,6 +36,9 @@ class HarnessTask:
     classes: tuple[str, ...] | None
     """Our label value of each ClassLabel index of the Hub dataset (`aps/super_glue`,
     `nyu-mll/glue`), in the Hub's order; None: the answer is an entity (ReCoRD)."""
+    split: str = "validation"
+    """The split the harness's task evaluates (its YAML's `validation_split`: these tasks
+    have no test split with labels), so the documents' idx are that split's."""
 
 
 _BOOL = ("false", "true")
@@ -60,8 +63,8 @@ HARNESS_TASKS: dict[str, HarnessTask] = {
     "qnli": HarnessTask("glue/qnli", _RTE),
     "rte": HarnessTask("glue/rte", _RTE),
     "wnli": HarnessTask("glue/wnli", _BINARY),
-    "mnli": HarnessTask("glue/mnli-m", _MNLI),
-    "mnli_mismatch": HarnessTask("glue/mnli-mm", _MNLI),
+    "mnli": HarnessTask("glue/mnli-m", _MNLI, "validation_matched"),
+    "mnli_mismatch": HarnessTask("glue/mnli-mm", _MNLI, "validation_mismatched"),
 }
 """The harness's task names (its `lm_eval/tasks/super_glue` and `glue` YAML files) and ours."""
 
@@ -103,6 +106,8 @@ class SampleLog:
     unmatched: list[int]
     """doc_ids of documents whose idx could not be read."""
     n_documents: int
+    split: str = "validation"
+    """The split the documents are of (the harness task's)."""
 
 
 def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> SampleLog:
@@ -138,14 +143,28 @@ def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> Samp
             continue
         item, answer_id = key
         if answer_id is not None:
-            predictions.setdefault(item, {})[answer_id] = answer
+            answers = predictions.setdefault(item, {})
+            if answer_id in answers:
+                raise DataFileError(
+                    path,
+                    number,
+                    f"a second document for answer {answer_id} of question {item}" + _SEVERAL_RUNS,
+                )
+            answers[answer_id] = answer
         else:
             if item in predictions:
-                raise DataFileError(path, number, f"a second document with idx {item}")
+                raise DataFileError(
+                    path, number, f"a second document with idx {item}" + _SEVERAL_RUNS
+                )
             predictions[item] = answer
     if n == 0:
         raise DataFileError(path, None, "no documents in the sample log")
-    return SampleLog(predictions, unmatched, n)
+    return SampleLog(predictions, unmatched, n, entry.split)
+
+
+_SEVERAL_RUNS = (
+    " (a log of several filters or repeats holds each document more than once: give the log of one)"
+)
 
 
 def _objects(path: Path) -> list[tuple[int, dict[str, Any]]]:

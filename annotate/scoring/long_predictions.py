@@ -94,7 +94,10 @@ def read_long(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[Mo
                 raise DataFileError(
                     path, number, f"id {item_id!r}: a MultiRC id is question/answer"
                 )
-            predictions.setdefault(question, {})[answer] = value
+            answers = predictions.setdefault(question, {})
+            if answer in answers:  # the last would win, silently
+                raise DataFileError(path, number, f"duplicate id {item_id!r}")
+            answers[answer] = value
             continue
         if item_id in predictions:
             raise DataFileError(path, number, f"duplicate id {item_id!r}")

@@ -26,14 +26,36 @@ from annotate.scoring.harness import (
 from annotate.scoring.long_predictions import has_columns, read_long
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.specs import TaskSpec
+from annotate.splits import canonical_split, is_split_name, named_split, same_split_family
 
 
 def read_models(
-    path: Path, spec: TaskSpec, mapping: Mapping[str, str] | None = None
+    path: Path,
+    spec: TaskSpec,
+    mapping: Mapping[str, str] | None = None,
+    *,
+    study_split: str | None = None,
 ) -> list[ModelPredictions]:
-    """The models `path` holds for `spec`'s task (see the module's list)."""
+    """The models `path` holds for `spec`'s task (see the module's list). `study_split`: the
+    split the study's items come from; predictions that say they are on another split are
+    refused, as their ids name other items (a `_val` file, a harness log's validation
+    documents, against a study of test items)."""
     path = Path(path)
-    mapping = mapping or {}
+    models = _models(path, spec, mapping or {})
+    for model in models:
+        known = study_split and model.split and is_split_name(study_split)
+        if known and not same_split_family(model.split or "", study_split or ""):
+            raise DataFileError(
+                model.path,
+                None,
+                f"its predictions are on the {canonical_split(model.split)} split; the "
+                f"study's items are from {canonical_split(study_split)}, and the same ids "
+                "there are other items",
+            )
+    return models
+
+
+def _models(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[ModelPredictions]:
     if path.is_dir():
         return _results_folder(path, spec)
     if not path.is_file():
@@ -44,7 +66,10 @@ def read_models(
         return read_long(path, spec, mapping)
     if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
         return read_long(path, spec, mapping)
-    return [read_predictions(path, spec)]
+    model = read_predictions(path, spec)
+    if spec.submission is not None:
+        model.split = named_split(path.stem, Path(spec.submission.file).stem)
+    return [model]
 
 
 def _sample_model(path: Path, spec: TaskSpec, name: str) -> ModelPredictions:
@@ -54,6 +79,7 @@ def _sample_model(path: Path, spec: TaskSpec, name: str) -> ModelPredictions:
         path=str(path),
         predictions=log.predictions,
         unmatched=[f"doc_id {d}" for d in log.unmatched],
+        split=log.split,
     )
 
 

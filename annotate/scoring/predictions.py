@@ -29,6 +29,9 @@ class ModelPredictions:
     """Item source id -> label value (text), rating, {answer idx: "0"/"1"} or entity text."""
     unmatched: list[str] = field(default_factory=list)
     """What the file holds that names no item (a sample log's documents without an idx)."""
+    split: str | None = None
+    """The split the predictions are on, where the source says (`RTE_val.jsonl`, a harness
+    log's validation documents); None: not said."""
 
 
 def _key(value: Any) -> str:

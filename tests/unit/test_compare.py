@@ -155,3 +155,15 @@ def test_compare_mistakes(cli, rte, workspace, tmp_path: Path):
     result = cli("compare", "pilot", "--model", bad)
     assert result.code == 1 and f"{bad}:1: unknown prediction 'maybe'" in result.stderr
     assert cli("compare", "nope", "--model", bad).code == 1
+
+
+def test_a_multirc_answer_given_twice_in_a_long_table_is_refused(tmp_path: Path):
+    """The last row would win without a word, scoring whichever came last."""
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.scoring.long_predictions import read_long
+
+    path = tmp_path / "dup.csv"
+    path.write_text("id,prediction\n0/1,1\n0/2,0\n0/1,0\n")
+    with pytest.raises(DataFileError, match=r"dup\.csv:4: duplicate id '0/1'"):
+        read_long(path, specs.load_task("superglue/multirc"), {})

@@ -6,7 +6,8 @@ The logs are written as the harness writes them (lm_eval/evaluator.py, `--log_sa
 folder per model (`org__name`) with `results_<date>.json` and `samples_<task>_<date>.jsonl`,
 one object per document with doc_id, doc (the dataset's row: `idx`, the integer label),
 target, arguments, resps, filtered_resps (one [loglikelihood, is_greedy] per choice of the
-task's `doc_to_choice`) and the metric values."""
+task's `doc_to_choice`) and the metric values. The harness logs a task's validation split, so
+the studies here are made of validation items."""
 
 from __future__ import annotations
 
@@ -78,10 +79,10 @@ def write_results(folder: Path, model_name: str) -> None:
 @pytest.fixture
 def studies(workspace, tmp_path: Path) -> dict[str, Any]:
     """An RTE study of 40 items (idx 1000..1039) and a CB study of 10 (idx 200..209)."""
-    rte_study(workspace.engine, tmp_path / "rte", test=N_TEST)
+    rte_study(workspace.engine, tmp_path / "rte", test=N_TEST, test_split="dev")
     simulate(workspace.engine, "pilot", 5, 0.75, seed=2)
     _, cb_file = simulated_study(
-        workspace.engine, tmp_path, "superglue/cb", name="cb", sample="all"
+        workspace.engine, tmp_path, "superglue/cb", name="cb", sample="all", split="dev"
     )
     cb_rows = [json.loads(line) for line in cb_file.read_text().splitlines()]
     return {"rte": rte_rows(N_TEST, 1000), "cb": cb_rows}
@@ -252,7 +253,7 @@ def test_multirc_documents_are_candidate_answers(cli, workspace, tmp_path):
     """One document per candidate answer, idx {paragraph, question, answer}; the model is right
     on every answer but one, so one question of ten misses its exact match."""
     _, data = simulated_study(
-        workspace.engine, tmp_path, "superglue/multirc", name="m", sample="all"
+        workspace.engine, tmp_path, "superglue/multirc", name="m", sample="all", split="dev"
     )
     docs = []
     for line in data.read_text().splitlines():
@@ -274,7 +275,7 @@ def test_multirc_documents_are_candidate_answers(cli, workspace, tmp_path):
 
 def test_record_answers_are_the_entity_of_highest_loglikelihood(cli, workspace, tmp_path):
     _, data = simulated_study(
-        workspace.engine, tmp_path, "superglue/record", name="r", sample="all"
+        workspace.engine, tmp_path, "superglue/record", name="r", sample="all", split="dev"
     )
     docs = []
     for line in data.read_text().splitlines():
@@ -294,3 +295,28 @@ def test_record_answers_are_the_entity_of_highest_loglikelihood(cli, workspace, 
     result = out.json()
     assert result["matching"]["matched"] == 10
     assert result["model_scores"]["scores"]["record_em"]["value"] == pytest.approx(5 / 10)
+
+
+def test_a_log_or_file_of_another_split_than_the_studys_items_is_refused(cli, workspace, tmp_path):
+    """The same idx on another split is another item: scored, it would be a number about
+    nothing. A harness log is of the validation split; `RTE_val.jsonl` says it is too."""
+    rte_study(workspace.engine, tmp_path / "rte", name="t", test=N_TEST)  # test items
+    simulate(workspace.engine, "t", 5, 0.75, seed=2)
+    log = write_log(
+        tmp_path / "lm" / "org__m", "sglue_rte", rte_rows(N_TEST, 1000), RTE_NAMES, set()
+    )
+    val_file = tmp_path / "RTE_val.jsonl"
+    val_file.write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": r["label"]}) + "\n"
+            for r in rte_rows(N_TEST, 1000)
+        )
+    )
+    for model in (log, val_file):
+        refused = cli("compare", "t", "--model", model, "--bootstrap", "0")
+        assert refused.code == 1, refused.stdout
+        assert "its predictions are on the dev split; the study's items are from test" in (
+            refused.stderr
+        )
+        report = cli("report", "t", "--model", model, "--bootstrap", "0")
+        assert report.code == 1 and "on the dev split" in report.stderr

@@ -309,13 +309,15 @@ def simulated_study(
     sample: int | str = SAMPLE,
     k: int = 5,
     seed: int = 3,
+    split: str = "test",
     **settings: Any,
 ) -> tuple[specs.TaskSpec, Path]:
-    """A study of `task` on a small labelled file, labelled by k simulated annotators (none
-    with k = 0). No training phase: the annotators go straight to the test items."""
+    """A study of `task` on a small labelled file (of `split`), labelled by k simulated
+    annotators (none with k = 0). No training phase: the annotators go straight to the test
+    items."""
     spec = specs.load_task(task)
     path = write_task_file(spec, tmp_path / "data" / name)
-    dataset = import_file(engine, spec, path, split="test")
+    dataset = import_file(engine, spec, path, split=split)
     create_study(
         engine,
         name,

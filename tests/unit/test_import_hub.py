@@ -70,6 +70,19 @@ def test_a_hub_parquet_file_keeps_every_gold(cli, db_url, tmp_path):
     assert stored(db_url)[("dev", path.name)] == original_gold(hub.CB_VAL, "superglue/cb")
 
 
+def test_a_hub_file_without_its_id_column_is_refused_as_the_json_lines_one_is(
+    cli, db_url, tmp_path
+):
+    """Numbered by row, the items of a file in another order would take other items' ids, and
+    every score or comparison by id would pair the wrong items."""
+    dataset = hub.hub_dataset(hub.CB_VAL, CB).remove_columns("idx")
+    path = hub.write_parquet(dataset, tmp_path / "validation-00000-of-00001.parquet")
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert f"{path}:1: missing column 'idx', the item's id" in result.stderr
+    assert stored(db_url) == {}
+
+
 def test_a_test_split_has_no_gold(cli, db_url, tmp_path):
     path = hub.write_parquet(
         hub.hub_dataset(hub.CB_TEST, CB), tmp_path / "test-00000-of-00001.parquet"
@@ -146,6 +159,22 @@ def test_an_arrow_file_alone_reads_its_schemas_names(cli, db_url, tmp_path):
     arrow.rename(moved)  # no dataset_info.json beside it now
     assert cli("import", "superglue/cb", moved).code == 0
     assert stored(db_url)[("dev", moved.name)] == original_gold(hub.CB_VAL, "superglue/cb")
+
+
+def test_a_dataset_info_of_another_config_is_refused(cli, db_url, tmp_path):
+    """CB's three names are MNLI's in another order: read for MNLI's file, they would swap
+    two of its labels, and no check of the names could tell."""
+    jsonl = hub.write_to_json(
+        tmp_path / "json", "validation.jsonl", hub.hub_dataset(hub.CB_VAL, CB)
+    )
+    info = jsonl.parent / "dataset_info.json"
+    described = json.loads(info.read_text())
+    info.write_text(json.dumps({**described, "config_name": "cb"}))
+    assert cli("import", "superglue/cb", jsonl).code == 0  # its own task: taken
+    result = cli("import", "glue/mnli-m", jsonl)
+    assert result.code == 1
+    assert f"{info}: describes the config 'cb', not mnli_matched" in result.stderr
+    assert list(stored(db_url)) == [("dev", "validation.jsonl")]
 
 
 def test_to_json_with_dataset_info_and_to_csv_with_label_names(cli, db_url, tmp_path):

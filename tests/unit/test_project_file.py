@@ -251,6 +251,6 @@ class TestMistakes:
         assert not (tmp_path / "lab.db").exists()
 
     def test_a_file_that_is_not_text(self, tmp_path):
-        (tmp_path / "annotate.toml").write_bytes(b"db = '\xff'\n")
-        with pytest.raises(UserError, match=r"^annotate.toml: not UTF-8 text$"):
+        (tmp_path / "annotate.toml").write_bytes(b"# a lab\ndb = '\xff'\n")
+        with pytest.raises(UserError, match=r"^annotate.toml:2: not UTF-8 text \(byte 7 of"):
             settings()

@@ -207,6 +207,13 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         subs[4], session = arrive(api, study_a, 4)
         session.submit(session.next_item(), "entailment")
         api.state.leave(subs[4], "RETURNED")
+        reason = "The code entered on Prolific is not the one the study gave: " * 2
+        # A --reject that names nobody awaiting review is refused before anything is done:
+        # approving first would approve the worker the mistyped name meant.
+        posted = len(api.state.of("POST", "submissions/"))
+        said = run("prolific", "sync", "pilot", "--reject", "w99", "--reason", reason, code=1)
+        assert "w99: no submission awaiting review" in said and "nothing was" in said
+        assert len(api.state.of("POST", "submissions/")) == posted
         shown = run("prolific", "sync", "pilot", "--format", "json")
         found = {f["submission"]: f for f in __import__("json").loads(shown)}
         assert [found[subs[n]]["action"] for n in (1, 2, 3, 4)] == [
@@ -218,8 +225,7 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
             "prolific", "sync", "pilot", "--reject", w3, "--reason", "bad code", code=1
         )
         assert not api.state.of("POST", f"submissions/{subs[3]}")
-        reason = "The code entered on Prolific is not the one the study gave: " * 2
-        run("prolific", "sync", "pilot", "--reject", w3, "--reason", reason)
+        run("prolific", "sync", "pilot", "--reject", w3.upper(), "--reason", reason)
         (rejected,) = api.state.of("POST", f"submissions/{subs[3]}")
         assert rejected.body["action"] == "REJECT" and rejected.body["message"] == reason.strip()
         (entry,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "reject")
@@ -236,8 +242,15 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         run("prolific", "sync", "pilot")
         assert api.state.submissions[b_sub]["status"] == "APPROVED"
 
+        # A payment Prolific refuses paid nobody: it is not counted, and the next run pays.
+        api.state.faults.append(("POST", "bulk-bonus-payments/", 400))
+        said = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes", code=1)
+        assert "refused POST bulk-bonus-payments/" in said and not api.state.paid
+        (refused,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "bonus_pay")
+        assert refused.state == ledger.FAILED
         shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
-        assert len(api.state.paid) == 1 and "paid" in shown
+        assert len(api.state.paid) == 1 and "paid" in shown and "lost" not in shown
+        assert len(api.state.of("POST", "submissions/bonus-payments/")) == 1  # set up once
         # The datasheet's pay of record: what Prolific was asked to pay, per worker.
         with sqlite3.connect(engine.url.database) as conn:
             recorded = dict(
@@ -287,3 +300,39 @@ def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
     crowd.set_config(workspace.engine, "pilot", prolific)
     with pytest.raises(UserError, match="give the page's address"):
         studies.create(workspace.engine, load_study(workspace.engine, "pilot"), None, "x", None, 9)
+
+
+def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A refused call made nothing: the next `create` goes on (no "delete the draft it left"
+    for a draft that does not exist), with the group the first run made, not a second one."""
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    args = ["--db", str(workspace.engine.url), "prolific", "create", "pilot",
+            "--url", "https://annotate.example.org/", "--hourly-rate", "12"]  # fmt: skip
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        api.state.faults.append(("POST", "studies/", 400))
+        refused = CliRunner().invoke(app, args)
+        assert "refused POST studies/ (400)" in str(refused.exception)
+        made = CliRunner().invoke(app, args)
+        assert made.exit_code == 0, made.output
+        assert len(api.state.groups) == 1 and len(api.state.of("POST", "participant-groups/")) == 1
+        assert len(api.state.studies) == 2
+
+
+def test_an_answer_that_is_not_json_is_an_error_not_nothing():
+    """Read as {}, a list of submissions would be none and the counts zeros, stored."""
+    from annotate.platforms.prolific.client import ProlificError, ProlificUnsure
+
+    def html(request):
+        return httpx.Response(200, text="<html>oops")
+
+    with client("https://prolific.invalid/api/v1/", transport=httpx.MockTransport(html)) as c:
+        with pytest.raises(ProlificError, match="GET studies/s1/: answered 200 with a body"):
+            c.study("s1")
+        with pytest.raises(ProlificUnsure, match="may have been acted on"):
+            c.create_group("w1", "g", "d")

@@ -385,6 +385,26 @@ def test_folder_of_submissions_against_the_download_layout(cli, tmp_path: Path):
     assert zipped["tasks"][0]["file"] == f"{archive}!BoolQ.jsonl"
 
 
+def test_two_submissions_of_one_task_in_a_folder_or_zip_are_refused(cli, tmp_path: Path):
+    """The benchmark's score would take whichever came last, and a zip flattened to one name
+    would keep only one of the two files, without a word."""
+    data = tmp_path / "SuperGLUE"
+    rte_gold(data / "RTE" / "val.jsonl")
+    preds = tmp_path / "preds"
+    jsonl(preds / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(6)])
+    jsonl(preds / "RTE_val.jsonl", [{"idx": i, "label": "not_entailment"} for i in range(6)])
+    result = cli("score", preds, "--gold", data)
+    assert result.code == 1
+    assert "RTE.jsonl and RTE_val.jsonl are both superglue/rte" in result.stderr
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(preds / "RTE.jsonl", "a/RTE.jsonl")
+        z.write(preds / "RTE_val.jsonl", "b/RTE.jsonl")
+    result = cli("score", archive, "--gold", data)
+    assert result.code == 1
+    assert "a/RTE.jsonl and b/RTE.jsonl would be one file RTE.jsonl" in result.stderr
+
+
 def test_glue_score_averages_mnli_matched_and_mismatched_into_one_task(cli, tmp_path: Path):
     data = tmp_path / "glue_data"
     header = "index\tsentence1\tsentence2\tgold_label"

@@ -33,22 +33,36 @@ def features_from_metadata(metadata: dict[bytes, bytes] | None) -> Features | No
     return features if isinstance(features, dict) else None
 
 
-def features_from_info_file(path: Path) -> Features | None:
-    """The features of a `dataset_info.json`; an unreadable one is an error naming it."""
+def features_from_info_file(path: Path, configs: list[str] | None = None) -> Features | None:
+    """The features of a `dataset_info.json`; an unreadable one is an error naming it, and so
+    is one of another config than `configs` (the task's on the Hub): beside files of several
+    tasks, its class names would be another task's, and CB's and MNLI's are the same three
+    names in another order, which no check of the names can catch."""
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DataFileError(path, None, f"not a readable dataset_info.json ({exc})") from None
+    config = info.get("config_name") if isinstance(info, dict) else None
+    if configs and isinstance(config, str) and config:
+        wanted = [c.lower() for c in configs]
+        # `mnli` is the config of MNLI matched's files as well as `mnli_matched`.
+        if not any(c.startswith(config.lower()) or config.lower().startswith(c) for c in wanted):
+            raise DataFileError(
+                path,
+                None,
+                f"describes the config {config!r}, not {' or '.join(configs)}: the file beside "
+                "it is another task's, or it is another task's dataset_info.json",
+            )
     features = info.get("features") if isinstance(info, dict) else None
     if features is not None and not isinstance(features, dict):
         raise DataFileError(path, None, "its `features` is not a JSON object")
     return features
 
 
-def info_beside(path: Path) -> Features | None:
+def info_beside(path: Path, configs: list[str] | None = None) -> Features | None:
     """The features of the `dataset_info.json` in `path`'s folder, if there is one."""
     info = path.parent / INFO_FILE
-    return features_from_info_file(info) if info.is_file() else None
+    return features_from_info_file(info, configs) if info.is_file() else None
 
 
 def class_names(features: Features | None) -> dict[str, list[str]]:

@@ -83,7 +83,13 @@ def flat_items(
     label_keys = [*src.label, "label"]
     for number, (line, row) in enumerate(rows):
         found, raw_id = first_present(row, id_keys)
-        source_id = _id(raw_id, path, line) if found and raw_id is not None else str(number)
+        if found and raw_id is not None:
+            source_id = _id(raw_id, path, line)
+        elif src.id_required:  # numbered by row, items and predictions would pair at random
+            wanted = " or ".join(repr(k) for k in dict.fromkeys(id_keys))
+            raise DataFileError(path, line, f"missing column {wanted}, the item's id")
+        else:
+            source_id = str(number)
         fields: dict[str, Any] = {}
         for f in spec.fields:
             found, value = first_present(row, [*f.sources(), f.name])

@@ -136,7 +136,7 @@ def csv_lines(owed: list[Owed]) -> str:
 
 def _reusable(engine: Engine, ctx: StudyContext, batch: Batch) -> ledger.Entry | None:
     """A set-up of the same bonuses made before and never paid (a run without --yes)."""
-    paid = {e.target for e in ledger.entries(engine, ctx, "bonus_pay")}
+    paid = {e.target for e in ledger.entries(engine, ctx, "bonus_pay") if e.state != ledger.FAILED}
     amounts = {o.annotator: o.amount for o in batch.owed}
     for entry in reversed(ledger.entries(engine, ctx, "bonus_setup")):
         if (
@@ -163,7 +163,8 @@ def set_up(engine: Engine, ctx: StudyContext, client: Prolific, run: BonusRun) -
             engine, ctx, key, "bonus_setup", batch.prolific_id,
             {"study": batch.prolific_id, "amounts": amounts},
         )  # fmt: skip
-        answer = client.set_up_bonuses(batch.prolific_id, csv_lines(batch.owed))
+        with ledger.asking(engine, key):
+            answer = client.set_up_bonuses(batch.prolific_id, csv_lines(batch.owed))
         batch.bulk_id = str(answer["id"])
         batch.total_cents = answer.get("total_amount")
         ledger.finish(engine, key, {"bulk_id": batch.bulk_id, "total_cents": batch.total_cents})
@@ -185,10 +186,12 @@ def pay_all(
             raise UserError("set the bonuses up before paying them")
         amounts = {o.annotator: o.amount for o in batch.owed}
         key = f"pay:{batch.bulk_id}"
-        if ledger.get(engine, key) is not None:
+        asked = ledger.get(engine, key)
+        if asked is not None and asked.state != ledger.FAILED:
             continue  # asked before (paid, or unsure after a crash): never a second time
         ledger.begin(engine, ctx, key, "bonus_pay", batch.bulk_id, {"amounts": amounts})
-        client.pay_bonuses(batch.bulk_id)
+        with ledger.asking(engine, key):  # refused for certain: failed, and asked again later
+            client.pay_bonuses(batch.bulk_id)
         ledger.finish(engine, key)
         batch.paid = True
     now = {o.annotator: o.amount for b in run.batches if b.paid for o in b.owed}

@@ -25,11 +25,14 @@ PAGE = 100
 
 
 class ProlificError(UserError):
-    """A call Prolific refused or that never got an answer: one line, never the token."""
+    """A call Prolific refused or that never got an answer: one line, never the token.
+    `refused`: Prolific certainly did not act on it (it answered 4xx, 429 until the last try,
+    or no connection was made), so asking again is safe."""
 
-    def __init__(self, message: str, *, status: int | None = None):
+    def __init__(self, message: str, *, status: int | None = None, refused: bool = False):
         super().__init__(message)
         self.status = status
+        self.refused = refused
 
 
 class ProlificUnsure(ProlificError):
@@ -114,7 +117,7 @@ class Prolific:
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if last:
                     raise ProlificError(
-                        f"Prolific: {what}: cannot connect ({type(exc).__name__})"
+                        f"Prolific: {what}: cannot connect ({type(exc).__name__})", refused=True
                     ) from None
                 self._sleep(self._backoff(attempt, None))
                 continue
@@ -134,7 +137,9 @@ class Prolific:
             if status == 429 or (status >= 500 and not once):
                 if last:
                     raise ProlificError(
-                        f"Prolific: {what}: {status} after {self._attempts} tries", status=status
+                        f"Prolific: {what}: {status} after {self._attempts} tries",
+                        status=status,
+                        refused=status == 429,
                     )
                 self._sleep(self._backoff(attempt, response.headers.get("Retry-After")))
                 continue
@@ -144,14 +149,23 @@ class Prolific:
                 )
             if status >= 400:
                 raise ProlificError(
-                    f"Prolific refused {what} ({status}): {_detail(response)}", status=status
+                    f"Prolific refused {what} ({status}): {_detail(response)}",
+                    status=status,
+                    refused=True,
                 )
             if not response.content:
                 return {}
             try:
                 return response.json()
             except ValueError:
-                return {}
+                # Read as nothing, a list of submissions or counts would be zeros, stored;
+                # a call that acts has acted, and what it made is not known.
+                unreadable = ProlificUnsure if once or method != "GET" else ProlificError
+                raise unreadable(
+                    f"Prolific: {what}: answered {status} with a body that is not JSON"
+                    + ("; it may have been acted on" if method != "GET" else ""),
+                    status=status,
+                ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod

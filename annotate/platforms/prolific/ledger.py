@@ -10,6 +10,8 @@ run checks Prolific (a submission's status) before asking again, and never repea
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
+from annotate.platforms.prolific.client import ProlificError
 from annotate.protocol.studies import StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import ProlificRequest, utcnow
@@ -63,8 +66,15 @@ def begin(
     target: str,
     detail: dict[str, Any] | None = None,
 ) -> Entry:
-    """Store the request key before the call (pending); an existing key is returned as it is."""
+    """Store the request key before the call (pending); an existing key is returned as it is,
+    but one whose call Prolific refused (failed) is pending again: it is asked again."""
     found = get(engine, key)
+    if found is not None and found.state == FAILED:
+        with write_session(engine) as session:
+            row = session.scalars(select(ProlificRequest).where(ProlificRequest.key == key)).one()
+            row.state, row.done_at = PENDING, None
+            session.flush()
+            return _entry(row)
     if found is not None:
         return found
     with write_session(engine) as session:
@@ -74,6 +84,19 @@ def begin(
         session.add(row)
         session.flush()
         return _entry(row)
+
+
+@contextmanager
+def asking(engine: Engine, key: str) -> Iterator[None]:
+    """Around the call of a begun key: a call Prolific certainly did not act on (refused, or
+    never reached) marks the key failed, so nothing counts it as made or paid and the next run
+    asks again; any other failure leaves it pending, a call that may have been made."""
+    try:
+        yield
+    except ProlificError as exc:
+        if exc.refused:
+            finish(engine, key, {"refused": str(exc)}, state=FAILED)
+        raise
 
 
 def finish(

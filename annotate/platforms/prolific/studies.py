@@ -248,7 +248,7 @@ def create(
     name = ctx.study.name
     for role in ("group", *ROLES):
         left = ledger.get(engine, f"create:{name}:{role}")
-        if left is not None and left.state != ledger.DONE:
+        if left is not None and left.state == ledger.PENDING:
             raise UserError(
                 f"an earlier `prolific create {name}` stopped while making its {role}: look on "
                 "Prolific for a draft it left, delete it, then run create again"
@@ -258,21 +258,34 @@ def create(
         if not spaces:
             raise UserError("Prolific lists no workspace for this token: pass --workspace ID")
         workspace_id = str(spaces[0]["id"])
+    # What an earlier run made before a call of it was refused is used, not made again.
     key = f"create:{name}:group"
-    ledger.begin(engine, ctx, key, "create", workspace_id, {"what": "participant group"})
-    group = client.create_group(
-        workspace_id, f"annotate {name}: admitted", "Workers the gate admitted to the test study"
-    )
-    group_id = str(group["id"])
-    ledger.finish(engine, key, {"group_id": group_id})
+    earlier = ledger.get(engine, key)
+    if earlier is not None and earlier.state == ledger.DONE:
+        group_id = str(earlier.detail["group_id"])
+    else:
+        ledger.begin(engine, ctx, key, "create", workspace_id, {"what": "participant group"})
+        with ledger.asking(engine, key):
+            group = client.create_group(
+                workspace_id,
+                f"annotate {name}: admitted",
+                "Workers the gate admitted to the test study",
+            )
+        group_id = str(group["id"])
+        ledger.finish(engine, key, {"group_id": group_id})
     made: dict[str, tuple[Draft, str, str]] = {}
     for draft in drafts(
         ctx, config, page_url, estimate_, hourly_rate, group_id, title=title,
         description=description,
     ):  # fmt: skip
         key = f"create:{name}:{draft.role}"
+        earlier = ledger.get(engine, key)
+        if earlier is not None and earlier.state == ledger.DONE:
+            made[draft.role] = (draft, str(earlier.detail["prolific_id"]), "UNPUBLISHED")
+            continue
         ledger.begin(engine, ctx, key, "create", workspace_id, {"role": draft.role})
-        study = client.create_study(draft.body)
+        with ledger.asking(engine, key):
+            study = client.create_study(draft.body)
         made[draft.role] = (draft, str(study["id"]), str(study.get("status") or "UNPUBLISHED"))
         ledger.finish(engine, key, {"prolific_id": str(study["id"])})
     data = config.model_dump()
@@ -305,7 +318,8 @@ def transition(
     n = len(ledger.entries(engine, ctx, verb)) + 1
     key = f"{verb}:{row.prolific_id}:{n}"
     ledger.begin(engine, ctx, key, verb, row.prolific_id)
-    answer = client.transition_study(row.prolific_id, TRANSITIONS[verb])
+    with ledger.asking(engine, key):
+        answer = client.transition_study(row.prolific_id, TRANSITIONS[verb])
     status = str(answer.get("status") or STATUS_AFTER[verb])
     ledger.finish(engine, key, {"status": status})
     with write_session(engine) as session:
@@ -335,7 +349,8 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
     key = f"group:{row.group_id}:{n}"
     ledger.begin(engine, ctx, key, "group", row.group_id, {"members": len(admitted)})
     if admitted:
-        client.add_to_group(row.group_id, admitted)
+        with ledger.asking(engine, key):
+            client.add_to_group(row.group_id, admitted)
     ledger.finish(engine, key)
     return row.group_id, admitted
 

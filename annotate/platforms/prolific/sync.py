@@ -147,12 +147,31 @@ def sync(
     """Read every submission and act on it (see the module docstring); what was done to each.
     `reject`: pseudonym or submission id -> the reason (checked by check_reason)."""
     config = prolific_config(ctx)
-    reject = dict(reject or {})
     names = pseudonyms(engine)
     findings: list[Finding] = []
-    asked: set[str] = set()
-    for row in require_studies(engine, ctx):
-        listed = list(client.submissions(row.prolific_id))
+    rows = require_studies(engine, ctx)
+    read = [(row, list(client.submissions(row.prolific_id))) for row in rows]
+    # Every --reject names a submission awaiting review, checked before anything is done: an
+    # approval cannot be taken back, and a name mistyped would approve the one meant.
+    reject = {k.casefold(): check_reason(v) for k, v in (reject or {}).items()}
+    awaiting = {
+        key.casefold()
+        for _, listed in read
+        for sub in listed
+        if str(sub.get("status") or "") == "AWAITING REVIEW"
+        for key in (
+            str(sub["id"]),
+            names.get(str(sub.get("participant_id") or sub.get("participant") or ""), ""),
+        )
+        if key
+    }
+    unknown = sorted(set(reject) - awaiting)
+    if unknown:
+        raise UserError(
+            f"--reject {', '.join(unknown)}: no submission awaiting review by that name or id "
+            "(nothing was approved or rejected)"
+        )
+    for row, listed in read:
         now_status = {str(s["id"]): dict(s) for s in listed}
         for sub in listed:
             sid = str(sub["id"])
@@ -189,20 +208,20 @@ def sync(
             if status != "AWAITING REVIEW":
                 note("in progress" if status in ("ACTIVE", "RESERVED") else "listed", status)
                 continue
-            wanted = reject.get(worker) or reject.get(sid)
+            wanted = reject.get(worker.casefold()) or reject.get(sid.casefold())
             if wanted is not None:
-                asked.update({worker, sid})
                 reason = check_reason(wanted)
                 key = f"reject:{sid}"
                 ledger.begin(engine, ctx, key, "reject", sid, {"worker": worker, "reason": reason})
-                client.transition_submission(
-                    sid,
-                    {
-                        "action": "REJECT",
-                        "message": reason,
-                        "rejection_category": REJECTION_CATEGORY,
-                    },
-                )
+                with ledger.asking(engine, key):
+                    client.transition_submission(
+                        sid,
+                        {
+                            "action": "REJECT",
+                            "message": reason,
+                            "rejection_category": REJECTION_CATEGORY,
+                        },
+                    )
                 ledger.finish(engine, key)
                 now_status[sid]["status"] = "REJECTED"
                 note("rejected", reason)
@@ -213,15 +232,11 @@ def sync(
                 continue
             key = f"approve:{sid}"
             ledger.begin(engine, ctx, key, "approve", sid, {"worker": worker, "outcome": outcome})
-            client.transition_submission(sid, {"action": "APPROVE"})
+            with ledger.asking(engine, key):
+                client.transition_submission(sid, {"action": "APPROVE"})
             ledger.finish(engine, key)
             now_status[sid]["status"] = "APPROVED"
             note("approved")
         # What Prolific holds now (as read, with this run's transitions), for `annotate status`.
         record_counts(engine, row.id or 0, count_statuses(list(now_status.values())), None)
-    unknown = sorted(set(reject) - asked)
-    if unknown:
-        raise UserError(
-            f"--reject {', '.join(unknown)}: no submission awaiting review by that name or id"
-        )
     return findings

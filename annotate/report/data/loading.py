@@ -22,7 +22,7 @@ from sqlmodel import Session
 from annotate import specs
 from annotate.protocol import flags, standing
 from annotate.protocol.gate import latest_closure
-from annotate.store.models import Annotator, GateDecision, Item, Label, StudyItem
+from annotate.store.models import Annotator, Dataset, GateDecision, Item, Label, StudyItem
 from annotate.store.queries import find_study, labels_of_study
 
 TEST_PHASE = "test"
@@ -70,6 +70,9 @@ class StudyData:
     """Everyone in the study (standing.roster), by name: name, phase, gate."""
     members: list[standing.Member] | None = None
     """The same roster as read (the datasheet's attrition), when loaded from the store."""
+    test_split: str | None = None
+    """The split of the dataset the test items come from (`test`, `dev`), when known: a
+    model's predictions on another split name other items by the same ids."""
 
     @property
     def n_sample(self) -> int:
@@ -137,6 +140,9 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         synthetic = frozenset(
             conn.execute(select(Annotator.name).where(Annotator.synthetic.is_(True))).scalars()
         )
+        test_split = conn.execute(
+            select(Dataset.split).where(Dataset.id == study.test_dataset_id)
+        ).scalar()
         dev_counts = None
         if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
             dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
@@ -166,6 +172,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         synthetic=synthetic,
         roster=roster,
         members=members,
+        test_split=test_split,
     )
 
 
