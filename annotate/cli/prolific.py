@@ -81,6 +81,12 @@ def create_command(
     ),
     title: str = typer.Option(None, "--title", help="The studies' public title"),
     description: str = typer.Option(None, "--description", help="The studies' description"),
+    checked: bool = typer.Option(
+        False,
+        "--checked",
+        help="After a run that lost Prolific's answer: you removed on Prolific what it may "
+        "have made, so create again",
+    ),
     api_url: str = API_URL,
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
@@ -110,7 +116,7 @@ def create_command(
     with _client(api_url) as client:
         rows = studies.create(
             engine, study_ctx, client, url, guess, hourly_rate, workspace_id=workspace,
-            title=title, description=description,
+            title=title, description=description, checked=checked,
         )  # fmt: skip
     data = [
         {"role": r.role, "prolific_id": r.prolific_id, "status": r.status,

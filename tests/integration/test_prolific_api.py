@@ -225,8 +225,9 @@ def test_a_two_study_prolific_baseline_runs_through_the_api(tmp_path: Path, monk
 
 def _run(cli: Cli, api: StandIn, base: str, db_path: Path, monkeypatch, serve) -> None:
     state = api.state
-    # A rate limit and a server error on the way: retried with backoff, nothing made twice.
-    state.faults += [("GET", "workspaces/", 429), ("POST", "studies/", 503)]
+    # Rate limits on the way: retried with backoff, nothing made twice (a server error on a
+    # call that makes something is not repeated: tests/unit/test_prolific.py).
+    state.faults += [("GET", "workspaces/", 429), ("POST", "studies/", 429)]
     shown = cli("prolific", "create", STUDY, "--url", base, "--hourly-rate", "12",
                 "--seconds-per-item", "20", "--training-places", "12")  # fmt: skip
     assert len(state.of("GET", "workspaces/")) == 2 and len(state.of("POST", "studies/")) == 3

@@ -336,3 +336,27 @@ def test_an_answer_that_is_not_json_is_an_error_not_nothing():
             c.study("s1")
         with pytest.raises(ProlificUnsure, match="may have been acted on"):
             c.create_group("w1", "g", "d")
+
+
+def test_a_create_whose_answer_was_lost_is_not_repeated_until_checked(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A draft made and its answer lost (a 5xx) is not made twice by a retry: annotate says
+    to look on Prolific, and creates again once told it was checked."""
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    args = ["--db", str(workspace.engine.url), "prolific", "create", "pilot",
+            "--url", "https://annotate.example.org/", "--hourly-rate", "12"]  # fmt: skip
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        api.state.faults.append(("POST", "studies/", 502))
+        lost = CliRunner().invoke(app, args)
+        assert "may have been acted on" in str(lost.exception)
+        assert len(api.state.of("POST", "studies/")) == 1  # not repeated
+        stuck = CliRunner().invoke(app, args)
+        assert "then run create again with --checked" in str(stuck.exception)
+        made = CliRunner().invoke(app, [*args, "--checked"])
+        assert made.exit_code == 0, made.output
+        assert len(api.state.studies) == 2 and len(api.state.groups) == 1

@@ -184,8 +184,9 @@ class Prolific:
         return list(self._call("GET", "workspaces/").get("results", []))
 
     def create_study(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST studies/: a draft study (api-reference/studies/create-study)."""
-        return self._call("POST", "studies/", json=body)
+        """POST studies/: a draft study (api-reference/studies/create-study). Not repeated
+        after an answer that may follow its making (a second draft)."""
+        return self._call("POST", "studies/", json=body, once=True)
 
     def study(self, study_id: str) -> dict[str, Any]:
         """GET studies/{id}/ (api-reference/studies/get-study)."""
@@ -194,7 +195,8 @@ class Prolific:
     def transition_study(self, study_id: str, action: str) -> dict[str, Any]:
         """POST studies/{id}/transition/ {action: PUBLISH | PAUSE | START | STOP}
         (api-reference/studies/publish-study)."""
-        return self._call("POST", f"studies/{study_id}/transition/", json={"action": action})
+        body = {"action": action}  # a repeat of one made would be refused: said as unsure
+        return self._call("POST", f"studies/{study_id}/transition/", json=body, once=True)
 
     def submission_counts(self, study_id: str) -> dict[str, int]:
         """GET studies/{id}/submissions/counts/ (api-reference/studies/count-study-submissions-
@@ -230,7 +232,7 @@ class Prolific:
     def create_group(self, workspace_id: str, name: str, description: str) -> dict[str, Any]:
         """POST participant-groups/ (api-reference/participant-groups/create-participant-group)."""
         body = {"name": name, "workspace_id": workspace_id, "description": description}
-        return self._call("POST", "participant-groups/", json=body)
+        return self._call("POST", "participant-groups/", json=body, once=True)
 
     def add_to_group(self, group_id: str, participant_ids: list[str]) -> dict[str, Any]:
         """POST participant-groups/{id}/participants/ (api-reference/participant-groups/add-to-
@@ -248,7 +250,7 @@ class Prolific:
         create-bonus-payments): nothing is paid yet; the answer has the bulk payment's id and
         its total in cents."""
         body = {"study_id": study_id, "csv_bonuses": csv_bonuses}
-        return self._call("POST", "submissions/bonus-payments/", json=body)
+        return self._call("POST", "submissions/bonus-payments/", json=body, once=True)
 
     def pay_bonuses(self, bulk_id: str) -> dict[str, Any]:
         """POST bulk-bonus-payments/{id}/pay/ (api-reference/bonuses/pay-bonus-payments): not

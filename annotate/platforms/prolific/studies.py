@@ -234,9 +234,12 @@ def create(
     workspace_id: str | None = None,
     title: str | None = None,
     description: str | None = None,
+    checked: bool = False,
 ) -> list[ProlificStudy]:
     """Draft the training and test studies on Prolific (and the admitted workers' group that
-    B's filter allows), store their ids with the study, and accept them on its link."""
+    B's filter allows), store their ids with the study, and accept them on its link.
+    `checked`: the user looked on Prolific after an earlier run whose answer was lost, and
+    removed what it may have made: those calls count as not made."""
     config = prolific_config(ctx)
     if not re.match(r"^https?://[^/\s]+", page_url):
         raise UserError(f"--url {page_url[:60]!r}: give the page's address, https://HOST/")
@@ -249,9 +252,14 @@ def create(
     for role in ("group", *ROLES):
         left = ledger.get(engine, f"create:{name}:{role}")
         if left is not None and left.state == ledger.PENDING:
+            if checked:
+                ledger.finish(engine, left.key, {"checked": True}, state=ledger.FAILED)
+                continue
             raise UserError(
-                f"an earlier `prolific create {name}` stopped while making its {role}: look on "
-                "Prolific for a draft it left, delete it, then run create again"
+                f"an earlier `prolific create {name}` lost Prolific's answer while making its "
+                f"{role}: look on Prolific for what it may have left (a draft study or a "
+                "participant group named after the study), delete it, then run create again "
+                "with --checked"
             )
     if workspace_id is None:
         spaces = client.workspaces()
