@@ -290,12 +290,14 @@ names over 255, and the writer's temporary name adds a prefix and a suffix to it
 
 def table_file_name(study: str, kind: str, suffix: str) -> str:
     """`STUDY-labels.csv`: the study's name made safe as a file name (path separators and
-    characters file systems refuse become `_`; a longer name is cut, with a digest of the
-    whole so that two long names with one beginning stay two files)."""
+    characters file systems refuse become `_`; a longer name is cut). A name changed so gets
+    a digest of the whole: `a<b` and `a>b` would both be `a_b`, and one study's file would
+    replace the other's in a shared folder."""
     safe = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", study).strip(" .") or "study"
     if len(safe.encode("utf-8")) > FILE_NAME_STUDY_BYTES:
-        cut = safe.encode("utf-8")[:FILE_NAME_STUDY_BYTES].decode("utf-8", "ignore")
-        safe = f"{cut.rstrip(' .')}~{hashlib.sha256(study.encode('utf-8')).hexdigest()[:8]}"
+        safe = safe.encode("utf-8")[:FILE_NAME_STUDY_BYTES].decode("utf-8", "ignore").rstrip(" .")
+    if safe != study:
+        safe = f"{safe}~{hashlib.sha256(study.encode('utf-8')).hexdigest()[:8]}"
     return f"{safe}-{kind}.{suffix}"
 
 

@@ -36,7 +36,7 @@ from annotate.report.build import study_report
 from annotate.report.cells import METRIC_NAMES, interval, pct
 from annotate.report.data.loading import excluded_items_of, load_study_data
 from annotate.report.model.schema import StudyReport
-from annotate.report.render.markdown import markdown_cell, markdown_table
+from annotate.report.render.markdown import markdown_cell, markdown_code, markdown_table
 from annotate.report.sections.datasheet import datasheet_sections
 from annotate.report.sections.protocol import SECTION as PROTOCOL_SECTION
 from annotate.store.models import Dataset, Item
@@ -327,7 +327,8 @@ def dataset_card(
     lines = ["---", *_yaml(header), "---", ""]
     lines += [f"# Human labels: {study} ({task}, {markdown_cell(report.task_title)})", ""]
     lines += [
-        f"The labels of study `{study}`, written by `annotate export --format hf`: one row per "
+        f"The labels of study {markdown_code(report.study)}, written by `annotate export "
+        "--format hf`: one row per "
         f"item of its sample (split `{split}`), {report.n_labels} labels by "
         f"{report.n_annotators} annotators.",
         "",
@@ -344,7 +345,7 @@ def dataset_card(
     lines += ["## Columns", ""]
     for f in features:
         note = COLUMN_NOTES.get(f.name, "a field of the item, as its source file has it")
-        lines.append(f"- `{markdown_cell(f.name)}`: {note}")
+        lines.append(f"- {markdown_code(f.name)}: {note}")
     lines.append("")
     for title, headers, rows in [*PROTOCOL_SECTION.tables(report), *_datasheet(report)]:
         lines += [f"## {markdown_cell(title)}", ""]

@@ -244,6 +244,26 @@ def _same_item(file: LabelFile, spec: specs.TaskSpec, first: RawLabel, later: Ra
         )
 
 
+def _same_items(
+    session: Session, dataset: Dataset, new_items: list[tuple[str, dict[str, Any], Any]]
+) -> dict[str, int]:
+    """Source id -> item id of `dataset`, made by an earlier import of the same file, when
+    this import reads the same items from it; else the import is refused (the columns it
+    maps to the items' text or gold differ: they would be other items under the same ids)."""
+    stored = session.execute(
+        select(Item.source_id, Item.id, Item.fields, Item.gold)
+        .where(Item.dataset_id == dataset.id)
+        .order_by(Item.position)
+    ).all()
+    if [(r.source_id, r.fields, r.gold) for r in stored] != new_items:
+        raise UserError(
+            f"this file was imported before (dataset {dataset.id}) with other columns as the "
+            "items' text or gold: import it with the same --map, or pass --dataset "
+            f"{dataset.id} to label its items as imported then"
+        )
+    return {r.source_id: r.id for r in stored}
+
+
 def _plain(value: Any) -> Any:
     """A cell as compared: text without the spaces around it."""
     return value.strip() if isinstance(value, str) else value
@@ -424,6 +444,14 @@ def import_labels(
                     else ""
                 )
             )
+        if dataset is None:
+            # The same file imported before with other options (`--tie-rule`, another study):
+            # its items are the dataset made then (one dataset per task and file).
+            dataset = session.scalars(
+                select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
+            ).first()
+            if dataset is not None:
+                known_ids = _same_items(session, dataset, new_items)
         if dataset is None:
             made = Dataset(
                 task=spec.name,

@@ -201,12 +201,27 @@ def neutralised(text: str) -> str:
     return text
 
 
+class _CsvRows:
+    """csv.writer with `\n` line ends, and every row that holds a lone carriage return quoted
+    whole: Python's writer (3.11) quotes a cell with `\n` but not one with `\r` alone, which
+    every CSV reader then takes for a line break, splitting the row in two."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._minimal = csv.writer(stream, lineterminator="\n")
+        self._quoted = csv.writer(stream, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, cells: Sequence[str]) -> None:
+        # Every cell is text (csv_cell): one join and one search, cheaper than a test per cell.
+        carriage = "\r" in "".join(cells)
+        (self._quoted if carriage else self._minimal).writerow(cells)
+
+
 def write_csv(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
     """Write a CSV table with a header row to `stream` as the rows come (constant memory);
     cells quoted only where needed (commas, quotes, line breaks in comments). Text cells that
     a spreadsheet would run as a formula (= + - @) are neutralised (`neutralised`); numbers the
     tool computed are written as they are. Returns the number of rows."""
-    writer = csv.writer(stream, lineterminator="\n")
+    writer = _CsvRows(stream)
     writer.writerow([neutralised(c) for c in columns])
     n = 0
     for row in rows:
@@ -224,9 +239,10 @@ def csv_cell(value: Any) -> str:
 def write_csv_cells(stream: TextIO, columns: Sequence[str], rows: Iterable[list[str]]) -> None:
     """`write_csv` for rows already made cells (`csv_cell`), in the columns' order: the
     streamed label export."""
-    writer = csv.writer(stream, lineterminator="\n")
+    writer = _CsvRows(stream)
     writer.writerow([neutralised(c) for c in columns])
-    writer.writerows(rows)
+    for cells in rows:
+        writer.writerow(cells)
 
 
 def write_jsonl(stream: TextIO, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:

@@ -854,3 +854,30 @@ def test_the_label_export_loads_no_numerical_library(workspace, db_url: str, tmp
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "out" / "s-labels.csv").exists()
+
+
+def test_a_lone_carriage_return_in_a_cell_keeps_its_row_whole():
+    """Python's writer quotes a cell with a line feed but not one with a carriage return
+    alone, which every reader takes for a line break: the row would come back as two."""
+    import pandas as pd
+
+    from annotate.formats.writers import csv_cell, write_csv, write_csv_cells
+
+    rows = [{"id": "1", "text": "line one\rline two"}, {"id": "2", "text": "ok, fine"}]
+    for write in (
+        lambda s: write_csv(s, ["id", "text"], rows),
+        lambda s: write_csv_cells(s, ["id", "text"], [[csv_cell(r[c]) for c in r] for r in rows]),
+    ):
+        stream = io.StringIO()
+        write(stream)
+        text = stream.getvalue()
+        assert list(csv.reader(io.StringIO(text, newline=""))) == [
+            ["id", "text"],
+            ["1", "line one\rline two"],
+            ["2", "ok, fine"],
+        ]
+        assert pd.read_csv(io.StringIO(text, newline=""))["text"].tolist() == [
+            "line one\rline two",
+            "ok, fine",
+        ]
+        assert text.endswith('"ok, fine"\n') and text.count("\n") == 3  # \n line ends kept

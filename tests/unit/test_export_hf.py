@@ -180,3 +180,13 @@ def test_a_study_of_val_items_publishes_a_validation_split(cli, workspace, tmp_p
     assert (out / "data" / "validation-00000-of-00001.parquet").is_file()
     assert len(datasets.load_dataset(str(out), split="validation")) == 12
     assert 'split="validation"' in (out / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_cards_code_spans_show_a_studys_name_as_it_is(cli, workspace, tmp_path: Path):
+    """A code span parses nothing: an escape in it (`&lt;`, `\\|`) would show as typed."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="F<b>|`x")
+    out = tmp_path / "hf"
+    assert cli("export", "F<b>|`x", "--to", out, "--format", "hf").code == 0
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "The labels of study ``F<b>|`x``, written by" in card
+    assert "&lt;b>" not in card.split("The labels of study", 1)[1].split("\n", 1)[0]

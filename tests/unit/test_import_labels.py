@@ -576,3 +576,36 @@ def test_a_potato_output_folder_with_one_file_per_user(cli, cb_store, tmp_path, 
     result = cli("import-labels", output, "--dataset", "1", "--study", "fourth")
     assert result.code == 1 and f"{bad}:5: not valid JSON" in result.stderr
     assert _row_counts(db_url)["study"] == before["study"] + 1
+
+
+def test_a_file_with_its_items_makes_another_study_with_other_options(cli, tmp_path, db_url):
+    """Its items are the dataset the first import made (one per task and file), not a second
+    copy the store refuses; read from other columns, they would be other items: refused."""
+    assert cli("init").code == 0
+    path = tmp_path / "crowd.csv"
+    path.write_text(
+        "pair,premise,hypothesis,other,gold,worker,answer\n"
+        "p1,The ferry left at dawn.,The ferry departed early.,Dusk.,entailment,W1,yes\n"
+        "p1,The ferry left at dawn.,The ferry departed early.,Dusk.,entailment,W2,no\n"
+        "p2,Rain closed the pass.,The pass was open.,Sun.,not_entailment,W1,no\n",
+        encoding="utf-8",
+    )
+    options = (
+        "--task", "superglue/rte", "--values", "entailment=yes,not_entailment=no",
+        "--map", "item=pair,annotator=worker,label=answer,gold=gold",
+    )  # fmt: skip
+    assert cli("import-labels", path, *options, "--study", "one").code == 0
+    again = cli("import-labels", path, *options, "--study", "two", "--tie-rule", "abstain")
+    assert again.code == 0, again.stderr
+    with sqlite3.connect(db_url.removeprefix("sqlite:///")) as con:
+        studies = con.execute("SELECT name, test_dataset_id FROM study ORDER BY id").fetchall()
+        assert [s[0] for s in studies] == ["one", "two"] and studies[0][1] == studies[1][1]
+        assert con.execute("SELECT count(*) FROM item").fetchone()[0] == 2
+    before = _row_counts(db_url)
+    other = cli(
+        "import-labels", path, "--task", "superglue/rte", "--study", "three",
+        "--values", "entailment=yes,not_entailment=no",
+        "--map", "item=pair,annotator=worker,label=answer,gold=gold,premise=other",
+    )  # fmt: skip
+    assert other.code == 1 and "imported before (dataset" in other.stderr, other.stderr
+    assert _row_counts(db_url) == before

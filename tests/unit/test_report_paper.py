@@ -393,3 +393,20 @@ def test_figures_of_names_the_font_lacks_draw_without_a_warning(workspace, tmp_p
         warnings.simplefilter("always")
         written = write_figures(report, tmp_path / "figures")
     assert written and caught == []
+
+
+def test_names_with_dollar_signs_are_drawn_as_text_not_typeset(workspace, tmp_path):
+    """`A$\\alpha^{2}$` is a name, shown as written; `bad$\\frac$` stopped the report with
+    matplotlib's parse error when read as mathematics."""
+    from annotate.report.build import study_report
+    from annotate.report.render.figures import write_figures
+
+    pytest.importorskip("matplotlib")
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate([E, N, C, E])]
+    labels = {str(i): [g, g, N] for i, g in enumerate([E, N, C, E])}
+    names = ["A$\\alpha^{2}$", "bad$\\frac$", "cost$1 vs $2"]
+    add_study(workspace.engine, "dollars", "glue/mnli-m", items, labels, annotators=names)
+    report = study_report(workspace.engine, "dollars", bootstrap=0)
+    written = write_figures(report, tmp_path / "figures")
+    drawn = "".join(p.read_text() for p in written if p.suffix == ".svg")
+    assert "bad$\\frac$" in drawn and "A$\\alpha^{2}$" in drawn

@@ -110,3 +110,14 @@ def test_the_console_script_says_a_file_where_a_folder_is_wanted(db_url, study, 
         1,
         f"error: --to {taken} is a file: name a folder to write into\n",
     )
+
+
+def test_two_study_names_one_file_name_would_hold_stay_two_files(cli, workspace, tmp_path):
+    """`a<b` and `a>b` made safe are both `a_b`: the second export replaced the first."""
+    for name in ("a<b", "a>b", "plain"):
+        rte_study(workspace.engine, tmp_path / name.replace("<", "l").replace(">", "g"), name=name)
+        simulate(workspace.engine, name, 5, 0.9)
+        assert cli("export", name, "--format", "labels", "--to", tmp_path / "out").code == 0
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert len(written) == 3 and "plain-labels.csv" in written
+    assert all(n.startswith("a_b~") for n in written if n != "plain-labels.csv")

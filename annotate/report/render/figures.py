@@ -313,12 +313,16 @@ def _render(spec: FigureSpec, fmt: str) -> bytes:
 
     # A name with a character the font lacks (an emoji, a placeholder) makes matplotlib warn
     # per glyph on stderr, between the report's lines: the figure is drawn all the same.
-    with (
-        warnings.catch_warnings(),
-        matplotlib.rc_context(
-            {"svg.hashsalt": "annotate", "svg.fonttype": "none", "pdf.fonttype": 42}
-        ),
-    ):
+    # Names and titles are text, never markup: matplotlib would typeset `$…$` as mathematics
+    # (and stop at one it cannot parse).
+    settings = {
+        "svg.hashsalt": "annotate",
+        "svg.fonttype": "none",
+        "pdf.fonttype": 42,
+        "text.parse_math": False,
+        "text.usetex": False,
+    }
+    with warnings.catch_warnings(), matplotlib.rc_context(settings):
         warnings.simplefilter("ignore")
         fig = Figure(figsize=(WIDTH, spec.height))
         ax = fig.add_subplot()

@@ -3,6 +3,7 @@ the terminal's (`sections.registry`), cells escaped so data text cannot make mar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from annotate.report.model.schema import StudyReport
@@ -18,6 +19,16 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str
     lines = ["| " + " | ".join(heads) + " |", "|" + "|".join("---" for _ in heads) + "|"]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return lines
+
+
+def markdown_code(text: str) -> str:
+    """Text from data or people as a code span, shown exactly: nothing is parsed inside one,
+    so it is not escaped (an escape would show as typed); its fence is one backtick longer
+    than the longest run in the text (CommonMark), and a line break becomes a space."""
+    text = text.replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 markdown_cell = _md_cell
