@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -302,11 +303,9 @@ def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
         studies.create(workspace.engine, load_study(workspace.engine, "pilot"), None, "x", None, 9)
 
 
-def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
-    workspace, tmp_path: Path, monkeypatch
-):
-    """A refused call made nothing: the next `create` goes on (no "delete the draft it left"
-    for a draft that does not exist), with the group the first run made, not a second one."""
+@contextmanager
+def _create_against_the_stand_in(workspace, tmp_path: Path, monkeypatch):
+    """A Prolific crowd study, the stand-in running, and `prolific create`'s arguments."""
     from tests.crowd_helpers import crowd_study
 
     crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []})
@@ -315,6 +314,15 @@ def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
             "--url", "https://annotate.example.org/", "--hourly-rate", "12"]  # fmt: skip
     with running_standin(TOKEN) as api:
         monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        yield api, args
+
+
+def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A refused call made nothing: the next `create` goes on (no "delete the draft it left"
+    for a draft that does not exist), with the group the first run made, not a second one."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
         api.state.faults.append(("POST", "studies/", 400))
         refused = CliRunner().invoke(app, args)
         assert "refused POST studies/ (400)" in str(refused.exception)
@@ -343,14 +351,7 @@ def test_a_create_whose_answer_was_lost_is_not_repeated_until_checked(
 ):
     """A draft made and its answer lost (a 5xx) is not made twice by a retry: annotate says
     to look on Prolific, and creates again once told it was checked."""
-    from tests.crowd_helpers import crowd_study
-
-    crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []})
-    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
-    args = ["--db", str(workspace.engine.url), "prolific", "create", "pilot",
-            "--url", "https://annotate.example.org/", "--hourly-rate", "12"]  # fmt: skip
-    with running_standin(TOKEN) as api:
-        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
         api.state.faults.append(("POST", "studies/", 502))
         lost = CliRunner().invoke(app, args)
         assert "may have been acted on" in str(lost.exception)
