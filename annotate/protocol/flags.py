@@ -22,6 +22,10 @@ from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, FlagAction, Item, Label, StudyItem, utcnow
 
+COMMENT_MAX_CHARS = 2000
+"""The longest flag comment an annotator can type, on the page and in the terminal: a few
+paragraphs, never a pasted file."""
+
 OPEN = "open"
 RESOLVED = "resolved"
 EXCLUDED = "excluded"

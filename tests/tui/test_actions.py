@@ -114,6 +114,35 @@ class TestFlag:
         assert (first.flag, first.comment, first.value) == (True, comment, "not_entailment")
         assert (second.flag, second.comment) == (False, None)
 
+    async def test_a_long_comment_leaves_the_item_and_its_keys_in_view(self, workspace, tmp_path):
+        """A pasted page is cut at the page's limit and shown on two lines with …; the item
+        and both answer keys stay on an 80x24 screen, and the quit dialog keeps its keys."""
+        from textual import events
+
+        from annotate.protocol.flags import COMMENT_MAX_CHARS
+
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        comment = "The hypothesis names a Friday that the premise never gives. " * 50
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f")
+            field = app.screen.query_one(Input)
+            field.post_message(events.Paste(comment))
+            await pilot.pause()
+            assert len(field.value) == COMMENT_MAX_CHARS
+            await pilot.press("enter")
+            note = static_text(app.screen.query_one("#flag-note", Static))
+            assert note.endswith("… (sent with your answer)") and len(note) < 200
+            shown = screen_text(app)
+            assert "Entailment" in shown and "Not entailment" in shown
+            await pilot.press("q")
+            assert "discard and quit" in screen_text(app)
+            await pilot.press("enter")  # keep it: back to the item
+            await pilot.press("2")
+        (label,) = labels(workspace.engine)
+        assert label.comment == comment[:COMMENT_MAX_CHARS].strip()
+
     async def test_escape_cancels_the_flag(self, workspace, tmp_path):
         study = rte_study(workspace, tmp_path)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)

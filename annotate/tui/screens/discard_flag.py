@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from annotate.terminal_text import SafeText as Text
+from annotate.tui.screens.flag import shortened
 
 
 class DiscardFlagModal(ModalScreen[bool]):
@@ -29,7 +30,8 @@ class DiscardFlagModal(ModalScreen[bool]):
         with Vertical(id="discard-dialog"):
             yield Static(Text(f"Discard your {what}?", style="bold"), classes="dialog-title")
             if self.comment:
-                yield Static(Text.assemble("“", Text(self.comment, style="italic"), "”"))
+                quoted = Text(shortened(self.comment), style="italic")
+                yield Static(Text.assemble("“", quoted, "”"))
             yield Static(
                 Text(
                     "A flag is sent with your answer to this item, and you have not answered "

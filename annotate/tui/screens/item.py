@@ -26,7 +26,7 @@ from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import LabelOption, TaskSpec
 from annotate.store.models import utcnow
 from annotate.terminal_text import SafeText as Text
-from annotate.tui.screens.flag import FlagModal
+from annotate.tui.screens.flag import FlagModal, shortened
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
@@ -265,7 +265,7 @@ class ItemScreen(Screen[None]):
         note.update(
             Text.assemble(
                 ("⚑ Flagged", "bold"),
-                (f": {self.comment}" if self.comment else ""),
+                (f": {shortened(self.comment)}" if self.comment else ""),
                 " (sent with your answer)",
             )
         )

@@ -13,9 +13,13 @@ TEMPLATES = Path(__file__).parent / "templates"
 @cache
 def environment() -> jinja2.Environment:
     """The page's templates, autoescaped whatever their names: all text is HTML-escaped."""
-    return jinja2.Environment(
+    from annotate.protocol.flags import COMMENT_MAX_CHARS
+
+    templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, auto_reload=False
     )
+    templates.globals["comment_max_chars"] = COMMENT_MAX_CHARS
+    return templates
 
 
 def compiled() -> jinja2.Environment:
