@@ -40,6 +40,14 @@ def crowd_study(engine, tmp_path: Path, *, crowd_settings: dict[str, Any] | None
     return ctx
 
 
+def short_study(engine, tmp_path: Path, **crowd_settings: Any):
+    """A study a worker walks through in a test: two training items (threshold 0: every
+    worker passes), then its three test items."""
+    return crowd_study(
+        engine, tmp_path, train=2, test=3, gate_threshold=0.0, crowd_settings=crowd_settings
+    )
+
+
 def batch_study(engine, tmp_path: Path, **crowd_settings: Any):
     """A study whose whole way can be walked in a test: two training items (threshold 0: every
     worker passes), a batch of 2 of its 6 test items, then an exit survey."""

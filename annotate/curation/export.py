@@ -28,6 +28,7 @@ from annotate.curation.examples import ExampleQuery, ExampleView, find_examples
 from annotate.curation.sets import load_set
 from annotate.curation.taxonomy import COARSE, two_way
 from annotate.errors import UserError
+from annotate.output_paths import output_file
 
 EXPORT_FORMATS = ("glue", "superglue")
 GLUE_HEADER = (*COARSE, "Domain", "Premise", "Hypothesis", "Label")
@@ -86,11 +87,7 @@ def superglue_lines(examples: Iterable[ExampleView]) -> Iterator[str]:
 def _write_atomically(path: Path, lines: Iterable[str]) -> None:
     """Write to a temporary file beside `path`, then rename: a failed export (a row that the
     layout cannot hold) leaves no half-written file."""
-    if path.is_dir():
-        example = path / "diagnostic.tsv"
-        raise UserError(f"{path} is a folder: name the file to write, e.g. {example}")
-    if not path.parent.is_dir():
-        raise UserError(f"{path}: no folder {path.parent} to write into")
+    output_file(path, "diagnostic.tsv")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

@@ -963,15 +963,7 @@ class AnnotatorSession:
         the gold label has been shown). A catch item looks like a test item, so the answer just
         given to one is the one `u` goes back to."""
         with read_session(self.engine) as session:
-            label = session.scalars(
-                select(Label)
-                .where(
-                    Label.study_id == self.ctx.id,
-                    Label.annotator_id == self.annotator_id,
-                    Label.phase.in_(REVISABLE),
-                )
-                .order_by(Label.answered_at.desc(), Label.id.desc())
-            ).first()
+            label = self._latest_revisable(session)
             if label is None:
                 return None
             self._check_not_exited(session)
@@ -986,27 +978,10 @@ class AnnotatorSession:
         def work() -> None:
             with write_session(self.engine) as session:
                 self.check_window(session.connection())
-                label = session.scalars(
-                    select(Label).where(
-                        Label.study_id == self.ctx.id,
-                        Label.item_id == item.item_id,
-                        Label.annotator_id == self.annotator_id,
-                        Label.phase.in_(REVISABLE),
-                    )
-                ).first()
+                label = self._latest_revisable(session)
                 if label is None:
                     raise UserError("there is no earlier answer to revise")
-                latest = session.scalar(
-                    select(Label.id)
-                    .where(
-                        Label.study_id == self.ctx.id,
-                        Label.annotator_id == self.annotator_id,
-                        Label.phase.in_(REVISABLE),
-                    )
-                    .order_by(Label.answered_at.desc(), Label.id.desc())
-                    .limit(1)
-                )
-                if latest != label.id:  # a form kept from an earlier item
+                if label.item_id != item.item_id:  # a form kept from an earlier item
                     raise UserError(NOT_THE_LAST)
                 self._check_not_exited(session)
                 if label.value == value:
@@ -1027,6 +1002,19 @@ class AnnotatorSession:
                 label.revisions += 1
 
         _retry(work)
+
+    def _latest_revisable(self, session: Session) -> Label | None:
+        """The annotator's most recent test (or catch) answer: the only one `u` may change."""
+        return session.scalars(
+            select(Label)
+            .where(
+                Label.study_id == self.ctx.id,
+                Label.annotator_id == self.annotator_id,
+                Label.phase.in_(REVISABLE),
+            )
+            .order_by(Label.answered_at.desc(), Label.id.desc())
+            .limit(1)
+        ).first()
 
     def _check_not_exited(self, session: Session) -> None:
         """A crowd worker's window that took its exit (their code) keeps its answers: what

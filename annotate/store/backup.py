@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from annotate.errors import UserError
+from annotate.output_paths import output_file
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,9 @@ def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Ba
     target = target.expanduser()
     if target.exists() and target.resolve() == source.resolve():
         raise UserError(f"{target} is the store itself; choose another file for the backup")
-    if target.is_dir():
-        example = target / (source.name or "annotate.db")
-        raise UserError(f"{target} is a folder: name the backup file, e.g. {example}")
+    output_file(target, source.name or "annotate.db")
     if target.exists() and not overwrite:
         raise UserError(f"{target} exists already (use --overwrite to replace it)")
-    if not target.parent.is_dir():
-        raise UserError(f"no folder {target.parent} to write the backup in")
     remove_leftovers(target)
     partial = target.with_name(f"{PARTIAL_PREFIX}{target.name}.partial-{os.getpid()}")
     raw = engine.raw_connection()  # a pooled connection, with the store's pragmas

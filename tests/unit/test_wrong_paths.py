@@ -52,7 +52,7 @@ def test_a_folder_where_a_file_is_wanted_names_a_file_to_use(cli, study, tmp_pat
     folder = tmp_path / "backups"
     folder.mkdir()
     result = cli("backup", folder, "--overwrite")
-    assert result.code == 1 and f"{folder} is a folder: name the backup file" in result.stderr
+    assert result.code == 1 and f"{folder} is a folder: name the file to write" in result.stderr
     assert f"{folder / 'store.db'}" in result.stderr  # the store's own name, as an example
     write = tmp_path / "diagnostic.tsv"
     write.write_text(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from annotate.protocol.session import AnnotatorSession
-from tests.crowd_helpers import CODES, crowd_study, prolific_query
+from tests.crowd_helpers import CODES, crowd_study, prolific_query, short_study
 from tests.web.support import labels
 from tests.web.test_page import ORIGIN, client, csrf, screen, ticket
 
@@ -42,17 +42,12 @@ def answer_all(c, page) -> object:
 def test_a_prolific_worker_consents_works_answers_the_survey_and_gets_the_code(
     workspace, tmp_path: Path
 ):
-    crowd_study(
+    short_study(
         workspace.engine,
         tmp_path,
-        train=2,
-        test=3,
-        gate_threshold=0.0,
-        crowd_settings={
-            "consent": "We store your answers under a pseudonym.\n\nYou may stop at any time.",
-            "survey": [{"name": "hard", "prompt": "How <b>hard</b>?", "kind": "choice",
-                        "choices": ["easy", "hard"]}],
-        },
+        consent="We store your answers under a pseudonym.\n\nYou may stop at any time.",
+        survey=[{"name": "hard", "prompt": "How <b>hard</b>?", "kind": "choice",
+                 "choices": ["easy", "hard"]}],
     )  # fmt: skip
     c = client(workspace.engine, "pilot")
     entered = c.get("/", params=prolific_query(1), follow_redirects=False)
@@ -90,14 +85,7 @@ def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):
     """A worker who declined is shown their exit on every screen, and a later "I agree" (the
     form reloaded) does not take them back in; one who agreed and works on is not turned
     away by an "I do not agree" left open in another tab."""
-    crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=2,
-        test=3,
-        gate_threshold=0.0,
-        crowd_settings={"consent": "Agree?"},
-    )
+    short_study(workspace.engine, tmp_path, consent="Agree?")
     declined = client(workspace.engine, "pilot")
     form = declined.get("/", params=prolific_query(2))
     assert (

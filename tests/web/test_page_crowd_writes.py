@@ -15,7 +15,13 @@ from sqlmodel import Session, select
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, with_codes
 from annotate.store.models import Label, SurveyAnswer, Visit
-from tests.crowd_helpers import CODES, STUDY_A, batch_study, crowd_study, prolific_query
+from tests.crowd_helpers import (
+    CODES,
+    STUDY_A,
+    batch_study,
+    prolific_query,
+    short_study,
+)
 from tests.web.test_page import client, csrf, screen, ticket
 
 pytest.importorskip("starlette")
@@ -42,14 +48,7 @@ def consents(engine) -> list[bool | None]:
 
 
 def study(workspace, tmp_path: Path) -> None:
-    crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=2,
-        test=3,
-        gate_threshold=0.0,
-        crowd_settings={"consent": "We keep your answers under a pseudonym."},
-    )
+    short_study(workspace.engine, tmp_path, consent="We keep your answers under a pseudonym.")
 
 
 def test_an_arrival_is_one_write_and_consent_is_stored_with_the_first_answer(

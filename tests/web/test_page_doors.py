@@ -436,16 +436,9 @@ def test_an_exit_survey_posted_before_the_exit_is_refused_and_not_stored(workspa
     from sqlmodel import Session, select
 
     from annotate.store.models import SurveyAnswer
-    from tests.crowd_helpers import crowd_study, prolific_query
+    from tests.crowd_helpers import prolific_query, short_study
 
-    crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=2,
-        test=3,
-        gate_threshold=0.0,
-        crowd_settings={"survey": [{"name": "hard", "prompt": "How hard?"}]},
-    )
+    short_study(workspace.engine, tmp_path, survey=[{"name": "hard", "prompt": "How hard?"}])
     c = client(workspace.engine, "pilot")
     page = c.post("/start", data={"csrf": csrf(c.get("/", params=prolific_query(1)))})
     assert screen(page) == "item"
