@@ -717,7 +717,42 @@ def _outcome(engine: Engine, ctx: StudyContext, who: Annotator, visit: Visit, no
         return None  # one link, a gate still to decide: the waiting screen
     if _test_left(engine, ctx, who.id or 0, now):
         return None
-    return "completed" if test_done else "study_full"
+    if not test_done or _completed_elsewhere(engine, ctx, who.id or 0, visit):
+        return "study_full"
+    return "completed"
+
+
+def _completed_elsewhere(
+    engine: Engine, ctx: StudyContext, annotator_id: int, visit: Visit
+) -> bool:
+    """Whether the worker's work was already completed on another platform session (another
+    MTurk assignment, another Prolific submission) and nothing was answered since: this
+    session has no work of its own to be paid for ("completed" twice would pay one batch
+    twice). The same session opened again shows its code again."""
+    if visit.platform_session_id is None:
+        return False
+    with read_connection(engine) as conn:
+        completed = conn.execute(
+            select(func.max(Visit.outcome_at)).where(
+                Visit.study_id == ctx.id,
+                Visit.annotator_id == annotator_id,
+                Visit.outcome == "completed",
+                Visit.platform_session_id != visit.platform_session_id,
+            )
+        ).scalar()
+        if completed is None:
+            return False
+        since = conn.execute(
+            select(Label.id)
+            .where(
+                Label.study_id == ctx.id,
+                Label.annotator_id == annotator_id,
+                Label.phase == TEST,
+                Label.answered_at > completed,
+            )
+            .limit(1)
+        ).first()
+    return since is None
 
 
 def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) -> Exit:

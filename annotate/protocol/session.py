@@ -27,6 +27,7 @@ from sqlalchemy import (
     exists,
     func,
     literal_column,
+    or_,
     select,
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -966,7 +967,7 @@ class AnnotatorSession:
             label = self._latest_revisable(session)
             if label is None:
                 return None
-            self._check_not_exited(session)
+            self._check_not_exited(session, label)
             number = self._stream_count(session)
             return self._view(session, label.item_id, TEST, number), label.value
 
@@ -983,7 +984,7 @@ class AnnotatorSession:
                     raise UserError("there is no earlier answer to revise")
                 if label.item_id != item.item_id:  # a form kept from an earlier item
                     raise UserError(NOT_THE_LAST)
-                self._check_not_exited(session)
+                self._check_not_exited(session, label)
                 if label.value == value:
                     return
                 if label.phase == catch.CATCH:  # a catch answer stays marked against gold
@@ -1016,12 +1017,20 @@ class AnnotatorSession:
             .limit(1)
         ).first()
 
-    def _check_not_exited(self, session: Session) -> None:
-        """A crowd worker's window that took its exit (their code) keeps its answers: what
-        they were paid for is what the report counts."""
-        if self.visit_id is None:
-            return
-        if session.scalar(select(Visit.outcome).where(Visit.id == self.visit_id)) is not None:
+    def _check_not_exited(self, session: Session, label: Label) -> None:
+        """A crowd worker's answer given before they took an exit (their code), on this window
+        or an earlier one, stands: what they were paid for is what the report counts. So does
+        every answer of a window that has taken its exit."""
+        exited = Visit.outcome_at >= label.answered_at  # type: ignore[operator]
+        if self.visit_id is not None:
+            exited = or_(exited, Visit.id == self.visit_id)
+        taken = select(Visit.id).where(
+            Visit.study_id == self.ctx.id,
+            Visit.annotator_id == self.annotator_id,
+            Visit.outcome.is_not(None),  # type: ignore[union-attr]
+            exited,
+        )
+        if session.scalar(taken.limit(1)) is not None:
             raise UserError(EXITED)
 
     def idle(self) -> None:

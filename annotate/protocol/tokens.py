@@ -118,11 +118,12 @@ def reset_token(engine: Engine, name: str) -> str:
 
 
 def annotators_without_token(engine: Engine, only: str | None = None) -> list[str]:
-    """Real (not synthetic) annotators who could sign in with their name alone: `only` that
-    one when given."""
+    """Real annotators who could sign in with their name alone (not simulate's, nor crowd
+    workers, who enter by their link only: signed_in): `only` that one when given."""
     query = select(Annotator.name).where(
         Annotator.token_hash.is_(None),  # type: ignore[union-attr]
         Annotator.synthetic.is_(False),  # type: ignore[attr-defined]
+        Annotator.platform.is_(None),  # type: ignore[union-attr]
     )
     if only is not None:
         query = query.where(Annotator.name == only)
@@ -137,14 +138,22 @@ def sign_in_check(engine: Engine, name: str, token: str, *, require_token: bool)
     return signed_in(engine, name, token, require_token=require_token) is not None
 
 
+_UNKNOWN_NAME_HASH = hash_token("", salt=b"\0" * SALT_BYTES)
+"""Checked against for a name that is nobody to sign in as, so that a refusal takes as long
+whether the name exists or not (a quick refusal would tell which names do)."""
+
+
 def signed_in(engine: Engine, name: str, token: str, *, require_token: bool) -> Annotator | None:
-    """The annotator `sign_in_check` lets in, or None."""
+    """The annotator `sign_in_check` lets in, or None. Simulate's annotators and crowd workers
+    (who enter by their platform link, under a pseudonym anyone could guess) are nobody to
+    sign in as."""
     try:
         annotator = get_annotator(engine, name)
     except UserError:
+        annotator = None
+    if annotator is None or annotator.synthetic or annotator.platform is not None:
+        verify_token(token or "-", _UNKNOWN_NAME_HASH)  # as long as a known name's refusal
         return None
-    if annotator.synthetic:
-        return None  # simulate's annotators are nobody to sign in as
     if require_token and annotator.token_hash is None:
         return None
     try:

@@ -364,8 +364,49 @@ def test_a_worker_who_took_their_code_cannot_change_an_answer(workspace, tmp_pat
         session.last_answer()
     with pytest.raises(UserError, match="your answers stand"):
         session.revise(item, "not_entailment" if value == "entailment" else "entailment")
+    # Nor on the link opened again: a new window of theirs, where nothing has exited yet.
+    again = arrive(engine, "pilot", 1)
+    with pytest.raises(UserError, match="your answers stand"):
+        again.last_answer()
+    with pytest.raises(UserError, match="your answers stand"):
+        again.revise(item, "not_entailment" if value == "entailment" else "entailment")
     with Session(engine) as s:
         assert s.exec(select(LabelRevision)).all() == []
+
+
+def test_a_second_mturk_assignment_with_no_work_of_its_own_is_not_completed_again(
+    workspace, tmp_path: Path
+):
+    """One batch of work is completed (and paid) once: the same worker on another assignment
+    (another HIT of the batch) with nothing left to answer leaves with study_full; the first
+    assignment's link opened again shows its code again."""
+    crowd_study(
+        workspace.engine,
+        tmp_path,
+        max_test_items_per_annotator=2,
+        crowd_settings={"platform": "mturk", "study_ids": []},
+    )
+    engine = workspace.engine
+    ctx = crowd.load_study(engine, "pilot")
+
+    def visit(assignment: str) -> crowd.Exit | None:
+        link = {**MTURK, "assignmentId": assignment}
+        arrival = crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, link))
+        session = AnnotatorSession.open(engine, "pilot", arrival.annotator)
+        session.attach_window(arrival.visit_id)
+        train(engine, session)
+        label_test(session)
+        return crowd.exit_for(engine, "pilot", arrival.annotator, visit_id=arrival.visit_id)
+
+    first = visit(MTURK["assignmentId"])
+    assert first is not None and first.outcome == "completed"
+    second = visit("3SECONDASSIGNMENT")
+    assert second is not None and second.outcome == "study_full"
+    assert second.form_fields["code"] == CODES["study_full"]
+    assert second.form_fields["assignmentId"] == "3SECONDASSIGNMENT"
+    again = visit(MTURK["assignmentId"])
+    assert again is not None and again.outcome == "completed"
+    assert again.form_fields["code"] == CODES["completed"]
 
 
 def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):

@@ -1,7 +1,8 @@
 """The world around a crowd study's page, stood in for on the loopback for Chromium tests:
 a self-signed certificate for made-up https names, the Chromium switches that send those
-names to local ports, and MTurk's side of an ExternalQuestion (its worker site's page, which
-shows the task in a frame, and externalSubmit, which takes the worker's exit form)."""
+names to local ports, and a platform's side: a study page with the link a worker clicks, and
+MTurk's side of an ExternalQuestion (its worker site's page, which shows the task in a frame,
+and externalSubmit, which takes the worker's exit form)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,13 @@ def _handler(state: MTurkStandIn) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def do_GET(self) -> None:
-            # The worker site's task page: the ExternalQuestion in a frame, as MTurk shows it.
             query = parse_qs(urlsplit(self.path).query)
+            if urlsplit(self.path).path == "/link":
+                # A platform's study page (Prolific's): the study link, for the worker to click.
+                href = html.escape(query.get("href", [""])[0], quote=True)
+                self._send(f'<!doctype html><a id="go" href="{href}">Open study in new tab</a>')
+                return
+            # The worker site's task page: the ExternalQuestion in a frame, as MTurk shows it.
             src = html.escape(query.get("src", [""])[0], quote=True)
             # The frame's load (a refused frame loads an error page) names the page "framed".
             self._send(f'<!doctype html><title>HIT</title><iframe id="task" src="{src}" '

@@ -23,6 +23,8 @@ pytestmark = pytest.mark.slow
 PUBLIC = "annotate.example.org"
 """The recipe's address (`study crowd --url https://annotate.example.org/`)."""
 MTURK_NAMES = ["worker.mturk.com", "www.mturk.com", "workersandbox.mturk.com"]
+PLATFORM = "app.prolific.com"
+"""The platform's own site, where a worker clicks the study link (stood in for)."""
 ASSIGNMENT = "3ABCDEF1234567"
 MTURK_LINK = {
     "workerId": "A1B2C3D4E5F6",
@@ -39,7 +41,7 @@ def _chromium():
 
 @pytest.fixture
 def tls(tmp_path: Path) -> tuple[Path, Path]:
-    return certificate(tmp_path, [PUBLIC, *MTURK_NAMES])
+    return certificate(tmp_path, [PUBLIC, *MTURK_NAMES, PLATFORM])
 
 
 def port_of(url: str) -> int:
@@ -182,6 +184,33 @@ def test_the_recipe_behind_https_gets_every_worker_past_consent(
             assert screen_name(driver) == "consent"
             then(driver, click(driver, "#agree"), "guidelines")
             assert driver.current_url == f"https://{PUBLIC}/"
+
+
+def test_a_worker_who_clicks_the_link_on_the_platforms_site_gets_in(
+    workspace, cli, tmp_path: Path, tls
+):
+    # As on Prolific: the link is clicked on the platform's own site, so the navigation (the
+    # arrival, then its redirect to "/") began on another site than the page's.
+    study = recipe_study(workspace, cli, tmp_path, gate_threshold=0.0)
+    with (
+        mturk_stand_in(tls) as platform,
+        served_page(workspace.engine, study, tls=tls) as base,
+        chromium(
+            tmp_path,
+            extra=resolver_switches({PUBLIC: port_of(base), PLATFORM: platform.port}),
+        ) as driver,
+    ):
+        for n in (1, 2):
+            driver.delete_all_cookies()
+            driver.get(f"https://{PLATFORM}/link?" + urlencode({"href": link(n)}))
+            click(driver, "#go")()
+            assert screen_name(driver) == "consent"
+            then(driver, click(driver, "#agree"), "guidelines")
+            then(driver, click(driver, "#start"), "item")
+        # Back on the platform's page, the same worker clicks the link again: where they were.
+        driver.get(f"https://{PLATFORM}/link?" + urlencode({"href": link(2)}))
+        click(driver, "#go")()
+        assert screen_name(driver) == "guidelines"
 
 
 def test_an_old_tab_shows_the_worker_continued_in_another(workspace, cli, tmp_path: Path, tls):

@@ -108,14 +108,36 @@ def test_sign_in_is_rate_limited_per_name_and_per_address(workspace, pair):
     assert other.status_code == 429
 
 
-def test_an_unknown_name_and_a_wrong_token_get_the_same_answer(workspace, pair):
+def test_an_unknown_name_and_a_wrong_token_get_the_same_answer(workspace, pair, monkeypatch):
+    from annotate.protocol import tokens
+
     add_annotator_with_token(workspace.engine, "ana")
+    derive = tokens._derive
     answers = []
     for name in ("nobody", "ana"):
+        hashed = []  # the token checks each refusal made: one, known name or not
+        monkeypatch.setattr(tokens, "_derive", lambda *a, h=hashed: h.append(1) or derive(*a))
         c = client(workspace.engine, pair)
         r = c.post("/signin", data={"csrf": csrf(c.get("/")), "name": name, "token": "x"})
-        answers.append((r.status_code, re.search(r'id="signin-error">([^<]*)', r.text)[1]))
-    assert answers[0] == answers[1]
+        answers.append(
+            (r.status_code, re.search(r'id="signin-error">([^<]*)', r.text)[1], len(hashed))
+        )
+    assert answers[0] == answers[1] and answers[0][2] == 1
+
+
+def test_crowd_workers_cannot_sign_in_and_need_no_token(workspace, pair, tmp_path):
+    """A crowd worker enters by their link only: their pseudonym (w01, easy to guess) signs
+    nobody in on a lab study's page, even one served with --no-tokens, and serve's check of
+    annotators without a token does not count them."""
+    from annotate.protocol.tokens import annotators_without_token
+    from tests.crowd_helpers import arrive, crowd_study
+
+    crowd_study(workspace.engine, tmp_path)
+    worker = arrive(workspace.engine, "pilot", 1).annotator.name
+    assert worker not in annotators_without_token(workspace.engine)
+    c = client(workspace.engine, pair, require_tokens=False)
+    r = c.post("/signin", data={"csrf": csrf(c.get("/")), "name": worker, "token": ""})
+    assert r.status_code == 403 and screen(r) == "signin"
 
 
 def test_with_https_public_url_the_cookie_is_secure(workspace, pair):
@@ -125,7 +147,7 @@ def test_with_https_public_url_the_cookie_is_secure(workspace, pair):
         workspace.engine, pair, require_tokens=False, public_url="https://labels.example.org"
     ).get("/")
     cookie = secure.headers["set-cookie"].lower()
-    assert "secure" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+    assert "secure" in cookie and "httponly" in cookie and "samesite=lax" in cookie
 
 
 def test_an_error_shows_no_traceback_and_is_logged(workspace, pair, monkeypatch, caplog):

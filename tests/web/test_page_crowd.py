@@ -69,6 +69,8 @@ def test_a_prolific_worker_consents_works_answers_the_survey_and_gets_the_code(
     assert screen(again) == "exit" and CODES["completed"] in again.text
     late = c.get("/revise")  # what the worker was paid for stands
     assert screen(late) == "exit" and CODES["completed"] in late.text
+    c.get("/", params=prolific_query(1))  # the link opened again: a new window, same answers
+    assert screen(c.get("/revise")) == "exit"
     stored = labels(workspace.engine, "pilot")
     assert [label.phase for label in stored].count("test") == 3
 
@@ -96,8 +98,25 @@ def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):
         declined.get("/"),
         declined.post("/consent", data={"csrf": csrf(form), "agree": "yes"}),
         declined.post("/start", data={"csrf": csrf(form)}),
+        # Nor does any other form or screen hand them an item to label.
+        declined.post("/answer", data={"csrf": csrf(form), "ticket": "x", "answer": "1"}),
+        declined.post("/survey", data={"csrf": csrf(form)}),
+        declined.get("/revise"),
+        declined.get("/screen?next=1"),
     ):
         assert screen(again) == "exit" and CODES["no_consent"] in again.text
+    assert labels(workspace.engine, "pilot") == []
+
+    # A worker who has not answered the consent text is asked it, whatever they ask for.
+    silent = client(workspace.engine, "pilot")
+    form = silent.get("/", params=prolific_query(4))
+    for asked in (
+        silent.post("/answer", data={"csrf": csrf(form), "ticket": "x", "answer": "1"}),
+        silent.post("/survey", data={"csrf": csrf(form)}),
+        silent.post("/reclaim", data={"csrf": csrf(form)}),
+        silent.get("/revise"),
+    ):
+        assert screen(asked) == "consent"
     assert labels(workspace.engine, "pilot") == []
 
     agreed = client(workspace.engine, "pilot")

@@ -95,3 +95,22 @@ def test_a_workers_whole_way_through_two_page_processes_sends_no_rollback(
     assert screens[:2] == ["consent", "guidelines"] and screens[-2:] == ["survey", "exit"]
     assert screens.count("feedback") == 2 and screens.count("item") == 4, screens
     assert rollbacks == []
+
+
+def test_a_nul_in_a_comment_is_dropped_not_refused_by_the_server(workspace, tmp_path: Path):
+    """PostgreSQL takes no NUL in text: a comment pasted with one is stored without it (it was
+    a server error, and the answer it came with was lost at every retry)."""
+    from tests.web.support import labels
+
+    batch_study(workspace.engine, tmp_path)
+    c = client(workspace.engine, "pilot")
+    page = c.get("/", params=prolific_query(1))
+    page = c.post("/start", data={"csrf": csrf(page)})
+    while screen(page) in ("item", "feedback"):
+        if screen(page) == "feedback":
+            page = c.get("/screen?next=1")
+            continue
+        data = {"csrf": csrf(page), "ticket": ticket(page), "answer": "entailment"}
+        page = c.post("/answer", data={**data, "flag": "1", "comment": "odd\x00 item"})
+        assert page.status_code == 200
+    assert {label.comment for label in labels(workspace.engine, "pilot")} == {"odd item"}

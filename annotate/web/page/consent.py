@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -20,7 +22,7 @@ from annotate.web.page.sessions import CONSENTED, open_session
 from annotate.web.page.state import PageState, page_of
 
 
-@posted
+@functools.partial(posted, consent_first=False)
 def consent(
     page: PageState, request: Request, session: AnnotatorSession, form: dict[str, str]
 ) -> Screen:

@@ -15,7 +15,7 @@ from annotate.protocol.tokens import sign_in_check, signed_in
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.text import terminal_safe
 from annotate.web.limits import address_key, page_keys, wait_message
-from annotate.web.page.crowd_screens import arrive_by_link, consent_screen
+from annotate.web.page.crowd_screens import arrive_by_link
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
@@ -151,10 +151,7 @@ def start(
 ) -> Screen:
     """The guidelines are read: the first item, whose read refuses a window that was quit (as
     "continue" after the feedback does, see `screen`). A crowd worker who has not agreed to
-    the consent text (or declined it) is shown that first: the guidelines' button is no way
-    round it."""
-    if (asking := consent_screen(page, request, session)) is not None:
-        return asking
+    the consent text is shown that first (preamble.posted)."""
     request.session["started"] = True
     try:
         return current(page, session)

@@ -28,7 +28,10 @@ async def form_of(request: Request) -> dict[str, str] | None:
         form = await request.form(max_files=0, max_fields=MAX_FIELDS, max_part_size=MAX_FIELD * 4)
     except HTTPException as exc:
         raise BadForm(str(exc.detail)) from None
-    values = {k: str(v)[:MAX_FIELD] for k, v in form.items() if isinstance(v, str)}
+    # NUL is no character of any answer, name or comment, and PostgreSQL refuses it in text.
+    values = {
+        k: str(v)[:MAX_FIELD].replace("\0", "") for k, v in form.items() if isinstance(v, str)
+    }
     expected = request.session.get("csrf", "")
     if not expected or not hmac.compare_digest(values.get("csrf", ""), expected):
         return None

@@ -18,6 +18,7 @@ from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect, is_full_disk
 from annotate.text import terminal_safe
 from annotate.web.page.answers import parse_answer, previous_of
+from annotate.web.page.crowd_screens import consent_screen
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
@@ -118,6 +119,8 @@ async def revise(request: Request) -> Response:
         session = open_session(page, request)
         if session is None:
             return signin_screen(page)
+        if (asking := consent_screen(page, request, session)) is not None:
+            return asking
         try:
             last = session.last_answer()
         except UserError as exc:  # the answers stand (the worker took their code)

@@ -1,7 +1,7 @@
 """The one preamble of every form a signed-in annotator posts (start, answer, consent,
 survey, "continue here"): the arrival stamped, an expired form refused, the session opened
-with the form's store work (one PageState.run), and sign-in again for someone with no
-session."""
+with the form's store work (one PageState.run), sign-in again for someone with no session,
+and a crowd worker's consent asked before anything else."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from annotate.protocol.session import AnnotatorSession
 from annotate.store.models import utcnow
+from annotate.web.page.crowd_screens import consent_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import Endpoint, guarded
 from annotate.web.page.render import Screen, render
@@ -24,10 +25,13 @@ Work = Callable[[PageState, Request, AnnotatorSession, dict[str, str]], Screen]
 (PageState.run), may call the engine, returns the screen to show."""
 
 
-def posted(work: Work, *, quit_checked: bool = False) -> Endpoint:
+def posted(work: Work, *, quit_checked: bool = False, consent_first: bool = True) -> Endpoint:
     """`work` as an endpoint behind the preamble. The arrival's time is
     `request.state.received` (the answer's time, before any store work). `quit_checked`:
-    `work` itself refuses a window that was quit (sessions.open_session)."""
+    `work` itself refuses a window that was quit (sessions.open_session). `consent_first`: a
+    crowd worker who has not agreed to the consent text (or declined it) is shown that (or
+    their exit) instead: no form is a way round it (an answer with a made-up ticket would be
+    given an item). Free once they agreed: the signed session says so."""
 
     @guarded
     async def endpoint(request: Request) -> Response:
@@ -41,6 +45,8 @@ def posted(work: Work, *, quit_checked: bool = False) -> Endpoint:
             session = open_session(page, request, quit_checked=quit_checked)
             if session is None:
                 return signin_screen(page)
+            if consent_first and (asking := consent_screen(page, request, session)) is not None:
+                return asking
             return work(page, request, session, form)
 
         return render(request, await page.run(call))

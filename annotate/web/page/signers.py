@@ -60,16 +60,20 @@ def ticket_serializer(secret: str) -> URLSafeSerializer:
 
 
 def session_options(secret: str, *, secure: bool, framed: bool = False) -> dict[str, Any]:
-    """The `Sessions` middleware's options: a strict same-site cookie for two weeks, Secure
-    behind https. A page framed by another site (MTurk's) is a third party there, where a
-    strict cookie is neither set nor sent: behind https its cookie is SameSite=None and
-    partitioned (kept for that one top-level site only); the Origin check (guard.py) and the
-    CSRF token still refuse forms from anywhere else."""
+    """The `Sessions` middleware's options: a SameSite=Lax cookie for two weeks, Secure behind
+    https. Lax, not Strict: a crowd worker clicks the study link on the platform's site, and
+    the arrival answers with a redirect to "/"; that navigation began on another site, so a
+    Strict cookie set by the arrival is not sent with it, and the worker was asked to open
+    their link (every time). Lax is sent on such a top-level GET and on no cross-site POST;
+    the Origin check (guard.py) and the CSRF token refuse forms from anywhere else. A page
+    framed by another site (MTurk's) is a third party there, where a Lax cookie is neither
+    set nor sent: behind https its cookie is SameSite=None and partitioned (kept for that one
+    top-level site only)."""
     third_party = framed and secure
     return {
         "secret_key": secret,
         "session_cookie": COOKIE,
-        "same_site": "none" if third_party else "strict",
+        "same_site": "none" if third_party else "lax",
         "https_only": secure,
         "partitioned": third_party,
         "max_age": COOKIE_MAX_AGE,
