@@ -9,8 +9,11 @@
 - ReCoRD F1 / EM are SQuAD-style normalised token F1 and exact match, max over gold answers;
 - AX-g gender parity is the share of minimal pairs (ids 2k and 2k+1) predicted alike.
 
-A unit without a decision (a tie left open or abstained) counts as wrong: it is a prediction of
-its own "no answer" class that matches no gold.
+A unit without a decision (a tie left open or abstained) counts as wrong. With two classes
+(binary F1 and MCC, MultiRC's judgements) it counts as the other class, the one wrong answer,
+so abstaining never scores better than answering wrong (as its own class, an undecided
+negative was no false positive). With more classes it is a prediction of its own "no answer"
+class that matches no gold.
 
 Each scorer holds per-unit sufficient statistics, so the same object gives the point value, the
 value on a subset, one value per group (annotator) and bootstrap replicates for all metrics.
@@ -31,6 +34,7 @@ import numpy as np
 
 from annotate.metric_registry import metric
 from annotate.scoring.intervals import bootstrap, bootstrap_sums, group_sums
+from annotate.scoring.units import NO_DECISION
 
 Values = dict[str, np.ndarray]
 
@@ -237,6 +241,12 @@ class CellScorer(Scorer):
 # --- classification --------------------------------------------------------------------------
 
 
+def undecided_as_wrong(gold: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """Two classes (codes 0 and 1): `pred` with each undecided unit (NO_DECISION) that has gold
+    given the other class, the wrong answer (module docstring)."""
+    return np.where((pred == NO_DECISION) & (gold >= 0), 1 - gold, pred)
+
+
 def classification_scorer(
     metrics: Sequence[str],
     n_classes: int,
@@ -254,8 +264,9 @@ def classification_scorer(
     pred = np.asarray(pred, dtype=np.int64)
     scored = (gold >= 0) & (pred != -1)
     k = n_classes + 1
+    decided = undecided_as_wrong(gold, pred) if n_classes == 2 else pred
     cells = np.where(
-        scored, np.where(scored, gold, 0) * k + np.where(pred >= 0, pred, n_classes), -1
+        scored, np.where(scored, gold, 0) * k + np.where(decided >= 0, decided, n_classes), -1
     )
     metrics = list(metrics)
     over_pairs = functions([m for m in metrics if metric(m).family == "minimal_pairs"])
@@ -324,7 +335,7 @@ def multi_answer_scorer(
     `question` maps it to its question (the row, resampled as a whole). Answers without gold
     or without any judgement are not scored; an undecided answer (tie) counts as wrong."""
     gold = np.asarray(gold, dtype=np.int64)
-    pred = np.asarray(pred, dtype=np.int64)
+    pred = undecided_as_wrong(gold, np.asarray(pred, dtype=np.int64))
     question = np.asarray(question, dtype=np.int64)
     scored = (gold >= 0) & (pred != -1)
     right = scored & (pred == gold)

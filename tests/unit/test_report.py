@@ -754,6 +754,15 @@ def test_one_annotator_and_single_label_items_do_not_crash(cli, workspace):
     assert "UNFINISHED: 1 of 5 labels on 3 of 3 items; Human, majority of 1 (n=3): 66.7" in md
 
 
+def test_a_cb_study_with_no_test_label_yet_is_reported(cli, workspace):
+    # CB's answers are a scale: with no label there is none to resample (it stopped the report).
+    items = [{"source_id": str(i), "gold": E} for i in range(3)]
+    add_study(workspace.engine, "cb-open", "superglue/cb", items, {})
+    r = report_json(cli, "cb-open", "--bootstrap", "200")
+    assert r["n_items"] == 0
+    assert any("3 of 3 sampled test items have no labels yet" in n for n in r["notes"])
+
+
 def test_items_not_labelled_yet_are_reported(cli, workspace):
     items = [{"source_id": str(i), "gold": E} for i in range(4)]
     add_study(

@@ -24,6 +24,7 @@ from annotate.scoring.intervals import percentile_interval, rng_for, weight_chun
 from annotate.scoring.metrics import (
     RegressionScorer,
     classification_scorer,
+    multi_answer_scorer,
     normalize_answer,
     record_scores,
 )
@@ -69,6 +70,27 @@ def test_an_unsettled_tie_counts_as_a_wrong_answer_of_its_own():
     assert point["accuracy"] == pytest.approx(3 / 5)
     as_text = ["e", "n", "none", "none", "n"]
     assert point["mcc"] == pytest.approx(matthews_corrcoef(["e", "n", "c", "e", "n"], as_text))
+
+
+def test_with_two_classes_an_unsettled_tie_counts_as_the_wrong_answer():
+    """Abstaining never scores better than answering wrong: an undecided negative is a false
+    positive for F1 (as its own class it was a true negative), for MCC and MultiRC's F1a."""
+    rng = np.random.default_rng(11)
+    gold = rng.integers(0, 2, 120)
+    pred = np.where(rng.random(120) < 0.75, gold, 1 - gold)
+    undecided = rng.random(120) < 0.15
+    wrong = np.where(undecided, 1 - gold, pred)
+    point = classification_scorer(
+        ["accuracy", "f1", "mcc"], 2, gold, np.where(undecided, NO_DECISION, pred), positive=1
+    ).point()
+    assert point["accuracy"] == pytest.approx(accuracy_score(gold, wrong))
+    assert point["f1"] == pytest.approx(f1_score(gold, wrong, pos_label=1))
+    assert point["mcc"] == pytest.approx(matthews_corrcoef(gold, wrong))
+    question = np.arange(120) // 4
+    f1a = multi_answer_scorer(
+        gold, np.where(undecided, NO_DECISION, pred), question, 30, positive=1
+    ).point()["f1a"]
+    assert f1a == pytest.approx(f1_score(gold, wrong, pos_label=1))
 
 
 @pytest.mark.filterwarnings("ignore:A single label was found")

@@ -63,7 +63,11 @@ def study_agreement(
     codes = _rating_codes(coded.label_number) if regression else coded.label_code
     n_values = int(codes.max()) + 1 if len(codes) else 0
     cluster = coded.unit_item if coded.kind == "multi_answer" else None
-    is_cb = bool(coded.spec.answer_scale) and np.isfinite(coded.label_number).all()
+    is_cb = (
+        bool(coded.spec.answer_scale)
+        and len(coded.label_number) > 0  # no label yet: no scale to resample
+        and np.isfinite(coded.label_number).all()
+    )
     level = "interval" if regression else ("ordinal" if is_cb else "nominal")
     numbers = coded.label_number if level != "nominal" else None
     table = None
