@@ -473,15 +473,28 @@ def load_protocol_file(path: Path) -> ProtocolSpec:
 
 @cache
 def _task_files() -> dict[str, Path]:
+    """Each task's file by name: the built-in folder first, then each folder of the search
+    path in turn; the first file of a name is the one used (as PATH finds a command)."""
     found: dict[str, Path] = {}
     for root in search_dirs("tasks"):
         for path in sorted(root.rglob("*.toml")):
-            found[path.relative_to(root).with_suffix("").as_posix()] = path
+            found.setdefault(path.relative_to(root).with_suffix("").as_posix(), path)
     return found
 
 
+def _is_builtin(path: Path) -> bool:
+    return path.is_relative_to(builtin_dir("tasks"))
+
+
 def all_tasks() -> list[TaskSpec]:
-    return [load_task(name) for name in sorted(_task_files())]
+    return [_load_task_cached(name) for name in sorted(_task_files())]
+
+
+def builtin_tasks() -> list[TaskSpec]:
+    """The tasks that come with annotate: the benchmarks' own (a file in a task folder is
+    never one of their tasks, and a broken one stops no benchmark's report)."""
+    files = _task_files()
+    return [_load_task_cached(name) for name in sorted(files) if _is_builtin(files[name])]
 
 
 @cache
@@ -491,22 +504,26 @@ def _load_task_cached(name: str) -> TaskSpec:
 
 def resolve_task_name(name: str) -> str:
     """Canonical name for `name`: the name itself, or an official spelling like SST-2 or
-    superglue/AX-b (case-insensitive). An alias shared by two benchmarks must be qualified."""
+    superglue/AX-b (case-insensitive). An alias shared by two benchmarks must be qualified.
+    The built-in tasks are searched first, as their folder is: a file in a task folder named
+    like one of them (sst2.toml, SST-2.toml) does not take its place, nor make it ambiguous."""
     files = _task_files()
     wanted = name.strip().lower()
-    if wanted in files:
-        return wanted
-    matches = []
-    for canonical in files:
-        spec = _load_task_cached(canonical)
-        spellings = {canonical, canonical.split("/")[-1], *(a.lower() for a in spec.aliases)}
-        spellings |= {f"{spec.benchmark}/{a.lower()}" for a in spec.aliases}
-        if wanted in {s.lower() for s in spellings}:
-            matches.append(canonical)
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
+    builtin = [n for n in files if _is_builtin(files[n])]
+    for names in (builtin, [n for n in files if not _is_builtin(files[n])]):
+        if wanted in names:
+            return wanted
+        matches = []
+        for canonical in names:
+            spec = _load_task_cached(canonical)
+            spellings = {canonical, canonical.split("/")[-1], *(a.lower() for a in spec.aliases)}
+            spellings |= {f"{spec.benchmark}/{a.lower()}" for a in spec.aliases}
+            if wanted in {s.lower() for s in spellings}:
+                matches.append(canonical)
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
     raise UserError(f"unknown task {name!r}; `annotate tasks` lists them")
 
 
@@ -539,9 +556,9 @@ def load_task(name: str) -> TaskSpec:
 @cache
 def _protocol_files() -> dict[str, Path]:
     found: dict[str, Path] = {}
-    for root in search_dirs("protocols"):
+    for root in search_dirs("protocols"):  # the first file of a name is used (_task_files)
         for path in sorted(root.glob("*.toml")):
-            found[path.stem] = path
+            found.setdefault(path.stem, path)
     return found
 
 

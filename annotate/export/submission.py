@@ -209,7 +209,7 @@ def benchmark_studies(
     """The study to export for each task of `benchmark` (diagnostic sets included), by the one
     rule (scoring.benchmark.choose_studies, as `report --benchmark` chooses): UserError, in
     the same words, when a task has several studies and none was chosen with --study."""
-    tasks = [t for t in specs.all_tasks() if t.benchmark == benchmark]
+    tasks = [t for t in specs.builtin_tasks() if t.benchmark == benchmark]
     if not tasks:
         raise UserError(f"no tasks of benchmark {benchmark!r}")
     choice = choose_studies(engine, benchmark, chosen, tasks=[t.name for t in tasks]).require()

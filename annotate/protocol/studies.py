@@ -111,6 +111,28 @@ def _sample_test_items(
     return chosen
 
 
+def _check_gold(session: Session, spec: specs.TaskSpec, dataset: Dataset) -> None:
+    """A classification dataset's gold labels are the task's labels: a task file whose labels
+    changed since its data was imported would mark every right training answer wrong."""
+    if spec.kind != "classification":
+        return
+    allowed = set(spec.label_values())
+    rows = session.execute(
+        select(Item.source_id, Item.gold).where(
+            Item.dataset_id == dataset.id,
+            Item.gold.is_not(None),  # type: ignore[union-attr]
+        )
+    )
+    for source_id, gold in rows:
+        if gold is not None and str(gold) not in allowed:
+            raise UserError(
+                f"dataset {dataset.id} ({Path(dataset.path).name}) has gold {gold!r} on item "
+                f"{source_id!r}, which is not a label of {spec.name} ({', '.join(sorted(allowed))})"
+                ": the task's labels changed since the import? Import the data again with "
+                "this task, or create the study with the task the data was imported with"
+            )
+
+
 def create_study(
     engine: Engine,
     name: str,
@@ -170,6 +192,9 @@ def create_study(
                 raise UserError(
                     f"dataset {train.id} has no gold labels, so it cannot give feedback"
                 )
+        for dataset in (test, train if effective.training_items > 0 else None):
+            if dataset is not None and dataset.task == spec.name:
+                _check_gold(session, spec, dataset)
         rng = random.Random(effective.seed)
         test_sample = _sample_test_items(session, spec, test.id or 0, effective.test_sample, rng)
         training: list[int] = []

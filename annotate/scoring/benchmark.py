@@ -22,7 +22,7 @@ TASK_GROUPS = {"glue/mnli-m": "glue/mnli", "glue/mnli-mm": "glue/mnli"}
 
 def benchmark_tasks(benchmark: str) -> list[specs.TaskSpec]:
     """The tasks that make up `benchmark`'s score (diagnostic sets excluded)."""
-    return [t for t in specs.all_tasks() if t.benchmark == benchmark and t.train_on is None]
+    return [t for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is None]
 
 
 @dataclass

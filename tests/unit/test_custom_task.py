@@ -104,3 +104,17 @@ def test_a_damaged_stored_spec_is_a_one_line_error(cli, workspace, toy_study: Pa
         conn.execute(update(Study).values(task_spec={"title": "no kind"}))
     result = cli("status", "t2")
     assert result.code == 1 and "study 't2': invalid stored task spec" in result.stderr
+
+
+def test_a_task_file_whose_labels_changed_since_the_import_is_refused(
+    cli, toy_study: Path, tmp_path: Path
+):
+    # The labels renamed after the import: the stored gold would mark every right answer wrong.
+    toml = tmp_path / "toy.toml"
+    toml.write_text(TOY.replace('value = "yes"', 'value = "sport"'))
+    refused = cli("study", "create", "renamed", "--task", toml, "--protocol", "quick")
+    assert refused.code == 1 and "Traceback" not in refused.stderr
+    assert "has gold 'yes' on item" in refused.stderr and "not a label of toy (no, sport)" in (
+        " ".join(refused.stderr.split())
+    )
+    assert "renamed" not in cli("study", "list").stdout

@@ -94,3 +94,39 @@ def test_a_bad_setting_is_one_line_on_the_command_line(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("error: ANNOTATE_RECONNECT_SECONDS='soon'")
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "x.db").exists()
+
+
+def test_a_task_or_protocol_folder_never_takes_a_built_in_ones_place(monkeypatch, tmp_path):
+    """The folders are searched after the built-in ones: a file named like a built-in task (or
+    one of its spellings) or preset does not replace it, nor make its name ambiguous, and a
+    broken file there stops no benchmark's tasks."""
+    from annotate import specs
+    from annotate.scoring.benchmark import benchmark_tasks
+
+    tasks, protocols = tmp_path / "tasks", tmp_path / "protocols"
+    tasks.mkdir()
+    protocols.mkdir()
+    toy = (specs.builtin_dir("tasks") / "glue" / "rte.toml").read_text()
+    for name in ("sst2", "SST-2"):
+        (tasks / f"{name}.toml").write_text(toy.replace('title = "', 'title = "Mine: ', 1))
+    (tasks / "broken.toml").write_text('benchmark = "custom"\n')  # no kind
+    (protocols / "quick.toml").write_text(
+        (specs.builtin_dir("protocols") / "glue-2019.toml").read_text()
+    )
+    monkeypatch.setenv("ANNOTATE_TASKS_PATH", str(tasks))
+    monkeypatch.setenv("ANNOTATE_PROTOCOLS_PATH", str(protocols))
+    specs.clear_caches()
+    try:
+        for spelling, built_in in (
+            ("sst2", "glue/sst2"),
+            ("SST-2", "glue/sst2"),
+        ):
+            spec = specs.load_task(spelling)
+            assert spec.name == built_in and not spec.title.startswith("Mine")
+        builtin_quick = specs.load_protocol_file(specs.builtin_dir("protocols") / "quick.toml")
+        assert specs.load_protocol("quick") == builtin_quick
+        assert {t.name for t in benchmark_tasks("glue")} >= {"glue/sst2", "glue/rte"}
+    finally:
+        monkeypatch.delenv("ANNOTATE_TASKS_PATH")
+        monkeypatch.delenv("ANNOTATE_PROTOCOLS_PATH")
+        specs.clear_caches()

@@ -154,7 +154,7 @@ def benchmark_report(
             )
         )
     diagnostic = [
-        t.name for t in specs.all_tasks() if t.benchmark == benchmark and t.train_on is not None
+        t.name for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
     ]
     report = BenchmarkReport.model_construct(
         benchmark=benchmark,
