@@ -76,7 +76,9 @@ def print_crowd(study: str, config: CrowdConfig) -> None:
     for role, what in (("all", "every phase"), ("training", "training"), ("test", "test")):
         ids = [s for s, r in roles.items() if r == role]
         if role == "all" and (ids or not roles):
-            say(f"  link for {what} ({', '.join(ids) or 'any study'}):")
+            # Prolific takes no study until one is accepted (the warning above says how).
+            anyone = "no study yet" if config.platform == "prolific" else "any study"
+            say(f"  link for {what} ({', '.join(ids) or anyone}):")
             say(f"    {study_link(page, config, role)}")
         elif ids:
             say(f"  link for {what} (platform study {ids[0]}):")

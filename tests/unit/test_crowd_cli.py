@@ -79,6 +79,15 @@ def test_study_create_with_crowd_prints_the_links_and_codes(cli, tmp_path: Path,
     assert "https://lab.example.org/rte-p?PROLIFIC_PID=" in shown.stdout
 
 
+def test_a_prolific_study_with_no_study_accepted_yet_says_how_to_add_one(cli, tmp_path: Path):
+    result = create(cli, tmp_path, "rte-none", 'platform = "prolific"\n')
+    assert result.code == 0, result.stderr
+    assert "no Prolific study accepted yet" in result.stderr and "--platform-study" in result.stderr
+    # Prolific takes no worker until a study is accepted: the link is not for "any study".
+    assert "link for every phase (no study yet)" in result.stdout
+    assert "any study" not in result.stdout
+
+
 def test_bad_crowd_settings_are_refused_in_one_line(cli, tmp_path: Path):
     setup_data(cli, tmp_path)
     base = ["study", "create", "x", "--task", "superglue/rte", "--protocol", "quick"]

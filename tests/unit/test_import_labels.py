@@ -540,6 +540,8 @@ def test_a_crowd_html_batch_with_task_answers_json(cli, cb_store, tmp_path):
         for n in range(3)
         for s in range(2)
     }
+    # No AcceptTime or SubmitTime: each answer still gets its share of WorkTimeInSeconds.
+    assert exported["seconds"].astype(float).tolist() == [45.0] * 6
 
 
 def test_a_potato_output_folder_with_one_file_per_user(cli, cb_store, tmp_path, db_url):

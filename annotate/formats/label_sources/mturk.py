@@ -23,6 +23,7 @@ from annotate.formats.label_sources.options import ID_FIELDS, ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
 from annotate.formats.label_sources.times import (
     SHARED_SPAN_NOTE,
+    lay_end_to_end,
     parse_time,
     seconds,
     share_span,
@@ -195,10 +196,12 @@ def read_mturk(
         labels += mine
     if not labels:
         raise DataFileError(path, None, "no answers in the file (every assignment rejected?)")
+    dates = lay_end_to_end(labels, path)  # work times without AcceptTime or SubmitTime
     has_times = any(lab.shown_at is not None for lab in labels)
     return LabelFile(
         path=path,
         format="mturk",
+        dates=dates,
         labels=labels,
         n_assignments=n_assignments,
         n_excluded=dict(excluded),

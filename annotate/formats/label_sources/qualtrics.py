@@ -22,6 +22,7 @@ from annotate.formats.label_sources.options import ReadOptions
 from annotate.formats.label_sources.source import LabelSource, Peek
 from annotate.formats.label_sources.times import (
     SHARED_SPAN_NOTE,
+    lay_end_to_end,
     parse_time,
     seconds,
     share_span,
@@ -153,10 +154,12 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
         labels += mine
     if not labels:
         raise DataFileError(path, None, "no answers in the file")
+    dates = lay_end_to_end(labels, path)  # a duration without StartDate or EndDate
     return LabelFile(
         platform="prolific" if annotator.lower() == "prolific_pid" else "qualtrics",
         path=path,
         format="qualtrics",
+        dates=dates,
         labels=labels,
         n_assignments=n_responses,
         n_excluded=dict(excluded),

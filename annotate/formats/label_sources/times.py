@@ -78,7 +78,9 @@ def share_span(
     labels: list[RawLabel], start: datetime | None, end: datetime | None, seconds: float | None
 ) -> None:
     """Spread one assignment's time over its answers, in order: each gets an equal share of the
-    work time (or of end - start), back to back from the start (or ending at the end)."""
+    work time (or of end - start), back to back from the start (or ending at the end). With
+    the work time alone (no clock time), each answer keeps its share as its duration, for
+    `lay_end_to_end`."""
     if not labels:
         return
     if seconds is None and start is not None and end is not None:
@@ -91,6 +93,8 @@ def share_span(
     share = timedelta(seconds=seconds / len(labels))
     origin = start if start is not None else (end - share * len(labels) if end else None)
     if origin is None:
+        for label in labels:
+            label.fields[SECONDS_ONLY] = share.total_seconds()
         return
     for n, label in enumerate(labels):
         label.shown_at = origin + share * n
