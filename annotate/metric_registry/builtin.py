@@ -26,7 +26,15 @@ BUILTIN: tuple[Metric, ...] = (
         f"{FUNCTIONS}:macro_f1",
         inline="macro-F1",
     ),
-    Metric("mcc", "Matthews correlation", "MCC", "classification", f"{FUNCTIONS}:mcc", lowest=-1.0),
+    Metric(
+        "mcc",
+        "Matthews correlation",
+        "MCC",
+        "classification",
+        f"{FUNCTIONS}:mcc",
+        lowest=-1.0,
+        undefined_point=0.0,
+    ),
     Metric(
         "r3",
         "R3 (3-class Matthews correlation)",
@@ -34,6 +42,7 @@ BUILTIN: tuple[Metric, ...] = (
         "classification",
         f"{FUNCTIONS}:mcc",
         lowest=-1.0,
+        undefined_point=0.0,
     ),
     Metric(
         "pearson",

@@ -66,6 +66,10 @@ class Metric:
     F1, exact match), -1 for a correlation. A score whose resamples cannot give it an interval
     (a paired or clustered design, several metrics, every resample alike) is given a
     score-type interval on the scale from `lowest` to 1 (`scoring.intervals.score_interval`)."""
+    undefined_point: float | None = None
+    """The value a point estimate takes where the metric is undefined (its function gives NaN):
+    0 for MCC, as sklearn's `matthews_corrcoef` says. A bootstrap replicate where it is
+    undefined stays NaN and is left out of the interval, as every undefined replicate is."""
 
     @property
     def inline_name(self) -> str:

@@ -19,9 +19,9 @@ def ratio(num: np.ndarray, den: np.ndarray, undefined: float = 0.0) -> np.ndarra
 # --- classification: confusion matrices (..., K+1, K+1) [gold, predicted] ---------------------
 
 
-def mcc_from_confusion(cm: np.ndarray) -> np.ndarray:
+def mcc_from_confusion(cm: np.ndarray, undefined: float = 0.0) -> np.ndarray:
     """Gorodkin's multiclass MCC of confusion matrices (..., K, K) [gold, predicted], as
-    sklearn's matthews_corrcoef computes it (0 when undefined)."""
+    sklearn's matthews_corrcoef computes it (`undefined` where it is: sklearn's 0)."""
     cm = np.asarray(cm, dtype=float)
     t_sum = cm.sum(axis=-1)
     p_sum = cm.sum(axis=-2)
@@ -32,7 +32,7 @@ def mcc_from_confusion(cm: np.ndarray) -> np.ndarray:
     cov_tt = n * n - (t_sum * t_sum).sum(axis=-1)
     den = cov_tt * cov_pp
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, cov_tp / np.sqrt(np.where(den > 0, den, 1)), 0.0)
+        return np.where(den > 0, cov_tp / np.sqrt(np.where(den > 0, den, 1)), undefined)
 
 
 def f1_from_confusion(cm: np.ndarray, c: int) -> np.ndarray:
@@ -62,8 +62,10 @@ def macro_f1(cm: np.ndarray, n_classes: int, positive: int | None) -> np.ndarray
 
 
 def mcc(cm: np.ndarray, n_classes: int, positive: int | None) -> np.ndarray:
-    """Matthews correlation (Gorodkin's multiclass form: R3 on three classes)."""
-    return mcc_from_confusion(cm)
+    """Matthews correlation (Gorodkin's multiclass form: R3 on three classes); NaN where it is
+    undefined (a bootstrap replicate with one class only is left out; a point estimate there
+    is 0, the registry's `undefined_point`, as sklearn's)."""
+    return mcc_from_confusion(cm, undefined=np.nan)
 
 
 # --- AX-g minimal pairs ----------------------------------------------------------------------

@@ -61,10 +61,12 @@ def task_score(values: dict[str, float | None]) -> float | None:
 
 
 def _as_floats(values: Values) -> dict[str, float | None]:
+    """A point estimate per metric: None where undefined, or the value the metric takes there
+    (MCC's 0: the registry's `undefined_point`)."""
     out: dict[str, float | None] = {}
     for key, value in values.items():
         v = float(np.asarray(value).reshape(-1)[0]) if np.size(value) else float("nan")
-        out[key] = v if np.isfinite(v) else None
+        out[key] = v if np.isfinite(v) else metric(key).undefined_point
     return out
 
 

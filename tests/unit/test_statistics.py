@@ -93,6 +93,16 @@ def test_with_two_classes_an_unsettled_tie_counts_as_the_wrong_answer():
     assert f1a == pytest.approx(f1_score(gold, wrong, pos_label=1))
 
 
+def test_a_bootstrap_replicate_where_mcc_is_undefined_is_left_out_not_zero():
+    # Six items all right, one of them negative: a resample without it has one class only.
+    gold = np.array([0, 1, 1, 1, 1, 1])
+    scorer = classification_scorer(["mcc"], 2, gold, gold)
+    assert scorer.point()["mcc"] == 1.0
+    reps = scorer.replicates(500, rng_for(3, "mcc"))["mcc"]
+    assert np.isnan(reps).any() and not (reps == 0).any()
+    assert percentile_interval(reps) == (1.0, 1.0)  # the defined resamples: every one is 1
+
+
 @pytest.mark.filterwarnings("ignore:A single label was found")
 def test_mcc_is_zero_when_undefined_as_sklearn_says():
     gold = np.array([0, 0, 0])
