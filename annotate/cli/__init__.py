@@ -6,6 +6,7 @@ so that `annotate --help` and small commands start fast.
 
 from __future__ import annotations
 
+import errno
 import sys
 import traceback
 
@@ -70,12 +71,14 @@ def main() -> None:
         sys.exit(EXIT_ERROR)
     except OSError as exc:
         # A path the system refused (a name too long, no room left, no permission) that no
-        # check before it foresaw: said as the file and the reason, not as a traceback.
-        if exc.filename is None:
+        # check before it foresaw: said as the file and the reason, not as a traceback. A
+        # write to an open file on a full disk names no file: said as the disk's state.
+        if exc.filename is None and exc.errno not in FULL_DISK_ERRNOS:
             raise
         if debug_requested():
             traceback.print_exc()
-        typer.echo(f"error: {terminal_safe(redacted(_refused_path(exc)))}", err=True)
+        said = _refused_path(exc) if exc.filename is not None else _full_disk(exc)
+        typer.echo(f"error: {terminal_safe(redacted(said))}", err=True)
         sys.exit(EXIT_ERROR)
     except Exception as exc:
         if not _lost_store(exc):
@@ -92,6 +95,13 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
+
+
+FULL_DISK_ERRNOS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+def _full_disk(exc: OSError) -> str:
+    return f"the disk is full ({exc.strerror or exc}): free some space and run the command again"
 
 
 def _refused_path(exc: OSError) -> str:

@@ -39,6 +39,7 @@ from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store import checkpoint, group_commit
 from annotate.store.failures import (
+    STORE_GONE,
     StorageError,
     describe_store,
     storage_error,
@@ -285,10 +286,20 @@ def is_full_disk(exc: BaseException) -> bool:
     return "disk is full" in text_ or "no space left" in text_ or "disk quota" in text_
 
 
+def is_store_gone(exc: BaseException) -> bool:
+    """A SQLite store whose file was deleted (or its folder removed) under a running app."""
+    return isinstance(exc, StorageError) and exc.reason == STORE_GONE
+
+
 def is_held(exc: BaseException) -> bool:
-    """A failure a screen waits out (retrying) instead of crashing: the server went away, or
-    the disk is full. Either way nothing was lost and the same call may succeed later."""
-    return is_disconnect(exc) or is_full_disk(exc)
+    """A failure a screen waits out (retrying) instead of crashing: the server went away, the
+    disk is full, or the store's file is gone (until it is put back). Either way nothing was
+    stored and the same call may succeed later."""
+    return is_disconnect(exc) or is_full_disk(exc) or is_store_gone(exc)
+
+
+HELD = (DBAPIError, StorageError)
+"""The exceptions `is_held` may say a screen waits out: catch these, then ask it."""
 
 
 def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:

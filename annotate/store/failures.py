@@ -32,6 +32,10 @@ SQLITE_STORAGE_ERRORS = {
 (a UserError) instead of a traceback. The message prefix is the error name (its family)."""
 
 
+STORE_GONE = "store file gone"
+"""The reason of the StorageError for a SQLite store whose file is no longer there."""
+
+
 class StorageError(UserError):
     """The store's file, disk or schema failed, not the program; `reason` is the database's
     own words."""

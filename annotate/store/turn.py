@@ -12,6 +12,8 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
+from annotate.store.failures import STORE_GONE, StorageError
+
 WRITER_LOCK_SUFFIX = ".writers"
 """Beside a SQLite store, the file whose lock orders annotate's writers (see writer_turn)."""
 TURN_POLL_SECONDS = 0.001
@@ -60,6 +62,15 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     if path is None:
         yield
         return
+    database = path[: -len(WRITER_LOCK_SUFFIX)]
+    if not os.path.exists(database):
+        # SQLite goes on writing to a file that was deleted (or whose folder was removed)
+        # through its open descriptors: every answer would be acknowledged, then lost.
+        raise StorageError(
+            f"the store {database} is gone (its file was deleted or its folder removed): "
+            "nothing can be saved there; restore it (a backup) and try again",
+            STORE_GONE,
+        )
     # The threads of one process (the page's server) queue on a lock of their own first, so
     # only one of them at a time polls the file lock: forty threads polling it every
     # millisecond took the CPU and the GIL the turn's holder needed.

@@ -27,7 +27,7 @@ from annotate.protocol.crowd_config import CrowdConfig
 from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_held
+from annotate.store.engine import HELD, is_full_disk, is_held, is_store_gone
 from annotate.text import terminal_safe
 from annotate.tui.crash import SafeCrash
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -191,14 +191,21 @@ class LabelApp(SafeCrash, App[None]):
             self.session.idle()
 
     # --- the one path for a store that is away -------------------------------------------------
-    def hold(self, retry: Callable[[], object], attempt: int, what: str) -> None:
-        """The store is unreachable (or its disk full): say so, and `retry` after a growing
-        pause. Every store call a screen makes comes here on such a failure, never to a
-        crash: nothing was written, and the calls are safe to repeat."""
+    def hold(
+        self, retry: Callable[[], object], attempt: int, what: str, exc: BaseException | None = None
+    ) -> None:
+        """The store is unreachable (or its disk full, or its file gone): say so, and `retry`
+        after a growing pause. Every store call a screen makes comes here on such a failure,
+        never to a crash: nothing was written, and the calls are safe to repeat."""
         delay = min(self.RECONNECT_FIRST_S * 2**attempt, self.RECONNECT_MAX_S)
+        trouble = "store unreachable"
+        if exc is not None and is_full_disk(exc):
+            trouble = "the store's disk is full"
+        elif exc is not None and is_store_gone(exc):
+            trouble = "the store's file is gone"
         self.clear_notifications()
         self.notify(
-            f"store unreachable, retrying… ({what}; next try in {delay:g} s)",
+            f"{trouble}, retrying… ({what}; next try in {delay:g} s)",
             severity="warning",
             timeout=delay + 1,
             markup=False,
@@ -223,11 +230,11 @@ class LabelApp(SafeCrash, App[None]):
         held and retried while the store is away."""
         try:
             await self._show_next(item, fetched=fetched)
-        except DBAPIError as exc:
+        except HELD as exc:
             if not is_held(exc):
                 raise
             retry = partial(self.show_next, item, fetched=fetched, attempt=attempt + 1)
-            self.hold(retry, attempt, "the next item waits")
+            self.hold(retry, attempt, "the next item waits", exc)
             return
         self.back_after_hold(attempt)
 
@@ -299,7 +306,7 @@ class LabelApp(SafeCrash, App[None]):
             return
         try:
             waiting = self.session.phase() is Phase.WAITING
-        except DBAPIError as exc:
+        except HELD as exc:
             if not is_held(exc):
                 raise
             self.notify(  # the waiting screen asks again by itself
@@ -326,11 +333,11 @@ class LabelApp(SafeCrash, App[None]):
             await self._answer(message)
         except ContinuedElsewhere:
             return  # the screen says so already: nothing was stored
-        except DBAPIError as exc:
+        except HELD as exc:
             if not is_held(exc):
                 raise
             retry = partial(self._answer_until_stored, message, attempt + 1)
-            self.hold(retry, attempt, "your answer is kept")
+            self.hold(retry, attempt, "your answer is kept", exc)
             return
         if attempt:
             self.clear_notifications()
@@ -402,6 +409,8 @@ class LabelApp(SafeCrash, App[None]):
             self.last_not_needed = True
             self.notify(terminal_safe(str(exc)), severity="warning", markup=False)
         except UserError as exc:
+            if is_held(exc):
+                raise  # a full disk, a store gone: the answer is kept and tried again
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         else:
             self.last_not_needed = False
@@ -428,11 +437,11 @@ class LabelApp(SafeCrash, App[None]):
             return
         try:
             self._open_revision()
-        except DBAPIError as exc:
+        except HELD as exc:
             if not is_held(exc):
                 raise
             retry = partial(self.on_item_screen_revise_requested, message, attempt + 1)
-            self.hold(retry, attempt, "your last answer opens when it is back")
+            self.hold(retry, attempt, "your last answer opens when it is back", exc)
             return
         self.back_after_hold(attempt)
 

@@ -125,6 +125,39 @@ async def test_u_and_a_full_disk_after_a_refused_answer_hold(workspace, tmp_path
         await wait_until(pilot, lambda: told(app, "The store is back"), "recovery")
 
 
+async def test_a_full_disk_as_sqlite_says_it_holds_the_next_item_and_the_answer(
+    workspace, tmp_path, monkeypatch
+):
+    """On SQLite a full disk reaches the app as the engine's StorageError (its error hook),
+    not as the driver's error: the next item waits and the answer is kept, as in an outage
+    (the app used to drop the answer with a notice, then stop with a traceback)."""
+    from annotate.store.failures import StorageError as EngineStorageError
+
+    _, app = quick_app(workspace, tmp_path)
+    full = EngineStorageError("the store x.db is full: database or disk is full", "disk is full")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        upcoming = Outage(monkeypatch, app.session, "next_item", full)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: upcoming.calls >= 2, "a retry of the first item")
+        assert isinstance(app.screen, GuidelinesScreen) and app.is_running
+        assert told(app, "the store's disk is full, retrying")
+        upcoming.end()
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the first item")
+        while app.screen.item.phase != "test":
+            await pilot.press("1", "enter")
+            await pilot.pause()
+            if not isinstance(app.screen, ItemScreen):
+                await pilot.press("enter")  # the training feedback read
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "an item")
+        answer = Outage(monkeypatch, app.session, "submit_and_next", full)
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: answer.calls >= 2, "a retry of the answer")
+        assert app.is_running and told(app, "your answer is kept")
+        answer.end()
+        await wait_until(pilot, lambda: told(app, "your answer is saved"), "the answer stored")
+
+
 async def test_a_retry_due_as_the_app_closes_is_not_made(workspace, tmp_path, monkeypatch):
     """A held retry whose timer fires while the app closes (its screens already gone) does
     nothing, where it used to ask for the next item and fail for want of a screen."""

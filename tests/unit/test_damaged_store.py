@@ -124,3 +124,27 @@ def test_exactly_the_curation_tables_may_be_missing_from_a_current_store(tmp_pat
         conn.execute("DROP TABLE visit")
     with pytest.raises(Exception, match=r"lacks the table\(s\) visit\."):
         open_workspace(f"sqlite:///{path}")
+
+
+def test_a_store_deleted_under_a_running_session_saves_nothing_and_says_so(tmp_path: Path):
+    """SQLite writes on through its open descriptors to a file that was deleted (or whose
+    folder was removed): every answer was acknowledged, then lost with the process. The
+    write is refused instead, as a failure a screen holds and retries (is_held)."""
+    import shutil
+
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.store.engine import is_held
+    from annotate.store.failures import StorageError
+    from tests.engine_helpers import rte_study
+
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    workspace = open_workspace(str(folder / "lab.db"), create=True)
+    rte_study(workspace.engine, tmp_path, train=2, test=3, training_items=0)
+    session = AnnotatorSession.open(workspace.engine, "pilot", "ana", create_annotator=True)
+    item = session.next_item()
+    shutil.rmtree(folder)
+    with pytest.raises(StorageError, match="is gone") as refused:
+        session.submit_and_next(item, "entailment")
+    assert is_held(refused.value) and "lab.db" in str(refused.value)
+    workspace.engine.dispose()

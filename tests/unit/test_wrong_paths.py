@@ -121,3 +121,22 @@ def test_two_study_names_one_file_name_would_hold_stay_two_files(cli, workspace,
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert len(written) == 3 and "plain-labels.csv" in written
     assert all(n.startswith("a_b~") for n in written if n != "plain-labels.csv")
+
+
+def test_a_full_disk_while_writing_is_one_line(monkeypatch, capsys):
+    """A write to an open file on a full disk names no file (export, report --figures): the
+    console script says the disk is full, not a traceback."""
+    import errno
+
+    import annotate.cli as cli_module
+
+    def full() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli_module, "app", full)
+    with pytest.raises(SystemExit) as stopped:
+        cli_module.main()
+    assert stopped.value.code == 1
+    said = capsys.readouterr().err
+    assert said.startswith("error: the disk is full (No space left on device)")
+    assert len(said.splitlines()) == 1

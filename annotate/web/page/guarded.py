@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect, is_full_disk
+from annotate.store.engine import is_disconnect, is_full_disk, is_store_gone
 from annotate.text import terminal_safe
 from annotate.web.page.forms import BadForm
 from annotate.web.page.render import Screen, render
@@ -52,6 +52,9 @@ def failed(request: Request, exc: Exception) -> Screen:
             terminal_safe(str(exc))[:500],
         )
         return Screen("disk-full", {}, 503)
+    if is_store_gone(exc):
+        log.error("the store's file is gone: nothing can be saved (on %s): %s", path, exc)
+        return Screen("unreachable", {}, 503)
     if isinstance(exc, DBAPIError):
         if not is_disconnect(exc):
             log.error("store error on %s: %s", path, type(exc).__name__)

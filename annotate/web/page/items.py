@@ -15,7 +15,7 @@ from annotate.protocol.answers import AnsweredDifferently, describe
 from annotate.protocol.session import AnnotatorSession, ItemTaken
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
-from annotate.store.engine import is_disconnect, is_full_disk
+from annotate.store.engine import is_disconnect, is_held
 from annotate.text import terminal_safe
 from annotate.web.page.answers import parse_answer, previous_of
 from annotate.web.page.crowd_screens import consent_screen
@@ -97,8 +97,8 @@ def answer(
             page, session, item, notice=UNREACHABLE, flag=flag, comment=comment or ""
         )
     except UserError as exc:
-        if is_full_disk(exc):
-            raise  # the disk-full screen, which retries by itself (guarded.py)
+        if is_held(exc):
+            raise  # the disk-full or unreachable screen, which retries by itself (guarded.py)
         return current(page, session, terminal_safe(str(exc)))
     if feedback is not None and session.ctx.protocol.training_feedback:
         # A reload shows this feedback again (a refresher's: not kept), unless the next item
