@@ -3,6 +3,7 @@ a lock on a file beside the store, rather than in SQLite's busy handler."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -35,15 +36,34 @@ def writer_lock_path(engine: Engine) -> str | None:
     return None if database is None else database + WRITER_LOCK_SUFFIX
 
 
-def _open_lock_file(path: str) -> int | None:
+def _open_lock_file(path: str, mode: int) -> int | None:
     """A descriptor to lock, or None where the folder or file does not let us have one (a
-    read-only disk): the writer then falls back on SQLite's busy_timeout alone."""
-    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
-        try:
-            return os.open(path, flags, 0o600)
-        except OSError:
-            continue
-    return None
+    read-only disk): the writer then falls back on SQLite's busy_timeout alone. A new lock
+    file gets `mode`, the store's own permissions, whatever the umask, as SQLite gives its
+    `-wal` and `-shm` files: a store a lab group may write (chmod 660) is one its members
+    take turns on."""
+    try:
+        return os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return _read_only(path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:  # another writer made it meanwhile
+        return _open_lock_file(path, mode)
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, mode)
+    return fd
+
+
+def _read_only(path: str) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
 
 
 @contextmanager
@@ -62,20 +82,24 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     if path is None:
         yield
         return
-    database = path[: -len(WRITER_LOCK_SUFFIX)]
-    if not os.path.exists(database):
+    try:
+        mode = os.stat(path[: -len(WRITER_LOCK_SUFFIX)]).st_mode & 0o666
+    except FileNotFoundError:
         # SQLite goes on writing to a file that was deleted (or whose folder was removed)
         # through its open descriptors: every answer would be acknowledged, then lost.
+        database = path[: -len(WRITER_LOCK_SUFFIX)]
         raise StorageError(
             f"the store {database} is gone (its file was deleted or its folder removed): "
             "nothing can be saved there; restore it (a backup) and try again",
             STORE_GONE,
-        )
+        ) from None
+    except OSError:  # not ours to look at: SQLite says what it can do with it
+        mode = 0o600
     # The threads of one process (the page's server) queue on a lock of their own first, so
     # only one of them at a time polls the file lock: forty threads polling it every
     # millisecond took the CPU and the GIL the turn's holder needed.
     with _process_turn(path):
-        fd = _open_lock_file(path)
+        fd = _open_lock_file(path, mode)
         if fd is None:
             yield
             return

@@ -148,3 +148,24 @@ def test_a_store_deleted_under_a_running_session_saves_nothing_and_says_so(tmp_p
         session.submit_and_next(item, "entailment")
     assert is_held(refused.value) and "lab.db" in str(refused.value)
     workspace.engine.dispose()
+
+
+def test_the_writers_lock_file_takes_the_stores_permissions(tmp_path: Path):
+    """A lab group's store (chmod 660, the SSH recipe): the lock file its writers take turns
+    on is group-writable too, whatever the umask, as SQLite makes its -wal and -shm files."""
+    import stat
+
+    from annotate.protocol.studies import add_annotator
+
+    store = tmp_path / "lab.db"
+    workspace = open_workspace(str(store), create=True)
+    lock = tmp_path / "lab.db.writers"
+    lock.unlink(missing_ok=True)
+    store.chmod(0o660)
+    old = os.umask(0o022)
+    try:
+        add_annotator(workspace.engine, "ana")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o660
+    workspace.engine.dispose()
