@@ -28,6 +28,8 @@ from tests.tui.support import (
 
 GONE = OperationalError("SELECT 1", {}, psycopg.OperationalError("server closed the connection"))
 FULL = OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+SQLITE_FULL = StorageError("the store x.db is full: database or disk is full", "disk is full")
+"""A full disk as the app meets it on SQLite: the engine's error hook makes it a StorageError."""
 
 
 class Outage:
@@ -83,17 +85,22 @@ def quick_app(workspace, tmp_path, **overrides):
     return study, app
 
 
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [(GONE, "store unreachable, retrying"), (SQLITE_FULL, "the store's disk is full, retrying")],
+    ids=["server-gone", "sqlite-disk-full"],
+)
 async def test_enter_at_the_guidelines_holds_while_the_store_is_away(
-    workspace, tmp_path, monkeypatch
+    workspace, tmp_path, monkeypatch, error, words
 ):
     _, app = quick_app(workspace, tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        outage = Outage(monkeypatch, app.session, "next_item", GONE)
+        outage = Outage(monkeypatch, app.session, "next_item", error)
         await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: outage.calls >= 2, "a retry")
         assert isinstance(app.screen, GuidelinesScreen) and app.is_running
-        assert told(app, "store unreachable, retrying")
+        assert told(app, words)
         outage.end()
         await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the first item")
 
@@ -125,32 +132,14 @@ async def test_u_and_a_full_disk_after_a_refused_answer_hold(workspace, tmp_path
         await wait_until(pilot, lambda: told(app, "The store is back"), "recovery")
 
 
-async def test_a_full_disk_as_sqlite_says_it_holds_the_next_item_and_the_answer(
-    workspace, tmp_path, monkeypatch
-):
+async def test_a_full_disk_as_sqlite_says_it_keeps_the_answer(workspace, tmp_path, monkeypatch):
     """On SQLite a full disk reaches the app as the engine's StorageError (its error hook),
-    not as the driver's error: the next item waits and the answer is kept, as in an outage
-    (the app used to drop the answer with a notice, then stop with a traceback)."""
-    from annotate.store.failures import StorageError as EngineStorageError
-
+    not as the driver's error: the answer is kept and stored once there is room, as in an
+    outage (the app used to drop it with a notice, then stop with a traceback)."""
     _, app = quick_app(workspace, tmp_path)
-    full = EngineStorageError("the store x.db is full: database or disk is full", "disk is full")
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        upcoming = Outage(monkeypatch, app.session, "next_item", full)
-        await pilot.pause()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: upcoming.calls >= 2, "a retry of the first item")
-        assert isinstance(app.screen, GuidelinesScreen) and app.is_running
-        assert told(app, "the store's disk is full, retrying")
-        upcoming.end()
-        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "the first item")
-        while app.screen.item.phase != "test":
-            await pilot.press("1", "enter")
-            await pilot.pause()
-            if not isinstance(app.screen, ItemScreen):
-                await pilot.press("enter")  # the training feedback read
-            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "an item")
-        answer = Outage(monkeypatch, app.session, "submit_and_next", full)
+        await start(pilot)
+        answer = Outage(monkeypatch, app.session, "submit_and_next", SQLITE_FULL)
         await pilot.press("1", "enter")
         await wait_until(pilot, lambda: answer.calls >= 2, "a retry of the answer")
         assert app.is_running and told(app, "your answer is kept")
