@@ -53,7 +53,11 @@ def failed(request: Request, exc: Exception) -> Screen:
         )
         return Screen("disk-full", {}, 503)
     if is_store_gone(exc):
-        log.error("the store's file is gone: nothing can be saved (on %s): %s", path, exc)
+        log.error(
+            "the store's file is gone: nothing can be saved (on %s): %s",
+            path,
+            terminal_safe(str(exc)),
+        )
         return Screen("unreachable", {}, 503)
     if isinstance(exc, DBAPIError):
         if not is_disconnect(exc):
