@@ -66,6 +66,10 @@ def _read_only(path: str) -> int | None:
         return None
 
 
+_existed: set[str] = set()
+"""The store files this process has seen: one missing now was deleted under it."""
+
+
 @contextmanager
 def writer_turn(engine: Engine) -> Iterator[None]:
     """Wait in the kernel for this process's turn to write to a SQLite store.
@@ -82,17 +86,21 @@ def writer_turn(engine: Engine) -> Iterator[None]:
     if path is None:
         yield
         return
+    database = path[: -len(WRITER_LOCK_SUFFIX)]
     try:
-        mode = os.stat(path[: -len(WRITER_LOCK_SUFFIX)]).st_mode & 0o666
+        mode = os.stat(database).st_mode & 0o666
+        _existed.add(database)
     except FileNotFoundError:
-        # SQLite goes on writing to a file that was deleted (or whose folder was removed)
-        # through its open descriptors: every answer would be acknowledged, then lost.
-        database = path[: -len(WRITER_LOCK_SUFFIX)]
-        raise StorageError(
-            f"the store {database} is gone (its file was deleted or its folder removed): "
-            "nothing can be saved there; restore it (a backup) and try again",
-            STORE_GONE,
-        ) from None
+        if database not in _existed:  # a new store, made by the first connection
+            mode = 0o600
+        else:
+            # SQLite goes on writing to a file that was deleted (or whose folder was removed)
+            # through its open descriptors: every answer would be acknowledged, then lost.
+            raise StorageError(
+                f"the store {database} is gone (its file was deleted or its folder removed): "
+                "nothing can be saved there; restore it (a backup) and try again",
+                STORE_GONE,
+            ) from None
     except OSError:  # not ours to look at: SQLite says what it can do with it
         mode = 0o600
     # The threads of one process (the page's server) queue on a lock of their own first, so
