@@ -123,7 +123,7 @@ def study_create(
         print_json(data)
         return
     say(
-        f"study {name!r} created: {study.spec.name}, protocol {study.protocol.name}, "
+        f"study {study.study.name!r} created: {study.spec.name}, protocol {study.protocol.name}, "
         f"{count_of(data['training_items'], 'training item')} from dataset "
         f"{study.study.train_dataset_id}, "
         f"{count_of(data['test_items'], 'test item')} from dataset {study.study.test_dataset_id}, "

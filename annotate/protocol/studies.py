@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +134,13 @@ def _check_gold(session: Session, spec: specs.TaskSpec, dataset: Dataset) -> Non
             )
 
 
+def study_name(name: str) -> str:
+    """A study's name as it is stored: without spaces around it, and in one Unicode form
+    (NFC), so that "café" typed with a combining accent, or "rte lab " with a trailing
+    space, names the study "café" or "rte lab" and not a second one that looks the same."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
 def create_study(
     engine: Engine,
     name: str,
@@ -153,7 +161,8 @@ def create_study(
     spec = specs.load_task(task)
     preset = specs.load_protocol(protocol)
     effective = preset.effective(spec.name, overrides)
-    if not name.strip():
+    name = study_name(name)
+    if not name:
         raise UserError("a study needs a name")
     if effective.stop_when_decided and spec.kind != "classification":
         raise UserError(
@@ -273,6 +282,8 @@ def load_study(engine: Engine, name: str) -> StudyContext:
     worked out once per process while the row stays the same."""
     with read_session(engine) as session:
         study = session.scalars(select(Study).where(Study.name == name)).first()
+        if study is None and study_name(name) != name:  # typed another way than stored
+            study = session.scalars(select(Study).where(Study.name == study_name(name))).first()
         if study is None:
             known = ", ".join(session.scalars(select(Study.name).order_by(Study.id))) or "none yet"
             raise UserError(f"no study named {name!r} (studies: {known})")

@@ -245,3 +245,17 @@ def test_stores_and_backups_are_private_and_a_killed_backups_leftover_goes(
         ws.engine.dispose()
     finally:
         os.umask(old)
+
+
+def test_a_study_name_typed_another_way_is_the_same_study(workspace, tmp_path):
+    """Spaces around a name and Unicode's two ways of writing an accent make no second study
+    that looks like the first: the name is stored in one form and found in any."""
+    from annotate.protocol.studies import load_study
+    from tests.engine_helpers import rte_study
+
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    rte_study(workspace.engine, tmp_path, name=f"{decomposed} ", train=2, test=3)
+    assert load_study(workspace.engine, composed).study.name == composed
+    assert load_study(workspace.engine, decomposed).study.name == composed
+    with pytest.raises(UserError, match="exists already"):
+        rte_study(workspace.engine, tmp_path / "again", name=composed, train=2, test=3)
