@@ -101,9 +101,10 @@ def training_by_key(driver, keys: tuple[str, ...]) -> None:
 
 
 def no_foreign_request(driver, base: str) -> None:
-    # The browser's own chrome:// pages (its new tab) and data: URLs (inline bytes) reach no
-    # network; every other request counts.
-    urls = [u for u in requested_urls(driver) if not u.startswith(("chrome:", "about:", "data:"))]
+    # The browser's own pages (chrome:// and, for its new tab's parts, chrome-untrusted://)
+    # and data: URLs (inline bytes) reach no network; every other request counts.
+    own = ("chrome:", "chrome-untrusted:", "about:", "data:")
+    urls = [u for u in requested_urls(driver) if not u.startswith(own)]
     assert urls, "the performance log recorded no request"
     foreign = [u for u in urls if not u.startswith(base + "/")]
     assert not foreign, foreign
