@@ -24,6 +24,7 @@ by a lock no wider than it needs:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
@@ -50,6 +51,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from annotate import completion
+from annotate.protocol.progress import as_utc
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.models import GateDecision, Item, Label, Lease, StudyItem
 from annotate.store.prepared import Prepared
@@ -329,6 +331,58 @@ def lease_next_item(
             },
         )
     return Leased(row.item_id, row.source_id, row.fields)
+
+
+@dataclass(frozen=True)
+class HeldElsewhere:
+    """Test items an annotator has not labelled that take more labels but are all on other
+    people's screens: one comes back to them if its hold runs out unanswered (a window closed
+    without quitting keeps its item until then)."""
+
+    items: int
+    first_back_in: timedelta
+    """How long until the first of those holds runs out, unless its annotator answers or
+    keeps on (a live window keeps its hold)."""
+
+    @property
+    def minutes(self) -> int:
+        """`first_back_in` in whole minutes, rounded up (at least 1), as a screen says it."""
+        return max(1, math.ceil(self.first_back_in.total_seconds() / 60))
+
+
+_HELD_BY_OTHERS = (
+    select(func.count(func.distinct(lease.c.item_id)), func.min(lease.c.expires_at))
+    .select_from(
+        study_item.join(
+            lease,
+            and_(
+                lease.c.study_id == study_item.c.study_id, lease.c.item_id == study_item.c.item_id
+            ),
+        )
+    )
+    .where(
+        study_item.c.study_id == _STUDY,
+        study_item.c.phase == _TEST_PHASE,
+        study_item.c.remaining > 0,
+        lease.c.annotator_id != _ANNOTATOR,
+        lease.c.expires_at > _NOW,
+        ~_LABELLED_BY_ME,
+    )
+)
+
+
+def held_elsewhere(
+    conn: Connection, ctx: StudyContext, annotator_id: int, now: datetime
+) -> HeldElsewhere | None:
+    """Where lease_next_item has just found no item for the annotator: the items that may
+    still come to them, held by others, or None when nothing is left for them (their batch is
+    done, or every item has its labels or theirs)."""
+    if batch_done(conn, ctx, annotator_id):
+        return None
+    count, first_back = conn.execute(_HELD_BY_OTHERS, keys(ctx, annotator_id, now)).one()
+    if not count:
+        return None
+    return HeldElsewhere(int(count), as_utc(first_back) - as_utc(now))
 
 
 def _moved(conn: Connection, params: dict[str, Any]) -> bool:

@@ -640,6 +640,14 @@ class AnnotatorSession:
         self._standing_now(after or progress)
         return self._test_view(leased)
 
+    def held_elsewhere(self) -> assignment.HeldElsewhere | None:
+        """Asked once next_item has no item for an admitted annotator: the items that may
+        still come to them, on other people's screens now (a window closed without quitting
+        holds its item until the hold runs out), or None when nothing is left for them. The
+        front ends then say "wait" rather than "all done", and ask next_item again."""
+        with read_connection(self.engine) as conn:
+            return assignment.held_elsewhere(conn, self.ctx, self.annotator_id, self.clock())
+
     def _paused(self) -> bool:
         if self.ctx.protocol.catch_rate <= 0:
             return False

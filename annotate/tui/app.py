@@ -8,8 +8,9 @@ loses at most the item on the screen; a new app resumes where the engine says.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
@@ -242,6 +243,7 @@ class LabelApp(SafeCrash, App[None]):
         from annotate.tui.screens.item import ItemScreen
         from annotate.tui.screens.phases import (
             FinishedScreen,
+            HeldScreen,
             PausedScreen,
             RejectedScreen,
             WaitingScreen,
@@ -282,6 +284,11 @@ class LabelApp(SafeCrash, App[None]):
             screen = RejectedScreen(progress)
         elif progress.paused:
             screen = PausedScreen(progress)
+        elif (held := self.session.held_elsewhere()) is not None:
+            if isinstance(self.screen, HeldScreen):
+                self.screen.refresh_with(progress, held)  # still waiting: same screen
+                return
+            screen = HeldScreen(progress, held, self.poll_seconds)
         else:
             screen = FinishedScreen(progress, last_not_needed=self.last_not_needed)
         self.switch_screen(screen)
@@ -304,19 +311,30 @@ class LabelApp(SafeCrash, App[None]):
         if not self.session.heartbeat():  # waiting counts as time on task, while it is live
             self._continued_elsewhere()
             return
+        with self._polling():
+            if self.session.phase() is not Phase.WAITING:
+                await self._show_next()
+
+    async def on_held_screen_recheck(self, message) -> None:
+        """Ask for an item again; while the store is away the screen just asks again later."""
+        if self._is_current(message):
+            with self._polling():
+                await self._show_next()
+
+    @contextlib.contextmanager
+    def _polling(self) -> Iterator[None]:
+        """A screen's own re-check: while the store is away it says so and asks again at its
+        next tick (no retry of its own, which would pile up beside the ticks)."""
         try:
-            waiting = self.session.phase() is Phase.WAITING
+            yield
         except HELD as exc:
             if not is_held(exc):
                 raise
-            self.notify(  # the waiting screen asks again by itself
+            self.notify(
                 "store unreachable, retrying… (the screen checks again shortly)",
                 severity="warning",
                 markup=False,
             )
-            return
-        if not waiting:
-            await self.show_next()
 
     # --- answers ------------------------------------------------------------------------------
     async def on_item_screen_answered(self, message: ItemScreen.Answered) -> None:

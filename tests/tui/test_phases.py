@@ -8,13 +8,19 @@ from textual.widgets import ProgressBar, Static
 
 from annotate import specs
 from annotate.protocol import gate
+from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import load_study
 from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.guidelines import GuidelinesScreen, reflow
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
-from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+from annotate.tui.screens.phases import (
+    FinishedScreen,
+    HeldScreen,
+    RejectedScreen,
+    WaitingScreen,
+)
 from tests import fixtures as fx
 from tests.tui.support import (
     QUICK_TEST,
@@ -280,6 +286,36 @@ class TestTestPhase:
         stored = labels(workspace.engine, "test")
         assert len(stored) == 3 and all(label.correct is None for label in stored)
         assert all(label.shown_at <= label.answered_at for label in stored)
+
+    async def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(
+        self, workspace, tmp_path
+    ):
+        """The last item is on bo's screen (bo's app crashed: the hold lasts): ana is told it
+        may come back, not "all done", and gets it as soon as bo's hold is given back."""
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        bo = AnnotatorSession.open(workspace.engine, study, "bo", create_annotator=True)
+        held = bo.next_item()
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        app.poll_seconds = 0.05
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                assert isinstance(app.screen, ItemScreen)
+                await pilot.press("1")
+            assert isinstance(app.screen, HeldScreen)
+            shown = all_static_text(app)  # whole, as the lines wrap
+            assert "No item for you right now" in shown and "All done" not in shown
+            assert "1 item you have not labelled is on another annotator's screen" in shown
+            lease = load_study(workspace.engine, study).protocol.lease_minutes
+            assert f"the first within {lease:g} minutes" in shown  # bo's hold, just taken
+            bo.release()  # the hold given back (bo's app quit)
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "bo's item")
+            assert app.screen.item.item_id == held.item_id
+            await pilot.press("1")
+            assert isinstance(app.screen, FinishedScreen)
+            assert "You labelled 3 test items" in screen_text(app)
 
     async def test_each_answer_is_stored_before_the_next_item(self, workspace, tmp_path):
         study = build_study(

@@ -35,6 +35,7 @@ from annotate.curation.examples import save_pair
 from annotate.curation.review import submit_review
 from annotate.curation.sets import create_set
 from annotate.curation.validation import PairDraft
+from annotate.protocol.session import AnnotatorSession
 from annotate.tui.app import LabelApp, create_app
 from annotate.tui.curate.app import create_curate_app
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
@@ -49,7 +50,12 @@ from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
-from annotate.tui.screens.phases import FinishedScreen, RejectedScreen, WaitingScreen
+from annotate.tui.screens.phases import (
+    FinishedScreen,
+    HeldScreen,
+    RejectedScreen,
+    WaitingScreen,
+)
 from tests import fixtures as fx
 from tests.tui.support import QUICK_TEST, build_study, settle, wait_until, without_labels
 from tests.tui.task_data import (
@@ -255,6 +261,20 @@ class TestAnnotatorScreens:
             await first_item(pilot)
             await pilot.press("1")
             await arrive(pilot, FinishedScreen)
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_held_by_another_window(self, snap_compare, workspace, tmp_path, size):
+        """The last item is on another annotator's screen: wait, it may come back."""
+        app = rte_app(workspace.engine, tmp_path, {**QUICK_TEST, "test_sample": 2})
+        study = app.session.ctx.study.name
+        AnnotatorSession.open(workspace.engine, study, "bo", create_annotator=True).next_item()
+
+        async def run_before(pilot: Pilot) -> None:
+            await first_item(pilot)
+            await pilot.press("1")
+            await arrive(pilot, HeldScreen)
 
         assert snap_compare(app, terminal_size=size, run_before=run_before)
 

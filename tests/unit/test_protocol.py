@@ -225,6 +225,41 @@ def test_abandoned_lease_expires_and_the_item_returns_to_the_pool(workspace, tmp
         a.submit(held, "entailment")  # too late: the item has its k labels
 
 
+def test_no_item_now_but_one_held_by_a_window_left_open_says_wait_not_done(
+    workspace, tmp_path: Path
+):
+    """The one item b has not labelled is on a's screen (a closed the window without
+    quitting): b is told it may come back, and when, not "all done"; c, who labelled it, is
+    done; once it has its labels, nothing is left for b either."""
+    now = [utcnow()]
+    ctx = rte_study(workspace.engine, tmp_path, test=2, annotators_per_item=2, lease_minutes=5)
+    a, b, c = (
+        AnnotatorSession.open(
+            workspace.engine, ctx.study.name, name, create_annotator=True, clock=lambda: now[0]
+        )
+        for name in ("a", "b", "c")
+    )
+    for s in (a, b, c):
+        train(s)
+    x = a.next_item()
+    a.submit(x, "entailment")
+    b.submit(b.next_item(), "entailment")  # x, closest to complete: complete now
+    y = a.next_item()  # a holds y, and leaves it on the screen
+    assert y.item_id != x.item_id and c.next_item().item_id == y.item_id
+    c.submit(y, "entailment")  # y takes one more label; a's hold is on it
+    assert c.next_item() is None and c.held_elsewhere() is None
+    assert b.next_item() is None
+    waiting = b.held_elsewhere()
+    assert waiting is not None and (waiting.items, waiting.minutes) == (1, 5)
+    now[0] += timedelta(minutes=2, seconds=30)
+    assert b.held_elsewhere().minutes == 3  # rounded up
+    now[0] += timedelta(minutes=3)  # a's hold has run out: the item comes to b
+    back = b.next_item()
+    assert back is not None and back.item_id == y.item_id
+    b.submit(back, "entailment")
+    assert b.next_item() is None and b.held_elsewhere() is None  # now all done
+
+
 def test_revising_keeps_the_earlier_answer(workspace, tmp_path: Path):
     ctx = rte_study(workspace.engine, tmp_path)
     s = AnnotatorSession.open(workspace.engine, ctx.study.name, "ana", create_annotator=True)

@@ -426,6 +426,28 @@ def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_pat
     assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
 
 
+def test_the_held_screen_polls_quietly_until_its_figures_change(workspace, tmp_path: Path):
+    """An item on another's screen: the poll answers 204 while the wait is as shown, and the
+    screen anew once the figures moved (here: the hold given back, an item)."""
+    from annotate.protocol.session import AnnotatorSession
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1)
+    bo = AnnotatorSession.open(workspace.engine, study, "bo", create_annotator=True)
+    bo.submit(bo.next_item(), "entailment")
+    bo.next_item()  # the one test item, on bo's screen
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+    held = c.get("/screen?next=1")
+    assert screen(held) == "held" and "All done" not in held.text
+    poll = re.search(r'hx-get="(/screen\?held=[^"]+)"', held.text).group(1)
+    assert c.get(poll, headers={"HX-Request": "true"}).status_code == 204
+    bo.release()
+    moved = c.get(poll, headers={"HX-Request": "true"})
+    assert moved.status_code == 200 and screen(moved) == "item"
+
+
 def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
     study = layout_study(workspace.engine, tmp_path, "pair", gate_threshold=1.0)
     add_annotator(workspace.engine, "ana")

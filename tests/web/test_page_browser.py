@@ -266,3 +266,31 @@ def test_continue_shows_the_next_training_item_with_no_request_and_times_it_from
     assert first.item_id != second.item_id and second.value == "not_entailment"
     assert second.shown_at - first.answered_at >= timedelta(seconds=1.4)
     assert timedelta(0) < second.answered_at - second.shown_at < timedelta(seconds=1.4)
+
+
+def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, tmp_path: Path):
+    """The last test item is on bo's screen (bo's window closed without quitting: the hold
+    lasts): ana's page says it may come back, not "all done", checks by itself, and shows
+    the item as soon as bo's hold is given back; then all done."""
+    from annotate.protocol.session import AnnotatorSession
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    bo = AnnotatorSession.open(workspace.engine, study, "bo", create_annotator=True)
+    bo.submit(bo.next_item(), "entailment")  # bo's training item: admitted
+    held = bo.next_item()
+    add_annotator(workspace.engine, "ana")
+    options = {"require_tokens": False, "poll_seconds": 0.2}
+    with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, ("1",))
+        then(d, press(d, "1"), "held")
+        text = d.find_element("id", "screen").text
+        assert "No item for you right now" in text and "All done" not in text
+        assert "1 item you have not labelled is on another annotator’s screen" in text
+        bo.release()  # bo's hold given back: the page polls and shows the item by itself
+        wait_for(d, "[data-screen='item']")
+        then(d, press(d, "1"), "finished")
+    stored = labels(workspace.engine, study)
+    ana = [label for label in stored if label.annotator_id != stored[0].annotator_id]
+    assert [(label.phase, label.item_id) for label in ana][-1] == ("test", held.item_id)
+    assert [label.phase for label in ana] == ["training", "test", "test"]

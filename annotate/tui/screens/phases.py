@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from annotate.protocol.assignment import HeldElsewhere
 from annotate.protocol.session import Progress
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import come_back_hint
@@ -67,6 +68,47 @@ class WaitingScreen(MessageScreen):
             f"{self.poll_seconds:g} seconds and moves on as soon as you are admitted.",
             f"You can also press q to leave and {come_back_hint(self.app)}.",
         ]
+
+    def on_mount(self) -> None:
+        self.set_interval(self.poll_seconds, self.action_recheck)
+
+    def action_recheck(self) -> None:
+        self.post_message(self.Recheck(self))
+
+
+class HeldScreen(MessageScreen):
+    """No test item is free for the annotator now, but some they have not labelled are on
+    other people's screens (protocol HeldElsewhere): one may come back to them. Re-checks
+    on its own and shows it as soon as one does; "all done" comes once none is left."""
+
+    BINDINGS = [Binding("r", "recheck", "Check now")]
+
+    class Recheck(ScreenMessage):
+        """Time to ask the engine again for an item."""
+
+    def __init__(self, progress: Progress, held: HeldElsewhere, poll_seconds: float) -> None:
+        super().__init__(progress)
+        self.held = held
+        self.poll_seconds = poll_seconds
+
+    def title_text(self) -> str:
+        return "No item for you right now"
+
+    def lines(self) -> list[str]:
+        held, n = self.held, self.held.items
+        on_screens = "is on another annotator's screen" if n == 1 else "are on others' screens"
+        return [
+            f"You labelled {items(self.progress.stream_done, 'test')}; your answers are saved.",
+            f"{count_of(n, 'item')} you have not labelled {on_screens}. If one is left "
+            f"unanswered, it comes to you: the first within {count_of(held.minutes, 'minute')}.",
+            f"This screen checks by itself every {self.poll_seconds:g} seconds. You can also "
+            "press q to leave: nothing is lost.",
+        ]
+
+    def refresh_with(self, progress: Progress, held: HeldElsewhere) -> None:
+        """The same wait with newer figures: the text is refilled, the screen kept."""
+        self.progress, self.held = progress, held
+        self.query_one("#message", Static).update(Text("\n\n".join(self.lines())))
 
     def on_mount(self) -> None:
         self.set_interval(self.poll_seconds, self.action_recheck)

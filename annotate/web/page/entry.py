@@ -84,11 +84,14 @@ async def screen(request: Request) -> Response:
         if request.query_params.get("waiting") and session.phase() is Phase.WAITING:
             return None  # nothing new: the poll leaves the screen as it is
         try:
-            return index_screen(page, request, session)
+            shown = index_screen(page, request, session)
         except ContinuedElsewhere:
             if not moving_on:
                 raise  # its window was checked as the session opened: another took over
             return window_refused(page, request)
+        if shown.name == "held" and request.query_params.get("held") == shown.context["key"]:
+            return None  # the same wait, as shown: the poll leaves the screen as it is
+        return shown
 
     result = await page.run(work)
     if result is None:

@@ -142,6 +142,10 @@ def current(
         return Screen("waiting", lines)
     if progress.phase is Phase.REJECTED:
         return Screen("rejected", lines)
+    if not progress.paused and (held := session.held_elsewhere()) is not None:
+        # Not done: an item may come back. The poll sends `key` back: the same, nothing new.
+        key = f"{held.items}.{held.minutes}"
+        return Screen("held", {**lines, "held": held, "key": key})
     return Screen("finished", lines)
 
 
