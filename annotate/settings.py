@@ -198,6 +198,21 @@ def _settings_from(inputs: tuple[object, ...]) -> Settings:
         raise UserError(f"{variable}={os.environ.get(variable)!r}: {error['msg']}") from None
 
 
+def setting_error(field: str, reason: str) -> UserError:
+    """A setting whose value parsed but cannot be used (a preset that does not exist): the
+    error names where the value was set, the variable or the project file's line, as a value
+    that does not parse is named."""
+    variable = env_name(field)
+    for name, value in os.environ.items():
+        if name.upper() == variable and value:  # an empty variable is unset (env_ignore_empty)
+            return UserError(f"{name}={value!r}: {reason}")
+    path = project_file()
+    if path is not None and field in read_project_file(path):
+        text = path.read_text(encoding="utf-8")
+        return DataFileError(path, _line_of(text, field), f"{field}: {reason}")
+    return UserError(f"{field}: {reason}")
+
+
 # --- the project file ----------------------------------------------------------------------
 
 

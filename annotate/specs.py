@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from annotate.errors import SpecError, UserError, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
-from annotate.settings import settings
+from annotate.settings import setting_error, settings
 from annotate.splits import same_split
 
 Layout = Literal[
@@ -577,6 +577,20 @@ def load_protocol(name: str) -> ProtocolSpec:
     if name not in files:
         raise UserError(f"unknown protocol {name!r}; known: {', '.join(sorted(files))}")
     return load_protocol_file(files[name])
+
+
+def default_protocol() -> str:
+    """The protocol `study create` and `plan` use without --protocol: ANNOTATE_DEFAULT_PROTOCOL
+    or the project file's default_protocol. A preset or file that is not there is named with
+    the variable or the file's line that set it (the name alone sent users hunting)."""
+    name = settings().default_protocol
+    try:
+        load_protocol(name)
+    except SpecError:
+        raise  # the protocol's own file is named by its error
+    except UserError as exc:
+        raise setting_error("default_protocol", str(exc)) from None
+    return name
 
 
 def parse_setting(assignment: str) -> tuple[str, Any]:
