@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from annotate.errors import SpecError, UserError, undecodable_at
+from annotate.errors import SpecError, UserError, explain_validation, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
 from annotate.settings import setting_error, settings
 from annotate.splits import same_split
@@ -438,31 +438,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        parts.append(f"{loc}: {msg}")
-    return "; ".join(parts)
-
-
 def load_task_file(path: Path, name: str | None = None) -> TaskSpec:
     data = _read_toml(path)
     data.setdefault("name", name or path.stem)
     try:
         return TaskSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(f"{path}: invalid task spec: {_explain(exc)}") from None
+        raise SpecError(f"{path}: invalid task spec: {explain_validation(exc)}") from None
 
 
 def validate_protocol(data: dict[str, Any], origin: str) -> ProtocolSpec:
     try:
         return ProtocolSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(f"{origin}: invalid protocol: {_explain(exc)}") from None
+        raise SpecError(f"{origin}: invalid protocol: {explain_validation(exc)}") from None
 
 
 def load_protocol_file(path: Path) -> ProtocolSpec:
@@ -540,7 +529,9 @@ def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> Task
         try:
             return load_task(name)
         except UserError:
-            raise SpecError(f"{origin}: invalid stored task spec: {_explain(exc)}") from None
+            raise SpecError(
+                f"{origin}: invalid stored task spec: {explain_validation(exc)}"
+            ) from None
 
 
 def load_task(name: str) -> TaskSpec:
