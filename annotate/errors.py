@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class UserError(Exception):
@@ -29,3 +34,26 @@ def undecodable_at(data: bytes, exc: UnicodeDecodeError) -> tuple[int, int]:
     a file saved in another encoding is mended at the place named, not searched for."""
     line_start = data.rfind(b"\n", 0, exc.start) + 1
     return data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1
+
+
+def field_path(loc: Sequence[str | int]) -> str:
+    """Where in a file pydantic found a mistake, as its user counts: ("labels", 1, "key") is
+    "labels #2.key" (pydantic's "labels.1.key" counts the tables from 0)."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f" #{part + 1}"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def explain_validation(exc: ValidationError) -> str:
+    """Every mistake pydantic found, "where: why" joined by "; "."""
+    parts = []
+    for err in exc.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        parts.append(f"{field_path(err['loc'])}: {msg}")
+    return "; ".join(parts)

@@ -22,6 +22,7 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
@@ -116,6 +117,14 @@ class Settings(BaseSettings):
     """The address of Prolific's API `annotate prolific` calls (as `--api-url`); change it only
     to reach a stand-in."""
 
+    @field_validator("prolific_api")
+    @classmethod
+    def _http_address(cls, value: str) -> str:
+        # httpx's own error ("UnsupportedProtocol") named neither the variable nor the value.
+        if not is_http_address(value):
+            raise PydanticCustomError("http_address", f"expected {PROLIFIC_ADDRESS}")
+        return value
+
     @field_validator("debug", mode="before")
     @classmethod
     def _yes_or_no(cls, value: Any) -> Any:
@@ -144,6 +153,21 @@ class Settings(BaseSettings):
         """The extra folders of ANNOTATE_TASKS_PATH or ANNOTATE_PROTOCOLS_PATH."""
         value = self.tasks_path if kind == "tasks" else self.protocols_path
         return [Path(p) for p in value.split(os.pathsep) if p]
+
+
+PROLIFIC_ADDRESS = (
+    "the http:// or https:// address of Prolific's API, like https://api.prolific.com/api/v1/"
+)
+
+
+def is_http_address(value: str) -> bool:
+    """An http:// or https:// URL with a host (and a port that is a number, if any)."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- a port that is not a number raises here
+    except ValueError:  # "[::1" or a port like ":x"
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -196,6 +220,21 @@ def _settings_from(inputs: tuple[object, ...]) -> Settings:
         error = exc.errors()[0]
         variable = env_name(str(error["loc"][0]))
         raise UserError(f"{variable}={os.environ.get(variable)!r}: {error['msg']}") from None
+
+
+def setting_error(field: str, reason: str) -> UserError:
+    """A setting whose value parsed but cannot be used (a preset that does not exist): the
+    error names where the value was set, the variable or the project file's line, as a value
+    that does not parse is named."""
+    variable = env_name(field)
+    for name, value in os.environ.items():
+        if name.upper() == variable and value:  # an empty variable is unset (env_ignore_empty)
+            return UserError(f"{name}={value!r}: {reason}")
+    path = project_file()
+    if path is not None and field in read_project_file(path):
+        text = path.read_text(encoding="utf-8")
+        return DataFileError(path, _line_of(text, field), f"{field}: {reason}")
+    return UserError(f"{field}: {reason}")
 
 
 # --- the project file ----------------------------------------------------------------------

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from annotate.errors import SpecError, UserError, undecodable_at
+from annotate.errors import SpecError, UserError, explain_validation, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
-from annotate.settings import settings
+from annotate.settings import setting_error, settings
 from annotate.splits import same_split
 
 Layout = Literal[
@@ -438,31 +438,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        parts.append(f"{loc}: {msg}")
-    return "; ".join(parts)
-
-
 def load_task_file(path: Path, name: str | None = None) -> TaskSpec:
     data = _read_toml(path)
     data.setdefault("name", name or path.stem)
     try:
         return TaskSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(f"{path}: invalid task spec: {_explain(exc)}") from None
+        raise SpecError(f"{path}: invalid task spec: {explain_validation(exc)}") from None
 
 
 def validate_protocol(data: dict[str, Any], origin: str) -> ProtocolSpec:
     try:
         return ProtocolSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(f"{origin}: invalid protocol: {_explain(exc)}") from None
+        raise SpecError(f"{origin}: invalid protocol: {explain_validation(exc)}") from None
 
 
 def load_protocol_file(path: Path) -> ProtocolSpec:
@@ -540,7 +529,9 @@ def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> Task
         try:
             return load_task(name)
         except UserError:
-            raise SpecError(f"{origin}: invalid stored task spec: {_explain(exc)}") from None
+            raise SpecError(
+                f"{origin}: invalid stored task spec: {explain_validation(exc)}"
+            ) from None
 
 
 def load_task(name: str) -> TaskSpec:
@@ -577,6 +568,20 @@ def load_protocol(name: str) -> ProtocolSpec:
     if name not in files:
         raise UserError(f"unknown protocol {name!r}; known: {', '.join(sorted(files))}")
     return load_protocol_file(files[name])
+
+
+def default_protocol() -> str:
+    """The protocol `study create` and `plan` use without --protocol: ANNOTATE_DEFAULT_PROTOCOL
+    or the project file's default_protocol. A preset or file that is not there is named with
+    the variable or the file's line that set it (the name alone sent users hunting)."""
+    name = settings().default_protocol
+    try:
+        load_protocol(name)
+    except SpecError:
+        raise  # the protocol's own file is named by its error
+    except UserError as exc:
+        raise setting_error("default_protocol", str(exc)) from None
+    return name
 
 
 def parse_setting(assignment: str) -> tuple[str, Any]:

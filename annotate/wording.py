@@ -1,4 +1,5 @@
-"""Counts in words: "1 item", "2 items", the one way every layer writes them.
+"""Counts in words ("1 item", "2 items") and numbers in digits ("0.412"), the one way every
+layer writes them.
 
 Pure Python with no imports from the project, so the TUI, the CLI and the reports may all use it.
 """
@@ -31,3 +32,13 @@ def count_of(n: int, noun: str) -> str:
     head, _, last = noun.rpartition(" ")
     words = f"{head} {plural(n, last)}" if head else plural(n, last)
     return f"{n} {words}"
+
+
+def fixed(value: float, digits: int = 3, *, sign: bool = False) -> str:
+    """`value` with `digits` decimals, as every table, report and screen shows a number: one
+    that rounds to zero is "0.000", never "-0.000" (a κ of -0.0003 printed with a sign read as
+    disagreement). `sign`: a difference, "+1.2" or "-1.2", and "+0.0" for none."""
+    text = f"{value:{'+' if sign else ''}.{digits}f}"
+    if text.strip("+-0.") == "":  # rounds to zero
+        return ("+" if sign else "") + text.lstrip("+-")
+    return text

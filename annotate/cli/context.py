@@ -3,18 +3,80 @@
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
+from typer.core import TyperGroup, TyperOption
+
+try:  # typer 0.2x carries its own copy of click; older versions use click itself
+    from typer._click.exceptions import NoSuchOption, UsageError
+except ImportError:  # pragma: no cover
+    from click.exceptions import NoSuchOption, UsageError  # type: ignore[no-redef]
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads when a command opens it, not for --help
     from annotate.workspace import Workspace
 
+_WORDS = "annotate.cli.words"
+_AFTER_GLOBALS = "annotate.cli.after_global_options"
+"""ctx.meta keys: the words of the command line, and those from the command on."""
+
+
+class AnnotateGroup(TyperGroup):
+    """The `annotate` command. A global option given after the command (`annotate init --db
+    x.db`) is an unknown option of that command, as click says; the error says instead where
+    it goes. It is not moved there silently: a command may have an option of the same name
+    (`study crowd --config`), and a mistyped line should not run as something else."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        ctx.meta[_WORDS] = list(args)
+        return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]) -> Any:
+        ctx.meta[_AFTER_GLOBALS] = list(args)  # the command's name and every word after it
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NoSuchOption as exc:
+            hint = self._misplaced(ctx, exc.option_name)
+            if hint is None:
+                raise
+            raise UsageError(hint, exc.ctx) from None
+
+    def _misplaced(self, ctx: typer.Context, name: str) -> str | None:
+        """The error for a global option `name` given after the command, with the command line
+        that puts it before ("annotate --db x.db init"); None when `name` is not a global
+        option."""
+        takes_value = {
+            opt: not (param.is_flag or param.count)
+            for param in self.params
+            if isinstance(param, TyperOption)
+            for opt in (*param.opts, *param.secondary_opts)
+            if opt != "--help"  # every command has its own
+        }
+        if name not in takes_value:
+            return None
+        words: list[str] = list(ctx.meta.get(_AFTER_GLOBALS, []))
+        everything: list[str] = ctx.meta.get(_WORDS, words)
+        before = everything[: len(everything) - len(words)]  # the global options given
+        at = next((i for i, w in enumerate(words) if w == name or w.startswith(f"{name}=")), None)
+        if at is None:
+            return f"{name} is a global option: put it before the command"
+        size = 2 if words[at] == name and takes_value[name] and at + 1 < len(words) else 1
+        moved = words[at : at + size]
+        del words[at : at + size]
+        fixed = shlex.join([*before, *moved, *words])
+        return f"{name} is a global option: put it before the command: {ctx.command_path} {fixed}"
+
+
 app = typer.Typer(
     name="annotate",
+    cls=AnnotateGroup,
     help="Measure human performance on GLUE/SuperGLUE-style tasks, following the published "
     "two-phase protocol, and curate diagnostic examples.",
     no_args_is_help=True,

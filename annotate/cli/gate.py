@@ -12,6 +12,9 @@ from annotate.cli.output import print_json, print_table, say
 from annotate.login import login_name
 from annotate.wording import count_of
 
+NO_ANSWERS = "none answered"
+"""The Accuracy cell of someone who answered no training item (admitted by hand): not 0.000."""
+
 
 @app.command("gate")
 def gate_command(
@@ -99,8 +102,12 @@ def gate_command(
         verdict = "admitted" if d.admitted else "rejected"
         threshold = f" (threshold {d.threshold:.3f})" if d.threshold is not None else ""
         say(f"{d.name}: {verdict} by {d.rule}{threshold}: {d.reason}")
+    shown = [
+        r if r["training_accuracy"] is not None else {**r, "training_accuracy": NO_ANSWERS}
+        for r in rows
+    ]
     print_table(
-        rows,
+        shown,
         [
             ("name", "Annotator"),
             ("training_done", "Done"),

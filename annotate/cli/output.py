@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from annotate.wording import fixed
+
 if TYPE_CHECKING:  # rich loads on first output, not for --help
     from rich.console import Console
 
@@ -76,7 +78,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return fixed(value)
     if isinstance(value, dict):
         return ", ".join(f"{k} {v}" for k, v in value.items())
     if isinstance(value, list):

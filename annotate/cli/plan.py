@@ -69,9 +69,8 @@ def plan_command(
     from annotate.cli.report import _hourly_rate
     from annotate.errors import UserError
     from annotate.scoring import plan as planning
-    from annotate.settings import settings as current_settings
 
-    protocol = protocol or current_settings().default_protocol
+    protocol = protocol or specs.default_protocol()
     hourly_rate = _hourly_rate(settings)
     if (accuracy is None) == (pilot is None):
         raise UserError("give --accuracy P or --pilot STUDY (one of them)")

@@ -35,9 +35,12 @@ class Part(StrEnum):
 
 
 def _client(api_url: str | None) -> Prolific:
+    from annotate.errors import UserError
     from annotate.platforms.prolific.client import Prolific, token_from_settings
-    from annotate.settings import settings
+    from annotate.settings import PROLIFIC_ADDRESS, is_http_address, settings
 
+    if api_url is not None and not is_http_address(api_url):
+        raise UserError(f"--api-url {api_url!r}: expected {PROLIFIC_ADDRESS}")
     token = token_from_settings()
     return Prolific(token, api_url or settings().prolific_api)
 

@@ -17,7 +17,7 @@ from annotate.cli.context import Format, app, options
 from annotate.cli.export import MANIFEST_SUFFIX
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
-from annotate.wording import count_of
+from annotate.wording import count_of, fixed
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
     from annotate.formats.gold import SubmissionName
@@ -336,7 +336,9 @@ def _render_models(combined: dict[str, Any]) -> None:
             "human": pct(r["human"]["task_score"]["value"]),
         }
         if diff is not None:
-            row["diff"] = f"{diff['value'] * 100:+.1f} " + interval(diff["ci_low"], diff["ci_high"])
+            row["diff"] = f"{fixed(diff['value'] * 100, 1, sign=True)} " + interval(
+                diff["ci_low"], diff["ci_high"]
+            )
         if test is not None:
             t = test["table"]
             row["mcnemar"] = (
@@ -425,7 +427,7 @@ def _render_compare(r: dict[str, Any]) -> None:
         rows.append(
             {
                 "who": "model - human majority",
-                "score": f"{diff['value'] * 100:+.1f}",
+                "score": fixed(diff["value"] * 100, 1, sign=True),
                 "ci": interval(diff["ci_low"], diff["ci_high"]),
             }
         )

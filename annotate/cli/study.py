@@ -64,9 +64,8 @@ def study_create(
     """Create a study: draw the training items and the seeded test sample."""
     from annotate import specs
     from annotate.protocol.studies import create_study, dataset_by_reference
-    from annotate.settings import settings as current_settings
 
-    protocol = protocol or current_settings().default_protocol
+    protocol = protocol or specs.default_protocol()
     overrides = dict(specs.parse_setting(s) for s in settings)
     crowd_platform = _crowd_platform(crowd_platform, overrides.pop("crowd", None))
     crowd = None

@@ -12,6 +12,7 @@ from annotate.curation.examples import ExampleView
 from annotate.curation.review import DecisionView, QueueEntry, ReviewView
 from annotate.curation.taxonomy import TAXONOMY
 from annotate.terminal_text import SafeText as Text
+from annotate.wording import fixed
 
 
 def _table(title: str, headings: Sequence[str]) -> Table:
@@ -31,7 +32,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return fixed(value)
     return str(value)
 
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from annotate.errors import UserError
+from annotate.errors import UserError, explain_validation
 
 PLATFORMS = ("prolific", "mturk", "link")
 OUTCOMES = (
@@ -194,12 +194,7 @@ def validate_config(data: dict[str, Any], origin: str) -> CrowdConfig:
     try:
         return CrowdConfig.model_validate(data)
     except ValidationError as exc:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            msg = err["msg"].removeprefix("Value error, ")
-            parts.append(f"{loc}: {'unknown key' if err['type'] == 'extra_forbidden' else msg}")
-        raise UserError(f"{origin}: invalid crowd settings: {'; '.join(parts)}") from None
+        raise UserError(f"{origin}: invalid crowd settings: {explain_validation(exc)}") from None
 
 
 def read_config_file(path: Path, platform: str | None = None) -> CrowdConfig:

@@ -590,7 +590,10 @@ def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
                     "name": m.name,
                     "training_done": m.training_done,
                     "training_quota": m.quota,
-                    "training_accuracy": round(m.training_accuracy or 0.0, 4),
+                    # None: no training item answered (admitted by hand), not an accuracy of 0.
+                    "training_accuracy": None
+                    if m.training_accuracy is None
+                    else round(m.training_accuracy, 4),
                     "phase": m.phase,
                     "gate": m.gate,
                     "rule": d.rule if d else ctx.protocol.gate_rule,

@@ -74,7 +74,7 @@ from annotate.scoring.scorers import (
     score_with_intervals,
     scorer_for,
 )
-from annotate.wording import count_of, plural
+from annotate.wording import count_of, fixed, plural
 
 DEFAULT_BOOTSTRAP = 1000
 NA = "n/a"
@@ -446,10 +446,10 @@ def summary_line(report: StudyReport) -> str:
     parts = []
     total = report.task_score
     if report.has_gold and total.value is not None:
-        text = f"Human, {kind_name} (n={n}): {total.value * 100:.1f}"
+        text = f"Human, {kind_name} (n={n}): {fixed(total.value * 100, 1)}"
         interval = report.headline_interval
         if interval is not None and interval.low is not None and interval.high is not None:
-            text += f" [{interval.low * 100:.1f}, {interval.high * 100:.1f}]"
+            text += f" [{fixed(interval.low * 100, 1)}, {fixed(interval.high * 100, 1)}]"
         if len(report.metrics) > 1:
             text += (
                 " ("
@@ -462,7 +462,7 @@ def summary_line(report: StudyReport) -> str:
         parts.append(text)
         single = report.individual.task_score.mean
         if single is not None:
-            parts.append(f"mean single annotator {single * 100:.1f}")
+            parts.append(f"mean single annotator {fixed(single * 100, 1)}")
     elif report.n_items == 0:
         parts.append(f"Human, {kind_name}: no labels yet")
     elif report.has_gold:
@@ -475,7 +475,7 @@ def summary_line(report: StudyReport) -> str:
     alpha = report.agreement.krippendorff_alpha
     if alpha.value is not None:
         level = "" if alpha.level == "nominal" else f" ({alpha.level})"
-        parts.append(f"Krippendorff's α{level} {alpha.value:.2f}")
+        parts.append(f"Krippendorff's α{level} {fixed(alpha.value, 2)}")
     if unfinished is not None and report.n_items:
         parts.insert(0, unfinished)
     return "; ".join(parts)

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from annotate.metric_registry import all_metrics, find_metric
+from annotate.wording import fixed
 
 
 class _MetricHeaders(Mapping[str, str]):
@@ -40,17 +41,17 @@ MISSING = "–"
 
 def pct(value: float | None, missing: str = MISSING) -> str:
     """A fraction as a percentage with one decimal (0.874 -> "87.4")."""
-    return missing if value is None else f"{value * 100:.1f}"
+    return missing if value is None else fixed(value * 100, 1)
 
 
 def coef(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    return "–" if value is None else fixed(value, digits)
 
 
 def interval(low: float | None, high: float | None, scale: float = 100, digits: int = 1) -> str:
     if low is None or high is None:
         return ""
-    return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+    return f"[{fixed(low * scale, digits)}, {fixed(high * scale, digits)}]"
 
 
 def quoted_bounds(e: Any, quoted: Any) -> tuple[float | None, float | None]:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import annotate
+from annotate.errors import UserError
 from tests import label_fixtures as lf
 
 API_PAGE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
@@ -114,6 +115,13 @@ def test_items_annotators_and_agreement_frames(cli, mturk_study, tmp_path, db_ur
     mine = json.loads(json.dumps(ours.to_json(), default=str))
     assert mine["krippendorff_alpha"] == theirs["krippendorff_alpha"]
     assert mine["fleiss_kappa"] == theirs["fleiss_kappa"]
+
+
+def test_an_unknown_agreement_level_lists_the_levels():
+    frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
+    with pytest.raises(UserError) as raised:
+        annotate.agreement(frame, level="bogus")  # type: ignore[arg-type]
+    assert str(raised.value) == "unknown level 'bogus': one of nominal, ordinal, interval, ratio"
 
 
 def test_the_api_never_writes_the_store(cli, mturk_study, db_url):

@@ -187,3 +187,43 @@ def test_export_prints_json_of_the_files_it_wrote(cli, workspace, tmp_path: Path
     names = [Path(f["path"]).name for f in summary["files"]]
     assert names == ["RTE.jsonl", "superglue.manifest.json", "superglue.zip"]
     assert all(Path(f["path"]).stat().st_size == f["bytes"] for f in summary["files"])
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["init", "--db", "x.db"],
+            "--db is a global option: put it before the command: annotate --db x.db init",
+        ),
+        (
+            ["--width", "90", "study", "list", "--db=my store.db"],
+            "--db is a global option: put it before the command: annotate --width 90 '--db=my store.db' study list",
+        ),
+        (
+            ["study", "list", "--debug"],
+            "--debug is a global option: put it before the command: annotate --debug study list",
+        ),
+        (
+            ["init", "--config", "lab.toml"],
+            "--config is a global option: put it before the command: annotate --config lab.toml init",
+        ),
+    ],
+)
+def test_a_global_option_after_the_command_says_where_it_goes(tmp_path, monkeypatch, args, said):
+    """click said "No such option: --db" for `annotate init --db x.db`."""
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(app, args, prog_name="annotate")
+    assert done.exit_code == 2  # a usage error, as before
+    assert done.stderr.splitlines()[-1] == f"Error: {said}"
+    assert not (tmp_path / "x.db").exists()  # not run with the option moved
+
+
+def test_a_commands_own_option_of_a_global_name_and_an_unknown_option_are_as_before(tmp_path):
+    done = CliRunner().invoke(app, ["init", "--bogus"], prog_name="annotate")
+    assert done.exit_code == 2 and done.stderr.splitlines()[-1] == "Error: No such option: --bogus"
+    crowd = CliRunner().invoke(
+        app, ["--db", str(tmp_path / "none.db"), "study", "crowd", "s", "--config", "c.toml"]
+    )
+    assert "global option" not in crowd.output  # `study crowd` has a --config of its own
+    assert "no annotate store" in str(crowd.exception)

@@ -150,6 +150,26 @@ def test_manual_decisions_need_a_reason_and_store_it(cli, workspace, tmp_path):
     assert report["gate"]["decisions"][0]["reason"] == "trained with us in person"
 
 
+def test_someone_admitted_by_hand_without_training_has_no_accuracy(cli, workspace, tmp_path):
+    """Admitted by hand, no training item answered: the gate showed "Accuracy 0.000"."""
+    from annotate.tui.console.screens.gate import trainee_cells, trainee_detail
+
+    median_study(workspace.engine, tmp_path)
+    train(workspace.engine, "pilot", "bo", right=2)
+    assert cli("annotator", "add", "ana").code == 0
+    admitted = cli("gate", "pilot", "--admit", "ana", "--reason", "trained last year", "--force")
+    assert admitted.code == 0, admitted.stderr
+    rows = {r["name"]: r for r in cli("gate", "pilot", "--format", "json").json()["trainees"]}
+    assert rows["ana"]["training_accuracy"] is None and rows["ana"]["training_done"] == 0
+    assert rows["bo"]["training_accuracy"] == 0.6667
+    lines = cli("gate", "pilot").stdout.splitlines()
+    table = {n: line for line in lines for n in ("ana", "bo") if line.startswith(f"│ {n} ")}
+    assert "none answered" in table["ana"] and "0.000" not in table["ana"], table
+    assert "0.667" in table["bo"]
+    assert str(trainee_cells(rows["ana"], None)[2]) == "–"
+    assert "accuracy –" in str(trainee_detail(rows["ana"], None))
+
+
 def test_an_open_gate_with_a_waiting_trainee_is_a_status_warning(workspace, tmp_path):
     engine = workspace.engine
     median_study(engine, tmp_path)

@@ -230,3 +230,44 @@ def test_a_map_key_that_cannot_be_used_is_refused_in_every_format(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], lines
     assert _row_counts(db_url) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("survey.csv", "respondent,q1,q2\nr1,yes,no\n"),
+        ("notes.jsonl", '{"note": "a"}\n'),
+        ("notes.txt", "a few words\n"),
+    ],
+)
+def test_a_file_of_no_known_format_says_so_and_names_the_formats_tried(
+    cli, tmp_path, db_url, name, text
+):
+    path = tmp_path / name
+    path.write_text(text)
+    result = cli("import-labels", path, "--task", "superglue/cb")
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {path}: no known label format matched the file (tried long, mturk, qualtrics, "
+        "potato, labelstudio); pass --format NAME, or give a long file item, annotator and "
+        "label columns (--map item=COLUMN …)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "message"),
+    [
+        ("item,worker,verdict\n1,ana,yes\n", [], ":1: no label column (expected one of label"),
+        ("respondent,q1\nr1,yes\n", ["--map", "item=q1"], ":1: no annotator column"),
+        ("respondent,q1\nr1,yes\n", ["--format", "long"], ":1: no item column"),
+    ],
+    ids=["a-long-header", "a-long-map", "format-long"],
+)
+def test_a_file_meant_as_a_long_file_keeps_the_long_formats_error(
+    cli, tmp_path, db_url, text, args, message
+):
+    path = tmp_path / "labels.csv"
+    path.write_text(text)
+    result = cli("import-labels", path, "--task", "superglue/cb", *args)
+    assert result.code == 1
+    assert result.stderr.startswith(f"error: {path}{message}"), result.stderr

@@ -250,6 +250,32 @@ class TestMistakes:
         )
         assert not (tmp_path / "lab.db").exists()
 
+    def test_an_unknown_default_protocol_names_the_file_line_and_setting(self, tmp_path):
+        (tmp_path / "annotate.toml").write_text('db = "lab.db"\ndefault_protocol = "nope"\n')
+        message = (
+            "error: annotate.toml:2: default_protocol: unknown protocol 'nope'; "
+            "known: glue-2019, quick, superglue-2019"
+        )
+        assert run("study", "create", "a", "--task", "superglue/rte") == (1, message)
+        plan = ["plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05"]
+        assert run(*plan) == (1, message)
+        missing = tmp_path / "other.toml"
+        missing.write_text('default_protocol = "lab/nope.toml"\n')
+        assert run("--config", str(missing), *plan) == (
+            1,
+            f"error: {missing}:1: default_protocol: {tmp_path / 'lab' / 'nope.toml'}: "
+            "no such protocol file",
+        )
+
+    def test_an_unknown_default_protocol_from_the_variable_names_it(self, monkeypatch):
+        monkeypatch.setenv("ANNOTATE_DEFAULT_PROTOCOL", "nope")
+        plan = ["plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05"]
+        assert run(*plan) == (
+            1,
+            "error: ANNOTATE_DEFAULT_PROTOCOL='nope': unknown protocol 'nope'; "
+            "known: glue-2019, quick, superglue-2019",
+        )
+
     def test_a_file_that_is_not_text(self, tmp_path):
         (tmp_path / "annotate.toml").write_bytes(b"# a lab\ndb = '\xff'\n")
         with pytest.raises(UserError, match=r"^annotate.toml:2: not UTF-8 text \(byte 7 of"):

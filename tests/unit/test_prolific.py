@@ -332,6 +332,31 @@ def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
         assert len(api.state.studies) == 2
 
 
+BAD_ADDRESSES = ["api.prolific.com/api/v1/", "ftp://api.prolific.com/", "https://[::1", "http://"]
+EXPECTED_ADDRESS = "expected the http:// or https:// address of Prolific's API, like https://api.prolific.com/api/v1/"
+
+
+@pytest.mark.parametrize("address", BAD_ADDRESSES)
+def test_a_bad_api_address_names_the_variable_or_option_and_the_value(
+    workspace, tmp_path: Path, monkeypatch, address: str
+):
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        given = CliRunner().invoke(app, [*args, "--api-url", address])
+        assert str(given.exception) == f"--api-url {address!r}: {EXPECTED_ADDRESS}"
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", address)
+        variable = CliRunner().invoke(app, args)
+        assert str(variable.exception) == f"ANNOTATE_PROLIFIC_API={address!r}: {EXPECTED_ADDRESS}"
+        assert not api.state.studies and not api.state.groups
+
+
+def test_an_address_that_does_not_answer_is_named():
+    with client("http://127.0.0.1:1/api/v1/", attempts=1) as c, pytest.raises(UserError) as raised:
+        c.study("s1")
+    assert str(raised.value) == (
+        "Prolific: GET studies/s1/: cannot connect to http://127.0.0.1:1/api/v1/ (ConnectError)"
+    )
+
+
 def test_an_answer_that_is_not_json_is_an_error_not_nothing():
     """Read as {}, a list of submissions would be none and the counts zeros, stored."""
     from annotate.platforms.prolific.client import ProlificError, ProlificUnsure

@@ -221,3 +221,48 @@ def test_a_slider_at_interval_level_gets_no_nominal_statistics(cli, tmp_path: Pa
     assert r["pairwise_weights"] == "quadratic"
     table = cli("agreement", path, "--level", "interval", "--bootstrap", "0").stdout
     assert "Per-item agreement" not in table and "/4" not in table
+
+
+def test_a_kappa_that_rounds_to_zero_is_shown_without_a_sign(cli, tmp_path: Path):
+    """Fleiss' κ of this file is 0, computed as -2.5e-16: the table said "-0.000"."""
+    data = tmp_path / "labels.csv"
+    data.write_text(
+        "item,annotator,label\n1,a,y\n1,b,y\n1,c,y\n2,a,x\n2,b,x\n2,c,y\n3,a,x\n3,b,y\n3,c,y\n"
+    )
+    assert (
+        cli("agreement", data, "--format", "json", "--bootstrap", "0").json()["fleiss_kappa"][
+            "value"
+        ]
+        < 0
+    )
+    table = cli("agreement", data, "--bootstrap", "0").stdout
+    (line,) = [row for row in table.splitlines() if "Fleiss' κ" in row]
+    assert " 0.000 " in line and "-0.000" not in line, line
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "sign", "shown"),
+    [
+        (-0.0003, 3, False, "0.000"),
+        (-2.5e-16, 3, False, "0.000"),
+        (-0.0, 1, False, "0.0"),
+        (-0.0006, 3, False, "-0.001"),
+        (-12.0, 3, False, "-12.000"),
+        (0.4125, 2, False, "0.41"),
+        (-0.04, 1, True, "+0.0"),
+        (0.04, 1, True, "+0.0"),
+        (-1.26, 1, True, "-1.3"),
+        (1.26, 1, True, "+1.3"),
+    ],
+)
+def test_a_number_that_rounds_to_zero_has_no_sign(value, digits, sign, shown):
+    from annotate.wording import fixed
+
+    assert fixed(value, digits, sign=sign) == shown
+
+
+def test_the_reports_cells_write_numbers_through_the_one_helper():
+    from annotate.report.cells import coef, interval, pct
+
+    assert coef(-0.0003) == "0.000" and pct(-0.0000004) == "0.0"
+    assert interval(-0.0000004, 0.5) == "[0.0, 50.0]"

@@ -108,6 +108,31 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path, change, message):
     assert "bad.toml" in str(caught.value)
 
 
+def test_a_mistake_in_a_list_of_tables_is_counted_from_1(cli, tmp_path: Path):
+    """pydantic counts from 0: the second label's key was reported as "labels.1.key"."""
+    text = MINIMAL_TASK.replace('key = "2"', 'key = 2, colour = "red"').replace(
+        'name = "text"', "name = 5"
+    )
+    data = tmp_path / "dev.csv"
+    data.write_text("text,gold\nhello,a\n")
+    done = cli("import", write(tmp_path / "bad.toml", text), data, "--split", "dev")
+    assert done.code == 1
+    assert done.stderr == (
+        f"error: {tmp_path / 'bad.toml'}: invalid task spec: fields #1.name: Input should be a "
+        "valid string; labels #2.key: Input should be a valid string; labels #2.colour: "
+        "unknown key\n"
+    )
+
+
+def test_crowd_settings_count_from_1_too(tmp_path: Path):
+    from annotate.protocol.crowd_config import read_config_file
+
+    path = tmp_path / "crowd.toml"
+    path.write_text(f'platform = "prolific"\nstudy_ids = ["{"a" * 24}", 5]\n')
+    with pytest.raises(UserError, match=r"invalid crowd settings: study_ids #2: Input should be a"):
+        read_config_file(path)
+
+
 def test_presets_exist_with_documented_values():
     sg = specs.load_protocol("superglue-2019")
     assert (

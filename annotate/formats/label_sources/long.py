@@ -39,6 +39,21 @@ class LongSource(LabelSource):
         return read_long(path, options.mapping, options.field_names, options.side_columns)
 
 
+def looks_long(path: Path, mapping: dict[str, str]) -> bool:
+    """Whether a file that no source claimed is meant as a long file: `--map` names its item,
+    annotator or label column, or a column is named as a long file's are (the long reader's
+    error then says what is missing), or it cannot be read as a table (its error names the
+    line). Otherwise it is of no known format, and the long reader's "no item column" would
+    mislead."""
+    if any(key in mapping for key in ("item", "annotator", "label")):
+        return True
+    try:
+        columns, _ = read_records(path)
+    except DataFileError:
+        return True
+    return not columns or pick(columns, ITEM + ANNOTATOR + LABEL) is not None
+
+
 def read_long(
     path: Path,
     mapping: dict[str, str],

@@ -115,6 +115,9 @@ class Loaded:
 
     entry: Entry
     source: LabelSource
+    unclaimed: tuple[str, ...] = ()
+    """For the long reader detection fell back on: the formats that were tried (none claimed
+    the file)."""
 
     def files(self, path: Path) -> list[Path]:
         """The files an import of `path` reads (a folder's: for its digest)."""
@@ -122,7 +125,20 @@ class Loaded:
 
     def read(self, path: Path, options: ReadOptions) -> LabelFile:
         """The file's labels; the LabelFile names this source and says what the file is."""
-        file = self.entry.call("read()", path, self.source.read, path, options)
+        try:
+            file = self.entry.call("read()", path, self.source.read, path, options)
+        except DataFileError:
+            from annotate.formats.label_sources.long import looks_long
+
+            if not self.unclaimed or looks_long(path, options.mapping):
+                raise
+            raise DataFileError(
+                path,
+                None,
+                f"no known label format matched the file (tried {', '.join(self.unclaimed)}); "
+                "pass --format NAME, or give a long file item, annotator and label columns "
+                "(--map item=COLUMN …)",
+            ) from None
         if not isinstance(file, LabelFile):
             raise UserError(f"{self.entry.who}: read() returned {type(file).__name__}")
         source = self.source
@@ -170,7 +186,9 @@ def detect(path: Path) -> Loaded:
     if path.is_dir():
         hints = [one.source.folder_hint for one in every if one.source.folder_hint]
         raise DataFileError(path, None, f"no {' or '.join(hints) or 'label files'} in this folder")
-    return next(one for one in every if one.entry.name == FALLBACK)
+    fallback = next(one for one in every if one.entry.name == FALLBACK)
+    tried = tuple(dict.fromkeys(one.entry.name for one in every))
+    return Loaded(fallback.entry, fallback.source, unclaimed=tried)
 
 
 def choose(path: Path, fmt: str | None) -> Loaded:

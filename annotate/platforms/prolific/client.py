@@ -117,7 +117,9 @@ class Prolific:
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if last:
                     raise ProlificError(
-                        f"Prolific: {what}: cannot connect ({type(exc).__name__})", refused=True
+                        f"Prolific: {what}: cannot connect to {self.base_url} "
+                        f"({type(exc).__name__})",
+                        refused=True,
                     ) from None
                 self._sleep(self._backoff(attempt, None))
                 continue

@@ -41,6 +41,7 @@ from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import read_predictions
 from annotate.scoring.scorers import scorer_for
+from annotate.wording import fixed
 
 
 def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
@@ -229,9 +230,9 @@ def benchmark_summary_line(r: BenchmarkReport) -> str:
     if r.average.value is None:
         text = f"Human, {name} average ({cover}): no task scored yet"
     else:
-        text = f"Human, {name} average ({cover}): {r.average.value * 100:.1f}"
+        text = f"Human, {name} average ({cover}): {fixed(r.average.value * 100, 1)}"
         if r.average.ci_low is not None and r.average.ci_high is not None:
-            text += f" [{r.average.ci_low * 100:.1f}, {r.average.ci_high * 100:.1f}]"
+            text += f" [{fixed(r.average.ci_low * 100, 1)}, {fixed(r.average.ci_high * 100, 1)}]"
     if r.published is not None and r.published.average is not None:
         text += f"; published human row {r.published.average * 100:.1f} (not measured here)"
     return text

@@ -21,6 +21,7 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection
+from annotate.wording import fixed
 
 
 def item_text(spec: specs.TaskSpec, fields: dict[str, Any]) -> str:
@@ -93,8 +94,8 @@ def _effect_note(n: int, without: float | None, with_them: float | None) -> str:
         return f"{what}; the study has no score to compare"
     delta = (without - with_them) * 100
     return (
-        f"{what}: task score {without * 100:.1f} without them, {with_them * 100:.1f} with them "
-        f"({delta:+.1f} points)"
+        f"{what}: task score {fixed(without * 100, 1)} without them, "
+        f"{fixed(with_them * 100, 1)} with them ({fixed(delta, 1, sign=True)} points)"
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from annotate.errors import UserError
 from annotate.report.aggregation.majority import UnitVotes, unit_votes
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy
@@ -205,6 +206,9 @@ def agreement_report(
     is the coefficient for ragged files); no nominal statistics (κ, AC1, the modal-share
     histogram) at ordinal, interval or ratio level. `computed_on` says, for each coefficient,
     which items and raters it used."""
+    if level not in agr.LEVELS:
+        # Checked first: an unknown level read the labels as numbers and blamed the first one.
+        raise UserError(f"unknown level {level!r}: one of {', '.join(agr.LEVELS)}")
     item_names, unit = np.unique(labels.item, return_inverse=True)
     ann_names, annotator = np.unique(labels.annotator, return_inverse=True)
     numbers = numeric_labels(labels) if level != "nominal" else None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from annotate.wording import fixed
+
 DASH = "–"
 
 
@@ -40,8 +42,8 @@ def duration(span: timedelta | None) -> str:
 
 def share(value: float | None, digits: int = 0) -> str:
     """0.873 -> "87%" (or "87.3%" with digits=1)."""
-    return DASH if value is None else f"{100 * value:.{digits}f}%"
+    return DASH if value is None else f"{fixed(100 * value, digits)}%"
 
 
 def number(value: float | None, digits: int = 1) -> str:
-    return DASH if value is None else f"{value:.{digits}f}"
+    return DASH if value is None else fixed(value, digits)

@@ -30,6 +30,7 @@ from annotate.tui.console.charts import (
     report_charts,
 )
 from annotate.tui.console.screens.base import LiveScreen
+from annotate.wording import fixed
 
 REPORT_BOOTSTRAP = 200
 """Bootstrap replicates for the console's intervals (`annotate report` draws 1000: use it for
@@ -43,7 +44,7 @@ class ReportView:
 
 
 def score(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
+    return "–" if value is None else fixed(100 * value, 1)
 
 
 def flags_text(report: StudyReport) -> Text:
