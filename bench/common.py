@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -48,6 +49,19 @@ def in_subprocess(module: str, *args: str) -> dict[str, float]:
         [sys.executable, "-m", module, *args], check=True, capture_output=True, text=True
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def process_peak(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of the process `args` (stdout discarded), read from
+    its own rusage: the children's maximum (`RUSAGE_CHILDREN`) would be the largest so far."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, args)
+    return seconds, usage.ru_maxrss / 1024
 
 
 def print_rows(title: str, rows: list[tuple[str, str]]) -> None:

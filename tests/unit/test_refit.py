@@ -65,6 +65,64 @@ def _section(data: StudyData, bootstrap: int = 300):
     return {row.method: row for row in section.estimators}
 
 
+def _with_unlabelled(data: StudyData, per_item: int) -> StudyData:
+    """The same labels on a sample `per_item` times larger, each labelled item among
+    `per_item - 1` (with gold) that nobody has labelled yet: early in a large study."""
+    import dataclasses
+
+    import pandas as pd
+
+    n = len(data.items)
+    at = np.arange(n) * per_item + per_item // 2  # where the labelled items now sit
+    source = np.array([f"u{p}" for p in range(n * per_item)], dtype=object)
+    source[at] = data.items["source_id"].to_numpy()
+    gold = np.array(["entailment", "not_entailment"] * (n * per_item // 2), dtype=object)
+    gold[at] = data.items["gold"].to_numpy()
+    items = pd.DataFrame(
+        {
+            "item_id": np.arange(n * per_item),
+            "source_id": list(source),
+            "position": np.arange(n * per_item),
+            "gold": list(gold),
+            "tags": [None] * (n * per_item),
+            "pair_id": [None] * (n * per_item),
+        }
+    )[list(data.items.columns)]
+    labels = data.labels.assign(item_id=at[data.labels["item_id"].to_numpy()])
+    return dataclasses.replace(data, items=items, labels=labels)
+
+
+def test_the_refit_runs_on_the_labelled_items_only(monkeypatch):
+    """Early in a large study most sampled items have no label. The bootstrap that refits
+    Dawid–Skene and MACE fits the labelled items only (it sized its replicates' arrays by
+    every sampled item: 17.6 s and 720 MB for a report at 20,000 items and 74 labels), and the
+    models' scores, intervals and competences are those of the same labels without them."""
+    small = _study(60, 4)
+    large = _with_unlabelled(small, 50)
+    fitted: list[tuple[int, tuple[int, ...]]] = []
+    for name in ("dawid_skene_batch", "mace_batch"):
+
+        def spy(task, worker, answer, weight, n_tasks, *rest, _real=getattr(batch_em, name), **kw):
+            fitted.append((n_tasks, weight.shape))
+            return _real(task, worker, answer, weight, n_tasks, *rest, **kw)
+
+        monkeypatch.setattr(batch_em, name, spy)
+    sections = []
+    for data in (small, large):
+        coded, final = final_aggregate(data)
+        section = model_aggregation(coded, final, list(data.spec.metrics), 300, 5, True)
+        assert section is not None and section.available
+        sections.append(section.model_dump())
+    replicates = refit.REFIT_REPLICATES
+    assert fitted == [(60, (replicates, 60))] * 4  # both models, both studies
+    assert all(
+        "design effect" in row["interval"]["method"]
+        for row in sections[1]["estimators"]
+        if row["method"] != "majority"
+    )
+    assert sections[1] == sections[0]
+
+
 def test_a_small_study_refits_and_its_interval_is_no_narrower_than_the_fixed_fit():
     rows = _section(_study(60, 4))
     for method in ("dawid_skene", "mace"):

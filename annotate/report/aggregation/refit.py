@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotate.report.aggregation import estimators
+from annotate.report.aggregation.majority import NO_LABELS
 from annotate.scoring.intervals import rng_for, weight_chunks
 from annotate.scoring.metrics import Scorer, task_score
 from annotate.scoring.scorers import scorer_for
@@ -65,12 +66,17 @@ def design_effect(
     if n_rows == 0 or count < 2:
         return None
     draws = np.vstack(list(weight_chunks(n_rows, count, rng_for(seed, PURPOSE))))
+    # Only the units with labels are refitted (`labelled_units`: the others have no answer).
     # Units outside the scored rows (no gold) keep their labels in every refit, once.
-    weights = np.where(rows[None, :] >= 0, draws[:, np.maximum(rows, 0)], 1.0)
-    preds = estimator.refit(given, full, weights)
+    units, _ = estimators.labelled_units(given)
+    row = rows[units]
+    weights = np.where(row[None, :] >= 0, draws[:, np.maximum(row, 0)], 1.0)
+    answers = estimator.refit(given, full, weights)
     refitted = np.full(count, np.nan)
     for r in range(count):
-        values = scorer_for(coded, preds[r]).weighted(draws[r : r + 1])
+        pred = np.full(coded.n_units, NO_LABELS, dtype=np.int64)
+        pred[units] = answers[r]
+        values = scorer_for(coded, pred).weighted(draws[r : r + 1])
         score = task_score({m: float(v[0]) for m, v in values.items()})
         refitted[r] = np.nan if score is None else score
     base = fixed[:count]
