@@ -2,7 +2,8 @@
 of units that all agree agrees too, so the percentile interval is [1, 1]. α, κ and AC1 are then
 quoted with the score-type interval built from Wilson's bound on the share of agreeing units,
 chance agreement held fixed (report/stats/agreement.py:perfect_agreement_interval): never an
-interval of width zero."""
+interval of width zero. A single item, whose every resample is itself, gets none.
+"""
 
 from __future__ import annotations
 
@@ -87,3 +88,29 @@ def test_imperfect_agreement_keeps_the_bootstrap():
     for est in (e, fk):
         assert est.value < 1 and est.note is None
         assert est.ci_low < est.value < est.ci_high < 1.0
+
+
+def test_one_item_gets_no_interval_rather_than_one_of_width_zero(cli, tmp_path):
+    """A single item split 3 to 2: every resample is that item again, so the bootstrap's
+    interval has width zero; no interval is quoted, and the note says why."""
+    table = np.array([[3, 2]])
+    alpha = agr.krippendorff_alpha(
+        np.zeros(5, dtype=int),
+        np.array([0, 0, 0, 1, 1]),
+        1,
+        replicates=200,
+        rng=np.random.default_rng(0),
+    )
+    fk, _, _ = agr.fleiss_kappa(table, 5, replicates=200, rng=np.random.default_rng(0))
+    ac1, _ = gwet_ac1(table, replicates=200, rng=np.random.default_rng(0))
+    for est in (alpha, fk, ac1):
+        assert est.value is not None and est.value < 1
+        assert (est.ci_low, est.ci_high) == (None, None)
+        assert "one item" in est.note
+    path = tmp_path / "one.csv"
+    path.write_text(
+        "item,annotator,label\n" + "".join(f"x,r{r},{'a' if r < 3 else 'b'}\n" for r in range(5))
+    )
+    report = cli("agreement", path, "--format", "json", "--bootstrap", "200").json()
+    for name in ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1"):
+        assert report[name]["ci_low"] is None and "one item" in report[name]["note"], name

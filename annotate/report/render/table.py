@@ -123,7 +123,7 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
             [
                 "Gwet's AC1",
                 f"{coef(g.value)} {interval(g.ci_low, g.ci_high, 1, 3)}"
-                f" ({g.n_items} items with 2+ labels){_note(g)}{where('gwet_ac1')}",
+                f" ({count_of(g.n_items, 'item')} with 2+ labels){_note(g)}{where('gwet_ac1')}",
             ]
         )
     console.print(_table("Agreement", ["", ""], rows))

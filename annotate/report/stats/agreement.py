@@ -116,6 +116,17 @@ def nominal_chance_disagreement(counts: np.ndarray) -> float:
     return float((n * n - (n_c * n_c).sum()) / (n * (n - 1))) if n > 1 else 0.0
 
 
+def finish_interval(estimate: Estimate, units: int, chance_disagreement: float) -> None:
+    """The bootstrap's interval where it says something: a score-type one where every unit
+    agreed (perfect_agreement_interval), and none on a single unit, whose every resample is
+    itself (a width of zero that claims certainty: the same item again says nothing of the
+    others). Changes `estimate` in place, and says so."""
+    perfect_agreement_interval(estimate, units, chance_disagreement)
+    if units == 1 and estimate.ci_low is not None and estimate.note is None:
+        estimate.ci_low = estimate.ci_high = None
+        estimate.note = "no interval: one item, which every resample gives back"
+
+
 def perfect_agreement_interval(estimate: Estimate, units: int, chance_disagreement: float) -> None:
     """Where every unit agreed, a score-type interval instead of the bootstrap's [1, 1].
 
@@ -278,7 +289,7 @@ def krippendorff_alpha(
             pairable_cluster = None if cluster is None else np.asarray(cluster)[m >= 2]
             sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(finish(sums))
-        perfect_agreement_interval(
+        finish_interval(
             estimate, resampled_units(m >= 2, cluster), nominal_chance_disagreement(counts)
         )
     return estimate
@@ -361,7 +372,7 @@ def fleiss_kappa(
         sub_cluster = None if cluster is None else np.asarray(cluster)[mask]
         sums = bootstrap_sums(_cluster_sums(stats, sub_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
-    perfect_agreement_interval(estimate, resampled_units(mask, cluster), 1 - float((p * p).sum()))
+    finish_interval(estimate, resampled_units(mask, cluster), 1 - float((p * p).sum()))
     return estimate, len(table), raters
 
 

@@ -25,6 +25,7 @@ from annotate.report.stats import agreement as agr
 from annotate.report.stats.gwet import gwet_ac1
 from annotate.scoring.intervals import Resampling, rng_for
 from annotate.scoring.metrics import Scorer, task_score
+from annotate.wording import count_of
 
 
 def _rating_codes(numbers: np.ndarray) -> np.ndarray:
@@ -283,7 +284,7 @@ def agreement_report(
         "labelled" + (" (quadratic weights)" if numbers is not None else ""),
     }
     if ac1 is not None:
-        on["gwet_ac1"] = f"{ac1.n_items} items with 2+ labels, {raters_of}"
+        on["gwet_ac1"] = f"{count_of(ac1.n_items, 'item')} with 2+ labels, {raters_of}"
     return FileAgreement.model_construct(
         file=labels.path,
         level=level,

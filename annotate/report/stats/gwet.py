@@ -22,7 +22,7 @@ import numpy as np
 from annotate.report.stats.agreement import (
     Estimate,
     _cluster_sums,
-    perfect_agreement_interval,
+    finish_interval,
     resampled_units,
 )
 from annotate.scoring.intervals import Resampling, bootstrap_sums, percentile_interval
@@ -93,7 +93,7 @@ def gwet_ac1(
         reps = _ac1_from_sums(bootstrap_sums(stats, replicates, rng), q)
         low, high = percentile_interval(reps)
     estimate = Estimate(value if np.isfinite(value) else None, low, high)
-    perfect_agreement_interval(
+    finish_interval(
         estimate, resampled_units(pairable, cluster), 1 - float(_chance_agreement(totals, q)[0])
     )
     return estimate, n_pairable
