@@ -96,6 +96,15 @@ class ReviewFilter:
     tag: str | None = None
     """A fine tag, or a coarse category (any tag in it)."""
 
+    def words(self) -> str:
+        """The filter as a curator would say it ("by sam, tagged Negation"); "" for none."""
+        parts = [f"by {self.author}"] if self.author is not None else []
+        if self.tag is not None:
+            parts.append(f"tagged {self.tag}")
+        if self.since is not None:
+            parts.append(f"written since {self.since:%Y-%m-%d %H:%M}")
+        return ", ".join(parts)
+
     def matches(self, row: CurationExample) -> bool:
         if self.author is not None and row.author != self.author:
             return False

@@ -8,12 +8,13 @@ import pytest
 from textual.widgets import Input, OptionList
 
 from annotate.curation.examples import example_history, save_pair
-from annotate.curation.review import disagreement_queue, submit_review
+from annotate.curation.review import Opinion, ReviewFilter, disagreement_queue, submit_review
 from annotate.curation.sets import create_set
 from annotate.curation.stats import set_statistics
 from annotate.curation.validation import PairDraft
 from annotate.tui.curate.app import create_curate_app
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
+from annotate.tui.curate.screens.common import opinions_text
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 from annotate.tui.curate.widgets.label_choice import LabelChoice
@@ -172,3 +173,39 @@ class TestAdjudication:
             await pilot.pause()
             assert isinstance(app.screen, NothingLeftScreen)
         assert app.settled == 1 and disagreement_queue(engine, "s") == []
+
+
+class TestTheEnds:
+    """What the app says when nothing is left: true to a filter, a skip and every role."""
+
+    async def test_a_filtered_review_says_it_was_the_filter_that_ran_dry(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True, wanted=ReviewFilter(author="cy"))
+        async with app.run_test(size=SIZE):
+            assert isinstance(app.screen, NothingLeftScreen)
+            shown = " ".join(all_static_text(app).split())
+            assert "Every example by cy (your filter) has your opinion." in shown
+            assert "by others in this set" not in shown  # ana's two are not reviewed by ben
+
+    async def test_a_disagreement_passed_over_is_said_to_be_still_open(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        async with app.run_test(size=SIZE) as pilot:
+            assert isinstance(app.screen, AdjudicateScreen)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            shown = " ".join(all_static_text(app).split())
+            assert "No open disagreement left in this run." in shown
+            assert "1 disagreement passed over with Ctrl+N: still open" in shown
+            assert "No open disagreement for you to settle" not in shown
+        assert len(disagreement_queue(engine, "s")) == 1
+
+    def test_a_long_role_is_not_run_into_the_name(self):
+        text = opinions_text(
+            [
+                Opinion("sam", "reviewer of the reverse direction", "contradiction", ["Negation"]),
+                Opinion("ana", "author", "entailment", ["Datives"]),
+            ]
+        ).plain
+        assert "reviewer of the reverse direction sam" in text
+        assert text.splitlines()[1].startswith("author    ana")

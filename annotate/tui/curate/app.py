@@ -18,6 +18,7 @@ from annotate.tui.curate.screens.author import AuthorScreen
 from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
+from annotate.wording import count_of
 
 AUTHOR, REVIEW, ADJUDICATE = "author", "review", "adjudicate"
 
@@ -81,13 +82,21 @@ class CurateApp(SafeCrash, App[None]):
         if self.mode == REVIEW:
             example = self.desk.next_blind(self.skipped)
             if example is None:
+                narrowed = self.desk.wanted.words()
+                which = f"{narrowed} (your filter)" if narrowed else "by others in this set"
                 return NothingLeftScreen(
                     "Nothing left to review.",
-                    f"{self.summary()} Every example by others in this set has your opinion"
+                    f"{self.summary()} Every example {which} has your opinion"
                     + (" or was skipped in this run." if self.skipped else "."),
                 )
             return ReviewScreen(self.desk, example, self.desk.review_progress())
         queue = [e for e in self.desk.queue() if e.example.id not in self.skipped]
+        if not queue and self.skipped:
+            return NothingLeftScreen(
+                "No open disagreement left in this run.",
+                f"{self.summary()} {count_of(len(self.skipped), 'disagreement')} passed over "
+                "with Ctrl+N: still open, and offered again next time.",
+            )
         if not queue:
             return NothingLeftScreen(
                 "No open disagreement for you to settle.",

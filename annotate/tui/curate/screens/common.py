@@ -32,7 +32,7 @@ def opinions_text(opinions: list[Opinion]) -> Text:
     for n, opinion in enumerate(opinions):
         if n:
             text.append("\n")
-        text.append(f"{opinion.role:<9}", style="dim")
+        text.append(f"{opinion.role:<9} ", style="dim")  # a long role still ends in a space
         text.append(opinion.who, style="bold")
         text.append("  ")
         text.append(label_text(opinion.label), style="reverse")
