@@ -209,3 +209,35 @@ class TestTheEnds:
         ).plain
         assert "reviewer of the reverse direction sam" in text
         assert text.splitlines()[1].startswith("author    ana")
+
+
+class TestLongTextsAndSmallTerminals:
+    """A long pair can be read to its end by key, and a narrow terminal stacks the columns."""
+
+    @pytest.mark.parametrize("size", [(60, 20), (100, 30)])
+    async def test_the_text_column_scrolls_by_key_and_stacks_when_narrow(self, workspace, size):
+        engine = workspace.engine
+        create_set(engine, "long")
+        words = "The quick brown fox jumps over the lazy dog near the old river bank. " * 40
+        save_pair(
+            engine,
+            "long",
+            "ana",
+            PairDraft(
+                premise=words + "It rained.",
+                hypothesis=words + "It did not rain.",
+                forward="contradiction",
+                backward="contradiction",
+                tags=["Negation"],
+            ),
+        )
+        app = create_curate_app(engine, "long", "ben", review=True)
+        async with app.run_test(size=size) as pilot:
+            left, right = app.screen.query_one("#left"), app.screen.query_one("#right")
+            narrow = size[0] < 80
+            assert left.region.width > (50 if narrow else 40)  # never a sliver of text
+            assert (left.region.y < right.region.y) == narrow  # stacked, or side by side
+            await pilot.press("shift+tab")  # from the label choice back to the text
+            assert app.focused is left
+            await pilot.press("end")
+            assert left.scroll_y == left.max_scroll_y > 0  # the hypothesis's end is reachable

@@ -28,6 +28,8 @@ class CurateApp(SafeCrash, App[None]):
     ENABLE_COMMAND_PALETTE = False  # curators get the keys they need, nothing else
     # Ctrl+Q, not q: in authoring mode every letter goes into a text box.
     BINDINGS = [Binding("ctrl+q", "request_quit", "Quit", priority=True)]
+    # Narrower than the two columns need (the choices take 50 cells): one above the other.
+    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (80, "-side-by-side")]
 
     def __init__(self, desk: CurationDesk, mode: str = AUTHOR) -> None:
         super().__init__()

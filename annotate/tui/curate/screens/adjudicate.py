@@ -55,7 +55,7 @@ class AdjudicateScreen(Screen[None]):
             markup=False,
         )
         with Horizontal(id="columns"):
-            with VerticalScroll(id="left", can_focus=False):
+            with VerticalScroll(id="left"):  # focusable: long texts scroll by key
                 yield DiffView(example.premise, example.hypothesis)
                 yield Static(opinions_text(self.entry.opinions), id="opinions", markup=False)
             with VerticalScroll(id="right", can_focus=False):

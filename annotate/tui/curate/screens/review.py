@@ -59,7 +59,7 @@ class ReviewScreen(Screen[None]):
             markup=False,
         )
         with Horizontal(id="columns"):
-            with VerticalScroll(id="left", can_focus=False):
+            with VerticalScroll(id="left"):  # focusable: long texts scroll by key
                 yield DiffView(self.example.premise, self.example.hypothesis)
             with VerticalScroll(id="right", can_focus=False):
                 yield LabelChoice("Premise → hypothesis", self.desk.labels, id="label")
