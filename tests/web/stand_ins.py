@@ -46,6 +46,8 @@ class MTurkStandIn:
 
     port: int = 0
     submitted: list[dict[str, str]] = field(default_factory=list)
+    sent_from: list[tuple[str | None, str | None]] = field(default_factory=list)
+    """Each submission's Origin and Referer headers, as the browser sent them."""
     arrived: threading.Event = field(default_factory=threading.Event)
 
 
@@ -82,6 +84,7 @@ def _handler(state: MTurkStandIn) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(self.headers.get("content-length", "0"))).decode()
             form = {k: v[0] for k, v in parse_qs(body).items()}
             state.submitted.append(form)
+            state.sent_from.append((self.headers.get("origin"), self.headers.get("referer")))
             state.arrived.set()
             self._send('<!doctype html><p id="received">HIT submitted</p>')
 

@@ -107,6 +107,9 @@ def test_mturk_frames_the_page_and_the_exit_form_reaches_external_submit(
     assert mturk.submitted == [
         {"assignmentId": ASSIGNMENT, "outcome": "completed", "code": CODES["completed"]}
     ]
+    # As from any task page: the page's origin (not "null"), and no path or query (the
+    # worker's ids) in the Referer.
+    assert mturk.sent_from == [(f"https://{PUBLIC}", f"https://{PUBLIC}/")]
 
 
 def test_a_study_not_on_mturk_refuses_frames_and_foreign_form_targets(

@@ -77,7 +77,11 @@ class Guard:
                     headers.append((b"content-security-policy", self.csp))
                 headers += [
                     (b"x-content-type-options", b"nosniff"),
-                    (b"referrer-policy", b"same-origin"),
+                    # Browsers' default, said outright: another site (the platform that
+                    # takes the exit form) learns the page's origin only, never a path or
+                    # query (the worker's ids); "same-origin" sent MTurk's externalSubmit
+                    # "Origin: null" and no Referer, unlike any other task page's form.
+                    (b"referrer-policy", b"strict-origin-when-cross-origin"),
                     *self.frame_options,
                 ]
                 if not scope["path"].startswith("/static/"):
