@@ -15,8 +15,7 @@ from annotate.curation.examples import ExampleQuery, ExampleView, find_examples,
 from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
 from annotate.curation.taxonomy import DOMAINS
-from annotate.curation.validation import PairDraft
-from annotate.errors import UserError
+from annotate.curation.validation import PairDraft, curator_name
 
 
 class CurationDesk:
@@ -46,9 +45,8 @@ class CurationDesk:
         override_reason: str = "",
     ) -> CurationDesk:
         """Raises UserError when the set does not exist or no curator name is given."""
-        if not curator.strip():
-            raise UserError("say who you are: --as NAME")
-        return cls(engine, load_set(engine, set_name), curator.strip(), wanted, override_reason)
+        name = curator_name(curator)
+        return cls(engine, load_set(engine, set_name), name, wanted, override_reason)
 
     @property
     def labels(self) -> tuple[str, ...]:

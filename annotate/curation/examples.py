@@ -33,6 +33,7 @@ from annotate.curation.validation import (
     PairDraft,
     Problem,
     clean_sentence,
+    curator_name,
     draft_problems,
     label_problem,
     sentence_key,
@@ -201,8 +202,7 @@ def save_pair(
     """Store a new pair as two examples, premise -> hypothesis and hypothesis -> premise, with a
     shared pair number. Raises DraftInvalid listing every broken rule; nothing is stored then."""
     draft = clean_draft(draft)
-    if not author.strip():
-        raise UserError("say who you are (--as NAME)")
+    author = curator_name(author)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name, for_update=True))
         problems = draft_problems(draft, info.labels)
@@ -283,7 +283,7 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
         if query.label is not None:
             statement = statement.where(CurationExample.label == query.label)
         if query.author is not None:
-            statement = statement.where(CurationExample.author == query.author)
+            statement = statement.where(CurationExample.author == curator_name(query.author))
         rows = session.exec(statement.order_by(CurationExample.position)).all()
         needle = query.text.casefold() if query.text else None
         return [
@@ -387,6 +387,7 @@ def edit_example(
     domain, note); the previous values stay in its history. No change: no new version. The
     reverse direction of its pair follows (sentences swapped; its label stays but is flagged
     when the sentences changed). Giving the label confirms it, even unchanged."""
+    editor = curator_name(editor)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
@@ -410,6 +411,7 @@ def set_retired(
 ) -> ExampleView:
     """Retire an example and the reverse direction of its pair (they leave searches, reviews,
     statistics and exports but are never deleted), or bring both back."""
+    by = curator_name(by)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)

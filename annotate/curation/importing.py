@@ -22,6 +22,7 @@ from annotate import specs
 from annotate.curation.examples import next_numbers
 from annotate.curation.sets import SetInfo
 from annotate.curation.taxonomy import check_tags
+from annotate.curation.validation import curator_name
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
 from annotate.formats.readers import FileSummary, ParsedItem, read_items
@@ -134,6 +135,7 @@ def import_diagnostic(
 ) -> ImportSummary:
     """Import `path` into set `set_name`, creating the set when it does not exist (with the
     file's label scheme). Examples are credited to `author` (default: "imported")."""
+    author = curator_name(author) if author else ""
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     fmt = fmt or detect_format(path)

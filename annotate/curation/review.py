@@ -33,7 +33,12 @@ from annotate.curation.examples import (
 )
 from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import Tags, flat, group_tags
-from annotate.curation.validation import DraftInvalid, label_problem, tag_problems
+from annotate.curation.validation import (
+    DraftInvalid,
+    curator_name,
+    label_problem,
+    tag_problems,
+)
 from annotate.errors import UserError
 from annotate.store.curation_models import (
     CurationDecision,
@@ -95,6 +100,10 @@ class ReviewFilter:
     """Written or changed (sentences) at or after this time."""
     tag: str | None = None
     """A fine tag, or a coarse category (any tag in it)."""
+
+    def __post_init__(self) -> None:
+        if self.author is not None:  # " lea " asks for lea's examples
+            object.__setattr__(self, "author", curator_name(self.author))
 
     def matches(self, row: CurationExample) -> bool:
         if self.author is not None and row.author != self.author:
@@ -169,6 +178,7 @@ def next_for_review(
     wanted: ReviewFilter = ReviewFilter(),
 ) -> BlindExample | None:
     """The next example for `reviewer` (those in `skip` left for later), or None."""
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         for row in _open_for(session, info.id, reviewer, wanted):
@@ -181,6 +191,7 @@ def next_for_review(
 def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: int) -> None:
     """Remember that `reviewer` passed over the example: it goes to the back of their queue,
     in later sessions too, until it changes."""
+    reviewer = curator_name(reviewer)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         example_row(session, info.id, example_id)
@@ -198,6 +209,7 @@ def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: in
 def review_progress(
     engine: Engine, set_name: str, reviewer: str, wanted: ReviewFilter = ReviewFilter()
 ) -> ReviewProgress:
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         done = sum(
@@ -237,6 +249,7 @@ def _partner_review(session: Session, row: CurationExample, reviewer: str) -> Cu
 def pair_tags_reviewed(engine: Engine, set_name: str, reviewer: str, example_id: int) -> int | None:
     """The example whose review by `reviewer` already tagged this example's pair, or None
     (the review screen then asks for a label only)."""
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         found = _partner_review(session, example_row(session, info.id, example_id), reviewer)
@@ -255,6 +268,7 @@ def submit_review(
     """Store `reviewer`'s independent label and tags for an example by someone else. Tags
     belong to the pair: once the reviewer tagged one direction, the other's review takes
     those tags (pass none) and judges its label only."""
+    reviewer = curator_name(reviewer)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
@@ -410,6 +424,7 @@ def disagreement_queue(
 ) -> list[QueueEntry]:
     """Examples whose reviews disagree with them and are not settled yet, in set order; with
     `person`, only those that person may settle (their own ones too with `override`)."""
+    person = curator_name(person) if person is not None else None
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         entries = _queue(session, info.id)
@@ -432,6 +447,7 @@ def settle(
     in its history (reason "adjudication"); the decision records who settled it and which
     reviews it took into account. Its author is refused unless `override_reason` says why
     nobody else settles it; the reason is stored with the decision."""
+    person = curator_name(person)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         chosen = _checked(info, label, tags)

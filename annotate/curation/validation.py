@@ -8,6 +8,7 @@ direction), both directions labelled with a label of the set, at least one known
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,17 @@ def clean_sentence(text: str) -> str:
     """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
     one space (the TSV layout has no way to hold them; the words are unchanged)."""
     return _BREAKS.sub(" ", text.strip())
+
+
+def curator_name(name: str | None) -> str:
+    """A curator's name as it is stored and compared: without spaces around it and in one
+    Unicode form (NFC), as study names are, so that " lea " or "léa" typed with a combining
+    accent is the same curator as "lea" or "léa". Every curation entry point takes its names
+    through here; a blank name is refused."""
+    cleaned = unicodedata.normalize("NFC", (name or "").strip())
+    if not cleaned:
+        raise UserError("a curator name cannot be blank: say who you are with --as NAME")
+    return cleaned
 
 
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
