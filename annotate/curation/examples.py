@@ -39,6 +39,7 @@ from annotate.curation.validation import (
     sentence_key,
     sentence_problems,
     tag_problems,
+    tsv_problem,
 )
 from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationRevision
@@ -345,6 +346,8 @@ def _checked_changes(
         problems += label_problem(values["label"], info.labels, "label", "the example")
     if "tags" in values:
         problems += tag_problems(flat(values["tags"]))
+    if values.get("domain") is not None:
+        problems += tsv_problem(values["domain"], "domain")
     if not problems and {"premise", "hypothesis"} & set(values):
         assert row.id is not None
         pair = {row.id} | ({partner.id} if partner is not None and partner.id else set())

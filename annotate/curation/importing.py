@@ -22,7 +22,7 @@ from annotate import specs
 from annotate.curation.examples import next_numbers
 from annotate.curation.sets import SetInfo
 from annotate.curation.taxonomy import check_tags
-from annotate.curation.validation import curator_name
+from annotate.curation.validation import curator_name, tsv_problem
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
 from annotate.formats.readers import FileSummary, ParsedItem, read_items
@@ -78,6 +78,9 @@ def _row(item: ParsedItem, fmt: str, path: Path) -> _Row:
     except UserError as exc:
         raise DataFileError(path, item.line, str(exc)) from None
     first, second = SENTENCE_FIELDS[fmt]
+    domain = str(item.fields.get("domain") or "")
+    if problems := tsv_problem(domain, "domain"):
+        raise DataFileError(path, item.line, problems[0].message)
     return _Row(
         line=item.line,
         source_id=item.source_id,
@@ -85,7 +88,7 @@ def _row(item: ParsedItem, fmt: str, path: Path) -> _Row:
         hypothesis=str(item.fields[second]),
         label=str(item.gold),
         tags=tags,
-        domain=str(item.fields.get("domain") or ""),
+        domain=domain,
     )
 
 

@@ -2,7 +2,8 @@
 
 The rules, each reported with the field it concerns so a screen can point at it: both
 sentences written, not identical, not a duplicate of a pair already in the set (either
-direction), both directions labelled with a label of the set, at least one known tag.
+direction), both directions labelled with a label of the set, at least one known tag, and a
+domain the GLUE TSV layout can hold.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from annotate.curation.taxonomy import CATEGORY_OF
 from annotate.errors import UserError
 
 _BREAKS = re.compile(r"\s*[\r\n\t]+\s*")
+TSV_BREAKS = "\t\r\n"
+"""What a cell of the GLUE TSV cannot hold: it has no quoting, so a tab would shift the row's
+cells and a line break split the row."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,19 @@ def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
     return problems
 
 
+def tsv_problem(text: str, field: str) -> list[Problem]:
+    """The one rule for a value that goes into a cell of the GLUE TSV as it is (the domain;
+    the sentences are cleaned instead), at edit, import and export time alike."""
+    if any(c in text for c in TSV_BREAKS):
+        return [
+            Problem(
+                field,
+                f"the {field} holds a tab or line break, which the GLUE TSV layout cannot hold",
+            )
+        ]
+    return []
+
+
 def label_problem(value: str | None, labels: Sequence[str], field: str, what: str) -> list[Problem]:
     if value is None or value == "":
         return [Problem(field, f"choose a label for {what}")]
@@ -108,4 +125,5 @@ def draft_problems(draft: PairDraft, labels: Sequence[str]) -> list[Problem]:
         *label_problem(draft.forward, labels, "forward", "premise → hypothesis"),
         *label_problem(draft.backward, labels, "backward", "hypothesis → premise"),
         *tag_problems(draft.tags),
+        *tsv_problem(draft.domain, "domain"),
     ]

@@ -198,6 +198,20 @@ class TestValidation:
             assert app.screen.query_one("#premise", TextArea).text == values[0]  # form kept
         assert examples(engine) == []
 
+    async def test_a_domain_with_a_tab_stops_the_save_at_the_domain(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(
+                pilot, "The gate is open.", "The gate is shut.", "neutral", "neutral", ["Negation"]
+            )
+            app.screen.query_one("#domain", Input).value = "News\tWire"  # pasted from a table
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            problems = app.screen.query_one("#problems")
+            assert "the domain holds a tab" in static_text(problems)
+            assert app.focused.id == "domain"
+        assert examples(engine) == []
+
     async def test_a_duplicate_pair_is_refused_in_either_direction(self, engine):
         save_pair(
             engine,

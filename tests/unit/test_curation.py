@@ -127,6 +127,7 @@ def test_a_pair_becomes_two_linked_examples(engine):
         ({"backward": None}, "backward", "hypothesis → premise"),
         ({"tags": []}, "tags", "at least one phenomenon tag"),
         ({"forward": "not_entailment"}, "forward", "unknown label"),
+        ({"domain": "News\tWire"}, "domain", "the domain holds a tab or line break"),
     ],
 )
 def test_each_rule_is_reported_and_nothing_is_saved(engine, changes, field, message):

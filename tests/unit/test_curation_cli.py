@@ -151,6 +151,17 @@ def test_curator_names_are_trimmed_and_a_blank_one_is_refused(cli, db_url, tmp_p
     assert [h["made_by"] for h in history] == ["lea", "l\u00e9a"]
 
 
+def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    result = cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=a\tb")
+    assert result.code == 1
+    assert result.stderr == (
+        "error: the domain holds a tab or line break, which the GLUE TSV layout cannot hold\n"
+    )
+    assert cli("curate", "show", "d", "1", "--format", "json").json()["example"]["version"] == 1
+    assert cli("curate", "export", "d", tmp_path / "out.tsv").code == 0
+
+
 def test_the_taxonomy_is_printed(cli):
     out = " ".join(cli("curate", "tags").stdout.split())
     assert "Predicate-Argument Structure" in out and "Genitives/Partitives" in out

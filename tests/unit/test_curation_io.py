@@ -128,6 +128,10 @@ def test_superglue_export_collapses_labels_and_writes_only_present_tag_keys(work
             ":2: tag 'Negation' belongs to Logic",
         ),
         (f"{HEADER}\r\n\t\tNegation\t\tNews\tA b.\tA c.\tmaybe\r\n", ":2: unknown label 'maybe'"),
+        (
+            f"{HEADER}\r\n\t\tNegation\t\tNe\rws\tA b.\tA c.\tneutral\r\n",
+            ":2: the domain holds a tab or line break",
+        ),
     ],
 )
 def test_a_bad_file_names_the_line_and_stores_nothing(workspace, tmp_path, text, message):
