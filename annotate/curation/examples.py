@@ -11,6 +11,7 @@ old ones become stale and a label that was not given again is flagged as uncheck
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -286,18 +287,23 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
         if query.author is not None:
             statement = statement.where(CurationExample.author == curator_name(query.author))
         rows = session.exec(statement.order_by(CurationExample.position)).all()
-        needle = query.text.casefold() if query.text else None
+        needle = _searchable(query.text) if query.text else None
         return [
             ExampleView.of(row)
             for row in rows
             if (has_tag is None or has_tag(row.tags))
             and (
                 needle is None
-                or needle in row.premise.casefold()
-                or needle in row.hypothesis.casefold()
-                or needle in row.note.casefold()
+                or needle in _searchable(row.premise)
+                or needle in _searchable(row.hypothesis)
+                or needle in _searchable(row.note)
             )
         ]
+
+
+def _searchable(text: str) -> str:
+    """Text as a search compares it: letter case and the encoding of accents aside."""
+    return unicodedata.normalize("NFC", text).casefold()
 
 
 def example_row(session: Session, set_id: int, example_id: int) -> CurationExample:

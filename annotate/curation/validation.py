@@ -54,8 +54,9 @@ class PairDraft:
 
 def clean_sentence(text: str) -> str:
     """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
-    one space (the TSV layout has no way to hold them; the words are unchanged)."""
-    return _BREAKS.sub(" ", text.strip())
+    one space (the TSV layout has no way to hold them; the words are unchanged), in one Unicode
+    form (NFC: "é" typed as "e" and a combining accent is stored as the one character)."""
+    return unicodedata.normalize("NFC", _BREAKS.sub(" ", text.strip()))
 
 
 def curator_name(name: str | None) -> str:
@@ -70,8 +71,12 @@ def curator_name(name: str | None) -> str:
 
 
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
-    """What makes two examples duplicates: the same words in the same order (spacing aside)."""
-    return " ".join(premise.split()), " ".join(hypothesis.split())
+    """What makes two examples duplicates: the same words in the same order (spacing aside),
+    however their accents are encoded (NFC: imported files may hold either form)."""
+    return (
+        " ".join(unicodedata.normalize("NFC", premise).split()),
+        " ".join(unicodedata.normalize("NFC", hypothesis).split()),
+    )
 
 
 def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:

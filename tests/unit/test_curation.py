@@ -15,9 +15,11 @@ from annotate.curation.examples import (
     save_pair,
     set_retired,
 )
+from annotate.curation.importing import import_diagnostic
 from annotate.curation.sets import create_set, load_set, set_rows
 from annotate.curation.validation import DraftInvalid, PairDraft, clean_sentence
 from annotate.errors import UserError
+from tests import fixtures as fx
 
 GATE = PairDraft(
     premise="The gate is open.",
@@ -157,6 +159,33 @@ def test_a_duplicate_pair_in_either_direction_is_refused(engine, premise, hypoth
     with pytest.raises(DraftInvalid, match="duplicate"):
         save_pair(engine, "new", "ben", draft(premise=premise, hypothesis=f" {hypothesis}\n"))
     assert len(find_examples(engine, "new", ExampleQuery())) == 2
+
+
+COMPOSED = ("The café is open.", "The café is not open.")  # "é": one character (NFC)
+DECOMPOSED = ("The cafe\u0301 is open.", "The cafe\u0301 is not open.")  # "e" + U+0301
+
+
+@pytest.mark.parametrize(("stored", "pasted"), [(COMPOSED, DECOMPOSED), (DECOMPOSED, COMPOSED)])
+def test_a_duplicate_is_refused_however_its_accents_are_encoded(engine, tmp_path, stored, pasted):
+    # The stored pair comes from a file (kept as written) or from a curator (kept as NFC).
+    row = "\t\tNegation\t\tNews\t{}\t{}\tcontradiction\r\n"
+    (tmp_path / "d.tsv").write_bytes(
+        (fx.DIAGNOSTIC_FULL.splitlines(keepends=True)[0] + row.format(*stored)).encode()
+    )
+    import_diagnostic(engine, "new", tmp_path / "d.tsv")
+    for premise, hypothesis in (pasted, pasted[::-1]):
+        with pytest.raises(DraftInvalid, match="already in the set"):
+            save_pair(engine, "new", "ben", draft(premise=premise, hypothesis=hypothesis))
+    assert len(find_examples(engine, "new", ExampleQuery())) == 1
+
+
+def test_sentences_are_stored_in_one_unicode_form_and_found_in_either(engine):
+    forward, _ = save_pair(engine, "new", "ana", draft(premise=DECOMPOSED[0]))
+    assert forward.premise == COMPOSED[0]  # NFC, as study names are stored
+    edited = edit_example(engine, "new", forward.id, "ana", {"hypothesis": "The cafe\u0301 shut."})
+    assert edited.hypothesis == "The café shut."
+    for typed in ("café", "cafe\u0301"):
+        assert [e.id for e in find_examples(engine, "new", ExampleQuery(text=typed))] == [1, 2]
 
 
 def test_pasted_line_breaks_are_joined():
