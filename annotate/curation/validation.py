@@ -15,8 +15,14 @@ from dataclasses import dataclass, field
 
 from annotate.curation.taxonomy import CATEGORY_OF
 from annotate.errors import UserError
+from annotate.text import CONTROL_CODES
 
-_BREAKS = re.compile(r"\s*[\r\n\t]+\s*")
+_LINE_BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""Tabs and whatever `str.splitlines` takes for a line break: joined with a space."""
+_BREAKS = re.compile(rf"\s*[{_LINE_BREAKS}]+\s*")
+_DROPPED = {code: None for code in CONTROL_CODES if chr(code) not in _LINE_BREAKS}
+"""Every other control character (a pasted ESC, say) is dropped: the terminal sanitiser's
+rule (`annotate.text.CONTROL_CODES`)."""
 TSV_BREAKS = "\t\r\n"
 """What a cell of the GLUE TSV cannot hold: it has no quoting, so a tab would shift the row's
 cells and a line break split the row."""
@@ -54,9 +60,12 @@ class PairDraft:
 
 def clean_sentence(text: str) -> str:
     """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
-    one space (the TSV layout has no way to hold them; the words are unchanged), in one Unicode
-    form (NFC: "é" typed as "e" and a combining accent is stored as the one character)."""
-    return unicodedata.normalize("NFC", _BREAKS.sub(" ", text.strip()))
+    one space (the TSV layout has no way to hold them; the words are unchanged), other control
+    characters dropped (the ESC of a pasted colour code: `\\x1b[31mred` keeps `[31mred`, in
+    sight), in one Unicode form (NFC: "é" typed as "e" and a combining accent is stored as the
+    one character)."""
+    kept = text.translate(_DROPPED).strip()
+    return unicodedata.normalize("NFC", _BREAKS.sub(" ", kept))
 
 
 def curator_name(name: str | None) -> str:

@@ -190,6 +190,28 @@ def test_sentences_are_stored_in_one_unicode_form_and_found_in_either(engine):
 
 def test_pasted_line_breaks_are_joined():
     assert clean_sentence("  The gate\r\n is\topen.\n") == "The gate is open."
+    assert clean_sentence("The gate\ris\vopen\u2028now.") == "The gate is open now."
+
+
+@pytest.mark.parametrize(
+    ("pasted", "stored"),
+    [
+        ("The \x1b[31mred\x1b[0m car stopped.", "The [31mred[0m car stopped."),  # ESC dropped
+        ("The car\x07 stopped.\x00", "The car stopped."),  # BEL, NUL
+        ("The \x9b2Jcar\x7f stopped.", "The 2Jcar stopped."),  # C1 (CSI) and DEL
+        (
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        ),  # ZWNJ (Persian) kept
+        (
+            "\U0001f469\u200d\U0001f4bb codes.",
+            "\U0001f469\u200d\U0001f4bb codes.",
+        ),  # ZWJ (emoji) kept
+    ],
+    ids=["ESC", "BEL and NUL", "CSI and DEL", "ZWNJ", "ZWJ"],
+)
+def test_control_characters_are_dropped_from_sentences(pasted, stored):
+    assert clean_sentence(pasted) == stored
 
 
 def test_unknown_set_and_duplicate_set_names(workspace):
