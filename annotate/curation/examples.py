@@ -154,7 +154,7 @@ def change_example(
     session.flush()
 
 
-def _sentence_keys(session: Session, set_id: int, exclude: Collection[int] = ()) -> set[tuple]:
+def sentence_keys(session: Session, set_id: int, exclude: Collection[int] = ()) -> set[tuple]:
     """The (premise, hypothesis) keys of the set's active examples but those in `exclude`."""
     query = select(CurationExample.id, CurationExample.premise, CurationExample.hypothesis).where(
         CurationExample.set_id == set_id,
@@ -209,7 +209,7 @@ def save_pair(
         info = SetInfo.of(set_row(session, set_name, for_update=True))
         problems = draft_problems(draft, info.labels)
         if not any(p.field in ("premise", "hypothesis") for p in problems):
-            keys = _sentence_keys(session, info.id)
+            keys = sentence_keys(session, info.id)
             if sentence_key(draft.premise, draft.hypothesis) in keys or (
                 sentence_key(draft.hypothesis, draft.premise) in keys
             ):
@@ -357,7 +357,7 @@ def _checked_changes(
     if not problems and {"premise", "hypothesis"} & set(values):
         assert row.id is not None
         pair = {row.id} | ({partner.id} if partner is not None and partner.id else set())
-        keys = _sentence_keys(session, info.id, pair)
+        keys = sentence_keys(session, info.id, pair)
         reverse = sentence_key(hypothesis, premise) if partner is not None else None
         if sentence_key(premise, hypothesis) in keys or reverse in keys:
             problems.append(Problem("premise", "this pair is already in the set (a duplicate)"))
@@ -430,7 +430,7 @@ def set_retired(
         partner = pair_partner(session, row)
         rows = [r for r in (row, partner) if r is not None and r.retired != retired]
         if not retired:
-            others = _sentence_keys(session, info.id, {r.id for r in rows if r.id is not None})
+            others = sentence_keys(session, info.id, {r.id for r in rows if r.id is not None})
             for r in rows:
                 if sentence_key(r.premise, r.hypothesis) in others:
                     raise UserError(

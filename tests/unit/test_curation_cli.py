@@ -162,6 +162,31 @@ def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
     assert cli("curate", "export", "d", tmp_path / "out.tsv").code == 0
 
 
+def test_importing_the_sets_own_export_adds_no_duplicate(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=News")
+    cli("curate", "export", "d", tmp_path / "out.tsv")
+    result = cli("curate", "import", "d", tmp_path / "out.tsv")
+    assert result.code == 0
+    assert " ".join(result.stderr.split()) == (
+        f"{tmp_path / 'out.tsv'}: nothing imported into set 'd'; 4 examples (2 pairs) "
+        "skipped: already in the set"
+    )
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 4
+    assert cli("curate", "stats", "d", "--format", "json").json()["duplicates"] == 0
+    # A file with one pair of the set and one new pair: the new one comes in, the count says so.
+    lines = fx.DIAGNOSTIC_FULL.splitlines(keepends=True)
+    new = lines[1].replace("gate", "door"), lines[2].replace("gate", "door")
+    (tmp_path / "mixed.tsv").write_text("".join([lines[0], *lines[1:3], *new]), newline="")
+    result = cli("curate", "import", "d", tmp_path / "mixed.tsv")
+    assert " ".join(result.stdout.split()).endswith(
+        f"imported from {tmp_path / 'mixed.tsv'}; 2 examples (1 pair) skipped: already in the set"
+    )
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 6
+    cli("curate", "retire", "d", "1", "--as", "lea")
+    assert cli("curate", "restore", "d", "1", "--as", "lea").code == 0
+
+
 def test_the_taxonomy_is_printed(cli):
     out = " ".join(cli("curate", "tags").stdout.split())
     assert "Predicate-Argument Structure" in out and "Genitives/Partitives" in out
