@@ -89,16 +89,23 @@ class CurationDesk:
             self.engine, self.info.name, self.curator, override=bool(self.override_reason)
         )
 
+    def queue_entry(self, example_id: int) -> QueueEntry | None:
+        """The example's open disagreement as it stands now, if this curator may settle it."""
+        return next((e for e in self.queue() if e.example.id == example_id), None)
+
     def settle(
-        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+        self, example: ExampleView, label: str | None, tags: Sequence[str], note: str = ""
     ) -> ExampleView:
+        """Settle the example as the screen showed it (`review.ExampleChanged` when it changed
+        since)."""
         return review.settle(
             self.engine,
             self.info.name,
-            example_id,
+            example.id,
             self.curator,
             label,
             tags,
             note,
             self.override_reason,
+            version=example.version,
         )

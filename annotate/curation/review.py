@@ -50,6 +50,18 @@ from annotate.store.engine import write_session
 from annotate.store.models import utcnow
 
 
+class ExampleChanged(UserError):
+    """The example changed since the screen showed it: a decision or review made on what was
+    shown would be stored against what was not. The screen shows it again."""
+
+    def __init__(self, example_id: int, version: int) -> None:
+        self.example_id = example_id
+        self.version = version
+        super().__init__(
+            f"example {example_id} changed since you opened it (now version {version}): look again"
+        )
+
+
 @dataclass(frozen=True)
 class BlindExample:
     """What a reviewer sees: the two sentences, no label, tags, note or author."""
@@ -442,14 +454,24 @@ def settle(
     tags: Sequence[str],
     note: str = "",
     override_reason: str = "",
+    *,
+    version: int | None = None,
 ) -> ExampleView:
     """Decide the final label and tags of a disputed example. The example's earlier values stay
     in its history (reason "adjudication"); the decision records who settled it and which
     reviews it took into account. Its author is refused unless `override_reason` says why
-    nobody else settles it; the reason is stored with the decision."""
+    nobody else settles it; the reason is stored with the decision.
+
+    `version` is the version of the example the decision was made on (a screen passes the one
+    it showed): if the example changed since, nothing is decided (`ExampleChanged`), so that an
+    edit made meanwhile is never undone by values chosen before it. None: the caller has just
+    read the example."""
     person = curator_name(person)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
+        current = example_row(session, info.id, example_id)
+        if version is not None and current.version != version:
+            raise ExampleChanged(example_id, current.version)
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         if entry is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, OptionList
 
-from annotate.curation.examples import example_history, save_pair
+from annotate.curation.examples import edit_example, example_history, get_example, save_pair
 from annotate.curation.review import disagreement_queue, submit_review
 from annotate.curation.sets import create_set
 from annotate.curation.stats import set_statistics
@@ -43,6 +43,19 @@ def engine(workspace):
         ),
     )
     return engine
+
+
+def notifications(app) -> list[str]:
+    """Every message the app notifies from now on (toasts come and go: the record stays)."""
+    said: list[str] = []
+    real = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(str(message))
+        return real(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
 
 
 def tag_list_text(app) -> str:
@@ -155,6 +168,52 @@ class TestAdjudication:
         assert (history[0]["change"], history[0]["changed_by"]) == ("adjudication", "dan")
         assert history[0]["change_note"] == "the recipient moves: core args too"
         assert history[1]["label"] == "neutral"
+
+    async def test_an_edit_made_meanwhile_is_not_undone_by_the_open_screen(self, engine):
+        """ben disputes example 1's label and tags; dan opens it; meanwhile sam fixes the label
+        (only the tags stay disputed); dan's Ctrl+S on the old screen must not put the old
+        label back: it shows the example as it is now, and his next Ctrl+S settles that."""
+        submit_review(engine, "s", "ben", 1, "neutral", ["Datives", "Core args"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AdjudicateScreen) and screen.entry.disputed == [
+                "label",
+                "tags",
+            ]
+            assert screen.query_one("#label", LabelChoice).value == "entailment"
+            edit_example(engine, "s", 1, "sam", {"label": "neutral"}, "ben is right")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is screen and app.settled == 0
+            assert said == ["example 1 changed since you opened it (now version 2): look again"]
+            assert screen.entry.example.version == 2 and screen.entry.disputed == ["tags"]
+            assert screen.query_one("#label", LabelChoice).value == "neutral"
+            assert "disputed: tags ·" in all_static_text(app)
+            assert get_example(engine, "s", 1).label == "neutral"  # sam's fix stands
+            assert app.focused.id == "label"
+            await pilot.press("ctrl+s")  # settled as it is now
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1 and disagreement_queue(engine, "s") == []
+        assert get_example(engine, "s", 1).label == "neutral"
+
+    async def test_a_screen_whose_disagreement_an_edit_settled_moves_on(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.entry.example.id == 2
+            edit_example(engine, "s", 2, "sam", {"label": "neutral"})  # ben's label: agreed
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 changed since you opened it (now version 2) and has no open "
+                "disagreement for you now"
+            ]
+        assert app.settled == 0 and get_example(engine, "s", 2).label == "neutral"
 
     async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
         """26.11: without --override the author's queue is empty; with it, she settles."""

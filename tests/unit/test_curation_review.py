@@ -12,6 +12,7 @@ import pytest
 from annotate.curation.examples import edit_example, example_history, get_example, save_pair
 from annotate.curation.review import (
     BlindExample,
+    ExampleChanged,
     disagreement_queue,
     next_for_review,
     review_progress,
@@ -173,6 +174,23 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
     assert [e.example.id for e in disagreement_queue(engine, "s")] == [3]
     # Agreement still compares the independent judgements, not the settled values.
     assert set_statistics(engine, "s")["review"]["labels"]["pairwise_agreement"] == 0.75
+
+
+def test_a_decision_on_an_example_edited_since_it_was_shown_is_refused(engine):
+    submit_review(engine, "s", "ben", 1, "neutral", ["Negation", "Double negation"])
+    shown = disagreement_queue(engine, "s", "cara")[0]
+    assert (shown.example.id, shown.disputed) == (1, ["label", "tags"])
+    edit_example(engine, "s", 1, "dan", {"label": "neutral"}, "ben is right")  # meanwhile
+    with pytest.raises(
+        ExampleChanged,
+        match=r"^example 1 changed since you opened it \(now version 2\): look again$",
+    ):
+        settle(engine, "s", 1, "cara", "contradiction", ["Negation"], version=shown.example.version)
+    assert get_example(engine, "s", 1).label == "neutral"  # dan's fix stands
+    again = disagreement_queue(engine, "s", "cara")[0]
+    assert (again.example.version, again.disputed) == (2, ["tags"])
+    settled = settle(engine, "s", 1, "cara", "neutral", ["Negation"], version=2)
+    assert settled.label == "neutral" and disagreement_queue(engine, "s") == []
 
 
 def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):
