@@ -76,11 +76,24 @@ class CurationDesk:
         """The example whose review by this curator already tagged this one's pair."""
         return review.pair_tags_reviewed(self.engine, self.info.name, self.curator, example_id)
 
+    def blind(self, example_id: int) -> BlindExample | None:
+        """The example as it is now, if it is still this reviewer's to review."""
+        return review.blind_example(self.engine, self.info.name, self.curator, example_id)
+
     def submit_review(
-        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+        self, example: BlindExample, label: str | None, tags: Sequence[str], note: str = ""
     ) -> None:
+        """Review the example as the screen showed it (`review.ExampleChanged` when its
+        sentences changed since)."""
         review.submit_review(
-            self.engine, self.info.name, self.curator, example_id, label, tags, note
+            self.engine,
+            self.info.name,
+            self.curator,
+            example.id,
+            label,
+            tags,
+            note,
+            version=example.version,
         )
 
     # adjudicating

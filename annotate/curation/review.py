@@ -2,7 +2,9 @@
 decisions that settle it.
 
 Blindness is by construction: a reviewer gets a `BlindExample`, which holds the sentences and
-nothing else, so no screen built from it can show the author's label, tags, note or name.
+the version they are shown at, nothing else, so no screen built from it can show the author's
+label, tags, note or name. A review is stored as a review of the version shown, and refused
+when the sentences changed since.
 
 Only current reviews count: a review of sentences that were edited since is stale (kept, but
 out of the queue and the agreement figures), and the example goes back to reviewers as changed
@@ -69,6 +71,14 @@ class BlindExample:
     id: int
     premise: str
     hypothesis: str
+    version: int
+    """The example's version when it was shown: the review is stored as a review of it, and
+    refused when the sentences changed since (the reviewer never saw the new ones)."""
+
+    @classmethod
+    def of(cls, row: CurationExample) -> BlindExample:
+        assert row.id is not None
+        return cls(row.id, row.premise, row.hypothesis, row.version)
 
 
 @dataclass(frozen=True)
@@ -195,9 +205,34 @@ def next_for_review(
         info = SetInfo.of(set_row(session, set_name))
         for row in _open_for(session, info.id, reviewer, wanted):
             if row.id not in skip:
-                assert row.id is not None
-                return BlindExample(row.id, row.premise, row.hypothesis)
+                return BlindExample.of(row)
         return None
+
+
+def blind_example(
+    engine: Engine, set_name: str, reviewer: str, example_id: int
+) -> BlindExample | None:
+    """The example as it is now, to show `reviewer` again (its sentences changed while it was
+    on their screen); None when it is no longer theirs to review (retired, their own, or
+    reviewed by them already)."""
+    reviewer = curator_name(reviewer)
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        if row.retired or row.author == reviewer or _current_review(session, row, reviewer):
+            return None
+        return BlindExample.of(row)
+
+
+def _current_review(session: Session, row: CurationExample, reviewer: str) -> CurationReview | None:
+    """The reviewer's review of the example's current sentences, if they gave one."""
+    return session.exec(
+        select(CurationReview).where(
+            CurationReview.example_id == row.id,
+            CurationReview.reviewer == reviewer,
+            CurationReview.example_version >= row.sentences_version,
+        )
+    ).first()
 
 
 def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: int) -> None:
@@ -247,15 +282,7 @@ def _partner_review(session: Session, row: CurationExample, reviewer: str) -> Cu
     """The reviewer's current review of the other direction of the example's pair: tags
     belong to the pair, so that review already gave this direction's tags."""
     partner = pair_partner(session, row)
-    if partner is None or partner.id is None:
-        return None
-    return session.exec(
-        select(CurationReview).where(
-            CurationReview.example_id == partner.id,
-            CurationReview.reviewer == reviewer,
-            CurationReview.example_version >= partner.sentences_version,
-        )
-    ).first()
+    return None if partner is None else _current_review(session, partner, reviewer)
 
 
 def pair_tags_reviewed(engine: Engine, set_name: str, reviewer: str, example_id: int) -> int | None:
@@ -276,14 +303,23 @@ def submit_review(
     label: str | None,
     tags: Sequence[str],
     note: str = "",
+    *,
+    version: int | None = None,
 ) -> None:
     """Store `reviewer`'s independent label and tags for an example by someone else. Tags
     belong to the pair: once the reviewer tagged one direction, the other's review takes
-    those tags (pass none) and judges its label only."""
+    those tags (pass none) and judges its label only.
+
+    `version` is the version of the example the reviewer judged (a screen passes the one it
+    showed, `BlindExample.version`): the review is stored as a review of that version, and
+    refused (`ExampleChanged`) when the sentences changed since, since the reviewer never saw
+    the new ones. None: the caller has just read the example."""
     reviewer = curator_name(reviewer)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
+        if version is not None and row.sentences_version > version:
+            raise ExampleChanged(example_id, row.version)
         tagged = _partner_review(session, row, reviewer)
         if tagged is not None and tags and set(tags) != set(flat(tagged.tags)):
             raise UserError(
@@ -297,14 +333,7 @@ def submit_review(
             raise UserError("you wrote this example: a second opinion must come from someone else")
         if row.retired:
             raise UserError(f"example {example_id} is retired")
-        existing = session.exec(
-            select(CurationReview).where(
-                CurationReview.example_id == example_id,
-                CurationReview.reviewer == reviewer,
-                CurationReview.example_version >= row.sentences_version,
-            )
-        ).first()
-        if existing is not None:
+        if _current_review(session, row, reviewer) is not None:
             raise UserError(f"you reviewed example {example_id} already")
         row.label_unchecked = False  # a second opinion on these sentences checks the label
         session.add(row)
@@ -316,7 +345,7 @@ def submit_review(
                 label=label,
                 tags=chosen,
                 note=note.strip(),
-                example_version=row.version,
+                example_version=row.version if version is None else version,
             )
         )
         try:

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Input, OptionList
 
 from annotate.curation.examples import edit_example, example_history, get_example, save_pair
-from annotate.curation.review import disagreement_queue, submit_review
+from annotate.curation.review import disagreement_queue, example_reviews, submit_review
 from annotate.curation.sets import create_set
 from annotate.curation.stats import set_statistics
 from annotate.curation.validation import PairDraft
@@ -118,6 +118,32 @@ class TestBlindReview:
             assert isinstance(app.screen, NothingLeftScreen)
         assert app.reviews_done == 0
         assert create_curate_app(engine, "s", "ben", review=True).desk.next_blind().id == 1
+
+    async def test_sentences_edited_while_on_screen_are_shown_before_a_review_is_stored(
+        self, engine
+    ):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert screen.example.id == 1 and "Ana gave the map to Ben." in screen_text(app)
+            edit_example(engine, "s", 1, "cara", {"hypothesis": "Ana lent the map to Ben."})
+            await pilot.press("1", "tab", *"dat", "enter", "ctrl+s")  # judged the old sentences
+            await pilot.pause()
+            assert app.screen is screen and app.reviews_done == 0
+            assert said == ["example 1 changed since you opened it (now version 2): look again"]
+            assert example_reviews(engine, "s", 1) == []
+            assert screen.example.version == 2
+            assert "Ana lent the map to Ben." in screen_text(app)
+            assert screen.query_one("#label", LabelChoice).value is None  # judged afresh
+            assert screen.query_one(TagPicker).selected == []
+            assert app.focused.id == "label"
+            await pilot.press("2", "tab", *"dat", "enter", "ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, ReviewScreen) and app.screen.example.id == 2
+        [review] = example_reviews(engine, "s", 1)
+        assert (review.label, review.example_version) == ("neutral", 2)
+        assert not get_example(engine, "s", 1).label_unchecked
 
     async def test_an_author_has_nothing_of_their_own_to_review(self, engine):
         app = create_curate_app(engine, "s", "ana", review=True)
