@@ -43,11 +43,13 @@ def _placeholder(code: int) -> str:
     return f"⟨U+{code:04X}⟩"  # C1 controls (0x80–0x9F, CSI is 0x9B) have no pictures
 
 
-_UNSAFE_CODES = [
-    *(c for c in range(0x20) if c not in KEPT),
-    *range(0x7F, 0xA0),
-    *BIDI_CONTROLS,
-]
+CONTROL_CODES = (*(c for c in range(0x20) if c not in KEPT), *range(0x7F, 0xA0))
+"""The C0 controls but tab and newline, DEL, and the C1 controls (0x80–0x9F): what a terminal
+obeys rather than shows. Text that is stored clean (a curated sentence) drops them by this
+same rule; zero-width joiners (U+200C, U+200D), which Persian and emoji need, are not among
+them."""
+
+_UNSAFE_CODES = [*CONTROL_CODES, *BIDI_CONTROLS]
 _TABLE = {code: _placeholder(code) for code in _UNSAFE_CODES}
 _UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE_CODES) + "]")
 

@@ -235,7 +235,7 @@ def import_command(
     fmt: OutputFormat = "table",
 ) -> None:
     """Import diagnostic-full.tsv or AX-b.jsonl as content (creates SET; a file already in it
-    is skipped)."""
+    is skipped, and so are pairs already in the set)."""
     from annotate.curation.importing import import_diagnostic
 
     out = _output_format(fmt)
@@ -245,12 +245,19 @@ def import_command(
     elif summary.already_imported:
         warn(f"{path}: already imported into set {set_name!r} (same sha256); skipped")
     else:
+        skipped = (
+            f"{count_of(summary.skipped, 'example')} "
+            f"({count_of(summary.skipped_pairs, 'pair')}) skipped: already in the set"
+        )
+        if not summary.rows:
+            warn(f"{path}: nothing imported into set {set_name!r}; {skipped}")
+            return
         labels = ", ".join(f"{n} {label}" for label, n in summary.labels.items())
         created = " (new set)" if summary.created else ""
         say(
             f"set {set_name!r}{created}: {count_of(summary.rows, 'example')} "
             f"({count_of(summary.pairs, 'pair')}; "
-            f"{labels}) imported from {path}"
+            f"{labels}) imported from {path}" + (f"; {skipped}" if summary.skipped else "")
         )
 
 

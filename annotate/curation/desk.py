@@ -15,8 +15,7 @@ from annotate.curation.examples import ExampleQuery, ExampleView, find_examples,
 from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
 from annotate.curation.taxonomy import DOMAINS
-from annotate.curation.validation import PairDraft
-from annotate.errors import UserError
+from annotate.curation.validation import PairDraft, curator_name
 
 
 class CurationDesk:
@@ -46,9 +45,8 @@ class CurationDesk:
         override_reason: str = "",
     ) -> CurationDesk:
         """Raises UserError when the set does not exist or no curator name is given."""
-        if not curator.strip():
-            raise UserError("say who you are: --as NAME")
-        return cls(engine, load_set(engine, set_name), curator.strip(), wanted, override_reason)
+        name = curator_name(curator)
+        return cls(engine, load_set(engine, set_name), name, wanted, override_reason)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -78,11 +76,24 @@ class CurationDesk:
         """The example whose review by this curator already tagged this one's pair."""
         return review.pair_tags_reviewed(self.engine, self.info.name, self.curator, example_id)
 
+    def blind(self, example_id: int) -> BlindExample | None:
+        """The example as it is now, if it is still this reviewer's to review."""
+        return review.blind_example(self.engine, self.info.name, self.curator, example_id)
+
     def submit_review(
-        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+        self, example: BlindExample, label: str | None, tags: Sequence[str], note: str = ""
     ) -> None:
+        """Review the example as the screen showed it (`review.ExampleChanged` when its
+        sentences changed since)."""
         review.submit_review(
-            self.engine, self.info.name, self.curator, example_id, label, tags, note
+            self.engine,
+            self.info.name,
+            self.curator,
+            example.id,
+            label,
+            tags,
+            note,
+            version=example.version,
         )
 
     # adjudicating
@@ -91,16 +102,23 @@ class CurationDesk:
             self.engine, self.info.name, self.curator, override=bool(self.override_reason)
         )
 
+    def queue_entry(self, example_id: int) -> QueueEntry | None:
+        """The example's open disagreement as it stands now, if this curator may settle it."""
+        return next((e for e in self.queue() if e.example.id == example_id), None)
+
     def settle(
-        self, example_id: int, label: str | None, tags: Sequence[str], note: str = ""
+        self, example: ExampleView, label: str | None, tags: Sequence[str], note: str = ""
     ) -> ExampleView:
+        """Settle the example as the screen showed it (`review.ExampleChanged` when it changed
+        since)."""
         return review.settle(
             self.engine,
             self.info.name,
-            example_id,
+            example.id,
             self.curator,
             label,
             tags,
             note,
             self.override_reason,
+            version=example.version,
         )

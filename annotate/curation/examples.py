@@ -11,6 +11,7 @@ old ones become stale and a label that was not given again is flagged as uncheck
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -33,11 +34,13 @@ from annotate.curation.validation import (
     PairDraft,
     Problem,
     clean_sentence,
+    curator_name,
     draft_problems,
     label_problem,
     sentence_key,
     sentence_problems,
     tag_problems,
+    tsv_problem,
 )
 from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationRevision
@@ -151,7 +154,7 @@ def change_example(
     session.flush()
 
 
-def _sentence_keys(session: Session, set_id: int, exclude: Collection[int] = ()) -> set[tuple]:
+def sentence_keys(session: Session, set_id: int, exclude: Collection[int] = ()) -> set[tuple]:
     """The (premise, hypothesis) keys of the set's active examples but those in `exclude`."""
     query = select(CurationExample.id, CurationExample.premise, CurationExample.hypothesis).where(
         CurationExample.set_id == set_id,
@@ -201,13 +204,12 @@ def save_pair(
     """Store a new pair as two examples, premise -> hypothesis and hypothesis -> premise, with a
     shared pair number. Raises DraftInvalid listing every broken rule; nothing is stored then."""
     draft = clean_draft(draft)
-    if not author.strip():
-        raise UserError("say who you are (--as NAME)")
+    author = curator_name(author)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name, for_update=True))
         problems = draft_problems(draft, info.labels)
         if not any(p.field in ("premise", "hypothesis") for p in problems):
-            keys = _sentence_keys(session, info.id)
+            keys = sentence_keys(session, info.id)
             if sentence_key(draft.premise, draft.hypothesis) in keys or (
                 sentence_key(draft.hypothesis, draft.premise) in keys
             ):
@@ -283,20 +285,25 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
         if query.label is not None:
             statement = statement.where(CurationExample.label == query.label)
         if query.author is not None:
-            statement = statement.where(CurationExample.author == query.author)
+            statement = statement.where(CurationExample.author == curator_name(query.author))
         rows = session.exec(statement.order_by(CurationExample.position)).all()
-        needle = query.text.casefold() if query.text else None
+        needle = _searchable(query.text) if query.text else None
         return [
             ExampleView.of(row)
             for row in rows
             if (has_tag is None or has_tag(row.tags))
             and (
                 needle is None
-                or needle in row.premise.casefold()
-                or needle in row.hypothesis.casefold()
-                or needle in row.note.casefold()
+                or needle in _searchable(row.premise)
+                or needle in _searchable(row.hypothesis)
+                or needle in _searchable(row.note)
             )
         ]
+
+
+def _searchable(text: str) -> str:
+    """Text as a search compares it: letter case and the encoding of accents aside."""
+    return unicodedata.normalize("NFC", text).casefold()
 
 
 def example_row(session: Session, set_id: int, example_id: int) -> CurationExample:
@@ -345,10 +352,12 @@ def _checked_changes(
         problems += label_problem(values["label"], info.labels, "label", "the example")
     if "tags" in values:
         problems += tag_problems(flat(values["tags"]))
+    if values.get("domain") is not None:
+        problems += tsv_problem(values["domain"], "domain")
     if not problems and {"premise", "hypothesis"} & set(values):
         assert row.id is not None
         pair = {row.id} | ({partner.id} if partner is not None and partner.id else set())
-        keys = _sentence_keys(session, info.id, pair)
+        keys = sentence_keys(session, info.id, pair)
         reverse = sentence_key(hypothesis, premise) if partner is not None else None
         if sentence_key(premise, hypothesis) in keys or reverse in keys:
             problems.append(Problem("premise", "this pair is already in the set (a duplicate)"))
@@ -387,6 +396,7 @@ def edit_example(
     domain, note); the previous values stay in its history. No change: no new version. The
     reverse direction of its pair follows (sentences swapped; its label stays but is flagged
     when the sentences changed). Giving the label confirms it, even unchanged."""
+    editor = curator_name(editor)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
@@ -410,6 +420,7 @@ def set_retired(
 ) -> ExampleView:
     """Retire an example and the reverse direction of its pair (they leave searches, reviews,
     statistics and exports but are never deleted), or bring both back."""
+    by = curator_name(by)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
@@ -419,7 +430,7 @@ def set_retired(
         partner = pair_partner(session, row)
         rows = [r for r in (row, partner) if r is not None and r.retired != retired]
         if not retired:
-            others = _sentence_keys(session, info.id, {r.id for r in rows if r.id is not None})
+            others = sentence_keys(session, info.id, {r.id for r in rows if r.id is not None})
             for r in rows:
                 if sentence_key(r.premise, r.hypothesis) in others:
                     raise UserError(

@@ -27,6 +27,7 @@ from annotate import specs
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples
 from annotate.curation.sets import load_set
 from annotate.curation.taxonomy import COARSE, two_way
+from annotate.curation.validation import tsv_problem
 from annotate.errors import UserError
 from annotate.output_paths import output_file
 
@@ -51,12 +52,10 @@ def _tag_keys() -> dict[str, str]:
 
 
 def _tsv_cell(text: str, example: ExampleView, what: str) -> str:
-    # The GLUE TSV has no quoting: a tab or line break would shift or split the row.
-    if any(c in text for c in "\t\r\n"):
-        raise UserError(
-            f"example {example.id}: its {what} holds a tab or line break, which the GLUE TSV "
-            "layout cannot hold; edit it first"
-        )
+    # The GLUE TSV has no quoting: a tab or line break would shift or split the row. Edits and
+    # imports refuse such a domain by the same rule; a store written before they did may hold one.
+    if problems := tsv_problem(text, what):
+        raise UserError(f"example {example.id}: {problems[0].message}; edit it first")
     return text
 
 

@@ -4,7 +4,11 @@ SuperGLUE `AX-b.jsonl`, read by the task readers of glue/ax and superglue/axb.
 Each row becomes one example (one direction), in file order. Two consecutive rows whose
 sentences are swapped are the two directions of one pair, as in the real files, and share a
 pair number. All or nothing: a bad row names its line and nothing is stored. A file already
-imported into the set (same sha256) is skipped.
+imported into the set (same sha256) is skipped, and so is each pair (or unpaired row) of a file
+that the set already holds (the same sentences, spacing and accent encoding aside, as the
+duplicate rule of `validation.sentence_key` has it; a pair counts when either direction is
+there): importing an export of the set, or a file that shares pairs with it, adds no
+duplicates. Rows that repeat within the file itself are kept (the GLUE diagnostic has such).
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
 from annotate import specs
-from annotate.curation.examples import next_numbers
+from annotate.curation.examples import next_numbers, sentence_keys
 from annotate.curation.sets import SetInfo
 from annotate.curation.taxonomy import check_tags
+from annotate.curation.validation import curator_name, sentence_key, tsv_problem
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
 from annotate.formats.readers import FileSummary, ParsedItem, read_items
@@ -45,6 +50,9 @@ class ImportSummary:
     pairs: int = 0
     labels: dict[str, int] = field(default_factory=dict)
     already_imported: bool = False
+    skipped: int = 0
+    """Rows of the file left out because the set holds their pair already."""
+    skipped_pairs: int = 0
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,9 @@ def _row(item: ParsedItem, fmt: str, path: Path) -> _Row:
     except UserError as exc:
         raise DataFileError(path, item.line, str(exc)) from None
     first, second = SENTENCE_FIELDS[fmt]
+    domain = str(item.fields.get("domain") or "")
+    if problems := tsv_problem(domain, "domain"):
+        raise DataFileError(path, item.line, problems[0].message)
     return _Row(
         line=item.line,
         source_id=item.source_id,
@@ -84,7 +95,7 @@ def _row(item: ParsedItem, fmt: str, path: Path) -> _Row:
         hypothesis=str(item.fields[second]),
         label=str(item.gold),
         tags=tags,
-        domain=str(item.fields.get("domain") or ""),
+        domain=domain,
     )
 
 
@@ -106,6 +117,19 @@ def pair_numbers(rows: list[_Row], first: int) -> list[int | None]:
         else:
             i += 1
     return numbers
+
+
+def _units(rows: list[_Row]) -> list[list[int]]:
+    """The file's rows, by index, as pairs (two consecutive rows with swapped sentences) and
+    unpaired rows, in file order: what is imported or skipped as one."""
+    numbers = pair_numbers(rows, 1)
+    units: list[list[int]] = []
+    for i, number in enumerate(numbers):
+        if number is not None and i and numbers[i - 1] == number:
+            units[-1].append(i)
+        else:
+            units.append([i])
+    return units
 
 
 def _open_or_create(
@@ -134,6 +158,7 @@ def import_diagnostic(
 ) -> ImportSummary:
     """Import `path` into set `set_name`, creating the set when it does not exist (with the
     file's label scheme). Examples are credited to `author` (default: "imported")."""
+    author = curator_name(author) if author else ""
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     fmt = fmt or detect_format(path)
@@ -151,27 +176,38 @@ def import_diagnostic(
             summary.already_imported = True
             return summary
         position, pair = next_numbers(session, info.id)
-        pairs = pair_numbers(rows, pair)
+        held = sentence_keys(session, info.id)
+        new: list[tuple[_Row, int | None]] = []
+        for unit in _units(rows):
+            paired = len(unit) == 2
+            if any(sentence_key(rows[i].premise, rows[i].hypothesis) in held for i in unit):
+                summary.skipped += len(unit)
+                summary.skipped_pairs += 1 if paired else 0
+                continue
+            new += [(rows[i], pair if paired else None) for i in unit]
+            pair += 1 if paired else 0
         now = utcnow()
         values = [
-            _values(info.id, position + n, pairs[n], row, author or "imported", path.name, now)
-            for n, row in enumerate(rows)
+            _values(info.id, position + n, number, row, author or "imported", path.name, now)
+            for n, (row, number) in enumerate(new)
         ]
-        session.connection().execute(insert(CurationExample.__table__), values)
+        if values:
+            session.connection().execute(insert(CurationExample.__table__), values)
         set_row = session.get(CurationSet, info.id)
         assert set_row is not None
         source = {
             "file": path.name,
             "sha256": sha256,
             "format": fmt,
-            "rows": len(rows),
+            "rows": len(new),
+            "skipped": summary.skipped,
             "imported_at": now.isoformat(timespec="seconds"),
         }
         set_row.sources = [*set_row.sources, source]  # a new list: SQLAlchemy sees the change
         session.add(set_row)
-        summary.rows = len(rows)
-        summary.pairs = len({p for p in pairs if p is not None})
-        summary.labels = dict(Counter(row.label for row in rows))
+        summary.rows = len(new)
+        summary.pairs = len({number for _, number in new if number is not None})
+        summary.labels = dict(Counter(row.label for row, _ in new))
         return summary
 
 

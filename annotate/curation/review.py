@@ -2,7 +2,9 @@
 decisions that settle it.
 
 Blindness is by construction: a reviewer gets a `BlindExample`, which holds the sentences and
-nothing else, so no screen built from it can show the author's label, tags, note or name.
+the version they are shown at, nothing else, so no screen built from it can show the author's
+label, tags, note or name. A review is stored as a review of the version shown, and refused
+when the sentences changed since.
 
 Only current reviews count: a review of sentences that were edited since is stale (kept, but
 out of the queue and the agreement figures), and the example goes back to reviewers as changed
@@ -33,7 +35,12 @@ from annotate.curation.examples import (
 )
 from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import Tags, flat, group_tags
-from annotate.curation.validation import DraftInvalid, label_problem, tag_problems
+from annotate.curation.validation import (
+    DraftInvalid,
+    curator_name,
+    label_problem,
+    tag_problems,
+)
 from annotate.errors import UserError
 from annotate.store.curation_models import (
     CurationDecision,
@@ -45,6 +52,18 @@ from annotate.store.engine import write_session
 from annotate.store.models import utcnow
 
 
+class ExampleChanged(UserError):
+    """The example changed since the screen showed it: a decision or review made on what was
+    shown would be stored against what was not. The screen shows it again."""
+
+    def __init__(self, example_id: int, version: int) -> None:
+        self.example_id = example_id
+        self.version = version
+        super().__init__(
+            f"example {example_id} changed since you opened it (now version {version}): look again"
+        )
+
+
 @dataclass(frozen=True)
 class BlindExample:
     """What a reviewer sees: the two sentences, no label, tags, note or author."""
@@ -52,6 +71,14 @@ class BlindExample:
     id: int
     premise: str
     hypothesis: str
+    version: int
+    """The example's version when it was shown: the review is stored as a review of it, and
+    refused when the sentences changed since (the reviewer never saw the new ones)."""
+
+    @classmethod
+    def of(cls, row: CurationExample) -> BlindExample:
+        assert row.id is not None
+        return cls(row.id, row.premise, row.hypothesis, row.version)
 
 
 @dataclass(frozen=True)
@@ -95,6 +122,10 @@ class ReviewFilter:
     """Written or changed (sentences) at or after this time."""
     tag: str | None = None
     """A fine tag, or a coarse category (any tag in it)."""
+
+    def __post_init__(self) -> None:
+        if self.author is not None:  # " lea " asks for lea's examples
+            object.__setattr__(self, "author", curator_name(self.author))
 
     def words(self) -> str:
         """The filter as a curator would say it ("by sam, tagged Negation"); "" for none."""
@@ -178,18 +209,45 @@ def next_for_review(
     wanted: ReviewFilter = ReviewFilter(),
 ) -> BlindExample | None:
     """The next example for `reviewer` (those in `skip` left for later), or None."""
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         for row in _open_for(session, info.id, reviewer, wanted):
             if row.id not in skip:
-                assert row.id is not None
-                return BlindExample(row.id, row.premise, row.hypothesis)
+                return BlindExample.of(row)
         return None
+
+
+def blind_example(
+    engine: Engine, set_name: str, reviewer: str, example_id: int
+) -> BlindExample | None:
+    """The example as it is now, to show `reviewer` again (its sentences changed while it was
+    on their screen); None when it is no longer theirs to review (retired, their own, or
+    reviewed by them already)."""
+    reviewer = curator_name(reviewer)
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        row = example_row(session, info.id, example_id)
+        if row.retired or row.author == reviewer or _current_review(session, row, reviewer):
+            return None
+        return BlindExample.of(row)
+
+
+def _current_review(session: Session, row: CurationExample, reviewer: str) -> CurationReview | None:
+    """The reviewer's review of the example's current sentences, if they gave one."""
+    return session.exec(
+        select(CurationReview).where(
+            CurationReview.example_id == row.id,
+            CurationReview.reviewer == reviewer,
+            CurationReview.example_version >= row.sentences_version,
+        )
+    ).first()
 
 
 def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: int) -> None:
     """Remember that `reviewer` passed over the example: it goes to the back of their queue,
     in later sessions too, until it changes."""
+    reviewer = curator_name(reviewer)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         example_row(session, info.id, example_id)
@@ -207,6 +265,7 @@ def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: in
 def review_progress(
     engine: Engine, set_name: str, reviewer: str, wanted: ReviewFilter = ReviewFilter()
 ) -> ReviewProgress:
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         done = sum(
@@ -232,20 +291,13 @@ def _partner_review(session: Session, row: CurationExample, reviewer: str) -> Cu
     """The reviewer's current review of the other direction of the example's pair: tags
     belong to the pair, so that review already gave this direction's tags."""
     partner = pair_partner(session, row)
-    if partner is None or partner.id is None:
-        return None
-    return session.exec(
-        select(CurationReview).where(
-            CurationReview.example_id == partner.id,
-            CurationReview.reviewer == reviewer,
-            CurationReview.example_version >= partner.sentences_version,
-        )
-    ).first()
+    return None if partner is None else _current_review(session, partner, reviewer)
 
 
 def pair_tags_reviewed(engine: Engine, set_name: str, reviewer: str, example_id: int) -> int | None:
     """The example whose review by `reviewer` already tagged this example's pair, or None
     (the review screen then asks for a label only)."""
+    reviewer = curator_name(reviewer)
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         found = _partner_review(session, example_row(session, info.id, example_id), reviewer)
@@ -260,13 +312,23 @@ def submit_review(
     label: str | None,
     tags: Sequence[str],
     note: str = "",
+    *,
+    version: int | None = None,
 ) -> None:
     """Store `reviewer`'s independent label and tags for an example by someone else. Tags
     belong to the pair: once the reviewer tagged one direction, the other's review takes
-    those tags (pass none) and judges its label only."""
+    those tags (pass none) and judges its label only.
+
+    `version` is the version of the example the reviewer judged (a screen passes the one it
+    showed, `BlindExample.version`): the review is stored as a review of that version, and
+    refused (`ExampleChanged`) when the sentences changed since, since the reviewer never saw
+    the new ones. None: the caller has just read the example."""
+    reviewer = curator_name(reviewer)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
+        if version is not None and row.sentences_version > version:
+            raise ExampleChanged(example_id, row.version)
         tagged = _partner_review(session, row, reviewer)
         if tagged is not None and tags and set(tags) != set(flat(tagged.tags)):
             raise UserError(
@@ -280,14 +342,7 @@ def submit_review(
             raise UserError("you wrote this example: a second opinion must come from someone else")
         if row.retired:
             raise UserError(f"example {example_id} is retired")
-        existing = session.exec(
-            select(CurationReview).where(
-                CurationReview.example_id == example_id,
-                CurationReview.reviewer == reviewer,
-                CurationReview.example_version >= row.sentences_version,
-            )
-        ).first()
-        if existing is not None:
+        if _current_review(session, row, reviewer) is not None:
             raise UserError(f"you reviewed example {example_id} already")
         row.label_unchecked = False  # a second opinion on these sentences checks the label
         session.add(row)
@@ -299,7 +354,7 @@ def submit_review(
                 label=label,
                 tags=chosen,
                 note=note.strip(),
-                example_version=row.version,
+                example_version=row.version if version is None else version,
             )
         )
         try:
@@ -419,6 +474,7 @@ def disagreement_queue(
 ) -> list[QueueEntry]:
     """Examples whose reviews disagree with them and are not settled yet, in set order; with
     `person`, only those that person may settle (their own ones too with `override`)."""
+    person = curator_name(person) if person is not None else None
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         entries = _queue(session, info.id)
@@ -436,13 +492,24 @@ def settle(
     tags: Sequence[str],
     note: str = "",
     override_reason: str = "",
+    *,
+    version: int | None = None,
 ) -> ExampleView:
     """Decide the final label and tags of a disputed example. The example's earlier values stay
     in its history (reason "adjudication"); the decision records who settled it and which
     reviews it took into account. Its author is refused unless `override_reason` says why
-    nobody else settles it; the reason is stored with the decision."""
+    nobody else settles it; the reason is stored with the decision.
+
+    `version` is the version of the example the decision was made on (a screen passes the one
+    it showed): if the example changed since, nothing is decided (`ExampleChanged`), so that an
+    edit made meanwhile is never undone by values chosen before it. None: the caller has just
+    read the example."""
+    person = curator_name(person)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
+        current = example_row(session, info.id, example_id)
+        if version is not None and current.version != version:
+            raise ExampleChanged(example_id, current.version)
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         if entry is None:

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from annotate.curation.taxonomy import LABEL_SCHEMES
+from annotate.curation.validation import curator_name
 from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationSet
 from annotate.store.engine import write_session
@@ -56,6 +57,7 @@ def create_set(
     name = name.strip()
     if not name:
         raise UserError("a curation set needs a name")
+    created_by = curator_name(created_by) if created_by else ""
     if scheme not in LABEL_SCHEMES:
         raise UserError(f"unknown label scheme {scheme!r}; use {', '.join(LABEL_SCHEMES)}")
     with write_session(engine) as session:

@@ -2,19 +2,30 @@
 
 The rules, each reported with the field it concerns so a screen can point at it: both
 sentences written, not identical, not a duplicate of a pair already in the set (either
-direction), both directions labelled with a label of the set, at least one known tag.
+direction), both directions labelled with a label of the set, at least one known tag, and a
+domain the GLUE TSV layout can hold.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from annotate.curation.taxonomy import CATEGORY_OF
 from annotate.errors import UserError
+from annotate.text import CONTROL_CODES
 
-_BREAKS = re.compile(r"\s*[\r\n\t]+\s*")
+_LINE_BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""Tabs and whatever `str.splitlines` takes for a line break: joined with a space."""
+_BREAKS = re.compile(rf"\s*[{_LINE_BREAKS}]+\s*")
+_DROPPED = {code: None for code in CONTROL_CODES if chr(code) not in _LINE_BREAKS}
+"""Every other control character (a pasted ESC, say) is dropped: the terminal sanitiser's
+rule (`annotate.text.CONTROL_CODES`)."""
+TSV_BREAKS = "\t\r\n"
+"""What a cell of the GLUE TSV cannot hold: it has no quoting, so a tab would shift the row's
+cells and a line break split the row."""
 
 
 @dataclass(frozen=True)
@@ -49,13 +60,32 @@ class PairDraft:
 
 def clean_sentence(text: str) -> str:
     """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
-    one space (the TSV layout has no way to hold them; the words are unchanged)."""
-    return _BREAKS.sub(" ", text.strip())
+    one space (the TSV layout has no way to hold them; the words are unchanged), other control
+    characters dropped (the ESC of a pasted colour code: `\\x1b[31mred` keeps `[31mred`, in
+    sight), in one Unicode form (NFC: "é" typed as "e" and a combining accent is stored as the
+    one character)."""
+    kept = text.translate(_DROPPED).strip()
+    return unicodedata.normalize("NFC", _BREAKS.sub(" ", kept))
+
+
+def curator_name(name: str | None) -> str:
+    """A curator's name as it is stored and compared: without spaces around it and in one
+    Unicode form (NFC), as study names are, so that " lea " or "léa" typed with a combining
+    accent is the same curator as "lea" or "léa". Every curation entry point takes its names
+    through here; a blank name is refused."""
+    cleaned = unicodedata.normalize("NFC", (name or "").strip())
+    if not cleaned:
+        raise UserError("a curator name cannot be blank: say who you are with --as NAME")
+    return cleaned
 
 
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
-    """What makes two examples duplicates: the same words in the same order (spacing aside)."""
-    return " ".join(premise.split()), " ".join(hypothesis.split())
+    """What makes two examples duplicates: the same words in the same order (spacing aside),
+    however their accents are encoded (NFC: imported files may hold either form)."""
+    return (
+        " ".join(unicodedata.normalize("NFC", premise).split()),
+        " ".join(unicodedata.normalize("NFC", hypothesis).split()),
+    )
 
 
 def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
@@ -70,6 +100,19 @@ def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
             Problem("hypothesis", "premise and hypothesis are identical: make the minimal edit")
         )
     return problems
+
+
+def tsv_problem(text: str, field: str) -> list[Problem]:
+    """The one rule for a value that goes into a cell of the GLUE TSV as it is (the domain;
+    the sentences are cleaned instead), at edit, import and export time alike."""
+    if any(c in text for c in TSV_BREAKS):
+        return [
+            Problem(
+                field,
+                f"the {field} holds a tab or line break, which the GLUE TSV layout cannot hold",
+            )
+        ]
+    return []
 
 
 def label_problem(value: str | None, labels: Sequence[str], field: str, what: str) -> list[Problem]:
@@ -96,4 +139,5 @@ def draft_problems(draft: PairDraft, labels: Sequence[str]) -> list[Problem]:
         *label_problem(draft.forward, labels, "forward", "premise → hypothesis"),
         *label_problem(draft.backward, labels, "backward", "hypothesis → premise"),
         *tag_problems(draft.tags),
+        *tsv_problem(draft.domain, "domain"),
     ]

@@ -94,6 +94,20 @@ class TestWritingAPair:
             b"",
         ]
 
+    async def test_a_pasted_colour_code_leaves_no_control_character_in_the_pair(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(pilot, "", "The car stopped.", "neutral", "neutral", ["Negation"])
+            app.screen.query_one("#premise", TextArea).focus()
+            app.post_message(events.Paste("The \x1b[31mred\x1b[0m car stopped."))
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+        assert [e.premise for e in examples(engine)] == [
+            "The [31mred[0m car stopped.",
+            "The car stopped.",
+        ]
+
     async def test_the_difference_is_marked_and_a_large_edit_warned(self, engine):
         app = create_curate_app(engine, "new", "ana")
         async with app.run_test(size=SIZE) as pilot:
@@ -196,6 +210,20 @@ class TestValidation:
             assert problems.display and message in static_text(problems)
             assert app.focused.id == focus
             assert app.screen.query_one("#premise", TextArea).text == values[0]  # form kept
+        assert examples(engine) == []
+
+    async def test_a_domain_with_a_tab_stops_the_save_at_the_domain(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await fill(
+                pilot, "The gate is open.", "The gate is shut.", "neutral", "neutral", ["Negation"]
+            )
+            app.screen.query_one("#domain", Input).value = "News\tWire"  # pasted from a table
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            problems = app.screen.query_one("#problems")
+            assert "the domain holds a tab" in static_text(problems)
+            assert app.focused.id == "domain"
         assert examples(engine) == []
 
     async def test_a_duplicate_pair_is_refused_in_either_direction(self, engine):

@@ -7,8 +7,14 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, OptionList
 
-from annotate.curation.examples import example_history, save_pair
-from annotate.curation.review import Opinion, ReviewFilter, disagreement_queue, submit_review
+from annotate.curation.examples import edit_example, example_history, get_example, save_pair
+from annotate.curation.review import (
+    Opinion,
+    ReviewFilter,
+    disagreement_queue,
+    example_reviews,
+    submit_review,
+)
 from annotate.curation.sets import create_set
 from annotate.curation.stats import set_statistics
 from annotate.curation.validation import PairDraft
@@ -44,6 +50,19 @@ def engine(workspace):
         ),
     )
     return engine
+
+
+def notifications(app) -> list[str]:
+    """Every message the app notifies from now on (toasts come and go: the record stays)."""
+    said: list[str] = []
+    real = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(str(message))
+        return real(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
 
 
 def tag_list_text(app) -> str:
@@ -107,6 +126,32 @@ class TestBlindReview:
         assert app.reviews_done == 0
         assert create_curate_app(engine, "s", "ben", review=True).desk.next_blind().id == 1
 
+    async def test_sentences_edited_while_on_screen_are_shown_before_a_review_is_stored(
+        self, engine
+    ):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert screen.example.id == 1 and "Ana gave the map to Ben." in screen_text(app)
+            edit_example(engine, "s", 1, "cara", {"hypothesis": "Ana lent the map to Ben."})
+            await pilot.press("1", "tab", *"dat", "enter", "ctrl+s")  # judged the old sentences
+            await pilot.pause()
+            assert app.screen is screen and app.reviews_done == 0
+            assert said == ["example 1 changed since you opened it (now version 2): look again"]
+            assert example_reviews(engine, "s", 1) == []
+            assert screen.example.version == 2
+            assert "Ana lent the map to Ben." in screen_text(app)
+            assert screen.query_one("#label", LabelChoice).value is None  # judged afresh
+            assert screen.query_one(TagPicker).selected == []
+            assert app.focused.id == "label"
+            await pilot.press("2", "tab", *"dat", "enter", "ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, ReviewScreen) and app.screen.example.id == 2
+        [review] = example_reviews(engine, "s", 1)
+        assert (review.label, review.example_version) == ("neutral", 2)
+        assert not get_example(engine, "s", 1).label_unchecked
+
     async def test_an_author_has_nothing_of_their_own_to_review(self, engine):
         app = create_curate_app(engine, "s", "ana", review=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -156,6 +201,52 @@ class TestAdjudication:
         assert (history[0]["change"], history[0]["changed_by"]) == ("adjudication", "dan")
         assert history[0]["change_note"] == "the recipient moves: core args too"
         assert history[1]["label"] == "neutral"
+
+    async def test_an_edit_made_meanwhile_is_not_undone_by_the_open_screen(self, engine):
+        """ben disputes example 1's label and tags; dan opens it; meanwhile sam fixes the label
+        (only the tags stay disputed); dan's Ctrl+S on the old screen must not put the old
+        label back: it shows the example as it is now, and his next Ctrl+S settles that."""
+        submit_review(engine, "s", "ben", 1, "neutral", ["Datives", "Core args"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AdjudicateScreen) and screen.entry.disputed == [
+                "label",
+                "tags",
+            ]
+            assert screen.query_one("#label", LabelChoice).value == "entailment"
+            edit_example(engine, "s", 1, "sam", {"label": "neutral"}, "ben is right")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is screen and app.settled == 0
+            assert said == ["example 1 changed since you opened it (now version 2): look again"]
+            assert screen.entry.example.version == 2 and screen.entry.disputed == ["tags"]
+            assert screen.query_one("#label", LabelChoice).value == "neutral"
+            assert "disputed: tags ·" in all_static_text(app)
+            assert get_example(engine, "s", 1).label == "neutral"  # sam's fix stands
+            assert app.focused.id == "label"
+            await pilot.press("ctrl+s")  # settled as it is now
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1 and disagreement_queue(engine, "s") == []
+        assert get_example(engine, "s", 1).label == "neutral"
+
+    async def test_a_screen_whose_disagreement_an_edit_settled_moves_on(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.entry.example.id == 2
+            edit_example(engine, "s", 2, "sam", {"label": "neutral"})  # ben's label: agreed
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 changed since you opened it (now version 2) and has no open "
+                "disagreement for you now"
+            ]
+        assert app.settled == 0 and get_example(engine, "s", 2).label == "neutral"
 
     async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
         """26.11: without --override the author's queue is empty; with it, she settles."""

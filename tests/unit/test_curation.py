@@ -15,9 +15,11 @@ from annotate.curation.examples import (
     save_pair,
     set_retired,
 )
+from annotate.curation.importing import import_diagnostic
 from annotate.curation.sets import create_set, load_set, set_rows
 from annotate.curation.validation import DraftInvalid, PairDraft, clean_sentence
 from annotate.errors import UserError
+from tests import fixtures as fx
 
 GATE = PairDraft(
     premise="The gate is open.",
@@ -127,6 +129,7 @@ def test_a_pair_becomes_two_linked_examples(engine):
         ({"backward": None}, "backward", "hypothesis → premise"),
         ({"tags": []}, "tags", "at least one phenomenon tag"),
         ({"forward": "not_entailment"}, "forward", "unknown label"),
+        ({"domain": "News\tWire"}, "domain", "the domain holds a tab or line break"),
     ],
 )
 def test_each_rule_is_reported_and_nothing_is_saved(engine, changes, field, message):
@@ -158,8 +161,57 @@ def test_a_duplicate_pair_in_either_direction_is_refused(engine, premise, hypoth
     assert len(find_examples(engine, "new", ExampleQuery())) == 2
 
 
+COMPOSED = ("The café is open.", "The café is not open.")  # "é": one character (NFC)
+DECOMPOSED = ("The cafe\u0301 is open.", "The cafe\u0301 is not open.")  # "e" + U+0301
+
+
+@pytest.mark.parametrize(("stored", "pasted"), [(COMPOSED, DECOMPOSED), (DECOMPOSED, COMPOSED)])
+def test_a_duplicate_is_refused_however_its_accents_are_encoded(engine, tmp_path, stored, pasted):
+    # The stored pair comes from a file (kept as written) or from a curator (kept as NFC).
+    row = "\t\tNegation\t\tNews\t{}\t{}\tcontradiction\r\n"
+    (tmp_path / "d.tsv").write_bytes(
+        (fx.DIAGNOSTIC_FULL.splitlines(keepends=True)[0] + row.format(*stored)).encode()
+    )
+    import_diagnostic(engine, "new", tmp_path / "d.tsv")
+    for premise, hypothesis in (pasted, pasted[::-1]):
+        with pytest.raises(DraftInvalid, match="already in the set"):
+            save_pair(engine, "new", "ben", draft(premise=premise, hypothesis=hypothesis))
+    assert len(find_examples(engine, "new", ExampleQuery())) == 1
+
+
+def test_sentences_are_stored_in_one_unicode_form_and_found_in_either(engine):
+    forward, _ = save_pair(engine, "new", "ana", draft(premise=DECOMPOSED[0]))
+    assert forward.premise == COMPOSED[0]  # NFC, as study names are stored
+    edited = edit_example(engine, "new", forward.id, "ana", {"hypothesis": "The cafe\u0301 shut."})
+    assert edited.hypothesis == "The café shut."
+    for typed in ("café", "cafe\u0301"):
+        assert [e.id for e in find_examples(engine, "new", ExampleQuery(text=typed))] == [1, 2]
+
+
 def test_pasted_line_breaks_are_joined():
     assert clean_sentence("  The gate\r\n is\topen.\n") == "The gate is open."
+    assert clean_sentence("The gate\ris\vopen\u2028now.") == "The gate is open now."
+
+
+@pytest.mark.parametrize(
+    ("pasted", "stored"),
+    [
+        ("The \x1b[31mred\x1b[0m car stopped.", "The [31mred[0m car stopped."),  # ESC dropped
+        ("The car\x07 stopped.\x00", "The car stopped."),  # BEL, NUL
+        ("The \x9b2Jcar\x7f stopped.", "The 2Jcar stopped."),  # C1 (CSI) and DEL
+        (
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        ),  # ZWNJ (Persian) kept
+        (
+            "\U0001f469\u200d\U0001f4bb codes.",
+            "\U0001f469\u200d\U0001f4bb codes.",
+        ),  # ZWJ (emoji) kept
+    ],
+    ids=["ESC", "BEL and NUL", "CSI and DEL", "ZWNJ", "ZWJ"],
+)
+def test_control_characters_are_dropped_from_sentences(pasted, stored):
+    assert clean_sentence(pasted) == stored
 
 
 def test_unknown_set_and_duplicate_set_names(workspace):

@@ -124,6 +124,69 @@ def test_mistakes_get_one_clear_line(cli, tmp_path):
     assert "no curation set named 'nope'" in cli("curate", "author", "nope", "--as", "ana").stderr
 
 
+def test_curator_names_are_trimmed_and_a_blank_one_is_refused(cli, db_url, tmp_path):
+    from annotate.curation.desk import CurationDesk
+    from annotate.curation.review import next_for_review
+
+    assert cli("curate", "import", "d", write_diagnostic(tmp_path), "--as", " lea ").code == 0
+    rows = cli("curate", "list", "d", "--format", "json").json()
+    assert {r["author"] for r in rows} == {"lea"}
+    assert cli("curate", "list", "d", "--author", "lea", "--format", "json").json() == rows
+    # lea is never served her own examples to review, however her name was typed.
+    engine = open_workspace(db_url).engine
+    assert next_for_review(engine, "d", "lea") is None
+    assert next_for_review(engine, "d", " lea") is None
+    assert CurationDesk.open(engine, "d", "le\u0301a ").curator == "l\u00e9a"  # the screens
+
+    blank = cli("curate", "edit", "d", "1", "--as", "   ", "--set", "note=x")
+    assert blank.code == 1
+    assert blank.stderr.strip() == (
+        "error: a curator name cannot be blank: say who you are with --as NAME"
+    )
+    assert cli("curate", "show", "d", "1", "--format", "json").json()["example"]["version"] == 1
+    assert cli("curate", "retire", "d", "1", "--as", "\t").code == 1
+    # One Unicode form: "léa" typed with a combining accent is "léa".
+    assert cli("curate", "edit", "d", "1", "--as", "le\u0301a ", "--set", "note=x").code == 0
+    history = cli("curate", "show", "d", "1", "--format", "json").json()["history"]
+    assert [h["made_by"] for h in history] == ["lea", "l\u00e9a"]
+
+
+def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    result = cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=a\tb")
+    assert result.code == 1
+    assert result.stderr == (
+        "error: the domain holds a tab or line break, which the GLUE TSV layout cannot hold\n"
+    )
+    assert cli("curate", "show", "d", "1", "--format", "json").json()["example"]["version"] == 1
+    assert cli("curate", "export", "d", tmp_path / "out.tsv").code == 0
+
+
+def test_importing_the_sets_own_export_adds_no_duplicate(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=News")
+    cli("curate", "export", "d", tmp_path / "out.tsv")
+    result = cli("curate", "import", "d", tmp_path / "out.tsv")
+    assert result.code == 0
+    assert " ".join(result.stderr.split()) == (
+        f"{tmp_path / 'out.tsv'}: nothing imported into set 'd'; 4 examples (2 pairs) "
+        "skipped: already in the set"
+    )
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 4
+    assert cli("curate", "stats", "d", "--format", "json").json()["duplicates"] == 0
+    # A file with one pair of the set and one new pair: the new one comes in, the count says so.
+    lines = fx.DIAGNOSTIC_FULL.splitlines(keepends=True)
+    new = lines[1].replace("gate", "door"), lines[2].replace("gate", "door")
+    (tmp_path / "mixed.tsv").write_text("".join([lines[0], *lines[1:3], *new]), newline="")
+    result = cli("curate", "import", "d", tmp_path / "mixed.tsv")
+    assert " ".join(result.stdout.split()).endswith(
+        f"imported from {tmp_path / 'mixed.tsv'}; 2 examples (1 pair) skipped: already in the set"
+    )
+    assert len(cli("curate", "list", "d", "--format", "json").json()) == 6
+    cli("curate", "retire", "d", "1", "--as", "lea")
+    assert cli("curate", "restore", "d", "1", "--as", "lea").code == 0
+
+
 def test_the_taxonomy_is_printed(cli):
     out = " ".join(cli("curate", "tags").stdout.split())
     assert "Predicate-Argument Structure" in out and "Genitives/Partitives" in out

@@ -10,10 +10,17 @@ from pathlib import Path
 import pytest
 
 from annotate import specs
-from annotate.curation.examples import ExampleQuery, find_examples, save_pair, set_retired
+from annotate.curation.examples import (
+    ExampleQuery,
+    edit_example,
+    find_examples,
+    save_pair,
+    set_retired,
+)
 from annotate.curation.export import export_set
 from annotate.curation.importing import import_diagnostic
 from annotate.curation.sets import create_set, load_set
+from annotate.curation.stats import set_statistics
 from annotate.curation.validation import PairDraft
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import import_file
@@ -84,6 +91,44 @@ def test_the_same_file_is_imported_once(workspace, tmp_path):
     assert load_set(workspace.engine, "fixture").sources[0]["rows"] == 7
 
 
+def test_pairs_already_in_the_set_are_skipped_and_counted(workspace, tmp_path):
+    engine = workspace.engine
+    import_diagnostic(engine, "fixture", write(tmp_path / "d.tsv", FIXTURE))
+    # The set's own export, after an edit (so not the same file): nothing new in it.
+    edit_example(engine, "fixture", 1, "ana", {"domain": "News"})
+    export_set(engine, "fixture", tmp_path / "export.tsv")
+    again = import_diagnostic(engine, "fixture", tmp_path / "export.tsv")
+    assert (again.already_imported, again.rows, again.pairs) == (False, 0, 0)
+    assert (again.skipped, again.skipped_pairs) == (7, 2)
+    # A file sharing a pair (spaced and encoded otherwise, in the other order) and an
+    # unpaired row with the set, with one new pair and one new row.
+    gate_reversed = [row.replace("is open.", "is  open.") for row in (ROWS[1], ROWS[0])]
+    new_pair = [
+        "\t\tNegation\t\tNews\tThe door is shut.\tThe door is not shut.\tcontradiction",
+        "\t\tNegation\t\tNews\tThe door is not shut.\tThe door is shut.\tcontradiction",
+    ]
+    cafe = ROWS[4].replace("é", "e\u0301")
+    new_row = "\t\t\tWorld knowledge\tNews\tZoë sings.\tZoë makes a sound.\tentailment"
+    mixed = "\r\n".join([HEADER, *gate_reversed, *new_pair, cafe, new_row]) + "\r\n"
+    summary = import_diagnostic(engine, "fixture", write(tmp_path / "m.tsv", mixed.encode()))
+    assert (summary.rows, summary.pairs, summary.skipped, summary.skipped_pairs) == (3, 1, 3, 1)
+    examples = find_examples(engine, "fixture", ExampleQuery())
+    assert [(e.pair_id, e.premise) for e in examples[7:]] == [
+        (3, "The door is shut."),
+        (3, "The door is not shut."),
+        (None, "Zoë sings."),
+    ]
+    assert set_statistics(engine, "fixture")["duplicates"] == 0
+    sources = load_set(engine, "fixture").sources
+    assert [(s["file"], s["rows"], s["skipped"]) for s in sources[1:]] == [
+        ("export.tsv", 0, 7),
+        ("m.tsv", 3, 3),
+    ]
+    # Nothing came in twice, so a retired pair comes back.
+    set_retired(engine, "fixture", 1, "ana", True)
+    assert set_retired(engine, "fixture", 1, "ana", False).retired is False
+
+
 def test_superglue_export_collapses_labels_and_writes_only_present_tag_keys(workspace, tmp_path):
     import_diagnostic(workspace.engine, "fixture", write(tmp_path / "d.tsv", FIXTURE))
     export_set(workspace.engine, "fixture", tmp_path / "AX-b.jsonl", "superglue")
@@ -128,6 +173,10 @@ def test_superglue_export_collapses_labels_and_writes_only_present_tag_keys(work
             ":2: tag 'Negation' belongs to Logic",
         ),
         (f"{HEADER}\r\n\t\tNegation\t\tNews\tA b.\tA c.\tmaybe\r\n", ":2: unknown label 'maybe'"),
+        (
+            f"{HEADER}\r\n\t\tNegation\t\tNe\rws\tA b.\tA c.\tneutral\r\n",
+            ":2: the domain holds a tab or line break",
+        ),
     ],
 )
 def test_a_bad_file_names_the_line_and_stores_nothing(workspace, tmp_path, text, message):

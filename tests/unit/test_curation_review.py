@@ -12,7 +12,9 @@ import pytest
 from annotate.curation.examples import edit_example, example_history, get_example, save_pair
 from annotate.curation.review import (
     BlindExample,
+    ExampleChanged,
     disagreement_queue,
+    example_reviews,
     next_for_review,
     review_progress,
     settle,
@@ -61,7 +63,7 @@ def ben_reviews_all(engine) -> None:
 def test_a_reviewer_gets_only_the_sentences(engine):
     blind = next_for_review(engine, "s", "ben")
     assert isinstance(blind, BlindExample)
-    assert {f.name for f in dataclasses.fields(blind)} == {"id", "premise", "hypothesis"}
+    assert {f.name for f in dataclasses.fields(blind)} == {"id", "premise", "hypothesis", "version"}
     # New work comes newest first: the second pair, in set order.
     assert (blind.id, blind.premise) == (3, "All ten boats were repaired.")
     # An author never reviews their own examples; skipped ones are left for later.
@@ -173,6 +175,44 @@ def test_the_disagreement_queue_and_who_settles_it(engine):
     assert [e.example.id for e in disagreement_queue(engine, "s")] == [3]
     # Agreement still compares the independent judgements, not the settled values.
     assert set_statistics(engine, "s")["review"]["labels"]["pairwise_agreement"] == 0.75
+
+
+def test_a_review_is_of_the_version_shown_and_refused_when_the_sentences_changed(engine):
+    shown = next_for_review(engine, "s", "ben")
+    assert (shown.id, shown.version) == (3, 1)
+    edit_example(engine, "s", 3, "cara", {"hypothesis": "Some boats were fixed."})  # meanwhile
+    with pytest.raises(
+        ExampleChanged,
+        match=r"^example 3 changed since you opened it \(now version 2\): look again$",
+    ):
+        submit_review(engine, "s", "ben", 3, "entailment", ["Quantifiers"], version=shown.version)
+    assert example_reviews(engine, "s", 3) == []
+    assert get_example(engine, "s", 3).label_unchecked  # still to check: nobody saw version 2
+    # A change that leaves the sentences alone leaves the review standing, as of the version
+    # the reviewer saw.
+    shown = next_for_review(engine, "s", "ben", skip={3, 4})
+    assert (shown.id, shown.version) == (1, 1)
+    edit_example(engine, "s", 1, "cara", {"note": "from the gate sign"})
+    submit_review(engine, "s", "ben", 1, "contradiction", ["Negation"], version=shown.version)
+    [review] = example_reviews(engine, "s", 1)
+    assert (review.example_version, review.stale) == (1, False)
+
+
+def test_a_decision_on_an_example_edited_since_it_was_shown_is_refused(engine):
+    submit_review(engine, "s", "ben", 1, "neutral", ["Negation", "Double negation"])
+    shown = disagreement_queue(engine, "s", "cara")[0]
+    assert (shown.example.id, shown.disputed) == (1, ["label", "tags"])
+    edit_example(engine, "s", 1, "dan", {"label": "neutral"}, "ben is right")  # meanwhile
+    with pytest.raises(
+        ExampleChanged,
+        match=r"^example 1 changed since you opened it \(now version 2\): look again$",
+    ):
+        settle(engine, "s", 1, "cara", "contradiction", ["Negation"], version=shown.example.version)
+    assert get_example(engine, "s", 1).label == "neutral"  # dan's fix stands
+    again = disagreement_queue(engine, "s", "cara")[0]
+    assert (again.example.version, again.disputed) == (2, ["tags"])
+    settled = settle(engine, "s", 1, "cara", "neutral", ["Negation"], version=2)
+    assert settled.label == "neutral" and disagreement_queue(engine, "s") == []
 
 
 def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from annotate.curation.desk import CurationDesk
-from annotate.curation.review import QueueEntry
+from annotate.curation.review import ExampleChanged, QueueEntry
 from annotate.curation.validation import DraftInvalid
 from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
@@ -79,15 +79,18 @@ class AdjudicateScreen(Screen[None]):
         self.query_one("#problems").display = False
         self.query_one("#label").focus()
 
-    def action_settle(self) -> None:
+    async def action_settle(self) -> None:
         example = self.entry.example
         try:
             self.desk.settle(
-                self.entry.example.id,
+                example,
                 self.query_one("#label", LabelChoice).value,
                 pickers[0].selected if (pickers := self.query(TagPicker)) else example.fine_tags,
                 self.query_one("#note", Input).value,
             )
+        except ExampleChanged as exc:
+            await self._show_again(exc)
+            return
         except DraftInvalid as exc:
             box = self.query_one("#problems", Static)
             box.update(problems_text(exc.problems))
@@ -101,3 +104,22 @@ class AdjudicateScreen(Screen[None]):
 
     def action_skip(self) -> None:
         self.post_message(self.Done(self, self.entry.example.id, skipped=True))
+
+    async def _show_again(self, changed: ExampleChanged) -> None:
+        """The example changed since this screen showed it (someone edited it meanwhile):
+        nothing was decided. Show it as it is now, opinions and choices read afresh; or, when
+        that change left nothing open for this curator, go on to the next one."""
+        fresh = self.desk.queue_entry(changed.example_id)
+        if fresh is None:
+            self.notify(
+                f"example {changed.example_id} changed since you opened it (now version "
+                f"{changed.version}) and has no open disagreement for you now",
+                severity="warning",
+                markup=False,
+            )
+            self.post_message(self.Done(self, changed.example_id, skipped=True))
+            return
+        self.entry = fresh
+        await self.recompose()
+        self.on_mount()
+        self.notify(terminal_safe(str(changed)), severity="warning", markup=False)

@@ -96,7 +96,8 @@ class AuthorScreen(Screen[None]):
         box = self.query_one("#problems", Static)
         box.update(problems_text(problems))
         box.display = True
-        field = self.query_one(FOCUS_OF_FIELD.get(problems[0].field, "#premise"))
+        focus = {**FOCUS_OF_FIELD, "domain": "#domain"}  # this screen has a domain box
+        field = self.query_one(focus.get(problems[0].field, "#premise"))
         # Focus once the box has taken its room, so the column is scrolled (or not) for the
         # layout the curator sees: focused at once, the scroll raced the layout.
         self.fault_focused = False

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from annotate.curation.desk import CurationDesk
-from annotate.curation.review import BlindExample, ReviewProgress
+from annotate.curation.review import BlindExample, ExampleChanged, ReviewProgress
 from annotate.curation.validation import DraftInvalid
 from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
@@ -80,14 +80,17 @@ class ReviewScreen(Screen[None]):
         self.query_one("#problems").display = False
         self.query_one("#label").focus()
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         try:
             self.desk.submit_review(
-                self.example.id,
+                self.example,
                 self.query_one("#label", LabelChoice).value,
                 [] if self.tagged_with is not None else self.query_one(TagPicker).selected,
                 self.query_one("#note", Input).value,
             )
+        except ExampleChanged as exc:
+            await self._show_again(exc)
+            return
         except DraftInvalid as exc:
             box = self.query_one("#problems", Static)
             box.update(problems_text(exc.problems))
@@ -101,3 +104,23 @@ class ReviewScreen(Screen[None]):
 
     def action_skip(self) -> None:
         self.post_message(self.Done(self, self.example.id, skipped=True))
+
+    async def _show_again(self, changed: ExampleChanged) -> None:
+        """The sentences changed since this screen showed them: nothing was stored. Show the
+        new ones, with a blank form to judge them afresh; or, when the example is no longer
+        this reviewer's to review, go on to the next one."""
+        fresh = self.desk.blind(changed.example_id)
+        if fresh is None:
+            self.notify(
+                f"example {changed.example_id} changed since you opened it (now version "
+                f"{changed.version}) and is no longer yours to review",
+                severity="warning",
+                markup=False,
+            )
+            self.post_message(self.Done(self, changed.example_id, skipped=True))
+            return
+        self.example = fresh
+        self.tagged_with = self.desk.pair_tagged_with(fresh.id)
+        await self.recompose()
+        self.on_mount()
+        self.notify(terminal_safe(str(changed)), severity="warning", markup=False)
