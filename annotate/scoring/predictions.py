@@ -12,6 +12,7 @@ Predictions are mapped back to the task's label values through `submission.encod
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +52,12 @@ def _decoder(spec: TaskSpec) -> dict[str, str]:
 def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: int) -> Any:
     if spec.kind == "regression":
         try:
-            return float(raw)
-        except (TypeError, ValueError):
+            value = float(raw)
+        except (TypeError, ValueError, OverflowError):  # an int of 400 digits overflows
             raise DataFileError(path, line, f"prediction {raw!r} is not a number") from None
+        if not math.isfinite(value):  # "nan", "inf": not a rating (nor "no prediction")
+            raise DataFileError(path, line, f"prediction {raw!r} is not a finite number")
+        return value
     if spec.kind == "entity_choice":
         if not isinstance(raw, str):
             raise DataFileError(path, line, f"prediction {raw!r} is not an entity text")

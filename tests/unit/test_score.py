@@ -486,6 +486,33 @@ def test_malformed_prediction_files(cli, tmp_path: Path):
     )
 
 
+def test_a_rating_that_is_not_a_finite_number_is_refused(cli, tmp_path: Path):
+    """ "nan" or "inf" is no rating: it was taken as no prediction, and the file scored on
+    the rest with exit 0."""
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [f"{i}\tmain\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\tt{i}\t{i}.0" for i in range(3)],
+    )
+    for n, value in enumerate(["nan", "inf", "-Infinity", "NaN"]):
+        pred = tsv(
+            tmp_path / str(n) / "STS-B.tsv", ["index\tprediction", "0\t1", f"1\t{value}", "2\t3"]
+        )
+        assert _error(cli, pred, "--gold", gold) == (
+            f"error: {pred}:3: prediction {value!r} is not a finite number"
+        )
+    table = fx.write_text(tmp_path / "t" / "preds.csv", "id,prediction\n0,1\n1,nan\n")
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.scoring.long_predictions import read_long
+
+    with pytest.raises(DataFileError, match=r"preds.csv:3: prediction 'nan' is not a finite"):
+        read_long(table, specs.load_task("glue/stsb"), {})
+
+
 def test_predictions_that_match_no_gold_id(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
     pred = jsonl(
