@@ -38,6 +38,8 @@ class GoldFile:
     pair_ids: list[str | None] = field(default_factory=list)
     """AX-g: the minimal pair of each item (ids 2k and 2k+1, `TaskSpec.pair_keys`); None for
     items in no pair and for other tasks."""
+    paragraphs: list[str | None] = field(default_factory=list)
+    """MultiRC: the paragraph idx of each question; None for other tasks."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)
+        gold.paragraphs.append(
+            str(item.fields.get("paragraph")) if spec.kind == "multi_answer" else None
+        )
         if spec.minimal_pairs is not None:
             fields.append(item.fields)
     if not gold.ids:

@@ -40,6 +40,7 @@ class GoldData(Protocol):
     gold: list[Any]
     tags: list[dict[str, list[str]] | None]
     pair_ids: list[str | None]
+    paragraphs: list[str | None]
 
 
 def code_gold_file(gold: GoldData) -> GoldUnits:
@@ -88,7 +89,7 @@ def score_predictions(
     """Score `model` against `gold` (same task). Errors when no prediction matches a gold id."""
     spec = gold.spec
     units = code_gold_file(gold)
-    pred = model_units(units, model)
+    pred = model_units(units, model, gold.paragraphs if units.kind == "multi_answer" else None)
     scored = count_scored(units, pred)
     known = set(gold.ids)
     not_in_gold = sum(1 for sid in model.predictions if sid not in known)

@@ -513,6 +513,91 @@ def test_a_rating_that_is_not_a_finite_number_is_refused(cli, tmp_path: Path):
         read_long(table, specs.load_task("glue/stsb"), {})
 
 
+def _two_paragraphs() -> list[dict[str, Any]]:
+    """Paragraph 0 holds questions 0 (answers 0, 1) and 1 (answers 2, 3, 4) (fx.SG_MULTIRC);
+    paragraph 1 holds question 2 (answers 5, 6)."""
+    second = {
+        "idx": 1,
+        "passage": {
+            "text": "Tom sold apples at the market on Friday.",
+            "questions": [
+                {
+                    "question": "What did Tom sell?",
+                    "idx": 2,
+                    "answers": [
+                        {"text": "Apples", "idx": 5, "label": 1},
+                        {"text": "Pears", "idx": 6, "label": 0},
+                    ],
+                }
+            ],
+        },
+    }
+    return [*fx.SG_MULTIRC, second]
+
+
+def _multirc_line(paragraph: int, questions: dict[int, list[int]]) -> dict[str, Any]:
+    return {
+        "idx": paragraph,
+        "passage": {
+            "questions": [
+                {"idx": q, "answers": [{"idx": a, "label": 1} for a in answers]}
+                for q, answers in questions.items()
+            ]
+        },
+    }
+
+
+def test_multirc_ids_that_do_not_fit_the_golds_nesting_are_refused(cli, tmp_path: Path):
+    """Paragraph 5 holding question 0 scored as paragraph 0; an answer under the wrong
+    question was dropped, and only "answers missing" was said."""
+    gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", _two_paragraphs())
+    good = _multirc_line(0, {0: [0, 1], 1: [2, 3, 4]})
+    cases = {
+        "paragraph": (
+            [good, _multirc_line(5, {2: [5, 6]})],
+            "2: question 2 is given under paragraph 5; in the gold it is a question of paragraph 1",
+        ),
+        "answer": (
+            [_multirc_line(0, {0: [0, 1], 1: [2, 3]}), _multirc_line(1, {2: [5, 4]})],
+            "2: answer 4 is given under question 2, whose answers are 5, 6; it is an answer "
+            "of question 1",
+        ),
+        "stranger": (
+            [_multirc_line(0, {0: [0, 1, 77]})],
+            "1: answer 77 is given under question 0, whose answers are 0, 1",
+        ),
+        "question": (
+            [good, _multirc_line(1, {2: [5, 6], 9: [70]})],
+            "2: question 9 is not a question of paragraph 1",
+        ),
+    }
+    for name, (rows, reason) in cases.items():
+        pred = jsonl(tmp_path / name / "MultiRC.jsonl", rows)
+        assert _error(cli, pred, "--gold", gold) == f"error: {pred}:{reason}"
+
+    # A paragraph the gold does not have is no item of it: counted, as any other id.
+    pred = jsonl(tmp_path / "other" / "MultiRC.jsonl", [good, _multirc_line(8, {9: [70]})])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["coverage"]["not_in_gold"] == 1 and task["coverage"]["scored"] == 2
+
+
+def test_multirc_answers_under_the_wrong_question_are_refused_beside_a_study(tmp_path: Path):
+    """`compare` and `report --model` score a file on a study's questions, whose paragraphs
+    they do not know: the answers are checked all the same."""
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.formats.gold import read_gold
+    from annotate.scoring.local_score import code_gold_file
+    from annotate.scoring.model_predictions import model_units
+    from annotate.scoring.predictions import read_predictions
+
+    spec = specs.load_task("superglue/multirc")
+    units = code_gold_file(read_gold(jsonl(tmp_path / "val.jsonl", _two_paragraphs()), spec))
+    pred = jsonl(tmp_path / "MultiRC.jsonl", [_multirc_line(0, {0: [0, 2]})])
+    with pytest.raises(DataFileError, match="1: answer 2 is given under question 0"):
+        model_units(units, read_predictions(pred, spec))
+
+
 def test_predictions_that_match_no_gold_id(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
     pred = jsonl(
