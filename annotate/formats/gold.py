@@ -15,7 +15,7 @@ from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import FileSummary, read_items
 from annotate.specs import TaskSpec
-from annotate.splits import named_split
+from annotate.splits import file_split, named_split
 
 TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
 """Folders of the download layout whose name is not the submission file's stem."""
@@ -40,6 +40,8 @@ class GoldFile:
     items in no pair and for other tasks."""
     paragraphs: list[str | None] = field(default_factory=list)
     """MultiRC: the paragraph idx of each question; None for other tasks."""
+    split: str | None = None
+    """The split the file's name says (`val.jsonl`: dev); None when it says none."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,9 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     summary = FileSummary()
-    gold = GoldFile(path=str(path), spec=spec)
+    gold = GoldFile(
+        path=str(path), spec=spec, split=file_split(path.name, spec.source.files.items())
+    )
     fields: list[dict[str, Any]] = []
     for item in read_items(path, spec, summary):
         gold.ids.append(item.source_id)

@@ -29,6 +29,7 @@ from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 from annotate.scoring.units import GoldUnits, code_gold
 from annotate.specs import TaskSpec
+from annotate.splits import refuse_other_split
 
 
 class GoldData(Protocol):
@@ -41,6 +42,7 @@ class GoldData(Protocol):
     tags: list[dict[str, list[str]] | None]
     pair_ids: list[str | None]
     paragraphs: list[str | None]
+    split: str | None
 
 
 def code_gold_file(gold: GoldData) -> GoldUnits:
@@ -88,6 +90,8 @@ def score_predictions(
 ) -> TaskResult:
     """Score `model` against `gold` (same task). Errors when no prediction matches a gold id."""
     spec = gold.spec
+    # The rule `compare` applies to a study's items: `RTE_val.jsonl` is not scored on train.
+    refuse_other_split(model.path, model.split, gold.split, f"the items of {gold.path} are")
     units = code_gold_file(gold)
     pred = model_units(units, model, gold.paragraphs if units.kind == "multi_answer" else None)
     scored = count_scored(units, pred)

@@ -20,6 +20,7 @@ from typing import Any
 
 from annotate.errors import DataFileError
 from annotate.specs import TaskSpec
+from annotate.splits import named_split
 
 
 @dataclass
@@ -103,6 +104,8 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
         raise DataFileError(path, None, "no such file")
     style = spec.leaderboard().style
     model = ModelPredictions(name=path.stem, path=str(path), predictions={})
+    if spec.submission is not None:  # jiant's `RTE_val.jsonl` says its split
+        model.split = named_split(path.stem, Path(spec.submission.file).stem)
     if style == "glue-tsv":
         _read_glue_tsv(path, spec, model)
     elif style == "multirc":

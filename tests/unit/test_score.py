@@ -432,6 +432,26 @@ def test_jiant_split_suffix_and_task_option(cli, tmp_path: Path):
     assert result["tasks"][0]["task"] == "superglue/rte"
 
 
+def test_a_file_named_for_another_split_than_its_gold_file_is_refused(cli, tmp_path: Path):
+    """`RTE_val.jsonl` against `train.jsonl` was scored (the same ids there are other items),
+    though `compare` refuses such a pair and a gold folder is searched by the split named."""
+    train = rte_gold(tmp_path / "RTE" / "train.jsonl")
+    named_train = rte_gold(tmp_path / "mine" / "RTE_train_part.jsonl")
+    val = rte_gold(tmp_path / "RTE" / "val.jsonl")
+    pred = jsonl(tmp_path / "RTE_val.jsonl", [{"idx": i, "label": "entailment"} for i in range(6)])
+    for gold in (train, named_train):
+        assert _error(cli, pred, "--gold", gold) == (
+            f"error: {pred}: its predictions are on the dev split; the items of {gold} are "
+            "from train, and the same ids there are other items"
+        )
+    assert score_json(cli, pred, "--gold", val)["tasks"][0]["gold"] == str(val)
+    # A name that says no split is scored against any split, as before.
+    plain = jsonl(tmp_path / "RTE.jsonl", [{"idx": 0, "label": "entailment"}])
+    assert score_json(cli, plain, "--gold", train)["tasks"][0]["coverage"]["scored"] == 1
+    interval = rte_gold(tmp_path / "interval.jsonl")  # "val" inside a word says no split
+    assert score_json(cli, pred, "--gold", interval)["tasks"][0]["coverage"]["scored"] == 6
+
+
 def test_bootstrap_gives_intervals(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "val.jsonl", n=30)
     pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(30)])
