@@ -24,7 +24,12 @@ import numpy as np
 from annotate.errors import UserError
 from annotate.scoring.benchmark import average_tasks, benchmark_tasks
 from annotate.scoring.diagnostics import diagnostics
-from annotate.scoring.model_predictions import counted_wrong, missing_answers, model_units
+from annotate.scoring.model_predictions import (
+    counted_wrong,
+    counted_wrong_rule,
+    missing_answers,
+    model_units,
+)
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 from annotate.scoring.units import GoldUnits, code_gold
@@ -79,7 +84,9 @@ class TaskResult:
     coverage: dict[str, Any]
     diagnostics: dict[str, Any] | None
     missing_counted_wrong: dict[str, Any] | None = None
-    """Incomplete files: {"scores", "task_score"} with every id left out counted wrong."""
+    """Incomplete files: {"scores", "task_score"} of the complete file with every id left out
+    answered wrong, the "rule" it was completed by and a "note" where its score reads unlike
+    the metric on the answers given (a correlation below 0)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -114,7 +121,13 @@ def score_predictions(
         wrong_scores, wrong_total = score_with_intervals(
             scorer_for(units, counted_wrong(units, pred)), metrics, bootstrap, seed, purpose
         )
-        as_leaderboard = {"scores": wrong_scores, "task_score": wrong_total}
+        rule, note = counted_wrong_rule(units)
+        as_leaderboard = {
+            "scores": wrong_scores,
+            "task_score": wrong_total,
+            "rule": rule,
+            "note": note,
+        }
     diag = None
     if units.kind == "classification" and any(gold.tags):
         table = diagnostics(

@@ -135,11 +135,19 @@ def missing_answers(units: GoldUnits, model: ModelPredictions) -> int:
     return missing
 
 
+def wrong_class(gold: np.ndarray, n_classes: int) -> np.ndarray:
+    """A wrong class for each gold class code: the class after it in the task's label order,
+    the last wrapping to the first (with two classes, the other one)."""
+    return (np.asarray(gold, dtype=np.int64) + 1) % n_classes
+
+
 def counted_wrong(units: GoldUnits, pred: np.ndarray) -> np.ndarray:
-    """`pred` with every unit that has gold but no prediction made wrong, as a leaderboard
-    scores a file that leaves ids out: no answer for classification and ReCoRD, the wrong
-    judgement for MultiRC, and for a rating the scale's midpoint (Pearson and Spearman have no
-    'wrong' value; the midpoint carries no information)."""
+    """`pred` with every unit that has gold but no prediction answered wrong, so that the file
+    is a complete one, as a leaderboard takes, whose every left-out answer is wrong; the task's
+    metrics are then computed on it as on any file. Classification: a wrong class
+    (`wrong_class`), so accuracy, F1 and MCC alike are those of an actual file of labels;
+    MultiRC: the wrong judgement; ReCoRD: no entity; a rating: the scale's midpoint (Pearson
+    and Spearman have no 'wrong' value; the midpoint carries no information)."""
     out = pred.copy()
     if units.kind == "regression":
         scale = units.spec.scale
@@ -150,8 +158,32 @@ def counted_wrong(units: GoldUnits, pred: np.ndarray) -> np.ndarray:
             if gold and out[u] is None:
                 out[u] = NO_ANSWER
     elif units.kind == "classification":
-        out[(units.gold_code >= 0) & (out == NO_LABELS)] = NO_DECISION
+        left_out = (units.gold_code >= 0) & (out == NO_LABELS)
+        out[left_out] = wrong_class(units.gold_code[left_out], len(units.classes))
     else:
         for u in np.flatnonzero((units.gold_code >= 0) & (out == NO_LABELS)):
             out[u] = _wrong_judgement(units, int(u))
     return out
+
+
+def counted_wrong_rule(units: GoldUnits) -> tuple[str, str | None]:
+    """What `counted_wrong` gives each unit left out, in words, and a note where the score of
+    such a file reads unlike the metric on the answers given: a correlation (MCC, R3) of a
+    file whose answers are mostly wrong is below 0, near -1 when the file leaves out most."""
+    from annotate.metric_registry import metric
+
+    if units.kind == "regression":
+        return "each rating left out is the scale's midpoint: a rating has no wrong value", None
+    if units.kind == "entity_choice":
+        return "each query left out has no entity", None
+    if units.kind == "multi_answer":
+        return "each answer left out has the wrong judgement", None
+    which = "the other class" if len(units.classes) == 2 else "the next class in label order"
+    correlations = [metric(m).inline_name for m in units.spec.metrics if metric(m).lowest < 0]
+    note = None
+    if correlations:
+        note = (
+            f"{' and '.join(correlations)} is below 0 when most of a file's answers are wrong, "
+            "near -100 when it leaves out most items"
+        )
+    return f"each item left out has {which}", note

@@ -351,6 +351,86 @@ def test_axb_gives_mcc_per_tag_and_takes_int_ids_for_string_ones(cli, tmp_path: 
     }
 
 
+def test_counted_wrong_scores_the_file_completed_with_wrong_answers(cli, tmp_path: Path):
+    """A 12-row AX-b file read "MCC 83.7", then "-98.0" counted wrong, with no word why. The
+    score counted wrong is that of the complete file a leaderboard takes, each item left out
+    answered wrong, for MCC as for accuracy and F1 (sklearn on that file), and the line says
+    why an MCC falls below 0. With three classes an item left out was a 'no answer' class no
+    file can hold (R3 and macro-F1 of no actual file): now the next class in label order."""
+    axb_gold = [
+        {"idx": i, "sentence1": f"s{i}", "sentence2": f"t{i}", "logic": "", "label": label}
+        for i, label in enumerate(["entailment", "not_entailment"] * 10)
+    ]
+    gold = jsonl(tmp_path / "AX-b" / "AX-b.jsonl", axb_gold)
+    pred = jsonl(
+        tmp_path / "AX-b.jsonl", [{"idx": r["idx"], "label": r["label"]} for r in axb_gold[:4]]
+    )
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    other = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    golds = [r["label"] for r in axb_gold]
+    completed = golds[:4] + [other[g] for g in golds[4:]]
+    wrong = task["missing_counted_wrong"]
+    assert task["scores"]["mcc"]["value"] == 1.0
+    assert wrong["scores"]["mcc"]["value"] == pytest.approx(matthews_corrcoef(golds, completed))
+    assert wrong["rule"] == "each item left out has the other class"
+    text = " ".join(cli("score", pred, "--gold", gold).stdout.split())
+    assert (
+        "counting what it leaves out as wrong (each item left out has the other class), as a "
+        "leaderboard would score that complete file, the score is -60.0; MCC is below 0 when "
+        "most of a file's answers are wrong, near -100 when it leaves out most items"
+    ) in text
+
+    # Three classes: R3 (GLUE's diagnostic) and CB's macro-F1 of the file completed with the
+    # next class in label order (entailment, neutral, contradiction).
+    order = ["entailment", "neutral", "contradiction"]
+    following = {c: order[(i + 1) % 3] for i, c in enumerate(order)}
+    header = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
+    ax_gold = fx.write_text(
+        tmp_path / "diagnostic" / "diagnostic-full.tsv",
+        "\n".join(
+            [header]
+            + [
+                f"{a}\t{b}\t{c}\t{d}\tNews\tP{i}\tH{i}\t{e}"
+                for i, (a, b, c, d, e) in enumerate(DIAGNOSTIC_ROWS)
+            ]
+        )
+        + "\n",
+    )
+    golds = [r[4] for r in DIAGNOSTIC_ROWS]
+    ax = tsv(
+        tmp_path / "AX.tsv",
+        ["index\tprediction"] + [f"{i}\t{p}" for i, p in enumerate(DIAGNOSTIC_PRED[:5])],
+    )
+    [task] = score_json(cli, ax, "--gold", ax_gold)["tasks"]
+    completed = DIAGNOSTIC_PRED[:5] + [following[g] for g in golds[5:]]
+    assert task["missing_counted_wrong"]["scores"]["r3"]["value"] == pytest.approx(
+        matthews_corrcoef(golds, completed)
+    )
+    assert (
+        task["missing_counted_wrong"]["rule"]
+        == "each item left out has the next class in label order"
+    )
+
+    cb_labels = ["entailment", "contradiction", "neutral", "entailment", "neutral", "contradiction"]
+    cb_gold = jsonl(
+        tmp_path / "CB" / "val.jsonl",
+        [
+            {"premise": f"p{i}", "hypothesis": f"h{i}", "label": g, "idx": i}
+            for i, g in enumerate(cb_labels)
+        ],
+    )
+    cb = jsonl(
+        tmp_path / "CB.jsonl", [{"idx": 0, "label": "entailment"}, {"idx": 1, "label": "neutral"}]
+    )
+    [task] = score_json(cli, cb, "--gold", cb_gold)["tasks"]
+    completed = ["entailment", "neutral"] + [following[g] for g in cb_labels[2:]]
+    scores = task["missing_counted_wrong"]["scores"]
+    assert scores["accuracy"]["value"] == pytest.approx(1 / 6)
+    assert scores["macro_f1"]["value"] == pytest.approx(
+        f1_score(cb_labels, completed, average="macro")
+    )
+
+
 # --- folders, zips, the benchmark score ------------------------------------------------------
 
 
