@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from annotate.cli.context import Format, app, options
-from annotate.cli.export import MANIFEST_SUFFIX
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
+from annotate.export import MANIFEST_SUFFIX
 from annotate.wording import count_of, fixed
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
