@@ -8,6 +8,11 @@ so a store written before the names were unified (a dataset stored as `val`) is 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
+from annotate.errors import DataFileError
+
 DEV = "dev"
 
 _CANONICAL = {
@@ -56,3 +61,35 @@ def is_split_name(name: str) -> bool:
     """Whether `name` is a split name this tool knows (a Hub file's `validation-00000-of-…`)."""
     text = name.strip().lower()
     return text in _CANONICAL or text.partition("_")[0] in _CANONICAL
+
+
+def file_split(name: str, known: Iterable[tuple[str, Iterable[str]]] = ()) -> str | None:
+    """The split a data file's name says: the split whose file names (`known`: a task's
+    download layout, split -> names) hold it, else a word of its stem that is a split name
+    (`RTE_val_subset.jsonl`); canonical, None when the name says none. A word, not a part of
+    one: `interval.jsonl` says no split."""
+    for split, names in known:
+        if name in names:
+            return canonical_split(split)
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    for word in re.split(r"[^A-Za-z0-9]+", stem):
+        if word.lower() in _CANONICAL:
+            return canonical_split(word)
+    return None
+
+
+def refuse_other_split(path: str, said: str | None, items_split: str | None, items: str) -> None:
+    """The one rule for predictions against items of a known split (`compare` and `report
+    --model` against a study's test items, `score` against a gold file): predictions that say
+    they are on another split (`RTE_val.jsonl`, a harness log's validation documents) are a
+    DataFileError, as their ids name other items there. `items` says what the items are
+    ("the study's items are"). Nothing is refused where either split is not said."""
+    if not said or not items_split or not is_split_name(items_split):
+        return
+    if not same_split_family(said, items_split):
+        raise DataFileError(
+            path,
+            None,
+            f"its predictions are on the {canonical_split(said)} split; {items} from "
+            f"{canonical_split(items_split)}, and the same ids there are other items",
+        )

@@ -19,14 +19,12 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import print_json, say, warn
 from annotate.errors import UserError
+from annotate.export import MANIFEST_SUFFIX
 from annotate.output_paths import output_folder
 from annotate.wording import count_of, plural
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
     from sqlalchemy import Engine
-
-MANIFEST_SUFFIX = ".manifest.json"
-"""`glue.manifest.json` / `superglue.manifest.json`: both benchmarks can share a folder."""
 
 
 class ExportFormat(StrEnum):
@@ -142,8 +140,8 @@ def export(
             written.append(_stream_labels(engine, study, jsonl, phase, with_text, to))
             files = {}
         elif submission:
-            files = _submission_files(
-                engine, study, fmt.value, benchmark is not None, fill_from, studies
+            files, zipped = _submission_files(
+                engine, study, fmt.value, benchmark is not None, fill_from, studies, to, make_zip
             )
         else:
             files = _table_file(engine, study, fmt, jsonl, phase, with_text)
@@ -155,7 +153,11 @@ def export(
         if make_zip:
             from annotate.formats.writers import zip_bytes
 
-            members = {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
+            members = (
+                zipped
+                if submission
+                else {n: c for n, c in files.items() if not n.endswith(MANIFEST_SUFFIX)}
+            )
             target = to / (
                 f"{fmt.value}.zip"
                 if submission or study is None
@@ -187,36 +189,52 @@ def _submission_files(
     every_task: bool,
     fill_from: Path | None,
     chosen: list[str],
-) -> dict[str, bytes]:
-    from annotate.export.submission import benchmark_studies
+    to: Path,
+    make_zip: bool,
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The files to write (submissions and the folder's manifest) and the zip's members: every
+    submission file the manifest lists, those of earlier exports into `to` included."""
+    from annotate.export.submission import benchmark_studies, folder_manifest, manifest_name
     from annotate.formats.writers import json_bytes
     from annotate.report.data.loading import find_study
 
+    passed_over = None
     if every_task:
         picked = benchmark_studies(engine, benchmark, chosen)
         pairs = [(spec.name, name) for spec, name in picked.chosen]
         if not pairs:
             raise UserError(f"no study of any {benchmark} task in this store")
-        extra = {
-            "missing_tasks": picked.missing_tasks,
-            "passed_over_studies": picked.passed_over,
-        }
+        passed_over = picked.passed_over
+        missing = picked.missing_tasks
+        if missing:
+            warn(f"no study of {len(missing)} {benchmark} tasks, no file for: {', '.join(missing)}")
     else:
         assert study is not None
         pairs = [(find_study(engine, study).task, study)]
-        extra = {}
     files: dict[str, bytes] = {}
     entries = []
     for task, name in pairs:
         content, entry = _one_submission(engine, name, task, benchmark, fill_from, every_task)
         files[entry["file"]] = content
         entries.append(entry)
-    manifest = {"format": benchmark, "files": entries, **extra}
-    missing = extra.get("missing_tasks", [])
-    if missing:
-        warn(f"no study of {len(missing)} {benchmark} tasks, no file for: {', '.join(missing)}")
-    files[benchmark + MANIFEST_SUFFIX] = json_bytes(manifest)
-    return files
+    folder = folder_manifest(to, benchmark, entries, passed_over)
+    for reason in folder.dropped:
+        warn(reason)
+    if folder.kept:
+        say(
+            f"{manifest_name(benchmark)} also lists {', '.join(sorted(folder.kept))} "
+            "(earlier exports into this folder)"
+        )
+    zipped = {**files, **folder.kept}
+    others = folder.not_of_test_items
+    if make_zip and others:
+        warn(
+            f"{benchmark}.zip holds files of items that are not test items ("
+            + ", ".join(f"{name}: {split}" for name, split in others)
+            + "): a leaderboard scores test items only"
+        )
+    files[manifest_name(benchmark)] = json_bytes(folder.manifest)
+    return files, zipped
 
 
 def _one_submission(
@@ -255,10 +273,22 @@ def _one_submission(
     if result.unlabelled:
         n = len(result.unlabelled)
         warn(f"{result.file}: {count_of(n, 'sampled item')} {plural(n, 'has')} no labels yet")
-    if model is not None and result.missing:
+    if not result.of_test_split:
         warn(
-            f"{result.file}: {len(result.missing)} of {count_of(result.n_test_items, 'test item')} "
-            f"{plural(len(result.missing), 'has')} no "
+            f"{result.file}: the items of study {study!r} are from the {result.test_split} split, "
+            "not test: a leaderboard scores test items only (score this file with `annotate "
+            "score`)"
+        )
+    elif result.rows_short and model is None:
+        warn(
+            f"{result.file}: {result.n_rows} of the {count_of(result.n_test_items, 'test item')} "
+            f"{plural(result.n_rows, 'has')} a row; a leaderboard wants every test item: "
+            "complete the file with --fill-from a model's predictions"
+        )
+    elif result.rows_short:
+        warn(
+            f"{result.file}: {result.rows_short} of {count_of(result.n_test_items, 'test item')} "
+            f"{plural(result.rows_short, 'has')} no "
             "row; the leaderboard wants every test item"
         )
     return content, entry

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from annotate.cli.context import Format, app, options
-from annotate.cli.export import MANIFEST_SUFFIX
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
+from annotate.export import MANIFEST_SUFFIX
 from annotate.wording import count_of, fixed
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
@@ -192,8 +192,10 @@ def _render_scores(data: dict[str, Any]) -> None:
         wrong = r.get("missing_counted_wrong")
         if wrong:
             say(
-                f"{r['task']}: the file is incomplete; counting what it leaves out as wrong, "
-                f"as a leaderboard would, the score is {pct(wrong['task_score']['value'])}"
+                f"{r['task']}: the file is incomplete; counting what it leaves out as wrong "
+                f"({wrong['rule']}), as a leaderboard would score that complete file, the "
+                f"score is {pct(wrong['task_score']['value'])}"
+                + (f"; {wrong['note']}" if wrong.get("note") else "")
             )
     for b in data["benchmarks"]:
         value = pct(b["score"])

@@ -8,19 +8,24 @@ into bytes. Gold labels are never read here: the test items are loaded without t
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
 
 from annotate import specs
 from annotate.errors import DataFileError, UserError
+from annotate.export import MANIFEST_SUFFIX
 from annotate.export.human_answers import human_answers
 from annotate.report.data.loading import TEST_PHASE, find_study, load_study_data
 from annotate.scoring.benchmark import choose_studies
 from annotate.scoring.predictions import ModelPredictions
-from annotate.store.models import Item, Study, StudyItem
+from annotate.splits import canonical_split, same_split_family
+from annotate.store.models import Dataset, Item, Study, StudyItem
 
 
 @dataclass
@@ -82,20 +87,37 @@ class StudySubmission:
     incomplete: list[str]
     """MultiRC questions written without a judgement for every candidate answer."""
     missing: list[str]
-    """Items of the file's item set with no answer at all (left out of the file)."""
+    """Items of the file's item set (the sample; with a model, the whole dataset) with no
+    answer at all (left out of the file)."""
     unlabelled: list[str]
     """Sampled items nobody has labelled yet."""
     undecided: list[str]
     """Sampled items whose tie the study's rule left without an answer."""
     aggregation: str
     n_sample: int
+    n_test_items: int
+    """Items in the dataset the study's test items are drawn from: the rows a full file has."""
+    test_split: str
+    """That dataset's split (canonical: `test`, `dev`, `train` …)."""
     filled_from: str | None = None
-    n_test_items: int | None = None
-    """Items in the study's test dataset (with a model fill: the rows a full file has)."""
 
     @property
     def file(self) -> str:
         return self.spec.submission.file
+
+    @property
+    def n_rows(self) -> int:
+        return sum(1 for i in self.order if i in self.predictions)
+
+    @property
+    def rows_short(self) -> int:
+        """Items of the dataset the file has no row for (a leaderboard wants every one)."""
+        return self.n_test_items - self.n_rows
+
+    @property
+    def of_test_split(self) -> bool:
+        """Whether the items are a test split's: a leaderboard scores nothing else."""
+        return same_split_family(self.test_split, "test")
 
     def manifest(self) -> dict[str, Any]:
         """The record of this file kept beside it: which rows are human, which the model's."""
@@ -104,13 +126,14 @@ class StudySubmission:
             "study": self.study,
             "task": self.spec.name,
             "aggregation": self.aggregation,
-            "rows": sum(1 for i in self.order if i in self.predictions),
+            "test_split": self.test_split,
+            "rows": self.n_rows,
             "sampled_items": self.n_sample,
             "test_items": self.n_test_items,
             "human_rows": len(self.human),
             "model_rows": len(self.model),
             "filled_from": self.filled_from,
-            "missing_rows": len(self.missing),
+            "missing_rows": self.rows_short,
             "human_ids": self.human,
             "model_ids": self.model,
             "incomplete_ids": self.incomplete,
@@ -130,6 +153,10 @@ def study_submission(
     spec = data.spec
     human = human_answers(data)
     items = load_test_items(engine, study, spec, whole=model is not None)
+    with engine.connect() as conn:
+        n_test_items = conn.execute(
+            select(Dataset.n_items).where(Dataset.id == study.test_dataset_id)
+        ).scalar_one()
     if model is not None:
         _check_model_ids(model, items, study)
     multirc = spec.kind == "multi_answer"
@@ -147,8 +174,9 @@ def study_submission(
         undecided=sorted(human.undecided, key=_order_key(items)),
         aggregation=human.description,
         n_sample=data.n_sample,
+        n_test_items=int(n_test_items),
+        test_split=canonical_split(data.test_split or "test"),
         filled_from=model.path if model is not None else None,
-        n_test_items=len(items) if model is not None else None,
     )
     model_preds = model.predictions if model is not None else {}
     for item in items:
@@ -189,6 +217,119 @@ def _check_model_ids(model: ModelPredictions, items: list[TestItem], study: Stud
             f"{study.name!r}'s test set (dataset {study.test_dataset_id}), e.g. {stray[0]!r}: "
             "is it the prediction file for this task's test split?",
         )
+
+
+# --- the folder's manifest --------------------------------------------------------------------
+
+
+def manifest_name(benchmark: str) -> str:
+    return benchmark + MANIFEST_SUFFIX
+
+
+@dataclass
+class FolderManifest:
+    """A folder's manifest after an export: the files just written and those of earlier
+    exports into the folder that are still there as they were written."""
+
+    manifest: dict[str, Any]
+    kept: dict[str, bytes]
+    """Earlier exports' files the manifest still lists (name -> content, as checked)."""
+    dropped: list[str]
+    """Why an earlier entry is no longer listed, one sentence each."""
+
+    @property
+    def not_of_test_items(self) -> list[tuple[str, str]]:
+        """(file, split) of each listed file whose items are not a test split's."""
+        return [
+            (e["file"], str(e["test_split"]))
+            for e in self.manifest["files"]
+            if e.get("test_split") and not same_split_family(str(e["test_split"]), "test")
+        ]
+
+
+def folder_manifest(
+    folder: Path,
+    benchmark: str,
+    entries: Sequence[dict[str, Any]],
+    passed_over: Sequence[str] | None = None,
+) -> FolderManifest:
+    """The manifest of `folder` once `entries`' files are written into it: every submission
+    file in it that a manifest describes. An earlier export's entry stays listed while its
+    file is in the folder with the digest it was written with; an entry of a file written now
+    (the same task) is replaced. `missing_tasks` are the benchmark's tasks with no file listed;
+    `passed_over_studies` (an export of the benchmark) the studies another stood for."""
+    path = folder / manifest_name(benchmark)
+    written = {e["file"] for e in entries}
+    kept: dict[str, bytes] = {}
+    kept_entries: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for entry in _earlier_entries(path):
+        name = entry["file"]
+        if name in written or name in kept:
+            continue
+        try:
+            content = (folder / name).read_bytes()
+        except OSError:
+            dropped.append(f"{name} (in {path.name}) is no longer in {folder}: no longer listed")
+            continue
+        if hashlib.sha256(content).hexdigest() != entry.get("sha256"):
+            dropped.append(
+                f"{name} changed since it was exported (its sha256 is not the one {path.name} "
+                "recorded): no longer listed nor zipped; export its study again"
+            )
+            continue
+        kept[name] = content
+        kept_entries.append(entry)
+    files = sorted([*entries, *kept_entries], key=lambda e: str(e["file"]))
+    listed = {e.get("task") for e in files}
+    tasks = [t.name for t in specs.builtin_tasks() if t.benchmark == benchmark]
+    manifest: dict[str, Any] = {
+        "format": benchmark,
+        "files": files,
+        "missing_tasks": [t for t in tasks if t not in listed],
+    }
+    if passed_over is not None:
+        manifest["passed_over_studies"] = list(passed_over)
+    return FolderManifest(manifest, kept, dropped)
+
+
+def _earlier_entries(path: Path) -> list[dict[str, Any]]:
+    """The file entries of a manifest an earlier export wrote ([] when there is none); one
+    that is not such a manifest is an error naming it (an export does not write over it)."""
+    if not path.parent.is_dir():  # a new folder (a --to that is no folder: output_folder's)
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(path, None, f"cannot read it ({exc}); move it away") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(
+            path,
+            exc.lineno,
+            f"not valid JSON ({exc.msg}): not a manifest an export wrote; move it away",
+        ) from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list):
+        raise DataFileError(
+            path, None, "no 'files' list: not a manifest an export wrote; move it away"
+        )
+    entries = []
+    for n, entry in enumerate(files, start=1):
+        name = entry.get("file") if isinstance(entry, dict) else None
+        # A plain file name of the folder: an entry never names a file elsewhere.
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            raise DataFileError(
+                path,
+                None,
+                f"files #{n} names no file of the folder: not a manifest an export wrote; "
+                "move it away",
+            )
+        entries.append(entry)
+    return entries
 
 
 # --- the studies of a benchmark --------------------------------------------------------------

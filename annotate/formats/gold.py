@@ -15,7 +15,7 @@ from annotate import specs
 from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import FileSummary, read_items
 from annotate.specs import TaskSpec
-from annotate.splits import named_split
+from annotate.splits import file_split, named_split
 
 TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
 """Folders of the download layout whose name is not the submission file's stem."""
@@ -38,6 +38,10 @@ class GoldFile:
     pair_ids: list[str | None] = field(default_factory=list)
     """AX-g: the minimal pair of each item (ids 2k and 2k+1, `TaskSpec.pair_keys`); None for
     items in no pair and for other tasks."""
+    paragraphs: list[str | None] = field(default_factory=list)
+    """MultiRC: the paragraph idx of each question; None for other tasks."""
+    split: str | None = None
+    """The split the file's name says (`val.jsonl`: dev); None when it says none."""
 
 
 @dataclass(frozen=True)
@@ -71,12 +75,17 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     summary = FileSummary()
-    gold = GoldFile(path=str(path), spec=spec)
+    gold = GoldFile(
+        path=str(path), spec=spec, split=file_split(path.name, spec.source.files.items())
+    )
     fields: list[dict[str, Any]] = []
     for item in read_items(path, spec, summary):
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)
+        gold.paragraphs.append(
+            str(item.fields.get("paragraph")) if spec.kind == "multi_answer" else None
+        )
         if spec.minimal_pairs is not None:
             fields.append(item.fields)
     if not gold.ids:

@@ -18,7 +18,7 @@ from annotate.errors import UserError
 from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
 from annotate.scoring.mcnemar import METHOD, mcnemar_exact
 from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
-from annotate.scoring.model_predictions import model_units
+from annotate.scoring.model_predictions import id_order, model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
     count_scored,
@@ -198,8 +198,8 @@ def matching(units: GoldUnits, model: ModelPredictions) -> dict[str, Any]:
     matched, which sample items have none, and what named no item of the sample."""
     sample = set(units.item_ids.tolist())
     given = set(model.predictions)
-    lacking = sorted((i for i in units.item_ids.tolist() if i not in given), key=_id_order)
-    outside = sorted(given - sample, key=_id_order)
+    lacking = sorted((i for i in units.item_ids.tolist() if i not in given), key=id_order)
+    outside = sorted(given - sample, key=id_order)
     return {
         "predictions": len(given),
         "matched": len(given & sample),
@@ -210,10 +210,6 @@ def matching(units: GoldUnits, model: ModelPredictions) -> dict[str, Any]:
         "unreadable": len(model.unmatched),
         "unreadable_named": model.unmatched[:MATCH_NAMED],
     }
-
-
-def _id_order(value: str) -> tuple[int, int | str]:
-    return (0, int(value)) if value.isdigit() else (1, value)
 
 
 def compare_model(

@@ -24,11 +24,17 @@ import numpy as np
 from annotate.errors import UserError
 from annotate.scoring.benchmark import average_tasks, benchmark_tasks
 from annotate.scoring.diagnostics import diagnostics
-from annotate.scoring.model_predictions import counted_wrong, missing_answers, model_units
+from annotate.scoring.model_predictions import (
+    counted_wrong,
+    counted_wrong_rule,
+    missing_answers,
+    model_units,
+)
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import count_scored, score_with_intervals, scorer_for
 from annotate.scoring.units import GoldUnits, code_gold
 from annotate.specs import TaskSpec
+from annotate.splits import refuse_other_split
 
 
 class GoldData(Protocol):
@@ -40,6 +46,8 @@ class GoldData(Protocol):
     gold: list[Any]
     tags: list[dict[str, list[str]] | None]
     pair_ids: list[str | None]
+    paragraphs: list[str | None]
+    split: str | None
 
 
 def code_gold_file(gold: GoldData) -> GoldUnits:
@@ -76,7 +84,9 @@ class TaskResult:
     coverage: dict[str, Any]
     diagnostics: dict[str, Any] | None
     missing_counted_wrong: dict[str, Any] | None = None
-    """Incomplete files: {"scores", "task_score"} with every id left out counted wrong."""
+    """Incomplete files: {"scores", "task_score"} of the complete file with every id left out
+    answered wrong, the "rule" it was completed by and a "note" where its score reads unlike
+    the metric on the answers given (a correlation below 0)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -87,8 +97,10 @@ def score_predictions(
 ) -> TaskResult:
     """Score `model` against `gold` (same task). Errors when no prediction matches a gold id."""
     spec = gold.spec
+    # The rule `compare` applies to a study's items: `RTE_val.jsonl` is not scored on train.
+    refuse_other_split(model.path, model.split, gold.split, f"the items of {gold.path} are")
     units = code_gold_file(gold)
-    pred = model_units(units, model)
+    pred = model_units(units, model, gold.paragraphs if units.kind == "multi_answer" else None)
     scored = count_scored(units, pred)
     known = set(gold.ids)
     not_in_gold = sum(1 for sid in model.predictions if sid not in known)
@@ -109,7 +121,13 @@ def score_predictions(
         wrong_scores, wrong_total = score_with_intervals(
             scorer_for(units, counted_wrong(units, pred)), metrics, bootstrap, seed, purpose
         )
-        as_leaderboard = {"scores": wrong_scores, "task_score": wrong_total}
+        rule, note = counted_wrong_rule(units)
+        as_leaderboard = {
+            "scores": wrong_scores,
+            "task_score": wrong_total,
+            "rule": rule,
+            "note": note,
+        }
     diag = None
     if units.kind == "classification" and any(gold.tags):
         table = diagnostics(

@@ -26,7 +26,7 @@ from annotate.scoring.harness import (
 from annotate.scoring.long_predictions import has_columns, read_long
 from annotate.scoring.predictions import ModelPredictions, read_predictions
 from annotate.specs import TaskSpec
-from annotate.splits import canonical_split, is_split_name, named_split, same_split_family
+from annotate.splits import refuse_other_split
 
 
 def read_models(
@@ -43,15 +43,7 @@ def read_models(
     path = Path(path)
     models = _models(path, spec, mapping or {})
     for model in models:
-        known = study_split and model.split and is_split_name(study_split)
-        if known and not same_split_family(model.split or "", study_split or ""):
-            raise DataFileError(
-                model.path,
-                None,
-                f"its predictions are on the {canonical_split(model.split)} split; the "
-                f"study's items are from {canonical_split(study_split)}, and the same ids "
-                "there are other items",
-            )
+        refuse_other_split(model.path, model.split, study_split, "the study's items are")
     return models
 
 
@@ -66,10 +58,7 @@ def _models(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[Mode
         return read_long(path, spec, mapping)
     if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
         return read_long(path, spec, mapping)
-    model = read_predictions(path, spec)
-    if spec.submission is not None:
-        model.split = named_split(path.stem, Path(spec.submission.file).stem)
-    return [model]
+    return [read_predictions(path, spec)]  # with the split its name says (`RTE_val.jsonl`)
 
 
 def _sample_model(path: Path, spec: TaskSpec, name: str) -> ModelPredictions:

@@ -12,6 +12,7 @@ Predictions are mapped back to the task's label values through `submission.encod
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from annotate.errors import DataFileError
 from annotate.specs import TaskSpec
+from annotate.splits import named_split
 
 
 @dataclass
@@ -32,6 +34,10 @@ class ModelPredictions:
     split: str | None = None
     """The split the predictions are on, where the source says (`RTE_val.jsonl`, a harness
     log's validation documents); None: not said."""
+    line_of: dict[str, int] = field(default_factory=dict)
+    """The line of the file each id was read from, where the reader knows it."""
+    paragraph_of: dict[str, str] = field(default_factory=dict)
+    """MultiRC: the paragraph idx each question is given under (a line without an idx: none)."""
 
 
 def _key(value: Any) -> str:
@@ -51,9 +57,12 @@ def _decoder(spec: TaskSpec) -> dict[str, str]:
 def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: int) -> Any:
     if spec.kind == "regression":
         try:
-            return float(raw)
-        except (TypeError, ValueError):
+            value = float(raw)
+        except (TypeError, ValueError, OverflowError):  # an int of 400 digits overflows
             raise DataFileError(path, line, f"prediction {raw!r} is not a number") from None
+        if not math.isfinite(value):  # "nan", "inf": not a rating (nor "no prediction")
+            raise DataFileError(path, line, f"prediction {raw!r} is not a finite number")
+        return value
     if spec.kind == "entity_choice":
         if not isinstance(raw, str):
             raise DataFileError(path, line, f"prediction {raw!r} is not an entity text")
@@ -94,15 +103,18 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     style = spec.leaderboard().style
+    model = ModelPredictions(name=path.stem, path=str(path), predictions={})
+    if spec.submission is not None:  # jiant's `RTE_val.jsonl` says its split
+        model.split = named_split(path.stem, Path(spec.submission.file).stem)
     if style == "glue-tsv":
-        predictions = _read_glue_tsv(path, spec)
+        _read_glue_tsv(path, spec, model)
     elif style == "multirc":
-        predictions = _read_multirc(path, spec)
+        _read_multirc(path, spec, model)
     else:
-        predictions = _read_jsonl(path, spec)
-    if not predictions:
+        _read_jsonl(path, spec, model)
+    if not model.predictions:
         raise DataFileError(path, None, "no predictions in the file")
-    return ModelPredictions(name=path.stem, path=str(path), predictions=predictions)
+    return model
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
@@ -115,17 +127,17 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-def _read_glue_tsv(path: Path, spec: TaskSpec) -> dict[str, Any]:
+def _read_glue_tsv(path: Path, spec: TaskSpec, model: ModelPredictions) -> None:
     lines = _lines(path)
     if not lines:
-        return {}
+        return
     header = [h.strip().lower() for h in lines[0][1].split("\t")]
     if header[:2] not in (["index", "prediction"], ["id", "prediction"]):
         raise DataFileError(
             path, lines[0][0], "expected the header 'index<TAB>prediction' (GLUE submission)"
         )
     decode = _decoder(spec)
-    out: dict[str, Any] = {}
+    out = model.predictions
     for number, line in lines[1:]:
         cells = line.split("\t")
         if len(cells) != 2:
@@ -136,7 +148,7 @@ def _read_glue_tsv(path: Path, spec: TaskSpec) -> dict[str, Any]:
         if index in out:
             raise DataFileError(path, number, f"duplicate index {index!r}")
         out[index] = _label(cells[1].strip(), spec, decode, path, number)
-    return out
+        model.line_of[index] = number
 
 
 def _json_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -160,9 +172,9 @@ def json_object_lines(
     return objects
 
 
-def _read_jsonl(path: Path, spec: TaskSpec) -> dict[str, Any]:
+def _read_jsonl(path: Path, spec: TaskSpec, model: ModelPredictions) -> None:
     decode = _decoder(spec)
-    out: dict[str, Any] = {}
+    out = model.predictions
     for number, obj in _json_objects(path):
         if "idx" not in obj or "label" not in obj:
             raise DataFileError(
@@ -172,17 +184,20 @@ def _read_jsonl(path: Path, spec: TaskSpec) -> dict[str, Any]:
         if idx in out:
             raise DataFileError(path, number, f"duplicate idx {idx!r}")
         out[idx] = _label(obj["label"], spec, decode, path, number)
-    return out
+        model.line_of[idx] = number
 
 
-def _read_multirc(path: Path, spec: TaskSpec) -> dict[str, Any]:
+def _read_multirc(path: Path, spec: TaskSpec, model: ModelPredictions) -> None:
+    """The paragraph idx each question is given under is kept: whether the ids fit the
+    gold's nesting is `model_predictions.check_multirc_ids`'s to say."""
     decode = _decoder(spec)
-    out: dict[str, Any] = {}
+    out = model.predictions
     for number, obj in _json_objects(path):
         passage = obj.get("passage")
         questions = passage.get("questions") if isinstance(passage, dict) else None
         if not isinstance(questions, list):
             raise DataFileError(path, number, "expected passage.questions (MultiRC submission)")
+        paragraph = _id(obj["idx"], path, number) if "idx" in obj else None
         for q in questions:
             if not isinstance(q, dict) or "idx" not in q or not isinstance(q.get("answers"), list):
                 raise DataFileError(path, number, "a question lacks 'idx' or 'answers'")
@@ -198,4 +213,6 @@ def _read_multirc(path: Path, spec: TaskSpec) -> dict[str, Any]:
             if qid in out:
                 raise DataFileError(path, number, f"duplicate question idx {qid!r}")
             out[qid] = answers
-    return out
+            model.line_of[qid] = number
+            if paragraph is not None:
+                model.paragraph_of[qid] = paragraph

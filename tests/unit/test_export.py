@@ -616,6 +616,116 @@ def test_benchmark_exports_every_task_into_one_folder_and_zip(cli, workspace, tm
     assert bench["partial"] and bench["score"] == pytest.approx(sum(tasks.values()) / 2)
 
 
+def _stderr(result: Any) -> str:
+    return " ".join(result.stderr.split())
+
+
+def test_a_sample_says_how_many_test_items_the_file_holds_and_the_manifest_records_it(
+    cli, workspace, tmp_path: Path
+):
+    """A study of 7 of 10 test items wrote 7 rows with no word, and the manifest said
+    "test_items": null, "missing_rows": 0; only --fill-from said the leaderboard wants all."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte")
+    out = tmp_path / "out"
+    result = cli("export", "s", "--to", out, "--format", "superglue")
+    assert result.code == 0, result.stderr
+    assert (
+        f"RTE.jsonl: {SAMPLE} of the {N_ITEMS} test items have a row; a leaderboard wants every "
+        "test item: complete the file with --fill-from a model's predictions"
+    ) in _stderr(result)
+    [entry] = json.loads((out / "superglue.manifest.json").read_text())["files"]
+    assert (entry["test_split"], entry["test_items"], entry["rows"]) == ("test", N_ITEMS, SAMPLE)
+    assert entry["missing_rows"] == N_ITEMS - SAMPLE
+
+    # Filled from a model that answers every test item: the file is whole, nothing to say.
+    model = _model_file(tmp_path / "model.jsonl", [200 + i for i in range(N_ITEMS)])
+    whole = cli("export", "s", "--to", out, "--format", "superglue", "--fill-from", model)
+    assert whole.code == 0 and "leaderboard" not in whole.stderr
+    [entry] = json.loads((out / "superglue.manifest.json").read_text())["files"]
+    assert (entry["test_items"], entry["rows"], entry["missing_rows"]) == (N_ITEMS, N_ITEMS, 0)
+
+
+def test_studies_exported_one_at_a_time_share_the_folders_manifest_and_zip(
+    cli, workspace, tmp_path: Path
+):
+    """`export rte` then `export cb --zip` into one folder left both files, but the manifest
+    and the zip had CB only."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="rte")
+    simulated_study(workspace.engine, tmp_path, "superglue/cb", name="cb")
+    simulated_study(workspace.engine, tmp_path / "b", "superglue/rte", name="rte-2", k=3)
+    out = tmp_path / "out"
+    assert cli("export", "rte", "--to", out, "--format", "superglue").code == 0
+    result = cli("export", "cb", "--to", out, "--format", "superglue", "--zip")
+    assert result.code == 0, result.stderr
+    assert "superglue.manifest.json also lists RTE.jsonl" in result.stdout
+    manifest = json.loads((out / "superglue.manifest.json").read_text())
+    assert [(f["file"], f["study"]) for f in manifest["files"]] == [
+        ("CB.jsonl", "cb"),
+        ("RTE.jsonl", "rte"),
+    ]
+    assert "superglue/rte" not in manifest["missing_tasks"]
+    assert "superglue/boolq" in manifest["missing_tasks"]
+    with zipfile.ZipFile(out / "superglue.zip") as z:
+        assert z.namelist() == ["CB.jsonl", "RTE.jsonl"]
+        assert z.read("RTE.jsonl") == (out / "RTE.jsonl").read_bytes()
+
+    # Another study of the same task replaces its entry; the other task's stays.
+    assert cli("export", "rte-2", "--to", out, "--format", "superglue", "--zip").code == 0
+    manifest = json.loads((out / "superglue.manifest.json").read_text())
+    assert [(f["file"], f["study"]) for f in manifest["files"]] == [
+        ("CB.jsonl", "cb"),
+        ("RTE.jsonl", "rte-2"),
+    ]
+
+    # A listed file changed by hand is no longer listed nor zipped, and the command says so.
+    (out / "CB.jsonl").write_text('{"idx": 0, "label": "neutral"}\n')
+    result = cli("export", "rte", "--to", out, "--format", "superglue", "--zip")
+    assert result.code == 0, result.stderr
+    assert "CB.jsonl changed since it was exported" in _stderr(result)
+    assert [
+        f["file"] for f in json.loads((out / "superglue.manifest.json").read_text())["files"]
+    ] == ["RTE.jsonl"]
+    with zipfile.ZipFile(out / "superglue.zip") as z:
+        assert z.namelist() == ["RTE.jsonl"]
+
+    # A manifest that no export wrote is named, not written over.
+    for text, reason in (
+        ("{not json", "superglue.manifest.json:1: not valid JSON"),
+        ('{"files": [{"file": "../RTE.jsonl"}]}', "files #1 names no file of the folder"),
+    ):
+        (out / "superglue.manifest.json").write_text(text)
+        refused = cli("export", "rte", "--to", out, "--format", "superglue")
+        assert refused.code == 1 and "Traceback" not in refused.stderr
+        assert reason in refused.stderr and "move it away" in refused.stderr
+        assert (out / "superglue.manifest.json").read_text() == text
+
+
+def test_a_benchmark_zip_of_dev_items_says_a_leaderboard_scores_test_items_only(
+    cli, workspace, tmp_path: Path
+):
+    """`export --benchmark --zip` packed a study whose test items are dev items without a
+    word; the manifest now records each study's split."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="rte", split="val")
+    simulated_study(workspace.engine, tmp_path, "superglue/cb", name="cb")
+    out = tmp_path / "out"
+    result = cli("export", "--benchmark", "superglue", "--to", out, "--zip")
+    assert result.code == 0, result.stderr
+    said = _stderr(result)
+    assert (
+        "RTE.jsonl: the items of study 'rte' are from the dev split, not test: a leaderboard "
+        "scores test items only"
+    ) in said
+    assert (
+        "superglue.zip holds files of items that are not test items (RTE.jsonl: dev): a "
+        "leaderboard scores test items only"
+    ) in said
+    manifest = json.loads((out / "superglue.manifest.json").read_text())
+    assert {f["file"]: f["test_split"] for f in manifest["files"]} == {
+        "CB.jsonl": "test",
+        "RTE.jsonl": "dev",
+    }
+
+
 # --- labels and soft -------------------------------------------------------------------------
 
 

@@ -351,6 +351,86 @@ def test_axb_gives_mcc_per_tag_and_takes_int_ids_for_string_ones(cli, tmp_path: 
     }
 
 
+def test_counted_wrong_scores_the_file_completed_with_wrong_answers(cli, tmp_path: Path):
+    """A 12-row AX-b file read "MCC 83.7", then "-98.0" counted wrong, with no word why. The
+    score counted wrong is that of the complete file a leaderboard takes, each item left out
+    answered wrong, for MCC as for accuracy and F1 (sklearn on that file), and the line says
+    why an MCC falls below 0. With three classes an item left out was a 'no answer' class no
+    file can hold (R3 and macro-F1 of no actual file): now the next class in label order."""
+    axb_gold = [
+        {"idx": i, "sentence1": f"s{i}", "sentence2": f"t{i}", "logic": "", "label": label}
+        for i, label in enumerate(["entailment", "not_entailment"] * 10)
+    ]
+    gold = jsonl(tmp_path / "AX-b" / "AX-b.jsonl", axb_gold)
+    pred = jsonl(
+        tmp_path / "AX-b.jsonl", [{"idx": r["idx"], "label": r["label"]} for r in axb_gold[:4]]
+    )
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    other = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    golds = [r["label"] for r in axb_gold]
+    completed = golds[:4] + [other[g] for g in golds[4:]]
+    wrong = task["missing_counted_wrong"]
+    assert task["scores"]["mcc"]["value"] == 1.0
+    assert wrong["scores"]["mcc"]["value"] == pytest.approx(matthews_corrcoef(golds, completed))
+    assert wrong["rule"] == "each item left out has the other class"
+    text = " ".join(cli("score", pred, "--gold", gold).stdout.split())
+    assert (
+        "counting what it leaves out as wrong (each item left out has the other class), as a "
+        "leaderboard would score that complete file, the score is -60.0; MCC is below 0 when "
+        "most of a file's answers are wrong, near -100 when it leaves out most items"
+    ) in text
+
+    # Three classes: R3 (GLUE's diagnostic) and CB's macro-F1 of the file completed with the
+    # next class in label order (entailment, neutral, contradiction).
+    order = ["entailment", "neutral", "contradiction"]
+    following = {c: order[(i + 1) % 3] for i, c in enumerate(order)}
+    header = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
+    ax_gold = fx.write_text(
+        tmp_path / "diagnostic" / "diagnostic-full.tsv",
+        "\n".join(
+            [header]
+            + [
+                f"{a}\t{b}\t{c}\t{d}\tNews\tP{i}\tH{i}\t{e}"
+                for i, (a, b, c, d, e) in enumerate(DIAGNOSTIC_ROWS)
+            ]
+        )
+        + "\n",
+    )
+    golds = [r[4] for r in DIAGNOSTIC_ROWS]
+    ax = tsv(
+        tmp_path / "AX.tsv",
+        ["index\tprediction"] + [f"{i}\t{p}" for i, p in enumerate(DIAGNOSTIC_PRED[:5])],
+    )
+    [task] = score_json(cli, ax, "--gold", ax_gold)["tasks"]
+    completed = DIAGNOSTIC_PRED[:5] + [following[g] for g in golds[5:]]
+    assert task["missing_counted_wrong"]["scores"]["r3"]["value"] == pytest.approx(
+        matthews_corrcoef(golds, completed)
+    )
+    assert (
+        task["missing_counted_wrong"]["rule"]
+        == "each item left out has the next class in label order"
+    )
+
+    cb_labels = ["entailment", "contradiction", "neutral", "entailment", "neutral", "contradiction"]
+    cb_gold = jsonl(
+        tmp_path / "CB" / "val.jsonl",
+        [
+            {"premise": f"p{i}", "hypothesis": f"h{i}", "label": g, "idx": i}
+            for i, g in enumerate(cb_labels)
+        ],
+    )
+    cb = jsonl(
+        tmp_path / "CB.jsonl", [{"idx": 0, "label": "entailment"}, {"idx": 1, "label": "neutral"}]
+    )
+    [task] = score_json(cli, cb, "--gold", cb_gold)["tasks"]
+    completed = ["entailment", "neutral"] + [following[g] for g in cb_labels[2:]]
+    scores = task["missing_counted_wrong"]["scores"]
+    assert scores["accuracy"]["value"] == pytest.approx(1 / 6)
+    assert scores["macro_f1"]["value"] == pytest.approx(
+        f1_score(cb_labels, completed, average="macro")
+    )
+
+
 # --- folders, zips, the benchmark score ------------------------------------------------------
 
 
@@ -432,6 +512,26 @@ def test_jiant_split_suffix_and_task_option(cli, tmp_path: Path):
     assert result["tasks"][0]["task"] == "superglue/rte"
 
 
+def test_a_file_named_for_another_split_than_its_gold_file_is_refused(cli, tmp_path: Path):
+    """`RTE_val.jsonl` against `train.jsonl` was scored (the same ids there are other items),
+    though `compare` refuses such a pair and a gold folder is searched by the split named."""
+    train = rte_gold(tmp_path / "RTE" / "train.jsonl")
+    named_train = rte_gold(tmp_path / "mine" / "RTE_train_part.jsonl")
+    val = rte_gold(tmp_path / "RTE" / "val.jsonl")
+    pred = jsonl(tmp_path / "RTE_val.jsonl", [{"idx": i, "label": "entailment"} for i in range(6)])
+    for gold in (train, named_train):
+        assert _error(cli, pred, "--gold", gold) == (
+            f"error: {pred}: its predictions are on the dev split; the items of {gold} are "
+            "from train, and the same ids there are other items"
+        )
+    assert score_json(cli, pred, "--gold", val)["tasks"][0]["gold"] == str(val)
+    # A name that says no split is scored against any split, as before.
+    plain = jsonl(tmp_path / "RTE.jsonl", [{"idx": 0, "label": "entailment"}])
+    assert score_json(cli, plain, "--gold", train)["tasks"][0]["coverage"]["scored"] == 1
+    interval = rte_gold(tmp_path / "interval.jsonl")  # "val" inside a word says no split
+    assert score_json(cli, pred, "--gold", interval)["tasks"][0]["coverage"]["scored"] == 6
+
+
 def test_bootstrap_gives_intervals(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "val.jsonl", n=30)
     pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(30)])
@@ -484,6 +584,118 @@ def test_malformed_prediction_files(cli, tmp_path: Path):
     assert f"{dup_answer}:1: duplicate answer idx '0'" in _error(
         cli, dup_answer, "--gold", mrc_gold
     )
+
+
+def test_a_rating_that_is_not_a_finite_number_is_refused(cli, tmp_path: Path):
+    """ "nan" or "inf" is no rating: it was taken as no prediction, and the file scored on
+    the rest with exit 0."""
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [f"{i}\tmain\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\tt{i}\t{i}.0" for i in range(3)],
+    )
+    for n, value in enumerate(["nan", "inf", "-Infinity", "NaN"]):
+        pred = tsv(
+            tmp_path / str(n) / "STS-B.tsv", ["index\tprediction", "0\t1", f"1\t{value}", "2\t3"]
+        )
+        assert _error(cli, pred, "--gold", gold) == (
+            f"error: {pred}:3: prediction {value!r} is not a finite number"
+        )
+    table = fx.write_text(tmp_path / "t" / "preds.csv", "id,prediction\n0,1\n1,nan\n")
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.scoring.long_predictions import read_long
+
+    with pytest.raises(DataFileError, match=r"preds.csv:3: prediction 'nan' is not a finite"):
+        read_long(table, specs.load_task("glue/stsb"), {})
+
+
+def _two_paragraphs() -> list[dict[str, Any]]:
+    """Paragraph 0 holds questions 0 (answers 0, 1) and 1 (answers 2, 3, 4) (fx.SG_MULTIRC);
+    paragraph 1 holds question 2 (answers 5, 6)."""
+    second = {
+        "idx": 1,
+        "passage": {
+            "text": "Tom sold apples at the market on Friday.",
+            "questions": [
+                {
+                    "question": "What did Tom sell?",
+                    "idx": 2,
+                    "answers": [
+                        {"text": "Apples", "idx": 5, "label": 1},
+                        {"text": "Pears", "idx": 6, "label": 0},
+                    ],
+                }
+            ],
+        },
+    }
+    return [*fx.SG_MULTIRC, second]
+
+
+def _multirc_line(paragraph: int, questions: dict[int, list[int]]) -> dict[str, Any]:
+    return {
+        "idx": paragraph,
+        "passage": {
+            "questions": [
+                {"idx": q, "answers": [{"idx": a, "label": 1} for a in answers]}
+                for q, answers in questions.items()
+            ]
+        },
+    }
+
+
+def test_multirc_ids_that_do_not_fit_the_golds_nesting_are_refused(cli, tmp_path: Path):
+    """Paragraph 5 holding question 0 scored as paragraph 0; an answer under the wrong
+    question was dropped, and only "answers missing" was said."""
+    gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", _two_paragraphs())
+    good = _multirc_line(0, {0: [0, 1], 1: [2, 3, 4]})
+    cases = {
+        "paragraph": (
+            [good, _multirc_line(5, {2: [5, 6]})],
+            "2: question 2 is given under paragraph 5; in the gold it is a question of paragraph 1",
+        ),
+        "answer": (
+            [_multirc_line(0, {0: [0, 1], 1: [2, 3]}), _multirc_line(1, {2: [5, 4]})],
+            "2: answer 4 is given under question 2, whose answers are 5, 6; it is an answer "
+            "of question 1",
+        ),
+        "stranger": (
+            [_multirc_line(0, {0: [0, 1, 77]})],
+            "1: answer 77 is given under question 0, whose answers are 0, 1",
+        ),
+        "question": (
+            [good, _multirc_line(1, {2: [5, 6], 9: [70]})],
+            "2: question 9 is not a question of paragraph 1",
+        ),
+    }
+    for name, (rows, reason) in cases.items():
+        pred = jsonl(tmp_path / name / "MultiRC.jsonl", rows)
+        assert _error(cli, pred, "--gold", gold) == f"error: {pred}:{reason}"
+
+    # A paragraph the gold does not have is no item of it: counted, as any other id.
+    pred = jsonl(tmp_path / "other" / "MultiRC.jsonl", [good, _multirc_line(8, {9: [70]})])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["coverage"]["not_in_gold"] == 1 and task["coverage"]["scored"] == 2
+
+
+def test_multirc_answers_under_the_wrong_question_are_refused_beside_a_study(tmp_path: Path):
+    """`compare` and `report --model` score a file on a study's questions, whose paragraphs
+    they do not know: the answers are checked all the same."""
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.formats.gold import read_gold
+    from annotate.scoring.local_score import code_gold_file
+    from annotate.scoring.model_predictions import model_units
+    from annotate.scoring.predictions import read_predictions
+
+    spec = specs.load_task("superglue/multirc")
+    units = code_gold_file(read_gold(jsonl(tmp_path / "val.jsonl", _two_paragraphs()), spec))
+    pred = jsonl(tmp_path / "MultiRC.jsonl", [_multirc_line(0, {0: [0, 2]})])
+    with pytest.raises(DataFileError, match="1: answer 2 is given under question 0"):
+        model_units(units, read_predictions(pred, spec))
 
 
 def test_predictions_that_match_no_gold_id(cli, tmp_path: Path):
