@@ -124,6 +124,9 @@ class SourceSpec(Strict):
     hub_configs: list[str] = Field(default_factory=list)
     """The task's config (subfolder) in a Hugging Face Hub repository, first match wins;
     default: the task's own name (`superglue/cb` -> `cb`)."""
+    folders: list[str] = Field(default_factory=list)
+    """Other names of the task's own folder in a benchmark's download or a Hub repository
+    (GLUE's `MNLI/`, the Hub's combined `mnli/`), beside its hub configs, aliases and name."""
 
 
 class SubmissionSpec(Strict):
@@ -281,6 +284,20 @@ class TaskSpec(Strict):
     def hub_config_names(self) -> list[str]:
         """Subfolder names of the task's config in a Hugging Face Hub snapshot."""
         return self.source.hub_configs or [self.name.split("/")[-1]]
+
+    def folder_names(self) -> list[str]:
+        """The names the task's own folder has in a benchmark root, the folder of one subfolder
+        per task that GLUE's and SuperGLUE's downloads and the Hub's repositories are
+        (`SST-2/`, `sst2/`, `RTE/`, `mnli_matched/`), in the order they are preferred; compare
+        them without regard to case."""
+        names = [*self.hub_config_names(), *self.source.folders, *self.aliases]
+        names.append(self.name.split("/")[-1])
+        if self.submission is not None:
+            names.append(Path(self.submission.file).stem)
+        first: dict[str, str] = {}
+        for name in names:
+            first.setdefault(name.lower(), name)
+        return list(first.values())
 
     def label_for_name(self, name: str) -> str | None:
         """The label value a class name means: the value itself or one of its aliases, in any

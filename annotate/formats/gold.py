@@ -17,9 +17,6 @@ from annotate.formats.readers import FileSummary, read_items
 from annotate.specs import TaskSpec
 from annotate.splits import named_split
 
-TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
-"""Folders of the download layout whose name is not the submission file's stem."""
-
 
 class NoGoldError(DataFileError):
     """A data file without labels (a test file): not a gold file."""
@@ -101,11 +98,7 @@ def _candidates(root: Path, spec: TaskSpec, names: list[str]) -> list[Path]:
     """Files named `names` in the task's own folder of the download layout (`RTE/`, `STS-B/`,
     `MNLI/`, `AX-b/` …, any case; searched down, as CoLA's `cola_public/raw/`), then directly
     in `root` (a folder that holds one task's files)."""
-    wanted = {spec.short_name.lower()}
-    if spec.submission is not None:
-        wanted.add(Path(spec.submission.file).stem.lower())
-    wanted |= {a.lower() for a in spec.aliases}
-    wanted |= {f.lower() for f in TASK_FOLDERS.get(spec.name, [])}
+    wanted = {n.lower() for n in spec.folder_names()}
     folders = sorted(p for p in root.iterdir() if p.is_dir() and p.name.lower() in wanted)
     found = [path for name in names for folder in folders for path in sorted(folder.rglob(name))]
     found += [root / name for name in names]

@@ -18,12 +18,18 @@ from pathlib import Path
 from annotate.errors import DataFileError, UserError
 from annotate.formats.hub.arrow_files import ArrowRows, open_arrow, open_parquet
 from annotate.formats.hub.features import class_names, features_from_info_file, info_beside
-from annotate.formats.hub.layout import HubSplit, hub_splits, split_from_name
+from annotate.formats.hub.layout import (
+    DATA_SUFFIXES,
+    HubSplit,
+    hub_splits,
+    in_other_task_folder,
+    split_from_name,
+)
 from annotate.formats.hub.records import Rows, hub_items
 from annotate.formats.hub.zips import ZipMember, zip_members
 from annotate.formats.readers import FileSummary, ParsedItem, json_lines, read_items
 from annotate.formats.sniff import KIND_NAMES, file_kind
-from annotate.specs import TaskSpec
+from annotate.specs import TaskSpec, builtin_tasks
 from annotate.splits import canonical_split
 
 ItemReader = Callable[[FileSummary], Iterator[ParsedItem]]
@@ -71,16 +77,101 @@ def guess_split(path: Path, spec: TaskSpec) -> str | None:
     return None
 
 
+def _task_file_names(spec: TaskSpec) -> set[str]:
+    return {n for names in spec.source.files.values() for n in names}
+
+
+def other_task_folders(spec: TaskSpec) -> set[str]:
+    """Lower-case names of the other built-in tasks' own folders (`sts-b`, `cola`, `rte` …) that
+    are not also this task's: in a benchmark root, what is below them is another task's data.
+    Empty for a task of the user's own, whose folders may be named anything."""
+    builtin = builtin_tasks()
+    if all(t.name != spec.name for t in builtin):
+        return set()
+    own = {n.lower() for n in spec.folder_names()}
+    return {n.lower() for t in builtin if t.name != spec.name for n in t.folder_names()} - own
+
+
+def _holds_task_data(folder: Path, spec: TaskSpec, others: set[str]) -> bool:
+    names = _task_file_names(spec)
+    return any(
+        (p.name in names or p.suffix in DATA_SUFFIXES)
+        and p.is_file()
+        and not in_other_task_folder(p, folder, others)
+        for p in folder.rglob("*")
+    )
+
+
+def task_folder(folder: Path, spec: TaskSpec) -> Path:
+    """The folder of `folder` that holds the task's data: `folder` itself when it is named as the
+    task's own folder (`SST-2/`, `sst2/`), else its task's subfolder when it is a benchmark root
+    (GLUE's and SuperGLUE's downloads and the Hub's repositories have one subfolder per task),
+    else `folder`. The outermost such subfolder is taken (`glue/RTE/`, not FewGLUE's
+    `fewglue/RTE/` further down); two at one depth are refused, as is a folder named as another
+    task's."""
+    own = [n.lower() for n in spec.folder_names()]
+    if folder.name.lower() in own:
+        return folder
+    others = other_task_folders(spec)
+    if folder.name.lower() in others:
+        owners = [
+            t.name
+            for t in builtin_tasks()
+            if folder.name.lower() in (n.lower() for n in t.folder_names())
+        ]
+        raise UserError(
+            f"{folder}: by its name a folder of {' or '.join(owners)}, not of {spec.name}; "
+            f"give the folder of {spec.name} (named {' or '.join(spec.folder_names())})"
+        )
+    named = [
+        p
+        for p in sorted(folder.rglob("*"))
+        if p.is_dir()
+        and p.name.lower() in own
+        and not in_other_task_folder(p / "x", folder, others)
+        and _holds_task_data(p, spec, others)
+    ]
+    outermost = [p for p in named if not any(q in p.parents for q in named)]
+    if not outermost:
+        return folder
+
+    def rank(p: Path) -> tuple[int, int]:
+        return len(p.relative_to(folder).parts), own.index(p.name.lower())
+
+    best = min(rank(p) for p in outermost)
+    chosen = [p for p in outermost if rank(p) == best]
+    if len(chosen) > 1:
+        raise UserError(
+            f"{folder}: {len(chosen)} folders of {spec.name} "
+            f"({', '.join(str(p.relative_to(folder)) for p in chosen)}); give the one to import"
+        )
+    return chosen[0]
+
+
 def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
-    """Every file of the task's own layout found under `folder` (searched recursively)."""
+    """Every file of the task's own layout found in the task's folder (`task_folder`, searched
+    recursively), none from below another task's folder."""
+    root = task_folder(folder, spec)
+    others = other_task_folders(spec)
     found: list[tuple[Path, str]] = []
+    skipped: set[str] = set()
     for split, names in spec.source.files.items():
         for name in names:
-            for path in sorted(folder.rglob(name)):
-                if path.is_file() and all(path != p for p, _ in found):
-                    found.append((path, canonical_split(split)))
+            for path in sorted(root.rglob(name)):
+                if not path.is_file() or any(path == p for p, _ in found):
+                    continue
+                if in_other_task_folder(path, root, others):
+                    skipped.add(path.relative_to(root).parts[0])
+                    continue
+                found.append((path, canonical_split(split)))
+    if not found and skipped:
+        raise UserError(
+            f"{folder}: no folder of {spec.name} here (looked for one named "
+            f"{' or '.join(spec.folder_names())}); files named as its files are in other "
+            f"tasks' folders only ({', '.join(sorted(skipped))}): give the folder of {spec.name}"
+        )
     if not found:
-        wanted = sorted({n for names in spec.source.files.values() for n in names})
+        wanted = sorted(_task_file_names(spec))
         raise UserError(
             f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)}, Hugging Face "
             f"Parquet or Arrow files, a Hub folder named {' or '.join(spec.hub_config_names())} "
@@ -217,7 +308,8 @@ def sources_for(
     """The datasets to make from `path` (a file or a folder), each with its split."""
     split = canonical_split(split) if split else None
     if path.is_dir():
-        hub = hub_splits(path, spec)
+        path = task_folder(path, spec)
+        hub = hub_splits(path, spec, other_task_folders(spec))
         if hub is not None:
             if split and len(hub) > 1:
                 raise UserError(
