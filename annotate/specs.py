@@ -108,6 +108,11 @@ class SourceSpec(Strict):
     reader: Reader
     files: dict[str, list[str]] = Field(default_factory=dict)
     """Split name -> file names found in a task folder (first match wins per name)."""
+    parts: dict[str, list[str]] = Field(default_factory=dict)
+    """Split name -> the files that together hold that split, in their order: one dataset, its
+    rows numbered on from file to file (CoLA's public dev set, in-domain then out-of-domain,
+    as GLUE's dev.tsv numbers it). Looked for where no file of `files` holds the split; one
+    part alone is refused."""
     id: list[str] = Field(default_factory=list)
     """Id column or key candidates; when none is present the 0-based row number is the id."""
     id_required: bool = False
@@ -127,6 +132,16 @@ class SourceSpec(Strict):
     folders: list[str] = Field(default_factory=list)
     """Other names of the task's own folder in a benchmark's download or a Hub repository
     (GLUE's `MNLI/`, the Hub's combined `mnli/`), beside its hub configs, aliases and name."""
+
+    @model_validator(mode="after")
+    def _parts_are_several_files_of_their_own(self) -> SourceSpec:
+        named = {n for names in self.files.values() for n in names}
+        for split, names in self.parts.items():
+            if len(names) < 2:
+                raise ValueError(f"parts of {split}: a split in parts has two files or more")
+            if set(names) & named:
+                raise ValueError(f"parts of {split}: {sorted(set(names) & named)} also in files")
+        return self
 
 
 class SubmissionSpec(Strict):

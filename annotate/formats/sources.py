@@ -12,8 +12,9 @@ from __future__ import annotations
 import csv
 import hashlib
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from annotate.errors import DataFileError, UserError
 from annotate.formats.hub.arrow_files import ArrowRows, open_arrow, open_parquet
@@ -27,7 +28,14 @@ from annotate.formats.hub.layout import (
 )
 from annotate.formats.hub.records import Rows, hub_items
 from annotate.formats.hub.zips import ZipMember, zip_members
-from annotate.formats.readers import FileSummary, ParsedItem, json_lines, read_items
+from annotate.formats.readers import (
+    FileSummary,
+    ParsedItem,
+    json_lines,
+    lone_part,
+    read_items,
+    read_parts,
+)
 from annotate.formats.sniff import KIND_NAMES, file_kind
 from annotate.specs import TaskSpec, builtin_tasks
 from annotate.splits import canonical_split
@@ -78,7 +86,8 @@ def guess_split(path: Path, spec: TaskSpec) -> str | None:
 
 
 def _task_file_names(spec: TaskSpec) -> set[str]:
-    return {n for names in spec.source.files.values() for n in names}
+    source = spec.source
+    return {n for names in [*source.files.values(), *source.parts.values()] for n in names}
 
 
 def other_task_folders(spec: TaskSpec) -> set[str]:
@@ -148,9 +157,48 @@ def task_folder(folder: Path, spec: TaskSpec) -> Path:
     return chosen[0]
 
 
+@dataclass
+class FolderFiles:
+    """The task's files in a folder: one dataset per file, and one per split in parts."""
+
+    files: list[tuple[Path, str]]
+    parts: list[tuple[list[Path], str]]
+
+
 def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
+    """Every file of the task's own layout found in the task's folder, with its split (see
+    `task_files`; a split in parts is not among them)."""
+    return task_files(folder, spec).files
+
+
+def _parts_in(
+    root: Path, spec: TaskSpec, split: str, names: list[str], others: set[str]
+) -> list[list[Path]]:
+    """Each folder's complete set of a split's parts, in their order; a set with a part
+    missing is refused, naming it."""
+    by_folder: dict[Path, dict[str, Path]] = {}
+    for name in names:
+        for path in sorted(root.rglob(name)):
+            if path.is_file() and not in_other_task_folder(path, root, others):
+                by_folder.setdefault(path.parent, {})[name] = path
+    groups = []
+    for present in by_folder.values():
+        missing = [n for n in names if n not in present]
+        if missing:
+            first = next(iter(present.values()))
+            raise UserError(
+                f"{first}: one of the {len(names)} files of {spec.name}'s {split} split "
+                f"({', then '.join(names)}), whose rows are numbered as one; "
+                f"{', '.join(missing)} is not beside it"
+            )
+        groups.append([present[n] for n in names])
+    return groups
+
+
+def task_files(folder: Path, spec: TaskSpec) -> FolderFiles:
     """Every file of the task's own layout found in the task's folder (`task_folder`, searched
-    recursively), none from below another task's folder."""
+    recursively), none from below another task's folder; a split in parts (`[source] parts`)
+    where no file of its own holds that split."""
     root = task_folder(folder, spec)
     others = other_task_folders(spec)
     found: list[tuple[Path, str]] = []
@@ -164,26 +212,33 @@ def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
                     skipped.add(path.relative_to(root).parts[0])
                     continue
                 found.append((path, canonical_split(split)))
-    if not found and skipped:
+    parts = [
+        (group, canonical_split(split))
+        for split, names in spec.source.parts.items()
+        if all(s != canonical_split(split) for _, s in found)
+        for group in _parts_in(root, spec, canonical_split(split), names, others)
+    ]
+    if not found and not parts and skipped:
         raise UserError(
             f"{folder}: no folder of {spec.name} here (looked for one named "
             f"{' or '.join(spec.folder_names())}); files named as its files are in other "
             f"tasks' folders only ({', '.join(sorted(skipped))}): give the folder of {spec.name}"
         )
-    if not found:
+    if not found and not parts:
         wanted = sorted(_task_file_names(spec))
         raise UserError(
             f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)}, Hugging Face "
             f"Parquet or Arrow files, a Hub folder named {' or '.join(spec.hub_config_names())} "
             "and a save_to_disk folder)"
         )
-    return found
+    return FolderFiles(found, parts)
 
 
 # --- the task's own text files ---------------------------------------------------------------
 
 
 def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
+    lone_part(path, spec)
     return Source(
         path.resolve(),
         split or guess_split(path, spec),
@@ -191,6 +246,18 @@ def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
         lambda summary: read_items(path, spec, summary),
         size=path.stat().st_size,
         text_file=path,
+    )
+
+
+def parts_source(paths: list[Path], spec: TaskSpec, split: str) -> Source:
+    """One dataset from a split's parts (`read_parts`); stored as from `first+second…`."""
+    shown = paths[0].parent.resolve() / "+".join(p.name for p in paths)
+    return Source(
+        shown,
+        split,
+        lambda: _files_sha256(paths),
+        lambda summary: read_parts(paths, spec, summary),
+        size=sum(p.stat().st_size for p in paths),
     )
 
 
@@ -302,6 +369,28 @@ def _zip_source(member: ZipMember, spec: TaskSpec) -> Source:
     return Source(member.shown, canonical_split(member.split), member.sha256, items)
 
 
+def _zip_parts_source(members: list[ZipMember], spec: TaskSpec, split: str) -> Source:
+    """A split in parts inside a zip: the members unpacked together and read as `read_parts`
+    reads files, errors naming the member."""
+
+    def items(summary: FileSummary) -> Iterator[ParsedItem]:
+        with ExitStack() as stack:
+            unpacked = [stack.enter_context(contextmanager(m.unpacked)()) for m in members]
+            shown = {u: m.shown for u, m in zip(unpacked, members, strict=True)}
+            try:
+                yield from read_parts(unpacked, spec, summary)
+            except DataFileError as exc:
+                where = shown.get(Path(exc.path), Path(exc.path))
+                raise DataFileError(where, exc.line, exc.reason) from None
+
+    def sha256() -> str:
+        return hashlib.sha256("".join(m.sha256() for m in members).encode()).hexdigest()
+
+    first = members[0].shown
+    shown = first.parent / "+".join(PurePosixPath(m.name).name for m in members)
+    return Source(shown, canonical_split(split), sha256, items)
+
+
 def sources_for(
     path: Path, spec: TaskSpec, split: str | None = None, label_names: list[str] | None = None
 ) -> list[Source]:
@@ -321,7 +410,10 @@ def sources_for(
             ]
         if split:
             raise UserError("--split applies to a single file, not a folder")
-        return [text_source(p, spec, s) for p, s in files_in_folder(path, spec)]
+        found = task_files(path, spec)
+        return [text_source(p, spec, s) for p, s in found.files] + [
+            parts_source(paths, spec, s) for paths, s in found.parts
+        ]
     if not path.is_file():
         raise UserError(f"{path}: no such file or folder")
     kind = file_kind(path)
@@ -332,7 +424,10 @@ def sources_for(
     if kind == "zip":
         if split:
             raise UserError(f"{path}: --split applies to one data file, not a zip of splits")
-        return [_zip_source(m, spec) for m in zip_members(path, spec)]
+        members, parts = zip_members(path, spec)
+        return [_zip_source(m, spec) for m in members] + [
+            _zip_parts_source(group, spec, s) for group, s in parts
+        ]
     if kind == "binary":
         raise DataFileError(
             path,
