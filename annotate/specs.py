@@ -129,6 +129,12 @@ class SourceSpec(Strict):
     hub_configs: list[str] = Field(default_factory=list)
     """The task's config (subfolder) in a Hugging Face Hub repository, first match wins;
     default: the task's own name (`superglue/cb` -> `cb`)."""
+    split_suffix: str | None = None
+    """The suffix of this task's splits where one folder holds two tasks' splits (MNLI-m's
+    `matched`: the Hub's `validation_matched`, GLUE's `dev_matched.tsv`); stored without it."""
+    other_split_suffixes: list[str] = Field(default_factory=list)
+    """The suffixes of the other tasks' splits there (MNLI-m: `mismatched`): a file or split
+    named with one is never this task's."""
     folders: list[str] = Field(default_factory=list)
     """Other names of the task's own folder in a benchmark's download or a Hub repository
     (GLUE's `MNLI/`, the Hub's combined `mnli/`), beside its hub configs, aliases and name."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from annotate.formats.readers import (
 )
 from annotate.formats.sniff import KIND_NAMES, file_kind
 from annotate.specs import TaskSpec, builtin_tasks
-from annotate.splits import canonical_split
+from annotate.splits import canonical_split, is_split_name
 
 ItemReader = Callable[[FileSummary], Iterator[ParsedItem]]
 
@@ -391,15 +392,89 @@ def _zip_parts_source(members: list[ZipMember], spec: TaskSpec, split: str) -> S
     return Source(shown, canonical_split(split), sha256, items)
 
 
+def _other_half(spec: TaskSpec, *names: str | None) -> str | None:
+    """The suffix of another task's half (`mismatched`, for MNLI-m) that one of `names` (a
+    file's name, a split) has as a word, else None."""
+    others = set(spec.source.other_split_suffixes)
+    for name in names:
+        words = set(re.split(r"[^a-z0-9]+", (name or "").lower()))
+        found = sorted(words & others)
+        if found:
+            return found[0]
+    return None
+
+
+def _own_split(spec: TaskSpec, split: str | None) -> str | None:
+    """`split` without the task's own half suffix (MNLI-m's `dev_matched` is `dev`)."""
+    suffix = spec.source.split_suffix
+    if split is None or suffix is None:
+        return split
+    return canonical_split(split).removesuffix(f"_{suffix}")
+
+
+def _half_owner(suffix: str) -> str:
+    return next(
+        (t.name for t in builtin_tasks() if t.source.split_suffix == suffix),
+        f"the task whose splits end in _{suffix}",
+    )
+
+
+def _own_hub_splits(folder: Path, spec: TaskSpec, hub: list[HubSplit]) -> list[HubSplit]:
+    """The task's own splits of a folder holding two tasks' (the Hub's `mnli`: MNLI-m takes
+    `validation_matched` and `test_matched` as dev and test, MNLI-mm the `_mismatched` ones;
+    both take `train`); a folder of the other task's only is refused."""
+    own = [
+        HubSplit(_own_split(spec, h.split), h.files, h.info)
+        for h in hub
+        if _other_half(spec, h.split) is None
+    ]
+    if hub and not own:
+        suffix = _other_half(spec, hub[0].split) or ""
+        raise UserError(
+            f"{folder}: holds only splits of {_half_owner(suffix)} "
+            f"({', '.join(str(h.split) for h in hub)}), none of {spec.name}; import them as "
+            f"{_half_owner(suffix)}"
+        )
+    return own
+
+
+def _own_half_file(source: Source, spec: TaskSpec, path: Path) -> Source:
+    """A single file's source with its split without the task's half suffix; a file named as
+    the other half's (`dev_mismatched.tsv`, `validation_mismatched-….parquet` for MNLI-m), or
+    in a Hub config folder named so (`mnli_mismatched/validation-….parquet`, or its
+    `validation/0000.parquet`), is refused: its items would be stored as this task's."""
+    folders = [path.parent.name]
+    if is_split_name(path.parent.name):
+        folders.append(path.parent.parent.name)
+    suffix = _other_half(spec, path.name, source.split, *folders)
+    if suffix is not None:
+        raise UserError(
+            f"{source.path}: a file of {_half_owner(suffix)} by its name or its folder's "
+            f"({suffix}), not of {spec.name}; import it as {_half_owner(suffix)}"
+        )
+    source.split = _own_split(spec, source.split)
+    return source
+
+
 def sources_for(
     path: Path, spec: TaskSpec, split: str | None = None, label_names: list[str] | None = None
 ) -> list[Source]:
     """The datasets to make from `path` (a file or a folder), each with its split."""
+    found = _sources(path, spec, split, label_names)
+    if path.is_file():
+        return [_own_half_file(source, spec, path) for source in found]
+    return found
+
+
+def _sources(
+    path: Path, spec: TaskSpec, split: str | None, label_names: list[str] | None
+) -> list[Source]:
     split = canonical_split(split) if split else None
     if path.is_dir():
         path = task_folder(path, spec)
         hub = hub_splits(path, spec, other_task_folders(spec))
         if hub is not None:
+            hub = _own_hub_splits(path, spec, hub)
             if split and len(hub) > 1:
                 raise UserError(
                     f"{path}: holds {len(hub)} splits; --split applies to a folder of one split"
