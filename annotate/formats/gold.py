@@ -14,7 +14,13 @@ from typing import Any
 
 from annotate import specs
 from annotate.errors import DataFileError, UserError
-from annotate.formats.readers import FileSummary, ParsedItem, read_items, read_parts
+from annotate.formats.readers import (
+    FileSummary,
+    ParsedItem,
+    labelled_throughout,
+    read_items,
+    read_parts,
+)
 from annotate.specs import TaskSpec
 from annotate.splits import named_split, same_split
 
@@ -84,7 +90,7 @@ def _gold_of(
 ) -> GoldFile:
     gold = GoldFile(path=str(path), spec=spec)
     fields: list[dict[str, Any]] = []
-    for item in items:
+    for item in labelled_throughout(items, path):
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, insert, select, update
 from sqlmodel import Session
 
 from annotate.errors import DataFileError, UserError
-from annotate.formats.readers import FileSummary
+from annotate.formats.readers import FileSummary, labelled_throughout
 from annotate.formats.sources import (
     Source,
     file_sha256,
@@ -213,7 +213,7 @@ def _store_source(
     total_lines = count_lines(source.text_file) if counted and source.text_file else 0
     n_items = 0
     chunk: list[tuple] = []
-    for position, item in enumerate(source.items(summary)):
+    for position, item in enumerate(labelled_throughout(source.items(summary), path)):
         chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
         if len(chunk) >= CHUNK:
             _insert_items(session, chunk)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ class ParsedItem:
     fields: dict[str, Any]
     gold: Any = None
     tags: dict[str, list[str]] | None = None
+    file: Path | None = None
+    """The file the item is in, where it is one of several read as one (`read_parts`)."""
 
 
 @dataclass
@@ -510,8 +512,37 @@ def read_parts(paths: list[Path], spec: TaskSpec, summary: FileSummary) -> Itera
                 )
             seen[item.source_id] = path
             start += 1
+            item.file = path
             yield item
     summary.detail = {**summary.detail, "files": len(paths)}
+
+
+def labelled_throughout(items: Iterable[ParsedItem], where: Path) -> Iterator[ParsedItem]:
+    """`items`, refused at the first row without a gold label in a file where another row has
+    one (or the first row with one where an earlier row has none): a file is labelled on
+    every row (train, dev, a diagnostic) or on none (a test file, the Hub's -1 on every row).
+    Otherwise the dataset would count as labelled while some items have no gold, and a
+    study's training or scoring would meet them unawares."""
+    first_labelled: ParsedItem | None = None
+    first_unlabelled: ParsedItem | None = None
+    for item in items:
+        if item.gold is None:
+            first_unlabelled = first_unlabelled or item
+        else:
+            first_labelled = first_labelled or item
+        if first_labelled is not None and first_unlabelled is not None:
+            missing, other = first_unlabelled, first_labelled
+            elsewhere = (
+                "" if other.file == missing.file or other.file is None else f"{other.file.name} "
+            )
+            raise DataFileError(
+                missing.file or where,
+                missing.line,
+                f"no gold label, while {elsewhere}line {other.line} has one: every row of a "
+                "data file has its label, or none does (a test file); give this row its label, "
+                "or take the labels out to import the file as unlabelled",
+            )
+        yield item
 
 
 def _checked_items(
