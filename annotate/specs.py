@@ -108,6 +108,11 @@ class SourceSpec(Strict):
     reader: Reader
     files: dict[str, list[str]] = Field(default_factory=dict)
     """Split name -> file names found in a task folder (first match wins per name)."""
+    parts: dict[str, list[str]] = Field(default_factory=dict)
+    """Split name -> the files that together hold that split, in their order: one dataset, its
+    rows numbered on from file to file (CoLA's public dev set, in-domain then out-of-domain,
+    as GLUE's dev.tsv numbers it). Looked for where no file of `files` holds the split; one
+    part alone is refused."""
     id: list[str] = Field(default_factory=list)
     """Id column or key candidates; when none is present the 0-based row number is the id."""
     id_required: bool = False
@@ -124,6 +129,25 @@ class SourceSpec(Strict):
     hub_configs: list[str] = Field(default_factory=list)
     """The task's config (subfolder) in a Hugging Face Hub repository, first match wins;
     default: the task's own name (`superglue/cb` -> `cb`)."""
+    split_suffix: str | None = None
+    """The suffix of this task's splits where one folder holds two tasks' splits (MNLI-m's
+    `matched`: the Hub's `validation_matched`, GLUE's `dev_matched.tsv`); stored without it."""
+    other_split_suffixes: list[str] = Field(default_factory=list)
+    """The suffixes of the other tasks' splits there (MNLI-m: `mismatched`): a file or split
+    named with one is never this task's."""
+    folders: list[str] = Field(default_factory=list)
+    """Other names of the task's own folder in a benchmark's download or a Hub repository
+    (GLUE's `MNLI/`, the Hub's combined `mnli/`), beside its hub configs, aliases and name."""
+
+    @model_validator(mode="after")
+    def _parts_are_several_files_of_their_own(self) -> SourceSpec:
+        named = {n for names in self.files.values() for n in names}
+        for split, names in self.parts.items():
+            if len(names) < 2:
+                raise ValueError(f"parts of {split}: a split in parts has two files or more")
+            if set(names) & named:
+                raise ValueError(f"parts of {split}: {sorted(set(names) & named)} also in files")
+        return self
 
 
 class SubmissionSpec(Strict):
@@ -281,6 +305,20 @@ class TaskSpec(Strict):
     def hub_config_names(self) -> list[str]:
         """Subfolder names of the task's config in a Hugging Face Hub snapshot."""
         return self.source.hub_configs or [self.name.split("/")[-1]]
+
+    def folder_names(self) -> list[str]:
+        """The names the task's own folder has in a benchmark root, the folder of one subfolder
+        per task that GLUE's and SuperGLUE's downloads and the Hub's repositories are
+        (`SST-2/`, `sst2/`, `RTE/`, `mnli_matched/`), in the order they are preferred; compare
+        them without regard to case."""
+        names = [*self.hub_config_names(), *self.source.folders, *self.aliases]
+        names.append(self.name.split("/")[-1])
+        if self.submission is not None:
+            names.append(Path(self.submission.file).stem)
+        first: dict[str, str] = {}
+        for name in names:
+            first.setdefault(name.lower(), name)
+        return list(first.values())
 
     def label_for_name(self, name: str) -> str | None:
         """The label value a class name means: the value itself or one of its aliases, in any

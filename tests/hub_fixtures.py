@@ -60,6 +60,10 @@ GLUE = {
         {"sentence1": "sentence1", "sentence2": "sentence2"}, ["entailment", "not_entailment"]
     ),
     "sst2": HubConfig({"sentence": "sentence"}, ["negative", "positive"]),
+    "mnli": HubConfig(
+        {"premise": "premise", "hypothesis": "hypothesis"},
+        ["entailment", "neutral", "contradiction"],
+    ),
 }
 GLUE_TSV_LABELS = {"sst2": {"0": "negative", "1": "positive"}}
 """GLUE's TSV digits -> the Hub's names (RTE's TSV has the names already)."""

@@ -14,6 +14,7 @@ from annotate.wording import count_of
 if TYPE_CHECKING:  # pydantic specs, the importer and the store load inside the commands
     from annotate import specs
     from annotate.formats.importer import ImportResult
+    from annotate.formats.sources import Source
 
 PROGRESS_BAR_FROM_BYTES = 2_000_000
 """Files larger than this show a progress bar while they import."""
@@ -114,11 +115,12 @@ def _parse_mapping(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-def _import_with_progress(ws, spec, source) -> ImportResult:
-    from annotate.formats.importer import import_source
+def _import_with_progress(ws, spec, sources: list[Source]) -> list[ImportResult]:
+    """Every source in one transaction (all or nothing), a bar for each large one."""
+    from annotate.formats.importer import import_sources
 
-    if source.size < PROGRESS_BAR_FROM_BYTES:
-        return import_source(ws.engine, spec, source)
+    if all(source.size < PROGRESS_BAR_FROM_BYTES for source in sources):
+        return import_sources(ws.engine, spec, sources)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -128,12 +130,18 @@ def _import_with_progress(ws, spec, source) -> ImportResult:
         TimeRemainingColumn(),
         transient=True,
     ) as bar:
-        job = bar.add_task(f"importing {source.path.name}", total=None)
 
-        def update(done: int, total: int) -> None:
-            bar.update(job, completed=done, total=total)
+        def bar_for(source: Source):  # type: ignore[no-untyped-def]
+            if source.size < PROGRESS_BAR_FROM_BYTES:
+                return None
+            job = bar.add_task(f"importing {source.path.name}", total=None)
 
-        return import_source(ws.engine, spec, source, progress=update)
+            def update(done: int, total: int) -> None:
+                bar.update(job, completed=done, total=total)
+
+            return update
+
+        return import_sources(ws.engine, spec, sources, progress=bar_for)
 
 
 def _label_names(text: str | None) -> list[str] | None:
@@ -177,7 +185,8 @@ def import_(
     ),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
-    """Import a task's data file(s). All or nothing per file; a file imported before is skipped."""
+    """Import a task's data file(s). All or nothing: a bad file leaves the store unchanged,
+    whatever the folder's other files hold; a file imported before is skipped."""
     from annotate import specs
     from annotate.formats.importer import with_field_mapping
     from annotate.formats.sources import sources_for
@@ -189,7 +198,7 @@ def import_(
         raise typer.BadParameter(f"{path}: no such file or folder", param_hint="PATH")
     targets = sources_for(path, spec, split, _label_names(label_names))
     ws = options(ctx).workspace(create=True)
-    results = [_import_with_progress(ws, spec, source) for source in targets]
+    results = _import_with_progress(ws, spec, targets)
     rows = [
         {
             "id": r.dataset_id,

@@ -7,18 +7,22 @@ layout and quirk is understood and a bad file gets the same error naming file, l
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotate import specs
 from annotate.errors import DataFileError, UserError
-from annotate.formats.readers import FileSummary, read_items
+from annotate.formats.readers import (
+    FileSummary,
+    ParsedItem,
+    labelled_throughout,
+    read_items,
+    read_parts,
+)
 from annotate.specs import TaskSpec
-from annotate.splits import file_split, named_split
-
-TASK_FOLDERS = {"glue/mnli-m": ["MNLI"], "glue/mnli-mm": ["MNLI"], "glue/ax": ["diagnostic"]}
-"""Folders of the download layout whose name is not the submission file's stem."""
+from annotate.splits import file_split, named_split, same_split
 
 
 class NoGoldError(DataFileError):
@@ -75,11 +79,28 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     summary = FileSummary()
-    gold = GoldFile(
-        path=str(path), spec=spec, split=file_split(path.name, spec.source.files.items())
-    )
+    split = file_split(path.name, spec.source.files.items())
+    return _gold_of(read_items(path, spec, summary), summary, path, spec, split)
+
+
+def read_gold_parts(paths: list[Path], spec: TaskSpec) -> GoldFile:
+    """The gold of a split in several files (`[source] parts`), read as one (`read_parts`)."""
+    summary = FileSummary()
+    shown = paths[0].parent / "+".join(p.name for p in paths)
+    split = file_split(paths[0].name, spec.source.parts.items())  # the split they make up
+    return _gold_of(read_parts(paths, spec, summary), summary, shown, spec, split)
+
+
+def _gold_of(
+    items: Iterator[ParsedItem],
+    summary: FileSummary,
+    path: Path,
+    spec: TaskSpec,
+    split: str | None,
+) -> GoldFile:
+    gold = GoldFile(path=str(path), spec=spec, split=split)
     fields: list[dict[str, Any]] = []
-    for item in read_items(path, spec, summary):
+    for item in labelled_throughout(items, path):
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)
@@ -108,14 +129,11 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
 
 def _candidates(root: Path, spec: TaskSpec, names: list[str]) -> list[Path]:
     """Files named `names` in the task's own folder of the download layout (`RTE/`, `STS-B/`,
-    `MNLI/`, `AX-b/` …, any case; searched down, as CoLA's `cola_public/raw/`), then directly
-    in `root` (a folder that holds one task's files)."""
-    wanted = {spec.short_name.lower()}
-    if spec.submission is not None:
-        wanted.add(Path(spec.submission.file).stem.lower())
-    wanted |= {a.lower() for a in spec.aliases}
-    wanted |= {f.lower() for f in TASK_FOLDERS.get(spec.name, [])}
-    folders = sorted(p for p in root.iterdir() if p.is_dir() and p.name.lower() in wanted)
+    `MNLI/`, `AX-b/` …, any case; `root` itself or a folder in it; searched down, as CoLA's
+    `cola_public/raw/`), then directly in `root` (a folder that holds one task's files)."""
+    wanted = {n.lower() for n in spec.folder_names()}
+    folders = [root] if root.name.lower() in wanted else []
+    folders += sorted(p for p in root.iterdir() if p.is_dir() and p.name.lower() in wanted)
     found = [path for name in names for folder in folders for path in sorted(folder.rglob(name))]
     found += [root / name for name in names]
     return [p for p in dict.fromkeys(found) if p.is_file()]
@@ -132,6 +150,16 @@ def find_gold(root: Path, spec: TaskSpec, split: str | None = None) -> GoldFile 
             return read_gold(path, spec)
         except NoGoldError:
             continue  # an unlabelled test file: look for the next candidate
+    for s in splits:  # a split in several files: each folder holding all of them
+        for parts in (p for name, p in spec.source.parts.items() if same_split(name, s)):
+            firsts = _candidates(root, spec, parts[:1])
+            for first in firsts:
+                paths = [first.parent / n for n in parts]
+                if all(p.is_file() for p in paths):
+                    try:
+                        return read_gold_parts(paths, spec)
+                    except NoGoldError:
+                        continue
     return None
 
 
@@ -143,7 +171,10 @@ def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
         raise UserError(f"{gold}: no such file or folder")
     found = find_gold(gold, name.spec, name.split)
     if found is None:
-        wanted = sorted({n for names in name.spec.source.files.values() for n in names})
+        source = name.spec.source
+        wanted = sorted(
+            {n for names in [*source.files.values(), *source.parts.values()] for n in names}
+        )
         raise UserError(
             f"{gold}: no labelled {name.spec.name} file found (looked for {', '.join(wanted)} "
             f"in {name.spec.short_name}/ and the folder itself)"

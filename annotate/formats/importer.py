@@ -11,7 +11,7 @@ from sqlalchemy import Engine, insert, select, update
 from sqlmodel import Session
 
 from annotate.errors import DataFileError, UserError
-from annotate.formats.readers import FileSummary
+from annotate.formats.readers import FileSummary, labelled_throughout
 from annotate.formats.sources import (
     Source,
     file_sha256,
@@ -32,6 +32,7 @@ __all__ = [  # the readers' helpers, imported from here by earlier callers
     "import_file",
     "import_path",
     "import_source",
+    "import_sources",
 ]
 
 CHUNK = 5_000
@@ -133,68 +134,102 @@ def import_path(
     split: str | None = None,
     label_names: list[str] | None = None,
 ) -> list[ImportResult]:
-    """Import every dataset `path` holds (a file, a folder, a Hub layout, a task zip)."""
-    return [import_source(engine, spec, s) for s in sources_for(path, spec, split, label_names)]
+    """Import every dataset `path` holds (a file, a folder, a Hub layout, a task zip), all or
+    nothing (see `import_sources`)."""
+    return import_sources(engine, spec, sources_for(path, spec, split, label_names))
 
 
 def import_source(
     engine: Engine, spec: TaskSpec, source: Source, progress: Progress | None = None
 ) -> ImportResult:
-    """Store the items of `source` as one new dataset.
+    """Store the items of `source` as one new dataset (see `import_sources`)."""
+    return import_sources(engine, spec, [source], lambda _: progress)[0]
 
-    The whole dataset goes in one transaction: a bad line rolls everything back and raises a
-    DataFileError naming the line. Content already imported for this task (same sha256) is not
-    imported again; its existing dataset is returned."""
+
+def import_sources(
+    engine: Engine,
+    spec: TaskSpec,
+    sources: list[Source],
+    progress: Callable[[Source], Progress | None] | None = None,
+) -> list[ImportResult]:
+    """Store the items of each source as one new dataset, all in one transaction.
+
+    A bad line in any of them rolls everything back and raises a DataFileError naming the file
+    and line: a folder or zip whose last file is broken leaves no dataset of its earlier files
+    behind. Content already imported for this task (same sha256) is not imported again; its
+    existing dataset is returned. `progress` gives each source's progress callback, or None."""
+    for source in sources:  # before anything is written
+        if source.split is None:
+            raise UserError(f"{source.path}: cannot tell which split this is; pass --split NAME")
+    try:
+        with write_session(engine) as session:
+            results = [
+                _store_source(session, spec, source, progress(source) if progress else None)
+                for source in sources
+            ]
+    except DataFileError as exc:
+        if len(sources) == 1:
+            raise
+        raise DataFileError(
+            exc.path,
+            exc.line,
+            f"{exc.reason} (nothing imported: the {len(sources)} files of this import go in "
+            "together)",
+        ) from None
+    if any(not r.already_imported for r in results):
+        refresh_statistics(engine, Item.__tablename__)  # type: ignore[arg-type]
+    return results
+
+
+def _store_source(
+    session: Session, spec: TaskSpec, source: Source, progress: Progress | None
+) -> ImportResult:
+    """One source's dataset and items, in the caller's transaction."""
     path = source.path
-    split = source.split
-    if split is None:
-        raise UserError(f"{path}: cannot tell which split this is; pass --split NAME")
-    split = canonical_split(split)
+    assert source.split is not None
+    split = canonical_split(source.split)
     sha256 = source.sha256()
-    with write_session(engine) as session:
-        existing = session.scalars(
-            select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
-        ).first()
-        if existing is not None:
-            return ImportResult(
-                existing.id or 0,
-                existing.task,
-                existing.split,
-                str(path),  # the file given now; the earlier one is `identical_to`
-                existing.n_items,
-                sha256,
-                existing.detail,
-                already_imported=True,
-                identical_to=existing.path,
-            )
-        dataset = Dataset(task=spec.name, split=split, path=str(path), sha256=sha256, n_items=0)
-        session.add(dataset)
-        session.flush()
-        assert dataset.id is not None
-        summary = FileSummary()
-        counted = progress is not None and source.text_file is not None
-        total_lines = count_lines(source.text_file) if counted else 0
-        n_items = 0
-        chunk: list[tuple] = []
-        for position, item in enumerate(source.items(summary)):
-            chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
-            if len(chunk) >= CHUNK:
-                _insert_items(session, chunk)
-                n_items += len(chunk)
-                chunk = []
-                if progress and counted:
-                    progress(item.line, total_lines)
-        if chunk:
+    existing = session.scalars(
+        select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
+    ).first()
+    if existing is not None:
+        return ImportResult(
+            existing.id or 0,
+            existing.task,
+            existing.split,
+            str(path),  # the file given now; the earlier one is `identical_to`
+            existing.n_items,
+            sha256,
+            existing.detail,
+            already_imported=True,
+            identical_to=existing.path,
+        )
+    dataset = Dataset(task=spec.name, split=split, path=str(path), sha256=sha256, n_items=0)
+    session.add(dataset)
+    session.flush()
+    assert dataset.id is not None
+    summary = FileSummary()
+    counted = progress is not None and source.text_file is not None
+    total_lines = count_lines(source.text_file) if counted and source.text_file else 0
+    n_items = 0
+    chunk: list[tuple] = []
+    for position, item in enumerate(labelled_throughout(source.items(summary), path)):
+        chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
+        if len(chunk) >= CHUNK:
             _insert_items(session, chunk)
             n_items += len(chunk)
-        if n_items == 0:
-            raise DataFileError(path, None, "the file has no items")
-        if progress and counted:
-            progress(total_lines, total_lines)
-        detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}
-        session.execute(
-            update(Dataset).where(Dataset.id == dataset.id).values(n_items=n_items, detail=detail)
-        )
-        result = ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)
-    refresh_statistics(engine, Item.__tablename__)  # type: ignore[arg-type]
-    return result
+            chunk = []
+            if progress and counted:
+                progress(item.line, total_lines)
+    if chunk:
+        _insert_items(session, chunk)
+        n_items += len(chunk)
+    if n_items == 0:
+        raise DataFileError(path, None, "the file has no items")
+    if progress and counted:
+        progress(total_lines, total_lines)
+    detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}
+    session.execute(
+        update(Dataset).where(Dataset.id == dataset.id).values(n_items=n_items, detail=detail)
+    )
+    return ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 from annotate.errors import DataFileError
 from annotate.formats.sniff import KIND_NAMES, file_kind
 from annotate.specs import TaskSpec
+from annotate.splits import canonical_split
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """The longest line a data file may have (16 MiB; a MultiRC paragraph line is some 10 KiB).
@@ -39,6 +40,8 @@ class ParsedItem:
     fields: dict[str, Any]
     gold: Any = None
     tags: dict[str, list[str]] | None = None
+    file: Path | None = None
+    """The file the item is in, where it is one of several read as one (`read_parts`)."""
 
 
 @dataclass
@@ -201,7 +204,9 @@ def _read_rows(path: Path, spec: TaskSpec) -> Iterator[tuple[int, list[str]]]:
         raise DataFileError(path, None, f"CSV syntax error: {exc}") from None
 
 
-def read_table(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+def read_table(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
+) -> Iterator[ParsedItem]:
     rows = _read_rows(path, spec)
     first = next(rows, None)
     if first is None:
@@ -218,7 +223,7 @@ def read_table(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
             path, line, "no header row naming the task's columns" + _wrong_task_hint(spec)
         )
     summary.has_gold = columns.label is not None
-    for number, (line, row) in enumerate(body):
+    for number, (line, row) in enumerate(body, start):
         if len(row) != columns.width:
             raise DataFileError(
                 path, line, f"row has {len(row)} fields, expected {columns.width} (ragged row)"
@@ -329,9 +334,11 @@ def _id_text(value: Any, path: Path, line: int) -> str:
     return text
 
 
-def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+def read_jsonl(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
+) -> Iterator[ParsedItem]:
     src = spec.source
-    for number, (line, obj) in enumerate(json_lines(path, src.encoding)):
+    for number, (line, obj) in enumerate(json_lines(path, src.encoding), start):
         found, raw_id = first_present(obj, src.id)
         if found:
             source_id = _id_text(raw_id, path, line)
@@ -365,7 +372,9 @@ def read_jsonl(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
         yield ParsedItem(source_id, line, fields, gold, tags)
 
 
-def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+def read_multirc(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
+) -> Iterator[ParsedItem]:
     """One line per paragraph; one item per question, whose answer is a 0/1 per candidate.
     Question and answer idx are global running numbers in the file."""
     paragraphs = questions = answers = 0
@@ -396,7 +405,7 @@ def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[P
             if gold:
                 summary.has_gold = True
             yield ParsedItem(
-                source_id=_id_text(q.get("idx", questions - 1), path, line),
+                source_id=_id_text(q.get("idx", start + questions - 1), path, line),
                 line=line,
                 fields={
                     "paragraph": paragraph_id,
@@ -409,7 +418,9 @@ def read_multirc(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[P
     summary.detail = {"paragraphs": paragraphs, "questions": questions, "answers": answers}
 
 
-def read_record(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+def read_record(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
+) -> Iterator[ParsedItem]:
     """One line per passage; one item per query. Entity spans have an inclusive end."""
     passages = queries = 0
     for line, obj in json_lines(path, spec.source.encoding):
@@ -436,7 +447,7 @@ def read_record(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Pa
                 summary.has_gold = True
             queries += 1
             yield ParsedItem(
-                source_id=_id_text(qa.get("idx", queries - 1), path, line),
+                source_id=_id_text(qa.get("idx", start + queries - 1), path, line),
                 line=line,
                 fields={
                     "passage_idx": passage_id,
@@ -450,7 +461,7 @@ def read_record(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Pa
     summary.detail = {"passages": passages, "queries": queries}
 
 
-READERS: dict[str, Callable[[Path, TaskSpec, FileSummary], Iterator[ParsedItem]]] = {
+READERS: dict[str, Callable[[Path, TaskSpec, FileSummary, int], Iterator[ParsedItem]]] = {
     "tsv": read_table,
     "csv": read_table,
     "jsonl": read_jsonl,
@@ -459,8 +470,84 @@ READERS: dict[str, Callable[[Path, TaskSpec, FileSummary], Iterator[ParsedItem]]
 }
 
 
-def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
-    """Items of one file, checked: ids unique. Errors name the file and line."""
+def lone_part(path: Path, spec: TaskSpec) -> None:
+    """Refuse a file that is one part of a split in several files (`[source] parts`: CoLA's
+    public dev set), read alone: its rows are numbered as one with the other parts', so alone
+    it would give its items other ids than the split's (GLUE's, the Hub's)."""
+    for split, names in spec.source.parts.items():
+        if path.name in names:
+            raise DataFileError(
+                path,
+                None,
+                f"one of the {len(names)} files of {spec.name}'s {canonical_split(split)} split "
+                f"({', then '.join(names)}), whose rows are numbered as one: alone, its items "
+                "would not have the split's ids; give the folder that holds them all",
+            )
+
+
+def read_items(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
+) -> Iterator[ParsedItem]:
+    """Items of one file, checked: ids unique. Errors name the file and line. A file without
+    ids has its rows numbered from `start`. One part of a split in several files is refused
+    (`lone_part`): `read_parts` reads them together."""
+    lone_part(path, spec)
+    return _checked_items(path, spec, summary, start)
+
+
+def read_parts(paths: list[Path], spec: TaskSpec, summary: FileSummary) -> Iterator[ParsedItem]:
+    """Items of a split that comes in several files (`[source] parts`), read one after the
+    other as one file: rows without ids are numbered on from file to file (CoLA's out-of-domain
+    dev rows follow the in-domain ones, 527..1042, as in GLUE's dev.tsv), and ids are unique
+    across the files."""
+    seen: dict[str, Path] = {}
+    start = 0
+    for path in paths:
+        for item in _checked_items(path, spec, summary, start):
+            if item.source_id in seen:
+                raise DataFileError(
+                    path,
+                    item.line,
+                    f"duplicate id {item.source_id!r} (also in {seen[item.source_id].name})",
+                )
+            seen[item.source_id] = path
+            start += 1
+            item.file = path
+            yield item
+    summary.detail = {**summary.detail, "files": len(paths)}
+
+
+def labelled_throughout(items: Iterable[ParsedItem], where: Path) -> Iterator[ParsedItem]:
+    """`items`, refused at the first row without a gold label in a file where another row has
+    one (or the first row with one where an earlier row has none): a file is labelled on
+    every row (train, dev, a diagnostic) or on none (a test file, the Hub's -1 on every row).
+    Otherwise the dataset would count as labelled while some items have no gold, and a
+    study's training or scoring would meet them unawares."""
+    first_labelled: ParsedItem | None = None
+    first_unlabelled: ParsedItem | None = None
+    for item in items:
+        if item.gold is None:
+            first_unlabelled = first_unlabelled or item
+        else:
+            first_labelled = first_labelled or item
+        if first_labelled is not None and first_unlabelled is not None:
+            missing, other = first_unlabelled, first_labelled
+            elsewhere = (
+                "" if other.file == missing.file or other.file is None else f"{other.file.name} "
+            )
+            raise DataFileError(
+                missing.file or where,
+                missing.line,
+                f"no gold label, while {elsewhere}line {other.line} has one: every row of a "
+                "data file has its label, or none does (a test file); give this row its label, "
+                "or take the labels out to import the file as unlabelled",
+            )
+        yield item
+
+
+def _checked_items(
+    path: Path, spec: TaskSpec, summary: FileSummary, start: int
+) -> Iterator[ParsedItem]:
     kind = file_kind(path)
     if kind != "text":  # never decode a binary file as lines: say what it is instead
         raise DataFileError(
@@ -473,7 +560,7 @@ def read_items(path: Path, spec: TaskSpec, summary: FileSummary) -> Iterator[Par
     if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:
         reader = read_jsonl  # a custom task may come as CSV or JSON lines
     seen: dict[str, int] = {}
-    for item in reader(path, spec, summary):
+    for item in reader(path, spec, summary, start):
         if item.source_id in seen:
             raise DataFileError(
                 path,

@@ -11,20 +11,35 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from annotate.errors import DataFileError, UserError
 from annotate.formats.hub.arrow_files import ArrowRows, open_arrow, open_parquet
 from annotate.formats.hub.features import class_names, features_from_info_file, info_beside
-from annotate.formats.hub.layout import HubSplit, hub_splits, split_from_name
+from annotate.formats.hub.layout import (
+    DATA_SUFFIXES,
+    HubSplit,
+    hub_splits,
+    in_other_task_folder,
+    split_from_name,
+)
 from annotate.formats.hub.records import Rows, hub_items
 from annotate.formats.hub.zips import ZipMember, zip_members
-from annotate.formats.readers import FileSummary, ParsedItem, json_lines, read_items
+from annotate.formats.readers import (
+    FileSummary,
+    ParsedItem,
+    json_lines,
+    lone_part,
+    read_items,
+    read_parts,
+)
 from annotate.formats.sniff import KIND_NAMES, file_kind
-from annotate.specs import TaskSpec
-from annotate.splits import canonical_split
+from annotate.specs import TaskSpec, builtin_tasks
+from annotate.splits import canonical_split, is_split_name
 
 ItemReader = Callable[[FileSummary], Iterator[ParsedItem]]
 
@@ -71,28 +86,160 @@ def guess_split(path: Path, spec: TaskSpec) -> str | None:
     return None
 
 
+def _task_file_names(spec: TaskSpec) -> set[str]:
+    source = spec.source
+    return {n for names in [*source.files.values(), *source.parts.values()] for n in names}
+
+
+def other_task_folders(spec: TaskSpec) -> set[str]:
+    """Lower-case names of the other built-in tasks' own folders (`sts-b`, `cola`, `rte` …) that
+    are not also this task's: in a benchmark root, what is below them is another task's data.
+    Empty for a task of the user's own, whose folders may be named anything."""
+    builtin = builtin_tasks()
+    if all(t.name != spec.name for t in builtin):
+        return set()
+    own = {n.lower() for n in spec.folder_names()}
+    return {n.lower() for t in builtin if t.name != spec.name for n in t.folder_names()} - own
+
+
+def _holds_task_data(folder: Path, spec: TaskSpec, others: set[str]) -> bool:
+    names = _task_file_names(spec)
+    return any(
+        (p.name in names or p.suffix in DATA_SUFFIXES)
+        and p.is_file()
+        and not in_other_task_folder(p, folder, others)
+        for p in folder.rglob("*")
+    )
+
+
+def task_folder(folder: Path, spec: TaskSpec) -> Path:
+    """The folder of `folder` that holds the task's data: `folder` itself when it is named as the
+    task's own folder (`SST-2/`, `sst2/`), else its task's subfolder when it is a benchmark root
+    (GLUE's and SuperGLUE's downloads and the Hub's repositories have one subfolder per task),
+    else `folder`. The outermost such subfolder is taken (`glue/RTE/`, not FewGLUE's
+    `fewglue/RTE/` further down); two at one depth are refused, as is a folder named as another
+    task's."""
+    own = [n.lower() for n in spec.folder_names()]
+    if folder.name.lower() in own:
+        return folder
+    others = other_task_folders(spec)
+    if folder.name.lower() in others:
+        owners = [
+            t.name
+            for t in builtin_tasks()
+            if folder.name.lower() in (n.lower() for n in t.folder_names())
+        ]
+        raise UserError(
+            f"{folder}: by its name a folder of {' or '.join(owners)}, not of {spec.name}; "
+            f"give the folder of {spec.name} (named {' or '.join(spec.folder_names())})"
+        )
+    named = [
+        p
+        for p in sorted(folder.rglob("*"))
+        if p.is_dir()
+        and p.name.lower() in own
+        and not in_other_task_folder(p / "x", folder, others)
+        and _holds_task_data(p, spec, others)
+    ]
+    outermost = [p for p in named if not any(q in p.parents for q in named)]
+    if not outermost:
+        return folder
+
+    def rank(p: Path) -> tuple[int, int]:
+        return len(p.relative_to(folder).parts), own.index(p.name.lower())
+
+    best = min(rank(p) for p in outermost)
+    chosen = [p for p in outermost if rank(p) == best]
+    if len(chosen) > 1:
+        raise UserError(
+            f"{folder}: {len(chosen)} folders of {spec.name} "
+            f"({', '.join(str(p.relative_to(folder)) for p in chosen)}); give the one to import"
+        )
+    return chosen[0]
+
+
+@dataclass
+class FolderFiles:
+    """The task's files in a folder: one dataset per file, and one per split in parts."""
+
+    files: list[tuple[Path, str]]
+    parts: list[tuple[list[Path], str]]
+
+
 def files_in_folder(folder: Path, spec: TaskSpec) -> list[tuple[Path, str]]:
-    """Every file of the task's own layout found under `folder` (searched recursively)."""
+    """Every file of the task's own layout found in the task's folder, with its split (see
+    `task_files`; a split in parts is not among them)."""
+    return task_files(folder, spec).files
+
+
+def _parts_in(
+    root: Path, spec: TaskSpec, split: str, names: list[str], others: set[str]
+) -> list[list[Path]]:
+    """Each folder's complete set of a split's parts, in their order; a set with a part
+    missing is refused, naming it."""
+    by_folder: dict[Path, dict[str, Path]] = {}
+    for name in names:
+        for path in sorted(root.rglob(name)):
+            if path.is_file() and not in_other_task_folder(path, root, others):
+                by_folder.setdefault(path.parent, {})[name] = path
+    groups = []
+    for present in by_folder.values():
+        missing = [n for n in names if n not in present]
+        if missing:
+            first = next(iter(present.values()))
+            raise UserError(
+                f"{first}: one of the {len(names)} files of {spec.name}'s {split} split "
+                f"({', then '.join(names)}), whose rows are numbered as one; "
+                f"{', '.join(missing)} is not beside it"
+            )
+        groups.append([present[n] for n in names])
+    return groups
+
+
+def task_files(folder: Path, spec: TaskSpec) -> FolderFiles:
+    """Every file of the task's own layout found in the task's folder (`task_folder`, searched
+    recursively), none from below another task's folder; a split in parts (`[source] parts`)
+    where no file of its own holds that split."""
+    root = task_folder(folder, spec)
+    others = other_task_folders(spec)
     found: list[tuple[Path, str]] = []
+    skipped: set[str] = set()
     for split, names in spec.source.files.items():
         for name in names:
-            for path in sorted(folder.rglob(name)):
-                if path.is_file() and all(path != p for p, _ in found):
-                    found.append((path, canonical_split(split)))
-    if not found:
-        wanted = sorted({n for names in spec.source.files.values() for n in names})
+            for path in sorted(root.rglob(name)):
+                if not path.is_file() or any(path == p for p, _ in found):
+                    continue
+                if in_other_task_folder(path, root, others):
+                    skipped.add(path.relative_to(root).parts[0])
+                    continue
+                found.append((path, canonical_split(split)))
+    parts = [
+        (group, canonical_split(split))
+        for split, names in spec.source.parts.items()
+        if all(s != canonical_split(split) for _, s in found)
+        for group in _parts_in(root, spec, canonical_split(split), names, others)
+    ]
+    if not found and not parts and skipped:
+        raise UserError(
+            f"{folder}: no folder of {spec.name} here (looked for one named "
+            f"{' or '.join(spec.folder_names())}); files named as its files are in other "
+            f"tasks' folders only ({', '.join(sorted(skipped))}): give the folder of {spec.name}"
+        )
+    if not found and not parts:
+        wanted = sorted(_task_file_names(spec))
         raise UserError(
             f"{folder}: no {spec.name} files here (looked for {', '.join(wanted)}, Hugging Face "
             f"Parquet or Arrow files, a Hub folder named {' or '.join(spec.hub_config_names())} "
             "and a save_to_disk folder)"
         )
-    return found
+    return FolderFiles(found, parts)
 
 
 # --- the task's own text files ---------------------------------------------------------------
 
 
 def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
+    lone_part(path, spec)
     return Source(
         path.resolve(),
         split or guess_split(path, spec),
@@ -100,6 +247,18 @@ def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
         lambda summary: read_items(path, spec, summary),
         size=path.stat().st_size,
         text_file=path,
+    )
+
+
+def parts_source(paths: list[Path], spec: TaskSpec, split: str) -> Source:
+    """One dataset from a split's parts (`read_parts`); stored as from `first+second…`."""
+    shown = paths[0].parent.resolve() / "+".join(p.name for p in paths)
+    return Source(
+        shown,
+        split,
+        lambda: _files_sha256(paths),
+        lambda summary: read_parts(paths, spec, summary),
+        size=sum(p.stat().st_size for p in paths),
     )
 
 
@@ -211,14 +370,111 @@ def _zip_source(member: ZipMember, spec: TaskSpec) -> Source:
     return Source(member.shown, canonical_split(member.split), member.sha256, items)
 
 
+def _zip_parts_source(members: list[ZipMember], spec: TaskSpec, split: str) -> Source:
+    """A split in parts inside a zip: the members unpacked together and read as `read_parts`
+    reads files, errors naming the member."""
+
+    def items(summary: FileSummary) -> Iterator[ParsedItem]:
+        with ExitStack() as stack:
+            unpacked = [stack.enter_context(contextmanager(m.unpacked)()) for m in members]
+            shown = {u: m.shown for u, m in zip(unpacked, members, strict=True)}
+            try:
+                yield from read_parts(unpacked, spec, summary)
+            except DataFileError as exc:
+                where = shown.get(Path(exc.path), Path(exc.path))
+                raise DataFileError(where, exc.line, exc.reason) from None
+
+    def sha256() -> str:
+        return hashlib.sha256("".join(m.sha256() for m in members).encode()).hexdigest()
+
+    first = members[0].shown
+    shown = first.parent / "+".join(PurePosixPath(m.name).name for m in members)
+    return Source(shown, canonical_split(split), sha256, items)
+
+
+def _other_half(spec: TaskSpec, *names: str | None) -> str | None:
+    """The suffix of another task's half (`mismatched`, for MNLI-m) that one of `names` (a
+    file's name, a split) has as a word, else None."""
+    others = set(spec.source.other_split_suffixes)
+    for name in names:
+        words = set(re.split(r"[^a-z0-9]+", (name or "").lower()))
+        found = sorted(words & others)
+        if found:
+            return found[0]
+    return None
+
+
+def _own_split(spec: TaskSpec, split: str | None) -> str | None:
+    """`split` without the task's own half suffix (MNLI-m's `dev_matched` is `dev`)."""
+    suffix = spec.source.split_suffix
+    if split is None or suffix is None:
+        return split
+    return canonical_split(split).removesuffix(f"_{suffix}")
+
+
+def _half_owner(suffix: str) -> str:
+    return next(
+        (t.name for t in builtin_tasks() if t.source.split_suffix == suffix),
+        f"the task whose splits end in _{suffix}",
+    )
+
+
+def _own_hub_splits(folder: Path, spec: TaskSpec, hub: list[HubSplit]) -> list[HubSplit]:
+    """The task's own splits of a folder holding two tasks' (the Hub's `mnli`: MNLI-m takes
+    `validation_matched` and `test_matched` as dev and test, MNLI-mm the `_mismatched` ones;
+    both take `train`); a folder of the other task's only is refused."""
+    own = [
+        HubSplit(_own_split(spec, h.split), h.files, h.info)
+        for h in hub
+        if _other_half(spec, h.split) is None
+    ]
+    if hub and not own:
+        suffix = _other_half(spec, hub[0].split) or ""
+        raise UserError(
+            f"{folder}: holds only splits of {_half_owner(suffix)} "
+            f"({', '.join(str(h.split) for h in hub)}), none of {spec.name}; import them as "
+            f"{_half_owner(suffix)}"
+        )
+    return own
+
+
+def _own_half_file(source: Source, spec: TaskSpec, path: Path) -> Source:
+    """A single file's source with its split without the task's half suffix; a file named as
+    the other half's (`dev_mismatched.tsv`, `validation_mismatched-….parquet` for MNLI-m), or
+    in a Hub config folder named so (`mnli_mismatched/validation-….parquet`, or its
+    `validation/0000.parquet`), is refused: its items would be stored as this task's."""
+    folders = [path.parent.name]
+    if is_split_name(path.parent.name):
+        folders.append(path.parent.parent.name)
+    suffix = _other_half(spec, path.name, source.split, *folders)
+    if suffix is not None:
+        raise UserError(
+            f"{source.path}: a file of {_half_owner(suffix)} by its name or its folder's "
+            f"({suffix}), not of {spec.name}; import it as {_half_owner(suffix)}"
+        )
+    source.split = _own_split(spec, source.split)
+    return source
+
+
 def sources_for(
     path: Path, spec: TaskSpec, split: str | None = None, label_names: list[str] | None = None
 ) -> list[Source]:
     """The datasets to make from `path` (a file or a folder), each with its split."""
+    found = _sources(path, spec, split, label_names)
+    if path.is_file():
+        return [_own_half_file(source, spec, path) for source in found]
+    return found
+
+
+def _sources(
+    path: Path, spec: TaskSpec, split: str | None, label_names: list[str] | None
+) -> list[Source]:
     split = canonical_split(split) if split else None
     if path.is_dir():
-        hub = hub_splits(path, spec)
+        path = task_folder(path, spec)
+        hub = hub_splits(path, spec, other_task_folders(spec))
         if hub is not None:
+            hub = _own_hub_splits(path, spec, hub)
             if split and len(hub) > 1:
                 raise UserError(
                     f"{path}: holds {len(hub)} splits; --split applies to a folder of one split"
@@ -229,7 +485,10 @@ def sources_for(
             ]
         if split:
             raise UserError("--split applies to a single file, not a folder")
-        return [text_source(p, spec, s) for p, s in files_in_folder(path, spec)]
+        found = task_files(path, spec)
+        return [text_source(p, spec, s) for p, s in found.files] + [
+            parts_source(paths, spec, s) for paths, s in found.parts
+        ]
     if not path.is_file():
         raise UserError(f"{path}: no such file or folder")
     kind = file_kind(path)
@@ -240,7 +499,10 @@ def sources_for(
     if kind == "zip":
         if split:
             raise UserError(f"{path}: --split applies to one data file, not a zip of splits")
-        return [_zip_source(m, spec) for m in zip_members(path, spec)]
+        members, parts = zip_members(path, spec)
+        return [_zip_source(m, spec) for m in members] + [
+            _zip_parts_source(group, spec, s) for group, s in parts
+        ]
     if kind == "binary":
         raise DataFileError(
             path,

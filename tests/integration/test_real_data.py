@@ -14,8 +14,7 @@ from tests.conftest import shared_file
 
 CASES = [
     ("glue/cola", "glue/CoLA/cola_public/raw/in_domain_train.tsv", 8551, {}),
-    ("glue/cola", "glue/CoLA/cola_public/raw/in_domain_dev.tsv", 527, {}),
-    ("glue/cola", "glue/CoLA/cola_public/raw/out_of_domain_dev.tsv", 516, {}),
+    # CoLA's two raw dev files import together: tests/unit/test_import_cola_parts.py.
     ("glue/sst2", "glue/SST-2/dev.tsv", 872, {}),
     ("glue/sst2", "glue/SST-2/test.tsv", 1821, {}),
     ("glue/mrpc", "glue/MRPC/dev.tsv", 6, {}),

@@ -43,9 +43,7 @@ def test_cola_without_header_and_test_with_header(workspace, tmp_path: Path):
 
 
 def test_cola_file_without_final_newline(workspace, tmp_path: Path):
-    path = fx.write_text(
-        tmp_path / "out_of_domain_dev.tsv", fx.COLA_HEADERLESS, final_newline=False
-    )
+    path = fx.write_text(tmp_path / "dev.tsv", fx.COLA_HEADERLESS, final_newline=False)
     result = import_file(workspace.engine, specs.load_task("glue/cola"), path)
     assert result.n_items == 4 and result.split == "dev"
 

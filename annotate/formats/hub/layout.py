@@ -131,17 +131,37 @@ def config_folder(folder: Path, spec: TaskSpec) -> Path | None:
     return None
 
 
-def hub_splits(folder: Path, spec: TaskSpec) -> list[HubSplit] | None:
-    """The splits of a Hugging Face layout under `folder`, None when there is none."""
+def in_other_task_folder(path: Path, root: Path, others: set[str]) -> bool:
+    """Whether `path` lies in a folder below `root` named as another task's own folder (one of
+    `others`, lower case): in a benchmark root, another task's data."""
+    return any(part.lower() in others for part in path.relative_to(root).parts[:-1])
+
+
+def hub_splits(
+    folder: Path, spec: TaskSpec, others: set[str] | frozenset[str] = frozenset()
+) -> list[HubSplit] | None:
+    """The splits of a Hugging Face layout under `folder`, None when there is none; nothing
+    below a folder named as another task's (`others`, lower case) is taken."""
     if is_save_to_disk(folder):
         return save_to_disk_splits(folder)
     config = config_folder(folder, spec)
     root = config or folder
     if config is None:
-        saved = sorted(p.parent for p in folder.rglob("dataset_dict.json"))
+        saved = sorted(
+            p.parent
+            for p in folder.rglob("dataset_dict.json")
+            if not in_other_task_folder(p, folder, set(others))
+        )
         if saved:
             return save_to_disk_splits(saved[0])
-    files = [p for p in root.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file()]
+    data = [p for p in root.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file()]
+    files = [p for p in data if not in_other_task_folder(p, root, set(others))]
+    if not files and data:
+        raise UserError(
+            f"{folder}: a Hub snapshot without a {spec.name} config (looked for a folder named "
+            f"{' or '.join(spec.folder_names())}); its data files are in other tasks' folders "
+            f"({', '.join(sorted({p.relative_to(root).parts[0] for p in data}))})"
+        )
     if not files:
         return None
     if config is None:

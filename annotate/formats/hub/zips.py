@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from annotate.errors import DataFileError
 from annotate.specs import TaskSpec
+from annotate.splits import same_split
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,12 @@ def _is_junk(name: str) -> bool:
     return name.endswith("/") or "__MACOSX" in parts or parts[-1].startswith("._")
 
 
-def zip_members(path: Path, spec: TaskSpec) -> list[ZipMember]:
-    """The task's files in the zip, each with its split; an error naming what was expected."""
+def zip_members(
+    path: Path, spec: TaskSpec
+) -> tuple[list[ZipMember], list[tuple[list[ZipMember], str]]]:
+    """The task's files in the zip, each with its split, and the sets of a split in parts
+    (`[source] parts`, where no file of its own holds the split); an error naming what was
+    expected when there is neither."""
     try:
         with zipfile.ZipFile(path) as archive:
             names = [n for n in archive.namelist() if not _is_junk(n)]
@@ -70,8 +75,35 @@ def zip_members(path: Path, spec: TaskSpec) -> list[ZipMember]:
             for name in sorted(names):
                 if PurePosixPath(name).name == file_name and all(m.name != name for m in found):
                     found.append(ZipMember(path, name, split))
-    if not found:
-        expected = sorted({n for names in spec.source.files.values() for n in names})
+    parts: list[tuple[list[ZipMember], str]] = []
+    for split, wanted in spec.source.parts.items():
+        if any(same_split(m.split, split) for m in found):
+            continue
+        by_folder: dict[PurePosixPath, dict[str, str]] = {}
+        for name in sorted(names):
+            member = PurePosixPath(name)
+            if member.name in wanted:
+                by_folder.setdefault(member.parent, {})[member.name] = name
+        for present in by_folder.values():
+            missing = [n for n in wanted if n not in present]
+            if missing:
+                first = next(iter(present.values()))
+                raise DataFileError(
+                    path.resolve() / first,
+                    None,
+                    f"one of the {len(wanted)} files of {spec.name}'s {split} split "
+                    f"({', then '.join(wanted)}), whose rows are numbered as one; "
+                    f"{', '.join(missing)} is not beside it",
+                )
+            parts.append(([ZipMember(path, present[n], split) for n in wanted], split))
+    if not found and not parts:
+        expected = sorted(
+            {
+                n
+                for names in [*spec.source.files.values(), *spec.source.parts.values()]
+                for n in names
+            }
+        )
         held = ", ".join(sorted(names)[:8]) + (" …" if len(names) > 8 else "")
         raise DataFileError(
             path,
@@ -79,4 +111,4 @@ def zip_members(path: Path, spec: TaskSpec) -> list[ZipMember]:
             f"no {spec.name} files in this zip (expected {', '.join(expected)}); "
             f"it holds {held or 'nothing'}",
         )
-    return found
+    return found, parts
