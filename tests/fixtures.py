@@ -200,3 +200,12 @@ def write_text(
 def write_jsonl(path: Path, rows: list[dict], *, final_newline: bool = True) -> Path:
     text = "\n".join(json.dumps(r) for r in rows) + ("\n" if final_newline else "")
     return write_text(path, text, final_newline=final_newline)
+
+
+def refused_import(cli, *args: object) -> str:
+    """`annotate import ARGS` refused as a user's mistake is (exit 1) with the store left
+    without any dataset; its error, on one line."""
+    result = cli("import", *args)
+    assert result.code == 1, result.stdout
+    assert cli("datasets", "--format", "json").json() == []
+    return " ".join(result.stderr.split())

@@ -500,17 +500,10 @@ def read_parts(paths: list[Path], spec: TaskSpec, summary: FileSummary) -> Itera
     other as one file: rows without ids are numbered on from file to file (CoLA's out-of-domain
     dev rows follow the in-domain ones, 527..1042, as in GLUE's dev.tsv), and ids are unique
     across the files."""
-    seen: dict[str, Path] = {}
+    seen: dict[str, tuple[Path, int]] = {}  # shared: an id is unique across the files
     start = 0
     for path in paths:
-        for item in _checked_items(path, spec, summary, start):
-            if item.source_id in seen:
-                raise DataFileError(
-                    path,
-                    item.line,
-                    f"duplicate id {item.source_id!r} (also in {seen[item.source_id].name})",
-                )
-            seen[item.source_id] = path
+        for item in _checked_items(path, spec, summary, start, seen):
             start += 1
             item.file = path
             yield item
@@ -546,8 +539,14 @@ def labelled_throughout(items: Iterable[ParsedItem], where: Path) -> Iterator[Pa
 
 
 def _checked_items(
-    path: Path, spec: TaskSpec, summary: FileSummary, start: int
+    path: Path,
+    spec: TaskSpec,
+    summary: FileSummary,
+    start: int,
+    seen: dict[str, tuple[Path, int]] | None = None,
 ) -> Iterator[ParsedItem]:
+    """The items of `path`, each id once: in this file, or in the files read before it into
+    the same `seen` (a split in several files)."""
     kind = file_kind(path)
     if kind != "text":  # never decode a binary file as lines: say what it is instead
         raise DataFileError(
@@ -559,13 +558,11 @@ def _checked_items(
     reader = READERS[spec.source.reader]
     if spec.source.reader == "csv" and path.suffix.lower() in {".jsonl", ".json"}:
         reader = read_jsonl  # a custom task may come as CSV or JSON lines
-    seen: dict[str, int] = {}
+    seen = {} if seen is None else seen
     for item in reader(path, spec, summary, start):
-        if item.source_id in seen:
-            raise DataFileError(
-                path,
-                item.line,
-                f"duplicate id {item.source_id!r} (first on line {seen[item.source_id]})",
-            )
-        seen[item.source_id] = item.line
+        if (first := seen.get(item.source_id)) is not None:
+            where = f"line {first[1]}" + ("" if first[0] == path else f" of {first[0].name}")
+            message = f"duplicate id {item.source_id!r} (first on {where})"
+            raise DataFileError(path, item.line, message)
+        seen[item.source_id] = (path, item.line)
         yield item

@@ -49,12 +49,9 @@ def test_a_folder_whose_second_file_is_broken_imports_nothing(cli, tmp_path: Pat
         '{"premise": "A cat sat.", "hypothesis": "a cat sat", "idx": 0}\n{"premise": "Th',
         final_newline=False,
     )
-    result = cli("import", "CB", folder)
-    assert result.code == 1
-    told = " ".join(result.stderr.split())
+    told = fx.refused_import(cli, "CB", folder)
     assert f"{broken}:2: JSON syntax error" in told
     assert "nothing imported: the 2 files of this import go in together" in told
-    assert cli("datasets", "--format", "json").json() == []
     # Mended, the folder imports whole.
     fx.write_jsonl(broken, [{"premise": "A cat sat.", "hypothesis": "a cat sat", "idx": 0}])
     again = cli("import", "CB", folder, "--format", "json")
@@ -75,21 +72,16 @@ def test_a_benchmark_root_without_the_tasks_folder_is_refused(cli, tmp_path: Pat
     """MNLI's train.tsv is a name SST-2's and STS-B's folders have too: none of them is MNLI's."""
     root = benchmark_root(tmp_path / "glue")
     assert cli("init").code == 0
-    result = cli("import", "MNLI-m", root)
-    assert result.code == 1
-    told = " ".join(result.stderr.split())
+    told = fx.refused_import(cli, "MNLI-m", root)
     assert f"{root}: no folder of glue/mnli-m here" in told
     assert "other tasks' folders only (SST-2, STS-B): give the folder of glue/mnli-m" in told
-    assert cli("datasets", "--format", "json").json() == []
 
 
 def test_another_tasks_folder_is_refused_by_its_name(cli, tmp_path: Path):
     root = benchmark_root(tmp_path / "glue")
     assert cli("init").code == 0
-    result = cli("import", "SST-2", root / "STS-B")
-    assert result.code == 1
-    assert "by its name a folder of glue/stsb, not of glue/sst2" in " ".join(result.stderr.split())
-    assert cli("datasets", "--format", "json").json() == []
+    told = fx.refused_import(cli, "SST-2", root / "STS-B")
+    assert "by its name a folder of glue/stsb, not of glue/sst2" in told
 
 
 def test_the_real_glue_root_imports_sst2_alone(cli):

@@ -70,10 +70,7 @@ def test_one_dev_file_alone_is_refused(cli, tmp_path: Path):
         assert f"{path}: one of the 2 files of glue/cola's dev split" in told
         assert "give the folder that holds them all" in told
     (folder / "cola_public" / "raw" / "out_of_domain_dev.tsv").unlink()
-    result = cli("import", "CoLA", folder)
-    assert result.code == 1
-    assert "out_of_domain_dev.tsv is not beside it" in result.stderr
-    assert cli("datasets", "--format", "json").json() == []
+    assert "out_of_domain_dev.tsv is not beside it" in fx.refused_import(cli, "CoLA", folder)
 
 
 def test_the_public_zip_gives_one_dev_split(cli, db_url, tmp_path: Path):

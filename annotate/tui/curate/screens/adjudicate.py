@@ -15,14 +15,19 @@ from annotate.curation.validation import DraftInvalid
 from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
-from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, opinions_text, problems_text
+from annotate.tui.curate.screens.common import (
+    FOCUS_OF_FIELD,
+    ExampleScreen,
+    opinions_text,
+    problems_text,
+)
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
 from annotate.tui.screens.messages import ScreenMessage
 
 
-class AdjudicateScreen(Screen[None]):
+class AdjudicateScreen(ExampleScreen):
     BINDINGS = [
         Binding("ctrl+s", "settle", "Settle"),
         Binding("ctrl+n", "skip", "Skip for now"),
@@ -105,21 +110,10 @@ class AdjudicateScreen(Screen[None]):
     def action_skip(self) -> None:
         self.post_message(self.Done(self, self.entry.example.id, skipped=True))
 
-    async def _show_again(self, changed: ExampleChanged) -> None:
-        """The example changed since this screen showed it (someone edited it meanwhile):
-        nothing was decided. Show it as it is now, opinions and choices read afresh; or, when
-        that change left nothing open for this curator, go on to the next one."""
-        fresh = self.desk.queue_entry(changed.example_id)
-        if fresh is None:
-            self.notify(
-                f"example {changed.example_id} changed since you opened it (now version "
-                f"{changed.version}) and has no open disagreement for you now",
-                severity="warning",
-                markup=False,
-            )
-            self.post_message(self.Done(self, changed.example_id, skipped=True))
-            return
+    GONE = "has no open disagreement for you now"
+
+    def _fresh(self, example_id: int) -> QueueEntry | None:
+        return self.desk.queue_entry(example_id)
+
+    def _refill(self, fresh: QueueEntry) -> None:
         self.entry = fresh
-        await self.recompose()
-        self.on_mount()
-        self.notify(terminal_safe(str(changed)), severity="warning", markup=False)

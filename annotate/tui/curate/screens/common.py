@@ -1,10 +1,16 @@
-"""Pieces the curation screens share: the problems box and the opinions of an example."""
+"""Pieces the curation screens share: the problems box, the opinions of an example, and a
+screen that shows its example again when someone changed it meanwhile."""
 
 from __future__ import annotations
 
-from annotate.curation.review import Opinion
+from typing import Any
+
+from textual.screen import Screen
+
+from annotate.curation.review import ExampleChanged, Opinion
 from annotate.curation.validation import Problem
 from annotate.terminal_text import SafeText as Text
+from annotate.text import terminal_safe
 from annotate.tui.curate.widgets.label_choice import label_text
 
 FOCUS_OF_FIELD = {
@@ -42,3 +48,38 @@ def opinions_text(opinions: list[Opinion]) -> Text:
             text.append("\n          note: ", style="dim")
             text.append(opinion.note, style="italic")
     return text
+
+
+class ExampleScreen(Screen[None]):
+    """A screen that judges one example (review, adjudication). Each defines its own `Done`
+    message (the app's handlers are named after the screen), `GONE`, `_fresh` and `_refill`."""
+
+    GONE = ""
+    """What became of an example that changed and left this curator's queue."""
+
+    def _fresh(self, example_id: int) -> Any | None:
+        """The example as this screen would show it now, or None: no longer this curator's."""
+        raise NotImplementedError
+
+    def _refill(self, fresh: Any) -> None:
+        """Take `fresh` (what `_fresh` gave) as the screen's example."""
+        raise NotImplementedError
+
+    async def _show_again(self, changed: ExampleChanged) -> None:
+        """The example changed since this screen showed it (someone edited it meanwhile):
+        nothing was stored. Show it as it is now, read afresh, with a blank form; or, when the
+        change left nothing for this curator, go on to the next one."""
+        fresh = self._fresh(changed.example_id)
+        if fresh is None:
+            self.notify(
+                f"example {changed.example_id} changed since you opened it (now version "
+                f"{changed.version}) and {self.GONE}",
+                severity="warning",
+                markup=False,
+            )
+            self.post_message(self.Done(self, changed.example_id, skipped=True))  # type: ignore[attr-defined]
+            return
+        self._refill(fresh)
+        await self.recompose()
+        self.on_mount()  # type: ignore[attr-defined]
+        self.notify(terminal_safe(str(changed)), severity="warning", markup=False)

@@ -16,14 +16,14 @@ from annotate.curation.validation import DraftInvalid
 from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
-from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
+from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, ExampleScreen, problems_text
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
 from annotate.tui.screens.messages import ScreenMessage
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(ExampleScreen):
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit"),
         Binding("ctrl+n", "skip", "Skip for now"),
@@ -105,22 +105,11 @@ class ReviewScreen(Screen[None]):
     def action_skip(self) -> None:
         self.post_message(self.Done(self, self.example.id, skipped=True))
 
-    async def _show_again(self, changed: ExampleChanged) -> None:
-        """The sentences changed since this screen showed them: nothing was stored. Show the
-        new ones, with a blank form to judge them afresh; or, when the example is no longer
-        this reviewer's to review, go on to the next one."""
-        fresh = self.desk.blind(changed.example_id)
-        if fresh is None:
-            self.notify(
-                f"example {changed.example_id} changed since you opened it (now version "
-                f"{changed.version}) and is no longer yours to review",
-                severity="warning",
-                markup=False,
-            )
-            self.post_message(self.Done(self, changed.example_id, skipped=True))
-            return
+    GONE = "is no longer yours to review"
+
+    def _fresh(self, example_id: int) -> BlindExample | None:
+        return self.desk.blind(example_id)
+
+    def _refill(self, fresh: BlindExample) -> None:
         self.example = fresh
         self.tagged_with = self.desk.pair_tagged_with(fresh.id)
-        await self.recompose()
-        self.on_mount()
-        self.notify(terminal_safe(str(changed)), severity="warning", markup=False)
