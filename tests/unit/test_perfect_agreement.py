@@ -114,3 +114,36 @@ def test_one_item_gets_no_interval_rather_than_one_of_width_zero(cli, tmp_path):
     report = cli("agreement", path, "--format", "json", "--bootstrap", "200").json()
     for name in ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1"):
         assert report[name]["ci_low"] is None and "one item" in report[name]["note"], name
+
+
+def test_items_all_labelled_alike_get_no_interval_rather_than_one_of_width_zero(cli, tmp_path):
+    """Forty items, each split 3 to 2 the same way: every resample is the same table, so the
+    bootstrap's interval has width zero; no interval is quoted, and the note says why. One
+    item labelled otherwise brings the bootstrap back."""
+    table = np.tile([3, 2], (40, 1))
+    unit = np.repeat(np.arange(40), 5)
+    code = np.tile([0, 0, 0, 1, 1], 40)
+    alpha = agr.krippendorff_alpha(unit, code, 40, replicates=200, rng=np.random.default_rng(0))
+    fk, _, _ = agr.fleiss_kappa(table, 5, replicates=200, rng=np.random.default_rng(0))
+    ac1, _ = gwet_ac1(table, replicates=200, rng=np.random.default_rng(0))
+    for est in (alpha, fk, ac1):
+        assert est.value is not None and est.value < 1
+        assert (est.ci_low, est.ci_high) == (None, None)
+        assert "all 40 items have the same labels" in est.note
+    # Questions of alike items, as many in each, are alike too; unequal questions are not.
+    assert agr.units_alike(table, np.ones(40, bool), np.arange(40) // 4)
+    assert not agr.units_alike(table, np.ones(40, bool), np.r_[np.zeros(10), np.arange(30)])
+
+    path = tmp_path / "alike.csv"
+    rows = [f"x{i},r{r},{'a' if r < 3 else 'b'}\n" for i in range(40) for r in range(5)]
+    path.write_text("item,annotator,label\n" + "".join(rows))
+    report = cli("agreement", path, "--format", "json", "--bootstrap", "200").json()
+    for name in ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1"):
+        assert report[name]["ci_low"] is None, name
+        assert "same labels" in report[name]["note"], name
+    assert "same labels" in cli("agreement", path, "--bootstrap", "200").stdout
+    path.write_text(path.read_text() + "".join(f"y,r{r},a\n" for r in range(4)) + "y,r4,b\n")
+    report = cli("agreement", path, "--format", "json", "--bootstrap", "200").json()
+    for name in ("krippendorff_alpha", "fleiss_kappa", "gwet_ac1"):
+        c = report[name]
+        assert c["ci_low"] < c["value"] < c["ci_high"] and "note" not in c, name

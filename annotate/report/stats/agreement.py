@@ -116,15 +116,40 @@ def nominal_chance_disagreement(counts: np.ndarray) -> float:
     return float((n * n - (n_c * n_c).sum()) / (n * (n - 1))) if n > 1 else 0.0
 
 
-def finish_interval(estimate: Estimate, units: int, chance_disagreement: float) -> None:
+def finish_interval(
+    estimate: Estimate, units: int, chance_disagreement: float, alike: bool = False
+) -> None:
     """The bootstrap's interval where it says something: a score-type one where every unit
-    agreed (perfect_agreement_interval), and none on a single unit, whose every resample is
-    itself (a width of zero that claims certainty: the same item again says nothing of the
-    others). Changes `estimate` in place, and says so."""
+    agreed (perfect_agreement_interval), and none where every resample is the sample again: a
+    single unit, or units that are all `alike` (labelled the same way, say 3 to 2 on every
+    item; see units_alike). A width of zero there would claim certainty, though the same
+    items again say nothing of the others. Changes `estimate` in place, and says so."""
     perfect_agreement_interval(estimate, units, chance_disagreement)
-    if units == 1 and estimate.ci_low is not None and estimate.note is None:
+    if estimate.ci_low is None or estimate.note is not None:
+        return
+    if units == 1:
         estimate.ci_low = estimate.ci_high = None
         estimate.note = "no interval: one item, which every resample gives back"
+    elif alike:
+        estimate.ci_low = estimate.ci_high = None
+        estimate.note = (
+            f"no interval: all {units} items have the same labels, so every resample gives "
+            "them back"
+        )
+
+
+def units_alike(table: np.ndarray, kept: np.ndarray, cluster: np.ndarray | None) -> bool:
+    """Whether every resampling unit a coefficient rests on (the `kept` rows of a units x
+    values `table` of label counts, or their clusters) is the same as every other: then every
+    resample is the same table, and each coefficient here the same value."""
+    rows = np.asarray(table)[kept]
+    if len(rows) < 2 or not (rows == rows[0]).all():
+        return False
+    if cluster is None:
+        return True
+    # Clusters of alike units are alike when they hold as many of them.
+    _, sizes = np.unique(np.asarray(cluster, dtype=np.int64)[kept], return_counts=True)
+    return bool((sizes == sizes[0]).all())
 
 
 def perfect_agreement_interval(estimate: Estimate, units: int, chance_disagreement: float) -> None:
@@ -290,7 +315,10 @@ def krippendorff_alpha(
             sums = bootstrap_sums(_cluster_sums(stats, pairable_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(finish(sums))
         finish_interval(
-            estimate, resampled_units(m >= 2, cluster), nominal_chance_disagreement(counts)
+            estimate,
+            resampled_units(m >= 2, cluster),
+            nominal_chance_disagreement(counts),
+            units_alike(counts, m >= 2, cluster),
         )
     return estimate
 
@@ -372,7 +400,12 @@ def fleiss_kappa(
         sub_cluster = None if cluster is None else np.asarray(cluster)[mask]
         sums = bootstrap_sums(_cluster_sums(stats, sub_cluster), replicates, rng)
         estimate.ci_low, estimate.ci_high = percentile_interval(_fleiss_from_sums(sums, raters))
-    finish_interval(estimate, resampled_units(mask, cluster), 1 - float((p * p).sum()))
+    finish_interval(
+        estimate,
+        resampled_units(mask, cluster),
+        1 - float((p * p).sum()),
+        units_alike(counts, mask, cluster),
+    )
     return estimate, len(table), raters
 
 

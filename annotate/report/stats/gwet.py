@@ -24,6 +24,7 @@ from annotate.report.stats.agreement import (
     _cluster_sums,
     finish_interval,
     resampled_units,
+    units_alike,
 )
 from annotate.scoring.intervals import Resampling, bootstrap_sums, percentile_interval
 
@@ -94,6 +95,9 @@ def gwet_ac1(
         low, high = percentile_interval(reps)
     estimate = Estimate(value if np.isfinite(value) else None, low, high)
     finish_interval(
-        estimate, resampled_units(pairable, cluster), 1 - float(_chance_agreement(totals, q)[0])
+        estimate,
+        resampled_units(pairable, cluster),
+        1 - float(_chance_agreement(totals, q)[0]),
+        units_alike(table, pairable, cluster),
     )
     return estimate, n_pairable
