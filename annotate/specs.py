@@ -9,10 +9,10 @@ protocol. Both are pydantic models with `extra="forbid"`, so a misspelt key is a
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -138,6 +138,23 @@ class SourceSpec(Strict):
     folders: list[str] = Field(default_factory=list)
     """Other names of the task's own folder in a benchmark's download or a Hub repository
     (GLUE's `MNLI/`, the Hub's combined `mnli/`), beside its hub configs, aliases and name."""
+    variant_folders: list[str] = Field(default_factory=list)
+    """Folders of a release that hold another version of the same files (CoLA's public
+    `tokenized/` beside `raw/`, whose sentences GLUE took): a file found in one is left out
+    where a file of that name is found outside them (variant_copy)."""
+
+    def variant_copies(self, found: Iterable[PurePath]) -> set[PurePath]:
+        """Of the files `found` (paths below the folder searched, or a zip's members), those
+        to leave out: in a `variant_folders` folder, with a file of the same name found
+        outside them."""
+        variants = {v.lower() for v in self.variant_folders}
+
+        def in_variant(path: PurePath) -> bool:
+            return any(part.lower() in variants for part in path.parts[:-1])
+
+        found = list(found)
+        elsewhere = {p.name for p in found if not in_variant(p)}
+        return {p for p in found if in_variant(p) and p.name in elsewhere}
 
     @model_validator(mode="after")
     def _parts_are_several_files_of_their_own(self) -> SourceSpec:

@@ -219,6 +219,10 @@ def task_files(folder: Path, spec: TaskSpec) -> FolderFiles:
         if all(s != canonical_split(split) for _, s in found)
         for group in _parts_in(root, spec, canonical_split(split), names, others)
     ]
+    below = {p.relative_to(root): p for p in [*(p for p, _ in found), *(g[0] for g, _ in parts)]}
+    left_out = {below[p] for p in spec.source.variant_copies(below)}
+    found = [(p, s) for p, s in found if p not in left_out]
+    parts = [(g, s) for g, s in parts if g[0] not in left_out]
     if not found and not parts and skipped:
         raise UserError(
             f"{folder}: no folder of {spec.name} here (looked for one named "

@@ -106,3 +106,47 @@ def test_the_real_raw_files_give_glues_dev_ids(cli, db_url):
     items = dev_items(cli, db_url)
     assert (items["526"], items["527"]) == (last_in, first_out)
     assert max(int(i) for i in items) == 1042
+
+
+def tokenized(text: str) -> str:
+    """The public release's tokenized/ copy of a raw file: punctuation split off."""
+    return text.replace(".", " .")
+
+
+def test_the_releases_tokenized_copy_is_left_out_for_the_raw_files(cli, db_url, tmp_path: Path):
+    """The public release holds each file twice, raw/ (GLUE's sentences) and tokenized/: a
+    folder or the zip gives one train and one dev split, of the raw sentences; the tokenized
+    folder given by itself is imported as asked."""
+    folder = cola_public(tmp_path / "CoLA")
+    copy = folder / "cola_public" / "tokenized"
+    fx.write_text(copy / "in_domain_train.tsv", tokenized(IN_DOMAIN))
+    fx.write_text(copy / "in_domain_dev.tsv", tokenized(IN_DOMAIN))
+    fx.write_text(copy / "out_of_domain_dev.tsv", tokenized(OUT_OF_DOMAIN), final_newline=False)
+    result = cli("import", "CoLA", folder, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert sorted((r["split"], r["items"], Path(r["path"]).parent.name) for r in result.json()) == [
+        ("dev", 5, "raw"),
+        ("train", 3, "raw"),
+    ]
+    assert dev_items(cli, db_url)["0"] == "The kettle whistled before anyone noticed."
+
+    path = tmp_path / "cola_public_1.1.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for part in ("raw", "tokenized"):
+            for name, text in (
+                ("in_domain_train.tsv", IN_DOMAIN),
+                ("in_domain_dev.tsv", IN_DOMAIN),
+                ("out_of_domain_dev.tsv", OUT_OF_DOMAIN),
+            ):
+                archive.writestr(
+                    f"cola_public/{part}/{name}", text if part == "raw" else tokenized(text)
+                )
+    result = cli("import", "CoLA", path, "--format", "json")
+    assert result.code == 0, result.stderr
+    # The same raw files again: nothing new, and no tokenized dataset beside them.
+    assert sorted((r["split"], r["items"]) for r in result.json()) == [("dev", 5), ("train", 3)]
+    assert len(cli("datasets", "--format", "json").json()) == 2
+
+    result = cli("import", "CoLA", copy, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert len(cli("datasets", "--format", "json").json()) == 4  # asked for by name

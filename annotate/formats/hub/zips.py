@@ -96,6 +96,14 @@ def zip_members(
                     f"{', '.join(missing)} is not beside it",
                 )
             parts.append(([ZipMember(path, present[n], split) for n in wanted], split))
+    left_out = {
+        str(p)
+        for p in spec.source.variant_copies(
+            [PurePosixPath(m.name) for m in found] + [PurePosixPath(g[0].name) for g, _ in parts]
+        )
+    }
+    found = [m for m in found if m.name not in left_out]
+    parts = [(g, s) for g, s in parts if g[0].name not in left_out]
     if not found and not parts:
         expected = sorted(
             {
