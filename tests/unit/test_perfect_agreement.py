@@ -90,20 +90,22 @@ def test_imperfect_agreement_keeps_the_bootstrap():
         assert est.ci_low < est.value < est.ci_high < 1.0
 
 
+def split_3_to_2(items: int) -> list[agr.Estimate]:
+    """α, Fleiss' κ and AC1 with 200 bootstrap replicates of `items` items, each labelled
+    3 to 2 by five raters."""
+    unit = np.repeat(np.arange(items), 5)
+    code = np.tile([0, 0, 0, 1, 1], items)
+    table = np.tile([3, 2], (items, 1))
+    alpha = agr.krippendorff_alpha(unit, code, items, replicates=200, rng=np.random.default_rng(0))
+    fk, _, _ = agr.fleiss_kappa(table, 5, replicates=200, rng=np.random.default_rng(0))
+    ac1, _ = gwet_ac1(table, replicates=200, rng=np.random.default_rng(0))
+    return [alpha, fk, ac1]
+
+
 def test_one_item_gets_no_interval_rather_than_one_of_width_zero(cli, tmp_path):
     """A single item split 3 to 2: every resample is that item again, so the bootstrap's
     interval has width zero; no interval is quoted, and the note says why."""
-    table = np.array([[3, 2]])
-    alpha = agr.krippendorff_alpha(
-        np.zeros(5, dtype=int),
-        np.array([0, 0, 0, 1, 1]),
-        1,
-        replicates=200,
-        rng=np.random.default_rng(0),
-    )
-    fk, _, _ = agr.fleiss_kappa(table, 5, replicates=200, rng=np.random.default_rng(0))
-    ac1, _ = gwet_ac1(table, replicates=200, rng=np.random.default_rng(0))
-    for est in (alpha, fk, ac1):
+    for est in split_3_to_2(items=1):
         assert est.value is not None and est.value < 1
         assert (est.ci_low, est.ci_high) == (None, None)
         assert "one item" in est.note
@@ -121,12 +123,7 @@ def test_items_all_labelled_alike_get_no_interval_rather_than_one_of_width_zero(
     bootstrap's interval has width zero; no interval is quoted, and the note says why. One
     item labelled otherwise brings the bootstrap back."""
     table = np.tile([3, 2], (40, 1))
-    unit = np.repeat(np.arange(40), 5)
-    code = np.tile([0, 0, 0, 1, 1], 40)
-    alpha = agr.krippendorff_alpha(unit, code, 40, replicates=200, rng=np.random.default_rng(0))
-    fk, _, _ = agr.fleiss_kappa(table, 5, replicates=200, rng=np.random.default_rng(0))
-    ac1, _ = gwet_ac1(table, replicates=200, rng=np.random.default_rng(0))
-    for est in (alpha, fk, ac1):
+    for est in split_3_to_2(items=40):
         assert est.value is not None and est.value < 1
         assert (est.ci_low, est.ci_high) == (None, None)
         assert "all 40 items have the same labels" in est.note
