@@ -26,7 +26,9 @@ def migrate_command(
 
     A SQLite store is first copied (consistently, under the write lock) to a file beside it,
     whose name is printed; PostgreSQL migrates inside one transaction. Nothing is lost: every
-    study, label, decision and curation set is kept."""
+    study, label, decision and curation set is kept. What a migration merges (a curator's
+    name stored two ways by an earlier release, and the review given twice that made) is
+    printed."""
     from annotate.store.schema import migrate_store
 
     ws = options(ctx).workspace(any_schema=True)
@@ -39,6 +41,7 @@ def migrate_command(
                 "from_schema": int(result.from_revision),
                 "to_schema": int(result.to_revision),
                 "backup": None if result.backup is None else str(result.backup),
+                "notes": list(result.notes),
             }
         )
         return
@@ -51,6 +54,8 @@ def migrate_command(
         f"migrated {result.store} from schema {int(result.from_revision)} to "
         f"{int(result.to_revision)}"
     )
+    for note in result.notes:
+        say(note)
 
 
 @app.command("backup")

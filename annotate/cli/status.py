@@ -41,7 +41,13 @@ def status_command(
         ProgressBar(total=total, completed=data["items_complete"], width=40),
         Text(
             f"{data['items_complete']}/{data['items_total']} items complete, "
-            f"{data['items_in_progress']} in progress, {data['items_untouched']} untouched"
+            f"{data['items_in_progress']} in progress, "
+            + (
+                f"{data['items_on_screen_unlabelled']} on a screen (no label yet), "
+                if data["items_on_screen_unlabelled"]
+                else ""
+            )
+            + f"{data['items_untouched']} untouched"
             + (f", {data['items_open_ties']} open ties" if data.get("items_open_ties") else "")
             + (
                 f", {data['items_decided_early']} decided before k"

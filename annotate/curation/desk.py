@@ -107,18 +107,19 @@ class CurationDesk:
         return next((e for e in self.queue() if e.example.id == example_id), None)
 
     def settle(
-        self, example: ExampleView, label: str | None, tags: Sequence[str], note: str = ""
+        self, shown: QueueEntry, label: str | None, tags: Sequence[str], note: str = ""
     ) -> ExampleView:
-        """Settle the example as the screen showed it (`review.ExampleChanged` when it changed
-        since)."""
+        """Settle the example as the screen showed it, with the reviews it showed
+        (`review.ExampleChanged` when it changed since, or got a new review)."""
         return review.settle(
             self.engine,
             self.info.name,
-            example.id,
+            shown.example.id,
             self.curator,
             label,
             tags,
             note,
             self.override_reason,
-            version=example.version,
+            version=shown.example.version,
+            reviews_seen=shown.review_ids,
         )

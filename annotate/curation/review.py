@@ -53,15 +53,24 @@ from annotate.store.models import utcnow
 
 
 class ExampleChanged(UserError):
-    """The example changed since the screen showed it: a decision or review made on what was
-    shown would be stored against what was not. The screen shows it again."""
+    """The example changed since the screen showed it (an edit, or for a decision a new review
+    of it): a decision or review made on what was shown would be stored against what was not.
+    The screen shows it again."""
 
-    def __init__(self, example_id: int, version: int) -> None:
+    def __init__(self, example_id: int, version: int, new_reviews: int = 0) -> None:
         self.example_id = example_id
         self.version = version
-        super().__init__(
-            f"example {example_id} changed since you opened it (now version {version}): look again"
-        )
+        self.new_reviews = new_reviews
+        """Reviews the screen did not show (0: the example itself changed)."""
+        super().__init__(f"example {example_id} {self.change}: look again")
+
+    @property
+    def change(self) -> str:
+        """What changed, as the screen says it ("changed since you opened it (now version 2)")."""
+        if self.new_reviews:
+            what = "a new review" if self.new_reviews == 1 else f"{self.new_reviews} new reviews"
+            return f"has {what} since you opened it"
+        return f"changed since you opened it (now version {self.version})"
 
 
 @dataclass(frozen=True)
@@ -383,6 +392,9 @@ class QueueEntry:
     disputed: list[str]
     """What the open reviews dispute: "label", "tags" or both."""
     reviewers: list[str]
+    review_ids: tuple[int, ...] = ()
+    """The reviews whose opinions the entry shows: a decision made on it covers these, and is
+    refused when another one arrived since (`settle`'s `reviews_seen`)."""
 
     def may_settle(self, person: str, override: bool = False) -> bool:
         return may_settle(self.example.author, self.reviewers, person, override)
@@ -449,6 +461,7 @@ def _queue(session: Session, set_id: int) -> list[QueueEntry]:
                 Opinion(r.reviewer, "reviewer of the reverse direction", r.label, flat(r.tags))
                 for r in others
             ]
+        shown = own + (others if "tags" in disputed else [])
         taking_part = [r.reviewer for r in own]
         if "tags" in disputed:
             taking_part += [r.reviewer for r in others if r.reviewer not in taking_part]
@@ -458,6 +471,7 @@ def _queue(session: Session, set_id: int) -> list[QueueEntry]:
                 opinions,
                 [d for d in ("label", "tags") if d in disputed],
                 taking_part,
+                tuple(r.id for r in shown if r.id is not None),
             )
         )
     return entries
@@ -494,6 +508,7 @@ def settle(
     override_reason: str = "",
     *,
     version: int | None = None,
+    reviews_seen: Collection[int] | None = None,
 ) -> ExampleView:
     """Decide the final label and tags of a disputed example. The example's earlier values stay
     in its history (reason "adjudication"); the decision records who settled it and which
@@ -502,8 +517,12 @@ def settle(
 
     `version` is the version of the example the decision was made on (a screen passes the one
     it showed): if the example changed since, nothing is decided (`ExampleChanged`), so that an
-    edit made meanwhile is never undone by values chosen before it. None: the caller has just
-    read the example."""
+    edit made meanwhile is never undone by values chosen before it. `reviews_seen` are the
+    reviews the screen showed (`QueueEntry.review_ids`): a review given since is a change too
+    (`ExampleChanged` with `new_reviews`), since the decision would cover an opinion the
+    adjudicator never read. A review leaves the example's version alone, so that two
+    curators' reviews never refuse each other; only a decision checks for them. None: the
+    caller has just read the example and its reviews."""
     person = curator_name(person)
     with write_session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
@@ -512,6 +531,13 @@ def settle(
             raise ExampleChanged(example_id, current.version)
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
+        unseen = (
+            []
+            if reviews_seen is None or entry is None
+            else sorted(set(entry.review_ids) - set(reviews_seen))
+        )
+        if unseen:
+            raise ExampleChanged(example_id, current.version, new_reviews=len(unseen))
         if entry is None:
             raise UserError(f"example {example_id} has no open disagreement")
         override = override_reason.strip()
@@ -544,14 +570,13 @@ def settle(
             session.add(partner)
         row.label_unchecked = False  # the decision settles the label
         session.add(row)
-        # A pair's tags are settled on its first direction, over the reviews of both.
-        covering = _pair_ids(session, row) if "tags" in entry.disputed else [example_id]
-        last_review = session.exec(
-            select(func.max(CurationReview.id)).where(
-                CurationReview.example_id.in_(covering)  # type: ignore[attr-defined]
-            )
-        ).one()
-        assert label is not None and last_review is not None
+        # The newest review the decision took into account: of those the entry shows (the
+        # current reviews of the example, and of its pair's other direction when the tags are
+        # disputed: a pair's tags are settled on its first direction, over the reviews of both).
+        # A review given after it, even while this decision is written, reopens the example if
+        # it disagrees.
+        last_review = max(entry.review_ids)
+        assert label is not None
         session.add(
             CurationDecision(
                 example_id=example_id,

@@ -14,12 +14,16 @@ of it themselves.
   the protocol's (`ProtocolSpec.training_quota`), of the training items the study drew.
 - The roster is everyone with a gate decision or a label in the study: someone admitted by
   hand who has labelled nothing yet is on it.
+- A test item with no label is *on a screen* while someone's lease on it has not run out (a
+  window closed without quitting holds its item until then: the held screen tells the others
+  so), else *untouched*.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, overload
 
 from sqlalchemy import Engine, Integer, func, select
@@ -32,6 +36,7 @@ from annotate.store.models import (
     GateDecision,
     Label,
     LabelImport,
+    Lease,
     Study,
     StudyItem,
 )
@@ -71,6 +76,7 @@ class Completeness:
     decided_early: int
     """Complete with fewer than k labels (stop_when_decided)."""
     untouched: int
+    """No label, and on nobody's screen."""
     labels: int
     labels_wanted: int
     """Labels the items still take now (the engine's `remaining`, summed)."""
@@ -78,10 +84,15 @@ class Completeness:
     """Labels past k: extra annotators for ties (extra-annotator)."""
     labels_not_needed: int = 0
     """Labels of the plan (k per item) that items decided early will never take."""
+    on_screen: int = 0
+    """No label yet, but on someone's screen: a lease that has not run out (`unlabelled_on_screen`;
+    an annotator may be reading it, or their window closed and it comes back when the lease
+    runs out). Counted apart from `untouched`."""
 
     @classmethod
-    def of(cls, rows: Iterable[tuple[int, int]], k: int) -> Completeness:
-        """From (n_labels, remaining) per test item."""
+    def of(cls, rows: Iterable[tuple[int, int]], k: int, on_screen: int = 0) -> Completeness:
+        """From (n_labels, remaining) per test item, and how many of those with no label are
+        on a screen (`unlabelled_on_screen`; 0 where the caller does not ask)."""
         total = complete = ties = early = untouched = labels = wanted = extra = spared = 0
         for n, left in rows:
             total += 1
@@ -95,7 +106,21 @@ class Completeness:
                 spared += max(0, k - n)
             elif n >= k:
                 ties += 1
-        return cls(k, total, complete, ties, early, untouched, labels, wanted, extra, spared)
+        # Read apart from the rows: never more than the items with no label they hold.
+        on_screen = min(on_screen, untouched)
+        return cls(
+            k,
+            total,
+            complete,
+            ties,
+            early,
+            untouched - on_screen,
+            labels,
+            wanted,
+            extra,
+            spared,
+            on_screen,
+        )
 
     @property
     def finished(self) -> bool:
@@ -103,7 +128,8 @@ class Completeness:
 
     @property
     def in_progress(self) -> int:
-        return self.total - self.complete - self.untouched
+        """Labelled, not complete."""
+        return self.total - self.complete - self.untouched - self.on_screen
 
 
 def study_state(items: Completeness, stored: str, anyone_admitted: bool) -> str:
@@ -128,6 +154,26 @@ def _item_rows(session: Session, study_id: int) -> list[tuple[int, int]]:
 
 def completeness(session: Session, study_id: int, k: int) -> Completeness:
     return Completeness.of(_item_rows(session, study_id), k)
+
+
+def unlabelled_on_screen(session: Session, study_id: int, now: datetime) -> int:
+    """Test items with no label that someone holds at `now`: a lease that has not run out."""
+    return int(
+        session.scalar(
+            select(func.count(func.distinct(Lease.item_id)))
+            .join(
+                StudyItem,
+                (StudyItem.study_id == Lease.study_id) & (StudyItem.item_id == Lease.item_id),
+            )
+            .where(
+                Lease.study_id == study_id,
+                Lease.expires_at > now,
+                StudyItem.phase == TEST,
+                StudyItem.n_labels == 0,
+            )
+        )
+        or 0
+    )
 
 
 def anyone_admitted(session: Session, study_id: int) -> bool:

@@ -117,7 +117,8 @@ def study_status(
             )
             or 0
         )
-    items = standing.Completeness.of(rows, ctx.k)
+        held = standing.unlabelled_on_screen(session, ctx.id, now)
+    items = standing.Completeness.of(rows, ctx.k, on_screen=held)
     state = standing.study_state(items, ctx.study.state, any(m.gate == "admitted" for m in members))
     histogram = Counter(n for n, _ in rows)
     complete = items.complete
@@ -138,8 +139,9 @@ def study_status(
         "items_open_ties": items.open_ties,
         "items_decided_early": items.decided_early,
         "items_in_progress": items.in_progress,
-        "items_untouched": items.untouched,
-        "items_on_screen": int(leased),
+        "items_untouched": items.untouched,  # no label, on nobody's screen
+        "items_on_screen": int(leased),  # any live lease, labelled or not
+        "items_on_screen_unlabelled": items.on_screen,  # no label yet, held by someone
         "labels_total": items.labels,
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
         # The labels against the plan in the console's words (an early stop, extra annotators)

@@ -15,7 +15,7 @@ with both versions named.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, inspect, text
@@ -41,6 +41,7 @@ SCHEMA_RELEASES = {
     "0014": "0.5.0",
     "0015": "0.5.0",
     "0016": "0.5.0",
+    "0017": "0.5.0",
 }
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""
@@ -227,6 +228,9 @@ class Migration:
     from_revision: str
     to_revision: str
     backup: Path | None
+    notes: tuple[str, ...] = ()
+    """What a migration changed in the data besides the schema, in words (schema 17: curator
+    names merged, and the duplicate reviews that removed)."""
 
     @property
     def changed(self) -> bool:
@@ -266,7 +270,10 @@ def migrate_store(engine: Engine) -> Migration:
                     conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
                 if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
                     command.stamp(_alembic_config(conn), "0001")
-                command.upgrade(_alembic_config(conn), SCHEMA_HEAD)
+                config = _alembic_config(conn)
+                config.attributes["notes"] = []  # a migration script says what it changed
+                command.upgrade(config, SCHEMA_HEAD)
+                result = replace(result, notes=tuple(config.attributes["notes"]))
                 if sqlite:
                     _check_foreign_keys(conn)
                 _record_release(conn)

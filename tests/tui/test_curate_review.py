@@ -12,6 +12,7 @@ from annotate.curation.review import (
     Opinion,
     ReviewFilter,
     disagreement_queue,
+    example_decisions,
     example_reviews,
     submit_review,
 )
@@ -231,6 +232,35 @@ class TestAdjudication:
             assert isinstance(app.screen, NothingLeftScreen)
         assert app.settled == 1 and disagreement_queue(engine, "s") == []
         assert get_example(engine, "s", 1).label == "neutral"
+
+    async def test_a_review_given_meanwhile_is_shown_before_anything_is_settled(self, engine):
+        """ben disputes example 1; dan opens it; meanwhile cara reviews it too (disagreeing
+        with both): dan's Ctrl+S decides nothing, and the screen shows cara's opinion."""
+        submit_review(engine, "s", "ben", 1, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AdjudicateScreen) and screen.entry.example.id == 1
+            assert "cara" not in all_static_text(app)
+            submit_review(
+                engine, "s", "cara", 1, "contradiction", ["Datives"], "a loan, not a gift"
+            )
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is screen and app.settled == 0
+            assert said == ["example 1 has a new review since you opened it: look again"]
+            assert example_decisions(engine, "s", 1) == []
+            assert [o.who for o in screen.entry.opinions] == ["ana", "ben", "cara"]
+            opinions = all_static_text(app)
+            assert "cara" in opinions and "a loan, not a gift" in opinions
+            assert app.focused.id == "label"
+            await pilot.press("ctrl+s")  # settled, now that every opinion was shown
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+        assert app.settled == 1 and disagreement_queue(engine, "s") == []
+        [decision] = example_decisions(engine, "s", 1)
+        assert (decision.decided_by, decision.label) == ("dan", "entailment")
 
     async def test_a_screen_whose_disagreement_an_edit_settled_moves_on(self, engine):
         submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])

@@ -13,7 +13,9 @@ from annotate.curation.examples import edit_example, example_history, get_exampl
 from annotate.curation.review import (
     BlindExample,
     ExampleChanged,
+    blind_example,
     disagreement_queue,
+    example_decisions,
     example_reviews,
     next_for_review,
     review_progress,
@@ -213,6 +215,83 @@ def test_a_decision_on_an_example_edited_since_it_was_shown_is_refused(engine):
     assert (again.example.version, again.disputed) == (2, ["tags"])
     settled = settle(engine, "s", 1, "cara", "neutral", ["Negation"], version=2)
     assert settled.label == "neutral" and disagreement_queue(engine, "s") == []
+
+
+def test_a_decision_is_refused_when_a_review_arrived_since_it_was_shown(engine):
+    """A review given while the disagreement was on the adjudicator's screen is a change: the
+    decision would cover an opinion nobody showed them. Reviews do not refuse each other."""
+    cara_sees = blind_example(engine, "s", "cara", 1)  # her review screen opens first
+    submit_review(engine, "s", "ben", 1, "neutral", ["Negation"])
+    shown = disagreement_queue(engine, "s", "dan")[0]
+    assert [o.who for o in shown.opinions] == ["ana", "ben"]
+    # cara's review, from the screen she opened before ben's review, is taken: same sentences.
+    submit_review(engine, "s", "cara", 1, "entailment", ["Negation"], version=cara_sees.version)
+    assert get_example(engine, "s", 1).version == shown.example.version  # a review is no edit
+    with pytest.raises(
+        ExampleChanged,
+        match=r"^example 1 has a new review since you opened it: look again$",
+    ) as refused:
+        settle(
+            engine,
+            "s",
+            1,
+            "dan",
+            "contradiction",
+            ["Negation"],
+            version=shown.example.version,
+            reviews_seen=shown.review_ids,
+        )
+    assert refused.value.new_reviews == 1
+    assert example_decisions(engine, "s", 1) == []  # nothing decided
+    again = disagreement_queue(engine, "s", "dan")[0]
+    assert [(o.who, o.label) for o in again.opinions][1:] == [
+        ("ben", "neutral"),
+        ("cara", "entailment"),
+    ]
+    settle(
+        engine,
+        "s",
+        1,
+        "dan",
+        "contradiction",
+        ["Negation"],
+        version=again.example.version,
+        reviews_seen=again.review_ids,
+    )
+    assert disagreement_queue(engine, "s") == []  # both reviews covered: they were shown
+
+
+def test_a_review_of_the_reverse_direction_counts_when_the_pairs_tags_are_disputed(engine):
+    submit_review(engine, "s", "ben", 1, "contradiction", ["Negation", "Double negation"])
+    shown = disagreement_queue(engine, "s", "dan")[0]
+    assert (shown.example.id, shown.disputed) == (1, ["tags"])
+    submit_review(engine, "s", "cara", 2, "contradiction", ["Negation", "Lexical entailment"])
+    with pytest.raises(ExampleChanged, match="has a new review since you opened it"):
+        settle(
+            engine,
+            "s",
+            1,
+            "dan",
+            "contradiction",
+            ["Negation"],
+            version=shown.example.version,
+            reviews_seen=shown.review_ids,
+        )
+    # A review of another pair leaves this decision alone.
+    submit_review(engine, "s", "eve", 4, "contradiction", ["Quantifiers"])
+    again = disagreement_queue(engine, "s", "dan")[0]
+    assert [o.who for o in again.opinions] == ["ana", "ben", "cara"]
+    settle(
+        engine,
+        "s",
+        1,
+        "dan",
+        "contradiction",
+        ["Negation"],
+        version=again.example.version,
+        reviews_seen=again.review_ids,
+    )
+    assert [e.example.id for e in disagreement_queue(engine, "s")] == [3, 4]  # eve's
 
 
 def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):

@@ -411,3 +411,54 @@ def test_status_mid_way_says_what_is_to_go_and_what_an_early_stop_spared(cli, wo
         f"16/24 test labels, {split} to go ({agreed} not needed: items decided early)",
     )
     assert data["state"] == "test" and data["test_labels"]["finished"] is False
+
+
+# --- `status`: an item held by a session that dropped is on a screen, not untouched -------------
+def dropped_sessions(engine, tmp_path, clock=None) -> None:
+    """k = 2, six test items: ana's window closes on her first test item, unanswered; ben
+    answers that item (breadth-first, he is given it too) and his window closes on the next."""
+    from tests.tui.console_support import gold_answer
+
+    rte_study(engine, tmp_path, name="held", train=4, test=6, annotators_per_item=2,
+              gate_threshold=0.75)  # fmt: skip
+    for name, answers in (("ana", 0), ("ben", 1)):
+        opened = {"clock": clock} if clock is not None else {}
+        session = AnnotatorSession.open(engine, "held", name, create_annotator=True, **opened)
+        item = session.next_item()
+        while item is not None and item.phase == "training":
+            session.submit(item, gold_answer(item))
+            item = session.next_item()
+        for _ in range(answers):
+            session.submit(item, gold_answer(item))
+            item = session.next_item()
+        assert item is not None and item.phase == TEST  # on the screen; no answer, no release
+
+
+def test_status_counts_an_item_held_by_a_dropped_session_as_on_a_screen(workspace, tmp_path):
+    clock = StepClock()
+    dropped_sessions(workspace.engine, tmp_path, clock)
+    ctx = load_study(workspace.engine, "held")
+    data = study_status(workspace.engine, ctx, now=clock.now)
+    counts = {k: v for k, v in data.items() if k.startswith("items_")}
+    assert counts == {
+        "items_total": 6,
+        "items_complete": 0,
+        "items_open_ties": 0,
+        "items_decided_early": 0,
+        "items_in_progress": 1,  # ben's answer, and ana still holds it
+        "items_untouched": 4,  # was 5: ben's second item counted as untouched
+        "items_on_screen": 2,  # any live lease
+        "items_on_screen_unlabelled": 1,
+    }
+    # The holds run out (quick: 10 minutes): nobody has the item any more.
+    later = clock.now + timedelta(minutes=ctx.protocol.lease_minutes + 1)
+    data = study_status(workspace.engine, ctx, now=later)
+    assert (data["items_untouched"], data["items_on_screen_unlabelled"]) == (5, 0)
+    assert (data["items_in_progress"], data["items_on_screen"]) == (1, 0)
+
+
+def test_status_prints_and_gives_the_items_on_a_screen_apart(cli, workspace, tmp_path):
+    dropped_sessions(workspace.engine, tmp_path)  # the real clock: status reads it too
+    text, data = status_of(cli, "held")
+    assert "0/6 items complete, 1 in progress, 1 on a screen (no label yet), 4 untouched" in text
+    assert (data["items_on_screen_unlabelled"], data["items_untouched"]) == (1, 4)

@@ -88,7 +88,7 @@ class AdjudicateScreen(ExampleScreen):
         example = self.entry.example
         try:
             self.desk.settle(
-                example,
+                self.entry,
                 self.query_one("#label", LabelChoice).value,
                 pickers[0].selected if (pickers := self.query(TagPicker)) else example.fine_tags,
                 self.query_one("#note", Input).value,

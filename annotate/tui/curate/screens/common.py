@@ -66,14 +66,14 @@ class ExampleScreen(Screen[None]):
         raise NotImplementedError
 
     async def _show_again(self, changed: ExampleChanged) -> None:
-        """The example changed since this screen showed it (someone edited it meanwhile):
-        nothing was stored. Show it as it is now, read afresh, with a blank form; or, when the
-        change left nothing for this curator, go on to the next one."""
+        """The example changed since this screen showed it (someone edited it meanwhile, or,
+        for a decision, reviewed it): nothing was stored. Show it as it is now, read afresh,
+        with a blank form; or, when the change left nothing for this curator, go on to the
+        next one."""
         fresh = self._fresh(changed.example_id)
         if fresh is None:
             self.notify(
-                f"example {changed.example_id} changed since you opened it (now version "
-                f"{changed.version}) and {self.GONE}",
+                f"example {changed.example_id} {changed.change} and {self.GONE}",
                 severity="warning",
                 markup=False,
             )
