@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sqlalchemy import MetaData, create_engine, insert, select, text
+from sqlalchemy import MetaData, create_engine, select
 from typer.testing import CliRunner
 
 import annotate
@@ -23,8 +23,8 @@ from annotate.demo import DEMO_DATA
 from annotate.errors import UserError
 from annotate.report.build import WILSON_METHOD
 from annotate.store import schema
-from annotate.store.engine import make_engine
 from annotate.workspace import open_workspace
+from tests.migration_stores import earlier_store
 
 HEAD = int(schema.SCHEMA_HEAD)
 
@@ -454,36 +454,10 @@ def old_store_url(backend: str, new_store_url: Callable[[], str], tmp_path: Path
     migration 0001, as 0.1.0 left them: no alembic_version), then every row of the fixture."""
     if backend == "sqlite":
         return f"sqlite:///{old_store_copy(tmp_path)}"
-    url = new_store_url()
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        from alembic import command
-
-        command.upgrade(schema._alembic_config(conn), "0001")
-        conn.execute(text("DROP TABLE alembic_version"))
-        source = create_engine(f"sqlite:///{OLD_STORE}")
-        meta = MetaData()
-        meta.reflect(conn)
-        with source.connect() as old:
-            for name in DATA_TABLES:  # meta: migration 0001 wrote schema_version 1
-                table = meta.tables[name]
-                rows = [dict(r._mapping) for r in old.execute(text(f"SELECT * FROM {name}"))]
-                for row in rows:
-                    for column in table.columns:
-                        if str(column.type) == "JSON" and isinstance(row[column.name], str):
-                            row[column.name] = json.loads(row[column.name])
-                if rows:
-                    conn.execute(insert(table), rows)
-                if "id" in table.columns:
-                    conn.execute(
-                        text(
-                            f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
-                            f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {name}), false)"
-                        )
-                    )
-        source.dispose()
-    engine.dispose()
-    return url
+    # meta: migration 0001 wrote schema_version 1
+    return earlier_store(
+        OLD_STORE, "0001", DATA_TABLES, backend, new_store_url, tmp_path, unstamped=True
+    )
 
 
 @pytest.mark.postgres

@@ -6,12 +6,10 @@ where two names become one, the earliest review of the same sentences is kept.""
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import MetaData, create_engine, insert, text
+from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
 from annotate.cli import app
@@ -19,8 +17,8 @@ from annotate.curation.examples import ExampleQuery, find_examples
 from annotate.curation.review import disagreement_queue, review_progress
 from annotate.curation.stats import set_statistics
 from annotate.store import schema
-from annotate.store.engine import make_engine
 from annotate.workspace import open_workspace
+from tests.migration_stores import earlier_store
 
 STORE = Path(__file__).resolve().parents[1] / "migration" / "store-0.5.0-curators.db"
 CURATION_TABLES = (  # in the order their foreign keys need
@@ -52,38 +50,8 @@ def rows(url: str, sql: str) -> list[tuple]:
 
 
 def store_0_5_0(backend: str, new_store_url: Callable[[], str], tmp_path: Path) -> str:
-    """The fixture on the test's backend. On PostgreSQL: the schema as 0.5.0 left it (the
-    migrations up to 15), then every curation row of the fixture."""
-    if backend == "sqlite":
-        path = tmp_path / "curation.db"
-        shutil.copy(STORE, path)
-        return f"sqlite:///{path}"
-    from alembic import command
-
-    url = new_store_url()
-    engine = make_engine(url)
-    source = create_engine(f"sqlite:///{STORE}")
-    with engine.begin() as conn, source.connect() as old:
-        command.upgrade(schema._alembic_config(conn), "0015")
-        meta = MetaData()
-        meta.reflect(conn)
-        for name in CURATION_TABLES:
-            table = meta.tables[name]
-            copied = [dict(r._mapping) for r in old.execute(text(f"SELECT * FROM {name}"))]
-            for row in copied:
-                for column in table.columns:
-                    if str(column.type) == "JSON" and isinstance(row[column.name], str):
-                        row[column.name] = json.loads(row[column.name])
-            conn.execute(insert(table), copied)
-            conn.execute(
-                text(
-                    f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
-                    f"(SELECT MAX(id) + 1 FROM {name}), false)"
-                )
-            )
-    source.dispose()
-    engine.dispose()
-    return url
+    """The fixture on the test's backend (on PostgreSQL its curation rows)."""
+    return earlier_store(STORE, "0015", CURATION_TABLES, backend, new_store_url, tmp_path)
 
 
 def test_a_0_5_0_store_gets_one_name_per_curator_and_keeps_the_earliest_review(
@@ -146,5 +114,5 @@ def test_a_0_5_0_store_gets_one_name_per_curator_and_keeps_the_earliest_review(
     finally:
         engine.dispose()
     if backend == "sqlite":  # the backup `migrate` wrote keeps every review as 0.5.0 stored it
-        [backup] = tmp_path.glob("curation-schema15-backup*.db")
+        [backup] = tmp_path.glob(f"{STORE.stem}-schema15-backup*.db")
         assert len(rows(f"sqlite:///{backup}", REVIEWS)) == 7
