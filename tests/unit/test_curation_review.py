@@ -217,6 +217,21 @@ def test_a_decision_on_an_example_edited_since_it_was_shown_is_refused(engine):
     assert settled.label == "neutral" and disagreement_queue(engine, "s") == []
 
 
+def dan_settles_as_shown(engine, entry) -> None:
+    """dan settles example 1 as contradiction (Negation) from the queue `entry` his screen
+    showed: its version and the reviews it listed."""
+    settle(
+        engine,
+        "s",
+        1,
+        "dan",
+        "contradiction",
+        ["Negation"],
+        version=entry.example.version,
+        reviews_seen=entry.review_ids,
+    )
+
+
 def test_a_decision_is_refused_when_a_review_arrived_since_it_was_shown(engine):
     """A review given while the disagreement was on the adjudicator's screen is a change: the
     decision would cover an opinion nobody showed them. Reviews do not refuse each other."""
@@ -231,16 +246,7 @@ def test_a_decision_is_refused_when_a_review_arrived_since_it_was_shown(engine):
         ExampleChanged,
         match=r"^example 1 has a new review since you opened it: look again$",
     ) as refused:
-        settle(
-            engine,
-            "s",
-            1,
-            "dan",
-            "contradiction",
-            ["Negation"],
-            version=shown.example.version,
-            reviews_seen=shown.review_ids,
-        )
+        dan_settles_as_shown(engine, shown)
     assert refused.value.new_reviews == 1
     assert example_decisions(engine, "s", 1) == []  # nothing decided
     again = disagreement_queue(engine, "s", "dan")[0]
@@ -248,16 +254,7 @@ def test_a_decision_is_refused_when_a_review_arrived_since_it_was_shown(engine):
         ("ben", "neutral"),
         ("cara", "entailment"),
     ]
-    settle(
-        engine,
-        "s",
-        1,
-        "dan",
-        "contradiction",
-        ["Negation"],
-        version=again.example.version,
-        reviews_seen=again.review_ids,
-    )
+    dan_settles_as_shown(engine, again)
     assert disagreement_queue(engine, "s") == []  # both reviews covered: they were shown
 
 
@@ -267,30 +264,12 @@ def test_a_review_of_the_reverse_direction_counts_when_the_pairs_tags_are_disput
     assert (shown.example.id, shown.disputed) == (1, ["tags"])
     submit_review(engine, "s", "cara", 2, "contradiction", ["Negation", "Lexical entailment"])
     with pytest.raises(ExampleChanged, match="has a new review since you opened it"):
-        settle(
-            engine,
-            "s",
-            1,
-            "dan",
-            "contradiction",
-            ["Negation"],
-            version=shown.example.version,
-            reviews_seen=shown.review_ids,
-        )
+        dan_settles_as_shown(engine, shown)
     # A review of another pair leaves this decision alone.
     submit_review(engine, "s", "eve", 4, "contradiction", ["Quantifiers"])
     again = disagreement_queue(engine, "s", "dan")[0]
     assert [o.who for o in again.opinions] == ["ana", "ben", "cara"]
-    settle(
-        engine,
-        "s",
-        1,
-        "dan",
-        "contradiction",
-        ["Negation"],
-        version=again.example.version,
-        reviews_seen=again.review_ids,
-    )
+    dan_settles_as_shown(engine, again)
     assert [e.example.id for e in disagreement_queue(engine, "s")] == [3, 4]  # eve's
 
 
