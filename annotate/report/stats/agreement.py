@@ -347,11 +347,16 @@ def _alpha_reference(counts: np.ndarray, domain: np.ndarray, level: str) -> floa
 
 
 def complete_units(counts: np.ndarray, expected: int | None = None) -> tuple[np.ndarray, int]:
-    """Mask of units rated by the same number of raters (k when any unit has exactly k labels,
-    else the most common number of at least 2), and that number."""
+    """Mask of units rated by the same number of raters, and that number: k (`expected`) when
+    any unit has exactly k labels, unless more units share one larger number (labels imported
+    with `--k` below what most items have: every label counts, so do those items); else the
+    most common number of at least 2."""
     m = counts.sum(axis=1)
     if expected is not None and expected >= 2 and (m == expected).any():
-        return m == expected, expected
+        values, freq = np.unique(m[m >= expected], return_counts=True)
+        # np.unique sorts: on a tie the smallest number, k itself, is kept.
+        raters = int(values[freq.argmax()])
+        return m == raters, raters
     multi = m[m >= 2]
     if len(multi) == 0:
         return np.zeros(len(m), dtype=bool), 0
