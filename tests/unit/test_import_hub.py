@@ -329,6 +329,8 @@ def _real_records(task: str, relative: str) -> tuple[list[dict], object]:
         ("superglue/cb", "superglue/CB/val.jsonl"),
         ("superglue/copa", "superglue/COPA/val.jsonl"),
         ("superglue/wsc", "superglue/WSC/val.jsonl"),
+        ("superglue/wic", "superglue/_variants/opencompass_stringified_labels/WiC/val.jsonl"),
+        ("superglue/axg", "superglue/AX-g/AX-g.jsonl"),
         ("superglue/rte", "superglue/RTE/val.jsonl"),
         ("glue/sst2", "glue/SST-2/dev.tsv"),
     ],
