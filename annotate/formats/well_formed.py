@@ -12,6 +12,9 @@ what the task spec declares, one function each:
 - a ReCoRD query holds `@placeholder`, the blank its answer fills (`placeholder_problem`);
 - a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner,
   so an even number of rows (`unpaired_problem`).
+
+ReCoRD's entity spans exist only in its original files and are checked where they are read
+(`readers.read_record`).
 """
 
 from __future__ import annotations

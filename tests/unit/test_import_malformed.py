@@ -1,8 +1,8 @@
 """SuperGLUE records that parse but are malformed are refused at import, naming the file, the
 line and the reason, and the store is left as it was: WiC's character spans outside their
 sentence, WSC's word index past its text, an odd number of AX-g rows (its minimal pairs come
-in twos) and a ReCoRD query without @placeholder. The same rules hold in the Hub's
-layouts. All text here is written for these tests."""
+in twos), a ReCoRD entity past its passage and a query without @placeholder. The same rules
+hold in the Hub's layouts. All text here is written for these tests."""
 
 from __future__ import annotations
 
@@ -181,7 +181,7 @@ def test_an_even_number_of_axg_rows_imports(cli, tmp_path: Path):
     assert datasets(cli) == [("superglue/axg", "test", 8)]
 
 
-# --- ReCoRD: @placeholder in every query --------------------------------------------------------
+# --- ReCoRD: entity spans inside the passage (inclusive end), @placeholder in every query -------
 
 PASSAGE = "Lena Ortiz scored twice as Harbor City beat Pine Falls.\n@highlight\nHarbor City win"
 """`Lena Ortiz` is 0..9, `Harbor City` 27..37 and `win` 79..81, the last characters."""
@@ -205,6 +205,35 @@ def record_row(entities: list[tuple[int, int]], query: str = "@placeholder will 
         ],
         "idx": 0,
     }
+
+
+@pytest.mark.parametrize(
+    ("entities", "reason"),
+    [
+        (
+            [(0, 9), (27, 37), (79, 82)],
+            "entity 3 (79..82) ends past the passage, which has 82 characters (0..81; an "
+            "entity's end is inclusive, its last character)",
+        ),
+        ([(0, 9), (27, 120)], "entity 2 (27..120) ends past the passage, which has 82"),
+        ([(-1, 9)], "entity 1 (-1..9) starts before the passage"),
+        ([(0, 9), (37, 27)], "entity 2 (37..27) ends before it starts"),
+    ],
+)
+def test_a_record_entity_outside_its_passage_is_refused(cli, tmp_path: Path, entities, reason):
+    """Such a span used to be cut to the passage: `Harbor City` past the end became the
+    passage's tail, offered as an entity that is not the one the file names."""
+    good = record_row([(0, 9), (27, 37)])
+    bad = {**record_row(entities), "idx": 1}
+    bad["qas"] = [{**q, "idx": q["idx"] + 2} for q in bad["qas"]]
+    path = fx.write_jsonl(tmp_path / "ReCoRD" / "val.jsonl", [good, bad])
+    assert f"{path}:2: {reason}" in refused(cli, "ReCoRD", path)
+
+
+def test_a_record_entity_may_end_at_the_passages_last_character(cli, tmp_path: Path):
+    path = fx.write_jsonl(tmp_path / "ReCoRD" / "val.jsonl", [record_row([(0, 9), (79, 81)])])
+    assert cli("import", "ReCoRD", path).code == 0
+    assert datasets(cli) == [("superglue/record", "dev", 2)]
 
 
 def test_a_record_query_without_its_placeholder_is_refused(cli, tmp_path: Path):
