@@ -54,6 +54,21 @@ SUPER_GLUE = {
         },
         ["False", "True"],
     ),
+    "wic": HubConfig(
+        {
+            "word": "word",
+            "sentence1": "sentence1",
+            "sentence2": "sentence2",
+            "start1": "start1",
+            "start2": "start2",
+            "end1": "end1",
+            "end2": "end2",
+        },
+        ["False", "True"],
+    ),
+    "axg": HubConfig(
+        {"premise": "premise", "hypothesis": "hypothesis"}, ["entailment", "not_entailment"]
+    ),
 }
 GLUE = {
     "rte": HubConfig(
@@ -68,7 +83,7 @@ GLUE = {
 GLUE_TSV_LABELS = {"sst2": {"0": "negative", "1": "positive"}}
 """GLUE's TSV digits -> the Hub's names (RTE's TSV has the names already)."""
 
-INT_COLUMNS = {"span1_index", "span2_index"}
+INT_COLUMNS = {"span1_index", "span2_index", "start1", "start2", "end1", "end2"}
 
 
 def _get(record: dict[str, Any], dotted: str) -> Any:

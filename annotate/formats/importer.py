@@ -20,6 +20,7 @@ from annotate.formats.sources import (
     sources_for,
     text_source,
 )
+from annotate.formats.well_formed import well_formed
 from annotate.specs import FieldSpec, TaskSpec
 from annotate.splits import canonical_split
 from annotate.store.engine import refresh_statistics, write_session
@@ -213,7 +214,8 @@ def _store_source(
     total_lines = count_lines(source.text_file) if counted and source.text_file else 0
     n_items = 0
     chunk: list[tuple] = []
-    for position, item in enumerate(labelled_throughout(source.items(summary), path)):
+    items = labelled_throughout(well_formed(source.items(summary), spec, path), path)
+    for position, item in enumerate(items):
         chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
         if len(chunk) >= CHUNK:
             _insert_items(session, chunk)

@@ -418,6 +418,22 @@ def read_multirc(
     summary.detail = {"paragraphs": paragraphs, "questions": questions, "answers": answers}
 
 
+def _entity_span_problem(first: int, last: int, text: str) -> str | None:
+    """Why a ReCoRD entity span (`passage.entities[]` start and end, the end inclusive: the
+    entity is `text[start:end + 1]`, as the real files' answers are) is not a part of the
+    passage; None when it is."""
+    if first < 0:
+        return "starts before the passage (a negative start)"
+    if last < first:
+        return "ends before it starts"
+    if last >= len(text):
+        return (
+            f"ends past the passage, which has {len(text)} characters (0..{len(text) - 1}; an "
+            "entity's end is inclusive, its last character)"
+        )
+    return None
+
+
 def read_record(
     path: Path, spec: TaskSpec, summary: FileSummary, start: int = 0
 ) -> Iterator[ParsedItem]:
@@ -428,12 +444,17 @@ def read_record(
         if not isinstance(passage, dict) or "text" not in passage or "qas" not in obj:
             raise DataFileError(path, line, "missing passage.text / qas" + _wrong_task_hint(spec))
         text = passage["text"]
+        if not isinstance(text, str):
+            raise DataFileError(path, line, f"passage.text is {type(text).__name__}, not text")
         entities: list[str] = []
-        for span in passage.get("entities", []):
+        for number, span in enumerate(passage.get("entities", []), 1):
             try:
-                entity = text[int(span["start"]) : int(span["end"]) + 1]
+                first, last = int(span["start"]), int(span["end"])
             except (KeyError, TypeError, ValueError):
                 raise DataFileError(path, line, "an entity lacks integer 'start'/'end'") from None
+            if problem := _entity_span_problem(first, last, text):
+                raise DataFileError(path, line, f"entity {number} ({first}..{last}) {problem}")
+            entity = text[first : last + 1]
             if entity not in entities:
                 entities.append(entity)
         passage_id = _id_text(obj.get("idx", passages), path, line)

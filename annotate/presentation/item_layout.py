@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+# ReCoRD's blank, marked on both screens: the one the import checks every query has.
+from annotate.formats.well_formed import PLACEHOLDER as PLACEHOLDER
 from annotate.presentation.verbatim import as_text
 from annotate.specs import FieldSpec, TaskSpec
 
@@ -35,8 +37,6 @@ COPA_QUESTIONS = {
     "cause": "What was the CAUSE of this?",
     "effect": "What happened as a RESULT?",
 }
-
-PLACEHOLDER = "@placeholder"
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,85 @@ def test_multirc_and_record_rows_become_the_original_items(cli, db_url, tmp_path
     assert by_dataset[1] == by_dataset[2]
 
 
+# --- WSC from the Hub's `wsc.fixed` config ------------------------------------------------------
+
+
+def wsc_rows(n: int, text: str = "Mara thanked Ines because she had helped.") -> list[dict]:
+    """WSC rows as in SuperGLUE's files ("Mara" is word 0, "she" word 4 of the text)."""
+    target = {"span2_index": 4, "span1_index": 0, "span1_text": "Mara", "span2_text": "she"}
+    return [{"text": text, "target": target, "idx": i, "label": i % 2 == 0} for i in range(n)]
+
+
+def test_a_snapshot_with_the_wsc_fixed_config_imports_it_as_wsc(cli, tmp_path: Path):
+    """The Hub's `super_glue` has a `wsc.fixed` config (the lm-evaluation-harness's `wsc`
+    task loads it); a snapshot holding it beside a config of no task is WSC's."""
+    wsc, other = hub.SUPER_GLUE["wsc"], hub.SUPER_GLUE["rte"]
+    fixed = wsc_rows(3)
+    root = hub.write_snapshot(
+        tmp_path / "super_glue",
+        {
+            "wsc.fixed": {
+                "train": hub.hub_dataset(fixed, wsc),
+                "validation": hub.hub_dataset(fixed[:2], wsc),
+            },
+            "extra": {"validation": hub.hub_dataset(fx.SG_RTE, other)},
+        },
+    )
+    result = cli("import", "WSC", root, "--format", "json")
+    assert result.code == 0, result.stderr
+    got = {(r["split"], Path(r["path"]).parent.name, r["items"]) for r in result.json()}
+    assert got == {("train", "wsc.fixed", 3), ("dev", "wsc.fixed", 2)}
+
+
+def test_a_snapshot_with_wsc_and_wsc_fixed_takes_wsc(cli, tmp_path: Path):
+    """Both configs hold the same rows; WSC's own is read, as before `wsc.fixed` was known."""
+    wsc = hub.SUPER_GLUE["wsc"]
+    rows = wsc_rows(3)
+    root = hub.write_snapshot(
+        tmp_path / "super_glue",
+        {
+            "wsc": {"validation": hub.hub_dataset(rows[:2], wsc)},
+            "wsc.fixed": {"validation": hub.hub_dataset(rows, wsc)},
+        },
+    )
+    result = cli("import", "WSC", root, "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json()
+    assert (Path(row["path"]).parent.name, row["items"]) == ("wsc", 2)
+    # Its own folder given, `wsc.fixed` is read.
+    result = cli("import", "WSC", root / "wsc.fixed", "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json()
+    assert (Path(row["path"]).parent.name, row["items"]) == ("wsc.fixed", 3)
+
+
+def test_the_wsc_fixed_config_folder_in_the_hubs_converted_layout(cli, tmp_path: Path):
+    """`wsc.fixed/validation/0000.parquet` (the Hub's parquet conversion), in a folder with
+    another config of no task."""
+    wsc = hub.SUPER_GLUE["wsc"]
+    data = hub.hub_dataset(wsc_rows(2), wsc)
+    hub.write_parquet(data, tmp_path / "sg" / "wsc.fixed" / "validation" / "0000.parquet")
+    hub.write_parquet(data, tmp_path / "sg" / "other" / "validation" / "0000.parquet")
+    result = cli("import", "WSC", tmp_path / "sg", "--format", "json")
+    assert result.code == 0, result.stderr
+    (row,) = result.json()
+    assert (row["split"], row["items"]) == ("dev", 2)
+    assert Path(row["path"]).parts[-3:] == ("wsc.fixed", "validation", "0000.parquet")
+
+
+def test_the_wsc_fixed_config_is_no_other_tasks(cli, tmp_path: Path):
+    """A snapshot holding `wsc.fixed` only has no RTE in it: refused as such, not read as
+    RTE's rows (which failed on WSC's columns)."""
+    wsc = hub.SUPER_GLUE["wsc"]
+    root = hub.write_snapshot(
+        tmp_path / "super_glue", {"wsc.fixed": {"validation": hub.hub_dataset(wsc_rows(2), wsc)}}
+    )
+    assert cli("init").code == 0
+    told = fx.refused_import(cli, "superglue/rte", root)
+    assert "a Hub snapshot without a superglue/rte config" in told
+    assert "its data files are in other tasks' folders (wsc.fixed)" in told
+
+
 # --- refusals: each names the file and says what was expected ----------------------------------
 
 
@@ -329,6 +408,8 @@ def _real_records(task: str, relative: str) -> tuple[list[dict], object]:
         ("superglue/cb", "superglue/CB/val.jsonl"),
         ("superglue/copa", "superglue/COPA/val.jsonl"),
         ("superglue/wsc", "superglue/WSC/val.jsonl"),
+        ("superglue/wic", "superglue/_variants/opencompass_stringified_labels/WiC/val.jsonl"),
+        ("superglue/axg", "superglue/AX-g/AX-g.jsonl"),
         ("superglue/rte", "superglue/RTE/val.jsonl"),
         ("glue/sst2", "glue/SST-2/dev.tsv"),
     ],

@@ -1,0 +1,171 @@
+"""What a task's records must hold beyond parsing: checked on every item an import reads, in
+any layout (the task's own files, a zip, the Hub's), so a record that parses but is malformed
+is refused with its file, line and reason instead of stored as given. The rules follow from
+what the task spec declares, one function each:
+
+- a character highlight (WiC's `start1`/`end1` in `sentence1`): whole numbers with
+  0 <= start < end <= the field's length, the end exclusive (`char_span_problem`);
+- a word highlight (WSC's `span1_index` in `text`): a whole number naming one of the field's
+  words, split on whitespace (`word_index_problem`). The span's own text is not compared with
+  the words there: in SuperGLUE's WSC files (train, val, test: 1,608 spans) 137 differ from
+  them in case or punctuation and 12 more otherwise (a possessive, a neighbouring word);
+- a ReCoRD query holds `@placeholder`, the blank its answer fills (`placeholder_problem`);
+- a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner,
+  so an even number of rows (`unpaired_problem`).
+
+ReCoRD's entity spans exist only in its original files and are checked where they are read
+(`readers.read_record`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from annotate.errors import DataFileError
+from annotate.formats.readers import ParsedItem
+from annotate.specs import HighlightSpec, TaskSpec
+
+PLACEHOLDER = "@placeholder"
+"""The blank in a ReCoRD query that the chosen entity fills."""
+
+_WHOLE_NUMBER = re.compile(r"\s*-?\d+\s*")
+
+ItemRule = Callable[[ParsedItem], str | None]
+"""Why an item is malformed, or None."""
+
+
+def whole_number(value: Any) -> int | None:
+    """`value` as an offset or index: an integer, or its digits as a CSV cell holds them
+    (`to_csv` output); None for anything else (a float, a boolean, a word, null)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value):
+        return int(value)
+    return None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def char_span_problem(h: HighlightSpec, fields: dict[str, Any]) -> str | None:
+    """Why a character highlight does not fall in its field (WiC: `start1`..`end1` in
+    `sentence1`, the end exclusive as in the real files: `sentence1[start1:end1]` is the
+    word), or None."""
+    assert h.end is not None
+    text = _text(fields.get(h.field, ""))
+    where = f"a character offset into {h.field}"
+    start, end = whole_number(fields.get(h.start)), whole_number(fields.get(h.end))
+    for name, value in ((h.start, start), (h.end, end)):
+        if value is None:
+            return f"{name} {fields.get(name)!r} is not an integer ({where})"
+        if value < 0:
+            return f"{name} {value} is negative ({where})"
+    assert start is not None and end is not None
+    if end <= start:
+        return (
+            f"{h.end} {end} is not after {h.start} {start}: the span in {h.field} would be "
+            f"{'empty' if end == start else 'reversed'} (the end is exclusive)"
+        )
+    if end > len(text):
+        return (
+            f"{h.end} {end} is past the end of {h.field}, which has {len(text)} characters "
+            f"(offsets count from 0 and the end is exclusive: at most {len(text)})"
+        )
+    return None
+
+
+def word_index_problem(h: HighlightSpec, fields: dict[str, Any]) -> str | None:
+    """Why a word highlight's index names no word of its field (WSC: `span1_index` into
+    `text.split()`, as jiant reads it), or None."""
+    words = _text(fields.get(h.field, "")).split()
+    index = whole_number(fields.get(h.start))
+    where = f"the index of a word of {h.field}, split on whitespace, counted from 0"
+    if index is None:
+        return f"{h.start} {fields.get(h.start)!r} is not an integer ({where})"
+    if index < 0:
+        return f"{h.start} {index} is negative ({where})"
+    if not words:
+        return f"{h.start} {index} names a word of {h.field}, which has none"
+    if index >= len(words):
+        return (
+            f"{h.start} {index} is past the last word of {h.field}, which has {len(words)} "
+            f"words (split on whitespace; indices count from 0: at most {len(words) - 1})"
+        )
+    return None
+
+
+def placeholder_problem(item: ParsedItem) -> str | None:
+    """Why a ReCoRD query cannot be answered: it has no @placeholder for the entity to fill."""
+    query = _text(item.fields.get("query", ""))
+    if PLACEHOLDER in query:
+        return None
+    return (
+        f"query {item.source_id} has no {PLACEHOLDER}, the blank the chosen entity fills "
+        f"(the query is {query[:60]!r}{'…' if len(query) > 60 else ''})"
+    )
+
+
+def _highlight_rule(h: HighlightSpec) -> ItemRule | None:
+    if h.unit == "char" and h.end is not None:
+        return lambda item: char_span_problem(h, item.fields)
+    if h.unit == "token":
+        return lambda item: word_index_problem(h, item.fields)
+    return None
+
+
+def item_rules(spec: TaskSpec) -> list[ItemRule]:
+    """The checks each of `spec`'s items must pass, from what the spec declares."""
+    rules = [rule for h in spec.highlights if (rule := _highlight_rule(h)) is not None]
+    if spec.source.reader == "record":
+        rules.append(placeholder_problem)
+    return rules
+
+
+def unpaired_problem(
+    spec: TaskSpec, rows: list[tuple[str, int, Path | None]]
+) -> tuple[int, Path | None, str] | None:
+    """(line, file, reason) of the first row without its minimal-pair partner, when a task of
+    pairs by consecutive ids (AX-g) has an odd number of `rows` (id, line, file); else None.
+    The pairs are the rows with ids 2k and 2k+1, as jiant's GenderParity pairs them."""
+    if spec.minimal_pairs is None or len(rows) % 2 == 0:
+        return None
+    ids = {source_id for source_id, _, _ in rows}
+    for source_id, line, file in rows:
+        number = whole_number(source_id)
+        partner = None if number is None else str(number ^ 1)
+        if partner is None or partner not in ids:
+            missing = (
+                f"idx {source_id}'s partner, idx {partner}, is not in the file"
+                if partner is not None
+                else f"idx {source_id!r} is not a number, so it pairs with no row"
+            )
+            reason = (
+                f"{len(rows)} rows, an odd number: {spec.short_name}'s minimal pairs come in "
+                f"twos (the rows with idx 2k and 2k+1), and {missing}"
+            )
+            return line, file, reason
+    return None  # odd, yet every row paired: cannot be with unique ids
+
+
+def well_formed(items: Iterable[ParsedItem], spec: TaskSpec, where: Path) -> Iterator[ParsedItem]:
+    """`items`, refused at the first one a rule of `spec` finds malformed (see the module's
+    list), and at the end when the rows of a task of minimal pairs leave one without its
+    partner. Errors name the item's file (`where` unless the item says) and line."""
+    rules = item_rules(spec)
+    pairs: list[tuple[str, int, Path | None]] = []
+    for item in items:
+        for rule in rules:
+            if (problem := rule(item)) is not None:
+                raise DataFileError(item.file or where, item.line, problem)
+        if spec.minimal_pairs is not None:
+            pairs.append((item.source_id, item.line, item.file))
+        yield item
+    if (unpaired := unpaired_problem(spec, pairs)) is not None:
+        line, file, reason = unpaired
+        raise DataFileError(file or where, line, reason)
