@@ -386,3 +386,38 @@ def test_a_create_whose_answer_was_lost_is_not_repeated_until_checked(
         made = CliRunner().invoke(app, [*args, "--checked"])
         assert made.exit_code == 0, made.output
         assert len(api.state.studies) == 2 and len(api.state.groups) == 1
+
+
+def test_the_training_study_serves_no_test_item_under_a_gate_that_admits_at_once(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific create` drafts two studies under any gate rule. A threshold gate admits a
+    trainee with their last training answer: on study A's link they leave with the
+    training-done code (A's reward is for training), and their batch is B's. Served on A,
+    the batch was paid at A's reward, and B then approved them as completed for no work."""
+    from annotate.protocol import crowd
+    from tests.crowd_helpers import arrive, gold, label_test
+
+    engine = workspace.engine
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (_api, args):
+        made = CliRunner().invoke(app, args)
+        assert made.exit_code == 0, made.output
+        config = crowd.require_config(crowd.load_study(engine, "pilot"))
+        study_a, study_b = config.training_study_id, config.test_study_id
+        for n in (1, 2):  # the next training item, or the first test item with the feedback
+            session = arrive(engine, "pilot", n, study_a)
+            feedback = None
+            while (item := session.next_item()) is not None:
+                assert item.phase == "training", "a test item on the training study's link"
+                feedback = session.submit(item, gold(engine, item))
+            assert feedback is not None and feedback.upcoming is None
+            assert crowd.exit_for(engine, "pilot", session.annotator.name).outcome == (
+                "training_done"
+            )
+        with sqlite3.connect(engine.url.database) as conn:
+            assert conn.execute("SELECT count(*) FROM label WHERE phase = 'test'").fetchone() == (
+                0,
+            )
+        session = arrive(engine, "pilot", 1, study_b)
+        assert label_test(session) > 0
+        assert crowd.exit_for(engine, "pilot", "w01").outcome == "completed"
