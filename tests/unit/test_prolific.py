@@ -421,3 +421,33 @@ def test_the_training_study_serves_no_test_item_under_a_gate_that_admits_at_once
         session = arrive(engine, "pilot", 1, study_b)
         assert label_test(session) > 0
         assert crowd.exit_for(engine, "pilot", "w01").outcome == "completed"
+
+
+def test_every_submission_is_read_once_however_many_the_study_has():
+    """Prolific lists a study's submissions whole (api-reference/studies/get-study-
+    submissions: no page parameters). Asked page by page with limit and offset, a study of
+    100 submissions or more gave the whole list again at every offset: `sync` never ended."""
+    from itertools import islice
+
+    with running_standin(TOKEN) as api, client(api.url) as c:
+        study = c.create_study(
+            {"name": "s", "description": "d", "external_study_url": "https://x.example/",
+             "completion_codes": [{"code": "C1", "code_type": "COMPLETED", "actions": []}],
+             "estimated_completion_time": 1, "reward": 10, "total_available_places": 150}
+        )  # fmt: skip
+        api.state.studies[study["id"]]["status"] = "ACTIVE"
+        made = {api.start(study["id"], f"{n:024x}") for n in range(130)}
+        read = [s["id"] for s in islice(c.submissions(study["id"]), 1000)]
+        assert sorted(read) == sorted(made)
+    # A list shorter than Prolific's own count is refused, not acted on in part.
+
+    def short(request):
+        if request.url.path.endswith("/counts/"):
+            return httpx.Response(200, json={"AWAITING REVIEW": 3, "TOTAL": 3})
+        return httpx.Response(200, json={"results": [{"id": "a"}, {"id": "b"}]})
+
+    with (
+        client("https://prolific.invalid/api/v1/", transport=httpx.MockTransport(short)) as c,
+        pytest.raises(UserError, match="listed 2 of the study's 3 submissions; nothing"),
+    ):
+        c.submissions("s1")
