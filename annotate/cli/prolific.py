@@ -139,8 +139,8 @@ def create_command(
             f"  {studies.ROLE_TEXT[r.role]}: Prolific study {r.prolific_id} ({r.status}), "
             f"reward {r.reward_cents / 100:.2f}"
         )
-    say(f"Next: `annotate serve {study} --public-url {url}`, then `annotate prolific publish "
-        f"{study} --part training`")  # fmt: skip
+    say(f"Next: `annotate serve {study}` (reached at {url}, stored with the study), then "
+        f"`annotate prolific publish {study} --part training`")  # fmt: skip
 
 
 def _transition(ctx: typer.Context, study: str, part: Part, verb: str, api_url: str | None):

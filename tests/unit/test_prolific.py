@@ -451,3 +451,29 @@ def test_every_submission_is_read_once_however_many_the_study_has():
         pytest.raises(UserError, match="listed 2 of the study's 3 submissions; nothing"),
     ):
         c.submissions("s1")
+
+
+def test_the_address_the_drafts_send_workers_to_is_the_one_serve_accepts(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific create --url` put the page's address on Prolific's drafts only: `serve`
+    (without --public-url) did not know it, so behind the https proxy every answer from a
+    worker the drafts sent was refused by the origin check, and `study crowd` showed
+    https://YOUR-SERVER/. An address the study cannot keep is refused before any call."""
+    from annotate.protocol import crowd
+    from annotate.web.page.serve import stored_public_url
+
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        url = args.index("--url") + 1
+        bad = CliRunner().invoke(app, [*args[:url], "https://annotate.example.org/?x=1",
+                                       *args[url + 1 :]])  # fmt: skip
+        assert "no ?query" in str(bad.exception)
+        assert not api.state.requests
+        made = CliRunner().invoke(app, args)
+        assert made.exit_code == 0, made.output
+        assert f"`annotate serve pilot` (reached at {args[url]}" in made.output
+    engine = workspace.engine
+    assert stored_public_url(engine, "pilot") == args[url] == "https://annotate.example.org/"
+    config = crowd.require_config(crowd.load_study(engine, "pilot"))
+    for study in api.state.studies.values():
+        assert study["external_study_url"].startswith(config.public_url)
