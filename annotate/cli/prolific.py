@@ -275,6 +275,9 @@ def pay_command(
             f"{count_of(len(run.already), 'worker')}")  # fmt: skip
         for name, amount in sorted(run.already.items()):
             say(f"  {name}: {amount:.2f}")
+    if run.rejected:
+        say(f"{study}: no bonus for the time of a rejected submission: "
+            + ", ".join(run.rejected))  # fmt: skip
     if not run.batches:
         say(f"{study}: no bonus left to pay")
         return

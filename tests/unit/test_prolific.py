@@ -477,3 +477,48 @@ def test_the_address_the_drafts_send_workers_to_is_the_one_serve_accepts(
     config = crowd.require_config(crowd.load_study(engine, "pilot"))
     for study in api.state.studies.values():
         assert study["external_study_url"].startswith(config.public_url)
+
+
+def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeypatch):
+    """`prolific pay` paid every worker's time on task, a worker whose submission the
+    researcher had rejected (`sync --reject`) too: the rejection withheld Prolific's reward,
+    and the bonus then paid the time anyway."""
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import gold, pid
+    from tests.unit.test_crowd_cli import Clock
+
+    engine, clock = workspace.engine, Clock()
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        study_a = crowd.require_config(crowd.load_study(engine, "pilot")).training_study_id
+        db = args[:2]
+        published = CliRunner().invoke(
+            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
+        )
+        assert published.exit_code == 0, published.output
+        for n in (1, 2):
+            session_id = api.start(study_a, pid(n))
+            ctx = crowd.load_study(engine, "pilot")
+            query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_a, "SESSION_ID": session_id}
+            arrival = crowd.enter_by_link(
+                engine, "pilot", crowd.parse_link(ctx, query), clock=clock
+            )
+            session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+            session.attach_window(arrival.visit_id)
+            while (item := session.next_item()) is not None:
+                session.submit(item, gold(engine, item))
+            leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+            api.complete(session_id, leave.code)
+        reason = "The answers came faster than the sentences can be read, for every item. " * 2
+        synced = CliRunner().invoke(
+            app, [*db, "prolific", "sync", "pilot", "--reject", "w02", "--reason", reason]
+        )
+        assert synced.exit_code == 0, synced.output
+        paid = CliRunner().invoke(
+            app, [*db, "prolific", "pay", "pilot", "--hourly-rate", "600", "--yes"]
+        )
+        assert paid.exit_code == 0, paid.output
+        assert "no bonus for the time of a rejected submission: w02" in paid.output
+        (payment,) = api.state.paid
+        assert [p for p, _ in payment["lines"]] == [pid(1)]
