@@ -522,3 +522,28 @@ def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeyp
         assert "no bonus for the time of a rejected submission: w02" in paid.output
         (payment,) = api.state.paid
         assert [p for p, _ in payment["lines"]] == [pid(1)]
+
+
+def test_a_crowd_file_given_again_keeps_the_studies_prolific_create_made(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """The API recipe's crowd file has no study ids (`prolific create` stores them). Given
+    again with `study crowd --config` (a typo fixed in the consent text), it replaced the
+    stored settings, ids and all: the link then refused every worker Prolific sent."""
+    from annotate.protocol import crowd
+
+    engine = workspace.engine
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+    made = crowd.require_config(crowd.load_study(engine, "pilot"))
+    (tmp_path / "crowd.toml").write_text('platform = "prolific"\nconsent = "Fixed wording."\n')
+    again = CliRunner().invoke(
+        app, [*args[:2], "study", "crowd", "pilot", "--config", str(tmp_path / "crowd.toml")]
+    )
+    assert again.exit_code == 0, again.output
+    now = crowd.require_config(crowd.load_study(engine, "pilot"))
+    assert now.consent == "Fixed wording."
+    assert (now.training_study_id, now.test_study_id, now.public_url) == (
+        made.training_study_id, made.test_study_id, made.public_url,
+    )  # fmt: skip
+    assert set(now.accepted) == set(api.state.studies)
