@@ -242,11 +242,12 @@ def _api(state: State, method: str, path: str, query: dict[str, str], body: Any)
             )
             study["status"] = after
             return 200, {"id": study["id"], "status": after}
-        # api-reference/studies/get-study-submissions
+        # api-reference/studies/get-study-submissions: its one query parameter is `ordering`,
+        # and `results` is "List of all submissions matching the criteria": no page, so a
+        # client's limit and offset are ignored and every call answers the whole list.
         if method == "GET" and parts[2:] == ["submissions"]:
             subs = [s for s in state.submissions.values() if s["study_id"] == study["id"]]
-            offset, limit = int(query.get("offset", 0)), int(query.get("limit", 20))
-            return 200, {"results": subs[offset : offset + limit], "meta": {"count": len(subs)}}
+            return 200, {"results": subs}
         # api-reference/studies/count-study-submissions-by-status
         if method == "GET" and parts[2:] == ["submissions", "counts"]:
             subs = [s for s in state.submissions.values() if s["study_id"] == study["id"]]

@@ -30,6 +30,7 @@ def crowd_settings(
     ids, the page's public address (`--url`, else the file's, else the one stored); every
     outcome with a code (kept from `keep`, the stored settings, where it had one)."""
     from annotate.protocol.crowd_config import (
+        keep_stored,
         read_config_file,
         require_unique_codes,
         validate_config,
@@ -53,8 +54,7 @@ def crowd_settings(
         data["test_study_id"] = test_study
     if url is not None:
         data["public_url"] = url
-    elif data.get("public_url") is None and keep is not None:
-        data["public_url"] = keep.public_url
+    data = keep_stored(data, keep)
     origin = str(config_path) if config_path else "the command line"
     config = validate_config(data, origin)
     require_unique_codes(config, origin)

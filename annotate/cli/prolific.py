@@ -139,8 +139,8 @@ def create_command(
             f"  {studies.ROLE_TEXT[r.role]}: Prolific study {r.prolific_id} ({r.status}), "
             f"reward {r.reward_cents / 100:.2f}"
         )
-    say(f"Next: `annotate serve {study} --public-url {url}`, then `annotate prolific publish "
-        f"{study} --part training`")  # fmt: skip
+    say(f"Next: `annotate serve {study}` (reached at {url}, stored with the study), then "
+        f"`annotate prolific publish {study} --part training`")  # fmt: skip
 
 
 def _transition(ctx: typer.Context, study: str, part: Part, verb: str, api_url: str | None):
@@ -275,6 +275,9 @@ def pay_command(
             f"{count_of(len(run.already), 'worker')}")  # fmt: skip
         for name, amount in sorted(run.already.items()):
             say(f"  {name}: {amount:.2f}")
+    if run.rejected:
+        say(f"{study}: no bonus for the time of a rejected submission: "
+            + ", ".join(run.rejected))  # fmt: skip
     if not run.batches:
         say(f"{study}: no bonus left to pay")
         return

@@ -190,6 +190,24 @@ def require_unique_codes(config: CrowdConfig, origin: str) -> None:
         seen[code.upper()] = outcome
 
 
+def keep_stored(data: dict[str, Any], keep: CrowdConfig | None) -> dict[str, Any]:
+    """New settings (a crowd file) over the stored ones `keep`: what workers' links already
+    depend on is kept unless the new settings give their own: the public address, and the
+    two-study gate's platform studies (made by `prolific create` or named before). Without
+    them the links' studies would be refused, mid-study, for a typo fixed in the consent
+    text. (The completion codes are kept by with_codes.)"""
+    if keep is None:
+        return data
+    out = dict(data)
+    if out.get("public_url") is None:
+        out["public_url"] = keep.public_url
+    same = out.get("platform", keep.platform) == keep.platform
+    if same and not out.get("training_study_id") and not out.get("test_study_id"):
+        out["training_study_id"] = keep.training_study_id
+        out["test_study_id"] = keep.test_study_id
+    return out
+
+
 def validate_config(data: dict[str, Any], origin: str) -> CrowdConfig:
     try:
         return CrowdConfig.model_validate(data)

@@ -273,6 +273,9 @@ class AnnotatorSession:
         self.visit_id: int | None = None
         """This window's visit once claimed (windows.py): then only the annotator's newest
         window stores answers; an older one gets ContinuedElsewhere."""
+        self._test_link_of: int | None = None
+        self._test_link = True
+        """Whether the window `_test_link_of` may be given test items (_serves_test_items)."""
         self.consent_given = False
         """The worker agreed to the consent text on this window (a page keeps that in its
         session) and it may not be stored yet: the next write of the window stores it, in
@@ -312,6 +315,19 @@ class AnnotatorSession:
     def attach_window(self, visit_id: int) -> None:
         """Use a visit claimed elsewhere (an arrival by link: crowd.enter_by_link)."""
         self.visit_id = visit_id
+
+    def _serves_test_items(self, conn: Connection | None = None) -> bool:
+        """windows.serves_test_items for this window (its link never changes: read once)."""
+        if self.visit_id is None:
+            return True
+        if self._test_link_of != self.visit_id:
+            if conn is None:
+                with read_connection(self.engine) as own:
+                    self._test_link = windows.serves_test_items(own, self.visit_id)
+            else:
+                self._test_link = windows.serves_test_items(conn, self.visit_id)
+            self._test_link_of = self.visit_id
+        return self._test_link
 
     def check_window(self, conn, *, lock: bool = False) -> None:
         """Inside a write transaction: refuse unless this is the annotator's newest window.
@@ -617,7 +633,7 @@ class AnnotatorSession:
         if phase is Phase.WAITING and self._decide_now():  # as phase() does
             with read_session(self.engine) as session:
                 phase = self._phase(session)
-        if phase is not Phase.TEST:
+        if phase is not Phase.TEST or not self._serves_test_items():
             return None
         if self.ctx.protocol.catch_rate > 0 and (refresher := catch.serve_refresher(self)):
             return refresher  # catch_action "pause": back to training items, with feedback
@@ -778,7 +794,7 @@ class AnnotatorSession:
             return self._next_training(conn, progress, now)
         if admitted is not True or progress.phase is not Phase.TEST:
             return None
-        if self.ctx.protocol.catch_rate > 0:
+        if self.ctx.protocol.catch_rate > 0 or not self._serves_test_items(conn):
             return None
         leased = assignment.lease_next_item(conn, self.ctx, self.annotator_id, now, mine=0)
         self._stream_done = 0  # just admitted: no test or catch answer yet

@@ -169,6 +169,20 @@ def is_live(conn: Connection, study_id: int, annotator_id: int, visit_id: int) -
     return latest == visit_id
 
 
+_LINK_ROLE_BY_ID = Prepared(select(visit.c.link_role).where(visit.c.id == bindparam("b_visit")))
+
+
+def serves_test_items(conn: Connection, visit_id: int | None) -> bool:
+    """Whether this window may be given test items: not one opened by the training link of a
+    two-study gate (Prolific study A), whose reward pays for training only, whatever the
+    gate rule. A trainee the gate admits there (a threshold rule, or a late trainee judged
+    against a closed median) leaves with the training-done code; their batch is the test
+    study's (B). A window of no link (a terminal, the simulator) is not limited."""
+    if visit_id is None:
+        return True
+    return _LINK_ROLE_BY_ID.run(conn, {"b_visit": visit_id}).scalar() != "training"
+
+
 def was_quit(conn: Connection, visit_id: int) -> bool:
     """Whether the window was left by a clean quit (`depart` with no exit outcome): a page's
     signed cookie naming it no longer opens a session, so a copy of the cookie replayed after

@@ -386,3 +386,164 @@ def test_a_create_whose_answer_was_lost_is_not_repeated_until_checked(
         made = CliRunner().invoke(app, [*args, "--checked"])
         assert made.exit_code == 0, made.output
         assert len(api.state.studies) == 2 and len(api.state.groups) == 1
+
+
+def test_the_training_study_serves_no_test_item_under_a_gate_that_admits_at_once(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific create` drafts two studies under any gate rule. A threshold gate admits a
+    trainee with their last training answer: on study A's link they leave with the
+    training-done code (A's reward is for training), and their batch is B's. Served on A,
+    the batch was paid at A's reward, and B then approved them as completed for no work."""
+    from annotate.protocol import crowd
+    from tests.crowd_helpers import arrive, gold, label_test
+
+    engine = workspace.engine
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (_api, args):
+        made = CliRunner().invoke(app, args)
+        assert made.exit_code == 0, made.output
+        config = crowd.require_config(crowd.load_study(engine, "pilot"))
+        study_a, study_b = config.training_study_id, config.test_study_id
+        for n in (1, 2):  # the next training item, or the first test item with the feedback
+            session = arrive(engine, "pilot", n, study_a)
+            feedback = None
+            while (item := session.next_item()) is not None:
+                assert item.phase == "training", "a test item on the training study's link"
+                feedback = session.submit(item, gold(engine, item))
+            assert feedback is not None and feedback.upcoming is None
+            assert crowd.exit_for(engine, "pilot", session.annotator.name).outcome == (
+                "training_done"
+            )
+        with sqlite3.connect(engine.url.database) as conn:
+            assert conn.execute("SELECT count(*) FROM label WHERE phase = 'test'").fetchone() == (
+                0,
+            )
+        session = arrive(engine, "pilot", 1, study_b)
+        assert label_test(session) > 0
+        assert crowd.exit_for(engine, "pilot", "w01").outcome == "completed"
+
+
+def test_every_submission_is_read_once_however_many_the_study_has():
+    """Prolific lists a study's submissions whole (api-reference/studies/get-study-
+    submissions: no page parameters). Asked page by page with limit and offset, a study of
+    100 submissions or more gave the whole list again at every offset: `sync` never ended."""
+    from itertools import islice
+
+    with running_standin(TOKEN) as api, client(api.url) as c:
+        study = c.create_study(
+            {"name": "s", "description": "d", "external_study_url": "https://x.example/",
+             "completion_codes": [{"code": "C1", "code_type": "COMPLETED", "actions": []}],
+             "estimated_completion_time": 1, "reward": 10, "total_available_places": 150}
+        )  # fmt: skip
+        api.state.studies[study["id"]]["status"] = "ACTIVE"
+        made = {api.start(study["id"], f"{n:024x}") for n in range(130)}
+        read = [s["id"] for s in islice(c.submissions(study["id"]), 1000)]
+        assert sorted(read) == sorted(made)
+    # A list shorter than Prolific's own count is refused, not acted on in part.
+
+    def short(request):
+        if request.url.path.endswith("/counts/"):
+            return httpx.Response(200, json={"AWAITING REVIEW": 3, "TOTAL": 3})
+        return httpx.Response(200, json={"results": [{"id": "a"}, {"id": "b"}]})
+
+    with (
+        client("https://prolific.invalid/api/v1/", transport=httpx.MockTransport(short)) as c,
+        pytest.raises(UserError, match="listed 2 of the study's 3 submissions; nothing"),
+    ):
+        c.submissions("s1")
+
+
+def test_the_address_the_drafts_send_workers_to_is_the_one_serve_accepts(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific create --url` put the page's address on Prolific's drafts only: `serve`
+    (without --public-url) did not know it, so behind the https proxy every answer from a
+    worker the drafts sent was refused by the origin check, and `study crowd` showed
+    https://YOUR-SERVER/. An address the study cannot keep is refused before any call."""
+    from annotate.protocol import crowd
+    from annotate.web.page.serve import stored_public_url
+
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        url = args.index("--url") + 1
+        bad = CliRunner().invoke(app, [*args[:url], "https://annotate.example.org/?x=1",
+                                       *args[url + 1 :]])  # fmt: skip
+        assert "no ?query" in str(bad.exception)
+        assert not api.state.requests
+        made = CliRunner().invoke(app, args)
+        assert made.exit_code == 0, made.output
+        assert f"`annotate serve pilot` (reached at {args[url]}" in made.output
+    engine = workspace.engine
+    assert stored_public_url(engine, "pilot") == args[url] == "https://annotate.example.org/"
+    config = crowd.require_config(crowd.load_study(engine, "pilot"))
+    for study in api.state.studies.values():
+        assert study["external_study_url"].startswith(config.public_url)
+
+
+def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeypatch):
+    """`prolific pay` paid every worker's time on task, a worker whose submission the
+    researcher had rejected (`sync --reject`) too: the rejection withheld Prolific's reward,
+    and the bonus then paid the time anyway."""
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import gold, pid
+    from tests.unit.test_crowd_cli import Clock
+
+    engine, clock = workspace.engine, Clock()
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        study_a = crowd.require_config(crowd.load_study(engine, "pilot")).training_study_id
+        db = args[:2]
+        published = CliRunner().invoke(
+            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
+        )
+        assert published.exit_code == 0, published.output
+        for n in (1, 2):
+            session_id = api.start(study_a, pid(n))
+            ctx = crowd.load_study(engine, "pilot")
+            query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_a, "SESSION_ID": session_id}
+            arrival = crowd.enter_by_link(
+                engine, "pilot", crowd.parse_link(ctx, query), clock=clock
+            )
+            session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+            session.attach_window(arrival.visit_id)
+            while (item := session.next_item()) is not None:
+                session.submit(item, gold(engine, item))
+            leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+            api.complete(session_id, leave.code)
+        reason = "The answers came faster than the sentences can be read, for every item. " * 2
+        synced = CliRunner().invoke(
+            app, [*db, "prolific", "sync", "pilot", "--reject", "w02", "--reason", reason]
+        )
+        assert synced.exit_code == 0, synced.output
+        paid = CliRunner().invoke(
+            app, [*db, "prolific", "pay", "pilot", "--hourly-rate", "600", "--yes"]
+        )
+        assert paid.exit_code == 0, paid.output
+        assert "no bonus for the time of a rejected submission: w02" in paid.output
+        (payment,) = api.state.paid
+        assert [p for p, _ in payment["lines"]] == [pid(1)]
+
+
+def test_a_crowd_file_given_again_keeps_the_studies_prolific_create_made(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """The API recipe's crowd file has no study ids (`prolific create` stores them). Given
+    again with `study crowd --config` (a typo fixed in the consent text), it replaced the
+    stored settings, ids and all: the link then refused every worker Prolific sent."""
+    from annotate.protocol import crowd
+
+    engine = workspace.engine
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+    made = crowd.require_config(crowd.load_study(engine, "pilot"))
+    (tmp_path / "crowd.toml").write_text('platform = "prolific"\nconsent = "Fixed wording."\n')
+    again = CliRunner().invoke(
+        app, [*args[:2], "study", "crowd", "pilot", "--config", str(tmp_path / "crowd.toml")]
+    )
+    assert again.exit_code == 0, again.output
+    now = crowd.require_config(crowd.load_study(engine, "pilot"))
+    assert now.consent == "Fixed wording."
+    assert (now.training_study_id, now.test_study_id, now.public_url) == (
+        made.training_study_id, made.test_study_id, made.public_url,
+    )  # fmt: skip
+    assert set(now.accepted) == set(api.state.studies)

@@ -59,6 +59,8 @@ class BonusRun:
     """Payments whose answer was lost: counted as paid; check them on Prolific."""
     everyone: list[Owed] = field(default_factory=list)
     """Every Prolific worker with their time and base rewards (amount: owed this run)."""
+    rejected: list[str] = field(default_factory=list)
+    """Pseudonyms with a submission rejected (`sync --reject`): no bonus for that study."""
 
     @property
     def total(self) -> float:
@@ -77,6 +79,21 @@ def paid_so_far(engine: Engine, ctx: StudyContext) -> tuple[dict[str, float], li
         for name, amount in entry.detail.get("amounts", {}).items():
             paid[name] = round(paid[name] + float(amount), 2)
     return dict(paid), unsure
+
+
+def rejected_studies(engine: Engine, ctx: StudyContext) -> dict[str, set[str] | None]:
+    """Pseudonym -> the Prolific studies whose submission of theirs was rejected (asked for,
+    and not refused by Prolific); None: every study (a rejection that did not record its
+    study)."""
+    out: dict[str, set[str] | None] = {}
+    for entry in ledger.entries(engine, ctx, "reject"):
+        worker = entry.detail.get("worker")
+        if entry.state == ledger.FAILED or not worker:
+            continue
+        study = entry.detail.get("study")
+        known = out.get(worker, set())
+        out[worker] = None if study is None or known is None else {*known, str(study)}
+    return out
 
 
 def plan(
@@ -98,6 +115,16 @@ def plan(
         if platform_study in by_id and platform_study not in taken[name]:
             taken[name].append(platform_study)
     already, unsure = paid_so_far(engine, ctx)
+    rejected = rejected_studies(engine, ctx)
+
+    def counts(name: str, study: str | None) -> bool:
+        """A rejected submission earns no bonus: its time is not paid, nor its reward
+        (which Prolific did not pay either) taken off."""
+        if name not in rejected:
+            return True
+        studies = rejected[name]
+        return studies is not None and study not in studies
+
     owed_by_study: dict[str, list[Owed]] = defaultdict(list)
     everyone = []
     # `plan_pay` gives a line per worker and platform study; the bonus is over the worker's
@@ -105,12 +132,13 @@ def plan(
     seconds: dict[str, float] = defaultdict(float)
     workers: dict[str, pay.WorkerPay] = {}
     for line in times.workers:
-        seconds[line.annotator] += line.seconds
         workers.setdefault(line.annotator, line)
+        if counts(line.annotator, line.platform_study):
+            seconds[line.annotator] += line.seconds
     for w in workers.values():
-        studies = taken.get(w.annotator, [])
+        studies = [s for s in taken.get(w.annotator, []) if counts(w.annotator, s)]
         if not studies:
-            continue  # never came by a Prolific study of this annotate study
+            continue  # never came by a Prolific study of this annotate study, or rejected
         base = sum(by_id[s].reward_cents for s in studies) / 100
         amount = max(0.0, seconds[w.annotator] / 3600 * hourly_rate - base)
         if max_bonus is not None:
@@ -126,7 +154,7 @@ def plan(
         for r in rows
         if owed_by_study.get(r.prolific_id)
     ]
-    return BonusRun(batches, already, unsure, everyone)
+    return BonusRun(batches, already, unsure, everyone, sorted(rejected))
 
 
 def csv_lines(owed: list[Owed]) -> str:

@@ -12,7 +12,7 @@ it retries only when the request was certainly not acted on (429, or no connecti
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from annotate import install_hint
@@ -20,8 +20,6 @@ from annotate.errors import UserError
 
 DEFAULT_API = "https://api.prolific.com/api/v1/"
 ATTEMPTS = 5
-PAGE = 100
-"""Submissions read per request."""
 
 
 class ProlificError(UserError):
@@ -206,21 +204,20 @@ class Prolific:
         counts = self._call("GET", f"studies/{study_id}/submissions/counts/")
         return {str(k): int(v or 0) for k, v in counts.items()}
 
-    def submissions(self, study_id: str) -> Iterator[dict[str, Any]]:
-        """GET studies/{id}/submissions/ (api-reference/studies/get-study-submissions), every
-        page."""
-        offset = 0
-        while True:
-            page = self._call(
-                "GET",
-                f"studies/{study_id}/submissions/",
-                params={"limit": PAGE, "offset": offset},
+    def submissions(self, study_id: str) -> list[dict[str, Any]]:
+        """GET studies/{id}/submissions/ (api-reference/studies/get-study-submissions): the
+        whole list in one answer (the reference gives it no page parameters), each submission
+        once. Checked against Prolific's own count, read first: a list shorter than it would
+        leave submissions unreviewed and unpaid, so it is an error, not a partial sync."""
+        total = int(self.submission_counts(study_id).get("TOTAL", 0))
+        answer = self._call("GET", f"studies/{study_id}/submissions/")
+        listed = {str(sub["id"]): sub for sub in answer.get("results", [])}
+        if len(listed) < total:
+            raise ProlificError(
+                f"Prolific: GET studies/{study_id}/submissions/ listed {len(listed)} of the "
+                f"study's {total} submissions; nothing was done"
             )
-            results = list(page.get("results", []))
-            yield from results
-            if len(results) < PAGE:
-                return
-            offset += len(results)
+        return list(listed.values())
 
     # --- submissions (api-reference/submissions) --------------------------------------------
 

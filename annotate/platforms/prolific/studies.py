@@ -243,6 +243,9 @@ def create(
     config = prolific_config(ctx)
     if not re.match(r"^https?://[^/\s]+", page_url):
         raise UserError(f"--url {page_url[:60]!r}: give the page's address, https://HOST/")
+    # The drafts send workers to this address, so it is the study's public one (as `study
+    # crowd --url` stores it): `serve` accepts answers from it. Checked before any call.
+    validate_config({**config.model_dump(), "public_url": page_url}, f"--url {page_url[:60]!r}")
     if prolific_studies(engine, ctx):
         raise UserError(
             f"study {ctx.study.name!r} has its Prolific studies already "
@@ -299,6 +302,7 @@ def create(
     data = config.model_dump()
     data["training_study_id"] = made["training"][1]
     data["test_study_id"] = made["test"][1]
+    data["public_url"] = page_url
     crowd.set_config(engine, name, validate_config(data, f"study {name!r}"))
     with write_session(engine) as session:
         for role, (draft, prolific_id, status) in made.items():

@@ -212,7 +212,10 @@ def sync(
             if wanted is not None:
                 reason = check_reason(wanted)
                 key = f"reject:{sid}"
-                ledger.begin(engine, ctx, key, "reject", sid, {"worker": worker, "reason": reason})
+                ledger.begin(
+                    engine, ctx, key, "reject", sid,
+                    {"worker": worker, "reason": reason, "study": row.prolific_id},
+                )  # fmt: skip
                 with ledger.asking(engine, key):
                     client.transition_submission(
                         sid,
