@@ -416,6 +416,22 @@ def test_wsc_marks_the_span_s_own_words_not_a_neighbour(workspace, tmp_path: Pat
     assert marked(test_item.text, "span1_text") == [("m0", "Lund and Berg")]
 
 
+def test_a_multirc_revision_names_the_candidates_by_their_numbers(workspace, tmp_path: Path):
+    """The revise banner and notice say "1: True, 2: False", the numbers the page shows, not
+    the candidates' ids in the data."""
+    study = layout_study(workspace.engine, tmp_path, "multi_answer", training_items=0)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    item = c.get("/")
+    judged = {"j1": "1", "j2": "0", "j3": "1"}
+    c.post("/answer", data={"csrf": token, "ticket": ticket(item), **judged})
+    again = c.get("/revise")
+    assert "(it was: 1: True, 2: False, 3: True)" in again.text
+    changed = c.post("/answer", data={"csrf": token, "ticket": ticket(again), **judged, "j2": "1"})
+    assert "Previous answer changed to: 1: True, 2: True, 3: True" in changed.text
+
+
 def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
     workspace, tmp_path: Path
 ):
