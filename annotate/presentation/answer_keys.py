@@ -35,44 +35,62 @@ LINE_WIDTH = 76
 GAP = "   "
 
 
-def option_lines(options: list[LabelOption], show: Show = plain) -> Text:
+def option_lines(options: list[LabelOption], show: Show = plain, width: int = LINE_WIDTH) -> Text:
     """`1 Positive  2 Negative` on one line, or one option per line when the texts are long.
-    Short options that do not fit one line at 80 columns (CB's 7-point scale) go in columns
-    of one width, so the rows line up instead of wrapping wherever the line ends."""
+    Short options that do not fit one line of `width` (CB's 7-point scale at 80 columns) go
+    in columns of one width, so the rows line up instead of wrapping wherever the line ends."""
     parts = [show(o) for o in options]
     if any(len(o.text) > INLINE_LIMIT for o in options):
         return Text("\n").join(parts)
     line = Text(GAP).join(parts)
-    if line.cell_len <= LINE_WIDTH:
+    if line.cell_len <= width:
         return line
-    width = max(p.cell_len for p in parts)
-    per_row = max(1, (LINE_WIDTH + len(GAP)) // (width + len(GAP)))
+    column = max(p.cell_len for p in parts)
+    per_row = max(1, (width + len(GAP)) // (column + len(GAP)))
     rows = []
     for start in range(0, len(parts), per_row):
         row = parts[start : start + per_row]
         for part in row[:-1]:
-            part.append(" " * (width - part.cell_len))
+            part.append(" " * (column - part.cell_len))
         rows.append(Text(GAP).join(row))
     return Text("\n").join(rows)
 
 
-def answer_keys_text(spec: TaskSpec, show: Show = plain) -> Text:
-    """The answer keys of this task, each option drawn by `show`."""
+def fill(parts: list[Text], width: int) -> Text:
+    """`parts` on one line, or on as many as `width` needs, each line broken between parts
+    (never inside "Enter  choose it")."""
+    lines: list[Text] = []
+    for part in parts:
+        if lines and lines[-1].cell_len + len(GAP) + part.cell_len <= width:
+            lines[-1] = Text.assemble(lines[-1], GAP, part)
+        else:
+            lines.append(part)
+    return Text("\n").join(lines)
+
+
+def answer_keys_text(spec: TaskSpec, show: Show = plain, width: int = LINE_WIDTH) -> Text:
+    """The answer keys of this task, each option drawn by `show`, in lines of `width` (a
+    terminal narrower than 80 columns passes its own)."""
     if spec.kind == "multi_answer":
-        judge = Text("   ").join(show(o) for o in spec.answer_options())
-        return Text.assemble(
-            judge, "  the marked answer   ", key("↑↓"), " move   ", key("Enter"), " submit"
+        judge = Text(GAP).join(show(o) for o in spec.answer_options())
+        return fill(
+            [
+                Text.assemble(judge, "  the marked answer"),
+                Text.assemble(key("↑↓"), " move"),
+                Text.assemble(key("Enter"), " submit"),
+            ],
+            width,
         )
     if spec.kind == "entity_choice":
-        return Text.assemble(
-            key("1 2 3…"),
-            " name an entity by its number   ",
-            key("↑↓"),
-            " move   ",
-            key("Enter"),
-            " choose it",
+        return fill(
+            [
+                Text.assemble(key("1 2 3…"), " name an entity by its number"),
+                Text.assemble(key("↑↓"), " move"),
+                Text.assemble(key("Enter"), " choose it"),
+            ],
+            width,
         )
-    return option_lines(spec.answer_options(), show)
+    return option_lines(spec.answer_options(), show, width)
 
 
 def keys_text(spec: TaskSpec, come_back: str = COME_BACK) -> Text:

@@ -53,6 +53,36 @@ def token_span(text: str, index: int, n_tokens: int) -> tuple[int, int] | None:
     return tokens[index].start(), tokens[index + n_tokens - 1].end()
 
 
+_EDGE = re.compile(r"^\W+|(?:['’]s)?\W*$")
+
+
+def _word(token: str) -> str:
+    """A token as a span's text is compared with it: case, the punctuation around it and a
+    possessive 's aside ("Emma's" is "Emma", "it," is "it")."""
+    return _EDGE.sub("", token.casefold())
+
+
+def _words(text: str) -> list[str]:
+    return [_word(t) for t in text.split()]
+
+
+def matching_token_span(text: str, index: int, span_text: str) -> tuple[int, int] | None:
+    """Character span of the tokens that read `span_text`: those at token `index` when they
+    do, else the nearest tokens of the text that do (WSC's indices are off by one in a few
+    items: "use" for the pronoun "it"), else None: a noun phrase the text never spells out
+    ("Kamenev and Zinoviev" of "Lev Kamenev, … and Grigory Zinoviev") gets no highlight,
+    rather than a wrong one."""
+    wanted = _words(span_text)
+    if not wanted:
+        return token_span(text, index, 1)
+    words = _words(text)
+    n = len(wanted)
+    starts = [i for i in range(len(words) - n + 1) if words[i : i + n] == wanted]
+    if not starts:
+        return None
+    return token_span(text, min(starts, key=lambda i: (abs(i - index), i)), n)
+
+
 def highlight_span(h: HighlightSpec, fields: dict[str, Any]) -> tuple[int, int] | None:
     """Where highlight `h` falls in its field, or None when the offsets do not fit the text
     (bad data must not crash the screen: the text is then shown without the highlight)."""
@@ -61,8 +91,9 @@ def highlight_span(h: HighlightSpec, fields: dict[str, Any]) -> tuple[int, int] 
     if start is None:
         return None
     if h.unit == "token":
-        n_tokens = len(as_text(fields.get(h.text, "")).split()) if h.text else 1
-        return token_span(text, start, max(n_tokens, 1))
+        if h.text:
+            return matching_token_span(text, start, as_text(fields.get(h.text, "")))
+        return token_span(text, start, 1)
     end = _as_int(fields.get(h.end)) if h.end else None
     if end is None or not 0 <= start < end <= len(text):
         return None

@@ -62,7 +62,11 @@ def describe(spec: TaskSpec, value: Any) -> str:
     if spec.kind == "regression":
         return f"{float(value):g}"
     if spec.kind == "multi_answer":
-        return ", ".join(f"{k}: {spec.label_text(v)}" for k, v in value.items())
+        # By the candidates' numbers on the screen (1, 2, 3 …), not their ids in the data
+        # (803, 804 …): a judgement holds them in the item's order (validate_answer).
+        return ", ".join(
+            f"{n}: {spec.label_text(v)}" for n, v in enumerate(value.values(), start=1)
+        )
     if isinstance(value, list):
         return " / ".join(value)
     return str(value)

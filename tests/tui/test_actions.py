@@ -21,6 +21,7 @@ from tests.tui.support import (
     static_text,
     without_labels,
 )
+from tests.tui.task_data import MULTIRC_TEST
 
 RTE_TEST = without_labels(fx.SG_RTE)
 
@@ -202,6 +203,40 @@ class TestRevise:
             assert app.screen is current
         assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]
         assert revisions(workspace.engine) == []
+
+    async def test_a_multirc_judgement_is_told_by_the_candidates_numbers(self, workspace, tmp_path):
+        """The banner and the notice name MultiRC's candidates by their numbers on the
+        screen, not by their ids in the data (30, 31 …)."""
+        study = build_study(
+            workspace.engine,
+            tmp_path,
+            "superglue/multirc",
+            dev=fx.SG_MULTIRC,
+            test=MULTIRC_TEST,
+            overrides={**QUICK_TEST, "training_items": 0, "test_sample": "all"},
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            first = app.screen.item.fields["answers"]
+            await pilot.press(*["1", "2", "1"][: len(first)], "enter")
+            await pilot.pause()
+            await pilot.press("u")
+            revising = app.screen
+            assert isinstance(revising, ItemScreen) and revising.revising
+            banner = static_text(revising.query_one("#revise-banner", Static))
+            was = ", ".join(
+                f"{n}: {v}" for n, v in enumerate(["True", "False", "True"][: len(first)], 1)
+            )
+            assert f"it was: {was}" in banner, banner
+            assert not any(f"{a['idx']}:" in banner for a in first)
+            await pilot.press("2", "enter")
+            await pilot.pause()
+            notices = [n.message for n in app._notifications]
+            now = ", ".join(
+                f"{n}: {v}" for n, v in enumerate(["False", "False", "True"][: len(first)], 1)
+            )
+            assert f"Previous answer changed to: {now}" in notices, notices
 
 
 class TestClickAnswers:

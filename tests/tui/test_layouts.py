@@ -184,3 +184,58 @@ async def test_layout_renders_and_takes_its_answers(case: Case, workspace, tmp_p
                 await pilot.press("enter")
                 await pilot.pause()
         assert isinstance(app.screen, FinishedScreen)
+
+
+# WSC's token indices are off in a few of its items: the pronoun's index names the word before
+# it, or the noun phrase is not spelled out in the text at all. The highlight follows the
+# span's own text, nearest the index; a phrase the text never reads gets none.
+WSC_OFF = [
+    {
+        "text": "Nora put the key in a drawer . Some day she might want to use it , she thought.",
+        "target": {"span1_index": 6, "span1_text": "drawer", "span2_index": 14, "span2_text": "it"},
+        "label": False,
+        "idx": 0,
+    },
+    {
+        "text": "Pia Lund, the coach, and Omar Berg, who with the coach and Pia ran the club, "
+        "were asked to stay; she told them to.",
+        "target": {
+            "span1_index": 1,
+            "span1_text": "Lund and Berg",
+            "span2_index": 22,
+            "span2_text": "them",
+        },
+        "idx": 10,
+    },
+]
+
+
+async def test_wsc_highlights_the_span_s_own_words_not_a_neighbour(workspace, tmp_path):
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/wsc",
+        dev=WSC_OFF[:1],
+        test=WSC_OFF[1:],
+        overrides=ONE_TRAINING_ITEM,
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(pilot)
+        assert isinstance(app.screen, ItemScreen)
+        # The pronoun's index (14) names "use"; the pronoun is the "it" after it.
+        assert styled_spans(field_content(app.screen, "text")) == [
+            ("drawer", HIGHLIGHT_STYLES[0]),
+            ("it", HIGHLIGHT_STYLES[1]),
+        ]
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen)
+        # "Lund and Berg" is nowhere in the text: no highlight stands for it there (its own
+        # field still shows it, in its colour); the pronoun keeps its highlight.
+        assert styled_spans(field_content(app.screen, "text")) == [("them", HIGHLIGHT_STYLES[1])]
+        assert styled_spans(field_content(app.screen, "span1_text")) == [
+            ("Lund and Berg", HIGHLIGHT_STYLES[0])
+        ]

@@ -384,6 +384,54 @@ def test_every_builtin_and_a_custom_task_draws_its_fields_and_answers(tmp_path: 
             assert "What was the CAUSE of this?" in html
 
 
+def test_wsc_marks_the_span_s_own_words_not_a_neighbour(workspace, tmp_path: Path):
+    """A WSC index off by one marks the pronoun itself; a noun phrase the text never spells
+    out is marked in its own field only (the terminal's rule: tests/tui/test_layouts.py)."""
+    from tests.tui.support import build_study
+    from tests.tui.test_layouts import WSC_OFF
+
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/wsc",
+        dev=WSC_OFF[:1],
+        test=WSC_OFF[1:],
+        overrides={"training_items": 1, "gate_min_items": 1, "gate_threshold": 0.0},
+    )
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    marks = re.compile(r'<mark class="(m\d)">([^<]*)</mark>')
+
+    def marked(html: str, field: str) -> list[tuple[str, str]]:
+        block = html.split(f'id="field-{field}"', 1)[1].split('<div class="field"', 1)[0]
+        return marks.findall(block)
+
+    item = c.get("/")
+    assert marked(item.text, "text") == [("m0", "drawer"), ("m1", "it")]
+    c.post("/answer", data={"csrf": token, "ticket": ticket(item), "answer": "false"})
+    test_item = c.get("/screen?next=1")
+    assert screen(test_item) == "item"
+    assert marked(test_item.text, "text") == [("m1", "them")]
+    assert marked(test_item.text, "span1_text") == [("m0", "Lund and Berg")]
+
+
+def test_a_multirc_revision_names_the_candidates_by_their_numbers(workspace, tmp_path: Path):
+    """The revise banner and notice say "1: True, 2: False", the numbers the page shows, not
+    the candidates' ids in the data."""
+    study = layout_study(workspace.engine, tmp_path, "multi_answer", training_items=0)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    item = c.get("/")
+    judged = {"j1": "1", "j2": "0", "j3": "1"}
+    c.post("/answer", data={"csrf": token, "ticket": ticket(item), **judged})
+    again = c.get("/revise")
+    assert "(it was: 1: True, 2: False, 3: True)" in again.text
+    changed = c.post("/answer", data={"csrf": token, "ticket": ticket(again), **judged, "j2": "1"})
+    assert "Previous answer changed to: 1: True, 2: True, 3: True" in changed.text
+
+
 def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
     workspace, tmp_path: Path
 ):

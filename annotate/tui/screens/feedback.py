@@ -27,6 +27,7 @@ from annotate.tui.widgets.overflow import (
     show_pinned_cue,
     watch_overflow,
 )
+from annotate.tui.widgets.room import fit_blocks
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -91,11 +92,13 @@ class FeedbackScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        fit_blocks(self)
         panel = self.query_one("#feedback", VerticalScroll)
         panel.focus()
         watch_overflow(self, "#body, #pinned, #feedback", self._show_overflow)
 
     def on_resize(self) -> None:
+        fit_blocks(self)
         self.call_after_refresh(self._show_overflow)
 
     def _show_overflow(self, *_: object) -> None:

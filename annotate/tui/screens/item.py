@@ -32,6 +32,7 @@ from annotate.tui.widgets.answer_bar import AnswerBar
 from annotate.tui.widgets.choosers import CandidateJudgements, EntityChoice
 from annotate.tui.widgets.item_body import FIELD_CLASS, Block, build_item, item_blocks
 from annotate.tui.widgets.overflow import scroll_pinned, show_pinned_cue, watch_overflow
+from annotate.tui.widgets.room import fit_blocks
 from annotate.tui.widgets.status import StatusBar
 from annotate.tui.widgets.title import FittedHeader
 
@@ -119,6 +120,7 @@ class ItemScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        fit_blocks(self)
         self.query_one("#flag-note").display = False
         self._show_cue()
         focus = self.parts.chooser or self.query_one("#body")
@@ -126,6 +128,7 @@ class ItemScreen(Screen[None]):
         watch_overflow(self, "#body, #pinned", self._show_overflow)
 
     def on_resize(self) -> None:
+        fit_blocks(self)
         self.call_after_refresh(self._show_overflow)
 
     def _show_overflow(self, *_: object) -> None:
@@ -160,6 +163,7 @@ class ItemScreen(Screen[None]):
             if old_chooser is not None and self.parts.chooser is not None:
                 await old_chooser.remove()
                 await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
+                fit_blocks(self)
         # Now, not after the next refresh (the default): the new item's first frame is drawn
         # from its top, and no second pass of the message loop waits for it.
         body.scroll_home(animate=False, immediate=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widgets import Static
 
-from annotate.presentation.answer_keys import answer_keys_text, key
+from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text, key
 from annotate.specs import LabelOption, TaskSpec
 from annotate.terminal_text import SafeText as Text
 
@@ -19,5 +19,21 @@ def clickable(option: LabelOption) -> Text:
 
 
 class AnswerBar(Static):
+    """The keys in lines of 80 columns, or of the bar's own width when the terminal is
+    narrower: CB's columns then line up two by two instead of breaking inside "Leaning
+    true", and ReCoRD's hint breaks between its keys."""
+
     def __init__(self, spec: TaskSpec) -> None:
+        self.spec = spec
+        self.line_width = LINE_WIDTH
         super().__init__(answer_keys_text(spec, clickable), id="answer-bar")
+
+    def on_resize(self) -> None:
+        # After the layout under way: a new text set during it keeps the old text's height.
+        self.call_after_refresh(self._fit_width)
+
+    def _fit_width(self) -> None:
+        width = min(LINE_WIDTH, self.content_size.width)
+        if width > 0 and width != self.line_width:
+            self.line_width = width
+            self.update(answer_keys_text(self.spec, clickable, width))

@@ -1,0 +1,160 @@
+"""At 60x20 (a split pane, a small laptop window) the passage keeps rows to be read under a
+long list of candidates or entities, and every answer key's text is in view, whole."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+
+from annotate.tui.app import create_app
+from annotate.tui.screens.feedback import FeedbackScreen
+from annotate.tui.screens.item import ItemScreen
+from tests import fixtures as fx
+from tests.tui.support import build_study, screen_lines, screen_text, start
+from tests.tui.task_data import CB_DEV, CB_TEST, STSB_TEST, entity_spans
+
+SMALL = (60, 20)
+ONE_TRAINING_ITEM = {
+    "training_items": 1,
+    "gate_min_items": 1,
+    "gate_threshold": 0.0,
+    "test_sample": 1,
+    "annotators_per_item": 1,
+}
+ARTICLE = " ".join(
+    f"Councillor Rana Patel {n} spoke at the harbour meeting in Eastport about the new ferry."
+    for n in range(12)
+)
+NAMES = [
+    "Rana Patel",
+    "Eastport",
+    "Harbour Board",
+    "Lena Moss",
+    "Westfield",
+    "Coast Guard",
+    "Ivo Stark",
+    "Northgate",
+    "Ferry Union",
+    "Mia Toft",
+    "Southby",
+    "Port Office",
+    "Ada Quill",
+]
+ENTITY_TEXT = ARTICLE + " " + ", ".join(NAMES) + ".\n@highlight\nFerry plan debated"
+
+
+def record_rows(start_idx: int, label: bool) -> list[dict]:
+    row = {
+        "source": "Test",
+        "passage": {"text": ENTITY_TEXT, "entities": entity_spans(ENTITY_TEXT, NAMES)},
+        "qas": [{"query": "@placeholder asked the board to delay the vote.", "idx": start_idx}],
+        "idx": start_idx,
+    }
+    if label:
+        row["qas"][0]["answers"] = [{"start": 22, "end": 31, "text": "Rana Patel"}]
+    return [row]
+
+
+def multirc_rows(start_idx: int, label: bool) -> list[dict]:
+    answers = [
+        {"text": f"Candidate answer number {n}", "idx": 100 * start_idx + n} for n in range(10)
+    ]
+    if label:
+        for a in answers:
+            a["label"] = 1
+    question = {"question": "Who spoke at the meeting?", "idx": start_idx, "answers": answers}
+    return [
+        {
+            "idx": start_idx,
+            "version": 1.1,
+            "passage": {"text": ARTICLE, "questions": [question]},
+        }
+    ]
+
+
+def body_rows(app) -> int:
+    return app.screen.query_one("#body", VerticalScroll).size.height
+
+
+async def test_record_article_keeps_rows_above_thirteen_entities(workspace, tmp_path):
+    """ReCoRD: the article keeps at least four rows under the sentence and the entity list,
+    and the sentence with @placeholder stays whole in view."""
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/record",
+        dev=record_rows(1, True),
+        test=record_rows(2, False),
+        overrides=ONE_TRAINING_ITEM,
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        assert isinstance(app.screen, ItemScreen)
+        assert body_rows(app) >= 5  # the heading and four lines of the article
+        assert "asked the board to delay the vote." in screen_text(app)
+        assert "Councillor Rana Patel 0 spoke" in screen_text(app)
+
+
+async def test_multirc_paragraph_keeps_rows_above_ten_candidates(workspace, tmp_path):
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/multirc",
+        dev=multirc_rows(1, True),
+        test=multirc_rows(2, False),
+        overrides=ONE_TRAINING_ITEM,
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        assert isinstance(app.screen, ItemScreen)
+        assert body_rows(app) >= 5
+        await pilot.press(*["1"] * 10, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, FeedbackScreen)  # the feedback leaves it rows too
+        assert body_rows(app) >= 3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen)  # the test item's new list fits as well
+        assert body_rows(app) >= 5
+
+
+async def test_cb_scale_lines_up_in_the_width_it_has(workspace, tmp_path):
+    """CB's seven points in columns that fit 60 columns: no point broken over two lines, no
+    empty row under them."""
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/cb",
+        dev=CB_DEV,
+        test=CB_TEST,
+        overrides=ONE_TRAINING_ITEM,
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        await pilot.pause()
+        lines = screen_lines(app)
+        bar = lines[lines.index(next(line for line in lines if " 1  Definitely true" in line)) :]
+        shown = "\n".join(bar)
+        for point in ("Leaning true", "Probably false", "Definitely false", "Can't tell"):
+            assert point in shown, shown
+        keys = bar[: next(n for n, line in enumerate(bar) if "Flag / comment" in line)]
+        assert all(line.strip() for line in keys), shown
+
+
+async def test_stsb_anchors_are_all_in_view(workspace, tmp_path):
+    study = build_study(
+        workspace.engine,
+        tmp_path,
+        "glue/stsb",
+        dev=fx.STSB_DEV,
+        test=STSB_TEST,
+        overrides=ONE_TRAINING_ITEM,
+    )
+    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        shown = screen_text(app)
+        assert "Completely different" in shown
+        assert "5  Completely equivalent: they mean the same thing" in shown
