@@ -25,6 +25,15 @@ QUICK_TEST = {
 }
 """A study that starts in the test phase (no training: admitted by rule at once)."""
 
+ONE_TRAINING_ITEM = {
+    "training_items": 1,
+    "gate_min_items": 1,
+    "gate_threshold": 0.0,
+    "test_sample": 1,
+    "annotators_per_item": 1,
+}
+"""A study of one training item (any answer admits) and one test item, for one annotator."""
+
 
 def write_split(path: Path, rows: str | list[dict]) -> Path:
     if isinstance(rows, str):

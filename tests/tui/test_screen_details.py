@@ -20,6 +20,7 @@ from annotate.tui.widgets.title import fit_title
 from annotate.wording import count_of
 from tests import fixtures as fx
 from tests.tui.support import (
+    ONE_TRAINING_ITEM,
     QUICK_TEST,
     build_study,
     labels,
@@ -41,14 +42,6 @@ from tests.tui.task_data import (
     RECORD_TEST,
     STSB_TEST,
 )
-
-ONE_TRAINING_ITEM = {
-    "training_items": 1,
-    "gate_min_items": 1,
-    "gate_threshold": 0.0,
-    "test_sample": 1,
-    "annotators_per_item": 1,
-}
 
 
 def app_for(workspace, tmp_path, task: str, *, test, dev=None, overrides=QUICK_TEST, **names):

@@ -9,17 +9,10 @@ from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.item import ItemScreen
 from tests import fixtures as fx
-from tests.tui.support import build_study, screen_lines, screen_text, start
+from tests.tui.support import ONE_TRAINING_ITEM, build_study, screen_lines, screen_text, start
 from tests.tui.task_data import CB_DEV, CB_TEST, STSB_TEST, entity_spans
 
 SMALL = (60, 20)
-ONE_TRAINING_ITEM = {
-    "training_items": 1,
-    "gate_min_items": 1,
-    "gate_threshold": 0.0,
-    "test_sample": 1,
-    "annotators_per_item": 1,
-}
 ARTICLE = " ".join(
     f"Councillor Rana Patel {n} spoke at the harbour meeting in Eastport about the new ferry."
     for n in range(12)
@@ -71,6 +64,14 @@ def multirc_rows(start_idx: int, label: bool) -> list[dict]:
     ]
 
 
+def one_item_app(workspace, tmp_path, task: str, dev, test):
+    """ana's terminal app on a study of `task` with one training and one test item."""
+    study = build_study(
+        workspace.engine, tmp_path, task, dev=dev, test=test, overrides=ONE_TRAINING_ITEM
+    )
+    return create_app(workspace.engine, study, "ana", create_annotator=True)
+
+
 def body_rows(app) -> int:
     return app.screen.query_one("#body", VerticalScroll).size.height
 
@@ -78,15 +79,9 @@ def body_rows(app) -> int:
 async def test_record_article_keeps_rows_above_thirteen_entities(workspace, tmp_path):
     """ReCoRD: the article keeps at least four rows under the sentence and the entity list,
     and the sentence with @placeholder stays whole in view."""
-    study = build_study(
-        workspace.engine,
-        tmp_path,
-        "superglue/record",
-        dev=record_rows(1, True),
-        test=record_rows(2, False),
-        overrides=ONE_TRAINING_ITEM,
+    app = one_item_app(
+        workspace, tmp_path, "superglue/record", record_rows(1, True), record_rows(2, False)
     )
-    app = create_app(workspace.engine, study, "ana", create_annotator=True)
     async with app.run_test(size=SMALL) as pilot:
         await start(pilot)
         assert isinstance(app.screen, ItemScreen)
@@ -96,15 +91,9 @@ async def test_record_article_keeps_rows_above_thirteen_entities(workspace, tmp_
 
 
 async def test_multirc_paragraph_keeps_rows_above_ten_candidates(workspace, tmp_path):
-    study = build_study(
-        workspace.engine,
-        tmp_path,
-        "superglue/multirc",
-        dev=multirc_rows(1, True),
-        test=multirc_rows(2, False),
-        overrides=ONE_TRAINING_ITEM,
+    app = one_item_app(
+        workspace, tmp_path, "superglue/multirc", multirc_rows(1, True), multirc_rows(2, False)
     )
-    app = create_app(workspace.engine, study, "ana", create_annotator=True)
     async with app.run_test(size=SMALL) as pilot:
         await start(pilot)
         assert isinstance(app.screen, ItemScreen)
@@ -122,15 +111,7 @@ async def test_multirc_paragraph_keeps_rows_above_ten_candidates(workspace, tmp_
 async def test_cb_scale_lines_up_in_the_width_it_has(workspace, tmp_path):
     """CB's seven points in columns that fit 60 columns: no point broken over two lines, no
     empty row under them."""
-    study = build_study(
-        workspace.engine,
-        tmp_path,
-        "superglue/cb",
-        dev=CB_DEV,
-        test=CB_TEST,
-        overrides=ONE_TRAINING_ITEM,
-    )
-    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    app = one_item_app(workspace, tmp_path, "superglue/cb", CB_DEV, CB_TEST)
     async with app.run_test(size=SMALL) as pilot:
         await start(pilot)
         await pilot.pause()
@@ -144,15 +125,7 @@ async def test_cb_scale_lines_up_in_the_width_it_has(workspace, tmp_path):
 
 
 async def test_stsb_anchors_are_all_in_view(workspace, tmp_path):
-    study = build_study(
-        workspace.engine,
-        tmp_path,
-        "glue/stsb",
-        dev=fx.STSB_DEV,
-        test=STSB_TEST,
-        overrides=ONE_TRAINING_ITEM,
-    )
-    app = create_app(workspace.engine, study, "ana", create_annotator=True)
+    app = one_item_app(workspace, tmp_path, "glue/stsb", fx.STSB_DEV, STSB_TEST)
     async with app.run_test(size=SMALL) as pilot:
         await start(pilot)
         shown = screen_text(app)

@@ -57,7 +57,14 @@ from annotate.tui.screens.phases import (
     WaitingScreen,
 )
 from tests import fixtures as fx
-from tests.tui.support import QUICK_TEST, build_study, settle, wait_until, without_labels
+from tests.tui.support import (
+    ONE_TRAINING_ITEM,
+    QUICK_TEST,
+    build_study,
+    settle,
+    wait_until,
+    without_labels,
+)
 from tests.tui.task_data import (
     COPA_DEV,
     COPA_TEST,
@@ -80,14 +87,6 @@ MARKUP_ROW = {
     "idx": 0,
 }
 """A training item whose text Textual would mangle (or crash on) if it parsed markup."""
-
-ONE_TRAINING_ITEM = {
-    "training_items": 1,
-    "gate_min_items": 1,
-    "gate_threshold": 0.0,
-    "test_sample": 1,
-    "annotators_per_item": 1,
-}
 
 
 class FrozenClock:
