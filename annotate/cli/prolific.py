@@ -255,6 +255,13 @@ def pay_command(
     currency: str = typer.Option("GBP", "--currency", help="Your workspace's currency (printed)"),
     max_bonus: float = typer.Option(None, "--max-bonus", help="Pay no worker more than this"),
     yes: bool = typer.Option(False, "--yes", help="Pay the bonuses set up (without: show them)"),
+    not_paid: list[str] = typer.Option(
+        [],
+        "--not-paid",
+        help="After a run that lost Prolific's answer: you checked on Prolific that this "
+        "payment (the id the warning names) was not made, so pay it (Prolific pays it again "
+        "if it was; repeatable)",
+    ),
     api_url: str = API_URL,
 ) -> None:
     """Bonuses through Prolific's bulk-bonus API: time on task at the rate, less the base
@@ -263,11 +270,14 @@ def pay_command(
     from annotate.platforms.prolific import bonus
 
     engine, study_ctx = _study(ctx, study)
+    if not_paid:
+        bonus.not_paid(engine, study_ctx, not_paid)
     run = bonus.plan(engine, study_ctx, hourly_rate, max_bonus=max_bonus)
     for key in run.unsure:
         warn(
             f"warning: payment {key} was asked for but its answer was lost: check it on "
-            "Prolific; annotate counts it as paid and will not pay it again"
+            "Prolific; annotate counts it as paid and will not pay it again (if Prolific did "
+            f"not pay it, run pay again with --not-paid {key})"
         )
     if run.already:
         paid = sum(run.already.values())

@@ -249,9 +249,25 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert "refused POST bulk-bonus-payments/" in said and not api.state.paid
         (refused,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "bonus_pay")
         assert refused.state == ledger.FAILED
+        # A payment whose answer was lost (a 502) may have been made: counted as paid, never
+        # asked again, until the researcher says they checked on Prolific it was not.
+        api.state.faults.append(("POST", "bulk-bonus-payments/", 502))
+        said = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes", code=1)
+        assert "may have been acted on" in said and not api.state.paid
+        (lost,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "bonus_pay")
+        assert lost.state == ledger.PENDING
         shown = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert f"--not-paid {lost.target}" in shown and "no bonus left" in shown
+        assert not api.state.paid
+        said = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--not-paid", "b0", code=1)
+        assert f"b0 is not a payment whose answer was lost (those are: {lost.target})" in said
+        shown = run(
+            "prolific", "pay", "pilot", "--hourly-rate", "60", "--yes", "--not-paid", lost.target
+        )
         assert len(api.state.paid) == 1 and "paid" in shown and "lost" not in shown
         assert len(api.state.of("POST", "submissions/bonus-payments/")) == 1  # set up once
+        again = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes")
+        assert "no bonus left to pay" in again and len(api.state.paid) == 1
         # The datasheet's pay of record: what Prolific was asked to pay, per worker.
         with sqlite3.connect(engine.url.database) as conn:
             recorded = dict(

@@ -5,7 +5,8 @@ the base rewards of the Prolific studies they took, less what the ledger says wa
 before. It is set up on the Prolific study the worker took first (every bonus must name a
 study the participant took part in): set up, shown with Prolific's total, then paid on
 confirmation. The pay call is not idempotent, so its request key is stored before it: a key
-left pending by a crash counts as paid, and is shown, never paid again.
+left pending by a crash counts as paid, and is shown, never paid again, until the researcher
+says they checked on Prolific that it was not paid (`not_paid`).
 """
 
 from __future__ import annotations
@@ -79,6 +80,25 @@ def paid_so_far(engine: Engine, ctx: StudyContext) -> tuple[dict[str, float], li
         for name, amount in entry.detail.get("amounts", {}).items():
             paid[name] = round(paid[name] + float(amount), 2)
     return dict(paid), unsure
+
+
+def not_paid(engine: Engine, ctx: StudyContext, bulk_ids: list[str]) -> None:
+    """The researcher checked on Prolific that these payments, whose answer was lost, were
+    not made: their bonuses are owed again, and the next run pays them, on the same set-up.
+    Their word is the only guard: Prolific's pay call is not idempotent, and pays a set-up
+    again if it paid it before. Every id must be such a payment; none is marked unless all
+    are."""
+    pending = {e.target: e for e in ledger.entries(engine, ctx, "bonus_pay")}
+    unsure = sorted(t for t, e in pending.items() if e.state == ledger.PENDING)
+    for bulk_id in bulk_ids:
+        if bulk_id not in unsure:
+            raise UserError(
+                f"{bulk_id} is not a payment whose answer was lost "
+                f"({'those are: ' + ', '.join(unsure) if unsure else 'there is none'}); "
+                "nothing marked"
+            )
+    for bulk_id in bulk_ids:
+        ledger.finish(engine, pending[bulk_id].key, {"checked": "not paid"}, state=ledger.FAILED)
 
 
 def rejected_studies(engine: Engine, ctx: StudyContext) -> dict[str, set[str] | None]:
