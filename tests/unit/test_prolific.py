@@ -563,3 +563,16 @@ def test_a_crowd_file_given_again_keeps_the_studies_prolific_create_made(
         made.training_study_id, made.test_study_id, made.public_url,
     )  # fmt: skip
     assert set(now.accepted) == set(api.state.studies)
+
+
+def test_a_token_prolific_does_not_take_is_named_as_the_setting_to_mend(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """Prolific answers 401 to a wrong or revoked token: the error says which setting holds
+    it (never the token itself), and nothing is drafted."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", "revoked-" + TOKEN)
+        refused = CliRunner().invoke(app, args)
+        said = str(refused.exception)
+        assert "(401)" in said and "ANNOTATE_PROLIFIC_TOKEN is wrong or no longer valid" in said
+        assert "revoked-" not in said and not api.state.studies

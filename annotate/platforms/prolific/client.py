@@ -148,8 +148,14 @@ class Prolific:
                     f"Prolific: {what}: {status}; it may have been acted on", status=status
                 )
             if status >= 400:
+                hint = ""
+                if status == 401:  # the one refusal whose cause is the user's setting
+                    hint = (
+                        "; the token in ANNOTATE_PROLIFIC_TOKEN is wrong or no longer valid "
+                        "(Prolific: Settings, API tokens)"
+                    )
                 raise ProlificError(
-                    f"Prolific refused {what} ({status}): {_detail(response)}",
+                    f"Prolific refused {what} ({status}): {_detail(response)}{hint}",
                     status=status,
                     refused=True,
                 )
