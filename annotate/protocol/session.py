@@ -189,6 +189,14 @@ class Phase(StrEnum):
     REJECTED = "rejected"
     DONE = "done"  # admitted, and no test item is left for this annotator
 
+    @property
+    def awaits_researcher(self) -> bool:
+        """Whether a researcher's gate decision can still move the annotator on from here: the
+        gate has not decided (waiting), or it refused them and an admission by hand may follow
+        (`annotate gate --admit`, the console's `a`). The screens of these phases check again
+        by themselves, so the decision reaches an annotator who left the window open."""
+        return self in (Phase.WAITING, Phase.REJECTED)
+
 
 @dataclass(frozen=True)
 class Progress:

@@ -101,7 +101,7 @@ class LabelApp(SafeCrash, App[None]):
         elif progress.phase is Phase.REJECTED:  # nothing to start: say so first, not "start"
             from annotate.tui.screens.phases import RejectedScreen
 
-            self.push_screen(RejectedScreen(progress))
+            self.push_screen(RejectedScreen(progress, self.poll_seconds))
             return
         if progress.stream_done == 0 and self.session.study_complete():
             from annotate.tui.screens.phases import StudyCompleteScreen
@@ -281,7 +281,7 @@ class LabelApp(SafeCrash, App[None]):
         elif progress.phase in (Phase.WAITING, Phase.TRAINING):
             screen = WaitingScreen(progress, self.poll_seconds)
         elif progress.phase is Phase.REJECTED:
-            screen = RejectedScreen(progress)
+            screen = RejectedScreen(progress, self.poll_seconds)
         elif progress.paused:
             screen = PausedScreen(progress)
         elif (held := self.session.held_elsewhere()) is not None:
@@ -314,6 +314,14 @@ class LabelApp(SafeCrash, App[None]):
         with self._polling():
             if self.session.phase() is not Phase.WAITING:
                 await self._show_next()
+
+    async def on_rejected_screen_recheck(self, message) -> None:
+        """Still refused, the screen stays; admitted by hand since, the test items come. Only
+        read: the thank-you screen is not time on task."""
+        if self._is_current(message):
+            with self._polling():
+                if self.session.phase() is not Phase.REJECTED:
+                    await self._show_next()
 
     async def on_held_screen_recheck(self, message) -> None:
         """Ask for an item again; while the store is away the screen just asks again later."""

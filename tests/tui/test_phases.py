@@ -247,6 +247,25 @@ class TestGate:
                 assert app.screen.item.phase == "test"
                 assert "Test 0/3" in screen_text(app)
 
+    async def test_a_refusal_overturned_by_hand_reaches_the_thank_you_screen(
+        self, workspace, tmp_path
+    ):
+        """Closing the median gate turns ana away; the researcher admits her by hand after
+        all, and the screen she left open moves on to the test items by itself."""
+        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        app.poll_seconds = 0.05
+        ctx = load_study(workspace.engine, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                await pilot.press("1", "enter")
+            gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+            await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
+            gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
+            assert app.screen.item.phase == "test"
+
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
         study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)

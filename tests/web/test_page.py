@@ -474,6 +474,28 @@ def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_pat
     assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
 
 
+def test_a_refusal_overturned_by_hand_reaches_the_open_page(workspace, tmp_path: Path):
+    """Turned away at the gate, then admitted by hand: the thank-you page polls quietly (204
+    while still refused) and shows the first test item once the admission is recorded."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    add_annotator(workspace.engine, "ana")
+    ctx = load_study(workspace.engine, study)
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+    gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+    refused = c.get("/screen?next=1")
+    assert screen(refused) == "rejected" and 'hx-get="/screen?waiting=rejected"' in refused.text
+    poll = {"headers": {"HX-Request": "true"}}
+    assert c.get("/screen?waiting=rejected", **poll).status_code == 204
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+    moved = c.get("/screen?waiting=rejected", **poll)
+    assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
+
+
 def test_the_held_screen_polls_quietly_until_its_figures_change(workspace, tmp_path: Path):
     """An item on another's screen: the poll answers 204 while the wait is as shown, and the
     screen anew once the figures moved (here: the hold given back, an item)."""

@@ -133,6 +133,23 @@ class StudyCompleteScreen(MessageScreen):
 
 
 class RejectedScreen(MessageScreen):
+    """The gate refused the annotator. A researcher may still admit them by hand
+    (Phase.awaits_researcher): the screen checks quietly, and moves on to the test items if so."""
+
+    class Recheck(ScreenMessage):
+        """Time to ask the engine again whether the annotator is still refused."""
+
+    def __init__(self, progress: Progress, poll_seconds: float) -> None:
+        super().__init__(progress)
+        self.poll_seconds = poll_seconds
+
+    def on_mount(self) -> None:
+        if self.progress.phase.awaits_researcher:
+            self.set_interval(self.poll_seconds, self.action_recheck)
+
+    def action_recheck(self) -> None:
+        self.post_message(self.Recheck(self))
+
     def title_text(self) -> str:
         return "Thank you for your work"
 

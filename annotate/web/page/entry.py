@@ -66,6 +66,15 @@ async def index(request: Request) -> Response:
     return render(request, shown)
 
 
+def still_shown(shown: str | None, phase: Phase) -> bool:
+    """Whether the poll of a screen that waits on the researcher's gate decision (`shown`: the
+    phase it shows, "1" for the waiting screen) finds the annotator still there; the engine
+    says which phases such a decision can move on (Phase.awaits_researcher)."""
+    if not shown or not phase.awaits_researcher:
+        return False
+    return phase is Phase.WAITING if shown == "1" else phase.value == shown
+
+
 @guarded
 async def screen(request: Request) -> Response:
     """The current screen (htmx: the waiting screen's poll, "continue" after feedback)."""
@@ -81,7 +90,7 @@ async def screen(request: Request) -> Response:
             return signin_screen(page)
         if request.query_params.get("next"):
             request.session.pop("fb", None)  # the feedback has been read: move on
-        if request.query_params.get("waiting") and session.phase() is Phase.WAITING:
+        if still_shown(request.query_params.get("waiting"), session.phase()):
             return None  # nothing new: the poll leaves the screen as it is
         try:
             shown = index_screen(page, request, session)
