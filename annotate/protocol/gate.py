@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.protocol import standing
+from annotate.protocol.assignment import release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
 from annotate.store.engine import write_session
 from annotate.store.models import (
@@ -554,6 +555,11 @@ def decide_manually(
         me = next((t for t in everyone if t.annotator_id == annotator.id), None)
         values = _decision(ctx, me, annotator.id, admit, None, everyone, decided_by, reason.strip())
         decision = _record(session, values)
+        if not admit:
+            # The item on their screen can take no answer of theirs now (NOT_ADMITTED): give
+            # it back with the refusal, or it waits for its lease to run out (lease_minutes)
+            # before anyone else may label it.
+            release_leases(session.connection(), ctx, annotator.id)
         session.flush()
         return _as_decision(decision, name)
 

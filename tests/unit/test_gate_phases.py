@@ -88,3 +88,26 @@ def test_a_threshold_decision_stores_only_what_judged_it(workspace, tmp_path: Pa
             expected[d.annotator_id] = (len(right) / 2, len(right) / 2 >= 0.5)
     assert {d.annotator_id: (d.score, d.admitted) for d in made} == expected
     assert all(d.n_items == 2 and d.threshold == 0.5 for d in made)
+
+
+def test_refusing_by_hand_gives_back_the_item_on_their_screen(workspace, tmp_path: Path):
+    """ana is refused while a test item is on her screen: she can no longer answer it, so it
+    goes to the next annotator at once, not after her lease runs out (30 minutes), and the
+    study can finish."""
+    ctx = rte_study(
+        workspace.engine, tmp_path, train=1, test=1, gate_threshold=0.0, annotators_per_item=1
+    )
+    ana, bo = (
+        AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        for name in ("ana", "bo")
+    )
+    for session in (ana, bo):
+        session.submit(session.next_item(), "entailment")  # trained: admitted by the rule
+    held = ana.next_item()
+    assert held is not None and held.phase == "test"
+    assert bo.next_item() is None  # on ana's screen
+    gate.decide_manually(workspace.engine, ctx, "ana", admit=False, reason="copied answers")
+    given = bo.next_item()
+    assert given is not None and given.item_id == held.item_id
+    bo.submit(given, "entailment")
+    assert bo.study_complete()
