@@ -58,3 +58,15 @@ def test_imported_labels_without_times_have_none(cli, workspace, db_url, tmp_pat
     assert all(a["total_minutes"] is None for a in times["annotators"])
     assert all(a["seconds_per_item"] is None for a in data["annotators"])
     assert cli("status", "imp").code == 0
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_benchmark_row_of_an_untimed_study(cli, workspace, tmp_path: Path, fmt: str):
+    """The benchmark's datasheet overview says "–" for a task whose labels carry no times: its
+    total minutes were formatted as a number and the table, Markdown and HTML stopped."""
+    _untimed_study(workspace.engine, tmp_path)
+    result = cli("report", "--benchmark", "superglue", "--bootstrap", "0", "--format", fmt)
+    assert result.code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "superglue/rte" in text
+    assert "0.0" not in [cell.strip() for cell in text.split("|")]

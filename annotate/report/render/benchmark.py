@@ -121,7 +121,7 @@ def datasheet_overview(r: BenchmarkReport) -> Section:
                 "–"
                 if time.median_minutes_per_annotator is None
                 else f"{time.median_minutes_per_annotator:.1f}",
-                f"{time.total_minutes:.1f}",
+                "–" if time.total_minutes is None else f"{time.total_minutes:.1f}",
                 "–" if d.cost is None else f"{d.cost.estimated_cost:.2f}",
                 f"{d.ties['n_tied']} ({d.ties['rule']})",
                 str(len(d.flagged)),
