@@ -68,6 +68,7 @@ from annotate.scoring.metrics import Scorer, task_score
 from annotate.scoring.model_sources import read_models
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
+    HEADLINE_DRAWS,
     count_answers_scored,
     count_scored,
     gold_available,
@@ -175,7 +176,7 @@ def _build_report(
     collapsed: list[str] = []
     if has_gold:
         raw_scores, raw_total = score_with_intervals(
-            scorer, metrics, bootstrap, seed, "scores", shared, collapsed
+            scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, shared, collapsed
         )
         scores = {m: Estimate.of(e) for m, e in raw_scores.items()}
         total = Estimate.of(raw_total)

@@ -112,6 +112,11 @@ def _collapsed(low: float | None, high: float | None) -> bool:
     return low is not None and high is not None and low >= high
 
 
+HEADLINE_DRAWS = "scores"
+"""The purpose (`rng_for`) of the headline score's bootstrap draws, which the aggregation
+models' intervals share: the same score is quoted with the same interval everywhere."""
+
+
 def score_with_intervals(
     scorer: Scorer,
     metrics: list[str],

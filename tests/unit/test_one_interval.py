@@ -196,3 +196,20 @@ def test_a_correlation_whose_resamples_are_all_alike_quotes_the_score_interval()
     assert head.method.startswith(SCORE_METHOD)
     assert (head.low, head.high) == pytest.approx((2 * share_low - 1, 1.0))
     assert (report.scores["mcc"].ci_low, report.scores["mcc"].ci_high) == (head.low, head.high)
+
+
+def test_the_majority_row_of_the_models_quotes_the_headlines_interval(cli, workspace, tmp_path):
+    """The model-aggregation table's majority vote is the headline's score: its bootstrap is
+    the headline's draws, so the same score has the same interval on both lines (the models'
+    rows share those draws and differ from it by their answers only)."""
+    from annotate.simulate import simulate
+
+    rte_study(workspace.engine, tmp_path, name="sim", test=40, annotators_per_item=5)
+    simulate(workspace.engine, "sim", 5, 0.75, seed=3)
+    report = cli("report", "sim", "--format", "json", "--bootstrap", "300").json()
+    majority = next(
+        e for e in report["model_aggregation"]["estimators"] if e["method"] == "majority"
+    )
+    assert majority["task_score"] == report["task_score"]
+    assert majority["scores"] == report["scores"]
+    assert report["task_score"]["ci_low"] < report["task_score"]["ci_high"]

@@ -26,7 +26,7 @@ from annotate.report.aggregation import estimators
 from annotate.report.aggregation.majority import NO_LABELS
 from annotate.scoring.intervals import rng_for, weight_chunks
 from annotate.scoring.metrics import Scorer, task_score
-from annotate.scoring.scorers import scorer_for
+from annotate.scoring.scorers import HEADLINE_DRAWS, scorer_for
 
 REFIT_REPLICATES = 200
 """Replicates refitted (the first of the report's draws): enough for a variance ratio."""
@@ -37,8 +37,10 @@ bench.bench_refit` (MNLI, 50 annotators, 5 labels per item, 1000 replicates, a s
 report, imports aside), growing with the labels; at 20,000 it would make the report 6–8
 times slower (7–14 s more), so from 2,501 labels the fit is held fixed and the report costs
 what it did."""
-PURPOSE = "model-aggregation"
-"""The draws every aggregation's interval uses (`latent._score`)."""
+PURPOSE = HEADLINE_DRAWS
+"""The draws every aggregation's interval uses (`latent._score`): the headline's own, so the
+majority-vote row quotes the headline's interval and every method's differs from it by its
+answers only."""
 
 
 def refits(n_labels: int, bootstrap: int) -> bool:
