@@ -861,3 +861,36 @@ def test_the_console_annotator_chart_promises_no_interval_it_does_not_draw(works
     charts = report_charts(study_report(workspace.engine, "ax-small", bootstrap=0))
     assert all(p.low is None for p in charts.annotators)
     assert annotators_title(charts) == "Each annotator's task score (no interval drawn)"
+
+
+def test_the_benchmark_row_shows_the_diagnostic_sets_apart_from_the_average(cli, workspace):
+    """SuperGLUE's published row gives AX-b and AX-g beside the average, not in it: an AX-g
+    study's scores are shown, marked apart, in every rendering, and the average is the scored
+    tasks' alone."""
+    NE = "not_entailment"
+    add_study(
+        workspace.engine,
+        "rte",
+        "superglue/rte",
+        [{"source_id": "0", "gold": E}, {"source_id": "1", "gold": NE}],
+        {"0": [E, E, E], "1": [E, E, NE]},
+    )
+    items = [
+        {"source_id": str(i), "gold": g, "fields": {"pair_id": 551646 + 2 * i, "hypothesis": h}}
+        for i, (g, h) in enumerate([(E, "h0"), (E, "h0"), (NE, "h1"), (NE, "h1")])
+    ]
+    labels = {"0": [E] * 3, "1": [E] * 3, "2": [NE] * 3, "3": [E, E, NE]}
+    add_study(workspace.engine, "axg", "superglue/axg", items, labels)
+    args = ("report", "--benchmark", "superglue", "--bootstrap", "0")
+    row = cli(*args, "--format", "json").json()
+    assert [t["task"] for t in row["tasks"]] == ["superglue/rte"]
+    (axg,) = row["diagnostics"]
+    assert (axg["task"], axg["study"]) == ("superglue/axg", "axg")
+    # Pair 2/3 answered apart (item 3's majority is entailment, its gold not).
+    assert axg["scores"]["gender_parity"]["value"] == pytest.approx(0.5)
+    assert axg["scores"]["accuracy"]["value"] == pytest.approx(0.75)
+    assert row["average"]["value"] == pytest.approx(0.5)  # RTE's alone
+    table = " ".join(cli(*args).stdout.split())
+    assert "superglue/axg (apart)" in table and "superglue/axb (no study)" in table
+    for fmt in ("markdown", "html", "latex"):
+        assert "axg" in cli(*args, "--format", fmt).stdout.lower(), fmt

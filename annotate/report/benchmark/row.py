@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine
@@ -69,10 +70,17 @@ def benchmark_report(
             raise UserError(
                 f"--model {folder}: with --benchmark, give a folder of submission files"
             )
-    choice = choose_studies(engine, benchmark, studies).require()
-    chosen = choice.chosen
     components = benchmark_tasks(benchmark)
     names = [t.name for t in components]
+    diagnostic = [
+        t for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
+    ]
+    # One choice over the scored tasks and the diagnostic sets, so --study may name either; a
+    # scored task with several studies is refused, a diagnostic set's is left out with a note.
+    choice = choose_studies(engine, benchmark, studies, tasks=names + [t.name for t in diagnostic])
+    if any(task in names for task in choice.ambiguous):
+        choice.require()
+    chosen = choice.chosen
     bootstrap = max(0, int(bootstrap))
     rows: list[BenchmarkTaskRow] = []
     human_reps: dict[str, np.ndarray] = {}
@@ -80,13 +88,12 @@ def benchmark_report(
     model_reps: dict[str, dict[str, np.ndarray]] = {}
     notes: list[str] = []
     seeds: list[int] = []
-    for spec in components:
-        study = chosen.get(spec.name)
-        if study is None:
-            continue
+
+    def task_row(spec: specs.TaskSpec, study: str) -> tuple[BenchmarkTaskRow, Any, list, int]:
+        """The task's row from its study's report; the study's data, the models read for it
+        and its seed."""
         data = load_study_data(engine, study)
         task_seed = data.protocol.seed if seed is None else seed
-        seeds.append(task_seed)
         models = []
         for folder in model_dirs:
             path = _model_file(Path(folder), spec)
@@ -95,7 +102,7 @@ def benchmark_report(
                 models.append(dataclasses.replace(pred, name=Path(folder).name or str(folder)))
         report = build_report(data, bootstrap=bootstrap, seed=task_seed, models=models)
         report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
-        notes += [f"{spec.name}: {n}" for n in report.notes]
+        notes.extend(f"{spec.name}: {n}" for n in report.notes)
         row = BenchmarkTaskRow.model_construct(
             task=spec.name,
             title=spec.title,
@@ -110,8 +117,16 @@ def benchmark_report(
             summary=report.summary,
             interval=report.headline_interval,
         )
+        return row, data, models, task_seed
+
+    for spec in components:
+        study = chosen.get(spec.name)
+        if study is None:
+            continue
+        row, data, models, task_seed = task_row(spec, study)
+        seeds.append(task_seed)
         rows.append(row)
-        if report.task_score.value is None:
+        if row.task_score.value is None:
             continue
         coded, final = final_aggregate(data)
         purpose = f"benchmark/{spec.name}"
@@ -154,15 +169,22 @@ def benchmark_report(
                 partial=len(m_avg.group_scores) < len(m_avg.groups),
             )
         )
-    diagnostic = [
-        t.name for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
-    ]
+    diagnostic_rows = []
+    for spec in diagnostic:
+        if spec.name in chosen:
+            diagnostic_rows.append(task_row(spec, chosen[spec.name])[0])
+        elif spec.name in choice.ambiguous:
+            notes.append(
+                f"{spec.name} has {len(choice.ambiguous[spec.name])} studies "
+                f"({', '.join(choice.ambiguous[spec.name])}): choose one with --study to show it"
+            )
     report = BenchmarkReport.model_construct(
         benchmark=benchmark,
         summary="",
         tasks=rows,
         missing=missing,
-        excluded_tasks=diagnostic,
+        excluded_tasks=[t.name for t in diagnostic],
+        diagnostics=diagnostic_rows,
         average=estimate,
         partial=bool(missing),
         n_groups=len(average.groups),

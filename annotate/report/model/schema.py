@@ -991,6 +991,9 @@ class BenchmarkReport(ReportModel):
     """Task groups of the benchmark without a study (or without a score)."""
     excluded_tasks: list[str]
     """Diagnostic sets, scored apart from the average by the leaderboard's rule."""
+    diagnostics: list[BenchmarkTaskRow] = Field(default_factory=list)
+    """The rows of the diagnostic sets that have a study (AX-b, AX-g; GLUE's AX), as the
+    tasks' rows: shown beside the average, never in it."""
     average: Estimate
     """The leaderboard average over the covered groups, with a bootstrap interval (items
     resampled within each task, independently across tasks)."""

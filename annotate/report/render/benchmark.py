@@ -24,19 +24,19 @@ def _metric_cell(scores: dict, metrics: list[str], quoted: HeadlineInterval | No
 def benchmark_sections(r: BenchmarkReport) -> list[Section]:
     models = [m.name for m in r.models]
     headers = ["Task", "Study", "n", "Metrics (x100)", "Task score", "95% CI", *models]
-    rows = []
-    for t in r.tasks:
-        rows.append(
-            [
-                t.task,
-                t.study,
-                str(t.n_items),
-                _metric_cell(t.scores, t.metrics, t.interval),
-                pct(t.task_score.value),
-                interval(*quoted_bounds(t.task_score, t.interval)),
-                *(pct(t.models[m].value) if m in t.models else "–" for m in models),
-            ]
-        )
+
+    def task_line(t, name: str) -> list[str]:
+        return [
+            name,
+            t.study,
+            str(t.n_items),
+            _metric_cell(t.scores, t.metrics, t.interval),
+            pct(t.task_score.value),
+            interval(*quoted_bounds(t.task_score, t.interval)),
+            *(pct(t.models[m].value) if m in t.models else "–" for m in models),
+        ]
+
+    rows = [task_line(t, t.task) for t in r.tasks]
     a = r.average
     label = (
         f"Average ({r.n_groups_covered} of {r.n_groups} tasks{', partial' if r.partial else ''})"
@@ -52,6 +52,7 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
             *(pct(m.average.value) for m in r.models),
         ]
     )
+    rows += [task_line(t, f"{t.task} (apart)") for t in r.diagnostics]
     out: list[Section] = [(f"Human row: {r.benchmark} (measured)", headers, rows)]
     if r.models:
         out.append(
@@ -75,7 +76,7 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
             ["", ""],
             [
                 ["Missing tasks", ", ".join(r.missing) or "none"],
-                ["Scored apart (not in the average)", ", ".join(r.excluded_tasks)],
+                ["Scored apart (not in the average)", _apart(r)],
                 [
                     "Bootstrap",
                     f"{r.bootstrap.replicates} replicates; {r.bootstrap.method}"
@@ -103,10 +104,20 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
     return out
 
 
+def _apart(r: BenchmarkReport) -> str:
+    """The diagnostic sets, each with its study or none."""
+    shown = {t.task: t.study for t in r.diagnostics}
+    return ", ".join(
+        f"{task} (study {shown[task]})" if task in shown else f"{task} (no study)"
+        for task in r.excluded_tasks
+    )
+
+
 def datasheet_overview(r: BenchmarkReport) -> Section:
-    """One line per task: the datasheet's attrition, time on task and ties."""
+    """One line per task (the diagnostic sets' too): the datasheet's attrition, time on task
+    and ties."""
     rows = []
-    for t in r.tasks:
+    for t in [*r.tasks, *r.diagnostics]:
         d: Datasheet | None = t.datasheet
         if d is None:
             continue

@@ -121,7 +121,7 @@ def benchmark_html(r: BenchmarkReport) -> str:
         body.append(_table(title, headers, rows))
     if r.published is not None:
         body.append(f'<p class="published">{_e(r.published.note)}</p>')
-    for t in r.tasks:
+    for t in [*r.tasks, *r.diagnostics]:
         body.append(f"<h2>{_e(t.task)}: study {_e(t.study)}</h2>")
         body.append(f'<p class="headline">{_e(t.summary)}</p>')
         if t.datasheet is not None:

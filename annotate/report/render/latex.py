@@ -163,19 +163,23 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
 
 
 def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
+    # The diagnostic sets' columns come after the average, as the leaderboard shows them.
+    shown = [*r.tasks, *r.diagnostics]
     columns: list[tuple[str, str]] = []
     for t in r.tasks:
         columns += _task_columns(t.task, t.metrics)
     columns.append(AVERAGE)
+    for t in r.diagnostics:
+        columns += _task_columns(t.task, t.metrics)
     human = "Human (this study)"
     rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
-    for t in r.tasks:
+    for t in shown:
         for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
             rows[human][c] = _cell(t.scores.get(m), intervals, _sole(t.metrics, t.interval))
     rows[human][AVERAGE] = _cell(r.average, intervals)
     for model in r.models:
         cells: dict[tuple[str, str], str] = {}
-        for t in r.tasks:
+        for t in shown:
             score = t.models.get(model.name)
             if score is not None and len(t.metrics) == 1:
                 cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals)
@@ -185,7 +189,7 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         rows[model.name] = cells
     if r.published is not None:
         cells = {}
-        for t in r.tasks:
+        for t in shown:
             scores = r.published.scores.get(t.task, {})
             for c, m in zip(_task_columns(t.task, t.metrics), t.metrics, strict=True):
                 cells[c] = _pct_or_dashes(scores.get(m))
@@ -209,7 +213,7 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         "on other items, by other annotators; the average over its tasks, not ours."
     )
     table = _styled(_frame(rows, columns), caption, f"tab:human-{r.benchmark}", False)
-    sheets = [_datasheet_table(t.datasheet, t.study) for t in r.tasks]
+    sheets = [_datasheet_table(t.datasheet, t.study) for t in shown]
     return table + "\n" + "\n".join(s for s in sheets if s)
 
 
