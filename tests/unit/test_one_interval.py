@@ -213,3 +213,34 @@ def test_the_majority_row_of_the_models_quotes_the_headlines_interval(cli, works
     assert majority["task_score"] == report["task_score"]
     assert majority["scores"] == report["scores"]
     assert report["task_score"]["ci_low"] < report["task_score"]["ci_high"]
+
+
+def test_a_models_interval_in_the_reports_table_is_the_one_compare_quotes(
+    cli, perfect, tmp_path, monkeypatch
+):
+    """A model right on 54 of the 60 items: the report's "Models on the same items" table, its
+    JSON and `compare` quote one interval (Wilson's, for accuracy), not the table the
+    bootstrap's and `compare` Wilson's."""
+    monkeypatch.setattr(build, "model_aggregation", lambda *args: None)
+    rows = rte_rows(N, 1000)
+    wrong = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    model = tmp_path / "errs" / "RTE.jsonl"
+    model.parent.mkdir()
+    model.write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": wrong[r["label"]] if i % 10 == 0 else r["label"]})
+            + "\n"
+            for i, r in enumerate(rows)
+        )
+    )
+    low, high = wilson_interval(54, N)
+    words = f"[{low * 100:.1f}, {high * 100:.1f}]"
+    compared = cli("compare", "perfect", "--model", model, "--format", "json").json()
+    quoted = compared["model_scores"]["task_score"]["interval"]
+    assert (quoted["low"], quoted["high"]) == pytest.approx((low, high))
+    report = cli("report", "perfect", "--model", model, "--format", "json").json()
+    (row,) = report["models"]
+    assert (row["interval"]["low"], row["interval"]["high"]) == pytest.approx((low, high))
+    table = cli("report", "perfect", "--model", model).stdout
+    line = next(x for x in table.splitlines() if x.lstrip("│ ").startswith("RTE"))
+    assert words in line, line

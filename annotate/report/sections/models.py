@@ -15,6 +15,7 @@ from annotate.report.cells import (
     coef,
     interval,
     pct,
+    quoted_bounds,
 )
 from annotate.report.data.coding import CodedStudy
 from annotate.report.model.schema import (
@@ -139,7 +140,7 @@ def _models_section(r: StudyReport) -> Section | None:
                 str(m.n),
                 *(pct(m.scores[x].value) for x in metrics),
                 pct(t.value),
-                interval(t.ci_low, t.ci_high),
+                interval(*quoted_bounds(t, m.interval)),  # the one rule, as `compare` quotes
                 test,
             ]
         )
