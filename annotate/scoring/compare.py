@@ -21,9 +21,11 @@ from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_scor
 from annotate.scoring.model_predictions import id_order, model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
+    HEADLINE_DRAWS,
     count_scored,
     entity_texts,
     gold_available,
+    model_draws,
     score_with_intervals,
     scorer_for,
 )
@@ -236,11 +238,13 @@ def compare_model(
     metrics = list(units.spec.metrics)
     human_scorer = scorer_for(units, _masked(units, human_pred, common))
     model_scorer = scorer_for(units, _masked(units, model_pred, common))
+    # The report's own draws (its headline's, and the model's row's): where the model answers
+    # every item, each score has the interval the report quotes for it.
     human_scores, human_total = score_with_intervals(
-        human_scorer, metrics, bootstrap, seed, "compare/human"
+        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
     )
     model_scores, model_total = score_with_intervals(
-        model_scorer, metrics, bootstrap, seed, "compare/model"
+        model_scorer, metrics, bootstrap, seed, model_draws(model.name)
     )
     difference = None
     if human_total["value"] is not None and model_total["value"] is not None:

@@ -117,6 +117,11 @@ HEADLINE_DRAWS = "scores"
 models' intervals share: the same score is quoted with the same interval everywhere."""
 
 
+def model_draws(name: str) -> str:
+    """The purpose of a model's bootstrap draws (`rng_for`), the report's and `compare`'s."""
+    return f"model/{name}"
+
+
 def score_with_intervals(
     scorer: Scorer,
     metrics: list[str],

@@ -244,3 +244,37 @@ def test_a_models_interval_in_the_reports_table_is_the_one_compare_quotes(
     table = cli("report", "perfect", "--model", model).stdout
     line = next(x for x in table.splitlines() if x.lstrip("│ ").startswith("RTE"))
     assert words in line, line
+
+
+def test_compare_quotes_the_reports_bootstrap_intervals(cli, workspace, tmp_path, monkeypatch):
+    """CoLA (MCC: the bootstrap's percentile interval is quoted): `compare` draws the report's
+    own resamples, so the human majority has the headline's interval and a model answering
+    every item the interval of its row in the report."""
+    from tests.unit.test_report import add_study
+
+    monkeypatch.setattr(build, "model_aggregation", lambda *args: None)
+    golds = [str(i % 2) for i in range(40)]
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)]
+    flip = {"0": "1", "1": "0"}
+    labels = {
+        str(i): [g, g, flip[g] if i % 3 == 0 else g] if i % 7 else [flip[g]] * 3
+        for i, g in enumerate(golds)
+    }
+    add_study(workspace.engine, "cola", "glue/cola", items, labels)
+    model = tmp_path / "m" / "CoLA.tsv"
+    model.parent.mkdir()
+    model.write_text(
+        "index\tprediction\n"
+        + "".join(f"{i}\t{flip[g] if i % 5 == 0 else g}\n" for i, g in enumerate(golds))
+    )
+    report = cli("report", "cola", "--model", model, "--format", "json").json()
+    compared = cli("compare", "cola", "--model", model, "--format", "json").json()
+    human = compared["human"]["task_score"]["interval"]
+    assert report["headline_interval"]["method"] == human["method"] == BOOTSTRAP_METHOD
+    assert (human["low"], human["high"]) == (
+        report["headline_interval"]["low"],
+        report["headline_interval"]["high"],
+    )
+    (row,) = report["models"]
+    quoted = compared["model_scores"]["task_score"]["interval"]
+    assert (quoted["low"], quoted["high"]) == (row["interval"]["low"], row["interval"]["high"])

@@ -33,6 +33,7 @@ from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
     count_answers_scored,
     count_scored,
+    model_draws,
     score_with_intervals,
     scorer_for,
 )
@@ -65,7 +66,7 @@ def score_models(
         if has_gold:
             scorer = scorer_for(coded, pred)
             scores, total = score_with_intervals(
-                scorer, list(coded.spec.metrics), replicates, seed, f"model/{name}"
+                scorer, list(coded.spec.metrics), replicates, seed, model_draws(name)
             )
             row.scores = {m: Estimate.of(e) for m, e in scores.items()}
             row.task_score = Estimate.of(total)
