@@ -294,3 +294,28 @@ def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, 
     ana = [label for label in stored if label.annotator_id != stored[0].annotator_id]
     assert [(label.phase, label.item_id) for label in ana][-1] == ("test", held.item_id)
     assert [label.phase for label in ana] == ["training", "test", "test"]
+
+
+def test_a_refusal_then_an_admission_by_hand_reach_the_open_page(workspace, tmp_path: Path):
+    """A manual gate: the waiting page shows the refusal by itself, and the thank-you page
+    left open shows the first test item by itself once the researcher admits by hand."""
+    from selenium.webdriver.common.keys import Keys
+
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    ctx = load_study(workspace.engine, study)
+    add_annotator(workspace.engine, "ana")
+    options = {"require_tokens": False, "poll_seconds": 0.2}
+    with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "waiting")
+        gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+        wait_for(d, "[data-screen='rejected']")
+        gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+        wait_for(d, "[data-screen='item']")
+        assert "Test" in status(d)
+        then(d, press(d, "1"), "item")
+    assert [label.phase for label in labels(workspace.engine, study)] == ["training", "test"]
