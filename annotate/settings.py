@@ -117,14 +117,6 @@ class Settings(BaseSettings):
     """The address of Prolific's API `annotate prolific` calls (as `--api-url`); change it only
     to reach a stand-in."""
 
-    @field_validator("prolific_api")
-    @classmethod
-    def _http_address(cls, value: str) -> str:
-        # httpx's own error ("UnsupportedProtocol") named neither the variable nor the value.
-        if not is_http_address(value):
-            raise PydanticCustomError("http_address", f"expected {PROLIFIC_ADDRESS}")
-        return value
-
     @field_validator("debug", mode="before")
     @classmethod
     def _yes_or_no(cls, value: Any) -> Any:

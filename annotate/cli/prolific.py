@@ -37,12 +37,19 @@ class Part(StrEnum):
 def _client(api_url: str | None) -> Prolific:
     from annotate.errors import UserError
     from annotate.platforms.prolific.client import Prolific, token_from_settings
-    from annotate.settings import PROLIFIC_ADDRESS, is_http_address, settings
+    from annotate.settings import PROLIFIC_ADDRESS, is_http_address, setting_error, settings
 
     if api_url is not None and not is_http_address(api_url):
         raise UserError(f"--api-url {api_url!r}: expected {PROLIFIC_ADDRESS}")
+    if api_url is None:
+        # Checked here, where it is used, not with the other settings: a mistyped address of
+        # Prolific's API must not stop `init`, `serve` or `report`, which never call it.
+        # (httpx's own error, "UnsupportedProtocol", would name neither variable nor value.)
+        api_url = settings().prolific_api
+        if not is_http_address(api_url):
+            raise setting_error("prolific_api", f"expected {PROLIFIC_ADDRESS}")
     token = token_from_settings()
-    return Prolific(token, api_url or settings().prolific_api)
+    return Prolific(token, api_url)
 
 
 def _study(ctx: typer.Context, study: str, *, made: bool = True):

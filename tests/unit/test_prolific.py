@@ -363,6 +363,11 @@ def test_a_bad_api_address_names_the_variable_or_option_and_the_value(
         variable = CliRunner().invoke(app, args)
         assert str(variable.exception) == f"ANNOTATE_PROLIFIC_API={address!r}: {EXPECTED_ADDRESS}"
         assert not api.state.studies and not api.state.groups
+        # Only the commands that call Prolific read it: the others work as ever.
+        store = tmp_path / "other.db"
+        made = CliRunner().invoke(app, ["--db", str(store), "init"])
+        assert made.exit_code == 0, made.output
+        assert store.exists()
 
 
 def test_an_address_that_does_not_answer_is_named():
