@@ -1,8 +1,9 @@
 """Gold labels for the local scorer (`annotate score`): which task a submission file is for,
 where its labelled data file sits in the original download layout, and the gold of that file.
 
-The data file is read with the same readers as an import (`read_items`), so every official
-layout and quirk is understood and a bad file gets the same error naming file, line and reason.
+The data file is read with the same readers as an import (`read_items`) and the same rules for
+a record that parses but is malformed (`well_formed`), so every official layout and quirk is
+understood and a bad file gets the same error naming file, line and reason.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from annotate.formats.readers import (
     read_items,
     read_parts,
 )
+from annotate.formats.well_formed import well_formed
 from annotate.specs import TaskSpec
 from annotate.splits import file_split, named_split, same_split
 
@@ -100,7 +102,7 @@ def _gold_of(
 ) -> GoldFile:
     gold = GoldFile(path=str(path), spec=spec, split=split)
     fields: list[dict[str, Any]] = []
-    for item in labelled_throughout(items, path):
+    for item in labelled_throughout(well_formed(items, spec, path), path):
         gold.ids.append(item.source_id)
         gold.gold.append(item.gold)
         gold.tags.append(item.tags)

@@ -285,3 +285,29 @@ def test_the_hubs_record_query_without_its_placeholder_is_refused(cli, tmp_path:
         hub.record_dataset(rows), tmp_path / "record" / "validation-00000-of-00001.parquet"
     )
     assert f"{path}:2: query 1 has no @placeholder" in refused(cli, "ReCoRD", path)
+
+
+# --- `annotate score --gold` reads its gold file by the same rules as an import ----------------
+
+
+@pytest.mark.parametrize(
+    ("task", "gold_name", "rows", "prediction", "reason"),
+    [
+        ("WiC", "val.jsonl", [wic_row(0), wic_row(1, end1=40)], "true", "2: end1 40 is past"),
+        ("WSC", "val.jsonl", [wsc_row(0), wsc_row(1, span2_index=9)], "true", "2: span2_index 9"),
+        ("AX-g", "AX-g.jsonl", axg_rows(5), "entailment", "5: 5 rows, an odd number"),
+    ],
+)
+def test_a_malformed_gold_file_is_refused_by_score(
+    cli, tmp_path: Path, task, gold_name, rows, prediction, reason
+):
+    """A gold file an import refuses is no file to score against: it was scored as given."""
+    gold = fx.write_jsonl(tmp_path / "gold" / task / gold_name, rows)
+    predictions = fx.write_jsonl(
+        tmp_path / "model" / f"{task}.jsonl",
+        [{"idx": r["idx"], "label": prediction} for r in rows],
+    )
+    result = cli("score", predictions, "--gold", gold)
+    assert result.code == 1, result.stdout
+    assert "Traceback" not in result.stderr
+    assert f"{gold}:{reason}" in result.stderr
