@@ -10,8 +10,8 @@ what the task spec declares, one function each:
   the words there: in SuperGLUE's WSC files (train, val, test: 1,608 spans) 137 differ from
   them in case or punctuation and 12 more otherwise (a possessive, a neighbouring word);
 - a ReCoRD query holds `@placeholder`, the blank its answer fills (`placeholder_problem`);
-- a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner,
-  so an even number of rows (`unpaired_problem`).
+- a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner
+  (`unpaired_problem`).
 
 ReCoRD's entity spans exist only in its original files and are checked where they are read
 (`readers.read_record`).
@@ -130,10 +130,11 @@ def item_rules(spec: TaskSpec) -> list[ItemRule]:
 def unpaired_problem(
     spec: TaskSpec, rows: list[tuple[str, int, Path | None]]
 ) -> tuple[int, Path | None, str] | None:
-    """(line, file, reason) of the first row without its minimal-pair partner, when a task of
-    pairs by consecutive ids (AX-g) has an odd number of `rows` (id, line, file); else None.
-    The pairs are the rows with ids 2k and 2k+1, as jiant's GenderParity pairs them."""
-    if spec.minimal_pairs is None or len(rows) % 2 == 0:
+    """(line, file, reason) of the first row without its minimal-pair partner in a task of
+    pairs by consecutive ids (AX-g); else None. The pairs are the rows with ids 2k and 2k+1, as
+    jiant's GenderParity pairs them: a row alone is in no pair, and its task's score (parity)
+    would quietly rest on fewer pairs than the file holds. An odd number of rows says so first."""
+    if spec.minimal_pairs is None:
         return None
     ids = {source_id for source_id, _, _ in rows}
     for source_id, line, file in rows:
@@ -145,12 +146,13 @@ def unpaired_problem(
                 if partner is not None
                 else f"idx {source_id!r} is not a number, so it pairs with no row"
             )
+            count = f"{len(rows)} rows, an odd number: " if len(rows) % 2 else ""
             reason = (
-                f"{len(rows)} rows, an odd number: {spec.short_name}'s minimal pairs come in "
-                f"twos (the rows with idx 2k and 2k+1), and {missing}"
+                f"{count}{spec.short_name}'s minimal pairs come in twos (the rows with idx 2k "
+                f"and 2k+1), and {missing}"
             )
             return line, file, reason
-    return None  # odd, yet every row paired: cannot be with unique ids
+    return None
 
 
 def well_formed(items: Iterable[ParsedItem], spec: TaskSpec, where: Path) -> Iterator[ParsedItem]:

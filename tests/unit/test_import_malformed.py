@@ -175,6 +175,19 @@ def test_the_axg_row_without_its_partner_is_named(cli, tmp_path: Path):
     assert "idx 3's partner, idx 2, is not in the file" in told
 
 
+def test_axg_rows_alone_are_refused_even_when_they_make_an_even_number(cli, tmp_path: Path):
+    """Rows 2 and 5 gone: eight rows, two of them (3 and 4) without their partner, which
+    the parity score would leave out unsaid."""
+    rows = [r for r in axg_rows(10) if r["idx"] not in (2, 5)]
+    path = fx.write_jsonl(tmp_path / "AX-g" / "AX-g.jsonl", rows)
+    told = refused(cli, "AX-g", path)
+    assert (
+        f"{path}:3: AX-g's minimal pairs come in twos (the rows with idx 2k and 2k+1), and "
+        "idx 3's partner, idx 2, is not in the file"
+    ) in told
+    assert "odd" not in told
+
+
 def test_an_even_number_of_axg_rows_imports(cli, tmp_path: Path):
     path = fx.write_jsonl(tmp_path / "AX-g" / "AX-g.jsonl", axg_rows(8))
     assert cli("import", "AX-g", path).code == 0
