@@ -33,7 +33,7 @@ ONE_TRAINING = {
 
 # --- items of each layout (our own text, no benchmark data) ------------------------------------
 LONG = " ".join(["The harbour master logs every boat that comes in before noon."] * 60)
-"""A premise far longer than a phone's screen (the page scrolls it in its own box)."""
+"""A premise or passage far longer than a phone's screen (the page scrolls it in its own box)."""
 
 
 def rte_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str, Any]]:
@@ -62,7 +62,7 @@ def copa_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
     ]
 
 
-def multirc_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
+def multirc_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str, Any]]:
     questions = [
         {
             "question": f"What did Mira plant in bed {q}?",
@@ -76,6 +76,7 @@ def multirc_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
         for q in range(n)
     ]
     text = "Mira planted carrots in every bed of her garden, and no flowers at all."
+    text = (LONG + " " if long else "") + text
     return [{"idx": start, "version": 1.1, "passage": {"text": text, "questions": questions}}]
 
 
@@ -133,6 +134,10 @@ LAYOUTS = {
     "long_pair": ("superglue/rte", lambda n, start=0: rte_rows(n, start, long=True)),
     "choice": ("superglue/copa", copa_rows),
     "multi_answer": ("superglue/multirc", multirc_rows),
+    "long_multi_answer": (
+        "superglue/multirc",
+        lambda n, start=0: multirc_rows(n, start, long=True),
+    ),
     "entity_choice": ("superglue/record", record_rows),
     "scale": ("glue/stsb", stsb_tsv),
 }

@@ -176,8 +176,23 @@
     shown();
     if (window.htmx) window.htmx.process(s);
     focusScreen();
+    toTop();
   }, true);
 
-  document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); });
+  // --- A new screen opens at its top --------------------------------------------------------
+  // Swapping #screen (htmx's swaps and the ready item above alike) leaves the window's scroll
+  // where it was: an annotator who scrolled down to answer would land past the feedback's
+  // start, or mid-way through the next passage. So every new screen is shown from its top
+  // (after the focus, which may scroll to a MultiRC candidate), and a part it marks
+  // data-in-view (the feedback's verdict) is then brought into view if the window is too low
+  // to hold it there. (A poll that finds nothing new gets a 204, which swaps nothing: the
+  // reader stays where they are.)
+  function toTop() {
+    window.scrollTo(0, 0);
+    var part = screen().querySelector("[data-in-view]");
+    if (part && part.getBoundingClientRect().bottom > window.innerHeight) part.scrollIntoView({ block: "start" });
+  }
+
+  document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); toTop(); });
   document.addEventListener("DOMContentLoaded", function () { shown(); focusScreen(); });
 })();
