@@ -51,6 +51,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from annotate import completion
+from annotate.protocol import standing
 from annotate.protocol.progress import as_utc
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.models import GateDecision, Item, Label, Lease, StudyItem
@@ -233,9 +234,9 @@ def batch_done(
 
 def batch_full(ctx: StudyContext, mine: int) -> bool:
     """Whether `mine` test labels fill the annotator's batch (max_test_items_per_annotator):
-    the rule batch_done applies, for a caller that has the count already."""
-    cap = ctx.protocol.max_test_items_per_annotator
-    return cap is not None and mine >= cap
+    the rule batch_done applies, for a caller that has the count already (standing.batch_full,
+    which the roster asks too)."""
+    return standing.batch_full(ctx.protocol.max_test_items_per_annotator, mine)
 
 
 _ITEM_VALUES = select(label.c.value).where(
@@ -376,7 +377,8 @@ def held_elsewhere(
 ) -> HeldElsewhere | None:
     """Where lease_next_item has just found no item for the annotator: the items that may
     still come to them, held by others, or None when nothing is left for them (their batch is
-    done, or every item has its labels or theirs)."""
+    done, or every item has its labels or theirs: standing.nothing_left, which the roster asks
+    for everyone at once, and which calls them "done")."""
     if batch_done(conn, ctx, annotator_id):
         return None
     count, first_back = conn.execute(_HELD_BY_OTHERS, keys(ctx, annotator_id, now)).one()

@@ -168,7 +168,8 @@ class AnnotatorProgress:
     name: str
     synthetic: bool
     phase: str
-    """training, waiting (for the gate), test or rejected."""
+    """training, waiting (for the gate), test, done (admitted, no test item left for them) or
+    rejected (standing.annotator_phase)."""
     training_done: int
     training_quota: int
     training_accuracy: float | None
@@ -319,7 +320,14 @@ class ProgressTracker:
                 )
             ).all():
                 self.people[aid].name, self.people[aid].synthetic = name, bool(synthetic)
-            return self._progress(now, stored or self.ctx.study.state, decisions)
+            # Who has no test item left: standing's rule, on the counts just read.
+            finished = standing.nothing_left(
+                session,
+                self.ctx.id,
+                self.ctx.protocol.max_test_items_per_annotator,
+                {aid: self.people[aid].test_done for aid, d in decisions.items() if d.admitted},
+            )
+            return self._progress(now, stored or self.ctx.study.state, decisions, finished)
 
     def _read(self, session: Session) -> None:
         ctx = self.ctx
@@ -404,14 +412,22 @@ class ProgressTracker:
             self.count += 1
 
     def _progress(
-        self, now: datetime, stored: str, decisions: dict[int, GateDecision]
+        self,
+        now: datetime,
+        stored: str,
+        decisions: dict[int, GateDecision],
+        finished: set[int],
     ) -> StudyProgress:
+        """`finished`: the admitted annotators with no test item left (standing.nothing_left)."""
         k = self.ctx.k
         items = standing.Completeness.of(self.item_rows.values(), k)
         per_item = Counter(n for n, _ in self.item_rows.values())  # extra annotators too
         needed = items.labels_wanted
         annotators = sorted(
-            (self._annotator(aid, decisions.get(aid)) for aid in set(self.people) | set(decisions)),
+            (
+                self._annotator(aid, decisions.get(aid), aid in finished)
+                for aid in set(self.people) | set(decisions)
+            ),
             key=lambda a: a.name,
         )
         rate_recent = rate_overall = window = None
@@ -460,11 +476,13 @@ class ProgressTracker:
             stuck=stuck,
         )
 
-    def _annotator(self, annotator_id: int, decision: GateDecision | None) -> AnnotatorProgress:
+    def _annotator(
+        self, annotator_id: int, decision: GateDecision | None, nothing_left: bool = False
+    ) -> AnnotatorProgress:
         p = self.people[annotator_id]
         admitted = None if decision is None else bool(decision.admitted)
         verdict = standing.verdict(decision)
-        phase = standing.annotator_phase(admitted, p.training_done, self.quota)
+        phase = standing.annotator_phase(admitted, p.training_done, self.quota, nothing_left)
         return AnnotatorProgress(
             name=p.name,
             synthetic=p.synthetic,

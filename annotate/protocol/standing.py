@@ -8,10 +8,12 @@ of it themselves.
   (fewer than k) and an open tie under extra-annotator (k or more, still wanting one).
 - A study is `complete` when every test item is; else `test` once anyone was admitted (or
   `gate --close` opened it); else `training`. The stored `study.state` is only a hint.
-- An annotator's phase follows their latest gate decision: admitted -> test, refused ->
-  rejected; without one, training until their training quota is answered (`finished_training`;
-  a study without training items has a quota of 0, done at once), then waiting. The quota is
-  the protocol's (`ProtocolSpec.training_quota`), of the training items the study drew.
+- An annotator's phase follows their latest gate decision: admitted -> test, or done once no
+  test item is left for them (`nothing_left`: their batch is full, or every test item that
+  still takes labels has theirs); refused -> rejected; without one, training until their
+  training quota is answered (`finished_training`; a study without training items has a quota
+  of 0, done at once), then waiting. The quota is the protocol's
+  (`ProtocolSpec.training_quota`), of the training items the study drew.
 - The roster is everyone with a gate decision or a label in the study: someone admitted by
   hand who has labelled nothing yet is on it.
 - A test item with no label is *on a screen* while someone's lease on it has not run out (a
@@ -21,7 +23,7 @@ of it themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, overload
@@ -30,7 +32,7 @@ from sqlalchemy import Engine, Integer, func, select
 from sqlmodel import Session
 
 from annotate.protocol.studies import TEST, TRAINING
-from annotate.specs import validate_protocol
+from annotate.specs import ProtocolSpec, validate_protocol
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
 COMPLETE = "complete"
 WAITING = "waiting"
 REJECTED = "rejected"
+DONE = "done"
+"""Admitted, and no test item is left for them (`nothing_left`)."""
 PENDING, ADMITTED = "pending", "admitted"
 IMPORTED, UNKNOWN = "imported", "unknown"
 """Phase and gate of an annotator whose labels were imported (no gate of ours decided)."""
@@ -252,10 +256,13 @@ def verdict(decision: GateDecision | None) -> str:
     return ADMITTED if decision.admitted else REJECTED
 
 
-def annotator_phase(admitted: bool | None, training_done: int, quota: int) -> str:
-    """training | waiting | test | rejected, from the latest decision (None: none yet)."""
+def annotator_phase(
+    admitted: bool | None, training_done: int, quota: int, nothing_left: bool = False
+) -> str:
+    """training | waiting | test | done | rejected, from the latest decision (None: none yet)
+    and, once admitted, whether any test item is left for them (`nothing_left`)."""
     if admitted is True:
-        return TEST
+        return DONE if nothing_left else TEST
     if admitted is False:
         return REJECTED
     return WAITING if finished_training(training_done, quota) else TRAINING
@@ -266,19 +273,81 @@ def finished_training(training_done: int, quota: int) -> bool:
     return training_done >= quota
 
 
-def training_quota(session: Session, study_id: int) -> int:
+def batch_full(cap: int | None, test_done: int) -> bool:
+    """Whether `test_done` test labels fill an annotator's batch: the protocol's
+    `max_test_items_per_annotator` (`cap`; None: no cap). The engine's hand-out refuses them
+    more (assignment.batch_done)."""
+    return cap is not None and test_done >= cap
+
+
+def nothing_left(
+    session: Session, study_id: int, cap: int | None, test_done: Mapping[int, int]
+) -> set[int]:
+    """Of these admitted annotators (id -> their test labels in the study), those with no test
+    item left for them: their batch is full (`batch_full`), or every test item that still takes
+    labels (`remaining` > 0) has theirs. It is what the engine's hand-out finds for one
+    annotator at a time when it has nothing for them, now or to come back from another's
+    screen (assignment.lease_next_item, then held_elsewhere): the annotator's screen says they
+    are finished. Catch and refresher answers are not test labels, and a catch pause serves
+    nothing while test items are left: neither makes anyone done.
+
+    For a whole roster in at most two short reads: the open items are counted (the index the
+    hand-out walks), and only someone with at least that many test labels can have labelled
+    them all; their labels on open items are counted from those items (a few near the end)."""
+    done = {aid for aid, n in test_done.items() if batch_full(cap, n)}
+    others = {aid: n for aid, n in test_done.items() if aid not in done}
+    if not others:
+        return done
+    open_items = int(
+        session.scalar(
+            select(func.count()).where(
+                StudyItem.study_id == study_id, StudyItem.phase == TEST, StudyItem.remaining > 0
+            )
+        )
+        or 0
+    )
+    # One label per item and annotator: fewer test labels than open items leaves one open.
+    candidates = [aid for aid, n in others.items() if n >= open_items]
+    if not candidates or not open_items:
+        return done | set(candidates)
+    # From the open items to their labels (uq_label): a LEFT JOIN keeps SQLite, which has no
+    # statistics to go by, from walking every label of the candidates instead.
+    labelled = session.execute(
+        select(Label.annotator_id, func.count(Label.id))
+        .select_from(StudyItem)
+        .outerjoin(
+            Label,
+            (Label.study_id == StudyItem.study_id)
+            & (Label.item_id == StudyItem.item_id)
+            & (Label.phase == TEST)
+            & Label.annotator_id.in_(candidates),
+        )
+        .where(StudyItem.study_id == study_id, StudyItem.phase == TEST, StudyItem.remaining > 0)
+        .group_by(Label.annotator_id)
+    ).all()
+    return done | {int(aid) for aid, n in labelled if aid is not None and n >= open_items}
+
+
+def _protocol(session: Session, study_id: int) -> ProtocolSpec | None:
+    """The study's effective protocol (ProtocolSpec), or None for no such study."""
+    stored = session.scalar(select(Study.protocol).where(Study.id == study_id))
+    return None if stored is None else validate_protocol(dict(stored), origin=f"study {study_id}")
+
+
+def training_quota(session: Session, study_id: int, protocol: ProtocolSpec | None = None) -> int:
     """Training items each annotator does: the protocol's quota (`ProtocolSpec.training_quota`,
-    the one rule) of the training items the study drew."""
+    the one rule) of the training items the study drew. `protocol`: the study's, where the
+    caller has read it."""
     drawn = int(
         session.scalar(
             select(func.count()).where(StudyItem.study_id == study_id, StudyItem.phase == TRAINING)
         )
         or 0
     )
-    stored = session.scalar(select(Study.protocol).where(Study.id == study_id))
-    if stored is None:  # no such study: it drew nothing
+    protocol = protocol or _protocol(session, study_id)
+    if protocol is None:  # no such study: it drew nothing
         return drawn
-    return validate_protocol(dict(stored), origin=f"study {study_id}").training_quota(drawn)
+    return protocol.training_quota(drawn)
 
 
 def latest_decisions(session: Session, study_id: int) -> dict[int, GateDecision]:
@@ -306,6 +375,8 @@ class Member:
     imported: bool = False
     """The study's labels came from a file (`annotate import-labels`): no gate of ours
     decided, so an undecided member is "imported" with gate "unknown"."""
+    nothing_left: bool = False
+    """Admitted, and no test item is left for them (`nothing_left`): phase "done"."""
 
     @property
     def gate(self) -> str:
@@ -318,7 +389,7 @@ class Member:
         if self.imported and self.decision is None:
             return IMPORTED
         admitted = None if self.decision is None else bool(self.decision.admitted)
-        return annotator_phase(admitted, self.training_done, self.quota)
+        return annotator_phase(admitted, self.training_done, self.quota, self.nothing_left)
 
     @property
     def finished_training(self) -> bool:
@@ -348,17 +419,21 @@ def roster(session: Session, study_id: int) -> list[Member]:
     ids = set(counts) | set(decisions)
     if not ids:
         return []
-    quota = training_quota(session, study_id)
+    protocol = _protocol(session, study_id)
+    quota = training_quota(session, study_id, protocol)
     imported = (
         session.scalar(select(LabelImport.id).where(LabelImport.study_id == study_id)) is not None
     )
+    tested = {aid: mine.get(TEST, (0, 0))[0] for aid, mine in counts.items()}
+    cap = None if protocol is None else protocol.max_test_items_per_annotator
+    admitted = {aid: tested.get(aid, 0) for aid, d in decisions.items() if d.admitted}
+    finished = nothing_left(session, study_id, cap, admitted)
     people = session.execute(
         select(Annotator.id, Annotator.name, Annotator.synthetic).where(Annotator.id.in_(ids))
     ).all()
     members = []
     for aid, name, synthetic in people:
-        mine = counts.get(aid, {})
-        done, right = mine.get(TRAINING, (0, 0))
+        done, right = counts.get(aid, {}).get(TRAINING, (0, 0))
         members.append(
             Member(
                 aid,
@@ -367,9 +442,10 @@ def roster(session: Session, study_id: int) -> list[Member]:
                 decisions.get(aid),
                 done,
                 right,
-                mine.get(TEST, (0, 0))[0],
+                tested.get(aid, 0),
                 quota,
                 imported,
+                aid in finished,
             )
         )
     return sorted(members, key=lambda m: m.name)

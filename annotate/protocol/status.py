@@ -14,11 +14,12 @@ from sqlmodel import Session
 
 from annotate.protocol import catch, flags, standing
 from annotate.protocol.progress import LabelTally, StudyProgress
-from annotate.protocol.studies import StudyContext
+from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
 
 STALLED_AFTER = timedelta(minutes=30)
-"""An annotator mid-phase with no label for this long is reported as stalled."""
+"""An annotator mid-phase (training, or test with items left: not done) with no label for this
+long is reported as stalled."""
 
 
 def aware(moment: datetime | None) -> datetime | None:
@@ -124,7 +125,7 @@ def study_status(
     complete = items.complete
     saving = early_stop_saving(ctx.k, rows) if ctx.protocol.stop_when_decided else None
     seen = [a["_last"] for a in annotators if a["_last"] is not None]
-    warnings = status_warnings(ctx, annotators, state, items, now) + paused
+    warnings = status_warnings(ctx, annotators, items, now) + paused
     for a in annotators:
         del a["_last"]
     return {
@@ -211,11 +212,12 @@ def early_stop_saving(k: int, rows: Sequence[tuple[int, int]]) -> dict[str, Any]
 def status_warnings(
     ctx: StudyContext,
     annotators: list[dict[str, Any]],
-    state: str,
     items: standing.Completeness,
     now: datetime,
 ) -> list[str]:
-    """What the researcher should act on, in words (shared by `status` and the console)."""
+    """What the researcher should act on, in words (shared by `status` and the console). Who
+    is mid-phase is their phase's word (standing): someone with no test item left is "done",
+    never stalled."""
     k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
     items_total = items.total
     out: list[str] = []
@@ -242,9 +244,7 @@ def status_warnings(
         )
     for a in annotators:
         last = a["_last"]
-        mid = a["phase"] == "training" or (
-            a["phase"] == "test" and a["test_done"] < items_total and state != "complete"
-        )
+        mid = a["phase"] in (TRAINING, TEST)
         if mid and last is not None and now - last > STALLED_AFTER:
             minutes = int((now - last).total_seconds() // 60)
             out.append(f"{a['name']} has stalled: no label for {minutes} min while in {a['phase']}")
@@ -265,4 +265,4 @@ def progress_warnings(ctx: StudyContext, progress: StudyProgress, now: datetime)
         }
         for a in progress.annotators
     ]
-    return status_warnings(ctx, annotators, progress.state, progress.items, now)
+    return status_warnings(ctx, annotators, progress.items, now)

@@ -109,7 +109,9 @@ WRONG = {"entailment": "not_entailment", "not_entailment": "entailment"}
 """The other RTE answer."""
 
 
-def paused_without_refreshers(engine: Engine, tmp_path: Path, name: str = "p") -> AnnotatorSession:
+def paused_without_refreshers(
+    engine: Engine, tmp_path: Path, name: str = "p", annotators_per_item: int = 1
+) -> AnnotatorSession:
     """A `pause` study of two training items (of 12 dev items: 10 catch items) where "ana"
     answers every catch item wrong, labelled until she is served nothing more: the first
     refresher round uses both training items, so the next drift finds none left and she is
@@ -122,7 +124,7 @@ def paused_without_refreshers(engine: Engine, tmp_path: Path, name: str = "p") -
         training_items=2,
         gate_min_items=2,
         test=40,
-        annotators_per_item=1,
+        annotators_per_item=annotators_per_item,
         gate_threshold=0.5,
         catch_rate=0.5,
         catch_action="pause",

@@ -198,6 +198,47 @@ async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
     assert screen.warnings == status["warnings"]  # the same rules and words as `status`
 
 
+async def test_the_study_screen_says_done_once_nothing_is_left_and_never_stalled(
+    workspace, tmp_path, monkeypatch
+):
+    """A batch of 3: zoe's phase turns from test to done as her third label comes in (read by
+    the live screen), and an hour on only yan, with an item of her batch left, has stalled."""
+    monkeypatch.setattr(StudyScreen, "warnings_seconds", 0.05)
+    engine = workspace.engine
+    rte_study(
+        engine,
+        tmp_path,
+        name="capped",
+        test=10,
+        annotators_per_item=2,
+        gate_threshold=0.5,
+        max_test_items_per_annotator=3,
+    )
+    clock = StepClock()
+    label_as(engine, "capped", "zoe", test_items=2, clock=clock)
+    label_as(engine, "capped", "yan", test_items=1, clock=clock)
+    now = [NOW]
+    app = create_console_app(
+        engine, "capped", clock=lambda: now[0], poll_seconds=0.05, researcher="rhea"
+    )
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        table = app.screen.query_one("#annotators", DataTable)
+
+        def phase(name: str) -> str:
+            return str(table.get_cell(name, "phase"))
+
+        assert (phase("zoe"), phase("yan")) == ("test", "test")
+        label_as(engine, "capped", "zoe", test_items=1, clock=clock)
+        await wait_until(pilot, lambda: phase("zoe") == "done", "zoe done")
+        assert phase("yan") == "test"
+        now[0] = NOW + timedelta(hours=1)
+        await wait_until(pilot, lambda: "has stalled" in screen_text(app), "the stalled warning")
+        text = screen_text(app)
+        assert "warning: yan has stalled" in text
+        assert "zoe has stalled" not in text
+
+
 async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(workspace, tmp_path):
     ctx = median_study(workspace.engine, tmp_path)
     label_as(workspace.engine, ctx.study.name, "[red]zed[/]", clock=StepClock())

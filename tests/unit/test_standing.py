@@ -191,7 +191,8 @@ async def test_every_front_end_agrees_on_where_the_studies_stand(
     assert (attrition["started_training"], attrition["completed_training"]) == (2, 2)
     assert attrition["admitted"] == 3 and attrition["abandoned_names"] == ["hana"]
     median = {a["name"]: a["phase"] for a in seen["median"]["annotators"]}
-    assert median == {"ann": "test", "bo": "test", "zed": "rejected"}
+    # Every item complete: nothing is left for the admitted, who are done.
+    assert median == {"ann": "done", "bo": "done", "zed": "rejected"}
     assert seen["median"]["state"] == "complete"
     # The manual admission's wrong catch answers are drift, against the documented default.
     catch = reports["manual"]["catch"]

@@ -483,7 +483,8 @@ class RosterEntry(ReportModel):
 
     name: str
     phase: str
-    """training, waiting, test or rejected."""
+    """training, waiting, test, done (admitted, no test item left for them) or rejected;
+    imported for an undecided annotator of imported labels."""
     gate: str
     """pending, admitted or rejected."""
 
