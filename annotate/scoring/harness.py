@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from annotate.errors import DataFileError
 from annotate.scoring.predictions import json_object_lines
 from annotate.specs import TaskSpec
@@ -262,7 +264,9 @@ def _answer(
             "filtered_resps are not loglikelihoods of the choices (a generation task?): "
             "write the answers as a CSV of id,prediction instead",
         )
-    best = max(range(len(scores)), key=lambda i: scores[i])  # the first of equals, as argmax
+    # The harness's own choice (`acc`: `np.argmax(lls)`): the first of equals, and the first
+    # nan where a choice's loglikelihood is nan (a model run in half precision can give one).
+    best = int(np.argmax(np.array(scores, dtype=float)))
     if entry.classes is None:
         entities = doc.get("entities")
         if not isinstance(entities, list) or len(entities) != len(scores):

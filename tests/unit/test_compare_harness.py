@@ -369,3 +369,24 @@ def test_a_qqp_or_mrpc_log_is_refused_against_items_of_glues_own_files(
     result = out.json()
     assert result["matching"]["matched"] == len(hub)
     assert result["model_scores"]["scores"]["accuracy"]["value"] == 1.0
+
+
+def test_a_nan_loglikelihood_is_the_harness_choice(cli, studies, tmp_path):
+    """The harness takes `np.argmax` of the loglikelihoods, so a choice whose loglikelihood is
+    nan (a model run in half precision) is its answer; the model is scored on that answer."""
+    log = write_log(tmp_path / "lm" / "org__half", "sglue_rte", studies["rte"], RTE_NAMES, set())
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    first = lines[0]
+    wrong = 1 - first["doc"]["label"]  # the Hub's integer label
+    first["filtered_resps"] = [["-0.1", "False"], ["-0.1", "False"]]
+    first["filtered_resps"][wrong] = ["nan", "False"]  # the right choice is the other
+    first["acc"] = 0.0
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = cli("compare", "pilot", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    harness_acc = sum(line["acc"] for line in lines) / len(lines)
+    assert result["model_scores"]["scores"]["accuracy"]["value"] == pytest.approx(harness_acc)
+    assert str(first["doc"]["idx"]) in (
+        result["items"]["human_only_right"] + result["items"]["neither_right"]
+    )
