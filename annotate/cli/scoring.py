@@ -281,8 +281,13 @@ def compare(
     columns = parse_map(mapping)
     engine = options(ctx).workspace().engine
     data = load_study_data(engine, study)
-    split = data.test_split
-    models = [m for path in model for m in read_models(path, data.spec, columns, study_split=split)]
+    models = [
+        m
+        for path in model
+        for m in read_models(
+            path, data.spec, columns, study_split=data.test_split, study_source=data.test_source
+        )
+    ]
     _name_apart(models)
     people = humans(data)
     results = [compare_model(people, m, bootstrap=bootstrap, seed=seed) for m in models]

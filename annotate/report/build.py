@@ -103,7 +103,11 @@ def study_report(
         progress("report: loading the labels", 0, REPORT_STEPS)
     data = load_study_data(engine, study_name)
     models = [
-        m for p in model_files for m in read_models(Path(p), data.spec, study_split=data.test_split)
+        m
+        for p in model_files
+        for m in read_models(
+            Path(p), data.spec, study_split=data.test_split, study_source=data.test_source
+        )
     ]
     report = build_report(
         data, bootstrap=bootstrap, seed=seed, models=models, engine=engine, progress=progress

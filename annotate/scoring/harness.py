@@ -13,7 +13,9 @@ index is a Hugging Face ClassLabel index, named here in the task's own label val
 MultiRC has one document per candidate answer, its `idx` a dict (paragraph, question, answer).
 
 Documents are matched to the study's items by the dataset's `idx`, never by `doc_id` (the
-harness's row number). A document without a usable idx is counted in `unmatched`.
+harness's row number). A document without a usable idx is counted in `unmatched`. For QQP and
+MRPC the Hub's idx is not the id GLUE's own files give an item (`HarnessTask.file_ids`): their
+logs are refused against a study of items read from those files (`refuse_file_ids`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from annotate.errors import DataFileError
 from annotate.scoring.predictions import json_object_lines
@@ -39,6 +43,11 @@ class HarnessTask:
     split: str = "validation"
     """The split the harness's task evaluates (its YAML's `validation_split`: these tasks
     have no test split with labels), so the documents' idx are that split's."""
+    file_ids: str | None = None
+    """What GLUE's own files (`dev.tsv`) give an item as its id, where that is not the Hub's
+    idx the documents keep (the same number there names another item); None: the same ids."""
+    hub_idx: str = ""
+    """What the Hub's idx is, where `file_ids` differs from it."""
 
 
 _BOOL = ("false", "true")
@@ -58,8 +67,21 @@ HARNESS_TASKS: dict[str, HarnessTask] = {
     # GLUE (`nyu-mll/glue`; WNLI's 1 is entailment, as in the GLUE files).
     "cola": HarnessTask("glue/cola", _BINARY),
     "sst2": HarnessTask("glue/sst2", _BINARY),
-    "mrpc": HarnessTask("glue/mrpc", _BINARY),
-    "qqp": HarnessTask("glue/qqp", _BINARY),
+    # The Hub numbers MRPC's rows as they stand in msr_paraphrase_train.txt, whose rows the
+    # dev split is carved from; GLUE's dev.tsv has no id column. QQP's dev.tsv has Quora's
+    # pair `id`; the Hub numbers the rows (HF-glue `example["idx"] = n`).
+    "mrpc": HarnessTask(
+        "glue/mrpc",
+        _BINARY,
+        file_ids="their row number in it",
+        hub_idx="each row's number in msr_paraphrase_train.txt, which the split is carved from",
+    ),
+    "qqp": HarnessTask(
+        "glue/qqp",
+        _BINARY,
+        file_ids="the file's `id` (Quora's pair id)",
+        hub_idx="each row's number in the split",
+    ),
     "qnli": HarnessTask("glue/qnli", _RTE),
     "rte": HarnessTask("glue/rte", _RTE),
     "wnli": HarnessTask("glue/wnli", _BINARY),
@@ -110,9 +132,12 @@ class SampleLog:
     """The split the documents are of (the harness task's)."""
 
 
-def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> SampleLog:
+def read_sample_log(
+    path: Path, spec: TaskSpec, task: str | None = None, *, items_source: str | None = None
+) -> SampleLog:
     """A sample log of `spec`'s task as predictions by source id. `task`: the harness task
-    name when the file's name does not carry it."""
+    name when the file's name does not carry it; `items_source`: the file the items to match
+    were imported from (`refuse_file_ids`)."""
     task = task or sample_task(path)
     known = harness_task_for(spec)
     if task is None:
@@ -128,6 +153,7 @@ def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> Samp
             f"a sample log of the harness task {task!r}; study task {spec.name} is logged as: "
             f"{expected}",
         )
+    refuse_file_ids(path, task, items_source)
     predictions: dict[str, Any] = {}
     unmatched: list[int] = []
     n = 0
@@ -160,6 +186,31 @@ def read_sample_log(path: Path, spec: TaskSpec, task: str | None = None) -> Samp
     if n == 0:
         raise DataFileError(path, None, "no documents in the sample log")
     return SampleLog(predictions, unmatched, n, entry.split)
+
+
+OWN_FILE_SUFFIXES = (".tsv", ".txt")
+"""GLUE's own files (`dev.tsv`, MRPC's `msr_paraphrase_*.txt`); the Hub's layouts are Parquet,
+Arrow, JSON lines or CSV."""
+
+
+def refuse_file_ids(path: Path, task: str, items_source: str | None) -> None:
+    """The one rule for a log whose idx GLUE's own files do not give (QQP, MRPC): refused
+    against items read from those files, where the same number is another item; taken
+    against items imported from the Hub, whose idx the documents keep."""
+    entry = HARNESS_TASKS[task]
+    if entry.file_ids is None or items_source is None:
+        return
+    source = Path(items_source)
+    if source.suffix.lower() not in OWN_FILE_SUFFIXES:
+        return
+    raise DataFileError(
+        path,
+        None,
+        f"the harness's {task} documents carry the Hugging Face dataset's idx, "
+        f"{entry.hub_idx}; the study's items, read from {source.name}, carry "
+        f"{entry.file_ids}, and the same number there is another item. Make the study of "
+        f"the split imported from the Hub (nyu-mll/glue, {task}), whose idx the log keeps",
+    )
 
 
 _SEVERAL_RUNS = (
@@ -213,7 +264,9 @@ def _answer(
             "filtered_resps are not loglikelihoods of the choices (a generation task?): "
             "write the answers as a CSV of id,prediction instead",
         )
-    best = max(range(len(scores)), key=lambda i: scores[i])  # the first of equals, as argmax
+    # The harness's own choice (`acc`: `np.argmax(lls)`): the first of equals, and the first
+    # nan where a choice's loglikelihood is nan (a model run in half precision can give one).
+    best = int(np.argmax(np.array(scores, dtype=float)))
     if entry.classes is None:
         entities = doc.get("entities")
         if not isinstance(entities, list) or len(entities) != len(scores):

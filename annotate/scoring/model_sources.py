@@ -35,25 +35,30 @@ def read_models(
     mapping: Mapping[str, str] | None = None,
     *,
     study_split: str | None = None,
+    study_source: str | None = None,
 ) -> list[ModelPredictions]:
     """The models `path` holds for `spec`'s task (see the module's list). `study_split`: the
     split the study's items come from; predictions that say they are on another split are
     refused, as their ids name other items (a `_val` file, a harness log's validation
-    documents, against a study of test items)."""
+    documents, against a study of test items). `study_source`: the file the study's items
+    were imported from; a harness log whose idx that file does not give is refused
+    (`harness.refuse_file_ids`)."""
     path = Path(path)
-    models = _models(path, spec, mapping or {})
+    models = _models(path, spec, mapping or {}, study_source)
     for model in models:
         refuse_other_split(model.path, model.split, study_split, "the study's items are")
     return models
 
 
-def _models(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[ModelPredictions]:
+def _models(
+    path: Path, spec: TaskSpec, mapping: Mapping[str, str], study_source: str | None
+) -> list[ModelPredictions]:
     if path.is_dir():
-        return _results_folder(path, spec)
+        return _results_folder(path, spec, study_source)
     if not path.is_file():
         raise DataFileError(path, None, "no such file or folder")
     if is_sample_log(path):
-        return [_sample_model(path, spec, _model_name(path.parent))]
+        return [_sample_model(path, spec, _model_name(path.parent), study_source)]
     if mapping:  # the table's columns named: it is a table
         return read_long(path, spec, mapping)
     if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
@@ -61,8 +66,10 @@ def _models(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[Mode
     return [read_predictions(path, spec)]  # with the split its name says (`RTE_val.jsonl`)
 
 
-def _sample_model(path: Path, spec: TaskSpec, name: str) -> ModelPredictions:
-    log = read_sample_log(path, spec)
+def _sample_model(
+    path: Path, spec: TaskSpec, name: str, study_source: str | None
+) -> ModelPredictions:
+    log = read_sample_log(path, spec, items_source=study_source)
     return ModelPredictions(
         name=name,
         path=str(path),
@@ -86,7 +93,9 @@ def _model_name(folder: Path) -> str:
     return folder.name.replace("__", "/")
 
 
-def _results_folder(folder: Path, spec: TaskSpec) -> list[ModelPredictions]:
+def _results_folder(
+    folder: Path, spec: TaskSpec, study_source: str | None
+) -> list[ModelPredictions]:
     wanted = set(harness_task_for(spec))
     logs = sorted(folder.rglob("samples_*.jsonl"))
     if not logs:
@@ -101,4 +110,7 @@ def _results_folder(folder: Path, spec: TaskSpec) -> list[ModelPredictions]:
             f"{folder}: no sample log of {spec.name} (harness task "
             f"{', '.join(sorted(wanted)) or 'none'}); the logs here are of: {', '.join(found)}"
         )
-    return [_sample_model(log, spec, _model_name(parent)) for parent, log in newest.items()]
+    return [
+        _sample_model(log, spec, _model_name(parent), study_source)
+        for parent, log in newest.items()
+    ]

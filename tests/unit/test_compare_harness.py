@@ -320,3 +320,73 @@ def test_a_log_or_file_of_another_split_than_the_studys_items_is_refused(cli, wo
         )
         report = cli("report", "t", "--model", model, "--bootstrap", "0")
         assert report.code == 1 and "on the dev split" in report.stderr
+
+
+@pytest.mark.parametrize("task", ["glue/qqp", "glue/mrpc"])
+def test_a_qqp_or_mrpc_log_is_refused_against_items_of_glues_own_files(
+    cli, workspace, tmp_path, task
+):
+    """The Hub numbers QQP's rows, and MRPC's as they stand in msr_paraphrase_train.txt; the
+    harness's documents keep that idx. GLUE's dev.tsv gives Quora's pair id (QQP) or its own
+    row numbers (MRPC): matched by idx, a document met another item (here the log's idx 100..
+    are the file's ids of other rows). Items imported from the Hub's rows match."""
+    _, tsv = simulated_study(
+        workspace.engine, tmp_path, task, name="tsv", sample="all", split="dev"
+    )
+    header, *lines = [line.split("\t") for line in tsv.read_text().splitlines()]
+    rows = [dict(zip(header, cells, strict=True)) for cells in lines]
+    label, file_id = header[-1], header[0]
+    shift = 3  # the Hub's idx of the file's rows: other numbers than the file's ids
+    hub = [
+        {
+            **{k: v for k, v in row.items() if k not in (file_id, label)},
+            "label": int(row[label]),
+            "idx": int(row[file_id]) + shift,
+        }
+        for row in rows
+    ]
+    harness_task = task.removeprefix("glue/")
+    log = tmp_path / "lm" / f"samples_{harness_task}_{DATE}.jsonl"
+    log.parent.mkdir()
+    log.write_text(_log_lines([(doc, 2, doc["label"]) for doc in hub]))  # right on every row
+    for command in ("compare", "report"):
+        refused = cli(command, "tsv", "--model", log, "--bootstrap", "0")
+        assert refused.code == 1, refused.stdout
+        assert f"{log}: the harness's {harness_task} documents carry the Hugging Face" in (
+            refused.stderr
+        )
+        assert "read from dev.tsv" in refused.stderr and "Traceback" not in refused.stderr
+    hub_file = tmp_path / "hub" / "validation.jsonl"
+    hub_file.parent.mkdir()
+    hub_file.write_text("".join(json.dumps(doc) + "\n" for doc in hub))
+    assert cli("import", task, hub_file).code == 0
+    hub_study = ["--task", task, "--protocol", "quick", "--sample", "all"]
+    created = cli("study", "create", "hub", *hub_study, "--test", hub_file.name)
+    assert created.code == 0, created.stderr
+    simulate(workspace.engine, "hub", 5, 0.8, seed=2)
+    out = cli("compare", "hub", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result["matching"]["matched"] == len(hub)
+    assert result["model_scores"]["scores"]["accuracy"]["value"] == 1.0
+
+
+def test_a_nan_loglikelihood_is_the_harness_choice(cli, studies, tmp_path):
+    """The harness takes `np.argmax` of the loglikelihoods, so a choice whose loglikelihood is
+    nan (a model run in half precision) is its answer; the model is scored on that answer."""
+    log = write_log(tmp_path / "lm" / "org__half", "sglue_rte", studies["rte"], RTE_NAMES, set())
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    first = lines[0]
+    wrong = 1 - first["doc"]["label"]  # the Hub's integer label
+    first["filtered_resps"] = [["-0.1", "False"], ["-0.1", "False"]]
+    first["filtered_resps"][wrong] = ["nan", "False"]  # the right choice is the other
+    first["acc"] = 0.0
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = cli("compare", "pilot", "--model", log, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    result = out.json()
+    harness_acc = sum(line["acc"] for line in lines) / len(lines)
+    assert result["model_scores"]["scores"]["accuracy"]["value"] == pytest.approx(harness_acc)
+    assert str(first["doc"]["idx"]) in (
+        result["items"]["human_only_right"] + result["items"]["neither_right"]
+    )

@@ -73,6 +73,9 @@ class StudyData:
     test_split: str | None = None
     """The split of the dataset the test items come from (`test`, `dev`), when known: a
     model's predictions on another split name other items by the same ids."""
+    test_source: str | None = None
+    """The file the test items were imported from (the dataset's path), when known: a
+    harness log of QQP or MRPC names other items than GLUE's own files give those ids."""
 
     @property
     def n_sample(self) -> int:
@@ -140,9 +143,10 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         synthetic = frozenset(
             conn.execute(select(Annotator.name).where(Annotator.synthetic.is_(True))).scalars()
         )
-        test_split = conn.execute(
-            select(Dataset.split).where(Dataset.id == study.test_dataset_id)
-        ).scalar()
+        test_dataset = conn.execute(
+            select(Dataset.split, Dataset.path).where(Dataset.id == study.test_dataset_id)
+        ).first()
+        test_split, test_source = test_dataset if test_dataset is not None else (None, None)
         dev_counts = None
         if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
             dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
@@ -173,6 +177,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         roster=roster,
         members=members,
         test_split=test_split,
+        test_source=test_source,
     )
 
 
