@@ -105,13 +105,18 @@ def fixed_since_0_1_0(name: str, expected: dict) -> dict:
     (0.1.0 re-broke ties at random there); an accuracy-only task quotes Wilson's interval in
     its headline (the percentile bootstrap under-covered), named in `headline_interval`.
     A study's state follows its data (issue 11): a study whose every test item has its k labels
-    is "complete" (0.1.0 left a threshold-gated study in "training" forever)."""
+    is "complete" (0.1.0 left a threshold-gated study in "training" forever), and an admitted
+    annotator with no test item left is "done", not "test" (after 0.5.0)."""
     fixed = json.loads(json.dumps(expected))
     if name == "studies":
         for row in fixed:
             row["state"] = _state_now(row["name"], row["state"])
     elif name.startswith(("status ", "report ")):
         fixed["state"] = _state_now(fixed["study"], fixed["state"])
+        if fixed["state"] == "complete":  # no test item left for anyone: "done"
+            for row in fixed.get("annotators", []) + fixed.get("roster", []):
+                if row.get("phase") == "test":
+                    row["phase"] = "done"
     if not name.startswith("report "):
         return fixed
     if fixed["metrics"] == ["accuracy"]:
