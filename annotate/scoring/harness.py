@@ -12,6 +12,13 @@ index is a Hugging Face ClassLabel index, named here in the task's own label val
 (`HARNESS_TASKS`). ReCoRD's answer is the entity (`doc.entities`) of highest loglikelihood;
 MultiRC has one document per candidate answer, its `idx` a dict (paragraph, question, answer).
 
+Harness versions 0.4.0 to 0.4.2 wrote the same documents otherwise (their `lm_eval/__main__.py`):
+no folder per model, `results.json` in the `--output_path` folder and, per task,
+`<model_args>_<task>.jsonl` (the model arguments with `/` and `=` written `__`:
+`pretrained__EleutherAI__pythia-160m_sglue_rte.jsonl`) holding ONE JSON array of the
+documents (`json.dumps(samples, indent=2)`), not JSON lines. Both layouts are read by the same
+code; in the older one a document is named by its record number, its line says nothing.
+
 Documents are matched to the study's items by the dataset's `idx`, never by `doc_id` (the
 harness's row number). A document without a usable idx is counted in `unmatched`. For QQP and
 MRPC the Hub's idx is not the id GLUE's own files give an item (`HarnessTask.file_ids`): their
@@ -102,7 +109,7 @@ def sample_task(path: Path) -> str | None:
 
 def is_sample_log(path: Path) -> bool:
     """A `samples_*.jsonl` name, or a first line with the harness's `doc_id` and
-    `filtered_resps`."""
+    `filtered_resps`, or (harness 0.4.0 to 0.4.2) a JSON array whose first object has them."""
     if sample_task(path) is not None:
         return True
     if path.suffix.lower() not in (".jsonl", ".json"):
@@ -110,10 +117,65 @@ def is_sample_log(path: Path) -> bool:
     try:
         with path.open(encoding="utf-8") as f:
             first = f.readline()
-        obj = json.loads(first)
+        if first.lstrip().startswith("["):
+            text = path.read_text(encoding="utf-8")
+            try:
+                records = json.loads(text)
+            except json.JSONDecodeError:  # a log cut short: read, to say where it breaks
+                return _ARRAY_LOG_START.match(text) is not None
+            obj = records[0] if isinstance(records, list) and records else None
+        else:
+            obj = json.loads(first)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(obj, dict) and "doc_id" in obj and "filtered_resps" in obj
+
+
+_ARRAY_LOG_START = re.compile(r'\s*\[\s*\{\s*"doc_id"\s*:')
+"""How the older harness's array starts (`json.dumps` puts `doc_id` first)."""
+
+
+def is_array_log(path: Path) -> bool:
+    """Whether a file starts as the older harness's JSON array does (its first character
+    `[`): the cheap test a results folder's other `.jsonl` files are sorted out by."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            return f.read(64).lstrip().startswith("[")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def array_log_task(path: Path) -> str | None:
+    """The harness task of an older log (`<model_args>_<task>.jsonl`) from its name: one of
+    the tasks `results.json` beside it ran, else one of `HARNESS_TASKS` (the longest that ends
+    the name: `sglue_rte` before `rte`); None: neither ends it."""
+    names = list(HARNESS_TASKS)
+    try:
+        results = json.loads((path.parent / "results.json").read_text(encoding="utf-8"))
+        configs = results.get("configs") if isinstance(results, dict) else None
+        if isinstance(configs, dict):
+            names = [*configs, *names]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        pass
+    ending = [t for t in names if path.name == f"{t}.jsonl" or path.name.endswith(f"_{t}.jsonl")]
+    return max(ending, key=len) if ending else None
+
+
+_MODEL_ARGS = ("pretrained", "model", "engine", "path")
+"""The model arguments that name the model (`hf`'s pretrained, the API models' model)."""
+
+
+def array_log_model(path: Path, task: str) -> str | None:
+    """The model an older log's name gives (`pretrained__org__name,dtype__x_<task>.jsonl`:
+    `org/name`); None: its name gives none."""
+    prefix = path.name.removesuffix(f"{task}.jsonl").removesuffix("_")
+    if prefix == path.name:
+        return None
+    args = dict(part.partition("__")[::2] for part in prefix.split(",") if "__" in part)
+    for key in _MODEL_ARGS:
+        if args.get(key):
+            return args[key].replace("__", "/")
+    return prefix.replace("__", "=") or None
 
 
 def harness_task_for(spec: TaskSpec) -> list[str]:
@@ -130,6 +192,8 @@ class SampleLog:
     n_documents: int
     split: str = "validation"
     """The split the documents are of (the harness task's)."""
+    model: str | None = None
+    """The model an older log's name gives (`array_log_model`); None: the new layout's."""
 
 
 def read_sample_log(
@@ -138,7 +202,8 @@ def read_sample_log(
     """A sample log of `spec`'s task as predictions by source id. `task`: the harness task
     name when the file's name does not carry it; `items_source`: the file the items to match
     were imported from (`refuse_file_ids`)."""
-    task = task or sample_task(path)
+    records, is_array = _objects(path)
+    task = task or sample_task(path) or (array_log_task(path) if is_array else None)
     known = harness_task_for(spec)
     if task is None:
         if len(known) != 1:
@@ -157,35 +222,34 @@ def read_sample_log(
     predictions: dict[str, Any] = {}
     unmatched: list[int] = []
     n = 0
-    for number, obj in _objects(path):
+    for at, obj in records:
         n += 1
         doc = obj.get("doc")
         if not isinstance(doc, dict) or "filtered_resps" not in obj:
-            raise DataFileError(path, number, "expected the harness's 'doc' and 'filtered_resps'")
-        answer = _answer(obj["filtered_resps"], doc, entry, spec, path, number)
+            raise _error(path, at, "expected the harness's 'doc' and 'filtered_resps'")
+        answer = _answer(obj["filtered_resps"], doc, entry, spec, path, at)
         key = _item_key(doc.get("idx"), spec)
         if key is None:
-            unmatched.append(int(obj.get("doc_id", number - 1)))
+            unmatched.append(int(obj.get("doc_id", n - 1)))
             continue
         item, answer_id = key
         if answer_id is not None:
             answers = predictions.setdefault(item, {})
             if answer_id in answers:
-                raise DataFileError(
+                raise _error(
                     path,
-                    number,
+                    at,
                     f"a second document for answer {answer_id} of question {item}" + _SEVERAL_RUNS,
                 )
             answers[answer_id] = answer
         else:
             if item in predictions:
-                raise DataFileError(
-                    path, number, f"a second document with idx {item}" + _SEVERAL_RUNS
-                )
+                raise _error(path, at, f"a second document with idx {item}" + _SEVERAL_RUNS)
             predictions[item] = answer
     if n == 0:
         raise DataFileError(path, None, "no documents in the sample log")
-    return SampleLog(predictions, unmatched, n, entry.split)
+    model = array_log_model(path, task) if is_array else None
+    return SampleLog(predictions, unmatched, n, entry.split, model)
 
 
 OWN_FILE_SUFFIXES = (".tsv", ".txt")
@@ -218,13 +282,41 @@ _SEVERAL_RUNS = (
 )
 
 
-def _objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+Where = int | str
+"""Where a document stands: its line (JSON lines), or `record N` (the older harness's array,
+whose documents span many lines)."""
+
+
+def _error(path: Path, at: Where, reason: str) -> DataFileError:
+    if isinstance(at, int):
+        return DataFileError(path, at, reason)
+    return DataFileError(path, None, f"{at}: {reason}")
+
+
+def _objects(path: Path) -> tuple[list[tuple[Where, dict[str, Any]]], bool]:
+    """The documents with where each stands, and whether the file is the older harness's
+    JSON array."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataFileError(path, None, f"not valid UTF-8 ({exc.reason})") from None
-    lines = enumerate(text.split("\n"), start=1)
-    return json_object_lines(path, ((n, line) for n, line in lines if line.strip()))
+    if not text.lstrip().startswith("["):
+        lines = enumerate(text.split("\n"), start=1)
+        return list(
+            json_object_lines(path, ((n, line) for n, line in lines if line.strip()))
+        ), False
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
+    if not isinstance(records, list):
+        raise DataFileError(path, None, "expected a JSON array of the harness's documents")
+    objects: list[tuple[Where, dict[str, Any]]] = []
+    for number, obj in enumerate(records, start=1):
+        if not isinstance(obj, dict):
+            raise _error(path, f"record {number}", "expected a JSON object")
+        objects.append((f"record {number}", obj))
+    return objects, True
 
 
 def _item_key(idx: Any, spec: TaskSpec) -> tuple[str, str | None] | None:
@@ -252,15 +344,15 @@ def _loglikelihood(resp: Any) -> float | None:
 
 
 def _answer(
-    filtered: Any, doc: dict[str, Any], entry: HarnessTask, spec: TaskSpec, path: Path, line: int
+    filtered: Any, doc: dict[str, Any], entry: HarnessTask, spec: TaskSpec, path: Path, at: Where
 ) -> Any:
     if not isinstance(filtered, list) or not filtered:
-        raise DataFileError(path, line, "filtered_resps is empty")
+        raise _error(path, at, "filtered_resps is empty")
     scores = [_loglikelihood(r) for r in filtered]
     if any(s is None for s in scores):
-        raise DataFileError(
+        raise _error(
             path,
-            line,
+            at,
             "filtered_resps are not loglikelihoods of the choices (a generation task?): "
             "write the answers as a CSV of id,prediction instead",
         )
@@ -270,12 +362,12 @@ def _answer(
     if entry.classes is None:
         entities = doc.get("entities")
         if not isinstance(entities, list) or len(entities) != len(scores):
-            raise DataFileError(path, line, "the doc's entities do not match filtered_resps")
+            raise _error(path, at, "the doc's entities do not match filtered_resps")
         return str(entities[best])
     if len(scores) != len(entry.classes):
-        raise DataFileError(
+        raise _error(
             path,
-            line,
+            at,
             f"{len(scores)} choices in filtered_resps; {spec.name} has {len(entry.classes)}",
         )
     return entry.classes[best]

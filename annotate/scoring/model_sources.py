@@ -3,9 +3,11 @@ gives one model or several.
 
 - a leaderboard submission file (`RTE.jsonl`, `STS-B.tsv`): one model named after the file;
 - an lm-evaluation-harness sample log (`samples_<task>_<date>.jsonl`): one model named after
-  its folder (the harness writes `org__name` for `org/name`);
+  its folder (the harness writes `org__name` for `org/name`); or a log of harness 0.4.0 to
+  0.4.2 (`<model_args>_<task>.jsonl`, one JSON array): one model named by its model arguments;
 - a harness results folder: every model folder in it with a sample log of the study's task
-  (the newest log per model when a task was run more than once);
+  (the newest log per model when a task was run more than once), and every older log of the
+  task (one per model arguments) in a folder without a dated one;
 - a long table (CSV or JSON lines, `id,prediction`, optional `model`; `--map` names other
   columns): one model per `model` value, else one named after the file.
 """
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from annotate.errors import DataFileError, UserError
 from annotate.scoring.harness import (
+    array_log_task,
     harness_task_for,
+    is_array_log,
     is_sample_log,
     read_sample_log,
     sample_task,
@@ -71,7 +75,7 @@ def _sample_model(
 ) -> ModelPredictions:
     log = read_sample_log(path, spec, items_source=study_source)
     return ModelPredictions(
-        name=name,
+        name=log.model or name,
         path=str(path),
         predictions=log.predictions,
         unmatched=[f"doc_id {d}" for d in log.unmatched],
@@ -98,19 +102,30 @@ def _results_folder(
 ) -> list[ModelPredictions]:
     wanted = set(harness_task_for(spec))
     logs = sorted(folder.rglob("samples_*.jsonl"))
-    if not logs:
-        raise UserError(f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl) in it")
+    # Harness 0.4.0 to 0.4.2: `<model_args>_<task>.jsonl`, a JSON array, no date in the name.
+    older = {
+        p: array_log_task(p)
+        for p in sorted(folder.rglob("*.jsonl"))
+        if sample_task(p) is None and is_array_log(p)
+    }
+    if not logs and not any(older.values()):
+        raise UserError(
+            f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl, or "
+            "<model_args>_<task>.jsonl of harness 0.4.0 to 0.4.2) in it"
+        )
     newest: dict[Path, Path] = {}
     for log in logs:  # names sort by date within a task: the last is the newest run
         if sample_task(log) in wanted:
             newest[log.parent] = log
-    if not newest:
-        found = sorted({t for t in (sample_task(p) for p in logs) if t})
+    # An older log is the run of the model its arguments name; a folder holding a dated log
+    # of the task too is a model's folder logged again by a newer harness: its dated log is
+    # the newest run, as among dated logs.
+    undated = [log for log, task in older.items() if task in wanted and log.parent not in newest]
+    chosen = sorted([*newest.values(), *undated])
+    if not chosen:
+        found = sorted({t for t in [*(sample_task(p) for p in logs), *older.values()] if t})
         raise UserError(
             f"{folder}: no sample log of {spec.name} (harness task "
             f"{', '.join(sorted(wanted)) or 'none'}); the logs here are of: {', '.join(found)}"
         )
-    return [
-        _sample_model(log, spec, _model_name(parent), study_source)
-        for parent, log in newest.items()
-    ]
+    return [_sample_model(log, spec, _model_name(log.parent), study_source) for log in chosen]

@@ -12,6 +12,7 @@ the studies here are made of validation items."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +61,47 @@ def write_log(
     """samples_<task>_<date>.jsonl of a model right on every row but those whose idx is in
     `wrong` (there it answers the next class of the Hub's order)."""
     folder.mkdir(parents=True, exist_ok=True)
-    lines = []
+    lines = [json.dumps(d) for d in _documents(rows, names, wrong, as_text)]
+    path = folder / f"samples_{task}_{DATE}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _documents(rows, names, wrong, as_text) -> list[dict[str, Any]]:
+    documents = []
     for n, row in enumerate(rows):
         right = row["label"]
         answer = names[(names.index(right) + 1) % len(names)] if row["idx"] in wrong else right
-        lines.append(json.dumps(_document(n, row, names, answer, as_text)))
-    path = folder / f"samples_{task}_{DATE}.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+        documents.append(_document(n, row, names, answer, as_text))
+    return documents
+
+
+def write_array_log(
+    folder: Path,
+    task: str,
+    rows: list[dict[str, Any]],
+    names: list[str],
+    wrong: set[int],
+    model_args: str,
+    as_text: bool = False,
+) -> Path:
+    """The same documents as harness 0.4.0 to 0.4.2 logged them (their lm_eval/__main__.py):
+    `<model_args>_<task>.jsonl` (`/` and `=` written `__`) in the --output_path folder, one
+    JSON array written with indent=2, beside `results.json`; no hashes in the documents."""
+    folder.mkdir(parents=True, exist_ok=True)
+    documents = _documents(rows, names, wrong, as_text)
+    for d in documents:
+        for key in ("doc_hash", "prompt_hash", "target_hash"):
+            del d[key]
+    name = "{}_{}".format(re.sub("/|=", "__", model_args), task)
+    path = folder / f"{name}.jsonl"
+    path.write_text(json.dumps(documents, indent=2))
+    results = folder / "results.json"
+    configs = json.loads(results.read_text())["configs"] if results.exists() else {}
+    config = {"model": "hf", "model_args": model_args}
+    results.write_text(
+        json.dumps({"results": {}, "configs": {**configs, task: {}}, "config": config}, indent=2)
+    )
     return path
 
 
@@ -349,10 +384,13 @@ def test_a_qqp_or_mrpc_log_is_refused_against_items_of_glues_own_files(
     log = tmp_path / "lm" / f"samples_{harness_task}_{DATE}.jsonl"
     log.parent.mkdir()
     log.write_text(_log_lines([(doc, 2, doc["label"]) for doc in hub]))  # right on every row
-    for command in ("compare", "report"):
-        refused = cli(command, "tsv", "--model", log, "--bootstrap", "0")
+    older = tmp_path / "lm-0.4.2" / f"pretrained__org__m_{harness_task}.jsonl"  # one array
+    older.parent.mkdir()
+    older.write_text(json.dumps([json.loads(line) for line in log.read_text().splitlines()]))
+    for command, model in [(c, m) for c in ("compare", "report") for m in (log, older)]:
+        refused = cli(command, "tsv", "--model", model, "--bootstrap", "0")
         assert refused.code == 1, refused.stdout
-        assert f"{log}: the harness's {harness_task} documents carry the Hugging Face" in (
+        assert f"{model}: the harness's {harness_task} documents carry the Hugging Face" in (
             refused.stderr
         )
         assert "read from dev.tsv" in refused.stderr and "Traceback" not in refused.stderr
@@ -390,3 +428,107 @@ def test_a_nan_loglikelihood_is_the_harness_choice(cli, studies, tmp_path):
     assert str(first["doc"]["idx"]) in (
         result["items"]["human_only_right"] + result["items"]["neither_right"]
     )
+
+
+WRONG_A = {1001, 1004, 1007, 1010, 1013}
+WRONG_B = {1000, 1002, 1005, 1009, 1011, 1020, 1021, 1022, 1030}
+
+
+def _same_result(result: dict[str, Any]) -> dict[str, Any]:
+    """What a comparison finds, without where the predictions were read from."""
+    return {k: result[k] for k in ("model_scores", "items", "matching", "mcnemar", "n_items")}
+
+
+def test_an_older_harness_log_scores_as_the_same_documents_in_todays_layout(
+    cli, studies, results, tmp_path
+):
+    """Harness 0.4.0 to 0.4.2 wrote one JSON array per task, `<model_args>_<task>.jsonl`,
+    all models in the --output_path folder: a file and the folder give the same answers."""
+    old = tmp_path / "old-results"
+    a_log = write_array_log(
+        old, "sglue_rte", studies["rte"], RTE_NAMES, WRONG_A, "pretrained=org/model-a"
+    )
+    write_array_log(old, "cb", studies["cb"], CB_NAMES, {201}, "pretrained=org/model-a")
+    write_array_log(
+        old, "sglue_rte", studies["rte"], RTE_NAMES, WRONG_B, "pretrained=model-b,dtype=float16",
+        as_text=True,
+    )  # fmt: skip
+    assert a_log.name == "pretrained__org__model-a_sglue_rte.jsonl"
+    new_log = results / "org__model-a" / f"samples_sglue_rte_{DATE}.jsonl"
+    compare = ("compare", "pilot", "--format", "json", "--bootstrap", "0")
+    from_new = cli(*compare, "--model", new_log)
+    from_old = cli(*compare, "--model", a_log)
+    assert from_old.code == 0, from_old.stderr
+    assert from_old.json()["model"]["name"] == "org/model-a"
+    assert _same_result(from_old.json()) == _same_result(from_new.json())
+    new_folder = cli(*compare, "--model", results).json()["models"]
+    old_folder = cli(*compare, "--model", old)
+    assert old_folder.code == 0, old_folder.stderr
+    models = old_folder.json()["models"]
+    assert [m["model"]["name"] for m in models] == ["model-b", "org/model-a"]
+    assert [_same_result(m) for m in models] == [_same_result(m) for m in new_folder]
+    cb = cli("compare", "cb", "--model", old, "--format", "json", "--bootstrap", "0")
+    assert cb.code == 0, cb.stderr
+    assert cb.json()["model"]["name"] == "org/model-a"  # model-b logged no CB
+    report = cli("report", "pilot", "--model", old, "--format", "json", "--bootstrap", "0")
+    assert report.code == 0, report.stderr
+    rows = {m["name"]: m for m in report.json()["models"]}
+    assert rows["org/model-a"]["task_score"]["value"] == pytest.approx(35 / 40)
+
+
+def test_an_older_logs_mistakes_name_the_record(cli, workspace, tmp_path):
+    """Its documents span many lines each: a mistake is named by its record number; what
+    today's layout refuses (several filters, another split) it refuses too. The study is of
+    test items: the documents are read, and refused for their split, only once readable."""
+    rte_study(workspace.engine, tmp_path / "rte", name="t", test=N_TEST)
+    simulate(workspace.engine, "t", 5, 0.75, seed=2)
+    rows = rte_rows(N_TEST, 1000)
+    log = write_array_log(tmp_path / "lm", "sglue_rte", rows, RTE_NAMES, set(), "pretrained=org/m")
+    documents = json.loads(log.read_text())
+    broken = [dict(d) for d in documents]
+    del broken[6]["filtered_resps"]
+    log.write_text(json.dumps(broken, indent=2))
+    out = cli("compare", "t", "--model", log)
+    assert out.code == 1 and "Traceback" not in out.stderr
+    assert f"{log}: record 7: expected the harness's 'doc' and 'filtered_resps'" in out.stderr
+    broken = [dict(d) for d in documents]
+    broken[2]["filtered_resps"] = [["x", "y"], ["x", "y"]]
+    log.write_text(json.dumps(broken, indent=2))
+    out = cli("compare", "t", "--model", log)
+    assert f"{log}: record 3: filtered_resps are not loglikelihoods" in out.stderr
+    log.write_text(json.dumps([*documents, documents[4]], indent=2))  # two filters' documents
+    out = cli("compare", "t", "--model", log)
+    assert f"{log}: record 41: a second document with idx 1004" in out.stderr
+    log.write_text(json.dumps(documents, indent=2)[:-40])  # cut short
+    out = cli("compare", "t", "--model", log)
+    assert out.code == 1 and "not valid JSON" in out.stderr
+    assert f"{log}:" in out.stderr and f"{log}:1:" not in out.stderr  # where it breaks
+    log.write_text(json.dumps(documents, indent=2))
+    for command in ("compare", "report"):
+        refused = cli(command, "t", "--model", log, "--bootstrap", "0")
+        assert refused.code == 1 and "its predictions are on the dev split" in refused.stderr
+    neither = tmp_path / "lm" / "pretrained__org__x_sglue_rte.jsonl"  # neither layout
+    neither.write_text(json.dumps([{"idx": 1000}], indent=2))
+    out = cli("compare", "t", "--model", neither)
+    assert out.code == 1 and "Traceback" not in out.stderr and str(neither) in out.stderr
+
+
+def test_a_model_logged_by_both_harness_layouts_takes_the_dated_log(cli, studies, tmp_path):
+    """A model's folder given to an older harness as --output_path and then to a newer one
+    holds both layouts: the dated log is the newer run (no harness writing the older layout
+    wrote a dated one), as the newest of several dated logs is taken; a folder of older logs
+    only gives its models."""
+    root = tmp_path / "results"
+    twice = root / "org__model-a"
+    write_array_log(
+        twice, "sglue_rte", studies["rte"], RTE_NAMES, WRONG_B, "pretrained=org/model-a"
+    )
+    write_log(twice, "sglue_rte", studies["rte"], RTE_NAMES, WRONG_A)
+    write_results(twice, "org/model-a")
+    write_array_log(root / "older", "sglue_rte", studies["rte"], RTE_NAMES, set(), "pretrained=c")
+    out = cli("compare", "pilot", "--model", root, "--format", "json", "--bootstrap", "0")
+    assert out.code == 0, out.stderr
+    scores = {
+        m["model"]["name"]: m["model_scores"]["task_score"]["value"] for m in out.json()["models"]
+    }
+    assert scores == {"c": 1.0, "org/model-a": pytest.approx(1 - len(WRONG_A) / N_TEST)}
