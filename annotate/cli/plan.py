@@ -15,6 +15,15 @@ from annotate.cli.output import console, print_json
 
 DEFAULT_SECONDS_PER_ITEM = 30.0
 """Assumed seconds per answer without a pilot (said in the output)."""
+TIE_ASSUMPTIONS = {
+    "random": "ties are settled at random (tie_rule random)",
+    "abstain": "a tie has no answer and scores as wrong (tie_rule abstain)",
+    "dev-majority-class": "ties go to the dev split's majority class, right as often as at "
+    "random when the test classes are balanced (tie_rule dev-majority-class)",
+    "extra-annotator": "a tie takes one more label at a time, at the mean accuracy, until it "
+    "breaks (tie_rule extra-annotator)",
+}
+"""What the plan assumes of a split vote under each protocol tie rule."""
 
 
 @app.command("plan")
@@ -75,6 +84,7 @@ def plan_command(
     if (accuracy is None) == (pilot is None):
         raise UserError("give --accuracy P or --pilot STUDY (one of them)")
     names: list[str] | None = None
+    pilot_task: str | None = None
     seconds_source = "assumed"
     if pilot is not None:
         accuracies, names, pilot_seconds, pilot_task = _pilot(options(ctx).workspace(), pilot)
@@ -91,13 +101,18 @@ def plan_command(
         proto = specs.load_protocol(protocol).effective(spec.name)
     except specs.SpecError as exc:
         raise UserError(str(exc)) from None
+    if pilot_task is not None and spec.name != pilot_task:
+        raise UserError(
+            f"pilot {pilot} is a study of {pilot_task}, not {spec.name}: its annotators' "
+            "accuracies do not carry over to another task (leave out --task)"
+        )
     if spec.kind != "classification":
         raise UserError(
             f"plan covers classification tasks (scored by accuracy); {spec.name} is {spec.kind}"
         )
     k = k or proto.annotators_per_item
     assumptions = [
-        "wrong answers fall evenly on the other classes; ties are settled at random",
+        "wrong answers fall evenly on the other classes; " + TIE_ASSUMPTIONS[proto.tie_rule],
         "items are independent (the Wilson interval over test items)",
     ]
     if list(spec.metrics) != ["accuracy"]:
@@ -126,6 +141,7 @@ def plan_command(
             pilot=pilot,
             pilot_names=names,
             seed=seed,
+            tie_rule=proto.tie_rule,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -187,7 +203,9 @@ def _render(plan: Any, checked: Any) -> None:
         f"Single-annotator accuracy {plan.annotator_accuracy:.3f}"
         + (f" (pilot {plan.pilot}, {len(plan.pilot_accuracies)} annotators)" if plan.pilot else ""),
         f"Majority accuracy: {plan.majority_accuracy_method}",
-        f"Labels: {plan.test_labels} test ({plan.items} x {plan.k}) + {plan.training_labels} "
+        f"Labels: {plan.test_labels} test ({plan.items} x {plan.k}"
+        + (f" + {plan.extra_labels} expected for ties" if plan.extra_labels else "")
+        + f") + {plan.training_labels} "
         f"training ({plan.annotators} annotators)",
         f"Annotator-hours: {hours:.1f} at {plan.seconds_per_item:g} s per answer "
         f"({plan.seconds_source})",

@@ -60,36 +60,95 @@ def _count_vectors(k: int, c: int) -> list[tuple[int, ...]]:
     return [(i, *rest) for i in range(k + 1) for rest in _count_vectors(k - i, c - 1)]
 
 
-def majority_accuracy(accuracies: Sequence[float], n_classes: int) -> float:
-    """P(the majority of these annotators is right), wrong answers spread evenly over the other
-    classes, ties settled at random."""
+TIE_RULES = ("random", "abstain", "dev-majority-class", "extra-annotator")
+MAX_EXTRA_LABELS = 50
+"""Extra labels one tied item may take under extra-annotator (a tie left after them: wrong)."""
+
+
+def _add_vote(dist: dict[tuple[int, ...], float], p: float, c: int) -> dict[tuple[int, ...], float]:
+    """The vote counts after one more annotator, right with probability p."""
+    step = [p] + [(1 - p) / (c - 1)] * (c - 1)
+    nxt: dict[tuple[int, ...], float] = {}
+    for counts, prob in dist.items():
+        for cls, q in enumerate(step):
+            if q == 0:
+                continue
+            key = (*counts[:cls], counts[cls] + 1, *counts[cls + 1 :])
+            nxt[key] = nxt.get(key, 0.0) + prob * q
+    return nxt
+
+
+def _is_tied(counts: tuple[int, ...]) -> bool:
+    top = max(counts)
+    return sum(1 for x in counts if x == top) > 1
+
+
+def vote_outcome(
+    accuracies: Sequence[float],
+    n_classes: int,
+    tie_rule: str = "random",
+    extra_accuracy: float | None = None,
+) -> tuple[float, float]:
+    """P(the majority of these annotators is right) under the study's tie rule, and the
+    expected labels per item past k (extra-annotator), wrong answers spread evenly over the
+    other classes. Ties: `random` and `dev-majority-class` (balanced classes) right with
+    1/t for t tied answers; `abstain` wrong; `extra-annotator` one more label at a time (at
+    `extra_accuracy`, default the annotators' mean) until the tie breaks."""
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {tie_rule!r}")
     c, k = n_classes, len(accuracies)
     # distribution of vote counts, one annotator at a time (a dict over count vectors)
     dist: dict[tuple[int, ...], float] = {(0,) * c: 1.0}
     for p in accuracies:
-        step = [p] + [(1 - p) / (c - 1)] * (c - 1)
-        nxt: dict[tuple[int, ...], float] = {}
-        for counts, prob in dist.items():
-            for cls, q in enumerate(step):
-                if q == 0:
-                    continue
-                key = (*counts[:cls], counts[cls] + 1, *counts[cls + 1 :])
-                nxt[key] = nxt.get(key, 0.0) + prob * q
-        dist = nxt
+        dist = _add_vote(dist, p, c)
+    assert k == 0 or abs(sum(dist.values()) - 1) < 1e-9
+    extra = 0.0
+    if tie_rule == "extra-annotator" and k:
+        p_extra = float(np.mean(accuracies)) if extra_accuracy is None else extra_accuracy
+        settled = {key: prob for key, prob in dist.items() if not _is_tied(key)}
+        open_ = {key: prob for key, prob in dist.items() if _is_tied(key)}
+        for _ in range(MAX_EXTRA_LABELS):
+            if sum(open_.values()) < 1e-12:
+                break
+            extra += sum(open_.values())
+            open_ = _add_vote(open_, p_extra, c)
+            for key in [key for key in open_ if not _is_tied(key)]:
+                settled[key] = settled.get(key, 0.0) + open_.pop(key)
+        dist = settled  # a tie still open after MAX_EXTRA_LABELS scores as wrong
     total = 0.0
     for counts, prob in dist.items():
         top = max(counts)
         if counts[0] == top:
-            total += prob / sum(1 for x in counts if x == top)
-    assert k == 0 or abs(sum(dist.values()) - 1) < 1e-9
-    return total
+            t = sum(1 for x in counts if x == top)
+            if t == 1:
+                total += prob
+            elif tie_rule != "abstain":
+                total += prob / t
+    return total, extra
+
+
+def majority_accuracy(
+    accuracies: Sequence[float], n_classes: int, tie_rule: str = "random"
+) -> float:
+    """P(the majority of these annotators is right), wrong answers spread evenly over the other
+    classes, ties settled by `tie_rule` (`vote_outcome`)."""
+    return vote_outcome(accuracies, n_classes, tie_rule)[0]
 
 
 def pool_majority_accuracy(
-    pool: Sequence[float], k: int, n_classes: int, seed: int = 0
+    pool: Sequence[float], k: int, n_classes: int, seed: int = 0, tie_rule: str = "random"
 ) -> tuple[float, str]:
     """The majority-of-k accuracy when each item's k annotators are a random k-subset of
     `pool` (a pilot's annotators), and how it was averaged."""
+    value, how, _ = pool_vote_outcome(pool, k, n_classes, seed, tie_rule)
+    return value, how
+
+
+def pool_vote_outcome(
+    pool: Sequence[float], k: int, n_classes: int, seed: int = 0, tie_rule: str = "random"
+) -> tuple[float, str, float]:
+    """`pool_majority_accuracy` and the expected extra labels per item (extra-annotator:
+    drawn at the pool's mean accuracy)."""
     if k > len(pool):
         raise ValueError(f"k = {k} needs at least {k} annotators; the pilot has {len(pool)}")
     n_subsets = math.comb(len(pool), k)
@@ -103,7 +162,9 @@ def pool_majority_accuracy(
             for _ in range(MAX_SUBSETS)
         ]
         how = f"mean over {MAX_SUBSETS} seeded random sets of {k} pilot annotators"
-    return float(np.mean([majority_accuracy(s, n_classes) for s in subsets])), how
+    p_extra = float(np.mean(pool))
+    outcomes = np.array([vote_outcome(s, n_classes, tie_rule, p_extra) for s in subsets])
+    return float(outcomes[:, 0].mean()), how, float(outcomes[:, 1].mean())
 
 
 @dataclass
@@ -129,6 +190,7 @@ class Plan:
     """Wilson half-width at the planned accuracy and `items`."""
     interval_method: str
     test_labels: int
+    """k per item, plus the expected extra labels of ties (`extra_labels`)."""
     training_labels: int
     annotators: int
     seconds_per_item: float
@@ -140,6 +202,10 @@ class Plan:
     assumptions: list[str] = field(default_factory=list)
     pilot: str | None = None
     pilot_accuracies: dict[str, float] | None = None
+    tie_rule: str = "random"
+    """The protocol's tie rule, which the majority accuracy and `verify` follow."""
+    extra_labels: int = 0
+    """Expected labels past k for ties (tie_rule extra-annotator), rounded up."""
 
 
 def make_plan(
@@ -159,18 +225,21 @@ def make_plan(
     pilot: str | None = None,
     pilot_names: Sequence[str] | None = None,
     seed: int = 0,
+    tie_rule: str = "random",
 ) -> Plan:
     """The plan: items for the target half-width, labels, hours, cost and the width table.
     One accuracy means every annotator has it; several are a pilot's annotators."""
     if len(accuracies) == 1:
-        p_maj = majority_accuracy([accuracies[0]] * k, n_classes)
+        p_maj, extra = vote_outcome([accuracies[0]] * k, n_classes, tie_rule)
         how = (
             f"exact: majority of {k} annotators at accuracy {accuracies[0]:g}, {n_classes} classes"
         )
     else:
-        p_maj, how = pool_majority_accuracy(accuracies, k, n_classes, seed)
+        p_maj, how, extra = pool_vote_outcome(accuracies, k, n_classes, seed, tie_rule)
+    how += f", ties: {tie_rule}"
     items = items_for_half_width(p_maj, half_width)
-    test_labels = items * k
+    extra_labels = math.ceil(items * extra - 1e-9)
+    test_labels = items * k + extra_labels
     training_labels = annotators * training_items
     hours = (test_labels + training_labels) * seconds_per_item / 3600
     table_sizes = sorted({*WIDTH_TABLE_ITEMS, items})
@@ -204,6 +273,8 @@ def make_plan(
         pilot_accuracies=None
         if pilot_names is None
         else {n: float(a) for n, a in zip(pilot_names, accuracies, strict=True)},
+        tie_rule=tie_rule,
+        extra_labels=extra_labels,
     )
 
 
@@ -245,6 +316,11 @@ def verify(
         tied = counts == top
         # random tie rule: a uniformly chosen class among the tied
         choice = np.argmax(tied * rng.random((n, c)), axis=1)
+        is_tied = tied.sum(axis=1) > 1
+        if plan.tie_rule == "abstain":
+            choice[is_tied] = -1  # no answer: wrong
+        elif plan.tie_rule == "extra-annotator":
+            choice = _extra_votes(rng, counts, choice, is_tied, float(pool.mean()), c)
         correct = int((choice == 0).sum())
         low, high = wilson_interval(correct, n)
         assert low is not None and high is not None
@@ -265,3 +341,29 @@ def verify(
         coverage=covered / studies,
         true_majority_accuracy=plan.majority_accuracy,
     )
+
+
+def _extra_votes(
+    rng: np.random.Generator,
+    counts: np.ndarray,
+    choice: np.ndarray,
+    is_tied: np.ndarray,
+    p: float,
+    c: int,
+) -> np.ndarray:
+    """extra-annotator: each tied item takes one more vote (right with p) until its tie
+    breaks; one still tied after MAX_EXTRA_LABELS has no answer."""
+    counts, choice = counts.copy(), choice.copy()
+    open_ = np.flatnonzero(is_tied)
+    for _ in range(MAX_EXTRA_LABELS):
+        if not len(open_):
+            break
+        right = rng.random(len(open_)) < p
+        vote = np.where(right, 0, rng.integers(1, c, size=len(open_)))
+        counts[open_, vote] += 1
+        rows = counts[open_]
+        still = (rows == rows.max(axis=1, keepdims=True)).sum(axis=1) > 1
+        choice[open_[~still]] = rows[~still].argmax(axis=1)
+        open_ = open_[still]
+    choice[open_] = -1
+    return choice

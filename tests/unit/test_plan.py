@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from annotate.scoring.plan import (
     make_plan,
     pool_majority_accuracy,
     verify,
+    vote_outcome,
     wilson_half_width,
 )
 from annotate.simulate import simulate
@@ -131,6 +133,50 @@ def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
     assert plan["annotator_accuracy"] == pytest.approx(
         np.mean(list(plan["pilot_accuracies"].values()))
     )
+
+
+def test_a_pilot_of_another_task_is_refused(cli, workspace, tmp_path):
+    rte_study(workspace.engine, tmp_path, name="pilot", test=20, gate_threshold=0.0)
+    simulate(workspace.engine, "pilot", 5, 0.8, seed=3)
+    r = cli("plan", "--pilot", "pilot", "--task", "glue/mnli-m", "--half-width", "0.04")
+    assert r.code == 1
+    assert "pilot pilot is a study of superglue/rte, not glue/mnli-m" in r.stderr
+    assert "Traceback" not in r.stderr
+    same = cli("plan", "--pilot", "pilot", "--task", "superglue/rte", "--half-width", "0.04")
+    assert same.code == 0, same.stderr
+
+
+def test_ties_follow_the_protocols_tie_rule():
+    """abstain scores a tie as wrong; extra-annotator adds labels until it breaks."""
+    # 2 annotators, 2 classes: 0.64 both right, 0.32 a 1-1 split
+    assert majority_accuracy([0.8, 0.8], 2, "abstain") == pytest.approx(0.64)
+    value, extra = vote_outcome([0.8, 0.8], 2, "extra-annotator")
+    assert value == pytest.approx(0.64 + 0.32 * 0.8) and extra == pytest.approx(0.32)
+    assert majority_accuracy([0.8, 0.8], 2, "dev-majority-class") == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("rule", ["abstain", "extra-annotator"])
+def test_plan_and_verify_use_the_protocols_tie_rule(cli, tmp_path, rule):
+    preset = Path(__file__).parents[2] / "protocols" / "quick.toml"
+    protocol = tmp_path / f"{rule}.toml"
+    protocol.write_text(
+        preset.read_text()
+        .replace('tie_rule = "random"', f'tie_rule = "{rule}"')
+        .replace("annotators_per_item = 5", "annotators_per_item = 4")
+    )
+    args = ["--task", "glue/mnli-m", "--accuracy", "0.7", "--half-width", "0.03"]
+    r = cli("plan", *args, "--protocol", str(protocol), "--format", "json", "--verify", "100")
+    assert r.code == 0, r.stderr
+    plan = r.json()
+    expected, extra = vote_outcome([0.7] * 4, 3, rule)
+    assert plan["tie_rule"] == rule
+    assert plan["majority_accuracy"] == pytest.approx(expected)
+    assert plan["majority_accuracy"] != pytest.approx(majority_accuracy([0.7] * 4, 3))
+    assert plan["test_labels"] == plan["items"] * 4 + math.ceil(plan["items"] * extra)
+    assert any(f"tie_rule {rule}" in note for note in plan["assumptions"])
+    # the simulated studies vote with the same rule: their interval holds the planned value
+    assert abs(plan["verify"]["mean_half_width"] - 0.03) <= 0.003
+    assert plan["verify"]["coverage"] >= 0.9
 
 
 @pytest.mark.parametrize(
