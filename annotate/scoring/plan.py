@@ -28,10 +28,12 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import get_args
 
 import numpy as np
 
 from annotate.scoring.intervals import wilson_half_width, wilson_interval
+from annotate.specs import ProtocolSpec
 
 MAX_SUBSETS = 2000
 """k-subsets of a pilot's annotators averaged exactly up to this many, else sampled."""
@@ -60,7 +62,8 @@ def _count_vectors(k: int, c: int) -> list[tuple[int, ...]]:
     return [(i, *rest) for i in range(k + 1) for rest in _count_vectors(k - i, c - 1)]
 
 
-TIE_RULES = ("random", "abstain", "dev-majority-class", "extra-annotator")
+TIE_RULES = get_args(ProtocolSpec.model_fields["tie_rule"].annotation)
+"""The protocol's tie rules (`ProtocolSpec.tie_rule`)."""
 MAX_EXTRA_LABELS = 50
 """Extra labels one tied item may take under extra-annotator (a tie left after them: wrong)."""
 
