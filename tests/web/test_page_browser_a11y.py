@@ -1,0 +1,65 @@
+"""The annotator page as a screen reader meets it, in headless Chromium: what Chromium's own
+accessibility tree (DevTools `Accessibility.getFullAXTree`) says of the focused control and
+of the screen after each swap, for the layouts whose controls differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.studies import add_annotator
+from tests.web.support import chromium, layout_study
+from tests.web.support import served_page as serve
+from tests.web.test_page_browser import press, sign_in, then
+
+pytestmark = pytest.mark.slow
+
+
+def ax_nodes(driver) -> list[dict]:
+    """The page's accessibility tree as Chromium builds it: each node that is not ignored, as
+    its role, name, description, whether it has the focus, and its parent's node id."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    out = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        out.append(
+            {
+                "id": node["nodeId"],
+                "parent": node.get("parentId"),
+                "role": node.get("role", {}).get("value"),
+                "name": node.get("name", {}).get("value", ""),
+                "description": node.get("description", {}).get("value", ""),
+                "focused": bool(props.get("focused"))
+                and node.get("role", {}).get("value") != "RootWebArea",
+                "level": props.get("level"),
+            }
+        )
+    return out
+
+
+def focused(driver) -> dict:
+    (node,) = [n for n in ax_nodes(driver) if n["focused"]]
+    return node
+
+
+def headings(driver, level: int = 1) -> list[str]:
+    return [n["name"] for n in ax_nodes(driver) if n["role"] == "heading" and n["level"] == level]
+
+
+def test_the_feedback_s_verdict_is_heard_with_the_focused_continue(workspace, tmp_path: Path):
+    """After a training answer the focus is on "continue"; a screen reader says the verdict
+    and the answers with it, and the verdict is the screen's heading."""
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "2"), "feedback")  # the training item's gold is entailment
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("link", "Continue (Enter)")
+        assert node["description"].startswith("✗ Wrong"), node
+        assert "Right answer" in node["description"] or "right:" in node["description"], node
+        assert headings(d) == ["✗ Wrong"]
