@@ -63,3 +63,23 @@ def test_the_feedback_s_verdict_is_heard_with_the_focused_continue(workspace, tm
         assert node["description"].startswith("✗ Wrong"), node
         assert "Right answer" in node["description"] or "right:" in node["description"], node
         assert headings(d) == ["✗ Wrong"]
+
+
+def test_each_multirc_judgement_is_named_by_its_candidate_answer(workspace, tmp_path: Path):
+    """A MultiRC candidate's True/False radios are a group named by the candidate's text, so
+    the focused judgement says which answer it judges, not only "1 True"."""
+    study = layout_study(workspace.engine, tmp_path, "multi_answer")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        texts = [e.text for e in d.find_elements("css selector", ".candidate .ctext")]
+        nodes = ax_nodes(d)
+        groups = {n["id"]: n["name"] for n in nodes if n["role"] == "radiogroup"}
+        assert sorted(groups.values()) == sorted(texts) and len(texts) == 3
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("radio", "1 True")
+        parents = {n["id"]: n["parent"] for n in nodes}
+        group = node["parent"]
+        while group is not None and group not in groups:
+            group = parents.get(group)
+        assert groups.get(group) == texts[0]  # the first candidate's group
