@@ -83,3 +83,25 @@ def test_each_multirc_judgement_is_named_by_its_candidate_answer(workspace, tmp_
         while group is not None and group not in groups:
             group = parents.get(group)
         assert groups.get(group) == texts[0]  # the first candidate's group
+
+
+def test_the_exit_survey_s_text_answer_is_named_by_its_question(workspace, tmp_path: Path):
+    """A free-text survey question's box has its question as its name, as the choice
+    questions' groups do: the focus lands in it with the question read, not a bare "edit"."""
+    from urllib.parse import urlencode
+
+    from selenium.webdriver.common.keys import Keys
+
+    from tests.crowd_helpers import prolific_query, short_study
+
+    survey = [{"name": "remarks", "prompt": "Anything to tell us?"}]
+    short_study(workspace.engine, tmp_path, survey=survey)
+    with serve(workspace.engine, "pilot") as base, chromium(tmp_path) as d:
+        d.get(base + "/?" + urlencode(prolific_query(1)))
+        then(d, press(d, Keys.ENTER), "item")  # the guidelines' Start
+        # two training items, each with its feedback ("continue": Enter), three test items
+        for key, screen in [("1", "feedback"), (Keys.ENTER, "item")] * 2 + [("1", "item")] * 2:
+            then(d, press(d, key), screen)
+        then(d, press(d, "1"), "survey")
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("textbox", "Anything to tell us?"), node
