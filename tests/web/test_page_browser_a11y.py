@@ -105,3 +105,24 @@ def test_the_exit_survey_s_text_answer_is_named_by_its_question(workspace, tmp_p
         then(d, press(d, "1"), "survey")
         node = focused(d)
         assert (node["role"], node["name"]) == ("textbox", "Anything to tell us?"), node
+
+
+def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, tmp_path: Path):
+    """A wrong token: the refusal is an alert, and the token field, where the focus lands,
+    has it as its description (so is the name field's)."""
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        d.get(base + "/")
+        d.find_element("id", "name").send_keys("ana")
+        token = d.find_element("id", "token")
+        then(d, lambda: token.send_keys("not the token", Keys.ENTER), "signin")
+        error = d.find_element("id", "signin-error").text
+        assert error and d.find_element("id", "signin-error").get_attribute("role") == "alert"
+        node = focused(d)
+        assert node["name"] == "Token (if you were given one)"
+        assert node["description"] == error
+        fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
+        assert [n["description"] for n in fields] == [error, error]
