@@ -126,3 +126,24 @@ def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, 
         assert node["description"] == error
         fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
         assert [n["description"] for n in fields] == [error, error]
+
+
+@pytest.mark.parametrize("layout", ["scale", "entity_choice"])
+def test_each_item_screen_has_a_heading_saying_where_the_annotator_is(
+    workspace, tmp_path: Path, layout: str
+):
+    """The item screen's heading (level 1, not drawn: the status bar shows the same words) says
+    the phase and the count, on the item the server draws and on the one "continue" shows."""
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, layout)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        assert headings(d) == [d.find_element("id", "status-text").text]
+        assert headings(d)[0].startswith("Training 0/1")
+        assert d.find_element("id", "item-heading").size["height"] <= 1  # not drawn
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "item")
+        assert headings(d) == [d.find_element("id", "status-text").text]
+        assert headings(d)[0].startswith("Test 0/2")
