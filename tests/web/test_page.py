@@ -315,7 +315,7 @@ def test_fuzzed_item_text_renders_as_text(texts):
     parser.feed(html)
     assert {t for t, _ in parser.tags} <= {
         "section", "div", "form", "input", "button", "kbd", "span", "details", "summary",
-        "label", "textarea", "nav", "a", "dialog", "h2", "pre", "p", "em", "strong", "mark",
+        "label", "textarea", "nav", "a", "dialog", "h1", "h2", "pre", "p", "em", "strong", "mark",
         "ol", "ul", "li",
     }  # fmt: skip
     shown = "".join(parser.text)

@@ -1,0 +1,149 @@
+"""The annotator page as a screen reader meets it, in headless Chromium: what Chromium's own
+accessibility tree (DevTools `Accessibility.getFullAXTree`) says of the focused control and
+of the screen after each swap, for the layouts whose controls differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotate.protocol.studies import add_annotator
+from tests.web.support import chromium, layout_study
+from tests.web.support import served_page as serve
+from tests.web.test_page_browser import press, sign_in, then
+
+pytestmark = pytest.mark.slow
+
+
+def ax_nodes(driver) -> list[dict]:
+    """The page's accessibility tree as Chromium builds it: each node that is not ignored, as
+    its role, name, description, whether it has the focus, and its parent's node id."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    out = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        out.append(
+            {
+                "id": node["nodeId"],
+                "parent": node.get("parentId"),
+                "role": node.get("role", {}).get("value"),
+                "name": node.get("name", {}).get("value", ""),
+                "description": node.get("description", {}).get("value", ""),
+                "focused": bool(props.get("focused"))
+                and node.get("role", {}).get("value") != "RootWebArea",
+                "level": props.get("level"),
+            }
+        )
+    return out
+
+
+def focused(driver) -> dict:
+    (node,) = [n for n in ax_nodes(driver) if n["focused"]]
+    return node
+
+
+def headings(driver, level: int = 1) -> list[str]:
+    return [n["name"] for n in ax_nodes(driver) if n["role"] == "heading" and n["level"] == level]
+
+
+def test_the_feedback_s_verdict_is_heard_with_the_focused_continue(workspace, tmp_path: Path):
+    """After a training answer the focus is on "continue"; a screen reader says the verdict
+    and the answers with it, and the verdict is the screen's heading."""
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "2"), "feedback")  # the training item's gold is entailment
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("link", "Continue (Enter)")
+        assert node["description"].startswith("✗ Wrong"), node
+        assert "Right answer" in node["description"] or "right:" in node["description"], node
+        assert headings(d) == ["✗ Wrong"]
+
+
+def test_each_multirc_judgement_is_named_by_its_candidate_answer(workspace, tmp_path: Path):
+    """A MultiRC candidate's True/False radios are a group named by the candidate's text, so
+    the focused judgement says which answer it judges, not only "1 True"."""
+    study = layout_study(workspace.engine, tmp_path, "multi_answer")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        texts = [e.text for e in d.find_elements("css selector", ".candidate .ctext")]
+        nodes = ax_nodes(d)
+        groups = {n["id"]: n["name"] for n in nodes if n["role"] == "radiogroup"}
+        assert sorted(groups.values()) == sorted(texts) and len(texts) == 3
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("radio", "1 True")
+        parents = {n["id"]: n["parent"] for n in nodes}
+        group = node["parent"]
+        while group is not None and group not in groups:
+            group = parents.get(group)
+        assert groups.get(group) == texts[0]  # the first candidate's group
+
+
+def test_the_exit_survey_s_text_answer_is_named_by_its_question(workspace, tmp_path: Path):
+    """A free-text survey question's box has its question as its name, as the choice
+    questions' groups do: the focus lands in it with the question read, not a bare "edit"."""
+    from urllib.parse import urlencode
+
+    from selenium.webdriver.common.keys import Keys
+
+    from tests.crowd_helpers import prolific_query, short_study
+
+    survey = [{"name": "remarks", "prompt": "Anything to tell us?"}]
+    short_study(workspace.engine, tmp_path, survey=survey)
+    with serve(workspace.engine, "pilot") as base, chromium(tmp_path) as d:
+        d.get(base + "/?" + urlencode(prolific_query(1)))
+        then(d, press(d, Keys.ENTER), "item")  # the guidelines' Start
+        # two training items, each with its feedback ("continue": Enter), three test items
+        for key, screen in [("1", "feedback"), (Keys.ENTER, "item")] * 2 + [("1", "item")] * 2:
+            then(d, press(d, key), screen)
+        then(d, press(d, "1"), "survey")
+        node = focused(d)
+        assert (node["role"], node["name"]) == ("textbox", "Anything to tell us?"), node
+
+
+def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, tmp_path: Path):
+    """A wrong token: the refusal is an alert, and the token field, where the focus lands,
+    has it as its description (so is the name field's)."""
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        d.get(base + "/")
+        d.find_element("id", "name").send_keys("ana")
+        token = d.find_element("id", "token")
+        then(d, lambda: token.send_keys("not the token", Keys.ENTER), "signin")
+        error = d.find_element("id", "signin-error").text
+        assert error and d.find_element("id", "signin-error").get_attribute("role") == "alert"
+        node = focused(d)
+        assert node["name"] == "Token (if you were given one)"
+        assert node["description"] == error
+        fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
+        assert [n["description"] for n in fields] == [error, error]
+
+
+@pytest.mark.parametrize("layout", ["scale", "entity_choice"])
+def test_each_item_screen_has_a_heading_saying_where_the_annotator_is(
+    workspace, tmp_path: Path, layout: str
+):
+    """The item screen's heading (level 1, not drawn: the status bar shows the same words) says
+    the phase and the count, on the item the server draws and on the one "continue" shows."""
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, layout)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        assert headings(d) == [d.find_element("id", "status-text").text]
+        assert headings(d)[0].startswith("Training 0/1")
+        assert d.find_element("id", "item-heading").size["height"] <= 1  # not drawn
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "item")
+        assert headings(d) == [d.find_element("id", "status-text").text]
+        assert headings(d)[0].startswith("Test 0/2")
