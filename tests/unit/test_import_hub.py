@@ -133,6 +133,28 @@ def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
     ]
 
 
+def test_the_hub_caches_snapshot_is_named_by_its_links_not_its_blobs(cli, db_url, tmp_path):
+    """In the cache a data file is a link to `blobs/<sha256>`: the datasets say the snapshot's
+    `cb/validation-….parquet`, and a study finds its test set by that file's name."""
+    snapshot = hub.in_hub_cache(
+        hub.super_glue_snapshot(tmp_path / "download"), tmp_path / "hub", "aps/super_glue"
+    )
+    assert cli("import", "superglue/cb", snapshot).code == 0
+    result = cli("import", "superglue/cb", snapshot / "cb" / "test-00000-of-00001.parquet")
+    assert f"{snapshot / 'cb' / 'test-00000-of-00001.parquet'}, imported before" in result.stderr
+    with Session(__import__("annotate.workspace").workspace.open_workspace(db_url).engine) as s:
+        paths = sorted((d.split, d.path) for d in s.exec(select(Dataset)))
+    assert paths == [
+        ("dev", str(snapshot / "cb" / "validation-00000-of-00001.parquet")),
+        ("test", str(snapshot / "cb" / "test-00000-of-00001.parquet")),
+    ]
+    created = cli(
+        "study", "create", "cb-cache", "--task", "superglue/cb", "--protocol", "quick",
+        "--train", "validation", "--test", "test-00000-of-00001.parquet",
+    )  # fmt: skip
+    assert created.code == 0, created.stderr
+
+
 def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
     folder = hub.write_save_to_disk(
         tmp_path / "cb_saved",

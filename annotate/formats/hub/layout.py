@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,13 @@ from annotate.splits import canonical_split, is_split_name
 DATA_SUFFIXES = (".parquet", ".arrow")
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_.]+?)-\d{5}-of-\d{5}(?:-[0-9a-f]+)?$")
 _NUMBERED = re.compile(r"^\d+$")
+
+
+def shown_path(path: Path) -> Path:
+    """Where messages and the store say data came from: the path made absolute with its
+    symbolic links kept. In the Hugging Face cache a snapshot's `cb/validation-….parquet` is a
+    link to `blobs/<sha256>`, a name that says neither the config nor the split."""
+    return Path(os.path.abspath(path))
 
 
 @dataclass
