@@ -361,6 +361,12 @@ def _is_hub_text(path: Path, spec: TaskSpec, given: list[str] | None) -> bool:
     return own == "tsv" or (own != "csv" and suffix == ".csv")
 
 
+def is_hub_file(path: Path, spec: TaskSpec) -> bool:
+    """Whether `path` is a file read as the `datasets` library writes them (Parquet, Arrow, or
+    `to_json`/`to_csv` output with its class names beside it), not as the task's own file."""
+    return file_kind(path) in ("parquet", "arrow") or _is_hub_text(path, spec, None)
+
+
 # --- one entry point -------------------------------------------------------------------------
 
 

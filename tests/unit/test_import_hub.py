@@ -364,8 +364,36 @@ def test_a_binary_file_is_never_read_as_text(cli, tmp_path):
     assert cli("import", "superglue/cb", parquet).code == 0
 
 
-def test_the_gold_reader_refuses_parquet_by_name(tmp_path):
-    """`annotate score` reads gold with the text readers: a Parquet file is named, not decoded."""
+@pytest.mark.parametrize("layout", ["parquet", "to_json"])
+def test_score_reads_gold_from_the_hubs_files(cli, tmp_path, layout):
+    """A researcher with only the Hub's data scores a submission against its validation split:
+    a Parquet file, or `to_json` output beside its dataset_info.json, read as import reads
+    them (CB's integers by the file's own class names)."""
+    dataset = hub.hub_dataset(hub.CB_VAL, CB)
+    if layout == "parquet":
+        gold = hub.write_parquet(dataset, tmp_path / "cb" / "validation-00000-of-00001.parquet")
+    else:
+        gold = hub.write_to_json(tmp_path / "exported", "cb-validation.jsonl", dataset)
+    predictions = tmp_path / "out" / "CB.jsonl"
+    predictions.parent.mkdir()
+    wrong = {"entailment": "neutral", "neutral": "contradiction", "contradiction": "entailment"}
+    predictions.write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": r["label"] if r["idx"] else wrong[r["label"]]})
+            + "\n"
+            for r in hub.CB_VAL
+        ),
+        encoding="utf-8",
+    )
+    result = cli("score", predictions, "--gold", gold, "--format", "json")
+    assert result.code == 0, result.stderr
+    (task,) = json.loads(result.stdout)["tasks"]
+    assert task["coverage"]["scored"] == len(hub.CB_VAL)
+    assert task["scores"]["accuracy"]["value"] == pytest.approx(5 / 6)
+
+
+def test_the_text_readers_refuse_parquet_by_name(tmp_path):
+    """The readers of the task's own files name a Parquet file, never decode it as text."""
     path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "val.jsonl")
     with pytest.raises(Exception, match="Parquet file"):
         list(read_items(path, specs.load_task("superglue/cb"), FileSummary()))
