@@ -171,6 +171,31 @@ def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
     assert again.code == 0 and "identical (same sha256)" in again.stderr
 
 
+@pytest.mark.parametrize(
+    ("split", "task", "stored_as"),
+    [("validation", "superglue/cb", "dev"), ("validation_matched", "glue/mnli-m", "dev")],
+)
+def test_one_split_saved_alone_keeps_the_split_its_state_records(
+    cli, db_url, tmp_path, split, task, stored_as
+):
+    """`load_dataset(…, split="validation").save_to_disk("cb_val")`: the folder's name is the
+    user's, and state.json's `_split` says which split it holds, for the folder and for its
+    Arrow file alone."""
+    from datasets import Dataset
+
+    config = CB if task == "superglue/cb" else hub.GLUE["mnli"]
+    records = hub.CB_VAL if config is CB else [{**r, "label": "neutral"} for r in hub.CB_VAL]
+    built = hub.hub_dataset(records, config)
+    folder = tmp_path / "my_copy"
+    Dataset(built.data, info=built.info, split=split).save_to_disk(str(folder))
+    assert json.loads((folder / "state.json").read_text())["_split"] == split
+    result = cli("import", task, folder, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["split"] for r in json.loads(result.stdout)] == [stored_as]
+    alone = cli("import", task, folder / "data-00000-of-00001.arrow")
+    assert alone.code == 0 and "identical (same sha256)" in alone.stderr
+
+
 def test_an_arrow_file_alone_reads_its_schemas_names(cli, db_url, tmp_path):
     folder = hub.write_save_to_disk(
         tmp_path / "saved", {"validation": hub.hub_dataset(hub.CB_VAL, CB)}
