@@ -226,6 +226,28 @@ def write_snapshot(root: Path, configs: dict[str, dict[str, Any]]) -> Path:
     return root
 
 
+def in_hub_cache(snapshot: Path, cache: Path, repo: str, revision: str = "0" * 40) -> Path:
+    """`snapshot`'s files moved into the Hugging Face cache's layout, as `load_dataset` and
+    `huggingface-cli download` without --local-dir leave them: the content in
+    `datasets--{owner}--{name}/blobs/<sha256>`, and `snapshots/<revision>/…` holding relative
+    symbolic links to the blobs. Returns the snapshot folder."""
+    import hashlib
+    import os
+
+    base = cache / f"datasets--{repo.replace('/', '--')}"
+    target = base / "snapshots" / revision
+    (base / "blobs").mkdir(parents=True, exist_ok=True)
+    (base / "refs").mkdir(exist_ok=True)
+    (base / "refs" / "main").write_text(revision, encoding="utf-8")
+    for path in sorted(p for p in snapshot.rglob("*") if p.is_file()):
+        blob = base / "blobs" / hashlib.sha256(path.read_bytes()).hexdigest()
+        path.replace(blob)
+        link = target / path.relative_to(snapshot)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(blob, link.parent))
+    return target
+
+
 def write_save_to_disk(folder: Path, splits: dict[str, Any]) -> Path:
     from datasets import DatasetDict
 

@@ -36,7 +36,10 @@ def score(
         ..., help="A submission file (RTE.jsonl, STS-B.tsv …), a folder or a zip of them"
     ),
     gold: Path = typer.Option(
-        ..., "--gold", help="A labelled data file, or a folder in the download layout"
+        ...,
+        "--gold",
+        help="A labelled data file (a Hub Parquet or Arrow file too), or a folder in the "
+        "download layout",
     ),
     task: str | None = typer.Option(
         None, "--task", help="The task of PRED when its name does not say (one file only)"

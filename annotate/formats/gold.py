@@ -1,9 +1,10 @@
 """Gold labels for the local scorer (`annotate score`): which task a submission file is for,
 where its labelled data file sits in the original download layout, and the gold of that file.
 
-The data file is read with the same readers as an import (`read_items`) and the same rules for
-a record that parses but is malformed (`well_formed`), so every official layout and quirk is
-understood and a bad file gets the same error naming file, line and reason.
+The data file is read with the same readers as an import (`read_items`; a file the `datasets`
+library wrote, as `annotate import` reads it) and the same rules for a record that parses but
+is malformed (`well_formed`), so every official layout and quirk is understood and a bad file
+gets the same error naming file, line and reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from annotate.formats.readers import (
     read_items,
     read_parts,
 )
+from annotate.formats.sources import is_hub_file, sources_for
 from annotate.formats.well_formed import well_formed
 from annotate.specs import TaskSpec
 from annotate.splits import file_split, named_split, same_split
@@ -77,10 +79,15 @@ def submission_task(path: Path) -> SubmissionName | None:
 
 
 def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
-    """The gold of a labelled data file of `spec`; a file without labels is an error."""
+    """The gold of a labelled data file of `spec`; a file without labels is an error. A file
+    the `datasets` library wrote (a Hub Parquet file, `to_json` output beside its
+    dataset_info.json) is read as `annotate import` reads it, integer labels by their names."""
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     summary = FileSummary()
+    if is_hub_file(path, spec):
+        (source,) = sources_for(path, spec)
+        return _gold_of(source.items(summary), summary, path, spec, source.split)
     split = file_split(path.name, spec.source.files.items())
     return _gold_of(read_items(path, spec, summary), summary, path, spec, split)
 

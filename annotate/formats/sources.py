@@ -25,6 +25,7 @@ from annotate.formats.hub.layout import (
     HubSplit,
     hub_splits,
     in_other_task_folder,
+    shown_path,
     split_from_name,
 )
 from annotate.formats.hub.records import Rows, hub_items
@@ -245,7 +246,7 @@ def task_files(folder: Path, spec: TaskSpec) -> FolderFiles:
 def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
     lone_part(path, spec)
     return Source(
-        path.resolve(),
+        shown_path(path),
         split or guess_split(path, spec),
         lambda: file_sha256(path),
         lambda summary: read_items(path, spec, summary),
@@ -256,7 +257,7 @@ def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
 
 def parts_source(paths: list[Path], spec: TaskSpec, split: str) -> Source:
     """One dataset from a split's parts (`read_parts`); stored as from `first+second…`."""
-    shown = paths[0].parent.resolve() / "+".join(p.name for p in paths)
+    shown = shown_path(paths[0].parent) / "+".join(p.name for p in paths)
     return Source(
         shown,
         split,
@@ -301,7 +302,7 @@ def _arrow_source(
     info = features_from_info_file(split.info, spec.hub_config_names()) if split.info else None
     found = class_names(files[0].features) or class_names(info)
     names = _label_names(found, given, split.files[0])
-    where = shown or split.files[0].resolve()
+    where = shown or shown_path(split.files[0])
 
     def items(summary: FileSummary) -> Iterator[ParsedItem]:
         yield from hub_items(_rows_of(files), where, spec, summary, names)
@@ -336,10 +337,10 @@ def _records_source(path: Path, spec: TaskSpec, split: str | None, given: list[s
 
     def items(summary: FileSummary) -> Iterator[ParsedItem]:
         rows = _csv_rows(path) if is_csv else json_lines(path, "utf-8-sig")
-        yield from hub_items(rows, path.resolve(), spec, summary, names)
+        yield from hub_items(rows, shown_path(path), spec, summary, names)
 
     return Source(
-        path.resolve(),
+        shown_path(path),
         split or split_from_name(path) or guess_split(path, spec),
         lambda: file_sha256(path),
         items,
@@ -358,6 +359,12 @@ def _is_hub_text(path: Path, spec: TaskSpec, given: list[str] | None) -> bool:
         return True
     own = spec.source.reader
     return own == "tsv" or (own != "csv" and suffix == ".csv")
+
+
+def is_hub_file(path: Path, spec: TaskSpec) -> bool:
+    """Whether `path` is a file read as the `datasets` library writes them (Parquet, Arrow, or
+    `to_json`/`to_csv` output with its class names beside it), not as the task's own file."""
+    return file_kind(path) in ("parquet", "arrow") or _is_hub_text(path, spec, None)
 
 
 # --- one entry point -------------------------------------------------------------------------

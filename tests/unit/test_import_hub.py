@@ -133,6 +133,28 @@ def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
     ]
 
 
+def test_the_hub_caches_snapshot_is_named_by_its_links_not_its_blobs(cli, db_url, tmp_path):
+    """In the cache a data file is a link to `blobs/<sha256>`: the datasets say the snapshot's
+    `cb/validation-….parquet`, and a study finds its test set by that file's name."""
+    snapshot = hub.in_hub_cache(
+        hub.super_glue_snapshot(tmp_path / "download"), tmp_path / "hub", "aps/super_glue"
+    )
+    assert cli("import", "superglue/cb", snapshot).code == 0
+    result = cli("import", "superglue/cb", snapshot / "cb" / "test-00000-of-00001.parquet")
+    assert f"{snapshot / 'cb' / 'test-00000-of-00001.parquet'}, imported before" in result.stderr
+    with Session(__import__("annotate.workspace").workspace.open_workspace(db_url).engine) as s:
+        paths = sorted((d.split, d.path) for d in s.exec(select(Dataset)))
+    assert paths == [
+        ("dev", str(snapshot / "cb" / "validation-00000-of-00001.parquet")),
+        ("test", str(snapshot / "cb" / "test-00000-of-00001.parquet")),
+    ]
+    created = cli(
+        "study", "create", "cb-cache", "--task", "superglue/cb", "--protocol", "quick",
+        "--train", "validation", "--test", "test-00000-of-00001.parquet",
+    )  # fmt: skip
+    assert created.code == 0, created.stderr
+
+
 def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
     folder = hub.write_save_to_disk(
         tmp_path / "cb_saved",
@@ -147,6 +169,31 @@ def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
     arrow = folder / "validation" / "data-00000-of-00001.arrow"
     again = cli("import", "superglue/cb", arrow)
     assert again.code == 0 and "identical (same sha256)" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("split", "task", "stored_as"),
+    [("validation", "superglue/cb", "dev"), ("validation_matched", "glue/mnli-m", "dev")],
+)
+def test_one_split_saved_alone_keeps_the_split_its_state_records(
+    cli, db_url, tmp_path, split, task, stored_as
+):
+    """`load_dataset(…, split="validation").save_to_disk("cb_val")`: the folder's name is the
+    user's, and state.json's `_split` says which split it holds, for the folder and for its
+    Arrow file alone."""
+    from datasets import Dataset
+
+    config = CB if task == "superglue/cb" else hub.GLUE["mnli"]
+    records = hub.CB_VAL if config is CB else [{**r, "label": "neutral"} for r in hub.CB_VAL]
+    built = hub.hub_dataset(records, config)
+    folder = tmp_path / "my_copy"
+    Dataset(built.data, info=built.info, split=split).save_to_disk(str(folder))
+    assert json.loads((folder / "state.json").read_text())["_split"] == split
+    result = cli("import", task, folder, "--format", "json")
+    assert result.code == 0, result.stderr
+    assert [r["split"] for r in json.loads(result.stdout)] == [stored_as]
+    alone = cli("import", task, folder / "data-00000-of-00001.arrow")
+    assert alone.code == 0 and "identical (same sha256)" in alone.stderr
 
 
 def test_an_arrow_file_alone_reads_its_schemas_names(cli, db_url, tmp_path):
@@ -342,8 +389,36 @@ def test_a_binary_file_is_never_read_as_text(cli, tmp_path):
     assert cli("import", "superglue/cb", parquet).code == 0
 
 
-def test_the_gold_reader_refuses_parquet_by_name(tmp_path):
-    """`annotate score` reads gold with the text readers: a Parquet file is named, not decoded."""
+@pytest.mark.parametrize("layout", ["parquet", "to_json"])
+def test_score_reads_gold_from_the_hubs_files(cli, tmp_path, layout):
+    """A researcher with only the Hub's data scores a submission against its validation split:
+    a Parquet file, or `to_json` output beside its dataset_info.json, read as import reads
+    them (CB's integers by the file's own class names)."""
+    dataset = hub.hub_dataset(hub.CB_VAL, CB)
+    if layout == "parquet":
+        gold = hub.write_parquet(dataset, tmp_path / "cb" / "validation-00000-of-00001.parquet")
+    else:
+        gold = hub.write_to_json(tmp_path / "exported", "cb-validation.jsonl", dataset)
+    predictions = tmp_path / "out" / "CB.jsonl"
+    predictions.parent.mkdir()
+    wrong = {"entailment": "neutral", "neutral": "contradiction", "contradiction": "entailment"}
+    predictions.write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": r["label"] if r["idx"] else wrong[r["label"]]})
+            + "\n"
+            for r in hub.CB_VAL
+        ),
+        encoding="utf-8",
+    )
+    result = cli("score", predictions, "--gold", gold, "--format", "json")
+    assert result.code == 0, result.stderr
+    (task,) = json.loads(result.stdout)["tasks"]
+    assert task["coverage"]["scored"] == len(hub.CB_VAL)
+    assert task["scores"]["accuracy"]["value"] == pytest.approx(5 / 6)
+
+
+def test_the_text_readers_refuse_parquet_by_name(tmp_path):
+    """The readers of the task's own files name a Parquet file, never decode it as text."""
     path = hub.write_parquet(hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "val.jsonl")
     with pytest.raises(Exception, match="Parquet file"):
         list(read_items(path, specs.load_task("superglue/cb"), FileSummary()))

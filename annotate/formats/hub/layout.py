@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,13 @@ from annotate.splits import canonical_split, is_split_name
 DATA_SUFFIXES = (".parquet", ".arrow")
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_.]+?)-\d{5}-of-\d{5}(?:-[0-9a-f]+)?$")
 _NUMBERED = re.compile(r"^\d+$")
+
+
+def shown_path(path: Path) -> Path:
+    """Where messages and the store say data came from: the path made absolute with its
+    symbolic links kept. In the Hugging Face cache a snapshot's `cb/validation-….parquet` is a
+    link to `blobs/<sha256>`, a name that says neither the config nor the split."""
+    return Path(os.path.abspath(path))
 
 
 @dataclass
@@ -44,13 +52,25 @@ def split_from_name(path: Path) -> str | None:
     candidates = []
     if shard and shard.group("split") != "data":
         candidates.append(shard.group("split"))
-    if _NUMBERED.match(stem) or (shard and shard.group("split") == "data"):
+    if shard and shard.group("split") == "data":  # save_to_disk's, in a folder of any name
+        candidates += [_recorded_split(path.parent), path.parent.name]
+    elif _NUMBERED.match(stem):
         candidates.append(path.parent.name)
     candidates += [stem, stem.rsplit("-", 1)[-1]]
     for name in candidates:
-        if is_split_name(name):
+        if name is not None and is_split_name(name):
             return canonical_split(name)
     return None
+
+
+def _recorded_split(folder: Path) -> str | None:
+    """The split a `save_to_disk` folder's state.json records (`_split`: the dataset's split
+    when it came from `load_dataset`, null for one built otherwise); None when it says none."""
+    try:
+        split = json.loads((folder / "state.json").read_text(encoding="utf-8")).get("_split")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return split if isinstance(split, str) else None
 
 
 def _info_for(path: Path) -> Path | None:
@@ -90,10 +110,13 @@ def save_to_disk_splits(folder: Path) -> list[HubSplit]:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFileError(manifest, None, f'expected {{"splits": [...]}} ({exc})') from None
         return [_saved_split(folder / str(name), str(name)) for name in names]
-    return [_saved_split(folder, folder.name)]
+    return [_saved_split(folder, None)]
 
 
-def _saved_split(folder: Path, name: str) -> HubSplit:
+def _saved_split(folder: Path, name: str | None) -> HubSplit:
+    """One split's folder: `name` is the split dataset_dict.json gives it; a single Dataset's
+    folder is named by whoever saved it, so its split is the one state.json records, else the
+    folder's name."""
     state = folder / "state.json"
     try:
         files = [
@@ -107,7 +130,8 @@ def _saved_split(folder: Path, name: str) -> HubSplit:
     for path in paths:
         if not path.is_file():
             raise DataFileError(path, None, f"missing: {state.name} lists it")
-    split = canonical_split(name) if is_split_name(name) else None
+    candidates = [name] if name is not None else [_recorded_split(folder), folder.name]
+    split = next((canonical_split(n) for n in candidates if n and is_split_name(n)), None)
     return HubSplit(split, paths, _info_for(folder / "state.json"))
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from annotate.errors import DataFileError
+from annotate.formats.hub.layout import shown_path
 from annotate.specs import TaskSpec
 from annotate.splits import same_split
 
@@ -30,7 +31,7 @@ class ZipMember:
     @property
     def shown(self) -> Path:
         """Where messages and the store say the data came from: `…/RTE.zip/RTE/val.jsonl`."""
-        return self.archive.resolve() / self.name
+        return shown_path(self.archive) / self.name
 
     def sha256(self) -> str:
         digest = hashlib.sha256()
@@ -89,7 +90,7 @@ def zip_members(
             if missing:
                 first = next(iter(present.values()))
                 raise DataFileError(
-                    path.resolve() / first,
+                    shown_path(path) / first,
                     None,
                     f"one of the {len(wanted)} files of {spec.name}'s {split} split "
                     f"({', then '.join(wanted)}), whose rows are numbered as one; "
