@@ -123,7 +123,7 @@ def plan_command(
     if seconds_per_item is None:
         seconds_per_item = DEFAULT_SECONDS_PER_ITEM
     if seconds_source == "assumed":
-        assumptions.append(f"{seconds_per_item:g} seconds per answer (--seconds-per-item)")
+        assumptions.append(f"{seconds_per_item:.3g} seconds per answer (--seconds-per-item)")
     try:
         result = planning.make_plan(
             task=spec.name,
@@ -207,7 +207,7 @@ def _render(plan: Any, checked: Any) -> None:
         + (f" + {plan.extra_labels} expected for ties" if plan.extra_labels else "")
         + f") + {plan.training_labels} "
         f"training ({plan.annotators} annotators)",
-        f"Annotator-hours: {hours:.1f} at {plan.seconds_per_item:g} s per answer "
+        f"Annotator-hours: {hours:.1f} at {plan.seconds_per_item:.3g} s per answer "
         f"({plan.seconds_source})",
         "Cost: "
         + (

@@ -142,7 +142,7 @@ def _hourly_rate(settings: list[str]) -> float | None:
     for setting in settings:
         key, _, value = setting.partition("=")
         if key.strip() != "hourly_rate" or not value.strip():
-            raise UserError(f"--set {setting}: the report knows one setting, hourly_rate=NUMBER")
+            raise UserError(f"--set {setting}: the one setting is hourly_rate=NUMBER")
         try:
             rate = float(value)
         except ValueError:

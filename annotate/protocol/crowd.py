@@ -614,17 +614,21 @@ def _checked_answers(
         if question is None:
             raise UserError(f"the survey has no question {name[:40]!r}")
         value = str(raw).strip()
+        # Said to the worker, who reads the questions, never their keys (`name`).
+        asked = f"“{question.prompt}”"
         if question.kind == "choice" and value and value not in question.choices:
-            raise UserError(f"{question.name}: choose one of {', '.join(question.choices)}")
+            raise UserError(f"{asked}: choose one of {', '.join(question.choices)}")
         if len(value) > question.max_length:
-            raise UserError(f"{question.name}: at most {question.max_length} characters")
+            raise UserError(f"{asked}: at most {question.max_length} characters")
         if value:
             rows.append((name, value))
     given = {name for name, _ in rows}
     # A page may send one question at a time: only a required question sent blank is refused.
-    missing = [n for n in answers if questions[n].required and n not in given]
+    missing = [
+        f"“{questions[n].prompt}”" for n in answers if questions[n].required and n not in given
+    ]
     if missing:
-        raise UserError(f"please answer: {', '.join(missing)}")
+        raise UserError(f"please answer {' and '.join(missing)}")
     return rows, [name for name in answers if name not in given]
 
 

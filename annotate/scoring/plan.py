@@ -157,7 +157,11 @@ def pool_vote_outcome(
     n_subsets = math.comb(len(pool), k)
     if n_subsets <= MAX_SUBSETS:
         subsets = list(itertools.combinations(pool, k))
-        how = f"exact over all {n_subsets} sets of {k} pilot annotators"
+        how = (
+            f"exact over all {n_subsets} sets of {k} pilot annotators"
+            if n_subsets > 1
+            else f"exact for the pilot's {k} annotators"
+        )
     else:
         rng = np.random.default_rng(seed)
         subsets = [

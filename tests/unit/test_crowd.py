@@ -487,7 +487,7 @@ def test_the_exit_survey_is_asked_then_stored(workspace, tmp_path: Path):
     label_test(session)
     due = ["difficulty", "remarks", "age"]
     assert [q.name for q in crowd.survey_due(engine, "pilot", "w01")] == due
-    with pytest.raises(UserError, match="please answer: age"):
+    with pytest.raises(UserError, match="please answer “Your age group\\?”"):
         crowd.record_survey(engine, "pilot", "w01", {"age": ""})
     with pytest.raises(UserError, match="choose one of easy, hard"):
         crowd.record_survey(engine, "pilot", "w01", {"difficulty": "medium"})

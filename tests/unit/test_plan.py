@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -144,6 +145,11 @@ def test_a_pilot_of_another_task_is_refused(cli, workspace, tmp_path):
     assert "Traceback" not in r.stderr
     same = cli("plan", "--pilot", "pilot", "--task", "superglue/rte", "--half-width", "0.04")
     assert same.code == 0, same.stderr
+    # Five pilot annotators and k=5: one set of them, said as such; seconds to three figures.
+    assert "exact for the pilot's 5 annotators" in same.stdout
+    assert "all 1 sets" not in same.stdout
+    seconds = re.search(r"at ([0-9.]+) s per answer", same.stdout)
+    assert seconds is not None and len(seconds[1].replace(".", "").lstrip("0")) <= 3
 
 
 def test_ties_follow_the_protocols_tie_rule():
