@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.keys import Keys
 
 from annotate.protocol.studies import add_annotator
 from tests.web.support import chromium, layout_study
@@ -147,3 +148,28 @@ def test_each_item_screen_has_a_heading_saying_where_the_annotator_is(
         then(d, press(d, Keys.ENTER), "item")
         assert headings(d) == [d.find_element("id", "status-text").text]
         assert headings(d)[0].startswith("Test 0/2")
+
+
+def test_the_comment_box_and_the_help_dialog_are_named(workspace, tmp_path: Path):
+    """The flag's comment box keeps its name once typed in (a placeholder, its only name
+    before, goes as the annotator types), and the help dialog is named by its heading."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        press(d, "f")()
+        WebDriverWait(d, 10).until(
+            lambda _: d.switch_to.active_element.get_attribute("id") == "comment"
+        )
+        press(d, "the premise is cut off")()
+        node = focused(d)
+        assert node["role"] == "textbox", node
+        assert node["name"] == "Comment: what is wrong with it? (sent with your answer)", node
+        press(d, Keys.ESCAPE, "?")()
+        WebDriverWait(d, 10).until(
+            lambda _: d.find_element("id", "help-dialog").get_attribute("open") is not None
+        )
+        dialogs = [n["name"] for n in ax_nodes(d) if n["role"] == "dialog"]
+        assert dialogs == ["Keys"], dialogs
