@@ -23,6 +23,7 @@ from annotate.formats.hub.features import class_names, features_from_info_file, 
 from annotate.formats.hub.layout import (
     DATA_SUFFIXES,
     HubSplit,
+    cached_revision,
     hub_splits,
     in_other_task_folder,
     shown_path,
@@ -482,7 +483,8 @@ def _sources(
 ) -> list[Source]:
     split = canonical_split(split) if split else None
     if path.is_dir():
-        path = task_folder(path, spec)
+        # A repository's folder in the Hugging Face cache: its main revision's snapshot.
+        path = task_folder(cached_revision(path), spec)
         hub = hub_splits(path, spec, other_task_folders(spec))
         if hub is not None:
             hub = _own_hub_splits(path, spec, hub)

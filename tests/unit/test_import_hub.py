@@ -155,6 +155,27 @@ def test_the_hub_caches_snapshot_is_named_by_its_links_not_its_blobs(cli, db_url
     assert created.code == 0, created.stderr
 
 
+def test_the_caches_repository_folder_reads_the_revision_refs_main_names(cli, db_url, tmp_path):
+    """`datasets--aps--super_glue/` with two revisions: the one `refs/main` names is read (as
+    `load_dataset` does), not the first in hash order; with no refs/main, refused, naming them."""
+    cache = tmp_path / "hub"
+    old = {"cb": {"validation": hub.hub_dataset(hub.CB_VAL[:2], CB)}}
+    new = {"cb": {"validation": hub.hub_dataset(hub.CB_VAL, CB)}}
+    hub.in_hub_cache(hub.write_snapshot(tmp_path / "a", old), cache, "aps/super_glue", "0" * 40)
+    main = hub.in_hub_cache(
+        hub.write_snapshot(tmp_path / "b", new), cache, "aps/super_glue", "f" * 40
+    )
+    repo = cache / "datasets--aps--super_glue"
+    assert cli("import", "superglue/cb", repo).code == 0
+    with Session(__import__("annotate.workspace").workspace.open_workspace(db_url).engine) as s:
+        stored = [(d.path, d.n_items) for d in s.exec(select(Dataset))]
+    assert stored == [(str(main / "cb" / "validation-00000-of-00001.parquet"), len(hub.CB_VAL))]
+    (repo / "refs" / "main").unlink()
+    refused = cli("import", "superglue/cb", repo)
+    assert refused.code == 1 and "Traceback" not in refused.stderr
+    assert f"2 revisions in snapshots/ ({'0' * 40}, {'f' * 40}) and no refs/main" in refused.stderr
+
+
 def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
     folder = hub.write_save_to_disk(
         tmp_path / "cb_saved",

@@ -161,6 +161,32 @@ def in_other_task_folder(path: Path, root: Path, others: set[str]) -> bool:
     return any(part.lower() in others for part in path.relative_to(root).parts[:-1])
 
 
+def cached_revision(folder: Path) -> Path:
+    """The snapshot to read in a repository's folder of the Hugging Face cache
+    (`datasets--aps--super_glue/`, holding `refs/`, `snapshots/<revision>/` and `blobs/`): the
+    revision `refs/main` names, as `load_dataset` reads it; the only one, without refs/main.
+    Any other folder is itself. Several revisions and no refs/main: refused, naming them (the
+    first in hash order is no newer than the others)."""
+    snapshots = folder / "snapshots"
+    if not snapshots.is_dir() or not (folder / "refs").is_dir():
+        return folder
+    try:
+        main = (folder / "refs" / "main").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        main = ""
+    if main and (snapshots / main).is_dir():
+        return snapshots / main
+    revisions = sorted(p.name for p in snapshots.iterdir() if p.is_dir())
+    if len(revisions) == 1:
+        return snapshots / revisions[0]
+    if not revisions:
+        return folder
+    raise UserError(
+        f"{folder}: {len(revisions)} revisions in snapshots/ ({', '.join(revisions)}) and no "
+        "refs/main naming the one to read: give the snapshot folder of the revision to import"
+    )
+
+
 def hub_splits(
     folder: Path, spec: TaskSpec, others: set[str] | frozenset[str] = frozenset()
 ) -> list[HubSplit] | None:
