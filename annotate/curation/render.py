@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from annotate.curation.examples import ExampleView
-from annotate.curation.review import DecisionView, QueueEntry, ReviewView
+from annotate.curation.review import DecisionView, Opinion, QueueEntry, ReviewView
 from annotate.curation.taxonomy import TAXONOMY
 from annotate.terminal_text import SafeText as Text
 from annotate.wording import fixed
@@ -129,11 +129,18 @@ def reviews_table(reviews: Sequence[ReviewView]) -> Table:
     return table
 
 
+def _opinion(o: Opinion) -> str:
+    # A review of the reverse direction is in the entry for its tags (they belong to the pair):
+    # its label is of the other direction, not a second label by the same person for this one.
+    who = f"{o.who} ({o.role})" if o.role not in ("author", "reviewer") else o.who
+    return f"{who}: {o.label} [{'; '.join(o.tags)}]"
+
+
 def queue_table(entries: Sequence[QueueEntry], title: str) -> Table:
     table = _table(title, ["Id", "Disputed", "Author", "Opinions", "Premise", "Hypothesis"])
     for entry in entries:
         e = entry.example
-        opinions = " | ".join(f"{o.who}: {o.label} [{'; '.join(o.tags)}]" for o in entry.opinions)
+        opinions = " | ".join(_opinion(o) for o in entry.opinions)
         _row(table, e.id, ", ".join(entry.disputed), e.author, opinions, e.premise, e.hypothesis)
     return table
 

@@ -23,6 +23,14 @@ _BREAKS = re.compile(rf"\s*[{_LINE_BREAKS}]+\s*")
 _DROPPED = {code: None for code in CONTROL_CODES if chr(code) not in _LINE_BREAKS}
 """Every other control character (a pasted ESC, say) is dropped: the terminal sanitiser's
 rule (`annotate.text.CONTROL_CODES`)."""
+_INVISIBLE = {0x200B: None, 0x2060: None, 0xFEFF: None}
+"""The zero-width space, the word joiner and the byte-order mark (a pasted file's first
+character) show nothing: around a sentence they are dropped with the spaces, so that one of
+them alone is an empty sentence, and sentences are compared without them. Inside a sentence
+they stay (Thai and Khmer mark word breaks with the zero-width space), as do the zero-width
+joiners (U+200C, U+200D: Persian, emoji)."""
+_SPACE_OR_INVISIBLE = r"[\s\u200b\u2060\ufeff]+"
+_OUTER = re.compile(rf"^{_SPACE_OR_INVISIBLE}|{_SPACE_OR_INVISIBLE}$")
 TSV_BREAKS = "\t\r\n"
 """What a cell of the GLUE TSV cannot hold: it has no quoting, so a tab would shift the row's
 cells and a line break split the row."""
@@ -62,9 +70,10 @@ def clean_sentence(text: str) -> str:
     """A sentence as stored: outer whitespace dropped, pasted line breaks and tabs joined with
     one space (the TSV layout has no way to hold them; the words are unchanged), other control
     characters dropped (the ESC of a pasted colour code: `\\x1b[31mred` keeps `[31mred`, in
-    sight), in one Unicode form (NFC: "é" typed as "e" and a combining accent is stored as the
-    one character)."""
-    kept = text.translate(_DROPPED).strip()
+    sight), invisible characters around it dropped with the spaces (`_INVISIBLE`: a zero-width
+    space alone is an empty sentence), in one Unicode form (NFC: "é" typed as "e" and a
+    combining accent is stored as the one character)."""
+    kept = _OUTER.sub("", text.translate(_DROPPED))
     return unicodedata.normalize("NFC", _BREAKS.sub(" ", kept))
 
 
@@ -80,11 +89,12 @@ def curator_name(name: str | None) -> str:
 
 
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
-    """What makes two examples duplicates: the same words in the same order (spacing aside),
-    however their accents are encoded (NFC: imported files may hold either form)."""
+    """What makes two examples duplicates: the same words in the same order (spacing and
+    invisible characters aside), however their accents are encoded (NFC: imported files, kept
+    as written, may hold either form)."""
     return (
-        " ".join(unicodedata.normalize("NFC", premise).split()),
-        " ".join(unicodedata.normalize("NFC", hypothesis).split()),
+        " ".join(unicodedata.normalize("NFC", premise.translate(_INVISIBLE)).split()),
+        " ".join(unicodedata.normalize("NFC", hypothesis.translate(_INVISIBLE)).split()),
     )
 
 

@@ -124,6 +124,7 @@ def test_a_pair_becomes_two_linked_examples(engine):
     [
         ({"premise": "  "}, "premise", "the premise is empty"),
         ({"hypothesis": ""}, "hypothesis", "the hypothesis is empty"),
+        ({"hypothesis": "\u200b \ufeff"}, "hypothesis", "the hypothesis is empty"),  # invisible
         ({"hypothesis": "The  gate is\nopen."}, "hypothesis", "identical"),
         ({"forward": None}, "forward", "premise → hypothesis"),
         ({"backward": None}, "backward", "hypothesis → premise"),
@@ -186,6 +187,21 @@ def test_sentences_are_stored_in_one_unicode_form_and_found_in_either(engine):
     assert edited.hypothesis == "The café shut."
     for typed in ("café", "cafe\u0301"):
         assert [e.id for e in find_examples(engine, "new", ExampleQuery(text=typed))] == [1, 2]
+
+
+def test_a_pair_differing_only_by_invisible_characters_is_a_duplicate(engine):
+    save_pair(engine, "new", "ana", GATE)
+    with pytest.raises(DraftInvalid, match="already in the set"):
+        save_pair(engine, "new", "ben", draft(premise="The gate\u200b is open.\u2060"))
+    with pytest.raises(DraftInvalid, match="identical"):
+        save_pair(engine, "new", "ben", draft(hypothesis="\ufeffThe gate is\u200b open."))
+    assert len(find_examples(engine, "new", ExampleQuery())) == 2
+
+
+def test_invisible_characters_go_with_the_outer_spaces_only():
+    assert clean_sentence("\ufeff The gate is open.\u200b\n") == "The gate is open."
+    thai = "\u0e09\u0e31\u0e19\u200b\u0e01\u0e34\u0e19"  # a word break inside stays
+    assert clean_sentence(f"\u200b{thai} ") == thai
 
 
 def test_pasted_line_breaks_are_joined():

@@ -273,6 +273,17 @@ def test_a_review_of_the_reverse_direction_counts_when_the_pairs_tags_are_disput
     assert [e.example.id for e in disagreement_queue(engine, "s")] == [3, 4]  # eve's
 
 
+def test_the_queue_table_says_whose_opinion_is_of_the_reverse_direction(engine, cli):
+    """ben judged example 1 neutral and its reverse contradiction: the table must not read as
+    two labels by ben for example 1."""
+    submit_review(engine, "s", "ben", 1, "neutral", ["Negation", "Double negation"])
+    submit_review(engine, "s", "ben", 2, "contradiction", [])
+    table = " ".join(cli("curate", "queue", "s").stdout.split())
+    assert "ben: neutral" in table
+    assert "ben (reviewer of the reverse direction): contradiction" in table
+    assert "ben: contradiction" not in table
+
+
 def test_an_author_settling_her_own_example_needs_a_recorded_override(engine):
     """26.11: adjudication needs someone other than the author, or an override with a reason."""
     from sqlmodel import Session, select
