@@ -146,7 +146,8 @@ def read_label_source(
             raise DataFileError(
                 file.where(label),
                 label.line,
-                f"worker {label.worker!r} answers item {label.item!r} twice "
+                # The line names the worker: their platform id never goes in a message.
+                f"the worker of this line answers item {label.item!r} twice "
                 f"(first on line {seen[key]})",
             )
         seen[key] = label.line
