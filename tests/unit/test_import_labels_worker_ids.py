@@ -35,3 +35,14 @@ def test_a_worker_answering_an_item_twice_is_refused_by_line_without_their_id(cl
         assert f"{path}:3: the worker of this line" in result.stderr
         assert "(first on line 2)" in result.stderr
         assert worker not in result.stderr + result.stdout
+
+
+def test_agreement_of_a_platform_file_names_its_workers_by_pseudonym(cli, tmp_path):
+    path = lf.mturk_batch(tmp_path / "batch.csv", ITEMS)
+    result = cli("agreement", path, "--map", "label=rating", "--bootstrap", "0", "--format", "json")
+    assert result.code == 0, result.stderr
+    names = {
+        name for pair in result.json()["pairwise_cohen_kappa"] for name in (pair["a"], pair["b"])
+    }
+    assert names and all(name.startswith("w") for name in names)
+    assert not any(worker in result.stdout for worker in lf.MTURK_WORKERS)
