@@ -162,7 +162,8 @@ def _check_labels(
             raise DataFileError(
                 file.where(label),
                 label.line,
-                f"worker {label.worker!r} labels item {label.item!r} twice "
+                # The line names the worker: their platform id never goes in a message.
+                f"the worker of this line labels item {label.item!r} twice "
                 f"(first on line {seen[key]})",
             )
         seen[key] = label.line

@@ -198,7 +198,9 @@ def make_engine(url: str) -> Engine:
         connect_args["options"] = "-c timezone=UTC"
         pooling["pool_size"] = SERVER_POOL_SIZE
     try:
-        engine = create_engine(url, connect_args=connect_args, **pooling)
+        # A statement's values stay out of every error's text: they hold platform ids, answers
+        # and comments, and that text reaches logs, tracebacks and the crash screen.
+        engine = create_engine(url, connect_args=connect_args, hide_parameters=True, **pooling)
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":

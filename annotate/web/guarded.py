@@ -85,6 +85,13 @@ class GuardedServer(Server):
         self.stopping: set[asyncio.Task[None]] = set()
         """Closed tabs' apps being stopped (or killed): their slots are free already."""
 
+    def initialize_logging(self) -> None:
+        """textual-serve's logging, without aiohttp's access log: a page's address can carry
+        a crowd worker's platform id (a study link's PROLIFIC_PID), which no log may hold (the
+        HTML page's server keeps no access log either)."""
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         origin = request.headers.get("Origin")
         if origin not in self.origins:

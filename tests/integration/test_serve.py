@@ -503,3 +503,32 @@ async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serv
     finally:
         browser.terminate()
         browser.wait(timeout=10)
+
+
+def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
+    """A crowd worker's link carries their platform id (PROLIFIC_PID): the server's output
+    logs no request line with it."""
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port),
+             "--no-tokens", "--terminal"],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_TIMEOUT_S
+            while time.monotonic() < deadline:
+                try:
+                    if get(f"{base}/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee01")[0] == 200:
+                        break
+                except OSError:
+                    time.sleep(0.1)  # bounded polling for the server to come up
+            else:
+                pytest.fail("annotate serve did not answer in time")
+            assert get(f"{base}/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee02")[0] == 200
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+    text = log.read_text()
+    assert "Serving" in text  # the output was captured
+    assert "c0ffee" not in text

@@ -395,7 +395,7 @@ def _bad_mturk(tmp_path: Path, items) -> dict[str, tuple[Path, list[str], str]]:
         ":3: AcceptTime 'yesterday'",
     )
     twice = [lines[0], lines[1], lines[1].replace("3ASSIGN0001", "3ASSIGN9999")]
-    variant("twice", [*twice, *lines[2:]], bins, ":3: worker ")
+    variant("twice", [*twice, *lines[2:]], bins, ":3: the worker of this line ")
     return cases
 
 

@@ -116,7 +116,7 @@ def lay_end_to_end(labels: list[RawLabel], path: Path | None = None) -> bool:
         except OverflowError:
             where = label.source or path or Path("?")
             raise DataFileError(
-                where, label.line, f"the times of worker {label.worker!r} add up past year 9999"
+                where, label.line, "the times of this line's worker add up past year 9999"
             ) from None
         clock[label.worker] = label.answered_at
     return not clock

@@ -118,8 +118,8 @@ def read_label_source(
 ) -> LongLabels:
     """The answers of any file `import-labels` reads (an MTurk batch, a Qualtrics export, …),
     as the file wrote them (a slider's number, the answer's text), one per worker and item;
-    `--skip-when` leaves answers out as the import does. A worker answering an item twice is
-    a DataFileError naming both lines."""
+    `--skip-when` leaves answers out as the import does; the workers are pseudonyms (w01, …).
+    A worker answering an item twice is a DataFileError naming both lines."""
     from annotate.formats.label_sources import registry
     from annotate.formats.label_sources.options import ReadOptions, check_map_keys, skipped
 
@@ -146,7 +146,8 @@ def read_label_source(
             raise DataFileError(
                 file.where(label),
                 label.line,
-                f"worker {label.worker!r} answers item {label.item!r} twice "
+                # The line names the worker: their platform id never goes in a message.
+                f"the worker of this line answers item {label.item!r} twice "
                 f"(first on line {seen[key]})",
             )
         seen[key] = label.line
@@ -156,10 +157,16 @@ def read_label_source(
         lines.append(label.line)
     if not labels:
         raise DataFileError(path, None, "no answers left in the file")
+    # The file's worker ids are platform ids (WorkerId, PROLIFIC_PID), which no report names:
+    # each worker is a pseudonym, w01, w02, ... in the order the file first names them (as a
+    # first import-labels of the file names them).
+    order = list(dict.fromkeys(workers))
+    width = max(2, len(str(len(order))))
+    pseudonym = {worker: f"w{n:0{width}d}" for n, worker in enumerate(order, 1)}
     return LongLabels(
         path=str(path),
         item=np.asarray(items, dtype=object),
-        annotator=np.asarray(workers, dtype=object),
+        annotator=np.asarray([pseudonym[w] for w in workers], dtype=object),
         label=np.asarray(labels, dtype=object),
         line=np.asarray(lines, dtype=np.int64),
         n_missing=left_out,
