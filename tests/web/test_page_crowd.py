@@ -238,3 +238,34 @@ def test_a_tab_and_the_terminal_app_the_newer_window_takes_the_answers(workspace
     assert item is not None and terminal.submit(item, "entailment") is not None
     assert re.search(r"another window", refused.text)
     assert ORIGIN.startswith("http://127.0.0.1")
+
+
+def test_a_cookie_of_another_store_signs_nobody_in_though_the_secret_is_the_same(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """One ANNOTATE_WEB_SECRET for a lab's servers: a worker's cookie from a server of another
+    store (where pseudonyms are numbered afresh) is not that store's worker of the same name."""
+    from annotate.workspace import open_workspace
+
+    monkeypatch.setenv("ANNOTATE_WEB_SECRET", "one key for every server of the lab")
+    short_study(workspace.engine, tmp_path / "ours")
+    victim = client(workspace.engine, "pilot")
+    victim.get("/", params=prolific_query(1))  # w01 of our store
+    assert screen(victim.get("/")) == "guidelines"
+    same = client(workspace.engine, "pilot")  # another process serving our study
+    same.cookies.update(victim.cookies)
+    assert screen(same.get("/")) == "guidelines"
+    other = open_workspace(f"sqlite:///{tmp_path / 'other.db'}", create=True)
+    try:
+        short_study(other.engine, tmp_path / "other")
+        attacker = client(other.engine, "pilot")
+        attacker.get("/", params=prolific_query(99))  # w01 of the other store
+        page = attacker.get("/")
+        assert screen(page) == "guidelines"
+    finally:
+        other.engine.dispose()
+    replayed = client(workspace.engine, "pilot")
+    replayed.cookies.update(attacker.cookies)
+    assert screen(replayed.get("/")) == "link"  # not our w01: nobody, open your link
+    assert screen(replayed.post("/start", data={"csrf": csrf(page)})) == "expired"
+    assert [label.annotator_id for label in labels(workspace.engine, "pilot")] == []

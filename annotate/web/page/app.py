@@ -43,7 +43,7 @@ def create_app(config: PageConfig) -> Starlette:
     """The page of one study (a missing study fails here, before serving)."""
     page = page_state(config)
     framing = embedding(page.crowd_config)
-    sessions = session_options(config.secret, secure=config.secure, framed=framing.framed)
+    sessions = session_options(page.key, secure=config.secure, framed=framing.framed)
     app = Starlette(
         routes=routes(),
         lifespan=lifespan,

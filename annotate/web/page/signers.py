@@ -1,9 +1,13 @@
 """The page's two signatures: the session cookie (who signed in, the CSRF token) and the ticket
-that carries the item on the screen with its answer. Both are HMACs of the server's secret, so
-a tampered cookie or ticket is refused, and processes with one secret take each other's."""
+that carries the item on the screen with its answer. Both are HMACs of the server's secret
+bound to the study it serves (`study_key`), so a tampered cookie or ticket is refused, processes
+serving one study with one secret take each other's, and no other study's or store's are taken."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+from datetime import datetime
 from typing import Any
 
 from itsdangerous import Signer, TimestampSigner, URLSafeSerializer
@@ -14,6 +18,17 @@ from starlette.types import ASGIApp
 COOKIE = "annotate_session"
 COOKIE_MAX_AGE = 14 * 24 * 3600
 TICKET_SALT = "annotate.item"
+
+
+def study_key(secret: str, study_id: int, name: str, created_at: datetime) -> str:
+    """The key that signs one study's cookies and tickets: `secret` (ANNOTATE_WEB_SECRET, often
+    one value for a lab's every server) bound to the study in its store. Signed with the bare
+    secret, a cookie said only a name ("w01", "ana"), and another store's server with the same
+    secret let it in as its own, different, person of that name; another study's kept its
+    consent. The study's row (its number, name and when it was made) tells stores apart, and
+    is the same for every process and host serving it."""
+    study = f"annotate.study\0{study_id}\0{name}\0{created_at.isoformat()}"
+    return hmac.new(secret.encode(), study.encode(), hashlib.sha256).hexdigest()
 
 
 class KeyDerivedOnce:

@@ -29,7 +29,7 @@ from annotate.store.models import Annotator, Item
 from annotate.store.sync_speed import store_threads
 from annotate.text import terminal_safe
 from annotate.web.page.config import PageConfig
-from annotate.web.page.signers import ticket_serializer
+from annotate.web.page.signers import study_key, ticket_serializer
 from annotate.web.page.templating import compiled
 
 T = TypeVar("T")
@@ -69,6 +69,9 @@ class PageState:
     """Every item page carries the help dialog, which is the same for the whole study:
     rendered (and escaped) once rather than on every answer."""
     crowd_config: CrowdConfig | None
+    key: str
+    """What signs this page's cookies and tickets: the server's secret bound to this study
+    (signers.study_key)."""
     annotators: dict[str, Annotator] = field(default_factory=dict)
     """Annotator rows by name, read once per process: a session needs only the row's id,
     which never changes (a removed annotator is found out by the engine's own checks)."""
@@ -128,6 +131,9 @@ def page_state(config: PageConfig) -> PageState:
     templates = compiled()  # rendered straight to HTMLResponse: no template uses `request`
     title = terminal_safe(ctx.spec.title)
     help_text = help_of(ctx)
+    study = ctx.study
+    assert study.id is not None
+    key = study_key(config.secret, study.id, study.name, study.created_at)
     dialog = templates.get_template("screens/_help.html").render(
         title=title, keys=help_text.keys, guidelines=help_text.guidelines
     )
@@ -135,11 +141,12 @@ def page_state(config: PageConfig) -> PageState:
         config=config,
         ctx=ctx,
         templates=templates,
-        tickets=ticket_serializer(config.secret),
+        tickets=ticket_serializer(key),
         title=title,
         help=help_text,
         help_dialog=Markup(dialog),
         crowd_config=crowd.config_of(ctx),
+        key=key,
         thread_count=store_thread_count(config),
     )
 
