@@ -92,7 +92,9 @@ class Settings(BaseSettings):
     web_secret: str | None = None
     """The key that signs the annotator page's session cookies (`annotate serve`). Give every
     process or host serving one study the same value, so a worker's cookie is good on all of
-    them; unset, each server makes its own and its cookies last while it runs."""
+    them; unset, each server makes its own and its cookies last while it runs. Cookies are
+    signed with this key bound to the study in its store, so one value for a lab's every
+    server lets no cookie of one study or store into another."""
 
     page_worker: str | None = None
     """Set by `annotate serve --workers N` for its server processes (not by hand): the page's
