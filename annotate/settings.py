@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     signed with this key bound to the study in its store, so one value for a lab's every
     server lets no cookie of one study or store into another."""
 
+    console_key: str | None = None
+    """The key in `annotate serve --console`'s address (`/?key=…`), without which the console
+    answers nobody: not even another user or program on this machine, which the loopback
+    alone lets in. Unset, each run makes a new one and prints the address with it."""
+
     page_worker: str | None = None
     """Set by `annotate serve --workers N` for its server processes (not by hand): the page's
     options, as JSON."""

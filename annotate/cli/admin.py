@@ -312,8 +312,12 @@ def _serve_console(
 ) -> None:
     """`serve --console`: the same server and guards (the page's own origin only, at most
     max_sessions tabs), running the console. It can close the gate and exclude items with no
-    login, so it is never bound beyond this machine: reach it through an SSH tunnel."""
+    login, so it is never bound beyond this machine (reach it through an SSH tunnel), and it
+    answers only a browser that brings the key in the address it prints."""
+    import secrets
+
     from annotate.protocol.studies import load_study
+    from annotate.settings import settings
     from annotate.web.server import is_loopback, make_server
 
     if not is_loopback(host):
@@ -324,6 +328,9 @@ def _serve_console(
         )
     if study is not None:
         load_study(ws.engine, study)  # a mistyped study fails now, not in each browser tab
+    # The loopback keeps other machines out, not other users or programs of this one: the
+    # console answers only a browser that brings the key, printed to the researcher alone.
+    key = settings().console_key or secrets.token_urlsafe(24)
     server = make_server(
         ws.url,
         study,
@@ -333,6 +340,7 @@ def _serve_console(
         public_url=public_url,
         max_sessions=max_sessions,
         console=True,
+        access_key=key,
     )
     ws.engine.dispose()  # the tabs' processes open their own connections
     server.serve()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import os
 import signal
@@ -33,6 +34,9 @@ STOP_SECONDS = 0.5
 """How long a closed tab's app may take to quit before it is killed."""
 REFUSED_CODE = 4503
 """The websocket close code of a refused tab; its reason is shown on the page."""
+KEY_COOKIE = "annotate_console"
+"""Where a browser admitted by the console's key keeps it (HttpOnly, SameSite=Strict)."""
+NOT_ADMITTED = "open the address `annotate serve --console` printed: it holds the console's key\n"
 
 
 def _int(value: Any, default: int) -> int:
@@ -74,7 +78,13 @@ class BoundedAppService(AppService):
 
 class GuardedServer(Server):
     def __init__(
-        self, command: str, *, origins: set[str], max_sessions: int, **kwargs: Any
+        self,
+        command: str,
+        *,
+        origins: set[str],
+        max_sessions: int,
+        access_key: str | None = None,
+        **kwargs: Any,
     ) -> None:
         # `exec`: the shell textual-serve starts becomes the app, so the process it kills is
         # the app itself (a killed shell would leave the app running, orphaned).
@@ -84,6 +94,48 @@ class GuardedServer(Server):
         self.sessions = 0
         self.stopping: set[asyncio.Task[None]] = set()
         """Closed tabs' apps being stopped (or killed): their slots are free already."""
+        self.access_key = access_key
+        """The console's key (`serve --console`): the Origin check stops other sites' pages in
+        a browser, not a program on this machine, which sets any Origin it likes; the key,
+        printed to the researcher only, does. None: no key (the annotator app signs people
+        in itself)."""
+
+    def _admitted(self, request: web.Request) -> bool:
+        """The key given in the address, or kept in the cookie it set (a websocket carries
+        the cookie)."""
+        if self.access_key is None:
+            return True
+        given = request.query.get("key") or request.cookies.get(KEY_COOKIE, "")
+        return hmac.compare_digest(given.encode(), self.access_key.encode())
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+        if not self._admitted(request):
+            raise web.HTTPForbidden(text=NOT_ADMITTED)
+        response: web.StreamResponse = await super().handle_index(request)  # type: ignore[misc]
+        if self.access_key is not None:
+            response.set_cookie(
+                KEY_COOKIE,
+                self.access_key,
+                path="/",
+                httponly=True,
+                samesite="Strict",
+                secure=self.public_url.startswith("https:"),
+            )
+        return response
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        if not self._admitted(request):
+            raise web.HTTPForbidden(text=NOT_ADMITTED)
+        return await super().handle_download(request)
+
+    async def on_startup(self, app: web.Application) -> None:
+        await super().on_startup(app)
+        if self.access_key is not None:
+            self.console.print(
+                f"Open the console at {self.public_url}/?key={self.access_key}",
+                markup=False,
+                highlight=False,
+            )
 
     def initialize_logging(self) -> None:
         """textual-serve's logging, without aiohttp's access log: a page's address can carry
@@ -98,6 +150,9 @@ class GuardedServer(Server):
             # Browsers always send Origin on a websocket; a missing or foreign one is not our page.
             log.warning("refused a websocket from origin %r", origin)
             raise web.HTTPForbidden(text="this page may only be used from its own server\n")
+        if not self._admitted(request):
+            log.warning("refused a websocket without the console's key")
+            raise web.HTTPForbidden(text=NOT_ADMITTED)
         if self.sessions >= self.max_sessions:
             return await self._refuse(
                 request, f"{self.max_sessions} pages are open already; try again later."

@@ -90,9 +90,11 @@ def make_server(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     require_tokens: bool = True,
     console: bool = False,
+    access_key: str | None = None,
 ) -> Server:
     """The server of `annotate serve`: each tab runs the annotator app on `study` (or, with
-    `console`, the researcher console, `annotator` then naming the researcher)."""
+    `console`, the researcher console, `annotator` then naming the researcher; `access_key`:
+    the key a browser must bring, GuardedServer.access_key)."""
     try:
         from annotate.web.guarded import GuardedServer
     except ImportError:
@@ -116,6 +118,7 @@ def make_server(
         command,
         origins=allowed_origins(host, port, public_url),
         max_sessions=max_sessions,
+        access_key=access_key,
         host=host,
         port=port,
         title=f"annotate · {'console' if console else study}",

@@ -102,12 +102,14 @@ def serve(db_url: str, served_study: str) -> Iterator:
         )
         started.append(proc)
         base = f"http://127.0.0.1:{port}"
+        # The console's page answers only with its key (a test sets ANNOTATE_CONSOLE_KEY).
+        key = os.environ.get("ANNOTATE_CONSOLE_KEY") if "--console" in args else None
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 pytest.fail(f"annotate serve exited: {proc.stderr.read().decode()}")
             try:
-                if get(base + "/")[0] == 200:
+                if get(base + "/" + (f"?key={key}" if key else ""))[0] == 200:
                     return base
             except OSError:
                 time.sleep(0.1)  # bounded polling for the server to come up
