@@ -109,26 +109,28 @@ def sample_task(path: Path) -> str | None:
 
 def is_sample_log(path: Path) -> bool:
     """A `samples_*.jsonl` name, or a first line with the harness's `doc_id` and
-    `filtered_resps`, or (harness 0.4.0 to 0.4.2) a JSON array whose first object has them."""
+    `filtered_resps`, or (harness 0.4.0 to 0.4.2) a JSON array that starts with the first
+    document's `doc_id`, as that harness wrote it (`_ARRAY_LOG_START`)."""
     if sample_task(path) is not None:
         return True
     if path.suffix.lower() not in (".jsonl", ".json"):
         return False
     try:
         with path.open(encoding="utf-8") as f:
-            first = f.readline()
-        if first.lstrip().startswith("["):
-            text = path.read_text(encoding="utf-8")
-            try:
-                records = json.loads(text)
-            except json.JSONDecodeError:  # a log cut short: read, to say where it breaks
-                return _ARRAY_LOG_START.match(text) is not None
-            obj = records[0] if isinstance(records, list) and records else None
-        else:
+            first = f.readline(_HEAD_CHARS)
+            if first.lstrip().startswith("["):
+                # The older harness's array, told by how it starts: parsing the whole log
+                # here (tens of MB for ReCoRD) would only be done again by read_sample_log.
+                return _ARRAY_LOG_START.match(first + f.read(_HEAD_CHARS)) is not None
+            if not first.endswith("\n"):  # a first line longer than the head
+                first += f.readline()
             obj = json.loads(first)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(obj, dict) and "doc_id" in obj and "filtered_resps" in obj
+
+
+_HEAD_CHARS = 4096
 
 
 _ARRAY_LOG_START = re.compile(r'\s*\[\s*\{\s*"doc_id"\s*:')

@@ -532,3 +532,18 @@ def test_a_model_logged_by_both_harness_layouts_takes_the_dated_log(cli, studies
         m["model"]["name"]: m["model_scores"]["task_score"]["value"] for m in out.json()["models"]
     }
     assert scores == {"c": 1.0, "org/model-a": pytest.approx(1 - len(WRONG_A) / N_TEST)}
+
+
+def test_a_log_is_told_by_its_head_however_long_its_first_document(tmp_path: Path):
+    """A ReCoRD document runs to kilobytes: the first line is read whole, an older log's array
+    by how it starts; a file of plain predictions is no log."""
+    from annotate.scoring.harness import is_sample_log
+
+    doc = {"doc_id": 0, "doc": {"passage": "word " * 3000, "idx": 0}, "filtered_resps": [[-1.0]]}
+    lines = tmp_path / "long.jsonl"
+    lines.write_text(json.dumps(doc) + "\n" + json.dumps({**doc, "doc_id": 1}) + "\n")
+    array = tmp_path / "pretrained__m_record.jsonl"
+    array.write_text(json.dumps([doc, {**doc, "doc_id": 1}], indent=2))
+    plain = tmp_path / "RTE.jsonl"
+    plain.write_text('{"idx": 0, "label": "entailment"}\n{"idx": 1, "label": "entailment"}\n')
+    assert [is_sample_log(p) for p in (lines, array, plain)] == [True, True, False]
