@@ -272,33 +272,38 @@ def pay_command(
     api_url: str = API_URL,
 ) -> None:
     """Bonuses through Prolific's bulk-bonus API: time on task at the rate, less the base
-    rewards, less what was paid before; set up and shown with Prolific's total, paid with
-    --yes. A second run pays nothing twice and says what was paid already."""
+    rewards Prolific paid (none for a returned or timed-out submission), less what was paid
+    before; set up and shown with Prolific's total, paid with --yes. A second run pays
+    nothing twice and says what was paid already."""
     from annotate.platforms.prolific import bonus
 
     engine, study_ctx = _study(ctx, study)
     if not_paid:
         bonus.not_paid(engine, study_ctx, not_paid)
-    run = bonus.plan(engine, study_ctx, hourly_rate, max_bonus=max_bonus)
-    for key in run.unsure:
-        warn(
-            f"warning: payment {key} was asked for but its answer was lost: check it on "
-            "Prolific; annotate counts it as paid and will not pay it again (if Prolific did "
-            f"not pay it, run pay again with --not-paid {key})"
-        )
-    if run.already:
-        paid = sum(run.already.values())
-        say(f"{study}: already paid {paid:.2f} {currency} in bonuses to "
-            f"{count_of(len(run.already), 'worker')}")  # fmt: skip
-        for name, amount in sorted(run.already.items()):
-            say(f"  {name}: {amount:.2f}")
-    if run.rejected:
-        say(f"{study}: no bonus for the time of a rejected submission: "
-            + ", ".join(run.rejected))  # fmt: skip
-    if not run.batches:
-        say(f"{study}: no bonus left to pay")
-        return
     with _client(api_url) as client:
+        unrewarded = bonus.unrewarded(client, engine, study_ctx)
+        run = bonus.plan(engine, study_ctx, hourly_rate, max_bonus=max_bonus, unrewarded=unrewarded)
+        for key in run.unsure:
+            warn(
+                f"warning: payment {key} was asked for but its answer was lost: check it on "
+                "Prolific; annotate counts it as paid and will not pay it again (if Prolific "
+                f"did not pay it, run pay again with --not-paid {key})"
+            )
+        if run.already:
+            paid = sum(run.already.values())
+            say(f"{study}: already paid {paid:.2f} {currency} in bonuses to "
+                f"{count_of(len(run.already), 'worker')}")  # fmt: skip
+            for name, amount in sorted(run.already.items()):
+                say(f"  {name}: {amount:.2f}")
+        if run.rejected:
+            say(f"{study}: no bonus for the time of a rejected submission: "
+                + ", ".join(run.rejected))  # fmt: skip
+        if run.unrewarded:
+            say(f"{study}: no reward taken off for a submission returned or timed out "
+                "(Prolific paid none): " + ", ".join(run.unrewarded))  # fmt: skip
+        if not run.batches:
+            say(f"{study}: no bonus left to pay")
+            return
         bonus.set_up(engine, study_ctx, client, run)
         for b in run.batches:
             total = "-" if b.total_cents is None else f"{float(b.total_cents) / 100:.2f}"

@@ -149,9 +149,12 @@ def stamp(value: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def expected_bonuses(db: Path, rewards: dict[str, int]) -> dict[str, str]:
+def expected_bonuses(
+    db: Path, rewards: dict[str, int], unrewarded: set[tuple[str, str]]
+) -> dict[str, str]:
     """protocol/pay.py's time on task, recomputed from the visit table (the union of each
-    worker's visits), at the rate, less the rewards of the Prolific studies they took."""
+    worker's visits), at the rate, less the rewards of the Prolific studies they took, but
+    for `unrewarded` places (participant, study: returned or timed out, no reward paid)."""
     spans: dict[str, list] = {}
     took: dict[str, set] = {}
     with sqlite3.connect(db) as conn:
@@ -171,7 +174,8 @@ def expected_bonuses(db: Path, rewards: dict[str, int]) -> dict[str, str]:
             else:
                 merged.append([a, b])
         seconds = sum((b - a).total_seconds() for a, b in merged)
-        base = sum(rewards[s] for s in took[platform_id]) / 100
+        base = sum(rewards[s] for s in took[platform_id] if (platform_id, s) not in unrewarded)
+        base /= 100
         amount = round(max(0.0, seconds / 3600 * PAY_RATE - base), 2)
         if amount >= 0.01:
             out[platform_id] = f"{amount:.2f}"
@@ -392,13 +396,23 @@ def _run(cli: Cli, api: StandIn, base: str, db_path: Path, monkeypatch, serve) -
     assert len(state.of("POST", "bulk-bonus-payments/")) == 2 and len(state.paid) == 1
     rewards = {study_a: a["reward"], study_b: b["reward"]}
     paid = {p: f"{amount:.2f}" for entry in state.paid for p, amount in entry["lines"]}
-    assert paid == expected_bonuses(db_path, rewards)
+    returned = {
+        (sub["participant_id"], sub["study_id"])
+        for sub in state.submissions.values()
+        if sub["status"] in ("RETURNED", "TIMED-OUT")
+    }
+    assert (pid(RETURNS), study_a) in returned
+    assert paid == expected_bonuses(db_path, rewards, returned)
+    # The worker who returned A was paid their minutes there, no reward (none paid) taken off.
+    assert float(paid[pid(RETURNS)]) > 0
+    assert "no reward taken off for a submission returned or timed out" in shown
     assert setups[0].body["study_id"] == study_a  # every worker took A
     # A second run pays nothing and says what was paid.
     before = len(state.requests)
     shown = cli("prolific", "pay", STUDY, "--hourly-rate", str(PAY_RATE), "--yes")
     assert "already paid" in shown and "no bonus left to pay" in shown
-    assert not state.requests[before:]
+    # (it reads each study's submissions, for the rewards Prolific paid: nothing else)
+    assert {r.method for r in state.requests[before:]} == {"GET"}
 
     shown = cli("prolific", "status", STUDY, "--format", "json")
     rows = {r["role"]: r for r in json.loads(shown)["prolific"]}

@@ -1,12 +1,13 @@
 """Bonuses through Prolific's bulk-bonus API, paid once.
 
 Each worker's bonus is their time on task (annotate/protocol/pay.py) at the hourly rate, less
-the base rewards of the Prolific studies they took, less what the ledger says was paid
-before. It is set up on the Prolific study the worker took first (every bonus must name a
-study the participant took part in): set up, shown with Prolific's total, then paid on
-confirmation. The pay call is not idempotent, so its request key is stored before it: a key
-left pending by a crash counts as paid, and is shown, never paid again, until the researcher
-says they checked on Prolific that it was not paid (`not_paid`).
+the base rewards Prolific paid them (not for a submission they returned or that timed out),
+less what the ledger says was paid before. It is set up on the Prolific study the worker
+took first (every bonus must name a study the participant took part in): set up, shown with
+Prolific's total, then paid on confirmation. The pay call is not idempotent, so its request
+key is stored before it: a key left pending by a crash counts as paid, and is shown, never
+paid again, until the researcher says they checked on Prolific that it was not paid
+(`not_paid`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.platforms.prolific import ledger
-from annotate.platforms.prolific.client import Prolific
+from annotate.platforms.prolific.client import Prolific, participant_of
 from annotate.platforms.prolific.studies import require_studies
 from annotate.protocol import pay
 from annotate.protocol.studies import StudyContext
@@ -62,6 +63,9 @@ class BonusRun:
     """Every Prolific worker with their time and base rewards (amount: owed this run)."""
     rejected: list[str] = field(default_factory=list)
     """Pseudonyms with a submission rejected (`sync --reject`): no bonus for that study."""
+    unrewarded: list[str] = field(default_factory=list)
+    """Pseudonyms with a submission returned or timed out: its reward, which Prolific did not
+    pay, is not taken off their bonus."""
 
     @property
     def total(self) -> float:
@@ -116,10 +120,33 @@ def rejected_studies(engine: Engine, ctx: StudyContext) -> dict[str, set[str] | 
     return out
 
 
+UNREWARDED = frozenset({"RETURNED", "TIMED-OUT"})
+"""Submission statuses Prolific pays no reward for (a rejected one: `rejected_studies`)."""
+
+
+def unrewarded(client: Prolific, engine: Engine, ctx: StudyContext) -> frozenset[tuple[str, str]]:
+    """(participant id, Prolific study id) of each place Prolific paid no reward for: every
+    submission of that participant to that study returned or timed out. Their time there is
+    still paid, and no reward they never had is taken off it."""
+    paid, unpaid = set(), set()
+    for row in require_studies(engine, ctx):
+        for submission in client.submissions(row.prolific_id):
+            place = (participant_of(submission), row.prolific_id)
+            status = str(submission.get("status") or "")
+            (unpaid if status in UNREWARDED else paid).add(place)
+    return frozenset(unpaid - paid)
+
+
 def plan(
-    engine: Engine, ctx: StudyContext, hourly_rate: float, *, max_bonus: float | None = None
+    engine: Engine,
+    ctx: StudyContext,
+    hourly_rate: float,
+    *,
+    max_bonus: float | None = None,
+    unrewarded: frozenset[tuple[str, str]] = frozenset(),
 ) -> BonusRun:
-    """What this run would pay, per Prolific study (computed, nothing sent)."""
+    """What this run would pay, per Prolific study (computed, nothing sent). `unrewarded`:
+    the places whose reward Prolific did not pay (`unrewarded`), not taken off."""
     rows = require_studies(engine, ctx)
     by_id = {r.prolific_id: r for r in rows}
     times = pay.plan_pay(engine, ctx, "prolific", hourly_rate, base=0.0)
@@ -147,6 +174,7 @@ def plan(
 
     owed_by_study: dict[str, list[Owed]] = defaultdict(list)
     everyone = []
+    without: list[str] = []
     # `plan_pay` gives a line per worker and platform study; the bonus is over the worker's
     # whole time in both studies, less both rewards.
     seconds: dict[str, float] = defaultdict(float)
@@ -159,7 +187,10 @@ def plan(
         studies = [s for s in taken.get(w.annotator, []) if counts(w.annotator, s)]
         if not studies:
             continue  # never came by a Prolific study of this annotate study, or rejected
-        base = sum(by_id[s].reward_cents for s in studies) / 100
+        rewarded = [s for s in studies if (w.platform_id, s) not in unrewarded]
+        if len(rewarded) < len(studies):
+            without.append(w.annotator)
+        base = sum(by_id[s].reward_cents for s in rewarded) / 100
         amount = max(0.0, seconds[w.annotator] / 3600 * hourly_rate - base)
         if max_bonus is not None:
             amount = min(amount, max_bonus)
@@ -174,7 +205,7 @@ def plan(
         for r in rows
         if owed_by_study.get(r.prolific_id)
     ]
-    return BonusRun(batches, already, unsure, everyone, sorted(rejected))
+    return BonusRun(batches, already, unsure, everyone, sorted(rejected), sorted(without))
 
 
 def csv_lines(owed: list[Owed]) -> str:

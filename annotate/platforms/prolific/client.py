@@ -12,7 +12,7 @@ it retries only when the request was certainly not acted on (429, or no connecti
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from annotate import install_hint
@@ -35,6 +35,12 @@ class ProlificError(UserError):
 
 class ProlificUnsure(ProlificError):
     """A call that may or may not have been acted on (a lost answer to a payment)."""
+
+
+def participant_of(submission: Mapping[str, Any]) -> str:
+    """The participant's Prolific id in a submission as the API lists it (`participant_id`;
+    `participant` in older answers), or "" when it names none."""
+    return str(submission.get("participant_id") or submission.get("participant") or "")
 
 
 def token_from_settings() -> str:

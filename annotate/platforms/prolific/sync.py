@@ -24,7 +24,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.platforms.prolific import ledger
-from annotate.platforms.prolific.client import Prolific
+from annotate.platforms.prolific.client import Prolific, participant_of
 from annotate.platforms.prolific.studies import (
     APPROVED_OUTCOMES,
     count_statuses,
@@ -161,7 +161,7 @@ def sync(
         if str(sub.get("status") or "") == "AWAITING REVIEW"
         for key in (
             str(sub["id"]),
-            names.get(str(sub.get("participant_id") or sub.get("participant") or ""), ""),
+            names.get(participant_of(sub), ""),
         )
         if key
     }
@@ -175,7 +175,7 @@ def sync(
         now_status = {str(s["id"]): dict(s) for s in listed}
         for sub in listed:
             sid = str(sub["id"])
-            participant = str(sub.get("participant_id") or sub.get("participant") or "")
+            participant = participant_of(sub)
             status = str(sub.get("status") or "")
             code = sub.get("study_code") or sub.get("entered_code")
             with Session(engine) as session:
