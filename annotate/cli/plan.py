@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from annotate.cli.context import Format, app, options
-from annotate.cli.output import console, print_json
+from annotate.cli.output import console, print_json, warn
 
 DEFAULT_SECONDS_PER_ITEM = 30.0
 """Assumed seconds per answer without a pilot (said in the output)."""
@@ -243,3 +243,5 @@ def _render(plan: Any, checked: Any) -> None:
         )
     for note in plan.assumptions:
         out.print(Text(f"assumes: {note}"))
+    for warning in plan.warnings:
+        warn(f"warning: {warning}")

@@ -213,6 +213,8 @@ class Plan:
     """The protocol's tie rule, which the majority accuracy and `verify` follow."""
     extra_labels: int = 0
     """Expected labels past k for ties (tie_rule extra-annotator), rounded up."""
+    warnings: list[str] = field(default_factory=list)
+    """What makes the plan doubtful: annotators at or below chance."""
 
 
 def make_plan(
@@ -255,11 +257,22 @@ def make_plan(
         low, high = wilson_interval(p_maj * n, n)
         assert low is not None and high is not None
         rows.append(WidthRow(n, wilson_half_width(p_maj, n), low, high))
+    mean = float(np.mean(accuracies))
+    warnings = []
+    if mean <= 1 / n_classes + 1e-12:
+        # Below chance a majority is worse than one annotator (at chance, no better): the
+        # plan would size a study whose human ceiling is an artefact of the accuracy given.
+        warnings.append(
+            f"annotators at accuracy {mean:.3f} are at or below chance for {n_classes} "
+            f"classes ({1 / n_classes:.3f}): a majority of {k} ({p_maj:.3f}) is no better "
+            "than one annotator; check the accuracy (a pilot's gold, its answer scale) "
+            "before sizing a study on it"
+        )
     return Plan(
         task=task,
         n_classes=n_classes,
         k=k,
-        annotator_accuracy=float(np.mean(accuracies)),
+        annotator_accuracy=mean,
         majority_accuracy=p_maj,
         majority_accuracy_method=how,
         target_half_width=half_width,
@@ -282,6 +295,7 @@ def make_plan(
         else {n: float(a) for n, a in zip(pilot_names, accuracies, strict=True)},
         tie_rule=tie_rule,
         extra_labels=extra_labels,
+        warnings=warnings,
     )
 
 

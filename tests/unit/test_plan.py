@@ -76,6 +76,23 @@ def test_acceptance_rte_plan_and_its_verification(cli):
     assert check["coverage"] >= 0.94
 
 
+def test_annotators_at_or_below_chance_are_warned_of(cli):
+    """A majority of annotators at chance is no better than one (below chance, worse): the
+    plan still sizes the study, and says why its figures are doubtful."""
+    base = ("plan", "--half-width", "0.05")
+    at = cli(*base, "--task", "superglue/rte", "--accuracy", "0.5")
+    assert at.code == 0, at.stderr
+    assert "warning: annotators at accuracy 0.500 are at or below chance for 2 classes" in (
+        at.stderr
+    )
+    below = cli(*base, "--task", "superglue/cb", "--accuracy", "0.3", "--format", "json")
+    plan = below.json()
+    assert plan["majority_accuracy"] < 0.3 and len(plan["warnings"]) == 1
+    assert "a majority of 5 (0.279) is no better than one annotator" in plan["warnings"][0]
+    above = cli(*base, "--task", "superglue/cb", "--accuracy", "0.34", "--format", "json")
+    assert above.json()["warnings"] == []
+
+
 def test_hours_and_cost(cli):
     r = cli(
         "plan",
