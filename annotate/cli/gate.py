@@ -102,6 +102,8 @@ def gate_command(
         verdict = "admitted" if d.admitted else "rejected"
         threshold = f" (threshold {d.threshold:.3f})" if d.threshold is not None else ""
         say(f"{d.name}: {verdict} by {d.rule}{threshold}: {d.reason}")
+        if (note := d.labels_note()) is not None:
+            say(f"{d.name}: {note}")
     shown = [
         r if r["training_accuracy"] is not None else {**r, "training_accuracy": NO_ANSWERS}
         for r in rows
@@ -125,7 +127,9 @@ def gate_command(
     # Reasons are sentences: a line each (a table column would fold them at 80 columns).
     for row in rows:
         if row["reason"] is not None:
-            say(f"{row['name']}: {row['gate']}, {row['reason']}")
+            aside = row["test_labels_set_aside"]
+            also = f" ({count_of(aside, 'test label')} set aside)" if aside else ""
+            say(f"{row['name']}: {row['gate']}, {row['reason']}{also}")
     if closure is not None:
         say(closure.describe())
     if close and _on_prolific(ws.engine, study_ctx):

@@ -31,6 +31,7 @@ from annotate.export.values import numeric_key, source_value
 from annotate.formats.writers import TABLE_FLOAT_FORMAT, csv_cell, float_cell, neutralised
 from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
+from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.studies import TEST as TEST_PHASE
 from annotate.store.models import Annotator, Item, Label
 from annotate.store.queries import find_study, labels_of_study
@@ -61,8 +62,9 @@ LABEL_COLUMN_TYPES = {
     "excluded": "bool_",
 }
 """The Parquet type of each fixed column (pyarrow's names): the same in every study's file."""
-PHASES = ("training", TEST_PHASE, "catch", "refresher")
-"""Every phase a label can have, in the export's order (`--phase all`)."""
+PHASES = ("training", TEST_PHASE, "catch", "refresher", SET_ASIDE)
+"""Every phase a label can have, in the export's order (`--phase all`): SET_ASIDE, the test
+labels of an annotator refused after admission (protocol/set_aside.py)."""
 
 
 @dataclass

@@ -262,15 +262,32 @@ def settle(conn: Connection, ctx: StudyContext, item_id: int) -> None:
     """After a label is stored: how many more the item takes, from its votes. Only for studies
     whose votes matter (extra-annotator ties, stop_when_decided); one indexed read and one
     write, inside the keypress's transaction."""
-    rule = rule_of(ctx)
-    if not rule.needs_votes:
+    if not rule_of(ctx).needs_votes:
         return
-    params = {"b_study": ctx.id, "b_item": item_id}
-    values = list(conn.execute(_ITEM_VALUES, params).scalars())
+    _, wanted = _counted(conn, ctx, item_id)
+    conn.execute(_SET_REMAINING, {"b_study": ctx.id, "b_item": item_id, "b_remaining": wanted})
+
+
+def _counted(conn: Connection, ctx: StudyContext, item_id: int) -> tuple[int, int]:
+    """The item's test labels and how many more it takes by the study's rule."""
+    values = list(conn.execute(_ITEM_VALUES, {"b_study": ctx.id, "b_item": item_id}).scalars())
     collapse = {o.value: o.collapses_to or o.value for o in ctx.spec.answer_scale}
     units = completion.unit_votes(values, ctx.spec.kind, collapse)
-    wanted = completion.labels_wanted(units, len(values), rule)
-    conn.execute(_SET_REMAINING, {**params, "b_remaining": wanted})
+    return len(values), completion.labels_wanted(units, len(values), rule_of(ctx))
+
+
+_SET_COUNTS = _SET_REMAINING.values(
+    n_labels=bindparam("b_n_labels"), remaining=bindparam("b_remaining")
+)
+
+
+def recount(conn: Connection, ctx: StudyContext, item_id: int) -> None:
+    """After labels of an item were set aside (protocol/set_aside.py): its counter and the
+    labels it takes again, from the labels it keeps, by the study's rule (what `check`
+    verifies)."""
+    n, wanted = _counted(conn, ctx, item_id)
+    params = {"b_study": ctx.id, "b_item": item_id, "b_n_labels": n, "b_remaining": wanted}
+    conn.execute(_SET_COUNTS, params)
 
 
 def keys(ctx: StudyContext, annotator_id: int, now: datetime) -> dict[str, Any]:

@@ -4,7 +4,7 @@ rule, the threshold, the annotator's score and the cohort it was judged against.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, bindparam, case, func, insert, select
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import standing
+from annotate.protocol import set_aside, standing
 from annotate.protocol.assignment import release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
 from annotate.store.engine import write_session
@@ -25,6 +25,7 @@ from annotate.store.models import (
     utcnow,
 )
 from annotate.store.prepared import Prepared
+from annotate.wording import count_of
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,26 @@ class Decision:
     decided_by: str
     decided_at: datetime
     reason: str | None = None
+    set_aside: int = 0
+    """Test labels of theirs this refusal set aside (protocol/set_aside.py)."""
+    restored: int = 0
+    """Set-aside labels this admission counted again."""
+    kept_aside: int = 0
+    """Set-aside labels this admission left aside: their items take no more labels."""
+
+    def labels_note(self) -> str | None:
+        """What the decision did to the annotator's test labels, in words; None: nothing."""
+        if self.set_aside:
+            return (
+                f"{count_of(self.set_aside, 'test label')} set aside: left out of every score, "
+                "vote and export of the test phase; the items take a label again"
+            )
+        if self.restored or self.kept_aside:
+            kept = (
+                f", {self.kept_aside} kept aside (their items are full)" if self.kept_aside else ""
+            )
+            return f"{count_of(self.restored, 'set-aside test label')} counted again{kept}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -133,6 +154,8 @@ class GatePlan:
     admitted_before: int
     """Annotators admitted by earlier decisions (they count towards k)."""
     warnings: list[str]
+    notes: list[str] = field(default_factory=list)
+    """What else the action does, shown before it is confirmed (not warnings: no force)."""
 
     @property
     def admitted_after(self) -> int:
@@ -511,6 +534,19 @@ def _plan_manual(
         warnings.append(
             f"{annotator.name} has {done} of the minimum {p.gate_min_items} training items"
         )
+    notes: list[str] = []
+    labelled = _test_labels(session, ctx.id, annotator.id)
+    if not admit and labelled:
+        notes.append(
+            f"{annotator.name}'s {count_of(labelled, 'test label')} will be set aside: left "
+            "out of every score, vote and export of the test phase; the items take a label again"
+        )
+    aside = set_aside.counts(session.connection(), ctx.id).get(annotator.id, 0)
+    if admit and aside:
+        notes.append(
+            f"{annotator.name}'s {count_of(aside, 'set-aside test label')} will count again "
+            "where the item still takes a label"
+        )
     return GatePlan(
         "manual",
         None,
@@ -521,7 +557,17 @@ def _plan_manual(
         [] if admit else [outcome],
         before,
         warnings,
+        notes,
     )
+
+
+def _test_labels(session: Session, study_id: int, annotator_id: int) -> int:
+    """The annotator's test labels in the study (counted ones, not set aside)."""
+    return session.execute(
+        select(func.count()).where(
+            Label.study_id == study_id, Label.annotator_id == annotator_id, Label.phase == TEST
+        )
+    ).scalar_one()
 
 
 def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> GatePlan:
@@ -555,13 +601,18 @@ def decide_manually(
         me = next((t for t in everyone if t.annotator_id == annotator.id), None)
         values = _decision(ctx, me, annotator.id, admit, None, everyone, decided_by, reason.strip())
         decision = _record(session, values)
+        session.flush()  # (the labels' rules below read the latest decision)
+        conn = session.connection()
+        moved: dict[str, int] = {}
         if not admit:
             # The item on their screen can take no answer of theirs now (NOT_ADMITTED): give
             # it back with the refusal, or it waits for its lease to run out (lease_minutes)
             # before anyone else may label it.
-            release_leases(session.connection(), ctx, annotator.id)
-        session.flush()
-        return _as_decision(decision, name)
+            release_leases(conn, ctx, annotator.id)
+            moved["set_aside"] = set_aside.set_aside(conn, ctx, annotator.id)
+        else:
+            moved["restored"], moved["kept_aside"] = set_aside.restore(conn, ctx, annotator.id)
+        return replace(_as_decision(decision, name), **moved)
 
 
 def _as_decision(d: GateDecision, name: str) -> Decision:
@@ -585,10 +636,12 @@ def closure_of(engine: Engine, ctx: StudyContext) -> Closure | None:
 
 def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
     """Each member of the study's roster (standing.roster: a trainee, or someone with a
-    decision and no training answers) with their count, accuracy, phase and decision (for
-    `annotate gate STUDY` and the console's gate screen)."""
+    decision and no training answers) with their count, accuracy, phase and decision, and
+    their test labels set aside by a refusal (for `annotate gate STUDY` and the console's gate
+    screen)."""
     with Session(engine) as session:
         rows = []
+        aside = set_aside.counts(session.connection(), ctx.id)
         for m in standing.roster(session, ctx.id):
             d = m.decision
             rows.append(
@@ -606,6 +659,7 @@ def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
                     "threshold": d.threshold if d else ctx.protocol.gate_threshold,
                     "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,
                     "reason": (d.reason or "not recorded") if d else None,
+                    "test_labels_set_aside": aside.get(m.annotator_id, 0),
                 }
             )
         return rows

@@ -29,6 +29,9 @@ from annotate.store.models import (
 )
 
 TEST = "test"
+SET_ASIDE = "set-aside"
+"""The phase of test labels set aside with their annotator's refusal (protocol/set_aside.py;
+written out here, as TEST is: the store knows nothing of the protocol)."""
 
 
 @dataclass(frozen=True)
@@ -118,10 +121,20 @@ def _labels_over_k(session: Session) -> Iterator[Violation]:
             continue
         votes = _votes_reader(task_spec)
         values = {source: v for (_, source), v in _item_values(session, study_id).items()}
+        # An item past k by extra annotators whose tie a set-aside label was part of: its
+        # labels were earned as they came, the order they leave is no proof either way.
+        aside = set(
+            session.execute(
+                select(Item.source_id)
+                .join(Label, Label.item_id == Item.id)
+                .where(Label.study_id == study_id, Label.phase == SET_ASIDE)
+            ).scalars()
+        )
         for item, n in rows:
             seq = values.get(item, [])
-            earned = rule.tie_rule == completion.EXTRA_ANNOTATOR and all(
-                completion.labels_wanted(votes(seq[:m]), m, rule) > 0 for m in range(k, n)
+            earned = rule.tie_rule == completion.EXTRA_ANNOTATOR and (
+                item in aside
+                or all(completion.labels_wanted(votes(seq[:m]), m, rule) > 0 for m in range(k, n))
             )
             if not earned:
                 yield Violation("labels_over_k", f"{n} test labels, k = {k}", study, item)
@@ -272,12 +285,15 @@ def _duplicate_labels(session: Session) -> Iterator[Violation]:
 
 
 def _labels_outside_the_study(session: Session) -> Iterator[Violation]:
-    """Labels only on items drawn into that study for that phase."""
+    """Labels only on items drawn into that study for that phase (a set-aside label: test)."""
     drawn = exists().where(
         and_(
             StudyItem.study_id == Label.study_id,
             StudyItem.item_id == Label.item_id,
-            StudyItem.phase == Label.phase,
+            or_(
+                StudyItem.phase == Label.phase,
+                and_(Label.phase == SET_ASIDE, StudyItem.phase == TEST),
+            ),
         )
     )
     rows = session.execute(

@@ -383,6 +383,28 @@ async def test_manual_reject_needs_a_reason_and_stores_it(workspace, tmp_path):
     assert (made.admitted, made.reason, made.decided_by) == (False, "copied answers", "rhea")
 
 
+async def test_rejecting_someone_mid_test_says_their_labels_will_be_set_aside(workspace, tmp_path):
+    ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5)
+    for name in ("ana", "ben"):
+        label_as(workspace.engine, ctx.study.name, name, test_items=3)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("down", "x")  # ben
+        await arrive(pilot, ConfirmScreen)
+        text = screen_text(app)
+        assert "Reject ben by hand" in text
+        assert "ben's 3 test labels will be set aside" in text
+        await pilot.press(*"too fast")
+        await pilot.press("enter")
+        await arrive(pilot, GateScreen)
+    with Session(workspace.engine) as s:
+        phases = s.exec(select(Label.phase).where(Label.phase != "training")).scalars().all()
+    assert sorted(phases) == ["set-aside"] * 3 + ["test"] * 3
+
+
 # --- flags ------------------------------------------------------------------------------------
 async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tmp_path):
     ctx = busy_study(workspace.engine, tmp_path)

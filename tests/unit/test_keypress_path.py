@@ -256,4 +256,6 @@ def test_a_gate_decision_between_two_answers_is_seen_at_the_next_answer(workspac
     with pytest.raises(UserError):
         session.submit_and_next(item, "entailment")
     progress = session.progress()
-    assert progress.phase is Phase.REJECTED and progress.test_done == 1
+    # Her one stored answer was set aside with the refusal (protocol/set_aside.py): the
+    # status line counts none, as the store does, not the one the session had seen.
+    assert progress.phase is Phase.REJECTED and progress.test_done == 0

@@ -20,7 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.protocol import flags, standing
+from annotate.protocol import flags, set_aside, standing
 from annotate.protocol.gate import latest_closure
 from annotate.store.models import Annotator, Dataset, GateDecision, Item, Label, StudyItem
 from annotate.store.queries import find_study, labels_of_study
@@ -67,7 +67,8 @@ class StudyData:
     synthetic: frozenset[str] = frozenset()
     """Names of annotators made by `annotate simulate`."""
     roster: list[dict[str, str]] = field(default_factory=list)
-    """Everyone in the study (standing.roster), by name: name, phase, gate."""
+    """Everyone in the study (standing.roster), by name: name, phase, gate (and set_aside:
+    their test labels set aside by a refusal, where there are any)."""
     members: list[standing.Member] | None = None
     """The same roster as read (the datasheet's attrition), when loaded from the store."""
     test_split: str | None = None
@@ -134,7 +135,11 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
     with Session(engine) as session:  # the state follows the data (protocol/standing.py)
         state = standing.state_of(session, study.id, protocol.annotators_per_item, study.state)
         members = standing.roster(session, study.id)
-        roster = [{"name": m.name, "phase": m.phase, "gate": m.gate} for m in members]
+        aside = set_aside.counts(session.connection(), study.id)
+        roster = [
+            {"name": m.name, "phase": m.phase, "gate": m.gate, **_aside(aside, m.annotator_id)}
+            for m in members
+        ]
         closure = latest_closure(session, study.id)
     with engine.connect() as conn:
         items = _load_items(conn, study.id, spec, dialect)
@@ -265,6 +270,12 @@ def _load_labels(conn: Any, study_id: int, dialect: str, items: pd.DataFrame) ->
             "seconds": secs,
         }
     )
+
+
+def _aside(counts: dict[int, int], annotator_id: int) -> dict[str, int]:
+    """A roster entry's test labels set aside by a refusal, where there are any."""
+    n = counts.get(annotator_id, 0)
+    return {"set_aside": n} if n else {}
 
 
 def _load_gate(conn: Any, study_id: int) -> list[dict[str, Any]]:

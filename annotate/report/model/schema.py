@@ -487,6 +487,9 @@ class RosterEntry(ReportModel):
     imported for an undecided annotator of imported labels."""
     gate: str
     """pending, admitted or rejected."""
+    set_aside: int = 0
+    """Their test labels set aside when they were refused after admission: in no score,
+    vote, agreement or export of the test phase."""
 
 
 class Gate(ReportModel):

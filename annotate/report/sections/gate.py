@@ -10,6 +10,7 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection, single
+from annotate.wording import count_of
 
 
 def _gate_section(r: StudyReport) -> Section:
@@ -34,6 +35,14 @@ def _gate_section(r: StudyReport) -> Section:
         none = "(gate unknown)" if collected else "(no gate decisions recorded)"
         rows = [[none, "", "", "", "", "", "", "", ""]]
     title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
+    aside = [m for m in g.roster if m.set_aside]
+    if aside:
+        n = sum(m.set_aside for m in aside)
+        title += (
+            f". {count_of(n, 'test label')} of {count_of(len(aside), 'annotator')} refused "
+            "after admission set aside, in no score or vote: "
+            + ", ".join(f"{m.name} {m.set_aside}" for m in aside)
+        )
     if g.closure is not None:
         title += f". {describe_closure(g.closure)}"
     headers = ["Annotator", "Decision", "Rule", "Threshold", "Score", "Items", "By", "At"]

@@ -49,6 +49,8 @@ def plan_text(plan: GatePlan) -> Text:
         f"Admitted after this: {plan.admitted_after} (each item needs k = {plan.k})\n",
         style="bold",
     )
+    for note in plan.notes:
+        text.append(f"{note}\n")
     return text
 
 

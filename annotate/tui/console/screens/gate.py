@@ -252,7 +252,9 @@ class GateScreen(LiveScreen[GateView]):
             d = gate.decide_manually(
                 engine, ctx, name, admit, reason=reason, force=force, decided_by=by
             )
-            return f"{d.name} {'admitted' if d.admitted else 'rejected'}: {d.reason}"
+            said = f"{d.name} {'admitted' if d.admitted else 'rejected'}: {d.reason}"
+            note = d.labels_note()
+            return said if note is None else f"{said}; {note}"
 
         self.app.push_screen(
             ConfirmScreen(

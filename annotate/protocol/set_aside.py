@@ -1,0 +1,80 @@
+"""The test labels of an annotator refused after the gate admitted them: set aside, not scored.
+
+A researcher who refuses an annotator already in the test phase (a worker whose answers came
+faster than the sentences can be read) does not want those answers in the human score or in
+any item's majority. Their test labels are set aside: kept in the store, under a phase of
+their own that nothing reading test labels reads (scores, votes, agreement, exports of the test
+phase, `check`'s counts), and every item they labelled takes a label again, its counter and
+what it still takes recounted by the study's rule. Admitted again, their set-aside labels count
+again where the item still takes a label (the rules a new answer meets: room, their batch,
+not answered before); the others stay set aside.
+
+Runs inside the gate decision's write transaction (protocol/gate.py), after the decision: the
+decision and its labels change together or not at all."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, delete, func, select, update
+
+from annotate.protocol import assignment
+from annotate.protocol.studies import TEST, StudyContext
+from annotate.store.models import Label
+
+SET_ASIDE = "set-aside"
+"""The phase of a test label set aside with its annotator's refusal."""
+
+label = Label.__table__  # type: ignore[attr-defined]
+
+
+def _theirs(ctx: StudyContext, annotator_id: int, phase: str):  # type: ignore[no-untyped-def]
+    return (
+        label.c.study_id == ctx.id,
+        label.c.annotator_id == annotator_id,
+        label.c.phase == phase,
+    )
+
+
+def set_aside(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
+    """Set aside the annotator's test labels; their items take labels again. How many."""
+    items = list(conn.execute(select(label.c.item_id).where(*_theirs(ctx, annotator_id, TEST))))
+    if not items:
+        return 0
+    item_ids = [item_id for (item_id,) in items]
+    # Refused, admitted again (a label kept aside: its item took no more), handed that item
+    # when it took labels again, and refused once more: one answer of theirs per item and
+    # phase (uq_label), so the later answer, counted until now, is the one kept.
+    conn.execute(
+        delete(label).where(*_theirs(ctx, annotator_id, SET_ASIDE), label.c.item_id.in_(item_ids))
+    )
+    conn.execute(update(label).where(*_theirs(ctx, annotator_id, TEST)).values(phase=SET_ASIDE))
+    for item_id in item_ids:
+        assignment.recount(conn, ctx, item_id)
+    return len(item_ids)
+
+
+def restore(conn: Connection, ctx: StudyContext, annotator_id: int) -> tuple[int, int]:
+    """Count the annotator's set-aside labels again where their items still take a label, in
+    the order they were given: (counted again, still set aside). The gate must have admitted
+    them already (COUNT_LABEL requires it)."""
+    rows = conn.execute(
+        select(label.c.id, label.c.item_id)
+        .where(*_theirs(ctx, annotator_id, SET_ASIDE))
+        .order_by(label.c.id)
+    ).all()
+    restored = 0
+    for label_id, item_id in rows:
+        if assignment.count_label(conn, ctx, annotator_id, item_id):
+            conn.execute(update(label).where(label.c.id == label_id).values(phase=TEST))
+            assignment.settle(conn, ctx, item_id)
+            restored += 1
+    return restored, len(rows) - restored
+
+
+def counts(conn: Connection, study_id: int) -> dict[int, int]:
+    """Set-aside test labels per annotator of the study (those with any)."""
+    rows = conn.execute(
+        select(label.c.annotator_id, func.count())
+        .where(label.c.study_id == study_id, label.c.phase == SET_ASIDE)
+        .group_by(label.c.annotator_id)
+    )
+    return {annotator_id: n for annotator_id, n in rows}

@@ -1,0 +1,164 @@
+"""An annotator refused after admission: their test labels are set aside (in no score, vote or
+export of the test phase), their items take labels again, and admitting them again counts the
+labels back where the items still take one. Engine first (both backends), then the CLI and the
+report a researcher reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from annotate.export.label_table import PHASES, label_table
+from annotate.protocol import gate
+from annotate.protocol.session import AnnotatorSession, Phase
+from annotate.report.data.loading import load_study_data
+from annotate.store.check import check_store
+from annotate.store.engine import make_engine
+from annotate.store.models import Annotator, Label, StudyItem
+from annotate.store.schema import create_schema
+from tests.engine_helpers import rte_study
+
+
+def annotate_all(engine, study: str, name: str, answer: str = "entailment") -> int:
+    """`name` trains (admitted by the threshold) and labels every test item offered; how many."""
+    session = AnnotatorSession.open(engine, study, name, create_annotator=True)
+    labelled = 0
+    while (item := session.next_item()) is not None:
+        session.submit(item, answer)
+        labelled += item.phase == "test"
+    assert session.phase() in (Phase.TEST, Phase.DONE)
+    return labelled
+
+
+def tallies(engine) -> list[tuple[int, int]]:
+    """(n_labels, remaining) of every test item, in item order."""
+    with Session(engine) as s:
+        rows = s.execute(
+            select(StudyItem.n_labels, StudyItem.remaining)
+            .where(StudyItem.phase == "test")
+            .order_by(StudyItem.item_id)
+        )
+        return [tuple(r) for r in rows]
+
+
+def phases_of(engine, name: str) -> list[str]:
+    with Session(engine) as s:
+        return list(
+            s.execute(
+                select(Label.phase)
+                .join(Annotator, Annotator.id == Label.annotator_id)
+                .where(Annotator.name == name, Label.phase != "training")
+            ).scalars()
+        )
+
+
+def store_is_clean(engine) -> None:
+    report = check_store(engine)
+    assert report.violations == [], report.violations
+
+
+def a_store(new_store_url):  # type: ignore[no-untyped-def]
+    engine = make_engine(new_store_url())
+    create_schema(engine)
+    return engine
+
+
+def test_refusing_an_admitted_annotator_sets_their_labels_aside_and_reopens_items(
+    new_store_url, tmp_path: Path
+):
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=6, gate_threshold=0.5, annotators_per_item=3)
+    for name in ("ana", "ben", "cy"):
+        assert annotate_all(engine, "pilot", name) == 6
+    assert tallies(engine) == [(3, 0)] * 6  # every item full
+
+    plan = gate.preview_manual(engine, ctx, "cy", admit=False)
+    assert plan.warnings == [] and "6 test labels will be set aside" in plan.notes[0]
+    decision = gate.decide_manually(engine, ctx, "cy", False, reason="answered in 0.2 s")
+    assert decision.set_aside == 6 and "6 test labels set aside" in decision.labels_note()
+    assert phases_of(engine, "cy") == ["set-aside"] * 6
+    assert tallies(engine) == [(2, 1)] * 6  # each item takes a label again
+    store_is_clean(engine)
+    data = load_study_data(engine, "pilot")
+    assert set(data.labels["annotator"].astype(str)) == {"ana", "ben"}
+    assert {m["name"]: m.get("set_aside", 0) for m in data.roster}["cy"] == 6
+    assert [r["test_labels_set_aside"] for r in gate.gate_overview(engine, ctx)] == [0, 0, 6]
+
+    # Admitted again: their labels count again, the items full once more.
+    back = gate.decide_manually(engine, ctx, "cy", True, reason="the clock was wrong")
+    assert (back.restored, back.kept_aside) == (6, 0)
+    assert phases_of(engine, "cy") == ["test"] * 6 and tallies(engine) == [(3, 0)] * 6
+    store_is_clean(engine)
+
+    # Refused once more, and a newcomer fills the reopened items: admitted again, cy's labels
+    # stay aside (the items take no more), and nothing is counted twice.
+    assert gate.decide_manually(engine, ctx, "cy", False, reason="again").set_aside == 6
+    assert annotate_all(engine, "pilot", "dee") == 6
+    again = gate.decide_manually(engine, ctx, "cy", True, reason="to look")
+    assert (again.restored, again.kept_aside) == (0, 6)
+    assert "0 set-aside test labels counted again, 6 kept aside" in again.labels_note()
+    assert tallies(engine) == [(3, 0)] * 6
+    store_is_clean(engine)
+    engine.dispose()
+
+
+def test_an_item_decided_early_takes_labels_again_when_a_vote_is_set_aside(
+    new_store_url, tmp_path: Path
+):
+    """With stop_when_decided, two agreeing labels of three decide an item: set one aside and
+    the item needs two more, by the study's rule, not one more by the counter alone."""
+    engine = a_store(new_store_url)
+    ctx = rte_study(
+        engine,
+        tmp_path,
+        train=2,
+        test=4,
+        gate_threshold=0.5,
+        annotators_per_item=3,
+        stop_when_decided=True,
+    )
+    for name in ("ana", "ben"):
+        annotate_all(engine, "pilot", name)
+    assert tallies(engine) == [(2, 0)] * 4  # decided: 2 of 3 agree
+    gate.decide_manually(engine, ctx, "ben", False, reason="copied ana's answers")
+    assert tallies(engine) == [(1, 2)] * 4
+    store_is_clean(engine)
+    engine.dispose()
+
+
+def test_refusing_someone_without_test_labels_changes_no_item(new_store_url, tmp_path: Path):
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=4, gate_rule="manual", annotators_per_item=3)
+    session = AnnotatorSession.open(engine, "pilot", "ana", create_annotator=True)
+    session.submit(session.next_item(), "entailment")
+    assert gate.preview_manual(engine, ctx, "ana", admit=False).notes == []
+    decision = gate.decide_manually(engine, ctx, "ana", False, reason="left")
+    assert decision.set_aside == 0 and decision.labels_note() is None
+    assert tallies(engine) == [(0, 3)] * 4
+    engine.dispose()
+
+
+def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path: Path):
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    for name in ("ana", "ben"):
+        annotate_all(workspace.engine, "pilot", name)
+    refused = cli("gate", "pilot", "--reject", "ben", "--reason", "answered in 0.2 s")
+    assert refused.code == 0, refused.stderr
+    assert "ben: 4 test labels set aside" in refused.stdout
+    assert "ben: rejected, answered in 0.2 s (4 test labels set aside)" in refused.stdout
+    report = cli("report", "pilot", "--format", "markdown")
+    assert report.code == 0, report.stderr
+    assert "4 test labels of 1 annotator refused after admission set aside" in report.stdout
+    as_json = cli("report", "pilot", "--format", "json").json()
+    roster = {m["name"]: m["set_aside"] for m in as_json["gate"]["roster"]}
+    assert roster == {"ana": 0, "ben": 4}
+    every = label_table(workspace.engine, "pilot", PHASES)  # `export --phase all`
+    assert (
+        sorted(r["phase"] for r in every.rows if r["annotator"] == "ben")
+        == ["set-aside"] * 4 + ["training"] * 2
+    )
+    assert all(r["phase"] != "test" for r in every.rows if r["annotator"] == "ben")
