@@ -15,7 +15,7 @@ from annotate.errors import UserError
 from annotate.protocol import set_aside, standing
 from annotate.protocol.assignment import release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
-from annotate.store.engine import write_session
+from annotate.store.engine import lock_annotator, retry_transient, write_session
 from annotate.store.models import (
     Annotator,
     GateClosure,
@@ -593,26 +593,39 @@ def decide_manually(
         raise UserError("a manual gate decision needs a reason (--reason)")
     annotator = get_annotator(engine, name)
     assert annotator.id is not None
-    with write_session(engine) as session:
-        plan = _plan_manual(session, ctx, annotator, admit, reason.strip())
-        if plan.warnings and not force:
-            raise GateRefused(plan)
-        everyone = trainees(session, ctx.id)
-        me = next((t for t in everyone if t.annotator_id == annotator.id), None)
-        values = _decision(ctx, me, annotator.id, admit, None, everyone, decided_by, reason.strip())
-        decision = _record(session, values)
-        session.flush()  # (the labels' rules below read the latest decision)
-        conn = session.connection()
-        moved: dict[str, int] = {}
-        if not admit:
-            # The item on their screen can take no answer of theirs now (NOT_ADMITTED): give
-            # it back with the refusal, or it waits for its lease to run out (lease_minutes)
-            # before anyone else may label it.
-            release_leases(conn, ctx, annotator.id)
-            moved["set_aside"] = set_aside.set_aside(conn, ctx, annotator.id)
-        else:
-            moved["restored"], moved["kept_aside"] = set_aside.restore(conn, ctx, annotator.id)
-        return replace(_as_decision(decision, name), **moved)
+    annotator_id = annotator.id
+
+    def decide() -> Decision:
+        with write_session(engine) as session:
+            conn = session.connection()
+            # Their answers in flight end first, and the next ones read this decision: none
+            # is counted while their labels are being set aside (PostgreSQL; SQLite's writers
+            # take turns anyway).
+            lock_annotator(conn, ctx.id, annotator_id)
+            plan = _plan_manual(session, ctx, annotator, admit, reason.strip())
+            if plan.warnings and not force:
+                raise GateRefused(plan)
+            everyone = trainees(session, ctx.id)
+            me = next((t for t in everyone if t.annotator_id == annotator_id), None)
+            values = _decision(
+                ctx, me, annotator_id, admit, None, everyone, decided_by, reason.strip()
+            )
+            decision = _record(session, values)
+            session.flush()  # (the labels' rules below read the latest decision)
+            moved: dict[str, int] = {}
+            if not admit:
+                # The item on their screen can take no answer of theirs now (NOT_ADMITTED):
+                # give it back with the refusal, or it waits for its lease to run out
+                # (lease_minutes) before anyone else may label it.
+                release_leases(conn, ctx, annotator_id)
+                moved["set_aside"] = set_aside.set_aside(conn, ctx, annotator_id)
+            else:
+                moved["restored"], moved["kept_aside"] = set_aside.restore(conn, ctx, annotator_id)
+            return replace(_as_decision(decision, name), **moved)
+
+    # Items locked in another order by others' answers can make PostgreSQL roll this back as a
+    # deadlock's victim: it is run again, as an answer would be.
+    return retry_transient(decide)
 
 
 def _as_decision(d: GateDecision, name: str) -> Decision:

@@ -42,10 +42,10 @@ from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store import checkpoint
 from annotate.store.engine import (
     is_sqlite,
-    is_transient,
     lock_annotator,
     read_connection,
     read_session,
+    retry_transient,
     write_connection,
     write_session,
     write_transaction,
@@ -62,10 +62,6 @@ from annotate.store.models import (
 )
 from annotate.store.prepared import Prepared, run_together
 
-RETRIES = 5
-"""Attempts for a commit that failed with a transient error. Each SQLite attempt has already
-waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_turn first), so
-a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
 REVISABLE = (TEST, catch.CATCH)
 """Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
 NOT_THE_LAST = "Only your previous answer can be changed; this one stands."
@@ -239,19 +235,6 @@ class ItemTaken(UserError):
     """The item got its k labels from others while it was on this screen (lease expired)."""
 
 
-def _retry(fn: Callable[[], Any]) -> Any:
-    """Run a write transaction, again if it failed transiently (SQLite busy; PostgreSQL
-    serialization failure or deadlock). A failed commit is "unknown", not "not written":
-    callers make their writes idempotent under the unique constraints."""
-    for attempt in range(RETRIES):
-        try:
-            return fn()
-        except DBAPIError as exc:
-            if attempt == RETRIES - 1 or not is_transient(exc):
-                raise
-    raise AssertionError("unreachable")
-
-
 class AnnotatorSession:
     def __init__(
         self,
@@ -317,7 +300,7 @@ class AnnotatorSession:
                     conn, self.ctx.id, self.annotator_id, self.clock(), client=client
                 )
 
-        self.visit_id = _retry(work)
+        self.visit_id = retry_transient(work)
         return self.visit_id
 
     def attach_window(self, visit_id: int) -> None:
@@ -373,7 +356,7 @@ class AnnotatorSession:
                     return False
                 return True
 
-        return _retry(work)
+        return retry_transient(work)
 
     # --- where the annotator stands -------------------------------------------------------
     def _counts(self, session: Session | Connection) -> tuple[int, int, int]:
@@ -490,7 +473,7 @@ class AnnotatorSession:
                     return True
                 return gate.decide_late(session, self.ctx, self.annotator_id) is not None
 
-        return _retry(work)
+        return retry_transient(work)
 
     def study_complete(self) -> bool:
         """Every test item has all the labels it takes (none remaining): a newcomer would
@@ -660,7 +643,7 @@ class AnnotatorSession:
         # A lease stores no answer: where the annotator stands is what the read above said,
         # unless the gate has decided since (_decide_now), which is read again.
         moved = phase is not progress.phase
-        leased, after = _retry(lambda: self._write_then_standing(lease, lambda _: moved))
+        leased, after = retry_transient(lambda: self._write_then_standing(lease, lambda _: moved))
         self._standing_now(after or progress)
         return self._test_view(leased)
 
@@ -720,11 +703,13 @@ class AnnotatorSession:
         if item.item_id in self.refresher_items or item.phase == TRAINING:
             self._forget_progress()
         if item.item_id in self.refresher_items:
-            return _retry(
+            return retry_transient(
                 lambda: catch.store_refresher_answer(self, item, value, answered_at, flag, comment)
             )
         if item.phase == TRAINING:
-            return _retry(lambda: self._submit_training(item, value, answered_at, flag, comment))
+            return retry_transient(
+                lambda: self._submit_training(item, value, answered_at, flag, comment)
+            )
         self._store_test(item, value, answered_at, flag, comment, then_next=False)
         return None
 
@@ -902,7 +887,9 @@ class AnnotatorSession:
         before = self._moved_on()
         self._forget_progress()  # until this answer is known to be stored
         if item.item_id in self.catch_items:  # a catch item: stored apart, never scored
-            _retry(lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment))
+            retry_transient(
+                lambda: catch.store_catch_answer(self, item, value, answered_at, flag, comment)
+            )
             if self._stream_done is not None:  # stored once, even by a retried commit
                 self._stream_done += 1
             return self.next_item() if then_next else None
@@ -976,7 +963,9 @@ class AnnotatorSession:
 
         # Where the annotator now stands, for the status line: the figures kept from before
         # moved on by this answer (see `progress`), or else from the counts the write read.
-        (refusal, leased, _), progress = _retry(lambda: self._write_then_standing(write, read))
+        (refusal, leased, _), progress = retry_transient(
+            lambda: self._write_then_standing(write, read)
+        )
         if progress is None:
             assert before is not None
             progress = replace(before, test_done=before.test_done + 1)
@@ -1034,7 +1023,7 @@ class AnnotatorSession:
                 label.answered_at = self.clock()
                 label.revisions += 1
 
-        _retry(work)
+        retry_transient(work)
 
     def _latest_revisable(self, session: Session) -> Label | None:
         """The annotator's most recent test (or catch) answer: the only one `u` may change."""
@@ -1086,4 +1075,4 @@ class AnnotatorSession:
                         return  # the item on screen is the newer window's now: keep its lease
                 release_leases(conn, self.ctx, self.annotator_id)
 
-        _retry(work)
+        retry_transient(work)

@@ -18,12 +18,13 @@ from sqlalchemy import Connection, delete, func, select, update
 
 from annotate.protocol import assignment
 from annotate.protocol.studies import TEST, StudyContext
-from annotate.store.models import Label
+from annotate.store.models import Label, StudyItem
 
 SET_ASIDE = "set-aside"
 """The phase of a test label set aside with its annotator's refusal."""
 
 label = Label.__table__  # type: ignore[attr-defined]
+study_item = StudyItem.__table__  # type: ignore[attr-defined]
 
 
 def _theirs(ctx: StudyContext, annotator_id: int, phase: str):  # type: ignore[no-untyped-def]
@@ -39,7 +40,19 @@ def set_aside(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
     items = list(conn.execute(select(label.c.item_id).where(*_theirs(ctx, annotator_id, TEST))))
     if not items:
         return 0
-    item_ids = [item_id for (item_id,) in items]
+    item_ids = sorted(item_id for (item_id,) in items)
+    # The items' rows first, in one order (others' answers count on them meanwhile: a count
+    # read before their label committed would be written back stale). SQLite: a no-op.
+    conn.execute(
+        select(study_item.c.item_id)
+        .where(
+            study_item.c.study_id == ctx.id,
+            study_item.c.phase == TEST,
+            study_item.c.item_id.in_(item_ids),
+        )
+        .order_by(study_item.c.item_id)
+        .with_for_update()
+    )
     # Refused, admitted again (a label kept aside: its item took no more), handed that item
     # when it took labels again, and refused once more: one answer of theirs per item and
     # phase (uq_label), so the later answer, counted until now, is the one kept.

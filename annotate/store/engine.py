@@ -339,6 +339,25 @@ def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None
             delay = min(delay * 2, 5.0)
 
 
+RETRIES = 5
+"""Attempts for a commit that failed with a transient error. Each SQLite attempt has already
+waited up to busy_timeout inside SQLite (and annotate's writers queue in writer_turn first), so
+a retry runs at once: no sleeping back-off that turns a short wait into a long stall."""
+
+
+def retry_transient(fn: Callable[[], T]) -> T:
+    """Run a write transaction, again if it failed transiently (SQLite busy; PostgreSQL
+    serialization failure or deadlock). A failed commit is "unknown", not "not written":
+    callers make their writes idempotent under the unique constraints."""
+    for attempt in range(RETRIES):
+        try:
+            return fn()
+        except DBAPIError as exc:
+            if attempt == RETRIES - 1 or not is_transient(exc):
+                raise
+    raise AssertionError("unreachable")
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether running the failed transaction again may succeed: SQLite was busy (another
     writer held the lock past busy_timeout), or PostgreSQL aborted it as a serialization

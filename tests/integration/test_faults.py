@@ -23,9 +23,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from annotate.errors import UserError
-from annotate.protocol.session import AnnotatorSession, Phase, _retry
+from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.store.check import check_store
-from annotate.store.engine import write_session
+from annotate.store.engine import retry_transient, write_session
 from annotate.store.models import Label, utcnow
 from annotate.workspace import open_workspace
 from tests.engine_helpers import rte_study
@@ -43,7 +43,7 @@ READ_TIMEOUT_S = 120
 WORKER = """
 import sys
 import annotate.protocol.assignment as assignment
-from annotate.protocol.session import AnnotatorSession, Phase, _retry
+from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.workspace import open_workspace
 
 url, study, pause_after = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -374,10 +374,10 @@ def test_serialization_failures_and_deadlocks_are_retried(store_url: str, sqlsta
 
         return attempt
 
-    assert _retry(work(sqlstate)) == "done" and len(attempts) == 2
+    assert retry_transient(work(sqlstate)) == "done" and len(attempts) == 2
     attempts.clear()
     with pytest.raises(IntegrityError):
-        _retry(work("23505"))
+        retry_transient(work("23505"))
     assert len(attempts) == 1
     engine.dispose()
 

@@ -5,13 +5,17 @@ report a researcher reads."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import select, text
 from sqlmodel import Session
 
+from annotate.errors import UserError
 from annotate.export.label_table import PHASES, label_table
-from annotate.protocol import gate
+from annotate.protocol import assignment, gate
 from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.report.data.loading import load_study_data
 from annotate.store.check import check_store
@@ -19,6 +23,9 @@ from annotate.store.engine import make_engine
 from annotate.store.models import Annotator, Label, StudyItem
 from annotate.store.schema import create_schema
 from tests.engine_helpers import rte_study
+
+WAIT_S = 30
+"""Bound on waiting for a thread that should go on at once (only a hang reaches it)."""
 
 
 def annotate_all(engine, study: str, name: str, answer: str = "entailment") -> int:
@@ -162,3 +169,106 @@ def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path:
         == ["set-aside"] * 4 + ["training"] * 2
     )
     assert all(r["phase"] != "test" for r in every.rows if r["annotator"] == "ben")
+
+
+def test_a_refusal_while_everyone_answers_leaves_counts_exact(new_store_url, tmp_path: Path):
+    """The researcher refuses cy while cy and three others are answering, each in a thread of
+    their own: none of cy's labels stays counted (one in flight either ends before the
+    refusal and is set aside, or is refused), and every item's counter is its labels."""
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=40, gate_threshold=0.5, annotators_per_item=3)
+    sessions = {}
+    for name in ("ana", "ben", "cy", "dee"):
+        session = AnnotatorSession.open(engine, "pilot", name, create_annotator=True)
+        while (item := session.next_item()) is not None and item.phase == "training":
+            session.submit(item, "entailment")
+        sessions[name] = session
+    started = threading.Barrier(5)
+    refused = threading.Event()
+    answered: dict[str, int] = {}
+
+    def answer(name: str) -> None:
+        session, n = sessions[name], 0
+        started.wait()
+        while (item := session.next_item()) is not None:
+            try:
+                session.submit(item, "entailment")
+            except UserError:  # cy, refused: "test items need a passing gate decision"
+                assert name == "cy" and refused.is_set()
+                break
+            n += 1
+        answered[name] = n
+
+    threads = [threading.Thread(target=answer, args=(n,)) for n in sessions]
+    for t in threads:
+        t.start()
+    started.wait()
+    while not answered and sum(n for n, _ in tallies(engine)) < 12:
+        time.sleep(0.001)  # (polling the store for progress, not waiting a fixed time)
+    decision = gate.decide_manually(engine, ctx, "cy", False, reason="answered in 0.2 s")
+    refused.set()
+    for t in threads:
+        t.join()
+    assert "test" not in phases_of(engine, "cy")
+    assert phases_of(engine, "cy").count("set-aside") >= decision.set_aside
+    store_is_clean(engine)
+    counted = sum(n for n, _ in tallies(engine))
+    assert (
+        counted
+        == sum(answered[n] for n in ("ana", "ben", "dee"))
+        == 3 * 40 - sum(r for _, r in tallies(engine))
+    )
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+def test_a_refusal_recounts_an_item_after_the_answer_it_is_counting(
+    new_store_url, tmp_path: Path, monkeypatch
+):
+    """PostgreSQL, where the refusal and another's answer run at once: ana's answer to an item
+    ben labelled has counted it and holds it, uncommitted, when ben is refused. The refusal
+    waits for that answer and recounts the item with ana's label in it; read before, its
+    counter would be written back one short."""
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=1, gate_threshold=0.5, annotators_per_item=3)
+    annotate_all(engine, "pilot", "ben")
+    ana = AnnotatorSession.open(engine, "pilot", "ana", create_annotator=True)
+    while (item := ana.next_item()) is not None and item.phase == "training":
+        ana.submit(item, "entailment")
+    counted, go_on = threading.Event(), threading.Event()
+    settle = assignment.settle
+
+    def held_settle(conn, ctx_, item_id):  # type: ignore[no-untyped-def]
+        settle(conn, ctx_, item_id)
+        counted.set()  # ana's label is counted and stored, not yet committed
+        assert go_on.wait(WAIT_S)
+
+    monkeypatch.setattr(assignment, "settle", held_settle)
+    answering = threading.Thread(target=ana.submit, args=(item, "entailment"))
+    answering.start()
+    assert counted.wait(WAIT_S)
+    decisions: list[gate.Decision] = []
+    refusing = threading.Thread(
+        target=lambda: decisions.append(
+            gate.decide_manually(engine, ctx, "ben", False, reason="copied answers")
+        )
+    )
+    refusing.start()
+    with engine.connect() as watch:  # until the refusal waits for a lock (ana's)
+        waiting = text(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        deadline = time.monotonic() + WAIT_S
+        while watch.execute(waiting).scalar() == 0:
+            assert time.monotonic() < deadline, "the refusal never waited for ana's answer"
+            watch.rollback()
+    go_on.set()
+    answering.join(WAIT_S)
+    refusing.join(WAIT_S)
+    assert decisions and decisions[0].set_aside == 1
+    assert tallies(engine) == [(1, 2)]  # ana's label, counted; ben's set aside
+    store_is_clean(engine)
+    engine.dispose()
