@@ -173,12 +173,13 @@ def find_gold(root: Path, spec: TaskSpec, split: str | None = None) -> GoldFile 
 
 
 def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
-    """The gold for a submission file: `gold` itself when it is a file, else found in it."""
+    """The gold for a submission file: `gold` itself when it is a file, else found in it (the
+    original download layout, or the Hub's)."""
     if gold.is_file():
         return read_gold(gold, name.spec)
     if not gold.is_dir():
         raise UserError(f"{gold}: no such file or folder")
-    found = find_gold(gold, name.spec, name.split)
+    found = find_gold(gold, name.spec, name.split) or _hub_gold(gold, name.spec, name.split)
     if found is None:
         source = name.spec.source
         wanted = sorted(
@@ -186,6 +187,28 @@ def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
         )
         raise UserError(
             f"{gold}: no labelled {name.spec.name} file found (looked for {', '.join(wanted)} "
-            f"in {name.spec.short_name}/ and the folder itself)"
+            f"in {name.spec.short_name}/ and the folder itself, and for the task's splits as "
+            "the Hugging Face Hub ships them)"
         )
     return found
+
+
+def _hub_gold(root: Path, spec: TaskSpec, split: str | None) -> GoldFile | None:
+    """The gold of a folder as the Hub ships a task (a snapshot of its repository, the HF
+    cache's folder of it, a `save_to_disk` folder), read as `annotate import` reads it: the
+    split named by the prediction file, else test (labelled for the diagnostics), then dev.
+    None when the folder holds no such labelled split."""
+    try:
+        sources = sources_for(root, spec)
+    except (UserError, DataFileError):
+        return None  # not a layout an import reads: the caller says what it looked for
+    for wanted in [split] if split else ["test", "dev"]:
+        for source in sources:
+            if source.split is None or not same_split(source.split, wanted):
+                continue
+            summary = FileSummary()
+            try:
+                return _gold_of(source.items(summary), summary, source.path, spec, source.split)
+            except NoGoldError:
+                continue  # the Hub's test split: its labels are -1
+    return None

@@ -410,16 +410,30 @@ def test_a_binary_file_is_never_read_as_text(cli, tmp_path):
     assert cli("import", "superglue/cb", parquet).code == 0
 
 
-@pytest.mark.parametrize("layout", ["parquet", "to_json"])
+@pytest.mark.parametrize(
+    "layout", ["parquet", "to_json", "snapshot", "config", "hf_cache", "save_to_disk"]
+)
 def test_score_reads_gold_from_the_hubs_files(cli, tmp_path, layout):
     """A researcher with only the Hub's data scores a submission against its validation split:
-    a Parquet file, or `to_json` output beside its dataset_info.json, read as import reads
-    them (CB's integers by the file's own class names)."""
+    a Parquet file, `to_json` output beside its dataset_info.json, or a folder as the Hub
+    ships the task (a repository snapshot, one config's folder, the HF cache's folder of the
+    repository, a `save_to_disk` folder; each with the test split, unlabelled, beside it),
+    read as import reads them (CB's integers by the file's own class names)."""
     dataset = hub.hub_dataset(hub.CB_VAL, CB)
     if layout == "parquet":
         gold = hub.write_parquet(dataset, tmp_path / "cb" / "validation-00000-of-00001.parquet")
-    else:
+    elif layout == "to_json":
         gold = hub.write_to_json(tmp_path / "exported", "cb-validation.jsonl", dataset)
+    elif layout in ("snapshot", "config", "hf_cache"):
+        gold = hub.super_glue_snapshot(tmp_path / "super_glue")
+        if layout == "config":
+            gold = gold / "cb"
+        elif layout == "hf_cache":
+            hub.in_hub_cache(gold, tmp_path / "hub", "aps/super_glue")
+            gold = tmp_path / "hub" / "datasets--aps--super_glue"
+    else:
+        test = hub.hub_dataset(hub.CB_TEST, CB)
+        gold = hub.write_save_to_disk(tmp_path / "cb", {"validation": dataset, "test": test})
     predictions = tmp_path / "out" / "CB.jsonl"
     predictions.parent.mkdir()
     wrong = {"entailment": "neutral", "neutral": "contradiction", "contradiction": "entailment"}
