@@ -6,6 +6,7 @@ contradiction, neutral; the task lists entailment, neutral, contradiction)."""
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -278,6 +279,20 @@ def test_a_glue_task_from_the_hub(cli, db_url, tmp_path):
     path = hub.write_parquet(data, tmp_path / "sst2" / "validation-00000-of-00001.parquet")
     assert cli("import", "SST-2", path).code == 0
     assert stored(db_url)[("dev", path.name)] == {"0": "1", "1": "0"}
+
+
+@pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])
+def test_to_csv_of_multirc_or_record_is_refused_saying_why(cli, tmp_path, task):
+    """`to_csv` writes the Hub's nested idx as Python's text of a dict: the refusal says so and
+    what to save instead, not that idx.paragraph is missing."""
+    records = fx.SG_MULTIRC if task.endswith("multirc") else fx.SG_RECORD
+    data = (hub.multirc_dataset if task.endswith("multirc") else hub.record_dataset)(records)
+    path = hub.write_to_json(tmp_path / "csv", "validation.csv", data, csv=True)
+    result = cli("import", task, path)
+    assert result.code == 1
+    assert re.search(rf"{re.escape(str(path))}:\d+: idx is text", result.stderr)
+    assert "as `to_csv` writes the Hub's nested MultiRC/ReCoRD ids" in result.stderr
+    assert "`to_json` or `to_parquet`" in result.stderr and "missing idx" not in result.stderr
 
 
 @pytest.mark.parametrize("task", ["superglue/multirc", "superglue/record"])

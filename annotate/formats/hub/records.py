@@ -119,6 +119,16 @@ def flat_items(
 
 def _nested_id(row: dict[str, Any], key: str, path: Path, line: int) -> str:
     idx = row.get("idx")
+    if isinstance(idx, str) and idx.lstrip().startswith("{"):
+        # `Dataset.to_csv` writes a nested column as Python's text of the dict: nothing a
+        # reader should evaluate, and the ids inside are not worth guessing at.
+        raise DataFileError(
+            path,
+            line,
+            f"idx is text ({idx[:60]!r}), as `to_csv` writes the Hub's nested MultiRC/ReCoRD "
+            "ids: save the split with `to_json` or `to_parquet` (or use the Parquet files as "
+            "downloaded)",
+        )
     if not isinstance(idx, dict) or key not in idx:
         raise DataFileError(path, line, f"missing idx.{key} (the Hub's MultiRC/ReCoRD layout)")
     return _id(idx[key], path, line)
