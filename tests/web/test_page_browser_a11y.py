@@ -173,3 +173,52 @@ def test_the_comment_box_and_the_help_dialog_are_named(workspace, tmp_path: Path
         )
         dialogs = [n["name"] for n in ax_nodes(d) if n["role"] == "dialog"]
         assert dialogs == ["Keys"], dialogs
+
+
+def _rgb(css: str) -> tuple[float, ...]:
+    """`rgb(r, g, b)` or `rgba(r, g, b, a)` as Chromium computes colours."""
+    inside = css[css.index("(") + 1 : css.index(")")]
+    return tuple(float(v) for v in inside.split(","))
+
+
+def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """WCAG 2's contrast ratio of two opaque colours."""
+
+    def luminance(c: tuple[float, ...]) -> float:
+        lin = [v / 255 / 12.92 if v / 255 <= 0.03928 else ((v / 255 + 0.055) / 1.055) ** 2.4
+               for v in c[:3]]  # fmt: skip
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+EDGES = """
+const el = document.getElementById(arguments[0]);
+let back = el.parentElement;
+while (back && getComputedStyle(back).backgroundColor.startsWith('rgba(0, 0, 0, 0')) {
+  back = back.parentElement;
+}
+return [getComputedStyle(el).borderTopColor,
+        back ? getComputedStyle(back).backgroundColor : 'rgb(255, 255, 255)'];
+"""
+"""A field's drawn edge and the colour behind the field (its nearest painted ancestor)."""
+
+
+def test_every_text_field_s_edge_stands_out_from_what_is_behind_it(workspace, tmp_path: Path):
+    """WCAG 1.4.11: the edge that shows where a field is needs 3:1 against its surroundings
+    (the sign-in's name and token, the flag's comment box), as Chromium draws them."""
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        d.get(base + "/")
+        ratios = {}
+        for field in ("name", "token"):
+            edge, behind = d.execute_script(EDGES, field)
+            ratios[field] = _contrast(_rgb(edge), _rgb(behind))
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        d.find_element("css selector", "#flag summary").click()
+        edge, behind = d.execute_script(EDGES, "comment")
+        ratios["comment"] = _contrast(_rgb(edge), _rgb(behind))
+    assert all(r >= 3 for r in ratios.values()), ratios
