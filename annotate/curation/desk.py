@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from sqlalchemy import Engine
 
 from annotate.curation import review
+from annotate.curation.curators import known_curator
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples, save_pair
 from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
@@ -46,7 +47,9 @@ class CurationDesk:
     ) -> CurationDesk:
         """Raises UserError when the set does not exist or no curator name is given."""
         name = curator_name(curator)
-        return cls(engine, load_set(engine, set_name), name, wanted, override_reason)
+        info = load_set(engine, set_name)
+        # "LÉA" works as "Léa" when that is how her name was first recorded: shown so, too.
+        return cls(engine, info, known_curator(engine, name), wanted, override_reason)
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
+from annotate.curation.curators import stored_name
 from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import (
     CATEGORY_OF,
@@ -206,6 +207,7 @@ def save_pair(
     draft = clean_draft(draft)
     author = curator_name(author)
     with write_session(engine) as session:
+        author = stored_name(session, author)
         info = SetInfo.of(set_row(session, set_name, for_update=True))
         problems = draft_problems(draft, info.labels)
         if not any(p.field in ("premise", "hypothesis") for p in problems):
@@ -285,7 +287,8 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
         if query.label is not None:
             statement = statement.where(CurationExample.label == query.label)
         if query.author is not None:
-            statement = statement.where(CurationExample.author == curator_name(query.author))
+            author = stored_name(session, query.author)  # "LEA" asks for lea's examples
+            statement = statement.where(CurationExample.author == author)
         rows = session.exec(statement.order_by(CurationExample.position)).all()
         needle = _searchable(query.text) if query.text else None
         return [
@@ -398,6 +401,7 @@ def edit_example(
     when the sentences changed). Giving the label confirms it, even unchanged."""
     editor = curator_name(editor)
     with write_session(engine) as session:
+        editor = stored_name(session, editor)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
         partner = pair_partner(session, row)
@@ -422,6 +426,7 @@ def set_retired(
     statistics and exports but are never deleted), or bring both back."""
     by = curator_name(by)
     with write_session(engine) as session:
+        by = stored_name(session, by)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
         if row.retired == retired:

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, insert
 from sqlmodel import Session, select
 
 from annotate import specs
+from annotate.curation.curators import stored_name
 from annotate.curation.examples import next_numbers, sentence_keys
 from annotate.curation.sets import SetInfo
 from annotate.curation.taxonomy import check_tags
@@ -170,6 +171,7 @@ def import_diagnostic(
     sha256 = file_sha256(path)
     scheme = SCHEME_OF_FORMAT[fmt]
     with write_session(engine) as session:
+        author = stored_name(session, author) if author else ""
         info, created = _open_or_create(session, set_name, scheme, author)
         summary = ImportSummary(info.name, str(path), fmt, created)
         if any(source.get("sha256") == sha256 for source in info.sources):

@@ -26,6 +26,7 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from annotate.curation.curators import stored_name
 from annotate.curation.examples import (
     ExampleView,
     change_example,
@@ -37,6 +38,7 @@ from annotate.curation.sets import SetInfo, set_row
 from annotate.curation.taxonomy import Tags, flat, group_tags
 from annotate.curation.validation import (
     DraftInvalid,
+    curator_key,
     curator_name,
     label_problem,
     tag_problems,
@@ -133,7 +135,7 @@ class ReviewFilter:
     """A fine tag, or a coarse category (any tag in it)."""
 
     def __post_init__(self) -> None:
-        if self.author is not None:  # " lea " asks for lea's examples
+        if self.author is not None:  # " lea " and "LEA" ask for lea's examples
             object.__setattr__(self, "author", curator_name(self.author))
 
     def words(self) -> str:
@@ -146,7 +148,7 @@ class ReviewFilter:
         return ", ".join(parts)
 
     def matches(self, row: CurationExample) -> bool:
-        if self.author is not None and row.author != self.author:
+        if self.author is not None and curator_key(row.author) != curator_key(self.author):
             return False
         if self.since is not None and _stamp(work_time(row)) < _stamp(self.since):
             return False
@@ -220,6 +222,7 @@ def next_for_review(
     """The next example for `reviewer` (those in `skip` left for later), or None."""
     reviewer = curator_name(reviewer)
     with Session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         for row in _open_for(session, info.id, reviewer, wanted):
             if row.id not in skip:
@@ -235,6 +238,7 @@ def blind_example(
     reviewed by them already)."""
     reviewer = curator_name(reviewer)
     with Session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
         if row.retired or row.author == reviewer or _current_review(session, row, reviewer):
@@ -258,6 +262,7 @@ def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: in
     in later sessions too, until it changes."""
     reviewer = curator_name(reviewer)
     with write_session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         example_row(session, info.id, example_id)
         found = session.exec(
@@ -276,6 +281,7 @@ def review_progress(
 ) -> ReviewProgress:
     reviewer = curator_name(reviewer)
     with Session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         done = sum(
             r.reviewer == reviewer
@@ -308,6 +314,7 @@ def pair_tags_reviewed(engine: Engine, set_name: str, reviewer: str, example_id:
     (the review screen then asks for a label only)."""
     reviewer = curator_name(reviewer)
     with Session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         found = _partner_review(session, example_row(session, info.id, example_id), reviewer)
         return None if found is None else found.example_id
@@ -334,6 +341,7 @@ def submit_review(
     the new ones. None: the caller has just read the example."""
     reviewer = curator_name(reviewer)
     with write_session(engine) as session:
+        reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
         if version is not None and row.sentences_version > version:
@@ -492,6 +500,8 @@ def disagreement_queue(
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
         entries = _queue(session, info.id)
+        if person is not None:
+            person = stored_name(session, person)
     if person is not None:
         entries = [e for e in entries if e.may_settle(person, override)]
     return entries
@@ -525,6 +535,7 @@ def settle(
     caller has just read the example and its reviews."""
     person = curator_name(person)
     with write_session(engine) as session:
+        person = stored_name(session, person)
         info = SetInfo.of(set_row(session, set_name))
         current = example_row(session, info.id, example_id)
         if version is not None and current.version != version:

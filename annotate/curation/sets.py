@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
+from annotate.curation.curators import stored_name
 from annotate.curation.taxonomy import LABEL_SCHEMES
 from annotate.curation.validation import curator_name
 from annotate.errors import UserError
@@ -61,6 +62,7 @@ def create_set(
     if scheme not in LABEL_SCHEMES:
         raise UserError(f"unknown label scheme {scheme!r}; use {', '.join(LABEL_SCHEMES)}")
     with write_session(engine) as session:
+        created_by = stored_name(session, created_by) if created_by else ""
         if session.exec(select(CurationSet).where(CurationSet.name == name)).first():
             raise UserError(f"a curation set named {name!r} exists already")
         row = CurationSet(name=name, labels=scheme, created_by=created_by)

@@ -78,14 +78,25 @@ def clean_sentence(text: str) -> str:
 
 
 def curator_name(name: str | None) -> str:
-    """A curator's name as it is stored and compared: without spaces around it and in one
-    Unicode form (NFC), as study names are, so that " lea " or "léa" typed with a combining
-    accent is the same curator as "lea" or "léa". Every curation entry point takes its names
-    through here; a blank name is refused."""
+    """A curator's name as typed, cleaned: without spaces around it and in one Unicode form
+    (NFC), as study names are, so that " lea " or "léa" typed with a combining accent is the
+    same curator as "lea" or "léa". Every curation entry point takes its names through here,
+    then stores the spelling first recorded for the same curator (`curator_key`: letter case
+    aside; `curation.curators.stored_name`); a blank name is refused."""
     cleaned = unicodedata.normalize("NFC", (name or "").strip())
     if not cleaned:
         raise UserError("a curator name cannot be blank: say who you are with --as NAME")
     return cleaned
+
+
+def curator_key(name: str | None) -> str:
+    """What makes two names one curator: `curator_name`, then Unicode case folding, compared
+    in one Unicode form (canonical caseless matching: NFD, `str.casefold`, NFC), so that
+    "LÉA", "léa" and "Léa" in either form are one curator. Which of her spellings is stored
+    and shown is the one first recorded (`curation.curators.known_curator`); this is only the
+    comparison. A blank name is refused, as by `curator_name`."""
+    folded = unicodedata.normalize("NFD", curator_name(name)).casefold()
+    return unicodedata.normalize("NFC", folded)
 
 
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:

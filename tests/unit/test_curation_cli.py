@@ -151,6 +151,19 @@ def test_curator_names_are_trimmed_and_a_blank_one_is_refused(cli, db_url, tmp_p
     assert [h["made_by"] for h in history] == ["lea", "l\u00e9a"]
 
 
+def test_curator_names_in_another_letter_case_are_the_name_first_recorded(cli, tmp_path):
+    lea = "L\u00e9a"
+    assert cli("curate", "import", "d", write_diagnostic(tmp_path), "--as", lea).code == 0
+    rows = cli("curate", "list", "d", "--format", "json").json()
+    for typed in ("L\u00c9A", "le\u0301a"):
+        assert cli("curate", "list", "d", "--author", typed, "--format", "json").json() == rows
+    assert cli("curate", "edit", "d", "1", "--as", "L\u00c9A", "--set", "note=x").code == 0
+    history = cli("curate", "show", "d", "1", "--format", "json").json()["history"]
+    assert [h["made_by"] for h in history] == [lea, lea]  # shown as first recorded
+    stats = cli("curate", "stats", "d", "--format", "json").json()
+    assert list(stats["authors"]) == [lea]
+
+
 def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
     cli("curate", "import", "d", write_diagnostic(tmp_path))
     result = cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=a\tb")

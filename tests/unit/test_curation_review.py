@@ -382,3 +382,71 @@ def test_show_says_who_settled_it_when_the_authors_label_is_kept(engine, cli):
     assert "Adjudication (1)" in table and "one tag is enough" in table
     # An example nobody settled shows no adjudication at all.
     assert cli("curate", "show", "s", "2", "--format", "json").json()["decisions"] == []
+
+
+def test_a_curator_typing_her_name_in_another_letter_case_is_one_curator(workspace):
+    """Names equal under Unicode case folding are one curator, stored and shown under the
+    spelling first recorded: Léa typing LÉA is never served her own pairs, nor counted twice."""
+    from annotate.curation.desk import CurationDesk
+    from annotate.curation.examples import ExampleQuery, find_examples
+    from annotate.curation.review import ReviewFilter, blind_example, pair_tags_reviewed
+
+    engine = workspace.engine
+    lea, capitals = "L\u00e9a", "L\u00c9A"
+    create_set(engine, "c", created_by=lea)
+    save_pair(engine, "c", lea, PairDraft(*PAIRS[0]))  # examples 1, 2
+    save_pair(engine, "c", "sam", PairDraft(*PAIRS[1]))  # examples 3, 4
+    save_pair(
+        engine,
+        "c",
+        capitals,
+        PairDraft("Kim ran.", "Kim moved.", "entailment", "neutral", ["Lexical entailment"]),
+    )
+    for typed in (capitals, "le\u0301a", " l\u00c9a ", "LE\u0301A"):
+        # None of her own pairs (1, 2, 5, 6) are served to her: only sam's.
+        served = next_for_review(engine, "c", typed)
+        assert served is not None and served.id in (3, 4)
+        assert next_for_review(engine, "c", typed, skip={3, 4}) is None
+        assert blind_example(engine, "c", typed, 1) is None
+        assert review_progress(engine, "c", typed).remaining == 2
+        assert len(find_examples(engine, "c", ExampleQuery(author=typed))) == 4
+        assert ReviewFilter(author=typed).matches(get_example_row(engine, 5))
+        assert CurationDesk.open(engine, "c", typed).curator == lea  # the screens say Léa
+    assert {e.author for e in find_examples(engine, "c", ExampleQuery())} == {lea, "sam"}
+    with pytest.raises(UserError, match="you wrote this example"):
+        submit_review(engine, "c", capitals, 1, "contradiction", ["Negation"])
+
+    submit_review(engine, "c", capitals, 3, "neutral", ["Quantifiers"])
+    with pytest.raises(UserError, match="you reviewed example 3 already"):
+        submit_review(engine, "c", "l\u00e9a", 3, "entailment", ["Quantifiers"])
+    assert pair_tags_reviewed(engine, "c", "l\u00e9a", 4) == 3  # her tags of the pair
+    assert [r.reviewer for r in example_reviews(engine, "c", 3)] == [lea]
+    assert review_progress(engine, "c", "LE\u0301A").done == 1
+    assert review_progress(engine, "c", "LEA").done == 0  # no accent: somebody else
+    # She reviewed example 3: she does not settle its disagreement, in any case.
+    assert disagreement_queue(engine, "c", capitals) == []
+    with pytest.raises(UserError, match="reviewed example 3"):
+        settle(engine, "c", 3, "l\u00e9a", "neutral", ["Quantifiers"])
+    settle(engine, "c", 3, "Kim", "neutral", ["Quantifiers"])
+    edit_example(engine, "c", 3, "KIM", {"note": "settled"})
+    assert [d.decided_by for d in example_decisions(engine, "c", 3)] == ["Kim"]
+    assert {h["made_by"] for h in example_history(engine, "c", 3)} == {"sam", "Kim"}
+
+    stats = set_statistics(engine, "c")
+    assert stats["authors"] == {lea: 4, "sam": 2}
+    assert sorted(stats["review"]["coders"]) == sorted([lea, "sam"])
+    # Case folding, not lower-casing: "ß" folds to "ss", so GROSS is Groß.
+    submit_review(engine, "c", "Gro\u00df", 1, "contradiction", ["Negation"])
+    assert review_progress(engine, "c", "GROSS").done == 1
+    assert next_for_review(engine, "c", "GROSS", skip={2, 3, 4, 5, 6}) is None
+
+
+def get_example_row(engine, example_id: int):
+    from sqlmodel import Session
+
+    from annotate.store.curation_models import CurationExample
+
+    with Session(engine) as session:
+        row = session.get(CurationExample, example_id)
+        assert row is not None
+        return row
