@@ -272,3 +272,22 @@ def test_a_refusal_recounts_an_item_after_the_answer_it_is_counting(
     assert tallies(engine) == [(1, 2)]  # ana's label, counted; ben's set aside
     store_is_clean(engine)
     engine.dispose()
+
+
+def test_a_set_aside_flag_is_still_on_its_test_item(cli, workspace, tmp_path: Path):
+    """cy flagged a broken test item, then was refused: excluding that item shows their flag
+    "excluded" (as a counted label's would be), not "open" for ever, in `flags` and `status`."""
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    session = AnnotatorSession.open(workspace.engine, "pilot", "cy", create_annotator=True)
+    while (item := session.next_item()) is not None and item.phase == "training":
+        session.submit(item, "entailment")
+    assert item is not None
+    session.submit(item, "entailment", flag=True, comment="the premise is cut off")
+    assert cli("gate", "pilot", "--reject", "cy", "--reason", "answered in 0.2 s").code == 0
+    assert cli("flags", "pilot", "--exclude", item.source_id, "--reason", "cut off").code == 0
+    listed = cli("flags", "pilot", "--format", "json").json()
+    assert [f["state"] for f in listed["flags"]] == ["excluded"]
+    status = cli("status", "pilot", "--format", "json").json()
+    assert status["flags"]["open"] == 0 and status["flags"]["excluded"] == 1
