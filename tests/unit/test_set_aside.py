@@ -291,3 +291,24 @@ def test_a_set_aside_flag_is_still_on_its_test_item(cli, workspace, tmp_path: Pa
     assert [f["state"] for f in listed["flags"]] == ["excluded"]
     status = cli("status", "pilot", "--format", "json").json()
     assert status["flags"]["open"] == 0 and status["flags"]["excluded"] == 1
+
+
+def test_admitted_again_with_their_labels_kept_aside_is_no_dropout(cli, workspace, tmp_path):
+    """ben is refused, dee fills the items, ben is admitted again: his labels stay aside (no
+    room), and the report says so; he answered every item, so he is not listed as having
+    abandoned the study."""
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    for name in ("ana", "ben"):
+        annotate_all(workspace.engine, "pilot", name)
+    assert cli("gate", "pilot", "--reject", "ben", "--reason", "answered in 0.2 s").code == 0
+    annotate_all(workspace.engine, "pilot", "dee")
+    again = cli("gate", "pilot", "--admit", "ben", "--reason", "the clock was wrong")
+    assert "0 set-aside test labels counted again, 4 kept aside" in again.stdout
+    report = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0")
+    assert report.code == 0, report.stderr
+    assert "Gate decisions: 3 admitted, 0 refused" in report.stdout
+    assert "ben 4 (admitted again, kept aside: no room left)" in report.stdout
+    attrition = cli("report", "pilot", "--format", "json").json()["datasheet"]["attrition"]
+    assert attrition["abandoned"] == 0 and attrition["abandoned_names"] == []
