@@ -312,3 +312,24 @@ def test_admitted_again_with_their_labels_kept_aside_is_no_dropout(cli, workspac
     assert "ben 4 (admitted again, kept aside: no room left)" in report.stdout
     attrition = cli("report", "pilot", "--format", "json").json()["datasheet"]["attrition"]
     assert attrition["abandoned"] == 0 and attrition["abandoned_names"] == []
+
+
+def test_an_item_reopened_is_not_handed_again_to_whoever_answered_it(new_store_url, tmp_path: Path):
+    """ben, refused then admitted again when dee had filled his items, has his answers kept
+    aside. dee is refused in turn: the items take labels again, and ben's answers count there
+    (he is admitted, they fit) instead of the items being handed to him a second time."""
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=2, gate_threshold=0.5, annotators_per_item=2)
+    annotate_all(engine, "pilot", "ana")
+    ben = AnnotatorSession.open(engine, "pilot", "ben", create_annotator=True)
+    while (item := ben.next_item()) is not None:
+        ben.submit(item, "entailment")
+    gate.decide_manually(engine, ctx, "ben", False, reason="answered in 0.2 s")
+    annotate_all(engine, "pilot", "dee")
+    back = gate.decide_manually(engine, ctx, "ben", True, reason="the clock was wrong")
+    assert (back.restored, back.kept_aside) == (0, 2)
+    assert gate.decide_manually(engine, ctx, "dee", False, reason="copied").set_aside == 2
+    assert phases_of(engine, "ben") == ["test"] * 2 and tallies(engine) == [(2, 0)] * 2
+    assert ben.next_item() is None  # nothing he has answered comes back
+    store_is_clean(engine)
+    engine.dispose()
