@@ -333,3 +333,24 @@ def test_an_item_reopened_is_not_handed_again_to_whoever_answered_it(new_store_u
     assert ben.next_item() is None  # nothing he has answered comes back
     store_is_clean(engine)
     engine.dispose()
+
+
+def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_missing(
+    new_store_url, tmp_path: Path
+):
+    """A worker who completed the batch and was then refused is not approved by sync: the
+    reason it gives names the refusal and the labels set aside, not "no test label"."""
+    from annotate.platforms.prolific.sync import _why_not
+    from annotate.store.models import Visit
+
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=3, gate_threshold=0.5, annotators_per_item=2)
+    annotate_all(engine, "pilot", "w07")
+    gate.decide_manually(engine, ctx, "w07", False, reason="answered in 0.2 s")
+    with Session(engine) as s:
+        who = s.scalar(select(Annotator.id).where(Annotator.name == "w07"))
+    visit = Visit(study_id=ctx.id, annotator_id=who, outcome="completed")
+    why = _why_not(engine, ctx, visit, None, {"completed": "C1"})
+    assert why is not None and why.startswith("completed, then refused at the gate")
+    assert "3 test labels set aside" in why
+    engine.dispose()
