@@ -18,6 +18,7 @@ from sqlalchemy import Engine, Select, func, select, true
 from sqlmodel import Session
 
 from annotate.errors import UserError
+from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, FlagAction, Item, Label, StudyItem, utcnow
@@ -58,6 +59,12 @@ class FlagRow:
     value: Any = None
     """What the annotator answered on the item (the stored label value; `answers.describe`
     words it as they read it): a flag often explains an answer."""
+
+    @property
+    def on_test_item(self) -> bool:
+        """A flag on a test item (one whose label a refusal set aside too): excluding its item
+        leaves it out of scoring, and the flag reads "excluded" then."""
+        return self.phase in (TEST, SET_ASIDE)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -162,7 +169,8 @@ def _flag_rows(session: Session, study_id: int) -> list[FlagRow]:
     rows = []
     for label_id, item_id, source_id, name, synthetic, phase, comment, fields, at, value in labels:
         state, by, reason, when = OPEN, None, None, None
-        if (ex := excluded.get(item_id)) is not None and phase == TEST:
+        # A test item's flag, also one its annotator's refusal set aside: still on that item.
+        if (ex := excluded.get(item_id)) is not None and phase in (TEST, SET_ASIDE):
             state, by, reason, when = EXCLUDED, ex.by, ex.reason, ex.at
         elif (res := resolved.get(label_id)) is not None:
             state, by, reason, when = RESOLVED, res.by, res.reason, res.at

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, delete, func, select, update
 
 from annotate.protocol import assignment
 from annotate.protocol.studies import TEST, StudyContext
+from annotate.store.engine import lock_annotator
 from annotate.store.models import Label, StudyItem
 
 SET_ASIDE = "set-aside"
@@ -41,6 +42,22 @@ def set_aside(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
     if not items:
         return 0
     item_ids = sorted(item_id for (item_id,) in items)
+    # Others admitted again whose answers on these items were kept aside (the items were full):
+    # counted below, where they now fit, or the items would be handed to them a second time.
+    # Their locks before the items' rows, as their own answers take them (no batch overrun).
+    others = conn.scalars(
+        select(label.c.annotator_id)
+        .distinct()
+        .where(
+            label.c.study_id == ctx.id,
+            label.c.phase == SET_ASIDE,
+            label.c.item_id.in_(item_ids),
+            label.c.annotator_id != annotator_id,
+        )
+        .order_by(label.c.annotator_id)
+    ).all()
+    for other in others:
+        lock_annotator(conn, ctx.id, other)
     # The items' rows first, in one order (others' answers count on them meanwhile: a count
     # read before their label committed would be written back stale). SQLite: a no-op.
     conn.execute(
@@ -62,6 +79,8 @@ def set_aside(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
     conn.execute(update(label).where(*_theirs(ctx, annotator_id, TEST)).values(phase=SET_ASIDE))
     for item_id in item_ids:
         assignment.recount(conn, ctx, item_id)
+    for other in others:  # refused now (their latest decision): nothing is counted
+        _count_back(conn, ctx, other, item_ids)
     return len(item_ids)
 
 
@@ -69,9 +88,17 @@ def restore(conn: Connection, ctx: StudyContext, annotator_id: int) -> tuple[int
     """Count the annotator's set-aside labels again where their items still take a label, in
     the order they were given: (counted again, still set aside). The gate must have admitted
     them already (COUNT_LABEL requires it)."""
+    return _count_back(conn, ctx, annotator_id)
+
+
+def _count_back(
+    conn: Connection, ctx: StudyContext, annotator_id: int, item_ids: list[int] | None = None
+) -> tuple[int, int]:
+    """restore, on `item_ids` only when given."""
+    only = () if item_ids is None else (label.c.item_id.in_(item_ids),)
     rows = conn.execute(
         select(label.c.id, label.c.item_id)
-        .where(*_theirs(ctx, annotator_id, SET_ASIDE))
+        .where(*_theirs(ctx, annotator_id, SET_ASIDE), *only)
         .order_by(label.c.id)
     ).all()
     restored = 0

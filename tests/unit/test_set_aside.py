@@ -272,3 +272,85 @@ def test_a_refusal_recounts_an_item_after_the_answer_it_is_counting(
     assert tallies(engine) == [(1, 2)]  # ana's label, counted; ben's set aside
     store_is_clean(engine)
     engine.dispose()
+
+
+def test_a_set_aside_flag_is_still_on_its_test_item(cli, workspace, tmp_path: Path):
+    """cy flagged a broken test item, then was refused: excluding that item shows their flag
+    "excluded" (as a counted label's would be), not "open" for ever, in `flags` and `status`."""
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    session = AnnotatorSession.open(workspace.engine, "pilot", "cy", create_annotator=True)
+    while (item := session.next_item()) is not None and item.phase == "training":
+        session.submit(item, "entailment")
+    assert item is not None
+    session.submit(item, "entailment", flag=True, comment="the premise is cut off")
+    assert cli("gate", "pilot", "--reject", "cy", "--reason", "answered in 0.2 s").code == 0
+    assert cli("flags", "pilot", "--exclude", item.source_id, "--reason", "cut off").code == 0
+    listed = cli("flags", "pilot", "--format", "json").json()
+    assert [f["state"] for f in listed["flags"]] == ["excluded"]
+    status = cli("status", "pilot", "--format", "json").json()
+    assert status["flags"]["open"] == 0 and status["flags"]["excluded"] == 1
+
+
+def test_admitted_again_with_their_labels_kept_aside_is_no_dropout(cli, workspace, tmp_path):
+    """ben is refused, dee fills the items, ben is admitted again: his labels stay aside (no
+    room), and the report says so; he answered every item, so he is not listed as having
+    abandoned the study."""
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    for name in ("ana", "ben"):
+        annotate_all(workspace.engine, "pilot", name)
+    assert cli("gate", "pilot", "--reject", "ben", "--reason", "answered in 0.2 s").code == 0
+    annotate_all(workspace.engine, "pilot", "dee")
+    again = cli("gate", "pilot", "--admit", "ben", "--reason", "the clock was wrong")
+    assert "0 set-aside test labels counted again, 4 kept aside" in again.stdout
+    report = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0")
+    assert report.code == 0, report.stderr
+    assert "Gate decisions: 3 admitted, 0 refused" in report.stdout
+    assert "ben 4 (admitted again, kept aside: no room left)" in report.stdout
+    attrition = cli("report", "pilot", "--format", "json").json()["datasheet"]["attrition"]
+    assert attrition["abandoned"] == 0 and attrition["abandoned_names"] == []
+
+
+def test_an_item_reopened_is_not_handed_again_to_whoever_answered_it(new_store_url, tmp_path: Path):
+    """ben, refused then admitted again when dee had filled his items, has his answers kept
+    aside. dee is refused in turn: the items take labels again, and ben's answers count there
+    (he is admitted, they fit) instead of the items being handed to him a second time."""
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=2, gate_threshold=0.5, annotators_per_item=2)
+    annotate_all(engine, "pilot", "ana")
+    ben = AnnotatorSession.open(engine, "pilot", "ben", create_annotator=True)
+    while (item := ben.next_item()) is not None:
+        ben.submit(item, "entailment")
+    gate.decide_manually(engine, ctx, "ben", False, reason="answered in 0.2 s")
+    annotate_all(engine, "pilot", "dee")
+    back = gate.decide_manually(engine, ctx, "ben", True, reason="the clock was wrong")
+    assert (back.restored, back.kept_aside) == (0, 2)
+    assert gate.decide_manually(engine, ctx, "dee", False, reason="copied").set_aside == 2
+    assert phases_of(engine, "ben") == ["test"] * 2 and tallies(engine) == [(2, 0)] * 2
+    assert ben.next_item() is None  # nothing he has answered comes back
+    store_is_clean(engine)
+    engine.dispose()
+
+
+def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_missing(
+    new_store_url, tmp_path: Path
+):
+    """A worker who completed the batch and was then refused is not approved by sync: the
+    reason it gives names the refusal and the labels set aside, not "no test label"."""
+    from annotate.platforms.prolific.sync import _why_not
+    from annotate.store.models import Visit
+
+    engine = a_store(new_store_url)
+    ctx = rte_study(engine, tmp_path, train=2, test=3, gate_threshold=0.5, annotators_per_item=2)
+    annotate_all(engine, "pilot", "w07")
+    gate.decide_manually(engine, ctx, "w07", False, reason="answered in 0.2 s")
+    with Session(engine) as s:
+        who = s.scalar(select(Annotator.id).where(Annotator.name == "w07"))
+    visit = Visit(study_id=ctx.id, annotator_id=who, outcome="completed")
+    why = _why_not(engine, ctx, visit, None, {"completed": "C1"})
+    assert why is not None and why.startswith("completed, then refused at the gate")
+    assert "3 test labels set aside" in why
+    engine.dispose()

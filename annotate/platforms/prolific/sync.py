@@ -34,9 +34,11 @@ from annotate.platforms.prolific.studies import (
     require_studies,
 )
 from annotate.protocol import assignment, windows
+from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import lock_annotator, write_connection
 from annotate.store.models import Annotator, Label, Visit, utcnow
+from annotate.wording import count_of
 
 MIN_REASON = 100
 """Prolific asks for a rejection message of at least 100 characters."""
@@ -124,14 +126,23 @@ def _why_not(
         return f"the code Prolific received ({code[:20]!r}) is not the {visit.outcome} code"
     if visit.outcome == "completed":
         with Session(engine) as session:
-            n = session.scalar(
-                select(func.count()).where(
-                    Label.study_id == ctx.id,
-                    Label.annotator_id == visit.annotator_id,
-                    Label.phase == TEST,
-                )
+            n = dict(
+                session.execute(
+                    select(Label.phase, func.count())
+                    .where(
+                        Label.study_id == ctx.id,
+                        Label.annotator_id == visit.annotator_id,
+                        Label.phase.in_([TEST, SET_ASIDE]),
+                    )
+                    .group_by(Label.phase)
+                ).all()
             )
-        if not n:
+        if not n.get(TEST) and n.get(SET_ASIDE):
+            return (
+                f"completed, then refused at the gate ({count_of(n[SET_ASIDE], 'test label')} "
+                "set aside): approve it on Prolific, or reject it with --reject and --reason"
+            )
+        if not n.get(TEST):
             return "completed, but annotate holds no test label of this worker"
     return None
 

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotate.protocol import standing
+from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.timing import MEDIAN_SECONDS_HEADER, MEDIAN_SECONDS_OF, median_seconds
 from annotate.report.data.loading import _seconds_expression, fetch_columns, find_study
 from annotate.report.model.schema import (
@@ -141,14 +142,18 @@ def _store_revision(engine: Engine) -> str | None:
 
 
 def attrition(
-    members: Sequence[standing.Member], crowd_abandoned: Sequence[str] | None = None
+    members: Sequence[standing.Member],
+    crowd_abandoned: Sequence[str] | None = None,
+    answered_aside: frozenset[str] = frozenset(),
 ) -> Attrition:
     """Attrition over the study's roster (protocol/standing.py): everyone with a gate decision
     or a label, so someone admitted by hand without training counts as admitted, not as
     having trained. Completed training is standing's rule (`Member.finished_training`, the one
     that moves an undecided annotator from training to waiting). In a crowd study, who
     abandoned is the crowd's one definition (`crowd_abandoned`, protocol/crowd_exits.py): a
-    worker who left with a code (study_full, training_done) did not."""
+    worker who left with a code (study_full, training_done) did not. `answered_aside`: who
+    has test answers set aside by a refusal (protocol/set_aside.py); admitted again with none
+    counted (their items full), they answered, they did not abandon."""
     started = {m.name for m in members if m.training_done > 0}
     completed = {m.name for m in members if m.finished_training}
     admitted = {m.name for m in members if m.gate == standing.ADMITTED}
@@ -156,7 +161,7 @@ def attrition(
     pending = {m.name for m in members if m.gate == standing.PENDING}
     tested = {m.name for m in members if m.test_done > 0}
     left_in_training = (started - completed) & pending
-    left_after_admission = admitted - tested
+    left_after_admission = admitted - tested - answered_aside
     abandoned = sorted(left_in_training | left_after_admission)
     if crowd_abandoned is not None:
         abandoned = sorted(crowd_abandoned)
@@ -309,7 +314,11 @@ def build_datasheet(
         test_sample_setting=protocol.get("test_sample"),
         seed=protocol.get("seed"),
         training_items=_n_training_items(engine, study.id),
-        attrition=attrition(members, crowd.abandoned_names if crowd is not None else None),
+        attrition=attrition(
+            members,
+            crowd.abandoned_names if crowd is not None else None,
+            frozenset(labels.annotator[labels.phase == SET_ASIDE].tolist()),
+        ),
         time_on_task=times,
         cost=_cost(times.total_minutes, hourly_rate),
         ties=_ties(report),

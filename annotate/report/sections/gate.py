@@ -7,10 +7,18 @@ from annotate.report.cells import (
     Section,
 )
 from annotate.report.model.schema import (
+    RosterEntry,
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection, single
 from annotate.wording import count_of
+
+
+def _aside(m: RosterEntry) -> str:
+    """A roster member's set-aside labels, in words; admitted again, those kept aside (their
+    items, or their batch, had no room for them when they were admitted)."""
+    again = " (admitted again, kept aside: no room left)" if m.gate == "admitted" else ""
+    return f"{m.name} {m.set_aside}{again}"
 
 
 def _gate_section(r: StudyReport) -> Section:
@@ -40,8 +48,7 @@ def _gate_section(r: StudyReport) -> Section:
         n = sum(m.set_aside for m in aside)
         title += (
             f". {count_of(n, 'test label')} of {count_of(len(aside), 'annotator')} refused "
-            "after admission set aside, in no score or vote: "
-            + ", ".join(f"{m.name} {m.set_aside}" for m in aside)
+            "after admission set aside, in no score or vote: " + ", ".join(_aside(m) for m in aside)
         )
     if g.closure is not None:
         title += f". {describe_closure(g.closure)}"

@@ -135,7 +135,7 @@ class FlagsScreen(LiveScreen[list[FlagRow]]):
         if action not in ("exclude", "include"):
             return True
         flag = self.chosen(quiet=True)
-        if flag is None or flag.phase != "test":
+        if flag is None or not flag.on_test_item:
             return False
         return (flag.state == "excluded") == (action == "include")
 
