@@ -69,9 +69,8 @@ class Decision:
                 "vote and export of the test phase; the items take a label again"
             )
         if self.restored or self.kept_aside:
-            kept = (
-                f", {self.kept_aside} kept aside (their items are full)" if self.kept_aside else ""
-            )
+            kept = f", {self.kept_aside} kept aside (no room: the item full, or their batch)"
+            kept = kept if self.kept_aside else ""
             return f"{count_of(self.restored, 'set-aside test label')} counted again{kept}"
         return None
 
