@@ -793,6 +793,10 @@ def test_multirc_labels_are_one_row_per_candidate_answer(cli, workspace, tmp_pat
     agreement = cli("agreement", out / "s-labels.jsonl", "--format", "json", "--bootstrap", "0")
     theirs = report_json(cli, "s")["agreement"]["krippendorff_alpha"]
     assert agreement.json()["krippendorff_alpha"]["value"] == pytest.approx(theirs["value"])
+    # The study itself, with no export: the same units (it said "has no test labels")
+    study = cli("agreement", "--study", "s", "--format", "json", "--bootstrap", "0")
+    assert study.code == 0, study.stderr
+    assert study.json()["krippendorff_alpha"]["value"] == pytest.approx(theirs["value"])
 
 
 def test_labels_keep_source_types_and_cb_keeps_the_scale_point(cli, workspace, tmp_path: Path):

@@ -175,7 +175,9 @@ def read_label_source(
 
 def study_long_labels(engine: Any, study: str, *, raw: bool = False) -> LongLabels:
     """A study's test labels, one per (item, annotator): the stored labels, or with `raw` the
-    answers as an imported file gave them (label.raw; a study run here has none)."""
+    answers as an imported file gave them (label.raw; a study run here has none). MultiRC's
+    answers are one unit each (`question/answer`, as the export names them), each judged true
+    or false, as the report's agreement takes them."""
     from sqlalchemy import select
 
     from annotate.store.models import Annotator, Item, Label
@@ -191,7 +193,12 @@ def study_long_labels(engine: Any, study: str, *, raw: bool = False) -> LongLabe
             .where(Label.study_id == found.id, Label.phase == "test")
             .order_by(Label.id)
         ).all()
-    kept = [r for r in rows if r[2] is not None and not isinstance(r[2], dict | list)]
+    kept = []
+    for source_id, name, value, label_id in rows:
+        if isinstance(value, dict):  # MultiRC: each candidate answer is judged, a unit of its own
+            kept += [(f"{source_id}/{a}", name, v, label_id) for a, v in value.items()]
+        elif value is not None and not isinstance(value, list):
+            kept.append((source_id, name, value, label_id))
     if not kept:
         why = (
             "no answers as imported (--raw reads studies made by import-labels)"
@@ -205,7 +212,7 @@ def study_long_labels(engine: Any, study: str, *, raw: bool = False) -> LongLabe
         annotator=np.asarray([str(r[1]) for r in kept], dtype=object),
         label=np.asarray([str(_text(r[2])) for r in kept], dtype=object),
         line=np.asarray([int(r[3]) for r in kept], dtype=np.int64),
-        n_missing=len(rows) - len(kept),
+        n_missing=sum(1 for r in rows if r[2] is None or isinstance(r[2], list)),
     )
 
 
