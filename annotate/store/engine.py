@@ -525,6 +525,9 @@ def lock_annotator(conn: Connection, study_id: int, annotator_id: int) -> None:
     PostgreSQL takes a transaction-scoped advisory lock keyed (-study, annotator), in the
     two-integer key space, apart from lock_study's single keys and from the items' locks
     (study, item) that hand-outs take (assignment.py). It is taken first in the
-    transaction, before any other lock, so it can be part of no deadlock."""
+    transaction, before any other lock, so an answer's can be part of no deadlock. A refusal
+    (protocol/set_aside.py) takes the refused annotator's and then, in id order, those of the
+    annotators whose kept-aside answers it counts back: two refusals at one moment may
+    deadlock there, which PostgreSQL breaks and `retry_transient` runs again."""
     if conn.dialect.name == "postgresql":
         conn.execute(_ANNOTATOR_LOCK, {"b_study": study_id, "b_annotator": annotator_id})
