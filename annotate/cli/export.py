@@ -280,10 +280,15 @@ def _one_submission(
             "score`)"
         )
     elif result.rows_short and model is None:
+        # With --benchmark, a --fill-from folder without this task's file fills nothing.
+        remedy = (
+            "complete the file with --fill-from a model's predictions"
+            if fill_from is None
+            else f"{fill_from} has no {result.file} to complete it from"
+        )
         warn(
             f"{result.file}: {result.n_rows} of the {count_of(result.n_test_items, 'test item')} "
-            f"{plural(result.n_rows, 'has')} a row; a leaderboard wants every test item: "
-            "complete the file with --fill-from a model's predictions"
+            f"{plural(result.n_rows, 'has')} a row; a leaderboard wants every test item: {remedy}"
         )
     elif result.rows_short:
         warn(

@@ -645,6 +645,27 @@ def test_a_sample_says_how_many_test_items_the_file_holds_and_the_manifest_recor
     assert (entry["test_items"], entry["rows"], entry["missing_rows"]) == (N_ITEMS, N_ITEMS, 0)
 
 
+def test_a_fill_folder_without_a_tasks_file_is_named_in_its_note(cli, workspace, tmp_path: Path):
+    """`export --benchmark --fill-from FOLDER` where FOLDER had RTE.jsonl but no WSC.jsonl told
+    of WSC.jsonl "complete the file with --fill-from a model's predictions", though --fill-from
+    was given: the note names the folder and the file it lacks."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="rte")
+    simulated_study(workspace.engine, tmp_path, "superglue/wsc", name="wsc")
+    fill = tmp_path / "model"
+    fill.mkdir()
+    _model_file(fill / "RTE.jsonl", [200 + i for i in range(N_ITEMS)])
+    out = tmp_path / "out"
+    result = cli("export", "--benchmark", "superglue", "--to", out, "--fill-from", fill)
+    assert result.code == 0, result.stderr
+    told = _stderr(result)
+    assert (
+        f"WSC.jsonl: {SAMPLE} of the {N_ITEMS} test items have a row; a leaderboard wants every "
+        f"test item: {fill} has no WSC.jsonl to complete it from"
+    ) in told
+    assert "complete the file with --fill-from" not in told
+    assert f"RTE.jsonl: {SAMPLE} of" not in told  # filled whole
+
+
 def test_studies_exported_one_at_a_time_share_the_folders_manifest_and_zip(
     cli, workspace, tmp_path: Path
 ):
