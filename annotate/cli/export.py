@@ -265,10 +265,29 @@ def _one_submission(
         f"{result.file}: {count_of(entry['rows'], 'row')} ({entry['human_rows']} human, "
         f"{entry['model_rows']} model) from study {study!r}"
     )
-    if result.undecided:
+    if result.undecided and spec.kind == "multi_answer":
+        # A MultiRC question is undecided when one of its answers is: its others are written.
+        n = len(result.undecided)
+        warn(
+            f"{result.file}: {count_of(n, 'question')} {plural(n, 'has')} a candidate answer "
+            "whose tie the rule left open, with no human judgement (listed in the manifest)"
+        )
+    elif result.undecided:
         warn(
             f"{result.file}: {count_of(len(result.undecided), 'item')} whose tie the rule left "
             f"open {plural(len(result.undecided), 'has')} no human answer (listed in the manifest)"
+        )
+    if result.incomplete:
+        n = len(result.incomplete)
+        warn(
+            f"{result.file}: {count_of(n, 'question')} {plural(n, 'is')} written without a "
+            "judgement for every candidate answer (incomplete_ids in the manifest); a "
+            "leaderboard wants one for each"
+            + (
+                ""
+                if model is not None
+                else ": complete them with --fill-from a model's predictions"
+            )
         )
     if result.unlabelled:
         n = len(result.unlabelled)
@@ -280,10 +299,15 @@ def _one_submission(
             "score`)"
         )
     elif result.rows_short and model is None:
+        # With --benchmark, a --fill-from folder without this task's file fills nothing.
+        remedy = (
+            "complete the file with --fill-from a model's predictions"
+            if fill_from is None
+            else f"{fill_from} has no {result.file} to complete it from"
+        )
         warn(
             f"{result.file}: {result.n_rows} of the {count_of(result.n_test_items, 'test item')} "
-            f"{plural(result.n_rows, 'has')} a row; a leaderboard wants every test item: "
-            "complete the file with --fill-from a model's predictions"
+            f"{plural(result.n_rows, 'has')} a row; a leaderboard wants every test item: {remedy}"
         )
     elif result.rows_short:
         warn(

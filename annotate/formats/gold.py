@@ -23,7 +23,7 @@ from annotate.formats.readers import (
     read_items,
     read_parts,
 )
-from annotate.formats.sources import is_hub_file, sources_for
+from annotate.formats.sources import is_hub_file, refuse_other_half, sources_for
 from annotate.formats.well_formed import well_formed
 from annotate.specs import TaskSpec
 from annotate.splits import file_split, named_split, same_split
@@ -89,6 +89,8 @@ def read_gold(path: Path, spec: TaskSpec) -> GoldFile:
         (source,) = sources_for(path, spec)
         return _gold_of(source.items(summary), summary, path, spec, source.split)
     split = file_split(path.name, spec.source.files.items())
+    # MNLI-mm.tsv against dev_matched.tsv: the same ids there are other items.
+    refuse_other_half(spec, path, split, advice="score {owner}'s predictions against it")
     return _gold_of(read_items(path, spec, summary), summary, path, spec, split)
 
 

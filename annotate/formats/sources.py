@@ -455,17 +455,33 @@ def _own_half_file(source: Source, spec: TaskSpec, path: Path) -> Source:
     the other half's (`dev_mismatched.tsv`, `validation_mismatched-….parquet` for MNLI-m), or
     in a Hub config folder named so (`mnli_mismatched/validation-….parquet`, or its
     `validation/0000.parquet`), is refused: its items would be stored as this task's."""
+    refuse_other_half(spec, path, source.split, shown=source.path, advice="import it as {owner}")
+    source.split = _own_split(spec, source.split)
+    return source
+
+
+def refuse_other_half(
+    spec: TaskSpec,
+    path: Path,
+    split: str | None = None,
+    *,
+    shown: Path | str | None = None,
+    advice: str,
+) -> None:
+    """The one rule for a single file of a task in halves (MNLI-m, MNLI-mm): a file named as
+    the other half's (`dev_mismatched.tsv` for MNLI-m), or in a folder named so, is a UserError
+    naming the task it belongs to, whether it is imported or read as gold (`annotate score`);
+    `advice` ends the sentence, `{owner}` standing for that task."""
     folders = [path.parent.name]
     if is_split_name(path.parent.name):
         folders.append(path.parent.parent.name)
-    suffix = _other_half(spec, path.name, source.split, *folders)
+    suffix = _other_half(spec, path.name, split, *folders)
     if suffix is not None:
+        owner = _half_owner(suffix)
         raise UserError(
-            f"{source.path}: a file of {_half_owner(suffix)} by its name or its folder's "
-            f"({suffix}), not of {spec.name}; import it as {_half_owner(suffix)}"
+            f"{shown or path}: a file of {owner} by its name or its folder's ({suffix}), not of "
+            f"{spec.name}; {advice.format(owner=owner)}"
         )
-    source.split = _own_split(spec, source.split)
-    return source
 
 
 def sources_for(

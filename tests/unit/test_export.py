@@ -645,6 +645,59 @@ def test_a_sample_says_how_many_test_items_the_file_holds_and_the_manifest_recor
     assert (entry["test_items"], entry["rows"], entry["missing_rows"]) == (N_ITEMS, N_ITEMS, 0)
 
 
+def test_multirc_questions_written_without_every_answer_are_told(cli, workspace, tmp_path: Path):
+    """Ties left open (abstain) on some of a question's answers wrote the question with the
+    other answers only, a file a leaderboard cannot take whole, with nothing said of it but
+    "N items whose tie the rule left open have no human answer" (they were in the file)."""
+    simulated_study(
+        workspace.engine, tmp_path, "superglue/multirc", k=2, accuracy=0.6, tie_rule="abstain"
+    )
+    out = tmp_path / "out"
+    result = cli("export", "s", "--to", out, "--format", "superglue")
+    assert result.code == 0, result.stderr
+    [entry] = json.loads((out / "superglue.manifest.json").read_text())["files"]
+    incomplete, undecided = len(entry["incomplete_ids"]), len(entry["undecided_ids"])
+    assert 0 < incomplete <= undecided  # the seed gives questions with open ties
+    written = {
+        q["idx"]: len(q["answers"])
+        for line in (out / "MultiRC.jsonl").read_text().splitlines()
+        for q in json.loads(line)["passage"]["questions"]
+    }
+    assert sum(n < 3 for n in written.values()) == incomplete  # each question has 3 answers
+    told = _stderr(result)
+    assert "have no human answer" not in told
+    assert (
+        f"MultiRC.jsonl: {undecided} questions have a candidate answer whose tie the rule left "
+        "open, with no human judgement"
+    ) in told
+    assert (
+        f"MultiRC.jsonl: {incomplete} questions are written without a judgement for every "
+        "candidate answer (incomplete_ids in the manifest); a leaderboard wants one for each: "
+        "complete them with --fill-from a model's predictions"
+    ) in told
+
+
+def test_a_fill_folder_without_a_tasks_file_is_named_in_its_note(cli, workspace, tmp_path: Path):
+    """`export --benchmark --fill-from FOLDER` where FOLDER had RTE.jsonl but no WSC.jsonl told
+    of WSC.jsonl "complete the file with --fill-from a model's predictions", though --fill-from
+    was given: the note names the folder and the file it lacks."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="rte")
+    simulated_study(workspace.engine, tmp_path, "superglue/wsc", name="wsc")
+    fill = tmp_path / "model"
+    fill.mkdir()
+    _model_file(fill / "RTE.jsonl", [200 + i for i in range(N_ITEMS)])
+    out = tmp_path / "out"
+    result = cli("export", "--benchmark", "superglue", "--to", out, "--fill-from", fill)
+    assert result.code == 0, result.stderr
+    told = _stderr(result)
+    assert (
+        f"WSC.jsonl: {SAMPLE} of the {N_ITEMS} test items have a row; a leaderboard wants every "
+        f"test item: {fill} has no WSC.jsonl to complete it from"
+    ) in told
+    assert "complete the file with --fill-from" not in told
+    assert f"RTE.jsonl: {SAMPLE} of" not in told  # filled whole
+
+
 def test_studies_exported_one_at_a_time_share_the_folders_manifest_and_zip(
     cli, workspace, tmp_path: Path
 ):

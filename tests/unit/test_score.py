@@ -502,6 +502,28 @@ def test_glue_score_averages_mnli_matched_and_mismatched_into_one_task(cli, tmp_
     assert bench["score"] == pytest.approx(0.375)
 
 
+def test_a_gold_file_of_the_other_mnli_half_is_refused(cli, tmp_path: Path):
+    """MNLI-mm.tsv against dev_matched.tsv was scored (35 for a file worth 97.5 against its own
+    dev_mismatched.tsv): both halves number their rows from 0, so the ids matched other items.
+    An import refuses that file for MNLI-mm; the scorer now does too."""
+    header = "index\tsentence1\tsentence2\tgold_label"
+    matched = tsv(tmp_path / "MNLI" / "dev_matched.tsv", [header, "0\ta\tb\tentailment"])
+    mismatched = tsv(tmp_path / "MNLI" / "dev_mismatched.tsv", [header, "0\ta\tb\tneutral"])
+    pred_mm = tsv(tmp_path / "preds" / "MNLI-mm.tsv", ["index\tprediction", "0\tneutral"])
+    pred_m = tsv(tmp_path / "preds" / "MNLI-m.tsv", ["index\tprediction", "0\tentailment"])
+    for pred, gold, owner in [
+        (pred_mm, matched, "glue/mnli-m"),
+        (pred_m, mismatched, "glue/mnli-mm"),
+    ]:
+        result = cli("score", pred, "--gold", gold)
+        assert result.code == 1, result.stdout
+        assert f"{gold}: a file of {owner} by its name" in result.stderr
+        assert f"score {owner}'s predictions against it" in result.stderr
+    for pred, gold in [(pred_mm, mismatched), (pred_m, matched)]:
+        [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+        assert task["scores"]["accuracy"]["value"] == 1.0
+
+
 def test_jiant_split_suffix_and_task_option(cli, tmp_path: Path):
     data = tmp_path / "data"
     rte_gold(data / "RTE" / "val.jsonl")
