@@ -189,8 +189,8 @@ def gold_for(gold: Path, name: SubmissionName) -> GoldFile:
         )
         raise UserError(
             f"{gold}: no labelled {name.spec.name} file found (looked for {', '.join(wanted)} "
-            f"in {name.spec.short_name}/ and the folder itself, and for the task's splits as "
-            "the Hugging Face Hub ships them)"
+            f"in {', '.join(f + '/' for f in name.spec.folder_names())} and the folder itself, "
+            "and for the task's splits as the Hugging Face Hub ships them)"
         )
     return found
 

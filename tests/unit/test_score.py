@@ -754,6 +754,11 @@ def test_bad_gold_files(cli, tmp_path: Path):
     empty_folder = tmp_path / "empty"
     empty_folder.mkdir()
     assert "no labelled superglue/rte file found" in _error(cli, pred, "--gold", empty_folder)
+    mnli = tmp_path / "out" / "MNLI-m.tsv"
+    mnli.parent.mkdir(exist_ok=True)
+    mnli.write_text("index\tprediction\n0\tentailment\n", encoding="utf-8")
+    said = _error(cli, mnli, "--gold", empty_folder)  # every folder it looked in, by name
+    assert "in mnli_matched/, MNLI/, MNLI-m/, MNLI-matched/ and the folder itself" in said
     assert "no such file or folder" in _error(cli, pred, "--gold", tmp_path / "nowhere")
 
 
