@@ -266,6 +266,28 @@ class TestGate:
             await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
             assert app.screen.item.phase == "test"
 
+    async def test_a_refusal_mid_test_reaches_the_open_screen_by_itself(self, workspace, tmp_path):
+        """The researcher refuses ana while a test item is on her screen: the screen moves to
+        the thank-you screen by itself, before she spends time on an answer that would only
+        be turned away (and her earlier test label is set aside)."""
+        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        app.poll_seconds = 0.05
+        ctx = load_study(workspace.engine, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                await pilot.press("1", "enter")
+            gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
+            await pilot.press("1")  # one test label
+            assert isinstance(app.screen, ItemScreen) and app.screen.item.phase == "test"
+            gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+            await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
+            assert "Thank you for your work" in screen_text(app)
+        assert labels(workspace.engine, "test") == []
+        assert len(labels(workspace.engine, "set-aside")) == 1
+
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
         study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
