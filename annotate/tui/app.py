@@ -282,8 +282,9 @@ class LabelApp(SafeCrash, App[None]):
                         "Test phase: from now on there is no feedback.", timeout=6, markup=False
                     )
             if item.refresher and item.number == 1:
+                refresher_items = progress.refresher_total or REFRESHER_ITEMS
                 self.notify(
-                    f"A short refresher: {count_of(REFRESHER_ITEMS, 'training item')} with "
+                    f"A short refresher: {count_of(refresher_items, 'training item')} with "
                     "feedback, then back to the test items.",
                     timeout=8,
                     markup=False,
