@@ -104,6 +104,11 @@ class LabelApp(SafeCrash, App[None]):
 
             self.push_screen(RejectedScreen(progress, self.poll_seconds))
             return
+        elif progress.paused:  # catch items paused them: say so first, not "start"
+            from annotate.tui.screens.phases import PausedScreen
+
+            self.push_screen(PausedScreen(progress))
+            return
         if progress.stream_done == 0 and self.session.study_complete():
             from annotate.tui.screens.phases import StudyCompleteScreen
 

@@ -143,3 +143,38 @@ async def test_a_short_last_refresher_round_says_how_many_items_it_has(workspace
             await pilot.press("enter")
             await pilot.pause()
         assert isinstance(app.screen, PausedScreen)
+
+
+async def test_a_paused_annotator_who_returns_is_told_so_first(workspace, tmp_path):
+    """Paused (no refresher item left), ana quits and comes back: the pause is the first
+    screen, not "Welcome back … Press Enter to start" and then the pause."""
+    catch_study(
+        workspace.engine,
+        tmp_path,
+        catch_rate=0.4,
+        catch_action="pause",
+        training_items=2,
+        gate_min_items=2,
+    )
+    trained(workspace.engine, "c", "ana")
+    app = create_app(workspace.engine, "c", "ana")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start(pilot)
+        while isinstance(app.screen, ItemScreen):
+            item = app.screen.item
+            right = "1" if right_answer(item.source_id) == "entailment" else "2"
+            await pilot.press(right if item.refresher else wrong_key(item.source_id))
+            if item.refresher:
+                await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+                await pilot.press("enter")
+            await wait_until(
+                pilot,
+                lambda answered=item: getattr(app.screen, "item", None) is not answered,
+                "the next screen",
+            )
+        assert isinstance(app.screen, PausedScreen)
+    back = create_app(workspace.engine, "c", "ana")
+    async with back.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(back.screen, PausedScreen)
+        assert "Press Enter to start" not in screen_text(back)
