@@ -492,6 +492,18 @@ class AnnotatorSession:
             ).first()
         return open_item is None
 
+    def nothing_left(self, test_done: int) -> bool:
+        """No test item is left for this admitted annotator with `test_done` test labels: the
+        rule `status` calls done (standing.nothing_left), read without leasing anything."""
+        with read_session(self.engine) as session:
+            finished = standing.nothing_left(
+                session,
+                self.ctx.id,
+                self.ctx.protocol.max_test_items_per_annotator,
+                {self.annotator_id: test_done},
+            )
+        return self.annotator_id in finished
+
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
         right after a test transaction (an answer, a lease) it is what that transaction left

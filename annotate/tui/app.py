@@ -109,6 +109,15 @@ class LabelApp(SafeCrash, App[None]):
 
             self.push_screen(PausedScreen(progress))
             return
+        elif (
+            progress.phase is Phase.TEST
+            and progress.test_done
+            and self.session.nothing_left(progress.test_done)
+        ):  # back with every item they can take labelled: say so, not "start"
+            from annotate.tui.screens.phases import FinishedScreen
+
+            self.push_screen(FinishedScreen(progress))
+            return
         if progress.stream_done == 0 and self.session.study_complete():
             from annotate.tui.screens.phases import StudyCompleteScreen
 

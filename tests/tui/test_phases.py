@@ -328,6 +328,25 @@ class TestTestPhase:
         assert len(stored) == 3 and all(label.correct is None for label in stored)
         assert all(label.shown_at <= label.answered_at for label in stored)
 
+    async def test_a_finished_annotator_who_returns_is_told_so_first(self, workspace, tmp_path):
+        """ana labelled every item she can take, quit and comes back: "All done" is the first
+        screen, not "Welcome back … Press Enter to start" and then "All done"."""
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            while isinstance(app.screen, ItemScreen):
+                await pilot.press("1")
+            assert isinstance(app.screen, FinishedScreen)
+        back = create_app(workspace.engine, study, "ana")
+        async with back.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(back.screen, FinishedScreen)
+            shown = screen_text(back)
+            assert "All done" in shown and "Press Enter to start" not in shown
+
     async def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(
         self, workspace, tmp_path
     ):
