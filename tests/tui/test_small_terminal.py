@@ -151,3 +151,16 @@ async def test_help_fits_the_window_and_its_key_lines_are_whole(workspace, tmp_p
         shown = " ".join(" ".join(line.split()) for line in screen_lines(app))
         assert "(sent with your answer)" in shown.replace(" █ █ ", " "), shown
         assert "closes this help" in shown
+
+
+async def test_a_short_passage_is_not_said_to_continue(workspace, tmp_path):
+    """CB's one-line premise at 60x20: the passage is all in view, so the border above the
+    hypothesis has no "passage continues: PgDn" (it was read while the scale's rows were
+    still being laid out, and stayed)."""
+    app = one_item_app(workspace, tmp_path, "superglue/cb", CB_DEV, CB_TEST)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen)
+        assert app.screen.query_one("#body", VerticalScroll).max_scroll_y == 0
+        assert "passage continues" not in screen_text(app)
