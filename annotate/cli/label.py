@@ -7,6 +7,7 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import say
 from annotate.errors import UserError
+from annotate.wording import count_of
 
 TOKEN_ENV = "ANNOTATE_TOKEN"  # annotate.settings: Settings.token
 """For scripts: the token, instead of the prompt."""
@@ -40,10 +41,9 @@ def label_command(
     if tui.return_code:  # the app crashed (its traceback is printed): not a success
         raise typer.Exit(tui.return_code)
     progress = tui.session.progress()
-    say(
-        f"{name}: {progress.training_done} training and {progress.stream_done} test answers "
-        f"saved in study {study!r}."
-    )
+    training = count_of(progress.training_done, "training answer")
+    test = count_of(progress.stream_done, "test answer")
+    say(f"{name}: {training} and {test} saved in study {study!r}.")
     if tui.release_failed:
         say(
             "The item on screen stays reserved for you until its lease runs out: the store "

@@ -21,7 +21,7 @@ def phase_counts(phase: str, progress: Progress) -> tuple[int, int]:
     if phase == TRAINING:
         return progress.training_done, progress.training_quota
     if phase == REFRESHER:
-        return progress.refresher_done, REFRESHER_ITEMS
+        return progress.refresher_done, progress.refresher_total or REFRESHER_ITEMS
     return progress.stream_done, progress.stream_total
 
 

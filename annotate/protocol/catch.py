@@ -357,15 +357,8 @@ def refresher_round(conn: Any, ctx: StudyContext, annotator_id: int) -> int | No
     return int(since or 0)
 
 
-def refresher_exhausted(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
-    """`pause`: a refresher round is due but no refresher item is left that the annotator has
-    not answered (each training item is refreshed once). Such an annotator is served no more
-    test items (`session.next_item`), and the researcher is warned (`paused_warning`)."""
-    if ctx.protocol.catch_rate <= 0:
-        return False
-    done = refresher_round(conn, ctx, annotator_id)
-    if done is None or done >= REFRESHER_ITEMS:
-        return False
+def _refresher_left(conn: Any, ctx: StudyContext, annotator_id: int) -> int:
+    """Refresher items the annotator has not answered (each training item is refreshed once)."""
     drawn = [
         i
         for (i,) in conn.execute(
@@ -376,7 +369,27 @@ def refresher_exhausted(conn: Any, ctx: StudyContext, annotator_id: int) -> bool
     ]
     pool = drawn or _pool_items(conn, ctx, REFRESHER)  # not drawn yet: what it is drawn from
     answered = set(conn.execute(_answered(conn, ctx, annotator_id, REFRESHER)).scalars())
-    return all(i in answered for i in pool)
+    return sum(1 for i in pool if i not in answered)
+
+
+def refresher_round_size(conn: Any, ctx: StudyContext, annotator_id: int, done: int) -> int:
+    """The items of the refresher round under way, `done` of them answered: REFRESHER_ITEMS,
+    or fewer when fewer training items are left to refresh (the last round of a study whose
+    training items are not a multiple of it), so the notice and the status line do not
+    promise items that never come."""
+    return min(REFRESHER_ITEMS, done + _refresher_left(conn, ctx, annotator_id))
+
+
+def refresher_exhausted(conn: Any, ctx: StudyContext, annotator_id: int) -> bool:
+    """`pause`: a refresher round is due but no refresher item is left that the annotator has
+    not answered (each training item is refreshed once). Such an annotator is served no more
+    test items (`session.next_item`), and the researcher is warned (`paused_warning`)."""
+    if ctx.protocol.catch_rate <= 0:
+        return False
+    done = refresher_round(conn, ctx, annotator_id)
+    if done is None or done >= REFRESHER_ITEMS:
+        return False
+    return _refresher_left(conn, ctx, annotator_id) == 0
 
 
 def paused_warning(conn: Any, ctx: StudyContext, name: str) -> str:

@@ -211,6 +211,8 @@ class Progress:
     paused: bool = False
     """catch_action "pause" found no refresher item left: no more test items are served
     (catch.refresher_exhausted); the researcher is warned."""
+    refresher_total: int = 0
+    """Items in that round: catch.REFRESHER_ITEMS, fewer when fewer are left to refresh."""
 
     @property
     def training_accuracy(self) -> float:
@@ -490,6 +492,18 @@ class AnnotatorSession:
             ).first()
         return open_item is None
 
+    def nothing_left(self, test_done: int) -> bool:
+        """No test item is left for this admitted annotator with `test_done` test labels: the
+        rule `status` calls done (standing.nothing_left), read without leasing anything."""
+        with read_session(self.engine) as session:
+            finished = standing.nothing_left(
+                session,
+                self.ctx.id,
+                self.ctx.protocol.max_test_items_per_annotator,
+                {self.annotator_id: test_done},
+            )
+        return self.annotator_id in finished
+
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
         right after a test transaction (an answer, a lease) it is what that transaction left
@@ -575,10 +589,13 @@ class AnnotatorSession:
             if self._catch_planned is None:  # fixed for the study: worked out once
                 self._catch_planned = catch.planned(conn, self.ctx, self.annotator_id, test_items)
             catch_planned = self._catch_planned
-        refresher_done, paused = 0, False
+        refresher_done, paused, refresher_total = 0, False, 0
         if self.ctx.protocol.catch_action == "pause" and phase is Phase.TEST:
             refresher_done = catch.refresher_round(conn, self.ctx, self.annotator_id) or 0
             paused = catch.refresher_exhausted(conn, self.ctx, self.annotator_id)
+            refresher_total = catch.refresher_round_size(
+                conn, self.ctx, self.annotator_id, refresher_done
+            )
         done, correct = by_phase.get(TRAINING, (0, 0))
         return Progress(
             phase,
@@ -591,6 +608,7 @@ class AnnotatorSession:
             catch_planned,
             refresher_done,
             paused,
+            refresher_total,
         )
 
     # --- items ------------------------------------------------------------------------------

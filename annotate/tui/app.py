@@ -89,6 +89,7 @@ class LabelApp(SafeCrash, App[None]):
         if self.session.visit_id is None:  # an app built on a session of its own (the web app)
             self.session.claim_window(self.CLIENT)
         self.set_interval(self.IDLE_S, self._when_idle)
+        self.set_interval(self.poll_seconds, self._refused_meanwhile)
         progress = self.session.progress()
         if self.crowd is not None:
             if self._crowd_finish(self.push_screen):  # back after leaving: say so first
@@ -102,6 +103,20 @@ class LabelApp(SafeCrash, App[None]):
             from annotate.tui.screens.phases import RejectedScreen
 
             self.push_screen(RejectedScreen(progress, self.poll_seconds))
+            return
+        elif progress.paused:  # catch items paused them: say so first, not "start"
+            from annotate.tui.screens.phases import PausedScreen
+
+            self.push_screen(PausedScreen(progress))
+            return
+        elif (
+            progress.phase is Phase.TEST
+            and progress.test_done
+            and self.session.nothing_left(progress.test_done)
+        ):  # back with every item they can take labelled: say so, not "start"
+            from annotate.tui.screens.phases import FinishedScreen
+
+            self.push_screen(FinishedScreen(progress))
             return
         if progress.stream_done == 0 and self.session.study_complete():
             from annotate.tui.screens.phases import StudyCompleteScreen
@@ -187,6 +202,20 @@ class LabelApp(SafeCrash, App[None]):
         """Import the screens that come after the guidelines while the annotator reads them."""
         from annotate.tui.screens import feedback, help, item, phases  # noqa: F401
 
+    async def _refused_meanwhile(self) -> None:
+        """An item on screen while the researcher refuses the annotator (`gate --reject`, the
+        console): the thank-you screen comes by itself, as the waiting screen's decisions do,
+        rather than after an answer the store would only turn away. Only read; a screen
+        being revised, or under a dialog, is left to its next tick."""
+        from annotate.tui.screens.item import ItemScreen
+
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        if not isinstance(screen, ItemScreen) or screen.revising:
+            return
+        with self._polling():
+            if self.session.phase() is Phase.REJECTED and self.screen is screen:
+                await self._show_next()
+
     def _when_idle(self) -> None:
         if time.monotonic() - self.last_answer >= self.IDLE_S:
             self.session.idle()
@@ -267,8 +296,9 @@ class LabelApp(SafeCrash, App[None]):
                         "Test phase: from now on there is no feedback.", timeout=6, markup=False
                     )
             if item.refresher and item.number == 1:
+                refresher_items = progress.refresher_total or REFRESHER_ITEMS
                 self.notify(
-                    f"A short refresher: {count_of(REFRESHER_ITEMS, 'training item')} with "
+                    f"A short refresher: {count_of(refresher_items, 'training item')} with "
                     "feedback, then back to the test items.",
                     timeout=8,
                     markup=False,

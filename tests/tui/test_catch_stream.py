@@ -11,7 +11,7 @@ from annotate.protocol.session import AnnotatorSession, Phase
 from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.item import ItemScreen
-from annotate.tui.screens.phases import FinishedScreen
+from annotate.tui.screens.phases import FinishedScreen, PausedScreen
 from tests.engine_helpers import catch_study, rte_study
 from tests.tui.support import screen_text, start, static_text, wait_until
 
@@ -103,3 +103,78 @@ async def test_a_refresher_round_is_announced_and_counted_as_its_own(workspace, 
         done, total = stream_count(app)
         assert (done, total) == (stream[0] + 1, stream[1])
         assert not app.screen.item.refresher
+
+
+async def test_a_short_last_refresher_round_says_how_many_items_it_has(workspace, tmp_path):
+    """Two training items, so the refresher round has two: the notice and the status line say
+    2, not the 3 a full round has (the annotator was promised a third that never came, then
+    paused)."""
+    catch_study(
+        workspace.engine,
+        tmp_path,
+        catch_rate=0.4,
+        catch_action="pause",
+        training_items=2,
+        gate_min_items=2,
+    )
+    trained(workspace.engine, "c", "ana")
+    app = create_app(workspace.engine, "c", "ana")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await start(pilot)
+        while isinstance(app.screen, ItemScreen) and not app.screen.item.refresher:
+            item = app.screen.item
+            await pilot.press(wrong_key(item.source_id))
+            await wait_until(
+                pilot,
+                lambda answered=item: getattr(app.screen, "item", None) is not answered,
+                "the next item",
+            )
+        assert isinstance(app.screen, ItemScreen), "the wrong catch answers must bring a refresher"
+        status = static_text(app.screen.query_one("#status-phase", Static))
+        assert status.startswith("Refresher 0/2"), status
+        await wait_until(pilot, lambda: bool(app.screen.query("Toast")), "the notice")
+        toast = " ".join(str(t.render()) for t in app.screen.query("Toast"))
+        assert "A short refresher: 2 training items with feedback" in toast
+        for n in range(1, 3):
+            right = app.screen.item.source_id
+            await pilot.press("1" if right_answer(right) == "entailment" else "2")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            assert f"Refresher {n}/2" in screen_text(app)
+            await pilot.press("enter")
+            await pilot.pause()
+        assert isinstance(app.screen, PausedScreen)
+
+
+async def test_a_paused_annotator_who_returns_is_told_so_first(workspace, tmp_path):
+    """Paused (no refresher item left), ana quits and comes back: the pause is the first
+    screen, not "Welcome back … Press Enter to start" and then the pause."""
+    catch_study(
+        workspace.engine,
+        tmp_path,
+        catch_rate=0.4,
+        catch_action="pause",
+        training_items=2,
+        gate_min_items=2,
+    )
+    trained(workspace.engine, "c", "ana")
+    app = create_app(workspace.engine, "c", "ana")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start(pilot)
+        while isinstance(app.screen, ItemScreen):
+            item = app.screen.item
+            right = "1" if right_answer(item.source_id) == "entailment" else "2"
+            await pilot.press(right if item.refresher else wrong_key(item.source_id))
+            if item.refresher:
+                await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+                await pilot.press("enter")
+            await wait_until(
+                pilot,
+                lambda answered=item: getattr(app.screen, "item", None) is not answered,
+                "the next screen",
+            )
+        assert isinstance(app.screen, PausedScreen)
+    back = create_app(workspace.engine, "c", "ana")
+    async with back.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(back.screen, PausedScreen)
+        assert "Press Enter to start" not in screen_text(back)

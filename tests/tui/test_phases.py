@@ -266,6 +266,28 @@ class TestGate:
             await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
             assert app.screen.item.phase == "test"
 
+    async def test_a_refusal_mid_test_reaches_the_open_screen_by_itself(self, workspace, tmp_path):
+        """The researcher refuses ana while a test item is on her screen: the screen moves to
+        the thank-you screen by itself, before she spends time on an answer that would only
+        be turned away (and her earlier test label is set aside)."""
+        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        app.poll_seconds = 0.05
+        ctx = load_study(workspace.engine, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            for _ in range(2):
+                await pilot.press("1", "enter")
+            gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
+            await pilot.press("1")  # one test label
+            assert isinstance(app.screen, ItemScreen) and app.screen.item.phase == "test"
+            gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+            await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
+            assert "Thank you for your work" in screen_text(app)
+        assert labels(workspace.engine, "test") == []
+        assert len(labels(workspace.engine, "set-aside")) == 1
+
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
         study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)
@@ -305,6 +327,25 @@ class TestTestPhase:
         stored = labels(workspace.engine, "test")
         assert len(stored) == 3 and all(label.correct is None for label in stored)
         assert all(label.shown_at <= label.answered_at for label in stored)
+
+    async def test_a_finished_annotator_who_returns_is_told_so_first(self, workspace, tmp_path):
+        """ana labelled every item she can take, quit and comes back: "All done" is the first
+        screen, not "Welcome back … Press Enter to start" and then "All done"."""
+        study = build_study(
+            workspace.engine, tmp_path, "superglue/rte", test=RTE_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            while isinstance(app.screen, ItemScreen):
+                await pilot.press("1")
+            assert isinstance(app.screen, FinishedScreen)
+        back = create_app(workspace.engine, study, "ana")
+        async with back.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(back.screen, FinishedScreen)
+            shown = screen_text(back)
+            assert "All done" in shown and "Press Enter to start" not in shown
 
     async def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(
         self, workspace, tmp_path

@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 
 from annotate.tui.app import create_app
 from annotate.tui.screens.feedback import FeedbackScreen
+from annotate.tui.screens.help import HelpScreen
 from annotate.tui.screens.item import ItemScreen
 from tests import fixtures as fx
 from tests.tui.support import ONE_TRAINING_ITEM, build_study, screen_lines, screen_text, start
@@ -131,3 +132,35 @@ async def test_stsb_anchors_are_all_in_view(workspace, tmp_path):
         shown = screen_text(app)
         assert "Completely different" in shown
         assert "5  Completely equivalent: they mean the same thing" in shown
+
+
+async def test_help_fits_the_window_and_its_key_lines_are_whole(workspace, tmp_path):
+    """`?` at 60x20: the help's box fits the window (its frame and close line in view), and
+    every key's line wraps rather than running past the right edge."""
+    app = one_item_app(workspace, tmp_path, "glue/stsb", fx.STSB_DEV, STSB_TEST)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        box = app.screen.query_one("#help-dialog").region
+        assert box.x >= 0 and box.y >= 0, box
+        assert box.right <= SMALL[0] and box.bottom <= SMALL[1], box
+        keys = app.screen.query_one("#help-keys").region
+        assert keys.right <= box.right, (keys, box)  # wrapped inside the box, not cut
+        shown = " ".join(" ".join(line.split()) for line in screen_lines(app))
+        assert "(sent with your answer)" in shown.replace(" █ █ ", " "), shown
+        assert "closes this help" in shown
+
+
+async def test_a_short_passage_is_not_said_to_continue(workspace, tmp_path):
+    """CB's one-line premise at 60x20: the passage is all in view, so the border above the
+    hypothesis has no "passage continues: PgDn" (it was read while the scale's rows were
+    still being laid out, and stayed)."""
+    app = one_item_app(workspace, tmp_path, "superglue/cb", CB_DEV, CB_TEST)
+    async with app.run_test(size=SMALL) as pilot:
+        await start(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, ItemScreen)
+        assert app.screen.query_one("#body", VerticalScroll).max_scroll_y == 0
+        assert "passage continues" not in screen_text(app)

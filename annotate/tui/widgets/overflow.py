@@ -30,7 +30,9 @@ def watch_overflow(screen: Screen, selector: str, show: object) -> None:
     once after the first layout (the screen also calls it on resize)."""
     for block in screen.query(selector):
         screen.watch(block, "scroll_y", show, init=False)  # type: ignore[arg-type]
-        screen.watch(block, "virtual_size", show, init=False)  # type: ignore[arg-type]
+        # A new length comes with the layout that gives the block its new height only after
+        # this call: read both once that layout is done, not a height that is about to change.
+        screen.watch(block, "virtual_size", lambda *_: screen.call_after_refresh(show), init=False)
     screen.call_after_refresh(show)  # type: ignore[arg-type]
 
 
