@@ -105,20 +105,21 @@ async def test_a_refresher_round_is_announced_and_counted_as_its_own(workspace, 
         assert not app.screen.item.refresher
 
 
+def trained_on_a_pausing_study(engine, tmp_path):
+    """ana's app, her training done, on a study of two training items whose catch items send
+    a drifting annotator to a refresher and then pause them."""
+    catch_study(
+        engine, tmp_path, catch_rate=0.4, catch_action="pause", training_items=2, gate_min_items=2
+    )
+    trained(engine, "c", "ana")
+    return create_app(engine, "c", "ana")
+
+
 async def test_a_short_last_refresher_round_says_how_many_items_it_has(workspace, tmp_path):
     """Two training items, so the refresher round has two: the notice and the status line say
     2, not the 3 a full round has (the annotator was promised a third that never came, then
     paused)."""
-    catch_study(
-        workspace.engine,
-        tmp_path,
-        catch_rate=0.4,
-        catch_action="pause",
-        training_items=2,
-        gate_min_items=2,
-    )
-    trained(workspace.engine, "c", "ana")
-    app = create_app(workspace.engine, "c", "ana")
+    app = trained_on_a_pausing_study(workspace.engine, tmp_path)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await start(pilot)
         while isinstance(app.screen, ItemScreen) and not app.screen.item.refresher:
@@ -148,16 +149,7 @@ async def test_a_short_last_refresher_round_says_how_many_items_it_has(workspace
 async def test_a_paused_annotator_who_returns_is_told_so_first(workspace, tmp_path):
     """Paused (no refresher item left), ana quits and comes back: the pause is the first
     screen, not "Welcome back … Press Enter to start" and then the pause."""
-    catch_study(
-        workspace.engine,
-        tmp_path,
-        catch_rate=0.4,
-        catch_action="pause",
-        training_items=2,
-        gate_min_items=2,
-    )
-    trained(workspace.engine, "c", "ana")
-    app = create_app(workspace.engine, "c", "ana")
+    app = trained_on_a_pausing_study(workspace.engine, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await start(pilot)
         while isinstance(app.screen, ItemScreen):

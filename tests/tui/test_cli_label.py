@@ -10,16 +10,21 @@ from tests import fixtures as fx
 from tests.tui.support import QUICK_TEST, build_study, without_labels
 
 
-def test_label_command_errors_before_any_screen(cli, workspace, tmp_path):
-    assert cli("label", "nope", "--as", "ana").stderr.startswith("error: no study named 'nope'")
+def rte_study(engine, tmp_path) -> None:
+    """Study "rte" of SuperGLUE RTE items, the quick protocol with a test phase."""
     build_study(
-        workspace.engine,
+        engine,
         tmp_path,
         "superglue/rte",
         test=without_labels(fx.SG_RTE),
         overrides=QUICK_TEST,
         name="rte",
     )
+
+
+def test_label_command_errors_before_any_screen(cli, workspace, tmp_path):
+    assert cli("label", "nope", "--as", "ana").stderr.startswith("error: no study named 'nope'")
+    rte_study(workspace.engine, tmp_path)
     result = cli("label", "rte", "--as", "ana")
     assert result.code == 1 and "annotate annotator add ana" in result.stderr
 
@@ -39,14 +44,7 @@ def test_label_says_what_was_saved_in_words_that_agree_with_the_counts(
     import annotate.tui.app
     from annotate.protocol.session import Phase, Progress
 
-    build_study(
-        workspace.engine,
-        tmp_path,
-        "superglue/rte",
-        test=without_labels(fx.SG_RTE),
-        overrides=QUICK_TEST,
-        name="rte",
-    )
+    rte_study(workspace.engine, tmp_path)
     progress = Progress(Phase.TEST, 3, 3, 3, 1, 3)
     closed = SimpleNamespace(
         run=lambda: None,

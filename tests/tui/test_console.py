@@ -362,15 +362,20 @@ async def test_escape_cancels_a_gate_action(workspace, tmp_path):
     assert decisions(workspace.engine) == []
 
 
+async def reject_the_second(pilot: Pilot) -> None:
+    """From the study screen: the gate screen, the second trainee, reject (the confirmation)."""
+    await arrive(pilot, StudyScreen)
+    await pilot.press("g")
+    await arrive(pilot, GateScreen)
+    await pilot.press("down", "x")
+    await arrive(pilot, ConfirmScreen)
+
+
 async def test_manual_reject_needs_a_reason_and_stores_it(workspace, tmp_path):
     ctx = median_study(workspace.engine, tmp_path, trainees=6)
     app = console(workspace.engine, ctx.study.name)
     async with app.run_test(size=(120, 40)) as pilot:
-        await arrive(pilot, StudyScreen)
-        await pilot.press("g")
-        await arrive(pilot, GateScreen)
-        await pilot.press("down", "x")  # t1
-        await arrive(pilot, ConfirmScreen)
+        await reject_the_second(pilot)  # t1
         text = screen_text(app)
         assert "Reject t1 by hand" in text and "Will be rejected (1)" in text
         await pilot.press("enter")  # no reason yet
@@ -389,11 +394,7 @@ async def test_rejecting_someone_mid_test_says_their_labels_will_be_set_aside(wo
         label_as(workspace.engine, ctx.study.name, name, test_items=3)
     app = console(workspace.engine, ctx.study.name)
     async with app.run_test(size=(120, 40)) as pilot:
-        await arrive(pilot, StudyScreen)
-        await pilot.press("g")
-        await arrive(pilot, GateScreen)
-        await pilot.press("down", "x")  # ben
-        await arrive(pilot, ConfirmScreen)
+        await reject_the_second(pilot)  # ben
         text = screen_text(app)
         assert "Reject ben by hand" in text
         assert "ben's 3 test labels will be set aside" in text

@@ -210,6 +210,21 @@ class TestTraining:
                 assert "Why: Purring [/foo] is a [CLS] sound." in screen_text(app)
 
 
+def manual_gate_app(engine, tmp_path):
+    """ana's app on a study of two training items and a manual gate, checking every 0.05 s."""
+    study = two_training_study(engine, tmp_path, gate_rule="manual")
+    app = create_app(engine, study, "ana", create_annotator=True)
+    app.poll_seconds = 0.05
+    return app, load_study(engine, study)
+
+
+async def trained_by_keys(pilot) -> None:
+    """Start, and answer both training items (1, then Enter past the feedback)."""
+    await start(pilot)
+    for _ in range(2):
+        await pilot.press("1", "enter")
+
+
 class TestGate:
     """After training the annotator waits for the gate, is admitted or politely turned away."""
 
@@ -252,14 +267,9 @@ class TestGate:
     ):
         """Closing the median gate turns ana away; the researcher admits her by hand after
         all, and the screen she left open moves on to the test items by itself."""
-        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
-        app = create_app(workspace.engine, study, "ana", create_annotator=True)
-        app.poll_seconds = 0.05
-        ctx = load_study(workspace.engine, study)
+        app, ctx = manual_gate_app(workspace.engine, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
-            await start(pilot)
-            for _ in range(2):
-                await pilot.press("1", "enter")
+            await trained_by_keys(pilot)
             gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
             await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
             gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
@@ -270,14 +280,9 @@ class TestGate:
         """The researcher refuses ana while a test item is on her screen: the screen moves to
         the thank-you screen by itself, before she spends time on an answer that would only
         be turned away (and her earlier test label is set aside)."""
-        study = two_training_study(workspace.engine, tmp_path, gate_rule="manual")
-        app = create_app(workspace.engine, study, "ana", create_annotator=True)
-        app.poll_seconds = 0.05
-        ctx = load_study(workspace.engine, study)
+        app, ctx = manual_gate_app(workspace.engine, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
-            await start(pilot)
-            for _ in range(2):
-                await pilot.press("1", "enter")
+            await trained_by_keys(pilot)
             gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
             await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
             await pilot.press("1")  # one test label
