@@ -151,8 +151,10 @@ def multirc_dataset(paragraphs: list[dict[str, Any]]):
     return Dataset.from_dict(rows, features=features)
 
 
-def record_dataset(passages: list[dict[str, Any]]):
-    """The Hub's ReCoRD: one row per query, entities as text, `idx` {passage, query}."""
+def record_dataset(passages: list[dict[str, Any]], *, with_spans: bool = True):
+    """The Hub's ReCoRD: one row per query, entities as a sorted set of texts (its loader's
+    `sorted(entities)`), `entity_spans` in the passage's order unless `with_spans` is False (older
+    copies have no such column), `idx` {passage, query}."""
     from datasets import Dataset, Features, Sequence, Value
 
     features = Features(
@@ -174,7 +176,7 @@ def record_dataset(passages: list[dict[str, Any]]):
         for qa in p["qas"]:
             rows["passage"].append(text)
             rows["query"].append(qa["query"])
-            rows["entities"].append([text[s : e + 1] for s, e in spans])
+            rows["entities"].append(sorted({text[s : e + 1] for s, e in spans}))
             rows["entity_spans"].append(
                 {
                     "text": [text[s : e + 1] for s, e in spans],
@@ -184,7 +186,8 @@ def record_dataset(passages: list[dict[str, Any]]):
             )
             rows["answers"].append([a["text"] for a in qa.get("answers", [])])
             rows["idx"].append({"passage": p["idx"], "query": qa["idx"]})
-    return Dataset.from_dict(rows, features=features)
+    data = Dataset.from_dict(rows, features=features)
+    return data if with_spans else data.remove_columns("entity_spans")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -317,6 +317,22 @@ def test_multirc_and_record_rows_become_the_original_items(cli, db_url, tmp_path
     assert by_dataset[1] == by_dataset[2]
 
 
+@pytest.mark.parametrize("with_spans", [True, False], ids=["entity_spans", "entities only"])
+def test_record_entities_come_in_the_passages_order(cli, db_url, tmp_path, with_spans):
+    """The Hub lists a query's entities as a sorted set; annotators pick from them in the
+    passage's order, as the original file gives them (from `entity_spans` where the row has
+    them, else from each entity's first place in the passage)."""
+    data = hub.record_dataset(fx.SG_RECORD, with_spans=with_spans)
+    assert data[0]["entities"] == ["Harbor City", "Lena Ortiz", "Pine Falls"]
+    path = hub.write_parquet(data, tmp_path / "hub" / "validation-00000-of-00001.parquet")
+    assert cli("import", "superglue/record", path).code == 0
+    from annotate.workspace import open_workspace
+
+    with Session(open_workspace(db_url).engine) as s:
+        (item,) = s.exec(select(Item)).all()
+    assert item.fields["entities"] == ["Lena Ortiz", "Harbor City", "Pine Falls"]
+
+
 # --- WSC from the Hub's `wsc.fixed` config ------------------------------------------------------
 
 

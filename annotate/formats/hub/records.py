@@ -206,11 +206,51 @@ def record_items(
                 "source": row.get("source") or "",
                 "passage": row["passage"],
                 "query": row["query"],
-                "entities": list(dict.fromkeys(str(e) for e in row["entities"] or [])),
+                "entities": _in_passage_order(row),
             },
             gold=answers or None,
         )
     summary.detail = {"passages": len(passages), "queries": queries}
+
+
+def _in_passage_order(row: dict[str, Any]) -> list[str]:
+    """A query's entities as the original files list them and annotators read them: in the
+    passage's order. The Hub's `entities` is a set of texts (sorted by the older loader, in a
+    set's order by the newer); its `entity_spans`, where the row has it, are in the passage's
+    order, and else each text's first place in the passage gives it."""
+    texts = list(dict.fromkeys(str(e) for e in row["entities"] or []))
+    spans = _span_texts(row.get("entity_spans"))
+    passage = str(row["passage"])
+
+    def first_place(text: str) -> int:
+        place = passage.find(text)
+        return place if place >= 0 else len(passage)
+
+    listed = set(texts)
+    by_spans = [t for t in dict.fromkeys(spans) if t in listed]
+    rest = sorted(listed.difference(by_spans), key=lambda t: (first_place(t), texts.index(t)))
+    return by_spans + rest
+
+
+def _span_texts(spans: Any) -> list[str]:
+    """The texts of the Hub's `entity_spans` by their start: a list of {text, start, end} as
+    Parquet holds it, or {text: [...], start: [...]} as `datasets` hands a sequence of dicts."""
+    if isinstance(spans, dict):
+        texts, starts = spans.get("text") or [], spans.get("start") or []
+        pairs = list(zip(starts, texts, strict=False))
+    elif isinstance(spans, list):
+        pairs = [(s.get("start"), s.get("text")) for s in spans if isinstance(s, dict)]
+    else:
+        return []
+    ordered = sorted(
+        (
+            (start, str(text))
+            for start, text in pairs
+            if isinstance(start, int) and text is not None
+        ),
+        key=lambda pair: pair[0],
+    )
+    return [text for _, text in ordered]
 
 
 def hub_items(
