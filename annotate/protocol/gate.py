@@ -60,14 +60,13 @@ class Decision:
     """Set-aside labels this admission counted again."""
     kept_aside: int = 0
     """Set-aside labels this admission left aside: their items take no more labels."""
+    imported: bool = False
+    """The study's labels came from elsewhere (import-labels): nothing refills its items."""
 
     def labels_note(self) -> str | None:
         """What the decision did to the annotator's test labels, in words; None: nothing."""
         if self.set_aside:
-            return (
-                f"{count_of(self.set_aside, 'test label')} set aside: left out of every score, "
-                "vote and export of the test phase; the items take a label again"
-            )
+            return f"{count_of(self.set_aside, 'test label')} set aside: {_aside(self.imported)}"
         if self.restored or self.kept_aside:
             kept = f", {self.kept_aside} kept aside (no room: the item full, or their batch)"
             kept = kept if self.kept_aside else ""
@@ -503,6 +502,17 @@ def close_training(
         return [_as_decision(d, names[d.annotator_id]) for d in made]
 
 
+def _aside(imported: bool) -> str:
+    """What setting an annotator's test labels aside does, in words: their items take labels
+    again, except in a study of imported labels, where nothing collects more."""
+    effect = (
+        "their items stay short of them (the labels were imported: nothing here collects more)"
+        if imported
+        else "the items take a label again"
+    )
+    return f"left out of every score, vote and export of the test phase; {effect}"
+
+
 def _plan_manual(
     session: Session, ctx: StudyContext, annotator: Annotator, admit: bool, reason: str
 ) -> GatePlan:
@@ -536,9 +546,10 @@ def _plan_manual(
     notes: list[str] = []
     labelled = _test_labels(session, ctx.id, annotator.id)
     if not admit and labelled:
+        imported = standing.labels_imported(session, ctx.id)
         notes.append(
-            f"{annotator.name}'s {count_of(labelled, 'test label')} will be set aside: left "
-            "out of every score, vote and export of the test phase; the items take a label again"
+            f"{annotator.name}'s {count_of(labelled, 'test label')} will be set aside: "
+            + _aside(imported)
         )
     aside = set_aside.counts(session.connection(), ctx.id).get(annotator.id, 0)
     if admit and aside:
@@ -620,7 +631,8 @@ def decide_manually(
                 moved["set_aside"] = set_aside.set_aside(conn, ctx, annotator_id)
             else:
                 moved["restored"], moved["kept_aside"] = set_aside.restore(conn, ctx, annotator_id)
-            return replace(_as_decision(decision, name), **moved)
+            imported = standing.labels_imported(session, ctx.id)
+            return replace(_as_decision(decision, name), imported=imported, **moved)
 
     # Items locked in another order by others' answers can make PostgreSQL roll this back as a
     # deadlock's victim: it is run again, as an answer would be.

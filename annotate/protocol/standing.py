@@ -421,9 +421,7 @@ def roster(session: Session, study_id: int) -> list[Member]:
         return []
     protocol = _protocol(session, study_id)
     quota = training_quota(session, study_id, protocol)
-    imported = (
-        session.scalar(select(LabelImport.id).where(LabelImport.study_id == study_id)) is not None
-    )
+    imported = labels_imported(session, study_id)
     tested = {aid: mine.get(TEST, (0, 0))[0] for aid, mine in counts.items()}
     cap = None if protocol is None else protocol.max_test_items_per_annotator
     admitted = {aid: tested.get(aid, 0) for aid, d in decisions.items() if d.admitted}
@@ -456,3 +454,10 @@ def cannot_complete(items: Completeness, admitted: int, decided: bool, in_traini
     the gate has decided on someone, and nobody is in training who could still be admitted.
     A study in this state has no ETA."""
     return items.complete < items.total and admitted < items.k and decided and not in_training
+
+
+def labels_imported(session: Session, study_id: int) -> bool:
+    """Whether the study's labels came from a file made outside annotate (import-labels):
+    nothing here collects more of them."""
+    found = session.scalar(select(LabelImport.id).where(LabelImport.study_id == study_id))
+    return found is not None

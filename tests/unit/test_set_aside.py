@@ -159,7 +159,7 @@ def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path:
     assert "ben: rejected, answered in 0.2 s (4 test labels set aside)" in refused.stdout
     report = cli("report", "pilot", "--format", "markdown")
     assert report.code == 0, report.stderr
-    assert "4 test labels of 1 annotator refused after admission set aside" in report.stdout
+    assert "4 test labels of 1 refused annotator set aside" in report.stdout
     as_json = cli("report", "pilot", "--format", "json").json()
     roster = {m["name"]: m["set_aside"] for m in as_json["gate"]["roster"]}
     assert roster == {"ana": 0, "ben": 4}
@@ -354,3 +354,33 @@ def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_m
     assert why is not None and why.startswith("completed, then refused at the gate")
     assert "3 test labels set aside" in why
     engine.dispose()
+
+
+def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(cli, tmp_path: Path):
+    """Labels imported from a crowd platform: refusing a worker takes their labels out of the
+    score, and the gate, its preview and the report say so without promising that the items
+    take labels again (nothing here collects more) or calling the refusal one after an
+    admission (the platform screened the workers)."""
+    rows = ["pair,premise,hypothesis,worker,answer"]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    crowd = tmp_path / "crowd.csv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    imported = cli(
+        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
+        "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
+    spammer = sorted(m["name"] for m in trainees)[2]  # pseudonyms in the file's order: A3Z
+    refused = cli("gate", "crowd", "--reject", spammer, "--reason", "answered no to all")
+    assert refused.code == 0, refused.stderr
+    said = " ".join(refused.stdout.split())
+    assert f"{spammer}: 3 test labels set aside" in said
+    assert "nothing here collects more" in said and "take a label again" not in said
+    report = cli("report", "crowd", "--format", "markdown")
+    assert report.code == 0, report.stderr
+    assert "3 test labels of 1 refused annotator set aside" in report.stdout
+    assert "after admission" not in report.stdout

@@ -488,8 +488,8 @@ class RosterEntry(ReportModel):
     gate: str
     """pending, admitted or rejected."""
     set_aside: int = 0
-    """Their test labels set aside when they were refused after admission: in no score,
-    vote, agreement or export of the test phase."""
+    """Their test labels set aside when they were refused (after admission, or as a worker of
+    imported labels): in no score, vote, agreement or export of the test phase."""
 
 
 class Gate(ReportModel):
