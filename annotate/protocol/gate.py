@@ -553,9 +553,14 @@ def _plan_manual(
         )
     aside = set_aside.counts(session.connection(), ctx.id).get(annotator.id, 0)
     if admit and aside:
+        where = (
+            "as imported"
+            if standing.labels_imported(session, ctx.id)
+            else "where the item still takes a label"
+        )
         notes.append(
             f"{annotator.name}'s {count_of(aside, 'set-aside test label')} will count again "
-            "where the item still takes a label"
+            + where
         )
     return GatePlan(
         "manual",
@@ -622,6 +627,7 @@ def decide_manually(
             )
             decision = _record(session, values)
             session.flush()  # (the labels' rules below read the latest decision)
+            imported = standing.labels_imported(session, ctx.id)
             moved: dict[str, int] = {}
             if not admit:
                 # The item on their screen can take no answer of theirs now (NOT_ADMITTED):
@@ -630,8 +636,9 @@ def decide_manually(
                 release_leases(conn, ctx, annotator_id)
                 moved["set_aside"] = set_aside.set_aside(conn, ctx, annotator_id)
             else:
-                moved["restored"], moved["kept_aside"] = set_aside.restore(conn, ctx, annotator_id)
-            imported = standing.labels_imported(session, ctx.id)
+                moved["restored"], moved["kept_aside"] = set_aside.restore(
+                    conn, ctx, annotator_id, imported=imported
+                )
             return replace(_as_decision(decision, name), imported=imported, **moved)
 
     # Items locked in another order by others' answers can make PostgreSQL roll this back as a

@@ -84,11 +84,23 @@ def set_aside(conn: Connection, ctx: StudyContext, annotator_id: int) -> int:
     return len(item_ids)
 
 
-def restore(conn: Connection, ctx: StudyContext, annotator_id: int) -> tuple[int, int]:
+def restore(
+    conn: Connection, ctx: StudyContext, annotator_id: int, *, imported: bool = False
+) -> tuple[int, int]:
     """Count the annotator's set-aside labels again where their items still take a label, in
     the order they were given: (counted again, still set aside). The gate must have admitted
-    them already (COUNT_LABEL requires it)."""
-    return _count_back(conn, ctx, annotator_id)
+    them already (COUNT_LABEL requires it). `imported`: the study's labels came from a file
+    (import-labels), which counted every one, over k included, and nothing collects more:
+    every label of theirs counts again, as imported."""
+    if not imported:
+        return _count_back(conn, ctx, annotator_id)
+    item_ids = conn.scalars(
+        select(label.c.item_id).where(*_theirs(ctx, annotator_id, SET_ASIDE))
+    ).all()
+    conn.execute(update(label).where(*_theirs(ctx, annotator_id, SET_ASIDE)).values(phase=TEST))
+    for item_id in sorted(item_ids):
+        assignment.recount(conn, ctx, item_id)
+    return len(item_ids), 0
 
 
 def _count_back(

@@ -55,6 +55,7 @@ def test_the_bring_labels_commands_run(cli, tmp_path, monkeypatch, where):
         assert any("as study 'cb-na'; nothing changed" in out for out in outputs)
         header = (tmp_path / "out" / "cb-mturk-labels.csv").read_text().splitlines()[0]
         assert header.endswith(",raw_answer")
+        assert any("w03: 2 test labels set aside" in out for out in outputs), outputs[-1]
 
 
 def test_the_recipe_python_runs(cli, tmp_path, monkeypatch):

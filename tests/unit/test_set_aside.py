@@ -159,7 +159,7 @@ def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path:
     assert "ben: rejected, answered in 0.2 s (4 test labels set aside)" in refused.stdout
     report = cli("report", "pilot", "--format", "markdown")
     assert report.code == 0, report.stderr
-    assert "4 test labels of 1 refused annotator set aside" in report.stdout
+    assert "4 test labels set aside by refusals, in no score or vote: ben 4" in report.stdout
     as_json = cli("report", "pilot", "--format", "json").json()
     roster = {m["name"]: m["set_aside"] for m in as_json["gate"]["roster"]}
     assert roster == {"ana": 0, "ben": 4}
@@ -356,7 +356,9 @@ def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_m
     engine.dispose()
 
 
-def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(cli, tmp_path: Path):
+def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
+    cli, workspace, tmp_path: Path
+):
     """Labels imported from a crowd platform: refusing a worker takes their labels out of the
     score, and the gate, its preview and the report say so without promising that the items
     take labels again (nothing here collects more) or calling the refusal one after an
@@ -365,6 +367,7 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(c
     for n in range(3):
         for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
             rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")  # p0: one over k = 3
     crowd = tmp_path / "crowd.csv"
     crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
     imported = cli(
@@ -375,6 +378,7 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(c
     assert imported.code == 0, imported.stderr
     trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
     spammer = sorted(m["name"] for m in trainees)[2]  # pseudonyms in the file's order: A3Z
+    assert len(trainees) == 4
     refused = cli("gate", "crowd", "--reject", spammer, "--reason", "answered no to all")
     assert refused.code == 0, refused.stderr
     said = " ".join(refused.stdout.split())
@@ -382,5 +386,20 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(c
     assert "nothing here collects more" in said and "take a label again" not in said
     report = cli("report", "crowd", "--format", "markdown")
     assert report.code == 0, report.stderr
-    assert "3 test labels of 1 refused annotator set aside" in report.stdout
+    assert "3 test labels set aside by refusals" in report.stdout
     assert "after admission" not in report.stdout
+    assert cli("check").code == 0
+    # Admitted again, every label counts as imported, p0's fourth included (p0 had room for
+    # none once A3Z's label was set aside): none kept for want of room, since nothing here
+    # hands the items out.
+    from annotate.protocol.studies import load_study
+
+    ctx = load_study(workspace.engine, "crowd")
+    (note,) = gate.preview_manual(workspace.engine, ctx, spammer, admit=True).notes
+    assert note.endswith("3 set-aside test labels will count again as imported")
+    again = cli("gate", "crowd", "--admit", spammer, "--reason", "misread")
+    assert again.code == 0, again.stderr
+    assert f"{spammer}: 3 set-aside test labels counted again" in again.stdout
+    assert "kept aside" not in again.stdout
+    assert "set aside" not in cli("report", "crowd", "--format", "markdown").stdout
+    assert cli("check").code == 0

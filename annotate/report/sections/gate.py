@@ -47,8 +47,8 @@ def _gate_section(r: StudyReport) -> Section:
     if aside:
         n = sum(m.set_aside for m in aside)
         title += (
-            f". {count_of(n, 'test label')} of {count_of(len(aside), 'refused annotator')} "
-            "set aside, in no score or vote: " + ", ".join(_aside(m) for m in aside)
+            f". {count_of(n, 'test label')} set aside by refusals, in no score or vote: "
+            + ", ".join(_aside(m) for m in aside)
         )
     if g.closure is not None:
         title += f". {describe_closure(g.closure)}"
