@@ -8,14 +8,17 @@ sentences that were edited since (stale reviews) are left out.
 - Labels: Krippendorff's α (nominal) and the share of coder pairs that agree.
 - Tags: for each fine tag, α (nominal) on "tag present / absent"; the same per coarse category
   (any of its tags present); the mean Jaccard index of the two tag sets over every coder pair
-  of a unit (two empty sets count as 1), and the share of pairs with identical tag sets.
+  of a unit (two empty sets count as 1), and the share of pairs with identical tag sets. Tags
+  belong to the sentence pair, not to one direction (both directions carry one tag set, and a
+  reviewer's second direction takes the tags of the first), so the unit of tag agreement is
+  the sentence pair: each coder counts once on it, each two coders are one coder pair.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
@@ -34,6 +37,8 @@ class Coding:
     coder: str
     label: str
     tags: frozenset[str]
+    pair: int | None = None
+    """The sentence pair the example is a direction of (None: an example without a partner)."""
 
 
 def collect_codings(session: Session, set_id: int) -> list[Coding]:
@@ -69,9 +74,10 @@ def collect_codings(session: Session, set_id: int) -> list[Coding]:
         seen = min(r.example_version for r in reviews[example.id])
         values = snapshots.get((example.id, seen)) if seen != example.version else None
         label, tags = (values["label"], values["tags"]) if values else (example.label, example.tags)
-        codings.append(Coding(example.id, example.author, label, frozenset(flat(tags))))
+        pair = example.pair_id
+        codings.append(Coding(example.id, example.author, label, frozenset(flat(tags)), pair))
         codings += [
-            Coding(example.id, r.reviewer, r.label, frozenset(flat(r.tags)))
+            Coding(example.id, r.reviewer, r.label, frozenset(flat(r.tags)), pair)
             for r in reviews[example.id]
         ]
     return codings
@@ -114,7 +120,25 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return 1.0 if not a and not b else len(a & b) / len(a | b)
 
 
+def _one_per_pair(codings: Sequence[Coding]) -> list[Coding]:
+    """Each coder's tags once per sentence pair, as a unit named by the pair's first example:
+    the two directions carry the same tag set, so counting both would count each coder pair
+    twice and weigh a pair reviewed in both directions double against one reviewed once."""
+    first_example: dict[tuple[str, int], int] = {}
+    seen: set[tuple[tuple[str, int], str]] = set()
+    out = []
+    for c in codings:
+        key = ("pair", c.pair) if c.pair is not None else ("example", c.unit)
+        unit = first_example.setdefault(key, c.unit)
+        if (key, c.coder) in seen:
+            continue
+        seen.add((key, c.coder))
+        out.append(replace(c, unit=unit))
+    return out
+
+
 def tag_agreement(codings: Sequence[Coding]) -> dict[str, Any]:
+    codings = _one_per_pair(codings)
     units, n_units = _units(codings)
     pairs = _pairs(codings)
     per_tag = {}

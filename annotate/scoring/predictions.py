@@ -6,7 +6,9 @@ the model can be scored on exactly the items of the human sample.
   answers (`{"idx", "passage": {"questions": [{"idx", "answers": [{"idx", "label"}]}]}}`).
 
 Predictions are mapped back to the task's label values through `submission.encoding` (WSC's
-"True" is the label "true", COPA's 0 is "0"). A bad file is a DataFileError naming the line.
+"True" is the label "true", COPA's 0 is "0"), or else by the label's names in published copies
+(the Hugging Face Hub's ClassLabel names: CoLA's "acceptable" is "1"), as the data readers map
+them. A bad file is a DataFileError naming the line.
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ def _label(raw: Any, spec: TaskSpec, decode: dict[str, str], path: Path, line: i
         if not isinstance(raw, str):
             raise DataFileError(path, line, f"prediction {raw!r} is not an entity text")
         return raw
-    value = decode.get(_key(raw))
+    # A model trained on the Hub's copy writes its class names ("acceptable", "choice1"); the
+    # spec's one name lookup maps them, as it does for the Hub's data files.
+    value = decode.get(_key(raw)) or spec.label_for_name(_key(raw))
     if value is None:
         raise DataFileError(
             path,

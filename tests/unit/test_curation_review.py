@@ -107,27 +107,31 @@ def test_agreement_on_labels_and_tags(engine):
     )
     assert review["labels"]["alpha"] == pytest.approx(reference)
     assert review["labels"]["pairwise_agreement"] == 0.75
-    # Tags (one set per pair, on both directions): Jaccard 1/2 everywhere.
+    # Tags belong to the pair, so the unit is the pair (examples 1+2, 3+4) and ana and ben are
+    # one coder pair on each: ana {Negation} / {Quantifiers, Upward monotone}, ben {Negation,
+    # Double negation} / {Quantifiers}. Jaccard 1/2 on both pairs, none identical.
     tags = review["tags"]
     assert tags["mean_jaccard"] == pytest.approx(0.5)
     assert tags["exact_match"] == 0.0
-    negation = krippendorff.alpha(
-        reliability_data=np.array([[1, 1, 0, 0], [1, 1, 0, 0]], dtype=float),
-        level_of_measurement="nominal",
-    )
-    assert tags["per_tag"]["Negation"]["alpha"] == pytest.approx(negation) == 1.0
+    # Negation: ana 1 0, ben 1 0, agreement everywhere: α = 1; 2 codings, not 4.
+    assert tags["per_tag"]["Negation"]["alpha"] == 1.0
+    assert tags["per_tag"]["Negation"]["codings"] == 2
+    # Upward monotone: ana 0 1, ben 0 0. Coincidences o00 = 2 (pair 1), o01 = o10 = 1 (pair 2);
+    # n = 4, n0 = 3, n1 = 1. D_o = 2/4, D_e = 2·3·1/(4·3) = 1/2, α = 1 - (1/2)/(1/2) = 0.
+    # (Counted on both directions it was 1 - (4/8)/(2·6·2/(8·7)) = -1/6.)
+    assert tags["per_tag"]["Upward monotone"]["alpha"] == pytest.approx(0.0, abs=1e-12)
     upward = krippendorff.alpha(
-        reliability_data=np.array([[0, 0, 1, 1], [0, 0, 0, 0]], dtype=float),
+        reliability_data=np.array([[0, 1], [0, 0]], dtype=float),
         level_of_measurement="nominal",
     )
-    assert tags["per_tag"]["Upward monotone"]["alpha"] == pytest.approx(upward)
-    assert tags["per_tag"]["Double negation"]["codings"] == 2
+    assert tags["per_tag"]["Upward monotone"]["alpha"] == pytest.approx(upward, abs=1e-12)
+    assert tags["per_tag"]["Double negation"]["codings"] == 1  # ben's, once for pair 1
     assert "Datives" not in tags["per_tag"]
-    logic = krippendorff.alpha(
-        reliability_data=np.array([[1, 1, 1, 1], [1, 1, 0, 0]], dtype=float),
-        level_of_measurement="nominal",
-    )
-    assert tags["per_category"]["Logic"]["alpha"] == pytest.approx(logic)
+    # Logic (any of its tags): ana 1 1, ben 1 0: the same coincidences as Upward monotone
+    # with 1 and 0 swapped, α = 0 (was -1/6 on four units).
+    assert tags["per_category"]["Logic"]["alpha"] == pytest.approx(0.0, abs=1e-12)
+    assert tags["per_category"]["Logic"]["codings"] == 3
+    # Labels stay per direction: the four examples are four units, as above.
 
 
 def test_the_disagreement_queue_and_who_settles_it(engine):

@@ -502,6 +502,49 @@ def test_glue_score_averages_mnli_matched_and_mismatched_into_one_task(cli, tmp_
     assert bench["score"] == pytest.approx(0.375)
 
 
+def test_cola_predictions_in_the_hubs_class_names_score_as_zero_and_one(cli, tmp_path: Path):
+    """A model trained on the Hub's glue/cola writes its ClassLabel names, not GLUE's 0/1."""
+    gold = fx.write_text(tmp_path / "CoLA" / "dev.tsv", fx.COLA_HEADERLESS)  # gold: 1, 0, 1, 0
+    digits = tsv(tmp_path / "a" / "CoLA.tsv", ["index\tprediction", "0\t1", "1\t1", "2\t1", "3\t0"])
+    names = tsv(
+        tmp_path / "b" / "CoLA.tsv",
+        ["index\tprediction", "0\tacceptable", "1\tAcceptable", "2\tacceptable", "3\tunacceptable"],
+    )
+    expected = matthews_corrcoef([1, 0, 1, 0], [1, 1, 1, 0])
+    for pred in (digits, names):
+        [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+        assert task["scores"]["mcc"]["value"] == pytest.approx(expected)
+
+
+# The Hub's ClassLabel names in the Hub's order (nyu-mll/glue, aps/super_glue), wherever they
+# are not the leaderboard's labels; index i is the harness table's class i.
+HUB_CLASS_NAMES = {
+    "cola": ("unacceptable", "acceptable"),
+    "sst2": ("negative", "positive"),
+    "mrpc": ("not_equivalent", "equivalent"),
+    "qqp": ("not_duplicate", "duplicate"),
+    "wnli": ("not_entailment", "entailment"),
+    "boolq": ("False", "True"),
+    "copa": ("choice1", "choice2"),
+    "multirc": ("False", "True"),
+    "wic": ("False", "True"),
+    "wsc": ("False", "True"),
+}
+
+
+@pytest.mark.parametrize("hub_task", sorted(HUB_CLASS_NAMES))
+def test_every_hub_class_name_decodes_to_the_label_of_its_index(hub_task: str, tmp_path: Path):
+    from annotate.scoring.harness import HARNESS_TASKS
+    from annotate.scoring.predictions import decode_prediction
+    from annotate.specs import load_task
+
+    harness = HARNESS_TASKS[hub_task]
+    assert harness.classes is not None
+    spec = load_task(harness.task)
+    for name, value in zip(HUB_CLASS_NAMES[hub_task], harness.classes, strict=True):
+        assert decode_prediction(name, spec, tmp_path / "x", 1) == value
+
+
 def test_a_gold_file_of_the_other_mnli_half_is_refused(cli, tmp_path: Path):
     """MNLI-mm.tsv against dev_matched.tsv was scored (35 for a file worth 97.5 against its own
     dev_mismatched.tsv): both halves number their rows from 0, so the ids matched other items.

@@ -401,5 +401,40 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     assert again.code == 0, again.stderr
     assert f"{spammer}: 3 set-aside test labels counted again" in again.stdout
     assert "kept aside" not in again.stdout
-    assert "set aside" not in cli("report", "crowd", "--format", "markdown").stdout
+    assert "set aside by refusals" not in cli("report", "crowd", "--format", "markdown").stdout
     assert cli("check").code == 0
+
+
+def test_the_datasheet_counts_and_times_no_set_aside_answer(cli, workspace, tmp_path: Path):
+    """ben trains at 10 s an answer, answers the test at 1 s and is refused: his 4 test answers
+    are set aside. The datasheet's time on task gives him the answers, minutes and median of
+    the labels that count (2 training answers, 20 s, no test answer), not 6 answers whose
+    median leaves 4 out."""
+    from datetime import timedelta
+
+    from tests.tui.console_support import StepClock, label_as
+
+    rte_study(
+        workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2
+    )
+    label_as(
+        workspace.engine, "pilot", "ana", test_items=4, clock=StepClock(step=timedelta(seconds=10))
+    )
+    fast = StepClock(step=timedelta(seconds=10))
+    session = label_as(workspace.engine, "pilot", "ben", test_items=0, clock=fast)
+    fast.step = timedelta(seconds=1)
+    while (item := session.next_item()) is not None:
+        session.submit(item, "entailment", answered_at=fast())
+    session.release()
+    assert cli("gate", "pilot", "--reject", "ben", "--reason", "answered in 1 s").code == 0
+    report = cli("report", "pilot", "--format", "json", "--bootstrap", "0").json()
+    times = {a["name"]: a for a in report["datasheet"]["time_on_task"]["annotators"]}
+    # ana: 2 training + 4 test answers at 10 s: 60 s = 1 min, median 10 s.
+    assert times["ana"]["n_labels"] == 6 and times["ana"]["median_seconds"] == pytest.approx(10)
+    assert times["ana"]["total_minutes"] == pytest.approx(1.0)
+    # ben: the 2 training answers at 10 s only (20 s); no test answer counts, so no median.
+    assert times["ben"]["n_labels"] == 2 and times["ben"]["median_seconds"] is None
+    assert times["ben"]["total_minutes"] == pytest.approx(20 / 60)
+    assert report["datasheet"]["time_on_task"]["total_minutes"] == pytest.approx(80 / 60)
+    markdown = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    assert "Answers (training and test, none set aside)" in markdown

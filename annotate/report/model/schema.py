@@ -835,7 +835,8 @@ class Attrition(ReportModel):
 
 class AnnotatorTime(ReportModel):
     """Time on task of one annotator: answers and minutes of both phases; the median over test
-    answers (protocol/timing.py: the annotator table's figure)."""
+    answers (protocol/timing.py: the annotator table's figure). Answers set aside with a
+    refusal (phase `set-aside`) are in none of the three."""
 
     name: str
     n_labels: int

@@ -42,6 +42,9 @@ from annotate.store.queries import labels_of_study
 TRAINING = "training"
 TEST = "test"
 HISTOGRAM_BINS = 20
+# The headers name what the time-on-task table counts: set-aside answers are left out of it.
+ANSWERS_HEADER = "Answers (training and test, none set aside)"
+MINUTES_HEADER = "Total minutes (training and test, none set aside)"
 
 
 def _utc(moment: datetime) -> datetime:
@@ -188,13 +191,18 @@ def attrition(
 def time_on_task(labels: LabelFacts) -> TimeOnTask:
     """Each annotator's answers and total minutes (both phases: the time they gave) and median
     seconds per test answer (protocol/timing.py: the annotator table's figure), and the
-    distribution of seconds per test answer."""
-    frame = pd.DataFrame({"name": labels.annotator.astype(str), "seconds": labels.seconds})
+    distribution of seconds per test answer. Set-aside answers (protocol/set_aside.py) are in
+    none of them: the count, the minutes and the median all rest on the labels the study's
+    numbers rest on, as the attrition leaves the refused out of who gave test answers."""
+    counted = labels.phase != SET_ASIDE
+    frame = pd.DataFrame(
+        {"name": labels.annotator[counted].astype(str), "seconds": labels.seconds[counted]}
+    )
     # A label imported without times has NaN seconds: unknown, left out of every sum and
     # median; an annotator with no known time has no total (None, "unknown"), never 0.
     grouped = frame.groupby("name", sort=True)["seconds"]
     per = pd.DataFrame({"size": grouped.size(), "sum": grouped.sum(min_count=1)})
-    measured = frame[labels.phase == MEDIAN_SECONDS_OF]
+    measured = frame[labels.phase[counted] == MEDIAN_SECONDS_OF]
     medians = measured.groupby("name", sort=True)["seconds"].agg(median_seconds)
     rows = [
         AnnotatorTime.model_construct(
@@ -233,8 +241,8 @@ def _cost(minutes: float | None, hourly_rate: float | None) -> Cost | None:
         hourly_rate=hourly_rate,
         hours=hours,
         estimated_cost=hours * hourly_rate,
-        note="time on task (training and test answers) x the hourly rate given with "
-        "--set hourly_rate; reading guidelines and waiting are not counted",
+        note="time on task (training and test answers, none set aside) x the hourly rate given "
+        "with --set hourly_rate; reading guidelines and waiting are not counted",
     )
 
 
@@ -496,9 +504,9 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
             "Time on task per annotator",
             [
                 "Annotator",
-                "Answers (training and test)",
+                ANSWERS_HEADER,
                 MEDIAN_SECONDS_HEADER,
-                "Total minutes (training and test)",
+                MINUTES_HEADER,
             ],
             [
                 [r.name, str(r.n_labels), _time(r.median_seconds), _time(r.total_minutes)]
