@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # later screens load after the first one is on the terminal (
     from annotate.tui.screens.discard import Unsent
     from annotate.tui.screens.feedback import FeedbackScreen
     from annotate.tui.screens.item import ItemScreen
-    from annotate.tui.screens.phases import WaitingScreen
+    from annotate.tui.screens.phases import FinishedScreen, WaitingScreen
 
 T = TypeVar("T")
 
@@ -487,9 +487,14 @@ class LabelApp(SafeCrash, App[None]):
             self.notify(f"Previous answer changed to: {text}", markup=False)
         self.pop_screen()
 
-    def on_item_screen_revise_requested(
-        self, message: ItemScreen.ReviseRequested, attempt: int = 0
-    ) -> None:
+    def on_item_screen_revise_requested(self, message: ItemScreen.ReviseRequested) -> None:
+        self._revise_requested(message)
+
+    def on_finished_screen_revise_requested(self, message: FinishedScreen.ReviseRequested) -> None:
+        """`u` on "All done": the same revision as from an item screen (same engine call)."""
+        self._revise_requested(message)
+
+    def _revise_requested(self, message: ScreenMessage, attempt: int = 0) -> None:
         if not self._is_current(message):
             return
         try:
@@ -497,7 +502,7 @@ class LabelApp(SafeCrash, App[None]):
         except HELD as exc:
             if not is_held(exc):
                 raise
-            retry = partial(self.on_item_screen_revise_requested, message, attempt + 1)
+            retry = partial(self._revise_requested, message, attempt + 1)
             self.hold(retry, attempt, "your last answer opens when it is back", exc)
             return
         self.back_after_hold(attempt)

@@ -164,6 +164,14 @@ class RejectedScreen(MessageScreen):
 
 
 class FinishedScreen(MessageScreen):
+    """No test item is left for the annotator. Their last test answer can still be revised,
+    as from an item screen (the engine says whether it may be)."""
+
+    BINDINGS = [Binding("u", "revise", "Revise previous")]
+
+    class ReviseRequested(ScreenMessage):
+        """The annotator asked to go back to their last test answer."""
+
     def __init__(self, progress: Progress, *, last_not_needed: bool = False) -> None:
         super().__init__(progress)
         self.last_not_needed = last_not_needed
@@ -182,8 +190,11 @@ class FinishedScreen(MessageScreen):
             )
         return [
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
-            f"{saved} Press q to leave.",
+            f"{saved} Press u to change your last answer, or q to leave.",
         ]
+
+    def action_revise(self) -> None:
+        self.post_message(self.ReviseRequested(self))
 
 
 class PausedScreen(MessageScreen):
