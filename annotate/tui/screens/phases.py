@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from annotate.presentation.closing import refusal_lines
 from annotate.protocol.assignment import HeldElsewhere
 from annotate.protocol.session import Progress
 from annotate.terminal_text import SafeText as Text
@@ -154,13 +155,7 @@ class RejectedScreen(MessageScreen):
         return "Thank you for your work"
 
     def lines(self) -> list[str]:
-        p = self.progress
-        return [
-            f"You completed {items(p.training_done, 'training')}; your answers are saved.",
-            "This study will not need you for its test items, so there is nothing more to do "
-            "here. We are grateful for the time you gave.",
-            "Press q to leave.",
-        ]
+        return [*refusal_lines(self.progress), "Press q to leave."]
 
 
 class FinishedScreen(MessageScreen):
