@@ -37,6 +37,7 @@ from annotate.errors import UserError
 from annotate.protocol import assignment, catch, gate, standing, windows
 from annotate.protocol.answers import check_retry, describe, is_correct, validate_answer
 from annotate.protocol.assignment import Leased, Refusal, release_leases
+from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator, load_study
 from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store import checkpoint
@@ -213,6 +214,14 @@ class Progress:
     (catch.refresher_exhausted); the researcher is warned."""
     refresher_total: int = 0
     """Items in that round: catch.REFRESHER_ITEMS, fewer when fewer are left to refresh."""
+    set_aside: int = 0
+    """Test answers set aside by a refusal after admission (protocol/set_aside.py)."""
+
+    @property
+    def refused_in_test(self) -> bool:
+        """Refused after answering in the test phase: their test answers are set aside and
+        their catch answers were never scored, so none of what they gave there is used."""
+        return self.phase is Phase.REJECTED and bool(self.set_aside or self.catch_done)
 
     @property
     def training_accuracy(self) -> float:
@@ -609,6 +618,7 @@ class AnnotatorSession:
             refresher_done,
             paused,
             refresher_total,
+            by_phase.get(SET_ASIDE, (0, 0))[0],
         )
 
     # --- items ------------------------------------------------------------------------------

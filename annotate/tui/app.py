@@ -36,9 +36,10 @@ from annotate.tui.screens.messages import ScreenMessage
 from annotate.wording import count_of
 
 if TYPE_CHECKING:  # later screens load after the first one is on the terminal (_preload)
+    from annotate.tui.screens.discard import Unsent
     from annotate.tui.screens.feedback import FeedbackScreen
     from annotate.tui.screens.item import ItemScreen
-    from annotate.tui.screens.phases import WaitingScreen
+    from annotate.tui.screens.phases import FinishedScreen, WaitingScreen
 
 T = TypeVar("T")
 
@@ -486,9 +487,14 @@ class LabelApp(SafeCrash, App[None]):
             self.notify(f"Previous answer changed to: {text}", markup=False)
         self.pop_screen()
 
-    def on_item_screen_revise_requested(
-        self, message: ItemScreen.ReviseRequested, attempt: int = 0
-    ) -> None:
+    def on_item_screen_revise_requested(self, message: ItemScreen.ReviseRequested) -> None:
+        self._revise_requested(message)
+
+    def on_finished_screen_revise_requested(self, message: FinishedScreen.ReviseRequested) -> None:
+        """`u` on "All done": the same revision as from an item screen (same engine call)."""
+        self._revise_requested(message)
+
+    def _revise_requested(self, message: ScreenMessage, attempt: int = 0) -> None:
         if not self._is_current(message):
             return
         try:
@@ -496,7 +502,7 @@ class LabelApp(SafeCrash, App[None]):
         except HELD as exc:
             if not is_held(exc):
                 raise
-            retry = partial(self.on_item_screen_revise_requested, message, attempt + 1)
+            retry = partial(self._revise_requested, message, attempt + 1)
             self.hold(retry, attempt, "your last answer opens when it is back", exc)
             return
         self.back_after_hold(attempt)
@@ -532,15 +538,16 @@ class LabelApp(SafeCrash, App[None]):
             self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol))
 
     async def action_quit(self) -> None:
-        """Give back the leased item, so nobody waits for the lease to expire, then leave. A
-        flag not yet sent (it goes with the answer) is not dropped silently: the annotator is
-        asked first, and keeping it goes back to the item."""
-        draft = self.unsent_flag()
-        if draft is not None:
-            from annotate.tui.screens.discard_flag import DiscardFlagModal
+        """Give back the leased item, so nobody waits for the lease to expire, then leave. Work
+        not yet sent (a flag goes with the answer; MultiRC judgements with their submission)
+        is not dropped silently: the annotator is asked first, and keeping it goes back to
+        the item."""
+        unsent = self.unsent()
+        if unsent is not None:
+            from annotate.tui.screens.discard import DiscardModal
 
-            if not isinstance(self.screen, DiscardFlagModal):
-                self.push_screen(DiscardFlagModal(draft), self._quit_if_discarded)
+            if not isinstance(self.screen, DiscardModal):
+                self.push_screen(DiscardModal(unsent), self._quit_if_discarded)
             return
         await self._leave()
 
@@ -548,18 +555,27 @@ class LabelApp(SafeCrash, App[None]):
         if discard:
             await self._leave()
 
-    def unsent_flag(self) -> str | None:
-        """The comment of a flag that would be lost by quitting ("" for a flag without one):
-        typed in the open flag dialog, or attached to the item on screen and not yet sent."""
+    def unsent(self) -> Unsent | None:
+        """What quitting would lose, or None: a flag typed in the open flag dialog or attached
+        to the item on screen and not yet sent (its comment, "" for none), and candidates
+        judged on an item screen and not yet submitted (the topmost such screen's)."""
+        from annotate.tui.screens.discard import Unsent
         from annotate.tui.screens.flag import FlagModal
         from annotate.tui.screens.item import ItemScreen
 
+        flag: str | None = None
+        judged: tuple[int, int] | None = None
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, FlagModal) and (typed := screen.typed().strip()):
-                return typed
-            if isinstance(screen, ItemScreen) and screen.flag and not screen.answered:
-                return screen.comment or ""
-        return None
+            if flag is None and isinstance(screen, FlagModal) and (typed := screen.typed().strip()):
+                flag = typed
+            if not isinstance(screen, ItemScreen):
+                continue
+            if flag is None and screen.flag and not screen.answered:
+                flag = screen.comment or ""
+            judged = judged or screen.unsent_judgements()
+        if flag is None and judged is None:
+            return None
+        return Unsent(flag, *(judged or (0, 0)))
 
     async def _leave(self) -> None:
         # Giving back the item on screen is a courtesy (its lease runs out by itself), so a

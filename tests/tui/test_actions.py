@@ -9,6 +9,7 @@ from annotate.tui.app import create_app
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.guidelines import GuidelinesScreen
 from annotate.tui.screens.item import ItemScreen
+from annotate.tui.screens.phases import FinishedScreen
 from tests import fixtures as fx
 from tests.tui.support import (
     QUICK_TEST,
@@ -16,9 +17,11 @@ from tests.tui.support import (
     labels,
     leases,
     revisions,
+    screen_lines,
     screen_text,
     start,
     static_text,
+    wait_until,
     without_labels,
 )
 from tests.tui.task_data import MULTIRC_TEST
@@ -203,6 +206,58 @@ class TestRevise:
             assert app.screen is current
         assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]
         assert revisions(workspace.engine) == []
+
+    async def test_revise_the_last_answer_from_the_all_done_screen(self, workspace, tmp_path):
+        """The batch is done: `u` there goes back to the last test answer as on an item
+        screen, and the answer given there changes it; the footer says so."""
+        study = rte_study(workspace, tmp_path)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await start(pilot)
+            while isinstance(app.screen, ItemScreen):
+                last = app.screen.item.item_id
+                await pilot.press("1")
+            finished = app.screen
+            assert isinstance(finished, FinishedScreen)
+            assert "u Revise previous" in " ".join(screen_lines(app)[-1].split())
+            await pilot.press("u")
+            revising = app.screen
+            assert isinstance(revising, ItemScreen) and revising.revising
+            assert revising.item.item_id == last
+            await pilot.press("2")
+            await pilot.pause()
+            assert app.screen is finished  # back on "All done"
+            notices = [n.message for n in app._notifications]
+            assert any(n.startswith("Previous answer changed to: Not entailment") for n in notices)
+        stored = labels(workspace.engine)
+        assert [label.value for label in stored] == ["entailment"] * 2 + ["not_entailment"]
+        (revision,) = revisions(workspace.engine)
+        assert (revision.label_id, revision.old_value) == (stored[-1].id, "entailment")
+
+    async def test_u_on_the_all_done_screen_says_why_it_cannot(self, workspace, tmp_path):
+        """The one answer came after others had completed its item (not stored): nothing to
+        revise, and `u` says so rather than doing nothing."""
+        from datetime import timedelta
+
+        from annotate.protocol.session import AnnotatorSession
+        from annotate.store.models import utcnow
+
+        study = rte_study(workspace, tmp_path, test_sample=1)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await start(pilot)
+            later = utcnow() + timedelta(minutes=app.session.ctx.protocol.lease_minutes + 1)
+            bob = AnnotatorSession.open(workspace.engine, study, "bob", create_annotator=True)
+            bob.clock = lambda: later  # ana's lease has run out by bob's clock
+            bob.submit(bob.next_item(), "entailment")
+            await pilot.press("1")
+            await wait_until(pilot, lambda: isinstance(app.screen, FinishedScreen), "the end")
+            app.clear_notifications()
+            await pilot.press("u")
+            await pilot.pause()
+            assert isinstance(app.screen, FinishedScreen)
+            notices = [n.message for n in app._notifications]
+            assert notices == ["There is no earlier test answer to revise."], notices
 
     async def test_a_multirc_judgement_is_told_by_the_candidates_numbers(self, workspace, tmp_path):
         """The banner and the notice name MultiRC's candidates by their numbers on the

@@ -293,6 +293,26 @@ class TestGate:
         assert labels(workspace.engine, "test") == []
         assert len(labels(workspace.engine, "set-aside")) == 1
 
+    async def test_refused_in_the_test_phase_is_told_the_answers_are_not_used(
+        self, workspace, tmp_path
+    ):
+        """Refused after test answers: the closing screen says the researcher ended their part
+        and the answers will not be used (they are set aside), not that the study "will not
+        need you for its test items"; the researcher's reason stays theirs."""
+        app, ctx = manual_gate_app(workspace.engine, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await trained_by_keys(pilot)
+            gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
+            await pilot.press("1")  # one test label
+            gate.decide_manually(workspace.engine, ctx, "ana", False, reason="answers too fast")
+            await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
+            shown = " ".join(all_static_text(app).split())
+            assert "The researcher has ended your part in this study" in shown
+            assert "answers you gave will not be used" in shown
+            assert "will not need you" not in shown and "answers are saved" not in shown
+            assert "too fast" not in shown
+
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
         study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)
         app = create_app(workspace.engine, study, "ana", create_annotator=True)

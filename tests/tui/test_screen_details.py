@@ -10,7 +10,7 @@ from textual.widgets import Input, Static
 from annotate import specs
 from annotate.presentation.item_layout import split_highlights
 from annotate.tui.app import create_app
-from annotate.tui.screens.discard_flag import DiscardFlagModal
+from annotate.tui.screens.discard import DiscardModal
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.help import HelpScreen
@@ -37,6 +37,7 @@ from tests.tui.task_data import (
     COPA_TEST,
     LONG_PREMISE_HYPOTHESIS,
     LONG_PREMISE_TEST,
+    MULTIRC_TEST,
     RECORD_MANY_NAMES,
     RECORD_MANY_TEST,
     RECORD_TEST,
@@ -283,7 +284,7 @@ class TestFlagBeforeQuit:
             await start(pilot)
             await pilot.press("f", *"premise cut off", "enter")
             await pilot.press("q")
-            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "question")
             assert "Discard your flag comment?" in screen_text(app)
             assert "premise cut off" in screen_text(app)
             await pilot.press("enter")  # keep it
@@ -299,7 +300,7 @@ class TestFlagBeforeQuit:
             await start(pilot)
             await pilot.press("f", *"half a thought")
             await pilot.press("ctrl+q")
-            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "question")
             await pilot.press("escape")  # keep: back in the dialog, the text as typed
             assert isinstance(app.screen, FlagModal)
             assert app.screen.query_one(Input).value == "half a thought"
@@ -310,7 +311,7 @@ class TestFlagBeforeQuit:
             await start(pilot)
             await pilot.press("f", "enter")  # a flag without a comment is asked about too
             await pilot.press("q")
-            await wait_until(pilot, lambda: isinstance(app.screen, DiscardFlagModal), "question")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "question")
             assert "Discard your flag?" in screen_text(app)
             await pilot.press("d")
             await wait_until(pilot, lambda: not app.is_running, "the app to quit")
@@ -321,6 +322,62 @@ class TestFlagBeforeQuit:
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
             await pilot.press("f", "escape", "q")  # the dialog cancelled: nothing to keep
+            await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+class TestJudgementsBeforeQuit:
+    """MultiRC: candidates judged and then `q` before Enter submits them are not dropped
+    silently, as a flag typed before `q` is not."""
+
+    @staticmethod
+    def multirc_app(workspace, tmp_path):
+        return app_for(workspace, tmp_path, "superglue/multirc", test=MULTIRC_TEST)
+
+    async def test_quit_asks_and_keeping_goes_back_with_the_judgements(self, workspace, tmp_path):
+        app = self.multirc_app(workspace, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            candidates = len(app.screen.item.fields["answers"])
+            await pilot.press("1")  # the first candidate judged true, the item not submitted
+            await pilot.press("q")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ItemScreen), "a change")
+            assert app.is_running  # asked, not gone
+            shown = " ".join(" ".join(map(static_text, app.screen.query(Static))).split())
+            assert "Discard your judgements?" in shown
+            assert f"1 of {candidates} candidate answers judged" in shown
+            await pilot.press("enter")  # keep them
+            assert isinstance(app.screen, ItemScreen) and app.is_running
+            await pilot.press(*["2"] * (candidates - 1), "enter")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
+        (label,) = labels(workspace.engine)
+        assert list(label.value.values()) == ["1"] + ["0"] * (candidates - 1)
+
+    async def test_discarding_quits_and_releases_the_item(self, workspace, tmp_path):
+        app = self.multirc_app(workspace, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("2", "q")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ItemScreen), "a change")
+            assert app.is_running and "discard and quit" in screen_text(app)
+            await pilot.press("d")
+            await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+        assert labels(workspace.engine) == [] and leases(workspace.engine) == 0
+
+    async def test_a_flag_and_judgements_are_asked_about_together(self, workspace, tmp_path):
+        app = self.multirc_app(workspace, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("f", *"odd", "enter", "1", "q")
+            await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "question")
+            shown = " ".join(" ".join(map(static_text, app.screen.query(Static))).split())
+            assert "Discard your flag comment and judgements?" in shown
+            assert "the flag is lost" in shown and "they are lost" in shown
+
+    async def test_quit_before_judging_does_not_ask(self, workspace, tmp_path):
+        app = self.multirc_app(workspace, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(pilot)
+            await pilot.press("q")
             await wait_until(pilot, lambda: not app.is_running, "the app to quit")
 
 

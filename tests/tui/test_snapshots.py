@@ -44,7 +44,7 @@ from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
-from annotate.tui.screens.discard_flag import DiscardFlagModal
+from annotate.tui.screens.discard import DiscardModal
 from annotate.tui.screens.feedback import FeedbackScreen
 from annotate.tui.screens.flag import FlagModal
 from annotate.tui.screens.guidelines import GuidelinesScreen
@@ -393,7 +393,7 @@ class TestScreenDetails:
             await pilot.press("enter")
             await arrive(pilot, ItemScreen)
             await pilot.press("q")
-            await arrive(pilot, DiscardFlagModal)
+            await arrive(pilot, DiscardModal)
 
         assert snap_compare(app, terminal_size=size, run_before=run_before)
 

@@ -147,6 +147,31 @@ def test_refusing_someone_without_test_labels_changes_no_item(new_store_url, tmp
     engine.dispose()
 
 
+def test_the_thank_you_words_say_whether_the_test_answers_are_used(workspace, tmp_path: Path):
+    """Both front ends' closing words (presentation/closing.py): refused after test answers,
+    the researcher ended their part and the answers are not used; refused with none, the
+    study does not need them for its test items. The researcher's reason is never said."""
+    from annotate.presentation.closing import refusal_lines
+
+    engine = workspace.engine
+    ctx = rte_study(engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=3)
+    annotate_all(engine, "pilot", "ana")
+    ben = AnnotatorSession.open(engine, "pilot", "ben", create_annotator=True)
+    for _ in range(2):  # training only: admitted by the threshold, no test answer yet
+        ben.submit(ben.next_item(), "entailment")
+    for name in ("ana", "ben"):
+        gate.decide_manually(engine, ctx, name, False, reason="secret note")
+    ana = AnnotatorSession.open(engine, "pilot", "ana").progress()
+    assert (ana.phase, ana.set_aside, ana.refused_in_test) == (Phase.REJECTED, 4, True)
+    said = " ".join(refusal_lines(ana))
+    assert "The researcher has ended your part in this study" in said
+    assert "will not be used" in said and "will not need you" not in said
+    ben_now = AnnotatorSession.open(engine, "pilot", "ben").progress()
+    assert (ben_now.set_aside, ben_now.refused_in_test) == (0, False)
+    assert "will not need you for its test items" in " ".join(refusal_lines(ben_now))
+    assert not any("secret" in line for line in refusal_lines(ana) + refusal_lines(ben_now))
+
+
 def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path: Path):
     rte_study(
         workspace.engine, tmp_path, train=2, test=4, gate_threshold=0.5, annotators_per_item=2

@@ -533,6 +533,31 @@ def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
     assert 'name="ticket"' not in refused.text
 
 
+def test_a_refusal_in_the_test_phase_says_the_answers_are_not_used(workspace, tmp_path: Path):
+    """Refused after a test answer (set aside): the page says the researcher ended their part
+    and the answers will not be used, as the terminal does, without the researcher's reason."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    add_annotator(workspace.engine, "ana")
+    ctx = load_study(workspace.engine, study)
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason="good training")
+    item = c.get("/screen?next=1")
+    assert screen(item) == "item" and "Test" in item.text
+    c.post("/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"})
+    gate.decide_manually(workspace.engine, ctx, "ana", False, reason="answers too fast")
+    refused = c.get("/screen?next=1")
+    assert screen(refused) == "rejected"
+    text = " ".join(re.sub(r"<[^>]+>", " ", refused.text).split())
+    assert "The researcher has ended your part in this study" in text
+    assert "answers you gave will not be used" in text
+    assert "will not need you" not in text and "too fast" not in text
+
+
 def test_an_oversized_post_is_refused_before_it_is_read(workspace, pair):
     c = client(workspace.engine, pair, require_tokens=False)
     token = csrf(c.get("/"))

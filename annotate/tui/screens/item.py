@@ -247,6 +247,14 @@ class ItemScreen(Screen[None]):
             )
         )
 
+    def unsent_judgements(self) -> tuple[int, int] | None:
+        """MultiRC: (judged, candidates) when judgements made here would be lost by quitting
+        now (not submitted yet); None otherwise."""
+        chooser = self.parts.chooser
+        if self.answered or not isinstance(chooser, CandidateJudgements) or not chooser.changed:
+            return None
+        return len(chooser.judgements), len(chooser.answers)
+
     # --- other keys ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":

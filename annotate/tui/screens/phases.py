@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from annotate.presentation.closing import refusal_lines
 from annotate.protocol.assignment import HeldElsewhere
 from annotate.protocol.session import Progress
 from annotate.terminal_text import SafeText as Text
@@ -154,16 +155,18 @@ class RejectedScreen(MessageScreen):
         return "Thank you for your work"
 
     def lines(self) -> list[str]:
-        p = self.progress
-        return [
-            f"You completed {items(p.training_done, 'training')}; your answers are saved.",
-            "This study will not need you for its test items, so there is nothing more to do "
-            "here. We are grateful for the time you gave.",
-            "Press q to leave.",
-        ]
+        return [*refusal_lines(self.progress), "Press q to leave."]
 
 
 class FinishedScreen(MessageScreen):
+    """No test item is left for the annotator. Their last test answer can still be revised,
+    as from an item screen (the engine says whether it may be)."""
+
+    BINDINGS = [Binding("u", "revise", "Revise previous")]
+
+    class ReviseRequested(ScreenMessage):
+        """The annotator asked to go back to their last test answer."""
+
     def __init__(self, progress: Progress, *, last_not_needed: bool = False) -> None:
         super().__init__(progress)
         self.last_not_needed = last_not_needed
@@ -182,8 +185,11 @@ class FinishedScreen(MessageScreen):
             )
         return [
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
-            f"{saved} Press q to leave.",
+            f"{saved} Press u to change your last answer, or q to leave.",
         ]
+
+    def action_revise(self) -> None:
+        self.post_message(self.ReviseRequested(self))
 
 
 class PausedScreen(MessageScreen):

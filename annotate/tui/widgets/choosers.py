@@ -36,6 +36,9 @@ class CandidateJudgements(OptionList):
         self.spec = spec
         self.answers = [(as_text(a["idx"]), as_text(a["text"])) for a in answers]
         self.judgements: dict[str, str] = dict(previous or {})
+        self.opened_with = dict(self.judgements)
+        """The judgements shown at the start (the previous answer's, when revising): any other
+        is the annotator's work, lost if they quit before submitting it."""
         super().__init__(*self._options(), id="chooser", markup=False, compact=True)
 
     def _prompt(self, n: int, idx: str, text: str) -> Text:
@@ -75,6 +78,11 @@ class CandidateJudgements(OptionList):
     @property
     def remaining(self) -> int:
         return sum(1 for idx, _ in self.answers if idx not in self.judgements)
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything was judged since the list was shown (not yet submitted)."""
+        return self.judgements != self.opened_with
 
     def answer(self) -> dict[str, str]:
         return {idx: self.judgements[idx] for idx, _ in self.answers}

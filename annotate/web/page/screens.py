@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 
 from annotate.errors import UserError
+from annotate.presentation.closing import refusal_lines
 from annotate.presentation.guidelines import where_you_are
 from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase, Progress
@@ -60,7 +61,7 @@ def window_refused(page: PageState, request: Request) -> Screen:
 def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
     progress = session.progress()
     if progress.phase is Phase.REJECTED:
-        return Screen("rejected", {"progress": progress})
+        return rejected_screen(progress)
     return Screen(
         "guidelines",
         {
@@ -69,6 +70,13 @@ def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
             "where": terminal_safe(where_you_are(progress, session.ctx.protocol)),
             "crowd_text": crowd_words(page),
         },
+    )
+
+
+def rejected_screen(progress: Progress, notice: str | None = None) -> Screen:
+    """The thank-you screen of a refused annotator, in the terminal app's words."""
+    return Screen(
+        "rejected", {"progress": progress, "notice": notice, "said": refusal_lines(progress)}
     )
 
 
@@ -141,7 +149,7 @@ def current(
     if progress.phase in (Phase.WAITING, Phase.TRAINING):
         return Screen("waiting", lines)
     if progress.phase is Phase.REJECTED:
-        return Screen("rejected", lines)
+        return rejected_screen(progress, notice)
     if not progress.paused and (held := session.held_elsewhere()) is not None:
         # Not done: an item may come back. The poll sends `key` back: the same, nothing new.
         key = f"{held.items}.{held.minutes}"
