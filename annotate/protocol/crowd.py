@@ -55,7 +55,7 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
 from annotate.errors import UserError
-from annotate.protocol import assignment, gate, windows
+from annotate.protocol import assignment, gate, set_aside, windows
 from annotate.protocol.crowd_config import (
     MTURK_ID,
     OUTCOMES,
@@ -109,6 +109,13 @@ OUTCOME_TEXT = {
     "you are not among them.",
 }
 """What the final screen says for each outcome (then the code)."""
+SET_ASIDE_TEXT = (
+    "Thank you for your answers: the researcher has ended your part in this study, and the "
+    "answers you gave in it will not be used."
+)
+"""What the final screen says instead of screened_out's words to a worker refused after they
+had answered test items (their answers set aside: protocol/set_aside.py). It promises no pay:
+the researcher reviews such a submission on the platform (prolific sync leaves it to them)."""
 
 
 class CrowdRefusal(UserError):
@@ -759,9 +766,13 @@ def _completed_elsewhere(
     return since is None
 
 
-def _exit(config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None) -> Exit:
+def _exit(
+    config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None, aside: bool = False
+) -> Exit:
+    """The exit an outcome gives; `aside`: the worker's test answers were set aside by a
+    refusal (the code is screened_out's, the words say that their answers are not used)."""
     code = config.code(outcome)
-    message = OUTCOME_TEXT[outcome]
+    message = SET_ASIDE_TEXT if aside and outcome == "screened_out" else OUTCOME_TEXT[outcome]
     if config.platform == "prolific":
         return Exit(
             outcome, code, message, "prolific", PROLIFIC_COMPLETE.format(code=quote(code)), at=at
@@ -792,6 +803,8 @@ class _Reached:
     outcome: str | None
     now: datetime
     """When the outcome was worked out: the time an exit is recorded with."""
+    aside: bool = False
+    """The worker, refused, has test answers set aside (screened_out says so: SET_ASIDE_TEXT)."""
 
 
 def _reached(
@@ -809,7 +822,12 @@ def _reached(
     with read_session(engine) as session:
         visit = _visit(session, ctx, who.id or 0, visit_id)
         session.expunge(visit)
-    return _Reached(ctx, config, who, visit, _outcome(engine, ctx, who, visit, now), now)
+    outcome = _outcome(engine, ctx, who, visit, now)
+    aside = False
+    if "screened_out" in (outcome, visit.outcome):  # a refusal: rare, one more read
+        with read_connection(engine) as conn:
+            aside = bool(set_aside.counts(conn, ctx.id).get(who.id or 0))
+    return _Reached(ctx, config, who, visit, outcome, now, aside)
 
 
 def peek_exit(
@@ -824,7 +842,7 @@ def peek_exit(
     at = _reached(engine, study, annotator, visit_id, clock())
     if at.outcome is None:
         return None
-    return _exit(at.config, at.outcome, at.visit, at.visit.outcome_at)
+    return _exit(at.config, at.outcome, at.visit, at.visit.outcome_at, at.aside)
 
 
 def arrival_exit(
@@ -889,7 +907,7 @@ def end_of(
 def _record_exit(engine: Engine, at: _Reached, outcome: str) -> Exit:
     """The outcome and the departure recorded on the visit (once), and the exit they give."""
     if at.visit.outcome is not None:
-        return _exit(at.config, at.visit.outcome, at.visit, at.visit.outcome_at)
+        return _exit(at.config, at.visit.outcome, at.visit, at.visit.outcome_at, at.aside)
     with write_connection(engine) as conn:
         # The worker's own hand-out, in another request, is over before their leases go.
         lock_annotator(conn, at.ctx.id, at.who.id or 0)
@@ -907,8 +925,8 @@ def _mark_exit(conn: Connection, at: _Reached, outcome: str) -> Exit:
             assignment.release_leases(conn, ctx, who_id)
         # What is recorded: this outcome, or one another request recorded first.
         recorded = conn.execute(_OUTCOME_OF_VISIT, {"b_visit": visit.id}).one()
-        return _exit(at.config, recorded.outcome, visit, recorded.outcome_at)
-    return _exit(at.config, visit.outcome, visit, visit.outcome_at)
+        return _exit(at.config, recorded.outcome, visit, recorded.outcome_at, at.aside)
+    return _exit(at.config, visit.outcome, visit, visit.outcome_at, at.aside)
 
 
 # --- the researcher's side -------------------------------------------------------------------

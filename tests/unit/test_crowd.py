@@ -336,6 +336,29 @@ def test_threshold_gate_in_one_session_leads_to_test_or_the_screen_out_code(
         assert crowd.outcome_counts(s, 1)["completed"] == 1
 
 
+def test_a_worker_refused_mid_test_is_told_their_answers_are_not_used(workspace, tmp_path: Path):
+    """Refused by hand after answering test items (their answers set aside): the exit keeps
+    screened_out's code, but its words neither thank them for training answers only nor promise
+    pay for answers the researcher took out (the submission is theirs to review)."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    crowd_study(workspace.engine, tmp_path, max_test_items_per_annotator=5)
+    engine = workspace.engine
+    worker = arrive(engine, "pilot", 1)
+    train(engine, worker)
+    for _ in range(2):
+        worker.submit(worker.next_item(), "entailment")
+    gate.decide_manually(engine, load_study(engine, "pilot"), "w01", False, reason="too fast")
+    peeked = crowd.peek_exit(engine, "pilot", "w01")
+    refused = crowd.exit_for(engine, "pilot", "w01")
+    assert refused is not None and peeked is not None and peeked.message == refused.message
+    assert (refused.outcome, refused.code) == ("screened_out", CODES["screened_out"])
+    assert refused.message == crowd.SET_ASIDE_TEXT
+    assert "paid" not in refused.message and "training answers" not in refused.message
+    assert crowd.exit_for(engine, "pilot", "w01") == refused  # recorded: the same words again
+
+
 def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path):
     crowd_study(workspace.engine, tmp_path, crowd_settings={"consent": "You may stop any time."})
     engine = workspace.engine
