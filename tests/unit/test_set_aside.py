@@ -378,6 +378,14 @@ def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_m
     why = _why_not(engine, ctx, visit, None, {"completed": "C1"})
     assert why is not None and why.startswith("completed, then refused at the gate")
     assert "3 test labels set aside" in why
+    # Refused before taking their code (screened_out, whose page promises them no pay now):
+    # left for the researcher too; screened out in training, approved as before.
+    visit = Visit(study_id=ctx.id, annotator_id=who, outcome="screened_out")
+    why = _why_not(engine, ctx, visit, None, {"screened_out": "S1"})
+    assert why is not None and why.startswith("refused at the gate after answering test items")
+    trainee = AnnotatorSession.open(engine, "pilot", "w08", create_annotator=True).annotator
+    visit = Visit(study_id=ctx.id, annotator_id=trainee.id, outcome="screened_out")
+    assert _why_not(engine, ctx, visit, None, {"screened_out": "S1"}) is None
     engine.dispose()
 
 

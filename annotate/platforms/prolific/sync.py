@@ -124,7 +124,7 @@ def _why_not(
     expected = codes[visit.outcome]
     if code and code != expected:
         return f"the code Prolific received ({code[:20]!r}) is not the {visit.outcome} code"
-    if visit.outcome == "completed":
+    if visit.outcome in ("completed", "screened_out"):
         with Session(engine) as session:
             n = dict(
                 session.execute(
@@ -138,11 +138,15 @@ def _why_not(
                 ).all()
             )
         if not n.get(TEST) and n.get(SET_ASIDE):
+            # Refused after answering test items, whether before (screened_out) or after they
+            # took their code: the page promised them no pay, so the researcher decides.
+            then = "completed, then refused" if visit.outcome == "completed" else "refused"
             return (
-                f"completed, then refused at the gate ({count_of(n[SET_ASIDE], 'test label')} "
-                "set aside): approve it on Prolific, or reject it with --reject and --reason"
+                f"{then} at the gate after answering test items "
+                f"({count_of(n[SET_ASIDE], 'test label')} set aside): approve it on Prolific, "
+                "or reject it with --reject and --reason"
             )
-        if not n.get(TEST):
+        if visit.outcome == "completed" and not n.get(TEST):
             return "completed, but annotate holds no test label of this worker"
     return None
 
