@@ -24,6 +24,7 @@ from annotate.errors import UserError
 from annotate.report.build import WILSON_METHOD
 from annotate.store import schema
 from annotate.workspace import open_workspace
+from tests.migration_expectations import tags_counted_once
 from tests.migration_stores import earlier_store
 
 HEAD = int(schema.SCHEMA_HEAD)
@@ -170,6 +171,8 @@ def assert_numbers_as_in_0_1_0(url: str, same: Callable[[object], object] = lamb
         assert code == 0, (name, err)
         got = json.loads(out)
         fixed = fixed_since_0_1_0(name, EXPECTED[name])
+        if name == "curation stats":  # after 0.5.0: each sentence pair's tags count once
+            fixed = tags_counted_once(fixed, got)
         got = only_keys_of(fixed, got, " ".join(args))
         if name.startswith("report "):
             fixed = with_redrawn_intervals(fixed, got)
