@@ -348,9 +348,9 @@ class LabelImport(SQLModel, table=True):
     results, a Qualtrics export, Potato or Label Studio output, a long CSV. The file's sha256
     with the import's options (`detail["options"]`, schema 12) recognises a second import of
     it; other options make another study from the same file. `detail` keeps what the report's
-    datasheet says about the collection (assignments, what was left out, notes) and each
-    pseudonymous annotator's platform worker id (`workers`: name -> id; for payment files,
-    never shown in reports)."""
+    datasheet says about the collection (assignments, what was left out, notes) and the
+    pseudonyms of its annotators (`annotators`, in the file's order). A worker's platform id is
+    on their annotator row only (schema 20: up to 19 `workers` repeated it, name -> id)."""
 
     __tablename__ = "labelimport"
 
