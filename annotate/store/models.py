@@ -295,7 +295,9 @@ class Visit(SQLModel, table=True):
     platform_session_id: str | None = None
     """Prolific SESSION_ID, MTurk assignmentId."""
     extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    """hit_id and turk_submit_to (MTurk), kept to send the worker back."""
+    """The link's platform fields (crowd.LinkEntry.extras: MTurk's assignment_id and
+    turk_submit_to, to submit and pay the work; the platform study and session) and the
+    survey questions skipped; never the worker's platform id, which is on the annotator."""
     consent: bool | None = None
     """True: agreed to the consent text; False: did not (the no-consent code)."""
     outcome: str | None = None
