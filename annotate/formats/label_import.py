@@ -8,8 +8,8 @@ DataFileError naming file and line, and the store is left as it was.
 Annotators are pseudonymous: `w01`, `w02`, … in the order the file first names them (a worker
 seen in an earlier import of the same platform keeps the name given then); the platform's
 worker id is kept on the annotator (annotator.platform/platform_id, the columns a worker who
-arrives by a platform link has; `annotate annotator show` and payment files read them) and in
-the import record, and never appears in a report.
+arrives by a platform link has; `annotate annotator show` and payment files read them) and
+nowhere else: the import record lists the pseudonyms only (schema 20), and no report shows it.
 
 The study is a test phase only: no training, no gate. Its effective protocol is the task's
 published preset with that said: name `outside-annotate`, the description "collected outside
@@ -276,11 +276,11 @@ def _shown(value: Any) -> str:
 
 def _pseudonyms(
     session: Session, platform: str, workers: list[str]
-) -> tuple[dict[str, int], dict[str, str]]:
-    """Annotator id per worker id, and the pseudonym -> worker id record. A worker keeps one
-    annotator per platform (the crowd columns annotator.platform/platform_id, as a worker who
-    arrives by a platform link does), so a second import, or a crowd study, finds them again;
-    a new worker gets the next free pseudonym (w01, w02, ...)."""
+) -> tuple[dict[str, int], list[str]]:
+    """Annotator id per worker id, and the workers' pseudonyms in the file's order. A worker
+    keeps one annotator per platform (the crowd columns annotator.platform/platform_id, as a
+    worker who arrives by a platform link does), so a second import, or a crowd study, finds
+    them again; a new worker gets the next free pseudonym (w01, w02, ...)."""
     known = dict(
         session.execute(
             select(Annotator.platform_id, Annotator.id).where(Annotator.platform == platform)
@@ -291,7 +291,7 @@ def _pseudonyms(
     width = max(2, len(str(len(workers) + len(taken))))
     number = 0
     ids: dict[str, int] = {}
-    record: dict[str, str] = {}
+    pseudonyms: list[str] = []
     for worker in workers:
         annotator_id = known.get(worker)
         if annotator_id is None:
@@ -308,8 +308,8 @@ def _pseudonyms(
             names[annotator_id] = name
             taken.add(name)
         ids[worker] = annotator_id
-        record[names[annotator_id]] = worker
-    return ids, record
+        pseudonyms.append(names[annotator_id])
+    return ids, pseudonyms
 
 
 def _protocol(
@@ -390,7 +390,7 @@ def import_labels(
             sha256=sha256,
             n_labels=record.n_labels,
             n_items=int(record.detail.get("n_items", 0)),
-            n_annotators=len(record.detail.get("workers", {})),
+            n_annotators=len(record.detail.get("annotators", ())),
             k=int(record.detail.get("k", 0)),
             collected=str(record.detail.get("collected", "")),
             already_imported=True,
@@ -556,7 +556,9 @@ def import_labels(
             "skipped": n_skipped,
             "flagged": n_flagged,
             "times": "recorded" if file.has_times else "none in the file",
-            "workers": pseudonyms,
+            # The pseudonyms only: each worker's platform id is personal data, kept on their
+            # annotator row alone (where payment files and allow-lists read it).
+            "annotators": pseudonyms,
         }
         session.add(
             LabelImport(

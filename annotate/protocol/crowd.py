@@ -147,7 +147,16 @@ class LinkEntry:
 
     @property
     def extras(self) -> dict[str, str]:
-        """The platform's fields, as stored on the visit."""
+        """The platform's fields, as stored on the visit. None is the worker's platform id
+        (PROLIFIC_PID, workerId, the link's id: on the annotator row alone, where payment
+        reads it), and each is kept for a reason:
+        - assignment_id: MTurk's exit form posts it to externalSubmit (`_exit`), and a bonus
+          (SendBonus, `pay.plan_pay`) names it; without it the work cannot be submitted or paid.
+        - turk_submit_to: where that form posts (MTurk's live site or its sandbox).
+        - session_id: Prolific's id of this submission (not of the participant), by which its
+          API approves or rejects it (submissions/{id}/transition/; `prolific sync` finds the
+          visit by it, in the visit's platform_session_id, which holds the same id).
+        - study_id, hit_id: the platform study or HIT: the same for every worker who takes it."""
         names = ("study_id", "session_id", "assignment_id", "hit_id", "turk_submit_to")
         return {n: v for n in names if (v := getattr(self, n)) is not None}
 

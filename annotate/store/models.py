@@ -295,7 +295,9 @@ class Visit(SQLModel, table=True):
     platform_session_id: str | None = None
     """Prolific SESSION_ID, MTurk assignmentId."""
     extras: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    """hit_id and turk_submit_to (MTurk), kept to send the worker back."""
+    """The link's platform fields (crowd.LinkEntry.extras: MTurk's assignment_id and
+    turk_submit_to, to submit and pay the work; the platform study and session) and the
+    survey questions skipped; never the worker's platform id, which is on the annotator."""
     consent: bool | None = None
     """True: agreed to the consent text; False: did not (the no-consent code)."""
     outcome: str | None = None
@@ -348,9 +350,9 @@ class LabelImport(SQLModel, table=True):
     results, a Qualtrics export, Potato or Label Studio output, a long CSV. The file's sha256
     with the import's options (`detail["options"]`, schema 12) recognises a second import of
     it; other options make another study from the same file. `detail` keeps what the report's
-    datasheet says about the collection (assignments, what was left out, notes) and each
-    pseudonymous annotator's platform worker id (`workers`: name -> id; for payment files,
-    never shown in reports)."""
+    datasheet says about the collection (assignments, what was left out, notes) and the
+    pseudonyms of its annotators (`annotators`, in the file's order). A worker's platform id is
+    on their annotator row only (schema 20: up to 19 `workers` repeated it, name -> id)."""
 
     __tablename__ = "labelimport"
 

@@ -44,6 +44,7 @@ SCHEMA_RELEASES = {
     "0017": "0.5.0",
     "0018": "0.5.0",
     "0019": "0.5.0",
+    "0020": "0.5.0",
 }
 """Every revision, oldest first, with the first annotate release that wrote it (for messages).
 A migration script adds its line here; a test checks this against the scripts."""

@@ -202,6 +202,33 @@ def test_workers_get_stable_pseudonyms_and_the_platform_id_is_kept_apart(workspa
         assert row.model_dump() == w01.model_dump()
 
 
+@pytest.mark.parametrize(
+    ("settings", "query", "worker"),
+    [
+        ({"platform": "prolific", "study_ids": [STUDY_A]}, prolific_query(1), pid(1)),
+        ({"platform": "mturk", "study_ids": []}, MTURK, MTURK["workerId"]),
+        ({"platform": "link", "study_ids": []}, {"id": "student-42", "study": "s1"}, "student-42"),
+    ],
+    ids=["prolific", "mturk", "link"],
+)
+def test_a_visit_keeps_what_submission_and_pay_need_and_never_the_worker_id(
+    workspace, tmp_path: Path, settings: dict, query: dict, worker: str
+):
+    """A worker's platform id is on their annotator row alone: the visit keeps the link's
+    other fields (MTurk's assignment and submit address, to submit and pay the work)."""
+    crowd_study(workspace.engine, tmp_path, crowd_settings=settings)
+    ctx = crowd.load_study(workspace.engine, "pilot")
+    arrival = crowd.enter_by_link(workspace.engine, "pilot", crowd.parse_link(ctx, query))
+    with Session(workspace.engine) as s:
+        visit = s.get(Visit, arrival.visit_id)
+        assert visit is not None
+        stored = visit.model_dump()
+    assert worker not in repr(stored)
+    if settings["platform"] == "mturk":
+        assert visit.extras["assignment_id"] == MTURK["assignmentId"]
+        assert visit.extras["turk_submit_to"] == MTURK["turkSubmitTo"]
+
+
 def test_two_tabs_arriving_at_once_make_one_annotator(store, tmp_path: Path):
     workspace = store
     crowd_study(workspace.engine, tmp_path)
