@@ -268,7 +268,7 @@ def _render(plan: Any, checked: Any) -> None:
             f"Majority accuracy with the pilot's uncertainty: point estimate "
             f"{plan.majority_accuracy * 100:.1f}%, {spread.level:.0%} interval "
             f"[{spread.majority_accuracy_low * 100:.1f}, {spread.majority_accuracy_high * 100:.1f}]"
-            f" (median {spread.majority_accuracy_median * 100:.1f}) from {spread.draws} draws of "
+            f" (median {spread.majority_accuracy_median * 100:.1f}) from {spread.draws:,} draws of "
             f"each annotator's accuracy from its {spread.prior} posterior, seed {spread.seed}",
             f"Items sized at {plan.planning_accuracy * 100:.1f}% ({spread.sized_at}): the "
             "accuracy nearest 50%, where the Wilson interval is widest; the point estimate "

@@ -122,7 +122,7 @@ def test_the_docs_pilot_figures():
         tenfold.pilot_uncertainty.majority_accuracy_high,
     )
     assert [round(low * 100, 1), round(high * 100, 1)] == [96.7, 98.6]
-    assert tenfold.items == 155
+    assert tenfold.items == 156
 
 
 def test_a_small_pilot_plans_at_least_the_point_plans_items():
@@ -294,7 +294,7 @@ def test_the_pilot_plans_json_has_the_uncertainty_beside_the_point_figures(
     assert plan["items"] > items_for_half_width(plan["majority_accuracy"], 0.04)
     spread = plan["pilot_uncertainty"]
     assert spread["prior"] == "Jeffreys Beta(1/2, 1/2)"
-    assert spread["draws"] == 4000 and spread["seed"] == 2 and spread["level"] == 0.95
+    assert spread["draws"] == 10_000 and spread["seed"] == 2 and spread["level"] == 0.95
     assert spread["majority_accuracy_low"] <= spread["majority_accuracy_median"]
     assert spread["majority_accuracy_median"] <= spread["majority_accuracy_high"]
     assert plan["planning_accuracy"] == pytest.approx(spread["majority_accuracy_low"])
