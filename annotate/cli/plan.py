@@ -5,7 +5,7 @@ study) and renders the plan."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import typer
@@ -26,6 +26,25 @@ TIE_ASSUMPTIONS = {
 """What the plan assumes of a split vote under each protocol tie rule."""
 
 
+@dataclass
+class PilotFacts:
+    """What a plan takes from a pilot study."""
+
+    task: str
+    names: list[str]
+    right: list[int]
+    answers: list[int]
+    """Each annotator's right answers of their test answers on items with gold."""
+    test_seconds: float | None
+    """Median seconds per test answer (None: no timed answers)."""
+    training_seconds: float | None
+    """Median seconds per training answer (None: no timed training answers)."""
+
+    @property
+    def accuracies(self) -> list[float]:
+        return [r / n for r, n in zip(self.right, self.answers, strict=True)]
+
+
 @app.command("plan")
 def plan_command(
     ctx: typer.Context,
@@ -38,8 +57,8 @@ def plan_command(
     pilot: str | None = typer.Option(
         None,
         "--pilot",
-        help="A pilot study: its annotators' accuracies and seconds per item (instead of "
-        "--accuracy)",
+        help="A pilot study: its annotators' right and wrong answers (their accuracies, with "
+        "the uncertainty of a few items) and median seconds per answer (instead of --accuracy)",
     ),
     k: int | None = typer.Option(
         None, "--k", min=1, help="Annotators per item (default: the protocol's)"
@@ -60,7 +79,8 @@ def plan_command(
         None,
         "--seconds-per-item",
         min=0.1,
-        help=f"Seconds per answer (default: the pilot's median, else {DEFAULT_SECONDS_PER_ITEM:g})",
+        help="Seconds per answer (default: the pilot's medians per test and per training "
+        f"answer, else {DEFAULT_SECONDS_PER_ITEM:g})",
     ),
     settings: list[str] = typer.Option(
         [], "--set", help="KEY=VALUE: hourly_rate=23.75 estimates the cost"
@@ -68,7 +88,7 @@ def plan_command(
     verify: int = typer.Option(
         0, "--verify", min=0, help="Check by N seeded simulated studies of the planned size"
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of --verify"),
+    seed: int = typer.Option(0, "--seed", help="Seed of --verify and of a pilot's posterior draws"),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Plan a study's size for a target precision: test items, labels, annotator-hours, cost,
@@ -83,14 +103,17 @@ def plan_command(
     hourly_rate = _hourly_rate(settings)
     if (accuracy is None) == (pilot is None):
         raise UserError("give --accuracy P or --pilot STUDY (one of them)")
-    names: list[str] | None = None
+    facts: PilotFacts | None = None
     pilot_task: str | None = None
     seconds_source = "assumed"
+    training_seconds: float | None = None
     if pilot is not None:
-        accuracies, names, pilot_seconds, pilot_task = _pilot(options(ctx).workspace(), pilot)
+        facts = _pilot(options(ctx).workspace(), pilot)
+        accuracies, pilot_task = facts.accuracies, facts.task
         task = task or pilot_task
-        if seconds_per_item is None and pilot_seconds is not None:
-            seconds_per_item, seconds_source = pilot_seconds, f"median of pilot {pilot}"
+        if seconds_per_item is None and facts.test_seconds is not None:
+            seconds_per_item = facts.test_seconds
+            training_seconds, seconds_source = _pilot_seconds(pilot, facts)
     else:
         assert accuracy is not None
         accuracies = [accuracy]
@@ -120,6 +143,12 @@ def plan_command(
             f"{spec.name} is scored by {', '.join(spec.metrics)}: its report quotes a bootstrap "
             "interval; the plan sizes the accuracy's Wilson interval"
         )
+    if facts is not None:
+        assumptions.append(
+            "the study's annotators are the pilot's (each item's k a random set of them), each "
+            "annotator's accuracy a Beta posterior from their right and wrong pilot answers "
+            "(Jeffreys prior), independent of the others'"
+        )
     if seconds_per_item is None:
         seconds_per_item = DEFAULT_SECONDS_PER_ITEM
     if seconds_source == "assumed":
@@ -139,14 +168,17 @@ def plan_command(
             interval_method="Wilson score interval, 95%, over test items",
             assumptions=assumptions,
             pilot=pilot,
-            pilot_names=names,
+            pilot_names=None if facts is None else facts.names,
+            pilot_right=None if facts is None else facts.right,
+            pilot_answers=None if facts is None else facts.answers,
             seed=seed,
             tie_rule=proto.tie_rule,
+            training_seconds_per_item=training_seconds,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
     checked = (
-        planning.verify(result, verify, seed, None if names is None else accuracies)
+        planning.verify(result, verify, seed, None if facts is None else accuracies)
         if verify
         else None
     )
@@ -159,12 +191,28 @@ def plan_command(
     _render(result, checked)
 
 
-def _pilot(ws: Any, study: str) -> tuple[list[float], list[str], float | None, str]:
-    """Each pilot annotator's test accuracy against gold and the median seconds per answer."""
+def _pilot_seconds(pilot: str, facts: PilotFacts) -> tuple[float | None, str]:
+    """Seconds per training answer and where both medians came from. Training answers come
+    with feedback and a first reading of the guidelines: timed by their own median when the
+    pilot has one, else by the test answers' median."""
+    if facts.training_seconds is not None:
+        return facts.training_seconds, (
+            f"medians of pilot {pilot}: per test answer for test labels, per training answer "
+            "for training labels"
+        )
+    return None, (
+        f"median of pilot {pilot} per test answer, for training labels too (it has no timed "
+        "training answers)"
+    )
+
+
+def _pilot(ws: Any, study: str) -> PilotFacts:
+    """Each pilot annotator's right answers and test answers against gold, and the medians of
+    seconds per test answer and per training answer."""
     from annotate.errors import UserError
     from annotate.protocol.timing import median_seconds
     from annotate.report.data.coding import code_study
-    from annotate.report.data.loading import load_study_data
+    from annotate.report.data.loading import answer_seconds, load_study_data
 
     data = load_study_data(ws.engine, study)
     coded = code_study(data)
@@ -173,15 +221,23 @@ def _pilot(ws: Any, study: str) -> tuple[list[float], list[str], float | None, s
     gold = coded.gold_code[coded.label_unit]
     has_gold = gold >= 0
     who = coded.label_annotator
-    accuracies, names = [], []
+    names, right, answers = [], [], []
     for index, name in enumerate(coded.annotators):
         mine = (who == index) & has_gold
         if mine.any():
             names.append(name)
-            accuracies.append(float((coded.label_code[mine] == gold[mine]).mean()))
+            right.append(int((coded.label_code[mine] == gold[mine]).sum()))
+            answers.append(int(mine.sum()))
     if not names:
         raise UserError(f"pilot {study}: no test answers on items with gold labels")
-    return accuracies, names, median_seconds(coded.row_seconds), data.spec.name
+    return PilotFacts(
+        task=data.spec.name,
+        names=names,
+        right=right,
+        answers=answers,
+        test_seconds=median_seconds(coded.row_seconds),
+        training_seconds=median_seconds(answer_seconds(ws.engine, data.study_id, "training")),
+    )
 
 
 def _render(plan: Any, checked: Any) -> None:
@@ -191,24 +247,46 @@ def _render(plan: Any, checked: Any) -> None:
 
     out = console()
     hours = plan.annotator_hours
+    spread = plan.pilot_uncertainty
+    sized = "" if spread is None else f", {spread.sized_at}"
     out.print(
         Text(
             f"{plan.task}: {plan.items} test items for ±{plan.target_half_width * 100:.1f} points "
             f"(95% Wilson half-width {plan.half_width * 100:.2f} at majority-of-{plan.k} "
-            f"accuracy {plan.majority_accuracy * 100:.1f}%)",
+            f"accuracy {plan.planning_accuracy * 100:.1f}%{sized})",
             style="bold",
         )
     )
     lines = [
         f"Single-annotator accuracy {plan.annotator_accuracy:.3f}"
-        + (f" (pilot {plan.pilot}, {len(plan.pilot_accuracies)} annotators)" if plan.pilot else ""),
+        + (f" (pilot {plan.pilot}, {len(plan.pilot_accuracies)} annotators)" if plan.pilot else "")
+        + ("" if spread is None else ": the mean of their point estimates"),
         f"Majority accuracy: {plan.majority_accuracy_method}",
+    ]
+    if spread is not None:
+        lines += [
+            f"Majority accuracy with the pilot's uncertainty: point estimate "
+            f"{plan.majority_accuracy * 100:.1f}%, {spread.level:.0%} interval "
+            f"[{spread.majority_accuracy_low * 100:.1f}, {spread.majority_accuracy_high * 100:.1f}]"
+            f" (median {spread.majority_accuracy_median * 100:.1f}) from {spread.draws:,} draws of "
+            f"each annotator's accuracy from its {spread.prior} posterior, seed {spread.seed}",
+            f"Items sized at {plan.planning_accuracy * 100:.1f}% ({spread.sized_at}): the "
+            "accuracy nearest 50%, where the Wilson interval is widest; the point estimate "
+            f"alone would plan {spread.point_items} items",
+        ]
+    if plan.training_seconds_per_item != plan.seconds_per_item:
+        timing = (
+            f"at {plan.seconds_per_item:.3g} s per test answer and "
+            f"{plan.training_seconds_per_item:.3g} s per training answer"
+        )
+    else:
+        timing = f"at {plan.seconds_per_item:.3g} s per answer"
+    lines += [
         f"Labels: {plan.test_labels} test ({plan.items} x {plan.k}"
         + (f" + {plan.extra_labels} expected for ties" if plan.extra_labels else "")
         + f") + {plan.training_labels} "
         f"training ({plan.annotators} annotators)",
-        f"Annotator-hours: {hours:.1f} at {plan.seconds_per_item:.3g} s per answer "
-        f"({plan.seconds_source})",
+        f"Annotator-hours: {hours:.1f} {timing} ({plan.seconds_source})",
         "Cost: "
         + (
             f"{plan.cost:.2f} at {plan.hourly_rate:g} per hour (time on task only)"
@@ -229,19 +307,47 @@ def _render(plan: Any, checked: Any) -> None:
             Text(f"[{row.interval_low * 100:.1f}, {row.interval_high * 100:.1f}]"),
         )
     out.print(table)
-    if checked is not None:
-        out.print(
-            Text(
-                f"Verified by {checked.studies} seeded studies of {checked.items} items "
-                f"(simulated at the {checked.layer} layer, seed {checked.seed}): mean half-width "
-                f"±{checked.mean_half_width * 100:.2f} "
-                f"(median {checked.median_half_width * 100:.2f}, "
-                f"max {checked.max_half_width * 100:.2f}; "
-                + ("within" if checked.within_10_percent else "NOT within")
-                + f" 10% of the target), coverage {checked.coverage * 100:.1f}%"
+    if spread is not None:
+        people = Table(title=Text("Pilot annotators (Jeffreys posterior)"), title_justify="left")
+        for heading in ("Annotator", "Right", "Accuracy", f"{spread.level:.0%} interval"):
+            people.add_column(heading)
+        for a in spread.annotators:
+            people.add_row(
+                Text(a.name),
+                Text(f"{a.right}/{a.answers}"),
+                Text(f"{a.accuracy:.3f}"),
+                Text(f"[{a.interval_low:.3f}, {a.interval_high:.3f}]"),
             )
-        )
+        out.print(people)
+    if checked is not None:
+        out.print(Text(_verification_line(plan, checked)))
     for note in plan.assumptions:
         out.print(Text(f"assumes: {note}"))
     for warning in plan.warnings:
         warn(f"warning: {warning}")
+
+
+def _verification_line(plan: Any, checked: Any) -> str:
+    head = (
+        f"Verified by {checked.studies} seeded studies of {checked.items} items "
+        f"(simulated at the {checked.layer} layer, seed {checked.seed}): mean half-width "
+        f"±{checked.mean_half_width * 100:.2f} "
+        f"(median {checked.median_half_width * 100:.2f}, "
+        f"max {checked.max_half_width * 100:.2f}"
+    )
+    if not checked.posterior:
+        return (
+            head
+            + "; "
+            + ("within" if checked.within_10_percent else "NOT within")
+            + f" 10% of the target), coverage {checked.coverage * 100:.1f}%"
+        )
+    # Sized at the interval's conservative end, most studies come in under the target: the
+    # share that does is the check, not the mean's distance from it.
+    return (
+        head + f"), {checked.share_within_target * 100:.1f}% of them at or under "
+        f"±{plan.target_half_width * 100:.1f}; each drew the annotators' accuracies from the "
+        f"pilot's posterior, and its interval held its own majority accuracy in "
+        f"{checked.coverage * 100:.1f}% of them (coverage; mean drawn majority accuracy "
+        f"{checked.true_majority_accuracy * 100:.1f}%)"
+    )

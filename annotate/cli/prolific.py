@@ -114,7 +114,7 @@ def create_command(
     if seconds_per_item is not None:
         source = "--seconds-per-item"
     elif pilot is not None:
-        _, _, pilot_seconds, _ = _pilot(options(ctx).workspace(), pilot)
+        pilot_seconds = _pilot(options(ctx).workspace(), pilot).test_seconds
         if pilot_seconds is not None:
             seconds_per_item, source = pilot_seconds, f"median of pilot {pilot}"
     seconds = seconds_per_item or DEFAULT_SECONDS_PER_ITEM

@@ -2,9 +2,10 @@
 the report's annotator table and datasheet, and `plan --pilot` all show.
 
 Its population is the annotator's test answers (`MEDIAN_SECONDS_OF`): the seconds an item of
-the measured task takes, the figure a plan's cost rests on. Training answers come with
-feedback and a first reading of the guidelines, so a median over both phases mixes two tasks;
-where a table shows them (the console's detail line), it names the training median apart.
+the measured task takes, the figure a plan's test labels are timed by. Training answers come
+with feedback and a first reading of the guidelines, so a median over both phases mixes two
+tasks; where a figure uses them (the console's detail line, a plan's training labels), it
+names the training median apart.
 Every header that shows the figure says so (`MEDIAN_SECONDS_HEADER`)."""
 
 from __future__ import annotations

@@ -20,11 +20,32 @@ it reports the realised half-widths and how often the interval covers the true m
 accuracy. The engine is not in that loop (200 studies of a thousand items through it would
 take an hour); a slow test runs seeded studies through the real engine (`annotate simulate`,
 then the report) and checks they agree with this layer.
+
+Pilot uncertainty. A pilot annotator's accuracy is estimated from a handful of answers (9 of
+10 right is not "0.9"), so with a pilot each annotator's accuracy is a Beta posterior from
+their right and wrong counts under the Jeffreys prior Beta(1/2, 1/2): the reference prior for
+a binomial proportion, invariant to reparametrisation, and the one whose intervals keep close
+to their nominal coverage for small counts (Brown, Cai & DasGupta 2001); unlike a uniform
+prior it moves a small count little toward 1/2, and unlike none it gives 10 of 10 right a
+posterior below 1. Accuracies are drawn independently per annotator (POSTERIOR_DRAWS seeded
+draws); each draw gives the pool's exact majority-of-k accuracy, and the draws' 2.5% and
+97.5% quantiles are its 95% interval. The items are sized at the accuracy in that interval
+(or the point estimate, should it fall outside) closest to 1/2: the Wilson half-width grows
+with p(1 - p), so that is the accuracy that needs the most items, and a pilot never plans
+fewer items than its point estimate would. `verify` then draws each simulated study's
+annotators' accuracies from the same posterior and checks coverage against that study's
+own majority accuracy. The point figures (`majority_accuracy`, `pilot_accuracies`,
+`PilotUncertainty.point_items`) are kept beside them.
+
+The pool's majority accuracy is computed through the number R of right votes: a wrong vote
+falls on the other classes evenly whoever casts it, so P(majority right | R) is one function
+of R (`right_vote_outcomes`), and the distribution of R over random k-subsets of the pool is
+the coefficient of x^r y^(k-r) in prod_i (1 + p_i x + (1 - p_i) y) over C(m, k)
+(`right_vote_distribution`): exact over every subset, for thousands of draws at once.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,8 +56,13 @@ import numpy as np
 from annotate.scoring.intervals import wilson_half_width, wilson_interval
 from annotate.specs import ProtocolSpec
 
-MAX_SUBSETS = 2000
-"""k-subsets of a pilot's annotators averaged exactly up to this many, else sampled."""
+POSTERIOR_DRAWS = 10_000
+"""Draws of the pilot annotators' accuracies (a few hundredths of a second): between seeds,
+the docs' 20-answer pilot then plans 317 to 325 items (4,000 draws: 311 to 329)."""
+CREDIBLE_LEVEL = 0.95
+JEFFREYS = (0.5, 0.5)
+"""Beta prior of each pilot annotator's accuracy (see the module docstring)."""
+PRIOR_NAME = "Jeffreys Beta(1/2, 1/2)"
 MAX_ITEMS = 1_000_000
 WIDTH_TABLE_ITEMS = (25, 50, 100, 200, 300, 500, 1000, 2000)
 
@@ -68,13 +94,17 @@ MAX_EXTRA_LABELS = 50
 """Extra labels one tied item may take under extra-annotator (a tie left after them: wrong)."""
 
 
-def _add_vote(dist: dict[tuple[int, ...], float], p: float, c: int) -> dict[tuple[int, ...], float]:
+Prob = float | np.ndarray
+"""A probability, or one per posterior draw (an array: the draws ride along every sum)."""
+
+
+def _add_vote(dist: dict[tuple[int, ...], Prob], p: Prob, c: int) -> dict[tuple[int, ...], Prob]:
     """The vote counts after one more annotator, right with probability p."""
     step = [p] + [(1 - p) / (c - 1)] * (c - 1)
-    nxt: dict[tuple[int, ...], float] = {}
+    nxt: dict[tuple[int, ...], Prob] = {}
     for counts, prob in dist.items():
         for cls, q in enumerate(step):
-            if q == 0:
+            if isinstance(q, float) and q == 0:
                 continue
             key = (*counts[:cls], counts[cls] + 1, *counts[cls + 1 :])
             nxt[key] = nxt.get(key, 0.0) + prob * q
@@ -99,34 +129,44 @@ def vote_outcome(
     `extra_accuracy`, default the annotators' mean) until the tie breaks."""
     if tie_rule not in TIE_RULES:
         raise ValueError(f"unknown tie rule {tie_rule!r}")
-    c, k = n_classes, len(accuracies)
     # distribution of vote counts, one annotator at a time (a dict over count vectors)
-    dist: dict[tuple[int, ...], float] = {(0,) * c: 1.0}
+    dist: dict[tuple[int, ...], Prob] = {(0,) * n_classes: 1.0}
     for p in accuracies:
-        dist = _add_vote(dist, p, c)
-    assert k == 0 or abs(sum(dist.values()) - 1) < 1e-9
-    extra = 0.0
-    if tie_rule == "extra-annotator" and k:
-        p_extra = float(np.mean(accuracies)) if extra_accuracy is None else extra_accuracy
+        dist = _add_vote(dist, p, n_classes)
+    assert not len(accuracies) or abs(sum(dist.values()) - 1) < 1e-9
+    if extra_accuracy is None:
+        extra_accuracy = float(np.mean(accuracies)) if len(accuracies) else 0.0
+    total, extra = _settle(dist, n_classes, tie_rule, extra_accuracy)
+    return float(total), float(extra)
+
+
+def _settle(
+    dist: dict[tuple[int, ...], Prob], c: int, tie_rule: str, p_extra: Prob
+) -> tuple[Prob, Prob]:
+    """P(right) and the expected extra labels from a distribution of vote counts (class 0 the
+    right one) under `tie_rule`; extra labels are right with `p_extra`."""
+    extra: Prob = 0.0
+    if tie_rule == "extra-annotator" and sum(next(iter(dist))) > 0:  # k > 0
         settled = {key: prob for key, prob in dist.items() if not _is_tied(key)}
         open_ = {key: prob for key, prob in dist.items() if _is_tied(key)}
         for _ in range(MAX_EXTRA_LABELS):
-            if sum(open_.values()) < 1e-12:
+            still_open = sum(open_.values(), 0.0)
+            if np.max(still_open) < 1e-12:
                 break
-            extra += sum(open_.values())
+            extra = extra + still_open
             open_ = _add_vote(open_, p_extra, c)
             for key in [key for key in open_ if not _is_tied(key)]:
                 settled[key] = settled.get(key, 0.0) + open_.pop(key)
         dist = settled  # a tie still open after MAX_EXTRA_LABELS scores as wrong
-    total = 0.0
+    total: Prob = 0.0
     for counts, prob in dist.items():
         top = max(counts)
         if counts[0] == top:
             t = sum(1 for x in counts if x == top)
             if t == 1:
-                total += prob
+                total = total + prob
             elif tie_rule != "abstain":
-                total += prob / t
+                total = total + prob / t
     return total, extra
 
 
@@ -138,40 +178,82 @@ def majority_accuracy(
     return vote_outcome(accuracies, n_classes, tie_rule)[0]
 
 
+def right_vote_outcomes(
+    k: int, n_classes: int, tie_rule: str, extra_accuracy: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For r = 0..k right votes of k: P(the majority is right) and the expected extra labels,
+    shape (k + 1,), or (draws, k + 1) for an array of `extra_accuracy` (one per draw).
+    Who cast the votes does not matter: a wrong vote falls on the other classes evenly."""
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {tie_rule!r}")
+    shape = np.shape(extra_accuracy)
+    right, extra = [], []
+    for r in range(k + 1):
+        dist: dict[tuple[int, ...], Prob] = {(0,) * n_classes: 1.0}
+        for p in [1.0] * r + [0.0] * (k - r):
+            dist = _add_vote(dist, p, n_classes)
+        value, more = _settle(dist, n_classes, tie_rule, extra_accuracy)
+        right.append(np.broadcast_to(value, shape))
+        extra.append(np.broadcast_to(more, shape))
+    return np.stack(right, axis=-1), np.stack(extra, axis=-1)
+
+
+def right_vote_distribution(pool: np.ndarray, k: int) -> np.ndarray:
+    """P(r of an item's k annotators answer right), r = 0..k, when they are a uniformly random
+    k-subset of `pool` (accuracies, last axis; leading axes are draws): the coefficient of
+    x^r y^(k-r) in prod_i (1 + p_i x + (1 - p_i) y), divided by C(m, k)."""
+    pool = np.asarray(pool, dtype=float)
+    m = pool.shape[-1]
+    if k > m:
+        raise ValueError(f"k = {k} needs at least {k} annotators; the pilot has {m}")
+    # g[..., a, b]: sum over disjoint sets A (right) and B (wrong), |A| = a, |B| = b, so far
+    g = np.zeros((*pool.shape[:-1], k + 1, k + 1))
+    g[..., 0, 0] = 1.0
+    for i in range(m):
+        p = pool[..., i, None, None]
+        nxt = g.copy()
+        nxt[..., 1:, :] += p * g[..., :-1, :]
+        nxt[..., :, 1:] += (1 - p) * g[..., :, :-1]
+        g = nxt
+    r = np.arange(k + 1)
+    return g[..., r, k - r] / math.comb(m, k)
+
+
 def pool_majority_accuracy(
-    pool: Sequence[float], k: int, n_classes: int, seed: int = 0, tie_rule: str = "random"
+    pool: Sequence[float], k: int, n_classes: int, tie_rule: str = "random"
 ) -> tuple[float, str]:
     """The majority-of-k accuracy when each item's k annotators are a random k-subset of
-    `pool` (a pilot's annotators), and how it was averaged."""
-    value, how, _ = pool_vote_outcome(pool, k, n_classes, seed, tie_rule)
+    `pool` (a pilot's annotators), and how it was computed."""
+    value, how, _ = pool_vote_outcome(pool, k, n_classes, tie_rule)
     return value, how
 
 
 def pool_vote_outcome(
-    pool: Sequence[float], k: int, n_classes: int, seed: int = 0, tie_rule: str = "random"
+    pool: Sequence[float], k: int, n_classes: int, tie_rule: str = "random"
 ) -> tuple[float, str, float]:
     """`pool_majority_accuracy` and the expected extra labels per item (extra-annotator:
-    drawn at the pool's mean accuracy)."""
-    if k > len(pool):
-        raise ValueError(f"k = {k} needs at least {k} annotators; the pilot has {len(pool)}")
-    n_subsets = math.comb(len(pool), k)
-    if n_subsets <= MAX_SUBSETS:
-        subsets = list(itertools.combinations(pool, k))
-        how = (
-            f"exact over all {n_subsets} sets of {k} pilot annotators"
-            if n_subsets > 1
-            else f"exact for the pilot's {k} annotators"
-        )
-    else:
-        rng = np.random.default_rng(seed)
-        subsets = [
-            tuple(np.asarray(pool)[rng.choice(len(pool), k, replace=False)])
-            for _ in range(MAX_SUBSETS)
-        ]
-        how = f"mean over {MAX_SUBSETS} seeded random sets of {k} pilot annotators"
-    p_extra = float(np.mean(pool))
-    outcomes = np.array([vote_outcome(s, n_classes, tie_rule, p_extra) for s in subsets])
-    return float(outcomes[:, 0].mean()), how, float(outcomes[:, 1].mean())
+    drawn at the pool's mean accuracy). Exact over every k-subset, however many."""
+    n_subsets = math.comb(len(pool), k) if k <= len(pool) else 0
+    right, extra = pool_outcome_draws(
+        np.asarray(pool, dtype=float)[None, :], k, n_classes, tie_rule
+    )
+    how = (
+        f"exact over all {n_subsets:,} sets of {k} pilot annotators"
+        if n_subsets > 1
+        else f"exact for the pilot's {k} annotators"
+    )
+    return float(right[0]), how, float(extra[0])
+
+
+def pool_outcome_draws(
+    pools: np.ndarray, k: int, n_classes: int, tie_rule: str = "random"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The majority-of-k accuracy and expected extra labels of each row of `pools` (one row
+    of annotator accuracies per draw), k annotators a random k-subset of the row's."""
+    p_extra = pools.mean(axis=1) if tie_rule == "extra-annotator" else 0.0
+    right, extra = right_vote_outcomes(k, n_classes, tie_rule, p_extra)
+    dist = right_vote_distribution(pools, k)
+    return (dist * right).sum(axis=-1), (dist * extra).sum(axis=-1)
 
 
 @dataclass
@@ -183,24 +265,67 @@ class WidthRow:
 
 
 @dataclass
+class PilotAnnotator:
+    """One pilot annotator: their counts, the point accuracy and its posterior interval."""
+
+    name: str
+    right: int
+    answers: int
+    """Test answers on items with gold."""
+    accuracy: float
+    """right / answers: the point estimate the plan used before it carried the uncertainty."""
+    interval_low: float
+    interval_high: float
+    """Equal-tailed 95% interval of the Beta posterior (`PRIOR_NAME`)."""
+
+
+@dataclass
+class PilotUncertainty:
+    """What the pilot's small counts leave open, and the accuracy the plan is sized at."""
+
+    prior: str
+    level: float
+    draws: int
+    seed: int
+    majority_accuracy_median: float
+    majority_accuracy_low: float
+    majority_accuracy_high: float
+    """The majority-of-k accuracy's interval over the posterior draws (equal-tailed)."""
+    sized_at: str
+    """Which accuracy the items are sized at (`Plan.planning_accuracy`): the one nearest 50%,
+    where the Wilson interval is widest."""
+    point_items: int
+    """The items the point estimate (`Plan.majority_accuracy`) alone would plan."""
+    annotators: list[PilotAnnotator]
+
+
+@dataclass
 class Plan:
     task: str
     n_classes: int
     k: int
     annotator_accuracy: float
-    """Mean single-annotator accuracy (the pilot's mean with --pilot)."""
+    """Mean single-annotator accuracy (the pilot's mean point estimate with --pilot)."""
     majority_accuracy: float
+    """The point majority-of-k accuracy: at the given accuracy, or the pilot's point estimates."""
     majority_accuracy_method: str
+    planning_accuracy: float
+    """The majority accuracy the items, half-width and width table are computed at:
+    `majority_accuracy` without a pilot; with one, the end of its posterior interval nearest
+    1/2 (`pilot_uncertainty.sized_at`)."""
     target_half_width: float
     items: int
     half_width: float
-    """Wilson half-width at the planned accuracy and `items`."""
+    """Wilson half-width at `planning_accuracy` and `items`."""
     interval_method: str
     test_labels: int
     """k per item, plus the expected extra labels of ties (`extra_labels`)."""
     training_labels: int
     annotators: int
     seconds_per_item: float
+    """Seconds per test answer."""
+    training_seconds_per_item: float
+    """Seconds per training answer (a pilot's training median when it has one)."""
     seconds_source: str
     annotator_hours: float
     hourly_rate: float | None
@@ -209,12 +334,83 @@ class Plan:
     assumptions: list[str] = field(default_factory=list)
     pilot: str | None = None
     pilot_accuracies: dict[str, float] | None = None
+    """Each pilot annotator's point accuracy (`pilot_uncertainty.annotators` has the rest)."""
     tie_rule: str = "random"
     """The protocol's tie rule, which the majority accuracy and `verify` follow."""
     extra_labels: int = 0
     """Expected labels past k for ties (tie_rule extra-annotator), rounded up."""
     warnings: list[str] = field(default_factory=list)
     """What makes the plan doubtful: annotators at or below chance."""
+    pilot_uncertainty: PilotUncertainty | None = None
+    """With a pilot of counted answers: the posterior figures (None without a pilot)."""
+
+
+def posterior_accuracies(
+    right: Sequence[int], answers: Sequence[int], draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """`draws` rows of the pilot annotators' accuracies, each drawn from its own Beta
+    posterior (prior `JEFFREYS`), independently: shape (draws, annotators)."""
+    r = np.asarray(right, dtype=float)
+    n = np.asarray(answers, dtype=float)
+    return rng.beta(r + JEFFREYS[0], n - r + JEFFREYS[1], size=(draws, len(r)))
+
+
+def _posterior_rng(seed: int) -> np.random.Generator:
+    # Its own stream: the plan's draws do not shift `verify`'s studies of the same seed.
+    return np.random.default_rng([seed, 1])
+
+
+def _pilot_uncertainty(
+    names: Sequence[str],
+    right: Sequence[int],
+    answers: Sequence[int],
+    *,
+    k: int,
+    n_classes: int,
+    tie_rule: str,
+    point: float,
+    half_width: float,
+    seed: int,
+    draws: int,
+) -> tuple[PilotUncertainty, float]:
+    """The posterior figures of a pilot and the accuracy to size the study at."""
+    from scipy.special import betaincinv  # lazily: scipy is slow to import
+
+    tail = (1 - CREDIBLE_LEVEL) / 2
+    people = []
+    for name, r, n in zip(names, right, answers, strict=True):
+        a, b = r + JEFFREYS[0], n - r + JEFFREYS[1]
+        low, high = betaincinv(a, b, [tail, 1 - tail])
+        people.append(PilotAnnotator(name, int(r), int(n), r / n, float(low), float(high)))
+    pools = posterior_accuracies(right, answers, draws, _posterior_rng(seed))
+    values, _ = pool_outcome_draws(pools, k, n_classes, tie_rule)
+    low, median, high = (float(x) for x in np.quantile(values, [tail, 0.5, 1 - tail]))
+    # The Wilson half-width grows with p(1 - p): the accuracy nearest 1/2 needs the most items.
+    # The point estimate joins the range so a pilot never plans fewer items than it would.
+    lowest, highest = min(low, point), max(high, point)
+    planning = min(max(0.5, lowest), highest)
+    interval = f"the {CREDIBLE_LEVEL:.0%} interval"
+    if planning == point:
+        sized_at = f"the point estimate, nearer 50% than {interval}"
+    elif planning == low:
+        sized_at = f"the lower end of {interval}"
+    elif planning == high:
+        sized_at = f"the upper end of {interval}"
+    else:
+        sized_at = f"50%, inside {interval}"
+    uncertainty = PilotUncertainty(
+        prior=PRIOR_NAME,
+        level=CREDIBLE_LEVEL,
+        draws=draws,
+        seed=seed,
+        majority_accuracy_median=median,
+        majority_accuracy_low=low,
+        majority_accuracy_high=high,
+        sized_at=sized_at,
+        point_items=items_for_half_width(point, half_width),
+        annotators=people,
+    )
+    return uncertainty, planning
 
 
 def make_plan(
@@ -233,30 +429,54 @@ def make_plan(
     assumptions: Sequence[str] = (),
     pilot: str | None = None,
     pilot_names: Sequence[str] | None = None,
+    pilot_right: Sequence[int] | None = None,
+    pilot_answers: Sequence[int] | None = None,
     seed: int = 0,
     tie_rule: str = "random",
+    training_seconds_per_item: float | None = None,
+    draws: int = POSTERIOR_DRAWS,
 ) -> Plan:
     """The plan: items for the target half-width, labels, hours, cost and the width table.
-    One accuracy means every annotator has it; several are a pilot's annotators."""
+    One accuracy means every annotator has it; several are a pilot's annotators. With the
+    pilot's counts (`pilot_right` of `pilot_answers`), the items are sized at the
+    conservative end of the posterior interval of the majority accuracy (seeded by `seed`).
+    Training labels take `training_seconds_per_item` (default: `seconds_per_item`)."""
     if len(accuracies) == 1:
         p_maj, extra = vote_outcome([accuracies[0]] * k, n_classes, tie_rule)
         how = (
             f"exact: majority of {k} annotators at accuracy {accuracies[0]:g}, {n_classes} classes"
         )
     else:
-        p_maj, how, extra = pool_vote_outcome(accuracies, k, n_classes, seed, tie_rule)
+        p_maj, how, extra = pool_vote_outcome(accuracies, k, n_classes, tie_rule)
     how += f", ties: {tie_rule}"
-    items = items_for_half_width(p_maj, half_width)
+    uncertainty, planning = None, p_maj
+    if pilot_right is not None and pilot_answers is not None:
+        uncertainty, planning = _pilot_uncertainty(
+            pilot_names or [str(i + 1) for i in range(len(pilot_right))],
+            pilot_right,
+            pilot_answers,
+            k=k,
+            n_classes=n_classes,
+            tie_rule=tie_rule,
+            point=p_maj,
+            half_width=half_width,
+            seed=seed,
+            draws=draws,
+        )
+    items = items_for_half_width(planning, half_width)
     extra_labels = math.ceil(items * extra - 1e-9)
     test_labels = items * k + extra_labels
     training_labels = annotators * training_items
-    hours = (test_labels + training_labels) * seconds_per_item / 3600
+    training_seconds = (
+        seconds_per_item if training_seconds_per_item is None else (training_seconds_per_item)
+    )
+    hours = (test_labels * seconds_per_item + training_labels * training_seconds) / 3600
     table_sizes = sorted({*WIDTH_TABLE_ITEMS, items})
     rows = []
     for n in table_sizes:
-        low, high = wilson_interval(p_maj * n, n)
+        low, high = wilson_interval(planning * n, n)
         assert low is not None and high is not None
-        rows.append(WidthRow(n, wilson_half_width(p_maj, n), low, high))
+        rows.append(WidthRow(n, wilson_half_width(planning, n), low, high))
     mean = float(np.mean(accuracies))
     warnings = []
     if mean <= 1 / n_classes + 1e-12:
@@ -275,14 +495,16 @@ def make_plan(
         annotator_accuracy=mean,
         majority_accuracy=p_maj,
         majority_accuracy_method=how,
+        planning_accuracy=planning,
         target_half_width=half_width,
         items=items,
-        half_width=wilson_half_width(p_maj, items),
+        half_width=wilson_half_width(planning, items),
         interval_method=interval_method,
         test_labels=test_labels,
         training_labels=training_labels,
         annotators=annotators,
         seconds_per_item=seconds_per_item,
+        training_seconds_per_item=training_seconds,
         seconds_source=seconds_source,
         annotator_hours=hours,
         hourly_rate=hourly_rate,
@@ -296,6 +518,7 @@ def make_plan(
         tie_rule=tie_rule,
         extra_labels=extra_labels,
         warnings=warnings,
+        pilot_uncertainty=uncertainty,
     )
 
 
@@ -312,19 +535,48 @@ class Verification:
     within_10_percent: bool
     """Mean realised half-width within 10% of the target."""
     coverage: float
-    """Share of studies whose interval holds the true majority accuracy."""
+    """Share of studies whose interval holds the true majority accuracy (with `posterior`:
+    the study's own, from its drawn accuracies)."""
     true_majority_accuracy: float
+    """The majority accuracy the intervals are checked against; with `posterior`, the mean
+    of the studies' drawn values."""
+    share_within_target: float = 0.0
+    """Share of studies whose realised half-width is at or under the target."""
+    posterior: bool = False
+    """Each study drew its annotators' accuracies from the pilot's posterior."""
 
 
 def verify(
-    plan: Plan, studies: int, seed: int = 0, accuracies: Sequence[float] | None = None
+    plan: Plan,
+    studies: int,
+    seed: int = 0,
+    accuracies: Sequence[float] | None = None,
+    posterior: bool | None = None,
 ) -> Verification:
-    """`studies` seeded studies of the plan's size simulated at the aggregation layer."""
+    """`studies` seeded studies of the plan's size simulated at the aggregation layer. With a
+    pilot's posterior (`plan.pilot_uncertainty`; `posterior=False` turns it off) each study
+    first draws the annotators' accuracies from it, so the coverage allows for the pilot's
+    own uncertainty; else every study has the point accuracies (`accuracies`, a pilot's)."""
     rng = np.random.default_rng(seed)
     n, k, c = plan.items, plan.k, plan.n_classes
-    pool = np.asarray(accuracies if accuracies is not None else [plan.annotator_accuracy])
+    uncertainty = plan.pilot_uncertainty
+    drawn = uncertainty is not None if posterior is None else posterior and bool(uncertainty)
+    if drawn:
+        assert uncertainty is not None
+        people = uncertainty.annotators
+        pools = posterior_accuracies(
+            [a.right for a in people],
+            [a.answers for a in people],
+            studies,
+            np.random.default_rng([seed, 2]),  # apart from the votes' stream
+        )
+        truths = pool_outcome_draws(pools, k, c, plan.tie_rule)[0]
+    else:
+        pool = np.asarray(accuracies if accuracies is not None else [plan.annotator_accuracy])
+        pools = np.broadcast_to(pool, (studies, len(pool)))
+        truths = np.full(studies, plan.majority_accuracy)
     halves, covered = [], 0
-    for _ in range(studies):
+    for pool, truth in zip(pools, truths, strict=True):
         if len(pool) == 1:
             p = np.full((n, k), pool[0])
         else:  # each item's k annotators: a random k-subset of the pilot's
@@ -346,7 +598,7 @@ def verify(
         low, high = wilson_interval(correct, n)
         assert low is not None and high is not None
         halves.append((high - low) / 2)
-        covered += low <= plan.majority_accuracy <= high
+        covered += low <= truth <= high
     h = np.asarray(halves)
     return Verification(
         studies=studies,
@@ -360,7 +612,9 @@ def verify(
             abs(h.mean() - plan.target_half_width) <= 0.1 * plan.target_half_width
         ),
         coverage=covered / studies,
-        true_majority_accuracy=plan.majority_accuracy,
+        true_majority_accuracy=float(np.mean(truths)) if drawn else plan.majority_accuracy,
+        share_within_target=float(np.mean(h <= plan.target_half_width + 1e-12)),
+        posterior=drawn,
     )
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sqlmodel import Session, select
 
 from annotate.report.build import study_report
 from annotate.scoring.plan import (
@@ -15,11 +18,13 @@ from annotate.scoring.plan import (
     majority_accuracy,
     make_plan,
     pool_majority_accuracy,
+    pool_vote_outcome,
     verify,
     vote_outcome,
     wilson_half_width,
 )
 from annotate.simulate import simulate
+from annotate.store.models import Label
 from tests.engine_helpers import rte_study
 
 
@@ -41,6 +46,128 @@ def test_pool_accuracy_averages_every_subset_of_the_pilot():
     pairs = [(0.9, 0.8), (0.9, 0.7), (0.8, 0.7)]
     assert value == pytest.approx(np.mean([majority_accuracy(p, 2) for p in pairs]))
     assert "all 3 sets" in how
+
+
+@pytest.mark.parametrize("rule", ["random", "abstain", "extra-annotator"])
+def test_pool_outcome_is_exact_over_every_subset_under_each_tie_rule(rule):
+    pool = [0.95, 0.9, 0.8, 0.7, 0.65, 0.6]
+    subsets = list(itertools.combinations(pool, 4))
+    each = [vote_outcome(s, 3, rule, float(np.mean(pool))) for s in subsets]
+    value, how, extra = pool_vote_outcome(pool, 4, 3, tie_rule=rule)
+    assert value == pytest.approx(np.mean([v for v, _ in each]), abs=1e-12)
+    assert extra == pytest.approx(np.mean([e for _, e in each]), abs=1e-12)
+    assert "all 15 sets of 4" in how
+
+
+def _pilot_plan(right, answers, *, seed=0, half_width=0.03, k=5):
+    """A plan from a pilot of these counts (annotator i: right[i] of answers[i])."""
+    return make_plan(
+        task="superglue/rte",
+        n_classes=2,
+        k=k,
+        half_width=half_width,
+        accuracies=[r / n for r, n in zip(right, answers, strict=True)],
+        seconds_per_item=10,
+        seconds_source="assumed",
+        annotators=k,
+        training_items=6,
+        hourly_rate=None,
+        interval_method="Wilson",
+        pilot="pilot",
+        pilot_names=[f"a{i}" for i in range(len(right))],
+        pilot_right=right,
+        pilot_answers=answers,
+        seed=seed,
+    )
+
+
+def test_the_pilots_posterior_interval_holds_the_point_and_narrows_with_more_items():
+    """The majority accuracy's interval from a pilot of 20 answers each holds the point
+    estimate; ten times the answers at the same accuracies gives a narrower interval."""
+    right = [17, 15, 16, 18, 14, 19]
+    small = _pilot_plan(right, [20] * 6)
+    large = _pilot_plan([10 * r for r in right], [200] * 6)
+    assert small.majority_accuracy == pytest.approx(large.majority_accuracy)  # same point
+    for plan in (small, large):
+        spread = plan.pilot_uncertainty
+        assert spread is not None and spread.prior.startswith("Jeffreys")
+        assert spread.majority_accuracy_low <= plan.majority_accuracy
+        assert plan.majority_accuracy <= spread.majority_accuracy_high
+    width = {
+        name: p.pilot_uncertainty.majority_accuracy_high - p.pilot_uncertainty.majority_accuracy_low
+        for name, p in (("small", small), ("large", large))
+    }
+    assert width["large"] < width["small"] / 2
+    # each annotator's own interval narrows too, and holds their point accuracy
+    pairs = zip(small.pilot_uncertainty.annotators, large.pilot_uncertainty.annotators, strict=True)
+    for a, b in pairs:
+        assert a.interval_low <= a.accuracy <= a.interval_high
+        assert b.interval_high - b.interval_low < a.interval_high - a.interval_low
+
+
+def test_the_docs_pilot_figures():
+    """docs/guide/protocols.md quotes the plan of its example's pilot (the page's own run
+    checks 325 and 118) and of ten times its answers."""
+    right = [19, 15, 16, 19, 16]
+    plan = _pilot_plan(right, [20] * 5)
+    spread = plan.pilot_uncertainty
+    assert (plan.items, spread.point_items) == (325, 118)
+    assert round(plan.majority_accuracy * 100, 1) == 97.8
+    assert [
+        round(x * 100, 1) for x in (spread.majority_accuracy_low, spread.majority_accuracy_high)
+    ] == [91.8, 99.3]
+    tenfold = _pilot_plan([10 * r for r in right], [200] * 5)
+    low, high = (
+        tenfold.pilot_uncertainty.majority_accuracy_low,
+        tenfold.pilot_uncertainty.majority_accuracy_high,
+    )
+    assert [round(low * 100, 1), round(high * 100, 1)] == [96.7, 98.6]
+    assert tenfold.items == 156
+
+
+def test_a_small_pilot_plans_at_least_the_point_plans_items():
+    """A pilot of ten answers each is sized at the conservative end of its interval: more
+    items than its point estimate alone asks for, which are still stated."""
+    plan = _pilot_plan([9, 8, 9, 7, 8], [10] * 5)
+    point = items_for_half_width(plan.majority_accuracy, 0.03)
+    assert plan.pilot_uncertainty.point_items == point
+    assert plan.items > point
+    assert plan.planning_accuracy == pytest.approx(plan.pilot_uncertainty.majority_accuracy_low)
+    assert plan.half_width <= 0.03
+    assert plan.test_labels == plan.items * 5
+    # a pilot whose every annotator was always right: the point (1.0) is outside the
+    # interval, and still no fewer items than it would plan
+    perfect = _pilot_plan([10] * 5, [10] * 5)
+    assert perfect.majority_accuracy == pytest.approx(1.0)
+    assert perfect.items >= perfect.pilot_uncertainty.point_items
+
+
+def test_the_posterior_figures_are_seeded():
+    a = _pilot_plan([9, 8, 9, 7, 8, 6], [10] * 6, seed=4)
+    b = _pilot_plan([9, 8, 9, 7, 8, 6], [10] * 6, seed=4)
+    other = _pilot_plan([9, 8, 9, 7, 8, 6], [10] * 6, seed=5)
+    assert a == b
+    assert verify(a, 30, seed=4) == verify(b, 30, seed=4)
+    assert (
+        a.pilot_uncertainty.majority_accuracy_low != other.pilot_uncertainty.majority_accuracy_low
+    )
+    assert a.pilot_uncertainty.seed == 4
+
+
+def test_verify_draws_each_studys_accuracies_from_the_pilots_posterior():
+    """Each simulated study has its own annotators' accuracies, drawn from the posterior,
+    and its interval is checked against its own majority accuracy."""
+    plan = _pilot_plan([9, 8, 9, 7, 8], [10] * 5, half_width=0.05)
+    drawn = verify(plan, 200, seed=1)
+    fixed = verify(plan, 200, seed=1, accuracies=list(plan.pilot_accuracies.values()),
+                   posterior=False)  # fmt: skip
+    assert drawn.posterior and not fixed.posterior
+    assert fixed.true_majority_accuracy == plan.majority_accuracy
+    # the posterior's mean majority accuracy sits below the point estimate of 8.2/10 each
+    assert drawn.true_majority_accuracy < plan.majority_accuracy
+    assert drawn.coverage >= 0.9
+    # sized at the conservative end: most studies come in at or under the target
+    assert drawn.share_within_target >= 0.9
 
 
 def test_items_are_the_smallest_n_that_reach_the_half_width():
@@ -147,10 +274,84 @@ def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
     assert plan["task"] == "superglue/rte"
     assert set(plan["pilot_accuracies"]) == {f"sim{i}" for i in range(1, 7)}
     assert "all 6 sets of 5" in plan["majority_accuracy_method"]
-    assert plan["seconds_source"] == "median of pilot pilot"
+    # simulate times both phases: training labels take the pilot's training median
+    assert plan["seconds_source"].startswith("medians of pilot pilot: per test answer")
     assert plan["annotator_accuracy"] == pytest.approx(
         np.mean(list(plan["pilot_accuracies"].values()))
     )
+
+
+def test_the_pilot_plans_json_has_the_uncertainty_beside_the_point_figures(
+    cli, workspace, tmp_path
+):
+    rte_study(workspace.engine, tmp_path, name="pilot", test=20, gate_threshold=0.0)
+    simulate(workspace.engine, "pilot", 5, 0.8, seed=3, accuracies=[0.9, 0.85, 0.8, 0.8, 0.75])
+    args = ("plan", "--pilot", "pilot", "--half-width", "0.04", "--seed", "2")
+    r = cli(*args, "--format", "json", "--verify", "30")
+    assert r.code == 0, r.stderr
+    plan = r.json()
+    # 20 answers each leave the majority accuracy uncertain: more items than the point's
+    assert plan["items"] > items_for_half_width(plan["majority_accuracy"], 0.04)
+    spread = plan["pilot_uncertainty"]
+    assert spread["prior"] == "Jeffreys Beta(1/2, 1/2)"
+    assert spread["draws"] == 10_000 and spread["seed"] == 2 and spread["level"] == 0.95
+    assert spread["majority_accuracy_low"] <= spread["majority_accuracy_median"]
+    assert spread["majority_accuracy_median"] <= spread["majority_accuracy_high"]
+    assert plan["planning_accuracy"] == pytest.approx(spread["majority_accuracy_low"])
+    assert plan["items"] >= spread["point_items"]
+    assert "lower end" in spread["sized_at"]
+    people = {a["name"]: a for a in spread["annotators"]}
+    assert set(people) == set(plan["pilot_accuracies"])
+    for name, a in people.items():
+        assert a["answers"] == 20 and a["accuracy"] == plan["pilot_accuracies"][name]
+        assert a["right"] == round(a["accuracy"] * 20)
+    assert plan["verify"]["posterior"] is True
+    assert 0 <= plan["verify"]["share_within_target"] <= 1
+    # the table says the same, with the point estimate named as such
+    table = cli(*args).stdout
+    assert f"{plan['items']} test items" in table
+    assert "the point estimate alone would plan" in table
+    assert "Pilot annotators (Jeffreys posterior)" in table
+
+
+def test_training_labels_take_the_pilots_training_median(cli, workspace, tmp_path):
+    """A pilot whose training answers took twice as long as its test answers: the plan's
+    hours count training labels at the training median, and say so."""
+    rte_study(workspace.engine, tmp_path, name="pilot", test=20, gate_threshold=0.0)
+    simulate(workspace.engine, "pilot", 5, 0.8, seed=3)
+    with Session(workspace.engine) as session:
+        for label in session.exec(select(Label)).all():
+            seconds = 20 if label.phase == "training" else 10
+            label.answered_at = label.shown_at + timedelta(seconds=seconds)
+            session.add(label)
+        session.commit()
+    r = cli("plan", "--pilot", "pilot", "--half-width", "0.05", "--format", "json")
+    assert r.code == 0, r.stderr
+    plan = r.json()
+    # (SQLite's julianday times answers to about a millisecond)
+    assert plan["annotator_hours"] == pytest.approx(
+        (plan["test_labels"] * 10 + plan["training_labels"] * 20) / 3600, rel=1e-3
+    )
+    assert plan["seconds_per_item"] == pytest.approx(10, abs=0.01)
+    assert plan["training_seconds_per_item"] == pytest.approx(20, abs=0.01)
+    assert "per training answer for training labels" in plan["seconds_source"]
+    table = cli("plan", "--pilot", "pilot", "--half-width", "0.05").stdout
+    assert "at 10 s per test answer and 20 s per training answer" in table
+
+
+def test_a_pilot_without_timed_training_answers_times_training_by_the_test_median(
+    cli, workspace, tmp_path
+):
+    rte_study(workspace.engine, tmp_path, name="pilot", test=20, gate_threshold=0.0)
+    simulate(workspace.engine, "pilot", 5, 0.8, seed=3)
+    with Session(workspace.engine) as session:
+        for label in session.exec(select(Label).where(Label.phase == "training")).all():
+            label.answered_at = None  # as an import without times
+            session.add(label)
+        session.commit()
+    plan = cli("plan", "--pilot", "pilot", "--half-width", "0.05", "--format", "json").json()
+    assert plan["training_seconds_per_item"] == plan["seconds_per_item"]
+    assert "for training labels too" in plan["seconds_source"]
 
 
 def test_a_pilot_of_another_task_is_refused(cli, workspace, tmp_path):
@@ -165,7 +366,7 @@ def test_a_pilot_of_another_task_is_refused(cli, workspace, tmp_path):
     # Five pilot annotators and k=5: one set of them, said as such; seconds to three figures.
     assert "exact for the pilot's 5 annotators" in same.stdout
     assert "all 1 sets" not in same.stdout
-    seconds = re.search(r"at ([0-9.]+) s per answer", same.stdout)
+    seconds = re.search(r"at ([0-9.]+) s per test answer", same.stdout)
     assert seconds is not None and len(seconds[1].replace(".", "").lstrip("0")) <= 3
 
 

@@ -111,6 +111,28 @@ def _seconds_expression(dialect: str) -> ColumnElement[Any] | None:
     return None
 
 
+def answer_seconds(engine: Engine, study_id: int, phase: str) -> np.ndarray:
+    """The seconds each answer of `phase` in the study took (shown to answered); NaN where
+    unknown (a label imported without times). `plan --pilot` times training labels by the
+    training answers' median: they come with feedback and cost more than a test answer."""
+    with engine.connect() as conn:
+        seconds = _seconds_expression(conn.dialect.name)
+        columns: list[Any] = (
+            [seconds] if seconds is not None else [Label.shown_at, Label.answered_at]
+        )
+        where = (Label.study_id == study_id, Label.phase == phase)
+        cols = fetch_columns(conn, select(*columns).where(*where), len(columns))
+    if seconds is not None:
+        return np.asarray(cols[0], dtype=float)
+    return np.asarray(
+        [
+            np.nan if a is None or b is None else (b - a).total_seconds()
+            for a, b in zip(cols[0], cols[1], strict=True)
+        ],
+        dtype=float,
+    )
+
+
 def fetch_columns(conn: Any, statement: Any, n_columns: int) -> list[tuple[Any, ...]]:
     """Run a select and return its result as columns. Rows come straight from the driver's
     cursor: building 500,000 SQLAlchemy Row objects would cost more than the query."""
