@@ -89,6 +89,15 @@ def plan_command(
         0, "--verify", min=0, help="Check by N seeded simulated studies of the planned size"
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of --verify and of a pilot's posterior draws"),
+    assurance: float = typer.Option(
+        0.8,
+        "--assurance",
+        min=0.5,
+        max=0.999,
+        help="With --pilot: the probability, given the pilot's few answers, that the study's "
+        "majority accuracy needs no more items for --half-width than planned (0.975: sized at "
+        "the lower end of its 95% interval)",
+    ),
     fmt: Format = typer.Option(Format.table, "--format"),
 ) -> None:
     """Plan a study's size for a target precision: test items, labels, annotator-hours, cost,
@@ -174,6 +183,7 @@ def plan_command(
             seed=seed,
             tie_rule=proto.tie_rule,
             training_seconds_per_item=training_seconds,
+            assurance=assurance,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -270,8 +280,12 @@ def _render(plan: Any, checked: Any) -> None:
             f"[{spread.majority_accuracy_low * 100:.1f}, {spread.majority_accuracy_high * 100:.1f}]"
             f" (median {spread.majority_accuracy_median * 100:.1f}) from {spread.draws:,} draws of "
             f"each annotator's accuracy from its {spread.prior} posterior, seed {spread.seed}",
-            f"Items sized at {plan.planning_accuracy * 100:.1f}% ({spread.sized_at}): the "
-            "accuracy nearest 50%, where the Wilson interval is widest; the point estimate "
+            f"Items sized at {plan.planning_accuracy * 100:.1f}% ({spread.sized_at}): given "
+            f"the pilot, the study's majority accuracy is that far from 50% or farther with "
+            f"{spread.assurance:.0%} probability, and there the interval is at most "
+            f"±{plan.target_half_width * 100:.1f} points (the Wilson interval is widest near "
+            "50%; a study's own interval also varies with its items, as --verify shows; "
+            "--assurance 0.975 sizes at the lower end of the 95% interval); the point estimate "
             f"alone would plan {spread.point_items} items",
         ]
     if plan.training_seconds_per_item != plan.seconds_per_item:

@@ -29,10 +29,13 @@ to their nominal coverage for small counts (Brown, Cai & DasGupta 2001); unlike 
 prior it moves a small count little toward 1/2, and unlike none it gives 10 of 10 right a
 posterior below 1. Accuracies are drawn independently per annotator (POSTERIOR_DRAWS seeded
 draws); each draw gives the pool's exact majority-of-k accuracy, and the draws' 2.5% and
-97.5% quantiles are its 95% interval. The items are sized at the accuracy in that interval
-(or the point estimate, should it fall outside) closest to 1/2: the Wilson half-width grows
-with p(1 - p), so that is the accuracy that needs the most items, and a pilot never plans
-fewer items than its point estimate would. `verify` then draws each simulated study's
+97.5% quantiles are its 95% interval. The Wilson half-width grows with p(1 - p), so n items
+reach the target for every accuracy at least as far from 1/2 as the one they are sized for:
+the items are sized at the (1 - assurance) quantile of the draws' distance from 1/2: at the
+study's own majority accuracy the interval is then at most the target with probability
+`assurance` (`ASSURANCE`, 80%, as power is commonly set; 97.5% sizes at the lower end of the
+95% interval). A pilot never plans fewer items than its point estimate would. A realised
+interval also varies with the study's items: `verify` draws each simulated study's
 annotators' accuracies from the same posterior and checks coverage against that study's
 own majority accuracy. The point figures (`majority_accuracy`, `pilot_accuracies`,
 `PilotUncertainty.point_items`) are kept beside them.
@@ -60,6 +63,11 @@ POSTERIOR_DRAWS = 10_000
 """Draws of the pilot annotators' accuracies (a few hundredths of a second): between seeds,
 the docs' 20-answer pilot then plans 317 to 325 items (4,000 draws: 311 to 329)."""
 CREDIBLE_LEVEL = 0.95
+ASSURANCE = 0.8
+"""With a pilot: the probability, given what the pilot says of its annotators, that the
+planned study's majority accuracy needs no more items for the target half-width than planned
+(`annotate plan --assurance`): 80%, as a study's power is commonly set; 0.975 sizes at the
+lower end of the 95% interval."""
 JEFFREYS = (0.5, 0.5)
 """Beta prior of each pilot annotator's accuracy (see the module docstring)."""
 PRIOR_NAME = "Jeffreys Beta(1/2, 1/2)"
@@ -291,9 +299,11 @@ class PilotUncertainty:
     majority_accuracy_low: float
     majority_accuracy_high: float
     """The majority-of-k accuracy's interval over the posterior draws (equal-tailed)."""
+    assurance: float
+    """The probability, over the pilot's uncertainty, that the study's majority accuracy
+    needs no more items for the target than planned (`ASSURANCE`, `--assurance`)."""
     sized_at: str
-    """Which accuracy the items are sized at (`Plan.planning_accuracy`): the one nearest 50%,
-    where the Wilson interval is widest."""
+    """Which accuracy the items are sized at (`Plan.planning_accuracy`), in words."""
     point_items: int
     """The items the point estimate (`Plan.majority_accuracy`) alone would plan."""
     annotators: list[PilotAnnotator]
@@ -372,8 +382,11 @@ def _pilot_uncertainty(
     half_width: float,
     seed: int,
     draws: int,
+    assurance: float = ASSURANCE,
 ) -> tuple[PilotUncertainty, float]:
-    """The posterior figures of a pilot and the accuracy to size the study at."""
+    """The posterior figures of a pilot and the accuracy to size the study at: the items it
+    takes are enough for the target half-width at the majority accuracy of a share `assurance`
+    of the draws."""
     from scipy.special import betaincinv  # lazily: scipy is slow to import
 
     tail = (1 - CREDIBLE_LEVEL) / 2
@@ -385,19 +398,18 @@ def _pilot_uncertainty(
     pools = posterior_accuracies(right, answers, draws, _posterior_rng(seed))
     values, _ = pool_outcome_draws(pools, k, n_classes, tie_rule)
     low, median, high = (float(x) for x in np.quantile(values, [tail, 0.5, 1 - tail]))
-    # The Wilson half-width grows with p(1 - p): the accuracy nearest 1/2 needs the most items.
-    # The point estimate joins the range so a pilot never plans fewer items than it would.
-    lowest, highest = min(low, point), max(high, point)
-    planning = min(max(0.5, lowest), highest)
-    interval = f"the {CREDIBLE_LEVEL:.0%} interval"
-    if planning == point:
-        sized_at = f"the point estimate, nearer 50% than {interval}"
-    elif planning == low:
-        sized_at = f"the lower end of {interval}"
-    elif planning == high:
-        sized_at = f"the upper end of {interval}"
-    else:
-        sized_at = f"50%, inside {interval}"
+    # The Wilson half-width grows with p(1 - p), symmetric about 1/2: n items reach the target
+    # exactly in the draws at least as far from 1/2 as the accuracy n is sized at. Sized at
+    # the (1 - assurance) quantile of that distance, the target holds with that probability.
+    # The point estimate's distance caps it, so a pilot never plans fewer items than it would.
+    distance = float(np.quantile(np.abs(values - 0.5), 1 - assurance))
+    side = 1.0 if median >= 0.5 else -1.0
+    planning = 0.5 + side * min(distance, abs(point - 0.5))
+    sized_at = (
+        "the point estimate, which the pilot leaves less likely than that"
+        if planning == point
+        else f"for {assurance:.0%} assurance"
+    )
     uncertainty = PilotUncertainty(
         prior=PRIOR_NAME,
         level=CREDIBLE_LEVEL,
@@ -406,6 +418,7 @@ def _pilot_uncertainty(
         majority_accuracy_median=median,
         majority_accuracy_low=low,
         majority_accuracy_high=high,
+        assurance=assurance,
         sized_at=sized_at,
         point_items=items_for_half_width(point, half_width),
         annotators=people,
@@ -435,11 +448,13 @@ def make_plan(
     tie_rule: str = "random",
     training_seconds_per_item: float | None = None,
     draws: int = POSTERIOR_DRAWS,
+    assurance: float = ASSURANCE,
 ) -> Plan:
     """The plan: items for the target half-width, labels, hours, cost and the width table.
     One accuracy means every annotator has it; several are a pilot's annotators. With the
-    pilot's counts (`pilot_right` of `pilot_answers`), the items are sized at the
-    conservative end of the posterior interval of the majority accuracy (seeded by `seed`).
+    pilot's counts (`pilot_right` of `pilot_answers`), the items are enough for `half_width`
+    at the majority accuracy with probability `assurance` over its posterior (seeded by
+    `seed`).
     Training labels take `training_seconds_per_item` (default: `seconds_per_item`)."""
     if len(accuracies) == 1:
         p_maj, extra = vote_outcome([accuracies[0]] * k, n_classes, tie_rule)
@@ -462,6 +477,7 @@ def make_plan(
             half_width=half_width,
             seed=seed,
             draws=draws,
+            assurance=assurance,
         )
     items = items_for_half_width(planning, half_width)
     extra_labels = math.ceil(items * extra - 1e-9)

@@ -59,7 +59,7 @@ def test_pool_outcome_is_exact_over_every_subset_under_each_tie_rule(rule):
     assert "all 15 sets of 4" in how
 
 
-def _pilot_plan(right, answers, *, seed=0, half_width=0.03, k=5):
+def _pilot_plan(right, answers, *, seed=0, half_width=0.03, k=5, assurance=0.8):
     """A plan from a pilot of these counts (annotator i: right[i] of answers[i])."""
     return make_plan(
         task="superglue/rte",
@@ -78,6 +78,7 @@ def _pilot_plan(right, answers, *, seed=0, half_width=0.03, k=5):
         pilot_right=right,
         pilot_answers=answers,
         seed=seed,
+        assurance=assurance,
     )
 
 
@@ -107,11 +108,12 @@ def test_the_pilots_posterior_interval_holds_the_point_and_narrows_with_more_ite
 
 def test_the_docs_pilot_figures():
     """docs/guide/protocols.md quotes the plan of its example's pilot (the page's own run
-    checks 325 and 118) and of ten times its answers."""
+    checks 196 and 118), at 97.5% assurance, and of ten times its answers."""
     right = [19, 15, 16, 19, 16]
     plan = _pilot_plan(right, [20] * 5)
     spread = plan.pilot_uncertainty
-    assert (plan.items, spread.point_items) == (325, 118)
+    assert (plan.items, spread.point_items) == (196, 118)
+    assert _pilot_plan(right, [20] * 5, assurance=0.975).items == 325
     assert round(plan.majority_accuracy * 100, 1) == 97.8
     assert [
         round(x * 100, 1) for x in (spread.majority_accuracy_low, spread.majority_accuracy_high)
@@ -122,17 +124,21 @@ def test_the_docs_pilot_figures():
         tenfold.pilot_uncertainty.majority_accuracy_high,
     )
     assert [round(low * 100, 1), round(high * 100, 1)] == [96.7, 98.6]
-    assert tenfold.items == 156
+    assert tenfold.items == 133
 
 
 def test_a_small_pilot_plans_at_least_the_point_plans_items():
-    """A pilot of ten answers each is sized at the conservative end of its interval: more
-    items than its point estimate alone asks for, which are still stated."""
+    """A pilot of ten answers each is sized for 80% assurance: more items than its point
+    estimate alone asks for, which are still stated; at 97.5% assurance, at the lower end of
+    its 95% interval, more still."""
     plan = _pilot_plan([9, 8, 9, 7, 8], [10] * 5)
     point = items_for_half_width(plan.majority_accuracy, 0.03)
     assert plan.pilot_uncertainty.point_items == point
     assert plan.items > point
-    assert plan.planning_accuracy == pytest.approx(plan.pilot_uncertainty.majority_accuracy_low)
+    surer = _pilot_plan([9, 8, 9, 7, 8], [10] * 5, assurance=0.975)
+    assert surer.items > plan.items
+    low = surer.pilot_uncertainty.majority_accuracy_low
+    assert surer.planning_accuracy == pytest.approx(low, abs=1e-3)
     assert plan.half_width <= 0.03
     assert plan.test_labels == plan.items * 5
     # a pilot whose every annotator was always right: the point (1.0) is outside the
@@ -166,8 +172,37 @@ def test_verify_draws_each_studys_accuracies_from_the_pilots_posterior():
     # the posterior's mean majority accuracy sits below the point estimate of 8.2/10 each
     assert drawn.true_majority_accuracy < plan.majority_accuracy
     assert drawn.coverage >= 0.9
-    # sized at the conservative end: most studies come in at or under the target
-    assert drawn.share_within_target >= 0.9
+    # sized for 80% assurance: most studies come in at or under the target
+    assert drawn.share_within_target >= 0.6
+
+
+@pytest.mark.parametrize("assurance", [0.6, 0.8, 0.95])
+def test_the_assurance_is_the_share_of_draws_the_items_suffice_for(assurance):
+    """Items sized for assurance A reach the target half-width at the majority accuracy of
+    (about) a share A of the posterior's draws, recomputed here from the draws themselves
+    with the Wilson half-width's closed form: no more, no fewer (one item less misses it)."""
+    import numpy as np
+
+    from annotate.scoring.plan import (
+        POSTERIOR_DRAWS,
+        _posterior_rng,
+        pool_outcome_draws,
+        posterior_accuracies,
+    )
+
+    right, answers = [9, 8, 9, 7, 8], [10] * 5
+    plan = _pilot_plan(right, answers, assurance=assurance, half_width=0.04)
+    pools = posterior_accuracies(right, answers, POSTERIOR_DRAWS, _posterior_rng(0))
+    majority, _ = pool_outcome_draws(pools, 5, 2)
+
+    def reached(n: int) -> float:
+        z = 1.959963984540054
+        p = majority
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return float(np.mean(half <= 0.04 + 1e-12))
+
+    assert reached(plan.items) >= assurance - 0.005
+    assert reached(plan.items - 1) < assurance + 0.005
 
 
 def test_items_are_the_smallest_n_that_reach_the_half_width():
@@ -297,9 +332,10 @@ def test_the_pilot_plans_json_has_the_uncertainty_beside_the_point_figures(
     assert spread["draws"] == 10_000 and spread["seed"] == 2 and spread["level"] == 0.95
     assert spread["majority_accuracy_low"] <= spread["majority_accuracy_median"]
     assert spread["majority_accuracy_median"] <= spread["majority_accuracy_high"]
-    assert plan["planning_accuracy"] == pytest.approx(spread["majority_accuracy_low"])
+    assert spread["majority_accuracy_low"] < plan["planning_accuracy"]
+    assert plan["planning_accuracy"] <= plan["majority_accuracy"]
     assert plan["items"] >= spread["point_items"]
-    assert "lower end" in spread["sized_at"]
+    assert spread["assurance"] == 0.8 and spread["sized_at"] == "for 80% assurance"
     people = {a["name"]: a for a in spread["annotators"]}
     assert set(people) == set(plan["pilot_accuracies"])
     for name, a in people.items():
