@@ -432,6 +432,28 @@ def test_a_multirc_revision_names_the_candidates_by_their_numbers(workspace, tmp
     assert "Previous answer changed to: 1: True, 2: True, 3: True" in changed.text
 
 
+def test_the_all_done_screen_offers_to_revise_the_last_answer(workspace, tmp_path: Path):
+    """As the terminal's `u` there: "All done" links to the last test answer, and changing it
+    comes back to "All done" with the new answer stored."""
+    study = layout_study(workspace.engine, tmp_path, "pair", training_items=0, test=1)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    done = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"}
+    )
+    assert screen(done) == "finished"
+    assert 'href="/revise"' in done.text and 'data-keys="u"' in done.text
+    again = c.get("/revise")
+    assert screen(again) == "item" and "Revising your previous answer" in again.text
+    changed = c.post(
+        "/answer", data={"csrf": token, "ticket": ticket(again), "answer": "not_entailment"}
+    )
+    assert screen(changed) == "finished"
+    said = re.search(r'id="notice">([^<]*)<', changed.text).group(1)
+    assert said.startswith("Previous answer changed to:") and "not" in said.lower()
+
+
 def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
     workspace, tmp_path: Path
 ):
