@@ -279,7 +279,9 @@ class TestGate:
     async def test_a_refusal_mid_test_reaches_the_open_screen_by_itself(self, workspace, tmp_path):
         """The researcher refuses ana while a test item is on her screen: the screen moves to
         the thank-you screen by itself, before she spends time on an answer that would only
-        be turned away (and her earlier test label is set aside)."""
+        be turned away (and her earlier test label is set aside). It says the researcher ended
+        her part and the answers will not be used, not that the study "will not need you for
+        its test items"; the researcher's reason stays theirs."""
         app, ctx = manual_gate_app(workspace.engine, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await trained_by_keys(pilot)
@@ -290,28 +292,13 @@ class TestGate:
             gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
             await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
             assert "Thank you for your work" in screen_text(app)
-        assert labels(workspace.engine, "test") == []
-        assert len(labels(workspace.engine, "set-aside")) == 1
-
-    async def test_refused_in_the_test_phase_is_told_the_answers_are_not_used(
-        self, workspace, tmp_path
-    ):
-        """Refused after test answers: the closing screen says the researcher ended their part
-        and the answers will not be used (they are set aside), not that the study "will not
-        need you for its test items"; the researcher's reason stays theirs."""
-        app, ctx = manual_gate_app(workspace.engine, tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await trained_by_keys(pilot)
-            gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
-            await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "admitted")
-            await pilot.press("1")  # one test label
-            gate.decide_manually(workspace.engine, ctx, "ana", False, reason="answers too fast")
-            await wait_until(pilot, lambda: isinstance(app.screen, RejectedScreen), "refused")
             shown = " ".join(all_static_text(app).split())
             assert "The researcher has ended your part in this study" in shown
             assert "answers you gave will not be used" in shown
             assert "will not need you" not in shown and "answers are saved" not in shown
             assert "too fast" not in shown
+        assert labels(workspace.engine, "test") == []
+        assert len(labels(workspace.engine, "set-aside")) == 1
 
     async def test_refused_at_once_by_threshold(self, workspace, tmp_path):
         study = two_training_study(workspace.engine, tmp_path, gate_threshold=1.0)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from annotate.protocol import gate
 from annotate.protocol.studies import add_annotator
 from annotate.protocol.tokens import add_annotator_with_token
 from annotate.text import terminal_safe
@@ -496,18 +497,23 @@ def test_waiting_at_the_gate_polls_and_moves_on_once_admitted(workspace, tmp_pat
     assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
 
 
-def test_a_refusal_overturned_by_hand_reaches_the_open_page(workspace, tmp_path: Path):
-    """Turned away at the gate, then admitted by hand: the thank-you page polls quietly (204
-    while still refused) and shows the first test item once the admission is recorded."""
-    from annotate.protocol import gate
+def trained_at_a_manual_gate(workspace, tmp_path: Path):
+    """ana's page once she has answered the one training item of a study whose gate is decided
+    by hand: (client, csrf token, study context)."""
     from annotate.protocol.studies import load_study
 
     study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
     add_annotator(workspace.engine, "ana")
-    ctx = load_study(workspace.engine, study)
     c = client(workspace.engine, study, require_tokens=False)
     token = signed_in(c)
     c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+    return c, token, load_study(workspace.engine, study)
+
+
+def test_a_refusal_overturned_by_hand_reaches_the_open_page(workspace, tmp_path: Path):
+    """Turned away at the gate, then admitted by hand: the thank-you page polls quietly (204
+    while still refused) and shows the first test item once the admission is recorded."""
+    c, _, ctx = trained_at_a_manual_gate(workspace, tmp_path)
     gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
     refused = c.get("/screen?next=1")
     assert screen(refused) == "rejected" and 'hx-get="/screen?waiting=rejected"' in refused.text
@@ -558,15 +564,7 @@ def test_a_refused_trainee_sees_the_thank_you_screen(workspace, tmp_path: Path):
 def test_a_refusal_in_the_test_phase_says_the_answers_are_not_used(workspace, tmp_path: Path):
     """Refused after a test answer (set aside): the page says the researcher ended their part
     and the answers will not be used, as the terminal does, without the researcher's reason."""
-    from annotate.protocol import gate
-    from annotate.protocol.studies import load_study
-
-    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
-    add_annotator(workspace.engine, "ana")
-    ctx = load_study(workspace.engine, study)
-    c = client(workspace.engine, study, require_tokens=False)
-    token = signed_in(c)
-    c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "entailment"})
+    c, token, ctx = trained_at_a_manual_gate(workspace, tmp_path)
     gate.decide_manually(workspace.engine, ctx, "ana", True, reason="good training")
     item = c.get("/screen?next=1")
     assert screen(item) == "item" and "Test" in item.text
