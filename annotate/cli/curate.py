@@ -268,9 +268,11 @@ AUTHOR_HELP = """Write new pairs in the terminal (TUI).
 \b
 Tab moves between fields; labels with 1/2/3 or e/n/c; in the tag filter, type and press Enter
 to toggle the best match (↓ into the list, Space toggles); Ctrl+S saves, Ctrl+R clears,
-Ctrl+Q quits (both ask first when a pair is half-written). A pair needs both sentences
-(different, not already in the set), both directions labelled and at least one tag; more
-than 40% of words changed gets a warning. Pasted line breaks are joined with a space."""
+Ctrl+O starts from an example, Ctrl+Q quits (all three ask first when a pair is
+half-written). --from ID (or Ctrl+O) fills the form with an example's sentences, tags and
+domain, to edit into a new pair; the labels are left for you to give. A pair needs both
+sentences (different, not already in the set), both directions labelled and at least one
+tag; more than 40% of words changed gets a warning. Pasted line breaks are joined with a space."""
 
 REVIEW_HELP = """Give blind second opinions on others' examples (TUI).
 
@@ -286,10 +288,22 @@ only with --override REASON (recorded with the decision). History is kept."""
 
 
 @curate_app.command(
-    "author", help=AUTHOR_HELP, epilog=_example("annotate curate author diag --as lea")
+    "author", help=AUTHOR_HELP, epilog=_example("annotate curate author diag --as lea --from 12")
 )
-def author_command(ctx: typer.Context, set_name: SetName, name: CuratorName = None) -> None:
-    _run_tui(ctx, set_name, _need_name(name, "author"))
+def author_command(
+    ctx: typer.Context,
+    set_name: SetName,
+    name: CuratorName = None,
+    start_from: Annotated[
+        int | None,
+        typer.Option(
+            "--from",
+            metavar="ID",
+            help="Start from this example (its sentences and tags; not its labels)",
+        ),
+    ] = None,
+) -> None:
+    _run_tui(ctx, set_name, _need_name(name, "author"), start_from=start_from)
 
 
 @curate_app.command(
@@ -380,6 +394,7 @@ def _run_tui(
     adjudicate: bool = False,
     wanted=None,  # ReviewFilter | None (imported lazily)
     override_reason: str = "",
+    start_from: int | None = None,
 ) -> None:
     # Textual costs ~0.3 s to import: only the screen commands pay for it.
     from annotate.tui.curate.app import create_curate_app
@@ -393,6 +408,7 @@ def _run_tui(
         adjudicate=adjudicate,
         wanted=wanted,
         override_reason=override_reason,
+        start_from=start_from,
     )
     tui.run()
     say(tui.summary())

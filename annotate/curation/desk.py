@@ -12,7 +12,13 @@ from sqlalchemy import Engine
 
 from annotate.curation import review
 from annotate.curation.curators import known_curator
-from annotate.curation.examples import ExampleQuery, ExampleView, find_examples, save_pair
+from annotate.curation.examples import (
+    ExampleQuery,
+    ExampleView,
+    find_examples,
+    save_pair,
+    starting_example,
+)
 from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
 from annotate.curation.taxonomy import DOMAINS
@@ -63,6 +69,10 @@ class CurationDesk:
     # authoring
     def save_pair(self, draft: PairDraft) -> tuple[ExampleView, ExampleView]:
         return save_pair(self.engine, self.info.name, self.curator, draft)
+
+    def starting_point(self, example_id: int) -> ExampleView:
+        """An active example of the set to start a new pair from (UserError naming it if not)."""
+        return starting_example(self.engine, self.info.name, example_id)
 
     # reviewing
     def next_blind(self, skip: Collection[int] = ()) -> BlindExample | None:

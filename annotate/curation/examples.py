@@ -316,6 +316,21 @@ def example_row(session: Session, set_id: int, example_id: int) -> CurationExamp
     return row
 
 
+def starting_example(engine: Engine, set_name: str, example_id: int) -> ExampleView:
+    """The active example a new pair starts from (`curate author --from ID`, Ctrl+O). Raises
+    UserError naming it when the set has no such example or it is retired: a retired pair is
+    out of the set, so a copy of it should not come back in unnoticed."""
+    with Session(engine) as session:
+        info = SetInfo.of(set_row(session, set_name))
+        # An id past 64 bits is no example: asked of the store, it overflows the driver.
+        row = session.get(CurationExample, example_id) if 0 < example_id < 2**63 else None
+        if row is None or row.set_id != info.id:
+            raise UserError(f"no example {example_id} in set {info.name!r}")
+        if row.retired:
+            raise UserError(f"example {example_id} of set {info.name!r} is retired")
+        return ExampleView.of(row)
+
+
 def get_example(engine: Engine, set_name: str, example_id: int) -> ExampleView:
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))

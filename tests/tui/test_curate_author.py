@@ -3,17 +3,20 @@ difference, label both directions, tag, save; and every rule that stops a save."
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual import events
 from textual.widgets import Input, TextArea
 
-from annotate.curation.examples import ExampleQuery, find_examples, save_pair
+from annotate.curation.examples import ExampleQuery, find_examples, save_pair, set_retired
 from annotate.curation.export import export_set
 from annotate.curation.sets import create_set
 from annotate.curation.validation import PairDraft
-from annotate.tui.curate.app import create_curate_app
+from annotate.tui.curate.app import CurateApp, create_curate_app
 from annotate.tui.curate.screens.author import AuthorScreen
 from annotate.tui.curate.screens.confirm import ConfirmDiscard
+from annotate.tui.curate.screens.start_from import AskStartingExample
 from annotate.tui.curate.widgets.diff_view import ADDED_STYLE, REMOVED_STYLE, DiffView, diff_text
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
@@ -303,3 +306,194 @@ class TestUnsavedWork:
             await pilot.pause()
             assert app.screen is author and not author.has_unsaved_work()
             assert author.query_one("#premise", TextArea).text == ""
+
+
+class TestStartingFromAnExample:
+    """The curator starts a new pair from an existing one (`--from ID` or Ctrl+O): its
+    sentences and tags fill the form, the labels are hers to give afresh."""
+
+    @pytest.fixture
+    def engine(self, engine):
+        """Set `new` with one pair by ben: example 1 (open → shut) and 2 (shut → open)."""
+        save_pair(
+            engine,
+            "new",
+            "ben",
+            PairDraft(
+                "The gate is open.",
+                "The gate is shut.",
+                "contradiction",
+                "contradiction",
+                ["Lexical entailment", "Negation"],
+                domain="News",
+                note="antonym",
+            ),
+        )
+        return engine
+
+    async def test_from_fills_the_form_and_one_edited_word_saves_a_new_pair(self, engine):
+        app = create_curate_app(engine, "new", "ana", start_from=1)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, AuthorScreen)
+            assert screen.query_one("#premise", TextArea).text == "The gate is open."
+            assert screen.query_one("#hypothesis", TextArea).text == "The gate is shut."
+            assert screen.query_one(TagPicker).selected == ["Lexical entailment", "Negation"]
+            assert screen.query_one("#forward", LabelChoice).value is None  # labelled afresh
+            assert screen.query_one("#backward", LabelChoice).value is None
+            assert screen.query_one("#note", Input).value == ""  # what this edit does is new
+            assert "New pair from example 1" in screen_text(app)
+            assert "Start from" in screen_text(app).splitlines()[-1]  # the footer shows Ctrl+O
+            # One word: "shut" becomes "ajar", typed in the hypothesis.
+            screen.query_one("#hypothesis", TextArea).focus()
+            await pilot.press("end", *["backspace"] * len("shut."), *"ajar.")
+            await pilot.press("tab", "n", "tab", "n")  # neutral both ways
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert "1 saved" in screen_text(app)
+            assert "from example" not in screen_text(app)  # the next form starts empty
+        saved = examples(engine)
+        assert [(e.id, e.premise, e.hypothesis, e.label, e.author) for e in saved] == [
+            (1, "The gate is open.", "The gate is shut.", "contradiction", "ben"),
+            (2, "The gate is shut.", "The gate is open.", "contradiction", "ben"),
+            (3, "The gate is open.", "The gate is ajar.", "neutral", "ana"),
+            (4, "The gate is ajar.", "The gate is open.", "neutral", "ana"),
+        ]
+        assert saved[2].fine_tags == ["Lexical entailment", "Negation"]
+        assert saved[2].domain == "News" and saved[2].note == ""
+
+    async def test_saving_it_unedited_is_refused_as_a_duplicate(self, engine):
+        app = create_curate_app(engine, "new", "ana", start_from=2)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            screen.query_one("#forward", LabelChoice).value = "contradiction"
+            screen.query_one("#backward", LabelChoice).value = "contradiction"
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            problems = screen.query_one("#problems")
+            assert problems.display
+            assert "this pair is already in the set (a duplicate)" in static_text(problems)
+            assert screen.query_one("#premise", TextArea).text == "The gate is shut."  # kept
+        assert len(examples(engine)) == 2
+
+    async def test_an_untouched_filled_form_quits_at_once_an_edited_one_asks(self, engine):
+        app = create_curate_app(engine, "new", "ana", start_from=1)
+        async with app.run_test(size=SIZE) as pilot:
+            app.screen.query_one("#forward", LabelChoice).value = "neutral"
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard)  # a label given: work to lose
+        fresh = create_curate_app(engine, "new", "ana", start_from=1)
+        async with fresh.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert not fresh.is_running
+
+    async def test_ctrl_o_asks_first_then_fills_the_form_from_the_id_given(self, engine):
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"A cat sat.")
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard)  # a half-written pair: ask first
+            await pilot.press("n")
+            await pilot.pause()
+            author = app.screen
+            assert author.query_one("#premise", TextArea).text == "A cat sat."
+            await pilot.press("ctrl+o", "y")
+            await pilot.pause()
+            assert isinstance(app.screen, AskStartingExample)
+            await pilot.press("2", "enter")
+            await pilot.pause()
+            assert app.screen is author
+            # Example 2's own order: its premise is the pair's hypothesis.
+            assert author.query_one("#premise", TextArea).text == "The gate is shut."
+            assert author.query_one("#hypothesis", TextArea).text == "The gate is open."
+            assert author.query_one(TagPicker).selected == ["Lexical entailment", "Negation"]
+            assert author.query_one("#forward", LabelChoice).value is None
+            assert "New pair from example 2" in screen_text(app)
+            # On a form just filled, Ctrl+O asks for the id at once; Esc changes nothing.
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app.screen, AskStartingExample)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert author.query_one("#premise", TextArea).text == "The gate is shut."
+
+    @pytest.mark.parametrize(
+        ("example_id", "message"),
+        [
+            (99, "no example 99 in set 'new'"),
+            (10**20, f"no example {10**20} in set 'new'"),  # past the store's integers
+            (1, "example 1 of set 'new' is retired"),
+        ],
+        ids=["unknown", "huge", "retired"],
+    )
+    async def test_a_bad_id_in_the_app_is_a_notice_and_the_form_stays(
+        self, engine, example_id, message
+    ):
+        set_retired(engine, "new", 1, "ben", True)
+        app = create_curate_app(engine, "new", "ana")
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await pilot.press(*"A cat sat.", "ctrl+o", "y", *str(example_id), "enter")
+            await pilot.pause()
+            assert [n.message for n in app._notifications] == [message]
+            assert isinstance(app.screen, AuthorScreen) and app.is_running
+            assert app.screen.query_one("#premise", TextArea).text == "A cat sat."
+
+    @pytest.mark.parametrize(
+        ("example_id", "message"),
+        [
+            (99, "no example 99 in set 'new'"),
+            (10**20, f"no example {10**20} in set 'new'"),  # past the store's integers
+            (1, "example 1 of set 'new' is retired"),
+        ],
+        ids=["unknown", "huge", "retired"],
+    )
+    def test_a_bad_id_on_the_command_line_fails_before_any_screen(
+        self, engine, cli, monkeypatch, example_id, message
+    ):
+        set_retired(engine, "new", 1, "ben", True)
+        monkeypatch.setattr(CurateApp, "run", lambda self: pytest.fail("the app started"))
+        result = cli("curate", "author", "new", "--as", "ana", "--from", example_id)
+        assert result.code == 1
+        assert result.stderr == f"error: {message}\n"  # one line, no traceback
+
+    def test_the_command_opens_the_form_filled(self, engine, cli, monkeypatch):
+        seen: list[tuple[str, str]] = []
+
+        def run_headless(self: CurateApp) -> None:
+            async def look() -> None:
+                async with self.run_test(size=SIZE) as pilot:
+                    await pilot.pause()
+                    form = self.screen
+                    seen.append(
+                        (
+                            form.query_one("#premise", TextArea).text,
+                            form.query_one("#hypothesis", TextArea).text,
+                        )
+                    )
+
+            asyncio.run(look())
+
+        monkeypatch.setattr(CurateApp, "run", run_headless)
+        result = cli("curate", "author", "new", "--as", "ana", "--from", "2")
+        assert result.code == 0, result.stderr
+        assert seen == [("The gate is shut.", "The gate is open.")]
+
+    async def test_markup_in_the_example_is_shown_verbatim(self, engine):
+        premise, hypothesis = "[CLS] the [MASK] sat [/foo]", "[bold]the[/bold] [@click=app.quit]x"
+        save_pair(
+            engine,
+            "new",
+            "ben",
+            PairDraft(premise, hypothesis, "neutral", "neutral", ["Core args"]),
+        )
+        app = create_curate_app(engine, "new", "ana", start_from=3)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.screen.query_one("#premise", TextArea).text == premise
+            assert app.screen.query_one("#hypothesis", TextArea).text == hypothesis
+            shown = all_static_text(app)  # the difference view
+            assert "[CLS]" in shown and "[MASK]" in shown and "[/foo]" in shown
+            assert app.is_running

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.curation.desk import CurationDesk
+from annotate.curation.examples import ExampleView
 from annotate.curation.review import ReviewFilter
 from annotate.text import terminal_safe
 from annotate.tui.crash import SafeCrash
@@ -31,10 +32,14 @@ class CurateApp(SafeCrash, App[None]):
     # Narrower than the two columns need (the choices take 50 cells): one above the other.
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (80, "-side-by-side")]
 
-    def __init__(self, desk: CurationDesk, mode: str = AUTHOR) -> None:
+    def __init__(
+        self, desk: CurationDesk, mode: str = AUTHOR, start_from: ExampleView | None = None
+    ) -> None:
         super().__init__()
         self.desk = desk
         self.mode = mode
+        self.start_from = start_from
+        """The example the author's first form is filled from (`--from ID`)."""
         self.title = terminal_safe(f"Curate {desk.info.name}")
         self.sub_title = terminal_safe(f"{desk.info.name} · {desk.curator} · {mode}")
         self.skipped: set[int] = set()
@@ -46,7 +51,7 @@ class CurateApp(SafeCrash, App[None]):
 
     def on_mount(self) -> None:
         if self.mode == AUTHOR:
-            self.author_screen = AuthorScreen(self.desk)
+            self.author_screen = AuthorScreen(self.desk, self.start_from)
             self.push_screen(self.author_screen)
         else:
             self.push_screen(self._next_screen())
@@ -136,11 +141,17 @@ def create_curate_app(
     adjudicate: bool = False,
     wanted: ReviewFilter | None = None,
     override_reason: str = "",
+    start_from: int | None = None,
 ) -> CurateApp:
     """The curation app for `curator` on set `set_name` (used by `annotate curate` and the
-    tests); `wanted` narrows a reviewer's queue. Raises UserError before any screen appears
-    when the set does not exist."""
+    tests); `wanted` narrows a reviewer's queue; `start_from` fills the author's first form
+    from that example. Raises UserError before any screen appears when the set does not
+    exist, or the example is not an active one of it."""
     if review and adjudicate:
         raise ValueError("review and adjudicate are two different modes")
+    if start_from is not None and (review or adjudicate):
+        raise ValueError("only the author starts a pair from an example")
     desk = CurationDesk.open(engine, set_name, curator, wanted, override_reason)
-    return CurateApp(desk, REVIEW if review else ADJUDICATE if adjudicate else AUTHOR)
+    example = desk.starting_point(start_from) if start_from is not None else None
+    mode = REVIEW if review else ADJUDICATE if adjudicate else AUTHOR
+    return CurateApp(desk, mode, example)

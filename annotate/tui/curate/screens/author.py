@@ -1,6 +1,7 @@
 """Write a new diagnostic pair: premise and hypothesis, their word-level difference, a label for
 each direction, phenomenon tags, domain and source note. Ctrl+S validates and saves; the form
-then clears for the next pair (the domain stays, pairs often come in runs from one source)."""
+then clears for the next pair (the domain stays, pairs often come in runs from one source).
+Ctrl+O (or `--from ID`) fills the form from an existing example, to edit into a new pair."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Header, Input, Static, TextArea
 
 from annotate.curation.desk import CurationDesk
+from annotate.curation.examples import ExampleView
 from annotate.curation.validation import DraftInvalid, PairDraft, Problem, clean_sentence
 from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, problems_text
 from annotate.tui.curate.screens.confirm import ConfirmDiscard
+from annotate.tui.curate.screens.start_from import AskStartingExample
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
@@ -27,13 +30,18 @@ class AuthorScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save pair"),
         Binding("ctrl+r", "ask_clear", "Clear form"),
+        Binding("ctrl+o", "ask_start_from", "Start from…"),
     ]
 
-    def __init__(self, desk: CurationDesk) -> None:
+    def __init__(self, desk: CurationDesk, start_from: ExampleView | None = None) -> None:
         super().__init__()
         self.desk = desk
         self.saved = 0
         """Pairs saved on this screen (for the status line and the summary at exit)."""
+        self.start_from = start_from
+        """The example the pair on the form was filled from (None: a form begun empty)."""
+        self._as_filled: tuple[object, ...] | None = None
+        """The form's work as the example filled it: unchanged, there is nothing to lose."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -62,10 +70,13 @@ class AuthorScreen(Screen[None]):
         self.query_one("#hypothesis", TextArea).border_title = "Hypothesis"
         self.query_one("#problems").display = False
         self.query_one("#premise").focus()
+        if self.start_from is not None:
+            self.fill_from(self.start_from)
 
     def _status(self) -> Text:
         return Text.assemble(
             ("New pair", "bold"),
+            f" from example {self.start_from.id}" if self.start_from is not None else "",
             f" · set {self.desk.info.name} · {self.desk.curator} · {self.saved} saved",
             (" · Tab moves on; 1/2/3 or e/n/c label; Ctrl+S saves", "dim"),
         )
@@ -128,18 +139,60 @@ class AuthorScreen(Screen[None]):
         self.notify(note, markup=False)
         self.action_clear()
 
-    def has_unsaved_work(self) -> bool:
-        """Anything typed or chosen for the pair on the form (the domain stays between pairs,
-        so it alone is not work to lose)."""
+    def _work(self) -> tuple[object, ...]:
+        # The domain stays between pairs, so it is not part of a pair's work.
         draft = self.draft()
-        return bool(
-            draft.premise
-            or draft.hypothesis
-            or draft.forward
-            or draft.backward
-            or draft.tags
-            or draft.note.strip()
+        return (
+            draft.premise,
+            draft.hypothesis,
+            draft.forward,
+            draft.backward,
+            tuple(draft.tags),
+            draft.note.strip(),
         )
+
+    def has_unsaved_work(self) -> bool:
+        """Anything typed or chosen for the pair on the form; a form just filled from an
+        example and left as it was holds nothing of the curator's to lose."""
+        work = self._work()
+        return any(work) and work != self._as_filled
+
+    def fill_from(self, example: ExampleView) -> None:
+        """Put the example's sentences (premise, hypothesis, in its order), tags and domain on
+        the form; the labels stay empty: the edited pair is labelled afresh, both ways."""
+        self.action_clear()
+        self.start_from = example
+        # TextArea holds plain text: the example's sentences are never read as markup.
+        self.query_one("#premise", TextArea).text = example.premise
+        self.query_one("#hypothesis", TextArea).text = example.hypothesis
+        self.query_one(TagPicker).set_selected(example.fine_tags)
+        if example.domain:
+            self.query_one("#domain", Input).value = example.domain
+        self._as_filled = self._work()
+        self.query_one("#curate-status", Static).update(self._status())
+
+    def action_ask_start_from(self) -> None:
+        """Ctrl+O: ask for an example id and fill the form from it, after asking first when
+        the form holds work to lose."""
+
+        def chosen(example_id: int | None) -> None:
+            if example_id is None:
+                return
+            try:
+                example = self.desk.starting_point(example_id)
+            except UserError as exc:  # unknown or retired: the form stays as it was
+                self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+                return
+            self.fill_from(example)
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.app.push_screen(AskStartingExample(), chosen)
+
+        if self.has_unsaved_work():
+            self.app.push_screen(ConfirmDiscard("Start from another example?"), answered)
+        else:
+            self.app.push_screen(AskStartingExample(), chosen)
 
     def action_ask_clear(self) -> None:
         """Ctrl+R: clear the form, after asking when there is something to lose."""
@@ -155,6 +208,8 @@ class AuthorScreen(Screen[None]):
 
     def action_clear(self) -> None:
         """Empty the form for the next pair; the domain stays."""
+        self.start_from = None
+        self._as_filled = None
         self.query_one("#premise", TextArea).text = ""
         self.query_one("#hypothesis", TextArea).text = ""
         self.query_one("#forward", LabelChoice).value = None
