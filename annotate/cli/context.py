@@ -20,6 +20,11 @@ except ImportError:  # pragma: no cover
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads when a command opens it, not for --help
     from annotate.workspace import Workspace
 
+ROW_ID = {"min": 1, "max": 2**63 - 1}
+"""The range of an id of a row in the store (an example, a dataset, a flag): a 64-bit integer
+on SQLite and PostgreSQL alike. A longer number is refused by the option as out of range; it
+would overflow the database driver with a traceback."""
+
 _WORDS = "annotate.cli.words"
 _AFTER_GLOBALS = "annotate.cli.after_global_options"
 """ctx.meta keys: the words of the command line, and those from the command on."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from typer.core import TyperGroup
 
-from annotate.cli.context import app, options
+from annotate.cli.context import ROW_ID, app, options
 from annotate.cli.output import console, print_json, say, warn
 from annotate.wording import count_of
 
@@ -133,7 +133,7 @@ def _example(line: str) -> str:
 
 
 SetName = Annotated[str, typer.Argument(metavar="SET", help="The diagnostic set")]
-ExampleId = Annotated[int, typer.Argument(metavar="ID", help="The example's id")]
+ExampleId = Annotated[int, typer.Argument(metavar="ID", help="The example's id", **ROW_ID)]
 CuratorName = Annotated[
     str | None, typer.Option("--as", metavar="NAME", help="Your curator name (recorded)")
 ]
@@ -300,6 +300,7 @@ def author_command(
             "--from",
             metavar="ID",
             help="Start from this example (its sentences and tags; not its labels)",
+            **ROW_ID,
         ),
     ] = None,
 ) -> None:

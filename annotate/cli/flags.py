@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from annotate.cli.context import Format, app, options
+from annotate.cli.context import ROW_ID, Format, app, options
 from annotate.cli.output import print_json, print_table, say
 from annotate.login import login_name
 
@@ -14,7 +14,7 @@ def flags_command(
     ctx: typer.Context,
     study: str,
     resolve: int = typer.Option(
-        None, "--resolve", help="Mark this flag resolved (its id: the Flag column)"
+        None, "--resolve", help="Mark this flag resolved (its id: the Flag column)", **ROW_ID
     ),
     exclude: str = typer.Option(
         None, "--exclude", help="Exclude this test item (its source id) from scoring"

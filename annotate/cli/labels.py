@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from annotate.cli.context import Format, app, options
+from annotate.cli.context import ROW_ID, Format, app, options
 from annotate.cli.output import print_json, say, warn
 from annotate.formats.label_sources.registry import names as source_names
 from annotate.wording import count_of
@@ -65,7 +65,10 @@ def import_labels(
         help=f"{_one_of(FORMATS)} (default: detect)",
     ),
     dataset: int | None = typer.Option(
-        None, "--dataset", help="An imported dataset whose items the file's ids name"
+        None,
+        "--dataset",
+        help="An imported dataset whose items the file's ids name",
+        **ROW_ID,
     ),
     task: str | None = typer.Option(
         None, "--task", help="The task, when the items come from the file itself"

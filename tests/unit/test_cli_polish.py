@@ -227,3 +227,22 @@ def test_a_commands_own_option_of_a_global_name_and_an_unknown_option_are_as_bef
     )
     assert "global option" not in crowd.output  # `study crowd` has a --config of its own
     assert "no annotate store" in str(crowd.exception)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("flags", "s", "--resolve", str(2**70), "--reason", "x"),
+        ("import-labels", "x.csv", "--dataset", str(2**70)),
+        ("curate", "show", "diag", str(2**70)),
+        ("curate", "author", "diag", "--as", "lea", "--from", str(2**70)),
+    ],
+    ids=["flag", "dataset", "example", "author-from"],
+)
+def test_an_id_past_64_bits_is_refused_as_out_of_range(cli, args):
+    """An id is a row's 64-bit number: a longer one is out of range, said in one line, where
+    the database driver would overflow with a traceback."""
+    result = cli(*args)
+    assert result.code == 2
+    assert "less than or equal to 9223372036854775807" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
