@@ -471,3 +471,28 @@ def test_the_datasheet_counts_and_times_no_set_aside_answer(cli, workspace, tmp_
     assert report["datasheet"]["time_on_task"]["total_minutes"] == pytest.approx(80 / 60)
     markdown = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
     assert "Answers (training and test, none set aside)" in markdown
+
+
+def test_status_after_refusing_a_worker_of_imported_labels_does_not_ask_for_admissions(
+    cli, tmp_path: Path
+):
+    """A refusal in a study of imported labels leaves items short of k for good: `status`
+    does not call the study stuck until more annotators are admitted (none can be)."""
+    rows = ["pair,premise,hypothesis,worker,answer"]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    crowd = tmp_path / "crowd.csv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    imported = cli(
+        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
+        "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    trainees = sorted(
+        m["name"] for m in cli("gate", "crowd", "--format", "json").json()["trainees"]
+    )
+    assert cli("gate", "crowd", "--reject", trainees[2], "--reason", "all no").code == 0
+    warnings = cli("status", "crowd", "--format", "json").json()["warnings"]
+    assert not any("admitted" in w for w in warnings), warnings
