@@ -274,6 +274,7 @@ def _render(plan: Any, checked: Any) -> None:
         f"Majority accuracy: {plan.majority_accuracy_method}",
     ]
     if spread is not None:
+        capped = plan.planning_accuracy == plan.majority_accuracy
         lines += [
             f"Majority accuracy with the pilot's uncertainty: point estimate "
             f"{plan.majority_accuracy * 100:.1f}%, {spread.level:.0%} interval "
@@ -282,7 +283,9 @@ def _render(plan: Any, checked: Any) -> None:
             f"each annotator's accuracy from its {spread.prior} posterior, seed {spread.seed}",
             f"Items sized at {plan.planning_accuracy * 100:.1f}% ({spread.sized_at}): given "
             f"the pilot, the study's majority accuracy is that far from 50% or farther with "
-            f"{spread.assurance:.0%} probability, and there the interval is at most "
+            # sized at the point estimate, nearer 50% than the assurance asks: more likely
+            f"{'at least ' if capped else ''}{spread.assurance:.0%} probability, and there the "
+            "interval is at most "
             f"±{plan.target_half_width * 100:.1f} points (the Wilson interval is widest near "
             "50%; a study's own interval also varies with its items, as --verify shows; "
             "--assurance 0.975 sizes at the lower end of the 95% interval); the point estimate "

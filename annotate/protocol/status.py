@@ -125,7 +125,8 @@ def study_status(
     complete = items.complete
     saving = early_stop_saving(ctx.k, rows) if ctx.protocol.stop_when_decided else None
     seen = [a["_last"] for a in annotators if a["_last"] is not None]
-    warnings = status_warnings(ctx, annotators, items, now) + paused
+    imported = any(m.imported for m in members)
+    warnings = status_warnings(ctx, annotators, items, now, imported=imported) + paused
     for a in annotators:
         del a["_last"]
     return {
@@ -214,17 +215,22 @@ def status_warnings(
     annotators: list[dict[str, Any]],
     items: standing.Completeness,
     now: datetime,
+    *,
+    imported: bool = False,
 ) -> list[str]:
     """What the researcher should act on, in words (shared by `status` and the console). Who
     is mid-phase is their phase's word (standing): someone with no test item left is "done",
-    never stalled."""
+    never stalled. `imported`: the labels came from import-labels, so no admission here
+    could complete an item a refusal left short."""
     k, rule, name = ctx.k, ctx.protocol.gate_rule, ctx.study.name
     items_total = items.total
     out: list[str] = []
     admitted = sum(a["gate"] == "admitted" for a in annotators)
     in_training = [a for a in annotators if a["phase"] in ("training", "waiting")]
     decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
-    if standing.cannot_complete(items, admitted, decided, len(in_training)):
+    # Imported labels: refusing a worker leaves their items short for good (nothing here
+    # collects more, as `gate` says), so "admit more annotators" is no advice to give.
+    if not imported and standing.cannot_complete(items, admitted, decided, len(in_training)):
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
             "is in training: no item can be completed until more annotators are admitted"

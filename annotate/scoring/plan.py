@@ -402,12 +402,16 @@ def _pilot_uncertainty(
     # exactly in the draws at least as far from 1/2 as the accuracy n is sized at. Sized at
     # the (1 - assurance) quantile of that distance, the target holds with that probability.
     # The point estimate's distance caps it, so a pilot never plans fewer items than it would.
+    # Capped, the items are sized at the point estimate itself: near 50% the draws' median can
+    # lie on the other side of 50% from it, and mirroring it there would name an accuracy
+    # that is neither the point nor the assured one.
     distance = float(np.quantile(np.abs(values - 0.5), 1 - assurance))
+    capped = distance >= abs(point - 0.5)
     side = 1.0 if median >= 0.5 else -1.0
-    planning = 0.5 + side * min(distance, abs(point - 0.5))
+    planning = point if capped else 0.5 + side * distance
     sized_at = (
-        "the point estimate, which the pilot leaves less likely than that"
-        if planning == point
+        f"the point estimate, nearer 50% than {assurance:.0%} assurance asks"
+        if capped
         else f"for {assurance:.0%} assurance"
     )
     uncertainty = PilotUncertainty(

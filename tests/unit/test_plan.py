@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sqlmodel import Session, select
 
+from annotate.cli.plan import _render
 from annotate.report.build import study_report
 from annotate.scoring.plan import (
     items_for_half_width,
@@ -146,6 +147,41 @@ def test_a_small_pilot_plans_at_least_the_point_plans_items():
     perfect = _pilot_plan([10] * 5, [10] * 5)
     assert perfect.majority_accuracy == pytest.approx(1.0)
     assert perfect.items >= perfect.pilot_uncertainty.point_items
+
+
+def test_a_pilot_near_chance_is_sized_at_its_point_estimate_and_says_so(capsys):
+    """Near 50% the point estimate can be nearer 50% than the assured accuracy: the items are
+    then sized at the point estimate itself, on its own side of 50% (here below it, where the
+    draws' median is above), and the plan says so instead of naming the assurance."""
+    right = [2, 3, 2, 0, 4, 4]  # of 6 each, on a 3-class task: majority of 5 at 48%
+    plan = make_plan(
+        task="superglue/cb",
+        n_classes=3,
+        k=5,
+        half_width=0.05,
+        accuracies=[r / 6 for r in right],
+        seconds_per_item=10,
+        seconds_source="assumed",
+        annotators=5,
+        training_items=6,
+        hourly_rate=None,
+        interval_method="Wilson",
+        pilot="pilot",
+        pilot_names=[f"a{i}" for i in range(len(right))],
+        pilot_right=right,
+        pilot_answers=[6] * len(right),
+    )
+    spread = plan.pilot_uncertainty
+    assert plan.majority_accuracy < 0.5 < spread.majority_accuracy_median
+    assert plan.planning_accuracy == plan.majority_accuracy
+    assert spread.sized_at == "the point estimate, nearer 50% than 80% assurance asks"
+    assert plan.items == spread.point_items
+    row = next(row for row in plan.width_table if row.items == plan.items)
+    assert row.interval_low < plan.majority_accuracy < row.interval_high
+    _render(plan, None)
+    said = " ".join(capsys.readouterr().out.split())
+    assert "Items sized at 48.0% (the point estimate" in said
+    assert "or farther with at least 80% probability" in said
 
 
 def test_the_posterior_figures_are_seeded():

@@ -471,3 +471,42 @@ def test_the_datasheet_counts_and_times_no_set_aside_answer(cli, workspace, tmp_
     assert report["datasheet"]["time_on_task"]["total_minutes"] == pytest.approx(80 / 60)
     markdown = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
     assert "Answers (training and test, none set aside)" in markdown
+
+
+def _refuse_an_imported_worker(cli, tmp_path: Path) -> None:
+    """A study of three workers' imported labels (k = 3), the third refused by hand."""
+    rows = ["pair,premise,hypothesis,worker,answer"]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    crowd = tmp_path / "crowd.csv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    imported = cli(
+        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
+        "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
+    spammer = sorted(m["name"] for m in trainees)[2]
+    assert cli("gate", "crowd", "--reject", spammer, "--reason", "all no").code == 0
+
+
+def test_status_after_refusing_a_worker_of_imported_labels_does_not_ask_for_admissions(
+    cli, tmp_path: Path
+):
+    """A refusal in a study of imported labels leaves items short of k for good: `status`
+    does not call the study stuck until more annotators are admitted (none can be)."""
+    _refuse_an_imported_worker(cli, tmp_path)
+    warnings = cli("status", "crowd", "--format", "json").json()["warnings"]
+    assert not any("admitted" in w for w in warnings), warnings
+
+
+def test_refusing_a_worker_of_imported_labels_fails_no_training(cli, tmp_path: Path):
+    """Nobody trained in a study of imported labels: the datasheet's training pass rate
+    does not count a hand refusal of one of its workers as a failed training."""
+    _refuse_an_imported_worker(cli, tmp_path)
+    report = cli("report", "crowd", "--format", "json", "--bootstrap", "20").json()
+    attrition = report["datasheet"]["attrition"]
+    assert attrition["rejected"] == 1 and attrition["completed_training"] == 0
+    assert attrition["training_pass_rate"]["value"] is None

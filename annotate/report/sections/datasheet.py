@@ -168,10 +168,14 @@ def attrition(
     abandoned = sorted(left_in_training | left_after_admission)
     if crowd_abandoned is not None:
         abandoned = sorted(crowd_abandoned)
-    decided = len(admitted) + len(rejected)
-    low, high = share_interval(len(admitted), decided)
+    # The pass rate is over gate decisions on training: a worker of imported labels trained
+    # nowhere here, so admitting or refusing them by hand passes or fails no training.
+    imported = {m.name for m in members if m.imported}
+    passed = len(admitted - imported)
+    decided = passed + len(rejected - imported)
+    low, high = share_interval(passed, decided)
     rate = Estimate.model_construct(
-        value=len(admitted) / decided if decided else None,
+        value=passed / decided if decided else None,
         wilson_low=low if decided else None,
         wilson_high=high if decided else None,
     )
