@@ -12,6 +12,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json, warn
+from annotate.wording import count_of
 
 DEFAULT_SECONDS_PER_ITEM = 30.0
 """Assumed seconds per answer without a pilot (said in the output)."""
@@ -39,6 +40,8 @@ class PilotFacts:
     """Median seconds per test answer (None: no timed answers)."""
     training_seconds: float | None
     """Median seconds per training answer (None: no timed training answers)."""
+    protocol: str = ""
+    """The protocol the pilot ran (its preset's name)."""
 
     @property
     def accuracies(self) -> list[float]:
@@ -89,8 +92,8 @@ def plan_command(
         0, "--verify", min=0, help="Check by N seeded simulated studies of the planned size"
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of --verify and of a pilot's posterior draws"),
-    assurance: float = typer.Option(
-        0.8,
+    assurance: float | None = typer.Option(
+        None,
         "--assurance",
         min=0.5,
         max=0.999,
@@ -112,6 +115,10 @@ def plan_command(
     hourly_rate = _hourly_rate(settings)
     if (accuracy is None) == (pilot is None):
         raise UserError("give --accuracy P or --pilot STUDY (one of them)")
+    if assurance is not None and pilot is None:
+        raise UserError(
+            "--assurance goes with --pilot: a given --accuracy has no uncertainty to be sure of"
+        )
     facts: PilotFacts | None = None
     pilot_task: str | None = None
     seconds_source = "assumed"
@@ -143,7 +150,10 @@ def plan_command(
             f"plan covers classification tasks (scored by accuracy); {spec.name} is {spec.kind}"
         )
     k = k or proto.annotators_per_item
+    ran = f"; the pilot ran {facts.protocol}" if facts and facts.protocol != proto.name else ""
     assumptions = [
+        f"the study follows protocol {proto.name} ({proto.training_items} training items, ties: "
+        f"{proto.tie_rule}; --protocol plans another){ran}",
         "wrong answers fall evenly on the other classes; " + TIE_ASSUMPTIONS[proto.tie_rule],
         "items are independent (the Wilson interval over test items)",
     ]
@@ -183,7 +193,7 @@ def plan_command(
             seed=seed,
             tie_rule=proto.tie_rule,
             training_seconds_per_item=training_seconds,
-            assurance=assurance,
+            assurance=planning.ASSURANCE if assurance is None else assurance,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -247,6 +257,7 @@ def _pilot(ws: Any, study: str) -> PilotFacts:
         answers=answers,
         test_seconds=median_seconds(coded.row_seconds),
         training_seconds=median_seconds(answer_seconds(ws.engine, data.study_id, "training")),
+        protocol=data.protocol.name,
     )
 
 
@@ -269,7 +280,11 @@ def _render(plan: Any, checked: Any) -> None:
     )
     lines = [
         f"Single-annotator accuracy {plan.annotator_accuracy:.3f}"
-        + (f" (pilot {plan.pilot}, {len(plan.pilot_accuracies)} annotators)" if plan.pilot else "")
+        + (
+            f" (pilot {plan.pilot}, {count_of(len(plan.pilot_accuracies), 'annotator')})"
+            if plan.pilot
+            else ""
+        )
         + ("" if spread is None else ": the mean of their point estimates"),
         f"Majority accuracy: {plan.majority_accuracy_method}",
     ]
@@ -302,7 +317,7 @@ def _render(plan: Any, checked: Any) -> None:
         f"Labels: {plan.test_labels} test ({plan.items} x {plan.k}"
         + (f" + {plan.extra_labels} expected for ties" if plan.extra_labels else "")
         + f") + {plan.training_labels} "
-        f"training ({plan.annotators} annotators)",
+        f"training ({count_of(plan.annotators, 'annotator')})",
         f"Annotator-hours: {hours:.1f} {timing} ({plan.seconds_source})",
         "Cost: "
         + (

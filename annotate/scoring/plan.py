@@ -58,6 +58,7 @@ import numpy as np
 
 from annotate.scoring.intervals import wilson_half_width, wilson_interval
 from annotate.specs import ProtocolSpec
+from annotate.wording import count_of
 
 POSTERIOR_DRAWS = 10_000
 """Draws of the pilot annotators' accuracies (a few hundredths of a second): between seeds,
@@ -248,7 +249,7 @@ def pool_vote_outcome(
     how = (
         f"exact over all {n_subsets:,} sets of {k} pilot annotators"
         if n_subsets > 1
-        else f"exact for the pilot's {k} annotators"
+        else f"exact for the pilot's {count_of(k, 'annotator')}"
     )
     return float(right[0]), how, float(extra[0])
 
@@ -463,7 +464,8 @@ def make_plan(
     if len(accuracies) == 1:
         p_maj, extra = vote_outcome([accuracies[0]] * k, n_classes, tie_rule)
         how = (
-            f"exact: majority of {k} annotators at accuracy {accuracies[0]:g}, {n_classes} classes"
+            f"exact: majority of {count_of(k, 'annotator')} at accuracy {accuracies[0]:g}, "
+            f"{n_classes} classes"
         )
     else:
         p_maj, how, extra = pool_vote_outcome(accuracies, k, n_classes, tie_rule)

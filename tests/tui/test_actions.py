@@ -13,6 +13,7 @@ from annotate.tui.screens.phases import FinishedScreen
 from tests import fixtures as fx
 from tests.tui.support import (
     QUICK_TEST,
+    all_static_text,
     build_study,
     labels,
     leases,
@@ -234,9 +235,10 @@ class TestRevise:
         (revision,) = revisions(workspace.engine)
         assert (revision.label_id, revision.old_value) == (stored[-1].id, "entailment")
 
-    async def test_u_on_the_all_done_screen_says_why_it_cannot(self, workspace, tmp_path):
+    async def test_u_is_not_offered_on_all_done_without_a_test_answer(self, workspace, tmp_path):
         """The one answer came after others had completed its item (not stored): nothing to
-        revise, and `u` says so rather than doing nothing."""
+        revise, so "All done" offers no `u` (not in its text, not in the footer), and the key
+        does nothing."""
         from datetime import timedelta
 
         from annotate.protocol.session import AnnotatorSession
@@ -252,12 +254,14 @@ class TestRevise:
             bob.submit(bob.next_item(), "entailment")
             await pilot.press("1")
             await wait_until(pilot, lambda: isinstance(app.screen, FinishedScreen), "the end")
+            shown = " ".join(all_static_text(app).split())
+            assert "Your last answer was not needed" in shown and "Press q to leave." in shown
+            assert "Press u" not in shown
+            assert not app.screen.check_action("revise", ())  # the footer leaves it out
             app.clear_notifications()
             await pilot.press("u")
             await pilot.pause()
-            assert isinstance(app.screen, FinishedScreen)
-            notices = [n.message for n in app._notifications]
-            assert notices == ["There is no earlier test answer to revise."], notices
+            assert isinstance(app.screen, FinishedScreen) and not app._notifications
 
     async def test_a_multirc_judgement_is_told_by_the_candidates_numbers(self, workspace, tmp_path):
         """The banner and the notice name MultiRC's candidates by their numbers on the

@@ -332,6 +332,12 @@ def test_the_table_view_names_items_and_the_verification(cli):
     assert "aggregation layer" in r.stdout
 
 
+def pilot_protocol(workspace) -> str:
+    from annotate.protocol.studies import load_study
+
+    return load_study(workspace.engine, "pilot").protocol.name
+
+
 def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
     rte_study(workspace.engine, tmp_path, name="pilot", test=40, gate_threshold=0.0)
     simulate(
@@ -350,6 +356,10 @@ def test_plan_from_a_pilot_study(cli, workspace, tmp_path):
     assert plan["annotator_accuracy"] == pytest.approx(
         np.mean(list(plan["pilot_accuracies"].values()))
     )
+    # the protocol planned with is named, and the pilot's own where it ran another
+    (named,) = [a for a in plan["assumptions"] if a.startswith("the study follows protocol")]
+    assert named.startswith("the study follows protocol superglue-2019 (30 training items")
+    assert named.endswith(f"; the pilot ran {pilot_protocol(workspace)}")
 
 
 def test_the_pilot_plans_json_has_the_uncertainty_beside_the_point_figures(
@@ -493,6 +503,19 @@ def test_plan_and_verify_use_the_protocols_tie_rule(cli, tmp_path, rule):
                 "rate=2",
             ],
             "hourly_rate",
+        ),
+        (
+            [
+                "--task",
+                "superglue/rte",
+                "--accuracy",
+                "0.8",
+                "--half-width",
+                "0.03",
+                "--assurance",
+                "0.9",
+            ],
+            "--assurance goes with --pilot",
         ),
     ],
 )

@@ -455,6 +455,24 @@ def test_the_all_done_screen_offers_to_revise_the_last_answer(workspace, tmp_pat
     assert said.startswith("Previous answer changed to:") and "not" in said.lower()
 
 
+def test_all_done_without_a_test_answer_offers_no_revision(workspace, tmp_path: Path):
+    """Every item had its labels before ana's first: "All done" has nothing to go back to."""
+    from annotate.protocol.session import AnnotatorSession
+
+    study = layout_study(
+        workspace.engine, tmp_path, "pair", training_items=0, test=1, annotators_per_item=1
+    )
+    bo = AnnotatorSession.open(workspace.engine, study, "bo", create_annotator=True)
+    bo.submit(bo.next_item(), "entailment")
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = csrf(c.get("/"))
+    c.post("/signin", data={"csrf": token, "name": "ana", "token": ""})
+    done = c.post("/start", data={"csrf": token})
+    assert screen(done) == "finished"
+    assert 'href="/revise"' not in done.text and "change your last answer" not in done.text
+
+
 def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
     workspace, tmp_path: Path
 ):

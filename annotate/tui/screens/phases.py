@@ -183,10 +183,15 @@ class FinishedScreen(MessageScreen):
                 "Your last answer was not needed: other annotators completed that item while "
                 "it waited. Every answer before it is saved."
             )
+        keys = "Press u to change your last answer, or q to leave." if p.stream_done else ""
         return [
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
-            f"{saved} Press u to change your last answer, or q to leave.",
+            f"{saved} {keys or 'Press q to leave.'}",
         ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # No test answer to go back to (every item filled before theirs came): no `u`.
+        return bool(self.progress.stream_done) if action == "revise" else True
 
     def action_revise(self) -> None:
         self.post_message(self.ReviseRequested(self))
