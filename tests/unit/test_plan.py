@@ -60,11 +60,13 @@ def test_pool_outcome_is_exact_over_every_subset_under_each_tie_rule(rule):
     assert "all 15 sets of 4" in how
 
 
-def _pilot_plan(right, answers, *, seed=0, half_width=0.03, k=5, assurance=0.8):
+def _pilot_plan(
+    right, answers, *, seed=0, half_width=0.03, k=5, assurance=0.8, task="superglue/rte", classes=2
+):
     """A plan from a pilot of these counts (annotator i: right[i] of answers[i])."""
     return make_plan(
-        task="superglue/rte",
-        n_classes=2,
+        task=task,
+        n_classes=classes,
         k=k,
         half_width=half_width,
         accuracies=[r / n for r, n in zip(right, answers, strict=True)],
@@ -154,23 +156,7 @@ def test_a_pilot_near_chance_is_sized_at_its_point_estimate_and_says_so(capsys):
     then sized at the point estimate itself, on its own side of 50% (here below it, where the
     draws' median is above), and the plan says so instead of naming the assurance."""
     right = [2, 3, 2, 0, 4, 4]  # of 6 each, on a 3-class task: majority of 5 at 48%
-    plan = make_plan(
-        task="superglue/cb",
-        n_classes=3,
-        k=5,
-        half_width=0.05,
-        accuracies=[r / 6 for r in right],
-        seconds_per_item=10,
-        seconds_source="assumed",
-        annotators=5,
-        training_items=6,
-        hourly_rate=None,
-        interval_method="Wilson",
-        pilot="pilot",
-        pilot_names=[f"a{i}" for i in range(len(right))],
-        pilot_right=right,
-        pilot_answers=[6] * len(right),
-    )
+    plan = _pilot_plan(right, [6] * 6, half_width=0.05, task="superglue/cb", classes=3)
     spread = plan.pilot_uncertainty
     assert plan.majority_accuracy < 0.5 < spread.majority_accuracy_median
     assert plan.planning_accuracy == plan.majority_accuracy

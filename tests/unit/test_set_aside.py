@@ -389,18 +389,16 @@ def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_m
     engine.dispose()
 
 
-def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
-    cli, workspace, tmp_path: Path
-):
-    """Labels imported from a crowd platform: refusing a worker takes their labels out of the
-    score, and the gate, its preview and the report say so without promising that the items
-    take labels again (nothing here collects more) or calling the refusal one after an
-    admission (the platform screened the workers)."""
+def imported_crowd(cli, tmp_path: Path, *, past_k: bool = False) -> str:
+    """Study `crowd` of three workers' imported labels on three pairs (k = 3), and a fourth
+    worker's label on p0, one past k, when `past_k`; the third worker's pseudonym (A3Z's,
+    pseudonyms going in the file's order)."""
     rows = ["pair,premise,hypothesis,worker,answer"]
     for n in range(3):
         for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
             rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
-    rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")  # p0: one over k = 3
+    if past_k:
+        rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")
     crowd = tmp_path / "crowd.csv"
     crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
     imported = cli(
@@ -410,8 +408,18 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     )  # fmt: skip
     assert imported.code == 0, imported.stderr
     trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
-    spammer = sorted(m["name"] for m in trainees)[2]  # pseudonyms in the file's order: A3Z
-    assert len(trainees) == 4
+    assert len(trainees) == (4 if past_k else 3)
+    return sorted(m["name"] for m in trainees)[2]
+
+
+def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
+    cli, workspace, tmp_path: Path
+):
+    """Labels imported from a crowd platform: refusing a worker takes their labels out of the
+    score, and the gate, its preview and the report say so without promising that the items
+    take labels again (nothing here collects more) or calling the refusal one after an
+    admission (the platform screened the workers)."""
+    spammer = imported_crowd(cli, tmp_path, past_k=True)
     refused = cli("gate", "crowd", "--reject", spammer, "--reason", "answered no to all")
     assert refused.code == 0, refused.stderr
     said = " ".join(refused.stdout.split())
@@ -475,20 +483,7 @@ def test_the_datasheet_counts_and_times_no_set_aside_answer(cli, workspace, tmp_
 
 def _refuse_an_imported_worker(cli, tmp_path: Path) -> None:
     """A study of three workers' imported labels (k = 3), the third refused by hand."""
-    rows = ["pair,premise,hypothesis,worker,answer"]
-    for n in range(3):
-        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
-            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
-    crowd = tmp_path / "crowd.csv"
-    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    imported = cli(
-        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
-        "--map", "item=pair,annotator=worker,label=answer",
-        "--values", "entailment=yes,not_entailment=no",
-    )  # fmt: skip
-    assert imported.code == 0, imported.stderr
-    trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
-    spammer = sorted(m["name"] for m in trainees)[2]
+    spammer = imported_crowd(cli, tmp_path)
     assert cli("gate", "crowd", "--reject", spammer, "--reason", "all no").code == 0
 
 
