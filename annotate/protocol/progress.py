@@ -97,9 +97,12 @@ class LabelTally:
     to_go: int
     """Still wanted (the engine's count; an open tie's extra label included)."""
     finished: bool
+    imported: bool = False
+    """The labels came from a file (import-labels): past k is as the file had them, and what
+    an item lacks (labels set aside by a refusal) nothing here collects."""
 
     @classmethod
-    def of(cls, items: standing.Completeness) -> LabelTally:
+    def of(cls, items: standing.Completeness, *, imported: bool = False) -> LabelTally:
         return cls(
             given=items.labels,
             planned=items.k * items.total,
@@ -107,6 +110,7 @@ class LabelTally:
             not_needed=items.labels_not_needed,
             to_go=items.labels_wanted,
             finished=items.finished,
+            imported=imported,
         )
 
     @property
@@ -116,6 +120,10 @@ class LabelTally:
         return min(1.0, self.given / wanted) if wanted else 0.0
 
     def _head(self, noun: str) -> str:
+        if self.extra and self.imported:
+            return (
+                f"{self.given} {noun} ({self.planned} planned + {self.extra} past k, as imported)"
+            )
         if self.extra:
             extra = count_of(self.extra, "extra annotator")
             return f"{self.given} {noun} ({self.planned} planned + {extra} for ties)"
@@ -130,6 +138,8 @@ class LabelTally:
             early = ", every item decided (stopped early)"
             return head + (early if self.not_needed else ", complete")
         tail = f", {self.to_go} to go"
+        if self.imported:  # set aside by refusals: nothing here collects labels for them
+            tail = f", {self.to_go} short (set aside; imported labels: none are collected here)"
         if self.not_needed:
             tail += f" ({self.not_needed} not needed: items decided early)"
         return head + tail

@@ -147,7 +147,7 @@ def study_status(
         "labels_total": items.labels,
         "labels_per_item": {str(n): histogram[n] for n in sorted(histogram)},
         # The labels against the plan in the console's words (an early stop, extra annotators)
-        "test_labels": LabelTally.of(items).as_json(),
+        "test_labels": LabelTally.of(items, imported=imported).as_json(),
         "last_activity": _iso(max(seen)) if seen else None,
         "flags": flag_counts,
         "flagged_items": [

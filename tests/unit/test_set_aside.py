@@ -420,6 +420,8 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     take labels again (nothing here collects more) or calling the refusal one after an
     admission (the platform screened the workers)."""
     spammer = imported_crowd(cli, tmp_path, past_k=True)
+    words = cli("status", "crowd", "--format", "json").json()["test_labels"]["words"]
+    assert words == "10 test labels (9 planned + 1 past k, as imported), complete"
     refused = cli("gate", "crowd", "--reject", spammer, "--reason", "answered no to all")
     assert refused.code == 0, refused.stderr
     said = " ".join(refused.stdout.split())
@@ -428,6 +430,8 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     report = cli("report", "crowd", "--format", "markdown")
     assert report.code == 0, report.stderr
     assert "3 test labels set aside by refusals" in report.stdout
+    words = cli("status", "crowd", "--format", "json").json()["test_labels"]["words"]
+    assert words.endswith("2 short (set aside; imported labels: none are collected here)")
     assert "after admission" not in report.stdout
     assert cli("check").code == 0
     # Admitted again, every label counts as imported, p0's fourth included (p0 had room for
