@@ -65,6 +65,8 @@ from annotate.store.prepared import Prepared, run_together
 
 REVISABLE = (TEST, catch.CATCH)
 """Phases whose answers `u` may change: test answers, and catch answers, which look the same."""
+NOTHING_TO_REVISE = "There is no earlier test answer to revise."
+"""What `u` says when the annotator has no test answer to go back to (last_answer is None)."""
 NOT_THE_LAST = "Only your previous answer can be changed; this one stands."
 EXITED = "You have finished and have your completion code: your answers stand."
 
@@ -1030,7 +1032,7 @@ class AnnotatorSession:
                 self.check_window(session.connection())
                 label = self._latest_revisable(session)
                 if label is None:
-                    raise UserError("there is no earlier answer to revise")
+                    raise UserError(NOTHING_TO_REVISE)
                 if label.item_id != item.item_id:  # a form kept from an earlier item
                     raise UserError(NOT_THE_LAST)
                 self._check_not_exited(session, label)

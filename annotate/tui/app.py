@@ -25,7 +25,13 @@ from annotate.protocol import crowd
 from annotate.protocol.answers import describe
 from annotate.protocol.catch import REFRESHER_ITEMS
 from annotate.protocol.crowd_config import CrowdConfig
-from annotate.protocol.session import AnnotatorSession, ItemTaken, ItemView, Phase
+from annotate.protocol.session import (
+    NOTHING_TO_REVISE,
+    AnnotatorSession,
+    ItemTaken,
+    ItemView,
+    Phase,
+)
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import HELD, is_full_disk, is_held, is_store_gone
@@ -514,7 +520,7 @@ class LabelApp(SafeCrash, App[None]):
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
             return
         if last is None:
-            self.notify("There is no earlier test answer to revise.", markup=False)
+            self.notify(NOTHING_TO_REVISE, markup=False)
             return
         item, value = last
         from annotate.tui.screens.item import ItemScreen

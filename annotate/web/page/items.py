@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from annotate.errors import UserError
 from annotate.protocol.answers import AnsweredDifferently, describe
-from annotate.protocol.session import AnnotatorSession, ItemTaken
+from annotate.protocol.session import NOTHING_TO_REVISE, AnnotatorSession, ItemTaken
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.store.engine import is_disconnect, is_held
@@ -126,7 +126,7 @@ async def revise(request: Request) -> Response:
         except UserError as exc:  # the answers stand (the worker took their code)
             return current(page, session, terminal_safe(str(exc)))
         if last is None:
-            return current(page, session, "There is no earlier test answer to revise.")
+            return current(page, session, NOTHING_TO_REVISE)
         item, value = last
         return item_screen(page, session, item, revising=value)
 
