@@ -455,6 +455,22 @@ class TestCurationScreens:
         assert snap_compare(app, terminal_size=size, run_before=run_before)
 
     @pytest.mark.parametrize("size", SIZES)
+    def test_author_start_from_dialog(self, snap_compare, curation, size):
+        """Ctrl+O on an empty form: the dialog asking which example to start from, an id typed."""
+        from annotate.tui.curate.screens.start_from import AskStartingExample
+
+        app = create_curate_app(curation, "s", "cara")
+
+        async def run_before(pilot: Pilot) -> None:
+            await arrive(pilot, AuthorScreen)
+            await pilot.press("ctrl+o")
+            await arrive(pilot, AskStartingExample)
+            await pilot.press("1", "2")
+            steady(pilot.app)
+
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES)
     def test_author_problems(self, snap_compare, curation, size):
         """The curator presses Ctrl+S on a form that breaks the rules."""
         app = create_curate_app(curation, "s", "cara")
