@@ -692,35 +692,42 @@ def _store_survey(
 # --- exit ------------------------------------------------------------------------------------
 
 
-def _test_left(engine: Engine, ctx: StudyContext, annotator_id: int, now: datetime) -> bool:
-    """Whether a test item is there for the annotator (their batch not done, an item held or
-    free), without taking a lease."""
-    with read_connection(engine) as conn:
-        if assignment.batch_done(conn, ctx, annotator_id):
-            return False
-        params = assignment.keys(ctx, annotator_id, now)
-        if conn.execute(assignment.HELD, params).first() is not None:
-            return True
-        return conn.execute(assignment.NEXT_ITEM, params).first() is not None
+def _test_left(conn: Connection, ctx: StudyContext, annotator_id: int, mine: int, now) -> bool:
+    """Whether a test item is there for the annotator (their batch of which they have `mine`
+    labels not done, an item held or free), without taking a lease."""
+    if assignment.batch_done(conn, ctx, annotator_id, mine):
+        return False
+    params = assignment.keys(ctx, annotator_id, now)
+    if conn.execute(assignment.HELD, params).first() is not None:
+        return True
+    return conn.execute(assignment.NEXT_ITEM, params).first() is not None
 
 
-def _open_slots(session: Session, ctx: StudyContext) -> int:
-    return int(session.scalar(_OPEN_SLOTS, {"b_study": ctx.id}) or 0)
+class _DecisionDue:
+    """_outcome's word for a worker waiting on the gate: a decision that needs no researcher
+    may be due (AnnotatorSession._decide_now, a write), which the outcome waits for."""
 
 
-def _outcome(engine: Engine, ctx: StudyContext, who: Annotator, visit: Visit, now) -> str | None:
-    """The worker's outcome in this visit, or None while there is something left to do."""
-    from annotate.protocol.session import AnnotatorSession, Phase
+_DECISION_DUE = _DecisionDue()
+
+
+def _outcome(
+    conn: Connection, worker: AnnotatorSession, visit: Visit, now, *, decided: bool
+) -> str | _DecisionDue | None:
+    """The worker's outcome in this visit, or None while there is something left to do, read on
+    `conn`; _DECISION_DUE for a worker waiting on the gate, unless `decided` (the caller has
+    let any decision due be made since)."""
+    from annotate.protocol.session import Phase
 
     if visit.outcome is not None:
         return visit.outcome
     if visit.consent is False:
         return "no_consent"
-    session = AnnotatorSession(engine, ctx, who, clock=lambda: now)
-    phase = session.phase()
-    with read_session(engine) as s:
-        counts = dict(s.execute(_LABELS_BY_PHASE, _theirs(ctx, who.id)).all())
-        open_slots = _open_slots(s, ctx)
+    ctx, who_id = worker.ctx, worker.annotator_id
+    phase = worker.phase_on(conn)
+    if phase is Phase.WAITING and not decided:
+        return _DECISION_DUE
+    counts = dict(conn.execute(_LABELS_BY_PHASE, _theirs(ctx, who_id)).all())
     test_done = int(counts.get(TEST, 0))
     if visit.link_role == "test":
         if phase is not Phase.TEST:
@@ -728,22 +735,40 @@ def _outcome(engine: Engine, ctx: StudyContext, who: Annotator, visit: Visit, no
     elif phase is Phase.REJECTED:
         return "screened_out"
     elif phase is Phase.TRAINING:
-        if not counts.get(TRAINING) and open_slots == 0:
+        if not counts.get(TRAINING) and not conn.execute(_OPEN_SLOTS, {"b_study": ctx.id}).scalar():
             return "study_full"  # every test item has its labels: no point training
         return None
     elif visit.link_role == "training":
         return "training_done"
     elif phase is Phase.WAITING:
         return None  # one link, a gate still to decide: the waiting screen
-    if _test_left(engine, ctx, who.id or 0, now):
+    if _test_left(conn, ctx, who_id, test_done, now):
         return None
-    if not test_done or _completed_elsewhere(engine, ctx, who.id or 0, visit):
+    if not test_done or _completed_elsewhere(conn, ctx, who_id, visit):
         return "study_full"
     return "completed"
 
 
+_COMPLETED_IN_ANOTHER_SESSION = select(func.max(Visit.outcome_at)).where(
+    Visit.study_id == bindparam("b_study"),
+    Visit.annotator_id == bindparam("b_annotator"),
+    Visit.outcome == "completed",
+    Visit.platform_session_id != bindparam("b_session"),
+)
+_TEST_ANSWER_SINCE = (
+    select(Label.id)
+    .where(
+        Label.study_id == bindparam("b_study"),
+        Label.annotator_id == bindparam("b_annotator"),
+        Label.phase == TEST,
+        Label.answered_at > bindparam("b_since"),
+    )
+    .limit(1)
+)
+
+
 def _completed_elsewhere(
-    engine: Engine, ctx: StudyContext, annotator_id: int, visit: Visit
+    conn: Connection, ctx: StudyContext, annotator_id: int, visit: Visit
 ) -> bool:
     """Whether the worker's work was already completed on another platform session (another
     MTurk assignment, another Prolific submission) and nothing was answered since: this
@@ -751,27 +776,11 @@ def _completed_elsewhere(
     twice). The same session opened again shows its code again."""
     if visit.platform_session_id is None:
         return False
-    with read_connection(engine) as conn:
-        completed = conn.execute(
-            select(func.max(Visit.outcome_at)).where(
-                Visit.study_id == ctx.id,
-                Visit.annotator_id == annotator_id,
-                Visit.outcome == "completed",
-                Visit.platform_session_id != visit.platform_session_id,
-            )
-        ).scalar()
-        if completed is None:
-            return False
-        since = conn.execute(
-            select(Label.id)
-            .where(
-                Label.study_id == ctx.id,
-                Label.annotator_id == annotator_id,
-                Label.phase == TEST,
-                Label.answered_at > completed,
-            )
-            .limit(1)
-        ).first()
+    params = {**_theirs(ctx, annotator_id), "b_session": visit.platform_session_id}
+    completed = conn.execute(_COMPLETED_IN_ANOTHER_SESSION, params).scalar()
+    if completed is None:
+        return False
+    since = conn.execute(_TEST_ANSWER_SINCE, {**params, "b_since": completed}).first()
     return since is None
 
 
@@ -814,6 +823,9 @@ class _Reached:
     """When the outcome was worked out: the time an exit is recorded with."""
     aside: bool = False
     """The worker, refused, has test answers set aside (screened_out says so: SET_ASIDE_TEXT)."""
+    survey_due: tuple[SurveyQuestion, ...] = ()
+    """The exit survey's questions still open (asked for with `survey`, where the outcome
+    takes the survey)."""
 
 
 def _reached(
@@ -822,21 +834,36 @@ def _reached(
     annotator: str | Annotator,
     visit_id: int | None,
     now: datetime,
+    *,
+    survey: bool = False,
 ) -> _Reached:
     """A crowd study, its settings, the worker, their visit (the latest, or `visit_id`) and
-    the outcome it has reached at `now`."""
+    the outcome it has reached at `now`; with `survey`, the survey's questions still open.
+    Worked out in one read (one snapshot on SQLite): a batch's last answer ends here, and six
+    reads of their own cost it three times a test answer's CPU (issue 38)."""
+    from annotate.protocol.session import AnnotatorSession
+
     ctx = _context(engine, study)
     config = require_config(ctx)
     who = _who(engine, annotator)
-    with read_session(engine) as session:
-        visit = _visit(session, ctx, who.id or 0, visit_id)
-        session.expunge(visit)
-    outcome = _outcome(engine, ctx, who, visit, now)
-    aside = False
-    if "screened_out" in (outcome, visit.outcome):  # a refusal: rare, one more read
-        with read_connection(engine) as conn:
-            aside = bool(set_aside.counts(conn, ctx.id).get(who.id or 0))
-    return _Reached(ctx, config, who, visit, outcome, now, aside)
+    worker = AnnotatorSession(engine, ctx, who, clock=lambda: now)
+    for decided in (False, True):
+        with read_session(engine) as session:
+            visit = _visit(session, ctx, who.id or 0, visit_id)
+            session.expunge(visit)
+            conn = session.connection()
+            outcome = _outcome(conn, worker, visit, now, decided=decided)
+            if not isinstance(outcome, _DecisionDue):
+                aside = False
+                if "screened_out" in (outcome, visit.outcome):  # a refusal: rare
+                    aside = bool(set_aside.counts(conn, ctx.id).get(who.id or 0))
+                due: tuple[SurveyQuestion, ...] = ()
+                if survey and config.survey and outcome in SURVEY_OUTCOMES:
+                    passed = _survey_passed(conn, ctx, who.id or 0)
+                    due = tuple(q for q in config.survey if q.name not in passed)
+                return _Reached(ctx, config, who, visit, outcome, now, aside, due)
+        worker.phase()  # waiting on the gate: any decision due is made (a write), then read
+    raise AssertionError("a decided worker's outcome is never _DECISION_DUE")
 
 
 def peek_exit(
@@ -901,15 +928,11 @@ def end_of(
     """Where a worker goes once the engine has no item for them, their outcome worked out
     once: the exit survey's open questions first (survey_due), else their exit, recorded as
     exit_for records it. ([], None): they have something left to do."""
-    at = _reached(engine, study, annotator, visit_id, clock())
+    at = _reached(engine, study, annotator, visit_id, clock(), survey=True)
     if at.outcome is None:
         return [], None
-    if at.config.survey and at.outcome in SURVEY_OUTCOMES:
-        with read_connection(engine) as conn:
-            passed = _survey_passed(conn, at.ctx, at.who.id or 0)
-        due = [q for q in at.config.survey if q.name not in passed]
-        if due:
-            return due, None
+    if at.survey_due:
+        return list(at.survey_due), None
     return [], _record_exit(engine, at, at.outcome)
 
 

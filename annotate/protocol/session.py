@@ -458,6 +458,11 @@ class AnnotatorSession:
             )[0]
         return Phase(standing.annotator_phase(admitted, done, quota))
 
+    def phase_on(self, conn: Connection) -> Phase:
+        """The annotator's phase read on the caller's connection, inside its read: no decision
+        is made here (`phase` makes one that is due while they wait on the gate)."""
+        return self._phase(conn)
+
     def phase(self, *, live: bool = False) -> Phase:
         """The annotator's phase; `live`: first refuse a window another window of the
         annotator took over (ContinuedElsewhere), in the same read."""

@@ -783,3 +783,26 @@ def test_time_on_task_covers_reading_and_waiting_until_the_exit(workspace, tmp_p
         crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, prolific_query(1))),
     )
     assert other.heartbeat() and not session.heartbeat()  # the older window is no longer live
+
+
+def test_the_test_link_of_a_study_without_training_admits_as_the_worker_arrives(
+    workspace, tmp_path: Path
+):
+    """A study with no training items admits each worker by its automatic rule when first
+    asked (a decision recorded then): a worker on the test link whose way is asked before any
+    item is admitted there and goes in, not sent away as not admitted."""
+    engine = workspace.engine
+    crowd_study(
+        engine,
+        tmp_path,
+        training_items=0,
+        crowd_settings={"study_ids": [], "training_study_id": STUDY_A, "test_study_id": STUDY_B},
+    )
+    ctx = crowd.load_study(engine, "pilot")
+    arrival = crowd.enter_by_link(
+        engine, "pilot", crowd.parse_link(ctx, prolific_query(1, STUDY_B))
+    )
+    assert crowd.peek_exit(engine, "pilot", arrival.annotator) is None
+    assert crowd.end_of(engine, "pilot", arrival.annotator) == ([], None)
+    session = AnnotatorSession.open(engine, "pilot", arrival.annotator)
+    assert session.phase() is Phase.TEST
