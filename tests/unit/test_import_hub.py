@@ -84,6 +84,29 @@ def test_a_hub_file_without_its_id_column_is_refused_as_the_json_lines_one_is(
     assert stored(db_url) == {}
 
 
+@pytest.mark.parametrize(
+    ("column", "reason"),
+    [
+        ("premise", "column 'premise' is empty (null): the item would have no premise"),
+        ("idx", "the item's id, 'idx', is empty (null)"),
+    ],
+)
+def test_a_null_in_a_hub_column_is_named_as_null_not_as_a_missing_column(
+    cli, db_url, tmp_path, column, reason
+):
+    """The column is there; its value on the second row is not. The error said "missing
+    column 'premise'; the file has hypothesis, idx, label, premise"."""
+    dataset = hub.hub_dataset(hub.CB_VAL[:2], CB).map(
+        lambda row, i: {column: None if i == 1 else row[column]}, with_indices=True
+    )
+    path = hub.write_parquet(dataset, tmp_path / "validation-00000-of-00001.parquet")
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert f"{path}:2: {reason}" in " ".join(result.stderr.split())
+    assert "missing column" not in result.stderr
+    assert stored(db_url) == {}
+
+
 def test_a_test_split_has_no_gold(cli, db_url, tmp_path):
     path = hub.write_parquet(
         hub.hub_dataset(hub.CB_TEST, CB), tmp_path / "test-00000-of-00001.parquet"

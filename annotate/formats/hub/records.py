@@ -87,6 +87,8 @@ def flat_items(
             source_id = _id(raw_id, path, line)
         elif src.id_required:  # numbered by row, items and predictions would pair at random
             wanted = " or ".join(repr(k) for k in dict.fromkeys(id_keys))
+            if found:
+                raise DataFileError(path, line, f"the item's id, {wanted}, is empty (null)")
             raise DataFileError(path, line, f"missing column {wanted}, the item's id")
         else:
             source_id = str(number)
@@ -99,7 +101,9 @@ def flat_items(
                     raise DataFileError(
                         path,
                         line,
-                        f"missing column {wanted}; the file has {', '.join(sorted(row))} "
+                        f"column {wanted} is empty (null): the item would have no {f.name}"
+                        if found
+                        else f"missing column {wanted}; the file has {', '.join(sorted(row))} "
                         f"(is this a file of another task than {spec.name}?)",
                     )
                 value = ""
