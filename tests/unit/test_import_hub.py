@@ -438,8 +438,12 @@ def test_the_wsc_fixed_config_is_no_other_tasks(cli, tmp_path: Path):
 # --- refusals: each names the file and says what was expected ----------------------------------
 
 
-def test_ints_without_names_name_the_flag(cli, tmp_path):
-    path = hub.write_to_json(tmp_path, "val.jsonl", hub.hub_dataset(hub.CB_VAL, CB), info=False)
+@pytest.mark.parametrize("name", ["val.jsonl", "val.csv"])
+def test_ints_without_names_name_the_flag(cli, tmp_path, name):
+    """`to_csv` writes the class numbers as digits: they are class numbers all the same (the
+    CSV said "unknown label '1'", with no word of the flag)."""
+    data = hub.hub_dataset(hub.CB_VAL, CB)
+    path = hub.write_to_json(tmp_path, name, data, csv=name.endswith(".csv"), info=False)
     result = cli("import", "superglue/cb", path)
     assert result.code == 1
     assert str(path) in result.stderr and "--label-names" in result.stderr

@@ -65,6 +65,8 @@ def gold_of(raw: Any, names: list[str] | None, spec: TaskSpec, path: Path, line:
                     f"({', '.join(spec.label_values())})",
                 )
             return value
+    if names is None and spec.kind != "regression" and isinstance(raw, str) and raw.isdigit():
+        raw = int(raw)  # `to_csv` writes a class number as its digits: read as the number it is
     return normalise_label(raw, spec, path, line)
 
 
