@@ -198,6 +198,11 @@ def test_the_caches_repository_folder_reads_the_revision_refs_main_names(cli, db
     refused = cli("import", "superglue/cb", repo)
     assert refused.code == 1 and "Traceback" not in refused.stderr
     assert f"2 revisions in snapshots/ ({'0' * 40}, {'f' * 40}) and no refs/main" in refused.stderr
+    predictions = fx.write_jsonl(tmp_path / "out" / "CB.jsonl", hub.CB_VAL)
+    scored = cli("score", predictions, "--gold", repo)
+    assert scored.code == 1 and "Traceback" not in scored.stderr
+    # `score --gold` said "no labelled superglue/cb file found (looked for dev.jsonl, …)"
+    assert f"2 revisions in snapshots/ ({'0' * 40}, {'f' * 40}) and no refs/main" in scored.stderr
 
 
 def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
