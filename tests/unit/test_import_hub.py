@@ -107,6 +107,27 @@ def test_a_null_in_a_hub_column_is_named_as_null_not_as_a_missing_column(
     assert stored(db_url) == {}
 
 
+@pytest.mark.parametrize(
+    ("mapping", "reason"),
+    [
+        ("premise=context", "missing column 'context'"),
+        ("id=pair_id", "missing column 'pair_id', the item's id"),
+    ],
+)
+def test_a_map_to_a_column_the_hub_file_lacks_is_refused_not_ignored(
+    cli, db_url, tmp_path, mapping, reason
+):
+    """--map premise=context read the Hub's own `premise` column when the file had no
+    `context`, and imported as if the flag had not been given (the JSON-lines file refuses)."""
+    path = hub.write_parquet(
+        hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "validation-00000-of-00001.parquet"
+    )
+    result = cli("import", "superglue/cb", path, "--map", mapping)
+    assert result.code == 1
+    assert f"{path}:1: {reason}" in result.stderr
+    assert stored(db_url) == {}
+
+
 def test_a_test_split_has_no_gold(cli, db_url, tmp_path):
     path = hub.write_parquet(
         hub.hub_dataset(hub.CB_TEST, CB), tmp_path / "test-00000-of-00001.parquet"

@@ -81,8 +81,10 @@ def flat_items(
 ) -> Iterator[ParsedItem]:
     """One item per row (every task but MultiRC and ReCoRD)."""
     src = spec.source
-    id_keys = [*src.id, "idx"]
-    label_keys = [*src.label, "label"]
+    # The Hub's own column of a field is read where the original file's is not there; a field
+    # the user's --map names is read from that column only.
+    id_keys = [*src.id, *([] if "id" in src.mapped else ["idx"])]
+    label_keys = [*src.label, *([] if "label" in src.mapped else ["label"])]
     for number, (line, row) in enumerate(rows):
         found, raw_id = first_present(row, id_keys)
         if found and raw_id is not None:
@@ -96,10 +98,11 @@ def flat_items(
             source_id = str(number)
         fields: dict[str, Any] = {}
         for f in spec.fields:
-            found, value = first_present(row, [*f.sources(), f.name])
+            keys = [*f.sources(), *([] if f.name in src.mapped else [f.name])]
+            found, value = first_present(row, keys)
             if not found or value is None:
                 if not f.optional:
-                    wanted = " or ".join(repr(s) for s in dict.fromkeys([*f.sources(), f.name]))
+                    wanted = " or ".join(repr(s) for s in dict.fromkeys(keys))
                     raise DataFileError(
                         path,
                         line,
