@@ -142,6 +142,9 @@ class SourceSpec(Strict):
     """Folders of a release that hold another version of the same files (CoLA's public
     `tokenized/` beside `raw/`, whose sentences GLUE took): a file found in one is left out
     where a file of that name is found outside them (variant_copy)."""
+    mapped: list[str] = Field(default_factory=list)
+    """Fields (or `id`, `label`) an import's `--map` reads from the column it names, and from
+    no other: not from the Hub's own column of that name either."""
 
     def variant_copies(self, found: Iterable[PurePath]) -> set[PurePath]:
         """Of the files `found` (paths below the folder searched, or a zip's members), those

@@ -443,10 +443,8 @@ def _render_compare(r: dict[str, Any]) -> None:
         )
     columns = [("who", ""), *((m, METRIC_NAMES.get(m, m)) for m in metrics)]
     columns += [("score", "Task score"), ("ci", "95% CI")]
-    unit = r["unit"]
-    print_table(
-        rows, columns, title=f"{r['study']} ({r['task']}): the same {r['n_items']} {unit}s (x100)"
-    )
+    same = count_of(r["n_items"], r["unit"])
+    print_table(rows, columns, title=f"{r['study']} ({r['task']}): the same {same} (x100)")
     test = r["mcnemar"]
     if test is not None:
         t = test["table"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from annotate import specs
 from annotate.errors import DataFileError, UserError
+from annotate.formats.hub.layout import cached_revision
 from annotate.formats.readers import (
     FileSummary,
     ParsedItem,
@@ -200,6 +201,9 @@ def _hub_gold(root: Path, spec: TaskSpec, split: str | None) -> GoldFile | None:
     cache's folder of it, a `save_to_disk` folder), read as `annotate import` reads it: the
     split named by the prediction file, else test (labelled for the diagnostics), then dev.
     None when the folder holds no such labelled split."""
+    # The HF cache's folder with several revisions and no refs/main is the Hub's layout, but
+    # which revision to read is the user's to say: refused as import refuses it, naming them.
+    root = cached_revision(root)
     try:
         sources = sources_for(root, spec)
     except (UserError, DataFileError):

@@ -67,7 +67,7 @@ def with_field_mapping(spec: TaskSpec, mapping: dict[str, str]) -> TaskSpec:
         FieldSpec(**{**f.model_dump(), "source": [mapping[f.name]]}) if f.name in mapping else f
         for f in spec.fields
     ]
-    source_update: dict[str, list[str]] = {}
+    source_update: dict[str, list[str]] = {"mapped": sorted(mapping)}
     if "id" in mapping:
         source_update["id"] = [mapping["id"]]
     if "label" in mapping:

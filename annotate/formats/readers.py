@@ -349,13 +349,17 @@ def read_jsonl(
         fields: dict[str, Any] = {}
         for f in spec.fields:
             found, value = first_present(obj, f.sources())
-            if not found:
+            # A shown text that is null would reach the annotators as "None"; a hidden field
+            # (WiC's offsets) is checked by its own rule in `well_formed`.
+            if not found or (value is None and f.shown):
                 if not f.optional:
+                    keys = " or ".join(repr(s) for s in f.sources())
                     raise DataFileError(
                         path,
                         line,
-                        f"missing key {' or '.join(repr(s) for s in f.sources())}"
-                        + _wrong_task_hint(spec),
+                        f"missing key {keys}" + _wrong_task_hint(spec)
+                        if not found
+                        else f"{keys} is null: the item would have no {f.name}",
                     )
                 value = ""
             fields[f.name] = value

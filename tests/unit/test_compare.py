@@ -127,6 +127,14 @@ def test_compare_table_prints_both_scores_and_mcnemar(cli, rte, tmp_path: Path):
     assert "the same 20 items" in text
 
 
+def test_compare_table_on_one_item_says_item_not_items(cli, rte, tmp_path: Path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong=set(), ids=range(1000, 1001))
+    result = cli("compare", "pilot", "--model", model, "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "the same 1 item (x100)" in text
+
+
 def test_compare_ratings_has_a_difference_but_no_mcnemar(cli, rte, workspace, tmp_path: Path):
     _, data = simulated_study(workspace.engine, tmp_path, "glue/stsb", sample="all")
     lines = ["index\tprediction"]

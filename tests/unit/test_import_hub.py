@@ -84,6 +84,50 @@ def test_a_hub_file_without_its_id_column_is_refused_as_the_json_lines_one_is(
     assert stored(db_url) == {}
 
 
+@pytest.mark.parametrize(
+    ("column", "reason"),
+    [
+        ("premise", "column 'premise' is empty (null): the item would have no premise"),
+        ("idx", "the item's id, 'idx', is empty (null)"),
+    ],
+)
+def test_a_null_in_a_hub_column_is_named_as_null_not_as_a_missing_column(
+    cli, db_url, tmp_path, column, reason
+):
+    """The column is there; its value on the second row is not. The error said "missing
+    column 'premise'; the file has hypothesis, idx, label, premise"."""
+    dataset = hub.hub_dataset(hub.CB_VAL[:2], CB).map(
+        lambda row, i: {column: None if i == 1 else row[column]}, with_indices=True
+    )
+    path = hub.write_parquet(dataset, tmp_path / "validation-00000-of-00001.parquet")
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert f"{path}:2: {reason}" in " ".join(result.stderr.split())
+    assert "missing column" not in result.stderr
+    assert stored(db_url) == {}
+
+
+@pytest.mark.parametrize(
+    ("mapping", "reason"),
+    [
+        ("premise=context", "missing column 'context'"),
+        ("id=pair_id", "missing column 'pair_id', the item's id"),
+    ],
+)
+def test_a_map_to_a_column_the_hub_file_lacks_is_refused_not_ignored(
+    cli, db_url, tmp_path, mapping, reason
+):
+    """--map premise=context read the Hub's own `premise` column when the file had no
+    `context`, and imported as if the flag had not been given (the JSON-lines file refuses)."""
+    path = hub.write_parquet(
+        hub.hub_dataset(hub.CB_VAL, CB), tmp_path / "validation-00000-of-00001.parquet"
+    )
+    result = cli("import", "superglue/cb", path, "--map", mapping)
+    assert result.code == 1
+    assert f"{path}:1: {reason}" in result.stderr
+    assert stored(db_url) == {}
+
+
 def test_a_test_split_has_no_gold(cli, db_url, tmp_path):
     path = hub.write_parquet(
         hub.hub_dataset(hub.CB_TEST, CB), tmp_path / "test-00000-of-00001.parquet"
@@ -175,6 +219,11 @@ def test_the_caches_repository_folder_reads_the_revision_refs_main_names(cli, db
     refused = cli("import", "superglue/cb", repo)
     assert refused.code == 1 and "Traceback" not in refused.stderr
     assert f"2 revisions in snapshots/ ({'0' * 40}, {'f' * 40}) and no refs/main" in refused.stderr
+    predictions = fx.write_jsonl(tmp_path / "out" / "CB.jsonl", hub.CB_VAL)
+    scored = cli("score", predictions, "--gold", repo)
+    assert scored.code == 1 and "Traceback" not in scored.stderr
+    # `score --gold` said "no labelled superglue/cb file found (looked for dev.jsonl, …)"
+    assert f"2 revisions in snapshots/ ({'0' * 40}, {'f' * 40}) and no refs/main" in scored.stderr
 
 
 def test_a_save_to_disk_folder_and_its_arrow_file(cli, db_url, tmp_path):
@@ -415,8 +464,12 @@ def test_the_wsc_fixed_config_is_no_other_tasks(cli, tmp_path: Path):
 # --- refusals: each names the file and says what was expected ----------------------------------
 
 
-def test_ints_without_names_name_the_flag(cli, tmp_path):
-    path = hub.write_to_json(tmp_path, "val.jsonl", hub.hub_dataset(hub.CB_VAL, CB), info=False)
+@pytest.mark.parametrize("name", ["val.jsonl", "val.csv"])
+def test_ints_without_names_name_the_flag(cli, tmp_path, name):
+    """`to_csv` writes the class numbers as digits: they are class numbers all the same (the
+    CSV said "unknown label '1'", with no word of the flag)."""
+    data = hub.hub_dataset(hub.CB_VAL, CB)
+    path = hub.write_to_json(tmp_path, name, data, csv=name.endswith(".csv"), info=False)
     result = cli("import", "superglue/cb", path)
     assert result.code == 1
     assert str(path) in result.stderr and "--label-names" in result.stderr

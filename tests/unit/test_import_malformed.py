@@ -258,6 +258,20 @@ def test_a_record_query_without_its_placeholder_is_refused(cli, tmp_path: Path):
     ) in refused(cli, "ReCoRD", path)
 
 
+# --- a text that is null: no text to show, refused as a missing one ---------------------------
+
+
+def test_a_null_premise_is_refused_not_shown_as_none(cli, tmp_path: Path):
+    rows = [
+        {"premise": "The kettle boiled.", "hypothesis": "It boiled.", "idx": 0, "label": "neutral"},
+        {"premise": None, "hypothesis": "It boiled.", "idx": 1, "label": "neutral"},
+    ]
+    path = fx.write_jsonl(tmp_path / "val.jsonl", rows)
+    assert f"{path}:2: 'premise' is null: the item would have no premise" in refused(
+        cli, "CB", path
+    )
+
+
 # --- the same rules in the Hub's layouts --------------------------------------------------------
 
 

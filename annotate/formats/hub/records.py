@@ -65,6 +65,8 @@ def gold_of(raw: Any, names: list[str] | None, spec: TaskSpec, path: Path, line:
                     f"({', '.join(spec.label_values())})",
                 )
             return value
+    if names is None and spec.kind != "regression" and isinstance(raw, str) and raw.isdigit():
+        raw = int(raw)  # `to_csv` writes a class number as its digits: read as the number it is
     return normalise_label(raw, spec, path, line)
 
 
@@ -79,27 +81,34 @@ def flat_items(
 ) -> Iterator[ParsedItem]:
     """One item per row (every task but MultiRC and ReCoRD)."""
     src = spec.source
-    id_keys = [*src.id, "idx"]
-    label_keys = [*src.label, "label"]
+    # The Hub's own column of a field is read where the original file's is not there; a field
+    # the user's --map names is read from that column only.
+    id_keys = [*src.id, *([] if "id" in src.mapped else ["idx"])]
+    label_keys = [*src.label, *([] if "label" in src.mapped else ["label"])]
     for number, (line, row) in enumerate(rows):
         found, raw_id = first_present(row, id_keys)
         if found and raw_id is not None:
             source_id = _id(raw_id, path, line)
         elif src.id_required:  # numbered by row, items and predictions would pair at random
             wanted = " or ".join(repr(k) for k in dict.fromkeys(id_keys))
+            if found:
+                raise DataFileError(path, line, f"the item's id, {wanted}, is empty (null)")
             raise DataFileError(path, line, f"missing column {wanted}, the item's id")
         else:
             source_id = str(number)
         fields: dict[str, Any] = {}
         for f in spec.fields:
-            found, value = first_present(row, [*f.sources(), f.name])
+            keys = [*f.sources(), *([] if f.name in src.mapped else [f.name])]
+            found, value = first_present(row, keys)
             if not found or value is None:
                 if not f.optional:
-                    wanted = " or ".join(repr(s) for s in dict.fromkeys([*f.sources(), f.name]))
+                    wanted = " or ".join(repr(s) for s in dict.fromkeys(keys))
                     raise DataFileError(
                         path,
                         line,
-                        f"missing column {wanted}; the file has {', '.join(sorted(row))} "
+                        f"column {wanted} is empty (null): the item would have no {f.name}"
+                        if found
+                        else f"missing column {wanted}; the file has {', '.join(sorted(row))} "
                         f"(is this a file of another task than {spec.name}?)",
                     )
                 value = ""
