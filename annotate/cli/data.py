@@ -171,8 +171,8 @@ def import_(
     split: str = typer.Option(
         None,
         "--split",
-        help="Split name when it cannot be told from the file name (val, validation and dev "
-        "are one split)",
+        help="The split of the file's items, over what its name says (by default told from "
+        "the name; val, validation and dev are one split)",
     ),
     label_names: str = typer.Option(
         None,
