@@ -15,6 +15,7 @@ IRREGULAR = {
     "is": "are",
     "was": "were",
     "waits": "wait",
+    "differs": "differ",
 }
 """Plurals that are not the word with an s (and the verb that agrees with a count)."""
 
