@@ -592,6 +592,23 @@ def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) ->
         return _plan_manual(session, ctx, annotator, admit, "")
 
 
+def check_manual(
+    engine: Engine, ctx: StudyContext, decisions: list[tuple[str, bool]], *, force: bool = False
+) -> None:
+    """Refuse several manual decisions (name, admit) before any of them is written: a name both
+    admitted and refused, an unknown name (UserError), or any one's warnings without `force`
+    (GateRefused). `gate --admit A --admit B` decides all of them or none: a typo in the second
+    name, or a warning on it, left the first decided under "the gate was not changed"."""
+    admitted = {name for name, admit in decisions if admit}
+    both = sorted(admitted & {name for name, admit in decisions if not admit})
+    if both:
+        raise UserError(f"{', '.join(both)}: both admitted and refused; decide each annotator once")
+    plans = [preview_manual(engine, ctx, name, admit) for name, admit in decisions]
+    warnings = [w for plan in plans for w in plan.warnings]
+    if warnings and not force:
+        raise GateRefused(replace(plans[0], warnings=warnings))
+
+
 def decide_manually(
     engine: Engine,
     ctx: StudyContext,
