@@ -222,6 +222,25 @@ def test_latex_maps_control_characters_and_placeholders_to_ascii(cli, workspace,
     _compiles(tex, tmp_path)
 
 
+def test_latex_of_an_unfinished_study_names_the_committee_the_headline_names(
+    cli, workspace, tmp_path
+):
+    # 3 of 5 labels on every item: the headline said "majority of 3", the LaTeX row
+    # "majority of 5", and its caption did not say the study was unfinished
+    rte_study(workspace.engine, tmp_path, test=10)
+    simulate(workspace.engine, "pilot", 3, 0.8, seed=1)
+    headline = report_json(cli, "pilot", "--bootstrap", "0")["summary"]
+    assert headline.startswith("UNFINISHED: 3 of 5 labels on 10 of 10 items; Human, majority of 3")
+    result = cli("report", "pilot", "--format", "latex", "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert any(line.startswith("Human, majority of 3 (n=10) & ") for line in rows)
+    assert not any("majority of 5" in line for line in rows)
+    assert "\\caption{UNFINISHED: 3 of 5 labels on 10 of 10 items. Human performance" in (
+        result.stdout
+    )
+
+
 # --- the datasheet -----------------------------------------------------------------------------
 
 
