@@ -241,6 +241,18 @@ def test_latex_of_an_unfinished_study_names_the_committee_the_headline_names(
     )
 
 
+def test_the_datasheet_does_not_call_items_it_scored_excluded(cli, workspace, tmp_path):
+    # 3 of 5 labels on 10 items, all 10 scored: the datasheet said "Excluded: items with
+    # fewer than k labels: 10 (aggregated from the labels they have)"
+    rte_study(workspace.engine, tmp_path, test=10)
+    simulate(workspace.engine, "pilot", 3, 0.8, seed=1)
+    text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    assert "10 labelled, 0 complete, 10 scored" in text
+    assert "| Items with fewer than k labels | 10 (aggregated from the labels they have" in text
+    assert "| Sampled test items without labels | 0 (not labelled yet: left out" in text
+    assert "Excluded: " not in text
+
+
 # --- the datasheet -----------------------------------------------------------------------------
 
 

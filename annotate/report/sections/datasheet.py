@@ -466,8 +466,8 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
         tie_text += f"; {ties['note']}"
     rows.append(["Ties", tie_text])
     rows.append(["Flagged labels", str(len(d.flagged))])
-    for e in d.excluded:
-        rows.append([f"Excluded: {e.what}", f"{e.n} ({e.reason})"])
+    for e in d.excluded:  # the reason says what became of them: not every one is left out
+        rows.append([e.what[:1].upper() + e.what[1:], f"{e.n} ({e.reason})"])
     rows.append(["First label", d.first_label_at or "–"])
     rows.append(["Last label", d.last_label_at or "–"])
     rows.append(
