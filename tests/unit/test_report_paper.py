@@ -441,3 +441,13 @@ def test_names_with_dollar_signs_are_drawn_as_text_not_typeset(workspace, tmp_pa
     written = write_figures(report, tmp_path / "figures")
     drawn = "".join(p.read_text() for p in written if p.suffix == ".svg")
     assert "bad$\\frac$" in drawn and "A$\\alpha^{2}$" in drawn
+
+
+def test_a_trainee_turned_away_has_no_test_answers_not_an_unknown_time(cli, workspace, tmp_path):
+    # sim6 failed training: their time is known (training answers), their median over test
+    # answers has nothing to rest on; the datasheet said "unknown", the word for no times
+    rte_study(workspace.engine, tmp_path, test=10, gate_threshold=0.5)
+    simulate(workspace.engine, "pilot", 6, 0.9, seed=1, accuracies=[0.95] * 5 + [0.0])
+    text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    row = next(line for line in text.splitlines() if line.startswith("| sim6 | 6 |"))
+    assert row.split(" | ")[2] == "no test answers" and "unknown" not in row
