@@ -465,15 +465,18 @@ def close_training(
                 f"closing the gate past {len(plan.warnings)} warning(s) needs a reason "
                 "(--reason '...'): it is stored with who forced it"
             )
-        session.add(
-            GateClosure(
-                study_id=ctx.id,
-                closed_by=by.strip() or "researcher",
-                forced=forced,
-                reason=reason.strip(),
-                warnings=list(plan.warnings),
+        # A close that decides nobody, after one that did, leaves the record of that one (who,
+        # when, forced past which warnings and why): it changes nothing to record.
+        if plan.admit or plan.reject or latest_closure(session, ctx.id) is None:
+            session.add(
+                GateClosure(
+                    study_id=ctx.id,
+                    closed_by=by.strip() or "researcher",
+                    forced=forced,
+                    reason=reason.strip(),
+                    warnings=list(plan.warnings),
+                )
             )
-        )
         everyone = trainees(session, ctx.id)
         by_id = {t.annotator_id: t for t in everyone}
         made = []

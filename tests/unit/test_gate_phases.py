@@ -132,3 +132,23 @@ def test_several_manual_decisions_are_all_or_none(cli, workspace, tmp_path: Path
     assert decisions(workspace.engine) == []
     assert cli("gate", "pilot", "--admit", "ana", "--reason", "in person").code == 0
     assert [d.admitted for d in decisions(workspace.engine)] == [True]
+
+
+def test_closing_again_with_nobody_to_decide_keeps_the_first_closes_record(
+    cli, workspace, tmp_path: Path
+):
+    # the second close decided nobody, yet its record replaced the first's in `gate` and the
+    # report: "forced past 1 warning(s) …; why: a pilot" became "Training closed by … at …"
+    ctx = rte_study(workspace.engine, tmp_path, train=2, gate_rule="median", gate_min_items=2)
+    for name in ("ana", "ben"):
+        session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        for _ in range(2):
+            session.submit(session.next_item(), "entailment")
+    first = cli("gate", "pilot", "--close", "--force", "--reason", "a pilot")
+    assert first.code == 0, first.stderr
+    again = cli("gate", "pilot", "--close", "--by", "someone-else")
+    assert again.code == 0, again.stderr
+    assert "closing changes nobody" in again.stdout
+    closure = gate.closure_of(workspace.engine, ctx)
+    assert closure is not None and closure.forced and closure.reason == "a pilot"
+    assert "why: a pilot" in again.stdout.splitlines()[-1]
