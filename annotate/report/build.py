@@ -442,7 +442,8 @@ def committee(report: StudyReport) -> str:
     the committee the data has ("majority of 3", "majority of 3–5"), never a k it does not
     have."""
     unfinished = unfinished_prefix(report.sample)
-    k = report.sample.annotators_per_item if unfinished is None else labels_on_items(report.sample)
+    short = unfinished is not None and report.n_items  # no label yet: the k it will have
+    k = labels_on_items(report.sample) if short else report.sample.annotators_per_item
     how = report.protocol.get("regression_aggregation", "mean")
     return {
         "regression": f"{how} of {k}",

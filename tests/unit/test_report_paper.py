@@ -451,3 +451,12 @@ def test_a_trainee_turned_away_has_no_test_answers_not_an_unknown_time(cli, work
     text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
     row = next(line for line in text.splitlines() if line.startswith("| sim6 | 6 |"))
     assert row.split(" | ")[2] == "no test answers" and "unknown" not in row
+
+
+def test_a_study_without_labels_names_its_k_not_a_majority_of_0(cli, workspace, tmp_path):
+    rte_study(workspace.engine, tmp_path, test=10)
+    assert report_json(cli, "pilot", "--bootstrap", "0")["summary"] == (
+        "Human, majority of 5: no labels yet"
+    )
+    tex = cli("report", "pilot", "--format", "latex", "--bootstrap", "0").stdout
+    assert any(line.startswith("Human, majority of 5 (n=0) & ") for line in tex.splitlines())

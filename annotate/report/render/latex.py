@@ -156,7 +156,7 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     )
     if r.headline_interval is not None:
         how += f"; the task score's: {_escape(r.headline_interval.method)}"
-    unfinished = unfinished_prefix(r.sample)
+    unfinished = unfinished_prefix(r.sample) if r.n_items else None  # as the headline
     caption = (
         ("" if unfinished is None else f"{_escape(unfinished)}. ")
         + f"Human performance on {_escape(SHORT_NAMES.get(r.task, r.task))} "
