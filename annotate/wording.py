@@ -15,6 +15,7 @@ IRREGULAR = {
     "is": "are",
     "was": "were",
     "waits": "wait",
+    "differs": "differ",
 }
 """Plurals that are not the word with an s (and the verb that agrees with a count)."""
 
@@ -42,3 +43,9 @@ def fixed(value: float, digits: int = 3, *, sign: bool = False) -> str:
     if text.strip("+-0.") == "":  # rounds to zero
         return ("+" if sign else "") + text.lstrip("+-")
     return text
+
+
+def p_value(value: float | None) -> str:
+    """A test's p-value in four significant digits, "3.725e-09" (never "0.000": a p-value
+    is not zero), as `compare` and the report both write it; "–" for none."""
+    return "–" if value is None else f"{value:.4g}"

@@ -86,7 +86,7 @@ def export(
     make_zip: bool = typer.Option(False, "--zip", help="Also write the files as one zip"),
     jsonl: bool = typer.Option(False, "--jsonl", help="labels/soft: JSON lines instead of CSV"),
     phase: LabelPhase = typer.Option(
-        LabelPhase.test, "--phase", help="labels: test (default), training or all"
+        LabelPhase.test, "--phase", help="labels/parquet: test (default), training or all"
     ),
     with_text: bool = typer.Option(
         False, "--with-text", help="labels/parquet: add each item's fields (its text) and gold"
@@ -119,6 +119,11 @@ def export(
         raise UserError("--jsonl applies to labels and soft; the other formats have one form")
     if with_text and fmt not in (ExportFormat.labels, ExportFormat.parquet):
         raise UserError("--with-text adds item text to the labels table: --format labels|parquet")
+    if phase is not LabelPhase.test and fmt not in (ExportFormat.labels, ExportFormat.parquet):
+        raise UserError(
+            f"--phase {phase.value} chooses the labels table's rows: --format labels|parquet "
+            "(the other formats hold test answers)"
+        )
     engine = options(ctx).workspace().engine
     as_json = summary is SummaryFormat.json
     written: list[Path] = []

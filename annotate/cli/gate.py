@@ -55,6 +55,9 @@ def gate_command(
     who = (by or "").strip() or login_name()
     if (admit or reject) and not (reason and reason.strip()):
         raise UserError("a manual gate decision needs a reason: --reason '...'")
+    manual = [(name, True) for name in admit] + [(name, False) for name in reject]
+    if manual:  # all or none: nothing is written while one of them would be refused
+        gate.check_manual(ws.engine, study_ctx, manual, force=force)
     decisions = []
     if close:
         plan = gate.preview_close(ws.engine, study_ctx)
@@ -71,19 +74,18 @@ def gate_command(
                 f"gate of {study} not closed: {len(refused.warnings)} warning(s) above; "
                 "pass --force to close anyway"
             ) from None
-    for names, verdict in ((admit, True), (reject, False)):
-        for name in names:
-            decisions.append(
-                gate.decide_manually(
-                    ws.engine,
-                    study_ctx,
-                    name,
-                    verdict,
-                    reason=reason or "",
-                    force=force,
-                    decided_by=who,
-                )
+    for name, verdict in manual:
+        decisions.append(
+            gate.decide_manually(
+                ws.engine,
+                study_ctx,
+                name,
+                verdict,
+                reason=reason or "",
+                force=force,
+                decided_by=who,
             )
+        )
     rows = gate.gate_overview(ws.engine, study_ctx)
     closure = gate.closure_of(ws.engine, study_ctx)
     if export:

@@ -94,6 +94,12 @@ def report(
 
         print_json(report_schema(), indent=2 if indent is None else indent)
         return
+    if indent is not None and fmt is not ReportFormat.json:
+        raise UserError(f"--indent indents --format json (and --schema), not {fmt.value}")
+    if intervals is not IntervalStyle.brackets and fmt is not ReportFormat.latex:
+        raise UserError(
+            f"--intervals {intervals.value} writes the LaTeX table: --format latex, not {fmt.value}"
+        )
     hourly_rate = _hourly_rate(settings)
     if (study is None) == (benchmark is None):
         raise UserError("name a study, or pass --benchmark glue|superglue (not both)")

@@ -17,7 +17,7 @@ from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import DataFileError, UserError
 from annotate.export import MANIFEST_SUFFIX
-from annotate.wording import count_of, fixed
+from annotate.wording import count_of, fixed, p_value
 
 if TYPE_CHECKING:  # heavy modules: imported by the commands that use them
     from annotate.formats.gold import SubmissionName
@@ -352,7 +352,7 @@ def _render_models(combined: dict[str, Any]) -> None:
         if test is not None:
             t = test["table"]
             row["mcnemar"] = (
-                f"{t['human_only_right']} / {t['model_only_right']}, p = {test['p_value']:.4g}"
+                f"{t['human_only_right']} / {t['model_only_right']}, p = {p_value(test['p_value'])}"
             )
         rows.append(row)
     print_table(
@@ -451,7 +451,7 @@ def _render_compare(r: dict[str, Any]) -> None:
         say(
             f"McNemar's test (exact): human only right {t['human_only_right']}, model only right "
             f"{t['model_only_right']}, both {t['both_right']}, neither {t['neither_right']}; "
-            f"p = {test['p_value']:.4g}"
+            f"p = {p_value(test['p_value'])}"
         )
     if r["items"] is not None:
         for key, ids in r["items"].items():

@@ -465,15 +465,18 @@ def close_training(
                 f"closing the gate past {len(plan.warnings)} warning(s) needs a reason "
                 "(--reason '...'): it is stored with who forced it"
             )
-        session.add(
-            GateClosure(
-                study_id=ctx.id,
-                closed_by=by.strip() or "researcher",
-                forced=forced,
-                reason=reason.strip(),
-                warnings=list(plan.warnings),
+        # A close that decides nobody, after one that did, leaves the record of that one (who,
+        # when, forced past which warnings and why): it changes nothing to record.
+        if plan.admit or plan.reject or latest_closure(session, ctx.id) is None:
+            session.add(
+                GateClosure(
+                    study_id=ctx.id,
+                    closed_by=by.strip() or "researcher",
+                    forced=forced,
+                    reason=reason.strip(),
+                    warnings=list(plan.warnings),
+                )
             )
-        )
         everyone = trainees(session, ctx.id)
         by_id = {t.annotator_id: t for t in everyone}
         made = []
@@ -590,6 +593,23 @@ def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) ->
     annotator = get_annotator(engine, name)
     with Session(engine) as session:
         return _plan_manual(session, ctx, annotator, admit, "")
+
+
+def check_manual(
+    engine: Engine, ctx: StudyContext, decisions: list[tuple[str, bool]], *, force: bool = False
+) -> None:
+    """Refuse several manual decisions (name, admit) before any of them is written: a name both
+    admitted and refused, an unknown name (UserError), or any one's warnings without `force`
+    (GateRefused). `gate --admit A --admit B` decides all of them or none: a typo in the second
+    name, or a warning on it, left the first decided under "the gate was not changed"."""
+    admitted = {name for name, admit in decisions if admit}
+    both = sorted(admitted & {name for name, admit in decisions if not admit})
+    if both:
+        raise UserError(f"{', '.join(both)}: both admitted and refused; decide each annotator once")
+    plans = [preview_manual(engine, ctx, name, admit) for name, admit in decisions]
+    warnings = [w for plan in plans for w in plan.warnings]
+    if warnings and not force:
+        raise GateRefused(replace(plans[0], warnings=warnings))
 
 
 def decide_manually(

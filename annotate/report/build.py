@@ -436,17 +436,26 @@ def _sample(coded: CodedStudy, k: int, n_scored: int, wanted: np.ndarray) -> Sam
     )
 
 
+def committee(report: StudyReport) -> str:
+    """The aggregate the scores come from, as the headline and the LaTeX table name it:
+    "majority of 5", "mean of 3", "majority of 5 per answer". While items lack their k labels,
+    the committee the data has ("majority of 3", "majority of 3–5"), never a k it does not
+    have."""
+    unfinished = unfinished_prefix(report.sample)
+    short = unfinished is not None and report.n_items  # no label yet: the k it will have
+    k = labels_on_items(report.sample) if short else report.sample.annotators_per_item
+    how = report.protocol.get("regression_aggregation", "mean")
+    return {
+        "regression": f"{how} of {k}",
+        "multi_answer": f"majority of {k} per answer",
+    }.get(report.kind, f"majority of {k}")
+
+
 def summary_line(report: StudyReport) -> str:
     """E.g. `Human, majority of 5 (n=100): 93.0 [88.0, 97.0]; mean single annotator 87.4;
     Krippendorff's α 0.71`."""
     unfinished = unfinished_prefix(report.sample)
-    # Name the committee the data has, never a k it does not have.
-    k = report.sample.annotators_per_item if unfinished is None else labels_on_items(report.sample)
-    how = report.protocol.get("regression_aggregation", "mean")
-    kind_name = {
-        "regression": f"{how} of {k}",
-        "multi_answer": f"majority of {k} per answer",
-    }.get(report.kind, f"majority of {k}")
+    kind_name = committee(report)
     n = report.sample.n_items_scored if report.has_gold else report.n_items
     parts = []
     total = report.task_score

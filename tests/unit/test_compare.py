@@ -175,3 +175,13 @@ def test_a_multirc_answer_given_twice_in_a_long_table_is_refused(tmp_path: Path)
     path.write_text("id,prediction\n0/1,1\n0/2,0\n0/1,0\n")
     with pytest.raises(DataFileError, match=r"dup\.csv:4: duplicate id '0/1'"):
         read_long(path, specs.load_task("superglue/multirc"), {})
+
+
+def test_the_report_and_compare_write_the_same_mcnemar_p(cli, rte, tmp_path: Path):
+    # a model wrong on every item: compare said "p = 7.629e-06", the report "p = 0.000"
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong=set(range(1000, 1020)))
+    said = cli("compare", "pilot", "--model", model, "--bootstrap", "0").stdout
+    p = said.split("; p = ")[1].split()[0]
+    report = cli("report", "pilot", "--model", model, "--format", "markdown", "--bootstrap", "0")
+    row = next(line for line in report.stdout.splitlines() if line.startswith("| RTE |"))
+    assert row.endswith(f", p = {p} |") and float(p) > 0

@@ -932,6 +932,9 @@ def test_soft_lists_ratings_for_stsb(cli, workspace, tmp_path: Path):
             "--fill-from completes a leaderboard file",
         ),
         (("--format", "superglue", "--jsonl"), "--jsonl applies to labels and soft"),
+        # --phase was ignored outside the labels table: a soft file of test answers only
+        (("--format", "soft", "--phase", "all"), "--phase all chooses the labels table's rows"),
+        (("--format", "superglue", "--phase", "training"), "--phase training chooses the labels"),
         (("--benchmark", "glue"), "name one study, or pass --benchmark"),
         ((), "pass --format glue, superglue, labels, soft, answers, parquet or hf"),
     ],

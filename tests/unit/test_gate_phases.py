@@ -111,3 +111,44 @@ def test_refusing_by_hand_gives_back_the_item_on_their_screen(workspace, tmp_pat
     assert given is not None and given.item_id == held.item_id
     bo.submit(given, "entailment")
     assert bo.study_complete()
+
+
+def test_several_manual_decisions_are_all_or_none(cli, workspace, tmp_path: Path):
+    # `gate --admit A --admit B` with B mistyped, or B mid-training, admitted A and then said
+    # "the gate was not changed"; one name in --admit and --reject was decided twice.
+    rte_study(workspace.engine, tmp_path, train=2, gate_rule="manual")
+    trained = AnnotatorSession.open(workspace.engine, "pilot", "ana", create_annotator=True)
+    for _ in range(2):
+        trained.submit(trained.next_item(), "entailment")
+    AnnotatorSession.open(workspace.engine, "pilot", "ben", create_annotator=True)
+    typo = cli("gate", "pilot", "--admit", "ana", "--admit", "bne", "--reason", "in person")
+    assert typo.code == 1 and "no annotator named 'bne'" in typo.stderr
+    warned = cli("gate", "pilot", "--admit", "ana", "--admit", "ben", "--reason", "in person")
+    assert warned.code == 1 and "the gate was not changed: ben is still mid-training" in (
+        warned.stderr
+    )
+    both = cli("gate", "pilot", "--admit", "ana", "--reject", "ana", "--reason", "in person")
+    assert both.code == 1 and "ana: both admitted and refused" in both.stderr
+    assert decisions(workspace.engine) == []
+    assert cli("gate", "pilot", "--admit", "ana", "--reason", "in person").code == 0
+    assert [d.admitted for d in decisions(workspace.engine)] == [True]
+
+
+def test_closing_again_with_nobody_to_decide_keeps_the_first_closes_record(
+    cli, workspace, tmp_path: Path
+):
+    # the second close decided nobody, yet its record replaced the first's in `gate` and the
+    # report: "forced past 1 warning(s) …; why: a pilot" became "Training closed by … at …"
+    ctx = rte_study(workspace.engine, tmp_path, train=2, gate_rule="median", gate_min_items=2)
+    for name in ("ana", "ben"):
+        session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        for _ in range(2):
+            session.submit(session.next_item(), "entailment")
+    first = cli("gate", "pilot", "--close", "--force", "--reason", "a pilot")
+    assert first.code == 0, first.stderr
+    again = cli("gate", "pilot", "--close", "--by", "someone-else")
+    assert again.code == 0, again.stderr
+    assert "closing changes nobody" in again.stdout
+    closure = gate.closure_of(workspace.engine, ctx)
+    assert closure is not None and closure.forced and closure.reason == "a pilot"
+    assert "why: a pilot" in again.stdout.splitlines()[-1]

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from annotate.report.build import study_report
+from annotate.report.model.schema import AggregationScore, Estimate, ModelAggregation
 from annotate.report.render.markdown import render_markdown
+from annotate.report.sections.model_aggregation import model_aggregation_sections
 from annotate.report.stats.gwet import gwet_ac1
 from annotate.simulate import simulate
 from tests.engine_helpers import rte_study
@@ -178,3 +180,24 @@ def test_annotate_agreement_gives_ac1_of_the_four_rater_example(cli, tmp_path: P
     assert "Gwet's AC1" in table.stdout and "0.775" in table.stdout
     ordinal = cli("agreement", data, "--level", "ordinal", "--format", "json").json()
     assert "gwet_ac1" not in ordinal  # a nominal statistic
+
+
+def test_the_detail_of_each_model_counts_its_units_in_words():
+    # "1 items differ" in every format: one unit takes the singular, and its verb agrees
+    def row(method: str, n_changed: int) -> AggregationScore:
+        score = Estimate(value=0.9)
+        return AggregationScore(
+            method=method,
+            title=method,
+            scores={"accuracy": score},
+            task_score=score,
+            interval=None,
+            n_changed=n_changed,
+        )
+
+    m = ModelAggregation(
+        available=True,
+        estimators=[row("majority", 0), row("dawid_skene", 1), row("mace", 2)],
+    )
+    _, _, rows = model_aggregation_sections(m)[0]
+    assert [r[-1] for r in rows] == ["the study's rule", "1 item differs", "2 items differ"]

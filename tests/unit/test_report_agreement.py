@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from annotate.report.build import study_report
+from annotate.report.render.markdown import render_markdown
+from annotate.simulate import simulate
+from tests.engine_helpers import rte_study
+
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders x 12 units, "."
 # is a missing value.
 KRIPPENDORFF_2011 = {
@@ -112,7 +117,9 @@ def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
 
     assert f"{alpha:.3f}" in row("Krippendorff's α (nominal)")
     assert f"{fleiss:.3f}" in row("Fleiss' κ")
-    assert f"mean {cohen:.3f} over 1 pairs" in row("Cohen's κ, pairwise")
+    # one pair of raters in words: it read "over 1 pairs ...; on 1 pairs of raters"
+    assert f"mean {cohen:.3f} over 1 pair (" in row("Cohen's κ, pairwise")
+    assert "on 1 pair of raters, each" in row("Cohen's κ, pairwise")
     assert "8 (0 missing) on 4 items by 2 annotators" in row("Labels")
     assert row("2/2").split()[-1] == "3" and row("1/2").split()[-1] == "1"  # items agreeing
     r = cli("agreement", data, "--format", "json").json()
@@ -266,3 +273,12 @@ def test_the_reports_cells_write_numbers_through_the_one_helper():
 
     assert coef(-0.0003) == "0.000" and pct(-0.0000004) == "0.0"
     assert interval(-0.0000004, 0.5) == "[0.0, 50.0]"
+
+
+def test_a_study_of_two_annotators_says_one_pair(workspace, tmp_path):
+    # k = 2: the pairwise κ is over one pair of annotators, and the report said "mean of 1 pairs"
+    rte_study(workspace.engine, tmp_path, name="two", test=10, annotators_per_item=2)
+    simulate(workspace.engine, "two", 2, 0.85, seed=3)
+    text = render_markdown(study_report(workspace.engine, "two", bootstrap=0))
+    row = next(line for line in text.splitlines() if line.startswith("| Cohen's κ, pairwise"))
+    assert "mean of 1 pair;" in row

@@ -222,6 +222,37 @@ def test_latex_maps_control_characters_and_placeholders_to_ascii(cli, workspace,
     _compiles(tex, tmp_path)
 
 
+def test_latex_of_an_unfinished_study_names_the_committee_the_headline_names(
+    cli, workspace, tmp_path
+):
+    # 3 of 5 labels on every item: the headline said "majority of 3", the LaTeX row
+    # "majority of 5", and its caption did not say the study was unfinished
+    rte_study(workspace.engine, tmp_path, test=10)
+    simulate(workspace.engine, "pilot", 3, 0.8, seed=1)
+    headline = report_json(cli, "pilot", "--bootstrap", "0")["summary"]
+    assert headline.startswith("UNFINISHED: 3 of 5 labels on 10 of 10 items; Human, majority of 3")
+    result = cli("report", "pilot", "--format", "latex", "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert any(line.startswith("Human, majority of 3 (n=10) & ") for line in rows)
+    assert not any("majority of 5" in line for line in rows)
+    assert "\\caption{UNFINISHED: 3 of 5 labels on 10 of 10 items. Human performance" in (
+        result.stdout
+    )
+
+
+def test_the_datasheet_does_not_call_items_it_scored_excluded(cli, workspace, tmp_path):
+    # 3 of 5 labels on 10 items, all 10 scored: the datasheet said "Excluded: items with
+    # fewer than k labels: 10 (aggregated from the labels they have)"
+    rte_study(workspace.engine, tmp_path, test=10)
+    simulate(workspace.engine, "pilot", 3, 0.8, seed=1)
+    text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    assert "10 labelled, 0 complete, 10 scored" in text
+    assert "| Items with fewer than k labels | 10 (aggregated from the labels they have" in text
+    assert "| Sampled test items without labels | 0 (not labelled yet: left out" in text
+    assert "Excluded: " not in text
+
+
 # --- the datasheet -----------------------------------------------------------------------------
 
 
@@ -410,3 +441,22 @@ def test_names_with_dollar_signs_are_drawn_as_text_not_typeset(workspace, tmp_pa
     written = write_figures(report, tmp_path / "figures")
     drawn = "".join(p.read_text() for p in written if p.suffix == ".svg")
     assert "bad$\\frac$" in drawn and "A$\\alpha^{2}$" in drawn
+
+
+def test_a_trainee_turned_away_has_no_test_answers_not_an_unknown_time(cli, workspace, tmp_path):
+    # sim6 failed training: their time is known (training answers), their median over test
+    # answers has nothing to rest on; the datasheet said "unknown", the word for no times
+    rte_study(workspace.engine, tmp_path, test=10, gate_threshold=0.5)
+    simulate(workspace.engine, "pilot", 6, 0.9, seed=1, accuracies=[0.95] * 5 + [0.0])
+    text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    row = next(line for line in text.splitlines() if line.startswith("| sim6 | 6 |"))
+    assert row.split(" | ")[2] == "no test answers" and "unknown" not in row
+
+
+def test_a_study_without_labels_names_its_k_not_a_majority_of_0(cli, workspace, tmp_path):
+    rte_study(workspace.engine, tmp_path, test=10)
+    assert report_json(cli, "pilot", "--bootstrap", "0")["summary"] == (
+        "Human, majority of 5: no labels yet"
+    )
+    tex = cli("report", "pilot", "--format", "latex", "--bootstrap", "0").stdout
+    assert any(line.startswith("Human, majority of 5 (n=0) & ") for line in tex.splitlines())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from annotate.report.build import build_report
 from annotate.report.data.loading import StudyData
@@ -45,3 +46,17 @@ def test_report_json_is_compact_unless_indented(cli, workspace):
     assert compact.count("\n") == 1 and compact.startswith('{"study":"j","task":')
     assert indented.count("\n") > 50
     assert json.loads(compact) == json.loads(indented)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--indent", "2"), "--indent indents --format json (and --schema), not table"),
+        (("--format", "html", "--indent", "2"), "--indent indents --format json"),
+        (("--format", "markdown", "--intervals", "pm"), "--intervals pm writes the LaTeX table"),
+    ],
+)
+def test_an_option_of_another_format_is_refused(cli, args, said):
+    # each was accepted and ignored: a table, not indented JSON; brackets, not ±
+    result = cli("report", "any", *args)
+    assert result.code == 1 and f"error: {said}" in result.stderr

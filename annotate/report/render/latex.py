@@ -118,8 +118,10 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     columns = _task_columns(r.task, r.metrics)
     if len(r.metrics) > 1:
         columns.append(AVERAGE)
-    k = r.sample.annotators_per_item
-    human = f"Human, majority of {k} (n={r.sample.n_items_scored})"
+    from annotate.report.build import committee, unfinished_prefix
+
+    # the committee the headline names: the data's while unfinished, "mean of k" for ratings
+    human = f"Human, {committee(r)} (n={r.sample.n_items_scored})"
     rows: dict[str, dict[tuple[str, str], str]] = {human: {}}
     for col, m in zip(columns, r.metrics, strict=False):
         rows[human][col] = _cell(r.scores.get(m), intervals, _sole(r.metrics, r.headline_interval))
@@ -154,8 +156,10 @@ def study_latex(r: StudyReport, intervals: str = "brackets") -> str:
     )
     if r.headline_interval is not None:
         how += f"; the task score's: {_escape(r.headline_interval.method)}"
+    unfinished = unfinished_prefix(r.sample) if r.n_items else None  # as the headline
     caption = (
-        f"Human performance on {_escape(SHORT_NAMES.get(r.task, r.task))} "
+        ("" if unfinished is None else f"{_escape(unfinished)}. ")
+        + f"Human performance on {_escape(SHORT_NAMES.get(r.task, r.task))} "
         f"(study {_escape(r.study)}; x100; {how})."
     )
     table = _styled(_frame(rows, columns), caption, f"tab:human-{_label(r.study)}", False)

@@ -113,7 +113,7 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
         ["Fleiss' κ (nominal)", fleiss_text],
         [
             "Cohen's κ, pairwise" + (" (quadratic-weighted)" if result.pairwise_weights else ""),
-            f"mean {coef(pairs.mean)} over {pairs.n_pairs} pairs "
+            f"mean {coef(pairs.mean)} over {count_of(pairs.n_pairs, 'pair')} "
             f"(min {coef(pairs.min)}, max {coef(pairs.max)}){where('pairwise_cohen_kappa')}",
         ],
     ]

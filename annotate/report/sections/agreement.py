@@ -68,7 +68,7 @@ def _agreement_section(a: Agreement) -> Section:
             f"Cohen's κ, pairwise{weights}",
             coef(p.mean),
             "",
-            f"mean of {p.n_pairs} pairs; median {coef(p.median)}, "
+            f"mean of {count_of(p.n_pairs, 'pair')}; median {coef(p.median)}, "
             f"min {coef(p.min)}, max {coef(p.max)}",
         ]
     )

@@ -417,6 +417,14 @@ def _time(value: float | None, digits: int = 1) -> str:
     return "unknown" if value is None else f"{value:.{digits}f}"
 
 
+def _median_time(r: AnnotatorTime) -> str:
+    """The median seconds per test answer: "no test answers" for someone with timed answers
+    but none of them a test answer (a trainee turned away at the gate), not "unknown"."""
+    if r.median_seconds is None and r.total_minutes is not None:
+        return "no test answers"
+    return _time(r.median_seconds)
+
+
 def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str]]]]:
     a = d.attrition
     rate = a.training_pass_rate
@@ -466,8 +474,8 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
         tie_text += f"; {ties['note']}"
     rows.append(["Ties", tie_text])
     rows.append(["Flagged labels", str(len(d.flagged))])
-    for e in d.excluded:
-        rows.append([f"Excluded: {e.what}", f"{e.n} ({e.reason})"])
+    for e in d.excluded:  # the reason says what became of them: not every one is left out
+        rows.append([e.what[:1].upper() + e.what[1:], f"{e.n} ({e.reason})"])
     rows.append(["First label", d.first_label_at or "–"])
     rows.append(["Last label", d.last_label_at or "–"])
     rows.append(
@@ -513,7 +521,7 @@ def datasheet_sections(d: Datasheet) -> list[tuple[str, list[str], list[list[str
                 MINUTES_HEADER,
             ],
             [
-                [r.name, str(r.n_labels), _time(r.median_seconds), _time(r.total_minutes)]
+                [r.name, str(r.n_labels), _median_time(r), _time(r.total_minutes)]
                 for r in t.annotators
             ],
         )

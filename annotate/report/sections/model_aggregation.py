@@ -8,6 +8,7 @@ from annotate.report.aggregation.latent import fit_in_interval
 from annotate.report.cells import Section, coef, pct, votes_text
 from annotate.report.model.schema import ModelAggregation
 from annotate.report.sections.base import ReportSection
+from annotate.wording import count_of, plural
 
 DISAGREEMENTS_SHOWN = 10
 
@@ -31,7 +32,7 @@ def model_aggregation_sections(m: ModelAggregation | None) -> list[Section]:
                 "–" if interval is None else fit_in_interval(interval.method),
                 "the study's rule"
                 if e.method == MAJORITY.method
-                else f"{e.n_changed} {m.unit}s differ",
+                else f"{count_of(e.n_changed, m.unit)} {plural(e.n_changed, 'differs')}",
             ]
         )
     # The interval's method (in the JSON) says whether the model was refitted per bootstrap

@@ -12,7 +12,6 @@ from annotate.report.aggregation.study import Aggregated
 from annotate.report.cells import (
     METRIC_NAMES,
     Section,
-    coef,
     interval,
     pct,
     quoted_bounds,
@@ -38,6 +37,7 @@ from annotate.scoring.scorers import (
     scorer_for,
 )
 from annotate.scoring.units import NO_LABELS
+from annotate.wording import p_value
 
 
 def score_models(
@@ -132,7 +132,7 @@ def _models_section(r: StudyReport) -> Section | None:
         if paired:
             test = (
                 f"human only right {paired.human_only_right}, model only right "
-                f"{paired.model_only_right}, p = {coef(paired.mcnemar_p)}"
+                f"{paired.model_only_right}, p = {p_value(paired.mcnemar_p)}"
             )
         t = m.task_score
         rows.append(

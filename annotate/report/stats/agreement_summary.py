@@ -280,8 +280,8 @@ def agreement_report(
             if fleiss.kind == "fleiss"
             else "not computed"
         ),
-        "pairwise_cohen_kappa": f"{summary.n_pairs} pairs of raters, each on the items both "
-        "labelled" + (" (quadratic weights)" if numbers is not None else ""),
+        "pairwise_cohen_kappa": f"{count_of(summary.n_pairs, 'pair')} of raters, each on the "
+        "items both labelled" + (" (quadratic weights)" if numbers is not None else ""),
     }
     if ac1 is not None:
         on["gwet_ac1"] = f"{count_of(ac1.n_items, 'item')} with 2+ labels, {raters_of}"
