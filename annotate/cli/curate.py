@@ -332,10 +332,21 @@ def review_command(
         typer.Option("--tag", metavar="TAG", help="Only examples with this tag or category"),
     ] = None,
 ) -> None:
-    from annotate.curation.review import ReviewFilter
+    from annotate.curation.curators import known_curator
+    from annotate.curation.review import ReviewFilter, review_progress
 
     wanted = ReviewFilter(author=author, since=_parse_since(since), tag=_checked_tag(tag))
-    _run_tui(ctx, set_name, _need_name(name, "review"), review=True, wanted=wanted)
+    reviewer = _need_name(name, "review")
+    engine = _workspace(ctx).engine
+    if review_progress(engine, set_name, reviewer, wanted).remaining == 0:
+        # No screen to open: the set's examples by others all have this reviewer's opinion,
+        # or none of them matches the filter. Said as the screen would say it.
+        who = known_curator(engine, reviewer)
+        narrowed = wanted.words()
+        which = f"among examples {narrowed} (your filter)" if narrowed else "by others"
+        say(f"{who}: nothing to review in set {set_name!r} {which}; no screen opened.")
+        return
+    _run_tui(ctx, set_name, reviewer, review=True, wanted=wanted, engine=engine)
 
 
 def _parse_since(value: str | None):  # -> datetime | None
@@ -396,11 +407,12 @@ def _run_tui(
     wanted=None,  # ReviewFilter | None (imported lazily)
     override_reason: str = "",
     start_from: int | None = None,
+    engine=None,  # Engine | None: the store, when the command has opened it already
 ) -> None:
     # Textual costs ~0.3 s to import: only the screen commands pay for it.
     from annotate.tui.curate.app import create_curate_app
 
-    engine = _workspace(ctx).engine
+    engine = engine or _workspace(ctx).engine
     tui = create_curate_app(
         engine,
         set_name,

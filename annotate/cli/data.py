@@ -115,12 +115,14 @@ def _parse_mapping(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-def _import_with_progress(ws, spec, sources: list[Source]) -> list[ImportResult]:
+def _import_with_progress(
+    ws, spec, sources: list[Source], *, replace: bool = False
+) -> list[ImportResult]:
     """Every source in one transaction (all or nothing), a bar for each large one."""
     from annotate.formats.importer import import_sources
 
     if all(source.size < PROGRESS_BAR_FROM_BYTES for source in sources):
-        return import_sources(ws.engine, spec, sources)
+        return import_sources(ws.engine, spec, sources, replace=replace)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -141,7 +143,7 @@ def _import_with_progress(ws, spec, sources: list[Source]) -> list[ImportResult]
 
             return update
 
-        return import_sources(ws.engine, spec, sources, progress=bar_for)
+        return import_sources(ws.engine, spec, sources, progress=bar_for, replace=replace)
 
 
 def _label_names(text: str | None) -> list[str] | None:
@@ -183,10 +185,18 @@ def import_(
     mapping: list[str] = typer.Option(
         [], "--map", help="FIELD=COLUMN: read a field (or id, label) from another column or key"
     ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="Import a file imported before (the same bytes) again, with this run's --split, "
+        "--map and --label-names, in place of its earlier dataset; refused while a study uses "
+        "that dataset",
+    ),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json"),
 ) -> None:
     """Import a task's data file(s). All or nothing: a bad file leaves the store unchanged,
-    whatever the folder's other files hold; a file imported before is skipped."""
+    whatever the folder's other files hold; a file imported before is skipped (--replace:
+    imported again in place of its earlier dataset)."""
     from annotate import specs
     from annotate.formats.importer import with_field_mapping
     from annotate.formats.sources import sources_for
@@ -198,7 +208,7 @@ def import_(
         raise typer.BadParameter(f"{path}: no such file or folder", param_hint="PATH")
     targets = sources_for(path, spec, split, _label_names(label_names))
     ws = options(ctx).workspace(create=True)
-    results = _import_with_progress(ws, spec, targets)
+    results = _import_with_progress(ws, spec, targets, replace=replace)
     rows = [
         {
             "id": r.dataset_id,
@@ -208,8 +218,11 @@ def import_(
             "detail": r.detail,
             "sha256": r.sha256,
             "path": r.path,
-            "status": "already imported" if r.already_imported else "imported",
+            "status": "already imported"
+            if r.already_imported
+            else ("replaced" if r.replaced is not None else "imported"),
             **({"identical_to": r.identical_to} if r.identical_to else {}),
+            **({"replaced": r.replaced} if r.replaced is not None else {}),
         }
         for r in results
     ]
@@ -220,7 +233,8 @@ def import_(
         if r.already_imported:
             warn(
                 f"{r.path}: skipped, identical (same sha256) to {r.identical_to}, imported "
-                f"before as dataset {r.dataset_id} ({r.task} {r.split})"
+                f"before as dataset {r.dataset_id} ({r.task} {r.split}); --replace imports it "
+                "again with this run's options"
             )
         else:
             extra = ", ".join(
@@ -231,6 +245,11 @@ def import_(
                 f"dataset {r.dataset_id}: {r.task} {r.split}, {count_of(r.n_items, 'item')} {gold}"
                 + (f" ({extra})" if extra else "")
                 + f" from {r.path}"
+                + (
+                    f" (the earlier import, dataset {r.replaced}, removed)"
+                    if r.replaced is not None
+                    else ""
+                )
             )
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, insert, select, update
-from sqlmodel import Session
+from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlmodel import Session, SQLModel
 
 from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import FileSummary, labelled_throughout
@@ -23,8 +23,9 @@ from annotate.formats.sources import (
 from annotate.formats.well_formed import well_formed
 from annotate.specs import FieldSpec, TaskSpec
 from annotate.splits import canonical_split
+from annotate.store import curation_models  # noqa: F401  (its tables in the metadata below)
 from annotate.store.engine import refresh_statistics, write_session
-from annotate.store.models import Dataset, Item
+from annotate.store.models import Dataset, Item, Study
 
 __all__ = [  # the readers' helpers, imported from here by earlier callers
     "file_sha256",
@@ -55,6 +56,8 @@ class ImportResult:
     already_imported: bool = False
     identical_to: str | None = None
     """When already imported: the earlier file with the same content (its dataset is this one)."""
+    replaced: int | None = None
+    """Imported with `replace`: the id of the earlier dataset of the same content, removed."""
 
 
 def with_field_mapping(spec: TaskSpec, mapping: dict[str, str]) -> TaskSpec:
@@ -120,12 +123,14 @@ def import_file(
     path: Path,
     split: str | None = None,
     progress: Progress | None = None,
+    *,
+    replace: bool = False,
 ) -> ImportResult:
     """Read `path` as a file of `spec` in the task's own layout and store its items as one new
     dataset (see `import_source`)."""
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    return import_source(engine, spec, text_source(path, spec, split), progress)
+    return import_source(engine, spec, text_source(path, spec, split), progress, replace=replace)
 
 
 def import_path(
@@ -134,17 +139,25 @@ def import_path(
     path: Path,
     split: str | None = None,
     label_names: list[str] | None = None,
+    *,
+    replace: bool = False,
 ) -> list[ImportResult]:
     """Import every dataset `path` holds (a file, a folder, a Hub layout, a task zip), all or
     nothing (see `import_sources`)."""
-    return import_sources(engine, spec, sources_for(path, spec, split, label_names))
+    sources = sources_for(path, spec, split, label_names)
+    return import_sources(engine, spec, sources, replace=replace)
 
 
 def import_source(
-    engine: Engine, spec: TaskSpec, source: Source, progress: Progress | None = None
+    engine: Engine,
+    spec: TaskSpec,
+    source: Source,
+    progress: Progress | None = None,
+    *,
+    replace: bool = False,
 ) -> ImportResult:
     """Store the items of `source` as one new dataset (see `import_sources`)."""
-    return import_sources(engine, spec, [source], lambda _: progress)[0]
+    return import_sources(engine, spec, [source], lambda _: progress, replace=replace)[0]
 
 
 def import_sources(
@@ -152,22 +165,37 @@ def import_sources(
     spec: TaskSpec,
     sources: list[Source],
     progress: Callable[[Source], Progress | None] | None = None,
+    *,
+    replace: bool = False,
 ) -> list[ImportResult]:
     """Store the items of each source as one new dataset, all in one transaction.
 
     A bad line in any of them rolls everything back and raises a DataFileError naming the file
     and line: a folder or zip whose last file is broken leaves no dataset of its earlier files
     behind. Content already imported for this task (same sha256) is not imported again; its
-    existing dataset is returned. `progress` gives each source's progress callback, or None."""
+    existing dataset is returned. With `replace` it is imported again (this run's split, field
+    mapping and label names) and the earlier dataset and its items are removed, in the same
+    transaction; refused (UserError, nothing written) while anything in the store uses that
+    dataset or its items (a study, its labels). `progress` gives each source's progress
+    callback, or None."""
     for source in sources:  # before anything is written
         if source.split is None:
             raise UserError(f"{source.path}: cannot tell which split this is; pass --split NAME")
+    made: set[int] = set()  # this run's datasets: a second file of the same bytes skips them
     try:
         with write_session(engine) as session:
-            results = [
-                _store_source(session, spec, source, progress(source) if progress else None)
-                for source in sources
-            ]
+            results = []
+            for source in sources:
+                result = _store_source(
+                    session,
+                    spec,
+                    source,
+                    progress(source) if progress else None,
+                    replace=replace,
+                    made=made,
+                )
+                made.add(result.dataset_id)
+                results.append(result)
     except DataFileError as exc:
         if len(sources) == 1:
             raise
@@ -182,17 +210,87 @@ def import_sources(
     return results
 
 
+def _users_of(session: Session, dataset_id: int) -> tuple[list[str], list[str]]:
+    """What in the store refers to the dataset or its items: the names of the studies (by a
+    study_id, or as the study's own training or test dataset), and for rows of other tables
+    "N rows of TABLE". Every foreign key to the dataset or item table is looked at, so a
+    table added later is not missed."""
+    items = select(Item.id).where(Item.dataset_id == dataset_id).scalar_subquery()
+    study_ids: set[int] = set()
+    others: list[str] = []
+    for table in SQLModel.metadata.sorted_tables:
+        if table.name == Item.__tablename__:
+            continue  # the dataset's own items, removed with it
+        for fk in table.foreign_keys:
+            target = fk.column.table.name
+            if target == Dataset.__tablename__:
+                refers = fk.parent == dataset_id
+            elif target == Item.__tablename__:
+                refers = fk.parent.in_(items)
+            else:
+                continue
+            if table.name == Study.__tablename__:
+                study_ids.update(session.scalars(select(table.c.id).where(refers)))
+            elif "study_id" in table.c:
+                study_ids.update(session.scalars(select(table.c.study_id).where(refers)))
+            else:
+                n = session.scalar(select(func.count()).select_from(table).where(refers)) or 0
+                if n:
+                    others.append(f"{n} rows of {table.name}")
+    names = session.scalars(select(Study.name).where(Study.id.in_(study_ids))) if study_ids else []
+    return sorted(names), others
+
+
+def _remove_for_replace(session: Session, existing: Dataset, path: Path) -> int:
+    """Remove the dataset `existing` and its items, which `path` (the same bytes) replaces;
+    refused, removing nothing, while anything uses them."""
+    dataset_id = existing.id
+    assert dataset_id is not None
+    studies, others = _users_of(session, dataset_id)
+    if studies or others:
+        users = [
+            *([f"{'study' if len(studies) == 1 else 'studies'} {', '.join(map(repr, studies))}"]
+              if studies else []),
+            *others,
+        ]  # fmt: skip
+        raise UserError(
+            f"{path}: not replaced: its earlier import, dataset {dataset_id} ({existing.task} "
+            f"{existing.split}), is used by {' and '.join(users)}; nothing was imported or "
+            "removed"
+        )
+    session.expunge(existing)
+    session.execute(delete(Item).where(Item.dataset_id == dataset_id))  # type: ignore[arg-type]
+    session.execute(delete(Dataset).where(Dataset.id == dataset_id))  # type: ignore[arg-type]
+    return dataset_id
+
+
 def _store_source(
-    session: Session, spec: TaskSpec, source: Source, progress: Progress | None
+    session: Session,
+    spec: TaskSpec,
+    source: Source,
+    progress: Progress | None,
+    *,
+    replace: bool = False,
+    made: set[int] | None = None,
 ) -> ImportResult:
     """One source's dataset and items, in the caller's transaction."""
     path = source.path
     assert source.split is not None
     split = canonical_split(source.split)
     sha256 = source.sha256()
-    existing = session.scalars(
-        select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
-    ).first()
+    query = select(Dataset).where(Dataset.task == spec.name, Dataset.sha256 == sha256)
+    if replace:  # PostgreSQL: no study can take the dataset up between the check and the removal
+        query = query.with_for_update()
+    existing = session.scalars(query).first()
+    replaced = None
+    fresh_id = None
+    if existing is not None and replace and existing.id not in (made or set()):
+        if session.get_bind().dialect.name == "sqlite":
+            # SQLite would give the removed row's id (the highest) to the new one: a dataset
+            # id is never reused, as on PostgreSQL, so the earlier id names no other dataset.
+            fresh_id = (session.scalar(select(func.max(Dataset.id))) or 0) + 1
+        replaced = _remove_for_replace(session, existing, path)
+        existing = None
     if existing is not None:
         return ImportResult(
             existing.id or 0,
@@ -205,7 +303,9 @@ def _store_source(
             already_imported=True,
             identical_to=existing.path,
         )
-    dataset = Dataset(task=spec.name, split=split, path=str(path), sha256=sha256, n_items=0)
+    dataset = Dataset(
+        id=fresh_id, task=spec.name, split=split, path=str(path), sha256=sha256, n_items=0
+    )
     session.add(dataset)
     session.flush()
     assert dataset.id is not None
@@ -234,4 +334,6 @@ def _store_source(
     session.execute(
         update(Dataset).where(Dataset.id == dataset.id).values(n_items=n_items, detail=detail)
     )
-    return ImportResult(dataset.id, spec.name, split, dataset.path, n_items, sha256, detail)
+    return ImportResult(
+        dataset.id, spec.name, split, dataset.path, n_items, sha256, detail, replaced=replaced
+    )

@@ -281,3 +281,26 @@ def test_the_old_flag_style_points_at_the_command(cli, old, new):
 def test_a_mistyped_command_gets_the_nearest_one(cli):
     result = cli("curate", "stat", "d")
     assert result.code == 2 and "did you mean 'stats'?" in result.stderr
+
+
+def test_review_with_nothing_to_review_says_so_and_opens_no_screen(cli, tmp_path, monkeypatch):
+    import annotate.tui.curate.app as curate_screens
+
+    def no_screen(*args, **kwargs):
+        raise AssertionError("the review screen was opened")
+
+    monkeypatch.setattr(curate_screens, "create_curate_app", no_screen)
+    assert cli("curate", "import", "d", write_diagnostic(tmp_path), "--as", "glue").code == 0
+    result = cli("curate", "review", "d", "--as", "sam", "--author", "nobody", "--tag", "Negation")
+    assert result.code == 0, result.stderr
+    [line] = result.stdout.splitlines()
+    assert line == (
+        "sam: nothing to review in set 'd' among examples by nobody, tagged Negation (your "
+        "filter); no screen opened."
+    )
+    # Every example is glue's own: nothing by others to review, filter or not.
+    alone = cli("curate", "review", "d", "--as", "glue")
+    assert alone.stdout == "glue: nothing to review in set 'd' by others; no screen opened.\n"
+    # glue's examples, none by sam: with no filter (or a filter they match) the screen opens.
+    with pytest.raises(AssertionError, match="the review screen was opened"):
+        cli("curate", "review", "d", "--as", "sam", "--author", "glue")
