@@ -406,6 +406,18 @@ def test_markdown_for_papers(cli, workspace):
     assert "| 2/5 | 1 |" in md
 
 
+def test_the_gate_section_says_rejected_as_gate_and_status_do(cli, workspace, monkeypatch):
+    """`gate`, `status` and the datasheet say "rejected"; the report's gate section said
+    "refused" for the same annotators. The JSON keeps its key `refused`."""
+    monkeypatch.setenv("COLUMNS", "250")  # the table's cells unwrapped
+    three_way(workspace, gate=[("a1", True), ("z9", False)])
+    for fmt in ("table", "markdown", "html"):
+        out = " ".join(cli("report", "mnli", "--format", fmt, "--bootstrap", "0").stdout.split())
+        assert "Gate decisions: 1 admitted, 1 rejected" in out, fmt
+        assert "refused" not in out, fmt
+    assert report_json(cli, "mnli", "--bootstrap", "0")["gate"]["refused"] == ["z9"]
+
+
 def test_unknown_study_is_a_clear_error(cli, workspace):
     three_way(workspace)
     result = cli("report", "nope")
