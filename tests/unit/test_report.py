@@ -418,6 +418,18 @@ def test_the_gate_section_says_rejected_as_gate_and_status_do(cli, workspace, mo
     assert report_json(cli, "mnli", "--bootstrap", "0")["gate"]["refused"] == ["z9"]
 
 
+def test_the_per_item_agreement_table_has_one_heading_in_every_format(cli, workspace):
+    """Its count column was headed "Items" in Markdown and "Count" in HTML: one heading, from
+    the agreement section, and the same title (Markdown said "Per-item" of any unit)."""
+    three_way(workspace)
+    md = cli("report", "mnli", "--format", "markdown", "--bootstrap", "0").stdout
+    page = cli("report", "mnli", "--format", "html", "--bootstrap", "0").stdout
+    title = "Per-item agreement (votes for the most chosen answer)"
+    assert f"{title}:\n\n| Agreement | Items |" in md
+    assert f"<h3>{title}</h3>\n<table>\n<thead><tr><th>Agreement</th><th>Items</th>" in page
+    assert "<th>Count</th>" not in page
+
+
 def test_unknown_study_is_a_clear_error(cli, workspace):
     three_way(workspace)
     result = cli("report", "nope")
