@@ -98,26 +98,11 @@ def study_create(
         crowd=crowd,
     )
     data = _study_detail(ws.engine, name)
-    asked = study.protocol.training_items
-    if data["training_items"] < asked:
+    if study.warnings:
         from annotate.cli.output import warn
 
-        shared = study.study.train_dataset_id == study.study.test_dataset_id
-        why = (
-            f"the test sample uses dataset {study.study.test_dataset_id}, which training "
-            "shares, and the two never overlap"
-            if shared
-            else f"dataset {study.study.train_dataset_id} has no more"
-        )
-        warn(
-            f"warning: {count_of(data['training_items'], 'training item')} instead of the "
-            f"{asked} asked for: {why}"
-            + (
-                "; nobody will be trained or gated (a smaller --sample leaves some)"
-                if not data["training_items"]
-                else ""
-            )
-        )
+        for warning in study.warnings:
+            warn(f"warning: {warning}")
     if fmt is Format.json:
         print_json(data)
         return

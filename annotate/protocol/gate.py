@@ -25,7 +25,7 @@ from annotate.store.models import (
     utcnow,
 )
 from annotate.store.prepared import Prepared
-from annotate.wording import count_of
+from annotate.wording import count_of, fixed
 
 
 @dataclass(frozen=True)
@@ -343,8 +343,10 @@ def decide_late(session: Session, ctx: StudyContext, annotator_id: int) -> GateD
 
 
 def _accuracy_reason(me: Trainee, admitted: bool, needed: float, what: str) -> str:
+    """The figures as `gate`'s table and the report's show them (three decimals): a median of
+    0.825 read "0.82" there."""
     sign = ">=" if admitted else "<"
-    return f"accuracy {me.accuracy:.2f} {sign} {what} {needed:.2f} ({me.done} items)"
+    return f"accuracy {fixed(me.accuracy)} {sign} {what} {fixed(needed)} ({me.done} items)"
 
 
 def _median_verdict(me: Trainee, min_items: int, median: float) -> tuple[bool, str]:

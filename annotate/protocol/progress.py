@@ -30,7 +30,7 @@ from annotate.store.models import (
     Study,
     StudyItem,
 )
-from annotate.wording import count_of
+from annotate.wording import count_of, fixed
 
 RECENT = timedelta(minutes=15)
 """The window of the "recent" labelling rate."""
@@ -248,7 +248,7 @@ def decision_reason(decision: GateDecision) -> str:
         return decision.reason
     if decision.decided_by != "rule":
         return f"decided by {decision.decided_by}"
-    score = "no training answers" if decision.score is None else f"accuracy {decision.score:.2f}"
+    score = "no training answers" if decision.score is None else f"accuracy {fixed(decision.score)}"
     if decision.threshold is None:
         return f"{decision.rule} rule, {score}"
     relation = ">=" if decision.admitted else "<"
@@ -258,7 +258,7 @@ def decision_reason(decision: GateDecision) -> str:
         and decision.score >= decision.threshold
     ):
         return f"{decision.n_items} training items, too few for the {decision.rule} rule"
-    return f"{score} {relation} {decision.rule} {decision.threshold:.2f}"
+    return f"{score} {relation} {decision.rule} {fixed(decision.threshold)}"
 
 
 def _rate(count: int, since: datetime, now: datetime) -> float | None:

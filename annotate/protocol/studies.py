@@ -18,6 +18,7 @@ from annotate.errors import UserError
 from annotate.splits import same_split
 from annotate.store.engine import read_session, refresh_statistics, write_session
 from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
+from annotate.wording import count_of
 
 TRAINING = "training"
 TEST = "test"
@@ -42,6 +43,48 @@ class StudyContext:
     @property
     def k(self) -> int:
         return self.protocol.annotators_per_item
+
+
+@dataclass(frozen=True)
+class CreatedStudy(StudyContext):
+    """A study just created, with what its creator should hear: a sample smaller than asked."""
+
+    warnings: tuple[str, ...] = ()
+    """A training or test sample that fell short of the number asked for, and why, in words
+    (`study create` prints each as a warning)."""
+
+
+def _shortfalls(
+    protocol: specs.ProtocolSpec,
+    train: Dataset | None,
+    test: Dataset,
+    n_training: int,
+    n_test: int,
+) -> tuple[str, ...]:
+    """The samples smaller than asked: a dataset with fewer items, or training's dataset
+    shared with the test sample, which the two never overlap in."""
+    out = []
+    training, asked = protocol.training_quota(n_training), protocol.training_items
+    if training < asked:
+        shared = train is not None and train.id == test.id
+        why = (
+            f"the test sample uses dataset {test.id}, which training shares, and the two never "
+            "overlap"
+            if shared
+            else f"dataset {None if train is None else train.id} has no more"
+        )
+        nobody = "; nobody will be trained or gated (a smaller --sample leaves some)"
+        out.append(
+            f"{count_of(training, 'training item')} instead of the {asked} asked for: {why}"
+            + ("" if training else nobody)
+        )
+    wanted = protocol.test_sample
+    if wanted != "all" and n_test < int(wanted):
+        out.append(
+            f"{count_of(n_test, 'test item')} instead of the {wanted} asked for: dataset "
+            f"{test.id} has no more"
+        )
+    return tuple(out)
 
 
 def _pick_dataset(session: Session, tasks: list[str], split: str) -> Dataset | None:
@@ -151,7 +194,7 @@ def create_study(
     test_dataset_id: int | None = None,
     overrides: dict[str, Any] | None = None,
     crowd: Any = None,
-) -> StudyContext:
+) -> CreatedStudy:
     """Create a study: draw the training items and the test sample with the protocol's seed.
     `crowd`: a crowd_config.CrowdConfig for a study whose workers arrive by platform link.
 
@@ -252,7 +295,8 @@ def create_study(
         session.connection().execute(insert(StudyItem.__table__), rows)
         session.expunge(study)
     refresh_statistics(engine, StudyItem.__tablename__)  # type: ignore[arg-type]
-    return StudyContext(study, spec, effective)
+    warnings = _shortfalls(effective, train, test, len(training), len(test_sample))
+    return CreatedStudy(study, spec, effective, warnings=warnings)
 
 
 _loaded: weakref.WeakKeyDictionary[Engine, dict[str, tuple[tuple, StudyContext]]] = (

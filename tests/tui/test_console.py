@@ -97,14 +97,14 @@ async def test_study_screen_shows_progress_and_every_annotator(workspace, tmp_pa
         lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
         assert "2 labels ████████████████████████ 3" in text  # histogram: 3 items with 2 labels
         ana = next(line for line in text.splitlines() if "[b]ana[/b]" in line)
-        assert "admitted" in ana and "accuracy 1.00 >= …" in ana  # cut; in full below
-        assert "gate admitted: accuracy 1.00 >= threshold 0.75 (4 items)" in text
+        assert "admitted" in ana and "accuracy 1.000 >=…" in ana  # cut; in full below
+        assert "gate admitted: accuracy 1.000 >= threshold 0.750 (4 items)" in text
         ben = next(line for line in text.splitlines() if line.strip().startswith("ben"))
         # The report's agreement with the majority: 5 of his 6 answers equal the study's
         # aggregated answer (a one-label item counts; the raw-answer count said 4 of 5).
         assert "83%" in ben
         dev = next(line for line in text.splitlines() if line.strip().startswith("dev"))
-        assert "rejected" in dev and "accuracy 0.50 < t…" in dev
+        assert "rejected" in dev and "accuracy 0.500 < …" in dev
         eve = next(line for line in text.splitlines() if line.strip().startswith("eve"))
         assert "training" in eve and "1/4" in eve and "pending" in eve
         assert " 1 " in ana.split("%")[-1]  # ana's one flag
@@ -320,7 +320,7 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         text = screen_text(app)
         assert "Will be admitted (4)" in text and "Will be rejected (0)" in text
         for n in range(4):
-            assert f"t{n}: accuracy 1.00 >= median 1.00" in text
+            assert f"t{n}: accuracy 1.000 >= median 1.000" in text
         assert "each item needs 5: the study cannot" in text
         await pilot.press("enter")  # confirm without force: refused, nothing written
         await pilot.pause()

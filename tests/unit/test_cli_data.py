@@ -187,3 +187,33 @@ def test_a_sample_that_uses_up_the_shared_dataset_warns_of_zero_training_items(c
     assert "which training shares" in told and "nobody will be trained" in told
     fine = create("some", "4")
     assert fine.code == 0 and "warning" not in fine.stderr
+
+
+def test_a_test_sample_larger_than_its_dataset_warns_as_a_short_training_sample_does(
+    cli, tmp_path: Path
+):
+    """`--sample 1000` on an 8-item test set took 8 items without a word, where training
+    short of its number is a warning: the test sample's shortfall is one too."""
+    from tests.engine_helpers import rte_rows, write_jsonl
+
+    write_jsonl(tmp_path / "RTE" / "val.jsonl", rte_rows(8))
+    write_jsonl(tmp_path / "RTE" / "test.jsonl", rte_rows(8, start=100))
+    assert cli("import", "superglue/rte", tmp_path / "RTE").code == 0
+
+    def create(name: str, sample: str):  # type: ignore[no-untyped-def]
+        return cli(
+            "study", "create", name, "--task", "superglue/rte", "--protocol", "quick",
+            "--train", "val", "--test", "test", "--training-items", "4", "--sample", sample,
+        )  # fmt: skip
+
+    made = create("big", "1000")
+    assert made.code == 0, made.stderr
+    told = " ".join(made.stderr.split())
+    test_id = cli("study", "show", "big", "--format", "json").json()["test_dataset"]
+    assert (
+        f"warning: 8 test items instead of the 1000 asked for: dataset {test_id} has no more"
+        in told
+    )
+    assert "8 test items from dataset" in made.stdout
+    for fine in (create("whole", "all"), create("some", "8")):
+        assert fine.code == 0 and "warning" not in fine.stderr, fine.stderr

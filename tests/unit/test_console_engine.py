@@ -82,7 +82,7 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
     assert "eve is still mid-training (2 of 3 items)" in refused.stderr
     assert "eve has 2 of the minimum 3 training items" in refused.stderr
     assert "--force" in refused.stderr
-    assert "admit  ana: accuracy 1.00 >= median 1.00 (3 items)" in refused.stdout
+    assert "admit  ana: accuracy 1.000 >= median 1.000 (3 items)" in refused.stdout
     assert "reject eve: 2 of 3 required training items" in refused.stdout
     assert decisions(engine) == 0  # nothing decided
 
@@ -106,7 +106,7 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
     shown = cli("gate", "pilot", "--format", "json").json()["trainees"]
     reasons = {t["name"]: t["reason"] for t in shown}
     assert reasons["eve"] == "2 of 3 required training items"
-    assert reasons["ana"] == "accuracy 1.00 >= median 1.00 (3 items)"
+    assert reasons["ana"] == "accuracy 1.000 >= median 1.000 (3 items)"
     assert "2 of 3 required training items" in cli("gate", "pilot").stdout
 
     report = cli("report", "pilot", "--format", "json").json()
@@ -130,7 +130,7 @@ def test_accuracy_below_the_median_is_the_stated_reason(workspace, tmp_path):
     assert plan.warnings == []  # five admitted, nobody mid-training
     made = {d.name: d for d in gate.close_training(engine, ctx)}
     assert not made["cy"].admitted
-    assert made["cy"].reason == "accuracy 0.33 < median 1.00 (3 items)"
+    assert made["cy"].reason == "accuracy 0.333 < median 1.000 (3 items)"
 
 
 def test_manual_decisions_need_a_reason_and_store_it(cli, workspace, tmp_path):
@@ -395,3 +395,17 @@ def test_simulate_says_the_one_next_step_that_moves_the_study_on(cli, workspace,
     assert "Add 2 more (`annotate simulate few --annotators 2 --accuracy 1.0 --prefix more`)" in (
         short
     )
+
+
+def test_the_gate_reason_states_the_median_as_the_gate_table_shows_it(cli, workspace, tmp_path):
+    """A median of 0.8333 read "median 0.83" in the reasons beside "0.833" in the table."""
+    engine = workspace.engine
+    median_study(engine, tmp_path)
+    for name, right in (("ana", 3), ("ben", 3), ("cy", 2), ("dee", 2)):
+        train(engine, "pilot", name, right=right)
+    closed = cli("gate", "pilot", "--close", "--force", "--reason", "pilot")
+    assert closed.code == 0, closed.stderr
+    shown = " ".join(cli("gate", "pilot", "--format", "table").stdout.split())
+    assert "│ 0.833 │" in shown
+    assert "cy: rejected, accuracy 0.667 < median 0.833 (3 items)" in shown
+    assert "ana: admitted, accuracy 1.000 >= median 0.833 (3 items)" in shown

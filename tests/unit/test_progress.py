@@ -46,7 +46,7 @@ def test_progress_of_a_study_mid_way(workspace, tmp_path):
     ana, ben, dev, eve = by_name["[b]ana[/b]"], by_name["ben"], by_name["dev"], by_name["eve"]
     # All 8 items labelled: nothing is left for her. Ben has 2 he has not labelled.
     assert (ana.phase, ana.test_done, ana.flags) == ("done", 8, 1)
-    assert ana.gate_reason == "accuracy 1.00 >= threshold 0.75 (4 items)"
+    assert ana.gate_reason == "accuracy 1.000 >= threshold 0.750 (4 items)"
     assert (ben.phase, ben.test_done) == ("test", 6)
     assert (dev.phase, dev.gate, dev.training_accuracy) == ("rejected", "rejected", 0.5)
     assert (eve.phase, eve.gate, eve.training_done, eve.gate_reason) == (

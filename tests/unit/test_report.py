@@ -406,6 +406,30 @@ def test_markdown_for_papers(cli, workspace):
     assert "| 2/5 | 1 |" in md
 
 
+def test_the_gate_section_says_rejected_as_gate_and_status_do(cli, workspace, monkeypatch):
+    """`gate`, `status` and the datasheet say "rejected"; the report's gate section said
+    "refused" for the same annotators. The JSON keeps its key `refused`."""
+    monkeypatch.setenv("COLUMNS", "250")  # the table's cells unwrapped
+    three_way(workspace, gate=[("a1", True), ("z9", False)])
+    for fmt in ("table", "markdown", "html"):
+        out = " ".join(cli("report", "mnli", "--format", fmt, "--bootstrap", "0").stdout.split())
+        assert "Gate decisions: 1 admitted, 1 rejected" in out, fmt
+        assert "refused" not in out, fmt
+    assert report_json(cli, "mnli", "--bootstrap", "0")["gate"]["refused"] == ["z9"]
+
+
+def test_the_per_item_agreement_table_has_one_heading_in_every_format(cli, workspace):
+    """Its count column was headed "Items" in Markdown and "Count" in HTML: one heading, from
+    the agreement section, and the same title (Markdown said "Per-item" of any unit)."""
+    three_way(workspace)
+    md = cli("report", "mnli", "--format", "markdown", "--bootstrap", "0").stdout
+    page = cli("report", "mnli", "--format", "html", "--bootstrap", "0").stdout
+    title = "Per-item agreement (votes for the most chosen answer)"
+    assert f"{title}:\n\n| Agreement | Items |" in md
+    assert f"<h3>{title}</h3>\n<table>\n<thead><tr><th>Agreement</th><th>Items</th>" in page
+    assert "<th>Count</th>" not in page
+
+
 def test_unknown_study_is_a_clear_error(cli, workspace):
     three_way(workspace)
     result = cli("report", "nope")

@@ -460,3 +460,13 @@ def test_a_study_without_labels_names_its_k_not_a_majority_of_0(cli, workspace, 
     )
     tex = cli("report", "pilot", "--format", "latex", "--bootstrap", "0").stdout
     assert any(line.startswith("Human, majority of 5 (n=0) & ") for line in tex.splitlines())
+
+
+def test_the_latex_datasheet_has_no_empty_header_row(cli, workspace, tmp_path):
+    """The datasheet's table opened with \\toprule then \\midrule, an empty header row between:
+    headerless as HTML shows it, its first row comes under the top rule."""
+    rte_study(workspace.engine, tmp_path, test=10)
+    tex = cli("report", "pilot", "--format", "latex", "--bootstrap", "0").stdout
+    datasheet = tex.split("\\label{tab:datasheet-pilot}")[1].split("\\end{tabular}")[0]
+    assert "\\toprule\nProtocol & " in datasheet
+    assert "\\midrule" not in datasheet and datasheet.count("\\bottomrule") == 1

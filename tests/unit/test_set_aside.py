@@ -184,7 +184,7 @@ def test_the_cli_and_the_report_say_what_was_set_aside(cli, workspace, tmp_path:
     assert "ben: rejected, answered in 0.2 s (4 test labels set aside)" in refused.stdout
     report = cli("report", "pilot", "--format", "markdown")
     assert report.code == 0, report.stderr
-    assert "4 test labels set aside by refusals, in no score or vote: ben 4" in report.stdout
+    assert "4 test labels set aside by rejections, in no score or vote: ben 4" in report.stdout
     as_json = cli("report", "pilot", "--format", "json").json()
     roster = {m["name"]: m["set_aside"] for m in as_json["gate"]["roster"]}
     assert roster == {"ana": 0, "ben": 4}
@@ -333,7 +333,7 @@ def test_admitted_again_with_their_labels_kept_aside_is_no_dropout(cli, workspac
     assert "0 set-aside test labels counted again, 4 kept aside" in again.stdout
     report = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0")
     assert report.code == 0, report.stderr
-    assert "Gate decisions: 3 admitted, 0 refused" in report.stdout
+    assert "Gate decisions: 3 admitted, 0 rejected" in report.stdout
     assert "ben 4 (admitted again, kept aside: no room left)" in report.stdout
     attrition = cli("report", "pilot", "--format", "json").json()["datasheet"]["attrition"]
     assert attrition["abandoned"] == 0 and attrition["abandoned_names"] == []
@@ -429,7 +429,7 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     assert "nothing here collects more" in said and "take a label again" not in said
     report = cli("report", "crowd", "--format", "markdown")
     assert report.code == 0, report.stderr
-    assert "3 test labels set aside by refusals" in report.stdout
+    assert "3 test labels set aside by rejections" in report.stdout
     words = cli("status", "crowd", "--format", "json").json()["test_labels"]["words"]
     assert words.endswith("2 short (set aside; imported labels: none are collected here)")
     assert "after admission" not in report.stdout
@@ -446,7 +446,7 @@ def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
     assert again.code == 0, again.stderr
     assert f"{spammer}: 3 set-aside test labels counted again" in again.stdout
     assert "kept aside" not in again.stdout
-    assert "set aside by refusals" not in cli("report", "crowd", "--format", "markdown").stdout
+    assert "set aside by rejections" not in cli("report", "crowd", "--format", "markdown").stdout
     assert cli("check").code == 0
 
 

@@ -498,6 +498,8 @@ class Gate(ReportModel):
     admitted: list[str]
     """Annotators whose latest decision admitted them."""
     refused: list[str]
+    """Annotators whose latest decision rejected them (the report's words say "rejected", as
+    `gate` and `status` do; the key keeps its name)."""
     rules: list[str]
     roster: list[RosterEntry] = Field(default_factory=list)
     """Everyone with a gate decision or a label, by name (empty without a store)."""

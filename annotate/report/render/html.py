@@ -16,6 +16,7 @@ from annotate.report.model.schema import BenchmarkReport, StudyReport
 from annotate.report.render.benchmark import benchmark_sections
 from annotate.report.render.figures import EXTRA_HINT, figure_specs, inline_svgs
 from annotate.report.render.table import interval_lines, sections
+from annotate.report.sections.agreement import item_agreement_section
 from annotate.report.sections.datasheet import datasheet_sections
 
 STYLE = """
@@ -93,17 +94,11 @@ def study_html(r: StudyReport) -> str:
     rest = [s for s in found if s not in first]
     body += [_table(*s) for s in first]
     body.append(_figures(r))
+    histogram = item_agreement_section(r.agreement)
     for title, headers, rows in rest:
         body.append(_table(title, headers, rows))
-        if title == "Agreement" and r.agreement.item_agreement_histogram:
-            body.append(
-                _table(
-                    f"Per-{r.agreement.unit} agreement (votes for the most chosen answer)",
-                    ["Agreement", "Count"],
-                    [[k, str(v)] for k, v in r.agreement.item_agreement_histogram.items()],
-                    3,
-                )
-            )
+        if title == "Agreement" and histogram:
+            body.append(_table(*histogram, 3))
     if r.notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in r.notes) + "</ul>")
     return _page(f"Human performance: {r.study}", body)

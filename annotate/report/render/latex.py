@@ -226,17 +226,23 @@ def _label(name: str) -> str:
 
 
 def _datasheet_table(d: Datasheet | None, study: str) -> str:
+    """The datasheet's rows, headerless as HTML shows them: a top and a bottom rule, no mid
+    rule under an empty header row."""
     if d is None:
         return ""
     import pandas as pd
 
     title, _, rows = datasheet_sections(d)[0]
     frame = pd.DataFrame([[v] for _, v in rows], index=[k for k, _ in rows], columns=["Value"])
+    rules = [{"selector": rule, "props": f":{rule};"} for rule in ("toprule", "bottomrule")]
     styler = (
-        frame.style.format(escape="latex").format_index(escape="latex", axis=0).hide(axis="columns")
+        frame.style.format(escape="latex")
+        .format_index(escape="latex", axis=0)
+        .hide(axis="columns")
+        .set_table_styles(rules, overwrite=False)
     )
     return styler.to_latex(
-        hrules=True,
+        hrules=False,
         caption=f"{_escape(title)}: study {_escape(study)}.",
         label=f"tab:datasheet-{_label(study)}",
         position_float="centering",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from annotate.report.model.schema import StudyReport
 from annotate.report.render.table import interval_lines, sections
+from annotate.report.sections.agreement import item_agreement_section
 
 
 def _md_cell(text: str) -> str:
@@ -43,14 +44,14 @@ def render_markdown(report: StudyReport) -> str:
     lines += [f"> {_md_cell(report.summary)}", ""]
     lines += [_md_cell(line) + "  " for line in interval_lines(report)]
     lines += [""] if report.headline_interval or report.humans_interval else []
-    histogram = report.agreement.item_agreement_histogram
+    histogram = item_agreement_section(report.agreement)
     for title, headers, rows in sections(report):
         lines += [f"## {_md_cell(title)}", ""]
         lines += _md_table(headers, rows)
         lines.append("")
         if title == "Agreement" and histogram:
-            lines += ["Per-item agreement (votes for the most chosen answer):", ""]
-            lines += _md_table(["Agreement", "Items"], [[k, str(v)] for k, v in histogram.items()])
+            lines += [f"{_md_cell(histogram[0])}:", ""]
+            lines += _md_table(histogram[1], histogram[2])
             lines.append("")
     if report.notes:
         lines += ["## Notes", ""] + [f"- {_md_cell(n)}" for n in report.notes] + [""]

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from annotate.report.cells import Section, coef, interval, pct
 from annotate.report.model.schema import FileAgreement, StudyReport
+from annotate.report.sections.agreement import item_agreement_section
 from annotate.report.sections.agreement import note_suffix as _note
 from annotate.report.sections.registry import SECTIONS
 from annotate.terminal_text import SafeText as Text
@@ -70,12 +71,10 @@ def render_table(report: StudyReport, console: Console) -> None:
     for title, headers, rows in sections(report):
         console.print(_table(title, headers, rows))
         if title == "Agreement":
-            hist = report.agreement.item_agreement_histogram
-            if hist:
-                unit = report.agreement.unit
-                console.print(
-                    Text(f"Per-{unit} agreement (votes for the most chosen answer)", style="bold")
-                )
+            histogram = item_agreement_section(report.agreement)
+            if histogram:
+                console.print(Text(histogram[0], style="bold"))
+                hist = report.agreement.item_agreement_histogram or {}
                 for key, bar, count in histogram_bars(hist):
                     console.print(Text(f"  {key:>7} {bar} {count}"))
                 console.print()

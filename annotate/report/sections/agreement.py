@@ -14,7 +14,7 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection
-from annotate.wording import count_of
+from annotate.wording import count_of, plural
 
 PAIRWISE_MATRIX_UP_TO = 10
 """Annotators up to which the pairwise κ matrix is printed (else a summary)."""
@@ -78,6 +78,18 @@ def _agreement_section(a: Agreement) -> Section:
             part = uvs[name]
             rows.append([f"Score on {name} items", pct(part.task_score), "", f"n = {part.n}"])
     return "Agreement", ["Statistic", "Value", "95% CI", "Detail"], rows
+
+
+def item_agreement_section(a: Agreement) -> Section | None:
+    """The per-item agreement histogram (votes for the most chosen answer: "4/5"), its title
+    and columns for every format (the terminal draws its counts as bars); None without one."""
+    if not a.item_agreement_histogram:
+        return None
+    return (
+        f"Per-{a.unit} agreement (votes for the most chosen answer)",
+        ["Agreement", plural(2, a.unit).capitalize()],
+        [[k, str(v)] for k, v in a.item_agreement_histogram.items()],
+    )
 
 
 def note_suffix(c: Coefficient) -> str:

@@ -1,4 +1,5 @@
-"""The gate decisions: who was admitted or refused, by which rule, by whom and why."""
+"""The gate decisions: who was admitted or rejected, by which rule, by whom and why. The words
+are `gate`'s, `status`'s and the datasheet's ('rejected'); the JSON keeps its key `refused`."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _gate_section(r: StudyReport) -> Section:
     rows = [
         [
             d.annotator,
-            "admitted" if d.admitted else "refused",
+            "admitted" if d.admitted else "rejected",
             d.rule,
             "–" if d.threshold is None else f"{d.threshold:.3f}",
             "–" if d.score is None else f"{d.score:.3f}",
@@ -42,12 +43,12 @@ def _gate_section(r: StudyReport) -> Section:
         # Labels imported from elsewhere: whoever screened the workers, it was not our gate.
         none = "(gate unknown)" if collected else "(no gate decisions recorded)"
         rows = [[none, "", "", "", "", "", "", "", ""]]
-    title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} refused"
+    title = f"Gate decisions: {len(g.admitted)} admitted, {len(g.refused)} rejected"
     aside = [m for m in g.roster if m.set_aside]
     if aside:
         n = sum(m.set_aside for m in aside)
         title += (
-            f". {count_of(n, 'test label')} set aside by refusals, in no score or vote: "
+            f". {count_of(n, 'test label')} set aside by rejections, in no score or vote: "
             + ", ".join(_aside(m) for m in aside)
         )
     if g.closure is not None:
