@@ -60,9 +60,12 @@ def _shortfalls(
     test: Dataset,
     n_training: int,
     n_test: int,
+    test_asked: bool,
 ) -> tuple[str, ...]:
     """The samples smaller than asked: a dataset with fewer items, or training's dataset
-    shared with the test sample, which the two never overlap in."""
+    shared with the test sample, which the two never overlap in. The test sample only when
+    its size was asked for (`test_asked`: --sample, --set test_sample): a preset's default
+    sample of a smaller test set is the whole set, as expected, and says nothing."""
     out = []
     training, asked = protocol.training_quota(n_training), protocol.training_items
     if training < asked:
@@ -79,7 +82,7 @@ def _shortfalls(
             + ("" if training else nobody)
         )
     wanted = protocol.test_sample
-    if wanted != "all" and n_test < int(wanted):
+    if test_asked and wanted != "all" and n_test < int(wanted):
         out.append(
             f"{count_of(n_test, 'test item')} instead of the {wanted} asked for: dataset "
             f"{test.id} has no more"
@@ -295,7 +298,8 @@ def create_study(
         session.connection().execute(insert(StudyItem.__table__), rows)
         session.expunge(study)
     refresh_statistics(engine, StudyItem.__tablename__)  # type: ignore[arg-type]
-    warnings = _shortfalls(effective, train, test, len(training), len(test_sample))
+    asked = "test_sample" in (overrides or {})
+    warnings = _shortfalls(effective, train, test, len(training), len(test_sample), asked)
     return CreatedStudy(study, spec, effective, warnings=warnings)
 
 

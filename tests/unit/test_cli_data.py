@@ -217,3 +217,11 @@ def test_a_test_sample_larger_than_its_dataset_warns_as_a_short_training_sample_
     assert "8 test items from dataset" in made.stdout
     for fine in (create("whole", "all"), create("some", "8")):
         assert fine.code == 0 and "warning" not in fine.stderr, fine.stderr
+    # No --sample: the preset's default sample (more than 8) of a smaller test set is the
+    # whole set, which nobody asked to be larger.
+    default = cli(
+        "study", "create", "default", "--task", "superglue/rte", "--protocol", "quick",
+        "--train", "val", "--test", "test", "--training-items", "4",
+    )  # fmt: skip
+    assert default.code == 0 and "warning" not in default.stderr, default.stderr
+    assert "8 test items from dataset" in default.stdout
