@@ -69,13 +69,15 @@ def histogram_text(progress: StudyProgress) -> Text:
     """One bar per number of labels (0..k): how many test items have that many."""
     text = Text()
     top = max(progress.histogram.values(), default=0) or 1
+    past = progress.tally.past_k
     for n, items in progress.histogram.items():
         bar = "█" * round(BAR_WIDTH * items / top)
-        # Past k: items whose tie took extra annotators (tie_rule extra-annotator).
+        # Past k: items whose tie took extra annotators (tie_rule extra-annotator), or as an
+        # imported file had them (the tally's word).
         style = "green" if n == progress.k else "yellow" if n > progress.k else "cyan"
         text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n >= progress.k else "")
         text.append(f"{bar:<{BAR_WIDTH}}", style=style)
-        text.append(f" {items}" + (" (extra annotators: ties)" if n > progress.k else "") + "\n")
+        text.append(f" {items}" + (f" ({past})" if n > progress.k else "") + "\n")
     return text
 
 
@@ -100,11 +102,14 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
 
 
 def eta_text(progress: StudyProgress) -> str:
-    """The ETA, or why there is none: a finished study, a stuck one, too little to go on."""
+    """The ETA, or why there is none: a finished study, a stuck one, imported labels (nothing
+    here collects more), too little to go on."""
     if progress.complete:
         return "complete"
     if progress.stuck:
         return "none while no item can complete"
+    if progress.imported:  # what the items lack, nothing here collects (the tally says why)
+        return "none (imported labels)"
     if progress.eta is None:
         return "not yet (too few labels for a rate)"
     return duration(progress.eta)
