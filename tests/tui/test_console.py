@@ -406,6 +406,25 @@ async def test_rejecting_someone_mid_test_says_their_labels_will_be_set_aside(wo
     assert sorted(phases) == ["set-aside"] * 3 + ["test"] * 3
 
 
+async def test_the_manual_rule_is_not_said_to_decide_by_a_threshold(cli, workspace, tmp_path):
+    """Under the manual rule the researcher decides each trainee: the gate screen said "The
+    manual rule decides each trainee by itself (accuracy >= 0.50)" and `gate` showed a pending
+    trainee's threshold 0.50, from a protocol's gate_threshold the manual rule never applies."""
+    ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_rule="manual")
+    assert ctx.protocol.gate_threshold is not None  # quick's 0.5, unused by the manual rule
+    label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
+    [row] = cli("gate", ctx.study.name, "--format", "json").json()["trainees"]
+    assert (row["rule"], row["threshold"]) == ("manual", None)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        text = " ".join(screen_text(app).split())
+        assert "decides each trainee by itself" not in text and ">= 0.50" not in text
+        assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
+
+
 # --- flags ------------------------------------------------------------------------------------
 async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tmp_path):
     ctx = busy_study(workspace.engine, tmp_path)
