@@ -312,6 +312,8 @@ class ProgressTracker:
         self.n_sample = 0
         self.quota = 0
         self.revision: int | None = None
+        self.decided: int | None = None
+        """The study's last gate decision id read (a refusal or readmission moves labels)."""
         self.imported = False
         self._forget_labels()
 
@@ -368,6 +370,13 @@ class ProgressTracker:
         if revision != self.revision:  # a label's value changed: read the study afresh
             self._forget_labels()
             self.revision = revision
+        decided = session.scalar(
+            select(func.max(GateDecision.id)).where(GateDecision.study_id == ctx.id)
+        )
+        if decided != self.decided:
+            if self._moves_labels(session, self.decided):  # set aside or counted again
+                self._forget_labels()
+            self.decided = decided
         self._apply(session)
         self._read_items(session)
         if session.get_bind().dialect.name == "sqlite":
@@ -381,6 +390,26 @@ class ProgressTracker:
             self._forget_labels()
             self._apply(session)
             self._read_items(session)
+
+    def _moves_labels(self, session: Session, since: int | None) -> bool:
+        """Whether the gate decisions after id `since` may have moved test labels in place (no
+        new label, no revision): a refusal of someone with test labels sets them aside
+        (set_aside.py), a second decision on someone may count theirs again. A trainee's
+        first decision (the usual one) moves none, so it costs no fresh read."""
+        if since is None:
+            return False  # nothing read yet
+        study = GateDecision.study_id == self.ctx.id
+        new = set(
+            session.scalars(select(GateDecision.annotator_id).where(study, GateDecision.id > since))
+        )
+        if any(aid in self.people and self.people[aid].test_done for aid in new):
+            return True
+        again = session.scalar(
+            select(func.count()).where(
+                study, GateDecision.id <= since, GateDecision.annotator_id.in_(new)
+            )
+        )
+        return bool(again)
 
     def _read_items(self, session: Session) -> None:
         """The engine's (labels, wanted) of every test item the first time, then of the items

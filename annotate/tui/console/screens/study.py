@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from annotate.presentation.crowd_exits import exit_lines
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
-from annotate.protocol.status import crowd_counts, progress_warnings
+from annotate.protocol.status import change_marker, crowd_counts, progress_warnings
 from annotate.protocol.studies import StudyContext
 from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
@@ -203,8 +203,9 @@ class StudyScreen(LiveScreen[StudyData]):
         self.warnings: list[str] = []
         """What the warnings line shows: the status rules, then the catch drift warnings."""
         self.agreement: dict[str, float | None] = {}
-        self._agreed_at: tuple[int, Any] | None = None
-        """The tracker's (last label id, revision) the agreement was worked out at."""
+        self._agreed_at: tuple[Any, ...] | None = None
+        """The study's change marker and the tracker's revision the agreement was worked out
+        at: a refusal (labels set aside) or an exclusion changes it with no new label."""
         self._agree_cost = 0.0
         self._agree_when = 0.0
 
@@ -253,12 +254,12 @@ class StudyScreen(LiveScreen[StudyData]):
         return StudyData(progress, catch, self._agreement(app), crowd)
 
     def _agreement(self, app: Any) -> dict[str, float | None]:
-        """The report's agreement with the majority, again when labels changed (on a big
-        study, at most every AGREE_SECONDS)."""
+        """The report's agreement with the majority, again when labels, gate decisions or
+        exclusions changed (on a big study, at most every AGREE_SECONDS)."""
         from annotate.report.data.loading import load_study_data
         from annotate.report.stats.annotators import agreement_with_majority
 
-        at = (self.tracker.last_id, self.tracker.revision)
+        at = (change_marker(app.engine, self.ctx.id), self.tracker.revision)
         if at == self._agreed_at:
             return self.agreement
         started = time.monotonic()
