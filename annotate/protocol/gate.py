@@ -15,6 +15,7 @@ from annotate.errors import UserError
 from annotate.protocol import set_aside, standing
 from annotate.protocol.assignment import release_leases
 from annotate.protocol.studies import TEST, TRAINING, StudyContext, get_annotator
+from annotate.specs import ProtocolSpec
 from annotate.store.engine import lock_annotator, retry_transient, write_session
 from annotate.store.models import (
     Annotator,
@@ -256,6 +257,13 @@ def _decision(
         "decided_at": utcnow(),
         "reason": reason,
     }
+
+
+def rule_threshold(protocol: ProtocolSpec) -> float | None:
+    """The training accuracy the study's rule admits at by itself: the threshold rule's
+    gate_threshold. None under the manual rule (the researcher decides; a protocol's
+    gate_threshold is never applied) and the median rule (a projected median, at closing)."""
+    return protocol.gate_threshold if protocol.gate_rule == "threshold" else None
 
 
 def _record(session: Session, values: dict[str, Any]) -> GateDecision:
@@ -709,7 +717,7 @@ def gate_overview(engine: Engine, ctx: StudyContext) -> list[dict]:
                     "phase": m.phase,
                     "gate": m.gate,
                     "rule": d.rule if d else ctx.protocol.gate_rule,
-                    "threshold": d.threshold if d else ctx.protocol.gate_threshold,
+                    "threshold": d.threshold if d else rule_threshold(ctx.protocol),
                     "decided_at": d.decided_at.isoformat(timespec="seconds") if d else None,
                     "reason": (d.reason or "not recorded") if d else None,
                     "test_labels_set_aside": aside.get(m.annotator_id, 0),

@@ -26,6 +26,7 @@ from annotate.store.models import (
     FlagAction,
     GateDecision,
     Label,
+    LabelImport,
     LabelRevision,
     Study,
     StudyItem,
@@ -119,6 +120,12 @@ class LabelTally:
         wanted = self.given + self.to_go
         return min(1.0, self.given / wanted) if wanted else 0.0
 
+    @property
+    def past_k(self) -> str:
+        """What labels past k are: a tie's extra annotators, or as the imported file had them
+        (the console's Labels per item says it of its bars past k)."""
+        return "past k, as imported" if self.imported else "extra annotators: ties"
+
     def _head(self, noun: str) -> str:
         if self.extra and self.imported:
             return (
@@ -160,16 +167,17 @@ class LabelTally:
     def short(self) -> str:
         """The same for a table cell: "17/24 (71%)" while the plan holds, else words:
         "65/100, stopped early", "84 (80 + 4 for ties)", "40/100, 45 to go"."""
-        if not self.extra and not self.not_needed:
+        if not self.extra and not self.not_needed and not (self.imported and self.to_go):
             return f"{self.given}/{self.planned} ({100 * self.share:.0f}%)"
+        past = "past k" if self.imported else "for ties"
         head = (
-            f"{self.given} ({self.planned} + {self.extra} for ties)"
+            f"{self.given} ({self.planned} + {self.extra} {past})"
             if self.extra
             else f"{self.given}/{self.planned}"
         )
         if self.finished:
             return head + (", stopped early" if self.not_needed else "")
-        return f"{head}, {self.to_go} to go"
+        return f"{head}, {self.to_go} {'short' if self.imported else 'to go'}"
 
 
 # --- one study ----------------------------------------------------------------------------------
@@ -231,6 +239,8 @@ class StudyProgress:
     """What `rate_recent` is over: 15 minutes, or less early in the test phase."""
     stuck: bool = False
     """No item can be completed until more annotators are admitted (no ETA then)."""
+    imported: bool = False
+    """The labels came from a file (import-labels, standing.labels_imported)."""
 
     @property
     def complete(self) -> bool:
@@ -238,7 +248,7 @@ class StudyProgress:
 
     @property
     def tally(self) -> LabelTally:
-        return LabelTally.of(self.items)
+        return LabelTally.of(self.items, imported=self.imported)
 
 
 def decision_reason(decision: GateDecision) -> str:
@@ -302,6 +312,9 @@ class ProgressTracker:
         self.n_sample = 0
         self.quota = 0
         self.revision: int | None = None
+        self.decided: int | None = None
+        """The study's last gate decision id read (a refusal or readmission moves labels)."""
+        self.imported = False
         self._forget_labels()
 
     def _forget_labels(self) -> None:
@@ -322,6 +335,7 @@ class ProgressTracker:
         with self._lock, Session(engine) as session:
             self._read(session)
             stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
+            self.imported = standing.labels_imported(session, self.ctx.id)
             decisions = standing.latest_decisions(session, self.ctx.id)
             unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
             for aid, name, synthetic in session.execute(
@@ -356,6 +370,13 @@ class ProgressTracker:
         if revision != self.revision:  # a label's value changed: read the study afresh
             self._forget_labels()
             self.revision = revision
+        decided = session.scalar(
+            select(func.max(GateDecision.id)).where(GateDecision.study_id == ctx.id)
+        )
+        if decided != self.decided:
+            if self._moves_labels(session, self.decided):  # set aside or counted again
+                self._forget_labels()
+            self.decided = decided
         self._apply(session)
         self._read_items(session)
         if session.get_bind().dialect.name == "sqlite":
@@ -369,6 +390,26 @@ class ProgressTracker:
             self._forget_labels()
             self._apply(session)
             self._read_items(session)
+
+    def _moves_labels(self, session: Session, since: int | None) -> bool:
+        """Whether the gate decisions after id `since` may have moved test labels in place (no
+        new label, no revision): a refusal of someone with test labels sets them aside
+        (set_aside.py), a second decision on someone may count theirs again. A trainee's
+        first decision (the usual one) moves none, so it costs no fresh read."""
+        if since is None:
+            return False  # nothing read yet
+        study = GateDecision.study_id == self.ctx.id
+        new = set(
+            session.scalars(select(GateDecision.annotator_id).where(study, GateDecision.id > since))
+        )
+        if any(aid in self.people and self.people[aid].test_done for aid in new):
+            return True
+        again = session.scalar(
+            select(func.count()).where(
+                study, GateDecision.id <= since, GateDecision.annotator_id.in_(new)
+            )
+        )
+        return bool(again)
 
     def _read_items(self, session: Session) -> None:
         """The engine's (labels, wanted) of every test item the first time, then of the items
@@ -460,6 +501,7 @@ class ProgressTracker:
             admitted=sum(a.gate == "admitted" for a in annotators),
             decided=any(a.gate in ("admitted", "rejected") for a in annotators),
             in_training=sum(a.phase in ("training", "waiting") for a in annotators),
+            imported=self.imported,
         )
         eta = timedelta(hours=needed / speed) if needed and speed and not stuck else None
         anyone = any(d.admitted for d in decisions.values())
@@ -484,15 +526,18 @@ class ProgressTracker:
             computed_at=now,
             recent_window=window,
             stuck=stuck,
+            imported=self.imported,
         )
 
     def _annotator(
         self, annotator_id: int, decision: GateDecision | None, nothing_left: bool = False
     ) -> AnnotatorProgress:
         p = self.people[annotator_id]
-        admitted = None if decision is None else bool(decision.admitted)
-        verdict = standing.verdict(decision)
-        phase = standing.annotator_phase(admitted, p.training_done, self.quota, nothing_left)
+        imported = self.imported
+        verdict = standing.member_gate(decision, imported=imported)
+        phase = standing.member_phase(
+            decision, p.training_done, self.quota, nothing_left, imported=imported
+        )
         return AnnotatorProgress(
             name=p.name,
             synthetic=p.synthetic,
@@ -546,6 +591,7 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
             select(Study.id, Study.name, Study.task, Study.protocol).order_by(Study.id)
         ).all()
         states = standing.states_of_all(session)
+        imported = set(session.scalars(select(LabelImport.study_id).distinct()).all())
         last = dict(
             session.execute(
                 select(Label.study_id, func.max(Label.answered_at)).group_by(Label.study_id)
@@ -566,7 +612,7 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
                 labels_wanted=items.labels_wanted,
                 # None too for a study imported without times (its labels have none)
                 last_activity=as_utc(last[study_id]) if last.get(study_id) else None,
-                tally=LabelTally.of(items),
+                tally=LabelTally.of(items, imported=study_id in imported),
             )
         )
     return out

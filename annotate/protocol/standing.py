@@ -268,6 +268,29 @@ def annotator_phase(
     return WAITING if finished_training(training_done, quota) else TRAINING
 
 
+def member_gate(decision: GateDecision | None, *, imported: bool = False) -> str:
+    """A study member's gate: `verdict`, or "unknown" for an undecided member of a study of
+    imported labels (no gate of ours decided)."""
+    return UNKNOWN if imported and decision is None else verdict(decision)
+
+
+def member_phase(
+    decision: GateDecision | None,
+    training_done: int,
+    quota: int,
+    nothing_left: bool = False,
+    *,
+    imported: bool = False,
+) -> str:
+    """A study member's phase: `annotator_phase`, or "imported" for an undecided member of a
+    study of imported labels (they trained nowhere here). Shared by `status`'s roster and the
+    console's progress tracker."""
+    if imported and decision is None:
+        return IMPORTED
+    admitted = None if decision is None else bool(decision.admitted)
+    return annotator_phase(admitted, training_done, quota, nothing_left)
+
+
 def finished_training(training_done: int, quota: int) -> bool:
     """Every training item of the annotator's quota is answered (at once with a quota of 0)."""
     return training_done >= quota
@@ -380,16 +403,13 @@ class Member:
 
     @property
     def gate(self) -> str:
-        if self.imported and self.decision is None:
-            return UNKNOWN
-        return verdict(self.decision)
+        return member_gate(self.decision, imported=self.imported)
 
     @property
     def phase(self) -> str:
-        if self.imported and self.decision is None:
-            return IMPORTED
-        admitted = None if self.decision is None else bool(self.decision.admitted)
-        return annotator_phase(admitted, self.training_done, self.quota, self.nothing_left)
+        return member_phase(
+            self.decision, self.training_done, self.quota, self.nothing_left, imported=self.imported
+        )
 
     @property
     def finished_training(self) -> bool:
@@ -449,10 +469,15 @@ def roster(session: Session, study_id: int) -> list[Member]:
     return sorted(members, key=lambda m: m.name)
 
 
-def cannot_complete(items: Completeness, admitted: int, decided: bool, in_training: int) -> bool:
+def cannot_complete(
+    items: Completeness, admitted: int, decided: bool, in_training: int, *, imported: bool = False
+) -> bool:
     """No item can be completed until more annotators are admitted: fewer than k admitted,
     the gate has decided on someone, and nobody is in training who could still be admitted.
-    A study in this state has no ETA."""
+    A study in this state has no ETA. Never for `imported` labels (import-labels): a refusal
+    leaves their items short for good, and no admission here could complete them."""
+    if imported:
+        return False
     return items.complete < items.total and admitted < items.k and decided and not in_training
 
 

@@ -230,7 +230,7 @@ def status_warnings(
     decided = any(a["gate"] in ("admitted", "rejected") for a in annotators)
     # Imported labels: refusing a worker leaves their items short for good (nothing here
     # collects more, as `gate` says), so "admit more annotators" is no advice to give.
-    if not imported and standing.cannot_complete(items, admitted, decided, len(in_training)):
+    if standing.cannot_complete(items, admitted, decided, len(in_training), imported=imported):
         out.append(
             f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
             "is in training: no item can be completed until more annotators are admitted"
@@ -271,4 +271,4 @@ def progress_warnings(ctx: StudyContext, progress: StudyProgress, now: datetime)
         }
         for a in progress.annotators
     ]
-    return status_warnings(ctx, annotators, progress.items, now)
+    return status_warnings(ctx, annotators, progress.items, now, imported=progress.imported)

@@ -168,6 +168,51 @@ async def test_the_study_screen_redraws_only_when_the_store_changed(workspace, t
         assert "18/24 test labels" in screen_text(app)
 
 
+def agree_cells(app) -> dict[str, str]:
+    """The Agree column of the annotators table, by annotator."""
+    table = app.screen.query_one("#annotators", DataTable)
+    keys = [c.key.value for c in table.ordered_columns]
+    rows = [
+        dict(zip(keys, map(str, table.get_row_at(i)), strict=True)) for i in range(table.row_count)
+    ]
+    return {r["annotator"]: r["agree"] for r in rows}
+
+
+async def test_a_refusal_and_an_exclusion_made_elsewhere_redraw_the_counts_status_gives(
+    cli, workspace, tmp_path
+):
+    """A refusal mid-test (`annotate gate --reject`) sets the annotator's labels aside in place
+    (no new label, no revision), and an exclusion changes which items count: the open Study
+    screen kept "17/24 test labels", ben's 6 test labels and the old Agree column. It now shows
+    what `status` and the report say."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    name = ctx.study.name
+    app = create_console_app(workspace.engine, name, clock=lambda: NOW, poll_seconds=0.05)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        assert "17/24 test labels" in screen_text(app)
+        loads = screen.loads
+        assert cli("gate", name, "--reject", "ben", "--reason", "too fast").code == 0
+        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the refusal")
+        words = cli("status", name, "--format", "json").json()["test_labels"]["words"]
+        assert words == "11/24 test labels, 13 to go"
+        assert words in screen_text(app)
+        ben = next(a for a in screen.progress.annotators if a.name == "ben")
+        assert ben.test_done == 0
+        report = cli("report", name, "--format", "json", "--bootstrap", "0").json()
+        agrees = {a["name"]: a["agrees_with_majority"] for a in report["annotators"]}
+        assert agree_cells(app)["[b]ana[/b]"] == f"{100 * agrees['[b]ana[/b]']:.0f}%"
+        loads = screen.loads
+        assert cli("flags", name, "--exclude", "1003", "--reason", "cut off").code == 0
+        await wait_until(pilot, lambda: screen.loads > loads, "the refresh after the exclusion")
+        report = cli("report", name, "--format", "json", "--bootstrap", "0").json()
+        agrees = {a["name"]: a["agrees_with_majority"] for a in report["annotators"]}
+        await pilot.pause(0.2)
+        assert agree_cells(app)["[b]ana[/b]"] == f"{100 * agrees['[b]ana[/b]']:.0f}%"
+
+
 async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
     workspace, tmp_path, monkeypatch
 ):
@@ -404,6 +449,25 @@ async def test_rejecting_someone_mid_test_says_their_labels_will_be_set_aside(wo
     with Session(workspace.engine) as s:
         phases = s.exec(select(Label.phase).where(Label.phase != "training")).scalars().all()
     assert sorted(phases) == ["set-aside"] * 3 + ["test"] * 3
+
+
+async def test_the_manual_rule_is_not_said_to_decide_by_a_threshold(cli, workspace, tmp_path):
+    """Under the manual rule the researcher decides each trainee: the gate screen said "The
+    manual rule decides each trainee by itself (accuracy >= 0.50)" and `gate` showed a pending
+    trainee's threshold 0.50, from a protocol's gate_threshold the manual rule never applies."""
+    ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_rule="manual")
+    assert ctx.protocol.gate_threshold is not None  # quick's 0.5, unused by the manual rule
+    label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
+    [row] = cli("gate", ctx.study.name, "--format", "json").json()["trainees"]
+    assert (row["rule"], row["threshold"]) == ("manual", None)
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        text = " ".join(screen_text(app).split())
+        assert "decides each trainee by itself" not in text and ">= 0.50" not in text
+        assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
 
 
 # --- flags ------------------------------------------------------------------------------------

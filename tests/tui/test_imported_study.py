@@ -15,7 +15,7 @@ from annotate.tui.console.screens.report import ReportScreen
 from annotate.tui.console.screens.study import StudyScreen
 from tests import label_fixtures as lf
 from tests.tui.console_support import NOW
-from tests.tui.support import screen_text, wait_until
+from tests.tui.support import all_static_text, screen_text, wait_until
 
 RTE = "entailment=1,not_entailment=0"
 
@@ -79,3 +79,61 @@ async def test_the_console_report_screen_shows_an_imported_study(workspace, tmp_
         )
         text = screen_text(app)
         assert "Human, majority of 3" in text
+
+
+def _imported_crowd(cli, tmp_path: Path) -> str:
+    """Study `crowd` of three workers' imported labels on three pairs (k = 3) and a fourth
+    worker's label on p0, one past k; the third worker's pseudonym (the one to refuse)."""
+    rows = ["pair,premise,hypothesis,worker,answer"]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")
+    crowd = tmp_path / "crowd.csv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    imported = cli(
+        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
+        "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    return sorted(m["name"] for m in cli("gate", "crowd", "--format", "json").json()["trainees"])[2]
+
+
+async def _console_text(workspace, study: str | None) -> str:
+    app = create_console_app(workspace.engine, study, clock=lambda: NOW, researcher="rhea")
+    async with app.run_test(size=(160, 60)) as pilot:
+        if study is None:
+            await wait_until(pilot, lambda: getattr(app.screen, "loaded", False), "studies")
+        else:
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, StudyScreen) and app.screen.loaded, "study"
+            )
+        return all_static_text(app) + "\n" + screen_text(app)
+
+
+async def test_the_console_words_imported_labels_as_status_does(cli, workspace, tmp_path):
+    """A study of imported labels: the console's study screen and studies list count and word
+    its labels by the engine's one tally, as `annotate status` does: the label past k is "past
+    k, as imported" (no extra annotator for a tie), the labels a refusal set aside are "short"
+    (nothing here collects them: no "to go", no ETA withheld as stuck), and the workers are
+    "imported" with gate "unknown", not trainees in training."""
+    refused = _imported_crowd(cli, tmp_path)
+    status = cli("status", "crowd", "--format", "json").json()
+    text = await _console_text(workspace, "crowd")
+    assert status["test_labels"]["words"] in " ".join(text.split())
+    assert "past k, as imported" in text
+    assert "extra annotator" not in text and "for ties" not in text
+    assert {a["phase"] for a in status["annotators"]} == {"imported"}
+    assert "unknown" in text and "waiting" not in text and "pending" not in text
+    assert cli("gate", "crowd", "--reject", refused, "--reason", "answered no to all").code == 0
+    status = cli("status", "crowd", "--format", "json").json()
+    words = status["test_labels"]["words"]
+    assert words.endswith("2 short (set aside; imported labels: none are collected here)")
+    text = " ".join((await _console_text(workspace, "crowd")).split())
+    assert words in text
+    assert "to go" not in text and "stuck" not in text and "no item can complete" not in text
+    assert "ETA: none (imported labels)" in text
+    listed = " ".join((await _console_text(workspace, None)).split())
+    assert "to go" not in listed and "for ties" not in listed
+    assert "short" in listed

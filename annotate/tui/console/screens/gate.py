@@ -56,8 +56,11 @@ class GateView:
 def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped-def]
     rows = gate.gate_overview(engine, ctx)
     closure = gate.closure_of(engine, ctx)
+    if ctx.protocol.gate_rule == "manual":  # no threshold applies: the researcher decides
+        note = "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)."
+        return GateView(rows, None, note, closure)
     if ctx.protocol.gate_rule != "median":
-        threshold = ctx.protocol.gate_threshold
+        threshold = gate.rule_threshold(ctx.protocol)
         note = f"The {ctx.protocol.gate_rule} rule decides each trainee by itself" + (
             f" (accuracy >= {threshold:.2f})." if threshold is not None else "."
         )

@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from annotate.presentation.crowd_exits import exit_lines
 from annotate.protocol.progress import AnnotatorProgress, ProgressTracker, StudyProgress
-from annotate.protocol.status import crowd_counts, progress_warnings
+from annotate.protocol.status import change_marker, crowd_counts, progress_warnings
 from annotate.protocol.studies import StudyContext
 from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
@@ -69,13 +69,15 @@ def histogram_text(progress: StudyProgress) -> Text:
     """One bar per number of labels (0..k): how many test items have that many."""
     text = Text()
     top = max(progress.histogram.values(), default=0) or 1
+    past = progress.tally.past_k
     for n, items in progress.histogram.items():
         bar = "█" * round(BAR_WIDTH * items / top)
-        # Past k: items whose tie took extra annotators (tie_rule extra-annotator).
+        # Past k: items whose tie took extra annotators (tie_rule extra-annotator), or as an
+        # imported file had them (the tally's word).
         style = "green" if n == progress.k else "yellow" if n > progress.k else "cyan"
         text.append(f"{n} label{'s' if n != 1 else ' '} ", style="bold" if n >= progress.k else "")
         text.append(f"{bar:<{BAR_WIDTH}}", style=style)
-        text.append(f" {items}" + (" (extra annotators: ties)" if n > progress.k else "") + "\n")
+        text.append(f" {items}" + (f" ({past})" if n > progress.k else "") + "\n")
     return text
 
 
@@ -100,11 +102,14 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
 
 
 def eta_text(progress: StudyProgress) -> str:
-    """The ETA, or why there is none: a finished study, a stuck one, too little to go on."""
+    """The ETA, or why there is none: a finished study, a stuck one, imported labels (nothing
+    here collects more), too little to go on."""
     if progress.complete:
         return "complete"
     if progress.stuck:
         return "none while no item can complete"
+    if progress.imported:  # what the items lack, nothing here collects (the tally says why)
+        return "none (imported labels)"
     if progress.eta is None:
         return "not yet (too few labels for a rate)"
     return duration(progress.eta)
@@ -198,8 +203,9 @@ class StudyScreen(LiveScreen[StudyData]):
         self.warnings: list[str] = []
         """What the warnings line shows: the status rules, then the catch drift warnings."""
         self.agreement: dict[str, float | None] = {}
-        self._agreed_at: tuple[int, Any] | None = None
-        """The tracker's (last label id, revision) the agreement was worked out at."""
+        self._agreed_at: tuple[Any, ...] | None = None
+        """The study's change marker and the tracker's revision the agreement was worked out
+        at: a refusal (labels set aside) or an exclusion changes it with no new label."""
         self._agree_cost = 0.0
         self._agree_when = 0.0
 
@@ -248,12 +254,12 @@ class StudyScreen(LiveScreen[StudyData]):
         return StudyData(progress, catch, self._agreement(app), crowd)
 
     def _agreement(self, app: Any) -> dict[str, float | None]:
-        """The report's agreement with the majority, again when labels changed (on a big
-        study, at most every AGREE_SECONDS)."""
+        """The report's agreement with the majority, again when labels, gate decisions or
+        exclusions changed (on a big study, at most every AGREE_SECONDS)."""
         from annotate.report.data.loading import load_study_data
         from annotate.report.stats.annotators import agreement_with_majority
 
-        at = (self.tracker.last_id, self.tracker.revision)
+        at = (change_marker(app.engine, self.ctx.id), self.tracker.revision)
         if at == self._agreed_at:
             return self.agreement
         started = time.monotonic()
