@@ -292,3 +292,26 @@ def labelstudio_json(path: Path, items: list[dict], seed: int = 8) -> Path:
         )
     path.write_text(json.dumps(tasks, indent=2), encoding="utf-8")
     return path
+
+
+def imported_crowd(cli, tmp_path: Path, *, past_k: bool = False) -> str:
+    """With the `cli` fixture: study `crowd` of three workers' imported labels on three pairs (k = 3), and a fourth
+    worker's label on p0, one past k, when `past_k`; the third worker's pseudonym (A3Z's,
+    pseudonyms going in the file's order)."""
+    rows = ["pair,premise,hypothesis,worker,answer"]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
+    if past_k:
+        rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")
+    crowd = tmp_path / "crowd.csv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    imported = cli(
+        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
+        "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
+    assert len(trainees) == (4 if past_k else 3)
+    return sorted(m["name"] for m in trainees)[2]

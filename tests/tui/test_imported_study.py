@@ -81,25 +81,6 @@ async def test_the_console_report_screen_shows_an_imported_study(workspace, tmp_
         assert "Human, majority of 3" in text
 
 
-def _imported_crowd(cli, tmp_path: Path) -> str:
-    """Study `crowd` of three workers' imported labels on three pairs (k = 3) and a fourth
-    worker's label on p0, one past k; the third worker's pseudonym (the one to refuse)."""
-    rows = ["pair,premise,hypothesis,worker,answer"]
-    for n in range(3):
-        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
-            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
-    rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")
-    crowd = tmp_path / "crowd.csv"
-    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    imported = cli(
-        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
-        "--map", "item=pair,annotator=worker,label=answer",
-        "--values", "entailment=yes,not_entailment=no",
-    )  # fmt: skip
-    assert imported.code == 0, imported.stderr
-    return sorted(m["name"] for m in cli("gate", "crowd", "--format", "json").json()["trainees"])[2]
-
-
 async def _console_text(workspace, study: str | None) -> str:
     app = create_console_app(workspace.engine, study, clock=lambda: NOW, researcher="rhea")
     async with app.run_test(size=(160, 60)) as pilot:
@@ -118,7 +99,7 @@ async def test_the_console_words_imported_labels_as_status_does(cli, workspace, 
     k, as imported" (no extra annotator for a tie), the labels a refusal set aside are "short"
     (nothing here collects them: no "to go", no ETA withheld as stuck), and the workers are
     "imported" with gate "unknown", not trainees in training."""
-    refused = _imported_crowd(cli, tmp_path)
+    refused = lf.imported_crowd(cli, tmp_path, past_k=True)
     status = cli("status", "crowd", "--format", "json").json()
     text = await _console_text(workspace, "crowd")
     assert status["test_labels"]["words"] in " ".join(text.split())

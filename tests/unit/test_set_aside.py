@@ -23,6 +23,7 @@ from annotate.store.engine import make_engine
 from annotate.store.models import Annotator, Label, StudyItem
 from annotate.store.schema import create_schema
 from tests.engine_helpers import rte_study
+from tests.label_fixtures import imported_crowd
 
 WAIT_S = 30
 """Bound on waiting for a thread that should go on at once (only a hang reaches it)."""
@@ -387,29 +388,6 @@ def test_prolific_sync_says_a_completed_worker_was_refused_not_that_labels_are_m
     visit = Visit(study_id=ctx.id, annotator_id=trainee.id, outcome="screened_out")
     assert _why_not(engine, ctx, visit, None, {"screened_out": "S1"}) is None
     engine.dispose()
-
-
-def imported_crowd(cli, tmp_path: Path, *, past_k: bool = False) -> str:
-    """Study `crowd` of three workers' imported labels on three pairs (k = 3), and a fourth
-    worker's label on p0, one past k, when `past_k`; the third worker's pseudonym (A3Z's,
-    pseudonyms going in the file's order)."""
-    rows = ["pair,premise,hypothesis,worker,answer"]
-    for n in range(3):
-        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
-            rows.append(f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer}")
-    if past_k:
-        rows.append("p0,The ferry left at dawn 0.,It left early.,A4W,yes")
-    crowd = tmp_path / "crowd.csv"
-    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    imported = cli(
-        "import-labels", crowd, "--task", "superglue/rte", "--study", "crowd",
-        "--map", "item=pair,annotator=worker,label=answer",
-        "--values", "entailment=yes,not_entailment=no",
-    )  # fmt: skip
-    assert imported.code == 0, imported.stderr
-    trainees = cli("gate", "crowd", "--format", "json").json()["trainees"]
-    assert len(trainees) == (4 if past_k else 3)
-    return sorted(m["name"] for m in trainees)[2]
 
 
 def test_refusing_a_worker_of_imported_labels_says_nothing_refills_their_items(
