@@ -568,13 +568,7 @@ def survey_due(
     config = config_of(ctx)
     if config is None or not config.survey:
         return []
-    leaving = peek_exit(engine, study, annotator)
-    if leaving is None or leaving.outcome not in SURVEY_OUTCOMES:
-        return []
-    who = _who(engine, annotator)
-    with read_connection(engine) as conn:
-        passed = _survey_passed(conn, ctx, who.id or 0)
-    return [q for q in config.survey if q.name not in passed]
+    return list(_reached(engine, ctx, annotator, None, utcnow(), survey=True).survey_due)
 
 
 class SurveyNotDue(UserError):
