@@ -358,12 +358,13 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         await pilot.press("g")
         await arrive(pilot, GateScreen)
         text = screen_text(app)
-        assert "Projected median accuracy: 1.00" in text
+        assert "Projected median accuracy: 1.000 ·" in text  # three decimals, as `gate` says
         assert "only 4 annotator(s) would be admitted but each item needs 5" in text
         await pilot.press("c")
         await arrive(pilot, ConfirmScreen)
         text = screen_text(app)
         assert "Will be admitted (4)" in text and "Will be rejected (0)" in text
+        assert "Projected median accuracy: 1.000 " in text
         for n in range(4):
             assert f"t{n}: accuracy 1.000 >= median 1.000" in text
         assert "each item needs 5: the study cannot" in text
@@ -468,6 +469,20 @@ async def test_the_manual_rule_is_not_said_to_decide_by_a_threshold(cli, workspa
         text = " ".join(screen_text(app).split())
         assert "decides each trainee by itself" not in text and ">= 0.50" not in text
         assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
+
+
+async def test_the_gate_screen_gives_a_rule_threshold_as_gate_does(cli, workspace, tmp_path):
+    """The threshold rule's note said "accuracy >= 0.50" where `gate` says 0.500."""
+    ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_rule="threshold")
+    label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
+    assert ">= threshold 0.500" in cli("gate", ctx.study.name).stdout
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        text = " ".join(screen_text(app).split())
+        assert "The threshold rule decides each trainee by itself (accuracy >= 0.500)." in text
 
 
 # --- flags ------------------------------------------------------------------------------------
