@@ -486,8 +486,10 @@ async def test_the_gate_screen_gives_a_rule_threshold_as_gate_does(cli, workspac
 
 
 # --- flags ------------------------------------------------------------------------------------
-async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tmp_path):
+async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(cli, workspace, tmp_path):
     ctx = busy_study(workspace.engine, tmp_path)
+    premise = "Premise: The ledger near gate 1003 was repaired last spring."
+    assert f"  {premise}\n" in cli("flags", ctx.study.name).stdout  # named as the screen does
     app = console(workspace.engine, ctx.study.name)
     async with app.run_test(size=(120, 40)) as pilot:
         await arrive(pilot, StudyScreen)
@@ -496,7 +498,7 @@ async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tm
         text = screen_text(app)
         assert "[b]ana[/b]" in text  # the annotator's name as typed, not bold
         assert "Comment: the premise is cut off [/i]" in text  # verbatim, no markup error
-        assert "premise: The ledger near gate 1003 was repaired last spring." in text
+        assert premise in text  # the task's name for the field, as `annotate flags` gives it
         assert "State: open" in text
         await pilot.press("v")
         await arrive(pilot, ConfirmScreen)
