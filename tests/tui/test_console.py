@@ -65,6 +65,19 @@ def decisions(engine) -> list[GateDecision]:
 
 
 # --- studies and one study ---------------------------------------------------------------------
+async def test_a_trickle_projects_no_date_to_the_hour(workspace, tmp_path):
+    """Months after its last label a study's pace is a trickle: the ETA read "115 d 6 h"; a
+    projection beyond 30 days now says only that."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    later = NOW + timedelta(days=400)
+    app = create_console_app(workspace.engine, ctx.study.name, clock=lambda: later)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        text = screen_text(app)
+        assert "ETA: more than 30 days at the current pace ·" in text
+        assert not re.search(r"ETA: \d+ d \d+ h", text)
+
+
 async def test_studies_screen_lists_every_study_and_opens_one(workspace, tmp_path):
     busy_study(workspace.engine, tmp_path)
     rte_study(workspace.engine, tmp_path / "other", name="empty one", test=4)
