@@ -6,6 +6,8 @@ Pure Python with no imports from the project, so the TUI, the CLI and the report
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 IRREGULAR = {
     "bonus": "bonuses",
     "study": "studies",
@@ -49,3 +51,26 @@ def p_value(value: float | None) -> str:
     """A test's p-value in four significant digits, "3.725e-09" (never "0.000": a p-value
     is not zero), as `compare` and the report both write it; "–" for none."""
     return "–" if value is None else f"{value:.4g}"
+
+
+ETA_HORIZON_DAYS = 30
+"""Beyond this a projection from the current pace is not a date to plan by: the ETA says so."""
+
+
+def eta(span: timedelta) -> str:
+    """How long the rest of a study should take at the current pace: "45 s", "12 min",
+    "3 h 20 min", "2 d 4 h"; beyond ETA_HORIZON_DAYS, "more than 30 days at the current pace"
+    (a projection from a trickle of labels is no date to the hour)."""
+    seconds = int(span.total_seconds())
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes:02d} min"
+    days, hours = divmod(hours, 24)
+    if span > timedelta(days=ETA_HORIZON_DAYS):
+        return f"more than {ETA_HORIZON_DAYS} days at the current pace"
+    return f"{days} d {hours} h"

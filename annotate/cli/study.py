@@ -154,12 +154,7 @@ def _study_detail(engine, name: str) -> dict:
     status = study_status(engine, ctx)
     with_training = gate_training_quota(engine, ctx)
     with engine.connect() as conn:  # the drift threshold in force, and where it comes from
-        drift = catch.catch_threshold(conn, ctx)
-    protocol = {
-        **ctx.protocol.model_dump(),
-        "catch_min_accuracy": drift.value,
-        "catch_min_accuracy_from": drift.source,
-    }
+        protocol = catch.effective_settings(conn, ctx, ctx.protocol.model_dump())
     return {
         "study": ctx.study.name,
         "task": ctx.spec.name,

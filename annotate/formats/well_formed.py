@@ -10,6 +10,9 @@ what the task spec declares, one function each:
   the words there: in SuperGLUE's WSC files (train, val, test: 1,608 spans) 137 differ from
   them in case or punctuation and 12 more otherwise (a possessive, a neighbouring word);
 - a ReCoRD query holds `@placeholder`, the blank its answer fills (`placeholder_problem`);
+- a field the annotator reads as text (RTE's `premise`) is not a list or an object: a Parquet
+  or JSON list would be stored as given and shown as Python's brackets (`text_problem`; MultiRC's
+  answers and ReCoRD's entities are lists by their readers);
 - a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner
   (`unpaired_problem`).
 
@@ -111,6 +114,23 @@ def placeholder_problem(item: ParsedItem) -> str | None:
     )
 
 
+def text_problem(spec: TaskSpec) -> ItemRule:
+    """Why an item's shown field is not text: a list or an object where the task has text."""
+    shown = [f.name for f in spec.fields if f.shown]
+
+    def problem(item: ParsedItem) -> str | None:
+        for name in shown:
+            value = item.fields.get(name)
+            if isinstance(value, list | tuple | dict):
+                kind = "an object" if isinstance(value, dict) else "a list"
+                held = repr(value)
+                held = held if len(held) <= 60 else held[:59] + "…"
+                return f"{name} is {kind} ({held}) where {spec.name} has text"
+        return None
+
+    return problem
+
+
 def _highlight_rule(h: HighlightSpec) -> ItemRule | None:
     if h.unit == "char" and h.end is not None:
         return lambda item: char_span_problem(h, item.fields)
@@ -122,6 +142,8 @@ def _highlight_rule(h: HighlightSpec) -> ItemRule | None:
 def item_rules(spec: TaskSpec) -> list[ItemRule]:
     """The checks each of `spec`'s items must pass, from what the spec declares."""
     rules = [rule for h in spec.highlights if (rule := _highlight_rule(h)) is not None]
+    if spec.source.reader not in ("multirc", "record"):  # their readers build lists
+        rules.insert(0, text_problem(spec))
     if spec.source.reader == "record":
         rules.append(placeholder_problem)
     return rules

@@ -125,6 +125,18 @@ def catch_threshold(conn: Any, ctx: StudyContext) -> Threshold:
     return Threshold(DEFAULT_MIN_ACCURACY, "default")
 
 
+def effective_settings(conn: Any, ctx: StudyContext, settings: dict[str, Any]) -> dict[str, Any]:
+    """The study's protocol settings with `catch_min_accuracy` the drift threshold in force
+    (`catch_threshold`, never the unset None) and `catch_min_accuracy_from` where it comes
+    from: what `study show` and the report's effective protocol both print."""
+    limit = catch_threshold(conn, ctx)
+    return {
+        **settings,
+        "catch_min_accuracy": limit.value,
+        "catch_min_accuracy_from": limit.source,
+    }
+
+
 # --- serving ---------------------------------------------------------------------------------
 
 

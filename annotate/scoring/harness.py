@@ -345,10 +345,28 @@ def _loglikelihood(resp: Any) -> float | None:
         return None
 
 
+def _shape(value: Any) -> str:
+    """What a JSON value is, in words, with the value when short: a string ("x"), a number
+    (1.5), an object."""
+    kinds = {str: "a string", bool: "true or false", int: "a number", float: "a number"}
+    kind = kinds.get(type(value), "an object" if isinstance(value, dict) else "null")
+    if isinstance(value, dict) or value is None:
+        return kind
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"{kind} ({shown if len(shown) <= 40 else shown[:39] + '…'})"
+
+
 def _answer(
     filtered: Any, doc: dict[str, Any], entry: HarnessTask, spec: TaskSpec, path: Path, at: Where
 ) -> Any:
-    if not isinstance(filtered, list) or not filtered:
+    if not isinstance(filtered, list):
+        raise _error(
+            path,
+            at,
+            f"filtered_resps is {_shape(filtered)} where the harness writes a list "
+            "(one [loglikelihood, is_greedy] per choice)",
+        )
+    if not filtered:
         raise _error(path, at, "filtered_resps is empty")
     scores = [_loglikelihood(r) for r in filtered]
     if any(s is None for s in scores):

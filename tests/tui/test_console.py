@@ -65,6 +65,19 @@ def decisions(engine) -> list[GateDecision]:
 
 
 # --- studies and one study ---------------------------------------------------------------------
+async def test_a_trickle_projects_no_date_to_the_hour(workspace, tmp_path):
+    """Months after its last label a study's pace is a trickle: the ETA read "115 d 6 h"; a
+    projection beyond 30 days now says only that."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    later = NOW + timedelta(days=400)
+    app = create_console_app(workspace.engine, ctx.study.name, clock=lambda: later)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        text = screen_text(app)
+        assert "ETA: more than 30 days at the current pace ·" in text
+        assert not re.search(r"ETA: \d+ d \d+ h", text)
+
+
 async def test_studies_screen_lists_every_study_and_opens_one(workspace, tmp_path):
     busy_study(workspace.engine, tmp_path)
     rte_study(workspace.engine, tmp_path / "other", name="empty one", test=4)
@@ -358,12 +371,13 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         await pilot.press("g")
         await arrive(pilot, GateScreen)
         text = screen_text(app)
-        assert "Projected median accuracy: 1.00" in text
+        assert "Projected median accuracy: 1.000 ·" in text  # three decimals, as `gate` says
         assert "only 4 annotator(s) would be admitted but each item needs 5" in text
         await pilot.press("c")
         await arrive(pilot, ConfirmScreen)
         text = screen_text(app)
         assert "Will be admitted (4)" in text and "Will be rejected (0)" in text
+        assert "Projected median accuracy: 1.000 " in text
         for n in range(4):
             assert f"t{n}: accuracy 1.000 >= median 1.000" in text
         assert "each item needs 5: the study cannot" in text
@@ -470,9 +484,25 @@ async def test_the_manual_rule_is_not_said_to_decide_by_a_threshold(cli, workspa
         assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
 
 
+async def test_the_gate_screen_gives_a_rule_threshold_as_gate_does(cli, workspace, tmp_path):
+    """The threshold rule's note said "accuracy >= 0.50" where `gate` says 0.500."""
+    ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_rule="threshold")
+    label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
+    assert ">= threshold 0.500" in cli("gate", ctx.study.name).stdout
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        text = " ".join(screen_text(app).split())
+        assert "The threshold rule decides each trainee by itself (accuracy >= 0.500)." in text
+
+
 # --- flags ------------------------------------------------------------------------------------
-async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tmp_path):
+async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(cli, workspace, tmp_path):
     ctx = busy_study(workspace.engine, tmp_path)
+    premise = "Premise: The ledger near gate 1003 was repaired last spring."
+    assert f"  {premise}\n" in cli("flags", ctx.study.name).stdout  # named as the screen does
     app = console(workspace.engine, ctx.study.name)
     async with app.run_test(size=(120, 40)) as pilot:
         await arrive(pilot, StudyScreen)
@@ -481,7 +511,7 @@ async def test_a_flagged_item_appears_verbatim_and_can_be_resolved(workspace, tm
         text = screen_text(app)
         assert "[b]ana[/b]" in text  # the annotator's name as typed, not bold
         assert "Comment: the premise is cut off [/i]" in text  # verbatim, no markup error
-        assert "premise: The ledger near gate 1003 was repaired last spring." in text
+        assert premise in text  # the task's name for the field, as `annotate flags` gives it
         assert "State: open" in text
         await pilot.press("v")
         await arrive(pilot, ConfirmScreen)

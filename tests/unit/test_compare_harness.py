@@ -254,6 +254,14 @@ def test_mistakes_are_one_line(cli, studies, results, tmp_path):
     broken.write_text('{"doc_id": 0, "doc": {"idx": 1000}, "filtered_resps": [["x", "y"]]}\n')
     out = cli("compare", "pilot", "--model", broken)
     assert out.code == 1 and f"{broken}:1: filtered_resps are not loglikelihoods" in out.stderr
+    # A string where the harness writes a list was refused as "empty": the line says what.
+    broken.write_text('{"doc_id": 0, "doc": {"idx": 1000}, "filtered_resps": "x"}\n')
+    out = cli("compare", "pilot", "--model", broken)
+    assert out.code == 1 and "Traceback" not in out.stderr
+    assert f'{broken}:1: filtered_resps is a string ("x") where the harness writes a list' in (
+        out.stderr
+    )
+    assert "empty" not in out.stderr
 
 
 def test_the_report_takes_a_sample_log_as_a_model_row(cli, studies, results):

@@ -107,6 +107,20 @@ def test_a_null_in_a_hub_column_is_named_as_null_not_as_a_missing_column(
     assert stored(db_url) == {}
 
 
+def test_a_fractional_id_is_named_on_its_own_row(cli, db_url, tmp_path):
+    """One idx of 1.5 makes the column float: the error named the first row's id ("1: id 0.0
+    is not an integer or text"), a whole number; it names the row of 1.5 now."""
+    dataset = hub.hub_dataset(hub.CB_VAL[:3], CB).map(
+        lambda row, i: {"idx": 1.5 if i == 1 else float(i)}, with_indices=True
+    )
+    path = hub.write_parquet(dataset, tmp_path / "validation-00000-of-00001.parquet")
+    result = cli("import", "superglue/cb", path)
+    assert result.code == 1
+    assert f"{path}:2: id 1.5 is not an integer or text" in result.stderr
+    assert "0.0" not in result.stderr
+    assert stored(db_url) == {}
+
+
 @pytest.mark.parametrize(
     ("mapping", "reason"),
     [

@@ -272,6 +272,42 @@ def test_a_null_premise_is_refused_not_shown_as_none(cli, tmp_path: Path):
     )
 
 
+def test_a_list_where_the_task_has_text_is_refused_not_stored(cli, tmp_path: Path):
+    """A premise of ["The kettle", "boiled."] was stored as a list and shown in brackets."""
+    rows = [
+        {"premise": "The kettle boiled.", "hypothesis": "It boiled.", "idx": 0, "label": "neutral"},
+        {
+            "premise": ["The kettle", "boiled."],
+            "hypothesis": "It boiled.",
+            "idx": 1,
+            "label": "neutral",
+        },
+    ]
+    path = fx.write_jsonl(tmp_path / "val.jsonl", rows)
+    assert (
+        f"{path}:2: premise is a list (['The kettle', 'boiled.']) where superglue/cb has text"
+        in refused(cli, "CB", path)
+    )
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    parquet = tmp_path / "hub" / "validation-00000-of-00001.parquet"
+    parquet.parent.mkdir()
+    columns = {
+        "premise": [["a"], ["The kettle", "boiled."]],
+        "hypothesis": ["It boiled.", "It boiled."],
+        "idx": [0, 1],
+        "label": [0, 1],
+    }
+    pq.write_table(pa.table(columns), parquet)
+    assert (
+        f"{parquet}:1: premise is a list (['a']) where superglue/cb has text"
+        in fx.refused_import(
+            cli, "CB", parquet, "--label-names", "entailment,contradiction,neutral"
+        )
+    )
+
+
 # --- the same rules in the Hub's layouts --------------------------------------------------------
 
 

@@ -91,3 +91,19 @@ def test_every_section_reads_a_study_without_labels(workspace, tmp_path):
     shown = [t for s in registry.SECTIONS for t in s.tables(report)]
     assert [title for title, _, _ in shown][:1] == ["Study"]
     assert all(title for title, _, _ in shown)
+
+
+def test_the_report_and_study_show_give_the_same_catch_threshold(workspace, tmp_path, cli):
+    """Unset, `catch_min_accuracy` is the threshold the drift rule applies (here the gate's):
+    the report's effective protocol says so, as `study show` does, not the stored None."""
+    rte_study(workspace.engine, tmp_path, name="drift", test=6)
+    simulate(workspace.engine, "drift", 3, 0.9, seed=3)
+    shown = cli("study", "show", "drift", "--format", "json").json()["protocol"]
+    assert (shown["catch_min_accuracy"], shown["catch_min_accuracy_from"]) == (
+        0.5,
+        "gate threshold",
+    )
+    text = render_markdown(study_report(workspace.engine, "drift", bootstrap=0))
+    protocol = text[text.index("## Effective protocol") :]
+    assert "| catch_min_accuracy | 0.5 |" in protocol
+    assert "| catch_min_accuracy_from | gate threshold |" in protocol

@@ -71,6 +71,10 @@ def gold_of(raw: Any, names: list[str] | None, spec: TaskSpec, path: Path, line:
 
 
 def _id(raw: Any, path: Path, line: int) -> str:
+    """A row's id as text. A float column of whole numbers (Arrow makes an id column float
+    when one of its values is) gives the numbers; the row whose id is not one is refused."""
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
     if isinstance(raw, bool) or not isinstance(raw, int | str):
         raise DataFileError(path, line, f"id {raw!r} is not an integer or text")
     return str(raw).strip()

@@ -20,8 +20,9 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
 from annotate import specs
-from annotate.protocol import flags, set_aside, standing
+from annotate.protocol import catch, flags, set_aside, standing
 from annotate.protocol.gate import latest_closure
+from annotate.protocol.studies import StudyContext
 from annotate.store.models import Annotator, Dataset, GateDecision, Item, Label, StudyItem
 from annotate.store.queries import find_study, labels_of_study
 
@@ -42,7 +43,8 @@ class StudyData:
     protocol: specs.ProtocolSpec
     """The effective protocol stored with the study."""
     settings: dict[str, Any]
-    """The effective protocol exactly as stored (printed in every report)."""
+    """The effective protocol as stored, with the catch-drift threshold in force
+    (`catch.effective_settings`; printed in every report)."""
     items: pd.DataFrame
     """One row per test item of the sample, in sample order: item_id, source_id, position,
     gold (None without gold), tags ({coarse: [fine]} or None), pair_id (the item's minimal
@@ -174,6 +176,9 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
             select(Dataset.split, Dataset.path).where(Dataset.id == study.test_dataset_id)
         ).first()
         test_split, test_source = test_dataset if test_dataset is not None else (None, None)
+        # As stored, but with the catch-drift threshold in force (as `study show` says it)
+        context = StudyContext(study=study, spec=spec, protocol=protocol)
+        settings = catch.effective_settings(conn, context, dict(study.protocol))
         dev_counts = None
         if protocol.tie_rule == "dev-majority-class" and study.train_dataset_id is not None:
             dev_counts = _dev_class_counts(conn, study.train_dataset_id, spec, dialect)
@@ -191,7 +196,7 @@ def load_study_data(engine: Engine, study_name: str, *, exclusions: bool = True)
         state=state,
         spec=spec,
         protocol=protocol,
-        settings=dict(study.protocol),
+        settings=settings,
         items=items,
         labels=labels,
         gate_decisions=gate,

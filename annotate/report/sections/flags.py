@@ -24,12 +24,18 @@ from annotate.report.sections.base import ReportSection
 from annotate.wording import fixed
 
 
-def item_text(spec: specs.TaskSpec, fields: dict[str, Any]) -> str:
-    """The text an annotator saw, field by field, verbatim (sanitised only when shown)."""
+def item_fields(spec: specs.TaskSpec, fields: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The fields an annotator saw, (label as the task names it, value), in the task's order:
+    what `flags`, the report and the console's flags screen all show of a flagged item."""
     shown = [f for f in spec.fields if f.shown and f.label and f.name in fields]
     if not shown:
-        return "\n".join(f"{k}: {v}" for k, v in fields.items())
-    return "\n".join(f"{f.label}: {fields[f.name]}" for f in shown)
+        return list(fields.items())
+    return [(f.label, fields[f.name]) for f in shown]
+
+
+def item_text(spec: specs.TaskSpec, fields: dict[str, Any]) -> str:
+    """The text an annotator saw, field by field, verbatim (sanitised only when shown)."""
+    return "\n".join(f"{label}: {value}" for label, value in item_fields(spec, fields))
 
 
 def build_flags_report(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from annotate.wording import fixed
 
@@ -21,23 +21,6 @@ def ago(moment: datetime | None, now: datetime) -> str:
     if seconds < 86400:
         return f"{seconds // 3600} h ago"
     return f"{seconds // 86400} d ago"
-
-
-def duration(span: timedelta | None) -> str:
-    """An ETA: "45 s", "12 min", "3 h 20 min", "2 d 4 h" ("–" when unknown)."""
-    if span is None:
-        return DASH
-    seconds = int(span.total_seconds())
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes = seconds // 60
-    if minutes < 60:
-        return f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes:02d} min"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h"
 
 
 def share(value: float | None, digits: int = 0) -> str:

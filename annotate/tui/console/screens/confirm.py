@@ -21,6 +21,7 @@ from annotate.errors import UserError
 from annotate.protocol.gate import GatePlan, GateRefused
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
+from annotate.wording import fixed
 
 Action = Callable[[str, bool], str]
 """(reason, force) -> what was done (one line, for a notification); raises UserError."""
@@ -30,7 +31,7 @@ def plan_text(plan: GatePlan) -> Text:
     """Exactly who will be admitted and who rejected, each with the reason."""
     text = Text()
     if plan.threshold is not None:
-        text.append(f"Projected median accuracy: {plan.threshold:.2f}\n")
+        text.append(f"Projected median accuracy: {fixed(plan.threshold)}\n")
     for title, outcomes, style in (
         ("Will be admitted", plan.admit, "green"),
         ("Will be rejected", plan.reject, "red"),

@@ -19,6 +19,7 @@ from annotate.protocol import flags
 from annotate.protocol.answers import describe
 from annotate.protocol.flags import FlagRow
 from annotate.protocol.studies import StudyContext
+from annotate.report.sections.flags import item_fields
 from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH
@@ -64,7 +65,7 @@ def detail_text(flag: FlagRow, spec: TaskSpec) -> Text:
     text.append("\nComment: ", style="bold")
     text.append(flag.comment or "(no comment)")
     text.append("\n")
-    for name, value in flag.fields.items():
+    for name, value in item_fields(spec, flag.fields):  # as `annotate flags` names them
         text.append(f"{name}: ", style="bold")
         text.append(field_text(value))
         text.append("\n")

@@ -25,6 +25,7 @@ from annotate.tui.console.fmt import DASH, share
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen, plan_text, warnings_text
 from annotate.tui.console.table import Column, Row, Table
+from annotate.wording import fixed
 
 NAME_CELLS = 12
 """A long trainee name or reason is cut to no fewer cells than this (whole in the line under
@@ -62,7 +63,7 @@ def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped
     if ctx.protocol.gate_rule != "median":
         threshold = gate.rule_threshold(ctx.protocol)
         note = f"The {ctx.protocol.gate_rule} rule decides each trainee by itself" + (
-            f" (accuracy >= {threshold:.2f})." if threshold is not None else "."
+            f" (accuracy >= {fixed(threshold)})." if threshold is not None else "."
         )
         return GateView(rows, None, note, closure)
     try:
@@ -164,7 +165,7 @@ class GateScreen(LiveScreen[GateView]):
         body = Text()
         if data.plan is not None:
             body.append(
-                f"Projected median accuracy: {data.plan.threshold:.2f} · "
+                f"Projected median accuracy: {fixed(data.plan.threshold)} · "
                 if data.plan.threshold is not None
                 else ""
             )

@@ -31,9 +31,10 @@ from annotate.protocol.studies import StudyContext
 from annotate.report.sections.catch import CATCH_HEADERS, CatchReport, catch_report, catch_sections
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
-from annotate.tui.console.fmt import DASH, ago, duration, number, share
+from annotate.tui.console.fmt import DASH, ago, number, share
 from annotate.tui.console.screens.base import LiveScreen
 from annotate.tui.console.table import Column, Table, cut
+from annotate.wording import eta
 
 BAR_WIDTH = 24
 AGREE_BUDGET = 0.25
@@ -112,7 +113,7 @@ def eta_text(progress: StudyProgress) -> str:
         return "none (imported labels)"
     if progress.eta is None:
         return "not yet (too few labels for a rate)"
-    return duration(progress.eta)
+    return eta(progress.eta)  # the one wording of an ETA
 
 
 def annotator_cells(
