@@ -3,8 +3,9 @@ the report aggregates it), the mean single annotator, the model, the paired diff
 bootstrap interval, McNemar's test for classification, and which items each gets right.
 
 Pairing: all three are scored on the *common* items, those with gold, a human answer and a
-model prediction. The human and model replicates draw the same resamples (the same seed over
-the same units), so the interval is that of the paired difference.
+model prediction. The human and model replicates draw the same resamples (the headline's
+draws, `HEADLINE_DRAWS`, over the same units), and the difference's interval is read off those
+very replicates: that of the paired difference, consistent with the two intervals beside it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from annotate.errors import UserError
-from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
+from annotate.scoring.intervals import percentile_interval, quoted_interval
 from annotate.scoring.mcnemar import METHOD, mcnemar_exact
 from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
 from annotate.scoring.model_predictions import id_order, model_units
@@ -25,7 +26,6 @@ from annotate.scoring.scorers import (
     count_scored,
     entity_texts,
     gold_available,
-    model_draws,
     score_with_intervals,
     scorer_for,
 )
@@ -145,28 +145,19 @@ def _quoted(
 
 
 def _paired_difference(
-    human: Scorer, model: Scorer, value: float, metrics: list[str], replicates: int, seed: int
+    human_reps: list[np.ndarray], model_reps: list[np.ndarray], value: float
 ) -> dict[str, Any]:
-    """Model minus human task score with the percentile interval of the paired replicates."""
-    model_reps = _replicate_totals(model, metrics, replicates, seed)
-    human_reps = _replicate_totals(human, metrics, replicates, seed)
+    """Model minus human task score with the percentile interval of the paired replicates (the
+    task score's per replicate, drawn for the two intervals: empty where none were drawn)."""
     low = high = None
-    if len(model_reps) and len(model_reps) == len(human_reps):
-        low, high = percentile_interval(model_reps - human_reps)
+    if human_reps and model_reps and len(model_reps[0]) == len(human_reps[0]):
+        low, high = percentile_interval(model_reps[0] - human_reps[0])
     return {
         "value": value,
         "ci_low": low,
         "ci_high": high,
         "of": "model minus human majority, task score",
     }
-
-
-def _replicate_totals(scorer: Scorer, metrics: list[str], n: int, seed: int) -> np.ndarray:
-    """Task score per bootstrap replicate; the same seed and units give the same resamples."""
-    if n <= 0 or scorer.n_units == 0:
-        return np.zeros(0)
-    reps = scorer.replicates(n, rng_for(seed, "compare"))
-    return np.mean(np.vstack([reps[m] for m in metrics]), axis=0)
 
 
 def _single_annotators(humans: Humans, common: np.ndarray) -> dict[str, Any]:
@@ -238,23 +229,21 @@ def compare_model(
     metrics = list(units.spec.metrics)
     human_scorer = scorer_for(units, _masked(units, human_pred, common))
     model_scorer = scorer_for(units, _masked(units, model_pred, common))
-    # The report's own draws (its headline's, and the model's row's): where the model answers
-    # every item, each score has the interval the report quotes for it.
+    # The report's own draws (its headline's, which its model rows share): where the model
+    # answers every item the humans do, each score has the interval the report quotes for it.
+    # Both sides resample the same common units, so their replicates are paired.
+    human_reps: list[np.ndarray] = []
+    model_reps: list[np.ndarray] = []
     human_scores, human_total = score_with_intervals(
-        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
+        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, human_reps
     )
     model_scores, model_total = score_with_intervals(
-        model_scorer, metrics, bootstrap, seed, model_draws(model.name)
+        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, model_reps
     )
     difference = None
     if human_total["value"] is not None and model_total["value"] is not None:
         difference = _paired_difference(
-            human_scorer,
-            model_scorer,
-            model_total["value"] - human_total["value"],
-            metrics,
-            bootstrap,
-            seed,
+            human_reps, model_reps, model_total["value"] - human_total["value"]
         )
     n_common_items = len(np.unique(units.unit_item[common]))
     for total, scorer in ((human_total, human_scorer), (model_total, model_scorer)):
