@@ -9,6 +9,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from annotate.scoring.diagnostics import diagnostics
 from tests.unit import test_compare
 from tests.unit.test_compare import model_file
 
@@ -77,3 +80,20 @@ def test_the_report_prints_the_same_for_a_seed(cli, rte, tmp_path):
     model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1002, 1003})
     first = cli("report", "pilot", *SEED, "--model", model).stdout
     assert first == cli("report", "pilot", *SEED, "--model", model).stdout
+
+
+def test_the_diagnostics_score_every_model_on_the_humans_resamples():
+    rng = np.random.default_rng(3)
+    n = 80
+    gold = rng.integers(0, 3, n)
+    human = np.where(rng.random(n) < 0.7, gold, rng.integers(0, 3, n))
+    other = np.where(rng.random(n) < 0.6, gold, rng.integers(0, 3, n))
+    tags = [{"Logic": ["Negation" if i % 2 else "Quantifiers"]} for i in range(n)]
+    table = diagnostics(
+        tags, gold, human, {"roberta": other, "t5": other, "as-humans": human}, 3, replicates=300
+    )
+    assert table is not None
+    for entry in (table["all_tagged"], table["fine"]["Logic"]["Negation"]):
+        models = entry["models"]
+        assert bounds(models["roberta"]) == bounds(models["t5"])
+        assert bounds(models["as-humans"]) == bounds(entry)
