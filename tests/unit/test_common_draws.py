@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from annotate.scoring.diagnostics import diagnostics
 from tests.unit import test_compare
 from tests.unit.test_compare import model_file
+from tests.unit.test_export import simulated_study
 
 # test_compare's simulated RTE study of 20 items, in one store for the module.
 db_url = test_compare.db_url
@@ -82,6 +84,19 @@ def test_the_report_prints_the_same_for_a_seed(cli, rte, tmp_path):
     assert first == cli("report", "pilot", *SEED, "--model", model).stdout
 
 
+@pytest.mark.parametrize("seed", [None, "5"])
+def test_agreement_of_a_study_has_the_reports_alpha_interval(cli, rte, seed):
+    chosen = [] if seed is None else ["--seed", seed]
+    args = ["--format", "json", "--bootstrap", "300", *chosen]
+    report = cli("report", "pilot", *args).json()
+    alone = cli("agreement", "--study", "pilot", *args)
+    assert alone.code == 0, alone.stderr
+    alpha = alone.json()["krippendorff_alpha"]
+    reported = report["agreement"]["krippendorff_alpha"]
+    assert alpha["value"] == pytest.approx(reported["value"])
+    assert bounds(alpha) == bounds(reported)
+
+
 def test_the_diagnostics_score_every_model_on_the_humans_resamples():
     rng = np.random.default_rng(3)
     n = 80
@@ -97,3 +112,15 @@ def test_the_diagnostics_score_every_model_on_the_humans_resamples():
         models = entry["models"]
         assert bounds(models["roberta"]) == bounds(models["t5"])
         assert bounds(models["as-humans"]) == bounds(entry)
+
+
+def test_agreement_of_a_multirc_study_resamples_its_questions_as_the_report(
+    cli, workspace, tmp_path
+):
+    # Candidate answers are the units, each question is resampled whole, in both.
+    simulated_study(workspace.engine, tmp_path, "superglue/multirc", name="mrc", k=3)
+    args = ["--format", "json", "--bootstrap", "300", "--seed", "4"]
+    reported = cli("report", "mrc", *args).json()["agreement"]["krippendorff_alpha"]
+    alone = cli("agreement", "--study", "mrc", *args).json()["krippendorff_alpha"]
+    assert alone["value"] == pytest.approx(reported["value"])
+    assert bounds(alone) == bounds(reported)
