@@ -4,8 +4,10 @@ bootstrap interval, McNemar's test for classification, and which items each gets
 
 Pairing: all three are scored on the *common* items, those with gold, a human answer and a
 model prediction. The human and model replicates draw the same resamples (the headline's
-draws, `HEADLINE_DRAWS`, over the same units), and the difference's interval is read off those
-very replicates: that of the paired difference, consistent with the two intervals beside it.
+draws, `HEADLINE_DRAWS`, over the same units), and the difference's interval is that of the
+paired difference (`metrics.paired_replicates`): read off the very replicates of the two
+intervals beside it, but in a large study drawn per pattern, where it is drawn over the
+patterns of both answers together (apart, the two would be drawn independently).
 """
 
 from __future__ import annotations
@@ -16,9 +18,15 @@ from typing import Any
 import numpy as np
 
 from annotate.errors import UserError
-from annotate.scoring.intervals import percentile_interval, quoted_interval
+from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
 from annotate.scoring.mcnemar import METHOD, mcnemar_exact
-from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
+from annotate.scoring.metrics import (
+    NO_ANSWER,
+    Scorer,
+    paired_replicates,
+    record_scores,
+    task_score,
+)
 from annotate.scoring.model_predictions import id_order, model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
@@ -145,13 +153,15 @@ def _quoted(
 
 
 def _paired_difference(
-    human_reps: list[np.ndarray], model_reps: list[np.ndarray], value: float
+    human: Scorer, model: Scorer, value: float, metrics: list[str], replicates: int, seed: int
 ) -> dict[str, Any]:
-    """Model minus human task score with the percentile interval of the paired replicates (the
-    task score's per replicate, drawn for the two intervals: empty where none were drawn)."""
+    """Model minus human task score with the percentile interval of the paired replicates."""
     low = high = None
-    if human_reps and model_reps and len(model_reps[0]) == len(human_reps[0]):
-        low, high = percentile_interval(model_reps[0] - human_reps[0])
+    if replicates > 0 and human.n_units and human.n_units == model.n_units:
+        drawn = paired_replicates([human, model], replicates, rng_for(seed, HEADLINE_DRAWS))
+        human_reps, model_reps = (np.mean([r[m] for m in metrics], axis=0) for r in drawn)
+        if len(human_reps) and len(model_reps) == len(human_reps):
+            low, high = percentile_interval(model_reps - human_reps)
     return {
         "value": value,
         "ci_low": low,
@@ -231,19 +241,21 @@ def compare_model(
     model_scorer = scorer_for(units, _masked(units, model_pred, common))
     # The report's own draws (its headline's, which its model rows share): where the model
     # answers every item the humans do, each score has the interval the report quotes for it.
-    # Both sides resample the same common units, so their replicates are paired.
-    human_reps: list[np.ndarray] = []
-    model_reps: list[np.ndarray] = []
     human_scores, human_total = score_with_intervals(
-        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, human_reps
+        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
     )
     model_scores, model_total = score_with_intervals(
-        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, model_reps
+        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
     )
     difference = None
     if human_total["value"] is not None and model_total["value"] is not None:
         difference = _paired_difference(
-            human_reps, model_reps, model_total["value"] - human_total["value"]
+            human_scorer,
+            model_scorer,
+            model_total["value"] - human_total["value"],
+            metrics,
+            bootstrap,
+            seed,
         )
     n_common_items = len(np.unique(units.unit_item[common]))
     for total, scorer in ((human_total, human_scorer), (model_total, model_scorer)):

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 
 from annotate.scoring.diagnostics import diagnostics
+from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.metrics import classification_scorer, paired_replicates
+from annotate.scoring.scorers import HEADLINE_DRAWS
 from tests.unit import test_compare
 from tests.unit.test_compare import model_file
 from tests.unit.test_export import simulated_study
@@ -124,3 +127,24 @@ def test_agreement_of_a_multirc_study_resamples_its_questions_as_the_report(
     alone = cli("agreement", "--study", "mrc", *args).json()["krippendorff_alpha"]
     assert alone["value"] == pytest.approx(reported["value"])
     assert bounds(alone) == bounds(reported)
+
+
+def test_a_large_studys_paired_difference_is_drawn_on_common_resamples():
+    # 5,000 items x 1,000 replicates: each score alone is drawn per pattern of its own answers
+    # (`Resampling`); the difference must still be paired, as narrow as at 3,000 items or
+    # narrower, not that of two independent draws.
+    rng = np.random.default_rng(0)
+    widths = []
+    for n in (3000, 5000):
+        gold = rng.integers(0, 2, n)
+        human = np.where(rng.random(n) < 0.85, gold, 1 - gold)
+        model = np.where(rng.random(n) < 0.05, 1 - human, human)
+        scorers = [classification_scorer(["accuracy"], 2, gold, p) for p in (human, model)]
+        human_reps, model_reps = paired_replicates(scorers, 1000, rng_for(1, HEADLINE_DRAWS))
+        alone = scorers[0].replicates(1000, rng_for(1, HEADLINE_DRAWS))["accuracy"]
+        if n == 3000:  # drawn unit by unit: the very replicates of the score alone
+            assert np.array_equal(human_reps["accuracy"], alone)
+        low, high = percentile_interval(model_reps["accuracy"] - human_reps["accuracy"])
+        assert low is not None and high is not None
+        widths.append(high - low)
+    assert widths[1] < widths[0]
