@@ -218,7 +218,12 @@ def agreement(
     bootstrap: int = typer.Option(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed of the bootstrap (default: the study's seed with --study, as its report; "
+        "else 0)",
+    ),
     label_format: str | None = typer.Option(
         None,
         "--label-format",
@@ -246,27 +251,28 @@ def agreement(
     test labels (--raw: an imported study's answers as given, e.g. interval α on a slider)."""
     from annotate.errors import UserError
     from annotate.formats.label_sources.options import parse_map, parse_skip_when
-    from annotate.report.data.longformat import (
-        read_label_source,
-        read_long_labels,
-        study_long_labels,
-    )
+    from annotate.report.data.longformat import read_label_source, read_long_labels
     from annotate.report.render.table import render_agreement_table
-    from annotate.report.stats.agreement_summary import agreement_report
+    from annotate.report.stats.agreement_summary import agreement_report, study_agreement_report
 
     if (file is None) == (study is None):
         raise UserError("give a label FILE or --study NAME (one of them)")
     if raw and study is None:
         raise UserError("--raw reads a study's answers as imported: pass --study NAME")
     if study is not None:
-        labels = study_long_labels(options(ctx).workspace().engine, study, raw=raw)
-    elif label_format or mapping or skip_when or _from_a_platform(file):
-        labels = read_label_source(
-            file, label_format, parse_map(mapping), parse_skip_when(skip_when)
+        # The engine draws as the study's report does (its units, its seed by default).
+        engine = options(ctx).workspace().engine
+        result = study_agreement_report(
+            engine, study, level.value, bootstrap=bootstrap, seed=seed, raw=raw
         )
     else:
-        labels = read_long_labels(file)
-    result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)
+        if label_format or mapping or skip_when or _from_a_platform(file):
+            labels = read_label_source(
+                file, label_format, parse_map(mapping), parse_skip_when(skip_when)
+            )
+        else:
+            labels = read_long_labels(file)
+        result = agreement_report(labels, level.value, bootstrap=bootstrap, seed=seed)
     if fmt is AgreementFormat.json:
         print_json(result.to_json())
     else:

@@ -3,8 +3,11 @@ the report aggregates it), the mean single annotator, the model, the paired diff
 bootstrap interval, McNemar's test for classification, and which items each gets right.
 
 Pairing: all three are scored on the *common* items, those with gold, a human answer and a
-model prediction. The human and model replicates draw the same resamples (the same seed over
-the same units), so the interval is that of the paired difference.
+model prediction. The human and model replicates draw the same resamples (the headline's
+draws, `HEADLINE_DRAWS`, over the same units), and the difference's interval is that of the
+paired difference (`metrics.paired_replicates`): read off the very replicates of the two
+intervals beside it, but in a large study drawn per pattern, where it is drawn over the
+patterns of both answers together (apart, the two would be drawn independently).
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ import numpy as np
 from annotate.errors import UserError
 from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
 from annotate.scoring.mcnemar import METHOD, mcnemar_exact
-from annotate.scoring.metrics import NO_ANSWER, Scorer, record_scores, task_score
+from annotate.scoring.metrics import (
+    NO_ANSWER,
+    Scorer,
+    paired_replicates,
+    record_scores,
+    task_score,
+)
 from annotate.scoring.model_predictions import id_order, model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
@@ -25,7 +34,6 @@ from annotate.scoring.scorers import (
     count_scored,
     entity_texts,
     gold_available,
-    model_draws,
     score_with_intervals,
     scorer_for,
 )
@@ -148,25 +156,18 @@ def _paired_difference(
     human: Scorer, model: Scorer, value: float, metrics: list[str], replicates: int, seed: int
 ) -> dict[str, Any]:
     """Model minus human task score with the percentile interval of the paired replicates."""
-    model_reps = _replicate_totals(model, metrics, replicates, seed)
-    human_reps = _replicate_totals(human, metrics, replicates, seed)
     low = high = None
-    if len(model_reps) and len(model_reps) == len(human_reps):
-        low, high = percentile_interval(model_reps - human_reps)
+    if replicates > 0 and human.n_units and human.n_units == model.n_units:
+        drawn = paired_replicates([human, model], replicates, rng_for(seed, HEADLINE_DRAWS))
+        human_reps, model_reps = (np.mean([r[m] for m in metrics], axis=0) for r in drawn)
+        if len(human_reps) and len(model_reps) == len(human_reps):
+            low, high = percentile_interval(model_reps - human_reps)
     return {
         "value": value,
         "ci_low": low,
         "ci_high": high,
         "of": "model minus human majority, task score",
     }
-
-
-def _replicate_totals(scorer: Scorer, metrics: list[str], n: int, seed: int) -> np.ndarray:
-    """Task score per bootstrap replicate; the same seed and units give the same resamples."""
-    if n <= 0 or scorer.n_units == 0:
-        return np.zeros(0)
-    reps = scorer.replicates(n, rng_for(seed, "compare"))
-    return np.mean(np.vstack([reps[m] for m in metrics]), axis=0)
 
 
 def _single_annotators(humans: Humans, common: np.ndarray) -> dict[str, Any]:
@@ -238,13 +239,13 @@ def compare_model(
     metrics = list(units.spec.metrics)
     human_scorer = scorer_for(units, _masked(units, human_pred, common))
     model_scorer = scorer_for(units, _masked(units, model_pred, common))
-    # The report's own draws (its headline's, and the model's row's): where the model answers
-    # every item, each score has the interval the report quotes for it.
+    # The report's own draws (its headline's, which its model rows share): where the model
+    # answers every item the humans do, each score has the interval the report quotes for it.
     human_scores, human_total = score_with_intervals(
         human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
     )
     model_scores, model_total = score_with_intervals(
-        model_scorer, metrics, bootstrap, seed, model_draws(model.name)
+        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
     )
     difference = None
     if human_total["value"] is not None and model_total["value"] is not None:

@@ -125,11 +125,11 @@ def diagnostics(
         tagged |= mask
 
     def row(mask: np.ndarray, purpose: str) -> dict[str, Any]:
+        # One purpose for the humans and every model (not the model's name): over the same
+        # items of a tag they are scored on the same resamples.
         entry = _score(gold, human, mask, n_classes, metric, replicates, seed, f"diag/{purpose}")
         entry["models"] = {
-            name: _score(
-                gold, pred, mask, n_classes, metric, replicates, seed, f"diag/{name}/{purpose}"
-            )
+            name: _score(gold, pred, mask, n_classes, metric, replicates, seed, f"diag/{purpose}")
             for name, pred in models.items()
         }
         return entry

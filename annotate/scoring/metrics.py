@@ -23,6 +23,7 @@ registry's (`annotate.metric_registry`); a scorer computes the ones a task names
 
 from __future__ import annotations
 
+import copy
 import re
 import string
 from collections import Counter
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from annotate.metric_registry import metric
-from annotate.scoring.intervals import bootstrap, bootstrap_sums, group_sums
+from annotate.scoring.intervals import Resampling, bootstrap, bootstrap_sums, group_sums
 from annotate.scoring.units import NO_DECISION
 
 Values = dict[str, np.ndarray]
@@ -105,6 +106,26 @@ class Scorer:
         raise NotImplementedError
 
 
+def paired_replicates(scorers: Sequence[Scorer], n: int, rng: np.random.Generator) -> list[Values]:
+    """Each scorer's replicates, every replicate the same resample of their common units (the
+    scorers resample the same units in the same order: a model's and the humans' answers on
+    the items both answered), for a paired difference. Drawn unit by unit, each scorer gets
+    the very replicates `replicates(n, rng)` gives it alone; a large study drawn per pattern
+    (`Resampling`) is drawn per pattern of all their statistics together, since apart each
+    would be drawn over its own patterns, independently of the others."""
+    if n <= 0 or not scorers:
+        return [s.replicates(n, copy.deepcopy(rng)) for s in scorers]
+    sums_of = [s for s in scorers if isinstance(s, SumScorer | CellScorer)]
+    if len(sums_of) < len(scorers) or len({s.n_units for s in scorers}) != 1:
+        # Ratings are drawn unit by unit: the same generator state, the same resamples.
+        return [s.replicates(n, copy.deepcopy(rng)) for s in scorers]
+    stats = [s.unit_stats() for s in sums_of]
+    if scorers[0].n_units == 0:
+        return [{m: np.zeros(0) for m in s.metrics} for s in scorers]
+    resampling = Resampling(np.column_stack(stats), n, rng)
+    return [s.finish(resampling.sums(x)) for s, x in zip(sums_of, stats, strict=True)]
+
+
 def _active_index(active: np.ndarray) -> np.ndarray:
     return np.where(active, np.cumsum(active) - 1, -1)
 
@@ -150,6 +171,10 @@ class SumScorer(Scorer):
 
     def weighted(self, weights: np.ndarray) -> Values:
         return self.finish(np.asarray(weights, dtype=float) @ self.stats[self.active])
+
+    def unit_stats(self) -> np.ndarray:
+        """The statistics of the resampled rows, whose sums `finish` turns into metrics."""
+        return self.stats[self.active]
 
     def subset(self, mask: np.ndarray) -> SumScorer:
         mask = np.asarray(mask, dtype=bool)
@@ -200,11 +225,15 @@ class CellScorer(Scorer):
         counts = np.bincount(self.cells[self.active], minlength=self.width)
         return _as_floats(self.finish(counts[None, :].astype(float)))
 
-    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+    def unit_stats(self) -> np.ndarray:
+        """The resampled units' cells one-hot, whose sums `finish` turns into metrics."""
         cells = self.cells[self.active]
         onehot = np.zeros((len(cells), self.width))
         onehot[np.arange(len(cells)), cells] = 1.0
-        sums = bootstrap_sums(onehot, n, rng)
+        return onehot
+
+    def replicates(self, n: int, rng: np.random.Generator) -> Values:
+        sums = bootstrap_sums(self.unit_stats(), n, rng)
         if len(sums) == 0:
             return {m: np.zeros(0) for m in self.metrics}
         return self.finish(sums)

@@ -113,13 +113,10 @@ def _collapsed(low: float | None, high: float | None) -> bool:
 
 
 HEADLINE_DRAWS = "scores"
-"""The purpose (`rng_for`) of the headline score's bootstrap draws, which the aggregation
-models' intervals share: the same score is quoted with the same interval everywhere."""
-
-
-def model_draws(name: str) -> str:
-    """The purpose of a model's bootstrap draws (`rng_for`), the report's and `compare`'s."""
-    return f"model/{name}"
+"""The purpose (`rng_for`) of the bootstrap draws of every system scored on a study's items:
+the headline score, the aggregation models and each model's predictions (the report's rows
+and `compare`). Paired, common resampling: over the same units every system is scored on the
+same resamples, so the same answers get the same interval, whatever a model is called."""
 
 
 def score_with_intervals(

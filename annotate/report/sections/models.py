@@ -30,9 +30,9 @@ from annotate.scoring.mcnemar import mcnemar_exact
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.predictions import ModelPredictions
 from annotate.scoring.scorers import (
+    HEADLINE_DRAWS,
     count_answers_scored,
     count_scored,
-    model_draws,
     score_with_intervals,
     scorer_for,
 )
@@ -65,8 +65,13 @@ def score_models(
         )
         if has_gold:
             scorer = scorer_for(coded, pred)
+            # The headline's draws: a model answering the items the humans answered is scored
+            # on the humans' very resamples (a model like the majority gets its interval). One
+            # covering other items is resampled over its own from the same generator: its
+            # interval is of its score there, not paired with the humans' (`compare` pairs
+            # them, on the items both answered).
             scores, total = score_with_intervals(
-                scorer, list(coded.spec.metrics), replicates, seed, model_draws(name)
+                scorer, list(coded.spec.metrics), replicates, seed, HEADLINE_DRAWS
             )
             row.scores = {m: Estimate.of(e) for m, e in scores.items()}
             row.task_score = Estimate.of(total)

@@ -4,15 +4,18 @@ split units; and the same statistics for any long-format label file (`annotate a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sqlalchemy.engine import Engine
 
 from annotate.errors import UserError
 from annotate.report.aggregation.majority import UnitVotes, unit_votes
 from annotate.report.aggregation.study import Aggregated
-from annotate.report.data.coding import CodedStudy
-from annotate.report.data.longformat import LongLabels, numeric_labels
+from annotate.report.data.coding import CodedStudy, code_study
+from annotate.report.data.loading import load_study_data
+from annotate.report.data.longformat import LongLabels, numeric_labels, study_long_labels
 from annotate.report.model.schema import (
     Agreement,
     Coefficient,
@@ -26,6 +29,21 @@ from annotate.report.stats.gwet import gwet_ac1
 from annotate.scoring.intervals import Resampling, rng_for
 from annotate.scoring.metrics import Scorer, task_score
 from annotate.wording import count_of
+
+ALPHA_DRAWS = "alpha"
+"""The purpose (`rng_for`) of the agreement coefficients' bootstrap draws, the report's and
+`annotate agreement`'s alike."""
+
+
+def agreement_resampling(
+    tables: list[np.ndarray], replicates: int, seed: int, cluster: np.ndarray | None = None
+) -> Resampling | None:
+    """The one resampling of the units that α, κ and AC1 share, made here for the report and
+    for `annotate agreement`: the same units in the same order, the same seed and replicate
+    count give the same intervals in both. None without replicates."""
+    if replicates <= 0:
+        return None
+    return agr.unit_resampling(tables, replicates, rng_for(seed, ALPHA_DRAWS), cluster)
 
 
 def _rating_codes(numbers: np.ndarray) -> np.ndarray:
@@ -82,7 +100,9 @@ def study_agreement(
         if is_cb:
             scale = np.unique(coded.label_number, return_inverse=True)[1]
             tables.append(agr.counts_table(unit, scale, coded.n_units, int(scale.max()) + 1))
-        resampling = agr.unit_resampling(tables, replicates, rng_for(seed, "alpha"), cluster)
+        resampling = agreement_resampling(tables, replicates, seed, cluster)
+    # Without a table (too many distinct answers: ReCoRD) α draws its own, over its pairable
+    # units; `annotate agreement` tabulates any file, so the two may differ there.
     alpha = agr.krippendorff_alpha(
         unit,
         codes,
@@ -90,7 +110,7 @@ def study_agreement(
         level,
         numbers,
         replicates=replicates,
-        rng=rng_for(seed, "alpha"),
+        rng=rng_for(seed, ALPHA_DRAWS),
         cluster=cluster,
         resampling=resampling,
     )
@@ -198,19 +218,75 @@ def _unanimous_vs_split(
     return out
 
 
+def study_agreement_report(
+    engine: Engine,
+    study: str,
+    level: str = "nominal",
+    *,
+    bootstrap: int = 1000,
+    seed: int | None = None,
+    raw: bool = False,
+) -> FileAgreement:
+    """`agreement_report` of a study's test labels (`raw`: the answers as imported), drawn as
+    the study's report draws its α: over the report's units in the report's order (MultiRC:
+    whole questions), with the study's seed unless `seed` is given."""
+    labels = study_long_labels(engine, study, raw=raw)
+    data = load_study_data(engine, study)
+    coded = code_study(data)
+    return agreement_report(
+        labels,
+        level,
+        bootstrap=bootstrap,
+        seed=data.protocol.seed if seed is None else seed,
+        units=coded.unit_name,
+        cluster=coded.unit_item if coded.kind == "multi_answer" else None,
+    )
+
+
+def _unit_index(
+    items: np.ndarray, units: Sequence[str] | None, cluster: Sequence[int] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The units in the order they are drawn, each label's unit and each unit's cluster: the
+    item names sorted; or, for a study, its report's units in their order (those without
+    labels too, since the report draws over all of them), then any other item sorted, each a
+    cluster of its own."""
+    if units is None:
+        names, unit = np.unique(items, return_inverse=True)
+        return names, unit, None
+    index = {str(u): i for i, u in enumerate(units)}
+    others = sorted({str(i) for i in items} - index.keys())
+    index.update((name, len(units) + i) for i, name in enumerate(others))
+    names = np.asarray([*map(str, units), *others], dtype=object)
+    unit = np.asarray([index[str(i)] for i in items], dtype=np.int64)
+    if cluster is None:
+        return names, unit, None
+    first = int(max(cluster, default=-1)) + 1
+    extra = np.arange(first, first + len(others), dtype=np.int64)
+    return names, unit, np.concatenate([np.asarray(cluster, dtype=np.int64), extra])
+
+
 def agreement_report(
-    labels: LongLabels, level: str = "nominal", *, bootstrap: int = 1000, seed: int = 0
+    labels: LongLabels,
+    level: str = "nominal",
+    *,
+    bootstrap: int = 1000,
+    seed: int | None = None,
+    units: Sequence[str] | None = None,
+    cluster: Sequence[int] | None = None,
 ) -> FileAgreement:
     """Agreement statistics of a long-format label file (no study needed), by the study
     report's rules: Fleiss' κ only at nominal level and only when every item has the same
     number of raters (it is undefined otherwise; Krippendorff's α, which allows any number,
     is the coefficient for ragged files); no nominal statistics (κ, AC1, the modal-share
     histogram) at ordinal, interval or ratio level. `computed_on` says, for each coefficient,
-    which items and raters it used."""
+    which items and raters it used. The bootstrap resamples the items (seed 0 unless given);
+    a study's labels (`study_agreement_report`) pass its `units`, in the order its report
+    draws them, and their `cluster`s (MultiRC's questions)."""
     if level not in agr.LEVELS:
         # Checked first: an unknown level read the labels as numbers and blamed the first one.
         raise UserError(f"unknown level {level!r}: one of {', '.join(agr.LEVELS)}")
-    item_names, unit = np.unique(labels.item, return_inverse=True)
+    seed = 0 if seed is None else seed
+    item_names, unit, clusters = _unit_index(labels.item, units, cluster)
     ann_names, annotator = np.unique(labels.annotator, return_inverse=True)
     numbers = numeric_labels(labels) if level != "nominal" else None
     if numbers is not None:
@@ -221,10 +297,9 @@ def agreement_report(
         value_names = [str(v) for v in value_names_arr]
     n_units = len(item_names)
     per_item = np.bincount(unit, minlength=n_units)
+    labelled = per_item[per_item > 0]  # a study's units without labels are drawn, not counted
     table = agr.counts_table(unit, codes, n_units, len(value_names))
-    resampling = (
-        agr.unit_resampling([table], bootstrap, rng_for(seed, "alpha")) if bootstrap > 0 else None
-    )
+    resampling = agreement_resampling([table], bootstrap, seed, clusters)
     alpha = agr.krippendorff_alpha(
         unit,
         codes,
@@ -232,7 +307,8 @@ def agreement_report(
         level,
         numbers,
         replicates=bootstrap,
-        rng=rng_for(seed, "alpha"),
+        rng=rng_for(seed, ALPHA_DRAWS),
+        cluster=clusters,
         resampling=resampling,
     )
     if numbers is not None:
@@ -241,9 +317,9 @@ def agreement_report(
             "categories; Krippendorff's α uses their "
             + ("order" if level == "ordinal" else "distances")
         )
-    elif per_item.min() != per_item.max():
+    elif labelled.min() != labelled.max():
         fleiss = _not_computed(
-            f"not computed: items have {per_item.min()} to {per_item.max()} labels, and "
+            f"not computed: items have {labelled.min()} to {labelled.max()} labels, and "
             "Fleiss' κ needs the same number of raters on every item (Krippendorff's α, "
             "which allows any number, is the coefficient for this file)"
         )
@@ -253,6 +329,7 @@ def agreement_report(
             int(per_item.max()),
             replicates=bootstrap,
             rng=rng_for(seed, "fleiss"),
+            cluster=clusters,
             resampling=resampling,
         )
         fleiss = Coefficient.fleiss(fk, used, raters)
@@ -265,6 +342,7 @@ def agreement_report(
             len(value_names),
             replicates=bootstrap,
             rng=rng_for(seed, "gwet-ac1"),
+            cluster=clusters,
             resampling=resampling,
         )
         ac1 = ac1_coefficient(e, n_pairable)
@@ -272,7 +350,7 @@ def agreement_report(
     summary = PairSummary.model_construct(**agr.summarise_pairs(pairs))
     raters_of = _raters_text(per_item[pairable])
     on = {
-        "krippendorff_alpha": f"{int(pairable.sum())} of {n_units} items (those with 2+ "
+        "krippendorff_alpha": f"{int(pairable.sum())} of {len(labelled)} items (those with 2+ "
         f"labels), {int(per_item[pairable].sum())} labels by {len(ann_names)} raters, "
         f"{raters_of}",
         "fleiss_kappa": (
@@ -288,7 +366,7 @@ def agreement_report(
     return FileAgreement.model_construct(
         file=labels.path,
         level=level,
-        n_items=n_units,
+        n_items=len(labelled),
         n_annotators=len(ann_names),
         n_labels=len(labels.label),
         n_missing=labels.n_missing,

@@ -1,0 +1,150 @@
+"""Paired, common resampling: every system of a study (the humans' majority, each model) and
+every front end (the report, `compare`, `agreement --study`) draws the same bootstrap
+resamples of the study's items for a seed, so identical answers get identical intervals and
+a model's interval does not depend on its name."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from annotate.scoring.diagnostics import diagnostics
+from annotate.scoring.intervals import percentile_interval, rng_for
+from annotate.scoring.metrics import classification_scorer, paired_replicates
+from annotate.scoring.scorers import HEADLINE_DRAWS
+from tests.unit import test_compare
+from tests.unit.test_compare import model_file
+from tests.unit.test_export import simulated_study
+
+# test_compare's simulated RTE study of 20 items, in one store for the module.
+db_url = test_compare.db_url
+rte = test_compare.rte
+
+SEED = ["--seed", "11", "--bootstrap", "300"]
+
+
+def report_json(cli, *args: Any) -> dict[str, Any]:
+    result = cli("report", "pilot", "--format", "json", *SEED, *args)
+    assert result.code == 0, result.stderr
+    return result.json()
+
+
+def bounds(estimate: dict[str, Any]) -> tuple[float, float]:
+    return estimate["ci_low"], estimate["ci_high"]
+
+
+def majority_file(cli, tmp_path: Path) -> Path:
+    """The humans' majority answers, as `export` writes them: a model file."""
+    assert cli("export", "pilot", "--to", tmp_path / "out", "--format", "superglue").code == 0
+    return tmp_path / "out" / "RTE.jsonl"
+
+
+def test_the_same_predictions_under_two_names_get_the_same_interval(cli, rte, tmp_path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1001, 1004, 1007, 1010, 1013})
+    (tmp_path / "b").mkdir()
+    renamed = shutil.copy(model, tmp_path / "b" / "roberta-large.jsonl")
+    # 20 items: a percentile bound often falls on the same k/20 whatever the draws; of a few
+    # seeds, at least one told the two names apart when a name chose the draws.
+    for seed in ("1", "2", "3"):
+        drawn = ["--seed", seed, "--bootstrap", "300"]
+        report = cli(
+            "report", "pilot", "--format", "json", *drawn, "--model", model, "--model", renamed
+        ).json()
+        first, second = report["models"]
+        assert first["name"] != second["name"]
+        assert bounds(first["task_score"]) == bounds(second["task_score"])
+        assert first["scores"] == second["scores"]
+        one = cli("compare", "pilot", "--model", model, "--format", "json", *drawn).json()
+        other = cli("compare", "pilot", "--model", renamed, "--format", "json", *drawn).json()
+        assert one["model_scores"] == other["model_scores"]
+        assert one["difference"] == other["difference"]
+
+
+def test_a_model_answering_as_the_majority_gets_the_humans_interval(cli, rte, tmp_path):
+    model = majority_file(cli, tmp_path)
+    report = report_json(cli, "--model", model)
+    [row] = report["models"]
+    assert row["task_score"]["value"] == report["task_score"]["value"]
+    assert bounds(row["task_score"]) == bounds(report["task_score"])
+    assert row["scores"] == {
+        m: {k: v for k, v in e.items() if k in row["scores"][m]}
+        for m, e in report["scores"].items()
+    }
+    compared = cli("compare", "pilot", "--model", model, "--format", "json", *SEED).json()
+    human, machine = compared["human"]["task_score"], compared["model_scores"]["task_score"]
+    assert bounds(human) == bounds(machine) == bounds(report["task_score"])
+    # Paired: the same answers on the same resamples differ by nothing in every one of them.
+    assert bounds(compared["difference"]) == (0.0, 0.0)
+
+
+def test_the_report_prints_the_same_for_a_seed(cli, rte, tmp_path):
+    model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1002, 1003})
+    first = cli("report", "pilot", *SEED, "--model", model).stdout
+    assert first == cli("report", "pilot", *SEED, "--model", model).stdout
+
+
+@pytest.mark.parametrize("seed", [None, "5"])
+def test_agreement_of_a_study_has_the_reports_alpha_interval(cli, rte, seed):
+    chosen = [] if seed is None else ["--seed", seed]
+    args = ["--format", "json", "--bootstrap", "300", *chosen]
+    report = cli("report", "pilot", *args).json()
+    alone = cli("agreement", "--study", "pilot", *args)
+    assert alone.code == 0, alone.stderr
+    alpha = alone.json()["krippendorff_alpha"]
+    reported = report["agreement"]["krippendorff_alpha"]
+    assert alpha["value"] == pytest.approx(reported["value"])
+    assert bounds(alpha) == bounds(reported)
+
+
+def test_the_diagnostics_score_every_model_on_the_humans_resamples():
+    rng = np.random.default_rng(3)
+    n = 80
+    gold = rng.integers(0, 3, n)
+    human = np.where(rng.random(n) < 0.7, gold, rng.integers(0, 3, n))
+    other = np.where(rng.random(n) < 0.6, gold, rng.integers(0, 3, n))
+    tags = [{"Logic": ["Negation" if i % 2 else "Quantifiers"]} for i in range(n)]
+    table = diagnostics(
+        tags, gold, human, {"roberta": other, "t5": other, "as-humans": human}, 3, replicates=300
+    )
+    assert table is not None
+    for entry in (table["all_tagged"], table["fine"]["Logic"]["Negation"]):
+        models = entry["models"]
+        assert bounds(models["roberta"]) == bounds(models["t5"])
+        assert bounds(models["as-humans"]) == bounds(entry)
+
+
+def test_agreement_of_a_multirc_study_resamples_its_questions_as_the_report(
+    cli, workspace, tmp_path
+):
+    # Candidate answers are the units, each question is resampled whole, in both.
+    simulated_study(workspace.engine, tmp_path, "superglue/multirc", name="mrc", k=3)
+    args = ["--format", "json", "--bootstrap", "300", "--seed", "4"]
+    reported = cli("report", "mrc", *args).json()["agreement"]["krippendorff_alpha"]
+    alone = cli("agreement", "--study", "mrc", *args).json()["krippendorff_alpha"]
+    assert alone["value"] == pytest.approx(reported["value"])
+    assert bounds(alone) == bounds(reported)
+
+
+def test_a_large_studys_paired_difference_is_drawn_on_common_resamples():
+    # 5,000 items x 1,000 replicates: each score alone is drawn per pattern of its own answers
+    # (`Resampling`); the difference must still be paired, as narrow as at 3,000 items or
+    # narrower, not that of two independent draws.
+    rng = np.random.default_rng(0)
+    widths = []
+    for n in (3000, 5000):
+        gold = rng.integers(0, 2, n)
+        human = np.where(rng.random(n) < 0.85, gold, 1 - gold)
+        model = np.where(rng.random(n) < 0.05, 1 - human, human)
+        scorers = [classification_scorer(["accuracy"], 2, gold, p) for p in (human, model)]
+        human_reps, model_reps = paired_replicates(scorers, 1000, rng_for(1, HEADLINE_DRAWS))
+        alone = scorers[0].replicates(1000, rng_for(1, HEADLINE_DRAWS))["accuracy"]
+        if n == 3000:  # drawn unit by unit: the very replicates of the score alone
+            assert np.array_equal(human_reps["accuracy"], alone)
+        low, high = percentile_interval(model_reps["accuracy"] - human_reps["accuracy"])
+        assert low is not None and high is not None
+        widths.append(high - low)
+    assert widths[1] < widths[0]
