@@ -103,7 +103,10 @@ def status_command(
                 f"annotate's visits by its link: {seen}"
             )
         )
-    out.print(Text(f"Last activity: {data['last_activity'] or 'none yet'}"))
+    from annotate.store.label_times import last_activity_words
+
+    when = data["last_activity"] or last_activity_words(data["label_times"])
+    out.print(Text(f"Last activity: {when}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))
 

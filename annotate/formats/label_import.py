@@ -43,6 +43,7 @@ from annotate.formats.label_sources.labels import LabelFile, RawLabel
 from annotate.formats.label_sources.options import ReadOptions, check_map_keys
 from annotate.formats.label_values import value_map
 from annotate.formats.readers import normalise_label
+from annotate.store import label_times
 from annotate.store.engine import refresh_statistics, write_session
 from annotate.store.models import (
     Annotator,
@@ -555,7 +556,13 @@ def import_labels(
             "options": options_key,
             "skipped": n_skipped,
             "flagged": n_flagged,
-            "times": "recorded" if file.has_times else "none in the file",
+            "times": (
+                label_times.RECORDED
+                if file.has_times and file.dates
+                else label_times.DURATIONS_ONLY
+                if file.has_times
+                else label_times.NONE_IN_FILE
+            ),
             # The pseudonyms only: each worker's platform id is personal data, kept on their
             # annotator row alone (where payment files and allow-lists read it).
             "annotators": pseudonyms,
@@ -624,7 +631,7 @@ def _notes(file: LabelFile, per_item: Counter[str], k: int) -> list[str]:
         notes.append("the file records no times: time on task is unknown (left empty, never 0)")
     elif not file.dates:
         notes.append(
-            "the file gives durations, not dates: each worker's answers are laid end to end "
+            f"{label_times.DURATIONS_NOTE}: each worker's answers are laid end to end "
             "from 1970-01-01, so first and last label times are not real dates"
         )
     elif file.time_note:

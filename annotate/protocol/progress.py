@@ -21,6 +21,7 @@ from sqlmodel import Session
 from annotate.protocol import standing
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.protocol.timing import median_seconds
+from annotate.store.label_times import RECORDED, dates_known
 from annotate.store.models import (
     Annotator,
     FlagAction,
@@ -315,6 +316,7 @@ class ProgressTracker:
         self.decided: int | None = None
         """The study's last gate decision id read (a refusal or readmission moves labels)."""
         self.imported = False
+        self.dates_known = True
         self._forget_labels()
 
     def _forget_labels(self) -> None:
@@ -336,6 +338,8 @@ class ProgressTracker:
             self._read(session)
             stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
             self.imported = standing.labels_imported(session, self.ctx.id)
+            # Imported durations are laid end to end from 1970: no "last label 20794 d ago"
+            self.dates_known = standing.label_times_of(session, self.ctx.id) == RECORDED
             decisions = standing.latest_decisions(session, self.ctx.id)
             unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
             for aid, name, synthetic in session.execute(
@@ -506,7 +510,8 @@ class ProgressTracker:
         eta = timedelta(hours=needed / speed) if needed and speed and not stuck else None
         anyone = any(d.admitted for d in decisions.values())
         state = standing.study_state(items, stored, anyone)
-        lasts = [p.last for p in self.people.values() if p.last is not None]
+        people = self.people.values() if self.dates_known else ()
+        lasts = [p.last for p in people if p.last is not None]
         return StudyProgress(
             study=self.ctx.study.name,
             task=self.ctx.spec.name,
@@ -550,7 +555,11 @@ class ProgressTracker:
             test_done=p.test_done,
             median_seconds=median_seconds(p.seconds, presorted=True),
             median_training_seconds=median_seconds(p.training_seconds, presorted=True),
-            last_activity=datetime.fromtimestamp(p.last, UTC) if p.last is not None else None,
+            last_activity=(
+                datetime.fromtimestamp(p.last, UTC)
+                if p.last is not None and self.dates_known
+                else None
+            ),
             flags=p.flags,
         )
 
@@ -591,7 +600,8 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
             select(Study.id, Study.name, Study.task, Study.protocol).order_by(Study.id)
         ).all()
         states = standing.states_of_all(session)
-        imported = set(session.scalars(select(LabelImport.study_id).distinct()).all())
+        details = dict(session.execute(select(LabelImport.study_id, LabelImport.detail)).all())
+        imported = set(details)
         last = dict(
             session.execute(
                 select(Label.study_id, func.max(Label.answered_at)).group_by(Label.study_id)
@@ -610,8 +620,13 @@ def studies_overview(engine: Engine) -> list[StudyOverview]:
                 items_complete=items.complete,
                 labels_total=items.labels,
                 labels_wanted=items.labels_wanted,
-                # None too for a study imported without times (its labels have none)
-                last_activity=as_utc(last[study_id]) if last.get(study_id) else None,
+                # None too for a study imported without times (its labels have none) or
+                # with durations only (their dates are made up)
+                last_activity=(
+                    as_utc(last[study_id])
+                    if last.get(study_id) and dates_known(details.get(study_id))
+                    else None
+                ),
                 tally=LabelTally.of(items, imported=study_id in imported),
             )
         )

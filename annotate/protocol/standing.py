@@ -33,6 +33,7 @@ from sqlmodel import Session
 
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import ProtocolSpec, validate_protocol
+from annotate.store import label_times
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -479,6 +480,13 @@ def cannot_complete(
     if imported:
         return False
     return items.complete < items.total and admitted < items.k and decided and not in_training
+
+
+def label_times_of(session: Session, study_id: int) -> str:
+    """What the study's label times are (store/label_times.py): RECORDED for a study run in
+    annotate or imported with dates; DURATIONS_ONLY or NONE_IN_FILE, whose dates are not real."""
+    detail = session.scalar(select(LabelImport.detail).where(LabelImport.study_id == study_id))
+    return label_times.label_times(detail)
 
 
 def labels_imported(session: Session, study_id: int) -> bool:

@@ -15,6 +15,7 @@ from sqlmodel import Session
 from annotate.protocol import catch, flags, standing
 from annotate.protocol.progress import LabelTally, StudyProgress
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
+from annotate.store import label_times
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
 
 STALLED_AFTER = timedelta(minutes=30)
@@ -71,6 +72,9 @@ def study_status(
                 .group_by(Label.annotator_id)
             ).all()
         }
+        times = standing.label_times_of(session, ctx.id)
+        if times != label_times.RECORDED:  # made-up dates (or none): no "last label 20794 d ago"
+            last_seen = {}
         flagged = flags._flag_rows(session, ctx.id)
         flag_counts = {
             "total": len(flagged),
@@ -149,6 +153,8 @@ def study_status(
         # The labels against the plan in the console's words (an early stop, extra annotators)
         "test_labels": LabelTally.of(items, imported=imported).as_json(),
         "last_activity": _iso(max(seen)) if seen else None,
+        # "recorded", or for imported labels "durations only" / "none in the file"
+        "label_times": times,
         "flags": flag_counts,
         "flagged_items": [
             {

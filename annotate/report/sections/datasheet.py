@@ -36,6 +36,7 @@ from annotate.report.model.schema import (
 )
 from annotate.report.sections.base import ReportSection
 from annotate.scoring.intervals import share_interval
+from annotate.store.label_times import dates_known
 from annotate.store.models import Annotator, Item, Label, LabelImport, StudyItem, Visit
 from annotate.store.queries import labels_of_study
 
@@ -316,6 +317,7 @@ def build_datasheet(
         with Session(engine) as session:
             members = standing.roster(session, study.id)
     times = time_on_task(labels)
+    detail = _import_detail(engine, study.id)
     protocol = dict(report.protocol)
     crowd = crowd_sessions(engine, report.study)
     return Datasheet.model_construct(
@@ -336,17 +338,13 @@ def build_datasheet(
         ties=_ties(report),
         flagged=labels.flagged,
         excluded=_exclusions(report),
-        first_label_at=None
-        if labels.first_shown is None
-        else labels.first_shown.isoformat(timespec="seconds"),
-        last_label_at=None
-        if labels.last_answered is None
-        else labels.last_answered.isoformat(timespec="seconds"),
+        first_label_at=_date(labels.first_shown, detail),
+        last_label_at=_date(labels.last_answered, detail),
         software_version=__version__,
         store_schema_version=_store_revision(engine),
         schema_head=SCHEMA_HEAD,
         crowd=crowd.sessions if crowd is not None else None,
-        collected=_collected(engine, study.id),
+        collected=_collected(detail),
     )
 
 
@@ -396,13 +394,25 @@ def crowd_sessions(engine: Engine, study: str) -> CrowdPart | None:
     return CrowdPart(part, sorted(abandoned.values()))
 
 
-def _collected(engine: Engine, study_id: int) -> str | None:
-    """How an imported study's labels were collected (None for a study run in annotate)."""
+def _import_detail(engine: Engine, study_id: int) -> dict[str, Any] | None:
+    """An imported study's import record (None for a study run in annotate)."""
     with engine.connect() as conn:
-        detail = conn.execute(
+        return conn.execute(
             select(LabelImport.detail).where(LabelImport.study_id == study_id)
         ).scalar_one_or_none()
+
+
+def _collected(detail: dict[str, Any] | None) -> str | None:
+    """How an imported study's labels were collected (None for a study run in annotate)."""
     return None if detail is None else str(detail.get("collected") or "collected outside annotate")
+
+
+def _date(moment: datetime | None, detail: dict[str, Any] | None) -> str | None:
+    """A first or last label's date; None for imported durations, laid end to end from 1970
+    (their dates are made up: the assumptions say so)."""
+    if moment is None or not dates_known(detail):
+        return None
+    return moment.isoformat(timespec="seconds")
 
 
 # --- rendering as sections (title, headers, rows), shared by table, Markdown and HTML ---------

@@ -1,0 +1,85 @@
+"""Labels imported with how long each answer took but not when: their times are laid end to
+end from 1970-01-01, so `status`, the console and the datasheet give no date for them (a last
+label "20794 d ago" was the import's arithmetic, not the study's)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from annotate.protocol.progress import studies_overview, study_progress
+from annotate.protocol.studies import load_study
+
+
+def _durations_csv(tmp_path: Path, *, dates: bool = False) -> Path:
+    rows = ["pair,premise,hypothesis,worker,answer,secs" + (",when" if dates else "")]
+    for n in range(3):
+        for worker, answer in (("A1X", "yes"), ("A2Y", "yes"), ("A3Z", "no")):
+            when = f",2026-11-0{n + 1}T10:00:00Z" if dates else ""
+            rows.append(
+                f"p{n},The ferry left at dawn {n}.,It left early.,{worker},{answer},{7 + n}{when}"
+            )
+    path = tmp_path / "crowd.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _import(cli, path: Path, *, dates: bool = False) -> None:
+    mapping = "item=pair,annotator=worker,label=answer,seconds=secs" + (
+        ",answered_at=when" if dates else ""
+    )
+    done = cli(
+        "import-labels", path, "--task", "superglue/rte", "--study", "crowd",
+        "--map", mapping, "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+
+
+def _as_before_this_release(db_url: str) -> None:
+    """The import record as an earlier release wrote it: `times` said "recorded" for a file
+    of durations (only the datasheet's note told)."""
+    with sqlite3.connect(db_url.removeprefix("sqlite:///")) as conn:
+        conn.execute("UPDATE labelimport SET detail = json_set(detail, '$.times', 'recorded')")
+
+
+@pytest.mark.parametrize("written_by", ["this release", "an earlier release"])
+def test_imported_durations_give_no_made_up_dates(cli, db_url, tmp_path, written_by):
+    _import(cli, _durations_csv(tmp_path))
+    if written_by == "an earlier release":
+        _as_before_this_release(db_url)
+
+    shown = cli("status", "crowd")
+    assert "Last activity: unknown (the labels' file gives durations, not dates)" in shown.stdout
+    assert "1970" not in shown.stdout and " d ago" not in shown.stdout
+    data = cli("status", "crowd", "--format", "json").json()
+    assert data["last_activity"] is None and data["label_times"] == "durations only"
+    assert {a["last_activity"] for a in data["annotators"]} == {None}
+
+    sheet = cli("report", "crowd", "--format", "json").json()["datasheet"]
+    assert sheet["first_label_at"] is None and sheet["last_label_at"] is None
+    assert any("durations, not dates" in line for line in sheet["assumptions"])
+    # The lengths are real all the same: the time on task is the file's seconds.
+    medians = [a["median_seconds"] for a in sheet["time_on_task"]["annotators"]]
+    assert medians == pytest.approx([8.0] * 3, abs=0.01)
+
+    engine = create_engine(db_url)
+    try:  # what the researcher's console shows: "last label –", not a date of 1970
+        progress = study_progress(engine, load_study(engine, "crowd"))
+        assert progress.last_activity is None
+        assert {a.last_activity for a in progress.annotators} == {None}
+        assert [s.last_activity for s in studies_overview(engine)] == [None]
+    finally:
+        engine.dispose()
+
+
+def test_imported_dates_are_given(cli, db_url, tmp_path):
+    """A file with clock times keeps them: the last label is the file's."""
+    _import(cli, _durations_csv(tmp_path, dates=True), dates=True)
+    data = cli("status", "crowd", "--format", "json").json()
+    assert data["label_times"] == "recorded"
+    assert data["last_activity"].startswith("2026-11-03T10:00:00")
+    sheet = cli("report", "crowd", "--format", "json").json()["datasheet"]
+    assert sheet["last_label_at"].startswith("2026-11-03T10:00:00")
