@@ -27,6 +27,7 @@ from annotate.protocol.studies import AnnotatorExists, StudyContext, add_annotat
 from annotate.specs import TaskSpec
 from annotate.store.engine import until_reachable
 from annotate.store.models import Annotator, Item
+from annotate.wording import plural
 
 ACCURACY_SPREAD = 0.05
 """Standard deviation of the annotators' accuracies around the requested one."""
@@ -169,7 +170,8 @@ def _close_median_gate(
     real = [o.name for o in plan.admit + plan.reject if not o.synthetic]
     if real:
         return (
-            f"the median gate is left open: real trainee(s) {', '.join(real)} are undecided and "
+            f"the median gate is left open: real {plural(len(real), 'trainee')} {', '.join(real)} "
+            f"{plural(len(real), 'is')} undecided and "
             "would be judged on the simulated cohort's median; decide them with `annotate gate`"
         )
     gate.close_training(

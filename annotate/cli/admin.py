@@ -10,7 +10,7 @@ import typer
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
-from annotate.wording import count_of
+from annotate.wording import count_of, plural
 
 if TYPE_CHECKING:
     from annotate.protocol.crowd_config import CrowdConfig
@@ -221,7 +221,8 @@ def serve_command(
     without = [] if is_crowd else annotators_without_token(ws.engine, annotator)
     if without and not no_tokens:
         raise UserError(
-            f"{len(without)} annotator(s) have no token ({', '.join(without[:5])}"
+            f"{count_of(len(without), 'annotator')} {plural(len(without), 'has')} no token "
+            f"({', '.join(without[:5])}"
             f"{', …' if len(without) > 5 else ''}): a browser could label as them without one. "
             "Give each a token (`annotate annotator token NAME`), or pass --no-tokens to serve "
             "anyway"

@@ -617,7 +617,9 @@ def queue_command(ctx: typer.Context, set_name: SetName, fmt: OutputFormat = "ta
             ]
         )
         return
-    console().print(queue_table(entries, f"{len(entries)} open disagreement(s) in {set_name}"))
+    console().print(
+        queue_table(entries, f"{count_of(len(entries), 'open disagreement')} in {set_name}")
+    )
 
 
 @curate_app.command("stats", epilog=_example("annotate curate stats diag"))

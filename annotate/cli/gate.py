@@ -71,7 +71,7 @@ def gate_command(
             if fmt is Format.json:
                 raise
             raise UserError(
-                f"gate of {study} not closed: {len(refused.warnings)} warning(s) above; "
+                f"gate of {study} not closed: {count_of(len(refused.warnings), 'warning')} above; "
                 "pass --force to close anyway"
             ) from None
     for name, verdict in manual:

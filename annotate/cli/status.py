@@ -6,6 +6,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json
+from annotate.wording import count_of
 
 
 @app.command("status")
@@ -84,7 +85,7 @@ def status_command(
     out.print(
         Text(
             f"Flags: {f['total']} ({f['open']} open, {f['resolved']} resolved, {f['excluded']} "
-            f"on excluded items); {f['excluded_items']} item(s) excluded from scoring"
+            f"on excluded items); {count_of(f['excluded_items'], 'item')} excluded from scoring"
             + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
         )
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
+from annotate.wording import count_of
+
 
 def exit_lines(crowd: dict[str, Any]) -> list[str]:
     lines = []
@@ -20,6 +22,6 @@ def exit_lines(crowd: dict[str, Any]) -> list[str]:
         lines.append(f"{crowd['platform']}: no worker has left with a code yet")
     lines.append(
         f"abandoned (left without a code, quiet past the lease): "
-        f"{crowd.get('abandoned_workers', 0)} worker(s)"
+        f"{count_of(crowd.get('abandoned_workers', 0), 'worker')}"
     )
     return lines

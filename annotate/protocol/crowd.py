@@ -82,6 +82,7 @@ from annotate.store.models import (
     utcnow,
 )
 from annotate.store.prepared import Prepared
+from annotate.wording import count_of
 
 if TYPE_CHECKING:
     from annotate.protocol.session import AnnotatorSession
@@ -252,7 +253,7 @@ def _role(config: CrowdConfig, platform_study: str | None, *, any_when_none: boo
     if not accepted and any_when_none:
         return "all"
     if platform_study is None or platform_study not in accepted:
-        known = "no platform study yet" if not accepted else f"{len(accepted)} other(s)"
+        known = "no platform study yet" if not accepted else count_of(len(accepted), "other")
         raise CrowdRefusal(
             f"This link's study ({(platform_study or 'none')[:40]!r}) is not one this study "
             f"accepts ({known}). Please return to the platform and check the link."

@@ -104,7 +104,7 @@ def describe_closure(closure: dict) -> str:
     if closure["forced"]:
         warnings = closure["warnings"]
         text += (
-            f", forced past {len(warnings)} warning(s) ({'; '.join(warnings)}); "
+            f", forced past {count_of(len(warnings), 'warning')} ({'; '.join(warnings)}); "
             f"why: {closure['reason']}"
         )
     return text
@@ -428,8 +428,8 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
     if (admit or reject) and before + len(admit) < ctx.k:
         warnings.insert(
             0,
-            f"only {before + len(admit)} annotator(s) would be admitted but each item needs "
-            f"{ctx.k}: the study cannot complete",
+            f"only {count_of(before + len(admit), 'annotator')} would be admitted but each "
+            f"item needs {ctx.k}: the study cannot complete",
         )
     return GatePlan(
         "median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, warnings
@@ -472,7 +472,7 @@ def close_training(
         forced = bool(plan.warnings)
         if forced and not reason.strip():
             raise UserError(
-                f"closing the gate past {len(plan.warnings)} warning(s) needs a reason "
+                f"closing the gate past {count_of(len(plan.warnings), 'warning')} needs a reason "
                 "(--reason '...'): it is stored with who forced it"
             )
         # A close that decides nobody, after one that did, leaves the record of that one (who,

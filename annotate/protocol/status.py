@@ -17,6 +17,7 @@ from annotate.protocol.progress import LabelTally, StudyProgress
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.store import label_times
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
+from annotate.wording import count_of, plural
 
 STALLED_AFTER = timedelta(minutes=30)
 """An annotator mid-phase (training, or test with items left: not done) with no label for this
@@ -238,8 +239,8 @@ def status_warnings(
     # collects more, as `gate` says), so "admit more annotators" is no advice to give.
     if standing.cannot_complete(items, admitted, decided, len(in_training), imported=imported):
         out.append(
-            f"stuck: only {admitted} annotator(s) admitted and each item needs {k}, and nobody "
-            "is in training: no item can be completed until more annotators are admitted"
+            f"stuck: only {count_of(admitted, 'annotator')} admitted and each item needs {k}, "
+            "and nobody is in training: no item can be completed until more annotators are admitted"
         )
     if items.open_ties:
         out.append(
@@ -251,7 +252,8 @@ def status_warnings(
     if waiting and rule in ("median", "manual"):
         action = "--close" if rule == "median" else "--admit NAME / --reject NAME"
         out.append(
-            f"the gate is open and {len(waiting)} trainee(s) wait for it ({', '.join(waiting)}): "
+            f"the gate is open and {count_of(len(waiting), 'trainee')} "
+            f"{plural(len(waiting), 'waits')} for it ({', '.join(waiting)}): "
             f"`annotate gate {name} {action}`"
         )
     for a in annotators:

@@ -207,8 +207,8 @@ def _build_report(
             )
     if data.excluded:
         notes.append(
-            f"{len(data.excluded)} test item(s) excluded from scoring and agreement by the "
-            "researcher (see the excluded items: the score with them is given there)."
+            f"{count_of(len(data.excluded), 'test item')} excluded from scoring and agreement "
+            "by the researcher (see the excluded items: the score with them is given there)."
         )
     individual = individual_summary(annotators, metrics)
     curve = (

@@ -304,7 +304,7 @@ async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(works
     async with app.run_test(size=(160, 40)) as pilot:
         await arrive(pilot, StudyScreen)
         assert (  # the name as typed: the warning is never parsed as markup
-            "warning: the gate is open and 5 trainee(s) wait for it ([red]zed[/], t0, t1, t2, "
+            "warning: the gate is open and 5 trainees wait for it ([red]zed[/], t0, t1, t2, "
             "t3): `annotate gate median k5 --close`"
         ) in screen_text(app)
         assert "Catch items" not in screen_text(app)  # catch_rate 0: no catch section
@@ -372,7 +372,7 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         await arrive(pilot, GateScreen)
         text = screen_text(app)
         assert "Projected median accuracy: 1.000 ·" in text  # three decimals, as `gate` says
-        assert "only 4 annotator(s) would be admitted but each item needs 5" in text
+        assert "only 4 annotators would be admitted but each item needs 5" in text
         await pilot.press("c")
         await arrive(pilot, ConfirmScreen)
         text = screen_text(app)

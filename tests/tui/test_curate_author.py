@@ -88,7 +88,7 @@ class TestWritingAPair:
             assert screen.query_one("#domain", Input).value == "Artificial"
             assert app.focused.id == "premise"
             assert "1 saved" in screen_text(app)
-        assert app.summary() == "ana: 1 pair(s) saved in set 'new'."
+        assert app.summary() == "ana: 1 pair saved in set 'new'."
         # The pair is in the export: both directions, their labels, the tag and the domain.
         export_set(engine, "new", tmp_path / "new.tsv")
         assert (tmp_path / "new.tsv").read_bytes().split(b"\r\n")[1:] == [

@@ -78,7 +78,7 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
 
     refused = cli("gate", "pilot", "--close")
     assert refused.code == 1
-    assert "only 4 annotator(s) would be admitted but each item needs 5" in refused.stderr
+    assert "only 4 annotators would be admitted but each item needs 5" in refused.stderr
     assert "eve is still mid-training (2 of 3 items)" in refused.stderr
     assert "eve has 2 of the minimum 3 training items" in refused.stderr
     assert "--force" in refused.stderr
@@ -115,7 +115,7 @@ def test_closing_a_k5_gate_with_four_admittable_warns_and_refuses_without_force(
     assert "2 of 3 required training items" in cli("report", "pilot", "--format", "markdown").stdout
 
     status = cli("status", "pilot", "--format", "json").json()
-    assert any(w.startswith("stuck: only 4 annotator(s) admitted") for w in status["warnings"])
+    assert any(w.startswith("stuck: only 4 annotators admitted") for w in status["warnings"])
     again = cli("gate", "pilot", "--close")  # nobody left to decide: a no-op, not a refusal
     assert again.code == 0 and "closing changes nobody" in again.stdout
 
@@ -176,7 +176,7 @@ def test_an_open_gate_with_a_waiting_trainee_is_a_status_warning(workspace, tmp_
     train(engine, "pilot", "ana", right=3)
     status = study_status(engine, load_study(engine, "pilot"))
     assert any(
-        "the gate is open and 1 trainee(s) wait for it (ana)" in w for w in status["warnings"]
+        "the gate is open and 1 trainee waits for it (ana)" in w for w in status["warnings"]
     )
     assert status["last_activity"] is not None
     assert status["annotators"][0]["last_activity"] == status["last_activity"]
@@ -363,7 +363,7 @@ def test_simulate_closes_a_median_gate_only_when_asked_and_never_over_a_real_tra
     train(engine, "pilot", "rosa", right=3)  # a real person, waiting for the gate
     held = cli(*args, "--close-gate", "--prefix", "more")
     assert held.code == 0, held.stderr
-    assert "real trainee(s) rosa are undecided" in held.stdout
+    assert "real trainee rosa is undecided" in held.stdout
     assert decisions(engine) == 0
 
     assert cli("gate", "pilot", "--reject", "rosa", "--reason", "left", "--force").code == 0

@@ -94,7 +94,7 @@ def test_create_edit_show_retire_restore(cli, tmp_path):
         r["id"] for r in cli("curate", "list", "d", "--retired", "--format", "json").json()
     ] == [3, 4]
     assert "active again" in cli("curate", "restore", "d", "3", "--as", "ana").stdout
-    assert "0 open disagreement(s) in d" in cli("curate", "queue", "d").stdout
+    assert "0 open disagreements in d" in cli("curate", "queue", "d").stdout
     assert cli("curate", "queue", "d", "--format", "json").json() == []
     sets = cli("curate", "sets", "--format", "json").json()
     assert sets == [

@@ -138,7 +138,7 @@ def test_closing_again_with_nobody_to_decide_keeps_the_first_closes_record(
     cli, workspace, tmp_path: Path
 ):
     # the second close decided nobody, yet its record replaced the first's in `gate` and the
-    # report: "forced past 1 warning(s) …; why: a pilot" became "Training closed by … at …"
+    # report: "forced past 1 warning …; why: a pilot" became "Training closed by … at …"
     ctx = rte_study(workspace.engine, tmp_path, train=2, gate_rule="median", gate_min_items=2)
     for name in ("ana", "ben"):
         session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)

@@ -21,7 +21,7 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection
-from annotate.wording import fixed
+from annotate.wording import count_of, fixed
 
 
 def item_fields(spec: specs.TaskSpec, fields: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -95,7 +95,7 @@ def build_flags_report(
 
 
 def _effect_note(n: int, without: float | None, with_them: float | None) -> str:
-    what = f"{n} item(s) excluded from scoring and agreement by the researcher"
+    what = f"{count_of(n, 'item')} excluded from scoring and agreement by the researcher"
     if without is None or with_them is None:
         return f"{what}; the study has no score to compare"
     delta = (without - with_them) * 100

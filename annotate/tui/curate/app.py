@@ -79,10 +79,10 @@ class CurateApp(SafeCrash, App[None]):
         """One line for the terminal after the app closes."""
         who, name = self.desk.curator, self.desk.info.name
         if self.mode == AUTHOR:
-            return f"{who}: {self.pairs_saved} pair(s) saved in set {name!r}."
+            return f"{who}: {count_of(self.pairs_saved, 'pair')} saved in set {name!r}."
         if self.mode == REVIEW:
-            return f"{who}: {self.reviews_done} review(s) saved in set {name!r}."
-        return f"{who}: {self.settled} disagreement(s) settled in set {name!r}."
+            return f"{who}: {count_of(self.reviews_done, 'review')} saved in set {name!r}."
+        return f"{who}: {count_of(self.settled, 'disagreement')} settled in set {name!r}."
 
     # --- what comes next ----------------------------------------------------------------------
     def _next_screen(self) -> Screen[None]:
