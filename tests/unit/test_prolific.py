@@ -290,6 +290,8 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert a["role"] == "training" and a["prolific"]["APPROVED"] == 2
         assert a["prolific"]["RETURNED"] == 1 and a["prolific"]["REJECTED"] == 1
         assert a["annotate"]["training_done"] == 3 and b["prolific"]["APPROVED"] == 1
+        # The returned worker's visit, ended by sync, is no longer counted as open.
+        assert a["annotate"]["left"] == 1 and "open" not in a["annotate"]
         assert "Prolific study" in run("status", "pilot")
         assert len(api.state.requests) == before
     assert not [o for o in outputs if TOKEN in o]

@@ -371,14 +371,19 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
 
 
 def annotate_counts(engine: Engine, ctx: StudyContext, prolific_id: str) -> dict[str, int]:
-    """Visits by this Prolific study's link: open (no outcome yet) and each outcome."""
+    """Visits by this Prolific study's link: open (no outcome yet, not ended), left (ended
+    with no outcome: a submission returned or timed out, which `sync` ends) and each outcome."""
+    ended = Visit.departed_at.is_not(None)
     with Session(engine) as session:
         rows = session.execute(
-            select(Visit.outcome, func.count())
+            select(Visit.outcome, ended, func.count())
             .where(Visit.study_id == ctx.id, Visit.platform_study_id == prolific_id)
-            .group_by(Visit.outcome)
+            .group_by(Visit.outcome, ended)
         ).all()
-    counts = {("open" if o is None else str(o)): int(n) for o, n in rows}
+    counts: dict[str, int] = {}
+    for outcome, gone, n in rows:
+        key = str(outcome) if outcome is not None else ("left" if gone else "open")
+        counts[key] = counts.get(key, 0) + int(n)
     return counts
 
 
