@@ -976,14 +976,14 @@ def outcome_counts(session: Session, study_id: int) -> dict[str, int]:
 
 
 def abandoned_visits(session: Session, ctx: StudyContext, now: datetime | None = None) -> int:
-    """Visits that ended without a departure or an outcome (a closed tab, a lost connection)
-    and saw nothing for longer than a lease lasts: their leases went back to the pool."""
+    """Visits that ended without an outcome (a closed tab, a lost connection, Quit, a
+    submission returned on Prolific that `prolific sync` ended) and saw nothing for longer
+    than a lease lasts: their leases went back to the pool."""
     quiet_since = (now or utcnow()) - timedelta(minutes=ctx.protocol.lease_minutes)
     return int(
         session.scalar(
             select(func.count()).where(
                 Visit.study_id == ctx.id,
-                Visit.departed_at.is_(None),
                 Visit.superseded_at.is_(None),
                 Visit.outcome.is_(None),
                 Visit.last_seen_at < quiet_since,

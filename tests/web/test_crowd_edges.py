@@ -142,10 +142,16 @@ def test_exits_per_platform_study_and_one_abandoned(workspace, cli, tmp_path):
     quiet = arrive(workspace.engine, "pilot", 3, STUDY_A)  # trains a little, then goes quiet
     item = quiet.next_item()
     quiet.submit(item, "entailment")
+    # Worker 4 trains a little and leaves by Quit (as `prolific sync` ends the visit of a
+    # submission returned on Prolific): no code either. Their departure was counted as no
+    # abandonment at all, so the sessions' exits did not add up.
+    quitter = arrive(workspace.engine, "pilot", 4, STUDY_A)
+    quitter.submit(quitter.next_item(), "entailment")
+    quitter.release()
     with write_connection(workspace.engine) as conn:
         conn.execute(
             update(Visit.__table__)
-            .where(Visit.annotator_id == quiet.annotator_id)
+            .where(Visit.annotator_id.in_([quiet.annotator_id, quitter.annotator_id]))
             .values(last_seen_at=utcnow() - timedelta(days=1))
         )
     status = cli("status", "pilot", "--format", "json").json()["crowd"]
@@ -155,10 +161,11 @@ def test_exits_per_platform_study_and_one_abandoned(workspace, cli, tmp_path):
         (STUDY_B, "completed"): 1,
         (STUDY_B, "study_full"): 1,
     }
-    assert status["abandoned_workers"] == 1
+    assert status["abandoned_workers"] == 2
     sheet = cli("report", "pilot", "--format", "json").json()["datasheet"]
-    assert sheet["attrition"]["abandoned_names"] == ["w03"]
-    assert sheet["crowd"]["abandoned_workers"] == 1
+    assert sheet["attrition"]["abandoned_names"] == ["w03", "w04"]
+    assert sheet["crowd"]["abandoned_workers"] == 2
+    assert sheet["crowd"]["abandoned_sessions"] == 2
     shown = {(e["platform_study"], e["outcome"], e["code"]): e["workers"]
              for e in sheet["crowd"]["exits"]}  # fmt: skip
     assert shown[(STUDY_B, "study_full", CODES["study_full"])] == 1
