@@ -188,6 +188,11 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     page = c.post("/start", data={"csrf": csrf(c.get("/", params=MTURK))})
     assert screen(answer_all(c, page)) == "exit"
     bonus = tmp_path / "bonus.csv"
+    # The other platform's format wrote an empty bonus file and exited 0, as if nobody were
+    # owed anything: refused, naming the study's own format, and no file written.
+    wrong = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "prolific", "--to", bonus)
+    assert wrong.code == 1 and "its bonus file is --format mturk" in wrong.stderr
+    assert not bonus.exists()
     paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
     assert paid.code == 0, paid.stderr
     assert "each line is one SendBonus call" in " ".join(paid.stdout.split())
