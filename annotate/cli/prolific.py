@@ -229,6 +229,11 @@ def sync_command(
 
     if reject and reason is None:
         raise UserError("--reject needs --reason (sent to the participant and stored)")
+    if reason is not None and not reject:
+        raise UserError(
+            "--reason is the reason of a rejection: name whom it rejects with --reject "
+            "(a pseudonym or a submission id); nothing was approved or rejected"
+        )
     if reason is not None:
         sync.check_reason(reason)
     engine, study_ctx = _study(ctx, study)

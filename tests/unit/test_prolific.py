@@ -214,6 +214,11 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         posted = len(api.state.of("POST", "submissions/"))
         said = run("prolific", "sync", "pilot", "--reject", "w99", "--reason", reason, code=1)
         assert "w99: no submission awaiting review" in said and "nothing was" in said
+        # A --reason without --reject (the --reject forgotten) was silently ignored, and the
+        # sync approved everything else: refused before anything is done.
+        said = run("prolific", "sync", "pilot", "--reason", reason, code=1)
+        assert "--reason is the reason of a rejection" in said and "--reject" in said
+        assert len(api.state.of("POST", "submissions/")) == posted
         assert len(api.state.of("POST", "submissions/")) == posted
         shown = run("prolific", "sync", "pilot", "--format", "json")
         found = {f["submission"]: f for f in __import__("json").loads(shown)}
