@@ -52,6 +52,12 @@ def gate_command(
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    idle = [o for o, given in (("--reason", reason), ("--by", by), ("--force", force)) if given]
+    if idle and not (close or admit or reject):
+        raise UserError(
+            f"{' and '.join(idle)} only go with a decision (--close, --admit NAME or "
+            "--reject NAME); the gate was not changed"
+        )
     who = (by or "").strip() or login_name()
     if (admit or reject) and not (reason and reason.strip()):
         raise UserError("a manual gate decision needs a reason: --reason '...'")
