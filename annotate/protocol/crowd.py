@@ -201,6 +201,21 @@ def config_of(ctx: StudyContext) -> CrowdConfig | None:
     return ctx.fixed["crowd"]
 
 
+def refuse_other_platform(
+    ctx: StudyContext, platform: str, option: str, choices: tuple[str, ...]
+) -> None:
+    """A crowd study's workers are all on its own platform: a file for another (`pay
+    --format`, `gate --export`) would be empty, and read as "nobody". UserError naming the
+    study's own platform when `option` takes it (one of `choices`); a study with no crowd
+    settings (imported labels) takes any."""
+    config = config_of(ctx)
+    if config is not None and config.platform in choices and config.platform != platform:
+        raise UserError(
+            f"study {ctx.study.name!r} runs on {config.platform}: its file is "
+            f"{option} {config.platform}, not {platform}"
+        )
+
+
 def require_config(ctx: StudyContext) -> CrowdConfig:
     config = config_of(ctx)
     if config is None:

@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.protocol.catch import CATCH
-from annotate.protocol.crowd import config_of
+from annotate.protocol.crowd import refuse_other_platform
 from annotate.protocol.status import aware
 from annotate.protocol.studies import StudyContext
 from annotate.store.engine import write_session
@@ -235,14 +235,7 @@ def plan_pay(
     bases = base if isinstance(base, BasePay) else BasePay(float(base))
     if bases.every < 0:
         raise UserError("--base-pay cannot be negative")
-    config = config_of(ctx)
-    if config is not None and config.platform in ("prolific", "mturk") and config.platform != platform:
-        # Its workers are all on the study's own platform: another platform's file would
-        # be empty, and read as "nobody is owed a bonus".
-        raise UserError(
-            f"study {ctx.study.name!r} is a {config.platform} study: its bonus file is "
-            f"--format {config.platform}, not {platform}"
-        )
+    refuse_other_platform(ctx, platform, "--format", ("prolific", "mturk"))
     with Session(engine) as session:
         seconds = time_by_platform_study(session, ctx.id)
         people = {

@@ -191,8 +191,15 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     # The other platform's format wrote an empty bonus file and exited 0, as if nobody were
     # owed anything: refused, naming the study's own format, and no file written.
     wrong = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "prolific", "--to", bonus)
-    assert wrong.code == 1 and "its bonus file is --format mturk" in wrong.stderr
+    assert wrong.code == 1 and "runs on mturk: its file is --format mturk" in wrong.stderr
     assert not bonus.exists()
+    # Likewise the allow-list of the gate's admitted workers.
+    allow = tmp_path / "admitted.csv"
+    wrong = cli("gate", "pilot", "--export", "prolific", allow)
+    assert wrong.code == 1 and "its file is --export mturk, not prolific" in wrong.stderr
+    assert not allow.exists()
+    assert cli("gate", "pilot", "--export", "mturk", allow).code == 0
+    assert allow.read_text() == f"{MTURK['workerId']}\n"
     paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
     assert paid.code == 0, paid.stderr
     assert "each line is one SendBonus call" in " ".join(paid.stdout.split())
