@@ -248,6 +248,10 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         run("prolific", "sync", "pilot")
         assert api.state.submissions[b_sub]["status"] == "APPROVED"
 
+        # An infinite rate (`inf` parses as a float) was sent to Prolific as a bonus set-up.
+        said = run("prolific", "pay", "pilot", "--hourly-rate", "inf", "--yes", code=1)
+        assert "--hourly-rate must be a number more than 0, not inf" in said
+        assert not api.state.of("POST", "submissions/bonus-payments/")
         # A payment Prolific refuses paid nobody: it is not counted, and the next run pays.
         api.state.faults.append(("POST", "bulk-bonus-payments/", 400))
         said = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes", code=1)

@@ -200,6 +200,14 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     assert not allow.exists()
     assert cli("gate", "pilot", "--export", "mturk", allow).code == 0
     assert allow.read_text() == f"{MTURK['workerId']}\n"
+    # `inf` and `nan` parse as floats: an infinite rate wrote bonuses of inf and stored them as
+    # the pay of record; nan was a traceback, after the files were written.
+    for rate in ("inf", "nan"):
+        bad = cli("pay", "pilot", "--hourly-rate", rate, "--format", "mturk", "--to", bonus)
+        assert bad.code == 1 and f"--hourly-rate must be a number more than 0, not {rate}" in (
+            bad.stderr
+        )
+        assert "Traceback" not in bad.stderr and not bonus.exists()
     paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
     assert paid.code == 0, paid.stderr
     assert "each line is one SendBonus call" in " ".join(paid.stdout.split())

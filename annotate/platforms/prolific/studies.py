@@ -20,7 +20,7 @@ from sqlmodel import Session
 from annotate.errors import UserError
 from annotate.platforms.prolific import ledger
 from annotate.platforms.prolific.client import Prolific
-from annotate.protocol import crowd, gate
+from annotate.protocol import crowd, gate, pay
 from annotate.protocol.crowd_config import CrowdConfig, validate_config
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
@@ -149,8 +149,7 @@ def estimate(engine: Engine, ctx: StudyContext, seconds_per_item: float, source:
 
 def reward_cents(minutes: int, hourly_rate: float) -> int:
     """The base reward of a study: its estimated time at the hourly rate, in cents (up)."""
-    if hourly_rate <= 0:
-        raise UserError("--hourly-rate must be more than 0")
+    hourly_rate = pay.positive_rate(hourly_rate)
     return math.ceil(round(hourly_rate * minutes / 60 * 100, 6))
 
 
