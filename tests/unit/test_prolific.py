@@ -361,6 +361,20 @@ def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
         assert len(api.state.studies) == 2
 
 
+def test_a_time_or_places_that_cannot_be_is_refused_before_any_draft(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`--seconds-per-item 0` drafted the studies at the default 30 s; `nan` and `inf` were a
+    traceback; `--test-places -3` drafted study A on Prolific before B was refused."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        for seconds in ("0", "nan", "inf"):
+            said = CliRunner().invoke(app, [*args, "--seconds-per-item", seconds])
+            assert "--seconds-per-item must be a number more than 0" in str(said.exception)
+        said = CliRunner().invoke(app, [*args, "--test-places", "-3"])
+        assert said.exit_code == 2 and "--test-places" in said.output
+        assert not api.state.studies and not api.state.of("POST", "studies/")
+
+
 BAD_ADDRESSES = ["api.prolific.com/api/v1/", "ftp://api.prolific.com/", "https://[::1", "http://"]
 EXPECTED_ADDRESS = "expected the http:// or https:// address of Prolific's API, like https://api.prolific.com/api/v1/"
 

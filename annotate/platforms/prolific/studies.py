@@ -126,6 +126,7 @@ def estimate(engine: Engine, ctx: StudyContext, seconds_per_item: float, source:
     guidelines, one for the exit), and places from the plan: study B needs enough admitted
     workers to give every test item its k labels in batches; a median gate admits about half
     of study A, so A has twice as many places."""
+    seconds_per_item = pay.positive_rate(seconds_per_item, "--seconds-per-item")
     protocol = ctx.protocol
     with Session(engine) as session:
         n_test = int(
