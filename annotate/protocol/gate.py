@@ -611,7 +611,9 @@ def _named(engine: Engine, ctx: StudyContext, name: str) -> Annotator:
         else:
             shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
             known = f"the trainees of {ctx.study.name}: {shown}"
-        raise UserError(f"no annotator named {name!r} ({known}); the gate was not changed") from None
+        raise UserError(
+            f"no annotator named {name!r} ({known}); the gate was not changed"
+        ) from None
 
 
 def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> GatePlan:
