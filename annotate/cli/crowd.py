@@ -62,6 +62,8 @@ def study_crowd(
             url=url,
         )
         crowd.set_config(ws.engine, study, config)
+        if stored is not None and config.public_url != stored.public_url:
+            _warn_drafts_keep(ws.engine, study_ctx, config.public_url)
     elif stored is None:
         raise UserError(
             f"study {study!r} has no crowd settings: `annotate study crowd {study} --crowd "
@@ -73,6 +75,21 @@ def study_crowd(
         print_json(config.model_dump(mode="json"))
         return
     print_crowd(study, config)
+
+
+def _warn_drafts_keep(engine, study_ctx, new_url: str | None) -> None:
+    """The Prolific studies `prolific create` drafted keep the address they were drafted with
+    in their link: workers would go on arriving there, and `serve` (taking the new one as its
+    public address) refuses their answers."""
+    from annotate.platforms.prolific.studies import prolific_studies
+
+    made = [row.prolific_id for row in prolific_studies(engine, study_ctx)]
+    if made:
+        warn(
+            f"warning: the Prolific studies `prolific create` drafted ({', '.join(made)}) keep "
+            f"the address they were drafted with, not {new_url or 'this one'}: change their "
+            "study URL on Prolific to the link below, or the page refuses their workers' answers"
+        )
 
 
 @annotator_app.command("show")

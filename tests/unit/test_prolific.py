@@ -525,6 +525,21 @@ def test_the_address_the_drafts_send_workers_to_is_the_one_serve_accepts(
     config = crowd.require_config(crowd.load_study(engine, "pilot"))
     for study in api.state.studies.values():
         assert study["external_study_url"].startswith(config.public_url)
+    # A new address afterwards changed serve's public address in silence, while the drafts
+    # went on sending workers to the old one (whose answers serve would then refuse).
+    moved = CliRunner().invoke(
+        app,
+        ["--db", str(engine.url), "study", "crowd", "pilot", "--url", "https://new.example.org/"],
+    )
+    assert moved.exit_code == 0, moved.output
+    said = " ".join(moved.output.split())
+    assert "keep the address they were drafted with, not https://new.example.org/" in said
+    assert all(p in said for p in api.state.studies)
+    again = CliRunner().invoke(
+        app,
+        ["--db", str(engine.url), "study", "crowd", "pilot", "--url", "https://new.example.org/"],
+    )
+    assert "drafted with" not in again.output  # the address did not change this time
 
 
 def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeypatch):
