@@ -92,6 +92,23 @@ def _warn_drafts_keep(engine, study_ctx, new_url: str | None) -> None:
         )
 
 
+def _warn_paid_through_the_api(engine, study_ctx) -> None:
+    """The bonus file counts every bonus owed from the start: what `prolific pay` paid through
+    Prolific's API is in it again, and pasting it would pay that twice."""
+    from annotate.platforms.prolific.bonus import paid_so_far
+
+    paid, unsure = paid_so_far(engine, study_ctx)
+    if paid or unsure:
+        total = sum(paid.values())
+        warn(
+            f"warning: `annotate prolific pay {study_ctx.study.name}` has paid bonuses through "
+            f"Prolific's API already ({total:.2f} to {', '.join(sorted(paid))}): "
+            "this file's lines include them again, and pasting it would pay them twice; "
+            f"`annotate prolific pay {study_ctx.study.name} --hourly-rate RATE` pays only "
+            "what is owed"
+        )
+
+
 @annotator_app.command("show")
 def annotator_show(
     ctx: typer.Context, name: str, fmt: Format = typer.Option(Format.table, "--format")
@@ -210,6 +227,8 @@ def pay_command(
     )
     if not plan.workers:
         warn(f"warning: no {platform.value} worker has visited study {study!r} yet")
+    if platform is PayFormat.prolific:
+        _warn_paid_through_the_api(ws.engine, study_ctx)
     studies = plan.platform_studies or [None]
     files = []
     for platform_study in studies:

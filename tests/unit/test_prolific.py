@@ -303,6 +303,10 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert a["annotate"]["left"] == 1 and "open" not in a["annotate"]
         assert "Prolific study" in run("status", "pilot")
         assert len(api.state.requests) == before
+        # The file-based `pay` lists those bonuses again, with no word that they were paid.
+        file = run("pay", "pilot", "--hourly-rate", "60", "--format", "prolific",
+                   "--to", str(tmp_path / "bonus.csv"))  # fmt: skip
+        assert "paid bonuses through Prolific's API already" in " ".join(file.split())
     assert not [o for o in outputs if TOKEN in o]
     store = Path(engine.url.database or "")
     if store.exists():
