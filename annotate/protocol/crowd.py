@@ -299,16 +299,20 @@ def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> L
     if config.platform == "mturk":
         assignment_id, hit_id = _one(query, "assignmentId"), _one(query, "hitId")
         if hit_id is not None and not MTURK_ID.match(hit_id):
-            raise _refuse("hitId", hit_id, "an MTurk HIT id is capitals and digits")
+            raise _refuse("hitId", hit_id, "an MTurk HIT id is 10 to 40 capitals and digits")
         role = _role(config, hit_id, any_when_none=True)
         if assignment_id == PREVIEW_ASSIGNMENT:
             return LinkEntry("mturk", None, preview=True, role=role, hit_id=hit_id)
         worker = _one(query, "workerId")
         if worker is None or not MTURK_WORKER.match(worker):
-            raise _refuse("workerId", worker, "an MTurk worker id is A then capitals and digits")
+            raise _refuse(
+                "workerId", worker, "an MTurk worker id is A then 5 to 31 capitals and digits"
+            )
         if assignment_id is None or not MTURK_ID.match(assignment_id):
             raise _refuse(
-                "assignmentId", assignment_id, "an MTurk assignment id is capitals and digits"
+                "assignmentId",
+                assignment_id,
+                "an MTurk assignment id is 10 to 40 capitals and digits",
             )
         submit_to = _one(query, "turkSubmitTo")
         not_mturk = _refuse("turkSubmitTo", submit_to, "it must be MTurk's own https address")
