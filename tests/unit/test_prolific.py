@@ -206,6 +206,11 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
             code = "WRONG123" if n == 3 else None
             assert finish(api, subs[n], session, code) == "training_done"
         subs[4], session = arrive(api, study_a, 4)
+        # The link opened again (a second tab): the newer window replaces the first, which
+        # was counted as an `open` visit for ever.
+        query = {"PROLIFIC_PID": pid(4), "STUDY_ID": study_a, "SESSION_ID": subs[4]}
+        link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
+        session.attach_window(crowd.enter_by_link(engine, "pilot", link, clock=clock).visit_id)
         session.submit(session.next_item(), "entailment")
         api.state.leave(subs[4], "RETURNED")
         reason = "The code entered on Prolific is not the one the study gave: " * 2

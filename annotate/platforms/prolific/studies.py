@@ -372,12 +372,18 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
 
 def annotate_counts(engine: Engine, ctx: StudyContext, prolific_id: str) -> dict[str, int]:
     """Visits by this Prolific study's link: open (no outcome yet, not ended), left (ended
-    with no outcome: a submission returned or timed out, which `sync` ends) and each outcome."""
+    with no outcome: a submission returned or timed out, which `sync` ends) and each outcome.
+    A window the worker replaced by a newer one (a second tab, the link opened again) with no
+    outcome of its own is not counted: the newer one is."""
     ended = Visit.departed_at.is_not(None)
     with Session(engine) as session:
         rows = session.execute(
             select(Visit.outcome, ended, func.count())
-            .where(Visit.study_id == ctx.id, Visit.platform_study_id == prolific_id)
+            .where(
+                Visit.study_id == ctx.id,
+                Visit.platform_study_id == prolific_id,
+                (Visit.outcome.is_not(None)) | Visit.superseded_at.is_(None),
+            )
             .group_by(Visit.outcome, ended)
         ).all()
     counts: dict[str, int] = {}
