@@ -47,6 +47,11 @@ def study_crowd(
     from annotate.protocol import crowd
     from annotate.protocol.studies import load_study
 
+    if url is not None and not url.strip():
+        raise UserError(
+            "--url is empty: give the address workers' browsers reach `annotate serve` at "
+            "(https://…)"
+        )
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
     stored = crowd.config_of(study_ctx)
