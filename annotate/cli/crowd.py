@@ -47,6 +47,11 @@ def study_crowd(
     from annotate.protocol import crowd
     from annotate.protocol.studies import load_study
 
+    if url is not None and not url.strip():
+        raise UserError(
+            "--url is empty: give the address workers' browsers reach `annotate serve` at "
+            "(https://…)"
+        )
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
     stored = crowd.config_of(study_ctx)
@@ -62,6 +67,8 @@ def study_crowd(
             url=url,
         )
         crowd.set_config(ws.engine, study, config)
+        if stored is not None and config.public_url != stored.public_url:
+            _warn_drafts_keep(ws.engine, study_ctx, config.public_url)
     elif stored is None:
         raise UserError(
             f"study {study!r} has no crowd settings: `annotate study crowd {study} --crowd "
@@ -73,6 +80,38 @@ def study_crowd(
         print_json(config.model_dump(mode="json"))
         return
     print_crowd(study, config)
+
+
+def _warn_drafts_keep(engine, study_ctx, new_url: str | None) -> None:
+    """The Prolific studies `prolific create` drafted keep the address they were drafted with
+    in their link: workers would go on arriving there, and `serve` (taking the new one as its
+    public address) refuses their answers."""
+    from annotate.platforms.prolific.studies import prolific_studies
+
+    made = [row.prolific_id for row in prolific_studies(engine, study_ctx)]
+    if made:
+        warn(
+            f"warning: the Prolific studies `prolific create` drafted ({', '.join(made)}) keep "
+            f"the address they were drafted with, not {new_url or 'this one'}: change their "
+            "study URL on Prolific to the link below, or the page refuses their workers' answers"
+        )
+
+
+def _warn_paid_through_the_api(engine, study_ctx) -> None:
+    """The bonus file counts every bonus owed from the start: what `prolific pay` paid through
+    Prolific's API is in it again, and pasting it would pay that twice."""
+    from annotate.platforms.prolific.bonus import paid_so_far
+
+    paid, unsure = paid_so_far(engine, study_ctx)
+    if paid or unsure:
+        total = sum(paid.values())
+        warn(
+            f"warning: `annotate prolific pay {study_ctx.study.name}` has paid bonuses through "
+            f"Prolific's API already ({total:.2f} to {', '.join(sorted(paid))}): "
+            "this file's lines include them again, and pasting it would pay them twice; "
+            f"`annotate prolific pay {study_ctx.study.name} --hourly-rate RATE` pays only "
+            "what is owed"
+        )
 
 
 @annotator_app.command("show")
@@ -193,6 +232,8 @@ def pay_command(
     )
     if not plan.workers:
         warn(f"warning: no {platform.value} worker has visited study {study!r} yet")
+    if platform is PayFormat.prolific:
+        _warn_paid_through_the_api(ws.engine, study_ctx)
     studies = plan.platform_studies or [None]
     files = []
     for platform_study in studies:

@@ -52,6 +52,12 @@ def gate_command(
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    idle = [o for o, given in (("--reason", reason), ("--by", by), ("--force", force)) if given]
+    if idle and not (close or admit or reject):
+        raise UserError(
+            f"{' and '.join(idle)} only go with a decision (--close, --admit NAME or "
+            "--reject NAME); the gate was not changed"
+        )
     who = (by or "").strip() or login_name()
     if (admit or reject) and not (reason and reason.strip()):
         raise UserError("a manual gate decision needs a reason: --reason '...'")
@@ -149,10 +155,12 @@ def _export_allow_list(engine, study_ctx, platform: str, path: Path) -> None:
     """The admitted workers' platform ids, one a line (what Prolific's custom allow-list and an
     MTurk qualification script take)."""
     from annotate.errors import UserError
-    from annotate.protocol.crowd import admitted_ids
+    from annotate.protocol.crowd import admitted_ids, refuse_other_platform
 
-    if platform not in ("prolific", "mturk", "link"):
+    platforms = ("prolific", "mturk", "link")
+    if platform not in platforms:
         raise UserError(f"--export takes prolific, mturk or link, not {platform!r}")
+    refuse_other_platform(study_ctx, platform, "--export", platforms)
     ids = admitted_ids(engine, study_ctx, platform)
     try:
         path.write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")

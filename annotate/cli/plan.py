@@ -170,6 +170,8 @@ def plan_command(
         )
     if seconds_per_item is None:
         seconds_per_item = DEFAULT_SECONDS_PER_ITEM
+    elif seconds_per_item == float("inf"):
+        raise UserError("--seconds-per-item must be a number of seconds, not inf")
     if seconds_source == "assumed":
         assumptions.append(f"{seconds_per_item:.3g} seconds per answer (--seconds-per-item)")
     try:

@@ -81,10 +81,13 @@ def create_command(
         None, "--seconds-per-item", help="Seconds per answer (default: the pilot's, else 30)"
     ),
     training_places: int = typer.Option(
-        None, "--training-places", help="Places in study A (default: twice study B's)"
+        None, "--training-places", min=1, help="Places in study A (default: twice study B's)"
     ),
     test_places: int = typer.Option(
-        None, "--test-places", help="Places in study B (default: what k labels per item need)"
+        None,
+        "--test-places",
+        min=1,
+        help="Places in study B (default: what k labels per item need)",
     ),
     workspace: str = typer.Option(
         None, "--workspace", help="Prolific workspace id (default: the token's first)"
@@ -117,7 +120,7 @@ def create_command(
         pilot_seconds = _pilot(options(ctx).workspace(), pilot).test_seconds
         if pilot_seconds is not None:
             seconds_per_item, source = pilot_seconds, f"median of pilot {pilot}"
-    seconds = seconds_per_item or DEFAULT_SECONDS_PER_ITEM
+    seconds = DEFAULT_SECONDS_PER_ITEM if seconds_per_item is None else seconds_per_item
     guess = studies.estimate(engine, study_ctx, seconds, source)
     if training_places is not None:
         guess = replace(guess, training_places=training_places)
@@ -229,6 +232,11 @@ def sync_command(
 
     if reject and reason is None:
         raise UserError("--reject needs --reason (sent to the participant and stored)")
+    if reason is not None and not reject:
+        raise UserError(
+            "--reason is the reason of a rejection: name whom it rejects with --reject "
+            "(a pseudonym or a submission id); nothing was approved or rejected"
+        )
     if reason is not None:
         sync.check_reason(reason)
     engine, study_ctx = _study(ctx, study)

@@ -153,8 +153,8 @@ def _hourly_rate(settings: list[str]) -> float | None:
             rate = float(value)
         except ValueError:
             raise UserError(f"--set {setting}: hourly_rate must be a number") from None
-        if rate < 0:
-            raise UserError(f"--set {setting}: hourly_rate must not be negative")
+        if not 0 <= rate < float("inf"):  # nan and inf parse as floats
+            raise UserError(f"--set {setting}: hourly_rate must be a number of at least 0")
     return rate
 
 

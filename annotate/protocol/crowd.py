@@ -202,6 +202,21 @@ def config_of(ctx: StudyContext) -> CrowdConfig | None:
     return ctx.fixed["crowd"]
 
 
+def refuse_other_platform(
+    ctx: StudyContext, platform: str, option: str, choices: tuple[str, ...]
+) -> None:
+    """A crowd study's workers are all on its own platform: a file for another (`pay
+    --format`, `gate --export`) would be empty, and read as "nobody". UserError naming the
+    study's own platform when `option` takes it (one of `choices`); a study with no crowd
+    settings (imported labels) takes any."""
+    config = config_of(ctx)
+    if config is not None and config.platform in choices and config.platform != platform:
+        raise UserError(
+            f"study {ctx.study.name!r} runs on {config.platform}: its file is "
+            f"{option} {config.platform}, not {platform}"
+        )
+
+
 def require_config(ctx: StudyContext) -> CrowdConfig:
     config = config_of(ctx)
     if config is None:
@@ -285,16 +300,20 @@ def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> L
     if config.platform == "mturk":
         assignment_id, hit_id = _one(query, "assignmentId"), _one(query, "hitId")
         if hit_id is not None and not MTURK_ID.match(hit_id):
-            raise _refuse("hitId", hit_id, "an MTurk HIT id is capitals and digits")
+            raise _refuse("hitId", hit_id, "an MTurk HIT id is 10 to 40 capitals and digits")
         role = _role(config, hit_id, any_when_none=True)
         if assignment_id == PREVIEW_ASSIGNMENT:
             return LinkEntry("mturk", None, preview=True, role=role, hit_id=hit_id)
         worker = _one(query, "workerId")
         if worker is None or not MTURK_WORKER.match(worker):
-            raise _refuse("workerId", worker, "an MTurk worker id is A then capitals and digits")
+            raise _refuse(
+                "workerId", worker, "an MTurk worker id is A then 5 to 31 capitals and digits"
+            )
         if assignment_id is None or not MTURK_ID.match(assignment_id):
             raise _refuse(
-                "assignmentId", assignment_id, "an MTurk assignment id is capitals and digits"
+                "assignmentId",
+                assignment_id,
+                "an MTurk assignment id is 10 to 40 capitals and digits",
             )
         submit_to = _one(query, "turkSubmitTo")
         not_mturk = _refuse("turkSubmitTo", submit_to, "it must be MTurk's own https address")
@@ -977,14 +996,14 @@ def outcome_counts(session: Session, study_id: int) -> dict[str, int]:
 
 
 def abandoned_visits(session: Session, ctx: StudyContext, now: datetime | None = None) -> int:
-    """Visits that ended without a departure or an outcome (a closed tab, a lost connection)
-    and saw nothing for longer than a lease lasts: their leases went back to the pool."""
+    """Visits that ended without an outcome (a closed tab, a lost connection, Quit, a
+    submission returned on Prolific that `prolific sync` ended) and saw nothing for longer
+    than a lease lasts: their leases went back to the pool."""
     quiet_since = (now or utcnow()) - timedelta(minutes=ctx.protocol.lease_minutes)
     return int(
         session.scalar(
             select(func.count()).where(
                 Visit.study_id == ctx.id,
-                Visit.departed_at.is_(None),
                 Visit.superseded_at.is_(None),
                 Visit.outcome.is_(None),
                 Visit.last_seen_at < quiet_since,

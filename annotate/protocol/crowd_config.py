@@ -119,7 +119,9 @@ class CrowdConfig(_Strict):
             if self.platform == "prolific" and not PROLIFIC_ID.match(study_id):
                 raise ValueError(f"{study_id!r} is not a Prolific study id (24 hex characters)")
             if self.platform == "mturk" and not MTURK_ID.match(study_id):
-                raise ValueError(f"{study_id!r} is not an MTurk HIT id")
+                raise ValueError(
+                    f"{study_id!r} is not an MTurk HIT id (10 to 40 capitals and digits)"
+                )
             if not re.match(r"^[A-Za-z0-9_.-]{1,64}$", study_id):
                 raise ValueError(f"{study_id!r} is not a study id (letters, digits, . - _)")
         if len(set(ids)) != len(ids):

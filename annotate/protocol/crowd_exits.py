@@ -7,9 +7,10 @@ The one definition of "abandoned" lives here too; `status`, the console and the 
     gone = abandoned_workers(session, ctx, now)   # {annotator id: pseudonym}
 
 Abandoned: a worker who has a visit to a platform study that ended without an exit (no code:
-a closed tab, a lost connection) and was quiet for longer than a lease lasts, and who has no
-exit from that platform study at all. A worker who left with any code (study_full too) did
-not abandon; one who closed a tab and came back to finish did not either.
+a closed tab, a lost connection, Quit, a submission returned on Prolific) and was quiet for
+longer than a lease lasts, and who has no exit from that platform study at all. A worker who
+left with any code (study_full too) did not abandon; one who closed a tab and came back to
+finish did not either.
 """
 
 from __future__ import annotations
@@ -80,7 +81,6 @@ def abandoned_workers(
     quiet = session.execute(
         select(Visit.annotator_id, Visit.platform_study_id).where(
             Visit.study_id == ctx.id,
-            Visit.departed_at.is_(None),
             Visit.superseded_at.is_(None),
             Visit.outcome.is_(None),
             Visit.last_seen_at < quiet_since,

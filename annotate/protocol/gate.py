@@ -598,9 +598,27 @@ def _test_labels(session: Session, study_id: int, annotator_id: int) -> int:
     ).scalar_one()
 
 
+def _named(engine: Engine, ctx: StudyContext, name: str) -> Annotator:
+    """The annotator a manual decision names. An unknown name (a mistyped pseudonym) is
+    refused naming the study's trainees, not with advice to add an annotator of that name."""
+    try:
+        return get_annotator(engine, name)
+    except UserError:
+        with Session(engine) as session:
+            names = sorted(t.name for t in trainees(session, ctx.id))
+        if not names:
+            known = f"{ctx.study.name} has no trainee yet"
+        else:
+            shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+            known = f"the trainees of {ctx.study.name}: {shown}"
+        raise UserError(
+            f"no annotator named {name!r} ({known}); the gate was not changed"
+        ) from None
+
+
 def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> GatePlan:
     """What admitting (or refusing) `name` by hand would do, with its warnings."""
-    annotator = get_annotator(engine, name)
+    annotator = _named(engine, ctx, name)
     with Session(engine) as session:
         return _plan_manual(session, ctx, annotator, admit, "")
 
@@ -636,7 +654,7 @@ def decide_manually(
     (GateRefused, nothing written) on warnings, unless `force`."""
     if not reason.strip():
         raise UserError("a manual gate decision needs a reason (--reason)")
-    annotator = get_annotator(engine, name)
+    annotator = _named(engine, ctx, name)
     assert annotator.id is not None
     annotator_id = annotator.id
 

@@ -17,6 +17,7 @@ latest visit. `bonus_lines` writes one study's lines.
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from sqlmodel import Session
 
 from annotate.errors import UserError
 from annotate.protocol.catch import CATCH
+from annotate.protocol.crowd import refuse_other_platform
 from annotate.protocol.status import aware
 from annotate.protocol.studies import StudyContext
 from annotate.store.engine import write_session
@@ -54,6 +56,19 @@ class BasePay:
         return self.per_study[platform_study]
 
 
+def positive_rate(value: float, option: str = "--hourly-rate") -> float:
+    """A pay rate: a finite number above 0 (`nan` and `inf` parse as floats, and an
+    infinite rate would be paid, and stored as the pay of record)."""
+    if not (math.isfinite(value) and value > 0):
+        raise UserError(f"{option} must be a number more than 0, not {value}")
+    return value
+
+
+def check_max_bonus(max_bonus: float | None) -> None:
+    if max_bonus is not None and not (math.isfinite(max_bonus) and max_bonus >= 0):
+        raise UserError(f"--max-bonus must be a number of at least 0, not {max_bonus}")
+
+
 def parse_base_pay(text: str | None) -> BasePay:
     """`2.00` (every platform study pays 2.00) or `STUDY=AMOUNT,STUDY=AMOUNT`."""
     if text is None or not text.strip():
@@ -61,14 +76,14 @@ def parse_base_pay(text: str | None) -> BasePay:
     try:
         if "=" not in text:
             every = float(text)
-            if every < 0:
+            if not every >= 0 or every == math.inf:
                 raise ValueError
             return BasePay(every)
         per: dict[str, float] = {}
         for part in text.split(","):
             study, _, amount = part.partition("=")
             value = float(amount)
-            if not study.strip() or value < 0 or study.strip() in per:
+            if not study.strip() or not 0 <= value < math.inf or study.strip() in per:
                 raise ValueError
             per[study.strip()] = value
     except ValueError:
@@ -229,11 +244,12 @@ def plan_pay(
     catch_bonus: tuple[float, float] | None = None,
 ) -> PayPlan:
     """Each worker's pay line per platform study (see the module docstring)."""
-    if hourly_rate <= 0:
-        raise UserError("--hourly-rate must be more than 0")
+    hourly_rate = positive_rate(hourly_rate)
+    check_max_bonus(max_bonus)
     bases = base if isinstance(base, BasePay) else BasePay(float(base))
     if bases.every < 0:
         raise UserError("--base-pay cannot be negative")
+    refuse_other_platform(ctx, platform, "--format", ("prolific", "mturk"))
     with Session(engine) as session:
         seconds = time_by_platform_study(session, ctx.id)
         people = {

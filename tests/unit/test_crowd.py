@@ -104,6 +104,21 @@ def test_mturk_preview_has_no_worker_and_cannot_enter(workspace, tmp_path: Path)
 
 
 @pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("assignmentId", "3ASSIGNX", "10 to 40 capitals and digits"),
+        ("hitId", "3HIT", "10 to 40 capitals and digits"),
+        ("workerId", "A1B2", "A then 5 to 31 capitals and digits"),
+    ],
+)
+def test_an_mturk_id_of_the_wrong_length_is_refused_saying_the_length(field, value, said):
+    """`3ASSIGNX` is capitals and digits, yet was refused as "an MTurk assignment id is
+    capitals and digits": the reason the page gave was not the one that applied."""
+    with pytest.raises(crowd.CrowdRefusal, match=said):
+        crowd.parse_link(CrowdConfig(platform="mturk"), {**MTURK, field: value})
+
+
+@pytest.mark.parametrize(
     "submit_to",
     [
         "https://evil.example.org",

@@ -77,6 +77,9 @@ def test_study_create_with_crowd_prints_the_links_and_codes(cli, tmp_path: Path,
     assert again.json()["codes"] == codes and again.json()["study_ids"] == [STUDY_A, STUDY_B]
     shown = cli("study", "crowd", "rte-p", "--url", "https://lab.example.org/rte-p")
     assert "https://lab.example.org/rte-p?PROLIFIC_PID=" in shown.stdout
+    # An empty --url (an unset shell variable) was ignored: the old address shown, exit 0.
+    empty = cli("study", "crowd", "rte-p", "--url", "")
+    assert empty.code == 1 and "--url is empty" in empty.stderr
 
 
 def test_a_prolific_study_with_no_study_accepted_yet_says_how_to_add_one(cli, tmp_path: Path):

@@ -123,6 +123,11 @@ def test_several_manual_decisions_are_all_or_none(cli, workspace, tmp_path: Path
     AnnotatorSession.open(workspace.engine, "pilot", "ben", create_annotator=True)
     typo = cli("gate", "pilot", "--admit", "ana", "--admit", "bne", "--reason", "in person")
     assert typo.code == 1 and "no annotator named 'bne'" in typo.stderr
+    # A mistyped name is a typo, not a new annotator to add: the study's trainees are named.
+    assert "the trainees of pilot: ana)" in typo.stderr and "annotator add" not in typo.stderr
+    # A reason with no --admit/--reject (or --close) was accepted and silently ignored.
+    idle = cli("gate", "pilot", "--reason", "in person", "--by", "me")
+    assert idle.code == 1 and "--reason and --by only go with a decision" in idle.stderr
     warned = cli("gate", "pilot", "--admit", "ana", "--admit", "ben", "--reason", "in person")
     assert warned.code == 1 and "the gate was not changed: ben is still mid-training" in (
         warned.stderr

@@ -300,6 +300,17 @@ def test_hours_and_cost(cli):
     assert plan["training_labels"] == 5 * 30  # superglue-2019: k = 5 annotators x 30 items
 
 
+def test_a_rate_or_time_that_is_not_a_number_is_refused(cli):
+    """`--set hourly_rate=nan` printed "Cost: nan at nan per hour", `--seconds-per-item inf`
+    "Annotator-hours: inf"."""
+    base = ("plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05")
+    for rate in ("nan", "inf"):
+        r = cli(*base, "--set", f"hourly_rate={rate}")
+        assert r.code == 1 and "hourly_rate must be a number of at least 0" in r.stderr
+    r = cli(*base, "--seconds-per-item", "inf")
+    assert r.code == 1 and "--seconds-per-item must be a number of seconds, not inf" in r.stderr
+
+
 def test_the_table_view_names_items_and_the_verification(cli):
     r = cli(
         "plan",

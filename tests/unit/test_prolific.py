@@ -206,6 +206,11 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
             code = "WRONG123" if n == 3 else None
             assert finish(api, subs[n], session, code) == "training_done"
         subs[4], session = arrive(api, study_a, 4)
+        # The link opened again (a second tab): the newer window replaces the first, which
+        # was counted as an `open` visit for ever.
+        query = {"PROLIFIC_PID": pid(4), "STUDY_ID": study_a, "SESSION_ID": subs[4]}
+        link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
+        session.attach_window(crowd.enter_by_link(engine, "pilot", link, clock=clock).visit_id)
         session.submit(session.next_item(), "entailment")
         api.state.leave(subs[4], "RETURNED")
         reason = "The code entered on Prolific is not the one the study gave: " * 2
@@ -214,6 +219,11 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         posted = len(api.state.of("POST", "submissions/"))
         said = run("prolific", "sync", "pilot", "--reject", "w99", "--reason", reason, code=1)
         assert "w99: no submission awaiting review" in said and "nothing was" in said
+        # A --reason without --reject (the --reject forgotten) was silently ignored, and the
+        # sync approved everything else: refused before anything is done.
+        said = run("prolific", "sync", "pilot", "--reason", reason, code=1)
+        assert "--reason is the reason of a rejection" in said and "--reject" in said
+        assert len(api.state.of("POST", "submissions/")) == posted
         assert len(api.state.of("POST", "submissions/")) == posted
         shown = run("prolific", "sync", "pilot", "--format", "json")
         found = {f["submission"]: f for f in __import__("json").loads(shown)}
@@ -243,6 +253,10 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         run("prolific", "sync", "pilot")
         assert api.state.submissions[b_sub]["status"] == "APPROVED"
 
+        # An infinite rate (`inf` parses as a float) was sent to Prolific as a bonus set-up.
+        said = run("prolific", "pay", "pilot", "--hourly-rate", "inf", "--yes", code=1)
+        assert "--hourly-rate must be a number more than 0, not inf" in said
+        assert not api.state.of("POST", "submissions/bonus-payments/")
         # A payment Prolific refuses paid nobody: it is not counted, and the next run pays.
         api.state.faults.append(("POST", "bulk-bonus-payments/", 400))
         said = run("prolific", "pay", "pilot", "--hourly-rate", "60", "--yes", code=1)
@@ -290,8 +304,14 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert a["role"] == "training" and a["prolific"]["APPROVED"] == 2
         assert a["prolific"]["RETURNED"] == 1 and a["prolific"]["REJECTED"] == 1
         assert a["annotate"]["training_done"] == 3 and b["prolific"]["APPROVED"] == 1
+        # The returned worker's visit, ended by sync, is no longer counted as open.
+        assert a["annotate"]["left"] == 1 and "open" not in a["annotate"]
         assert "Prolific study" in run("status", "pilot")
         assert len(api.state.requests) == before
+        # The file-based `pay` lists those bonuses again, with no word that they were paid.
+        file = run("pay", "pilot", "--hourly-rate", "60", "--format", "prolific",
+                   "--to", str(tmp_path / "bonus.csv"))  # fmt: skip
+        assert "paid bonuses through Prolific's API already" in " ".join(file.split())
     assert not [o for o in outputs if TOKEN in o]
     store = Path(engine.url.database or "")
     if store.exists():
@@ -348,6 +368,20 @@ def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
         assert made.exit_code == 0, made.output
         assert len(api.state.groups) == 1 and len(api.state.of("POST", "participant-groups/")) == 1
         assert len(api.state.studies) == 2
+
+
+def test_a_time_or_places_that_cannot_be_is_refused_before_any_draft(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`--seconds-per-item 0` drafted the studies at the default 30 s; `nan` and `inf` were a
+    traceback; `--test-places -3` drafted study A on Prolific before B was refused."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        for seconds in ("0", "nan", "inf"):
+            said = CliRunner().invoke(app, [*args, "--seconds-per-item", seconds])
+            assert "--seconds-per-item must be a number more than 0" in str(said.exception)
+        said = CliRunner().invoke(app, [*args, "--test-places", "-3"])
+        assert said.exit_code == 2 and "--test-places" in said.output
+        assert not api.state.studies and not api.state.of("POST", "studies/")
 
 
 BAD_ADDRESSES = ["api.prolific.com/api/v1/", "ftp://api.prolific.com/", "https://[::1", "http://"]
@@ -500,6 +534,21 @@ def test_the_address_the_drafts_send_workers_to_is_the_one_serve_accepts(
     config = crowd.require_config(crowd.load_study(engine, "pilot"))
     for study in api.state.studies.values():
         assert study["external_study_url"].startswith(config.public_url)
+    # A new address afterwards changed serve's public address in silence, while the drafts
+    # went on sending workers to the old one (whose answers serve would then refuse).
+    moved = CliRunner().invoke(
+        app,
+        ["--db", str(engine.url), "study", "crowd", "pilot", "--url", "https://new.example.org/"],
+    )
+    assert moved.exit_code == 0, moved.output
+    said = " ".join(moved.output.split())
+    assert "keep the address they were drafted with, not https://new.example.org/" in said
+    assert all(p in said for p in api.state.studies)
+    again = CliRunner().invoke(
+        app,
+        ["--db", str(engine.url), "study", "crowd", "pilot", "--url", "https://new.example.org/"],
+    )
+    assert "drafted with" not in again.output  # the address did not change this time
 
 
 def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeypatch):

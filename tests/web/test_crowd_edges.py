@@ -142,10 +142,16 @@ def test_exits_per_platform_study_and_one_abandoned(workspace, cli, tmp_path):
     quiet = arrive(workspace.engine, "pilot", 3, STUDY_A)  # trains a little, then goes quiet
     item = quiet.next_item()
     quiet.submit(item, "entailment")
+    # Worker 4 trains a little and leaves by Quit (as `prolific sync` ends the visit of a
+    # submission returned on Prolific): no code either. Their departure was counted as no
+    # abandonment at all, so the sessions' exits did not add up.
+    quitter = arrive(workspace.engine, "pilot", 4, STUDY_A)
+    quitter.submit(quitter.next_item(), "entailment")
+    quitter.release()
     with write_connection(workspace.engine) as conn:
         conn.execute(
             update(Visit.__table__)
-            .where(Visit.annotator_id == quiet.annotator_id)
+            .where(Visit.annotator_id.in_([quiet.annotator_id, quitter.annotator_id]))
             .values(last_seen_at=utcnow() - timedelta(days=1))
         )
     status = cli("status", "pilot", "--format", "json").json()["crowd"]
@@ -155,10 +161,11 @@ def test_exits_per_platform_study_and_one_abandoned(workspace, cli, tmp_path):
         (STUDY_B, "completed"): 1,
         (STUDY_B, "study_full"): 1,
     }
-    assert status["abandoned_workers"] == 1
+    assert status["abandoned_workers"] == 2
     sheet = cli("report", "pilot", "--format", "json").json()["datasheet"]
-    assert sheet["attrition"]["abandoned_names"] == ["w03"]
-    assert sheet["crowd"]["abandoned_workers"] == 1
+    assert sheet["attrition"]["abandoned_names"] == ["w03", "w04"]
+    assert sheet["crowd"]["abandoned_workers"] == 2
+    assert sheet["crowd"]["abandoned_sessions"] == 2
     shown = {(e["platform_study"], e["outcome"], e["code"]): e["workers"]
              for e in sheet["crowd"]["exits"]}  # fmt: skip
     assert shown[(STUDY_B, "study_full", CODES["study_full"])] == 1
@@ -181,6 +188,26 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     page = c.post("/start", data={"csrf": csrf(c.get("/", params=MTURK))})
     assert screen(answer_all(c, page)) == "exit"
     bonus = tmp_path / "bonus.csv"
+    # The other platform's format wrote an empty bonus file and exited 0, as if nobody were
+    # owed anything: refused, naming the study's own format, and no file written.
+    wrong = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "prolific", "--to", bonus)
+    assert wrong.code == 1 and "runs on mturk: its file is --format mturk" in wrong.stderr
+    assert not bonus.exists()
+    # Likewise the allow-list of the gate's admitted workers.
+    allow = tmp_path / "admitted.csv"
+    wrong = cli("gate", "pilot", "--export", "prolific", allow)
+    assert wrong.code == 1 and "its file is --export mturk, not prolific" in wrong.stderr
+    assert not allow.exists()
+    assert cli("gate", "pilot", "--export", "mturk", allow).code == 0
+    assert allow.read_text() == f"{MTURK['workerId']}\n"
+    # `inf` and `nan` parse as floats: an infinite rate wrote bonuses of inf and stored them as
+    # the pay of record; nan was a traceback, after the files were written.
+    for rate in ("inf", "nan"):
+        bad = cli("pay", "pilot", "--hourly-rate", rate, "--format", "mturk", "--to", bonus)
+        assert bad.code == 1 and f"--hourly-rate must be a number more than 0, not {rate}" in (
+            bad.stderr
+        )
+        assert "Traceback" not in bad.stderr and not bonus.exists()
     paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
     assert paid.code == 0, paid.stderr
     assert "each line is one SendBonus call" in " ".join(paid.stdout.split())

@@ -150,6 +150,7 @@ def plan(
     rows = require_studies(engine, ctx)
     by_id = {r.prolific_id: r for r in rows}
     times = pay.plan_pay(engine, ctx, "prolific", hourly_rate, base=0.0)
+    pay.check_max_bonus(max_bonus)
     with Session(engine) as session:
         visits = session.execute(
             select(Annotator.name, Visit.platform_study_id)

@@ -20,7 +20,7 @@ from sqlmodel import Session
 from annotate.errors import UserError
 from annotate.platforms.prolific import ledger
 from annotate.platforms.prolific.client import Prolific
-from annotate.protocol import crowd, gate
+from annotate.protocol import crowd, gate, pay
 from annotate.protocol.crowd_config import CrowdConfig, validate_config
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
@@ -126,6 +126,7 @@ def estimate(engine: Engine, ctx: StudyContext, seconds_per_item: float, source:
     guidelines, one for the exit), and places from the plan: study B needs enough admitted
     workers to give every test item its k labels in batches; a median gate admits about half
     of study A, so A has twice as many places."""
+    seconds_per_item = pay.positive_rate(seconds_per_item, "--seconds-per-item")
     protocol = ctx.protocol
     with Session(engine) as session:
         n_test = int(
@@ -149,8 +150,7 @@ def estimate(engine: Engine, ctx: StudyContext, seconds_per_item: float, source:
 
 def reward_cents(minutes: int, hourly_rate: float) -> int:
     """The base reward of a study: its estimated time at the hourly rate, in cents (up)."""
-    if hourly_rate <= 0:
-        raise UserError("--hourly-rate must be more than 0")
+    hourly_rate = pay.positive_rate(hourly_rate)
     return math.ceil(round(hourly_rate * minutes / 60 * 100, 6))
 
 
@@ -371,14 +371,25 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
 
 
 def annotate_counts(engine: Engine, ctx: StudyContext, prolific_id: str) -> dict[str, int]:
-    """Visits by this Prolific study's link: open (no outcome yet) and each outcome."""
+    """Visits by this Prolific study's link: open (no outcome yet, not ended), left (ended
+    with no outcome: a submission returned or timed out, which `sync` ends) and each outcome.
+    A window the worker replaced by a newer one (a second tab, the link opened again) with no
+    outcome of its own is not counted: the newer one is."""
+    ended = Visit.departed_at.is_not(None)
     with Session(engine) as session:
         rows = session.execute(
-            select(Visit.outcome, func.count())
-            .where(Visit.study_id == ctx.id, Visit.platform_study_id == prolific_id)
-            .group_by(Visit.outcome)
+            select(Visit.outcome, ended, func.count())
+            .where(
+                Visit.study_id == ctx.id,
+                Visit.platform_study_id == prolific_id,
+                (Visit.outcome.is_not(None)) | Visit.superseded_at.is_(None),
+            )
+            .group_by(Visit.outcome, ended)
         ).all()
-    counts = {("open" if o is None else str(o)): int(n) for o, n in rows}
+    counts: dict[str, int] = {}
+    for outcome, gone, n in rows:
+        key = str(outcome) if outcome is not None else ("left" if gone else "open")
+        counts[key] = counts.get(key, 0) + int(n)
     return counts
 
 
