@@ -175,9 +175,7 @@ def test_an_open_gate_with_a_waiting_trainee_is_a_status_warning(workspace, tmp_
     median_study(engine, tmp_path)
     train(engine, "pilot", "ana", right=3)
     status = study_status(engine, load_study(engine, "pilot"))
-    assert any(
-        "the gate is open and 1 trainee waits for it (ana)" in w for w in status["warnings"]
-    )
+    assert any("the gate is open and 1 trainee waits for it (ana)" in w for w in status["warnings"])
     assert status["last_activity"] is not None
     assert status["annotators"][0]["last_activity"] == status["last_activity"]
 
