@@ -55,5 +55,6 @@ def explain_validation(exc: ValidationError) -> str:
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        parts.append(f"{field_path(err['loc'])}: {msg}")
+        # A check of several keys together (a model validator) has no place: its words name them.
+        parts.append(f"{field_path(err['loc'])}: {msg}" if err["loc"] else msg)
     return "; ".join(parts)

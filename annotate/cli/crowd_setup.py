@@ -16,6 +16,15 @@ DEFAULT_URL = "https://YOUR-SERVER/"
 """Shown in the links to paste until `--url` names the address `annotate serve` is reached at."""
 
 
+COMMAND_LINE_KEYS = {
+    "public_url": "--url",
+    "training_study_id": "--training-study",
+    "test_study_id": "--test-study",
+    "study_ids": "--platform-study",
+}
+"""The crowd settings' keys as the command line names them (its mistakes name the option)."""
+
+
 def crowd_settings(
     platform: str | None,
     config_path: Path | None,
@@ -56,17 +65,18 @@ def crowd_settings(
         data["public_url"] = url
     data = keep_stored(data, keep)
     origin = str(config_path) if config_path else "the command line"
-    config = validate_config(data, origin)
+    config = validate_config(data, origin, None if config_path else COMMAND_LINE_KEYS)
     require_unique_codes(config, origin)
     return with_codes(config, keep.codes if keep else None)
 
 
 def print_crowd(study: str, config: CrowdConfig) -> None:
     from annotate.protocol.crowd import study_link
+    from annotate.protocol.crowd_config import A_STUDY_ON
 
     url = config.public_url
     page = url or DEFAULT_URL
-    say(f"{study}: a {config.platform} study; workers arrive by link, no token needed")
+    say(f"{study}: {A_STUDY_ON[config.platform]}; workers arrive by link, no token needed")
     roles = config.accepted
     if config.platform == "prolific" and not roles:
         warn(

@@ -117,6 +117,13 @@ SET_ASIDE_TEXT = (
 """What the final screen says instead of screened_out's words to a worker refused after they
 had answered test items (their answers set aside: protocol/set_aside.py). It promises no pay:
 the researcher reviews such a submission on the platform (prolific sync leaves it to them)."""
+ADMITTED_TEXT = (
+    "You have finished training, and you are admitted to the test part: you will be invited to "
+    "it. Thank you!"
+)
+"""What the final screen says instead of training_done's words to a worker the gate has
+already admitted (a threshold rule decides each trainee as they finish; a closed median gate
+decides a late one at once): "decided once everyone has trained" is not so for them."""
 
 
 class CrowdRefusal(UserError):
@@ -799,12 +806,22 @@ def _completed_elsewhere(
 
 
 def _exit(
-    config: CrowdConfig, outcome: str, visit: Visit, at: datetime | None, aside: bool = False
+    config: CrowdConfig,
+    outcome: str,
+    visit: Visit,
+    at: datetime | None,
+    aside: bool = False,
+    admitted: bool = False,
 ) -> Exit:
     """The exit an outcome gives; `aside`: the worker's test answers were set aside by a
-    refusal (the code is screened_out's, the words say that their answers are not used)."""
+    refusal (the code is screened_out's, the words say that their answers are not used);
+    `admitted`: the gate has admitted the worker (training_done's words say so)."""
     code = config.code(outcome)
-    message = SET_ASIDE_TEXT if aside and outcome == "screened_out" else OUTCOME_TEXT[outcome]
+    message = OUTCOME_TEXT[outcome]
+    if aside and outcome == "screened_out":
+        message = SET_ASIDE_TEXT
+    elif admitted and outcome == "training_done":
+        message = ADMITTED_TEXT
     if config.platform == "prolific":
         return Exit(
             outcome, code, message, "prolific", PROLIFIC_COMPLETE.format(code=quote(code)), at=at
@@ -837,6 +854,8 @@ class _Reached:
     """When the outcome was worked out: the time an exit is recorded with."""
     aside: bool = False
     """The worker, refused, has test answers set aside (screened_out says so: SET_ASIDE_TEXT)."""
+    admitted: bool = False
+    """The worker, done with training, is admitted already (training_done says so)."""
     survey_due: tuple[SurveyQuestion, ...] = ()
     """The exit survey's questions still open (asked for with `survey`, where the outcome
     takes the survey)."""
@@ -855,7 +874,7 @@ def _reached(
     the outcome it has reached at `now`; with `survey`, the survey's questions still open.
     Worked out in one read (one snapshot on SQLite): a batch's last answer ends here, and six
     reads of their own cost it three times a test answer's CPU (issue 38)."""
-    from annotate.protocol.session import AnnotatorSession
+    from annotate.protocol.session import AnnotatorSession, Phase
 
     ctx = _context(engine, study)
     config = require_config(ctx)
@@ -871,11 +890,14 @@ def _reached(
                 aside = False
                 if "screened_out" in (outcome, visit.outcome):  # a refusal: rare
                     aside = bool(set_aside.counts(conn, ctx.id).get(who.id or 0))
+                admitted = "training_done" in (outcome, visit.outcome) and (
+                    worker.phase_on(conn) is Phase.TEST
+                )
                 due: tuple[SurveyQuestion, ...] = ()
                 if survey and config.survey and outcome in SURVEY_OUTCOMES:
                     passed = _survey_passed(conn, ctx, who.id or 0)
                     due = tuple(q for q in config.survey if q.name not in passed)
-                return _Reached(ctx, config, who, visit, outcome, now, aside, due)
+                return _Reached(ctx, config, who, visit, outcome, now, aside, admitted, due)
         worker.phase()  # waiting on the gate: any decision due is made (a write), then read
     raise AssertionError("a decided worker's outcome is never _DECISION_DUE")
 
@@ -892,7 +914,7 @@ def peek_exit(
     at = _reached(engine, study, annotator, visit_id, clock())
     if at.outcome is None:
         return None
-    return _exit(at.config, at.outcome, at.visit, at.visit.outcome_at, at.aside)
+    return _exit_at(at, at.outcome, at.visit.outcome_at)
 
 
 def arrival_exit(
@@ -950,10 +972,16 @@ def end_of(
     return [], _record_exit(engine, at, at.outcome)
 
 
+def _exit_at(at: _Reached, outcome: str, when: datetime | None) -> Exit:
+    """The exit `outcome` (reached at `when`) gives the worker of `at`, in the words their
+    standing calls for."""
+    return _exit(at.config, outcome, at.visit, when, at.aside, at.admitted)
+
+
 def _record_exit(engine: Engine, at: _Reached, outcome: str) -> Exit:
     """The outcome and the departure recorded on the visit (once), and the exit they give."""
     if at.visit.outcome is not None:
-        return _exit(at.config, at.visit.outcome, at.visit, at.visit.outcome_at, at.aside)
+        return _exit_at(at, at.visit.outcome, at.visit.outcome_at)
     with write_connection(engine) as conn:
         # The worker's own hand-out, in another request, is over before their leases go.
         lock_annotator(conn, at.ctx.id, at.who.id or 0)
@@ -971,8 +999,8 @@ def _mark_exit(conn: Connection, at: _Reached, outcome: str) -> Exit:
             assignment.release_leases(conn, ctx, who_id)
         # What is recorded: this outcome, or one another request recorded first.
         recorded = conn.execute(_OUTCOME_OF_VISIT, {"b_visit": visit.id}).one()
-        return _exit(at.config, recorded.outcome, visit, recorded.outcome_at, at.aside)
-    return _exit(at.config, visit.outcome, visit, visit.outcome_at, at.aside)
+        return _exit_at(at, recorded.outcome, recorded.outcome_at)
+    return _exit_at(at, visit.outcome, visit.outcome_at)
 
 
 # --- the researcher's side -------------------------------------------------------------------

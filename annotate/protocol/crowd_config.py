@@ -210,11 +210,26 @@ def keep_stored(data: dict[str, Any], keep: CrowdConfig | None) -> dict[str, Any
     return out
 
 
-def validate_config(data: dict[str, Any], origin: str) -> CrowdConfig:
+A_STUDY_ON = {
+    "prolific": "a Prolific study",
+    "mturk": "an MTurk study",
+    "link": "a study by plain link",
+}
+"""What a crowd study is, by its platform, in a sentence ("an MTurk study", not "a mturk")."""
+
+
+def validate_config(
+    data: dict[str, Any], origin: str, options: dict[str, str] | None = None
+) -> CrowdConfig:
+    """`data` as crowd settings; a mistake is one UserError naming `origin`, and, for settings
+    given on a command line, each setting by its option (`options`: key -> "--option")."""
     try:
         return CrowdConfig.model_validate(data)
     except ValidationError as exc:
-        raise UserError(f"{origin}: invalid crowd settings: {explain_validation(exc)}") from None
+        why = explain_validation(exc)
+        for key, option in (options or {}).items():
+            why = re.sub(rf"\b{key}\b", option, why)
+        raise UserError(f"{origin}: invalid crowd settings: {why}") from None
 
 
 def read_config_file(path: Path, platform: str | None = None) -> CrowdConfig:

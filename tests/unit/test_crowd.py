@@ -821,3 +821,28 @@ def test_the_test_link_of_a_study_without_training_admits_as_the_worker_arrives(
     assert crowd.end_of(engine, "pilot", arrival.annotator) == ([], None)
     session = AnnotatorSession.open(engine, "pilot", arrival.annotator)
     assert session.phase() is Phase.TEST
+
+
+@pytest.mark.parametrize("rule", ["threshold", "median"])
+def test_the_training_exit_says_whether_the_gate_has_admitted_the_worker(
+    workspace, tmp_path: Path, rule: str
+):
+    """The training link's exit: a worker the gate has admitted as they finished (a threshold
+    rule decides each trainee by itself) is told so, not that it "is decided once everyone has
+    trained"; one waiting on an open median gate is told that, as before."""
+    engine = workspace.engine
+    two_studies = {"study_ids": [], "training_study_id": STUDY_A, "test_study_id": STUDY_B}
+    crowd_study(engine, tmp_path, gate_rule=rule, crowd_settings=two_studies)
+    ctx = crowd.load_study(engine, "pilot")
+    arrival = crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, prolific_query(1)))
+    session = crowd.open_session(engine, "pilot", arrival)
+    while (item := session.next_item()) is not None:
+        session.submit(item, gold(engine, item))
+    leave = crowd.exit_for(engine, "pilot", "w01")
+    assert leave is not None and leave.outcome == "training_done"
+    if rule == "threshold":
+        assert leave.message == crowd.ADMITTED_TEXT
+        assert "decided once everyone has trained" not in leave.message
+    else:
+        assert leave.message == crowd.OUTCOME_TEXT["training_done"]
+    assert crowd.exit_for(engine, "pilot", "w01") == leave  # the same words when asked again

@@ -80,6 +80,17 @@ def test_study_create_with_crowd_prints_the_links_and_codes(cli, tmp_path: Path,
     # An empty --url (an unset shell variable) was ignored: the old address shown, exit 0.
     empty = cli("study", "crowd", "rte-p", "--url", "")
     assert empty.code == 1 and "--url is empty" in empty.stderr
+    # A mistake on the command line names the option given, not the stored key.
+    ftp = cli("study", "crowd", "rte-p", "--url", "ftp://lab.example.org/")
+    assert ftp.code == 1 and "--url must be an http(s) address with a host" in ftp.stderr
+    assert "public_url" not in ftp.stderr and "(top level)" not in ftp.stderr
+    half = cli("study", "crowd", "rte-p", "--training-study", "0123456789abcdef01234567")
+    assert "--training-study and --test-study go together" in half.stderr
+    # The platform by its name, with its article.
+    base = ["study", "create", "rte-t", "--task", "superglue/rte", "--protocol", "quick"]
+    turk = cli(*base, "--train", "val", "--test", "test", "--crowd", "mturk")
+    assert turk.code == 0, turk.stderr
+    assert "rte-t: an MTurk study; workers arrive by link" in turk.stdout
 
 
 def test_a_prolific_study_with_no_study_accepted_yet_says_how_to_add_one(cli, tmp_path: Path):

@@ -329,7 +329,7 @@ def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
     result = CliRunner().invoke(
         app, ["--db", db, "prolific", "create", "pilot", "--url", "x", "--hourly-rate", "9"]
     )
-    assert "is a link study, not a Prolific one" in str(result.exception)
+    assert "is a study by plain link, not a Prolific one" in str(result.exception)
     from annotate.platforms.prolific import studies
     from annotate.protocol import crowd
     from annotate.protocol.crowd_config import CrowdConfig, with_codes

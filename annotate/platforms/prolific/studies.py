@@ -21,7 +21,7 @@ from annotate.errors import UserError
 from annotate.platforms.prolific import ledger
 from annotate.platforms.prolific.client import Prolific
 from annotate.protocol import crowd, gate, pay
-from annotate.protocol.crowd_config import CrowdConfig, validate_config
+from annotate.protocol.crowd_config import A_STUDY_ON, CrowdConfig, validate_config
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, ProlificStudy, StudyItem, Visit, utcnow
@@ -113,7 +113,7 @@ def prolific_config(ctx: StudyContext) -> CrowdConfig:
     config = crowd.require_config(ctx)
     if config.platform != "prolific":
         raise UserError(
-            f"study {ctx.study.name!r} is a {config.platform} study, not a Prolific one"
+            f"study {ctx.study.name!r} is {A_STUDY_ON[config.platform]}, not a Prolific one"
         )
     return config
 
