@@ -95,3 +95,21 @@ def redacted(text: str) -> str:
     of every `password=...` setting replaced by ***: for logs, errors and tracebacks."""
     text = _URL_PASSWORD.sub(lambda m: m["head"] + "***", text)
     return _KEY_PASSWORD.sub(lambda m: m["head"] + "***", text)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's list)."""
+
+
+def neutralised(text: str) -> str:
+    """Text from people (comments, names, ids, item text) as a spreadsheet shows it, never
+    runs it: a CSV cell that would start a formula gets a leading apostrophe. A number
+    ("-0.5") is left alone: it is no formula. The one such guard of every CSV annotate writes
+    (exports, pay files, survey answers)."""
+    if not text.startswith(FORMULA_STARTS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text

@@ -15,6 +15,7 @@ from annotate.cli.crowd_setup import crowd_settings, print_crowd
 from annotate.cli.groups import annotator_app, study_app
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
+from annotate.text import neutralised
 from annotate.wording import count_of
 
 
@@ -179,6 +180,7 @@ def annotator_show(
 class PayFormat(StrEnum):
     prolific = "prolific"
     mturk = "mturk"
+    link = "link"
 
 
 @app.command("pay")
@@ -201,7 +203,9 @@ def pay_command(
         "--bonus-catch-accuracy",
         help="MIN:AMOUNT: AMOUNT more for a catch accuracy of at least MIN (e.g. 0.8:0.50)",
     ),
-    platform: PayFormat = typer.Option(..., "--format", help="The bonus file: prolific or mturk"),
+    platform: PayFormat = typer.Option(
+        ..., "--format", help="The bonus file: prolific, mturk, or link (id,amount a line)"
+    ),
     to: Path = typer.Option(
         ...,
         "--to",
@@ -214,7 +218,9 @@ def pay_command(
     (a two-study gate's studies A and B each pay their own); print the total, the median
     effective hourly pay and who is paid below the rate. Prolific: the lines of its "bulk
     bonus payment" box. MTurk, which has no bulk-bonus upload: one line per SendBonus call
-    (WorkerId, AssignmentId, BonusAmount, Reason, UniqueRequestToken) for a script to make."""
+    (WorkerId, AssignmentId, BonusAmount, Reason, UniqueRequestToken) for a script to make.
+    The generic link (`--crowd link`): `id,amount`, the id each worker's link carried, for
+    your own payment system."""
     from annotate.protocol import pay
     from annotate.protocol.studies import load_study
 
@@ -274,12 +280,6 @@ def pay_command(
         say(f"  below the rate: {w.annotator}, {w.seconds / 60:.1f} min, {rate:.2f} {currency}/h")
 
 
-def _spreadsheet_safe(text: str) -> str:
-    """A worker's free text for a CSV cell: one a spreadsheet would run as a formula gets a
-    leading ' (OWASP's advice for CSV files)."""
-    return f"'{text}" if text[:1] and text[0] in "=+-@\t\r" else text
-
-
 @app.command("survey")
 def survey_command(
     ctx: typer.Context,
@@ -316,7 +316,7 @@ def survey_command(
         out = io.StringIO()
         writer = csv.DictWriter(out, ["annotator", "question", "answer", "answered_at"])
         writer.writeheader()
-        writer.writerows({**row, "answer": _spreadsheet_safe(row["answer"])} for row in rows)
+        writer.writerows({**row, "answer": neutralised(row["answer"])} for row in rows)
         try:
             to.write_text(out.getvalue(), encoding="utf-8")
         except OSError as exc:

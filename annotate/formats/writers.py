@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from annotate import install_hint
 from annotate.errors import UserError
 from annotate.specs import TaskSpec
+from annotate.text import neutralised
 
 SUBMISSION_HEADER = ("index", "prediction")
 ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
@@ -182,23 +183,6 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What a spreadsheet reads as the start of a formula (OWASP's list)."""
-
-
-def neutralised(text: str) -> str:
-    """Text from people (comments, names, item text) as a spreadsheet shows it, never runs
-    it: a cell that would start a formula gets a leading apostrophe. A number ("-0.5") is
-    left alone: it is no formula."""
-    if not text.startswith(FORMULA_STARTS):
-        return text
-    try:
-        float(text)
-    except ValueError:
-        return "'" + text
-    return text
 
 
 class _CsvRows:

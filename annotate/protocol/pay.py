@@ -33,6 +33,7 @@ from annotate.protocol.status import aware
 from annotate.protocol.studies import StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, Label, Payment, Visit, utcnow
+from annotate.text import neutralised
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def plan_pay(
     bases = base if isinstance(base, BasePay) else BasePay(float(base))
     if bases.every < 0:
         raise UserError("--base-pay cannot be negative")
-    refuse_other_platform(ctx, platform, "--format", ("prolific", "mturk"))
+    refuse_other_platform(ctx, platform, "--format", ("prolific", "mturk", "link"))
     with Session(engine) as session:
         seconds = time_by_platform_study(session, ctx.id)
         people = {
@@ -352,7 +353,14 @@ def bonus_lines(plan: PayPlan, platform: str) -> list[str]:
             f"{request_token(plan, w)}"
             for w in paid
         ]
-    raise UserError(f"no bonus file format for platform {platform!r} (prolific or mturk)")
+    if platform == "link":
+        # The study's own payment system: the id each worker's link carried, and the amount.
+        return [LINK_HEADER] + [f"{neutralised(w.platform_id or '')},{w.amount:.2f}" for w in paid]
+    raise UserError(f"no bonus file format for platform {platform!r} (prolific, mturk or link)")
+
+
+LINK_HEADER = "id,amount"
+"""The generic link's pay file: the `id` each worker's link carried (`?id=…`), the amount."""
 
 
 def record_pay(engine: Engine, ctx: StudyContext, plan: PayPlan) -> int:

@@ -214,3 +214,28 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     header, line = bonus.read_text().splitlines()
     assert header == "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken"
     assert line.startswith(f"{MTURK['workerId']},{MTURK['assignmentId']},")
+
+
+def test_pay_for_a_study_by_plain_link_writes_ids_and_amounts(workspace, cli, tmp_path):
+    """A study by plain link (`--crowd link`, the researcher's own pool): `pay --format link`
+    writes `id,amount` a line, the id each worker's link carried, for the lab's own payment
+    system; before, no format took such a study (prolific's wrote an empty file)."""
+    crowd_study(
+        workspace.engine, tmp_path, train=1, test=1, gate_threshold=0.0,
+        crowd_settings={"platform": "link", "study_ids": []},
+    )  # fmt: skip
+    for worker in ("p-017", "@cmd"):  # the second as a spreadsheet would run it
+        c = client(workspace.engine, "pilot")
+        page = c.post("/start", data={"csrf": csrf(c.get("/", params={"id": worker}))})
+        assert screen(answer_all(c, page)) == "exit"
+    pay = tmp_path / "pay.csv"
+    wrong = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "prolific", "--to", pay)
+    assert wrong.code == 1 and "its file is --format link, not prolific" in wrong.stderr
+    paid = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "link", "--to", pay)
+    assert paid.code == 0, paid.stderr
+    assert "2 workers" in paid.stdout
+    header, *lines = pay.read_text().splitlines()
+    assert header == "id,amount"
+    ids = sorted(line.split(",")[0] for line in lines)
+    assert ids == ["'@cmd", "p-017"]  # the formula defused, as in every CSV annotate writes
+    assert all(float(line.split(",")[1]) > 0 for line in lines)
