@@ -474,14 +474,9 @@ async def test_the_manual_rule_is_not_said_to_decide_by_a_threshold(cli, workspa
     label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
     [row] = cli("gate", ctx.study.name, "--format", "json").json()["trainees"]
     assert (row["rule"], row["threshold"]) == ("manual", None)
-    app = console(workspace.engine, ctx.study.name)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await arrive(pilot, StudyScreen)
-        await pilot.press("g")
-        await arrive(pilot, GateScreen)
-        text = " ".join(screen_text(app).split())
-        assert "decides each trainee by itself" not in text and ">= 0.50" not in text
-        assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
+    text = await gate_screen_words(workspace.engine, ctx.study.name)
+    assert "decides each trainee by itself" not in text and ">= 0.50" not in text
+    assert "The manual rule: you decide each trainee (a Admit, x Reject, with a reason)" in text
 
 
 async def test_the_gate_screen_gives_a_rule_threshold_as_gate_does(cli, workspace, tmp_path):
@@ -489,13 +484,19 @@ async def test_the_gate_screen_gives_a_rule_threshold_as_gate_does(cli, workspac
     ctx = rte_study(workspace.engine, tmp_path, train=2, test=4, gate_rule="threshold")
     label_as(workspace.engine, ctx.study.name, "ana", training=lambda i: "entailment")
     assert ">= threshold 0.500" in cli("gate", ctx.study.name).stdout
-    app = console(workspace.engine, ctx.study.name)
+    text = await gate_screen_words(workspace.engine, ctx.study.name)
+    assert "The threshold rule decides each trainee by itself (accuracy >= 0.500)." in text
+
+
+async def gate_screen_words(engine, study: str) -> str:
+    """The words of the console's gate screen of `study` (opened from its study screen), in
+    one line."""
+    app = console(engine, study)
     async with app.run_test(size=(120, 40)) as pilot:
         await arrive(pilot, StudyScreen)
         await pilot.press("g")
         await arrive(pilot, GateScreen)
-        text = " ".join(screen_text(app).split())
-        assert "The threshold rule decides each trainee by itself (accuracy >= 0.500)." in text
+        return " ".join(screen_text(app).split())
 
 
 # --- flags ------------------------------------------------------------------------------------
