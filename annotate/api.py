@@ -17,6 +17,7 @@ here is the number the CLI prints.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -233,9 +234,20 @@ class Study:
         `annotate report STUDY --format json` prints with the same bootstrap and seed."""
         from annotate.report.build import study_report
 
+        _require_replicates(bootstrap)
+        if hourly_rate is not None and not (
+            isinstance(hourly_rate, int | float) and math.isfinite(hourly_rate) and hourly_rate >= 0
+        ):
+            raise UserError(f"hourly_rate={hourly_rate!r}: a pay per hour of 0 or more")
         return study_report(
             self._engine, self.name, bootstrap=bootstrap, seed=seed, hourly_rate=hourly_rate
         )
+
+
+def _require_replicates(bootstrap: object) -> None:
+    """The CLI's --bootstrap takes 0 or more; here a negative count was read as 0, silently."""
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise UserError(f"bootstrap={bootstrap!r}: a number of replicates, 0 or more")
 
 
 def _synthetic(engine: Engine) -> set[str]:
@@ -265,6 +277,7 @@ def agreement(
     from annotate.report.data.longformat import MISSING, LongLabels, _text
     from annotate.report.stats.agreement_summary import agreement_report
 
+    _require_replicates(bootstrap)
     for column in (item, annotator, label):
         if column not in frame.columns:
             raise UserError(f"no column {column!r}; the frame has {', '.join(map(str, frame))}")

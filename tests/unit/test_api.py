@@ -117,6 +117,31 @@ def test_items_annotators_and_agreement_frames(cli, mturk_study, tmp_path, db_ur
     assert mine["fleiss_kappa"] == theirs["fleiss_kappa"]
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"bootstrap": -5}, "bootstrap=-5: a number of replicates, 0 or more"),
+        ({"bootstrap": 2.5}, "bootstrap=2.5: a number of replicates, 0 or more"),
+        ({"hourly_rate": -3.0}, "hourly_rate=-3.0: a pay per hour of 0 or more"),
+        ({"hourly_rate": float("nan")}, "hourly_rate=nan: a pay per hour of 0 or more"),
+    ],
+)
+def test_a_report_option_the_cli_refuses_is_refused_not_read_otherwise(
+    mturk_study, db_url, options, message
+):
+    """A negative bootstrap was drawn as none (the intervals gone without a word) and a
+    negative rate gave a negative cost, where `annotate report` refuses both."""
+    with annotate.open_store(db_url) as store:
+        study = store.study("cb-mturk")
+        with pytest.raises(UserError) as raised:
+            study.report(**options)
+        assert str(raised.value) == message
+        if "bootstrap" in options:
+            with pytest.raises(UserError) as raised:
+                annotate.agreement(study.labels(), **options)
+            assert str(raised.value) == message
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
