@@ -142,6 +142,8 @@ def report(
 
 
 def _hourly_rate(settings: list[str]) -> float | None:
+    import math
+
     from annotate.errors import UserError
 
     rate = None
@@ -153,6 +155,8 @@ def _hourly_rate(settings: list[str]) -> float | None:
             rate = float(value)
         except ValueError:
             raise UserError(f"--set {setting}: hourly_rate must be a number") from None
+        if not math.isfinite(rate):  # float() reads nan and inf: a cost of nan or inf
+            raise UserError(f"--set {setting}: hourly_rate must be a finite number")
         if rate < 0:
             raise UserError(f"--set {setting}: hourly_rate must not be negative")
     return rate

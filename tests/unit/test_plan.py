@@ -546,3 +546,16 @@ def test_the_aggregation_layer_agrees_with_the_real_engine(workspace, tmp_path):
         covered += h.low <= plan.majority_accuracy <= h.high
     assert math.isclose(np.mean(halves), fast.mean_half_width, rel_tol=0.15)
     assert covered >= studies - 2
+
+
+@pytest.mark.parametrize("rate", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "command", [("plan", "--accuracy", "0.9", "--half-width", "0.05"), ("report", "any-study")]
+)
+def test_an_hourly_rate_that_is_no_amount_is_refused(cli, command, rate):
+    """float() reads "nan" and "inf": the datasheet and the plan printed a cost of nan or inf."""
+    r = cli(*command, "--set", f"hourly_rate={rate}")
+    assert r.code == 1
+    assert (
+        r.stderr.strip() == f"error: --set hourly_rate={rate}: hourly_rate must be a finite number"
+    )
