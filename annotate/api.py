@@ -49,6 +49,9 @@ def _read_only_engine(url: str) -> Engine:
         if not database or database == ":memory:" or not Path(database).exists():
             engine.dispose()
             raise UserError(f"no annotate store at {resolved}")
+        if Path(database).is_dir():  # read-only, SQLite said "disk I/O error; check the disk"
+            engine.dispose()
+            raise UserError(f"no annotate store at {resolved}: a folder, not a file")
         target = Path(database).resolve().as_posix()
         engine.dispose()
         engine = make_engine(

@@ -142,6 +142,15 @@ def test_a_report_option_the_cli_refuses_is_refused_not_read_otherwise(
             assert str(raised.value) == message
 
 
+def test_a_folder_is_named_as_a_folder_not_a_failing_disk(tmp_path):
+    with pytest.raises(UserError) as raised:
+        annotate.open_store(tmp_path)
+    assert (
+        str(raised.value)
+        == f"no annotate store at sqlite:///{tmp_path.as_posix()}: a folder, not a file"
+    )
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
