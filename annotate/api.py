@@ -66,7 +66,12 @@ def _read_only_engine(url: str) -> Engine:
             cursor.close()
             dbapi_connection.commit()
 
-    if not require_current(engine):
+    try:
+        current = require_current(engine)
+    except BaseException:  # an older store, a file that is no database: no connection kept
+        engine.dispose()
+        raise
+    if not current:
         engine.dispose()
         raise UserError(f"no annotate store at {resolved}")
     return engine

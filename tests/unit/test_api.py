@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -149,6 +150,25 @@ def test_a_folder_is_named_as_a_folder_not_a_failing_disk(tmp_path):
         str(raised.value)
         == f"no annotate store at sqlite:///{tmp_path.as_posix()}: a folder, not a file"
     )
+
+
+def test_a_store_that_cannot_be_opened_keeps_no_connection(tmp_path, monkeypatch):
+    """An older store was refused with its connection left in the engine's pool: the file
+    stayed open until the garbage collector found the engine."""
+    from annotate.store import engine as store_engine
+
+    make_engine, made = store_engine.make_engine, []
+
+    def recording(*args, **kwargs):
+        made.append(make_engine(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(store_engine, "make_engine", recording)
+    old = tmp_path / "study.db"
+    shutil.copy(Path(__file__).parents[1] / "migration" / "store-0.1.0.db", old)
+    with pytest.raises(UserError, match="annotate migrate"):
+        annotate.open_store(old)
+    assert made and all(e.pool.checkedin() == 0 for e in made)
 
 
 def test_an_unknown_agreement_level_lists_the_levels():
