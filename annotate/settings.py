@@ -81,7 +81,8 @@ class Settings(BaseSettings):
     """The annotator's token for `annotate label`, so a script need not
     type it at the prompt."""
 
-    reconnect_seconds: float = 30.0
+    # Finite and not negative: a deadline of nan is never reached (the retries went on forever).
+    reconnect_seconds: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
     """How long a command keeps retrying a PostgreSQL server that went away before it stops
     with a clear error (seconds)."""
 

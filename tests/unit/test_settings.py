@@ -63,6 +63,15 @@ def test_a_bad_value_names_the_variable(monkeypatch, variable: str, value: str):
     assert str(raised.value).startswith(f"{variable}={value!r}: ")
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_a_reconnect_time_that_is_no_duration_is_refused(monkeypatch, value: str):
+    """nan made a deadline never reached: a command retried a server that was gone forever."""
+    monkeypatch.setenv("ANNOTATE_RECONNECT_SECONDS", value)
+    with pytest.raises(UserError) as raised:
+        settings()
+    assert str(raised.value).startswith(f"ANNOTATE_RECONNECT_SECONDS={value!r}: Input should be")
+
+
 def test_a_bad_debug_value_says_what_it_takes(monkeypatch):
     monkeypatch.setenv("ANNOTATE_DEBUG", "maybe")
     with pytest.raises(UserError) as raised:
