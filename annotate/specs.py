@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from annotate.errors import SpecError, UserError, explain_validation, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
-from annotate.settings import setting_error, settings
+from annotate.settings import env_name, setting_error, settings
 from annotate.splits import same_split
 
 Layout = Literal[
@@ -481,6 +481,17 @@ def search_dirs(kind: str) -> list[Path]:
     return [builtin_dir(kind), *settings().search_path(kind)]
 
 
+def _missing_folders(kind: Literal["tasks", "protocols"]) -> str:
+    """A note naming the folders of the search path that are not there: a mistyped folder in
+    tasks_path or ANNOTATE_TASKS_PATH was searched as an empty one, and the error named only
+    the task."""
+    missing = [str(p) for p in settings().search_path(kind) if not p.is_dir()]
+    if not missing:
+        return ""
+    setting = f"{kind}_path"
+    return f" (no folder {', '.join(missing)}: check {setting} or {env_name(setting)})"
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
@@ -571,7 +582,9 @@ def resolve_task_name(name: str) -> str:
             return matches[0]
         if len(matches) > 1:
             raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
-    raise UserError(f"unknown task {name!r}; `annotate tasks` lists them")
+    raise UserError(
+        f"unknown task {name!r}; `annotate tasks` lists them{_missing_folders('tasks')}"
+    )
 
 
 def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> TaskSpec:
@@ -624,7 +637,10 @@ def load_protocol(name: str) -> ProtocolSpec:
         return load_protocol_file(path)
     files = _protocol_files()
     if name not in files:
-        raise UserError(f"unknown protocol {name!r}; known: {', '.join(sorted(files))}")
+        raise UserError(
+            f"unknown protocol {name!r}; known: {', '.join(sorted(files))}"
+            f"{_missing_folders('protocols')}"
+        )
     return load_protocol_file(files[name])
 
 

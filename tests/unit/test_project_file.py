@@ -280,3 +280,23 @@ class TestMistakes:
         (tmp_path / "annotate.toml").write_bytes(b"# a lab\ndb = '\xff'\n")
         with pytest.raises(UserError, match=r"^annotate.toml:2: not UTF-8 text \(byte 7 of"):
             settings()
+
+
+def test_a_mistyped_task_or_protocol_folder_is_named_where_its_task_is_not_found(tmp_path):
+    """A folder of tasks_path or protocols_path that is not there was searched as an empty one:
+    the error named only the task, and the user hunted for what was wrong with it."""
+    (tmp_path / "annotate.toml").write_text(
+        'db = "lab.db"\ntasks_path = ["exmaples/toy"]\nprotocols_path = "protocls"\n'
+    )
+    code, message = run("plan", "--task", "toy", "--accuracy", "0.9", "--half-width", "0.05")
+    assert (code, message) == (
+        1,
+        "error: unknown task 'toy'; `annotate tasks` lists them (no folder "
+        f"{tmp_path / 'exmaples' / 'toy'}: check tasks_path or ANNOTATE_TASKS_PATH)",
+    )
+    plan = ["plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05"]
+    code, message = run(*plan, "--protocol", "lab-2026")
+    assert code == 1
+    assert message.endswith(
+        f"(no folder {tmp_path / 'protocls'}: check protocols_path or ANNOTATE_PROTOCOLS_PATH)"
+    )
