@@ -33,6 +33,11 @@ if TYPE_CHECKING:  # pandas, SQLAlchemy and the report load when the API is used
 Phase = Literal["test", "training", "catch", "refresher", "all"]
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 TIME_COLUMNS = ("shown_at", "answered_at")
+TIME_DTYPE = "datetime64[us, UTC]"
+LABEL_DTYPES = {"seconds": "float64", "flag": "bool", "excluded": "bool"}
+"""The types of `labels()`'s columns of numbers and truths, whatever the rows: a study without
+labels (or without a single known time) had object columns, which concat made of every frame
+joined with it."""
 
 
 def _read_only_engine(url: str) -> Engine:
@@ -159,8 +164,9 @@ class Study:
         table = label_table(self._engine, self.name, phases, with_text=with_text)
         frame = pd.DataFrame(table.rows, columns=table.columns)
         for column in TIME_COLUMNS:
-            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
-        return frame
+            when = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+            frame[column] = when.astype(TIME_DTYPE)
+        return frame.astype({c: t for c, t in LABEL_DTYPES.items() if c in frame.columns})
 
     def items(self) -> pd.DataFrame:
         """One row per test item of the sample, in sample order: item_id, position (in the
@@ -220,8 +226,11 @@ class Study:
 
         labels = self.labels("all", with_text=False)
         columns = ["annotator", "n_labels", "n_test", "n_training", "first_at", "last_at"]
-        if labels.empty:
-            return pd.DataFrame(columns=[*columns, "synthetic"])
+        if labels.empty:  # the types of a study with labels
+            counts = {c: "int64" for c in ("n_labels", "n_test", "n_training")}
+            types = {"annotator": "str", **counts, "first_at": TIME_DTYPE, "last_at": TIME_DTYPE}
+            empty = pd.DataFrame(columns=[*columns, "synthetic"])
+            return empty.astype({**types, "synthetic": "bool"})
         grouped = labels.groupby("annotator", sort=True)
         frame = pd.DataFrame(
             {

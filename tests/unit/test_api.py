@@ -171,6 +171,27 @@ def test_a_store_that_cannot_be_opened_keeps_no_connection(tmp_path, monkeypatch
     assert made and all(e.pool.checkedin() == 0 for e in made)
 
 
+def test_a_study_without_labels_has_the_column_types_of_one_with_labels(workspace, tmp_path):
+    """Its seconds, flags and counts were object columns (its times in seconds, not
+    microseconds), and so became those of every frame concatenated with it."""
+    from tests.unit.test_export import simulated_study
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="done")
+    simulated_study(workspace.engine, tmp_path / "p", "superglue/rte", name="pilot", k=0)
+    with annotate.open_store(workspace.url) as store:
+        done, pilot = store.study("done"), store.study("pilot")
+        for frames in (
+            (done.labels("all"), pilot.labels("all")),
+            (done.annotators(), pilot.annotators()),
+        ):
+            labelled, empty = frames
+            assert len(labelled) and empty.empty
+            numbers = labelled.select_dtypes(exclude=["object", "string"]).dtypes
+            assert empty.dtypes[numbers.index].to_dict() == numbers.to_dict()
+        joined = pd.concat([done.labels(), pilot.labels()])
+    assert joined["seconds"].dtype == "float64" and joined["excluded"].dtype == "bool"
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
