@@ -207,8 +207,9 @@ class Study:
         """One row per test item (MultiRC: candidate answer) as the report aggregates it:
         item_id, n_labels, the count of each answer, majority (by the study's tie rule),
         tied, tied_answers, tie_rule and tie_pick, then each aggregation model's answer and
-        posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; `models=False`
-        leaves them out), and gold. Ratings (STS-B) have the mean or median instead of the
+        posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; empty where no
+        model could be fitted: no labels yet, or one answer only; `models=False` leaves them
+        out), and gold. Ratings (STS-B) have the mean or median instead of the
         votes. The rows and values of `export --format answers`; excluded items are left
         out, as in the report."""
         import pandas as pd
@@ -217,7 +218,9 @@ class Study:
         from annotate.report.data.loading import load_study_data
 
         table = unit_answers(load_study_data(self._engine, self.name), models=models)
-        return pd.DataFrame(table.rows, columns=table.columns)
+        frame = pd.DataFrame(table.rows, columns=table.columns)
+        posteriors = [c for c in frame.columns if c.endswith("_posterior")]
+        return frame.astype(dict.fromkeys(posteriors, "float64"))  # a model not fitted: NaN
 
     def annotators(self) -> pd.DataFrame:
         """One row per annotator with labels in the study: annotator (pseudonym), labels per
