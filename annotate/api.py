@@ -224,7 +224,9 @@ class Study:
 
     def annotators(self) -> pd.DataFrame:
         """One row per annotator with labels in the study: annotator (pseudonym), labels per
-        phase, first and last answer (UTC), synthetic (made by `annotate simulate`)."""
+        phase, first and last answer (UTC; empty for labels imported from a file that gives
+        durations, not dates, as `status` leaves them), synthetic (made by `annotate
+        simulate`)."""
         import pandas as pd
 
         labels = self.labels("all", with_text=False)
@@ -245,7 +247,20 @@ class Study:
             }
         ).reset_index()
         frame["synthetic"] = frame["annotator"].isin(_synthetic(self._engine))
+        if not self._dates_known():  # durations laid end to end from 1970: no real date
+            for column in ("first_at", "last_at"):
+                frame[column] = pd.Series(pd.NaT, index=frame.index, dtype=TIME_DTYPE)
         return frame
+
+    def _dates_known(self) -> bool:
+        from annotate.formats.label_import import import_record
+        from annotate.report.data.loading import find_study
+        from annotate.store.label_times import dates_known
+
+        row = find_study(self._engine, self.name)
+        assert row.id is not None
+        record = import_record(self._engine, row.id)
+        return dates_known(None if record is None else record.detail)
 
     def report(
         self, *, bootstrap: int = 1000, seed: int | None = None, hourly_rate: float | None = None
