@@ -153,7 +153,8 @@ class Study:
         annotator (pseudonym), phase, value, shown_at, answered_at (UTC timestamps), seconds,
         flag, comment, excluded (the item is excluded from scoring); `answer` for tasks
         answered on a scale (CB). The rows and values of `export --format labels`.
-        `phase`: test (default), training, catch (catch items), refresher, or all."""
+        `phase`: test (default), training, catch (catch items), refresher, set-aside (an
+        annotator refused by hand), or all."""
         import pandas as pd
 
         from annotate.export.label_table import PHASES, label_table
