@@ -18,7 +18,7 @@ here is the number the CLI prints.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -90,9 +90,16 @@ def open_store(url: str | Path | None = None) -> Store:
 
 @dataclass
 class Store:
-    """A store opened read-only. Use as a context manager, or call `close()`."""
+    """A store opened read-only. Use as a context manager, or call `close()`: after it, the
+    store and its studies refuse to be read (they reopened a connection, silently)."""
 
     engine: Engine
+    closed: bool = field(default=False, repr=False)
+
+    def _open(self) -> Engine:
+        if self.closed:
+            raise UserError("this store was closed: open it again with annotate.open_store()")
+        return self.engine
 
     def studies(self) -> list[Study]:
         """Every study, oldest first."""
@@ -100,7 +107,7 @@ class Store:
 
         from annotate.store.models import Study as StudyRow
 
-        with self.engine.connect() as conn:
+        with self._open().connect() as conn:
             names = conn.execute(select(StudyRow.name).order_by(StudyRow.id)).scalars().all()
         return [Study(self, name) for name in names]
 
@@ -108,10 +115,11 @@ class Store:
         """The study of that name (a UserError naming the studies there are, if none)."""
         from annotate.report.data.loading import find_study
 
-        find_study(self.engine, name)
+        find_study(self._open(), name)
         return Study(self, name)
 
     def close(self) -> None:
+        self.closed = True
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -130,7 +138,7 @@ class Study:
 
     @property
     def _engine(self) -> Engine:
-        return self.store.engine
+        return self.store._open()
 
     def info(self) -> dict[str, Any]:
         """Task, effective protocol, state and how the labels were collected."""

@@ -192,6 +192,20 @@ def test_a_study_without_labels_has_the_column_types_of_one_with_labels(workspac
     assert joined["seconds"].dtype == "float64" and joined["excluded"].dtype == "bool"
 
 
+def test_a_closed_store_is_not_read_again(cli, mturk_study, db_url):
+    """After close() (or the with block) a study read on, opening a connection that stayed
+    open until the garbage collector found the engine."""
+    with annotate.open_store(db_url) as store:
+        study = store.study("cb-mturk")
+    for read in (study.labels, study.items, store.studies, lambda: store.study("cb-mturk")):
+        with pytest.raises(UserError) as raised:
+            read()
+        assert str(raised.value) == (
+            "this store was closed: open it again with annotate.open_store()"
+        )
+    assert store.engine.pool.checkedin() == 0
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
