@@ -317,11 +317,14 @@ def agreement(
     and κ only where it applies (nominal level; Fleiss' κ over items with the same number of
     raters), each saying what it was computed on. Missing labels (NaN, None) are skipped."""
     import numpy as np
+    import pandas as pd
 
     from annotate.report.data.longformat import MISSING, LongLabels, _text
     from annotate.report.stats.agreement_summary import agreement_report
 
     _require_replicates(bootstrap)
+    if not isinstance(frame, pd.DataFrame):  # it stopped on `.columns`, an AttributeError
+        raise UserError(f"agreement reads a pandas DataFrame, not {type(frame).__name__}")
     for column in (item, annotator, label):
         if column not in frame.columns:
             raise UserError(f"no column {column!r}; the frame has {', '.join(map(str, frame))}")

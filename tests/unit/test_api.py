@@ -206,6 +206,13 @@ def test_a_closed_store_is_not_read_again(cli, mturk_study, db_url):
     assert store.engine.pool.checkedin() == 0
 
 
+def test_agreement_of_something_else_than_a_frame_says_what_it_reads():
+    rows = [{"item_id": 1, "annotator": "a", "value": "x"}]
+    with pytest.raises(UserError) as raised:
+        annotate.agreement(rows)  # type: ignore[arg-type]
+    assert str(raised.value) == "agreement reads a pandas DataFrame, not list"
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
