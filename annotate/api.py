@@ -141,17 +141,33 @@ class Study:
         return self.store._open()
 
     def info(self) -> dict[str, Any]:
-        """Task, effective protocol, state and how the labels were collected."""
+        """Task, effective protocol, state and how the labels were collected: the protocol
+        and state that `annotate study show` and the report give (the catch-drift threshold
+        in force, a state that follows the labels)."""
+        from sqlmodel import Session
+
+        from annotate import specs
         from annotate.formats.label_import import import_record
+        from annotate.protocol import catch, standing
+        from annotate.protocol.studies import StudyContext
         from annotate.report.data.loading import find_study
 
         row = find_study(self._engine, self.name)
         assert row.id is not None
         record = import_record(self._engine, row.id)
+        origin = f"study {self.name!r}"
+        protocol = specs.validate_protocol(row.protocol, origin=origin)
+        context = StudyContext(
+            study=row, spec=specs.study_task(row.task, row.task_spec, origin), protocol=protocol
+        )
+        with Session(self._engine) as session:
+            state = standing.state_of(session, row.id, protocol.annotators_per_item, row.state)
+            settings = catch.effective_settings(session.connection(), context, dict(row.protocol))
         return {
             "name": row.name,
             "task": row.task,
-            "protocol": dict(row.protocol),
+            "state": state,
+            "protocol": settings,
             "created_at": row.created_at,
             "collected": None if record is None else record.detail.get("collected"),
         }

@@ -213,6 +213,21 @@ def test_agreement_of_something_else_than_a_frame_says_what_it_reads():
     assert str(raised.value) == "agreement reads a pandas DataFrame, not list"
 
 
+def test_info_gives_the_state_and_effective_protocol_the_report_gives(workspace, tmp_path):
+    """info() said it gave the state and the effective protocol: it had no state, and its
+    protocol had catch_min_accuracy None where the report and `study show` give the
+    threshold in force."""
+    from tests.unit.test_export import simulated_study
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="done")
+    with annotate.open_store(workspace.url) as store:
+        study = store.study("done")
+        info, report = study.info(), study.report(bootstrap=0)
+    assert info["state"] == report.state
+    assert info["protocol"] == report.protocol
+    assert info["protocol"]["catch_min_accuracy"] is not None
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:
