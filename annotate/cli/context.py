@@ -153,8 +153,7 @@ def _global_options(
     debug: bool = typer.Option(
         False,
         "--debug",
-        envvar="ANNOTATE_DEBUG",
-        help="Show the traceback behind an error (for bug reports).",
+        help="Show the traceback behind an error (for bug reports). ANNOTATE_DEBUG=1 does too.",
     ),
     width: int = typer.Option(
         None,
@@ -164,7 +163,10 @@ def _global_options(
         "output is a pipe or a file, as wide as the content, so no row is folded).",
     ),
 ) -> None:
+    from annotate.settings import debug_from_env
+
     global debug_requested, width_requested
+    debug = debug or debug_from_env()  # the settings' rule and message, not click's
     debug_requested = debug
     width_requested = width
     if config is not None:
