@@ -190,6 +190,14 @@ class TestConfigOption:
         with pytest.raises(UserError, match="ANNOTATE_CONFIG=.*gone.toml.*no such file"):
             settings()
 
+    def test_a_missing_file_the_variable_names_is_one_line(self, tmp_path, monkeypatch):
+        """It was click's usage error: three lines, status 2, unlike every other setting."""
+        monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "gone.toml"))
+        assert run("study", "list") == (
+            1,
+            f"error: ANNOTATE_CONFIG={str(tmp_path / 'gone.toml')!r}: no such file",
+        )
+
     def test_an_edited_file_is_read_again(self, tmp_path):
         path = tmp_path / "annotate.toml"
         path.write_text('default_protocol = "quick"\n')
