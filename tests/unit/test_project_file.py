@@ -308,3 +308,17 @@ def test_a_mistyped_task_or_protocol_folder_is_named_where_its_task_is_not_found
     assert message.endswith(
         f"(no folder {tmp_path / 'protocls'}: check protocols_path or ANNOTATE_PROTOCOLS_PATH)"
     )
+
+
+@pytest.mark.parametrize("how", ["variable", "option"])
+def test_a_blank_store_name_is_refused_not_made_a_file(tmp_path, monkeypatch, how):
+    """ANNOTATE_DB=" " (a shell's `$DIR/` left empty, say): `init` made a store named " " in
+    the current folder, and every command used it."""
+    args = ["init"] if how == "variable" else ["--db", " ", "init"]
+    if how == "variable":
+        monkeypatch.setenv("ANNOTATE_DB", " ")
+    assert run(*args) == (
+        1,
+        "error: the store ' ' (--db or ANNOTATE_DB) is blank: give a SQLite path or a database URL",
+    )
+    assert list(tmp_path.iterdir()) == []
