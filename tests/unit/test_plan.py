@@ -559,3 +559,32 @@ def test_an_hourly_rate_that_is_no_amount_is_refused(cli, command, rate):
     assert (
         r.stderr.strip() == f"error: --set hourly_rate={rate}: hourly_rate must be a finite number"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("report", "any-study"),
+        ("agreement", "--study", "any-study"),
+        ("compare", "any-study", "m.jsonl"),
+        ("score", "m.jsonl"),
+        ("plan", "--accuracy", "0.9", "--half-width", "0.05", "--verify", "2"),
+        ("simulate", "any-study", "--annotators", "1", "--accuracy", "0.8"),
+        ("study", "create", "s", "--task", "superglue/rte"),
+    ],
+)
+def test_a_negative_seed_is_refused_as_a_usage_error(cli, command):
+    """`report --seed -1` stopped in numpy with a traceback ("expected non-negative
+    integer"); `study create --seed -1` stored it for every later report to stop on."""
+    r = cli(*command, "--seed", "-1")
+    assert r.code == 2
+    assert "Invalid value for '--seed': Input should be greater than or equal to 0" in r.stderr
+
+
+def test_a_negative_seed_set_on_a_study_is_refused():
+    """`study create --set seed=-1` (or a protocol file's seed = -1) was stored."""
+    from annotate import specs
+    from annotate.errors import UserError
+
+    with pytest.raises(UserError, match="seed: Input should be greater than or equal to 0"):
+        specs.load_protocol("quick").effective(overrides={"seed": -1})
