@@ -17,7 +17,8 @@ here is the number the CLI prints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,6 +33,11 @@ if TYPE_CHECKING:  # pandas, SQLAlchemy and the report load when the API is used
 Phase = Literal["test", "training", "catch", "refresher", "all"]
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 TIME_COLUMNS = ("shown_at", "answered_at")
+TIME_DTYPE = "datetime64[us, UTC]"
+LABEL_DTYPES = {"seconds": "float64", "flag": "bool", "excluded": "bool"}
+"""The types of `labels()`'s columns of numbers and truths, whatever the rows: a study without
+labels (or without a single known time) had object columns, which concat made of every frame
+joined with it."""
 
 
 def _read_only_engine(url: str) -> Engine:
@@ -48,6 +54,9 @@ def _read_only_engine(url: str) -> Engine:
         if not database or database == ":memory:" or not Path(database).exists():
             engine.dispose()
             raise UserError(f"no annotate store at {resolved}")
+        if Path(database).is_dir():  # read-only, SQLite said "disk I/O error; check the disk"
+            engine.dispose()
+            raise UserError(f"no annotate store at {resolved}: a folder, not a file")
         target = Path(database).resolve().as_posix()
         engine.dispose()
         engine = make_engine(
@@ -62,7 +71,12 @@ def _read_only_engine(url: str) -> Engine:
             cursor.close()
             dbapi_connection.commit()
 
-    if not require_current(engine):
+    try:
+        current = require_current(engine)
+    except BaseException:  # an older store, a file that is no database: no connection kept
+        engine.dispose()
+        raise
+    if not current:
         engine.dispose()
         raise UserError(f"no annotate store at {resolved}")
     return engine
@@ -76,9 +90,16 @@ def open_store(url: str | Path | None = None) -> Store:
 
 @dataclass
 class Store:
-    """A store opened read-only. Use as a context manager, or call `close()`."""
+    """A store opened read-only. Use as a context manager, or call `close()`: after it, the
+    store and its studies refuse to be read (they reopened a connection, silently)."""
 
     engine: Engine
+    closed: bool = field(default=False, repr=False)
+
+    def _open(self) -> Engine:
+        if self.closed:
+            raise UserError("this store was closed: open it again with annotate.open_store()")
+        return self.engine
 
     def studies(self) -> list[Study]:
         """Every study, oldest first."""
@@ -86,7 +107,7 @@ class Store:
 
         from annotate.store.models import Study as StudyRow
 
-        with self.engine.connect() as conn:
+        with self._open().connect() as conn:
             names = conn.execute(select(StudyRow.name).order_by(StudyRow.id)).scalars().all()
         return [Study(self, name) for name in names]
 
@@ -94,10 +115,11 @@ class Store:
         """The study of that name (a UserError naming the studies there are, if none)."""
         from annotate.report.data.loading import find_study
 
-        find_study(self.engine, name)
+        find_study(self._open(), name)
         return Study(self, name)
 
     def close(self) -> None:
+        self.closed = True
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -116,20 +138,36 @@ class Study:
 
     @property
     def _engine(self) -> Engine:
-        return self.store.engine
+        return self.store._open()
 
     def info(self) -> dict[str, Any]:
-        """Task, effective protocol, state and how the labels were collected."""
+        """Task, effective protocol, state and how the labels were collected: the protocol
+        and state that `annotate study show` and the report give (the catch-drift threshold
+        in force, a state that follows the labels)."""
+        from sqlmodel import Session
+
+        from annotate import specs
         from annotate.formats.label_import import import_record
+        from annotate.protocol import catch, standing
+        from annotate.protocol.studies import StudyContext
         from annotate.report.data.loading import find_study
 
         row = find_study(self._engine, self.name)
         assert row.id is not None
         record = import_record(self._engine, row.id)
+        origin = f"study {self.name!r}"
+        protocol = specs.validate_protocol(row.protocol, origin=origin)
+        context = StudyContext(
+            study=row, spec=specs.study_task(row.task, row.task_spec, origin), protocol=protocol
+        )
+        with Session(self._engine) as session:
+            state = standing.state_of(session, row.id, protocol.annotators_per_item, row.state)
+            settings = catch.effective_settings(session.connection(), context, dict(row.protocol))
         return {
             "name": row.name,
             "task": row.task,
-            "protocol": dict(row.protocol),
+            "state": state,
+            "protocol": settings,
             "created_at": row.created_at,
             "collected": None if record is None else record.detail.get("collected"),
         }
@@ -139,7 +177,8 @@ class Study:
         annotator (pseudonym), phase, value, shown_at, answered_at (UTC timestamps), seconds,
         flag, comment, excluded (the item is excluded from scoring); `answer` for tasks
         answered on a scale (CB). The rows and values of `export --format labels`.
-        `phase`: test (default), training, catch (catch items), refresher, or all."""
+        `phase`: test (default), training, catch (catch items), refresher, set-aside (an
+        annotator refused by hand), or all."""
         import pandas as pd
 
         from annotate.export.label_table import PHASES, label_table
@@ -150,8 +189,9 @@ class Study:
         table = label_table(self._engine, self.name, phases, with_text=with_text)
         frame = pd.DataFrame(table.rows, columns=table.columns)
         for column in TIME_COLUMNS:
-            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
-        return frame
+            when = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+            frame[column] = when.astype(TIME_DTYPE)
+        return frame.astype({c: t for c, t in LABEL_DTYPES.items() if c in frame.columns})
 
     def items(self) -> pd.DataFrame:
         """One row per test item of the sample, in sample order: item_id, position (in the
@@ -192,8 +232,9 @@ class Study:
         """One row per test item (MultiRC: candidate answer) as the report aggregates it:
         item_id, n_labels, the count of each answer, majority (by the study's tie rule),
         tied, tied_answers, tie_rule and tie_pick, then each aggregation model's answer and
-        posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; `models=False`
-        leaves them out), and gold. Ratings (STS-B) have the mean or median instead of the
+        posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; empty where no
+        model could be fitted: no labels yet, or one answer only; `models=False` leaves them
+        out), and gold. Ratings (STS-B) have the mean or median instead of the
         votes. The rows and values of `export --format answers`; excluded items are left
         out, as in the report."""
         import pandas as pd
@@ -202,17 +243,24 @@ class Study:
         from annotate.report.data.loading import load_study_data
 
         table = unit_answers(load_study_data(self._engine, self.name), models=models)
-        return pd.DataFrame(table.rows, columns=table.columns)
+        frame = pd.DataFrame(table.rows, columns=table.columns)
+        posteriors = [c for c in frame.columns if c.endswith("_posterior")]
+        return frame.astype(dict.fromkeys(posteriors, "float64"))  # a model not fitted: NaN
 
     def annotators(self) -> pd.DataFrame:
         """One row per annotator with labels in the study: annotator (pseudonym), labels per
-        phase, first and last answer (UTC), synthetic (made by `annotate simulate`)."""
+        phase, first and last answer (UTC; empty for labels imported from a file that gives
+        durations, not dates, as `status` leaves them), synthetic (made by `annotate
+        simulate`)."""
         import pandas as pd
 
         labels = self.labels("all", with_text=False)
         columns = ["annotator", "n_labels", "n_test", "n_training", "first_at", "last_at"]
-        if labels.empty:
-            return pd.DataFrame(columns=[*columns, "synthetic"])
+        if labels.empty:  # the types of a study with labels
+            counts = {c: "int64" for c in ("n_labels", "n_test", "n_training")}
+            types = {"annotator": "str", **counts, "first_at": TIME_DTYPE, "last_at": TIME_DTYPE}
+            empty = pd.DataFrame(columns=[*columns, "synthetic"])
+            return empty.astype({**types, "synthetic": "bool"})
         grouped = labels.groupby("annotator", sort=True)
         frame = pd.DataFrame(
             {
@@ -224,7 +272,20 @@ class Study:
             }
         ).reset_index()
         frame["synthetic"] = frame["annotator"].isin(_synthetic(self._engine))
+        if not self._dates_known():  # durations laid end to end from 1970: no real date
+            for column in ("first_at", "last_at"):
+                frame[column] = pd.Series(pd.NaT, index=frame.index, dtype=TIME_DTYPE)
         return frame
+
+    def _dates_known(self) -> bool:
+        from annotate.formats.label_import import import_record
+        from annotate.report.data.loading import find_study
+        from annotate.store.label_times import dates_known
+
+        row = find_study(self._engine, self.name)
+        assert row.id is not None
+        record = import_record(self._engine, row.id)
+        return dates_known(None if record is None else record.detail)
 
     def report(
         self, *, bootstrap: int = 1000, seed: int | None = None, hourly_rate: float | None = None
@@ -233,9 +294,22 @@ class Study:
         `annotate report STUDY --format json` prints with the same bootstrap and seed."""
         from annotate.report.build import study_report
 
+        _require_replicates(bootstrap)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise UserError(f"seed={seed!r}: a whole number, 0 or more (or None: the study's)")
+        if hourly_rate is not None and not (
+            isinstance(hourly_rate, int | float) and math.isfinite(hourly_rate) and hourly_rate >= 0
+        ):
+            raise UserError(f"hourly_rate={hourly_rate!r}: a pay per hour of 0 or more")
         return study_report(
             self._engine, self.name, bootstrap=bootstrap, seed=seed, hourly_rate=hourly_rate
         )
+
+
+def _require_replicates(bootstrap: object) -> None:
+    """The CLI's --bootstrap takes 0 or more; here a negative count was read as 0, silently."""
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise UserError(f"bootstrap={bootstrap!r}: a number of replicates, 0 or more")
 
 
 def _synthetic(engine: Engine) -> set[str]:
@@ -261,10 +335,14 @@ def agreement(
     and κ only where it applies (nominal level; Fleiss' κ over items with the same number of
     raters), each saying what it was computed on. Missing labels (NaN, None) are skipped."""
     import numpy as np
+    import pandas as pd
 
     from annotate.report.data.longformat import MISSING, LongLabels, _text
     from annotate.report.stats.agreement_summary import agreement_report
 
+    _require_replicates(bootstrap)
+    if not isinstance(frame, pd.DataFrame):  # it stopped on `.columns`, an AttributeError
+        raise UserError(f"agreement reads a pandas DataFrame, not {type(frame).__name__}")
     for column in (item, annotator, label):
         if column not in frame.columns:
             raise UserError(f"no column {column!r}; the frame has {', '.join(map(str, frame))}")

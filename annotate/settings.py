@@ -81,7 +81,8 @@ class Settings(BaseSettings):
     """The annotator's token for `annotate label`, so a script need not
     type it at the prompt."""
 
-    reconnect_seconds: float = 30.0
+    # Finite and not negative: a deadline of nan is never reached (the retries went on forever).
+    reconnect_seconds: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
     """How long a command keeps retrying a PostgreSQL server that went away before it stops
     with a clear error (seconds)."""
 
@@ -132,7 +133,7 @@ class Settings(BaseSettings):
             return value
         lowered = value.strip().lower()
         if lowered not in _TRUE | _FALSE:
-            raise PydanticCustomError("yes_or_no", "expected 1 or 0 (true or false)")
+            raise PydanticCustomError("yes_or_no", YES_OR_NO)
         return lowered in _TRUE
 
     @classmethod
@@ -171,6 +172,21 @@ def is_http_address(value: str) -> bool:
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
+YES_OR_NO = "expected 1 or 0 (true or false)"
+
+
+def debug_from_env() -> bool:
+    """ANNOTATE_DEBUG alone, as the settings read it, for the command line's --debug: before
+    this, click read the variable by its own rule, which took `y` (that the settings then
+    refused, with a traceback) and refused `maybe` as a usage error of three lines."""
+    name = env_name("debug")
+    value = os.environ.get(name)
+    if value is None:
+        return False
+    lowered = value.strip().lower()
+    if lowered not in _TRUE | _FALSE:
+        raise UserError(f"{name}={value!r}: {YES_OR_NO}")
+    return lowered in _TRUE
 
 
 def env_name(field: str) -> str:

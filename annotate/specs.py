@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from annotate.errors import SpecError, UserError, explain_validation, undecodable_at
 from annotate.metric_registry import all_metrics, find_metric
-from annotate.settings import setting_error, settings
+from annotate.settings import env_name, setting_error, settings
 from annotate.splits import same_split
 
 Layout = Literal[
@@ -401,7 +401,7 @@ class ProtocolSpec(Strict):
     """Training accuracy needed under the threshold rule."""
     test_sample: int | Literal["all"] = 100
     """Test items drawn at random (seeded); "all" or a split smaller than this takes the split."""
-    seed: int = 2019
+    seed: int = Field(2019, ge=0)  # numpy takes no negative seed: every report stopped
     """Seed of the test sample and of the training order."""
     annotators_per_item: int = Field(5, ge=1)
     """Distinct annotators who label each test item (k)."""
@@ -479,6 +479,17 @@ def builtin_dir(kind: str) -> Path:
 def search_dirs(kind: str) -> list[Path]:
     """Built-in folder first, then any folders in ANNOTATE_TASKS_PATH / ANNOTATE_PROTOCOLS_PATH."""
     return [builtin_dir(kind), *settings().search_path(kind)]
+
+
+def _missing_folders(kind: Literal["tasks", "protocols"]) -> str:
+    """A note naming the folders of the search path that are not there: a mistyped folder in
+    tasks_path or ANNOTATE_TASKS_PATH was searched as an empty one, and the error named only
+    the task."""
+    missing = [str(p) for p in settings().search_path(kind) if not p.is_dir()]
+    if not missing:
+        return ""
+    setting = f"{kind}_path"
+    return f" (no folder {', '.join(missing)}: check {setting} or {env_name(setting)})"
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -571,7 +582,9 @@ def resolve_task_name(name: str) -> str:
             return matches[0]
         if len(matches) > 1:
             raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
-    raise UserError(f"unknown task {name!r}; `annotate tasks` lists them")
+    raise UserError(
+        f"unknown task {name!r}; `annotate tasks` lists them{_missing_folders('tasks')}"
+    )
 
 
 def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> TaskSpec:
@@ -624,7 +637,10 @@ def load_protocol(name: str) -> ProtocolSpec:
         return load_protocol_file(path)
     files = _protocol_files()
     if name not in files:
-        raise UserError(f"unknown protocol {name!r}; known: {', '.join(sorted(files))}")
+        raise UserError(
+            f"unknown protocol {name!r}; known: {', '.join(sorted(files))}"
+            f"{_missing_folders('protocols')}"
+        )
     return load_protocol_file(files[name])
 
 

@@ -18,7 +18,13 @@ DEFAULT_URL = "sqlite:///annotate.db"
 
 
 def resolve_url(db: str | None) -> str:
-    return normalise_url(db or settings().db or DEFAULT_URL)
+    chosen = db or settings().db or DEFAULT_URL
+    if not chosen.strip():  # `init` made a store named " " in the current folder
+        raise UserError(
+            f"the store {chosen!r} (--db or ANNOTATE_DB) is blank: give a SQLite path or a "
+            "database URL"
+        )
+    return normalise_url(chosen)
 
 
 @dataclass

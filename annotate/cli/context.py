@@ -137,11 +137,11 @@ def _global_options(
     config: Path = typer.Option(
         None,
         "--config",
-        envvar="ANNOTATE_CONFIG",
         exists=True,
         dir_okay=False,
         help="The project file (TOML): the store, task and protocol folders and the default "
-        "protocol (default: annotate.toml in the current folder, if there is one).",
+        "protocol (default: the file ANNOTATE_CONFIG names, else annotate.toml in the current "
+        "folder, if there is one).",
     ),
     version: bool = typer.Option(
         False,
@@ -153,8 +153,7 @@ def _global_options(
     debug: bool = typer.Option(
         False,
         "--debug",
-        envvar="ANNOTATE_DEBUG",
-        help="Show the traceback behind an error (for bug reports).",
+        help="Show the traceback behind an error (for bug reports). ANNOTATE_DEBUG=1 does too.",
     ),
     width: int = typer.Option(
         None,
@@ -164,9 +163,15 @@ def _global_options(
         "output is a pipe or a file, as wide as the content, so no row is folded).",
     ),
 ) -> None:
+    from annotate.settings import CONFIG_ENV, debug_from_env, project_file
+
     global debug_requested, width_requested
+    debug = debug or debug_from_env()  # the settings' rule and message, not click's
     debug_requested = debug
     width_requested = width
+    if config is None and os.environ.get(CONFIG_ENV):
+        # The settings' one line for a file that is not there (click's was a usage error).
+        config = project_file()
     if config is not None:
         _use_project_file(ctx, config)
     ctx.obj = Options(db=db, debug=debug)

@@ -53,7 +53,7 @@ def report(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
     ),
     seed: int | None = typer.Option(
-        None, "--seed", help="Seed of the bootstrap (default: the study's seed)"
+        None, "--seed", min=0, help="Seed of the bootstrap (default: the study's seed)"
     ),
     model: list[Path] = typer.Option(
         [],
@@ -142,6 +142,8 @@ def report(
 
 
 def _hourly_rate(settings: list[str]) -> float | None:
+    import math
+
     from annotate.errors import UserError
 
     rate = None
@@ -153,8 +155,10 @@ def _hourly_rate(settings: list[str]) -> float | None:
             rate = float(value)
         except ValueError:
             raise UserError(f"--set {setting}: hourly_rate must be a number") from None
-        if not 0 <= rate < float("inf"):  # nan and inf parse as floats
-            raise UserError(f"--set {setting}: hourly_rate must be a number of at least 0")
+        if not math.isfinite(rate):  # float() reads nan and inf: a cost of nan or inf
+            raise UserError(f"--set {setting}: hourly_rate must be a finite number")
+        if rate < 0:
+            raise UserError(f"--set {setting}: hourly_rate must not be negative")
     return rate
 
 
@@ -221,6 +225,7 @@ def agreement(
     seed: int | None = typer.Option(
         None,
         "--seed",
+        min=0,
         help="Seed of the bootstrap (default: the study's seed with --study, as its report; "
         "else 0)",
     ),

@@ -303,6 +303,10 @@ COLUMN_NOTES = {
 def _score_lines(report: StudyReport) -> list[str]:
     total = report.task_score
     metrics = ", ".join(METRIC_NAMES.get(m, m) for m in report.metrics)
+    if total.value is None and report.n_labels == 0:
+        return ["No score: the study has no test labels yet.", ""]
+    if total.value is None and report.has_gold:  # labels and gold, no item scored
+        return [f"No score: {markdown_cell(report.summary)}.", ""]
     if total.value is None:
         return ["No score: the test items have no gold labels.", ""]
     quoted = report.headline_interval

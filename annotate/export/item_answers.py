@@ -56,7 +56,10 @@ def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
     regression = coded.kind == "regression"
     with_classes = coded.kind in {"classification", "multi_answer"}
     classes = list(coded.classes) if with_classes else []
-    fitted = _fits(coded, final, data.protocol.seed) if models and with_classes else {}
+    modelled = MODELS if models and with_classes else ()
+    # Every model's columns whenever asked for: empty where none could be fitted (no labels
+    # yet, one answer only), not left out, so a script's column survives a pilot.
+    fitted = _fits(coded, final, data.protocol.seed) if modelled else {}
     rule = data.protocol.tie_rule
     aggregate = data.protocol.regression_aggregation if regression else "majority"
     n_labels = np.bincount(coded.label_unit, minlength=coded.n_units)
@@ -89,11 +92,12 @@ def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
             row["majority"] = source_value(spec, hard)
             row.update(_tie(final, unit, names, rule))
             gold = _gold(coded, unit)
-            for method in MODELS:
-                if method in fitted:
-                    answer, posterior = _model_answer(fitted[method], unit, names)
-                    row[method] = source_value(spec, answer)
-                    row[f"{method}_posterior"] = posterior
+            for method in modelled:
+                answer, posterior = (
+                    _model_answer(fitted[method], unit, names) if method in fitted else (None, None)
+                )
+                row[method] = source_value(spec, answer)
+                row[f"{method}_posterior"] = posterior
         row["gold"] = source_value(spec, gold) if not regression and gold is not None else gold
         out.rows.append(row)
         out.annotators.append(who)
@@ -101,22 +105,21 @@ def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
         out.hard.append(hard)
         out.gold.append(gold)
         out.unit_item.append(int(coded.unit_item[unit]))
-    out.columns = _columns(coded, classes, fitted, aggregate)
+    out.columns = _columns(coded, classes, modelled, aggregate)
     _source_order(out, data)
     return out
 
 
 def _columns(
-    coded: CodedStudy, classes: list[str], fitted: dict[str, Any], aggregate: str
+    coded: CodedStudy, classes: list[str], modelled: tuple[str, ...], aggregate: str
 ) -> list[str]:
     columns = ["item_id", "n_labels"]
     if coded.kind == "regression":
         return [*columns, aggregate, "gold"]
     columns += [f"count_{c}" for c in classes]
     columns += ["majority", "tied", "tied_answers", "tie_rule", "tie_pick"]
-    for method in MODELS:
-        if method in fitted:
-            columns += [method, f"{method}_posterior"]
+    for method in modelled:
+        columns += [method, f"{method}_posterior"]
     return [*columns, "gold"]
 
 

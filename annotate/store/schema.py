@@ -110,7 +110,8 @@ def backup_path(engine: Engine, revision: str) -> Path | None:
     beside the store); None for PostgreSQL, which migrates inside one transaction instead."""
     if engine.dialect.name != "sqlite":
         return None
-    store = Path(engine.url.database or "annotate.db")
+    # A store opened for reading (engine.read_only_url) has a `file:` URI as its database.
+    store = Path((engine.url.database or "annotate.db").removeprefix("file:"))
     base = f"{store.stem}-schema{int(revision)}-backup"
     candidate = store.with_name(base + store.suffix)
     n = 2

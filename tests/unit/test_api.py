@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -115,6 +116,117 @@ def test_items_annotators_and_agreement_frames(cli, mturk_study, tmp_path, db_ur
     mine = json.loads(json.dumps(ours.to_json(), default=str))
     assert mine["krippendorff_alpha"] == theirs["krippendorff_alpha"]
     assert mine["fleiss_kappa"] == theirs["fleiss_kappa"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"bootstrap": -5}, "bootstrap=-5: a number of replicates, 0 or more"),
+        ({"bootstrap": 2.5}, "bootstrap=2.5: a number of replicates, 0 or more"),
+        ({"hourly_rate": -3.0}, "hourly_rate=-3.0: a pay per hour of 0 or more"),
+        ({"hourly_rate": float("nan")}, "hourly_rate=nan: a pay per hour of 0 or more"),
+        ({"seed": -1}, "seed=-1: a whole number, 0 or more (or None: the study's)"),
+    ],
+)
+def test_a_report_option_the_cli_refuses_is_refused_not_read_otherwise(
+    mturk_study, db_url, options, message
+):
+    """A negative bootstrap was drawn as none (the intervals gone without a word) and a
+    negative rate gave a negative cost, where `annotate report` refuses both."""
+    with annotate.open_store(db_url) as store:
+        study = store.study("cb-mturk")
+        with pytest.raises(UserError) as raised:
+            study.report(**options)
+        assert str(raised.value) == message
+        if "bootstrap" in options:
+            with pytest.raises(UserError) as raised:
+                annotate.agreement(study.labels(), **options)
+            assert str(raised.value) == message
+
+
+def test_a_folder_is_named_as_a_folder_not_a_failing_disk(tmp_path):
+    with pytest.raises(UserError) as raised:
+        annotate.open_store(tmp_path)
+    assert (
+        str(raised.value)
+        == f"no annotate store at sqlite:///{tmp_path.as_posix()}: a folder, not a file"
+    )
+
+
+def test_a_store_that_cannot_be_opened_keeps_no_connection(tmp_path, monkeypatch):
+    """An older store was refused with its connection left in the engine's pool: the file
+    stayed open until the garbage collector found the engine."""
+    from annotate.store import engine as store_engine
+
+    make_engine, made = store_engine.make_engine, []
+
+    def recording(*args, **kwargs):
+        made.append(make_engine(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(store_engine, "make_engine", recording)
+    old = tmp_path / "study.db"
+    shutil.copy(Path(__file__).parents[1] / "migration" / "store-0.1.0.db", old)
+    with pytest.raises(UserError, match="annotate migrate"):
+        annotate.open_store(old)
+    assert made and all(e.pool.checkedin() == 0 for e in made)
+
+
+def test_a_study_without_labels_has_the_column_types_of_one_with_labels(workspace, tmp_path):
+    """Its seconds, flags and counts were object columns (its times in seconds, not
+    microseconds), and so became those of every frame concatenated with it."""
+    from tests.unit.test_export import simulated_study
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="done")
+    simulated_study(workspace.engine, tmp_path / "p", "superglue/rte", name="pilot", k=0)
+    with annotate.open_store(workspace.url) as store:
+        done, pilot = store.study("done"), store.study("pilot")
+        for frames in (
+            (done.labels("all"), pilot.labels("all")),
+            (done.annotators(), pilot.annotators()),
+        ):
+            labelled, empty = frames
+            assert len(labelled) and empty.empty
+            numbers = labelled.select_dtypes(exclude=["object", "string"]).dtypes
+            assert empty.dtypes[numbers.index].to_dict() == numbers.to_dict()
+        joined = pd.concat([done.labels(), pilot.labels()])
+    assert joined["seconds"].dtype == "float64" and joined["excluded"].dtype == "bool"
+
+
+def test_a_closed_store_is_not_read_again(cli, mturk_study, db_url):
+    """After close() (or the with block) a study read on, opening a connection that stayed
+    open until the garbage collector found the engine."""
+    with annotate.open_store(db_url) as store:
+        study = store.study("cb-mturk")
+    for read in (study.labels, study.items, store.studies, lambda: store.study("cb-mturk")):
+        with pytest.raises(UserError) as raised:
+            read()
+        assert str(raised.value) == (
+            "this store was closed: open it again with annotate.open_store()"
+        )
+    assert store.engine.pool.checkedin() == 0
+
+
+def test_agreement_of_something_else_than_a_frame_says_what_it_reads():
+    rows = [{"item_id": 1, "annotator": "a", "value": "x"}]
+    with pytest.raises(UserError) as raised:
+        annotate.agreement(rows)  # type: ignore[arg-type]
+    assert str(raised.value) == "agreement reads a pandas DataFrame, not list"
+
+
+def test_info_gives_the_state_and_effective_protocol_the_report_gives(workspace, tmp_path):
+    """info() said it gave the state and the effective protocol: it had no state, and its
+    protocol had catch_min_accuracy None where the report and `study show` give the
+    threshold in force."""
+    from tests.unit.test_export import simulated_study
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="done")
+    with annotate.open_store(workspace.url) as store:
+        study = store.study("done")
+        info, report = study.info(), study.report(bootstrap=0)
+    assert info["state"] == report.state
+    assert info["protocol"] == report.protocol
+    assert info["protocol"]["catch_min_accuracy"] is not None
 
 
 def test_an_unknown_agreement_level_lists_the_levels():

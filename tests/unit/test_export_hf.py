@@ -190,3 +190,33 @@ def test_the_cards_code_spans_show_a_studys_name_as_it_is(cli, workspace, tmp_pa
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "The labels of study ``F<b>|`x``, written by" in card
     assert "&lt;b>" not in card.split("The labels of study", 1)[1].split("\n", 1)[0]
+
+
+def test_the_card_of_a_study_without_labels_says_so_not_that_gold_is_missing(
+    cli, workspace, tmp_path: Path
+):
+    """The card said "No score: the test items have no gold labels" of items with gold."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="pilot", k=0)
+    out = tmp_path / "hf"
+    assert cli("export", "pilot", "--to", out, "--format", "hf").code == 0
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "No score: the study has no test labels yet." in card
+    assert "no gold labels" not in card
+
+
+def test_answers_keep_the_model_columns_where_no_model_could_be_fitted(
+    cli, workspace, tmp_path: Path
+):
+    """A study without labels (or with one answer only) had no dawid_skene or mace columns:
+    a script reading them stopped with a KeyError on a pilot."""
+    import annotate
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="pilot", k=0)
+    assert cli("export", "pilot", "--to", tmp_path / "out", "--format", "answers").code == 0
+    header = (tmp_path / "out" / "pilot-answers.csv").read_text(encoding="utf-8").split("\n")[0]
+    models = ["dawid_skene", "dawid_skene_posterior", "mace", "mace_posterior"]
+    assert header.endswith(",".join([*models, "gold"]))
+    with annotate.open_store(workspace.url) as store:
+        answers = store.study("pilot").answers()
+    assert answers[models].isna().all().all()
+    assert answers["mace_posterior"].dtype == "float64"

@@ -83,3 +83,20 @@ def test_imported_dates_are_given(cli, db_url, tmp_path):
     assert data["last_activity"].startswith("2026-11-03T10:00:00")
     sheet = cli("report", "crowd", "--format", "json").json()["datasheet"]
     assert sheet["last_label_at"].startswith("2026-11-03T10:00:00")
+
+
+@pytest.mark.parametrize("dates", [False, True])
+def test_the_api_gives_no_made_up_first_and_last_answer(cli, db_url, tmp_path, dates):
+    """`study.annotators()` gave 1970-01-01 as each worker's first and last answer where
+    `status` gives none."""
+    import annotate
+
+    _import(cli, _durations_csv(tmp_path, dates=dates), dates=dates)
+    with annotate.open_store(db_url) as store:
+        annotators = store.study("crowd").annotators()
+    assert len(annotators) == 3
+    assert annotators["last_at"].dtype == "datetime64[us, UTC]"
+    if dates:
+        assert (annotators["last_at"].dt.year == 2026).all()
+    else:
+        assert annotators[["first_at", "last_at"]].isna().all().all()

@@ -480,3 +480,12 @@ def test_migrate_on_postgresql_keeps_every_number(
     assert code == 0, err
     assert "backup" not in out and f"from schema 1 to {HEAD}" in out
     assert_numbers_as_in_0_1_0(url, across_backends)
+
+
+def test_an_old_store_opened_by_the_api_names_the_backup_as_a_path(tmp_path: Path):
+    path = old_store_copy(tmp_path)
+    with pytest.raises(schema.StoreNeedsMigration) as raised:
+        annotate.open_store(path)
+    message = str(raised.value)
+    assert f"backs the store up to {tmp_path / 'study-schema1-backup.db'})" in message
+    assert "file:" not in message.split("backs the store up to")[1]

@@ -300,13 +300,9 @@ def test_hours_and_cost(cli):
     assert plan["training_labels"] == 5 * 30  # superglue-2019: k = 5 annotators x 30 items
 
 
-def test_a_rate_or_time_that_is_not_a_number_is_refused(cli):
-    """`--set hourly_rate=nan` printed "Cost: nan at nan per hour", `--seconds-per-item inf`
-    "Annotator-hours: inf"."""
+def test_a_time_that_is_not_a_number_is_refused(cli):
+    """`--seconds-per-item inf` printed "Annotator-hours: inf" (a rate of nan or inf: below)."""
     base = ("plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05")
-    for rate in ("nan", "inf"):
-        r = cli(*base, "--set", f"hourly_rate={rate}")
-        assert r.code == 1 and "hourly_rate must be a number of at least 0" in r.stderr
     r = cli(*base, "--seconds-per-item", "inf")
     assert r.code == 1 and "--seconds-per-item must be a number of seconds, not inf" in r.stderr
 
@@ -557,3 +553,45 @@ def test_the_aggregation_layer_agrees_with_the_real_engine(workspace, tmp_path):
         covered += h.low <= plan.majority_accuracy <= h.high
     assert math.isclose(np.mean(halves), fast.mean_half_width, rel_tol=0.15)
     assert covered >= studies - 2
+
+
+@pytest.mark.parametrize("rate", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "command", [("plan", "--accuracy", "0.9", "--half-width", "0.05"), ("report", "any-study")]
+)
+def test_an_hourly_rate_that_is_no_amount_is_refused(cli, command, rate):
+    """float() reads "nan" and "inf": the datasheet and the plan printed a cost of nan or inf."""
+    r = cli(*command, "--set", f"hourly_rate={rate}")
+    assert r.code == 1
+    assert (
+        r.stderr.strip() == f"error: --set hourly_rate={rate}: hourly_rate must be a finite number"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("report", "any-study"),
+        ("agreement", "--study", "any-study"),
+        ("compare", "any-study", "m.jsonl"),
+        ("score", "m.jsonl"),
+        ("plan", "--accuracy", "0.9", "--half-width", "0.05", "--verify", "2"),
+        ("simulate", "any-study", "--annotators", "1", "--accuracy", "0.8"),
+        ("study", "create", "s", "--task", "superglue/rte"),
+    ],
+)
+def test_a_negative_seed_is_refused_as_a_usage_error(cli, command):
+    """`report --seed -1` stopped in numpy with a traceback ("expected non-negative
+    integer"); `study create --seed -1` stored it for every later report to stop on."""
+    r = cli(*command, "--seed", "-1")
+    assert r.code == 2
+    assert "Invalid value for '--seed': Input should be greater than or equal to 0" in r.stderr
+
+
+def test_a_negative_seed_set_on_a_study_is_refused():
+    """`study create --set seed=-1` (or a protocol file's seed = -1) was stored."""
+    from annotate import specs
+    from annotate.errors import UserError
+
+    with pytest.raises(UserError, match="seed: Input should be greater than or equal to 0"):
+        specs.load_protocol("quick").effective(overrides={"seed": -1})

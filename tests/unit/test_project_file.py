@@ -190,6 +190,14 @@ class TestConfigOption:
         with pytest.raises(UserError, match="ANNOTATE_CONFIG=.*gone.toml.*no such file"):
             settings()
 
+    def test_a_missing_file_the_variable_names_is_one_line(self, tmp_path, monkeypatch):
+        """It was click's usage error: three lines, status 2, unlike every other setting."""
+        monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "gone.toml"))
+        assert run("study", "list") == (
+            1,
+            f"error: ANNOTATE_CONFIG={str(tmp_path / 'gone.toml')!r}: no such file",
+        )
+
     def test_an_edited_file_is_read_again(self, tmp_path):
         path = tmp_path / "annotate.toml"
         path.write_text('default_protocol = "quick"\n')
@@ -280,3 +288,37 @@ class TestMistakes:
         (tmp_path / "annotate.toml").write_bytes(b"# a lab\ndb = '\xff'\n")
         with pytest.raises(UserError, match=r"^annotate.toml:2: not UTF-8 text \(byte 7 of"):
             settings()
+
+
+def test_a_mistyped_task_or_protocol_folder_is_named_where_its_task_is_not_found(tmp_path):
+    """A folder of tasks_path or protocols_path that is not there was searched as an empty one:
+    the error named only the task, and the user hunted for what was wrong with it."""
+    (tmp_path / "annotate.toml").write_text(
+        'db = "lab.db"\ntasks_path = ["exmaples/toy"]\nprotocols_path = "protocls"\n'
+    )
+    code, message = run("plan", "--task", "toy", "--accuracy", "0.9", "--half-width", "0.05")
+    assert (code, message) == (
+        1,
+        "error: unknown task 'toy'; `annotate tasks` lists them (no folder "
+        f"{tmp_path / 'exmaples' / 'toy'}: check tasks_path or ANNOTATE_TASKS_PATH)",
+    )
+    plan = ["plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.05"]
+    code, message = run(*plan, "--protocol", "lab-2026")
+    assert code == 1
+    assert message.endswith(
+        f"(no folder {tmp_path / 'protocls'}: check protocols_path or ANNOTATE_PROTOCOLS_PATH)"
+    )
+
+
+@pytest.mark.parametrize("how", ["variable", "option"])
+def test_a_blank_store_name_is_refused_not_made_a_file(tmp_path, monkeypatch, how):
+    """ANNOTATE_DB=" " (a shell's `$DIR/` left empty, say): `init` made a store named " " in
+    the current folder, and every command used it."""
+    args = ["init"] if how == "variable" else ["--db", " ", "init"]
+    if how == "variable":
+        monkeypatch.setenv("ANNOTATE_DB", " ")
+    assert run(*args) == (
+        1,
+        "error: the store ' ' (--db or ANNOTATE_DB) is blank: give a SQLite path or a database URL",
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -63,6 +63,15 @@ def test_a_bad_value_names_the_variable(monkeypatch, variable: str, value: str):
     assert str(raised.value).startswith(f"{variable}={value!r}: ")
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_a_reconnect_time_that_is_no_duration_is_refused(monkeypatch, value: str):
+    """nan made a deadline never reached: a command retried a server that was gone forever."""
+    monkeypatch.setenv("ANNOTATE_RECONNECT_SECONDS", value)
+    with pytest.raises(UserError) as raised:
+        settings()
+    assert str(raised.value).startswith(f"ANNOTATE_RECONNECT_SECONDS={value!r}: Input should be")
+
+
 def test_a_bad_debug_value_says_what_it_takes(monkeypatch):
     monkeypatch.setenv("ANNOTATE_DEBUG", "maybe")
     with pytest.raises(UserError) as raised:
@@ -130,3 +139,23 @@ def test_a_task_or_protocol_folder_never_takes_a_built_in_ones_place(monkeypatch
         monkeypatch.delenv("ANNOTATE_TASKS_PATH")
         monkeypatch.delenv("ANNOTATE_PROTOCOLS_PATH")
         specs.clear_caches()
+
+
+@pytest.mark.parametrize("value", ["maybe", "y"])
+def test_a_bad_debug_value_is_one_line_on_the_command_line(tmp_path, value: str):
+    """Click read ANNOTATE_DEBUG by its own rule: `maybe` was a usage error of three lines
+    (status 2), and `y` turned debugging on for the settings to refuse, with a traceback."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "ANNOTATE_DEBUG": value, "ANNOTATE_DB": str(tmp_path / "x.db")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])  # this checkout's annotate
+    done = subprocess.run(
+        [sys.executable, "-m", "annotate", "init"], capture_output=True, text=True, env=env
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"error: ANNOTATE_DEBUG={value!r}: expected 1 or 0 (true or false)\n",
+    )
+    assert not (tmp_path / "x.db").exists()
