@@ -295,8 +295,6 @@ class Study:
         from annotate.report.build import study_report
 
         _require_replicates(bootstrap)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise UserError(f"seed={seed!r}: a whole number, 0 or more (or None: the study's)")
         if hourly_rate is not None and not (
             isinstance(hourly_rate, int | float) and math.isfinite(hourly_rate) and hourly_rate >= 0
         ):

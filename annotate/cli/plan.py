@@ -91,9 +91,7 @@ def plan_command(
     verify: int = typer.Option(
         0, "--verify", min=0, help="Check by N seeded simulated studies of the planned size"
     ),
-    seed: int = typer.Option(
-        0, "--seed", min=0, help="Seed of --verify and of a pilot's posterior draws"
-    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of --verify and of a pilot's posterior draws"),
     assurance: float | None = typer.Option(
         None,
         "--assurance",

@@ -53,7 +53,7 @@ def report(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
     ),
     seed: int | None = typer.Option(
-        None, "--seed", min=0, help="Seed of the bootstrap (default: the study's seed)"
+        None, "--seed", help="Seed of the bootstrap (default: the study's seed)"
     ),
     model: list[Path] = typer.Option(
         [],
@@ -225,7 +225,6 @@ def agreement(
     seed: int | None = typer.Option(
         None,
         "--seed",
-        min=0,
         help="Seed of the bootstrap (default: the study's seed with --study, as its report; "
         "else 0)",
     ),

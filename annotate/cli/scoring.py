@@ -48,7 +48,7 @@ def score(
     bootstrap: int = typer.Option(
         0, "--bootstrap", min=0, help="Bootstrap replicates for intervals (default 0: none)"
     ),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap"),
 ) -> None:
     """Score submission files against gold, by id, with the official metrics; the GLUE or
     SuperGLUE score over the tasks present; per-phenomenon scores for the diagnostics."""
@@ -268,7 +268,7 @@ def compare(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the intervals (0: none)"
     ),
     seed: int | None = typer.Option(
-        None, "--seed", min=0, help="Seed of the bootstrap (default: the study's)"
+        None, "--seed", help="Seed of the bootstrap (default: the study's)"
     ),
 ) -> None:
     """Models' predictions scored on exactly the study's test items, each beside the human

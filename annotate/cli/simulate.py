@@ -44,7 +44,7 @@ def simulate_command(
         ..., "--annotators", min=1, help="How many synthetic annotators"
     ),
     accuracy: float = typer.Option(..., "--accuracy", min=0.0, max=1.0, help="Their mean accuracy"),
-    seed: int = typer.Option(0, "--seed", min=0),
+    seed: int = typer.Option(0, "--seed"),
     prefix: str = typer.Option("sim", "--prefix", help="Name prefix: sim1, sim2 …"),
     close_gate: bool = typer.Option(
         False,

@@ -43,7 +43,7 @@ def study_create(
         help="How many training items (also --set training_items=N)",
     ),
     sample: str = typer.Option(None, "--sample", help="Test items to draw, or 'all'"),
-    seed: int = typer.Option(None, "--seed", min=0, help="Seed of the samples"),
+    seed: int = typer.Option(None, "--seed", help="Seed of the samples"),
     k: int = typer.Option(None, "--annotators-per-item", help="Distinct annotators per test item"),
     settings: list[str] = typer.Option(
         [], "--set", help="KEY=VALUE: override any protocol setting (crowd=PLATFORM too)"

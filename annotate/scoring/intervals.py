@@ -53,10 +53,16 @@ def group_sums(stats: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarra
     return out
 
 
+def seed_bits(seed: int) -> int:
+    """A study's seed as numpy takes it: its 32 low bits (numpy refuses a negative seed, which
+    a protocol may hold: `--set seed=-1`); a seed from 0 to 2**32 - 1 is itself."""
+    return int(seed) & 0xFFFFFFFF
+
+
 def rng_for(seed: int, purpose: str) -> np.random.Generator:
     """A generator for one purpose: the same seed gives the same draws for each statistic no
     matter which other statistics are computed."""
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(purpose.encode())])
+    return np.random.default_rng([seed_bits(seed), zlib.crc32(purpose.encode())])
 
 
 def weight_chunks(n_units: int, replicates: int, rng: np.random.Generator) -> Iterator[np.ndarray]:

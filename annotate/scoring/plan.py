@@ -56,7 +56,7 @@ from typing import get_args
 
 import numpy as np
 
-from annotate.scoring.intervals import wilson_half_width, wilson_interval
+from annotate.scoring.intervals import seed_bits, wilson_half_width, wilson_interval
 from annotate.specs import ProtocolSpec
 from annotate.wording import count_of
 
@@ -368,7 +368,7 @@ def posterior_accuracies(
 
 def _posterior_rng(seed: int) -> np.random.Generator:
     # Its own stream: the plan's draws do not shift `verify`'s studies of the same seed.
-    return np.random.default_rng([seed, 1])
+    return np.random.default_rng([seed_bits(seed), 1])
 
 
 def _pilot_uncertainty(
@@ -579,7 +579,7 @@ def verify(
     pilot's posterior (`plan.pilot_uncertainty`; `posterior=False` turns it off) each study
     first draws the annotators' accuracies from it, so the coverage allows for the pilot's
     own uncertainty; else every study has the point accuracies (`accuracies`, a pilot's)."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_bits(seed))
     n, k, c = plan.items, plan.k, plan.n_classes
     uncertainty = plan.pilot_uncertainty
     drawn = uncertainty is not None if posterior is None else posterior and bool(uncertainty)
@@ -590,7 +590,7 @@ def verify(
             [a.right for a in people],
             [a.answers for a in people],
             studies,
-            np.random.default_rng([seed, 2]),  # apart from the votes' stream
+            np.random.default_rng([seed_bits(seed), 2]),  # apart from the votes' stream
         )
         truths = pool_outcome_draws(pools, k, c, plan.tie_rule)[0]
     else:

@@ -125,7 +125,6 @@ def test_items_annotators_and_agreement_frames(cli, mturk_study, tmp_path, db_ur
         ({"bootstrap": 2.5}, "bootstrap=2.5: a number of replicates, 0 or more"),
         ({"hourly_rate": -3.0}, "hourly_rate=-3.0: a pay per hour of 0 or more"),
         ({"hourly_rate": float("nan")}, "hourly_rate=nan: a pay per hour of 0 or more"),
-        ({"seed": -1}, "seed=-1: a whole number, 0 or more (or None: the study's)"),
     ],
 )
 def test_a_report_option_the_cli_refuses_is_refused_not_read_otherwise(

@@ -568,30 +568,31 @@ def test_an_hourly_rate_that_is_no_amount_is_refused(cli, command, rate):
     )
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("report", "any-study"),
-        ("agreement", "--study", "any-study"),
-        ("compare", "any-study", "m.jsonl"),
-        ("score", "m.jsonl"),
-        ("plan", "--accuracy", "0.9", "--half-width", "0.05", "--verify", "2"),
-        ("simulate", "any-study", "--annotators", "1", "--accuracy", "0.8"),
-        ("study", "create", "s", "--task", "superglue/rte"),
-    ],
-)
-def test_a_negative_seed_is_refused_as_a_usage_error(cli, command):
-    """`report --seed -1` stopped in numpy with a traceback ("expected non-negative
-    integer"); `study create --seed -1` stored it for every later report to stop on."""
-    r = cli(*command, "--seed", "-1")
-    assert r.code == 2
-    assert "Invalid value for '--seed': Input should be greater than or equal to 0" in r.stderr
+def test_a_negative_seed_draws_as_its_32_low_bits(cli, tmp_path):
+    """A study's seed may be negative (`--seed -1`): its report stopped in numpy with a
+    traceback (the label models' draws); it now draws as the seed's 32 low bits, as the
+    bootstrap always did, and so does the planner's `--verify`."""
+    from tests.engine_helpers import rte_rows, write_jsonl
 
-
-def test_a_negative_seed_set_on_a_study_is_refused():
-    """`study create --set seed=-1` (or a protocol file's seed = -1) was stored."""
-    from annotate import specs
-    from annotate.errors import UserError
-
-    with pytest.raises(UserError, match="seed: Input should be greater than or equal to 0"):
-        specs.load_protocol("quick").effective(overrides={"seed": -1})
+    for name, rows in (("val", rte_rows(6)), ("test", rte_rows(20, 1000))):
+        assert (
+            cli("import", "superglue/rte", write_jsonl(tmp_path / f"{name}.jsonl", rows)).code == 0
+        )
+    made = cli(
+        "study", "create", "minus", "--task", "superglue/rte", "--protocol", "quick",
+        "--train", "val", "--test", "test", "--seed", "-1",
+    )  # fmt: skip
+    assert made.code == 0, made.stderr
+    simulated = cli("simulate", "minus", "--annotators", "5", "--accuracy", "0.8")
+    assert simulated.code == 0, simulated.stderr
+    report = cli("report", "minus", "--format", "json")
+    assert report.code == 0, report.stderr
+    data = report.json()
+    assert data["protocol"]["seed"] == -1 and data["task_score"]["value"] is not None
+    fitted = {e["method"] for e in data["model_aggregation"]["estimators"]}
+    assert {"dawid_skene", "mace"} <= fitted  # the label models drew from the seed
+    verified = cli(
+        "plan", "--task", "superglue/rte", "--accuracy", "0.9", "--half-width", "0.1",
+        "--verify", "3", "--seed", "-1",
+    )  # fmt: skip
+    assert verified.code == 0, verified.stderr

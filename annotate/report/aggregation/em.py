@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotate.scoring.intervals import seed_bits
+
 TOLERANCE = 1e-6
 """EM stops when the log-likelihood of the labels changes by less than this (nats)."""
 MAX_ITERATIONS = 1000
@@ -271,7 +273,7 @@ def mace(
     answer = rank[answer]
     has = np.bincount(task, minlength=n_tasks) > 0
     labels = _MaceLabels(task, worker, answer, n_tasks, n_workers, n_classes, has)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed_bits(seed))
     best: Fit | None = None
     for start in range(restarts + 1):
         if start == 0:
