@@ -470,3 +470,22 @@ def test_the_latex_datasheet_has_no_empty_header_row(cli, workspace, tmp_path):
     datasheet = tex.split("\\label{tab:datasheet-pilot}")[1].split("\\end{tabular}")[0]
     assert "\\toprule\nProtocol & " in datasheet
     assert "\\midrule" not in datasheet and datasheet.count("\\bottomrule") == 1
+
+
+def test_a_comment_in_the_markdown_report_renders_as_typed(cli, workspace, tmp_path):
+    # A flag's comment `**x**`, `[y](http://z)` or `&amp;` rendered as bold, a link and `&`
+    # (only `<` and `|` were escaped).
+    from markdown_it import MarkdownIt
+
+    rte_study(workspace.engine, tmp_path, test=4)
+    simulate(workspace.engine, "pilot", 3, 0.8, seed=1)
+    comment = r"**x** _y_ `c` [y](http://z) ~~s~~ &amp; <b>b</b> a|b \* snake_case"
+    with Session(workspace.engine) as s:
+        label = s.exec(select(Label)).first()
+        label.flag, label.comment = True, comment
+        s.add(label)
+        s.commit()
+    text = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
+    page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+    cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", page)]
+    assert comment in cells

@@ -319,3 +319,30 @@ def test_a_refusal_then_an_admission_by_hand_reach_the_open_page(workspace, tmp_
         assert "Test" in status(d)
         then(d, press(d, "1"), "item")
     assert [label.phase for label in labels(workspace.engine, study)] == ["training", "test"]
+
+
+LEAVING = """var e = new Event("beforeunload", {cancelable: true});
+window.dispatchEvent(e); return e.defaultPrevented;"""
+"""Would the browser ask before leaving the page (a reload, Back, closing the tab)? Headless
+Chromium under chromedriver answers its own question, so the page's answer is read."""
+
+
+def test_leaving_with_a_flag_not_yet_sent_asks_first(workspace, tmp_path: Path):
+    """A flag and its comment go with the answer; Quit asked before dropping them, but a
+    reload (or Back, or closing the tab) dropped them without a word. The page now asks
+    first; once the answer has taken them, it no longer does."""
+    study = layout_study(workspace.engine, tmp_path, "pair", test=3)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, ("1",))  # an answer posted by htmx is no leaving
+        assert d.execute_script(LEAVING) is False
+        press(d, "f")()
+        press(d, "the hypothesis has a typo")()
+        assert d.execute_script(LEAVING) is True
+        press(d, "\ue00c")()  # Escape leaves the comment box, then
+        then(d, press(d, "2"), "item")  # the answer takes the flag and its comment
+        assert d.execute_script(LEAVING) is False
+    assert [(label.flag, label.comment) for label in labels(workspace.engine, study)][1:] == [
+        (True, "the hypothesis has a typo")
+    ]

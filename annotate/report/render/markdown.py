@@ -10,9 +10,15 @@ from annotate.report.model.schema import StudyReport
 from annotate.report.render.table import interval_lines, sections
 from annotate.report.sections.agreement import item_agreement_section
 
+_INERT = re.compile(r"[\\`*~|]|\](?=[(\[])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+"""What would make markup in a cell: a backslash, a code span's backtick, emphasis (`*`, `~`,
+and `_` not inside a word, where it never does: `catch_min_accuracy` stays as written), a
+link's `](` or `][` (an interval's `[1, 2]` stays) and the table's own pipe."""
+
 
 def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace("\r", " ").replace("\n", " ")
+    return _INERT.sub(lambda m: "\\" + m.group(), text)
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

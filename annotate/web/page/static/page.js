@@ -143,6 +143,18 @@
     var entity = e.target.closest && e.target.closest(".candidate");
     if (entity) setCurrent(entity);
   });
+  // A flag (and its comment) not sent yet goes with the answer: leaving the page by a reload,
+  // the Back button or closing the tab would drop it, so the browser asks first, as Quit does.
+  // (A form posted without htmx, which would have stopped it, leaves the page to send it: no
+  // question then.)
+  var sending = false;
+  document.addEventListener("submit", function (e) { if (!e.defaultPrevented) sending = true; });
+  window.addEventListener("beforeunload", function (e) {
+    var box = document.getElementById("flag-box");
+    if (sending || !box || !box.checked || !screen().contains(box)) return;
+    e.preventDefault();
+    e.returnValue = "";
+  });
   document.addEventListener("change", function (e) {
     if (e.target.id === "comment" || e.target.id === "flag-box") return;
   });
