@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from annotate.errors import UserError
+from annotate.errors import DataFileError, UserError
 
 if TYPE_CHECKING:  # pandas, SQLAlchemy and the report load when the API is used
     import pandas as pd
@@ -375,7 +375,10 @@ def agreement(
         line=np.asarray(lines, dtype=np.int64),
         n_missing=missing,
     )
-    return agreement_report(long, level, bootstrap=bootstrap, seed=seed)
+    try:
+        return agreement_report(long, level, bootstrap=bootstrap, seed=seed)
+    except DataFileError as exc:  # a file's "path:line", here the frame's row as above
+        raise UserError(f"row {exc.line}: {exc.reason}") from None
 
 
 def _is_missing(value: Any) -> bool:

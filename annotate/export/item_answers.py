@@ -30,7 +30,7 @@ class UnitAnswers:
     coded: CodedStudy
     classes: list[str]
     """The answers a vote is taken over, in the task's order (empty for ratings and ReCoRD)."""
-    soft: list[list[float]] = field(default_factory=list)
+    soft: list[list[float] | None] = field(default_factory=list)
     """Per row: the share of labels for each of `classes` (empty without classes)."""
     annotators: list[list[str]] = field(default_factory=list)
     """Per row: who answered, in the order of `answers`."""
@@ -85,8 +85,11 @@ def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
             if with_classes:
                 for c, name in enumerate(names):
                     row[f"count_{name}"] = int(counts[c])
-                total = max(int(counts.sum()), 1)
-                out.soft.append([float(counts[c]) / total for c in range(len(names))])
+                total = int(counts.sum())
+                # No label, no shares (not 0 for every answer, which sum to nothing)
+                out.soft.append(
+                    [float(counts[c]) / total for c in range(len(names))] if total else None
+                )
             code = int(final.pred[unit])
             hard = names[code] if code >= 0 else None
             row["majority"] = source_value(spec, hard)

@@ -134,9 +134,9 @@ def require_current(engine: Engine) -> bool:
     if revision in SCHEMA_REVISIONS:
         raise StoreNeedsMigration(needs_migration_message(engine, revision))
     raise UserError(
-        f"the store {describe_store(engine)} has schema {revision} (written by "
+        f"the store {describe_store(engine)} has schema {_number(revision)} (written by "
         f"{_written_by(engine)}); this is annotate {this_release()}, which reads schema up to "
-        f"{SCHEMA_HEAD}: upgrade annotate to use this store"
+        f"{_number(SCHEMA_HEAD)}: upgrade annotate to use this store"
     )
 
 
@@ -171,16 +171,34 @@ def needs_migration_message(engine: Engine, revision: str) -> str:
         else "it upgrades in one transaction; take a pg_dump first if you want a copy"
     )
     return (
-        f"the store {describe_store(engine)} has schema {int(revision)} (annotate "
-        f"{_release(revision)}) and annotate {this_release()} needs schema {int(SCHEMA_HEAD)}: "
-        f"run `annotate migrate` ({how})"
+        f"the store {describe_store(engine)} has schema {_number(revision)} (written by "
+        f"{_written_by(engine, revision)}); annotate {this_release()} needs schema "
+        f"{_number(SCHEMA_HEAD)}: run `annotate migrate` ({how})"
     )
 
 
-def _written_by(engine: Engine) -> str:
+def _number(revision: str) -> str:
+    """A revision as the messages give it: 20, not 0020 (one that is no number as it is)."""
+    return str(int(revision)) if revision.isdigit() else revision
+
+
+def _written_by(engine: Engine, revision: str | None = None) -> str:
+    """Which annotate last set the store's schema, as its meta record says: "annotate 0.4.2"
+    ("an earlier build of annotate 0.5.0" when it is this release's number: a development
+    build's schema, older than this one's). A store too old to say (0.1.0's): the release
+    that first wrote `revision`; a newer store that does not say: "a newer annotate"."""
     with engine.connect() as conn:
-        found = conn.execute(text("SELECT value FROM meta WHERE key = 'annotate_version'")).scalar()
-    return f"annotate {found}" if found else "a newer annotate"
+        try:
+            found = conn.execute(
+                text("SELECT value FROM meta WHERE key = 'annotate_version'")
+            ).scalar()
+        except (OperationalError, DBAPIError):
+            found = None  # no meta record to read
+    if found and revision is not None and found == this_release():
+        return f"an earlier build of annotate {found}"
+    if found:
+        return f"annotate {found}"
+    return f"annotate {_release(revision)}" if revision is not None else "a newer annotate"
 
 
 # --- creating and migrating (these import Alembic) ---------------------------------------------

@@ -228,6 +228,14 @@ def test_info_gives_the_state_and_effective_protocol_the_report_gives(workspace,
     assert info["protocol"]["catch_min_accuracy"] is not None
 
 
+def test_a_label_that_is_no_number_is_named_by_its_row():
+    """It said "DataFrame:2: label 'y' is not a number", as of a file's line."""
+    frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": [3, "y"]})
+    with pytest.raises(UserError) as raised:
+        annotate.agreement(frame, level="interval")
+    assert str(raised.value).startswith("row 2: label 'y' is not a number")
+
+
 def test_an_unknown_agreement_level_lists_the_levels():
     frame = pd.DataFrame({"item_id": [1, 1], "annotator": ["a", "b"], "value": ["x", "y"]})
     with pytest.raises(UserError) as raised:

@@ -202,6 +202,12 @@ def test_the_card_of_a_study_without_labels_says_so_not_that_gold_is_missing(
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "No score: the study has no test labels yet." in card
     assert "no gold labels" not in card
+    # An item without labels has no shares of its answers (they were [0.0, 0.0]).
+    import pyarrow.parquet as pq
+
+    [data] = (out / "data").glob("*.parquet")
+    rows = pq.read_table(data).to_pylist()
+    assert rows and all(r["soft_label"] is None and r["n_labels"] == 0 for r in rows)
 
 
 def test_answers_keep_the_model_columns_where_no_model_could_be_fitted(

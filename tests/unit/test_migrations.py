@@ -241,7 +241,7 @@ def test_every_command_on_an_old_store_names_migrate_and_the_backup(tmp_path: Pa
         code, _out, err = run(url, *args)
         assert code == 1, args
         assert err.count("\n") <= 1 and "Traceback" not in err, err
-        assert "`annotate migrate`" in err and "schema 1 (annotate 0.1.0)" in err, err
+        assert "`annotate migrate`" in err and "schema 1 (written by annotate 0.1.0)" in err, err
         assert "study-schema1-backup.db" in err, err
     assert rows_of(url) == before
     assert not (tmp_path / "study-schema1-backup.db").exists()
@@ -369,10 +369,10 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
     for args in (["datasets"], ["migrate"], ["study", "list"]):
         code, _, err = run(url, *args)
         assert code == 1
-        assert "schema 0042 (written by annotate 7.1.0)" in err, err
+        assert "schema 42 (written by annotate 7.1.0)" in err, err
         assert (
-            f"this is annotate {annotate.__version__}, which reads schema up to {schema.SCHEMA_HEAD}"
-            in err
+            f"this is annotate {annotate.__version__}, which reads schema up to "
+            f"{int(schema.SCHEMA_HEAD)}" in err
         )
 
 
@@ -489,3 +489,21 @@ def test_an_old_store_opened_by_the_api_names_the_backup_as_a_path(tmp_path: Pat
     message = str(raised.value)
     assert f"backs the store up to {tmp_path / 'study-schema1-backup.db'})" in message
     assert "file:" not in message.split("backs the store up to")[1]
+
+
+@pytest.mark.parametrize(
+    ("store", "written"),
+    [
+        ("store-0.4.2.db", "schema 11 (written by annotate 0.4.2)"),
+        # A development build's store: its release number is this one's, its schema older.
+        ("store-0.5.0-mnli.db", "schema 15 (written by an earlier build of annotate 0.5.0)"),
+    ],
+)
+def test_an_old_store_is_named_by_the_release_that_wrote_it(tmp_path: Path, store, written):
+    """It said "schema 11 (annotate 0.3.0)" of a store 0.4.2 made (the first release of that
+    schema), and "schema 15 (annotate 0.5.0) and annotate 0.5.0 needs schema 20"."""
+    path = tmp_path / "study.db"
+    shutil.copy(FIXTURES / store, path)
+    code, _out, err = run(f"sqlite:///{path}", "study", "list")
+    assert code == 1 and written in err, err
+    assert f"annotate {annotate.__version__} needs schema {int(schema.SCHEMA_HEAD)}" in err
