@@ -241,6 +241,20 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert rejected.body["action"] == "REJECT" and rejected.body["message"] == reason.strip()
         (entry,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "reject")
         assert entry.detail["reason"] == reason.strip() and entry.state == ledger.DONE
+        # A --reject of a worker whose submission is approved (or returned) said "no
+        # submission awaiting review by that name or id", as if there were no such worker.
+        posted = len(api.state.of("POST", "submissions/"))
+        w1 = found[subs[1]]["worker"]
+        said = run("prolific", "sync", "pilot", "--reject", w1, "--reason", reason, code=1)
+        assert f"--reject {w1}: {w1}'s submission is already approved, not awaiting review" in (
+            " ".join(said.split())
+        )
+        said = run("prolific", "sync", "pilot", "--reject", subs[4], "--reason", reason, code=1)
+        assert (
+            f"{subs[4]}: that submission is already returned by the participant, not awaiting"
+            in " ".join(said.split())
+        )
+        assert len(api.state.of("POST", "submissions/")) == posted
 
         run("prolific", "group", "pilot")
         (group,) = api.state.groups.values()
@@ -252,6 +266,10 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert finish(api, b_sub, session) == "completed"
         run("prolific", "sync", "pilot")
         assert api.state.submissions[b_sub]["status"] == "APPROVED"
+        said = run("prolific", "sync", "pilot", "--reject", w1, "--reason", reason, code=1)
+        assert f"{w1}'s submissions are already approved, not awaiting review" in (
+            " ".join(said.split())
+        )
 
         # An infinite rate (`inf` parses as a float) was sent to Prolific as a bonus set-up.
         said = run("prolific", "pay", "pilot", "--hourly-rate", "inf", "--yes", code=1)
