@@ -174,8 +174,9 @@ class Study:
 
     def labels(self, phase: Phase = "test", *, with_text: bool = True) -> pd.DataFrame:
         """One row per label: study, item_id, the item's fields and gold (`with_text`),
-        annotator (pseudonym), phase, value, shown_at, answered_at (UTC timestamps), seconds,
-        flag, comment, excluded (the item is excluded from scoring); `answer` for tasks
+        annotator (pseudonym), phase, value, shown_at, answered_at (UTC timestamps; empty for
+        labels imported from a file that gives durations, not dates), seconds, flag, comment,
+        excluded (the item is excluded from scoring); `answer` for tasks
         answered on a scale (CB). The rows and values of `export --format labels`.
         `phase`: test (default), training, catch (catch items), refresher, set-aside (an
         annotator refused by hand), or all."""

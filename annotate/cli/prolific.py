@@ -169,7 +169,7 @@ PART = typer.Option(..., "--part", help="training (study A) or test (study B)")
 def publish_command(
     ctx: typer.Context, study: str, part: Part = PART, api_url: str = API_URL
 ) -> None:
-    """Publish study A or B (one call)."""
+    """Publish study A or B (one call); B once `prolific group` has filled its group."""
     _transition(ctx, study, part, "publish", api_url)
 
 

@@ -32,7 +32,9 @@ from annotate.formats.writers import TABLE_FLOAT_FORMAT, csv_cell, float_cell, n
 from annotate.progress_hook import ProgressHook, silent
 from annotate.protocol.flags import excluded_items
 from annotate.protocol.set_aside import SET_ASIDE
+from annotate.protocol.standing import label_times_of
 from annotate.protocol.studies import TEST as TEST_PHASE
+from annotate.store.label_times import RECORDED
 from annotate.store.models import Annotator, Item, Label
 from annotate.store.queries import find_study, labels_of_study
 
@@ -201,6 +203,9 @@ def _rows(
     assert study.id is not None
     with Session(engine) as session:
         excluded = set(excluded_items(session, study.id))
+        # Durations laid end to end from 1970 (store/label_times.py): no shown_at or
+        # answered_at to give, only the seconds.
+        dates = label_times_of(session, study.id) == RECORDED
     rank = case({p: i for i, p in enumerate(PHASES)}, value=Label.phase, else_=len(PHASES))
     # One phase: its rank is the same on every row, and sorting by it costs SQLite a second.
     by_phase = (rank, Label.phase) if len(phases) > 1 else ()
@@ -285,7 +290,8 @@ def _rows(
                         if source_id != last_source:
                             last_source, source_cell = source_id, neutralised(str(source_id))
                         if (  # _times, inline for the usual stored form (a call per row less)
-                            shown.__class__ is str
+                            dates
+                            and shown.__class__ is str
                             and answered.__class__ is str
                             and len(shown) == len(answered) == 26
                             and shown[10] == answered[10] == " "
@@ -295,7 +301,7 @@ def _rows(
                             answered_cell = f"{answered[:10]}T{answered[11:]}+00:00"
                             seconds_cell = TABLE_FLOAT_FORMAT % seconds
                         else:
-                            shown_cell, answered_cell, seconds_cell = _times(shown, answered)
+                            shown_cell, answered_cell, seconds_cell = _times(shown, answered, dates)
                         row = [
                             study_cell,
                             source_cell,  # csv_cell of a text
@@ -317,8 +323,8 @@ def _rows(
                         continue
                     unknown = shown is None or answered is None  # imported without times
                     times = [
-                        None if unknown else _stamp(shown),
-                        None if unknown else _stamp(answered),
+                        None if unknown or not dates else _stamp(shown),
+                        None if unknown or not dates else _stamp(answered),
                         None if unknown else round(_seconds(shown, answered), 3),
                         bool(flag),
                         comment,
@@ -412,12 +418,15 @@ def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:
     return value_written, (int(value) if str(value).isdigit() else value)
 
 
-def _times(shown: Any, answered: Any) -> tuple[str, str, str]:
+def _times(shown: Any, answered: Any, dates: bool = True) -> tuple[str, str, str]:
     """The shown_at, answered_at and seconds cells of a label; SQLite's stored text sliced
     and parsed in one step where it has the usual form. Unknown times (a label imported from
-    a file without them) are empty cells, never 0."""
+    a file without them) are empty cells, never 0; `dates` False (a file of durations, laid
+    end to end from 1970): the seconds alone."""
     if shown is None or answered is None:
         return "", "", ""
+    if not dates:
+        return "", "", float_cell(round(_seconds(shown, answered), 3))
     if (
         shown.__class__ is str
         and answered.__class__ is str

@@ -4,6 +4,7 @@ label "20794 d ago" was the import's arithmetic, not the study's)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -100,3 +101,35 @@ def test_the_api_gives_no_made_up_first_and_last_answer(cli, db_url, tmp_path, d
         assert (annotators["last_at"].dt.year == 2026).all()
     else:
         assert annotators[["first_at", "last_at"]].isna().all().all()
+
+
+@pytest.mark.parametrize("dates", [False, True])
+def test_labels_give_no_made_up_shown_and_answered_times(cli, db_url, tmp_path, dates):
+    """`export --format labels` and the API's `labels()` gave 1970-01-01 as each label's
+    shown_at and answered_at where `status` gives no date: now empty, the seconds kept."""
+    import csv
+
+    import annotate
+
+    _import(cli, _durations_csv(tmp_path, dates=dates), dates=dates)
+    out = tmp_path / "out"
+    assert cli("export", "crowd", "--format", "labels", "--to", out).code == 0
+    with (out / "crowd-labels.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 9
+    assert sorted({row["seconds"] for row in rows}) == ["7.000", "8.000", "9.000"]
+    assert cli("export", "crowd", "--format", "labels", "--jsonl", "--to", out).code == 0
+    lines = (out / "crowd-labels.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert sorted({r["seconds"] for r in records}) == [7.0, 8.0, 9.0]
+    with annotate.open_store(db_url) as store:
+        labels = store.study("crowd").labels()
+    assert sorted(set(labels["seconds"])) == pytest.approx([7.0, 8.0, 9.0])
+    if dates:
+        assert {row["answered_at"][:4] for row in rows} == {"2026"}
+        assert (labels["answered_at"].dt.year == 2026).all()
+    else:
+        assert {(row["shown_at"], row["answered_at"]) for row in rows} == {("", "")}
+        assert {(r["shown_at"], r["answered_at"]) for r in records} == {(None, None)}
+        assert labels[["shown_at", "answered_at"]].isna().all().all()
+        assert labels["shown_at"].dtype == "datetime64[us, UTC]"

@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -241,7 +242,28 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert rejected.body["action"] == "REJECT" and rejected.body["message"] == reason.strip()
         (entry,) = ledger.entries(engine, crowd.load_study(engine, "pilot"), "reject")
         assert entry.detail["reason"] == reason.strip() and entry.state == ledger.DONE
+        # A --reject of a worker whose submission is approved (or returned) said "no
+        # submission awaiting review by that name or id", as if there were no such worker.
+        posted = len(api.state.of("POST", "submissions/"))
+        w1 = found[subs[1]]["worker"]
+        said = run("prolific", "sync", "pilot", "--reject", w1, "--reason", reason, code=1)
+        assert f"--reject {w1}: {w1}'s submission is already approved, not awaiting review" in (
+            " ".join(said.split())
+        )
+        said = run("prolific", "sync", "pilot", "--reject", subs[4], "--reason", reason, code=1)
+        assert (
+            f"{subs[4]}: that submission is already returned by the participant, not awaiting"
+            in " ".join(said.split())
+        )
+        assert len(api.state.of("POST", "submissions/")) == posted
 
+        # Study B published before `group` filled its participant group: nobody could take it.
+        said = run("prolific", "publish", "pilot", "--part", "test", code=1)
+        assert said == (
+            "study B of pilot was not published: its participant group is empty, so no worker "
+            "could take it; run `annotate prolific group pilot` first"
+        )
+        assert not api.state.of("POST", f"studies/{study_b}/transition/")
         run("prolific", "group", "pilot")
         (group,) = api.state.groups.values()
         assert sorted(group["members"]) == crowd.admitted_ids(
@@ -252,6 +274,10 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         assert finish(api, b_sub, session) == "completed"
         run("prolific", "sync", "pilot")
         assert api.state.submissions[b_sub]["status"] == "APPROVED"
+        said = run("prolific", "sync", "pilot", "--reject", w1, "--reason", reason, code=1)
+        assert f"{w1}'s submissions are already approved, not awaiting review" in (
+            " ".join(said.split())
+        )
 
         # An infinite rate (`inf` parses as a float) was sent to Prolific as a bonus set-up.
         said = run("prolific", "pay", "pilot", "--hourly-rate", "inf", "--yes", code=1)
@@ -342,11 +368,11 @@ def test_create_refuses_a_bad_address_and_a_study_without_prolific_settings(
 
 
 @contextmanager
-def _create_against_the_stand_in(workspace, tmp_path: Path, monkeypatch):
+def _create_against_the_stand_in(workspace, tmp_path: Path, monkeypatch, **study: Any):
     """A Prolific crowd study, the stand-in running, and `prolific create`'s arguments."""
     from tests.crowd_helpers import crowd_study
 
-    crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []})
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"study_ids": []}, **study)
     monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
     args = ["--db", str(workspace.engine.url), "prolific", "create", "pilot",
             "--url", "https://annotate.example.org/", "--hourly-rate", "12"]  # fmt: skip
@@ -632,3 +658,31 @@ def test_a_token_prolific_does_not_take_is_named_as_the_setting_to_mend(
         said = str(refused.exception)
         assert "(401)" in said and "ANNOTATE_PROLIFIC_TOKEN is wrong or no longer valid" in said
         assert "revoked-" not in said and not api.state.studies
+
+
+def test_study_b_is_not_published_before_the_gate_closes_and_its_group_is_filled(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific publish --part test` before `gate --close` and `prolific group` published
+    study B with its participant group empty: a study nobody could take, its places open."""
+    from annotate.platforms.prolific import ledger
+    from annotate.protocol import crowd
+
+    engine = workspace.engine
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch, gate_rule="median") as (
+        api,
+        args,
+    ):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        study_b = crowd.require_config(crowd.load_study(engine, "pilot")).test_study_id
+        before = api.state.studies[study_b]["status"]
+        db = args[:2]
+        result = CliRunner().invoke(app, [*db, "prolific", "publish", "pilot", "--part", "test"])
+        assert str(result.exception) == (
+            "study B of pilot was not published: its participant group is empty, so no worker "
+            "could take it; close the gate (`annotate gate pilot --close`), then run "
+            "`annotate prolific group pilot` first"
+        )
+        assert api.state.studies[study_b]["status"] == before
+        assert not api.state.of("POST", f"studies/{study_b}/transition/")
+        assert not ledger.entries(engine, crowd.load_study(engine, "pilot"), "publish")

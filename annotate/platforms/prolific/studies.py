@@ -325,8 +325,11 @@ def create(
 def transition(
     engine: Engine, ctx: StudyContext, client: Prolific, role: str, verb: str
 ) -> ProlificStudy:
-    """One call: PUBLISH, PAUSE, START or STOP the study of `role`; its status is stored."""
+    """One call: PUBLISH, PAUSE, START or STOP the study of `role`; its status is stored.
+    Study B is published only once `fill_group` has put admitted workers in its group."""
     row = study_of_role(engine, ctx, role)
+    if role == "test" and verb == "publish":
+        _require_group(engine, ctx)
     n = len(ledger.entries(engine, ctx, verb)) + 1
     key = f"{verb}:{row.prolific_id}:{n}"
     ledger.begin(engine, ctx, key, verb, row.prolific_id)
@@ -342,6 +345,27 @@ def transition(
 
 
 # --- the admitted group ----------------------------------------------------------------------
+
+
+def _require_group(engine: Engine, ctx: StudyContext) -> None:
+    """Study B's filter allows its participant group only: published with the group empty
+    (the gate not closed, or `prolific group` not run), nobody can take it, and the places
+    wait on Prolific for workers who are never let in."""
+    name = ctx.study.name
+    filled = [e for e in ledger.entries(engine, ctx, "group") if e.state == ledger.DONE]
+    if any((e.detail or {}).get("members") for e in filled):
+        return
+    first = f"`annotate prolific group {name}`"
+    if gate.closure_of(engine, ctx) is None and ctx.protocol.gate_rule == "median":
+        first = f"close the gate (`annotate gate {name} --close`), then run {first}"
+    elif filled:
+        first = f"admit workers at the gate, then run {first} again (it found nobody admitted)"
+    else:
+        first = f"run {first}"
+    raise UserError(
+        f"study B of {name} was not published: its participant group is empty, so no worker "
+        f"could take it; {first} first"
+    )
 
 
 def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str, list[str]]:

@@ -151,6 +151,40 @@ def _why_not(
     return None
 
 
+AWAITING = "AWAITING REVIEW"
+
+_STATE_WORDS = {
+    "APPROVED": "approved",
+    "REJECTED": "rejected",
+    "RETURNED": "returned by the participant",
+    "TIMED-OUT": "timed out",
+    "ACTIVE": "still active (not submitted yet)",
+    "RESERVED": "still reserved (not started yet)",
+}
+_SETTLED = {"APPROVED", "REJECTED", "RETURNED", "TIMED-OUT"}
+
+
+def _not_awaiting(key: str, found: list[tuple[str, str]], by_id: bool) -> str:
+    """Why `--reject KEY` names no submission awaiting review: none by that name or id, or
+    the state each of its submissions is in (an approval cannot be taken back by a sync)."""
+    if not found:
+        return f"{key}: no submission awaiting review by that name or id"
+    statuses = list(dict.fromkeys(status for _, status in found))
+    words = [_STATE_WORDS.get(s, s.lower()) for s in statuses]
+    if len(statuses) == 1:
+        state = ("already " if statuses[0] in _SETTLED else "") + words[0]
+    else:  # which Prolific study each is on
+        state = " and ".join(
+            f"{word} ({', '.join(r for r, s in found if s == status)})"
+            for status, word in zip(statuses, words, strict=True)
+        )
+    if by_id:
+        whose = "that submission is"
+    else:
+        whose = f"{key}'s submissions are" if len(found) > 1 else f"{key}'s submission is"
+    return f"{key}: {whose} {state}, not awaiting review"
+
+
 def sync(
     engine: Engine,
     ctx: StudyContext,
@@ -168,24 +202,20 @@ def sync(
     read = [(row, list(client.submissions(row.prolific_id))) for row in rows]
     # Every --reject names a submission awaiting review, checked before anything is done: an
     # approval cannot be taken back, and a name mistyped would approve the one meant.
+    given = {k.casefold(): k for k in reject or {}}
     reject = {k.casefold(): check_reason(v) for k, v in (reject or {}).items()}
-    awaiting = {
-        key.casefold()
-        for _, listed in read
-        for sub in listed
-        if str(sub.get("status") or "") == "AWAITING REVIEW"
-        for key in (
-            str(sub["id"]),
-            names.get(participant_of(sub), ""),
-        )
-        if key
-    }
+    states: dict[str, list[tuple[str, str]]] = {}  # name or id -> (role, status) of each
+    ids = {str(sub["id"]).casefold() for _, listed in read for sub in listed}
+    for row, listed in read:
+        for sub in listed:
+            status = str(sub.get("status") or "")
+            for key in {str(sub["id"]), names.get(participant_of(sub), "")} - {""}:
+                states.setdefault(key.casefold(), []).append((row.role, status))
+    awaiting = {k for k, found in states.items() if any(s == AWAITING for _, s in found)}
     unknown = sorted(set(reject) - awaiting)
     if unknown:
-        raise UserError(
-            f"--reject {', '.join(unknown)}: no submission awaiting review by that name or id "
-            "(nothing was approved or rejected)"
-        )
+        why = "; ".join(_not_awaiting(given[k], states.get(k, []), k in ids) for k in unknown)
+        raise UserError(f"--reject {why} (nothing was approved or rejected)")
     for row, listed in read:
         now_status = {str(s["id"]): dict(s) for s in listed}
         for sub in listed:
@@ -220,7 +250,7 @@ def sync(
                 else:
                     note("done")
                 continue
-            if status != "AWAITING REVIEW":
+            if status != AWAITING:
                 note("in progress" if status in ("ACTIVE", "RESERVED") else "listed", status)
                 continue
             wanted = reject.get(worker.casefold()) or reject.get(sid.casefold())
