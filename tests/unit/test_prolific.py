@@ -261,7 +261,8 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
         said = run("prolific", "publish", "pilot", "--part", "test", code=1)
         assert said == (
             "study B of pilot was not published: its participant group is empty, so no worker "
-            "could take it; run `annotate prolific group pilot` first"
+            "could take it; run `annotate prolific group pilot` first (a group you filled on "
+            "Prolific's site is not seen here: publish study B there)"
         )
         assert not api.state.of("POST", f"studies/{study_b}/transition/")
         run("prolific", "group", "pilot")
@@ -681,7 +682,8 @@ def test_study_b_is_not_published_before_the_gate_closes_and_its_group_is_filled
         assert str(result.exception) == (
             "study B of pilot was not published: its participant group is empty, so no worker "
             "could take it; close the gate (`annotate gate pilot --close`), then run "
-            "`annotate prolific group pilot` first"
+            "`annotate prolific group pilot` first (a group you filled on Prolific's site is not "
+            "seen here: publish study B there)"
         )
         assert api.state.studies[study_b]["status"] == before
         assert not api.state.of("POST", f"studies/{study_b}/transition/")

@@ -364,7 +364,8 @@ def _require_group(engine: Engine, ctx: StudyContext) -> None:
         first = f"run {first}"
     raise UserError(
         f"study B of {name} was not published: its participant group is empty, so no worker "
-        f"could take it; {first} first"
+        f"could take it; {first} first (a group you filled on Prolific's site is not seen "
+        "here: publish study B there)"
     )
 
 
