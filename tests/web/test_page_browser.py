@@ -279,7 +279,7 @@ def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, 
     bo.submit(bo.next_item(), "entailment")  # bo's training item: admitted
     held = bo.next_item()
     add_annotator(workspace.engine, "ana")
-    options = {"require_tokens": False, "poll_seconds": 0.2}
+    options = {"require_tokens": False, "poll_seconds": 1}
     with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
         sign_in(d, base)
         training_by_key(d, ("1",))
@@ -287,6 +287,8 @@ def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, 
         text = d.find_element("id", "screen").text
         assert "No item for you right now" in text and "All done" not in text
         assert "1 item you have not labelled is on another annotator’s screen" in text
+        # as the terminal app says it (wording.seconds), not "every 1.0 seconds"
+        assert "This page checks by itself every 1 second. You can also leave" in text
         bo.release()  # bo's hold given back: the page polls and shows the item by itself
         wait_for(d, "[data-screen='item']")
         then(d, press(d, "1"), "finished")
@@ -307,11 +309,14 @@ def test_a_refusal_then_an_admission_by_hand_reach_the_open_page(workspace, tmp_
     study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
     ctx = load_study(workspace.engine, study)
     add_annotator(workspace.engine, "ana")
-    options = {"require_tokens": False, "poll_seconds": 0.2}
+    options = {"require_tokens": False, "poll_seconds": 1}
     with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
         sign_in(d, base)
         then(d, press(d, "1"), "feedback")
         then(d, press(d, Keys.ENTER), "waiting")
+        # as the terminal app says it (wording.seconds), not "every 1.0 seconds"
+        said = d.find_element("id", "screen").text
+        assert "checks by itself every 1 second and moves on" in said, said
         gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
         wait_for(d, "[data-screen='rejected']")
         gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
