@@ -319,11 +319,36 @@ def test_a_refusal_then_an_admission_by_hand_reach_the_open_page(workspace, tmp_
         assert "checks by itself every 1 second and moves on" in said, said
         gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
         wait_for(d, "[data-screen='rejected']")
+        assert d.find_element("id", "help-button").text == "Help (?)"  # as in the terminal
         gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
         wait_for(d, "[data-screen='item']")
         assert "Test" in status(d)
         then(d, press(d, "1"), "item")
     assert [label.phase for label in labels(workspace.engine, study)] == ["training", "test"]
+
+
+def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_path: Path):
+    """The terminal's "All done" screen offers `? Help` (the keys and the guidelines); the
+    page's finished screen had no Help button and `?` did nothing there."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, ("1",))
+        then(d, press(d, "1"), "finished")
+        assert "All done" in d.find_element("id", "screen").text
+        assert d.find_element("id", "help-button").text == "Help (?)"
+        press(d, "?")()
+        help_dialog = d.find_element("id", "help-dialog")
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+        assert "Answer keys" in help_dialog.text
+        press(d, Keys.ESCAPE)()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
+        click(d, "#help-button")()  # the button opens it too
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
 
 
 LEAVING = """var e = new Event("beforeunload", {cancelable: true});
