@@ -96,6 +96,9 @@ class FakeApp:
 
         return SimpleNamespace(training_done=0, test_done=0, stream_done=0)
 
+    def more_to_come(self, progress) -> bool:
+        return True
+
 
 @pytest.fixture
 def fake_app(monkeypatch):

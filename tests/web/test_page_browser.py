@@ -351,6 +351,38 @@ def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
 
 
+def test_quitting_says_whether_there_is_anything_to_continue(workspace, tmp_path: Path):
+    """After the gate refused her, ana pressed q on the thank-you screen and was told to open
+    the page again later to continue, with nothing to continue; the goodbye now says what the
+    terminal's says (closing.goodbye): nothing more to do. bo, quitting mid-training, is still
+    told how to continue."""
+    from selenium.webdriver.common.keys import Keys
+
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    ctx = load_study(workspace.engine, study)
+    add_annotator(workspace.engine, "ana")
+    add_annotator(workspace.engine, "bo")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "waiting")
+        gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+        then(d, d.refresh, "rejected")
+        then(d, press(d, "q"), "left")
+        said = d.find_element("id", "screen").text
+        assert "Your answers are saved. There is nothing more for you to do in this study." in said
+        assert "continue where you stopped" not in said, said
+        d.delete_all_cookies()
+        sign_in(d, base, "bo")
+        then(d, press(d, "q"), "left")
+        assert "Your answers are saved. Open this page again later to continue where you " in (
+            d.find_element("id", "screen").text
+        )
+
+
 LEAVING = """var e = new Event("beforeunload", {cancelable: true});
 window.dispatchEvent(e); return e.defaultPrevented;"""
 """Would the browser ask before leaving the page (a reload, Back, closing the tab)? Headless
