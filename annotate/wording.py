@@ -37,6 +37,12 @@ def count_of(n: int, noun: str) -> str:
     return f"{n} {words}"
 
 
+def seconds(value: float) -> str:
+    """A span in seconds as every screen says it: "5 seconds", "0.2 seconds", "1 second"
+    (never "5.0 seconds")."""
+    return f"{value:g} {'second' if value == 1 else 'seconds'}"
+
+
 def fixed(value: float, digits: int = 3, *, sign: bool = False) -> str:
     """`value` with `digits` decimals, as every table, report and screen shows a number: one
     that rounds to zero is "0.000", never "-0.000" (a κ of -0.0003 printed with a sign read as

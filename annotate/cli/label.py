@@ -26,6 +26,8 @@ def label_command(
 
     An annotator registered with a token is asked for it first (scripts: set ANNOTATE_TOKEN).
     Quit any time with q; running the same command again continues where you stopped."""
+    from annotate.presentation.answer_keys import COME_BACK
+    from annotate.presentation.closing import goodbye
     from annotate.protocol.studies import load_study
     from annotate.protocol.tokens import authenticate, needs_token
 
@@ -44,6 +46,7 @@ def label_command(
     training = count_of(progress.training_done, "training answer")
     test = count_of(progress.stream_done, "test answer")
     say(f"{name}: {training} and {test} saved in study {study!r}.")
+    say(goodbye(tui.session.more_to_come(progress), COME_BACK))
     if tui.release_failed:
         say(
             "The item on screen stays reserved for you until its lease runs out: the store "

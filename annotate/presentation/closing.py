@@ -1,5 +1,6 @@
-"""What the thank-you screen of a refused annotator says: the terminal app and the page show
-the same paragraphs (the terminal adds its key, the page its buttons)."""
+"""What the thank-you screen of a refused annotator says, and the last words to an annotator
+who leaves: the terminal app and the page say the same (the terminal adds its key, the page
+its buttons)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,16 @@ def refusal_lines(progress: Progress) -> list[str]:
         "This study will not need you for its test items, so there is nothing more to do "
         "here. We are grateful for the time you gave.",
     ]
+
+
+NOTHING_MORE = "There is nothing more for you to do in this study."
+
+
+def goodbye(more_to_come: bool, come_back: str) -> str:
+    """What an annotator who leaves is told after their answers are said to be saved: how to
+    continue where they stopped (`come_back`: "run the same command later", "open this page
+    again later"), or, refused or with no item left for them
+    (AnnotatorSession.more_to_come), that there is nothing to continue."""
+    if not more_to_come:
+        return NOTHING_MORE
+    return f"{come_back[:1].upper()}{come_back[1:]} to continue where you stopped."

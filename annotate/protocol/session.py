@@ -520,6 +520,15 @@ class AnnotatorSession:
             )
         return self.annotator_id in finished
 
+    def more_to_come(self, progress: Progress) -> bool:
+        """Whether the annotator, leaving at `progress`, may find something to do on coming
+        back: not once the gate refused them (their screen says there is nothing more to do),
+        nor once no test item is left for them (`nothing_left`: "all done"). Training, waiting
+        for the gate, a catch pause or an item held elsewhere may still lead on."""
+        if progress.phase is Phase.REJECTED:
+            return False
+        return not (progress.phase is Phase.TEST and self.nothing_left(progress.test_done))
+
     def progress(self) -> Progress:
         """Where the annotator stands, for the status line: asked after every keypress, so
         right after a test transaction (an answer, a lease) it is what that transaction left

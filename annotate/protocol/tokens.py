@@ -30,8 +30,15 @@ TOKEN_BYTES = 18
 """Random bytes in a new token (24 URL-safe characters)."""
 
 
+SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
+"""What every way in says to a refused sign-in (`annotate label`'s prompt, the HTML page, a
+textual-serve tab): one sentence for an unknown name and a wrong token, so none tells which
+names exist. A wrong token of a known name is counted on the annotator, and the pages count
+every refusal in their limiter, so "recorded" is always true."""
+
+
 class TokenRefused(UserError):
-    """A wrong or missing token (the refusal has been counted)."""
+    """A wrong or missing token (the refusal has been counted): SIGN_IN_REFUSED."""
 
 
 def new_token() -> str:
@@ -93,10 +100,7 @@ def check_token(engine: Engine, name: str, token: str | None, stored: str | None
             .where(Annotator.name == name)
             .values(failed_logins=Annotator.failed_logins + 1)
         )
-    raise TokenRefused(
-        f"wrong token for annotator {name!r} (this refusal is recorded); ask your researcher "
-        f"for a new one if it is lost"
-    )
+    raise TokenRefused(SIGN_IN_REFUSED)
 
 
 def add_annotator_with_token(engine: Engine, name: str) -> tuple[Annotator, str]:

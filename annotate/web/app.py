@@ -25,16 +25,13 @@ from textual.widgets import Footer, Header, Input, Static
 
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
-from annotate.protocol.tokens import needs_token, sign_in_check
+from annotate.protocol.tokens import SIGN_IN_REFUSED, needs_token, sign_in_check
 from annotate.settings import settings
 from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
 from annotate.web.limits import SignInLimiter, name_key, wait_message
 
-SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
-"""One message for both: the page must not tell which names exist. Every refusal, known name
-or not, is counted by the sign-in limiter (web/limits.py), so "recorded" is always true."""
 MAX_REFUSALS = 5
 """Wrong tokens one page may try before it closes (each refusal is also counted in the store)."""
 

@@ -50,8 +50,85 @@ def test_label_says_what_was_saved_in_words_that_agree_with_the_counts(
         run=lambda: None,
         return_code=0,
         release_failed=None,
-        session=SimpleNamespace(progress=lambda: progress),
+        session=SimpleNamespace(progress=lambda: progress, more_to_come=lambda _: True),
     )
     monkeypatch.setattr(annotate.tui.app, "create_app", lambda *a, **k: closed)
     result = cli("label", "rte", "--as", "ana", "--create")
-    assert "ana: 3 training answers and 1 test answer saved in study 'rte'." in result.stdout
+    assert result.stdout.splitlines() == [
+        "ana: 3 training answers and 1 test answer saved in study 'rte'.",
+        "Run the same command later to continue where you stopped.",
+    ]
+
+
+def quit_at_once(monkeypatch) -> list[type]:
+    """`annotate label` builds the real app and Textual's Pilot drives it: q on the first
+    screen. Returns the screens the app showed first (one per run)."""
+    import asyncio
+
+    import annotate.tui.app
+
+    seen: list[type] = []
+    real = annotate.tui.app.create_app
+
+    def create_app(*args, **kwargs):
+        app = real(*args, **kwargs)
+
+        async def drive() -> None:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                seen.append(type(app.screen))
+                await pilot.press("q")
+
+        app.run = lambda: asyncio.run(drive())
+        return app
+
+    monkeypatch.setattr(annotate.tui.app, "create_app", create_app)
+    return seen
+
+
+def test_a_refused_trainee_who_quits_is_not_told_to_continue(cli, workspace, tmp_path, monkeypatch):
+    """The gate refused ben after his training; on the thank-you screen he presses q. The
+    goodbye says there is nothing to continue, as the page's does (closing.goodbye), not to
+    come back: the same words the page says after its Quit."""
+    from annotate.protocol import gate
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.protocol.studies import load_study
+    from annotate.tui.screens.phases import RejectedScreen
+
+    build_study(
+        workspace.engine,
+        tmp_path,
+        "superglue/rte",
+        dev=fx.SG_RTE,
+        test=without_labels(fx.SG_RTE),
+        overrides={"training_items": 2, "gate_min_items": 2, "gate_rule": "manual"},
+        name="rte",
+    )
+    ben = AnnotatorSession.open(workspace.engine, "rte", "ben", create_annotator=True)
+    for _ in range(2):
+        ben.submit(ben.next_item(), "entailment")
+    gate.decide_manually(
+        workspace.engine, load_study(workspace.engine, "rte"), "ben", False, reason="too fast"
+    )
+    seen = quit_at_once(monkeypatch)
+    result = cli("label", "rte", "--as", "ben")
+    assert seen == [RejectedScreen]
+    assert result.code == 0 and result.stdout.splitlines() == [
+        "ben: 2 training answers and 0 test answers saved in study 'rte'.",
+        "There is nothing more for you to do in this study.",
+    ]
+
+
+def test_who_quits_all_done_is_not_told_to_continue(cli, workspace, tmp_path, monkeypatch):
+    """Every test item labelled: the "All done" screen, and q says nothing is left to do."""
+    from annotate.protocol.session import AnnotatorSession
+    from annotate.tui.screens.phases import FinishedScreen
+
+    rte_study(workspace.engine, tmp_path)
+    ana = AnnotatorSession.open(workspace.engine, "rte", "ana", create_annotator=True)
+    while (item := ana.next_item()) is not None:
+        ana.submit(item, "entailment")
+    seen = quit_at_once(monkeypatch)
+    result = cli("label", "rte", "--as", "ana")
+    assert seen == [FinishedScreen]
+    assert result.stdout.splitlines()[1:] == ["There is nothing more for you to do in this study."]

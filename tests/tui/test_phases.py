@@ -440,10 +440,13 @@ class TestArrivals:
                 await pilot.press("1", "enter")
             assert isinstance(first.screen, WaitingScreen)
         again = create_app(workspace.engine, study, "ana")
+        again.poll_seconds = 1
         async with again.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             assert isinstance(again.screen, WaitingScreen)
             assert "Press Enter" not in screen_text(again)
+            # as the page says it (wording.seconds): not "every 1 seconds"
+            assert "checks by itself every 1 second and moves on" in all_static_text(again)
 
     async def test_a_late_joiner_of_a_complete_study_is_told_before_training(
         self, workspace, tmp_path

@@ -42,7 +42,7 @@ def test_authenticate_refuses_and_counts_wrong_tokens(store_url: str):
     _, token = add_annotator_with_token(ws.engine, "ana")
     assert needs_token(ws.engine, "ana") and not needs_token(ws.engine, "nobody")
     for wrong in ("guess", None, ""):
-        with pytest.raises(TokenRefused, match="wrong token for annotator 'ana'"):
+        with pytest.raises(TokenRefused, match=r"^Unknown name or wrong token \(the refusal"):
             authenticate(ws.engine, "ana", wrong)
     authenticate(ws.engine, "ana", token)
     authenticate(ws.engine, "ana", f"  {token}\n")  # pasted with whitespace
@@ -96,6 +96,9 @@ class FakeApp:
 
         return SimpleNamespace(training_done=0, test_done=0, stream_done=0)
 
+    def more_to_come(self, progress) -> bool:
+        return True
+
 
 @pytest.fixture
 def fake_app(monkeypatch):
@@ -115,7 +118,11 @@ def test_label_asks_for_the_token_and_refuses_a_wrong_one(
     token = token_from(cli("annotator", "add", "ana", "--token").stdout)
     monkeypatch.setenv("ANNOTATE_TOKEN", "not it")
     refused = cli("label", study, "--as", "ana")
-    assert refused.code == 1 and "wrong token for annotator 'ana'" in refused.stderr
+    # the page's words (tokens.SIGN_IN_REFUSED): not "wrong token for annotator 'ana'", which
+    # told that the name exists
+    assert refused.code == 1 and refused.stderr == (
+        "error: Unknown name or wrong token (the refusal is recorded). Try again.\n"
+    )
     assert fake_app.built == []  # no screen before the token is right
     monkeypatch.setenv("ANNOTATE_TOKEN", token)
     assert cli("label", study, "--as", "ana").code == 0

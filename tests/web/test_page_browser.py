@@ -279,7 +279,7 @@ def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, 
     bo.submit(bo.next_item(), "entailment")  # bo's training item: admitted
     held = bo.next_item()
     add_annotator(workspace.engine, "ana")
-    options = {"require_tokens": False, "poll_seconds": 0.2}
+    options = {"require_tokens": False, "poll_seconds": 1}
     with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
         sign_in(d, base)
         training_by_key(d, ("1",))
@@ -287,6 +287,8 @@ def test_an_item_held_by_a_window_left_open_is_waited_for_then_shown(workspace, 
         text = d.find_element("id", "screen").text
         assert "No item for you right now" in text and "All done" not in text
         assert "1 item you have not labelled is on another annotator’s screen" in text
+        # as the terminal app says it (wording.seconds), not "every 1.0 seconds"
+        assert "This page checks by itself every 1 second. You can also leave" in text
         bo.release()  # bo's hold given back: the page polls and shows the item by itself
         wait_for(d, "[data-screen='item']")
         then(d, press(d, "1"), "finished")
@@ -307,18 +309,78 @@ def test_a_refusal_then_an_admission_by_hand_reach_the_open_page(workspace, tmp_
     study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
     ctx = load_study(workspace.engine, study)
     add_annotator(workspace.engine, "ana")
-    options = {"require_tokens": False, "poll_seconds": 0.2}
+    options = {"require_tokens": False, "poll_seconds": 1}
     with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
         sign_in(d, base)
         then(d, press(d, "1"), "feedback")
         then(d, press(d, Keys.ENTER), "waiting")
+        # as the terminal app says it (wording.seconds), not "every 1.0 seconds"
+        said = d.find_element("id", "screen").text
+        assert "checks by itself every 1 second and moves on" in said, said
         gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
         wait_for(d, "[data-screen='rejected']")
+        assert d.find_element("id", "help-button").text == "Help (?)"  # as in the terminal
         gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
         wait_for(d, "[data-screen='item']")
         assert "Test" in status(d)
         then(d, press(d, "1"), "item")
     assert [label.phase for label in labels(workspace.engine, study)] == ["training", "test"]
+
+
+def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_path: Path):
+    """The terminal's "All done" screen offers `? Help` (the keys and the guidelines); the
+    page's finished screen had no Help button and `?` did nothing there."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        training_by_key(d, ("1",))
+        then(d, press(d, "1"), "finished")
+        assert "All done" in d.find_element("id", "screen").text
+        assert d.find_element("id", "help-button").text == "Help (?)"
+        press(d, "?")()
+        help_dialog = d.find_element("id", "help-dialog")
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+        assert "Answer keys" in help_dialog.text
+        press(d, Keys.ESCAPE)()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
+        click(d, "#help-button")()  # the button opens it too
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+
+
+def test_quitting_says_whether_there_is_anything_to_continue(workspace, tmp_path: Path):
+    """After the gate refused her, ana pressed q on the thank-you screen and was told to open
+    the page again later to continue, with nothing to continue; the goodbye now says what the
+    terminal's says (closing.goodbye): nothing more to do. bo, quitting mid-training, is still
+    told how to continue."""
+    from selenium.webdriver.common.keys import Keys
+
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", gate_rule="manual")
+    ctx = load_study(workspace.engine, study)
+    add_annotator(workspace.engine, "ana")
+    add_annotator(workspace.engine, "bo")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "waiting")
+        gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+        then(d, d.refresh, "rejected")
+        then(d, press(d, "q"), "left")
+        said = d.find_element("id", "screen").text
+        assert "Your answers are saved. There is nothing more for you to do in this study." in said
+        assert "continue where you stopped" not in said, said
+        d.delete_all_cookies()
+        sign_in(d, base, "bo")
+        then(d, press(d, "q"), "left")
+        assert "Your answers are saved. Open this page again later to continue where you " in (
+            d.find_element("id", "screen").text
+        )
 
 
 LEAVING = """var e = new Event("beforeunload", {cancelable: true});

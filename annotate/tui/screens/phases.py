@@ -15,7 +15,7 @@ from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import come_back_hint
 from annotate.tui.screens.messages import ScreenMessage
 from annotate.tui.widgets.title import FittedHeader
-from annotate.wording import count_of
+from annotate.wording import count_of, seconds
 
 
 def items(n: int, kind: str) -> str:
@@ -66,7 +66,7 @@ class WaitingScreen(MessageScreen):
             "Thank you!",
             "The researcher decides who goes on to the test items once everyone has finished "
             "training. This screen checks by itself every "
-            f"{self.poll_seconds:g} seconds and moves on as soon as you are admitted.",
+            f"{seconds(self.poll_seconds)} and moves on as soon as you are admitted.",
             f"You can also press q to leave and {come_back_hint(self.app)}.",
         ]
 
@@ -102,7 +102,7 @@ class HeldScreen(MessageScreen):
             f"You labelled {items(self.progress.stream_done, 'test')}; your answers are saved.",
             f"{count_of(n, 'item')} you have not labelled {on_screens}. If one is left "
             f"unanswered, it comes to you: the first within {count_of(held.minutes, 'minute')}.",
-            f"This screen checks by itself every {self.poll_seconds:g} seconds. You can also "
+            f"This screen checks by itself every {seconds(self.poll_seconds)}. You can also "
             "press q to leave: nothing is lost.",
         ]
 

@@ -8,12 +8,13 @@ import secrets
 
 from starlette.requests import Request
 
+from annotate.presentation.closing import goodbye
 from annotate.protocol import crowd
 from annotate.protocol.session import AnnotatorSession
 from annotate.text import terminal_safe
 from annotate.web.page.render import Screen
 from annotate.web.page.sessions import CONSENTED
-from annotate.web.page.state import PageState
+from annotate.web.page.state import COME_BACK, PageState
 
 
 def crowd_end(
@@ -67,7 +68,8 @@ def left_screen(page: PageState, session: AnnotatorSession | None) -> Screen:
         leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
         if leaving is not None:
             return exit_screen(leaving)
-    return Screen("left", {"crowd": page.crowd})
+    more = session is None or page.crowd or session.more_to_come(session.progress())
+    return Screen("left", {"crowd": page.crowd, "goodbye": goodbye(more, COME_BACK)})
 
 
 def exit_screen(leaving: crowd.Exit) -> Screen:

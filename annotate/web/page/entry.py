@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from annotate.protocol.session import AnnotatorSession, Phase
-from annotate.protocol.tokens import sign_in_check, signed_in
+from annotate.protocol.tokens import SIGN_IN_REFUSED, sign_in_check, signed_in
 from annotate.protocol.windows import ContinuedElsewhere
 from annotate.text import terminal_safe
 from annotate.web.limits import address_key, page_keys, wait_message
@@ -30,10 +30,6 @@ from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
 
 log = logging.getLogger("annotate.serve")
-
-SIGN_IN_REFUSED = "Unknown name or wrong token (the refusal is recorded). Try again."
-"""One message for both: the page must not tell which names exist. Every refusal is counted
-by the rate limiter and logged, known name or not, so the sentence is always true."""
 
 
 @guarded

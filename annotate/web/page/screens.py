@@ -61,7 +61,7 @@ def window_refused(page: PageState, request: Request) -> Screen:
 def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
     progress = session.progress()
     if progress.phase is Phase.REJECTED:
-        return rejected_screen(progress)
+        return rejected_screen(page, progress)
     return Screen(
         "guidelines",
         {
@@ -73,10 +73,17 @@ def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
     )
 
 
-def rejected_screen(progress: Progress, notice: str | None = None) -> Screen:
+def with_help(page: PageState, context: dict[str, Any]) -> dict[str, Any]:
+    """A screen's context with the study's help (the keys and the guidelines, behind `?` and
+    its button), which the terminal app offers on every screen, the end screens included."""
+    return {**context, "keys": page.help.keys, "help_dialog": page.help_dialog}
+
+
+def rejected_screen(page: PageState, progress: Progress, notice: str | None = None) -> Screen:
     """The thank-you screen of a refused annotator, in the terminal app's words."""
+    said = refusal_lines(progress)
     return Screen(
-        "rejected", {"progress": progress, "notice": notice, "said": refusal_lines(progress)}
+        "rejected", with_help(page, {"progress": progress, "notice": notice, "said": said})
     )
 
 
@@ -121,8 +128,7 @@ def item_screen(
             "notice": notice,
             "flag": flag,
             "comment": terminal_safe(comment),
-            "keys": page.help.keys,
-            "help_dialog": page.help_dialog,
+            **with_help(page, {}),
             "announce_test": item.phase == TEST and progress.stream_done == 0,
         },
     )
@@ -145,11 +151,11 @@ def current(
     if page.crowd and (leaving := crowd_end(page, session)) is not None:
         return leaving
     progress = session.progress()
-    lines = {"progress": progress, "notice": notice}
+    lines = with_help(page, {"progress": progress, "notice": notice})
     if progress.phase in (Phase.WAITING, Phase.TRAINING):
         return Screen("waiting", lines)
     if progress.phase is Phase.REJECTED:
-        return rejected_screen(progress, notice)
+        return rejected_screen(page, progress, notice)
     if not progress.paused and (held := session.held_elsewhere()) is not None:
         # Not done: an item may come back. The poll sends `key` back: the same, nothing new.
         key = f"{held.items}.{held.minutes}"

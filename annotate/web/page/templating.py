@@ -14,11 +14,13 @@ TEMPLATES = Path(__file__).parent / "templates"
 def environment() -> jinja2.Environment:
     """The page's templates, autoescaped whatever their names: all text is HTML-escaped."""
     from annotate.protocol.flags import COMMENT_MAX_CHARS
+    from annotate.wording import seconds
 
     templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, auto_reload=False
     )
     templates.globals["comment_max_chars"] = COMMENT_MAX_CHARS
+    templates.filters["seconds"] = seconds  # "5 seconds", as the terminal app says it
     return templates
 
 
