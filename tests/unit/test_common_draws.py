@@ -148,3 +148,32 @@ def test_a_large_studys_paired_difference_is_drawn_on_common_resamples():
         assert low is not None and high is not None
         widths.append(high - low)
     assert widths[1] < widths[0]
+
+
+def test_agreement_of_a_study_leaves_out_the_items_its_report_excludes(cli, workspace, tmp_path):
+    """`agreement --study` read every test label, an item the researcher excluded (`flags
+    --exclude`) too, where the report's α leaves it out: their α differed on the same labels."""
+    from sqlmodel import Session, select
+
+    from annotate.store.models import Item, StudyItem
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="ex", accuracy=0.7)
+    with Session(workspace.engine) as session:
+        first = session.exec(
+            select(Item.source_id).join(StudyItem, StudyItem.item_id == Item.id).limit(1)
+        ).one()
+    excluded = cli("flags", "ex", "--exclude", first, "--reason", "garbled", "--by", "me")
+    assert excluded.code == 0, excluded.stderr
+    args = ["--format", "json", "--bootstrap", "300"]
+    reported = cli("report", "ex", *args).json()["agreement"]["krippendorff_alpha"]
+    alone = cli("agreement", "--study", "ex", *args)
+    assert alone.code == 0, alone.stderr
+    alpha = alone.json()
+    assert alpha["n_items"] == reported_items(cli) - 1
+    assert alpha["krippendorff_alpha"]["value"] == pytest.approx(reported["value"])
+    assert bounds(alpha["krippendorff_alpha"]) == bounds(reported)
+
+
+def reported_items(cli) -> int:
+    """The test items of study `ex` that have labels (the one excluded among them)."""
+    return cli("status", "ex", "--format", "json").json()["items_total"]

@@ -5,6 +5,7 @@ split units; and the same statistics for any long-format label file (`annotate a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -229,10 +230,27 @@ def study_agreement_report(
 ) -> FileAgreement:
     """`agreement_report` of a study's test labels (`raw`: the answers as imported), drawn as
     the study's report draws its α: over the report's units in the report's order (MultiRC:
-    whole questions), with the study's seed unless `seed` is given."""
+    whole questions; the items it scores, so none excluded or outside the sample), with the
+    study's seed unless `seed` is given."""
     labels = study_long_labels(engine, study, raw=raw)
     data = load_study_data(engine, study)
     coded = code_study(data)
+    # The report's units only: an item the researcher excluded, or one outside the sample,
+    # is in neither its α nor, here, anything else.
+    keep = np.isin(np.asarray(labels.item, dtype=str), np.asarray(coded.unit_name, dtype=str))
+    if not keep.any():
+        raise UserError(
+            f"study {study!r} has no test labels its report scores (their items are excluded "
+            "or outside its sample)"
+        )
+    if not keep.all():
+        labels = replace(
+            labels,
+            item=labels.item[keep],
+            annotator=labels.annotator[keep],
+            label=labels.label[keep],
+            line=labels.line[keep],
+        )
     return agreement_report(
         labels,
         level,
