@@ -155,12 +155,16 @@ def test_agreement_of_a_study_leaves_out_the_items_its_report_excludes(cli, work
     --exclude`) too, where the report's α leaves it out: their α differed on the same labels."""
     from sqlmodel import Session, select
 
-    from annotate.store.models import Item, StudyItem
+    from annotate.store.models import Item, Study, StudyItem
 
     simulated_study(workspace.engine, tmp_path, "superglue/rte", name="ex", accuracy=0.7)
     with Session(workspace.engine) as session:
         first = session.exec(
-            select(Item.source_id).join(StudyItem, StudyItem.item_id == Item.id).limit(1)
+            select(Item.source_id)
+            .join(StudyItem, StudyItem.item_id == Item.id)
+            .join(Study, Study.id == StudyItem.study_id)
+            .where(Study.name == "ex")
+            .limit(1)
         ).one()
     excluded = cli("flags", "ex", "--exclude", first, "--reason", "garbled", "--by", "me")
     assert excluded.code == 0, excluded.stderr
