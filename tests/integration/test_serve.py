@@ -357,7 +357,7 @@ def test_serve_refuses_to_start_while_annotators_have_no_token(cli, served_study
     refused = cli("serve", served_study, "--terminal")
     assert (
         refused.code == 1
-        and "have no token (ana)" in refused.stderr
+        and "1 annotator has no token (ana)" in refused.stderr
         and "--no-tokens" in refused.stderr
     )
     assert not FakeServer.served
