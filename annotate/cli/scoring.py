@@ -308,7 +308,8 @@ def compare(
 
 
 def _name_apart(models: list[Any]) -> None:
-    """Two models of one name (two folders' `RTE.jsonl`) are told apart by their files."""
+    """Two models of one name (`run1/preds/RTE.jsonl`, `run2/preds/RTE.jsonl`) are told apart by
+    their files."""
     seen: dict[str, int] = {}
     for m in models:
         seen[m.name] = seen.get(m.name, 0) + 1

@@ -1,7 +1,8 @@
 """Where a model's predictions come from, for `compare` and the report's model rows: one path
 gives one model or several.
 
-- a leaderboard submission file (`RTE.jsonl`, `STS-B.tsv`): one model named after the file;
+- a leaderboard submission file (`RTE.jsonl`, `STS-B.tsv`): one model, named after its folder
+  (`roberta/RTE.jsonl`: roberta) where the file has the leaderboard's name, else after the file;
 - an lm-evaluation-harness sample log (`samples_<task>_<date>.jsonl`): one model named after
   its folder (the harness writes `org__name` for `org/name`); or a log of harness 0.4.0 to
   0.4.2 (`<model_args>_<task>.jsonl`, one JSON array): one model named by its model arguments;

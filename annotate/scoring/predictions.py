@@ -107,7 +107,7 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
     if not path.is_file():
         raise DataFileError(path, None, "no such file")
     style = spec.leaderboard().style
-    model = ModelPredictions(name=path.stem, path=str(path), predictions={})
+    model = ModelPredictions(name=model_name(path, spec), path=str(path), predictions={})
     if spec.submission is not None:  # jiant's `RTE_val.jsonl` says its split
         model.split = named_split(path.stem, Path(spec.submission.file).stem)
     if style == "glue-tsv":
@@ -119,6 +119,21 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
     if not model.predictions:
         raise DataFileError(path, None, "no predictions in the file")
     return model
+
+
+def model_name(path: Path, spec: TaskSpec) -> str:
+    """The model a submission file holds: a file named as the leaderboard names the task's
+    (`RTE.jsonl`, jiant's `RTE_val.jsonl`) says the task, not the model, so it is named after
+    its folder (`roberta/RTE.jsonl`: roberta), as `report --benchmark --model roberta` names a
+    folder of them; any other file after its own name (`roberta-rte.jsonl`)."""
+    if spec.submission is not None:
+        official = Path(spec.submission.file).stem
+        stem = path.stem
+        if stem.lower() == official.lower() or named_split(stem, official) is not None:
+            folder = path.absolute().parent.name
+            if folder:
+                return folder
+    return path.stem
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:

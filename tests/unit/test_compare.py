@@ -118,13 +118,33 @@ def test_compare_on_the_items_the_model_covers(cli, rte, tmp_path: Path):
 
 
 def test_compare_table_prints_both_scores_and_mcnemar(cli, rte, tmp_path: Path):
-    model = model_file(tmp_path / "RTE.jsonl", rte, wrong={1002, 1003})
+    (tmp_path / "roberta").mkdir()
+    model = model_file(tmp_path / "roberta" / "RTE.jsonl", rte, wrong={1002, 1003})
     result = cli("compare", "pilot", "--model", model, "--bootstrap", "0")
     assert result.code == 0, result.stderr
     text = " ".join(result.stdout.split())
-    assert "human majority" in text and "model RTE" in text and "mean single annotator" in text
+    assert "human majority" in text and "model roberta" in text and "mean single annotator" in text
     assert "McNemar's test (exact)" in text and "p = " in text
     assert "the same 20 items" in text
+
+
+def test_a_leaderboard_file_is_named_after_its_folder_as_in_the_benchmark_row(
+    cli, rte, tmp_path: Path
+):
+    """`RTE.jsonl` names the task, not the model: two models' files are named after their
+    folders (as `report --benchmark --model DIR` names them), in `compare` and in the report's
+    rows; a file of another name keeps its own, and jiant's `RTE_test.jsonl` is a leaderboard
+    name too."""
+    for folder in ("roberta", "bert", "t5"):
+        (tmp_path / folder).mkdir()
+    roberta = model_file(tmp_path / "roberta" / "RTE.jsonl", rte, wrong={1002})
+    bert = model_file(tmp_path / "bert" / "RTE_test.jsonl", rte, wrong={1003})
+    own = model_file(tmp_path / "t5" / "t5-rte.jsonl", rte, wrong=set())
+    compared = compare_json(cli, "pilot", "--model", roberta, "--model", bert, "--model", own)
+    assert [m["model"]["name"] for m in compared["models"]] == ["roberta", "bert", "t5-rte"]
+    args = ("--bootstrap", "0", "--model", roberta, "--model", bert, "--model", own)
+    report = cli("report", "pilot", "--format", "json", *args).json()
+    assert [m["name"] for m in report["models"]] == ["roberta", "bert", "t5-rte"]
 
 
 def test_compare_table_on_one_item_says_item_not_items(cli, rte, tmp_path: Path):
@@ -179,9 +199,10 @@ def test_a_multirc_answer_given_twice_in_a_long_table_is_refused(tmp_path: Path)
 
 def test_the_report_and_compare_write_the_same_mcnemar_p(cli, rte, tmp_path: Path):
     # a model wrong on every item: compare said "p = 7.629e-06", the report "p = 0.000"
-    model = model_file(tmp_path / "RTE.jsonl", rte, wrong=set(range(1000, 1020)))
+    (tmp_path / "m").mkdir()
+    model = model_file(tmp_path / "m" / "RTE.jsonl", rte, wrong=set(range(1000, 1020)))
     said = cli("compare", "pilot", "--model", model, "--bootstrap", "0").stdout
     p = said.split("; p = ")[1].split()[0]
     report = cli("report", "pilot", "--model", model, "--format", "markdown", "--bootstrap", "0")
-    row = next(line for line in report.stdout.splitlines() if line.startswith("| RTE |"))
+    row = next(line for line in report.stdout.splitlines() if line.startswith("| m |"))
     assert row.endswith(f", p = {p} |") and float(p) > 0

@@ -242,7 +242,7 @@ def test_a_models_interval_in_the_reports_table_is_the_one_compare_quotes(
     (row,) = report["models"]
     assert (row["interval"]["low"], row["interval"]["high"]) == pytest.approx((low, high))
     table = cli("report", "perfect", "--model", model).stdout
-    line = next(x for x in table.splitlines() if x.lstrip("│ ").startswith("RTE"))
+    line = next(x for x in table.splitlines() if x.lstrip("│ ").startswith("errs"))
     assert words in line, line
 
 

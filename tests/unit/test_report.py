@@ -442,13 +442,14 @@ def test_unknown_study_is_a_clear_error(cli, workspace):
 
 def test_model_predictions_are_scored_on_the_same_items(cli, workspace, tmp_path: Path):
     three_way(workspace, overrides={"tie_rule": "abstain"})
-    model = tmp_path / "MNLI-m.tsv"
+    (tmp_path / "bert").mkdir()
+    model = tmp_path / "bert" / "MNLI-m.tsv"
     model.write_text(
         "index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate([E, N, C, E, N, E]))
     )
     r = report_json(cli, "mnli", "--bootstrap", "100", "--model", str(model))
     (row,) = r["models"]
-    assert row["name"] == "MNLI-m" and row["n"] == 5
+    assert row["name"] == "bert" and row["n"] == 5  # the model's folder: MNLI-m is the task
     assert row["scores"]["accuracy"]["value"] == 1.0
     assert row["paired"] == {
         "n": 5,
@@ -526,7 +527,8 @@ def test_diagnostics_per_category_and_tag_for_humans_and_models(cli, workspace, 
         ]
     add_study(workspace.engine, "ax", "glue/ax", items, labels, overrides={"tie_rule": "abstain"})
     model_pred = [g if i % 5 else N for i, g in enumerate(golds)]
-    model = tmp_path / "AX.tsv"
+    (tmp_path / "bert").mkdir()
+    model = tmp_path / "bert" / "AX.tsv"
     model.write_text(
         "index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate(model_pred))
     )
@@ -540,10 +542,10 @@ def test_diagnostics_per_category_and_tag_for_humans_and_models(cli, workspace, 
     know = [i for i in range(24) if i % 4 == 0]
     expected = matthews_corrcoef([golds[i] for i in know], [model_pred[i] for i in know])
     assert 0 < expected < 1
-    assert d["coarse"]["Knowledge"]["models"]["AX"]["value"] == pytest.approx(expected)
+    assert d["coarse"]["Knowledge"]["models"]["bert"]["value"] == pytest.approx(expected)
     cond = [i for i in range(24) if i % 2 == 0]
     expected = matthews_corrcoef([golds[i] for i in cond], [model_pred[i] for i in cond])
-    assert d["fine"]["Logic"]["Conditionals"]["models"]["AX"]["value"] == pytest.approx(expected)
+    assert d["fine"]["Logic"]["Conditionals"]["models"]["bert"]["value"] == pytest.approx(expected)
     assert set(d["coarse"]["Logic"]) >= {"value", "n", "ci_low", "ci_high", "models"}
     result = cli("report", "ax", "--bootstrap", "0", "--model", str(model))
     assert "World knowledge" in result.stdout and "not across categories" in " ".join(
