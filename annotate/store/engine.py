@@ -71,8 +71,11 @@ def normalise_url(url_or_path: str) -> str:
 
 def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
     # A read-only connection cannot switch the journal mode (the store is WAL already if it
-    # was ever written by annotate).
+    # was ever written by annotate), and refuses every write (query_only: the file itself may
+    # be writable, see reading_url).
     pragmas = [p for p in SQLITE_PRAGMAS if not (read_only and "journal_mode" in p)]
+    if read_only:
+        pragmas.append("PRAGMA query_only=ON")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -178,6 +181,17 @@ def read_only_url(path: Path) -> str | None:
     return f"sqlite:///file:{target}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
 
 
+def reading_url(path: Path) -> str:
+    """A URL that opens the SQLite file `path` for reading (with make_engine's `read_only`).
+
+    Where this user may write the file and its folder, the file is opened for writing and
+    the connection refuses writes (query_only): SQLite removes the -wal and -shm files when
+    the last connection that may write closes, and a `mode=ro` connection may not, so every
+    read left them behind in the user's folder. Elsewhere, read_only_url's."""
+    target = path.resolve().as_posix()
+    return read_only_url(path) or f"sqlite:///file:{target}?uri=true"
+
+
 SERVER_POOL_SIZE = 8
 """Connections a process keeps open to a database server, once it has needed them at once
 (SQLAlchemy's default keeps 5, and opens up to 10 more when needed, closing each as it is
@@ -188,7 +202,8 @@ closed a connection, each a new server process, on almost every request, and Pos
 process opens only the one or two it uses."""
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, read_only: bool = False) -> Engine:
+    """The engine for `url`; with `read_only`, a SQLite connection refuses every write."""
     url = normalise_url(url)
     connect_args: dict[str, object] = {}
     pooling: dict[str, object] = {}
@@ -204,7 +219,7 @@ def make_engine(url: str) -> Engine:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine, read_only=engine.url.query.get("mode") == "ro")
+        _install_sqlite_hooks(engine, read_only=read_only or engine.url.query.get("mode") == "ro")
     else:
         _install_idle_ping(engine)
     _send_savepoints_as_text(engine)
