@@ -202,6 +202,12 @@ closed a connection, each a new server process, on almost every request, and Pos
 process opens only the one or two it uses."""
 
 
+CONNECT_TIMEOUT_S = 5
+"""How long a connection to a database server may take to open (libpq's connect_timeout, in
+whole seconds), unless the URL says. libpq's own default is to wait without end: a host that
+drops packets, or a port that accepts and never answers, held a command for minutes."""
+
+
 def make_engine(url: str, *, read_only: bool = False) -> Engine:
     """The engine for `url`; with `read_only`, a SQLite connection refuses every write."""
     url = normalise_url(url)
@@ -211,6 +217,8 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
         # Columns are `timestamp without time zone` holding UTC; a session in another time zone
         # would shift every aware datetime we write, so pin the session to UTC.
         connect_args["options"] = "-c timezone=UTC"
+        if "connect_timeout" not in url:  # the URL's own value wins
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
         pooling["pool_size"] = SERVER_POOL_SIZE
     try:
         # A statement's values stay out of every error's text: they hold platform ids, answers
@@ -235,7 +243,12 @@ PG_CONNECTION_SQLSTATES = ("08", "57P01", "57P02", "57P03")
 
 
 class StoreUnreachable(UserError):
-    """The database server cannot be reached (stopped, restarting, network gone)."""
+    """The database server cannot be reached (stopped, restarting, network gone); `answered`:
+    it said so itself (shutting down, starting up), so it is there."""
+
+    def __init__(self, message: str, *, answered: bool = False) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 REFUSALS = (
@@ -323,17 +336,44 @@ def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
     reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
     return StoreUnreachable(
         f"the store {describe_store(engine)} is unreachable ({reason}); check that the database "
-        "server is running and reachable, then run the command again"
+        "server is running and reachable, then run the command again",
+        answered=server_answered(exc),
     )
 
 
-def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None = None) -> T:
+def server_answered(exc: BaseException) -> bool:
+    """Whether a server answered the failed connection or statement (with a SQLSTATE: it is
+    shutting down, starting up), rather than nothing answering at all."""
+    if isinstance(exc, StoreUnreachable):
+        return exc.answered
+    return getattr(getattr(exc, "orig", exc), "sqlstate", None) is not None
+
+
+FIRST_CONTACT_SECONDS = 5.0
+"""How long opening a store waits for a database server from which nothing has answered yet
+(nothing listens on the port, no route to the host): a server being restarted listens again
+within it, and a server that is not there is said to be so within it, not after
+RECONNECT_SECONDS. A server that answers that it is starting up is waited for as one that
+went away."""
+
+
+def until_reachable(
+    engine: Engine,
+    work: Callable[[], T],
+    seconds: float | None = None,
+    *,
+    first_contact: bool = False,
+) -> T:
     """Run `work`; while the server is unreachable, again with a growing pause (at most 5 s),
     for up to `seconds` (RECONNECT_SECONDS), then a StoreUnreachable. `work` must be safe to
-    run twice (the store's writes are idempotent under its unique constraints)."""
+    run twice (the store's writes are idempotent under its unique constraints).
+    `first_contact`: this process has not reached the server yet (a command opening the
+    store), so while nothing answers at all it waits FIRST_CONTACT_SECONDS at most."""
     if seconds is None:
         seconds = settings().reconnect_seconds if RECONNECT_SECONDS is None else RECONNECT_SECONDS
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    deadline = started + seconds
+    answered = not first_contact
     delay = 0.25
     while True:
         try:
@@ -346,7 +386,9 @@ def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None
                 ) from None
             if isinstance(exc, DBAPIError) and not is_disconnect(exc):
                 raise
-            if time.monotonic() + delay > deadline:
+            answered = answered or server_answered(exc)
+            limit = deadline if answered else min(deadline, started + FIRST_CONTACT_SECONDS)
+            if time.monotonic() + delay > limit:
                 if isinstance(exc, StoreUnreachable):
                     raise
                 raise unreachable(engine, exc) from None
