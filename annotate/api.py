@@ -43,7 +43,7 @@ joined with it."""
 def _read_only_engine(url: str) -> Engine:
     from sqlalchemy import event
 
-    from annotate.store.engine import make_engine, read_only_url
+    from annotate.store.engine import make_engine, reading_url
     from annotate.store.schema import require_current
     from annotate.workspace import resolve_url
 
@@ -57,11 +57,8 @@ def _read_only_engine(url: str) -> Engine:
         if Path(database).is_dir():  # read-only, SQLite said "disk I/O error; check the disk"
             engine.dispose()
             raise UserError(f"no annotate store at {resolved}: a folder, not a file")
-        target = Path(database).resolve().as_posix()
         engine.dispose()
-        engine = make_engine(
-            read_only_url(Path(database)) or f"sqlite:///file:{target}?mode=ro&uri=true"
-        )
+        engine = make_engine(reading_url(Path(database)), read_only=True)
     elif engine.dialect.name == "postgresql":
 
         @event.listens_for(engine, "connect")

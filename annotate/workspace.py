@@ -67,10 +67,12 @@ def open_workspace(
             # gets SQLite's "read-only" error, made into one clear line (store/engine.py).
             engine.dispose()
             engine = make_engine(read_only)
-    # A database server that is restarting is waited for (within RECONNECT_SECONDS).
+    # A database server that is restarting is waited for (within RECONNECT_SECONDS; one
+    # that has not answered at all, within FIRST_CONTACT_SECONDS: store/engine.py).
     exists = until_reachable(
         engine,
         lambda: read_revision(engine) is not None if any_schema else require_current(engine),
+        first_contact=True,
     )
     if not exists:
         if not create:

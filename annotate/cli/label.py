@@ -46,7 +46,7 @@ def label_command(
     training = count_of(progress.training_done, "training answer")
     test = count_of(progress.stream_done, "test answer")
     say(f"{name}: {training} and {test} saved in study {study!r}.")
-    say(goodbye(tui.session.more_to_come(progress), COME_BACK))
+    say(goodbye(tui.session.more_to_come(progress), COME_BACK, progress))
     if tui.release_failed:
         say(
             "The item on screen stays reserved for you until its lease runs out: the store "

@@ -4,7 +4,7 @@ its buttons)."""
 
 from __future__ import annotations
 
-from annotate.protocol.session import Progress
+from annotate.protocol.session import Phase, Progress
 from annotate.wording import count_of
 
 
@@ -29,11 +29,23 @@ def refusal_lines(progress: Progress) -> list[str]:
 NOTHING_MORE = "There is nothing more for you to do in this study."
 
 
-def goodbye(more_to_come: bool, come_back: str) -> str:
+def unless_admitted(come_back: str) -> str:
+    """The goodbye of a trainee the gate refused: the researcher may still admit them by hand
+    (`annotate gate --admit`), and then they continue, with the test items."""
+    return (
+        "There is nothing more for you to do in this study unless the researcher admits you to "
+        f"its test items after all; if they tell you so, {come_back} to continue."
+    )
+
+
+def goodbye(more_to_come: bool, come_back: str, progress: Progress | None = None) -> str:
     """What an annotator who leaves is told after their answers are said to be saved: how to
     continue where they stopped (`come_back`: "run the same command later", "open this page
     again later"), or, refused or with no item left for them
-    (AnnotatorSession.more_to_come), that there is nothing to continue."""
+    (AnnotatorSession.more_to_come), that there is nothing to continue; refused after training
+    (their `progress`), nothing unless the researcher admits them after all."""
+    if progress is not None and progress.phase is Phase.REJECTED and not progress.refused_in_test:
+        return unless_admitted(come_back)
     if not more_to_come:
         return NOTHING_MORE
     return f"{come_back[:1].upper()}{come_back[1:]} to continue where you stopped."

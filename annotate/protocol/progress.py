@@ -337,9 +337,10 @@ class ProgressTracker:
         with self._lock, Session(engine) as session:
             self._read(session)
             stored = session.scalar(select(Study.state).where(Study.id == self.ctx.id))
-            self.imported = standing.labels_imported(session, self.ctx.id)
+            origin = standing.label_origin(session, self.ctx.id)
+            self.imported = origin.imported
             # Imported durations are laid end to end from 1970: no "last label 20794 d ago"
-            self.dates_known = standing.label_times_of(session, self.ctx.id) == RECORDED
+            self.dates_known = origin.times == RECORDED
             decisions = standing.latest_decisions(session, self.ctx.id)
             unnamed = [i for i in [*self.people, *decisions] if not self.people[i].name]
             for aid, name, synthetic in session.execute(

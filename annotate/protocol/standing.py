@@ -482,15 +482,33 @@ def cannot_complete(
     return items.complete < items.total and admitted < items.k and decided and not in_training
 
 
+@dataclass(frozen=True)
+class LabelOrigin:
+    """Where a study's labels come from, read from its import record in one statement."""
+
+    imported: bool
+    """The labels came from a file made outside annotate (import-labels): nothing here
+    collects more of them."""
+    times: str
+    """What the label times are (store/label_times.py): RECORDED for a study run in annotate
+    or imported with dates; DURATIONS_ONLY or NONE_IN_FILE, whose dates are not real."""
+
+
+def label_origin(session: Session, study_id: int) -> LabelOrigin:
+    """labels_imported and label_times_of at once: a caller that needs both (the console, at
+    every refresh) reads the import record once."""
+    row = session.execute(
+        select(LabelImport.id, LabelImport.detail).where(LabelImport.study_id == study_id).limit(1)
+    ).first()
+    detail = None if row is None else row.detail
+    return LabelOrigin(row is not None, label_times.label_times(detail))
+
+
 def label_times_of(session: Session, study_id: int) -> str:
-    """What the study's label times are (store/label_times.py): RECORDED for a study run in
-    annotate or imported with dates; DURATIONS_ONLY or NONE_IN_FILE, whose dates are not real."""
-    detail = session.scalar(select(LabelImport.detail).where(LabelImport.study_id == study_id))
-    return label_times.label_times(detail)
+    """What the study's label times are (LabelOrigin.times)."""
+    return label_origin(session, study_id).times
 
 
 def labels_imported(session: Session, study_id: int) -> bool:
-    """Whether the study's labels came from a file made outside annotate (import-labels):
-    nothing here collects more of them."""
-    found = session.scalar(select(LabelImport.id).where(LabelImport.study_id == study_id))
-    return found is not None
+    """Whether the study's labels came from a file made outside annotate (LabelOrigin.imported)."""
+    return label_origin(session, study_id).imported

@@ -71,8 +71,11 @@ def normalise_url(url_or_path: str) -> str:
 
 def _install_sqlite_hooks(engine: Engine, read_only: bool) -> None:
     # A read-only connection cannot switch the journal mode (the store is WAL already if it
-    # was ever written by annotate).
+    # was ever written by annotate), and refuses every write (query_only: the file itself may
+    # be writable, see reading_url).
     pragmas = [p for p in SQLITE_PRAGMAS if not (read_only and "journal_mode" in p)]
+    if read_only:
+        pragmas.append("PRAGMA query_only=ON")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -178,6 +181,17 @@ def read_only_url(path: Path) -> str | None:
     return f"sqlite:///file:{target}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
 
 
+def reading_url(path: Path) -> str:
+    """A URL that opens the SQLite file `path` for reading (with make_engine's `read_only`).
+
+    Where this user may write the file and its folder, the file is opened for writing and
+    the connection refuses writes (query_only): SQLite removes the -wal and -shm files when
+    the last connection that may write closes, and a `mode=ro` connection may not, so every
+    read left them behind in the user's folder. Elsewhere, read_only_url's."""
+    target = path.resolve().as_posix()
+    return read_only_url(path) or f"sqlite:///file:{target}?uri=true"
+
+
 SERVER_POOL_SIZE = 8
 """Connections a process keeps open to a database server, once it has needed them at once
 (SQLAlchemy's default keeps 5, and opens up to 10 more when needed, closing each as it is
@@ -188,7 +202,14 @@ closed a connection, each a new server process, on almost every request, and Pos
 process opens only the one or two it uses."""
 
 
-def make_engine(url: str) -> Engine:
+CONNECT_TIMEOUT_S = 5
+"""How long a connection to a database server may take to open (libpq's connect_timeout, in
+whole seconds), unless the URL says. libpq's own default is to wait without end: a host that
+drops packets, or a port that accepts and never answers, held a command for minutes."""
+
+
+def make_engine(url: str, *, read_only: bool = False) -> Engine:
+    """The engine for `url`; with `read_only`, a SQLite connection refuses every write."""
     url = normalise_url(url)
     connect_args: dict[str, object] = {}
     pooling: dict[str, object] = {}
@@ -196,6 +217,8 @@ def make_engine(url: str) -> Engine:
         # Columns are `timestamp without time zone` holding UTC; a session in another time zone
         # would shift every aware datetime we write, so pin the session to UTC.
         connect_args["options"] = "-c timezone=UTC"
+        if "connect_timeout" not in url:  # the URL's own value wins
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
         pooling["pool_size"] = SERVER_POOL_SIZE
     try:
         # A statement's values stay out of every error's text: they hold platform ids, answers
@@ -204,7 +227,7 @@ def make_engine(url: str) -> Engine:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise UserError(f"cannot use database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine, read_only=engine.url.query.get("mode") == "ro")
+        _install_sqlite_hooks(engine, read_only=read_only or engine.url.query.get("mode") == "ro")
     else:
         _install_idle_ping(engine)
     _send_savepoints_as_text(engine)
@@ -220,7 +243,12 @@ PG_CONNECTION_SQLSTATES = ("08", "57P01", "57P02", "57P03")
 
 
 class StoreUnreachable(UserError):
-    """The database server cannot be reached (stopped, restarting, network gone)."""
+    """The database server cannot be reached (stopped, restarting, network gone); `answered`:
+    it said so itself (shutting down, starting up), so it is there."""
+
+    def __init__(self, message: str, *, answered: bool = False) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 REFUSALS = (
@@ -308,17 +336,44 @@ def unreachable(engine: Engine, exc: BaseException) -> StoreUnreachable:
     reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
     return StoreUnreachable(
         f"the store {describe_store(engine)} is unreachable ({reason}); check that the database "
-        "server is running and reachable, then run the command again"
+        "server is running and reachable, then run the command again",
+        answered=server_answered(exc),
     )
 
 
-def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None = None) -> T:
+def server_answered(exc: BaseException) -> bool:
+    """Whether a server answered the failed connection or statement (with a SQLSTATE: it is
+    shutting down, starting up), rather than nothing answering at all."""
+    if isinstance(exc, StoreUnreachable):
+        return exc.answered
+    return getattr(getattr(exc, "orig", exc), "sqlstate", None) is not None
+
+
+FIRST_CONTACT_SECONDS = 5.0
+"""How long opening a store waits for a database server from which nothing has answered yet
+(nothing listens on the port, no route to the host): a server being restarted listens again
+within it, and a server that is not there is said to be so within it, not after
+RECONNECT_SECONDS. A server that answers that it is starting up is waited for as one that
+went away."""
+
+
+def until_reachable(
+    engine: Engine,
+    work: Callable[[], T],
+    seconds: float | None = None,
+    *,
+    first_contact: bool = False,
+) -> T:
     """Run `work`; while the server is unreachable, again with a growing pause (at most 5 s),
     for up to `seconds` (RECONNECT_SECONDS), then a StoreUnreachable. `work` must be safe to
-    run twice (the store's writes are idempotent under its unique constraints)."""
+    run twice (the store's writes are idempotent under its unique constraints).
+    `first_contact`: this process has not reached the server yet (a command opening the
+    store), so while nothing answers at all it waits FIRST_CONTACT_SECONDS at most."""
     if seconds is None:
         seconds = settings().reconnect_seconds if RECONNECT_SECONDS is None else RECONNECT_SECONDS
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    deadline = started + seconds
+    answered = not first_contact
     delay = 0.25
     while True:
         try:
@@ -331,7 +386,9 @@ def until_reachable(engine: Engine, work: Callable[[], T], seconds: float | None
                 ) from None
             if isinstance(exc, DBAPIError) and not is_disconnect(exc):
                 raise
-            if time.monotonic() + delay > deadline:
+            answered = answered or server_answered(exc)
+            limit = deadline if answered else min(deadline, started + FIRST_CONTACT_SECONDS)
+            if time.monotonic() + delay > limit:
                 if isinstance(exc, StoreUnreachable):
                     raise
                 raise unreachable(engine, exc) from None

@@ -101,7 +101,7 @@ def disk_is_full(engine: Engine) -> bool:
 def describe_store(engine: Engine) -> str:
     database = engine.url.database or ""
     if engine.dialect.name == "sqlite" and database.startswith("file:"):
-        return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # read_only_url
+        return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # reading_url
     return engine.url.render_as_string(hide_password=True)
 
 

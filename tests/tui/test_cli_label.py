@@ -86,13 +86,17 @@ def quit_at_once(monkeypatch) -> list[type]:
     return seen
 
 
-def test_a_refused_trainee_who_quits_is_not_told_to_continue(cli, workspace, tmp_path, monkeypatch):
+def test_a_refused_trainee_who_quits_is_told_the_researcher_may_still_admit_him(
+    cli, workspace, tmp_path, monkeypatch
+):
     """The gate refused ben after his training; on the thank-you screen he presses q. The
-    goodbye says there is nothing to continue, as the page's does (closing.goodbye), not to
-    come back: the same words the page says after its Quit."""
+    goodbye said there was nothing more for him to do in the study, yet the researcher may
+    still admit him by hand (`gate --admit`), and then the same command leads him to the test
+    items: it says so, in the words the page says after its Quit (closing.goodbye)."""
     from annotate.protocol import gate
     from annotate.protocol.session import AnnotatorSession
     from annotate.protocol.studies import load_study
+    from annotate.tui.screens.guidelines import GuidelinesScreen
     from annotate.tui.screens.phases import RejectedScreen
 
     build_study(
@@ -115,7 +119,14 @@ def test_a_refused_trainee_who_quits_is_not_told_to_continue(cli, workspace, tmp
     assert seen == [RejectedScreen]
     assert result.code == 0 and result.stdout.splitlines() == [
         "ben: 2 training answers and 0 test answers saved in study 'rte'.",
-        "There is nothing more for you to do in this study.",
+        "There is nothing more for you to do in this study unless the researcher admits you to "
+        "its test items after all; if they tell you so, run the same command later to continue.",
+    ]
+    assert cli("gate", "rte", "--admit", "ben", "--reason", "trained in person").code == 0
+    again = cli("label", "rte", "--as", "ben")
+    assert seen == [RejectedScreen, GuidelinesScreen]  # the test phase's guidelines first
+    assert again.stdout.splitlines()[1:] == [
+        "Run the same command later to continue where you stopped."
     ]
 
 

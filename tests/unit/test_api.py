@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -256,6 +257,22 @@ def test_the_api_never_writes_the_store(cli, mturk_study, db_url):
         conn.execute(text("DELETE FROM label"))
     with annotate.open_store(db_url) as store:
         assert len(store.study("cb-mturk").labels()) > 0
+
+
+def test_reading_the_store_leaves_no_wal_files_behind(cli, mturk_study, tmp_path):
+    """Reading opened the file `mode=ro`, which may not remove SQLite's -wal and -shm files
+    on closing: every read left two files in the user's folder that were not there before."""
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    store = folder / "store.db"
+    assert cli("backup", store).code == 0  # a WAL store that nobody has open
+    before = sorted(p.name for p in folder.iterdir())
+    assert before == ["store.db"]
+    with annotate.open_store(store) as opened:
+        assert len(opened.study("cb-mturk").labels()) > 0
+    assert sorted(p.name for p in folder.iterdir()) == before
+    with sqlite3.connect(store) as plain:
+        assert plain.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_parquet_and_file_names_that_carry_the_study(cli, mturk_study, tmp_path):

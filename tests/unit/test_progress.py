@@ -80,6 +80,28 @@ def test_the_tracker_reads_new_labels_and_matches_a_fresh_read(workspace, tmp_pa
     assert incremental.labels_total == 17 + 2 + 3
 
 
+def test_a_refresh_reads_the_import_record_once(workspace, tmp_path):
+    """The console's refresh asked the import record whether the labels were imported, then
+    again for their times: two reads of the same row each second of a live console."""
+    from sqlalchemy import event
+
+    ctx = busy_study(workspace.engine, tmp_path)
+    tracker = ProgressTracker(ctx)
+    tracker.refresh(workspace.engine, NOW)
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(workspace.engine, "before_cursor_execute", seen)
+    try:
+        progress = tracker.refresh(workspace.engine, NOW)
+    finally:
+        event.remove(workspace.engine, "before_cursor_execute", seen)
+    assert sum("labelimport" in statement.lower() for statement in statements) == 1
+    assert progress.last_activity is not None  # the dates are known: the record was read
+
+
 def test_a_revised_label_makes_the_tracker_read_afresh(workspace, tmp_path):
     ctx = busy_study(workspace.engine, tmp_path)
     tracker = ProgressTracker(ctx)

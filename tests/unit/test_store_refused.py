@@ -3,6 +3,7 @@ a wrong password) is reported as that at once, not as "unreachable" after 30 sec
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -44,3 +45,38 @@ def test_a_wrong_database_or_role_is_said_at_once(postgres_admin_url: str):
         assert run.returncode == 1, run.stderr
         assert run.stderr.startswith("error: ") and words in run.stderr
         assert "unreachable" not in run.stderr and "Traceback" not in run.stderr
+
+
+def _status_on(url: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "annotate", "--db", url, "status", "any"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return time.monotonic() - started, run
+
+
+def test_a_server_that_is_not_there_is_said_within_seconds():
+    """Nothing listening on the port was said after the 30 s of waiting for a server that went
+    away, and a port that accepts and never answers (a hung host, a firewall) held the command
+    without end: both are said in one line within seconds."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free_port = closed.getsockname()[1]
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel accepts the connection; nobody ever answers
+        for port in (free_port, silent.getsockname()[1]):
+            took, run = _status_on(f"postgresql+psycopg://u:p@127.0.0.1:{port}/x")
+            assert took < 15, run.stderr
+            assert run.returncode == 1, run.stderr
+            assert run.stderr.startswith(
+                f"error: the store postgresql+psycopg://u:***@127.0.0.1:{port}/x is unreachable ("
+            )
+            assert run.stderr.endswith(
+                "check that the database server is running and reachable, then run the command "
+                "again\n"
+            )
+            assert run.stderr.count("\n") == 1

@@ -542,6 +542,29 @@ def test_a_refusal_overturned_by_hand_reaches_the_open_page(workspace, tmp_path:
     assert moved.status_code == 200 and screen(moved) == "item" and "Test" in moved.text
 
 
+def test_a_refused_trainee_who_quits_is_told_the_researcher_may_still_admit_them(
+    workspace, tmp_path: Path
+):
+    """Refused at the gate, ana quits: the goodbye said there was nothing more to do in the
+    study, yet the researcher may still admit her by hand, and then the page leads on to the
+    test items. It says so, as the terminal does (closing.goodbye)."""
+    c, token, ctx = trained_at_a_manual_gate(workspace, tmp_path)
+    gate.decide_manually(workspace.engine, ctx, "ana", False, reason="too fast")
+    assert screen(c.get("/screen?next=1")) == "rejected"
+    left = c.post("/quit", data={"csrf": token})
+    assert screen(left) == "left"
+    text = " ".join(re.sub(r"<[^>]+>", " ", left.text).split())
+    assert (
+        "Your answers are saved. There is nothing more for you to do in this study unless the "
+        "researcher admits you to its test items after all; if they tell you so, open this page "
+        "again later to continue."
+    ) in text
+    assert "too fast" not in text
+    gate.decide_manually(workspace.engine, ctx, "ana", True, reason="trained in person")
+    signed_in(c)
+    assert screen(again := c.get("/")) == "item" and "Test" in again.text
+
+
 def test_the_held_screen_polls_quietly_until_its_figures_change(workspace, tmp_path: Path):
     """An item on another's screen: the poll answers 204 while the wait is as shown, and the
     screen anew once the figures moved (here: the hold given back, an item)."""

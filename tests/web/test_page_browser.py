@@ -354,8 +354,8 @@ def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_
 def test_quitting_says_whether_there_is_anything_to_continue(workspace, tmp_path: Path):
     """After the gate refused her, ana pressed q on the thank-you screen and was told to open
     the page again later to continue, with nothing to continue; the goodbye now says what the
-    terminal's says (closing.goodbye): nothing more to do. bo, quitting mid-training, is still
-    told how to continue."""
+    terminal's says (closing.goodbye): nothing more to do unless the researcher admits her
+    after all. bo, quitting mid-training, is still told how to continue."""
     from selenium.webdriver.common.keys import Keys
 
     from annotate.protocol import gate
@@ -373,7 +373,11 @@ def test_quitting_says_whether_there_is_anything_to_continue(workspace, tmp_path
         then(d, d.refresh, "rejected")
         then(d, press(d, "q"), "left")
         said = d.find_element("id", "screen").text
-        assert "Your answers are saved. There is nothing more for you to do in this study." in said
+        assert (
+            "Your answers are saved. There is nothing more for you to do in this study unless "
+            "the researcher admits you to its test items after all; if they tell you so, open "
+            "this page again later to continue."
+        ) in " ".join(said.split())
         assert "continue where you stopped" not in said, said
         d.delete_all_cookies()
         sign_in(d, base, "bo")

@@ -68,8 +68,11 @@ def left_screen(page: PageState, session: AnnotatorSession | None) -> Screen:
         leaving = crowd.exit_for(engine, study, name, visit_id=session.visit_id)
         if leaving is not None:
             return exit_screen(leaving)
-    more = session is None or page.crowd or session.more_to_come(session.progress())
-    return Screen("left", {"crowd": page.crowd, "goodbye": goodbye(more, COME_BACK)})
+    if session is None or page.crowd:  # (a crowd worker's screen says its own way back)
+        return Screen("left", {"crowd": page.crowd, "goodbye": goodbye(True, COME_BACK)})
+    progress = session.progress()
+    said = goodbye(session.more_to_come(progress), COME_BACK, progress)
+    return Screen("left", {"crowd": page.crowd, "goodbye": said})
 
 
 def exit_screen(leaving: crowd.Exit) -> Screen:
