@@ -7,7 +7,6 @@ import typer
 from annotate.cli.context import app, options
 from annotate.cli.output import say
 from annotate.errors import UserError
-from annotate.wording import count_of
 
 TOKEN_ENV = "ANNOTATE_TOKEN"  # annotate.settings: Settings.token
 """For scripts: the token, instead of the prompt."""
@@ -27,7 +26,7 @@ def label_command(
     An annotator registered with a token is asked for it first (scripts: set ANNOTATE_TOKEN).
     Quit any time with q; running the same command again continues where you stopped."""
     from annotate.presentation.answer_keys import COME_BACK
-    from annotate.presentation.closing import goodbye
+    from annotate.presentation.closing import leaving_words
     from annotate.protocol.studies import load_study
     from annotate.protocol.tokens import authenticate, needs_token
 
@@ -43,10 +42,9 @@ def label_command(
     if tui.return_code:  # the app crashed (its traceback is printed): not a success
         raise typer.Exit(tui.return_code)
     progress = tui.session.progress()
-    training = count_of(progress.training_done, "training answer")
-    test = count_of(progress.stream_done, "test answer")
-    say(f"{name}: {training} and {test} saved in study {study!r}.")
-    say(goodbye(tui.session.more_to_come(progress), COME_BACK, progress))
+    more = tui.session.more_to_come(progress)
+    for line in leaving_words(name, study, progress, more, COME_BACK):
+        say(line)
     if tui.release_failed:
         say(
             "The item on screen stays reserved for you until its lease runs out: the store "

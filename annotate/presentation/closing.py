@@ -49,3 +49,17 @@ def goodbye(more_to_come: bool, come_back: str, progress: Progress | None = None
     if not more_to_come:
         return NOTHING_MORE
     return f"{come_back[:1].upper()}{come_back[1:]} to continue where you stopped."
+
+
+def leaving_words(
+    name: str, study: str, progress: Progress, more_to_come: bool, come_back: str
+) -> list[str]:
+    """The last words to an annotator who leaves: what is saved, then `goodbye`. `annotate
+    label` prints them once its screen has closed; a browser tab of `annotate serve
+    --terminal` shows them as it closes (web/app.py)."""
+    training = count_of(progress.training_done, "training answer")
+    test = count_of(progress.stream_done, "test answer")
+    return [
+        f"{name}: {training} and {test} saved in study {study!r}.",
+        goodbye(more_to_come, come_back, progress),
+    ]

@@ -591,7 +591,12 @@ class LabelApp(SafeCrash, App[None]):
             self.session.release()
         except (DBAPIError, UserError) as exc:
             self.release_failed = _store_reason(exc)
+        self.farewell()
         self.exit()
+
+    def farewell(self) -> None:
+        """Said as the annotator leaves, before the app ends: nothing here (`annotate label`
+        prints its last words once the screen has closed); a browser tab says them itself."""
 
 
 def _store_reason(exc: BaseException) -> str:

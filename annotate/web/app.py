@@ -19,10 +19,12 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.drivers.web_driver import WebDriver
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
+from annotate.presentation.closing import leaving_words
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import SIGN_IN_REFUSED, needs_token, sign_in_check
@@ -30,6 +32,7 @@ from annotate.settings import settings
 from annotate.store.engine import is_held
 from annotate.text import terminal_safe
 from annotate.tui.app import LabelApp
+from annotate.web.farewell import GOODBYE
 from annotate.web.limits import SignInLimiter, name_key, wait_message
 
 MAX_REFUSALS = 5
@@ -227,3 +230,19 @@ class WebLabelApp(LabelApp):
             self.exit()
             return
         await super().action_quit()
+
+    def farewell(self) -> None:
+        """The last words `annotate label` prints, sent to the page as the tab closes
+        (web/farewell.py): the tab has no terminal left to print them on."""
+        driver = self._driver  # Textual's own: in a tab's process, its web driver
+        if self.session is None or not isinstance(driver, WebDriver):
+            return
+        progress = self.session.progress()
+        lines = leaving_words(
+            self.session.annotator.name,
+            self.study,
+            progress,
+            self.session.more_to_come(progress),
+            self.COME_BACK,
+        )
+        driver.write_meta({"type": GOODBYE, "lines": [terminal_safe(line) for line in lines]})

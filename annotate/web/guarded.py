@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import os
 import signal
@@ -24,6 +25,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
+
+from annotate.web.farewell import page_message
 
 log = logging.getLogger("annotate.serve")
 
@@ -55,10 +58,22 @@ def bounded_size(width: Any, height: Any) -> tuple[int, int]:
 
 
 class BoundedAppService(AppService):
-    """One tab's app process: resizes capped, and killed if it does not quit when asked."""
+    """One tab's app process: resizes capped, killed if it does not quit when asked, and its
+    last words passed to the page (farewell.py)."""
 
     async def set_terminal_size(self, width: int, height: int) -> None:
         await super().set_terminal_size(*bounded_size(width, height))
+
+    async def on_meta(self, data: bytes) -> None:
+        try:
+            meta = json.loads(data)
+        except ValueError:
+            meta = None
+        said = page_message(meta) if isinstance(meta, dict) else None
+        if said is not None:
+            await self.remote_write_str(said)
+            return
+        await super().on_meta(data)
 
     async def stop(self) -> None:
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -198,6 +199,38 @@ async def test_one_annotator_server_opens_at_the_guidelines(serve):
         http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30", origin=base) as ws,
     ):
         await read_screen_until(ws, GUIDELINES)
+
+
+async def read_goodbye(ws, timeout: float = START_TIMEOUT_S) -> str:
+    """The tab's last words: the text message ["goodbye", text] the page gets before the
+    close (what the page shows in place of "Session ended.")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, "no goodbye before the timeout"
+        msg = await ws.receive(timeout=remaining)
+        if msg.type.name == "TEXT" and (envelope := json.loads(msg.data))[0] == "goodbye":
+            return envelope[1]
+        assert msg.type.name not in ("CLOSE", "CLOSED", "ERROR"), "closed without a goodbye"
+
+
+async def test_a_tab_that_quits_is_told_its_answers_are_saved_and_how_to_continue(serve):
+    """`annotate label` prints what is saved and how to go on once its screen closes; a
+    tab's page said only "Session ended.": it is sent the same words as it closes."""
+    import aiohttp
+
+    base = serve("--as", "ana")
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(base.replace("http", "ws") + "/ws?width=100&height=30", origin=base) as ws,
+    ):
+        await read_screen_until(ws, GUIDELINES)
+        await ws.send_str(json.dumps(["stdin", "q"]))
+        said = await read_goodbye(ws)
+    assert said.splitlines() == [
+        "ana: 0 training answers and 0 test answers saved in study 'rte'.",
+        "Open this page again later to continue where you stopped.",
+    ]
 
 
 # --- the sign-in screen (Pilot) --------------------------------------------------------------
@@ -446,15 +479,17 @@ class DevTools:
             self.events.append(message)
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (apt-get install chromium)")
-async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serve, tmp_path: Path):
+@contextlib.asynccontextmanager
+async def chromium_tab(profile: Path) -> AsyncIterator[DevTools]:
+    """A headless Chromium's page, driven through DevTools, recording what its terminal gets
+    (RECORD_WEBSOCKET); the browser is ended on leaving."""
     import aiohttp
 
-    base = serve("--as", "ana")
+    assert CHROMIUM is not None
     browser = subprocess.Popen(
         [
             *(CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"),
-            *("--remote-debugging-port=0", f"--user-data-dir={tmp_path / 'profile'}"),
+            *("--remote-debugging-port=0", f"--user-data-dir={profile}"),
             *("--window-size=1000,700", "about:blank"),
         ],
         stdout=subprocess.DEVNULL,
@@ -479,32 +514,64 @@ async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serv
                 await tab.call("Network.enable")
                 await tab.call("Page.enable")
                 await tab.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_WEBSOCKET)
-                await tab.call("Page.navigate", url=base + "/")
-                screen = ""
-                deadline = time.monotonic() + START_TIMEOUT_S
-                while GUIDELINES not in screen:
-                    assert time.monotonic() < deadline, f"no guidelines; saw {screen[-300:]!r}"
-                    await asyncio.sleep(0.2)  # bounded polling for the app to draw
-                    result = await tab.call("Runtime.evaluate", expression="window.__screen")
-                    screen = result["result"].get("value", "")
-                # 26.15: the terminal has the keys at once, without a first click
-                focused = await tab.call(
-                    "Runtime.evaluate",
-                    expression="document.activeElement.classList.contains('xterm-helper-textarea')",
-                )
-                assert focused["result"]["value"] is True
-                shot = await tab.call("Page.captureScreenshot", format="png")
-                (tmp_path / "guidelines.png").write_bytes(base64.b64decode(shot["data"]))
-        requested = [
-            e["params"]["request"]["url"]
-            for e in tab.events
-            if e.get("method") == "Network.requestWillBeSent"
-        ]
-        host = urlsplit(base).netloc
-        assert requested and all(urlsplit(u).netloc == host for u in requested), requested
+                yield tab
     finally:
         browser.terminate()
         browser.wait(timeout=10)
+
+
+async def evaluate(tab: DevTools, expression: str):
+    result = await tab.call("Runtime.evaluate", expression=expression)
+    return result["result"].get("value")
+
+
+async def wait_for(tab: DevTools, expression: str, what: str):
+    """The value of `expression` in the page once it is truthy (bounded polling)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not (value := await evaluate(tab, expression)):
+        assert time.monotonic() < deadline, f"{what} did not happen"
+        await asyncio.sleep(0.2)  # bounded polling for the app to draw
+    return value
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (apt-get install chromium)")
+async def test_headless_browser_shows_the_guidelines_and_asks_no_other_host(serve, tmp_path: Path):
+    base = serve("--as", "ana")
+    async with chromium_tab(tmp_path / "profile") as tab:
+        await tab.call("Page.navigate", url=base + "/")
+        await wait_for(tab, f"window.__screen.includes({json.dumps(GUIDELINES)})", "guidelines")
+        # 26.15: the terminal has the keys at once, without a first click
+        focused = await evaluate(
+            tab, "document.activeElement.classList.contains('xterm-helper-textarea')"
+        )
+        assert focused is True
+        shot = await tab.call("Page.captureScreenshot", format="png")
+        (tmp_path / "guidelines.png").write_bytes(base64.b64decode(shot["data"]))
+    requested = [
+        e["params"]["request"]["url"]
+        for e in tab.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
+    host = urlsplit(base).netloc
+    assert requested and all(urlsplit(u).netloc == host for u in requested), requested
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (apt-get install chromium)")
+async def test_a_browser_tab_that_quits_shows_the_goodbye_where_it_said_session_ended(
+    serve, tmp_path: Path
+):
+    """q in the tab: the page's closing dialog says what `annotate label` says as it ends."""
+    base = serve("--as", "ana")
+    async with chromium_tab(tmp_path / "profile") as tab:
+        await tab.call("Page.navigate", url=base + "/")
+        await wait_for(tab, f"window.__screen.includes({json.dumps(GUIDELINES)})", "guidelines")
+        await tab.call("Input.insertText", text="q")  # typed into the focused terminal
+        await wait_for(tab, "document.body.classList.contains('-closed')", "the tab's closing")
+        shown = await evaluate(tab, "document.getElementById('closed-message').innerText")
+    assert shown.splitlines() == [
+        "ana: 0 training answers and 0 test answers saved in study 'rte'.",
+        "Open this page again later to continue where you stopped.",
+    ]
 
 
 def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
