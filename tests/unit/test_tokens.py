@@ -94,7 +94,11 @@ class FakeApp:
     def progress(self):
         from types import SimpleNamespace
 
-        return SimpleNamespace(training_done=0, test_done=0, stream_done=0)
+        from annotate.protocol.session import Phase
+
+        return SimpleNamespace(
+            training_done=0, test_done=0, stream_done=0, phase=Phase.TRAINING, refused_in_test=False
+        )
 
     def more_to_come(self, progress) -> bool:
         return True
