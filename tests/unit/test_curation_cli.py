@@ -175,6 +175,21 @@ def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
     assert cli("curate", "export", "d", tmp_path / "out.tsv").code == 0
 
 
+def test_tags_joined_by_a_comma_are_named_as_several_not_matched_to_one(cli, tmp_path):
+    """ "Negation, Quantifiers" is two tags written with the wrong separator: the error says so
+    and how to write them, instead of suggesting the one tag it resembles."""
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    result = cli("curate", "edit", "d", "1", "--as", "lea", "--set", "tags=Negation, quantifiers")
+    assert result.code == 1
+    assert result.stderr == (
+        "error: unknown tag 'Negation, quantifiers': it is 2 tags; give one, or where several"
+        " are taken, separate them with ';' (Negation;Quantifiers)\n"
+    )
+    assert cli("curate", "show", "d", "1", "--format", "json").json()["example"]["version"] == 1
+    listed = cli("curate", "list", "d", "--tag", "Negation;Quantifiers").stderr
+    assert "it is 2 tags; give one" in listed and "did you mean" not in listed
+
+
 def test_importing_the_sets_own_export_adds_no_duplicate(cli, tmp_path):
     cli("curate", "import", "d", write_diagnostic(tmp_path))
     cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=News")
