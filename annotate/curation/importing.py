@@ -167,6 +167,11 @@ def import_diagnostic(
     """Import `path` into set `set_name`, creating the set when it does not exist (with the
     file's label scheme). Examples are credited to `author` (default: "imported")."""
     author = curator_name(author) if author else ""
+    if path.is_dir():
+        raise UserError(
+            f"{path} is a folder: name the diagnostic file in it "
+            "(diagnostic-full.tsv or AX-b.jsonl)"
+        )
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     fmt = fmt or detect_format(path)

@@ -197,6 +197,18 @@ def test_a_bad_file_names_the_line_and_stores_nothing(workspace, tmp_path, text,
         load_set(workspace.engine, "bad")
 
 
+def test_a_folder_is_named_as_a_folder_not_as_a_missing_file(workspace, tmp_path):
+    (tmp_path / "AX-b").mkdir()
+    with pytest.raises(UserError) as caught:
+        import_diagnostic(workspace.engine, "d", tmp_path / "AX-b")
+    assert str(caught.value) == (
+        f"{tmp_path / 'AX-b'} is a folder: name the diagnostic file in it "
+        "(diagnostic-full.tsv or AX-b.jsonl)"
+    )
+    with pytest.raises(UserError, match="no curation set"):
+        load_set(workspace.engine, "d")
+
+
 def test_an_ax_b_row_without_its_second_sentence_is_refused(workspace, tmp_path):
     rows = [
         {"idx": "0", "label": "entailment", "sentence1": "A b.", "sentence2": "A c."},
