@@ -26,6 +26,7 @@ from annotate.formats.hub.layout import (
     cached_revision,
     hub_splits,
     in_other_task_folder,
+    missing_shards,
     shown_path,
     split_from_name,
 )
@@ -299,6 +300,8 @@ def _rows_of(files: list[ArrowRows]) -> Rows:
 def _arrow_source(
     split: HubSplit, spec: TaskSpec, given: list[str] | None, shown: Path | None = None
 ) -> Source:
+    if problem := missing_shards(split.files):
+        raise DataFileError(shown or shown_path(split.files[0]), None, problem)
     files = [open_parquet(p) if file_kind(p) == "parquet" else open_arrow(p) for p in split.files]
     info = features_from_info_file(split.info, spec.hub_config_names()) if split.info else None
     found = class_names(files[0].features) or class_names(info)

@@ -173,6 +173,27 @@ def test_a_sharded_config_folder_is_one_dataset_per_split(cli, db_url, tmp_path)
     )
 
 
+def test_a_split_with_a_shard_missing_is_refused_not_imported_as_the_whole(cli, db_url, tmp_path):
+    """A download stopped half-way leaves train-00000-of-00002 without its second half: the
+    split is refused, naming the missing shard, as is that shard imported alone."""
+    assert cli("init").code == 0
+    records = hub.read_jsonl(fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE))
+    folder = hub.write_config(
+        tmp_path / "rte", {"train": hub.hub_dataset(records, RTE)}, shards={"train": 2}
+    )
+    (folder / "train-00001-of-00002.parquet").unlink()
+    result = cli("import", "superglue/rte", folder)
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {folder / 'train-00000-of-00002.parquet'}: 1 of the 2 shards of its split "
+        "(train-00001-of-00002.parquet missing): alone, they hold part of the split; give the "
+        "folder that holds them all\n"
+    )
+    alone = cli("import", "superglue/rte", folder / "train-00000-of-00002.parquet")
+    assert alone.code == 1 and "(train-00001-of-00002.parquet missing)" in alone.stderr
+    assert stored(db_url) == {}
+
+
 def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
     root = hub.super_glue_snapshot(tmp_path / "super_glue")
     assert cli("import", "superglue/cb", root).code == 0
