@@ -194,6 +194,30 @@ def test_a_split_with_a_shard_missing_is_refused_not_imported_as_the_whole(cli, 
     assert stored(db_url) == {}
 
 
+@pytest.mark.parametrize(
+    ("second", "reason"),
+    [
+        ([0, 5], "1: duplicate id '0' (first on validation-00000-of-00002.parquet row 1)"),
+        ([4, None], "2: the item's id, 'idx', is empty (null)"),
+    ],
+)
+def test_a_fault_in_the_second_shard_names_that_shard_and_its_row(
+    cli, db_url, tmp_path, second, reason
+):
+    """Shards are read as one; a fault in the second named the first shard, at a row number
+    counted on from it (its 5th row of 4)."""
+    folder = tmp_path / "cb"
+    first = hub.hub_dataset(hub.CB_VAL[:4], CB)
+    hub.write_parquet(first, folder / "validation-00000-of-00002.parquet")
+    ids = iter(second)
+    rest = hub.hub_dataset(hub.CB_VAL[4:6], CB).map(lambda row: {"idx": next(ids)})
+    path = hub.write_parquet(rest, folder / "validation-00001-of-00002.parquet")
+    result = cli("import", "superglue/cb", folder)
+    assert result.code == 1
+    assert f"error: {path}:{reason}" in " ".join(result.stderr.split())
+    assert stored(db_url) == {}
+
+
 def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
     root = hub.super_glue_snapshot(tmp_path / "super_glue")
     assert cli("import", "superglue/cb", root).code == 0
