@@ -647,7 +647,7 @@ lines, two-way labels. Import the file back with `annotate import glue/ax PATH -
 @curate_app.command(
     "export",
     help=EXPORT_HELP,
-    epilog=_example("annotate curate export diag new-ax.tsv --format superglue"),
+    epilog=_example("annotate curate export diag new-ax.jsonl --format superglue"),
 )
 def export_command(
     ctx: typer.Context,

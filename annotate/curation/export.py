@@ -106,9 +106,29 @@ def _current_umask() -> int:
     return mask
 
 
+JSON_SUFFIXES = (".jsonl", ".json")
+"""Names read as AX-b's JSON lines, by `curate import` and by `annotate import glue/ax`."""
+
+
+def _layout_name_problem(path: Path, fmt: str) -> str | None:
+    """Why `path` cannot hold `fmt`: the file's name decides how it is read back (`curate
+    import` and `annotate import glue/ax` read a .jsonl or .json name as JSON lines, a .csv
+    name as commas), so a layout under another's name would not import again."""
+    suffix = path.suffix.lower()
+    if fmt == "superglue" and suffix not in JSON_SUFFIXES:
+        return f"{path}: the superglue layout is JSON lines; name the file .jsonl (as AX-b.jsonl)"
+    if fmt == "glue" and suffix in (*JSON_SUFFIXES, ".csv"):
+        return (
+            f"{path}: the glue layout is TSV; name the file .tsv (as diagnostic-full.tsv), "
+            "or export --format superglue (AX-b's layout: two-way labels)"
+        )
+    return None
+
+
 def export_set(engine: Engine, set_name: str, path: Path, fmt: str | None = None) -> ExportSummary:
     """Write the set's active examples (retired ones left out) to `path` in `fmt` (default:
-    glue for a three-way set, superglue for a two-way one)."""
+    glue for a three-way set, superglue for a two-way one). A name the layout would not be
+    read back under is refused, before anything is written."""
     info = load_set(engine, set_name)
     fmt = fmt or ("glue" if info.scheme == "three-way" else "superglue")
     if fmt not in EXPORT_FORMATS:
@@ -118,6 +138,8 @@ def export_set(engine: Engine, set_name: str, path: Path, fmt: str | None = None
             f"set {set_name!r} has two-way labels (entailment / not_entailment); the GLUE "
             "layout needs entailment / neutral / contradiction: export --format superglue"
         )
+    if problem := _layout_name_problem(path, fmt):
+        raise UserError(problem)
     examples = find_examples(engine, set_name, ExampleQuery())
     if not examples:
         raise UserError(f"set {set_name!r} has no active examples to export")

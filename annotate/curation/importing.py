@@ -27,7 +27,12 @@ from annotate.curation.curators import stored_name
 from annotate.curation.examples import next_numbers, sentence_keys
 from annotate.curation.sets import SetInfo
 from annotate.curation.taxonomy import check_tags
-from annotate.curation.validation import curator_name, sentence_key, tsv_problem
+from annotate.curation.validation import (
+    curator_name,
+    empty_sentence_problems,
+    sentence_key,
+    tsv_problem,
+)
 from annotate.errors import DataFileError, UserError
 from annotate.formats.importer import file_sha256
 from annotate.formats.readers import FileSummary, ParsedItem, read_items
@@ -86,14 +91,16 @@ def _row(item: ParsedItem, fmt: str, path: Path) -> _Row:
     except UserError as exc:
         raise DataFileError(path, item.line, str(exc)) from None
     first, second = SENTENCE_FIELDS[fmt]
+    premise, hypothesis = str(item.fields[first]), str(item.fields[second])
     domain = str(item.fields.get("domain") or "")
-    if problems := tsv_problem(domain, "domain"):
+    problems = [*empty_sentence_problems(premise, hypothesis), *tsv_problem(domain, "domain")]
+    if problems:
         raise DataFileError(path, item.line, problems[0].message)
     return _Row(
         line=item.line,
         source_id=item.source_id,
-        premise=str(item.fields[first]),
-        hypothesis=str(item.fields[second]),
+        premise=premise,
+        hypothesis=hypothesis,
         label=str(item.gold),
         tags=tags,
         domain=domain,
@@ -160,6 +167,11 @@ def import_diagnostic(
     """Import `path` into set `set_name`, creating the set when it does not exist (with the
     file's label scheme). Examples are credited to `author` (default: "imported")."""
     author = curator_name(author) if author else ""
+    if path.is_dir():
+        raise UserError(
+            f"{path} is a folder: name the diagnostic file in it "
+            "(diagnostic-full.tsv or AX-b.jsonl)"
+        )
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     fmt = fmt or detect_format(path)

@@ -8,6 +8,7 @@ diagnostic readers give `Item.tags`.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 
 from annotate.errors import UserError
@@ -56,6 +57,7 @@ TAXONOMY: dict[str, tuple[str, ...]] = {
 COARSE: tuple[str, ...] = tuple(TAXONOMY)
 FINE: tuple[str, ...] = tuple(tag for tags in TAXONOMY.values() for tag in tags)
 CATEGORY_OF: dict[str, str] = {tag: coarse for coarse, tags in TAXONOMY.items() for tag in tags}
+_FINE_FOLDED: dict[str, str] = {tag.casefold(): tag for tag in FINE}
 
 DOMAINS: tuple[str, ...] = ("ACL", "Artificial", "News", "Reddit", "Wikipedia")
 """The `Domain` values of the GLUE diagnostic; a curated set may use others."""
@@ -74,6 +76,14 @@ def empty_tags() -> Tags:
 
 
 def _unknown(tag: str) -> UserError:
+    parts = [p.strip() for p in re.split(r"[;,]", tag) if p.strip()]
+    if len(parts) > 1 and all(p.casefold() in _FINE_FOLDED for p in parts):
+        # "Negation, Quantifiers": several tags in one, where a close match would name one
+        several = ";".join(_FINE_FOLDED[p.casefold()] for p in parts)
+        return UserError(
+            f"unknown tag {tag!r}: it is {len(parts)} tags; give one, or where several are "
+            f"taken, separate them with ';' ({several})"
+        )
     close = difflib.get_close_matches(tag, FINE, n=2, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return UserError(f"unknown tag {tag!r}{hint} (`annotate curate tags` lists all 33)")

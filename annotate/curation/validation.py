@@ -109,12 +109,19 @@ def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
     )
 
 
-def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
+def empty_sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
+    """The sentences left empty once cleaned (`clean_sentence`: spaces or a zero-width space
+    alone are empty): a pair needs both, however it arrives (written, edited or imported)."""
     problems = []
-    if not premise:
+    if not clean_sentence(premise):
         problems.append(Problem("premise", "the premise is empty"))
-    if not hypothesis:
+    if not clean_sentence(hypothesis):
         problems.append(Problem("hypothesis", "the hypothesis is empty"))
+    return problems
+
+
+def sentence_problems(premise: str, hypothesis: str) -> list[Problem]:
+    problems = empty_sentence_problems(premise, hypothesis)
     first, second = sentence_key(premise, hypothesis)
     if premise and hypothesis and first == second:
         problems.append(

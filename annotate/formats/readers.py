@@ -110,7 +110,10 @@ def normalise_label(raw: Any, spec: TaskSpec, path: Path, line: int) -> Any:
         named = spec.label_for_name(text)  # "True"/"False" in re-exported copies, Hub names
         if named is not None:
             return named
-        if isinstance(raw, int) and not isinstance(raw, bool):
+        numbered = all(value.lstrip("-").isdigit() for value in allowed)
+        if isinstance(raw, int) and not isinstance(raw, bool) and not numbered:
+            # A class number only where the task's labels are names: COPA's are 0 and 1
+            # themselves, so its 2 is an unknown label that no --label-names would mend.
             raise DataFileError(
                 path,
                 line,

@@ -26,6 +26,7 @@ from annotate.formats.hub.layout import (
     cached_revision,
     hub_splits,
     in_other_task_folder,
+    missing_shards,
     shown_path,
     split_from_name,
 )
@@ -288,17 +289,28 @@ def _label_names(
     return {**found, "label": given}
 
 
-def _rows_of(files: list[ArrowRows]) -> Rows:
+def _rows_of(files: list[ArrowRows], starts: list[tuple[int, Path]]) -> Rows:
+    """The shards' rows numbered on from shard to shard; `starts` gets each shard's first
+    number as its rows begin, for `_shard_place`."""
     number = 0
     for file in files:
+        starts.append((number + 1, file.path))
         for row in file.rows():
             number += 1
             yield number, row
 
 
+def _shard_place(starts: list[tuple[int, Path]], number: int) -> tuple[Path, int]:
+    """The shard and its own row (from 1) of row `number` of the shards read as one."""
+    first, path = next((s for s in reversed(starts) if s[0] <= number), starts[0])
+    return shown_path(path), number - first + 1
+
+
 def _arrow_source(
     split: HubSplit, spec: TaskSpec, given: list[str] | None, shown: Path | None = None
 ) -> Source:
+    if problem := missing_shards(split.files):
+        raise DataFileError(shown or shown_path(split.files[0]), None, problem)
     files = [open_parquet(p) if file_kind(p) == "parquet" else open_arrow(p) for p in split.files]
     info = features_from_info_file(split.info, spec.hub_config_names()) if split.info else None
     found = class_names(files[0].features) or class_names(info)
@@ -306,9 +318,26 @@ def _arrow_source(
     where = shown or shown_path(split.files[0])
 
     def items(summary: FileSummary) -> Iterator[ParsedItem]:
-        yield from hub_items(_rows_of(files), where, spec, summary, names)
-        if len(files) > 1:
-            summary.detail = {**summary.detail, "shards": len(files)}
+        if len(files) == 1:
+            yield from hub_items(_rows_of(files, []), where, spec, summary, names)
+            return
+        # Several shards are read as one, their rows numbered on; what is said of a row names
+        # its own shard and its row there (a shard's 5th row is not the first shard's).
+        starts: list[tuple[int, Path]] = []
+
+        def place(number: int) -> tuple[Path, int]:
+            return _shard_place(starts, number)
+
+        try:
+            for item in hub_items(_rows_of(files, starts), where, spec, summary, names, place):
+                item.file, item.line = place(item.line)
+                yield item
+        except DataFileError as exc:
+            if exc.line is None or exc.path != str(where) or not starts:
+                raise
+            path, row = place(exc.line)
+            raise DataFileError(path, row, exc.reason) from None
+        summary.detail = {**summary.detail, "shards": len(files)}
 
     return Source(
         where,

@@ -175,6 +175,51 @@ def test_a_domain_the_export_cannot_hold_is_refused_at_edit_time(cli, tmp_path):
     assert cli("curate", "export", "d", tmp_path / "out.tsv").code == 0
 
 
+@pytest.mark.parametrize(
+    ("name", "flags", "told"),
+    [
+        ("new-ax.jsonl", [], "the glue layout is TSV; name the file .tsv"),
+        ("new-ax.tsv", ["--format", "superglue"], "the superglue layout is JSON lines"),
+    ],
+)
+def test_an_export_named_for_the_other_layout_is_refused(cli, tmp_path, name, flags, told):
+    """The name decides how the file is read back (`curate import`, `annotate import glue/ax`):
+    TSV under a .jsonl name, or JSON lines under a .tsv name, would not import again."""
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    result = cli("curate", "export", "d", tmp_path / name, *flags)
+    assert result.code == 1
+    assert result.stderr.startswith(f"error: {tmp_path / name}: {told}")
+    assert not (tmp_path / name).exists()
+
+
+def test_a_two_way_sets_export_imports_back(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    assert cli("curate", "export", "d", tmp_path / "AX-b.jsonl", "--format", "superglue").code == 0
+    assert cli("curate", "import", "two", tmp_path / "AX-b.jsonl").code == 0
+    assert (
+        "JSON lines; name the file .jsonl"
+        in cli("curate", "export", "two", tmp_path / "t.tsv").stderr
+    )
+    result = cli("curate", "export", "two", tmp_path / "again.jsonl")
+    assert result.code == 0, result.stderr
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "AX-b.jsonl").read_bytes()
+
+
+def test_tags_joined_by_a_comma_are_named_as_several_not_matched_to_one(cli, tmp_path):
+    """ "Negation, Quantifiers" is two tags written with the wrong separator: the error says so
+    and how to write them, instead of suggesting the one tag it resembles."""
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    result = cli("curate", "edit", "d", "1", "--as", "lea", "--set", "tags=Negation, quantifiers")
+    assert result.code == 1
+    assert result.stderr == (
+        "error: unknown tag 'Negation, quantifiers': it is 2 tags; give one, or where several"
+        " are taken, separate them with ';' (Negation;Quantifiers)\n"
+    )
+    assert cli("curate", "show", "d", "1", "--format", "json").json()["example"]["version"] == 1
+    listed = cli("curate", "list", "d", "--tag", "Negation;Quantifiers").stderr
+    assert "it is 2 tags; give one" in listed and "did you mean" not in listed
+
+
 def test_importing_the_sets_own_export_adds_no_duplicate(cli, tmp_path):
     cli("curate", "import", "d", write_diagnostic(tmp_path))
     cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=News")

@@ -177,11 +177,45 @@ def test_superglue_export_collapses_labels_and_writes_only_present_tag_keys(work
             f"{HEADER}\r\n\t\tNegation\t\tNe\rws\tA b.\tA c.\tneutral\r\n",
             ":2: the domain holds a tab or line break",
         ),
+        # A pair needs both sentences, imported as written: an empty cell is not a sentence.
+        (
+            f"{HEADER}\r\n\t\tNegation\t\tNews\tA b.\tA c.\tneutral\r\n"
+            "\t\tNegation\t\tNews\t \tA b.\tneutral\r\n",
+            ":3: the premise is empty",
+        ),
+        (
+            f"{HEADER}\r\n\t\tNegation\t\tNews\tA b.\t\u200b\tneutral\r\n",
+            ":2: the hypothesis is empty",
+        ),
     ],
 )
 def test_a_bad_file_names_the_line_and_stores_nothing(workspace, tmp_path, text, message):
     path = write(tmp_path / "bad.tsv", text.encode())
     with pytest.raises(DataFileError, match=message):
+        import_diagnostic(workspace.engine, "bad", path)
+    with pytest.raises(UserError, match="no curation set"):
+        load_set(workspace.engine, "bad")
+
+
+def test_a_folder_is_named_as_a_folder_not_as_a_missing_file(workspace, tmp_path):
+    (tmp_path / "AX-b").mkdir()
+    with pytest.raises(UserError) as caught:
+        import_diagnostic(workspace.engine, "d", tmp_path / "AX-b")
+    assert str(caught.value) == (
+        f"{tmp_path / 'AX-b'} is a folder: name the diagnostic file in it "
+        "(diagnostic-full.tsv or AX-b.jsonl)"
+    )
+    with pytest.raises(UserError, match="no curation set"):
+        load_set(workspace.engine, "d")
+
+
+def test_an_ax_b_row_without_its_second_sentence_is_refused(workspace, tmp_path):
+    rows = [
+        {"idx": "0", "label": "entailment", "sentence1": "A b.", "sentence2": "A c."},
+        {"idx": "1", "label": "entailment", "sentence1": "A c.", "sentence2": ""},
+    ]
+    path = write(tmp_path / "AX-b.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
+    with pytest.raises(DataFileError, match=r"AX-b\.jsonl:2: the hypothesis is empty"):
         import_diagnostic(workspace.engine, "bad", path)
     with pytest.raises(UserError, match="no curation set"):
         load_set(workspace.engine, "bad")

@@ -297,6 +297,38 @@ def test_bad_file_names_line_and_reason_and_changes_nothing(
         assert len(s.exec(select(Item)).all()) == good.n_items
 
 
+@pytest.mark.parametrize(("task", "label"), [("superglue/copa", 2), ("glue/sst2", 2)])
+def test_an_integer_label_of_a_numbered_task_outside_its_labels_is_unknown(
+    cli, tmp_path: Path, task: str, label: int
+):
+    """COPA's labels are the integers 0 and 1 themselves (SST-2's too): a 2 is an unknown
+    label, not a class number that --label-names would name."""
+    rows = [
+        {
+            "premise": "The glass fell.",
+            "choice1": "It broke.",
+            "choice2": "It sang.",
+            "question": "effect",
+            "sentence": "a fine film .",
+            "idx": 0,
+            "label": 0,
+        },
+        {
+            "premise": "The road was wet.",
+            "choice1": "It rained.",
+            "choice2": "It was noon.",
+            "question": "cause",
+            "sentence": "a dull film .",
+            "idx": 1,
+            "label": label,
+        },
+    ]
+    path = fx.write_jsonl(tmp_path / "val.jsonl", rows)
+    told = fx.refused_import(cli, task, path, "--split", "dev")
+    assert f"{path}:2: unknown label {label}; {task} labels are " in told
+    assert "--label-names" not in told and "class number" not in told
+
+
 def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
     workspace, tmp_path: Path, monkeypatch
 ):

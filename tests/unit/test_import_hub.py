@@ -173,6 +173,51 @@ def test_a_sharded_config_folder_is_one_dataset_per_split(cli, db_url, tmp_path)
     )
 
 
+def test_a_split_with_a_shard_missing_is_refused_not_imported_as_the_whole(cli, db_url, tmp_path):
+    """A download stopped half-way leaves train-00000-of-00002 without its second half: the
+    split is refused, naming the missing shard, as is that shard imported alone."""
+    assert cli("init").code == 0
+    records = hub.read_jsonl(fx.write_jsonl(tmp_path / "val.jsonl", fx.SG_RTE))
+    folder = hub.write_config(
+        tmp_path / "rte", {"train": hub.hub_dataset(records, RTE)}, shards={"train": 2}
+    )
+    (folder / "train-00001-of-00002.parquet").unlink()
+    result = cli("import", "superglue/rte", folder)
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {folder / 'train-00000-of-00002.parquet'}: 1 of the 2 shards of its split "
+        "(train-00001-of-00002.parquet missing): alone, they hold part of the split; give the "
+        "folder that holds them all\n"
+    )
+    alone = cli("import", "superglue/rte", folder / "train-00000-of-00002.parquet")
+    assert alone.code == 1 and "(train-00001-of-00002.parquet missing)" in alone.stderr
+    assert stored(db_url) == {}
+
+
+@pytest.mark.parametrize(
+    ("second", "reason"),
+    [
+        ([0, 5], "1: duplicate id '0' (first on validation-00000-of-00002.parquet row 1)"),
+        ([4, None], "2: the item's id, 'idx', is empty (null)"),
+    ],
+)
+def test_a_fault_in_the_second_shard_names_that_shard_and_its_row(
+    cli, db_url, tmp_path, second, reason
+):
+    """Shards are read as one; a fault in the second named the first shard, at a row number
+    counted on from it (its 5th row of 4)."""
+    folder = tmp_path / "cb"
+    first = hub.hub_dataset(hub.CB_VAL[:4], CB)
+    hub.write_parquet(first, folder / "validation-00000-of-00002.parquet")
+    ids = iter(second)
+    rest = hub.hub_dataset(hub.CB_VAL[4:6], CB).map(lambda row: {"idx": next(ids)})
+    path = hub.write_parquet(rest, folder / "validation-00001-of-00002.parquet")
+    result = cli("import", "superglue/cb", folder)
+    assert result.code == 1
+    assert f"error: {path}:{reason}" in " ".join(result.stderr.split())
+    assert stored(db_url) == {}
+
+
 def test_a_snapshot_imports_the_tasks_config(cli, db_url, tmp_path):
     root = hub.super_glue_snapshot(tmp_path / "super_glue")
     assert cli("import", "superglue/cb", root).code == 0

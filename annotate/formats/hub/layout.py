@@ -24,7 +24,9 @@ from annotate.specs import TaskSpec
 from annotate.splits import canonical_split, is_split_name
 
 DATA_SUFFIXES = (".parquet", ".arrow")
-_SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_.]+?)-\d{5}-of-\d{5}(?:-[0-9a-f]+)?$")
+_SHARD = re.compile(
+    r"^(?P<split>[A-Za-z0-9_.]+?)-(?P<index>\d{5})-of-(?P<total>\d{5})(?:-[0-9a-f]+)?$"
+)
 _NUMBERED = re.compile(r"^\d+$")
 
 
@@ -61,6 +63,29 @@ def split_from_name(path: Path) -> str | None:
         if name is not None and is_split_name(name):
             return canonical_split(name)
     return None
+
+
+def missing_shards(files: list[Path]) -> str | None:
+    """Why `files`, one split's data files, are not the whole split: their names number them
+    `NNNNN-of-MMMMM`, and some of the M are not among them (a download stopped half-way, or one
+    shard given alone). Imported, the dataset would hold part of the split as if it were all
+    of it, and a study would sample from that part. None when the names do not number them."""
+    matches = [_SHARD.match(path.name.rsplit(".", 1)[0]) for path in files]
+    if not matches or any(match is None for match in matches):
+        return None
+    held = {int(m.group("index")) for m in matches if m is not None}
+    total = max(int(m.group("total")) for m in matches if m is not None)
+    absent = [i for i in range(total) if i not in held]
+    if not absent:
+        return None
+    first = matches[0]
+    assert first is not None
+    name = files[0].name.replace(f"-{first.group('index')}-of-", f"-{absent[0]:05d}-of-", 1)
+    more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
+    return (
+        f"{len(held)} of the {total} shards of its split ({name}{more} missing): alone, they "
+        "hold part of the split; give the folder that holds them all"
+    )
 
 
 def _recorded_split(folder: Path) -> str | None:

@@ -11,7 +11,7 @@ ReCoRD one row per query; both are put back into the items the original files gi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -267,17 +267,26 @@ def _span_texts(spans: Any) -> list[str]:
 
 
 def hub_items(
-    rows: Rows, path: Path, spec: TaskSpec, summary: FileSummary, names: dict[str, list[str]]
+    rows: Rows,
+    path: Path,
+    spec: TaskSpec,
+    summary: FileSummary,
+    names: dict[str, list[str]],
+    place: Callable[[int], tuple[Path, int]] | None = None,
 ) -> Iterator[ParsedItem]:
-    """Items of `spec` from Hub rows, ids checked unique."""
+    """Items of `spec` from Hub rows, ids checked unique. `place` gives a row's own file and
+    row there, where the rows are several shards' numbered on."""
     reader = {"multirc": multirc_items, "record": record_items}.get(spec.source.reader, flat_items)
     seen: dict[str, int] = {}
     for item in reader(rows, path, spec, summary, names):
         if item.source_id in seen:
+            first = seen[item.source_id]
+            where = f"row {first}"
+            if place is not None:
+                (file, row), (here, _) = place(first), place(item.line)
+                where = f"row {row}" if file == here else f"{file.name} row {row}"
             raise DataFileError(
-                path,
-                item.line,
-                f"duplicate id {item.source_id!r} (first on row {seen[item.source_id]})",
+                path, item.line, f"duplicate id {item.source_id!r} (first on {where})"
             )
         seen[item.source_id] = item.line
         yield item
