@@ -185,10 +185,11 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         cells: dict[tuple[str, str], str] = {}
         for t in shown:
             score = t.models.get(model.name)
+            quoted = t.model_intervals.get(model.name)  # the task score's, as the report's
             if score is not None and len(t.metrics) == 1:
-                cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals)
+                cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals, quoted)
             elif score is not None:  # several metrics: the model's task score under the last
-                cells[_task_columns(t.task, t.metrics)[-1]] = _cell(score, intervals) + "*"
+                cells[_task_columns(t.task, t.metrics)[-1]] = _cell(score, intervals, quoted) + "*"
         cells[AVERAGE] = _cell(model.average, intervals)
         rows[model.name] = cells
     if r.published is not None:
