@@ -207,8 +207,10 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         else ("95\\% intervals in brackets")
     )
     how += (
-        "; a task scored by accuracy alone: Wilson's; other shares (pairs, questions, several "
-        "metrics): Wilson's at the effective number of units; correlations: the bootstrap's"
+        "; a task's score (its only metric, or a model's mean of its metrics, marked *): by "
+        "accuracy alone, Wilson's; other shares (pairs, questions, several metrics), Wilson's "
+        "at the effective number of units; correlations, the bootstrap's; each metric of a "
+        "task with several: the bootstrap's"
     )
     cover = f"{r.n_groups_covered} of {r.n_groups} tasks"
     if r.missing:
