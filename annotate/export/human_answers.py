@@ -22,6 +22,7 @@ import numpy as np
 from annotate.export.values import numeric_key, source_value
 from annotate.report.aggregation import majority as agg
 from annotate.report.aggregation.study import describe_aggregation, final_aggregate
+from annotate.report.build import data_committee_size
 from annotate.report.data.coding import CodedStudy
 from annotate.report.data.loading import StudyData
 from annotate.report.stats.annotators import answer_scorer
@@ -51,7 +52,7 @@ def humans(data: StudyData) -> Humans:
         study=data.name,
         units=coded,
         answer=final.pred,
-        aggregation=describe_aggregation(data),
+        aggregation=describe_aggregation(data, data_committee_size(coded, final, data.protocol)),
         seed=data.protocol.seed,
         n_annotators=len(coded.annotators),
         individual=individual,
@@ -67,7 +68,9 @@ def answer_id(unit_name: str) -> str:
 
 def human_answers(data: StudyData) -> HumanAnswers:
     coded, final = final_aggregate(data)
-    out = HumanAnswers(description=describe_aggregation(data))
+    # While items lack their k labels, the committee the data has, as the report names it.
+    k = data_committee_size(coded, final, data.protocol)
+    out = HumanAnswers(description=describe_aggregation(data, k))
     names = coded.items["source_id"].astype(str).tolist()
     labelled = np.bincount(coded.row_item, minlength=coded.n_items) > 0
     pred = final.pred

@@ -441,14 +441,26 @@ def committee(report: StudyReport) -> str:
     "majority of 5", "mean of 3", "majority of 5 per answer". While items lack their k labels,
     the committee the data has ("majority of 3", "majority of 3–5"), never a k it does not
     have."""
-    unfinished = unfinished_prefix(report.sample)
-    short = unfinished is not None and report.n_items  # no label yet: the k it will have
-    k = labels_on_items(report.sample) if short else report.sample.annotators_per_item
     how = report.protocol.get("regression_aggregation", "mean")
+    k = committee_size(report.sample)
     return {
         "regression": f"{how} of {k}",
         "multi_answer": f"majority of {k} per answer",
     }.get(report.kind, f"majority of {k}")
+
+
+def committee_size(sample: Sample) -> str:
+    """The k of `committee`: the protocol's once every item is complete (or before any label:
+    the k it will have), else the labels the data has per item ("3", "3–5")."""
+    short = unfinished_prefix(sample) is not None and sample.n_items_labelled
+    return labels_on_items(sample) if short else str(sample.annotators_per_item)
+
+
+def data_committee_size(coded: CodedStudy, final: Aggregated, protocol: Any) -> str:
+    """`committee_size` of a study's data outside a report (an export's description of the
+    aggregation), by the same completeness rule."""
+    wanted = items_wanting(coded, final, Rule.of(protocol.model_dump()))
+    return committee_size(_sample(coded, protocol.annotators_per_item, 0, wanted))
 
 
 def summary_line(report: StudyReport) -> str:

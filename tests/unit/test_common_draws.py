@@ -181,3 +181,29 @@ def test_agreement_of_a_study_leaves_out_the_items_its_report_excludes(cli, work
 def reported_items(cli) -> int:
     """The test items of study `ex` that have labels (the one excluded among them)."""
     return cli("status", "ex", "--format", "json").json()["items_total"]
+
+
+def test_agreement_of_a_study_under_way_has_the_reports_fleiss_kappa(cli, workspace, tmp_path):
+    """Eight items, seven with their 5 labels and one with 4: the report gives Fleiss' κ on the
+    seven complete items; `agreement --study` said "not computed" for the same labels."""
+    rows = ["item,annotator,label,gold,premise,hypothesis"]
+    for i in range(8):
+        gold = "entailment" if i % 2 else "not_entailment"
+        other = "not_entailment" if i % 2 else "entailment"
+        for a in range(4 if i == 7 else 5):
+            label = other if (i + a) % 4 == 0 else gold
+            rows.append(f"{i},w{a},{label},{gold},The lamp {i} is lit.,A lamp is on.")
+    path = tmp_path / "crowd.csv"
+    path.write_text("\n".join(rows) + "\n")
+    imported = cli(
+        "import-labels", path, "--task", "superglue/rte", "--study", "crowd", "--k", "5",
+        "--map", "item=item,annotator=annotator,label=label,gold=gold,premise=premise,"
+        "hypothesis=hypothesis",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    args = ["--format", "json", "--bootstrap", "300"]
+    reported = cli("report", "crowd", *args).json()["agreement"]["fleiss_kappa"]
+    assert reported["n_items"] == 7 and reported["value"] is not None
+    kappa = cli("agreement", "--study", "crowd", *args).json()["fleiss_kappa"]
+    assert (kappa["value"], kappa["n_items"]) == (pytest.approx(reported["value"]), 7)
+    assert bounds(kappa) == bounds(reported)

@@ -1051,3 +1051,22 @@ def test_a_lone_carriage_return_in_a_cell_keeps_its_row_whole():
             "ok, fine",
         ]
         assert text.endswith('"ok, fine"\n') and text.count("\n") == 3  # \n line ends kept
+
+
+def test_the_manifest_of_an_unfinished_study_names_the_committee_its_data_has(
+    cli, workspace, tmp_path: Path
+):
+    """Three of k = 5 annotators on every item: the report says "majority of 3"; the
+    manifest said "majority of 5", a committee the submission's answers never had."""
+    from tests.engine_helpers import rte_study
+
+    rte_study(
+        workspace.engine, tmp_path, name="short", test=6, gate_rule="threshold", gate_threshold=0.0
+    )
+    simulate(workspace.engine, "short", 3, 0.9, seed=1)
+    report = cli("report", "short", "--bootstrap", "0", "--format", "json").json()
+    assert "majority of 3 (n=6)" in report["summary"]
+    out = tmp_path / "out"
+    assert cli("export", "short", "--to", out, "--format", "superglue").code == 0
+    [entry] = json.loads((out / "superglue.manifest.json").read_text())["files"]
+    assert entry["aggregation"].startswith("majority of 3, ties: ")

@@ -278,3 +278,35 @@ def test_compare_quotes_the_reports_bootstrap_intervals(cli, workspace, tmp_path
     (row,) = report["models"]
     quoted = compared["model_scores"]["task_score"]["interval"]
     assert (quoted["low"], quoted["high"]) == (row["interval"]["low"], row["interval"]["high"])
+
+
+def test_a_models_interval_in_the_benchmarks_latex_is_the_one_its_report_quotes(
+    cli, perfect, tmp_path, monkeypatch
+):
+    """A model folder right on 54 of the 60 items: `report --benchmark --model DIR` quotes the
+    model's RTE score with the interval its study's report and `compare` quote (Wilson's, for
+    accuracy), not the percentile bootstrap's."""
+    monkeypatch.setattr(build, "model_aggregation", lambda *args: None)
+    rows = rte_rows(N, 1000)
+    wrong = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    folder = tmp_path / "errs"
+    folder.mkdir()
+    (folder / "RTE.jsonl").write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": wrong[r["label"]] if i % 10 == 0 else r["label"]})
+            + "\n"
+            for i, r in enumerate(rows)
+        )
+    )
+    low, high = wilson_interval(54, N)
+    words = f"[{low * 100:.1f}, {high * 100:.1f}]"
+    report = cli("report", "perfect", "--model", folder / "RTE.jsonl", "--format", "json").json()
+    (row,) = report["models"]
+    assert (row["interval"]["low"], row["interval"]["high"]) == pytest.approx((low, high))
+    args = ("report", "--benchmark", "superglue", "--model", folder, "--bootstrap", "200")
+    latex = cli(*args, "--format", "latex").stdout
+    line = next(x for x in latex.splitlines() if x.startswith("errs"))
+    assert f"90.0 {words}" in line, line
+    [task] = cli(*args, "--format", "json").json()["tasks"]
+    quoted = task["model_intervals"]["errs"]
+    assert (quoted["low"], quoted["high"]) == pytest.approx((low, high))

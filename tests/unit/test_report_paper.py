@@ -489,3 +489,36 @@ def test_a_comment_in_the_markdown_report_renders_as_typed(cli, workspace, tmp_p
     page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
     cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", page)]
     assert comment in cells
+
+
+def test_the_benchmark_latex_caption_says_which_interval_each_cell_has(cli, workspace, tmp_path):
+    """MRPC (accuracy and F1) with a model: the human's two metric cells carry each metric's
+    bootstrap interval and the model's task score stands under F1 marked *; the caption says
+    both, rather than calling every share's interval Wilson's."""
+    golds = ["1", "0"] * 10
+    labels = {str(i): [g, g, g, g, "0" if i % 4 else g] for i, g in enumerate(golds)}
+    add_study(
+        workspace.engine,
+        "mrpc",
+        "glue/mrpc",
+        [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)],
+        labels,
+    )
+    bert = tmp_path / "bert"
+    bert.mkdir()
+    (bert / "MRPC.tsv").write_text(
+        "index\tprediction\n" + "".join(f"{i}\t{i % 3 % 2}\n" for i in range(20))
+    )
+    args = ("report", "--benchmark", "glue", "--bootstrap", "200", "--model", bert)
+    latex = cli(*args, "--format", "latex").stdout
+    report = cli("report", "mrpc", "--bootstrap", "200", "--format", "json").json()
+    accuracy = report["scores"]["accuracy"]
+    human = next(x for x in latex.splitlines() if x.startswith("Human (this study)"))
+    bounds = f"[{accuracy['ci_low'] * 100:.1f}, {accuracy['ci_high'] * 100:.1f}]"
+    assert f"{accuracy['value'] * 100:.1f} {bounds}" in human
+    model = next(x for x in latex.splitlines() if x.startswith("bert"))
+    assert "]*" in model
+    caption = latex[latex.index("\\caption{") : latex.index("\\label{")]
+    assert (
+        "marked *" in caption and "each metric of a task with several: the bootstrap's" in caption
+    )

@@ -82,8 +82,11 @@ def final_aggregate(data: StudyData) -> tuple[CodedStudy, Aggregated]:
     return coded, final
 
 
-def describe_aggregation(data: StudyData) -> str:
+def describe_aggregation(data: StudyData, k: str | None = None) -> str:
+    """E.g. "majority of 5, ties: random (seed 7)"; `k`: the committee the data has, where it
+    is not yet the protocol's (report.build.data_committee_size)."""
     p = data.protocol
+    k = str(p.annotators_per_item) if k is None else k
     if data.spec.kind == "regression":
-        return f"{p.regression_aggregation} of {p.annotators_per_item} ratings"
-    return f"majority of {p.annotators_per_item}, ties: {p.tie_rule} (seed {p.seed})"
+        return f"{p.regression_aggregation} of {k} ratings"
+    return f"majority of {k}, ties: {p.tie_rule} (seed {p.seed})"

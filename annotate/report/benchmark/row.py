@@ -113,6 +113,7 @@ def benchmark_report(
             scores=report.scores,
             task_score=report.task_score,
             models={m.name: m.task_score for m in report.models if m.task_score is not None},
+            model_intervals={m.name: m.interval for m in report.models if m.interval is not None},
             datasheet=report.datasheet,
             summary=report.summary,
             interval=report.headline_interval,

@@ -979,6 +979,9 @@ class BenchmarkTaskRow(ReportModel):
     summary: str
     interval: HeadlineInterval | None = None
     """The task score's interval: the study report's headline interval (the one rule)."""
+    model_intervals: dict[str, HeadlineInterval] = Field(default_factory=dict)
+    """Model name -> its task score's interval by the same rule (the study report's model
+    row's `interval`): the one the report and `compare` quote for that model."""
 
 
 class BenchmarkModelRow(ReportModel):

@@ -185,10 +185,11 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         cells: dict[tuple[str, str], str] = {}
         for t in shown:
             score = t.models.get(model.name)
+            quoted = t.model_intervals.get(model.name)  # the task score's, as the report's
             if score is not None and len(t.metrics) == 1:
-                cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals)
+                cells[_task_columns(t.task, t.metrics)[0]] = _cell(score, intervals, quoted)
             elif score is not None:  # several metrics: the model's task score under the last
-                cells[_task_columns(t.task, t.metrics)[-1]] = _cell(score, intervals) + "*"
+                cells[_task_columns(t.task, t.metrics)[-1]] = _cell(score, intervals, quoted) + "*"
         cells[AVERAGE] = _cell(model.average, intervals)
         rows[model.name] = cells
     if r.published is not None:
@@ -206,8 +207,10 @@ def benchmark_latex(r: BenchmarkReport, intervals: str = "brackets") -> str:
         else ("95\\% intervals in brackets")
     )
     how += (
-        "; a task scored by accuracy alone: Wilson's; other shares (pairs, questions, several "
-        "metrics): Wilson's at the effective number of units; correlations: the bootstrap's"
+        "; a task's score (its only metric, or a model's mean of its metrics, marked *): by "
+        "accuracy alone, Wilson's; other shares (pairs, questions, several metrics), Wilson's "
+        "at the effective number of units; correlations, the bootstrap's; each metric of a "
+        "task with several: the bootstrap's"
     )
     cover = f"{r.n_groups_covered} of {r.n_groups} tasks"
     if r.missing:

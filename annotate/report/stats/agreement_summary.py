@@ -251,6 +251,10 @@ def study_agreement_report(
             label=labels.label[keep],
             line=labels.line[keep],
         )
+    # Fleiss' κ as the report computes it: on the items with the study's k labels (a study
+    # under way: its complete items). With stop_when_decided the report computes none once
+    # an item stops early; the file's rule (every item alike, or none) stands for it here.
+    k = data.protocol.annotators_per_item
     return agreement_report(
         labels,
         level,
@@ -258,6 +262,7 @@ def study_agreement_report(
         seed=data.protocol.seed if seed is None else seed,
         units=coded.unit_name,
         cluster=coded.unit_item if coded.kind == "multi_answer" else None,
+        fleiss_raters=None if raw or data.protocol.stop_when_decided else k,
     )
 
 
@@ -291,6 +296,7 @@ def agreement_report(
     seed: int | None = None,
     units: Sequence[str] | None = None,
     cluster: Sequence[int] | None = None,
+    fleiss_raters: int | None = None,
 ) -> FileAgreement:
     """Agreement statistics of a long-format label file (no study needed), by the study
     report's rules: Fleiss' κ only at nominal level and only when every item has the same
@@ -299,7 +305,8 @@ def agreement_report(
     histogram) at ordinal, interval or ratio level. `computed_on` says, for each coefficient,
     which items and raters it used. The bootstrap resamples the items (seed 0 unless given);
     a study's labels (`study_agreement_report`) pass its `units`, in the order its report
-    draws them, and their `cluster`s (MultiRC's questions)."""
+    draws them, and their `cluster`s (MultiRC's questions), and their k as `fleiss_raters`:
+    Fleiss' κ then rests on the items with k labels, as in the study's report."""
     if level not in agr.LEVELS:
         # Checked first: an unknown level read the labels as numbers and blamed the first one.
         raise UserError(f"unknown level {level!r}: one of {', '.join(agr.LEVELS)}")
@@ -335,7 +342,7 @@ def agreement_report(
             "categories; Krippendorff's α uses their "
             + ("order" if level == "ordinal" else "distances")
         )
-    elif labelled.min() != labelled.max():
+    elif fleiss_raters is None and labelled.min() != labelled.max():
         fleiss = _not_computed(
             f"not computed: items have {labelled.min()} to {labelled.max()} labels, and "
             "Fleiss' κ needs the same number of raters on every item (Krippendorff's α, "
@@ -344,7 +351,7 @@ def agreement_report(
     else:
         fk, used, raters = agr.fleiss_kappa(
             table,
-            int(per_item.max()),
+            int(per_item.max()) if fleiss_raters is None else fleiss_raters,
             replicates=bootstrap,
             rng=rng_for(seed, "fleiss"),
             cluster=clusters,
@@ -372,7 +379,9 @@ def agreement_report(
         f"labels), {int(per_item[pairable].sum())} labels by {len(ann_names)} raters, "
         f"{raters_of}",
         "fleiss_kappa": (
-            f"{fleiss.n_items} items x {fleiss.raters_per_item} raters (every item)"
+            f"{fleiss.n_items} items x {fleiss.raters_per_item} raters ("
+            + ("every item" if fleiss.n_items == len(labelled) else "the items with that many")
+            + ")"
             if fleiss.kind == "fleiss"
             else "not computed"
         ),
