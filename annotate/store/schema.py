@@ -183,10 +183,12 @@ def _number(revision: str) -> str:
 
 
 def _written_by(engine: Engine, revision: str | None = None) -> str:
-    """Which annotate last set the store's schema, as its meta record says: "annotate 0.4.2"
-    ("an earlier build of annotate 0.5.0" when it is this release's number: a development
-    build's schema, older than this one's). A store too old to say (0.1.0's): the release
-    that first wrote `revision`; a newer store that does not say: "a newer annotate"."""
+    """Which annotate last set the store's schema, as its meta record says: "annotate 0.4.2".
+    When that is this release's number, a development build wrote it: "an earlier build of
+    annotate 0.5.0" for an older schema, "a later build of annotate 0.5.0" for a newer one
+    (`revision` None), not "written by annotate 0.5.0; this is annotate 0.5.0 ... upgrade".
+    A store too old to say (0.1.0's): the release that first wrote `revision`; a newer store
+    that does not say: "a newer annotate"."""
     with engine.connect() as conn:
         try:
             found = conn.execute(
@@ -194,8 +196,8 @@ def _written_by(engine: Engine, revision: str | None = None) -> str:
             ).scalar()
         except (OperationalError, DBAPIError):
             found = None  # no meta record to read
-    if found and revision is not None and found == this_release():
-        return f"an earlier build of annotate {found}"
+    if found and found == this_release():
+        return f"{'an earlier' if revision is not None else 'a later'} build of annotate {found}"
     if found:
         return f"annotate {found}"
     return f"annotate {_release(revision)}" if revision is not None else "a newer annotate"

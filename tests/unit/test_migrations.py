@@ -376,6 +376,22 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
         )
 
 
+def test_a_store_from_a_later_build_of_this_release_is_not_said_to_be_written_by_it(
+    tmp_path: Path,
+):
+    """A newer checkout of the same version number migrated the shared store: it said
+    "written by annotate 0.5.0); this is annotate 0.5.0 ...: upgrade annotate"."""
+    path = tmp_path / "new.db"
+    url = f"sqlite:///{path}"
+    assert run(url, "init")[0] == 0
+    set_meta(path, "UPDATE alembic_version SET version_num='0042';")
+    for args in (["datasets"], ["migrate"], ["check"]):
+        code, _, err = run(url, *args)
+        assert code == 1
+        assert f"schema 42 (written by a later build of annotate {annotate.__version__})" in err
+        assert "upgrade annotate to use this store" in err
+
+
 @pytest.mark.parametrize("value", ["abc", "", "3"])
 def test_a_damaged_version_record_is_a_clear_error(tmp_path: Path, value: str):
     path = old_store_copy(tmp_path)
