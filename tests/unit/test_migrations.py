@@ -261,6 +261,40 @@ def test_the_console_script_prints_one_line_for_an_old_store(tmp_path: Path):
     assert done.stderr.startswith("error: the store ") and "annotate migrate" in done.stderr
 
 
+def test_migrate_on_a_store_another_process_is_writing_is_one_line_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    """It was a traceback ending in "database is locked [SQL: BEGIN IMMEDIATE]"."""
+    from annotate.cli import main
+    from annotate.store import engine
+
+    path = old_store_copy(tmp_path)
+    with sqlite3.connect(path) as con:
+        con.execute("PRAGMA journal_mode=WAL")  # as every annotate left its stores
+    before = rows_of(f"sqlite:///{path}")
+    # SQLite's wait for the lock, cut short (the rule is the same after 5 s).
+    pragmas = tuple(p.replace("5000", "0") for p in engine.SQLITE_PRAGMAS)
+    monkeypatch.setattr(engine, "SQLITE_PRAGMAS", pragmas)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # an import in progress in another process
+    try:
+        monkeypatch.setattr(sys, "argv", ["annotate", "--db", str(path), "migrate"])
+        with pytest.raises(SystemExit) as exited:
+            main()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("error: the store is busy (database is locked)"), err
+    assert "run the command again" in err.lower()
+    assert rows_of(f"sqlite:///{path}") == before
+    assert not (tmp_path / "study-schema1-backup.db").exists()
+    monkeypatch.undo()
+    assert run(f"sqlite:///{path}", "migrate")[0] == 0  # once the other process is done
+
+
 def test_init_on_an_old_store_does_not_touch_it(tmp_path: Path):
     url = f"sqlite:///{old_store_copy(tmp_path)}"
     code, _, err = run(url, "init")
