@@ -288,10 +288,17 @@ def migrate_store(engine: Engine) -> Migration:
             conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
         try:
             with conn.execution_options(sqlite_immediate=True).begin():
+                if not sqlite:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
+                # Read again under the lock: another `annotate migrate` may have migrated the
+                # store while this one waited for it (its backup would hold the new schema
+                # under the old schema's name, and "migrated from schema 1" be said twice).
+                now = read_revision_in(conn) or "0001"
+                if now == SCHEMA_HEAD:
+                    return replace(result, from_revision=now)
+                result = replace(result, from_revision=now)
                 if sqlite:
                     result = _backup_first(engine, result)
-                else:
-                    conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
                 if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
                     command.stamp(_alembic_config(conn), "0001")
                 config = _alembic_config(conn)

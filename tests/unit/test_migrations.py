@@ -376,6 +376,37 @@ def test_a_second_old_copy_gets_a_backup_name_of_its_own(tmp_path: Path):
     assert (tmp_path / "study-schema1-backup.db").read_text() == "an earlier backup, kept"
 
 
+def test_a_migrate_that_waited_for_another_writes_no_backup_of_the_new_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Two `annotate migrate` at once: the second, once the first let go of the store, wrote
+    study-schema1-backup-2.db holding schema 20 (not what going back needs) and said
+    "migrated from schema 1 to 20" again."""
+    from annotate.store.engine import make_engine
+
+    path = old_store_copy(tmp_path)
+    url = f"sqlite:///{path}"
+    read_before_the_lock = schema.read_revision
+    others: list[schema.Migration | None] = []
+
+    def the_other_migrate_finishes_meanwhile(engine):
+        revision = read_before_the_lock(engine)
+        if not others:  # the other process, between this one's first look and its lock
+            others.append(None)
+            others[0] = schema.migrate_store(make_engine(url))
+        return revision
+
+    monkeypatch.setattr(schema, "read_revision", the_other_migrate_finishes_meanwhile)
+    code, out, err = run(url, "migrate")
+    assert code == 0, err
+    assert others[0] is not None and others[0].backup == tmp_path / "study-schema1-backup.db"
+    assert f"at schema {HEAD} already: nothing to do" in out, out
+    assert "backup" not in out
+    assert sorted(p.name for p in tmp_path.glob("study-schema*")) == ["study-schema1-backup.db"]
+    with sqlite3.connect(tmp_path / "study-schema1-backup.db") as con:
+        assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
+
+
 def test_an_old_store_can_be_backed_up_before_migrating(tmp_path: Path):
     url = f"sqlite:///{old_store_copy(tmp_path)}"
     code, _out, err = run(url, "backup", str(tmp_path / "copy.db"))
