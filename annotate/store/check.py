@@ -316,7 +316,12 @@ def _sqlite_integrity(session: Session) -> Iterator[Violation]:
         if message != "ok":
             yield Violation("sqlite_integrity", str(message))
     for table, rowid, parent, _ in session.execute(text("PRAGMA foreign_key_check")):
-        yield Violation("foreign_key", f"{table} row {rowid} points to a missing {parent} row")
+        yield Violation("foreign_key", dangling_row(table, rowid, parent))
+
+
+def dangling_row(table: str, rowid: object, parent: str) -> str:
+    """A row of SQLite's `PRAGMA foreign_key_check`, in words (check and migrate say it)."""
+    return f"{table} row {rowid} points to a missing {parent} row"
 
 
 CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {

@@ -298,6 +298,7 @@ def migrate_store(engine: Engine) -> Migration:
                     return replace(result, from_revision=now)
                 result = replace(result, from_revision=now)
                 if sqlite:
+                    _refuse_dangling_rows(engine, conn)
                     result = _backup_first(engine, result)
                 if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
                     command.stamp(_alembic_config(conn), "0001")
@@ -333,10 +334,31 @@ def _backup_first(engine: Engine, result: Migration) -> Migration:
     return Migration(result.store, result.from_revision, result.to_revision, target)
 
 
-def _check_foreign_keys(conn: Connection) -> None:
+def _refuse_dangling_rows(engine: Engine, conn: Connection) -> None:
+    """Rows pointing at nothing before the migration: damage an older annotate's foreign keys
+    would have refused (a row written or deleted by hand). `annotate check`, which lists
+    them, refuses an old store, so the refusal says which row and what to do instead."""
+    from annotate.store.check import dangling_row
+
     broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
     if broken:
+        table, rowid, parent, _ = broken[0]
+        raise UserError(
+            f"the store {describe_store(engine)} has {len(broken)} row(s) pointing at nothing "
+            f"(first: {dangling_row(table, rowid, parent)}; `PRAGMA foreign_key_check` in "
+            "sqlite3 lists them), damage from before this migration: nothing changed. Restore "
+            "a backup from before the damage, or delete those rows, then run `annotate migrate`"
+        )
+
+
+def _check_foreign_keys(conn: Connection) -> None:
+    from annotate.store.check import dangling_row
+
+    broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
+    if broken:
+        table, rowid, parent, _ = broken[0]
         raise UserError(
             f"the migration would leave {len(broken)} rows pointing at nothing (first: "
-            f"{tuple(broken[0])}); nothing changed: run `annotate check` on the store"
+            f"{dangling_row(table, rowid, parent)}); nothing changed: the store is as it was "
+            "(please report this migration failure)"
         )

@@ -366,6 +366,28 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
     assert run(url, "migrate")[0] == 0
 
 
+def test_an_old_store_with_a_row_pointing_at_nothing_is_refused_with_a_way_out(tmp_path: Path):
+    """It said "... (first: ('label', 260, 'annotator', 0)); nothing changed: run `annotate
+    check`", and `annotate check` refused the old store with "run `annotate migrate`"."""
+    path = old_store_copy(tmp_path)
+    url = f"sqlite:///{path}"
+    with sqlite3.connect(path) as con:  # a label whose annotator was deleted by hand
+        con.execute("PRAGMA foreign_keys=OFF")
+        con.execute("UPDATE label SET annotator_id = 999 WHERE id = (SELECT max(id) FROM label)")
+        (rowid,) = con.execute("SELECT max(id) FROM label").fetchone()
+    before = rows_of(url)
+    code, _, err = run(url, "migrate")
+    assert code == 1
+    assert f"label row {rowid} points to a missing annotator row" in err, err
+    assert "nothing changed" in err and "delete those rows" in err
+    assert "annotate check" not in err  # which refuses an old store
+    assert rows_of(url) == before
+    assert not list(tmp_path.glob("study-schema1-backup*"))
+    with sqlite3.connect(path) as con:
+        con.execute("DELETE FROM label WHERE id = ?", (rowid,))
+    assert run(url, "migrate")[0] == 0
+
+
 def test_a_second_old_copy_gets_a_backup_name_of_its_own(tmp_path: Path):
     path = old_store_copy(tmp_path)
     (tmp_path / "study-schema1-backup.db").write_text("an earlier backup, kept")
