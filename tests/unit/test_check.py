@@ -217,6 +217,18 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     assert not list(tmp_path.glob(".copy.db.partial-*"))
 
 
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs a folder nobody may write (/sys)")
+def test_a_backup_into_a_folder_one_may_not_write_names_the_file_asked_for(tmp_path: Path):
+    """It said "cannot use /sys/.copy.db.partial-4242: Permission denied" (a hidden name the
+    user never gave), and on a read-only file system the cleanup's own error replaced it."""
+    ws = open_workspace(str(tmp_path / "study.db"), create=True)
+    with pytest.raises(UserError) as refused:
+        backup_store(ws.engine, Path("/sys/copy.db"))
+    ws.engine.dispose()
+    assert str(refused.value).startswith("cannot write the backup /sys/copy.db: "), refused.value
+    assert ".partial" not in str(refused.value)
+
+
 def test_stores_and_backups_are_private_and_a_killed_backups_leftover_goes(
     cli, tmp_path: Path, monkeypatch
 ):
