@@ -129,6 +129,24 @@ def test_a_label_on_an_item_outside_the_study_is_reported(workspace, finished, t
     assert "label_outside_study" in kinds(workspace.engine)
 
 
+def test_an_answer_edited_by_hand_into_no_json_is_reported(tmp_path: Path):
+    """SQLite keeps any text in a JSON column: `check` said "no violation" of a store whose
+    report and export then failed reading the answer."""
+    db = tmp_path / "edited.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="edited", train=2, test=3, annotators_per_item=2)
+    simulate(ws.engine, "edited", annotators=2, accuracy=0.9)
+    ws.engine.dispose()
+    with sqlite3.connect(db) as conn:
+        (rowid,) = conn.execute("SELECT min(id) FROM label").fetchone()
+        conn.execute("UPDATE label SET value = '{' WHERE id = ?", (rowid,))
+    engine = open_workspace(str(db)).engine
+    report = check_store(engine)
+    engine.dispose()
+    assert not report.ok  # `annotate check` exits 1, listing:
+    assert [v.detail for v in report.violations] == [f"label row {rowid}: value is not JSON"]
+
+
 def test_duplicate_labels_are_reported(tmp_path: Path):
     """Only a store without the unique constraint can hold duplicates (one restored by another
     tool, say): rebuild SQLite's label table without it, then duplicate a label."""
