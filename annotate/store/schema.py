@@ -339,13 +339,14 @@ def _refuse_dangling_rows(engine: Engine, conn: Connection) -> None:
     would have refused (a row written or deleted by hand). `annotate check`, which lists
     them, refuses an old store, so the refusal says which row and what to do instead."""
     from annotate.store.check import dangling_row
+    from annotate.wording import count_of
 
     broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
     if broken:
         table, rowid, parent, _ = broken[0]
         raise UserError(
-            f"the store {describe_store(engine)} has {len(broken)} row(s) pointing at nothing "
-            f"(first: {dangling_row(table, rowid, parent)}; `PRAGMA foreign_key_check` in "
+            f"the store {describe_store(engine)} has {count_of(len(broken), 'row')} pointing at "
+            f"nothing (first: {dangling_row(table, rowid, parent)}; `PRAGMA foreign_key_check` in "
             "sqlite3 lists them), damage from before this migration: nothing changed. Restore "
             "a backup from before the damage, or delete those rows, then run `annotate migrate`"
         )
@@ -353,12 +354,13 @@ def _refuse_dangling_rows(engine: Engine, conn: Connection) -> None:
 
 def _check_foreign_keys(conn: Connection) -> None:
     from annotate.store.check import dangling_row
+    from annotate.wording import count_of
 
     broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
     if broken:
         table, rowid, parent, _ = broken[0]
         raise UserError(
-            f"the migration would leave {len(broken)} rows pointing at nothing (first: "
+            f"the migration would leave {count_of(len(broken), 'row')} pointing at nothing (first: "
             f"{dangling_row(table, rowid, parent)}); nothing changed: the store is as it was "
             "(please report this migration failure)"
         )

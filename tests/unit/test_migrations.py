@@ -351,7 +351,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
     before = rows_of(url)
 
     def broken(conn) -> None:
-        raise UserError("the migration would leave 1 rows pointing at nothing; nothing changed")
+        raise UserError("the migration would leave 1 row pointing at nothing; nothing changed")
 
     monkeypatch.setattr(schema, "_check_foreign_keys", broken)
     code, _, err = run(url, "migrate")
