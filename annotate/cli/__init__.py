@@ -81,6 +81,12 @@ def main() -> None:
         typer.echo(f"error: {terminal_safe(redacted(said))}", err=True)
         sys.exit(EXIT_ERROR)
     except Exception as exc:
+        if _busy_store(exc):
+            if debug_requested():
+                traceback.print_exc()
+            reason = terminal_safe(redacted(str(exc.orig).strip().splitlines()[0]))
+            typer.echo(f"error: {BUSY_STORE.format(reason=reason)}", err=True)
+            sys.exit(EXIT_ERROR)
         if not _lost_store(exc):
             raise
         if debug_requested():
@@ -110,6 +116,23 @@ def _refused_path(exc: OSError) -> str:
     if exc.filename2 is not None:
         where += f" -> {exc.filename2}"
     return f"cannot use {where}: {exc.strerror or exc}"
+
+
+BUSY_STORE = (
+    "the store is busy ({reason}): another process held what this command had to change for "
+    "longer than annotate waits, so the change was not made. Run the command again once that "
+    "process has finished (stop everyone using the store before `annotate migrate`)"
+)
+
+
+def _busy_store(exc: Exception) -> bool:
+    """A write that found the store locked by another process past every wait and retry
+    (SQLite's busy_timeout; PostgreSQL's serialization failure): transient, not a bug."""
+    if "sqlalchemy" not in sys.modules:
+        return False
+    from annotate.store.engine import is_transient
+
+    return is_transient(exc)
 
 
 def _lost_store(exc: Exception) -> bool:

@@ -9,6 +9,7 @@ interrupted by a full disk leaves no half-written file under the target's name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -97,7 +98,11 @@ def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Ba
         os.replace(partial, target)
     except sqlite3.Error as exc:
         raise UserError(f"cannot write the backup {target}: {exc}") from None
+    except OSError as exc:  # a folder one may not write: said of the file asked for, not of
+        # the hidden `.NAME.partial-PID` the copy is first written to
+        raise UserError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
     finally:
         raw.close()
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system, even when absent
+            partial.unlink(missing_ok=True)
     return Backup(target, target.stat().st_size)

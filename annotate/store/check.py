@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, and_, exists, func, or_, select, text
+from sqlalchemy import JSON, Engine, and_, exists, func, or_, select, text
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from annotate import completion
 from annotate.store.engine import StorageError
@@ -316,7 +316,42 @@ def _sqlite_integrity(session: Session) -> Iterator[Violation]:
         if message != "ok":
             yield Violation("sqlite_integrity", str(message))
     for table, rowid, parent, _ in session.execute(text("PRAGMA foreign_key_check")):
-        yield Violation("foreign_key", f"{table} row {rowid} points to a missing {parent} row")
+        yield Violation("foreign_key", dangling_row(table, rowid, parent))
+    yield from _unreadable_json(session)
+
+
+def _unreadable_json(session: Session) -> Iterator[Violation]:
+    """A JSON cell that is not JSON (edited by hand): SQLite stores it as any text, and every
+    report or export that reads it would fail (PostgreSQL refuses it when written)."""
+    from annotate.store import curation_models
+
+    assert curation_models  # the import registers the curation tables on SQLModel.metadata
+    try:
+        session.execute(text("SELECT json_valid('1')"))
+    except DBAPIError:
+        return  # a SQLite built without its JSON functions (before 3.38 they were optional)
+    present = set(session.scalars(text("SELECT name FROM sqlite_master WHERE type = 'table'")))
+    for table in SQLModel.metadata.sorted_tables:
+        if table.name not in present:
+            continue  # the curation tables, before curation first made them
+        for column in table.columns:
+            if not isinstance(column.type, JSON):
+                continue
+            bad = session.execute(
+                text(
+                    f'SELECT rowid FROM "{table.name}" WHERE "{column.name}" IS NOT NULL '
+                    f'AND NOT json_valid("{column.name}") ORDER BY rowid'
+                )
+            )
+            for (rowid,) in bad:
+                yield Violation(
+                    "json_value", f"{table.name} row {rowid}: {column.name} is not JSON"
+                )
+
+
+def dangling_row(table: str, rowid: object, parent: str) -> str:
+    """A row of SQLite's `PRAGMA foreign_key_check`, in words (check and migrate say it)."""
+    return f"{table} row {rowid} points to a missing {parent} row"
 
 
 CHECKS: dict[str, Callable[[Session], Iterator[Violation]]] = {

@@ -183,10 +183,12 @@ def _number(revision: str) -> str:
 
 
 def _written_by(engine: Engine, revision: str | None = None) -> str:
-    """Which annotate last set the store's schema, as its meta record says: "annotate 0.4.2"
-    ("an earlier build of annotate 0.5.0" when it is this release's number: a development
-    build's schema, older than this one's). A store too old to say (0.1.0's): the release
-    that first wrote `revision`; a newer store that does not say: "a newer annotate"."""
+    """Which annotate last set the store's schema, as its meta record says: "annotate 0.4.2".
+    When that is this release's number, a development build wrote it: "an earlier build of
+    annotate 0.5.0" for an older schema, "a later build of annotate 0.5.0" for a newer one
+    (`revision` None), not "written by annotate 0.5.0; this is annotate 0.5.0 ... upgrade".
+    A store too old to say (0.1.0's): the release that first wrote `revision`; a newer store
+    that does not say: "a newer annotate"."""
     with engine.connect() as conn:
         try:
             found = conn.execute(
@@ -194,8 +196,8 @@ def _written_by(engine: Engine, revision: str | None = None) -> str:
             ).scalar()
         except (OperationalError, DBAPIError):
             found = None  # no meta record to read
-    if found and revision is not None and found == this_release():
-        return f"an earlier build of annotate {found}"
+    if found and found == this_release():
+        return f"{'an earlier' if revision is not None else 'a later'} build of annotate {found}"
     if found:
         return f"annotate {found}"
     return f"annotate {_release(revision)}" if revision is not None else "a newer annotate"
@@ -286,10 +288,18 @@ def migrate_store(engine: Engine) -> Migration:
             conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
         try:
             with conn.execution_options(sqlite_immediate=True).begin():
-                if sqlite:
-                    result = _backup_first(engine, result)
-                else:
+                if not sqlite:
                     conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
+                # Read again under the lock: another `annotate migrate` may have migrated the
+                # store while this one waited for it (its backup would hold the new schema
+                # under the old schema's name, and "migrated from schema 1" be said twice).
+                now = read_revision_in(conn) or "0001"
+                if now == SCHEMA_HEAD:
+                    return replace(result, from_revision=now)
+                result = replace(result, from_revision=now)
+                if sqlite:
+                    _refuse_dangling_rows(engine, conn)
+                    result = _backup_first(engine, result)
                 if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
                     command.stamp(_alembic_config(conn), "0001")
                 config = _alembic_config(conn)
@@ -324,10 +334,33 @@ def _backup_first(engine: Engine, result: Migration) -> Migration:
     return Migration(result.store, result.from_revision, result.to_revision, target)
 
 
-def _check_foreign_keys(conn: Connection) -> None:
+def _refuse_dangling_rows(engine: Engine, conn: Connection) -> None:
+    """Rows pointing at nothing before the migration: damage an older annotate's foreign keys
+    would have refused (a row written or deleted by hand). `annotate check`, which lists
+    them, refuses an old store, so the refusal says which row and what to do instead."""
+    from annotate.store.check import dangling_row
+    from annotate.wording import count_of
+
     broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
     if broken:
+        table, rowid, parent, _ = broken[0]
         raise UserError(
-            f"the migration would leave {len(broken)} rows pointing at nothing (first: "
-            f"{tuple(broken[0])}); nothing changed: run `annotate check` on the store"
+            f"the store {describe_store(engine)} has {count_of(len(broken), 'row')} pointing at "
+            f"nothing (first: {dangling_row(table, rowid, parent)}; `PRAGMA foreign_key_check` in "
+            "sqlite3 lists them), damage from before this migration: nothing changed. Restore "
+            "a backup from before the damage, or delete those rows, then run `annotate migrate`"
+        )
+
+
+def _check_foreign_keys(conn: Connection) -> None:
+    from annotate.store.check import dangling_row
+    from annotate.wording import count_of
+
+    broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
+    if broken:
+        table, rowid, parent, _ = broken[0]
+        raise UserError(
+            f"the migration would leave {count_of(len(broken), 'row')} pointing at nothing (first: "
+            f"{dangling_row(table, rowid, parent)}); nothing changed: the store is as it was "
+            "(please report this migration failure)"
         )

@@ -129,6 +129,24 @@ def test_a_label_on_an_item_outside_the_study_is_reported(workspace, finished, t
     assert "label_outside_study" in kinds(workspace.engine)
 
 
+def test_an_answer_edited_by_hand_into_no_json_is_reported(tmp_path: Path):
+    """SQLite keeps any text in a JSON column: `check` said "no violation" of a store whose
+    report and export then failed reading the answer."""
+    db = tmp_path / "edited.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="edited", train=2, test=3, annotators_per_item=2)
+    simulate(ws.engine, "edited", annotators=2, accuracy=0.9)
+    ws.engine.dispose()
+    with sqlite3.connect(db) as conn:
+        (rowid,) = conn.execute("SELECT min(id) FROM label").fetchone()
+        conn.execute("UPDATE label SET value = '{' WHERE id = ?", (rowid,))
+    engine = open_workspace(str(db)).engine
+    report = check_store(engine)
+    engine.dispose()
+    assert not report.ok  # `annotate check` exits 1, listing:
+    assert [v.detail for v in report.violations] == [f"label row {rowid}: value is not JSON"]
+
+
 def test_duplicate_labels_are_reported(tmp_path: Path):
     """Only a store without the unique constraint can hold duplicates (one restored by another
     tool, say): rebuild SQLite's label table without it, then duplicate a label."""
@@ -215,6 +233,18 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     assert cli("backup", str(target)).code == 1
     assert cli("backup", str(target), "--overwrite").code == 0
     assert not list(tmp_path.glob(".copy.db.partial-*"))
+
+
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs a folder nobody may write (/sys)")
+def test_a_backup_into_a_folder_one_may_not_write_names_the_file_asked_for(tmp_path: Path):
+    """It said "cannot use /sys/.copy.db.partial-4242: Permission denied" (a hidden name the
+    user never gave), and on a read-only file system the cleanup's own error replaced it."""
+    ws = open_workspace(str(tmp_path / "study.db"), create=True)
+    with pytest.raises(UserError) as refused:
+        backup_store(ws.engine, Path("/sys/copy.db"))
+    ws.engine.dispose()
+    assert str(refused.value).startswith("cannot write the backup /sys/copy.db: "), refused.value
+    assert ".partial" not in str(refused.value)
 
 
 def test_stores_and_backups_are_private_and_a_killed_backups_leftover_goes(

@@ -261,6 +261,40 @@ def test_the_console_script_prints_one_line_for_an_old_store(tmp_path: Path):
     assert done.stderr.startswith("error: the store ") and "annotate migrate" in done.stderr
 
 
+def test_migrate_on_a_store_another_process_is_writing_is_one_line_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    """It was a traceback ending in "database is locked [SQL: BEGIN IMMEDIATE]"."""
+    from annotate.cli import main
+    from annotate.store import engine
+
+    path = old_store_copy(tmp_path)
+    with sqlite3.connect(path) as con:
+        con.execute("PRAGMA journal_mode=WAL")  # as every annotate left its stores
+    before = rows_of(f"sqlite:///{path}")
+    # SQLite's wait for the lock, cut short (the rule is the same after 5 s).
+    pragmas = tuple(p.replace("5000", "0") for p in engine.SQLITE_PRAGMAS)
+    monkeypatch.setattr(engine, "SQLITE_PRAGMAS", pragmas)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # an import in progress in another process
+    try:
+        monkeypatch.setattr(sys, "argv", ["annotate", "--db", str(path), "migrate"])
+        with pytest.raises(SystemExit) as exited:
+            main()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("error: the store is busy (database is locked)"), err
+    assert "run the command again" in err.lower()
+    assert rows_of(f"sqlite:///{path}") == before
+    assert not (tmp_path / "study-schema1-backup.db").exists()
+    monkeypatch.undo()
+    assert run(f"sqlite:///{path}", "migrate")[0] == 0  # once the other process is done
+
+
 def test_init_on_an_old_store_does_not_touch_it(tmp_path: Path):
     url = f"sqlite:///{old_store_copy(tmp_path)}"
     code, _, err = run(url, "init")
@@ -317,7 +351,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
     before = rows_of(url)
 
     def broken(conn) -> None:
-        raise UserError("the migration would leave 1 rows pointing at nothing; nothing changed")
+        raise UserError("the migration would leave 1 row pointing at nothing; nothing changed")
 
     monkeypatch.setattr(schema, "_check_foreign_keys", broken)
     code, _, err = run(url, "migrate")
@@ -332,6 +366,28 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
     assert run(url, "migrate")[0] == 0
 
 
+def test_an_old_store_with_a_row_pointing_at_nothing_is_refused_with_a_way_out(tmp_path: Path):
+    """It said "... (first: ('label', 260, 'annotator', 0)); nothing changed: run `annotate
+    check`", and `annotate check` refused the old store with "run `annotate migrate`"."""
+    path = old_store_copy(tmp_path)
+    url = f"sqlite:///{path}"
+    with sqlite3.connect(path) as con:  # a label whose annotator was deleted by hand
+        con.execute("PRAGMA foreign_keys=OFF")
+        con.execute("UPDATE label SET annotator_id = 999 WHERE id = (SELECT max(id) FROM label)")
+        (rowid,) = con.execute("SELECT max(id) FROM label").fetchone()
+    before = rows_of(url)
+    code, _, err = run(url, "migrate")
+    assert code == 1
+    assert f"label row {rowid} points to a missing annotator row" in err, err
+    assert "nothing changed" in err and "delete those rows" in err
+    assert "annotate check" not in err  # which refuses an old store
+    assert rows_of(url) == before
+    assert not list(tmp_path.glob("study-schema1-backup*"))
+    with sqlite3.connect(path) as con:
+        con.execute("DELETE FROM label WHERE id = ?", (rowid,))
+    assert run(url, "migrate")[0] == 0
+
+
 def test_a_second_old_copy_gets_a_backup_name_of_its_own(tmp_path: Path):
     path = old_store_copy(tmp_path)
     (tmp_path / "study-schema1-backup.db").write_text("an earlier backup, kept")
@@ -340,6 +396,37 @@ def test_a_second_old_copy_gets_a_backup_name_of_its_own(tmp_path: Path):
     code, out, _ = run(f"sqlite:///{path}", "migrate")
     assert code == 0 and "study-schema1-backup-2.db" in out
     assert (tmp_path / "study-schema1-backup.db").read_text() == "an earlier backup, kept"
+
+
+def test_a_migrate_that_waited_for_another_writes_no_backup_of_the_new_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Two `annotate migrate` at once: the second, once the first let go of the store, wrote
+    study-schema1-backup-2.db holding schema 20 (not what going back needs) and said
+    "migrated from schema 1 to 20" again."""
+    from annotate.store.engine import make_engine
+
+    path = old_store_copy(tmp_path)
+    url = f"sqlite:///{path}"
+    read_before_the_lock = schema.read_revision
+    others: list[schema.Migration | None] = []
+
+    def the_other_migrate_finishes_meanwhile(engine):
+        revision = read_before_the_lock(engine)
+        if not others:  # the other process, between this one's first look and its lock
+            others.append(None)
+            others[0] = schema.migrate_store(make_engine(url))
+        return revision
+
+    monkeypatch.setattr(schema, "read_revision", the_other_migrate_finishes_meanwhile)
+    code, out, err = run(url, "migrate")
+    assert code == 0, err
+    assert others[0] is not None and others[0].backup == tmp_path / "study-schema1-backup.db"
+    assert f"at schema {HEAD} already: nothing to do" in out, out
+    assert "backup" not in out
+    assert sorted(p.name for p in tmp_path.glob("study-schema*")) == ["study-schema1-backup.db"]
+    with sqlite3.connect(tmp_path / "study-schema1-backup.db") as con:
+        assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
 
 
 def test_an_old_store_can_be_backed_up_before_migrating(tmp_path: Path):
@@ -374,6 +461,22 @@ def test_a_store_from_a_newer_annotate_is_refused_with_both_versions(tmp_path: P
             f"this is annotate {annotate.__version__}, which reads schema up to "
             f"{int(schema.SCHEMA_HEAD)}" in err
         )
+
+
+def test_a_store_from_a_later_build_of_this_release_is_not_said_to_be_written_by_it(
+    tmp_path: Path,
+):
+    """A newer checkout of the same version number migrated the shared store: it said
+    "written by annotate 0.5.0); this is annotate 0.5.0 ...: upgrade annotate"."""
+    path = tmp_path / "new.db"
+    url = f"sqlite:///{path}"
+    assert run(url, "init")[0] == 0
+    set_meta(path, "UPDATE alembic_version SET version_num='0042';")
+    for args in (["datasets"], ["migrate"], ["check"]):
+        code, _, err = run(url, *args)
+        assert code == 1
+        assert f"schema 42 (written by a later build of annotate {annotate.__version__})" in err
+        assert "upgrade annotate to use this store" in err
 
 
 @pytest.mark.parametrize("value", ["abc", "", "3"])
