@@ -522,13 +522,14 @@ def edit_command(
     direction of its pair changes with it (sentences swapped, same tags, domain and note; its
     own label stays). When the sentences change, reviews of the old ones stop counting and a
     label not given again is flagged "to check"; --set label=... confirms it."""
-    from annotate.curation.examples import edit_example, partner_of
+    from annotate.curation.examples import edit_example, get_example, partner_of
 
     out = _output_format(fmt)
     by = _need_name(name, "edit")
     if not settings:
         raise typer.BadParameter("say what to change: --set KEY=VALUE", param_hint="--set")
     engine = _workspace(ctx).engine
+    old = get_example(engine, set_name, example_id)
     before = partner_of(engine, set_name, example_id)
     partner_before = before.version if before is not None else None
     example = edit_example(engine, set_name, example_id, by, _parse_settings(settings), reason)
@@ -536,18 +537,26 @@ def edit_command(
     if out == "json":
         print_json(example.as_dict())
         return
-    say(f"example {example.id} is at version {example.version}{_to_check(example)}")
+    moved = (old.premise, old.hypothesis) != (example.premise, example.hypothesis)
+    say(f"example {example.id} is at version {example.version}{_to_check(example, moved)}")
     if partner is not None and partner.version != partner_before:
         say(
             f"its reverse, example {partner.id}, changed with it (version {partner.version})"
-            + _to_check(partner)
+            + _to_check(partner, moved)
         )
 
 
-def _to_check(example) -> str:  # ExampleView
+def _to_check(example, sentences_changed: bool) -> str:  # ExampleView
+    """Why the example's label is to check: this edit changed its sentences, or an earlier
+    one did and no label has been given since (a note's edit did not flag it)."""
     if not example.label_unchecked:
         return ""
-    return "; its label is flagged to check (the sentences changed)"
+    if sentences_changed:
+        return "; its label is flagged to check (the sentences changed)"
+    return (
+        "; its label is still to check (its sentences changed in an earlier version; "
+        "--set label=... confirms it)"
+    )
 
 
 @curate_app.command(

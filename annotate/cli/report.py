@@ -263,6 +263,9 @@ def agreement(
         raise UserError("give a label FILE or --study NAME (one of them)")
     if raw and study is None:
         raise UserError("--raw reads a study's answers as imported: pass --study NAME")
+    if file is not None and not file.exists() and not file.suffix and len(file.parts) == 1:
+        # `agreement rte-2026`: a study's name where a file goes, said "no such file" alone
+        raise UserError(f"{file}: no such file; a study's labels are read with --study {file}")
     if study is not None:
         # The engine draws as the study's report does (its units, its seed by default).
         engine = options(ctx).workspace().engine

@@ -102,6 +102,24 @@ def test_create_edit_show_retire_restore(cli, tmp_path):
     ]
 
 
+def test_an_edit_of_the_note_does_not_say_it_changed_the_sentences(cli, tmp_path):
+    """A sentence edit flags the label "to check"; a later edit of the note alone, with the
+    label still unchecked, said the same words, "(the sentences changed)", as if this edit
+    had changed them: it says the label is still to check, and how to confirm it."""
+    cli("curate", "create", "d")
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+    shown = cli("curate", "show", "d", "3", "--format", "json").json()["example"]
+    moved = cli(
+        "curate", "edit", "d", "3", "--as", "ana", "--set", f"premise={shown['premise']} Again."
+    ).stdout
+    assert "its label is flagged to check (the sentences changed)" in " ".join(moved.split())
+    noted = " ".join(
+        cli("curate", "edit", "d", "3", "--as", "ana", "--set", "note=seen").stdout.split()
+    )
+    assert "the sentences changed)" not in noted
+    assert "its label is still to check" in noted and "--set label=... confirms it" in noted
+
+
 def test_mistakes_get_one_clear_line(cli, tmp_path):
     assert "no annotate store" in cli("curate", "stats", "nope").stderr  # nothing created
     cli("curate", "create", "d")

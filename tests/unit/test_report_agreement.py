@@ -159,6 +159,20 @@ def test_bad_files_name_the_file_and_line(
     assert f"error: {data}" in result.stderr and message in result.stderr
 
 
+def test_a_study_name_given_as_the_file_is_pointed_to_study(cli, tmp_path: Path, monkeypatch):
+    """`annotate agreement rte-2026` (a study's name where the file goes) said "no such file"
+    alone: it says how a study's labels are read. A missing file is still just that."""
+    monkeypatch.chdir(tmp_path)
+    named = cli("agreement", "rte-2026")
+    assert named.code == 1
+    assert named.stderr == (
+        "error: rte-2026: no such file; a study's labels are read with --study rte-2026\n"
+    )
+    missing = cli("agreement", "labels.csv")
+    assert missing.code == 1 and "--study" not in missing.stderr
+    assert "labels.csv: no such file" in missing.stderr
+
+
 def test_degenerate_files_give_messages_not_crashes(cli, tmp_path: Path):
     data = tmp_path / "same.csv"
     data.write_text("item,annotator,label\n1,a,x\n1,b,x\n2,a,x\n3,b,x\n")
