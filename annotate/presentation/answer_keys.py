@@ -93,8 +93,9 @@ def answer_keys_text(spec: TaskSpec, show: Show = plain, width: int = LINE_WIDTH
     return option_lines(spec.answer_options(), show, width)
 
 
-def keys_text(spec: TaskSpec, come_back: str = COME_BACK) -> Text:
-    """Every key: the answer keys, then the others (`come_back`: how to resume after q)."""
+def keys_text(spec: TaskSpec, come_back: str = COME_BACK, width: int = LINE_WIDTH) -> Text:
+    """Every key: the answer keys (in lines of `width`, as `answer_keys_text`), then the
+    others (`come_back`: how to resume after q)."""
     commands = [
         ("f", "flag the item, with a comment (sent with your answer)"),
         ("u", "go back and change your previous test answer"),
@@ -102,7 +103,7 @@ def keys_text(spec: TaskSpec, come_back: str = COME_BACK) -> Text:
         ("?", "help: keys and these guidelines"),
         ("q", f"quit; {come_back} to continue where you stopped"),
     ]
-    lines = [Text("Answer keys", style="bold"), answer_keys_text(spec), Text("")]
+    lines = [Text("Answer keys", style="bold"), answer_keys_text(spec, width=width), Text("")]
     lines.append(Text("Other keys", style="bold"))
     lines += [Text.assemble((f" {k} ", "bold reverse"), f" {what}") for k, what in commands]
     return Text("\n").join(lines)

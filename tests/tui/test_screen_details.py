@@ -151,6 +151,26 @@ class TestRecord:
             await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
         assert labels(workspace.engine)[0].value == RECORD_MANY_NAMES[1]
 
+    async def test_the_cue_stays_under_the_list_on_the_next_item(self, workspace, tmp_path):
+        """The cue ("Enter chooses …") is the line under the entity list on every item: the
+        second item's list was mounted below it, so the cue jumped above the list."""
+        app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await start(pilot)
+
+            def cue_row() -> int:
+                lines = screen_lines(app)
+                cue = next(n for n, line in enumerate(lines) if "Enter chooses" in line)
+                first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
+                return cue - first
+
+            assert cue_row() > 0
+            await pilot.press("3", "enter")
+            await wait_until(pilot, lambda: len(labels(workspace.engine)) == 1, "the answer")
+            await pilot.pause()
+            assert isinstance(app.screen, ItemScreen)
+            assert cue_row() > 0, screen_text(app)
+
     async def test_highlights_are_a_list_not_markers(self, workspace, tmp_path):
         app = app_for(workspace, tmp_path, "superglue/record", test=RECORD_MANY_TEST)
         async with app.run_test(size=(100, 40)) as pilot:

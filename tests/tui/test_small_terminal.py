@@ -164,3 +164,29 @@ async def test_a_short_passage_is_not_said_to_continue(workspace, tmp_path):
         assert isinstance(app.screen, ItemScreen)
         assert app.screen.query_one("#body", VerticalScroll).max_scroll_y == 0
         assert "passage continues" not in screen_text(app)
+
+
+async def test_cb_scale_keeps_each_key_beside_its_point_in_the_guidelines_and_help(
+    workspace, tmp_path
+):
+    """CB at 60x20: the guidelines' and the help's key lists put the seven points in columns
+    that fit the window, each key on the line of its point ("3" was left at the end of one
+    line and "Leaning true" began the next)."""
+    app = one_item_app(workspace, tmp_path, "superglue/cb", CB_DEV, CB_TEST)
+    points = ["Definitely true", "Probably true", "Leaning true", "Can't tell"]
+    points += ["Leaning false", "Probably false", "Definitely false"]
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        body = app.screen.query_one("#body", VerticalScroll)
+        body.scroll_end(animate=False)
+        await pilot.pause()
+        shown = screen_text(app)
+        for n, point in enumerate(points, 1):
+            assert f" {n}  {point}" in shown, shown
+        await start(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = screen_text(app)
+        for n, point in enumerate(points, 1):
+            assert f" {n}  {point}" in shown, shown

@@ -8,12 +8,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from annotate.presentation.answer_keys import COME_BACK, keys_text
+from annotate.presentation.answer_keys import COME_BACK
 from annotate.presentation.guidelines import prior_hint, reflow, where_you_are
 from annotate.protocol.session import Progress
 from annotate.specs import ProtocolSpec, TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.messages import ScreenMessage
+from annotate.tui.widgets.answer_bar import KeysList
 from annotate.tui.widgets.title import FittedHeader
 
 
@@ -51,7 +52,7 @@ class GuidelinesScreen(Screen[None]):
             yield Static(Text(reflow(self.spec.guidelines)), id="guidelines")
             if (hint := prior_hint(self.spec, self.protocol)) is not None:
                 yield Static(Text(hint, style="italic"), id="prior-hint")
-            yield Static(keys_text(self.spec, come_back_hint(self.app)), id="keys")
+            yield KeysList(self.spec, come_back_hint(self.app), id="keys")
         yield Static(
             Text.assemble(
                 where_you_are(self.progress, self.protocol),

@@ -9,11 +9,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from annotate.presentation.answer_keys import keys_text
 from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.specs import ProtocolSpec, TaskSpec
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.screens.guidelines import come_back_hint
+from annotate.tui.widgets.answer_bar import KeysList
 
 
 class HelpScreen(ModalScreen[None]):
@@ -31,7 +31,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-dialog"):
             with VerticalScroll(id="help-body"):
                 yield Static(Text("Keys", style="bold"), classes="dialog-title")
-                yield Static(keys_text(self.spec, come_back_hint(self.app)), id="help-keys")
+                yield KeysList(self.spec, come_back_hint(self.app), id="help-keys")
                 yield Static(Text(f"\n{self.spec.title}", style="bold"))
                 yield Static(Text(reflow(self.spec.guidelines)))
                 if (hint := prior_hint(self.spec, self.protocol)) is not None:

@@ -162,7 +162,8 @@ class ItemScreen(Screen[None]):
                 await _refill(pinned, self.parts.pinned)
             if old_chooser is not None and self.parts.chooser is not None:
                 await old_chooser.remove()
-                await self.mount(self.parts.chooser, before=self.query_one(AnswerBar))
+                # Where compose put it: above the cue that names its entity.
+                await self.mount(self.parts.chooser, before=self.query_one("#entity-cue"))
                 fit_blocks(self)
         # Now, not after the next refresh (the default): the new item's first frame is drawn
         # from its top, and no second pass of the message loop waits for it.

@@ -1,11 +1,12 @@
-"""The answer keys, docked above the footer so they are always in view."""
+"""The answer keys, docked above the footer so they are always in view, and the list of every
+key of the guidelines and the help: both in lines of the width they have."""
 
 from __future__ import annotations
 
 from rich.style import Style
 from textual.widgets import Static
 
-from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text, key
+from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text, key, keys_text
 from annotate.specs import LabelOption, TaskSpec
 from annotate.terminal_text import SafeText as Text
 
@@ -18,15 +19,19 @@ def clickable(option: LabelOption) -> Text:
     return part
 
 
-class AnswerBar(Static):
-    """The keys in lines of 80 columns, or of the bar's own width when the terminal is
-    narrower: CB's columns then line up two by two instead of breaking inside "Leaning
-    true", and ReCoRD's hint breaks between its keys."""
+class FittedKeys(Static):
+    """Key lines of 80 columns, or of the widget's own width when the terminal is narrower:
+    CB's columns then line up two by two instead of breaking inside "Leaning true" or
+    between a key and its point, and ReCoRD's hint breaks between its keys."""
 
-    def __init__(self, spec: TaskSpec) -> None:
+    def __init__(self, spec: TaskSpec, *, id: str | None = None) -> None:
         self.spec = spec
         self.line_width = LINE_WIDTH
-        super().__init__(answer_keys_text(spec, clickable), id="answer-bar")
+        super().__init__(self.keys(LINE_WIDTH), id=id)
+
+    def keys(self, width: int) -> Text:
+        """The keys in lines of `width`."""
+        raise NotImplementedError
 
     def on_resize(self) -> None:
         # After the layout under way: a new text set during it keeps the old text's height.
@@ -36,4 +41,25 @@ class AnswerBar(Static):
         width = min(LINE_WIDTH, self.content_size.width)
         if width > 0 and width != self.line_width:
             self.line_width = width
-            self.update(answer_keys_text(self.spec, clickable, width))
+            self.update(self.keys(width))
+
+
+class AnswerBar(FittedKeys):
+    """The answer keys, each clickable, docked above the footer."""
+
+    def __init__(self, spec: TaskSpec) -> None:
+        super().__init__(spec, id="answer-bar")
+
+    def keys(self, width: int) -> Text:
+        return answer_keys_text(self.spec, clickable, width)
+
+
+class KeysList(FittedKeys):
+    """Every key, answer keys first (the guidelines and the help)."""
+
+    def __init__(self, spec: TaskSpec, come_back: str, *, id: str) -> None:
+        self.come_back = come_back
+        super().__init__(spec, id=id)
+
+    def keys(self, width: int) -> Text:
+        return keys_text(self.spec, self.come_back, width)
