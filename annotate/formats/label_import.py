@@ -407,6 +407,9 @@ def import_labels(
     )
     file = source.read(path, options)
     check_text(file)
+    # The file's items, whichever answers --skip-when leaves out: an import of the same file
+    # with other options finds the same items (one dataset per task and file).
+    new_items = _new_items(file, spec) if dataset is None else []
     n_skipped, n_flagged = skip_and_flag(file, skip_when, flag)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
@@ -429,7 +432,6 @@ def import_labels(
     )
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
-    new_items = _new_items(file, spec) if dataset is None else []
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
             again = session.scalar(
