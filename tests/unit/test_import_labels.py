@@ -5,6 +5,8 @@ The MTurk acceptance test recomputes the report from the batch file itself, with
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import sqlite3
@@ -240,6 +242,28 @@ def test_qualtrics_leaves_out_unfinished_responses(cli, cb_store, tmp_path):
     result = cli("import-labels", path, "--dataset", "1", "--map", r"item=item_(\d+)")
     assert result.code == 0, result.stderr
     assert "unfinished responses: 1" in result.stderr
+
+
+def test_qualtrics_leaves_out_the_researchers_previews_and_tests(cli, cb_store, tmp_path):
+    """Qualtrics exports the responses of "Preview Survey" and of generated test responses
+    beside the participants' (Status "Survey Preview" / "Survey Test", 1 / 2 in a numeric
+    export), with no PROLIFIC_PID: they are not annotators, and are left out and counted."""
+    path = lf.qualtrics_csv(tmp_path / "survey.csv", cb_store[:5])
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    header = rows[0]
+    for status in ("Survey Preview", "Survey Test", "1"):
+        extra = list(rows[3])
+        extra[header.index("Status")] = status
+        extra[header.index("ResponseId")] = f"R_{status[-4:]}"
+        extra[header.index("PROLIFIC_PID")] = ""
+        rows.append(extra)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    result = cli("import-labels", path, "--dataset", "1", "--map", r"item=item_(\d+)")
+    assert result.code == 0, result.stderr
+    assert "3 responses" in result.stdout and "from 3 annotators" in result.stdout
+    assert "survey previews and tests: 3" in result.stderr
 
 
 def test_items_can_come_from_the_file_itself(cli, tmp_path):
