@@ -370,6 +370,15 @@ def import_labels(
     reads = source.source
     fields = [f.name for f in spec.fields] if reads.reads_fields else []
     check_map_keys(mapping, reads.name, reads.map_keys, fields)
+    if dataset is not None:
+        # The items' text and gold are the dataset's: a column for them would be ignored.
+        for key in mapping:
+            if key == "gold" or key in {f.name for f in spec.fields}:
+                raise UserError(
+                    f"--map {key}={mapping[key]}: with --dataset the items' text and gold "
+                    f"come from dataset {dataset.id}; leave it out, or make the items from "
+                    "the file's columns with --task instead of --dataset"
+                )
     flag = mapping.get("flag")
     side = tuple(dict.fromkeys([*(c for c, _ in skip_when), *([flag] if flag else [])]))
     if side and not reads.reads_side_columns:

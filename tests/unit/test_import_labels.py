@@ -266,6 +266,29 @@ def test_qualtrics_leaves_out_the_researchers_previews_and_tests(cli, cb_store, 
     assert "survey previews and tests: 3" in result.stderr
 
 
+@pytest.mark.parametrize("key", ["gold", "premise"])
+def test_a_file_gold_or_text_with_dataset_is_refused_not_ignored(
+    cli, cb_store, tmp_path, db_url, key
+):
+    """With --dataset the items' gold and text are the dataset's: a `--map gold=` (or a task
+    field) that the import would not read is refused by name, not ignored (here the file's
+    gold says contradiction where the dataset's says otherwise)."""
+    item = cb_store[0]
+    path = tmp_path / "labels.csv"
+    path.write_text(
+        "item,annotator,label,gold,premise\n"
+        f"{item['idx']},W1,{item['label']},contradiction,Something else.\n"
+        f"{item['idx']},W2,{item['label']},contradiction,Something else.\n",
+        encoding="utf-8",
+    )
+    before = _row_counts(db_url)
+    result = cli("import-labels", path, "--dataset", "1", "--map", f"{key}={key}")
+    assert result.code == 1
+    assert f"--map {key}={key}: with --dataset" in result.stderr, result.stderr
+    assert "--task" in result.stderr and "Traceback" not in result.stderr
+    assert _row_counts(db_url) == before
+
+
 def test_items_can_come_from_the_file_itself(cli, tmp_path):
     assert cli("init").code == 0
     path = lf.labelstudio_json(tmp_path / "export.json", lf.nli_items(8))
