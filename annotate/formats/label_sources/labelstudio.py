@@ -108,6 +108,14 @@ def read_labelstudio(path: Path, mapping: dict[str, str], field_names: list[str]
                 label.shown_at = label.answered_at - timedelta(seconds=secs or 0.0)
             labels.append(label)
     if not labels:
+        if tasks and not any(isinstance(t, dict) and "annotations" in t for _, t in tasks):
+            # JSON-MIN and CSV exports flatten each annotation into one object per row.
+            raise DataFileError(
+                path,
+                None,
+                "no task has an annotations list: this reads Label Studio's JSON export, not "
+                "JSON-MIN (export the project as JSON)",
+            )
         raise DataFileError(path, None, "no annotations in the file")
     return LabelFile(
         path,
