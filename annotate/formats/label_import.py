@@ -543,9 +543,11 @@ def import_labels(
                     "phase": "test",
                     "value": value,
                     "correct": None,
-                    # No time in the file: none stored (unknown, never the import's moment).
-                    "shown_at": label.shown_at or label.answered_at,
-                    "answered_at": label.answered_at or label.shown_at,
+                    # No time in the file: none stored (unknown, never the import's moment);
+                    # a clock time without a duration keeps the other side empty (the time
+                    # on task unknown, never 0 s).
+                    "shown_at": label.shown_at,
+                    "answered_at": label.answered_at,
                     "flag": label.flag,
                     "comment": label.comment,
                     "revisions": 0,
