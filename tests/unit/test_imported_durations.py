@@ -4,6 +4,8 @@ label "20794 d ago" was the import's arithmetic, not the study's)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -180,5 +182,8 @@ def test_a_clock_time_without_a_duration_is_no_time_on_task_not_zero(cli, db_url
     out = tmp_path / "out"
     assert cli("export", "crowd", "--format", "labels", "--to", out).code == 0
     text = (out / "crowd-labels.csv").read_text(encoding="utf-8")
-    assert "0.000" not in text
     assert "2026-11-01" in cli("status", "crowd").stdout  # the dates stay known
+    rows = list(csv.DictReader(io.StringIO(text)))  # the export: no seconds, the answer's date
+    assert [(r["shown_at"], r["seconds"]) for r in rows] == [("", ""), ("", "")]
+    minutes = ("00", "05") if source == "long" else ("01", "02")
+    assert sorted(r["answered_at"][:16] for r in rows) == [f"2026-11-01T10:{m}" for m in minutes]
