@@ -424,7 +424,14 @@ def _times(shown: Any, answered: Any, dates: bool = True) -> tuple[str, str, str
     a file without them) are empty cells, never 0; `dates` False (a file of durations, laid
     end to end from 1970): the seconds alone."""
     if shown is None or answered is None:
-        return "", "", ""
+        if not dates or (shown is None and answered is None):
+            return "", "", ""
+        # One side known (a clock time without a duration): that moment, no seconds
+        return (
+            "" if shown is None else _stamp(shown),
+            "" if answered is None else _stamp(answered),
+            "",
+        )
     if not dates:
         return "", "", float_cell(round(_seconds(shown, answered), 3))
     if (

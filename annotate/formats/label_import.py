@@ -370,6 +370,15 @@ def import_labels(
     reads = source.source
     fields = [f.name for f in spec.fields] if reads.reads_fields else []
     check_map_keys(mapping, reads.name, reads.map_keys, fields)
+    if dataset is not None:
+        # The items' text and gold are the dataset's: a column for them would be ignored.
+        for key in mapping:
+            if key == "gold" or key in {f.name for f in spec.fields}:
+                raise UserError(
+                    f"--map {key}={mapping[key]}: with --dataset the items' text and gold "
+                    f"come from dataset {dataset.id}; leave it out, or make the items from "
+                    "the file's columns with --task instead of --dataset"
+                )
     flag = mapping.get("flag")
     side = tuple(dict.fromkeys([*(c for c, _ in skip_when), *([flag] if flag else [])]))
     if side and not reads.reads_side_columns:
@@ -407,6 +416,9 @@ def import_labels(
     )
     file = source.read(path, options)
     check_text(file)
+    # The file's items, whichever answers --skip-when leaves out: an import of the same file
+    # with other options finds the same items (one dataset per task and file).
+    new_items = _new_items(file, spec) if dataset is None else []
     n_skipped, n_flagged = skip_and_flag(file, skip_when, flag)
     checked = _check_labels(file, spec, values)
     per_item = Counter(label.item for label in file.labels)
@@ -429,7 +441,6 @@ def import_labels(
     )
     protocol = _protocol(spec, k, len(items_in_order), sentence, notes, tie_rule)
     known_ids = _dataset_items(engine, dataset, file) if dataset is not None else None
-    new_items = _new_items(file, spec) if dataset is None else []
     with write_session(engine) as session:
         if session.scalars(select(Study).where(Study.name == name)).first() is not None:
             again = session.scalar(
@@ -532,9 +543,11 @@ def import_labels(
                     "phase": "test",
                     "value": value,
                     "correct": None,
-                    # No time in the file: none stored (unknown, never the import's moment).
-                    "shown_at": label.shown_at or label.answered_at,
-                    "answered_at": label.answered_at or label.shown_at,
+                    # No time in the file: none stored (unknown, never the import's moment);
+                    # a clock time without a duration keeps the other side empty (the time
+                    # on task unknown, never 0 s).
+                    "shown_at": label.shown_at,
+                    "answered_at": label.answered_at,
                     "flag": label.flag,
                     "comment": label.comment,
                     "revisions": 0,

@@ -5,6 +5,8 @@ The MTurk acceptance test recomputes the report from the batch file itself, with
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import sqlite3
@@ -240,6 +242,51 @@ def test_qualtrics_leaves_out_unfinished_responses(cli, cb_store, tmp_path):
     result = cli("import-labels", path, "--dataset", "1", "--map", r"item=item_(\d+)")
     assert result.code == 0, result.stderr
     assert "unfinished responses: 1" in result.stderr
+
+
+def test_qualtrics_leaves_out_the_researchers_previews_and_tests(cli, cb_store, tmp_path):
+    """Qualtrics exports the responses of "Preview Survey" and of generated test responses
+    beside the participants' (Status "Survey Preview" / "Survey Test", 1 / 2 in a numeric
+    export), with no PROLIFIC_PID: they are not annotators, and are left out and counted."""
+    path = lf.qualtrics_csv(tmp_path / "survey.csv", cb_store[:5])
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    header = rows[0]
+    for status in ("Survey Preview", "Survey Test", "1"):
+        extra = list(rows[3])
+        extra[header.index("Status")] = status
+        extra[header.index("ResponseId")] = f"R_{status[-4:]}"
+        extra[header.index("PROLIFIC_PID")] = ""
+        rows.append(extra)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    result = cli("import-labels", path, "--dataset", "1", "--map", r"item=item_(\d+)")
+    assert result.code == 0, result.stderr
+    assert "3 responses" in result.stdout and "from 3 annotators" in result.stdout
+    assert "survey previews and tests: 3" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["gold", "premise"])
+def test_a_file_gold_or_text_with_dataset_is_refused_not_ignored(
+    cli, cb_store, tmp_path, db_url, key
+):
+    """With --dataset the items' gold and text are the dataset's: a `--map gold=` (or a task
+    field) that the import would not read is refused by name, not ignored (here the file's
+    gold says contradiction where the dataset's says otherwise)."""
+    item = cb_store[0]
+    path = tmp_path / "labels.csv"
+    path.write_text(
+        "item,annotator,label,gold,premise\n"
+        f"{item['idx']},W1,{item['label']},contradiction,Something else.\n"
+        f"{item['idx']},W2,{item['label']},contradiction,Something else.\n",
+        encoding="utf-8",
+    )
+    before = _row_counts(db_url)
+    result = cli("import-labels", path, "--dataset", "1", "--map", f"{key}={key}")
+    assert result.code == 1
+    assert f"--map {key}={key}: with --dataset" in result.stderr, result.stderr
+    assert "--task" in result.stderr and "Traceback" not in result.stderr
+    assert _row_counts(db_url) == before
 
 
 def test_items_can_come_from_the_file_itself(cli, tmp_path):

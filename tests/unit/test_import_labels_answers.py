@@ -141,6 +141,34 @@ def test_flag_keeps_the_answers_and_says_what_the_worker_ticked(cli, cb_store, t
     assert f"flagged: {n_na} answers with na set" in sheet["collected"]
 
 
+@pytest.mark.parametrize("first", ["--map", "--skip-when"])
+def test_skip_when_that_leaves_out_an_item_reads_the_files_items_as_before(cli, tmp_path, first):
+    """A long file whose items come from its own columns, imported with --map flag=na and
+    with --skip-when na (every answer of q2 ticked), in either order: the second is another
+    study on the same items, not a refusal saying the columns differ."""
+    lines = ["pair,premise,hypothesis,worker,answer,na"]
+    for pair, premise, hypothesis, answers, na in (
+        ("q1", "A dog ran.", "An animal ran.", ("yes", "yes"), ""),
+        ("q2", "It is hot.", "It is cold.", ("no", "no"), "on"),
+        ("q3", "Sam ate.", "Sam was hungry.", ("no", "yes"), ""),
+    ):
+        for worker, answer in zip(("A1WORKERX", "A2WORKERY"), answers, strict=True):
+            lines.append(f"{pair},{premise},{hypothesis},{worker},{answer},{na}")
+    path = tmp_path / "na.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    common = [
+        "--task", "superglue/rte", "--map", "item=pair,annotator=worker,label=answer",
+        "--values", "entailment=yes,not_entailment=no",
+    ]  # fmt: skip
+    ways = {"--map": ["--map", "flag=na"], "--skip-when": ["--skip-when", "na"]}
+    second = "--skip-when" if first == "--map" else "--map"
+    for way in (first, second):
+        result = cli("import-labels", path, *common, *ways[way], "--study", way[2:])
+        assert result.code == 0, result.stderr
+    assert "2/2 items complete" in cli("status", "skip-when").stdout
+    assert "3/3 items complete" in cli("status", "map").stdout
+
+
 def test_the_answer_as_given_is_exported_beside_its_label(cli, cb_store, tmp_path):
     """csv, jsonl and parquet exports carry the slider's number in `raw_answer`."""
     batch = lf.mturk_batch(tmp_path / "batch.csv", cb_store)

@@ -271,3 +271,21 @@ def test_a_file_meant_as_a_long_file_keeps_the_long_formats_error(
     result = cli("import-labels", path, "--task", "superglue/cb", *args)
     assert result.code == 1
     assert result.stderr.startswith(f"error: {path}{message}"), result.stderr
+
+
+def test_a_label_studio_json_min_export_is_named_not_called_empty(cli, tmp_path, db_url):
+    """Label Studio's JSON-MIN export (one flat object per annotation, no `annotations` list)
+    is full of answers: the refusal says which export is read, not "no annotations"."""
+    path = tmp_path / "project-1-min.json"
+    rows = [
+        {"id": 7, "idx": 0, "premise": "A.", "hypothesis": "B.", "inference": "neutral",
+         "annotator": 3, "annotation_id": 11, "lead_time": 4.5},
+        {"id": 7, "idx": 0, "premise": "A.", "hypothesis": "B.", "inference": "entailment",
+         "annotator": 4, "annotation_id": 12, "lead_time": 6.0},
+    ]  # fmt: skip
+    path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    result = cli("import-labels", path, "--task", "superglue/cb")
+    assert result.code == 1
+    assert "no annotations in the file" not in result.stderr
+    assert f"error: {path}: no task has an annotations list" in result.stderr
+    assert "JSON-MIN" in result.stderr and result.stderr.count("\n") == 1

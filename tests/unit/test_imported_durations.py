@@ -4,6 +4,8 @@ label "20794 d ago" was the import's arithmetic, not the study's)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -133,3 +135,55 @@ def test_labels_give_no_made_up_shown_and_answered_times(cli, db_url, tmp_path, 
         assert {(r["shown_at"], r["answered_at"]) for r in records} == {(None, None)}
         assert labels[["shown_at", "answered_at"]].isna().all().all()
         assert labels["shown_at"].dtype == "datetime64[us, UTC]"
+
+
+@pytest.mark.parametrize("source", ["long", "labelstudio"])
+def test_a_clock_time_without_a_duration_is_no_time_on_task_not_zero(cli, db_url, tmp_path, source):
+    """A long file's `answered_at` without `seconds`, or a Label Studio annotation without
+    `lead_time`: when the answer came is known, how long it took is not. The report said each
+    annotator took a median 0 s an answer and the export wrote 0.000: now unknown, empty."""
+    if source == "long":
+        path = tmp_path / "crowd.csv"
+        path.write_text(
+            "pair,premise,hypothesis,worker,answer,when\n"
+            "p0,The ferry left at dawn.,It left early.,A1X,yes,2026-11-01T10:00:00Z\n"
+            "p0,The ferry left at dawn.,It left early.,A2Y,no,2026-11-01T10:05:00Z\n",
+            encoding="utf-8",
+        )
+        how = ["--map", "item=pair,annotator=worker,label=answer,answered_at=when"]
+    else:
+        path = tmp_path / "export.json"
+        tasks = [
+            {
+                "id": 1,
+                "data": {"idx": "p0", "premise": "The ferry left at dawn.", "hypothesis": "Early."},
+                "annotations": [
+                    {
+                        "completed_by": user,
+                        "result": [{"from_name": "a", "value": {"choices": [answer]}}],
+                        "updated_at": f"2026-11-01T10:0{user}:00Z",
+                        "lead_time": None,
+                    }
+                    for user, answer in ((1, "yes"), (2, "no"))
+                ],
+            }
+        ]
+        path.write_text(json.dumps(tasks), encoding="utf-8")
+        how = []
+    done = cli(
+        "import-labels", path, "--task", "superglue/rte", "--study", "crowd", *how,
+        "--values", "entailment=yes,not_entailment=no",
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+    report = cli("report", "crowd", "--format", "json", "--bootstrap", "0").json()
+    sheet = report["datasheet"]["time_on_task"]
+    assert [a["median_seconds"] for a in sheet["annotators"]] == [None, None]
+    assert [a["seconds_per_item"] for a in report["annotators"]] == [None, None]
+    out = tmp_path / "out"
+    assert cli("export", "crowd", "--format", "labels", "--to", out).code == 0
+    text = (out / "crowd-labels.csv").read_text(encoding="utf-8")
+    assert "2026-11-01" in cli("status", "crowd").stdout  # the dates stay known
+    rows = list(csv.DictReader(io.StringIO(text)))  # the export: no seconds, the answer's date
+    assert [(r["shown_at"], r["seconds"]) for r in rows] == [("", ""), ("", "")]
+    minutes = ("00", "05") if source == "long" else ("01", "02")
+    assert sorted(r["answered_at"][:16] for r in rows) == [f"2026-11-01T10:{m}" for m in minutes]

@@ -104,10 +104,19 @@ def read_labelstudio(path: Path, mapping: dict[str, str], field_names: list[str]
             if stamp:
                 label.answered_at = parse_time(str(stamp), path, number, "updated_at")
                 lead = annotation.get("lead_time")
-                secs = seconds(number_text(lead), path, number, "lead_time") if lead else 0.0
-                label.shown_at = label.answered_at - timedelta(seconds=secs or 0.0)
+                secs = seconds(number_text(lead), path, number, "lead_time") if lead else None
+                if secs is not None or lead == 0:  # no lead_time: time on task unknown, not 0
+                    label.shown_at = label.answered_at - timedelta(seconds=secs or 0.0)
             labels.append(label)
     if not labels:
+        if tasks and not any(isinstance(t, dict) and "annotations" in t for _, t in tasks):
+            # JSON-MIN and CSV exports flatten each annotation into one object per row.
+            raise DataFileError(
+                path,
+                None,
+                "no task has an annotations list: this reads Label Studio's JSON export, not "
+                "JSON-MIN (export the project as JSON)",
+            )
         raise DataFileError(path, None, "no annotations in the file")
     return LabelFile(
         path,

@@ -48,6 +48,9 @@ QUALTRICS_META = {
     "UserLanguage",
 }
 IMPORT_ID = '{"ImportId"'
+NOT_PARTICIPANTS = {"survey preview", "survey test", "1", "2", "17"}
+"""Status of the researcher's own responses (Preview Survey, generated test responses; 1, 2
+and 17 in a numeric export): exported beside the participants', but nobody's labels."""
 DURATION = "Duration (in seconds)"
 
 
@@ -71,7 +74,7 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
     """Each question column is one item: its id is the column name, or the first group of the
     `--map item=REGEX` that the column names must match. The annotator is PROLIFIC_PID when
     the survey records it, else ResponseId (`--map annotator=COLUMN`). Unfinished responses
-    (Finished False) are left out."""
+    (Finished False) and the researcher's previews and test responses (Status) are left out."""
     table = csv_rows(path, read_text(path))
     if len(table) < 4:
         raise DataFileError(path, None, "no responses (a Qualtrics export has three header rows)")
@@ -127,6 +130,9 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
         def cell(column: str, row: list[str] = row) -> str | None:
             return cell_text(row[position[column]]) if column in position else None
 
+        if (cell("Status") or "").lower() in NOT_PARTICIPANTS:
+            excluded["survey previews and tests"] += 1
+            continue
         worker = cell(annotator)
         if not worker:
             raise DataFileError(path, number, f"missing {annotator}")
