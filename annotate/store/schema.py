@@ -338,29 +338,33 @@ def _refuse_dangling_rows(engine: Engine, conn: Connection) -> None:
     """Rows pointing at nothing before the migration: damage an older annotate's foreign keys
     would have refused (a row written or deleted by hand). `annotate check`, which lists
     them, refuses an old store, so the refusal says which row and what to do instead."""
-    from annotate.store.check import dangling_row
-    from annotate.wording import count_of
-
-    broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
-    if broken:
-        table, rowid, parent, _ = broken[0]
+    if (found := _dangling(conn)) is not None:
+        rows, first = found
         raise UserError(
-            f"the store {describe_store(engine)} has {count_of(len(broken), 'row')} pointing at "
-            f"nothing (first: {dangling_row(table, rowid, parent)}; `PRAGMA foreign_key_check` in "
-            "sqlite3 lists them), damage from before this migration: nothing changed. Restore "
-            "a backup from before the damage, or delete those rows, then run `annotate migrate`"
+            f"the store {describe_store(engine)} has {rows} pointing at nothing (first: {first}; "
+            "`PRAGMA foreign_key_check` in sqlite3 lists them), damage from before this "
+            "migration: nothing changed. Restore a backup from before the damage, or delete "
+            "those rows, then run `annotate migrate`"
         )
 
 
 def _check_foreign_keys(conn: Connection) -> None:
+    if (found := _dangling(conn)) is not None:
+        rows, first = found
+        raise UserError(
+            f"the migration would leave {rows} pointing at nothing (first: {first}); nothing "
+            "changed: the store is as it was (please report this migration failure)"
+        )
+
+
+def _dangling(conn: Connection) -> tuple[str, str] | None:
+    """SQLite's rows pointing at nothing, as words: their count ("3 rows") and the first
+    (`check`'s words for it); None when there are none."""
     from annotate.store.check import dangling_row
     from annotate.wording import count_of
 
     broken = conn.execute(text("PRAGMA foreign_key_check")).fetchall()
-    if broken:
-        table, rowid, parent, _ = broken[0]
-        raise UserError(
-            f"the migration would leave {count_of(len(broken), 'row')} pointing at nothing (first: "
-            f"{dangling_row(table, rowid, parent)}); nothing changed: the store is as it was "
-            "(please report this migration failure)"
-        )
+    if not broken:
+        return None
+    table, rowid, parent, _ = broken[0]
+    return count_of(len(broken), "row"), dangling_row(table, rowid, parent)

@@ -5,6 +5,7 @@ reads the same interval in the headline, the LaTeX table, `compare` and `--bench
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,6 +216,21 @@ def test_the_majority_row_of_the_models_quotes_the_headlines_interval(cli, works
     assert report["task_score"]["ci_low"] < report["task_score"]["ci_high"]
 
 
+def wrong_on_every_tenth(folder: Path) -> Path:
+    """`folder/RTE.jsonl`: a model wrong on every tenth of the N items (54 of 60 right)."""
+    wrong = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    folder.mkdir()
+    model = folder / "RTE.jsonl"
+    model.write_text(
+        "".join(
+            json.dumps({"idx": r["idx"], "label": wrong[r["label"]] if i % 10 == 0 else r["label"]})
+            + "\n"
+            for i, r in enumerate(rte_rows(N, 1000))
+        )
+    )
+    return model
+
+
 def test_a_models_interval_in_the_reports_table_is_the_one_compare_quotes(
     cli, perfect, tmp_path, monkeypatch
 ):
@@ -222,17 +238,7 @@ def test_a_models_interval_in_the_reports_table_is_the_one_compare_quotes(
     JSON and `compare` quote one interval (Wilson's, for accuracy), not the table the
     bootstrap's and `compare` Wilson's."""
     monkeypatch.setattr(build, "model_aggregation", lambda *args: None)
-    rows = rte_rows(N, 1000)
-    wrong = {"entailment": "not_entailment", "not_entailment": "entailment"}
-    model = tmp_path / "errs" / "RTE.jsonl"
-    model.parent.mkdir()
-    model.write_text(
-        "".join(
-            json.dumps({"idx": r["idx"], "label": wrong[r["label"]] if i % 10 == 0 else r["label"]})
-            + "\n"
-            for i, r in enumerate(rows)
-        )
-    )
+    model = wrong_on_every_tenth(tmp_path / "errs")
     low, high = wilson_interval(54, N)
     words = f"[{low * 100:.1f}, {high * 100:.1f}]"
     compared = cli("compare", "perfect", "--model", model, "--format", "json").json()
@@ -287,17 +293,7 @@ def test_a_models_interval_in_the_benchmarks_latex_is_the_one_its_report_quotes(
     model's RTE score with the interval its study's report and `compare` quote (Wilson's, for
     accuracy), not the percentile bootstrap's."""
     monkeypatch.setattr(build, "model_aggregation", lambda *args: None)
-    rows = rte_rows(N, 1000)
-    wrong = {"entailment": "not_entailment", "not_entailment": "entailment"}
-    folder = tmp_path / "errs"
-    folder.mkdir()
-    (folder / "RTE.jsonl").write_text(
-        "".join(
-            json.dumps({"idx": r["idx"], "label": wrong[r["label"]] if i % 10 == 0 else r["label"]})
-            + "\n"
-            for i, r in enumerate(rows)
-        )
-    )
+    folder = wrong_on_every_tenth(tmp_path / "errs").parent
     low, high = wilson_interval(54, N)
     words = f"[{low * 100:.1f}, {high * 100:.1f}]"
     report = cli("report", "perfect", "--model", folder / "RTE.jsonl", "--format", "json").json()
