@@ -40,7 +40,8 @@ def test_per_tag_r3_on_the_real_diagnostic_equals_sklearn(cli, workspace, tmp_pa
     predictions = {
         it.source_id: it.gold if rng.random() < 0.6 else rng.choice(CLASSES) for it in items
     }
-    model = tmp_path / "AX.tsv"
+    (tmp_path / "bert").mkdir()
+    model = tmp_path / "bert" / "AX.tsv"  # the model is named after its folder
     model.write_text("index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in predictions.items()))
     result = cli("report", "ax-real", "--format", "json", "--bootstrap", "0", "--model", model)
     assert result.code == 0, result.stderr
@@ -53,7 +54,7 @@ def test_per_tag_r3_on_the_real_diagnostic_equals_sklearn(cli, workspace, tmp_pa
                 [it.gold for it in carrying], [predictions[it.source_id] for it in carrying]
             )
             assert entry["n"] == len(carrying)
-            model_entry = entry["models"]["AX"]
+            model_entry = entry["models"]["bert"]
             if model_entry.get("undefined"):  # one class: sklearn's convention is 0
                 assert model_entry["value"] is None and expected == 0, tag
             else:
@@ -62,6 +63,6 @@ def test_per_tag_r3_on_the_real_diagnostic_equals_sklearn(cli, workspace, tmp_pa
     assert checked == 33
     logic = [it for it in items if it.tags["Logic"]]
     assert diagnostics["coarse"]["Logic"]["n"] == len(logic) == 364
-    assert diagnostics["coarse"]["Logic"]["models"]["AX"]["value"] == pytest.approx(
+    assert diagnostics["coarse"]["Logic"]["models"]["bert"]["value"] == pytest.approx(
         matthews_corrcoef([it.gold for it in logic], [predictions[it.source_id] for it in logic])
     )
