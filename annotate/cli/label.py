@@ -28,13 +28,14 @@ def label_command(
     from annotate.presentation.answer_keys import COME_BACK
     from annotate.presentation.closing import leaving_words
     from annotate.protocol.studies import load_study
-    from annotate.protocol.tokens import authenticate, needs_token
+    from annotate.protocol.tokens import authenticate, labelling_as, needs_token
 
     # Textual costs ~0.3 s to import: only this command pays for it.
     from annotate.tui.app import create_app
 
     ws = options(ctx).workspace()
     load_study(ws.engine, study)  # a mistyped study fails before anyone is asked for a token
+    labelling_as(ws.engine, name)
     if needs_token(ws.engine, name):
         authenticate(ws.engine, name, ask_token(name))
     tui = create_app(ws.engine, study, name, create_annotator=create)

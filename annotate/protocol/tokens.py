@@ -135,6 +135,28 @@ def annotators_without_token(engine: Engine, only: str | None = None) -> list[st
         return list(session.scalars(query.order_by(Annotator.name)))
 
 
+def labelling_as(engine: Engine, name: str) -> None:
+    """Refuse `annotate label --as NAME` for a name that is nobody to label as: one of
+    `annotate simulate`'s annotators (a person's answers would be stored as synthetic) or a
+    crowd worker (who answers through their link and is paid for what is stored under their
+    pseudonym). An unknown name is left to the app, which says how to add it."""
+    try:
+        annotator = get_annotator(engine, name)
+    except UserError:
+        return
+    own = "label under your own name (`--as YOUR_NAME --create`)"
+    if annotator.synthetic:
+        raise UserError(
+            f"{name!r} is one of `annotate simulate`'s annotators, whose answers are marked "
+            f"synthetic: {own}"
+        )
+    if annotator.platform is not None:
+        raise UserError(
+            f"{name!r} is a crowd worker ({annotator.platform}), who answers through the "
+            f"study's link and is paid for the answers stored under that name: {own}"
+        )
+
+
 def sign_in_check(engine: Engine, name: str, token: str, *, require_token: bool) -> bool:
     """Whether a page (the HTML page, a textual-serve tab) may sign `name` in with `token`: a
     real annotator of this store with the right token or, when tokens are not required, none

@@ -203,3 +203,25 @@ def test_researcher_commands_never_print_tokens(cli, workspace, study, fake_app,
             "platform": None,
         }
     ]
+
+
+def test_label_refuses_simulated_annotators_and_crowd_workers(cli, workspace, study, fake_app):
+    """Nobody labels in the terminal as one of simulate's annotators (their answers would be
+    stored as synthetic) or as a crowd worker (paid for what is stored under their name)."""
+    from annotate.store.engine import write_session
+
+    assert (
+        cli("simulate", study, "--annotators", "1", "--accuracy", "0.8", "--prefix", "bot").code
+        == 0
+    )
+    with write_session(workspace.engine) as session:
+        session.add(Annotator(name="w0001", platform="prolific", platform_id="5f0c"))
+    synthetic = cli("label", study, "--as", "bot1")
+    assert synthetic.code == 1 and "'bot1' is one of `annotate simulate`'s" in synthetic.stderr
+    crowd = cli("label", study, "--as", "w0001")
+    assert crowd.code == 1 and "'w0001' is a crowd worker (prolific)" in crowd.stderr
+    assert "5f0c" not in crowd.stderr  # the platform id appears only where payment needs it
+    assert "--as YOUR_NAME --create" in crowd.stderr
+    assert fake_app.built == []  # no screen for either
+    cli("annotator", "add", "ana")
+    assert cli("label", study, "--as", "ana").code == 0 and fake_app.built == ["ana"]
