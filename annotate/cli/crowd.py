@@ -326,8 +326,25 @@ def survey_command(
     if fmt is Format.json:
         print_json(rows)
         return
+    if not rows:  # an empty table would not say why
+        say(no_survey_answers(study_ctx))
+        return
     print_table(
         rows,
         [("annotator", "Annotator"), ("question", "Question"), ("answer", "Answer")],
         title=f"Exit survey of {study}",
     )
+
+
+def no_survey_answers(study_ctx) -> str:
+    """Why a study's exit survey has no answer to show: no crowd, no question, or none yet."""
+    from annotate.protocol.crowd import config_of
+
+    name = study_ctx.study.name
+    config = config_of(study_ctx)
+    if config is None:
+        return f"{name} is not a crowd study, so it has no exit survey"
+    if not config.survey:
+        return f"{name} asks no exit-survey questions (a [[survey]] table in its crowd settings)"
+    asked = count_of(len(config.survey), "question")
+    return f"Exit survey of {name}: no answer yet ({asked} asked as a worker finishes)"

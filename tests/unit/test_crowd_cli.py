@@ -261,3 +261,22 @@ def test_survey_export_by_pseudonym_with_formulas_defused(cli, tmp_path: Path, d
     assert out.read_text().splitlines()[1].startswith("w01,remarks,\"'=HYPERLINK(")
     exact = cli("survey", "rte-s", "--format", "json").json()
     assert exact[0]["answer"] == '=HYPERLINK("http://x")' and pid(1) not in out.read_text()
+
+
+def test_survey_without_answers_says_why(cli, tmp_path: Path, db_url: str):
+    """Not an empty table: no crowd, no question, or no answer yet."""
+    create(cli, tmp_path, "rte-q", f'study_ids = ["{STUDY_A}"]\n')
+    lab = ("study", "create", "rte-lab", "--task", "superglue/rte", "--protocol", "quick")
+    assert cli(*lab, "--train", "val", "--test", "test").code == 0
+    assert cli("survey", "rte-lab").stdout.strip() == (
+        "rte-lab is not a crowd study, so it has no exit survey"
+    )
+    assert cli("survey", "rte-q").stdout.strip() == (
+        "rte-q asks no exit-survey questions (a [[survey]] table in its crowd settings)"
+    )
+    toml = f'study_ids = ["{STUDY_B}"]\n[[survey]]\nname = "remarks"\nprompt = "Anything?"\n'
+    create(cli, tmp_path, "rte-s", toml)
+    assert cli("survey", "rte-s").stdout.strip() == (
+        "Exit survey of rte-s: no answer yet (1 question asked as a worker finishes)"
+    )
+    assert cli("survey", "rte-s", "--format", "json").json() == []
