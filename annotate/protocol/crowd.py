@@ -229,7 +229,7 @@ def require_config(ctx: StudyContext) -> CrowdConfig:
     if config is None:
         raise UserError(
             f"study {ctx.study.name!r} is not a crowd study: `annotate study crowd "
-            f"{ctx.study.name} --platform prolific` makes it one"
+            f"{ctx.study.name} --crowd prolific` (or mturk, or link) makes it one"
         )
     return config
 

@@ -280,3 +280,17 @@ def test_survey_without_answers_says_why(cli, tmp_path: Path, db_url: str):
         "Exit survey of rte-s: no answer yet (1 question asked as a worker finishes)"
     )
     assert cli("survey", "rte-s", "--format", "json").json() == []
+
+
+def test_a_study_that_is_not_a_crowd_study_is_shown_the_command_that_makes_it_one(
+    cli, tmp_path: Path
+):
+    setup_data(cli, tmp_path)
+    lab = ("study", "create", "rte-lab", "--task", "superglue/rte", "--protocol", "quick")
+    assert cli(*lab, "--train", "val", "--test", "test").code == 0
+    refused = cli("prolific", "status", "rte-lab")
+    assert refused.code == 1
+    command = re.search(r"`annotate (study crowd [^`]+)`", refused.stderr)[1]
+    assert command == "study crowd rte-lab --crowd prolific"
+    assert cli(*command.split()).code == 0  # as the error says
+    assert cli("study", "crowd", "rte-lab", "--format", "json").json()["platform"] == "prolific"
