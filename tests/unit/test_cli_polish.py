@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 import typer.main
 from typer.testing import CliRunner
@@ -50,6 +52,53 @@ def test_every_help_ends_with_an_example_of_that_command(path: str):
         all(path in " ".join(w for w in line.split() if not w.startswith("-")) for line in lines)
         or not path
     )
+
+
+GLOBAL_OPTIONS = {"--db", "--config", "--debug", "--width", "--version", "--help"}
+NAMED_COMMAND = re.compile(r"`annotate ([^`]+)`")
+"""A command the program names to its user (an error's way out, a hint, a docstring shown as
+help), e.g. `annotate study crowd STUDY --crowd prolific`; one written over several string
+literals is read across them."""
+
+
+def _named_commands() -> list[tuple[str, str]]:
+    package = Path(__file__).resolve().parents[2] / "annotate"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for match in NAMED_COMMAND.finditer(path.read_text(encoding="utf-8")):
+            # the words, less what joins string literals and f-string fields
+            words = re.sub(r'"\s*\n\s*f?"', "", match[1]).split()
+            found.append((str(path.relative_to(package)), " ".join(words)))
+    return found
+
+
+def test_every_command_the_program_names_exists_with_its_options():
+    """A message that sends the user to `annotate X --option` names a command and options
+    that exist: one that named `study crowd --platform` (the option is --crowd) failed."""
+    root = typer.main.get_command(app)
+    context = click.Context(root)
+    wrong = []
+    named = _named_commands()
+    for where, command in named:
+        words, found = command.split(), root
+        while words and hasattr(found, "list_commands"):
+            sub = found.get_command(context, words[0])
+            if sub is None:
+                break
+            found, words = sub, words[1:]
+        if found is root:
+            if words and not words[0].startswith("-"):
+                wrong.append(f"{where}: no command {command!r}")
+            continue
+        if hasattr(found, "list_commands"):
+            continue  # a group named with its placeholder (`curate COMMAND`)
+        options = {o for p in found.params for o in (*p.opts, *p.secondary_opts)}
+        for word in words:
+            option = re.match(r"--[a-z][a-z-]*", word)
+            if option and option[0] not in options | GLOBAL_OPTIONS:
+                wrong.append(f"{where}: {command!r} has no option {option[0]}")
+    assert len(named) > 100  # the scan reads the program's messages
+    assert not wrong, "\n".join(wrong)
 
 
 def test_shell_completion_is_offered():
