@@ -273,6 +273,33 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     assert not list(tmp_path.glob(".copy.db.partial-*"))
 
 
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal", ""])
+def test_a_backup_over_the_stores_own_files_is_refused_touching_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+):
+    """`backup --overwrite study.db-wal` wrote the backup over the store's log (and SQLite
+    then removed it with the log when the store closed): the store's -wal, -shm, -journal and
+    the store itself, by any path, are refused in one line."""
+    from tests.conftest import cli as cli_fixture
+
+    db = tmp_path / "study.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="s", train=2, test=3, annotators_per_item=2)
+    with ws.engine.connect() as conn:  # an open reader keeps the -wal and -shm beside the store
+        conn.execute(text("SELECT count(*) FROM item")).all()
+        before = {p.name: p.read_bytes() for p in tmp_path.glob("study.db*")}
+        cli = cli_fixture.__wrapped__(str(db), monkeypatch)  # type: ignore[attr-defined]
+        monkeypatch.chdir(tmp_path)
+        result = cli("backup", "--overwrite", f"./sub/../study.db{suffix}")
+        after = {p.name: p.read_bytes() for p in tmp_path.glob("study.db*")}
+    ws.engine.dispose()
+    assert result.code == 1
+    what = f"the store's {suffix} file" if suffix else "the store itself"
+    refusal = f"sub/../study.db{suffix} is {what}; choose another file for the backup"
+    assert result.stderr == f"error: {refusal}\n"
+    assert after == before
+
+
 @pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs a folder nobody may write (/sys)")
 def test_a_backup_into_a_folder_one_may_not_write_names_the_file_asked_for(tmp_path: Path):
     """It said "cannot use /sys/.copy.db.partial-4242: Permission denied" (a hidden name the
