@@ -57,11 +57,13 @@ def open_workspace(
     engine = make_engine(url)
     if create and engine.dialect.name == "sqlite":
         _create_private_file(engine.url.database)
-    if not create and engine.dialect.name == "sqlite":
+    if engine.dialect.name == "sqlite":
         database = engine.url.database
-        if database and database != ":memory:" and not Path(database).exists():
+        there = bool(database) and database != ":memory:" and Path(str(database)).exists()
+        if not create and database and database != ":memory:" and not there:
             raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
-        read_only = read_only_url(Path(database)) if database and database != ":memory:" else None
+        # (A command that may create the store opens an existing one the same way.)
+        read_only = read_only_url(Path(str(database))) if there else None
         if read_only is not None:
             # Reading works on read-only media or in a read-only folder; a command that writes
             # gets SQLite's "read-only" error, made into one clear line (store/engine.py).

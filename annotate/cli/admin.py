@@ -32,7 +32,7 @@ def migrate_command(
     from annotate.store.schema import migrate_store
 
     ws = options(ctx).workspace(any_schema=True)
-    result = migrate_store(ws.engine)
+    result = migrate_store(ws.engine, waiting=warn)
     if fmt is Format.json:
         print_json(
             {

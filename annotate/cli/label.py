@@ -26,7 +26,7 @@ def label_command(
     An annotator registered with a token is asked for it first (scripts: set ANNOTATE_TOKEN).
     Quit any time with q; running the same command again continues where you stopped."""
     from annotate.presentation.answer_keys import COME_BACK
-    from annotate.presentation.closing import leaving_words
+    from annotate.presentation.closing import words_on_leaving
     from annotate.protocol.studies import load_study
     from annotate.protocol.tokens import authenticate, labelling_as, needs_token
 
@@ -42,9 +42,7 @@ def label_command(
     tui.run()
     if tui.return_code:  # the app crashed (its traceback is printed): not a success
         raise typer.Exit(tui.return_code)
-    progress = tui.session.progress()
-    more = tui.session.more_to_come(progress)
-    for line in leaving_words(name, study, progress, more, COME_BACK):
+    for line in words_on_leaving(name, tui.session, study, COME_BACK):
         say(line)
     if tui.release_failed:
         say(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, String, Text, case, exists, func, select, type_coerce
+from sqlalchemy import Connection, Engine, String, Text, case, exists, func, select, type_coerce
 from sqlmodel import Session
 
 from annotate import specs
@@ -34,6 +34,7 @@ from annotate.protocol.flags import excluded_items
 from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.standing import label_times_of
 from annotate.protocol.studies import TEST as TEST_PHASE
+from annotate.store import json_cells
 from annotate.store.label_times import RECORDED
 from annotate.store.models import Annotator, Item, Label
 from annotate.store.queries import find_study, labels_of_study
@@ -263,6 +264,7 @@ def _rows(
                 query
             )
             batches = result.partitions()
+        texts = conn if raw_text else None
         n = 0
         try:
             for batch in batches:
@@ -279,7 +281,7 @@ def _rows(
                         key = raw if text else json.dumps(raw, sort_keys=True)
                         known = written.get(key)
                         if known is None:
-                            known = _written(spec, json.loads(raw) if text else raw)
+                            known = _written(spec, _json(raw, Label.value, texts))
                             known = written[key] = (csv_cell(known[0]), csv_cell(known[1]))
                         who = name_cells.get(annotator)
                         if who is None:
@@ -318,7 +320,7 @@ def _rows(
                         if with_answer:
                             row.append(known[1])
                         if with_raw:
-                            row.append(csv_cell(_json(row_values[-1], raw_text)))
+                            row.append(csv_cell(_json(row_values[-1], Label.raw, texts)))
                         yield row
                         continue
                     unknown = shown is None or answered is None  # imported without times
@@ -331,7 +333,7 @@ def _rows(
                         item_id in excluded,
                     ]
                     if multi:
-                        value = json.loads(raw) if text else raw
+                        value = _json(raw, Label.value, texts)
                         if isinstance(value, dict):
                             answer_rows = _answer_rows(
                                 spec,
@@ -343,7 +345,7 @@ def _rows(
                                 times,
                                 row_values[9:11] if fields else None,
                                 fields,
-                                raw_text,
+                                texts,
                                 with_answer,
                             )
                             yield from (
@@ -355,15 +357,15 @@ def _rows(
                     key = raw if text else json.dumps(raw, sort_keys=True)
                     known = written.get(key)
                     if known is None:
-                        known = written[key] = _written(spec, json.loads(raw) if text else raw)
+                        known = written[key] = _written(spec, _json(raw, Label.value, texts))
                     row = [study_name, str(source_id)]
                     if fields:
-                        row += _text_cells(spec, row_values[9:11], fields, raw_text)
+                        row += _text_cells(spec, row_values[9:11], fields, texts)
                     row += [annotator, phase, known[0], *times]
                     if with_answer:
                         row.append(known[1])
                     if with_raw:
-                        row.append(_json(row_values[-1], raw_text))
+                        row.append(_json(row_values[-1], Label.raw, texts))
                     yield [csv_cell(v) for v in row] if as_cells else row
         finally:
             result.close()
@@ -372,10 +374,13 @@ def _rows(
 
 
 def _text_cells(
-    spec: specs.TaskSpec, stored: Sequence[Any], fields: list[tuple[str, str]], raw_text: bool
+    spec: specs.TaskSpec,
+    stored: Sequence[Any],
+    fields: list[tuple[str, str]],
+    texts: Connection | None,
 ) -> list[Any]:
     """The item's fields and its gold, as `with_text` adds them."""
-    item_fields, gold = (_json(v, raw_text) for v in stored)
+    item_fields, gold = _json(stored[0], Item.fields, texts), _json(stored[1], Item.gold, texts)
     cells = [_cell((item_fields or {}).get(f)) for f, _ in fields]
     return [*cells, _cell(_gold_written(spec, gold))]
 
@@ -390,12 +395,12 @@ def _answer_rows(
     times: list[Any],
     stored: Sequence[Any] | None,
     fields: list[tuple[str, str]],
-    raw_text: bool,
+    texts: Connection | None,
     with_answer: bool,
 ) -> Iterator[list[Any]]:
     """A MultiRC label's rows: one per candidate answer, named `question/answer`."""
-    gold = _json(stored[1], raw_text) if stored is not None else None
-    text = _text_cells(spec, stored, fields, raw_text) if stored is not None else []
+    gold = _json(stored[1], Item.gold, texts) if stored is not None else None
+    text = _text_cells(spec, stored, fields, texts) if stored is not None else []
     for answer in sorted(value, key=lambda a: numeric_key(str(a))):
         if text:
             text[-1] = source_value(spec, (gold or {}).get(str(answer)))
@@ -404,9 +409,10 @@ def _answer_rows(
         yield row + ([None] if with_answer else [])
 
 
-def _json(value: Any, raw_text: bool) -> Any:
-    """A JSON column read as raw text (SQLite) decoded; the driver's value otherwise."""
-    return json.loads(value) if raw_text and isinstance(value, str) else value
+def _json(value: Any, column: Any, texts: Connection | None) -> Any:
+    """A JSON column read as raw text (SQLite: `texts` is the connection read on) decoded; the
+    driver's value otherwise."""
+    return json_cells.loads(value, column, texts) if texts and isinstance(value, str) else value
 
 
 def _written(spec: specs.TaskSpec, value: Any) -> tuple[Any, Any]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.errors import DataFileError
-from annotate.formats.sniff import KIND_NAMES, file_kind
+from annotate.formats.sniff import KIND_NAMES, file_kind, place_unit
 from annotate.specs import TaskSpec
 from annotate.splits import canonical_split
 
@@ -556,10 +556,11 @@ def labelled_throughout(items: Iterable[ParsedItem], where: Path) -> Iterator[Pa
             elsewhere = (
                 "" if other.file == missing.file or other.file is None else f"{other.file.name} "
             )
+            unit = place_unit(other.file or where)
             raise DataFileError(
                 missing.file or where,
                 missing.line,
-                f"no gold label, while {elsewhere}line {other.line} has one: every row of a "
+                f"no gold label, while {elsewhere}{unit} {other.line} has one: every row of a "
                 "data file has its label, or none does (a test file); give this row its label, "
                 "or take the labels out to import the file as unlabelled",
             )

@@ -44,3 +44,9 @@ def file_kind(path: Path) -> Kind:
     if b"\x00" in head or head.startswith(b"\x1f\x8b"):  # NUL bytes, or gzip-compressed
         return "binary"
     return "text"
+
+
+def place_unit(path: Path) -> str:
+    """What a place in the file at `path` is called: a table file (Parquet, Arrow) has rows, a
+    text file lines."""
+    return "row" if path.is_file() and file_kind(path) in ("parquet", "arrow") else "line"

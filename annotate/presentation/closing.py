@@ -4,7 +4,10 @@ its buttons)."""
 
 from __future__ import annotations
 
-from annotate.protocol.session import Phase, Progress
+from sqlalchemy.exc import DBAPIError
+
+from annotate.errors import UserError
+from annotate.protocol.session import AnnotatorSession, Phase, Progress
 from annotate.wording import count_of
 
 
@@ -63,3 +66,19 @@ def leaving_words(
         f"{name}: {training} and {test} saved in study {study!r}.",
         goodbye(more_to_come, come_back, progress),
     ]
+
+
+def words_on_leaving(name: str, session: AnnotatorSession, study: str, come_back: str) -> list[str]:
+    """`leaving_words` for `name`, the annotator of `session`, their counts read from the store
+    as they leave. A store that cannot be read then (unreachable, gone, locked) does not keep
+    them from leaving: they are told, without counts, that what they answered is saved (an
+    answer is acknowledged once it is stored) and how to continue."""
+    try:
+        progress = session.progress()
+        more_to_come = session.more_to_come(progress)
+    except (DBAPIError, UserError):
+        return [
+            f"{name}: every answer you gave was saved in study {study!r} as you gave it.",
+            goodbye(True, come_back),
+        ]
+    return leaving_words(name, study, progress, more_to_come, come_back)

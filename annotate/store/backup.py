@@ -71,14 +71,35 @@ def _alive(pid: int) -> bool:
     return True
 
 
+STORE_FILES = {  # a suffix of the store's file name: that file in words
+    "": "the store itself",
+    "-wal": "the store's -wal file",
+    "-shm": "the store's -shm file",
+    "-journal": "the store's -journal file",
+}
+
+
+def _store_file(source: Path, target: Path) -> str | None:
+    """What `target` is of the store's own files (the store, its -wal, -shm or -journal), in
+    words; None when it is none of them. A backup written over one of them would lose or damage
+    the store (and the backup with it: SQLite removes its -wal when the store is closed)."""
+    where = target.resolve()
+    for suffix, words in STORE_FILES.items():
+        own = source.with_name(source.name + suffix)
+        if where == own.resolve() or (own.exists() and target.exists() and own.samefile(target)):
+            return words
+    return None
+
+
 def backup_store(engine: Engine, target: Path, *, overwrite: bool = False) -> Backup:
     """Copy the SQLite store behind `engine` to `target` (a new file)."""
     if engine.dialect.name != "sqlite":
         raise UserError(pg_dump_hint(engine, target))
     source = Path(engine.url.database or "")
     target = target.expanduser()
-    if target.exists() and target.resolve() == source.resolve():
-        raise UserError(f"{target} is the store itself; choose another file for the backup")
+    refused = _store_file(source, target)
+    if refused:
+        raise UserError(f"{target} is {refused}; choose another file for the backup")
     output_file(target, source.name or "annotate.db")
     if target.exists() and not overwrite:
         raise UserError(f"{target} exists already (use --overwrite to replace it)")

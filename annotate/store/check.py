@@ -17,6 +17,7 @@ from sqlmodel import Session, SQLModel
 
 from annotate import completion
 from annotate.store.engine import StorageError
+from annotate.store.json_cells import not_json
 from annotate.store.models import (
     Annotator,
     GateDecision,
@@ -344,9 +345,7 @@ def _unreadable_json(session: Session) -> Iterator[Violation]:
                 )
             )
             for (rowid,) in bad:
-                yield Violation(
-                    "json_value", f"{table.name} row {rowid}: {column.name} is not JSON"
-                )
+                yield Violation("json_value", not_json(table.name, rowid, column.name))
 
 
 def dangling_row(table: str, rowid: object, parent: str) -> str:

@@ -169,15 +169,19 @@ def read_only_url(path: Path) -> str | None:
     it or its folder (a read-only folder, read-only media); None when writing is possible.
 
     SQLite needs to write beside a WAL store (its -shm index) even to read. `mode=ro` reads
-    with an existing index; where none can exist (a read-only folder without one), the file is
-    opened `immutable`, which is safe because nobody writes it here: there is no -wal file of
-    unfinished commits, and we cannot create one either."""
+    with an existing index, and makes one (with an empty -wal) where it may, which it cannot
+    remove when it closes: every read left both behind. Where none is there, the file is
+    opened `immutable` (no index, nothing written) when nobody writes it: in a read-only
+    folder (there is no -wal file of unfinished commits, and no writer could create one), or
+    when the file itself has no write permission for anyone (`chmod a-w`). A file that another
+    user or group may write is read with the index, which its writers share."""
     folder = path.resolve().parent
     if os.access(path, os.W_OK) and os.access(folder, os.W_OK):
         return None
     target = path.resolve().as_posix()
     wal, shm = Path(f"{target}-wal"), Path(f"{target}-shm")
-    immutable = not os.access(folder, os.W_OK) and not shm.exists() and not wal.exists()
+    unwritable = not os.access(folder, os.W_OK) or not path.stat().st_mode & 0o222
+    immutable = unwritable and not shm.exists() and not wal.exists()
     return f"sqlite:///file:{target}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
 
 

@@ -15,6 +15,7 @@ with both versions named.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -261,13 +262,24 @@ class Migration:
         return self.from_revision != self.to_revision
 
 
-def migrate_store(engine: Engine) -> Migration:
+LOCK_NOTICE_MS = 2000
+"""How long a PostgreSQL migration waits for a lock another session holds (a table a running
+command reads or writes, another `migrate`) before it says that it is waiting, once, and
+goes on waiting."""
+
+LOCK_NOT_AVAILABLE = "55P03"
+"""PostgreSQL's SQLSTATE for a statement that gave up waiting for a lock (lock_timeout)."""
+
+
+def migrate_store(engine: Engine, waiting: Callable[[str], None] | None = None) -> Migration:
     """Upgrade the store in place to the newest schema, in one transaction.
 
     SQLite: the write lock is taken first, then a consistent copy of the store is written beside
     it (nobody can commit between the copy and the migration), foreign keys are off while tables
     are rebuilt and checked before the commit. PostgreSQL: one transaction (its DDL is
-    transactional) under an advisory lock, so two `migrate` runs cannot interleave."""
+    transactional) under an advisory lock, so two `migrate` runs cannot interleave; one that
+    waits for another session's lock for LOCK_NOTICE_MS tells `waiting` so (in words), undoes
+    what it did and starts again, waiting as long as it takes."""
     from alembic import command
 
     revision = read_revision(engine)
@@ -281,38 +293,54 @@ def migrate_store(engine: Engine) -> Migration:
     if revision == SCHEMA_HEAD:
         return result
     sqlite = engine.dialect.name == "sqlite"
+
+    def migrate_in(conn: Connection, lock_timeout_ms: int) -> Migration:
+        with conn.execution_options(sqlite_immediate=True).begin():
+            if not sqlite:
+                conn.execute(text(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}"))
+                conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
+            # Read again under the lock: another `annotate migrate` may have migrated the
+            # store while this one waited for it (its backup would hold the new schema
+            # under the old schema's name, and "migrated from schema 1" be said twice).
+            now = read_revision_in(conn) or "0001"
+            done = replace(result, from_revision=now)
+            if now == SCHEMA_HEAD:
+                return done
+            if sqlite:
+                _refuse_dangling_rows(engine, conn)
+                done = _backup_first(engine, done)
+            if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
+                command.stamp(_alembic_config(conn), "0001")
+            config = _alembic_config(conn)
+            config.attributes["notes"] = []  # a migration script says what it changed
+            command.upgrade(config, SCHEMA_HEAD)
+            done = replace(done, notes=tuple(config.attributes["notes"]))
+            if sqlite:
+                _check_foreign_keys(conn)
+            _record_release(conn)
+            return done
+
     with engine.connect() as conn:
         if sqlite:
             # Outside any transaction (it is a no-op inside one): table rebuilds in batch mode
             # drop and re-create tables that others point at.
             conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
         try:
-            with conn.execution_options(sqlite_immediate=True).begin():
-                if not sqlite:
-                    conn.execute(text("SELECT pg_advisory_xact_lock(7000000)"))
-                # Read again under the lock: another `annotate migrate` may have migrated the
-                # store while this one waited for it (its backup would hold the new schema
-                # under the old schema's name, and "migrated from schema 1" be said twice).
-                now = read_revision_in(conn) or "0001"
-                if now == SCHEMA_HEAD:
-                    return replace(result, from_revision=now)
-                result = replace(result, from_revision=now)
-                if sqlite:
-                    _refuse_dangling_rows(engine, conn)
-                    result = _backup_first(engine, result)
-                if read_revision_in(conn) is None:  # 0.1.0: stamp it as schema 1 first
-                    command.stamp(_alembic_config(conn), "0001")
-                config = _alembic_config(conn)
-                config.attributes["notes"] = []  # a migration script says what it changed
-                command.upgrade(config, SCHEMA_HEAD)
-                result = replace(result, notes=tuple(config.attributes["notes"]))
-                if sqlite:
-                    _check_foreign_keys(conn)
-                _record_release(conn)
+            if sqlite or waiting is None:
+                return migrate_in(conn, 0)
+            try:
+                return migrate_in(conn, LOCK_NOTICE_MS)
+            except OperationalError as exc:
+                if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                    raise
+            waiting(
+                f"waiting for another session's lock on {result.store} (a command or a page "
+                "using the store, or another `annotate migrate`) …"
+            )
+            return migrate_in(conn, 0)
         finally:
             if sqlite:
                 conn.connection.driver_connection.execute("PRAGMA foreign_keys=ON")  # type: ignore[union-attr]
-    return result
 
 
 def read_revision_in(conn: Connection) -> str | None:

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from annotate.presentation.closing import leaving_words
+from annotate.presentation.closing import words_on_leaving
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
 from annotate.protocol.tokens import SIGN_IN_REFUSED, needs_token, sign_in_check
@@ -237,12 +237,7 @@ class WebLabelApp(LabelApp):
         driver = self._driver  # Textual's own: in a tab's process, its web driver
         if self.session is None or not isinstance(driver, WebDriver):
             return
-        progress = self.session.progress()
-        lines = leaving_words(
-            self.session.annotator.name,
-            self.study,
-            progress,
-            self.session.more_to_come(progress),
-            self.COME_BACK,
+        lines = words_on_leaving(
+            self.session.annotator.name, self.session, self.study, self.COME_BACK
         )
         driver.write_meta({"type": GOODBYE, "lines": [terminal_safe(line) for line in lines]})

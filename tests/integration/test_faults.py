@@ -429,3 +429,41 @@ def test_reading_commands_work_on_a_store_in_a_read_only_folder(tmp_path: Path):
     assert "no violation" in runs[("check",)].stdout
     assert db.read_bytes() == before
     assert not [p for p in folder.iterdir() if p.name.startswith("store.db-")]  # no -wal, -shm
+
+
+def test_reading_a_read_only_store_file_leaves_no_wal_or_shm_beside_it(tmp_path: Path):
+    """A store file nobody may write (`chmod a-w`) in a folder one may: SQLite's `mode=ro` made
+    an index (-shm) and an empty -wal beside it at every read, which it may not remove when it
+    closes; a command that writes (with `create`) opened it for writing and left them too. It
+    is opened `immutable` (nothing written) while no -wal shows that someone writes it."""
+    db = tmp_path / "store.db"
+    session = admitted_session(tmp_path, f"sqlite:///{db}", test=5)
+    session.submit(session.next_item(), "entailment")
+    session.engine.dispose()
+    before = db.read_bytes()
+    db.chmod(0o444)
+    try:
+        runs = {
+            args: subprocess.run(
+                [
+                    *without_root_override(),
+                    sys.executable,
+                    "-m",
+                    "annotate",
+                    "--db",
+                    str(db),
+                    *args,
+                ],
+                capture_output=True,
+                text=True,
+            )
+            for args in [("status", "disk"), ("report", "disk"), ("annotator", "add", "zed")]
+        }
+    finally:
+        db.chmod(0o644)
+    for args, done in runs.items():
+        assert done.returncode == (1 if args[0] == "annotator" else 0), (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert "read-only" in runs[("annotator", "add", "zed")].stderr
+    assert db.read_bytes() == before
+    assert not list(tmp_path.glob("store.db-*"))  # no -wal, -shm

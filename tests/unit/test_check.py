@@ -147,6 +147,44 @@ def test_an_answer_edited_by_hand_into_no_json_is_reported(tmp_path: Path):
     assert [v.detail for v in report.violations] == [f"label row {rowid}: value is not JSON"]
 
 
+@pytest.mark.parametrize("column", ["label.value", "item.gold"])
+def test_report_and_export_of_a_cell_edited_into_no_json_name_it_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column: str
+):
+    """`report` and `export` of such a store ended in a traceback (json's "Expecting property
+    name…"): they refuse it in the words `check` uses, and point to it."""
+    from tests.conftest import cli as cli_fixture
+
+    db = tmp_path / "edited.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="edited", train=2, test=3, annotators_per_item=2)
+    simulate(ws.engine, "edited", annotators=2, accuracy=0.9)
+    ws.engine.dispose()
+    table, name = column.split(".")
+    with sqlite3.connect(db) as conn:
+        (rowid,) = conn.execute(
+            "SELECT min(item_id) FROM studyitem WHERE phase = 'test'"
+            if table == "item"
+            else "SELECT min(id) FROM label WHERE phase = 'test'"
+        ).fetchone()
+        conn.execute(f"UPDATE {table} SET {name} = '{{oops' WHERE id = ?", (rowid,))
+    cli = cli_fixture.__wrapped__(str(db), monkeypatch)  # type: ignore[attr-defined]
+    expected = f"error: {table} row {rowid}: {name} is not JSON"
+    for args in (
+        ("report", "edited", "--bootstrap", "0"),
+        ("export", "edited", "--to", tmp_path / "out", "--format", "labels", "--with-text"),
+        ("export", "edited", "--to", tmp_path / "out", "--format", "soft"),
+        *(
+            [("export", "edited", "--to", tmp_path / "out", "--format", "labels")]
+            * (name == "value")
+        ),
+    ):
+        result = cli(*args)
+        assert result.code == 1, (args, result.stderr)
+        assert result.stderr.startswith(expected), (args, result.stderr)
+        assert "`annotate check`" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
 def test_duplicate_labels_are_reported(tmp_path: Path):
     """Only a store without the unique constraint can hold duplicates (one restored by another
     tool, say): rebuild SQLite's label table without it, then duplicate a label."""
@@ -233,6 +271,33 @@ def test_backup_command(cli, workspace, finished, tmp_path: Path, backend: str):
     assert cli("backup", str(target)).code == 1
     assert cli("backup", str(target), "--overwrite").code == 0
     assert not list(tmp_path.glob(".copy.db.partial-*"))
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal", ""])
+def test_a_backup_over_the_stores_own_files_is_refused_touching_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+):
+    """`backup --overwrite study.db-wal` wrote the backup over the store's log (and SQLite
+    then removed it with the log when the store closed): the store's -wal, -shm, -journal and
+    the store itself, by any path, are refused in one line."""
+    from tests.conftest import cli as cli_fixture
+
+    db = tmp_path / "study.db"
+    ws = open_workspace(str(db), create=True)
+    rte_study(ws.engine, tmp_path, name="s", train=2, test=3, annotators_per_item=2)
+    with ws.engine.connect() as conn:  # an open reader keeps the -wal and -shm beside the store
+        conn.execute(text("SELECT count(*) FROM item")).all()
+        before = {p.name: p.read_bytes() for p in tmp_path.glob("study.db*")}
+        cli = cli_fixture.__wrapped__(str(db), monkeypatch)  # type: ignore[attr-defined]
+        monkeypatch.chdir(tmp_path)
+        result = cli("backup", "--overwrite", f"./sub/../study.db{suffix}")
+        after = {p.name: p.read_bytes() for p in tmp_path.glob("study.db*")}
+    ws.engine.dispose()
+    assert result.code == 1
+    what = f"the store's {suffix} file" if suffix else "the store itself"
+    refusal = f"sub/../study.db{suffix} is {what}; choose another file for the backup"
+    assert result.stderr == f"error: {refusal}\n"
+    assert after == before
 
 
 @pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs a folder nobody may write (/sys)")

@@ -59,6 +59,7 @@ def test_score_refuses_such_a_gold_file(cli, tmp_path: Path):
 
 
 def test_a_hub_validation_split_with_a_minus_one_is_refused(cli, tmp_path: Path):
+    """A Parquet file has rows: the refusal said "while line 1 has one"."""
     pytest.importorskip("datasets")
     from tests import hub_fixtures as hub
 
@@ -69,7 +70,7 @@ def test_a_hub_validation_split_with_a_minus_one_is_refused(cli, tmp_path: Path)
     )
     assert cli("init").code == 0
     told = fx.refused_import(cli, "superglue/rte", dev)
-    assert f"{dev}:2: no gold label, while line 1 has one" in told
+    assert f"{dev}:2: no gold label, while row 1 has one" in told
     # The Hub's test split: -1 on every row, imported as unlabelled.
     test = hub.write_parquet(
         hub.hub_dataset(rows(None, None, None), rte),

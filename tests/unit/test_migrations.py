@@ -610,3 +610,31 @@ def test_an_old_store_is_named_by_the_release_that_wrote_it(tmp_path: Path, stor
     code, _out, err = run(f"sqlite:///{path}", "study", "list")
     assert code == 1 and written in err, err
     assert f"annotate {annotate.__version__} needs schema {int(schema.SCHEMA_HEAD)}" in err
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_migrate_on_postgresql_says_once_that_it_waits_for_another_sessions_lock(
+    backend: str, new_store_url: Callable[[], str], tmp_path: Path, monkeypatch
+):
+    """A session reading a table (a console, a page) held its lock: `migrate` waited without a
+    word. It says so once on stderr, then migrates when the lock is given back."""
+    import threading
+
+    import psycopg
+
+    url = old_store_url(backend, new_store_url, tmp_path)
+    monkeypatch.setattr(schema, "LOCK_NOTICE_MS", 300)
+    holder = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"))
+    holder.execute("LOCK TABLE label IN ACCESS SHARE MODE")  # its transaction stays open
+    release = threading.Timer(2.0, holder.rollback)
+    release.start()
+    try:
+        code, out, err = run(url, "migrate")
+    finally:
+        release.join()
+        holder.close()
+    assert code == 0, err
+    assert f"from schema 1 to {HEAD}" in out
+    assert err.count("waiting for another session's lock") == 1, err
+    assert_numbers_as_in_0_1_0(url, across_backends)

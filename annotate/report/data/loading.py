@@ -8,14 +8,13 @@ second on SQLite.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, String, Text, cast, func, select, type_coerce
+from sqlalchemy import Connection, Engine, String, Text, cast, func, select, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
@@ -23,6 +22,7 @@ from annotate import specs
 from annotate.protocol import catch, flags, set_aside, standing
 from annotate.protocol.gate import latest_closure
 from annotate.protocol.studies import StudyContext
+from annotate.store import json_cells
 from annotate.store.models import Annotator, Dataset, GateDecision, Item, Label, StudyItem
 from annotate.store.queries import find_study, labels_of_study
 
@@ -96,11 +96,12 @@ def json_text(column: Any, dialect: str) -> ColumnElement[Any]:
     return cast(column, Text)
 
 
-def decode_json(raw: Any) -> np.ndarray:
-    """Decode JSON texts (None stays None), parsing each distinct text once."""
+def decode_json(raw: Any, column: Any, conn: Connection) -> np.ndarray:
+    """Decode the JSON texts of `column` read on `conn` (None stays None), parsing each distinct
+    text once."""
     codes, uniques = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=True)
     decoded = np.empty(len(uniques) + 1, dtype=object)
-    decoded[:-1] = [json.loads(u) if isinstance(u, str) else u for u in uniques]
+    decoded[:-1] = [json_cells.loads(u, column, conn) if isinstance(u, str) else u for u in uniques]
     decoded[-1] = None
     return decoded[codes]
 
@@ -260,12 +261,12 @@ def _load_items(conn: Any, study_id: int, spec: specs.TaskSpec, dialect: str) ->
             "item_id": np.asarray(cols[0], dtype=np.int64),
             "source_id": np.asarray(cols[1], dtype=object),
             "position": np.asarray(cols[2], dtype=np.int64),
-            "gold": decode_json(cols[3]),
-            "tags": decode_json(cols[4]),
+            "gold": decode_json(cols[3], Item.gold, conn),
+            "tags": decode_json(cols[4], Item.tags, conn),
         }
     )
     if wants_pair:
-        fields = [f or {} for f in decode_json(cols[5])]
+        fields = [f or {} for f in decode_json(cols[5], Item.fields, conn)]
         frame["pair_id"] = spec.pair_keys(frame["source_id"].tolist(), fields).keys
     else:
         frame["pair_id"] = None
@@ -293,7 +294,7 @@ def _load_labels(conn: Any, study_id: int, dialect: str, items: pd.DataFrame) ->
             "item_id": item_ids,
             "source_id": source.reindex(item_ids).to_numpy(),
             "annotator": annotator,
-            "value": decode_json(cols[2]),
+            "value": decode_json(cols[2], Label.value, conn),
             "seconds": secs,
         }
     )
@@ -347,7 +348,7 @@ def _dev_class_counts(
         .all()
     )
     counts: Counter[str] = Counter()
-    for gold in decode_json(raw):
+    for gold in decode_json(raw, Item.gold, conn):
         if gold is None:
             continue
         if isinstance(gold, dict):
