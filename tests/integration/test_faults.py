@@ -382,6 +382,12 @@ def test_serialization_failures_and_deadlocks_are_retried(store_url: str, sqlsta
     engine.dispose()
 
 
+def as_a_user(db: Path, *args: str) -> subprocess.CompletedProcess:
+    """`annotate --db DB ARGS` as a user whom file permissions bind (root's override dropped)."""
+    command = [*without_root_override(), sys.executable, "-m", "annotate", "--db", str(db)]
+    return subprocess.run([*command, *args], capture_output=True, text=True)
+
+
 def test_reading_commands_work_on_a_store_in_a_read_only_folder(tmp_path: Path):
     """Read-only media or a folder the user may not write: commands that only read still work
     (SQLite opened read-only); one that writes says "read-only" and changes nothing."""
@@ -396,19 +402,7 @@ def test_reading_commands_work_on_a_store_in_a_read_only_folder(tmp_path: Path):
     folder.chmod(0o555)
     try:
         runs = {
-            args: subprocess.run(
-                [
-                    *without_root_override(),
-                    sys.executable,
-                    "-m",
-                    "annotate",
-                    "--db",
-                    str(db),
-                    *args,
-                ],
-                capture_output=True,
-                text=True,
-            )
+            args: as_a_user(db, *args)
             for args in [
                 ("datasets",),
                 ("status", "disk"),
@@ -444,19 +438,7 @@ def test_reading_a_read_only_store_file_leaves_no_wal_or_shm_beside_it(tmp_path:
     db.chmod(0o444)
     try:
         runs = {
-            args: subprocess.run(
-                [
-                    *without_root_override(),
-                    sys.executable,
-                    "-m",
-                    "annotate",
-                    "--db",
-                    str(db),
-                    *args,
-                ],
-                capture_output=True,
-                text=True,
-            )
+            args: as_a_user(db, *args)
             for args in [("status", "disk"), ("report", "disk"), ("annotator", "add", "zed")]
         }
     finally:
