@@ -324,13 +324,18 @@ def without_root_override() -> list[str]:
     return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
 
 
-def test_read_only_store_file_is_a_clear_error_and_is_left_unchanged(tmp_path: Path):
-    """A store file the user may read but not write (its folder stays writable)."""
-    db = tmp_path / "store.db"
-    session = admitted_session(tmp_path, f"sqlite:///{db}", test=5)
+def store_with_an_answer(folder: Path) -> tuple[Path, bytes]:
+    """A store in `folder` with one test answer, closed; its path and its bytes."""
+    db = folder / "store.db"
+    session = admitted_session(folder, f"sqlite:///{db}", test=5)
     session.submit(session.next_item(), "entailment")
     session.engine.dispose()
-    before = db.read_bytes()
+    return db, db.read_bytes()
+
+
+def test_read_only_store_file_is_a_clear_error_and_is_left_unchanged(tmp_path: Path):
+    """A store file the user may read but not write (its folder stays writable)."""
+    db, before = store_with_an_answer(tmp_path)
     db.chmod(0o444)
     try:
         result = subprocess.run(
@@ -393,11 +398,7 @@ def test_reading_commands_work_on_a_store_in_a_read_only_folder(tmp_path: Path):
     (SQLite opened read-only); one that writes says "read-only" and changes nothing."""
     folder = tmp_path / "ro"
     folder.mkdir()
-    db = folder / "store.db"
-    session = admitted_session(folder, f"sqlite:///{db}", test=5)
-    session.submit(session.next_item(), "entailment")
-    session.engine.dispose()
-    before = db.read_bytes()
+    db, before = store_with_an_answer(folder)
     db.chmod(0o444)
     folder.chmod(0o555)
     try:
@@ -430,11 +431,7 @@ def test_reading_a_read_only_store_file_leaves_no_wal_or_shm_beside_it(tmp_path:
     an index (-shm) and an empty -wal beside it at every read, which it may not remove when it
     closes; a command that writes (with `create`) opened it for writing and left them too. It
     is opened `immutable` (nothing written) while no -wal shows that someone writes it."""
-    db = tmp_path / "store.db"
-    session = admitted_session(tmp_path, f"sqlite:///{db}", test=5)
-    session.submit(session.next_item(), "entailment")
-    session.engine.dispose()
-    before = db.read_bytes()
+    db, before = store_with_an_answer(tmp_path)
     db.chmod(0o444)
     try:
         runs = {
