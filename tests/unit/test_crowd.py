@@ -378,6 +378,19 @@ def test_threshold_gate_in_one_session_leads_to_test_or_the_screen_out_code(
         assert crowd.outcome_counts(s, 1)["completed"] == 1
 
 
+def test_a_worker_counts_their_own_batch_not_the_studys_test_items(workspace, tmp_path: Path):
+    """A worker with a batch of 5 of the study's 20 test items read "Test 0/20" over their
+    first item, and was thanked for finishing at "Test 4/20": they count their batch."""
+    from annotate.presentation.progress import describe_progress
+
+    crowd_study(workspace.engine, tmp_path, max_test_items_per_annotator=5)
+    worker = arrive(workspace.engine, "pilot", 1)
+    train(workspace.engine, worker)
+    assert describe_progress("test", worker.progress()).plain == "Test 0/5"
+    worker.submit(worker.next_item(), "entailment")
+    assert describe_progress("test", worker.progress()).plain == "Test 1/5"
+
+
 def test_a_worker_refused_mid_test_is_told_their_answers_are_not_used(workspace, tmp_path: Path):
     """Refused by hand after answering test items (their answers set aside): the exit keeps
     screened_out's code, but its words neither thank them for training answers only nor promise
