@@ -181,7 +181,8 @@ class Arrival:
     """The worker's annotator row, as stored (detached): a page keeps it for its requests."""
     goes_in: bool = False
     """Known at entry to have no arrival exit (arrival_exit would say None without a read): a
-    new worker has no gate decision, so only a two-study gate's test link turns them away."""
+    new worker has no gate decision, so only a two-study gate's test link, or a study whose
+    test items have every label they take (study_full), turns them away."""
 
 
 @dataclass(frozen=True)
@@ -444,7 +445,10 @@ def enter_by_link(
                     extras=entry.extras,
                 )
                 new = found is None
-                goes_in = new and entry.role != "test"  # as arrival_exit decides it
+                # As arrival_exit decides it: a new worker has no gate decision, so only a
+                # two-study gate's test link, or a study with no test label left to give,
+                # turns them away.
+                goes_in = new and entry.role != "test" and _slots_open(conn, ctx)
                 return Arrival(annotator.name, visit_id, new, annotator, goes_in)
         except IntegrityError:
             continue  # the same worker's other tab inserted first: look again
@@ -498,6 +502,14 @@ _VISIT_EXTRAS = select(Visit.extras).where(
 _OPEN_SLOTS = select(func.coalesce(func.sum(StudyItem.remaining), 0)).where(
     StudyItem.study_id == bindparam("b_study"), StudyItem.phase == TEST
 )
+
+
+def _slots_open(conn: Connection, ctx: StudyContext) -> bool:
+    """Whether a test item still takes a label (else a worker yet to train leaves with
+    study_full, as _outcome says)."""
+    return bool(conn.execute(_OPEN_SLOTS, {"b_study": ctx.id}).scalar())
+
+
 _LABELS_BY_PHASE = (
     select(Label.phase, func.count())
     .where(Label.study_id == bindparam("b_study"), Label.annotator_id == bindparam("b_annotator"))
@@ -921,10 +933,12 @@ def arrival_exit(
     session: AnnotatorSession, *, clock: Callable[[], datetime] = utcnow
 ) -> Exit | None:
     """The exit a worker takes as soon as they arrive, before consent or guidelines: on the
-    test link of a two-study gate anyone the gate has not admitted (not_admitted), and on any
-    link a worker the gate rejected (screened_out; not_admitted on the test link). Recorded
-    as exit_for does. None: the worker goes in. `session`: the worker's AnnotatorSession on
-    this arrival's window (its phase and visit are all this reads)."""
+    test link of a two-study gate anyone the gate has not admitted (not_admitted), on any
+    link a worker the gate rejected (screened_out; not_admitted on the test link), and a
+    worker yet to start training when every test item has the labels it takes (study_full:
+    no point training). Recorded as exit_for does. None: the worker goes in. `session`: the
+    worker's AnnotatorSession on this arrival's window (its phase and visit are all this
+    reads)."""
     from annotate.protocol.session import Phase
 
     phase = session.phase()
@@ -933,7 +947,8 @@ def arrival_exit(
             return None
         with read_connection(session.engine) as conn:
             role = conn.execute(_LINK_ROLE, {"b_visit": session.visit_id}).scalar()
-        if role != "test":
+            full = phase is Phase.TRAINING and not _slots_open(conn, session.ctx)
+        if role != "test" and not full:
             return None
     engine, name = session.engine, session.annotator.name
     return exit_for(engine, session.ctx, name, visit_id=session.visit_id, clock=clock)
