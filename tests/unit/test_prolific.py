@@ -731,3 +731,22 @@ def test_a_worker_who_opens_their_link_again_after_their_code_is_still_approved(
         (found,) = __import__("json").loads(synced.output)
         assert (found["action"], found["outcome"]) == ("approved", "training_done"), found
         assert api.state.submissions[session_id]["status"] == "APPROVED"
+
+
+def test_publish_run_twice_says_the_study_is_published_and_asks_prolific_nothing(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific publish` run a second time sent Prolific a second PUBLISH and printed its
+    refusal as a raw answer ("Prolific refused POST studies/…/transition/ (400): {'error': …}").
+    It says the study was published already and what reopens it, and sends nothing."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        publish = [*args[:2], "prolific", "publish", "pilot", "--part", "training"]
+        assert CliRunner().invoke(app, publish).exit_code == 0
+        sent = len(api.state.of("POST", "studies/"))
+        again = CliRunner().invoke(app, publish)
+        said = " ".join(str(again.exception).split())
+        assert again.exit_code == 1 and "training (A) of pilot" in said, said
+        assert "was published already (last read: ACTIVE)" in said
+        assert "`annotate prolific start pilot --part training` reopens it" in said
+        assert len(api.state.of("POST", "studies/")) == sent

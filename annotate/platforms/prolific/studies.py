@@ -328,6 +328,8 @@ def transition(
     """One call: PUBLISH, PAUSE, START or STOP the study of `role`; its status is stored.
     Study B is published only once `fill_group` has put admitted workers in its group."""
     row = study_of_role(engine, ctx, role)
+    if verb == "publish":
+        _require_unpublished(engine, ctx, row)
     if role == "test" and verb == "publish":
         _require_group(engine, ctx)
     n = len(ledger.entries(engine, ctx, verb)) + 1
@@ -342,6 +344,26 @@ def transition(
         assert stored is not None
         stored.status = status
     return study_of_role(engine, ctx, role)
+
+
+def _require_unpublished(engine: Engine, ctx: StudyContext, row: ProlificStudy) -> None:
+    """A study is published once: Prolific refuses a second PUBLISH, and the researcher who
+    ran `publish` again (a paused study to reopen, or not sure the first run went through)
+    is told what the study is and what reopens it, with nothing asked of Prolific."""
+    published = [
+        e
+        for e in ledger.entries(engine, ctx, "publish")
+        if e.target == row.prolific_id and e.state == ledger.DONE
+    ]
+    if not published:
+        return
+    name = ctx.study.name
+    raise UserError(
+        f"{ROLE_TEXT[row.role]} of {name}, Prolific study {row.prolific_id}, was published "
+        f"already (last read: {row.status}); nothing was asked of Prolific. `annotate "
+        f"prolific status {name}` reads it again; `annotate prolific start {name} --part "
+        f"{row.role}` reopens it once paused"
+    )
 
 
 # --- the admitted group ----------------------------------------------------------------------
