@@ -90,6 +90,7 @@ if TYPE_CHECKING:
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_WORKER = re.compile(r"^A[A-Z0-9]{5,31}$")
 LINK_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+LINK_ID_TEXT = "an id is 1-64 of A-Z, a-z, 0-9, . _ @ or - (no spaces, no accented letters)"
 MTURK_SUBMIT_HOSTS = ("www.mturk.com", "workersandbox.mturk.com")
 """Where an MTurk worker's form may be posted: MTurk's own addresses, never any other."""
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -343,7 +344,7 @@ def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> L
         )
     worker = _one(query, "id")
     if worker is None or not LINK_ID.match(worker):
-        raise _refuse("id", worker, "an id is 1-64 letters, digits, . _ @ or -")
+        raise _refuse("id", worker, LINK_ID_TEXT)
     link_study = _one(query, "study")
     role = _role(config, link_study, any_when_none=True)
     return LinkEntry("link", worker, role=role, study_id=link_study)

@@ -193,6 +193,20 @@ def test_a_generic_link_takes_an_id_and_may_send_the_worker_on(workspace, tmp_pa
     assert leave.redirect_url == f"https://lab.example.org/done?c={CODES['screened_out']}"
 
 
+def test_a_link_id_with_an_accented_letter_is_refused_in_words_that_say_why(workspace, tmp_path):
+    """A generic link's id "anna.müller@uni.example" was refused with "an id is 1-64 letters,
+    digits, . _ @ or -": ü is a letter, so the worker (and the researcher reading the page)
+    could not see what was wrong with it."""
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"platform": "link", "study_ids": []})
+    ctx = crowd.load_study(workspace.engine, "pilot")
+    with pytest.raises(crowd.CrowdRefusal) as refused:
+        crowd.parse_link(ctx, {"id": "anna.müller@uni.example"})
+    assert str(refused.value) == (
+        "This link cannot be used: its id is 'anna.müller@uni.example'; an id is 1-64 of A-Z, "
+        "a-z, 0-9, . _ @ or - (no spaces, no accented letters)."
+    )
+
+
 # --- identity ------------------------------------------------------------------------------
 
 
