@@ -80,8 +80,10 @@ def print_crowd(study: str, config: CrowdConfig) -> None:
     roles = config.accepted
     if config.platform == "prolific" and not roles:
         warn(
-            f"warning: no Prolific study accepted yet: `annotate study crowd {study} "
-            "--platform-study STUDY_ID` once the Prolific study exists"
+            f"warning: no Prolific study accepted yet: with an API token, `annotate prolific "
+            f"create {study} --url URL --hourly-rate RATE` drafts them on Prolific; without "
+            f"one, `annotate study crowd {study} --platform-study STUDY_ID` once the Prolific "
+            "study exists"
         )
     for role, what in (("all", "every phase"), ("training", "training"), ("test", "test")):
         ids = [s for s, r in roles.items() if r == role]
