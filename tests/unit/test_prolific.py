@@ -750,3 +750,27 @@ def test_publish_run_twice_says_the_study_is_published_and_asks_prolific_nothing
         assert "was published already (last read: ACTIVE)" in said
         assert "`annotate prolific start pilot --part training` reopens it" in said
         assert len(api.state.of("POST", "studies/")) == sent
+
+
+def test_the_commands_a_message_names_run_as_shown_for_a_study_name_with_a_space(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A study named "rte pilot": `prolific create` said "Next: `annotate serve rte pilot`",
+    which pasted into a shell serves a study named "rte" with a stray argument. Every command
+    a crowd message names quotes the study's name where the shell needs it."""
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, name="rte pilot", crowd_settings={"study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    db = ["--db", str(workspace.engine.url)]
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        made = CliRunner().invoke(app, [*db, "prolific", "create", "rte pilot", "--url",
+                                        "https://annotate.example.org/", "--hourly-rate", "12"])  # fmt: skip
+        assert made.exit_code == 0, made.output
+        said = " ".join(made.output.split())
+        assert "`annotate serve 'rte pilot'`" in said
+        assert "`annotate prolific publish 'rte pilot' --part training`" in said
+        early = CliRunner().invoke(app, [*db, "prolific", "publish", "rte pilot", "--part", "test"])
+        refused = " ".join(str(early.exception).split())
+        assert "`annotate prolific group 'rte pilot'`" in refused, refused

@@ -25,6 +25,7 @@ from annotate.protocol.crowd_config import A_STUDY_ON, CrowdConfig, validate_con
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, ProlificStudy, StudyItem, Visit, utcnow
+from annotate.wording import shell_word
 
 ROLES = ("training", "test")
 ROLE_TEXT = {"training": "training (A)", "test": "test (B)", "all": "every phase"}
@@ -249,7 +250,7 @@ def create(
     if prolific_studies(engine, ctx):
         raise UserError(
             f"study {ctx.study.name!r} has its Prolific studies already "
-            f"(`annotate prolific status {ctx.study.name}`)"
+            f"(`annotate prolific status {shell_word(ctx.study.name)}`)"
         )
     name = ctx.study.name
     for role in ("group", *ROLES):
@@ -357,11 +358,11 @@ def _require_unpublished(engine: Engine, ctx: StudyContext, row: ProlificStudy) 
     ]
     if not published:
         return
-    name = ctx.study.name
+    name, word = ctx.study.name, shell_word(ctx.study.name)
     raise UserError(
         f"{ROLE_TEXT[row.role]} of {name}, Prolific study {row.prolific_id}, was published "
         f"already (last read: {row.status}); nothing was asked of Prolific. `annotate "
-        f"prolific status {name}` reads it again; `annotate prolific start {name} --part "
+        f"prolific status {word}` reads it again; `annotate prolific start {word} --part "
         f"{row.role}` reopens it once paused"
     )
 
@@ -377,9 +378,9 @@ def _require_group(engine: Engine, ctx: StudyContext) -> None:
     filled = [e for e in ledger.entries(engine, ctx, "group") if e.state == ledger.DONE]
     if any((e.detail or {}).get("members") for e in filled):
         return
-    first = f"`annotate prolific group {name}`"
+    first = f"`annotate prolific group {shell_word(name)}`"
     if gate.closure_of(engine, ctx) is None and ctx.protocol.gate_rule == "median":
-        first = f"close the gate (`annotate gate {name} --close`), then run {first}"
+        first = f"close the gate (`annotate gate {shell_word(name)} --close`), then run {first}"
     elif filled:
         first = f"admit workers at the gate, then run {first} again (it found nobody admitted)"
     else:
@@ -400,8 +401,8 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
     if gate.closure_of(engine, ctx) is None and ctx.protocol.gate_rule == "median":
         raise UserError(
             f"the gate of {ctx.study.name} is not closed yet: pause the training study "
-            f"(`annotate prolific pause {ctx.study.name} --part training`), then "
-            f"`annotate gate {ctx.study.name} --close`"
+            f"(`annotate prolific pause {shell_word(ctx.study.name)} --part training`), then "
+            f"`annotate gate {shell_word(ctx.study.name)} --close`"
         )
     admitted = crowd.admitted_ids(engine, ctx, "prolific")
     n = len(ledger.entries(engine, ctx, "group")) + 1
