@@ -6,6 +6,7 @@ Pure Python with no imports from the project, so the TUI, the CLI and the report
 
 from __future__ import annotations
 
+import shlex
 from datetime import timedelta
 
 IRREGULAR = {
@@ -80,3 +81,9 @@ def eta(span: timedelta) -> str:
     if span > timedelta(days=ETA_HORIZON_DAYS):
         return f"more than {ETA_HORIZON_DAYS} days at the current pace"
     return f"{days} d {hours} h"
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a command shown to paste into a shell: as it is where it needs
+    no quoting (`rte-2026`), else quoted (`'rte pilot'`), so the command runs as shown."""
+    return shlex.quote(text)

@@ -10,7 +10,7 @@ import typer
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
-from annotate.wording import count_of, plural
+from annotate.wording import count_of, plural, shell_word
 
 if TYPE_CHECKING:
     from annotate.protocol.crowd_config import CrowdConfig
@@ -290,8 +290,8 @@ def _check_public_url(study: str, config: CrowdConfig | None, public_url: str | 
         warn(
             f"warning: --public-url {public_url} is not the address the study's links were "
             f"made with ({stored}, `study crowd --url`): POSTs from pages opened by those links "
-            f"are refused. Run `annotate study crowd {study} --url {public_url}` if the "
-            "address has changed"
+            f"are refused. Run `annotate study crowd {shell_word(study)} --url {public_url}` "
+            "if the address has changed"
         )
     if config is not None and config.platform == "mturk":
         effective = public_url or stored

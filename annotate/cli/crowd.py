@@ -16,7 +16,7 @@ from annotate.cli.groups import annotator_app, study_app
 from annotate.cli.output import print_json, print_table, say, warn
 from annotate.errors import UserError
 from annotate.text import neutralised
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 
 @study_app.command("crowd")
@@ -72,8 +72,8 @@ def study_crowd(
             _warn_drafts_keep(ws.engine, study_ctx, config.public_url)
     elif stored is None:
         raise UserError(
-            f"study {study!r} has no crowd settings: `annotate study crowd {study} --crowd "
-            "prolific` (or --config FILE) adds them"
+            f"study {study!r} has no crowd settings: `annotate study crowd "
+            f"{shell_word(study)} --crowd prolific` (or --config FILE) adds them"
         )
     else:
         config = stored
@@ -105,12 +105,12 @@ def _warn_paid_through_the_api(engine, study_ctx) -> None:
 
     paid, unsure = paid_so_far(engine, study_ctx)
     if paid or unsure:
-        total = sum(paid.values())
+        total, word = sum(paid.values()), shell_word(study_ctx.study.name)
         warn(
-            f"warning: `annotate prolific pay {study_ctx.study.name}` has paid bonuses through "
+            f"warning: `annotate prolific pay {word}` has paid bonuses through "
             f"Prolific's API already ({total:.2f} to {', '.join(sorted(paid))}): "
             "this file's lines include them again, and pasting it would pay them twice; "
-            f"`annotate prolific pay {study_ctx.study.name} --hourly-rate RATE` pays only "
+            f"`annotate prolific pay {word} --hourly-rate RATE` pays only "
             "what is owed"
         )
 

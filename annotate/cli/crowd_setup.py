@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from annotate.cli.output import say, warn
 from annotate.errors import UserError
+from annotate.wording import shell_word
 
 if TYPE_CHECKING:
     from annotate.protocol.crowd_config import CrowdConfig
@@ -79,9 +80,12 @@ def print_crowd(study: str, config: CrowdConfig) -> None:
     say(f"{study}: {A_STUDY_ON[config.platform]}; workers arrive by link, no token needed")
     roles = config.accepted
     if config.platform == "prolific" and not roles:
+        word = shell_word(study)
         warn(
-            f"warning: no Prolific study accepted yet: `annotate study crowd {study} "
-            "--platform-study STUDY_ID` once the Prolific study exists"
+            f"warning: no Prolific study accepted yet: with an API token, `annotate prolific "
+            f"create {word} --url URL --hourly-rate RATE` drafts them on Prolific; without "
+            f"one, `annotate study crowd {word} --platform-study STUDY_ID` once the Prolific "
+            "study exists"
         )
     for role, what in (("all", "every phase"), ("training", "training"), ("test", "test")):
         ids = [s for s, r in roles.items() if r == role]
@@ -99,4 +103,4 @@ def print_crowd(study: str, config: CrowdConfig) -> None:
     if url is None:
         say(f"  (replace {DEFAULT_URL} with the address of `annotate serve`: --url URL)")
     else:
-        say(f"  `annotate serve {study}` takes {url} as its public address")
+        say(f"  `annotate serve {shell_word(study)}` takes {url} as its public address")

@@ -10,7 +10,7 @@ import typer
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say
 from annotate.login import login_name
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 NO_ANSWERS = "none answered"
 """The Accuracy cell of someone who answered no training item (admitted by hand): not 0.000."""
@@ -141,7 +141,8 @@ def gate_command(
     if closure is not None:
         say(closure.describe())
     if close and _on_prolific(ws.engine, study_ctx):
-        say(f"Next: `annotate prolific group {study}` puts the admitted into study B's group")
+        group = f"annotate prolific group {shell_word(study)}"
+        say(f"Next: `{group}` puts the admitted into study B's group")
 
 
 def _on_prolific(engine, study_ctx) -> bool:

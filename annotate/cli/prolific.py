@@ -11,7 +11,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say, warn
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 if TYPE_CHECKING:
     from annotate.platforms.prolific.client import Prolific
@@ -149,8 +149,9 @@ def create_command(
             f"  {studies.ROLE_TEXT[r.role]}: Prolific study {r.prolific_id} ({r.status}), "
             f"reward {r.reward_cents / 100:.2f}"
         )
-    say(f"Next: `annotate serve {study}` (reached at {url}, stored with the study), then "
-        f"`annotate prolific publish {study} --part training`")  # fmt: skip
+    word = shell_word(study)
+    say(f"Next: `annotate serve {word}` (reached at {url}, stored with the study), then "
+        f"`annotate prolific publish {word} --part training`")  # fmt: skip
 
 
 def _transition(ctx: typer.Context, study: str, part: Part, verb: str, api_url: str | None):

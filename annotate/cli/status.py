@@ -6,7 +6,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import console, print_json
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 
 @app.command("status")
@@ -86,7 +86,7 @@ def status_command(
         Text(
             f"Flags: {f['total']} ({f['open']} open, {f['resolved']} resolved, {f['excluded']} "
             f"on excluded items); {count_of(f['excluded_items'], 'item')} excluded from scoring"
-            + (f"; `annotate flags {data['study']}` lists them" if f["total"] else "")
+            + (f"; `annotate flags {shell_word(data['study'])}` lists them" if f["total"] else "")
         )
     )
     if "crowd" in data:

@@ -16,8 +16,8 @@ def status_phase(item: ItemView) -> str:
 
 def phase_counts(phase: str, progress: Progress) -> tuple[int, int]:
     """(done, total) for the bar: training answers of the quota, test-stream answers of the
-    study's test items (each annotator sees each test item at most once) and the catch items
-    planned among them, which look like test items."""
+    annotator's test items (the study's, each seen at most once, or their batch) and the catch
+    items planned among them, which look like test items."""
     if phase == TRAINING:
         return progress.training_done, progress.training_quota
     if phase == REFRESHER:

@@ -90,6 +90,7 @@ if TYPE_CHECKING:
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_WORKER = re.compile(r"^A[A-Z0-9]{5,31}$")
 LINK_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+LINK_ID_TEXT = "an id is 1-64 of A-Z, a-z, 0-9, . _ @ or - (no spaces, no accented letters)"
 MTURK_SUBMIT_HOSTS = ("www.mturk.com", "workersandbox.mturk.com")
 """Where an MTurk worker's form may be posted: MTurk's own addresses, never any other."""
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -181,7 +182,8 @@ class Arrival:
     """The worker's annotator row, as stored (detached): a page keeps it for its requests."""
     goes_in: bool = False
     """Known at entry to have no arrival exit (arrival_exit would say None without a read): a
-    new worker has no gate decision, so only a two-study gate's test link turns them away."""
+    new worker has no gate decision, so only a two-study gate's test link, or a study whose
+    test items have every label they take (study_full), turns them away."""
 
 
 @dataclass(frozen=True)
@@ -342,7 +344,7 @@ def parse_link(study: StudyContext | CrowdConfig, query: Mapping[str, str]) -> L
         )
     worker = _one(query, "id")
     if worker is None or not LINK_ID.match(worker):
-        raise _refuse("id", worker, "an id is 1-64 letters, digits, . _ @ or -")
+        raise _refuse("id", worker, LINK_ID_TEXT)
     link_study = _one(query, "study")
     role = _role(config, link_study, any_when_none=True)
     return LinkEntry("link", worker, role=role, study_id=link_study)
@@ -444,7 +446,10 @@ def enter_by_link(
                     extras=entry.extras,
                 )
                 new = found is None
-                goes_in = new and entry.role != "test"  # as arrival_exit decides it
+                # As arrival_exit decides it: a new worker has no gate decision, so only a
+                # two-study gate's test link, or a study with no test label left to give,
+                # turns them away.
+                goes_in = new and entry.role != "test" and _slots_open(conn, ctx)
                 return Arrival(annotator.name, visit_id, new, annotator, goes_in)
         except IntegrityError:
             continue  # the same worker's other tab inserted first: look again
@@ -498,6 +503,14 @@ _VISIT_EXTRAS = select(Visit.extras).where(
 _OPEN_SLOTS = select(func.coalesce(func.sum(StudyItem.remaining), 0)).where(
     StudyItem.study_id == bindparam("b_study"), StudyItem.phase == TEST
 )
+
+
+def _slots_open(conn: Connection, ctx: StudyContext) -> bool:
+    """Whether a test item still takes a label (else a worker yet to train leaves with
+    study_full, as _outcome says)."""
+    return bool(conn.execute(_OPEN_SLOTS, {"b_study": ctx.id}).scalar())
+
+
 _LABELS_BY_PHASE = (
     select(Label.phase, func.count())
     .where(Label.study_id == bindparam("b_study"), Label.annotator_id == bindparam("b_annotator"))
@@ -921,10 +934,12 @@ def arrival_exit(
     session: AnnotatorSession, *, clock: Callable[[], datetime] = utcnow
 ) -> Exit | None:
     """The exit a worker takes as soon as they arrive, before consent or guidelines: on the
-    test link of a two-study gate anyone the gate has not admitted (not_admitted), and on any
-    link a worker the gate rejected (screened_out; not_admitted on the test link). Recorded
-    as exit_for does. None: the worker goes in. `session`: the worker's AnnotatorSession on
-    this arrival's window (its phase and visit are all this reads)."""
+    test link of a two-study gate anyone the gate has not admitted (not_admitted), on any
+    link a worker the gate rejected (screened_out; not_admitted on the test link), and a
+    worker yet to start training when every test item has the labels it takes (study_full:
+    no point training). Recorded as exit_for does. None: the worker goes in. `session`: the
+    worker's AnnotatorSession on this arrival's window (its phase and visit are all this
+    reads)."""
     from annotate.protocol.session import Phase
 
     phase = session.phase()
@@ -933,7 +948,8 @@ def arrival_exit(
             return None
         with read_connection(session.engine) as conn:
             role = conn.execute(_LINK_ROLE, {"b_visit": session.visit_id}).scalar()
-        if role != "test":
+            full = phase is Phase.TRAINING and not _slots_open(conn, session.ctx)
+        if role != "test" and not full:
             return None
     engine, name = session.engine, session.annotator.name
     return exit_for(engine, session.ctx, name, visit_id=session.visit_id, clock=clock)

@@ -107,9 +107,10 @@ class CrowdConfig(_Strict):
         for outcome, code in codes.items():
             if outcome not in OUTCOMES:
                 known = ", ".join(OUTCOMES)
-                raise ValueError(f"codes: unknown outcome {outcome!r} (known: {known})")
+                # The error names the key (`codes: …`): the message says only what is wrong.
+                raise ValueError(f"unknown outcome {outcome!r} (known: {known})")
             if not CODE_PATTERN.match(code):
-                raise ValueError(f"codes.{outcome}: {code!r} is not 1-64 letters, digits, - or _")
+                raise ValueError(f"{code!r} for {outcome} is not 1-64 of A-Z, a-z, 0-9, - or _")
         return codes
 
     @model_validator(mode="after")

@@ -205,7 +205,8 @@ class Progress:
     training_quota: int
     test_done: int
     test_items: int
-    """Test items in the study (each needs k annotators; an annotator does each at most once)."""
+    """Test items the annotator is to label: the study's (each needs k annotators; an annotator
+    does each at most once), or their batch (`max_test_items_per_annotator`) when smaller."""
     catch_done: int = 0
     catch_planned: int = 0
     """Catch items due in this annotator's test stream (0 without catch items; see catch.py)."""
@@ -608,6 +609,9 @@ class AnnotatorSession:
         elif by_phase is None:
             by_phase = self._by_phase(conn)
         quota, test_items = self._study_sizes(conn)
+        batch = self.ctx.protocol.max_test_items_per_annotator
+        if batch is not None:  # the annotator's own count: "Test 3/20", not 3 of the study's 100
+            test_items = min(test_items, batch)
         phase = self._phase(conn, by_phase, admitted=admitted)
         catch_planned = 0
         if self.ctx.protocol.catch_rate > 0:

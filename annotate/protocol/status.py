@@ -17,7 +17,7 @@ from annotate.protocol.progress import LabelTally, StudyProgress
 from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.store import label_times
 from annotate.store.models import FlagAction, GateDecision, Label, Lease, utcnow
-from annotate.wording import count_of, plural
+from annotate.wording import count_of, plural, shell_word
 
 STALLED_AFTER = timedelta(minutes=30)
 """An annotator mid-phase (training, or test with items left: not done) with no label for this
@@ -254,7 +254,7 @@ def status_warnings(
         out.append(
             f"the gate is open and {count_of(len(waiting), 'trainee')} "
             f"{plural(len(waiting), 'waits')} for it ({', '.join(waiting)}): "
-            f"`annotate gate {name} {action}`"
+            f"`annotate gate {shell_word(name)} {action}`"
         )
     for a in annotators:
         last = a["_last"]

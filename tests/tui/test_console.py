@@ -305,7 +305,7 @@ async def test_the_study_screen_warns_of_trainees_waiting_for_an_open_gate(works
         await arrive(pilot, StudyScreen)
         assert (  # the name as typed: the warning is never parsed as markup
             "warning: the gate is open and 5 trainees wait for it ([red]zed[/], t0, t1, t2, "
-            "t3): `annotate gate median k5 --close`"
+            "t3): `annotate gate 'median k5' --close`"
         ) in screen_text(app)
         assert "Catch items" not in screen_text(app)  # catch_rate 0: no catch section
 

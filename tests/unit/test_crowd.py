@@ -193,6 +193,20 @@ def test_a_generic_link_takes_an_id_and_may_send_the_worker_on(workspace, tmp_pa
     assert leave.redirect_url == f"https://lab.example.org/done?c={CODES['screened_out']}"
 
 
+def test_a_link_id_with_an_accented_letter_is_refused_in_words_that_say_why(workspace, tmp_path):
+    """A generic link's id "anna.müller@uni.example" was refused with "an id is 1-64 letters,
+    digits, . _ @ or -": ü is a letter, so the worker (and the researcher reading the page)
+    could not see what was wrong with it."""
+    crowd_study(workspace.engine, tmp_path, crowd_settings={"platform": "link", "study_ids": []})
+    ctx = crowd.load_study(workspace.engine, "pilot")
+    with pytest.raises(crowd.CrowdRefusal) as refused:
+        crowd.parse_link(ctx, {"id": "anna.müller@uni.example"})
+    assert str(refused.value) == (
+        "This link cannot be used: its id is 'anna.müller@uni.example'; an id is 1-64 of A-Z, "
+        "a-z, 0-9, . _ @ or - (no spaces, no accented letters)."
+    )
+
+
 # --- identity ------------------------------------------------------------------------------
 
 
@@ -376,6 +390,19 @@ def test_threshold_gate_in_one_session_leads_to_test_or_the_screen_out_code(
         assert {v.outcome for v in visits.values()} == {"completed", "screened_out"}
         assert all(v.departed_at is not None and v.outcome_at is not None for v in visits.values())
         assert crowd.outcome_counts(s, 1)["completed"] == 1
+
+
+def test_a_worker_counts_their_own_batch_not_the_studys_test_items(workspace, tmp_path: Path):
+    """A worker with a batch of 5 of the study's 20 test items read "Test 0/20" over their
+    first item, and was thanked for finishing at "Test 4/20": they count their batch."""
+    from annotate.presentation.progress import describe_progress
+
+    crowd_study(workspace.engine, tmp_path, max_test_items_per_annotator=5)
+    worker = arrive(workspace.engine, "pilot", 1)
+    train(workspace.engine, worker)
+    assert describe_progress("test", worker.progress()).plain == "Test 0/5"
+    worker.submit(worker.next_item(), "entailment")
+    assert describe_progress("test", worker.progress()).plain == "Test 1/5"
 
 
 def test_a_worker_refused_mid_test_is_told_their_answers_are_not_used(workspace, tmp_path: Path):
@@ -656,6 +683,26 @@ def test_two_terminal_windows_on_one_test_item_keep_the_newer_answer(workspace, 
     with Session(engine) as s:
         mine = s.exec(select(Label).where(Label.phase == "test", Label.study_id == rte.id)).all()
         assert [label.value for label in mine] == ["entailment", "entailment"]
+
+
+def test_a_crowd_file_with_a_mistyped_outcome_says_codes_once(tmp_path: Path):
+    """A `[codes]` table with a typo said "invalid crowd settings: codes: codes: unknown
+    outcome 'complete' …", the key twice; a code with a space said "codes: codes.completed: …"."""
+    path = tmp_path / "crowd.toml"
+    path.write_text('platform = "link"\n[codes]\ncomplete = "DONE1"\n')
+    with pytest.raises(UserError) as refused:
+        read_config_file(path)
+    assert str(refused.value) == (
+        f"{path}: invalid crowd settings: codes: unknown outcome 'complete' (known: completed, "
+        "screened_out, study_full, no_consent, training_done, not_admitted)"
+    )
+    path.write_text('platform = "link"\n[codes]\ncompleted = "DONE 1"\n')
+    with pytest.raises(UserError) as refused:
+        read_config_file(path)
+    assert str(refused.value) == (
+        f"{path}: invalid crowd settings: codes: 'DONE 1' for completed is not 1-64 of A-Z, "
+        "a-z, 0-9, - or _"
+    )
 
 
 def test_crowd_settings_file_is_checked(tmp_path: Path):

@@ -94,9 +94,14 @@ def test_study_create_with_crowd_prints_the_links_and_codes(cli, tmp_path: Path,
 
 
 def test_a_prolific_study_with_no_study_accepted_yet_says_how_to_add_one(cli, tmp_path: Path):
+    """The warning named only `--platform-study`, a step by hand: a researcher following the
+    API recipe (its crowd file has no study ids) was sent to Prolific's site to make the
+    studies `prolific create` drafts."""
     result = create(cli, tmp_path, "rte-none", 'platform = "prolific"\n')
     assert result.code == 0, result.stderr
     assert "no Prolific study accepted yet" in result.stderr and "--platform-study" in result.stderr
+    warned = " ".join(result.stderr.split())
+    assert "`annotate prolific create rte-none --url URL --hourly-rate RATE` drafts" in warned
     # Prolific takes no worker until a study is accepted: the link is not for "any study".
     assert "link for every phase (no study yet)" in result.stdout
     assert "any study" not in result.stdout

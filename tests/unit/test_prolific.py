@@ -688,3 +688,89 @@ def test_study_b_is_not_published_before_the_gate_closes_and_its_group_is_filled
         assert api.state.studies[study_b]["status"] == before
         assert not api.state.of("POST", f"studies/{study_b}/transition/")
         assert not ledger.entries(engine, crowd.load_study(engine, "pilot"), "publish")
+
+
+def test_a_worker_who_opens_their_link_again_after_their_code_is_still_approved(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A trainee who took the training_done code, then opened their link again (the
+    browser's back button, a bookmark) and closed it at the guidelines: `sync` judged the
+    submission by that last visit, listed it as "the worker left before the end" and did not
+    approve the work they had done."""
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import gold, pid
+    from tests.unit.test_crowd_cli import Clock
+
+    engine, clock = workspace.engine, Clock()
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        study_a = crowd.require_config(crowd.load_study(engine, "pilot")).training_study_id
+        db = args[:2]
+        published = CliRunner().invoke(
+            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
+        )
+        assert published.exit_code == 0, published.output
+        session_id = api.start(study_a, pid(1))
+        query = {"PROLIFIC_PID": pid(1), "STUDY_ID": study_a, "SESSION_ID": session_id}
+
+        def arrive():
+            link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
+            return crowd.enter_by_link(engine, "pilot", link, clock=clock)
+
+        arrival = arrive()
+        session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+        session.attach_window(arrival.visit_id)
+        while (item := session.next_item()) is not None:
+            session.submit(item, gold(engine, item))
+        leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+        api.complete(session_id, leave.code)
+        arrive()  # the link again, closed before the end
+        synced = CliRunner().invoke(app, [*db, "prolific", "sync", "pilot", "--format", "json"])
+        assert synced.exit_code == 0, synced.output
+        (found,) = __import__("json").loads(synced.output)
+        assert (found["action"], found["outcome"]) == ("approved", "training_done"), found
+        assert api.state.submissions[session_id]["status"] == "APPROVED"
+
+
+def test_publish_run_twice_says_the_study_is_published_and_asks_prolific_nothing(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """`prolific publish` run a second time sent Prolific a second PUBLISH and printed its
+    refusal as a raw answer ("Prolific refused POST studies/…/transition/ (400): {'error': …}").
+    It says the study was published already and what reopens it, and sends nothing."""
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        publish = [*args[:2], "prolific", "publish", "pilot", "--part", "training"]
+        assert CliRunner().invoke(app, publish).exit_code == 0
+        sent = len(api.state.of("POST", "studies/"))
+        again = CliRunner().invoke(app, publish)
+        said = " ".join(str(again.exception).split())
+        assert again.exit_code == 1 and "training (A) of pilot" in said, said
+        assert "was published already (last read: ACTIVE)" in said
+        assert "`annotate prolific start pilot --part training` reopens it" in said
+        assert len(api.state.of("POST", "studies/")) == sent
+
+
+def test_the_commands_a_message_names_run_as_shown_for_a_study_name_with_a_space(
+    workspace, tmp_path: Path, monkeypatch
+):
+    """A study named "rte pilot": `prolific create` said "Next: `annotate serve rte pilot`",
+    which pasted into a shell serves a study named "rte" with a stray argument. Every command
+    a crowd message names quotes the study's name where the shell needs it."""
+    from tests.crowd_helpers import crowd_study
+
+    crowd_study(workspace.engine, tmp_path, name="rte pilot", crowd_settings={"study_ids": []})
+    monkeypatch.setenv("ANNOTATE_PROLIFIC_TOKEN", TOKEN)
+    db = ["--db", str(workspace.engine.url)]
+    with running_standin(TOKEN) as api:
+        monkeypatch.setenv("ANNOTATE_PROLIFIC_API", api.url)
+        made = CliRunner().invoke(app, [*db, "prolific", "create", "rte pilot", "--url",
+                                        "https://annotate.example.org/", "--hourly-rate", "12"])  # fmt: skip
+        assert made.exit_code == 0, made.output
+        said = " ".join(made.output.split())
+        assert "`annotate serve 'rte pilot'`" in said
+        assert "`annotate prolific publish 'rte pilot' --part training`" in said
+        early = CliRunner().invoke(app, [*db, "prolific", "publish", "rte pilot", "--part", "test"])
+        refused = " ".join(str(early.exception).split())
+        assert "`annotate prolific group 'rte pilot'`" in refused, refused

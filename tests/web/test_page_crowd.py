@@ -83,6 +83,28 @@ def test_i_do_not_agree_ends_with_the_no_consent_code(workspace, tmp_path: Path)
     assert screen(out) == "exit" and CODES["no_consent"] in out.text
 
 
+def test_a_worker_arriving_once_the_study_is_full_leaves_at_once_with_study_full(
+    workspace, tmp_path: Path
+):
+    """Every test item had its labels: a worker arriving by the link (new, or one who had
+    opened it before and not started) was still asked to consent, read the guidelines and do
+    the whole training, and only then given the study_full code. They leave at once now."""
+    crowd_study(
+        workspace.engine, tmp_path, train=2, test=2, gate_threshold=0.0, annotators_per_item=1,
+        crowd_settings={"consent": "Agree?"},
+    )  # fmt: skip
+    early = client(workspace.engine, "pilot").get("/", params=prolific_query(3))
+    assert screen(early) == "consent"  # came, and left before starting
+    c = client(workspace.engine, "pilot")
+    consent = c.get("/", params=prolific_query(1))
+    guide = c.post("/consent", data={"csrf": csrf(consent), "agree": "yes"})
+    done = answer_all(c, c.post("/start", data={"csrf": csrf(guide)}))
+    assert screen(done) == "exit" and CODES["completed"] in done.text
+    for n in (2, 3):  # a new worker; the one who came before
+        late = client(workspace.engine, "pilot").get("/", params=prolific_query(n))
+        assert screen(late) == "exit" and CODES["study_full"] in late.text, n
+
+
 def test_the_first_answer_to_the_consent_text_stands(workspace, tmp_path: Path):
     """A worker who declined is shown their exit on every screen, and a later "I agree" (the
     form reloaded) does not take them back in; one who agreed and works on is not turned

@@ -25,6 +25,7 @@ from annotate.protocol.crowd_config import A_STUDY_ON, CrowdConfig, validate_con
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, ProlificStudy, StudyItem, Visit, utcnow
+from annotate.wording import shell_word
 
 ROLES = ("training", "test")
 ROLE_TEXT = {"training": "training (A)", "test": "test (B)", "all": "every phase"}
@@ -249,7 +250,7 @@ def create(
     if prolific_studies(engine, ctx):
         raise UserError(
             f"study {ctx.study.name!r} has its Prolific studies already "
-            f"(`annotate prolific status {ctx.study.name}`)"
+            f"(`annotate prolific status {shell_word(ctx.study.name)}`)"
         )
     name = ctx.study.name
     for role in ("group", *ROLES):
@@ -328,6 +329,8 @@ def transition(
     """One call: PUBLISH, PAUSE, START or STOP the study of `role`; its status is stored.
     Study B is published only once `fill_group` has put admitted workers in its group."""
     row = study_of_role(engine, ctx, role)
+    if verb == "publish":
+        _require_unpublished(engine, ctx, row)
     if role == "test" and verb == "publish":
         _require_group(engine, ctx)
     n = len(ledger.entries(engine, ctx, verb)) + 1
@@ -344,6 +347,26 @@ def transition(
     return study_of_role(engine, ctx, role)
 
 
+def _require_unpublished(engine: Engine, ctx: StudyContext, row: ProlificStudy) -> None:
+    """A study is published once: Prolific refuses a second PUBLISH, and the researcher who
+    ran `publish` again (a paused study to reopen, or not sure the first run went through)
+    is told what the study is and what reopens it, with nothing asked of Prolific."""
+    published = [
+        e
+        for e in ledger.entries(engine, ctx, "publish")
+        if e.target == row.prolific_id and e.state == ledger.DONE
+    ]
+    if not published:
+        return
+    name, word = ctx.study.name, shell_word(ctx.study.name)
+    raise UserError(
+        f"{ROLE_TEXT[row.role]} of {name}, Prolific study {row.prolific_id}, was published "
+        f"already (last read: {row.status}); nothing was asked of Prolific. `annotate "
+        f"prolific status {word}` reads it again; `annotate prolific start {word} --part "
+        f"{row.role}` reopens it once paused"
+    )
+
+
 # --- the admitted group ----------------------------------------------------------------------
 
 
@@ -355,9 +378,9 @@ def _require_group(engine: Engine, ctx: StudyContext) -> None:
     filled = [e for e in ledger.entries(engine, ctx, "group") if e.state == ledger.DONE]
     if any((e.detail or {}).get("members") for e in filled):
         return
-    first = f"`annotate prolific group {name}`"
+    first = f"`annotate prolific group {shell_word(name)}`"
     if gate.closure_of(engine, ctx) is None and ctx.protocol.gate_rule == "median":
-        first = f"close the gate (`annotate gate {name} --close`), then run {first}"
+        first = f"close the gate (`annotate gate {shell_word(name)} --close`), then run {first}"
     elif filled:
         first = f"admit workers at the gate, then run {first} again (it found nobody admitted)"
     else:
@@ -378,8 +401,8 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
     if gate.closure_of(engine, ctx) is None and ctx.protocol.gate_rule == "median":
         raise UserError(
             f"the gate of {ctx.study.name} is not closed yet: pause the training study "
-            f"(`annotate prolific pause {ctx.study.name} --part training`), then "
-            f"`annotate gate {ctx.study.name} --close`"
+            f"(`annotate prolific pause {shell_word(ctx.study.name)} --part training`), then "
+            f"`annotate gate {shell_word(ctx.study.name)} --close`"
         )
     admitted = crowd.admitted_ids(engine, ctx, "prolific")
     n = len(ledger.entries(engine, ctx, "group")) + 1

@@ -69,15 +69,24 @@ def check_reason(reason: str | None) -> str:
 
 
 def _visit_of(
-    session: Session, ctx: StudyContext, prolific_id: str, submission: str, participant: str
+    session: Session,
+    ctx: StudyContext,
+    prolific_id: str,
+    submission: str,
+    participant: str,
+    *,
+    decided: bool = False,
 ) -> tuple[Visit, Annotator] | None:
     """The visit this submission made: by its SESSION_ID, else the participant's latest on
-    this Prolific study."""
+    this Prolific study. `decided`: the latest that has an outcome, before any without one (a
+    worker who took their code, then opened their link again and closed it before the end,
+    still took that code)."""
+    order = (Visit.outcome.is_(None), Visit.id.desc()) if decided else (Visit.id.desc(),)
     row = session.execute(
         select(Visit, Annotator)
         .join(Annotator, Annotator.id == Visit.annotator_id)
         .where(Visit.study_id == ctx.id, Visit.platform_session_id == submission)
-        .order_by(Visit.id.desc())
+        .order_by(*order)
     ).first()
     if row is None:
         row = session.execute(
@@ -89,7 +98,7 @@ def _visit_of(
                 Annotator.platform == "prolific",
                 Annotator.platform_id == participant,
             )
-            .order_by(Visit.id.desc())
+            .order_by(*order)
         ).first()
     if row is None:
         return None
@@ -224,7 +233,11 @@ def sync(
             status = str(sub.get("status") or "")
             code = sub.get("study_code") or sub.get("entered_code")
             with Session(engine) as session:
-                found = _visit_of(session, ctx, row.prolific_id, sid, participant)
+                # A submission awaiting review is judged by the outcome its worker took; a
+                # returned one frees the visit that may still hold items (the latest).
+                found = _visit_of(
+                    session, ctx, row.prolific_id, sid, participant, decided=status == AWAITING
+                )
             visit = found[0] if found else None
             worker = names.get(participant, "?")
             outcome = visit.outcome if visit else None
