@@ -82,7 +82,7 @@ from annotate.store.models import (
     utcnow,
 )
 from annotate.store.prepared import Prepared
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 if TYPE_CHECKING:
     from annotate.protocol.session import AnnotatorSession
@@ -231,7 +231,7 @@ def require_config(ctx: StudyContext) -> CrowdConfig:
     if config is None:
         raise UserError(
             f"study {ctx.study.name!r} is not a crowd study: `annotate study crowd "
-            f"{ctx.study.name} --crowd prolific` (or mturk, or link) makes it one"
+            f"{shell_word(ctx.study.name)} --crowd prolific` (or mturk, or link) makes it one"
         )
     return config
 
@@ -500,15 +500,23 @@ _SURVEY_ANSWERED = select(SurveyAnswer.question).where(
 _VISIT_EXTRAS = select(Visit.extras).where(
     Visit.study_id == bindparam("b_study"), Visit.annotator_id == bindparam("b_annotator")
 )
-_OPEN_SLOTS = select(func.coalesce(func.sum(StudyItem.remaining), 0)).where(
-    StudyItem.study_id == bindparam("b_study"), StudyItem.phase == TEST
+_AN_OPEN_SLOT = (
+    select(StudyItem.item_id)
+    .where(
+        StudyItem.study_id == bindparam("b_study"),
+        StudyItem.phase == TEST,
+        StudyItem.remaining > 0,
+    )
+    .limit(1)
 )
+"""A test item that still takes a label: the first the next-item index seeks to, read on
+every arrival (not a sum over the study's items)."""
 
 
 def _slots_open(conn: Connection, ctx: StudyContext) -> bool:
     """Whether a test item still takes a label (else a worker yet to train leaves with
     study_full, as _outcome says)."""
-    return bool(conn.execute(_OPEN_SLOTS, {"b_study": ctx.id}).scalar())
+    return conn.execute(_AN_OPEN_SLOT, {"b_study": ctx.id}).first() is not None
 
 
 _LABELS_BY_PHASE = (
@@ -769,7 +777,7 @@ def _outcome(
     elif phase is Phase.REJECTED:
         return "screened_out"
     elif phase is Phase.TRAINING:
-        if not counts.get(TRAINING) and not conn.execute(_OPEN_SLOTS, {"b_study": ctx.id}).scalar():
+        if not counts.get(TRAINING) and not _slots_open(conn, ctx):
             return "study_full"  # every test item has its labels: no point training
         return None
     elif visit.link_role == "training":
