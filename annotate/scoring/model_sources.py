@@ -66,9 +66,19 @@ def _models(
         return [_sample_model(path, spec, _model_name(path.parent), study_source)]
     if mapping:  # the table's columns named: it is a table
         return read_long(path, spec, mapping)
-    if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
+    if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and (
+        has_columns(path, mapping) or not _submission_suffix(path, spec)
+    ):  # a table; a file of another suffix than the leaderboard's can be nothing else
         return read_long(path, spec, mapping)
     return [read_predictions(path, spec)]  # with the split its name says (`RTE_val.jsonl`)
+
+
+def _submission_suffix(path: Path, spec: TaskSpec) -> bool:
+    """Whether `path` has the suffix of the task's leaderboard file (GLUE's `.tsv`,
+    SuperGLUE's `.jsonl`); a task without one takes any."""
+    if spec.submission is None:
+        return True
+    return path.suffix.lower() == Path(spec.submission.file).suffix.lower()
 
 
 def _sample_model(
