@@ -406,6 +406,24 @@ def test_a_task_with_two_studies_must_be_chosen(cli, workspace):
     assert cli("report", "rte", "--benchmark", "glue").code != 0
 
 
+def test_a_model_folder_without_the_benchmarks_files_is_refused_naming_them(
+    cli, workspace, tmp_path
+):
+    """A harness results folder (or any folder without RTE.tsv, MNLI-m.tsv …) gave a model
+    row of dashes, "Tasks covered: (partial)", and no word why."""
+    _glue_studies(workspace)
+    logs = tmp_path / "lm eval" / "org__model"
+    logs.mkdir(parents=True)
+    (logs / "samples_rte_2026-01-01T00-00-00.jsonl").write_text("{}\n")
+    result = cli("report", "--benchmark", "glue", "--bootstrap", "0", "--model", logs.parent)
+    assert result.code == 1, result.stdout
+    assert "no submission file of glue in it (looked for CoLA.tsv" in result.stderr
+    assert "sample logs: give them to a study's report (report STUDY --model)" in result.stderr
+    (tmp_path / "empty").mkdir()
+    result = cli("report", "--benchmark", "glue", "--model", tmp_path / "empty")
+    assert result.code == 1 and "sample logs" not in result.stderr
+
+
 def test_figures_of_names_the_font_lacks_draw_without_a_warning(workspace, tmp_path):
     """29.6: a name with a glyph the font has not (an emoji) draws quietly: matplotlib's
     per-glyph warnings would land between the report's lines."""

@@ -52,6 +52,25 @@ def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def _refuse_foreign_folder(folder: Path, benchmark: str, tasks: Sequence[specs.TaskSpec]) -> None:
+    """A model folder holding none of the benchmark's submission files would be a model row
+    with no score and no word why: refused, naming the files looked for."""
+    expected = [t.submission.file for t in tasks if t.submission is not None]
+    if any(_model_file(folder, t) is not None for t in tasks):
+        return
+    logs = next(folder.rglob("samples_*.jsonl"), None) is not None
+    raise UserError(
+        f"--model {folder}: no submission file of {benchmark} in it (looked for "
+        f"{', '.join(expected)})"
+        + (
+            "; it holds lm-evaluation-harness sample logs: give them to a study's report "
+            "(report STUDY --model) or to compare"
+            if logs
+            else ""
+        )
+    )
+
+
 def benchmark_report(
     engine: Engine,
     benchmark: str,
@@ -75,6 +94,8 @@ def benchmark_report(
     diagnostic = [
         t for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
     ]
+    for folder in model_dirs:
+        _refuse_foreign_folder(Path(folder), benchmark, [*components, *diagnostic])
     # One choice over the scored tasks and the diagnostic sets, so --study may name either; a
     # scored task with several studies is refused, a diagnostic set's is left out with a note.
     choice = choose_studies(engine, benchmark, studies, tasks=names + [t.name for t in diagnostic])
