@@ -310,12 +310,10 @@ def compare(
 def _name_apart(models: list[Any]) -> None:
     """Two models of one name (`run1/preds/RTE.jsonl`, `run2/preds/RTE.jsonl`) are told apart by
     their files."""
-    seen: dict[str, int] = {}
-    for m in models:
-        seen[m.name] = seen.get(m.name, 0) + 1
-    for m in models:
-        if seen[m.name] > 1:
-            m.name = m.path
+    from annotate.scoring.model_sources import names_apart
+
+    for m, name in zip(models, names_apart([(m.name, m.path) for m in models]), strict=True):
+        m.name = name
 
 
 def _render_models(combined: dict[str, Any]) -> None:

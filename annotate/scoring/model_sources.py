@@ -16,7 +16,8 @@ gives one model or several.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from annotate.errors import DataFileError, UserError
@@ -53,6 +54,14 @@ def read_models(
     for model in models:
         refuse_other_split(model.path, model.split, study_split, "the study's items are")
     return models
+
+
+def names_apart(named: Sequence[tuple[str, str]]) -> list[str]:
+    """The names of models given as (name, path): a name two of them share
+    (`run1/preds/RTE.jsonl` and `run2/preds/RTE.jsonl`, two folders called `bert`) is replaced
+    by each one's path, so no two are scored, or averaged, as one."""
+    count = Counter(name for name, _ in named)
+    return [path if count[name] > 1 else name for name, path in named]
 
 
 def _models(

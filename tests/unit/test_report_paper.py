@@ -390,6 +390,28 @@ def test_benchmark_row_averages_by_the_leaderboard_rule(cli, workspace, tmp_path
     )
 
 
+def test_two_model_folders_of_one_name_are_two_models(cli, workspace, tmp_path):
+    """`runs/a/bert` answering RTE and `runs/b/bert` answering MNLI-m were one row "bert"
+    twice, each with both folders' scores merged: a task neither folder alone answered."""
+    _glue_studies(workspace)
+    rte, mnli = tmp_path / "a" / "bert", tmp_path / "b" / "bert"
+    rte.mkdir(parents=True)
+    mnli.mkdir(parents=True)
+    (rte / "RTE.tsv").write_text(
+        "index\tprediction\n" + "".join(f"{i}\tentailment\n" for i in range(24))
+    )
+    (mnli / "MNLI-m.tsv").write_text(
+        "index\tprediction\n" + "".join(f"{i}\tneutral\n" for i in range(30))
+    )
+    report = report_json(
+        cli, "--benchmark", "glue", "--bootstrap", "0", "--model", rte, "--model", mnli
+    )
+    covered = {m["name"]: m["tasks_covered"] for m in report["models"]}
+    assert covered == {str(rte): ["glue/rte"], str(mnli): ["glue/mnli-m"]}
+    by_task = {t["task"]: set(t["models"]) for t in report["tasks"]}
+    assert by_task["glue/rte"] == {str(rte)} and by_task["glue/mnli-m"] == {str(mnli)}
+
+
 def test_a_task_with_two_studies_must_be_chosen(cli, workspace):
     _glue_studies(workspace)
     add_study(
