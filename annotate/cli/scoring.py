@@ -78,6 +78,14 @@ def _prediction_files(
     from annotate.formats.gold import SubmissionName, submission_task
 
     if pred.is_file() and pred.suffix.lower() != ".zip":
+        from annotate.scoring.harness import is_sample_log
+
+        if is_sample_log(pred):  # not a file `--task` would make readable
+            raise UserError(
+                f"{pred}: an lm-evaluation-harness sample log, not a submission file; "
+                "`annotate compare STUDY --model` and `annotate report STUDY --model` read it, "
+                "on a study of validation items"
+            )
         if task is not None:
             name = SubmissionName(specs.load_task(task), None)
         else:

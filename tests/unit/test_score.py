@@ -819,6 +819,18 @@ def test_names_that_say_no_task(cli, tmp_path: Path):
     assert f"error: {not_zip}: not a valid zip file" == _error(cli, not_zip, "--gold", gold)
 
 
+def test_a_harness_sample_log_is_named_as_one_not_sent_to_task(cli, tmp_path: Path):
+    """It said "cannot tell the task from the file name; pass --task", and with --task
+    "expected keys 'idx' and 'label'": `--task` could never make it readable."""
+    gold = rte_gold(tmp_path / "val.jsonl")
+    logs = Path(__file__).resolve().parents[2] / "examples" / "models" / "lm-eval"
+    log = next((logs / "EleutherAI__pythia-1b").glob("samples_sglue_rte_*.jsonl"))
+    for extra in ((), ("--task", "superglue/rte")):
+        said = _error(cli, log, "--gold", gold, *extra)
+        assert "an lm-evaluation-harness sample log, not a submission file" in said
+        assert "annotate compare STUDY --model" in said
+
+
 def test_table_output(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
     pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(3)])
