@@ -124,7 +124,14 @@ def _gold_of(
     if not gold.ids:
         raise DataFileError(path, None, "the file has no items")
     if not summary.has_gold:
-        raise NoGoldError(path, None, f"no gold labels in this {spec.name} file (a test file?)")
+        # A test split's file has none by design; a validation file without any is one whose
+        # labels were left out (a Hub Parquet file written without its `label` column).
+        why = (
+            "a test file?"
+            if split is None or same_split(split, "test")
+            else f"a {split} file with no label on any row: its label column left out?"
+        )
+        raise NoGoldError(path, None, f"no gold labels in this {spec.name} file ({why})")
     pairs = spec.pair_keys(gold.ids, fields)
     if pairs.broken:
         a, b = pairs.broken[0]

@@ -784,6 +784,13 @@ def test_bad_gold_files(cli, tmp_path: Path):
     assert _error(cli, pred, "--gold", unlabelled) == (
         f"error: {unlabelled}: no gold labels in this superglue/rte file (a test file?)"
     )
+    # A validation file without labels is not "a test file?" (a Hub file written without its
+    # label column): it says so.
+    bare = jsonl(tmp_path / "RTE" / "val.jsonl", [{"premise": "p", "hypothesis": "h", "idx": 0}])
+    assert _error(cli, pred, "--gold", bare) == (
+        f"error: {bare}: no gold labels in this superglue/rte file (a dev file with no label "
+        "on any row: its label column left out?)"
+    )
     broken = jsonl(
         tmp_path / "x" / "val.jsonl",
         [{"premise": "p", "hypothesis": "h", "idx": 0, "label": "yes"}],
