@@ -64,6 +64,29 @@ def names_apart(named: Sequence[tuple[str, str]]) -> list[str]:
     return [path if count[name] > 1 else name for name, path in named]
 
 
+def refuse_folder_without_submissions(
+    folder: Path, option: str, benchmark: str, tasks: Sequence[TaskSpec]
+) -> None:
+    """A folder of a benchmark's submission files (`report --benchmark --model`, `export
+    --benchmark --fill-from`) holding none of `tasks`' files would add nothing, with no word
+    why (a model row of dashes, no row filled): refused, naming the files looked for and, in
+    a folder of lm-evaluation-harness sample logs, what reads those."""
+    files = [t.submission.file for t in tasks if t.submission is not None]
+    if any((folder / name).is_file() for name in files):
+        return
+    logs = next(folder.rglob("samples_*.jsonl"), None) is not None
+    raise UserError(
+        f"{option} {folder}: no {benchmark} submission file to read in it (looked for "
+        f"{', '.join(files)})"
+        + (
+            "; it holds lm-evaluation-harness sample logs: give them to a study's report "
+            "(report STUDY --model) or to compare"
+            if logs
+            else ""
+        )
+    )
+
+
 def _models(
     path: Path, spec: TaskSpec, mapping: Mapping[str, str], study_source: str | None
 ) -> list[ModelPredictions]:

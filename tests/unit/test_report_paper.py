@@ -439,7 +439,7 @@ def test_a_model_folder_without_the_benchmarks_files_is_refused_naming_them(
     (logs / "samples_rte_2026-01-01T00-00-00.jsonl").write_text("{}\n")
     result = cli("report", "--benchmark", "glue", "--bootstrap", "0", "--model", logs.parent)
     assert result.code == 1, result.stdout
-    assert "no submission file of glue in it (looked for CoLA.tsv" in result.stderr
+    assert "no glue submission file to read in it (looked for CoLA.tsv" in result.stderr
     assert "sample logs: give them to a study's report (report STUDY --model)" in result.stderr
     (tmp_path / "empty").mkdir()
     result = cli("report", "--benchmark", "glue", "--model", tmp_path / "empty")

@@ -40,7 +40,7 @@ from annotate.scoring.benchmark import (
 )
 from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units
-from annotate.scoring.model_sources import names_apart
+from annotate.scoring.model_sources import names_apart, refuse_folder_without_submissions
 from annotate.scoring.predictions import read_predictions
 from annotate.scoring.scorers import scorer_for
 from annotate.wording import fixed
@@ -51,25 +51,6 @@ def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
         return None
     candidate = folder / spec.submission.file
     return candidate if candidate.is_file() else None
-
-
-def _refuse_foreign_folder(folder: Path, benchmark: str, tasks: Sequence[specs.TaskSpec]) -> None:
-    """A model folder holding none of the benchmark's submission files would be a model row
-    with no score and no word why: refused, naming the files looked for."""
-    expected = [t.submission.file for t in tasks if t.submission is not None]
-    if any(_model_file(folder, t) is not None for t in tasks):
-        return
-    logs = next(folder.rglob("samples_*.jsonl"), None) is not None
-    raise UserError(
-        f"--model {folder}: no submission file of {benchmark} in it (looked for "
-        f"{', '.join(expected)})"
-        + (
-            "; it holds lm-evaluation-harness sample logs: give them to a study's report "
-            "(report STUDY --model) or to compare"
-            if logs
-            else ""
-        )
-    )
 
 
 def benchmark_report(
@@ -96,7 +77,9 @@ def benchmark_report(
         t for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
     ]
     for folder in model_dirs:
-        _refuse_foreign_folder(Path(folder), benchmark, [*components, *diagnostic])
+        refuse_folder_without_submissions(
+            Path(folder), "--model", benchmark, [*components, *diagnostic]
+        )
     # Each folder is a model named after it; two folders of one name (`a/bert`, `b/bert`) by
     # their paths, else their scores would be averaged as one model's.
     model_names = names_apart([(Path(f).name or str(f), str(f)) for f in model_dirs])
