@@ -152,9 +152,15 @@ def _results_folder(
         if sample_task(p) is None and is_array_log(p)
     }
     if not logs and not any(older.values()):
+        # A folder of submission files, as `report --benchmark --model DIR` takes one: the
+        # task's file in it is the model, named after the folder (`roberta/RTE.jsonl`).
+        official = folder / spec.submission.file if spec.submission is not None else None
+        if official is not None and official.is_file():
+            return [read_predictions(official, spec)]
         raise UserError(
             f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl, or "
             "<model_args>_<task>.jsonl of harness 0.4.0 to 0.4.2) in it"
+            + (f", nor {official.name}, the task's submission file" if official else "")
         )
     newest: dict[Path, Path] = {}
     for log in logs:  # names sort by date within a task: the last is the newest run

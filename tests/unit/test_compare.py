@@ -234,3 +234,21 @@ def test_a_table_without_its_columns_is_named_a_table_not_a_submission(
         read_models(path, specs.load_task(task))
     mapped = read_models(path, specs.load_task(task), {"id": "idx", "prediction": "label"})
     assert list(mapped[0].predictions) == ["0"]
+
+
+def test_a_folder_of_submission_files_is_read_as_report_benchmark_reads_it(
+    cli, rte, tmp_path: Path
+):
+    """`--model roberta/` (the folder `report --benchmark --model` takes) was refused as "no
+    lm-evaluation-harness sample logs in it": the task's file in it is the model, named after
+    the folder; a folder without it says which file it lacks."""
+    folder = tmp_path / "roberta run"
+    folder.mkdir()
+    model_file(folder / "RTE.jsonl", rte, wrong={1002})
+    (folder / "CB.jsonl").write_text('{"idx": 0, "label": "neutral"}\n')
+    compared = compare_json(cli, "pilot", "--model", folder)
+    assert compared["model"]["name"] == "roberta run"
+    assert compared["matching"]["matched"] == N_TEST
+    (folder / "RTE.jsonl").unlink()
+    result = cli("compare", "pilot", "--model", folder)
+    assert result.code == 1 and "nor RTE.jsonl, the task's submission file" in result.stderr
