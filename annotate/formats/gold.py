@@ -223,5 +223,15 @@ def _hub_gold(root: Path, spec: TaskSpec, split: str | None) -> GoldFile | None:
             try:
                 return _gold_of(source.items(summary), summary, source.path, spec, source.split)
             except NoGoldError:
+                if split:  # the split the prediction file names: no other is its gold
+                    raise UserError(
+                        f"{source.path}: the {split} split's file has no gold labels"
+                        + (
+                            " (the Hub's test labels are -1, kept by the leaderboard): "
+                            "predictions on it cannot be scored locally"
+                            if same_split(split, "test")
+                            else " (its label column left out?)"
+                        )
+                    ) from None
                 continue  # the Hub's test split: its labels are -1
     return None

@@ -846,3 +846,15 @@ def test_table_output(cli, tmp_path: Path):
     text = " ".join(result.stdout.split())
     assert "Accuracy 66.7" in text and "3/6 items" in text
     assert "superglue score: 66.7 (partial: 1 of 8 tasks" in text
+
+
+def test_test_predictions_against_the_hubs_unlabelled_test_split_say_so(cli, tmp_path: Path):
+    """`CB_test.jsonl --gold super_glue` said "no labelled superglue/cb file found (looked for
+    dev.jsonl, test.jsonl …)", though the snapshot holds the test split: its labels are -1."""
+    from tests import hub_fixtures as hub
+
+    gold = hub.super_glue_snapshot(tmp_path / "super_glue")
+    pred = jsonl(tmp_path / "CB_test.jsonl", [{"idx": 0, "label": "neutral"}])
+    said = _error(cli, pred, "--gold", gold)
+    assert "cb/test-00000-of-00001.parquet: the test split's file has no gold labels" in said
+    assert "cannot be scored locally" in said
