@@ -216,6 +216,12 @@ def _submission_files(
     else:
         assert study is not None
         pairs = [(find_study(engine, study).task, study)]
+    if every_task and fill_from is not None and fill_from.is_dir():
+        from annotate import specs
+        from annotate.scoring.model_sources import refuse_folder_without_submissions
+
+        tasks = [specs.load_task(task) for task, _ in pairs]
+        refuse_folder_without_submissions(fill_from, "--fill-from", benchmark, tasks)
     files: dict[str, bytes] = {}
     entries = []
     for task, name in pairs:

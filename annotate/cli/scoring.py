@@ -78,6 +78,14 @@ def _prediction_files(
     from annotate.formats.gold import SubmissionName, submission_task
 
     if pred.is_file() and pred.suffix.lower() != ".zip":
+        from annotate.scoring.harness import is_sample_log
+
+        if is_sample_log(pred):  # not a file `--task` would make readable
+            raise UserError(
+                f"{pred}: an lm-evaluation-harness sample log, not a submission file; "
+                "`annotate compare STUDY --model` and `annotate report STUDY --model` read it, "
+                "on a study of validation items"
+            )
         if task is not None:
             name = SubmissionName(specs.load_task(task), None)
         else:
@@ -310,12 +318,10 @@ def compare(
 def _name_apart(models: list[Any]) -> None:
     """Two models of one name (`run1/preds/RTE.jsonl`, `run2/preds/RTE.jsonl`) are told apart by
     their files."""
-    seen: dict[str, int] = {}
-    for m in models:
-        seen[m.name] = seen.get(m.name, 0) + 1
-    for m in models:
-        if seen[m.name] > 1:
-            m.name = m.path
+    from annotate.scoring.model_sources import names_apart
+
+    for m, name in zip(models, names_apart([(m.name, m.path) for m in models]), strict=True):
+        m.name = name
 
 
 def _render_models(combined: dict[str, Any]) -> None:

@@ -124,7 +124,14 @@ def _gold_of(
     if not gold.ids:
         raise DataFileError(path, None, "the file has no items")
     if not summary.has_gold:
-        raise NoGoldError(path, None, f"no gold labels in this {spec.name} file (a test file?)")
+        # A test split's file has none by design; a validation file without any is one whose
+        # labels were left out (a Hub Parquet file written without its `label` column).
+        why = (
+            "a test file?"
+            if split is None or same_split(split, "test")
+            else f"a {split} file with no label on any row: its label column left out?"
+        )
+        raise NoGoldError(path, None, f"no gold labels in this {spec.name} file ({why})")
     pairs = spec.pair_keys(gold.ids, fields)
     if pairs.broken:
         a, b = pairs.broken[0]
@@ -216,5 +223,15 @@ def _hub_gold(root: Path, spec: TaskSpec, split: str | None) -> GoldFile | None:
             try:
                 return _gold_of(source.items(summary), summary, source.path, spec, source.split)
             except NoGoldError:
+                if split:  # the split the prediction file names: no other is its gold
+                    raise UserError(
+                        f"{source.path}: the {split} split's file has no gold labels"
+                        + (
+                            " (the Hub's test labels are -1, kept by the leaderboard): "
+                            "predictions on it cannot be scored locally"
+                            if same_split(split, "test")
+                            else " (its label column left out?)"
+                        )
+                    ) from None
                 continue  # the Hub's test split: its labels are -1
     return None

@@ -244,8 +244,24 @@ def create_study(
                     f"dataset {train.id} is {train.task}; training needs {' or '.join(train_tasks)}"
                 )
             if not train.detail.get("labelled"):
+                labelled = [
+                    d.id
+                    for d in session.scalars(
+                        select(Dataset)
+                        .where(Dataset.task.in_(train_tasks))
+                        .order_by(Dataset.id.desc())
+                    )
+                    if d.detail.get("labelled") and not same_split(d.split, "test")
+                ]
                 raise UserError(
-                    f"dataset {train.id} has no gold labels, so it cannot give feedback"
+                    f"dataset {train.id} ({train.task} {train.split}) has no gold labels, so it "
+                    "cannot give feedback"
+                    + (
+                        f"; labelled datasets to train on: {', '.join(map(str, labelled))} "
+                        f"(--train {labelled[0]}; `annotate datasets` lists them all)"
+                        if labelled
+                        else ""
+                    )
                 )
         for dataset in (test, train if effective.training_items > 0 else None):
             if dataset is not None and dataset.task == spec.name:

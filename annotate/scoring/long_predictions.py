@@ -72,7 +72,8 @@ def read_long(path: Path, spec: TaskSpec, mapping: Mapping[str, str]) -> list[Mo
         raise DataFileError(
             path,
             rows[0][0],
-            f"no column {', '.join(repr(c) for c in missing)} (--map id=COLUMN, "
+            f"no column {', '.join(repr(c) for c in missing)} (the columns are "
+            f"{', '.join(map(str, rows[0][1])) or 'none'}; --map id=COLUMN, "
             "--map prediction=COLUMN name others)",
         )
     if "model" in mapping and model_col not in rows[0][1]:

@@ -16,7 +16,8 @@ gives one model or several.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from annotate.errors import DataFileError, UserError
@@ -55,6 +56,37 @@ def read_models(
     return models
 
 
+def names_apart(named: Sequence[tuple[str, str]]) -> list[str]:
+    """The names of models given as (name, path): a name two of them share
+    (`run1/preds/RTE.jsonl` and `run2/preds/RTE.jsonl`, two folders called `bert`) is replaced
+    by each one's path, so no two are scored, or averaged, as one."""
+    count = Counter(name for name, _ in named)
+    return [path if count[name] > 1 else name for name, path in named]
+
+
+def refuse_folder_without_submissions(
+    folder: Path, option: str, benchmark: str, tasks: Sequence[TaskSpec]
+) -> None:
+    """A folder of a benchmark's submission files (`report --benchmark --model`, `export
+    --benchmark --fill-from`) holding none of `tasks`' files would add nothing, with no word
+    why (a model row of dashes, no row filled): refused, naming the files looked for and, in
+    a folder of lm-evaluation-harness sample logs, what reads those."""
+    files = [t.submission.file for t in tasks if t.submission is not None]
+    if any((folder / name).is_file() for name in files):
+        return
+    logs = next(folder.rglob("samples_*.jsonl"), None) is not None
+    raise UserError(
+        f"{option} {folder}: no {benchmark} submission file to read in it (looked for "
+        f"{', '.join(files)})"
+        + (
+            "; it holds lm-evaluation-harness sample logs: give them to a study's report "
+            "(report STUDY --model) or to compare"
+            if logs
+            else ""
+        )
+    )
+
+
 def _models(
     path: Path, spec: TaskSpec, mapping: Mapping[str, str], study_source: str | None
 ) -> list[ModelPredictions]:
@@ -66,9 +98,19 @@ def _models(
         return [_sample_model(path, spec, _model_name(path.parent), study_source)]
     if mapping:  # the table's columns named: it is a table
         return read_long(path, spec, mapping)
-    if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and has_columns(path, mapping):
+    if path.suffix.lower() in (".csv", ".tsv", ".jsonl") and (
+        has_columns(path, mapping) or not _submission_suffix(path, spec)
+    ):  # a table; a file of another suffix than the leaderboard's can be nothing else
         return read_long(path, spec, mapping)
     return [read_predictions(path, spec)]  # with the split its name says (`RTE_val.jsonl`)
+
+
+def _submission_suffix(path: Path, spec: TaskSpec) -> bool:
+    """Whether `path` has the suffix of the task's leaderboard file (GLUE's `.tsv`,
+    SuperGLUE's `.jsonl`); a task without one takes any."""
+    if spec.submission is None:
+        return True
+    return path.suffix.lower() == Path(spec.submission.file).suffix.lower()
 
 
 def _sample_model(
@@ -110,9 +152,15 @@ def _results_folder(
         if sample_task(p) is None and is_array_log(p)
     }
     if not logs and not any(older.values()):
+        # A folder of submission files, as `report --benchmark --model DIR` takes one: the
+        # task's file in it is the model, named after the folder (`roberta/RTE.jsonl`).
+        official = folder / spec.submission.file if spec.submission is not None else None
+        if official is not None and official.is_file():
+            return [read_predictions(official, spec)]
         raise UserError(
             f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl, or "
             "<model_args>_<task>.jsonl of harness 0.4.0 to 0.4.2) in it"
+            + (f", nor {official.name}, the task's submission file" if official else "")
         )
     newest: dict[Path, Path] = {}
     for log in logs:  # names sort by date within a task: the last is the newest run

@@ -206,3 +206,49 @@ def test_the_report_and_compare_write_the_same_mcnemar_p(cli, rte, tmp_path: Pat
     report = cli("report", "pilot", "--model", model, "--format", "markdown", "--bootstrap", "0")
     row = next(line for line in report.stdout.splitlines() if line.startswith("| m |"))
     assert row.endswith(f", p = {p} |") and float(p) > 0
+
+
+@pytest.mark.parametrize(
+    ("task", "name", "text"),
+    [
+        ("glue/sst2", "preds.jsonl", '{"idx": 0, "label": 1}\n'),
+        ("glue/sst2", "preds.csv", "idx,label\n0,1\n"),
+        ("superglue/cb", "preds.csv", "idx,label\n0,neutral\n"),
+        ("superglue/cb", "preds.tsv", "idx\tlabel\n0\tneutral\n"),
+    ],
+)
+def test_a_table_without_its_columns_is_named_a_table_not_a_submission(
+    tmp_path: Path, task: str, name: str, text: str
+):
+    """A file of another suffix than the task's submission file (GLUE's .tsv, SuperGLUE's
+    .jsonl) is a table: without `id`/`prediction` it is refused naming its columns and
+    `--map`, not as a submission file of another layout ("not valid JSON", "expected the
+    header 'index<TAB>prediction'")."""
+    from annotate import specs
+    from annotate.errors import DataFileError
+    from annotate.scoring.model_sources import read_models
+
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DataFileError, match=r"the columns are idx, label; --map id=COLUMN"):
+        read_models(path, specs.load_task(task))
+    mapped = read_models(path, specs.load_task(task), {"id": "idx", "prediction": "label"})
+    assert list(mapped[0].predictions) == ["0"]
+
+
+def test_a_folder_of_submission_files_is_read_as_report_benchmark_reads_it(
+    cli, rte, tmp_path: Path
+):
+    """`--model roberta/` (the folder `report --benchmark --model` takes) was refused as "no
+    lm-evaluation-harness sample logs in it": the task's file in it is the model, named after
+    the folder; a folder without it says which file it lacks."""
+    folder = tmp_path / "roberta run"
+    folder.mkdir()
+    model_file(folder / "RTE.jsonl", rte, wrong={1002})
+    (folder / "CB.jsonl").write_text('{"idx": 0, "label": "neutral"}\n')
+    compared = compare_json(cli, "pilot", "--model", folder)
+    assert compared["model"]["name"] == "roberta run"
+    assert compared["matching"]["matched"] == N_TEST
+    (folder / "RTE.jsonl").unlink()
+    result = cli("compare", "pilot", "--model", folder)
+    assert result.code == 1 and "nor RTE.jsonl, the task's submission file" in result.stderr

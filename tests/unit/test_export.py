@@ -677,6 +677,23 @@ def test_multirc_questions_written_without_every_answer_are_told(cli, workspace,
     ) in told
 
 
+def test_a_fill_folder_without_any_tasks_file_is_refused(cli, workspace, tmp_path: Path):
+    """`export --benchmark --fill-from` a harness results folder (or any folder without the
+    studies' files) wrote the humans' rows alone, "0 model", with no word why."""
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="rte")
+    logs = tmp_path / "lm-eval" / "org__model"
+    logs.mkdir(parents=True)
+    (logs / "samples_sglue_rte_2026-01-01T00-00-00.jsonl").write_text("{}\n")
+    out = tmp_path / "out"
+    result = cli("export", "--benchmark", "superglue", "--to", out, "--fill-from", logs.parent)
+    assert result.code == 1
+    assert (
+        f"--fill-from {logs.parent}: no superglue submission file to read in it (looked for "
+        "RTE.jsonl); it holds lm-evaluation-harness sample logs"
+    ) in result.stderr
+    assert not out.exists()
+
+
 def test_a_fill_folder_without_a_tasks_file_is_named_in_its_note(cli, workspace, tmp_path: Path):
     """`export --benchmark --fill-from FOLDER` where FOLDER had RTE.jsonl but no WSC.jsonl told
     of WSC.jsonl "complete the file with --fill-from a model's predictions", though --fill-from

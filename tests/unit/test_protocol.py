@@ -452,3 +452,24 @@ def test_an_axg_study_samples_whole_minimal_pairs(workspace, tmp_path: Path, wan
     assert Counter(i // 2 for i in ids) == dict.fromkeys({i // 2 for i in ids}, 2)
     halves_in_a_row = sum(a // 2 == b // 2 for a, b in itertools.pairwise(ids))
     assert halves_in_a_row < len(ids) // 2  # shuffled, not served pair after pair
+
+
+def test_training_on_a_dev_set_without_gold_names_the_labelled_ones(workspace, tmp_path):
+    """The latest dev set (a Hub file without its label column, say) has no gold: the refusal
+    named it alone, though another dev set of the task had gold, and not how to pick that."""
+    from annotate import specs
+    from annotate.formats.importer import import_file
+
+    spec = specs.load_task("superglue/rte")
+    engine = workspace.engine
+    gold = import_file(engine, spec, write_jsonl(tmp_path / "a" / "val.jsonl", rte_rows(8)))
+    rows = [{k: v for k, v in r.items() if k != "label"} for r in rte_rows(8, 100)]
+    bare = import_file(engine, spec, write_jsonl(tmp_path / "b" / "val.jsonl", rows), split="dev")
+    test = import_file(
+        engine, spec, write_jsonl(tmp_path / "t" / "test.jsonl", rte_rows(4, 1000)), split="test"
+    )
+    with pytest.raises(UserError) as refused:
+        create_study(engine, "s", "superglue/rte", "quick", test_dataset_id=test.dataset_id)
+    said = str(refused.value)
+    assert f"dataset {bare.dataset_id} (superglue/rte dev) has no gold labels" in said
+    assert f"labelled datasets to train on: {gold.dataset_id} (--train {gold.dataset_id};" in said

@@ -390,6 +390,28 @@ def test_benchmark_row_averages_by_the_leaderboard_rule(cli, workspace, tmp_path
     )
 
 
+def test_two_model_folders_of_one_name_are_two_models(cli, workspace, tmp_path):
+    """`runs/a/bert` answering RTE and `runs/b/bert` answering MNLI-m were one row "bert"
+    twice, each with both folders' scores merged: a task neither folder alone answered."""
+    _glue_studies(workspace)
+    rte, mnli = tmp_path / "a" / "bert", tmp_path / "b" / "bert"
+    rte.mkdir(parents=True)
+    mnli.mkdir(parents=True)
+    (rte / "RTE.tsv").write_text(
+        "index\tprediction\n" + "".join(f"{i}\tentailment\n" for i in range(24))
+    )
+    (mnli / "MNLI-m.tsv").write_text(
+        "index\tprediction\n" + "".join(f"{i}\tneutral\n" for i in range(30))
+    )
+    report = report_json(
+        cli, "--benchmark", "glue", "--bootstrap", "0", "--model", rte, "--model", mnli
+    )
+    covered = {m["name"]: m["tasks_covered"] for m in report["models"]}
+    assert covered == {str(rte): ["glue/rte"], str(mnli): ["glue/mnli-m"]}
+    by_task = {t["task"]: set(t["models"]) for t in report["tasks"]}
+    assert by_task["glue/rte"] == {str(rte)} and by_task["glue/mnli-m"] == {str(mnli)}
+
+
 def test_a_task_with_two_studies_must_be_chosen(cli, workspace):
     _glue_studies(workspace)
     add_study(
@@ -404,6 +426,24 @@ def test_a_task_with_two_studies_must_be_chosen(cli, workspace):
     chosen = report_json(cli, "--benchmark", "glue", "--bootstrap", "0", "--study", "rte-again")
     assert {t["study"] for t in chosen["tasks"]} == {"m", "mm", "rte-again"}
     assert cli("report", "rte", "--benchmark", "glue").code != 0
+
+
+def test_a_model_folder_without_the_benchmarks_files_is_refused_naming_them(
+    cli, workspace, tmp_path
+):
+    """A harness results folder (or any folder without RTE.tsv, MNLI-m.tsv …) gave a model
+    row of dashes, "Tasks covered: (partial)", and no word why."""
+    _glue_studies(workspace)
+    logs = tmp_path / "lm eval" / "org__model"
+    logs.mkdir(parents=True)
+    (logs / "samples_rte_2026-01-01T00-00-00.jsonl").write_text("{}\n")
+    result = cli("report", "--benchmark", "glue", "--bootstrap", "0", "--model", logs.parent)
+    assert result.code == 1, result.stdout
+    assert "no glue submission file to read in it (looked for CoLA.tsv" in result.stderr
+    assert "sample logs: give them to a study's report (report STUDY --model)" in result.stderr
+    (tmp_path / "empty").mkdir()
+    result = cli("report", "--benchmark", "glue", "--model", tmp_path / "empty")
+    assert result.code == 1 and "sample logs" not in result.stderr
 
 
 def test_figures_of_names_the_font_lacks_draw_without_a_warning(workspace, tmp_path):

@@ -784,6 +784,13 @@ def test_bad_gold_files(cli, tmp_path: Path):
     assert _error(cli, pred, "--gold", unlabelled) == (
         f"error: {unlabelled}: no gold labels in this superglue/rte file (a test file?)"
     )
+    # A validation file without labels is not "a test file?" (a Hub file written without its
+    # label column): it says so.
+    bare = jsonl(tmp_path / "RTE" / "val.jsonl", [{"premise": "p", "hypothesis": "h", "idx": 0}])
+    assert _error(cli, pred, "--gold", bare) == (
+        f"error: {bare}: no gold labels in this superglue/rte file (a dev file with no label "
+        "on any row: its label column left out?)"
+    )
     broken = jsonl(
         tmp_path / "x" / "val.jsonl",
         [{"premise": "p", "hypothesis": "h", "idx": 0, "label": "yes"}],
@@ -819,6 +826,18 @@ def test_names_that_say_no_task(cli, tmp_path: Path):
     assert f"error: {not_zip}: not a valid zip file" == _error(cli, not_zip, "--gold", gold)
 
 
+def test_a_harness_sample_log_is_named_as_one_not_sent_to_task(cli, tmp_path: Path):
+    """It said "cannot tell the task from the file name; pass --task", and with --task
+    "expected keys 'idx' and 'label'": `--task` could never make it readable."""
+    gold = rte_gold(tmp_path / "val.jsonl")
+    logs = Path(__file__).resolve().parents[2] / "examples" / "models" / "lm-eval"
+    log = next((logs / "EleutherAI__pythia-1b").glob("samples_sglue_rte_*.jsonl"))
+    for extra in ((), ("--task", "superglue/rte")):
+        said = _error(cli, log, "--gold", gold, *extra)
+        assert "an lm-evaluation-harness sample log, not a submission file" in said
+        assert "annotate compare STUDY --model" in said
+
+
 def test_table_output(cli, tmp_path: Path):
     gold = rte_gold(tmp_path / "RTE" / "val.jsonl")
     pred = jsonl(tmp_path / "RTE.jsonl", [{"idx": i, "label": "entailment"} for i in range(3)])
@@ -827,3 +846,15 @@ def test_table_output(cli, tmp_path: Path):
     text = " ".join(result.stdout.split())
     assert "Accuracy 66.7" in text and "3/6 items" in text
     assert "superglue score: 66.7 (partial: 1 of 8 tasks" in text
+
+
+def test_test_predictions_against_the_hubs_unlabelled_test_split_say_so(cli, tmp_path: Path):
+    """`CB_test.jsonl --gold super_glue` said "no labelled superglue/cb file found (looked for
+    dev.jsonl, test.jsonl …)", though the snapshot holds the test split: its labels are -1."""
+    from tests import hub_fixtures as hub
+
+    gold = hub.super_glue_snapshot(tmp_path / "super_glue")
+    pred = jsonl(tmp_path / "CB_test.jsonl", [{"idx": 0, "label": "neutral"}])
+    said = _error(cli, pred, "--gold", gold)
+    assert "cb/test-00000-of-00001.parquet: the test split's file has no gold labels" in said
+    assert "cannot be scored locally" in said

@@ -40,6 +40,7 @@ from annotate.scoring.benchmark import (
 )
 from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units
+from annotate.scoring.model_sources import names_apart, refuse_folder_without_submissions
 from annotate.scoring.predictions import read_predictions
 from annotate.scoring.scorers import scorer_for
 from annotate.wording import fixed
@@ -75,6 +76,13 @@ def benchmark_report(
     diagnostic = [
         t for t in specs.builtin_tasks() if t.benchmark == benchmark and t.train_on is not None
     ]
+    for folder in model_dirs:
+        refuse_folder_without_submissions(
+            Path(folder), "--model", benchmark, [*components, *diagnostic]
+        )
+    # Each folder is a model named after it; two folders of one name (`a/bert`, `b/bert`) by
+    # their paths, else their scores would be averaged as one model's.
+    model_names = names_apart([(Path(f).name or str(f), str(f)) for f in model_dirs])
     # One choice over the scored tasks and the diagnostic sets, so --study may name either; a
     # scored task with several studies is refused, a diagnostic set's is left out with a note.
     choice = choose_studies(engine, benchmark, studies, tasks=names + [t.name for t in diagnostic])
@@ -95,11 +103,11 @@ def benchmark_report(
         data = load_study_data(engine, study)
         task_seed = data.protocol.seed if seed is None else seed
         models = []
-        for folder in model_dirs:
+        for folder, name in zip(model_dirs, model_names, strict=True):
             path = _model_file(Path(folder), spec)
             if path is not None:
                 pred = read_predictions(path, spec)
-                models.append(dataclasses.replace(pred, name=Path(folder).name or str(folder)))
+                models.append(dataclasses.replace(pred, name=name))
         report = build_report(data, bootstrap=bootstrap, seed=task_seed, models=models)
         report.datasheet = build_datasheet(engine, report, hourly_rate=hourly_rate)
         notes.extend(f"{spec.name}: {n}" for n in report.notes)
@@ -153,7 +161,7 @@ def benchmark_report(
     )
     missing = missing_tasks(names, human)
     model_rows = []
-    for name in [Path(f).name or str(f) for f in model_dirs]:
+    for name in model_names:
         scores = model_scores.get(name, {})
         m_avg = average_tasks(scores, names)
         model_rows.append(
