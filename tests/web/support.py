@@ -80,8 +80,9 @@ def multirc_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str
     return [{"idx": start, "version": 1.1, "passage": {"text": text, "questions": questions}}]
 
 
-def record_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
-    text = "Oren Vale thanked Lakeport after the Lakeport Rowers won.\n@highlight\nRowers win"
+def record_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str, Any]]:
+    text = "Oren Vale thanked Lakeport after the Lakeport Rowers won."
+    text += (" " + LONG if long else "") + "\n@highlight\nRowers win"
     return [
         {
             "source": "Test",
@@ -139,6 +140,10 @@ LAYOUTS = {
         lambda n, start=0: multirc_rows(n, start, long=True),
     ),
     "entity_choice": ("superglue/record", record_rows),
+    "long_entity_choice": (
+        "superglue/record",
+        lambda n, start=0: record_rows(n, start, long=True),
+    ),
     "scale": ("glue/stsb", stsb_tsv),
 }
 
