@@ -412,3 +412,33 @@ def test_leaving_with_a_flag_not_yet_sent_asks_first(workspace, tmp_path: Path):
     assert [(label.flag, label.comment) for label in labels(workspace.engine, study)][1:] == [
         (True, "the hypothesis has a typo")
     ]
+
+
+BESIDE = """
+const box = document.getElementById("flag-box").getBoundingClientRect();
+const range = document.createRange();
+range.selectNodeContents(document.getElementById("flag-box").parentElement.lastChild);
+const words = range.getBoundingClientRect();
+return {box: [box.left, box.right, box.top, box.bottom],
+        words: [words.left, words.right, words.top, words.bottom]};
+"""
+"""Where the flag's tick box and its words ("Flag this item") are drawn."""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_the_flag_s_tick_box_sits_beside_its_words(workspace, tmp_path: Path, size):
+    """The open flag shows its tick box on the line of "Flag this item", just before the
+    words, not alone in the middle of a line of its own with the words below."""
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        sign_in(d, base)
+        d.find_element("css selector", "#flag summary").click()
+        where = d.execute_script(BESIDE)
+        _, b_right, b_top, b_bottom = where["box"]
+        w_left, _, w_top, w_bottom = where["words"]
+        assert b_top < w_bottom and b_bottom > w_top, where  # one line
+        assert b_right <= w_left < b_right + 20, where  # the words just after the box
