@@ -442,3 +442,36 @@ def test_the_flag_s_tick_box_sits_beside_its_words(workspace, tmp_path: Path, si
         w_left, _, w_top, w_bottom = where["words"]
         assert b_top < w_bottom and b_bottom > w_top, where  # one line
         assert b_right <= w_left < b_right + 20, where  # the words just after the box
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_the_help_opens_at_its_start_the_keys_in_view(workspace, tmp_path: Path, size):
+    """`?` opens the help at its start, its "Keys" heading in view, not scrolled to its end
+    (to "Close", which had the focus); Tab reaches "Close" and Escape closes it."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "multi_answer")
+    add_annotator(workspace.engine, "ana")
+    where = """
+    const dialog = document.getElementById("help-dialog");
+    const box = dialog.getBoundingClientRect();
+    const title = document.getElementById("help-title").getBoundingClientRect();
+    return {scroll: dialog.scrollTop, tall: dialog.scrollHeight > dialog.clientHeight,
+            seen: title.top >= box.top && title.bottom <= box.bottom};
+    """
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        sign_in(d, base)
+        help_dialog = d.find_element("id", "help-dialog")
+        press(d, "?")()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+        shown = d.execute_script(where)
+        assert shown["tall"], "the help fits the window: the test shows nothing"
+        assert shown["scroll"] == 0 and shown["seen"], shown
+        press(d, Keys.TAB)()
+        assert d.switch_to.active_element.get_attribute("id") == "help-close"
+        press(d, Keys.ESCAPE)()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
