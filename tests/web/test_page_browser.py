@@ -475,3 +475,50 @@ def test_the_help_opens_at_its_start_the_keys_in_view(workspace, tmp_path: Path,
         assert d.switch_to.active_element.get_attribute("id") == "help-close"
         press(d, Keys.ESCAPE)()
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
+
+
+KEY_BESIDE_TEXT = """
+const pre = arguments[0], key = arguments[1], text = arguments[2];
+const node = pre.firstChild, at = node.data.indexOf(" " + key + "  " + text);
+if (at < 0) return null;
+const range = document.createRange();
+range.setStart(node, at + 1); range.setEnd(node, at + 2);
+const k = range.getBoundingClientRect().top;
+const from = at + 3 + key.length;
+range.setStart(node, from); range.setEnd(node, from + 1);
+return [k, range.getBoundingClientRect().top];
+"""
+"""The drawn tops of an option's key and of its text's first letter, in the keys list."""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_each_key_is_listed_on_the_line_of_its_answer(workspace, tmp_path: Path, size):
+    """The keys list (on the guidelines, and in the help) shows each of CB's seven points on
+    the line of its key at a phone's width: not "… 2" at the end of one line and "Probably
+    true" at the start of the next."""
+    from selenium.webdriver.common.keys import Keys
+
+    from annotate import specs
+    from tests.tui.support import build_study
+
+    rows = [
+        {"premise": "Ana said the ferry had left.", "hypothesis": "The ferry left.",
+         "label": "entailment", "idx": i}
+        for i in range(2)
+    ]  # fmt: skip
+    study = build_study(
+        workspace.engine, tmp_path, "superglue/cb", dev=rows[:1], test=rows[1:],
+        overrides={"training_items": 1, "gate_min_items": 1, "gate_threshold": 0.0},
+    )  # fmt: skip
+    add_annotator(workspace.engine, "ana")
+    options = specs.load_task("superglue/cb").answer_options()
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        d.get(base + "/")
+        then(d, lambda: d.find_element("id", "name").send_keys("ana", Keys.ENTER), "guidelines")
+        pre = d.find_element("css selector", "pre.keys")
+        for option in options:
+            tops = d.execute_script(KEY_BESIDE_TEXT, pre, option.key, option.text)
+            assert tops is not None and tops[0] == tops[1], (option.key, option.text, tops)
