@@ -209,12 +209,15 @@ def test_flag_reload_and_revise_on_the_pair_layout(workspace, tmp_path: Path):
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
 def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path, size):
     """Every layout, phone and desktop: the answer controls and the text being judged are
-    inside the viewport as the item appears (long passages scroll in their own box)."""
+    inside the viewport as the item appears (long passages scroll in their own box), STS-B's
+    six answers below long sentences too, on its first test item as well (a notice above)."""
+    from selenium.webdriver.common.keys import Keys
+
     width, height = size
     folder = Path(SHOTS) if SHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     add_annotator(workspace.engine, "ana")
-    for layout in [*KEYS, "long_pair"]:
+    for layout in [*KEYS, "long_pair", "long_scale"]:
         study = layout_study(workspace.engine, tmp_path, layout)
         with (
             serve(workspace.engine, study, require_tokens=False) as base,
@@ -222,19 +225,28 @@ def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path
         ):
             sign_in(d, base)
             d.save_screenshot(str(folder / f"{layout}-{width}x{height}.png"))
-            out_of_view = d.execute_script(
-                """
-                const h = window.innerHeight, w = window.innerWidth;
-                const controls = document.querySelectorAll(
-                  '.option, .entity, .candidate input, #submit, #pinned, .body');
-                return Array.from(controls).filter(e => {
-                  const r = e.getBoundingClientRect();
-                  return r.bottom > h || r.right > w || r.top < 0;
-                }).map(e => e.className || e.id);
-                """
-            )
-            assert out_of_view == [], (layout, out_of_view)
+            assert out_of_view(d) == [], (layout, out_of_view(d))
             assert d.execute_script("return document.documentElement.scrollWidth") <= width
+            if layout == "long_scale":  # the first test item: a notice above it takes room
+                then(d, press(d, "4"), "feedback")
+                then(d, press(d, Keys.ENTER), "item")
+                assert "no feedback" in d.find_element("css selector", ".notice").text
+                assert out_of_view(d) == [], (layout, "test", out_of_view(d))
+
+
+def out_of_view(driver) -> list[str]:
+    """The answer controls and the text being judged that are not wholly in the viewport."""
+    return driver.execute_script(
+        """
+        const h = window.innerHeight, w = window.innerWidth;
+        const controls = document.querySelectorAll(
+          '.option, .entity, .candidate input, #submit, #pinned, .body');
+        return Array.from(controls).filter(e => {
+          const r = e.getBoundingClientRect();
+          return r.bottom > h || r.right > w || r.top < 0;
+        }).map(e => e.className || e.id);
+        """
+    )
 
 
 def test_continue_shows_the_next_training_item_with_no_request_and_times_it_from_then(
