@@ -80,8 +80,9 @@ def multirc_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str
     return [{"idx": start, "version": 1.1, "passage": {"text": text, "questions": questions}}]
 
 
-def record_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
-    text = "Oren Vale thanked Lakeport after the Lakeport Rowers won.\n@highlight\nRowers win"
+def record_rows(n: int, start: int = 0, *, long: bool = False) -> list[dict[str, Any]]:
+    text = "Oren Vale thanked Lakeport after the Lakeport Rowers won."
+    text += (" " + LONG if long else "") + "\n@highlight\nRowers win"
     return [
         {
             "source": "Test",
@@ -102,13 +103,16 @@ def record_rows(n: int, start: int = 0) -> list[dict[str, Any]]:
     ]
 
 
-def stsb_tsv(n: int, start: int = 0) -> str:
+def stsb_tsv(n: int, start: int = 0, *, long: bool = False) -> str:
+    """STS-B's TSV; `long`: each sentence some 250 characters, a long one of the task's own
+    (not a passage: both sentences scroll in the item's box)."""
+    more = " " + " ".join([LONG.split(". ")[0] + "."] * 4) if long else ""
     header = (
         "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n"
     )
     rows = [
-        f"{start + i}\tmain\tx\t2012\t{i:04d}\tnone\tnone\tA cat sleeps on mat {i}.\t"
-        f"A cat is asleep on mat {i}.\t4.000\n"
+        f"{start + i}\tmain\tx\t2012\t{i:04d}\tnone\tnone\tA cat sleeps on mat {i}.{more}\t"
+        f"A cat is asleep on mat {i}.{more}\t4.000\n"
         for i in range(n)
     ]
     return header + "".join(rows)
@@ -139,7 +143,12 @@ LAYOUTS = {
         lambda n, start=0: multirc_rows(n, start, long=True),
     ),
     "entity_choice": ("superglue/record", record_rows),
+    "long_entity_choice": (
+        "superglue/record",
+        lambda n, start=0: record_rows(n, start, long=True),
+    ),
     "scale": ("glue/stsb", stsb_tsv),
+    "long_scale": ("glue/stsb", lambda n, start=0: stsb_tsv(n, start, long=True)),
 }
 
 

@@ -487,7 +487,9 @@ def test_an_entity_number_outside_the_list_is_refused_not_counted_from_the_end(
         assert screen(refused) == "item" and "Choose one of the entities." in refused.text
     assert labels(workspace.engine, study) == []
     item = c.get("/")
-    second = re.search(r'data-number="2"[^>]*><kbd>2</kbd> ([^<]+)</button>', item.text).group(1)
+    second = re.search(
+        r'data-number="2"[^>]*><kbd>2</kbd> <span dir="auto">([^<]+)</span></button>', item.text
+    ).group(1)
     taken = c.post("/answer", data={"csrf": token, "ticket": ticket(item), "entity": "2"})
     assert screen(taken) == "feedback"
     assert [x.value for x in labels(workspace.engine, study)] == [second]

@@ -209,12 +209,15 @@ def test_flag_reload_and_revise_on_the_pair_layout(workspace, tmp_path: Path):
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
 def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path, size):
     """Every layout, phone and desktop: the answer controls and the text being judged are
-    inside the viewport as the item appears (long passages scroll in their own box)."""
+    inside the viewport as the item appears (long passages scroll in their own box), STS-B's
+    six answers below long sentences too, on its first test item as well (a notice above)."""
+    from selenium.webdriver.common.keys import Keys
+
     width, height = size
     folder = Path(SHOTS) if SHOTS else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     add_annotator(workspace.engine, "ana")
-    for layout in [*KEYS, "long_pair"]:
+    for layout in [*KEYS, "long_pair", "long_scale"]:
         study = layout_study(workspace.engine, tmp_path, layout)
         with (
             serve(workspace.engine, study, require_tokens=False) as base,
@@ -222,19 +225,28 @@ def test_answer_controls_are_in_view_without_scrolling(workspace, tmp_path: Path
         ):
             sign_in(d, base)
             d.save_screenshot(str(folder / f"{layout}-{width}x{height}.png"))
-            out_of_view = d.execute_script(
-                """
-                const h = window.innerHeight, w = window.innerWidth;
-                const controls = document.querySelectorAll(
-                  '.option, .entity, .candidate input, #submit, #pinned, .body');
-                return Array.from(controls).filter(e => {
-                  const r = e.getBoundingClientRect();
-                  return r.bottom > h || r.right > w || r.top < 0;
-                }).map(e => e.className || e.id);
-                """
-            )
-            assert out_of_view == [], (layout, out_of_view)
+            assert out_of_view(d) == [], (layout, out_of_view(d))
             assert d.execute_script("return document.documentElement.scrollWidth") <= width
+            if layout == "long_scale":  # the first test item: a notice above it takes room
+                then(d, press(d, "4"), "feedback")
+                then(d, press(d, Keys.ENTER), "item")
+                assert "no feedback" in d.find_element("css selector", ".notice").text
+                assert out_of_view(d) == [], (layout, "test", out_of_view(d))
+
+
+def out_of_view(driver) -> list[str]:
+    """The answer controls and the text being judged that are not wholly in the viewport."""
+    return driver.execute_script(
+        """
+        const h = window.innerHeight, w = window.innerWidth;
+        const controls = document.querySelectorAll(
+          '.option, .entity, .candidate input, #submit, #pinned, .body');
+        return Array.from(controls).filter(e => {
+          const r = e.getBoundingClientRect();
+          return r.bottom > h || r.right > w || r.top < 0;
+        }).map(e => e.className || e.id);
+        """
+    )
 
 
 def test_continue_shows_the_next_training_item_with_no_request_and_times_it_from_then(
@@ -412,3 +424,113 @@ def test_leaving_with_a_flag_not_yet_sent_asks_first(workspace, tmp_path: Path):
     assert [(label.flag, label.comment) for label in labels(workspace.engine, study)][1:] == [
         (True, "the hypothesis has a typo")
     ]
+
+
+BESIDE = """
+const box = document.getElementById("flag-box").getBoundingClientRect();
+const range = document.createRange();
+range.selectNodeContents(document.getElementById("flag-box").parentElement.lastChild);
+const words = range.getBoundingClientRect();
+return {box: [box.left, box.right, box.top, box.bottom],
+        words: [words.left, words.right, words.top, words.bottom]};
+"""
+"""Where the flag's tick box and its words ("Flag this item") are drawn."""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_the_flag_s_tick_box_sits_beside_its_words(workspace, tmp_path: Path, size):
+    """The open flag shows its tick box on the line of "Flag this item", just before the
+    words, not alone in the middle of a line of its own with the words below."""
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        sign_in(d, base)
+        d.find_element("css selector", "#flag summary").click()
+        where = d.execute_script(BESIDE)
+        _, b_right, b_top, b_bottom = where["box"]
+        w_left, _, w_top, w_bottom = where["words"]
+        assert b_top < w_bottom and b_bottom > w_top, where  # one line
+        assert b_right <= w_left < b_right + 20, where  # the words just after the box
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_the_help_opens_at_its_start_the_keys_in_view(workspace, tmp_path: Path, size):
+    """`?` opens the help at its start, its "Keys" heading in view, not scrolled to its end
+    (to "Close", which had the focus); Tab reaches "Close" and Escape closes it."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "multi_answer")
+    add_annotator(workspace.engine, "ana")
+    where = """
+    const dialog = document.getElementById("help-dialog");
+    const box = dialog.getBoundingClientRect();
+    const title = document.getElementById("help-title").getBoundingClientRect();
+    return {scroll: dialog.scrollTop, tall: dialog.scrollHeight > dialog.clientHeight,
+            seen: title.top >= box.top && title.bottom <= box.bottom};
+    """
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        sign_in(d, base)
+        help_dialog = d.find_element("id", "help-dialog")
+        press(d, "?")()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+        shown = d.execute_script(where)
+        assert shown["tall"], "the help fits the window: the test shows nothing"
+        assert shown["scroll"] == 0 and shown["seen"], shown
+        press(d, Keys.TAB)()
+        assert d.switch_to.active_element.get_attribute("id") == "help-close"
+        press(d, Keys.ESCAPE)()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
+
+
+KEY_BESIDE_TEXT = """
+const pre = arguments[0], key = arguments[1], text = arguments[2];
+const node = pre.firstChild, at = node.data.indexOf(" " + key + "  " + text);
+if (at < 0) return null;
+const range = document.createRange();
+range.setStart(node, at + 1); range.setEnd(node, at + 2);
+const k = range.getBoundingClientRect().top;
+const from = at + 3 + key.length;
+range.setStart(node, from); range.setEnd(node, from + 1);
+return [k, range.getBoundingClientRect().top];
+"""
+"""The drawn tops of an option's key and of its text's first letter, in the keys list."""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_each_key_is_listed_on_the_line_of_its_answer(workspace, tmp_path: Path, size):
+    """The keys list (on the guidelines, and in the help) shows each of CB's seven points on
+    the line of its key at a phone's width: not "… 2" at the end of one line and "Probably
+    true" at the start of the next."""
+    from selenium.webdriver.common.keys import Keys
+
+    from annotate import specs
+    from tests.tui.support import build_study
+
+    rows = [
+        {"premise": "Ana said the ferry had left.", "hypothesis": "The ferry left.",
+         "label": "entailment", "idx": i}
+        for i in range(2)
+    ]  # fmt: skip
+    study = build_study(
+        workspace.engine, tmp_path, "superglue/cb", dev=rows[:1], test=rows[1:],
+        overrides={"training_items": 1, "gate_min_items": 1, "gate_threshold": 0.0},
+    )  # fmt: skip
+    add_annotator(workspace.engine, "ana")
+    options = specs.load_task("superglue/cb").answer_options()
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, *size) as d,
+    ):
+        d.get(base + "/")
+        then(d, lambda: d.find_element("id", "name").send_keys("ana", Keys.ENTER), "guidelines")
+        pre = d.find_element("css selector", "pre.keys")
+        for option in options:
+            tops = d.execute_script(KEY_BESIDE_TEXT, pre, option.key, option.text)
+            assert tops is not None and tops[0] == tops[1], (option.key, option.text, tops)

@@ -1,6 +1,7 @@
 """The annotator page as a screen reader meets it, in headless Chromium: what Chromium's own
 accessibility tree (DevTools `Accessibility.getFullAXTree`) says of the focused control and
-of the screen after each swap, for the layouts whose controls differ.
+of the screen after each swap, for the layouts whose controls differ; and item text written
+right to left, laid out as its script reads.
 """
 
 from __future__ import annotations
@@ -222,3 +223,93 @@ def test_every_text_field_s_edge_stands_out_from_what_is_behind_it(workspace, tm
         edge, behind = d.execute_script(EDGES, "comment")
         ratios["comment"] = _contrast(_rgb(edge), _rgb(behind))
     assert all(r >= 3 for r in ratios.values()), ratios
+
+
+ENDS = """
+const el = document.querySelector(arguments[0]);
+const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+let node, text = null;
+while ((node = walker.nextNode())) if (node.data.trim()) { text = node; break; }
+const s = text.data.replace(/\\s+$/, "");
+const range = document.createRange();
+range.setStart(text, 0); range.setEnd(text, 1);
+const first = range.getBoundingClientRect().left;
+range.setStart(text, s.length - 1); range.setEnd(text, s.length);
+return {first: first, last: range.getBoundingClientRect().left, text: s};
+"""
+"""Where the first and the last character of an element's first text are drawn."""
+
+ARABIC = "أغلق الخباز المتجر عند الظهر."
+HEBREW = "הדלת הייתה פתוחה."
+
+
+def test_right_to_left_item_text_reads_from_the_right(workspace, tmp_path: Path):
+    """An item written right to left (here COPA in Arabic and Hebrew) is laid out as its own
+    script reads: its first word at the right, its full stop at the left end, in the premise,
+    in an answer's text and in a comment typed in it; English text stays left to right."""
+    from tests.tui.support import build_study
+
+    rows = [
+        {"premise": ARABIC, "choice1": HEBREW, "choice2": "The oven was hot.",
+         "question": "cause", "label": 0, "idx": i}
+        for i in range(2)
+    ]  # fmt: skip
+    study = build_study(
+        workspace.engine, tmp_path, "superglue/copa", dev=rows[:1], test=rows[1:],
+        overrides={"training_items": 1, "gate_min_items": 1, "gate_threshold": 0.0,
+                   "test_sample": "all", "annotators_per_item": 1},
+    )  # fmt: skip
+    add_annotator(workspace.engine, "ana")
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, 390, 844) as d,
+    ):
+        sign_in(d, base)
+        press(d, "f")()
+        d.switch_to.active_element.send_keys(HEBREW)
+        where = {
+            "premise": d.execute_script(ENDS, "#field-premise .text"),
+            "choice": d.execute_script(ENDS, "#field-choice1 .text"),
+            "english": d.execute_script(ENDS, "#field-choice2 .text"),
+        }
+        comment = d.execute_script(
+            "return getComputedStyle(document.getElementById('comment')).direction"
+        )
+    for part in ("premise", "choice"):
+        assert where[part]["last"] < where[part]["first"], (part, where[part])
+    assert where["english"]["first"] < where["english"]["last"], where["english"]
+    assert comment == "rtl"
+
+
+@pytest.mark.parametrize("layout", ["multi_answer", "entity_choice"])
+def test_a_right_to_left_candidate_or_entity_reads_from_the_right(
+    workspace, tmp_path: Path, layout: str
+):
+    """A MultiRC candidate answer or a ReCoRD entity written right to left is laid out as its
+    script reads (its full stop, or last letter, at the left end), beside its number."""
+    from tests.web.support import multirc_rows, record_rows, without_gold
+
+    if layout == "multi_answer":
+        task, rows = "superglue/multirc", multirc_rows(1)
+        rows[0]["passage"]["questions"][0]["answers"][0]["text"] = HEBREW
+        css = "#candidate-1"
+    else:
+        task, rows = "superglue/record", record_rows(1)
+        rows[0]["passage"]["text"] = HEBREW + "\n@highlight\nRowers win"
+        rows[0]["passage"]["entities"] = [{"start": 0, "end": len(HEBREW) - 1}]
+        rows[0]["qas"][0]["answers"] = [{"start": 0, "end": len(HEBREW) - 1, "text": "x"}]
+        css = ".entity[data-number='1'] span"
+    from tests.tui.support import build_study
+
+    study = build_study(
+        workspace.engine, tmp_path, task, test=without_gold(rows, task),
+        overrides={"training_items": 0, "test_sample": "all", "annotators_per_item": 1},
+    )  # fmt: skip
+    add_annotator(workspace.engine, "ana")
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, 390, 844) as d,
+    ):
+        sign_in(d, base)
+        where = d.execute_script(ENDS, css)
+    assert where["last"] < where["first"], where

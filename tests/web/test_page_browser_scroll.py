@@ -1,7 +1,8 @@
 """Where the window stands when the page swaps in a new screen, in real headless Chromium: an
 annotator who scrolled down a long MultiRC item to answer it sees the feedback from its top
 (its verdict in view), and each next item from its top (the passage's start), not where the
-screen before was scrolled to; the waiting screen's polls leave the reader where they are."""
+screen before was scrolled to; the waiting screen's polls leave the reader where they are; PgUp
+and PgDn scroll a long passage's box wherever the focus is."""
 
 from __future__ import annotations
 
@@ -120,3 +121,56 @@ def test_a_poll_leaves_the_reader_where_they_are_and_a_new_screen_opens_at_its_t
         WebDriverWait(d, WAIT_S).until(lambda d: d.execute_script(shows) == "item")
         settled(d, "#body")
         at_its_top(d)
+
+
+@pytest.mark.parametrize("layout", ["long_multi_answer", "long_entity_choice", "long_pair"])
+def test_page_down_and_up_scroll_the_long_passage_wherever_the_focus_is(
+    workspace, tmp_path: Path, layout: str
+):
+    """The keys say PgUp/PgDn scroll a long passage: they scroll its box on the item whether
+    the focus is on the passage (a pair), a MultiRC judgement or a ReCoRD entity, and on the
+    feedback, whose focus is on "continue"; the focus stays where it was."""
+    from selenium.webdriver.common.keys import Keys
+
+    study = layout_study(workspace.engine, tmp_path, layout)
+    add_annotator(workspace.engine, "ana")
+    passage = "return document.getElementById('body').scrollTop"
+    focus = {
+        "long_multi_answer": ".candidate[data-row='1'] input",
+        "long_entity_choice": ".entity[data-number='1']",
+        "long_pair": "#body",
+    }[layout]
+    answer = {"long_multi_answer": ("1", "2", "1", Keys.ENTER)}.get(layout, ("1",))
+    with (
+        served_page(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, 1280, 800) as d,
+    ):
+        sign_in(d, base)
+        for screen in ("item", "feedback"):
+            settled(d, focus)
+            assert d.execute_script(passage) == 0
+            down = moved(d, Keys.PAGE_DOWN, 0, passage)
+            assert down > 0, f"PgDn left the passage unscrolled on the {screen}"
+            further = moved(d, Keys.PAGE_DOWN, down, passage)
+            assert further > down
+            assert moved(d, Keys.PAGE_UP, further, passage) < further
+            settled(d, focus)  # the focus did not move
+            if screen == "item":
+                then(d, press(d, *answer), "feedback")
+                focus = "#continue"
+
+
+def moved(driver, key: str, before: float, script: str) -> float:
+    """Press `key`, then wait until the passage's scroll leaves `before` (the browser's own
+    scrolling glides there): where it settled, or `before` if it never moved."""
+    import time
+
+    press(driver, key)()
+    deadline, last = time.monotonic() + 2, before
+    while time.monotonic() < deadline:
+        now = driver.execute_script(script)
+        if now != before and now == last:
+            return now
+        last = now
+        time.sleep(0.2)
+    return last

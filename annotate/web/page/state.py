@@ -163,9 +163,11 @@ def store_thread_count(config: PageConfig) -> int:
 
 
 def help_of(ctx: StudyContext) -> HelpText:
-    """The keys and the guidelines, as the terminal app words them."""
+    """The keys and the guidelines, as the terminal app words them. The keys come one to a
+    line (width 0): the page's list is as wide as the window, which the server does not know,
+    and lines made for 80 columns broke on a phone between a key and its answer."""
     return HelpText(
-        keys=keys_text(ctx.spec, COME_BACK).plain,
+        keys=keys_text(ctx.spec, COME_BACK, width=0).plain,
         guidelines={
             "paragraphs": terminal_safe(reflow(ctx.spec.guidelines)).split("\n\n"),
             "hint": prior_hint(ctx.spec, ctx.protocol),

@@ -107,6 +107,7 @@
       if (key === "Escape" && t.id === "comment") { e.preventDefault(); focusScreen(); }
       return;  // typing a name, a token or a comment
     }
+    if (pageKey(key, t)) { e.preventDefault(); return; }
     var form = s.querySelector("#answer-form");
     var kind = form ? form.getAttribute("data-kind") : null;
     if (kind === "multi_answer" && multiKey(e, key)) { e.preventDefault(); return; }
@@ -122,6 +123,19 @@
     if (el.tagName === "SUMMARY") { openFlag(); return; }
     el.click();
   });
+
+  // --- PgUp/PgDn scroll a long passage, wherever the focus is (the keys say they do) ------
+  // The passage scrolls in its own box: with the focus in it (a pair's item) the browser
+  // scrolls it, but MultiRC's focus is on a judgement, ReCoRD's on an entity and the
+  // feedback's on "continue", where the keys would scroll the window, or nothing.
+  function pageKey(key, t) {
+    if (key !== "PageDown" && key !== "PageUp") return false;
+    var body = screen().querySelector("#body");
+    if (!body || body.contains(t) || body.scrollHeight <= body.clientHeight) return false;
+    var step = Math.max(body.clientHeight - 40, 40);
+    body.scrollBy(0, key === "PageDown" ? step : -step);
+    return true;
+  }
 
   function openFlag() {
     var d = document.getElementById("flag");
