@@ -188,7 +188,12 @@ def pay_command(
     ctx: typer.Context,
     study: str,
     hourly_rate: float = typer.Option(..., "--hourly-rate", help="Pay per hour on task"),
-    currency: str = typer.Option("GBP", "--currency", help="Currency of the rate (printed)"),
+    currency: str = typer.Option(
+        None,
+        "--currency",
+        help="Currency of the rate, printed and in MTurk's bonus reason (default: USD with "
+        "--format mturk, MTurk's currency; else GBP)",
+    ),
     base: str = typer.Option(
         None,
         "--base-pay",
@@ -226,6 +231,10 @@ def pay_command(
 
     ws = options(ctx).workspace()
     study_ctx = load_study(ws.engine, study)
+    if currency is None:
+        currency, kept = pay.pay_currency(ws.engine, study_ctx, platform.value)
+        if kept:
+            warn(kept)
     plan = pay.plan_pay(
         ws.engine,
         study_ctx,

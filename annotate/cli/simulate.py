@@ -7,7 +7,7 @@ import typer
 
 from annotate.cli.context import Format, app, options
 from annotate.cli.output import print_json, print_table, say
-from annotate.wording import count_of, plural
+from annotate.wording import count_of, plural, shell_word
 
 
 def _simulate_hint(
@@ -20,18 +20,18 @@ def _simulate_hint(
     if waiting:
         return (
             f"{count_of(len(waiting), 'trainee')} {'waits' if len(waiting) == 1 else 'wait'} "
-            f"at the gate: close it (`annotate gate {study} --close`)."
+            f"at the gate: close it (`annotate gate {shell_word(study)} --close`)."
         )
     k = status["annotators_per_item"]
     if admitted >= k:
         return (
             "Enough are admitted: run them again to go on "
-            f"(`annotate simulate {study} --annotators {annotators} --accuracy {accuracy} "
-            f"--prefix {prefix}`)."
+            f"(`annotate simulate {shell_word(study)} --annotators {annotators} "
+            f"--accuracy {accuracy} --prefix {shell_word(prefix)}`)."
         )
     missing = k - admitted
     return (
-        f"Add {missing} more (`annotate simulate {study} --annotators {missing} "
+        f"Add {missing} more (`annotate simulate {shell_word(study)} --annotators {missing} "
         f"--accuracy {accuracy} --prefix more`)."
     )
 

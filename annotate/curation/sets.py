@@ -15,6 +15,7 @@ from annotate.curation.validation import curator_name
 from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationSet
 from annotate.store.engine import write_session
+from annotate.wording import shell_word
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ def set_row(session: Session, name: str, *, for_update: bool = False) -> Curatio
     row = session.exec(query).first()
     if row is None:
         raise UserError(
-            f"no curation set named {name!r}; create it with `annotate curate create {name}` "
-            f"or `annotate curate import {name} FILE`"
+            f"no curation set named {name!r}; create it with `annotate curate create "
+            f"{shell_word(name)}` or `annotate curate import {shell_word(name)} FILE`"
         )
     return row
 

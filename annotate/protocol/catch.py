@@ -39,6 +39,7 @@ from annotate.protocol.studies import TEST, TRAINING, StudyContext
 from annotate.protocol.views import Feedback, ItemView, label_row
 from annotate.store.engine import lock_study, read_connection, write_connection
 from annotate.store.models import GateDecision, Item, Label, StudyItem
+from annotate.wording import shell_word
 
 
 class AnnotatorSession(Protocol):
@@ -406,11 +407,11 @@ def refresher_exhausted(conn: Any, ctx: StudyContext, annotator_id: int) -> bool
 
 def paused_warning(conn: Any, ctx: StudyContext, name: str) -> str:
     """The researcher's warning about an annotator `refresher_exhausted` (status, console)."""
+    reject = f"annotate gate {shell_word(ctx.study.name)} --reject {shell_word(name)} --reason …"
     return (
         f"{name} is paused: recent catch accuracy is below "
         f"{catch_threshold(conn, ctx).describe()} and no refresher item is left, so they are "
-        f"served no more test items (`annotate gate {ctx.study.name} --reject {name} --reason "
-        "…` records that they leave)"
+        f"served no more test items (`{reject}` records that they leave)"
     )
 
 

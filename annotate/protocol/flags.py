@@ -22,6 +22,7 @@ from annotate.protocol.set_aside import SET_ASIDE
 from annotate.protocol.studies import TEST, StudyContext
 from annotate.store.engine import write_session
 from annotate.store.models import Annotator, FlagAction, Item, Label, StudyItem, utcnow
+from annotate.wording import shell_word
 
 COMMENT_MAX_CHARS = 2000
 """The longest flag comment an annotator can type, on the page and in the terminal: a few
@@ -232,7 +233,7 @@ def resolve_flag(
         if label is None or label.study_id != ctx.id or not label.flag:
             raise UserError(
                 f"no flag {label_id} in study {ctx.study.name!r}; `annotate flags "
-                f"{ctx.study.name}` lists them"
+                f"{shell_word(ctx.study.name)}` lists them"
             )
         action = FlagAction(
             study_id=ctx.id,

@@ -402,6 +402,31 @@ def record_pay(engine: Engine, ctx: StudyContext, plan: PayPlan) -> int:
     return run
 
 
+MTURK_CURRENCY = "USD"
+"""MTurk pays bonuses in US dollars, whatever the requester's country."""
+DEFAULT_CURRENCY = "GBP"
+"""The rate's currency elsewhere when none is given (Prolific's own, for most accounts)."""
+
+
+def pay_currency(engine: Engine, ctx: StudyContext, platform: str) -> tuple[str, str | None]:
+    """The currency of a pay run given none, and a warning when it is not MTurk's own. On MTurk
+    US dollars, unless an earlier run of the study was in another currency (annotate 0.5.0
+    named GBP whatever the platform): that one is kept, since its request tokens include the
+    currency and new tokens for the same bonuses would let MTurk pay them twice."""
+    if platform != "mturk":
+        return DEFAULT_CURRENCY, None
+    with Session(engine) as session:
+        _, earlier = paid_hourly(session, ctx.id)
+    if earlier is None or earlier == MTURK_CURRENCY:
+        return MTURK_CURRENCY, None
+    return earlier, (
+        f"warning: MTurk pays bonuses in {MTURK_CURRENCY}; this study's earlier `annotate pay` "
+        f"wrote {earlier} in each bonus's reason and request token, and {earlier} is kept so "
+        f"that the tokens repeat (MTurk pays a token once). --currency {MTURK_CURRENCY} writes "
+        "new tokens: send no bonus of the earlier file again then"
+    )
+
+
 def paid_hourly(session: Session, study_id: int) -> tuple[float | None, str | None]:
     """The median effective hourly pay of the latest `annotate pay` run, and its currency:
     per worker, over all the platform studies they were paid within."""

@@ -18,7 +18,7 @@ from annotate.errors import UserError
 from annotate.splits import same_split
 from annotate.store.engine import read_session, refresh_statistics, write_session
 from annotate.store.models import Annotator, Dataset, Item, Study, StudyItem
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 TRAINING = "training"
 TEST = "test"
@@ -394,7 +394,7 @@ def get_annotator(engine: Engine, name: str, *, create: bool = False) -> Annotat
             return annotator
     if not create:
         raise UserError(
-            f"no annotator named {name!r}; add one with `annotate annotator add {name}`"
+            f"no annotator named {name!r}; add one with `annotate annotator add {shell_word(name)}`"
         )
     try:
         return add_annotator(engine, name)

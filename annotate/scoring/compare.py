@@ -1,25 +1,38 @@
 """A model beside the humans of a study, on exactly the same test items: the human majority (as
 the report aggregates it), the mean single annotator, the model, the paired difference with a
-bootstrap interval, McNemar's test for classification, and which items each gets right.
+interval, McNemar's test for classification, and which items each gets right.
 
 Pairing: all three are scored on the *common* items, those with gold, a human answer and a
 model prediction. The human and model replicates draw the same resamples (the headline's
 draws, `HEADLINE_DRAWS`, over the same units), and the difference's interval is that of the
 paired difference (`metrics.paired_replicates`): read off the very replicates of the two
 intervals beside it, but in a large study drawn per pattern, where it is drawn over the
-patterns of both answers together (apart, the two would be drawn independently).
+patterns of both answers together (apart, the two would be drawn independently). Where the
+two scores are accuracies quoted with Wilson's interval, the difference is quoted as they
+are: Newcombe's paired interval from the right/wrong table (`intervals.
+paired_difference_interval`), never zero-wide as the bootstrap's is when both agree on
+every item.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from annotate.errors import UserError
-from annotate.scoring.intervals import percentile_interval, quoted_interval, rng_for
-from annotate.scoring.mcnemar import METHOD, mcnemar_exact
+from annotate.scoring.intervals import (
+    PAIRED_BOOTSTRAP_METHOD,
+    PAIRED_METHOD,
+    paired_difference_interval,
+    percentile_interval,
+    quoted_interval,
+    rng_for,
+    wilson_applies,
+)
+from annotate.scoring.mcnemar import METHOD, McNemar, mcnemar_exact
 from annotate.scoring.metrics import (
     NO_ANSWER,
     Scorer,
@@ -166,8 +179,24 @@ def _paired_difference(
         "value": value,
         "ci_low": low,
         "ci_high": high,
+        "method": PAIRED_BOOTSTRAP_METHOD if low is not None else None,
         "of": "model minus human majority, task score",
     }
+
+
+def _newcombe(difference: dict[str, Any], test: McNemar) -> None:
+    """The difference of two accuracies quoted as each is (Wilson's, not the bootstrap's, which
+    is zero-wide where the two agree on every item): Newcombe's paired interval, from the
+    right/wrong table of the same items."""
+    low, high = paired_difference_interval(
+        test.both_right, test.model_only_right, test.human_only_right, test.neither_right
+    )
+    n = test.both_right + test.model_only_right + test.human_only_right + test.neither_right
+    same = n and math.isclose(
+        (test.model_only_right - test.human_only_right) / n, difference["value"], abs_tol=1e-9
+    )
+    if low is not None and same:  # the table is of the very scores (one item, one unit)
+        difference.update(ci_low=low, ci_high=high, method=PAIRED_METHOD)
 
 
 def _single_annotators(humans: Humans, common: np.ndarray) -> dict[str, Any]:
@@ -267,6 +296,9 @@ def compare_model(
         items, human_right, model_right = _item_lists(units, human_pred, model_pred, common)
         if units.kind == "classification":
             test = mcnemar_exact(human_right, model_right)
+            pairs = units.item_pair is not None
+            if difference is not None and wilson_applies(metrics, units.kind, pairs):
+                _newcombe(difference, test)
             mcnemar = {
                 "table": {
                     "both_right": test.both_right,

@@ -101,6 +101,28 @@ def test_every_command_the_program_names_exists_with_its_options():
     assert not wrong, "\n".join(wrong)
 
 
+def test_commands_suggested_for_names_with_spaces_run_as_shown(cli, workspace, tmp_path: Path):
+    """A study, annotator or set whose name has a space is quoted in the command a message
+    suggests, so that pasting it runs it (`annotate simulate 'rte pilot' …`)."""
+    import shlex
+
+    rte_study(workspace.engine, tmp_path, name="rte pilot")
+
+    def suggested(output: str) -> list[str]:
+        return shlex.split(re.search(r"`annotate ([^`]+)`", output)[1])
+
+    hint = cli("simulate", "rte pilot", "--annotators", "2", "--accuracy", "0.9").stdout
+    more = suggested(hint)
+    assert more[:2] == ["simulate", "rte pilot"], hint
+    assert cli(*more).code == 0  # as the hint says: the study completes
+    refused = cli("label", "rte pilot", "--as", "ana lee")
+    add = suggested(refused.stderr)
+    assert add == ["annotator", "add", "ana lee"], refused.stderr
+    assert cli(*add).code == 0
+    unknown = cli("curate", "list", "my set")
+    assert suggested(unknown.stderr) == ["curate", "create", "my set"], unknown.stderr
+
+
 def test_shell_completion_is_offered():
     result = CliRunner().invoke(app, ["--help"])
     assert "--install-completion" in result.stdout and "--show-completion" in result.stdout

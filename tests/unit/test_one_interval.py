@@ -16,6 +16,7 @@ from annotate.scoring.intervals import (
     SCORE_METHOD,
     WILSON_METHOD,
     Z_95,
+    paired_difference_interval,
     quoted_interval,
     wilson_interval,
 )
@@ -306,3 +307,20 @@ def test_a_models_interval_in_the_benchmarks_latex_is_the_one_its_report_quotes(
     [task] = cli(*args, "--format", "json").json()["tasks"]
     quoted = task["model_intervals"]["errs"]
     assert (quoted["low"], quoted["high"]) == pytest.approx((low, high))
+
+
+def test_a_paired_difference_of_accuracies_has_newcombes_interval():
+    """Newcombe's hybrid score interval for paired proportions (1998, method 10): the values of
+    Fagerland, Lydersen and Laake's worked example (Cavo et al., 2012: 59 both, 6 and 16
+    discordant, 80 neither), and never zero-wide where the two agree on every item."""
+    low, high = paired_difference_interval(59, 6, 16, 80)
+    assert (round(low, 4), round(high, 4)) == (-0.1186, -0.0046)
+    # Both right on all 20: each accuracy's Wilson interval reaches 83.9, and so does the
+    # difference either way (no discordant item says which way it would go).
+    wilson_low, _ = wilson_interval(20, 20)
+    assert paired_difference_interval(20, 0, 0, 0) == pytest.approx(
+        (wilson_low - 1, 1 - wilson_low)
+    )
+    assert paired_difference_interval(0, 0, 0, 0) == (None, None)
+    low, high = paired_difference_interval(0, 20, 0, 0)  # the first right on all, the other none
+    assert low > 0.6 and high == 1.0

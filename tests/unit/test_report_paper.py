@@ -444,6 +444,9 @@ def test_a_model_folder_without_the_benchmarks_files_is_refused_naming_them(
     (tmp_path / "empty").mkdir()
     result = cli("report", "--benchmark", "glue", "--model", tmp_path / "empty")
     assert result.code == 1 and "sample logs" not in result.stderr
+    # A mistyped folder is named as missing, not as the wrong kind of thing.
+    missing = cli("report", "--benchmark", "glue", "--model", tmp_path / "robreta")
+    assert missing.code == 1 and missing.stderr.endswith("robreta: no such folder\n")
 
 
 def test_figures_of_names_the_font_lacks_draw_without_a_warning(workspace, tmp_path):

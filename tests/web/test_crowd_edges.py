@@ -214,6 +214,16 @@ def test_pay_for_mturk_writes_send_bonus_calls_and_says_so(workspace, cli, tmp_p
     header, line = bonus.read_text().splitlines()
     assert header == "WorkerId,AssignmentId,BonusAmount,Reason,UniqueRequestToken"
     assert line.startswith(f"{MTURK['workerId']},{MTURK['assignmentId']},")
+    # MTurk pays in US dollars: the reason the worker reads said "GBP/h" unless told.
+    assert " USD/h less the reward," in line and "GBP" not in paid.stdout
+    # An earlier run in another currency (0.5.0 wrote GBP) is kept, with a warning: its request
+    # tokens include the currency, and new ones would let MTurk pay the same bonuses again.
+    in_pounds = tmp_path / "gbp.csv"
+    cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--currency", "GBP",
+        "--to", in_pounds)  # fmt: skip
+    again = cli("pay", "pilot", "--hourly-rate", "1e9", "--format", "mturk", "--to", bonus)
+    assert bonus.read_text() == in_pounds.read_text()  # the same tokens
+    assert "earlier `annotate pay` wrote GBP" in " ".join(again.stderr.split())
 
 
 def test_pay_for_a_study_by_plain_link_writes_ids_and_amounts(workspace, cli, tmp_path):

@@ -98,7 +98,7 @@ def require_studies(engine: Engine, ctx: StudyContext) -> list[ProlificStudy]:
     if not rows:
         raise UserError(
             f"study {ctx.study.name!r} has no Prolific studies yet: `annotate prolific create "
-            f"{ctx.study.name} --url URL --hourly-rate RATE` drafts them"
+            f"{shell_word(ctx.study.name)} --url URL --hourly-rate RATE` drafts them"
         )
     return rows
 

@@ -67,6 +67,8 @@ def benchmark_report(
     from annotate import __version__
 
     for folder in model_dirs:
+        if not Path(folder).exists():
+            raise UserError(f"--model {folder}: no such folder")
         if not Path(folder).is_dir():
             raise UserError(
                 f"--model {folder}: with --benchmark, give a folder of submission files"
