@@ -689,20 +689,18 @@ def test_a_crowd_file_with_a_mistyped_outcome_says_codes_once(tmp_path: Path):
     """A `[codes]` table with a typo said "invalid crowd settings: codes: codes: unknown
     outcome 'complete' …", the key twice; a code with a space said "codes: codes.completed: …"."""
     path = tmp_path / "crowd.toml"
-    path.write_text('platform = "link"\n[codes]\ncomplete = "DONE1"\n')
-    with pytest.raises(UserError) as refused:
-        read_config_file(path)
-    assert str(refused.value) == (
-        f"{path}: invalid crowd settings: codes: unknown outcome 'complete' (known: completed, "
-        "screened_out, study_full, no_consent, training_done, not_admitted)"
-    )
-    path.write_text('platform = "link"\n[codes]\ncompleted = "DONE 1"\n')
-    with pytest.raises(UserError) as refused:
-        read_config_file(path)
-    assert str(refused.value) == (
-        f"{path}: invalid crowd settings: codes: 'DONE 1' for completed is not 1-64 of A-Z, "
-        "a-z, 0-9, - or _"
-    )
+    for codes, said in (
+        (
+            'complete = "DONE1"',
+            "unknown outcome 'complete' (known: completed, screened_out, study_full, "
+            "no_consent, training_done, not_admitted)",
+        ),
+        ('completed = "DONE 1"', "'DONE 1' for completed is not 1-64 of A-Z, a-z, 0-9, - or _"),
+    ):
+        path.write_text(f'platform = "link"\n[codes]\n{codes}\n')
+        with pytest.raises(UserError) as refused:
+            read_config_file(path)
+        assert str(refused.value) == f"{path}: invalid crowd settings: codes: {said}"
 
 
 def test_crowd_settings_file_is_checked(tmp_path: Path):

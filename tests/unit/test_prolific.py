@@ -382,6 +382,43 @@ def _create_against_the_stand_in(workspace, tmp_path: Path, monkeypatch, **study
         yield api, args
 
 
+@contextmanager
+def _training_published(workspace, tmp_path: Path, monkeypatch):
+    """Study A made by `prolific create` and published on the stand-in: the stand-in, the
+    `--db` arguments and study A's Prolific id."""
+    from annotate.protocol import crowd
+
+    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
+        assert CliRunner().invoke(app, args).exit_code == 0
+        study_a = crowd.require_config(crowd.load_study(workspace.engine, "pilot"))
+        db = args[:2]
+        published = CliRunner().invoke(
+            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
+        )
+        assert published.exit_code == 0, published.output
+        yield api, db, study_a.training_study_id
+
+
+def _trained_to_the_code(engine, api, study_a: str, n: int, clock) -> dict[str, str]:
+    """Worker `n` arrives by study A's link, answers every training item right, takes their
+    code and submits it on the stand-in; their link's query."""
+    from annotate.protocol import crowd
+    from annotate.protocol.session import AnnotatorSession
+    from tests.crowd_helpers import gold, pid
+
+    session_id = api.start(study_a, pid(n))
+    query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_a, "SESSION_ID": session_id}
+    link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
+    arrival = crowd.enter_by_link(engine, "pilot", link, clock=clock)
+    session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
+    session.attach_window(arrival.visit_id)
+    while (item := session.next_item()) is not None:
+        session.submit(item, gold(engine, item))
+    leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
+    api.complete(session_id, leave.code)
+    return query
+
+
 def test_a_create_prolific_refused_runs_again_and_uses_what_it_made(
     workspace, tmp_path: Path, monkeypatch
 ):
@@ -582,33 +619,13 @@ def test_a_rejected_submission_earns_no_bonus(workspace, tmp_path: Path, monkeyp
     """`prolific pay` paid every worker's time on task, a worker whose submission the
     researcher had rejected (`sync --reject`) too: the rejection withheld Prolific's reward,
     and the bonus then paid the time anyway."""
-    from annotate.protocol import crowd
-    from annotate.protocol.session import AnnotatorSession
-    from tests.crowd_helpers import gold, pid
+    from tests.crowd_helpers import pid
     from tests.unit.test_crowd_cli import Clock
 
     engine, clock = workspace.engine, Clock()
-    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
-        assert CliRunner().invoke(app, args).exit_code == 0
-        study_a = crowd.require_config(crowd.load_study(engine, "pilot")).training_study_id
-        db = args[:2]
-        published = CliRunner().invoke(
-            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
-        )
-        assert published.exit_code == 0, published.output
+    with _training_published(workspace, tmp_path, monkeypatch) as (api, db, study_a):
         for n in (1, 2):
-            session_id = api.start(study_a, pid(n))
-            ctx = crowd.load_study(engine, "pilot")
-            query = {"PROLIFIC_PID": pid(n), "STUDY_ID": study_a, "SESSION_ID": session_id}
-            arrival = crowd.enter_by_link(
-                engine, "pilot", crowd.parse_link(ctx, query), clock=clock
-            )
-            session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
-            session.attach_window(arrival.visit_id)
-            while (item := session.next_item()) is not None:
-                session.submit(item, gold(engine, item))
-            leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
-            api.complete(session_id, leave.code)
+            _trained_to_the_code(engine, api, study_a, n, clock)
         reason = "The answers came faster than the sentences can be read, for every item. " * 2
         synced = CliRunner().invoke(
             app, [*db, "prolific", "sync", "pilot", "--reject", "w02", "--reason", reason]
@@ -698,39 +715,18 @@ def test_a_worker_who_opens_their_link_again_after_their_code_is_still_approved(
     submission by that last visit, listed it as "the worker left before the end" and did not
     approve the work they had done."""
     from annotate.protocol import crowd
-    from annotate.protocol.session import AnnotatorSession
-    from tests.crowd_helpers import gold, pid
     from tests.unit.test_crowd_cli import Clock
 
     engine, clock = workspace.engine, Clock()
-    with _create_against_the_stand_in(workspace, tmp_path, monkeypatch) as (api, args):
-        assert CliRunner().invoke(app, args).exit_code == 0
-        study_a = crowd.require_config(crowd.load_study(engine, "pilot")).training_study_id
-        db = args[:2]
-        published = CliRunner().invoke(
-            app, [*db, "prolific", "publish", "pilot", "--part", "training"]
-        )
-        assert published.exit_code == 0, published.output
-        session_id = api.start(study_a, pid(1))
-        query = {"PROLIFIC_PID": pid(1), "STUDY_ID": study_a, "SESSION_ID": session_id}
-
-        def arrive():
-            link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
-            return crowd.enter_by_link(engine, "pilot", link, clock=clock)
-
-        arrival = arrive()
-        session = AnnotatorSession.open(engine, "pilot", arrival.annotator, clock=clock)
-        session.attach_window(arrival.visit_id)
-        while (item := session.next_item()) is not None:
-            session.submit(item, gold(engine, item))
-        leave = crowd.exit_for(engine, "pilot", session.annotator.name, clock=clock)
-        api.complete(session_id, leave.code)
-        arrive()  # the link again, closed before the end
+    with _training_published(workspace, tmp_path, monkeypatch) as (api, db, study_a):
+        query = _trained_to_the_code(engine, api, study_a, 1, clock)
+        link = crowd.parse_link(crowd.load_study(engine, "pilot"), query)
+        crowd.enter_by_link(engine, "pilot", link, clock=clock)  # again, closed before the end
         synced = CliRunner().invoke(app, [*db, "prolific", "sync", "pilot", "--format", "json"])
         assert synced.exit_code == 0, synced.output
         (found,) = __import__("json").loads(synced.output)
         assert (found["action"], found["outcome"]) == ("approved", "training_done"), found
-        assert api.state.submissions[session_id]["status"] == "APPROVED"
+        assert api.state.submissions[query["SESSION_ID"]]["status"] == "APPROVED"
 
 
 def test_publish_run_twice_says_the_study_is_published_and_asks_prolific_nothing(

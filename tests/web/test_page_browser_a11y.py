@@ -6,7 +6,10 @@ right to left, laid out as its script reads.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -17,6 +20,18 @@ from tests.web.support import served_page as serve
 from tests.web.test_page_browser import press, sign_in, then
 
 pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def signed_in_on_a_phone(workspace, tmp_path: Path, study: str) -> Iterator[Any]:
+    """Chromium at a phone's size (390x844), signed in as "ana" to `study`'s page."""
+    add_annotator(workspace.engine, "ana")
+    with (
+        serve(workspace.engine, study, require_tokens=False) as base,
+        chromium(tmp_path, 390, 844) as d,
+    ):
+        sign_in(d, base)
+        yield d
 
 
 def ax_nodes(driver) -> list[dict]:
@@ -259,12 +274,7 @@ def test_right_to_left_item_text_reads_from_the_right(workspace, tmp_path: Path)
         overrides={"training_items": 1, "gate_min_items": 1, "gate_threshold": 0.0,
                    "test_sample": "all", "annotators_per_item": 1},
     )  # fmt: skip
-    add_annotator(workspace.engine, "ana")
-    with (
-        serve(workspace.engine, study, require_tokens=False) as base,
-        chromium(tmp_path, 390, 844) as d,
-    ):
-        sign_in(d, base)
+    with signed_in_on_a_phone(workspace, tmp_path, study) as d:
         press(d, "f")()
         d.switch_to.active_element.send_keys(HEBREW)
         where = {
@@ -305,11 +315,6 @@ def test_a_right_to_left_candidate_or_entity_reads_from_the_right(
         workspace.engine, tmp_path, task, test=without_gold(rows, task),
         overrides={"training_items": 0, "test_sample": "all", "annotators_per_item": 1},
     )  # fmt: skip
-    add_annotator(workspace.engine, "ana")
-    with (
-        serve(workspace.engine, study, require_tokens=False) as base,
-        chromium(tmp_path, 390, 844) as d,
-    ):
-        sign_in(d, base)
+    with signed_in_on_a_phone(workspace, tmp_path, study) as d:
         where = d.execute_script(ENDS, css)
     assert where["last"] < where["first"], where
