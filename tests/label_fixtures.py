@@ -170,9 +170,12 @@ def long_csv(path: Path, items: list[dict], seed: int = 5) -> Path:
     return path
 
 
-def qualtrics_csv(path: Path, items: list[dict], seed: int = 6) -> Path:
+def qualtrics_csv(
+    path: Path, items: list[dict], seed: int = 6, time_zone: str | None = None
+) -> Path:
     """A Qualtrics export: names, question texts, import ids; one question per item (`item_7`),
-    answered with the label's text; PROLIFIC_PID as embedded data."""
+    answered with the label's text; PROLIFIC_PID as embedded data. With `time_zone`, the
+    dates' import ids name it, as Qualtrics writes (`{"ImportId":"startDate","timeZone":…}`)."""
     rng = random.Random(seed)
     meta = [
         "StartDate",
@@ -194,7 +197,13 @@ def qualtrics_csv(path: Path, items: list[dict], seed: int = 6) -> Path:
         *(f"Does the hypothesis follow? {it['hypothesis']}" for it in items),
         "PROLIFIC_PID",
     ]
-    ids = [json.dumps({"ImportId": m.lower()}) for m in meta]
+    dated = {"StartDate", "EndDate", "RecordedDate"}
+    ids = [
+        json.dumps(
+            {"ImportId": m.lower()} | ({"timeZone": time_zone} if time_zone and m in dated else {})
+        )
+        for m in meta
+    ]
     ids += [json.dumps({"ImportId": f"QID{n + 1}"}) for n in range(len(items))]
     ids += [json.dumps({"ImportId": "PROLIFIC_PID"})]
     out = io.StringIO()

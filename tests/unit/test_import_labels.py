@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from annotate.formats.label_sources.qualtrics import read_qualtrics
 from tests import label_fixtures as lf
 
 BIN_EDGES = [(0, 33, "contradiction"), (34, 66, "neutral"), (67, 100, "entailment")]
@@ -264,6 +265,33 @@ def test_qualtrics_leaves_out_the_researchers_previews_and_tests(cli, cb_store, 
     assert result.code == 0, result.stderr
     assert "3 responses" in result.stdout and "from 3 annotators" in result.stdout
     assert "survey previews and tests: 3" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("zone", "first_shown"),
+    [(None, "10:00"), ("Z", "10:00"), ("America/New_York", "14:00"), ("Asia/Tokyo", "01:00")],
+)
+def test_qualtrics_dates_are_read_in_the_zone_the_export_names(tmp_path, zone, first_shown):
+    """Qualtrics writes StartDate and EndDate in the survey's time zone, named in the third
+    header row (`{"ImportId":"startDate","timeZone":"America/New_York"}`): 10:00 in New York
+    in June is 14:00 UTC, as the store keeps it (a file naming no zone is UTC)."""
+    path = lf.qualtrics_csv(tmp_path / "survey.csv", lf.nli_items(5), time_zone=zone)
+    labels = read_qualtrics(path, {"item": r"item_(\d+)"}).labels
+    first = min(label.shown_at for label in labels)
+    assert first.tzinfo is not None and first.utcoffset().total_seconds() == 0
+    assert first.strftime("%H:%M") == first_shown
+    # each response's work time is unchanged by the zone: 300 s over its five answers
+    assert (max(lab.answered_at for lab in labels[:5]) - first).total_seconds() == 300
+
+
+def test_a_qualtrics_time_zone_that_is_not_known_is_refused(cli, cb_store, tmp_path, db_url):
+    before = _row_counts(db_url)
+    path = lf.qualtrics_csv(tmp_path / "survey.csv", cb_store[:5], time_zone="Mars/Olympus")
+    result = cli("import-labels", path, "--dataset", "1", "--map", r"item=item_(\d+)")
+    assert result.code != 0
+    assert "survey.csv:3: StartDate: unknown time zone 'Mars/Olympus'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _row_counts(db_url) == before
 
 
 @pytest.mark.parametrize("key", ["gold", "premise"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from datetime import tzinfo
 from pathlib import Path
 
 from annotate.errors import DataFileError, UserError
@@ -23,6 +24,7 @@ from annotate.formats.label_sources.source import LabelSource, Peek
 from annotate.formats.label_sources.times import (
     SHARED_SPAN_NOTE,
     lay_end_to_end,
+    named_zone,
     parse_time,
     seconds,
     share_span,
@@ -93,10 +95,14 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
                 f"--map item={mapping['item']}: not a regular expression ({exc})"
             ) from None
     questions: dict[str, str] = {}
+    zones: dict[str, tzinfo] = {}  # StartDate/EndDate: the zone the export wrote them in
     for index, name in enumerate(names):
         raw_id = import_ids[index] if index < len(import_ids) else ""
         try:
-            qid = str(json.loads(raw_id).get("ImportId", "")) if raw_id.strip() else ""
+            meta = json.loads(raw_id) if raw_id.strip() else {}
+            qid = str(meta.get("ImportId", ""))
+            if name in {"StartDate", "EndDate"} and meta.get("timeZone"):
+                zones[name] = named_zone(str(meta["timeZone"]), path, table[2][0], name)
         except RecursionError:
             raise DataFileError(
                 path, table[2][0], f"column {name}: import id nested too deeply to read"
@@ -148,8 +154,8 @@ def read_qualtrics(path: Path, mapping: dict[str, str]) -> LabelFile:
         start, end = cell("StartDate"), cell("EndDate")
         share_span(
             mine,
-            parse_time(start, path, number, "StartDate") if start else None,
-            parse_time(end, path, number, "EndDate") if end else None,
+            parse_time(start, path, number, "StartDate", zones.get("StartDate")) if start else None,
+            parse_time(end, path, number, "EndDate", zones.get("EndDate")) if end else None,
             seconds(
                 number_text(row[position[DURATION]]) if DURATION in position else None,
                 path,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from annotate.errors import DataFileError
 from annotate.formats.label_sources.labels import RawLabel
@@ -26,9 +27,10 @@ SECONDS_ONLY = "__seconds__"
 """The `RawLabel.fields` key of a label's duration when the file gives no clock time."""
 
 
-def parse_time(text: str, path: Path, line: int, what: str) -> datetime:
-    """ISO 8601 (Label Studio, long files; no zone = UTC), MTurk's `Tue Jun 04 10:12:33 PDT
-    2019`, or Qualtrics' `2024-05-01 10:00:00` (UTC)."""
+def parse_time(text: str, path: Path, line: int, what: str, zone: tzinfo | None = None) -> datetime:
+    """ISO 8601 (Label Studio, long files), MTurk's `Tue Jun 04 10:12:33 PDT 2019`, or
+    Qualtrics' `2024-05-01 10:00:00`; a time that names no zone is in `zone` (UTC unless
+    the file says otherwise, as a Qualtrics export does)."""
     raw = text.strip()
     try:
         moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
@@ -47,7 +49,20 @@ def parse_time(text: str, path: Path, line: int, what: str) -> datetime:
             ).replace(tzinfo=UTC) - timedelta(hours=ZONES[zone])
         except ValueError:
             raise DataFileError(path, line, f"{what} {raw!r} is not a date and time") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone or UTC)
+    return moment.astimezone(UTC)
+
+
+def named_zone(name: str, path: Path, line: int, what: str) -> tzinfo:
+    """A time zone a file names: `Z`/`UTC` or an IANA name (`America/Denver`), as Qualtrics
+    writes in its import ids; an unknown name is an error, not a silent UTC."""
+    if name.strip().upper() in {"Z", "UTC", "GMT", "ETC/UTC"}:
+        return UTC
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        raise DataFileError(path, line, f"{what}: unknown time zone {name!r}") from None
 
 
 MAX_SECONDS = 366 * 24 * 3600
