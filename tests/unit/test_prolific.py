@@ -727,6 +727,11 @@ def test_a_worker_who_opens_their_link_again_after_their_code_is_still_approved(
         (found,) = __import__("json").loads(synced.output)
         assert (found["action"], found["outcome"]) == ("approved", "training_done"), found
         assert api.state.submissions[query["SESSION_ID"]]["status"] == "APPROVED"
+        # `prolific status` counts that worker once, by the code they took, as Prolific does
+        # (it counted a second, open visit beside the code)
+        shown = CliRunner().invoke(app, [*db, "prolific", "status", "pilot", "--format", "json"])
+        training, _ = __import__("json").loads(shown.output)["prolific"]
+        assert training["annotate"] == {"training_done": 1}, training
 
 
 def test_publish_run_twice_says_the_study_is_published_and_asks_prolific_nothing(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
 from annotate.errors import UserError
@@ -422,15 +423,27 @@ def annotate_counts(engine: Engine, ctx: StudyContext, prolific_id: str) -> dict
     """Visits by this Prolific study's link: open (no outcome yet, not ended), left (ended
     with no outcome: a submission returned or timed out, which `sync` ends) and each outcome.
     A window the worker replaced by a newer one (a second tab, the link opened again) with no
-    outcome of its own is not counted: the newer one is."""
+    outcome of its own is not counted: the newer one is; nor is a window opened after the
+    worker took their code (Prolific counts one submission, judged by that code)."""
     ended = Visit.departed_at.is_not(None)
+    earlier = aliased(Visit)
+    took_a_code = (
+        select(earlier.id)
+        .where(
+            earlier.study_id == Visit.study_id,
+            earlier.annotator_id == Visit.annotator_id,
+            earlier.platform_study_id == Visit.platform_study_id,
+            earlier.outcome.is_not(None),
+        )
+        .exists()
+    )
     with Session(engine) as session:
         rows = session.execute(
             select(Visit.outcome, ended, func.count())
             .where(
                 Visit.study_id == ctx.id,
                 Visit.platform_study_id == prolific_id,
-                (Visit.outcome.is_not(None)) | Visit.superseded_at.is_(None),
+                Visit.outcome.is_not(None) | (Visit.superseded_at.is_(None) & ~took_a_code),
             )
             .group_by(Visit.outcome, ended)
         ).all()
