@@ -251,14 +251,31 @@ class TaskSpec(Strict):
         values = [o.value for o in self.labels]
         if len(set(values)) != len(values):
             raise ValueError("label values must be unique")
+        if self.scale is not None and not 0 <= self.scale.min <= self.scale.max <= 9:
+            raise ValueError(
+                f"scale {self.scale.min}..{self.scale.max}: each point is answered by typing it, "
+                "so a scale's points must be digits, within 0 and 9"
+            )
         answers = self.answer_options()
         keys = [o.key for o in answers]
+        # A key the annotator cannot type as one keystroke (`ab`, `enter`, a space, which the
+        # page calls "Space") would load here and leave its answer unreachable by keyboard.
+        untypable = [k for k in keys if len(k) != 1 or not k.isprintable() or k.isspace()]
+        if untypable:
+            raise ValueError(
+                f"answer keys {untypable} are not one letter, digit or sign each: a key is the "
+                "one character an annotator types for that answer (not a space, nor a key's "
+                "name such as enter)"
+            )
         if len(set(keys)) != len(keys):
             raise ValueError(f"answer keys must be unique, got {keys}")
-        reserved = {"?", "q", "f", "u", "escape"}
+        reserved = {"?", "q", "f", "u"}
         clash = sorted(set(keys) & reserved)
         if clash:
-            raise ValueError(f"answer keys {clash} are reserved for the annotator screen")
+            raise ValueError(
+                f"answer keys {clash} are reserved for the annotator screen (? help, q quit, "
+                "f flag, u revise): choose other keys"
+            )
         for option in self.answer_scale:
             if option.collapses_to not in values:
                 raise ValueError(

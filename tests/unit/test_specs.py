@@ -95,7 +95,11 @@ def test_custom_task_file_loads(tmp_path: Path):
     [
         (('metrics = ["accuracy"]', 'metrics = ["acuracy"]'), "unknown metric"),
         (('key = "2"', 'key = "1"'), "answer keys must be unique"),
-        (('key = "2"', 'key = "q"'), "reserved"),
+        (('key = "2"', 'key = "q"'), "reserved for the annotator screen .*choose other keys"),
+        # keys no keystroke gives: the task loaded, and its answers could not be typed
+        (('key = "2"', 'key = "ab"'), r"answer keys \['ab'\] are not one letter, digit or sign"),
+        (('key = "2"', 'key = "enter"'), r"\['enter'\] are not one letter, digit or sign"),
+        (('key = "2"', 'key = " "'), r"\[' '\] are not one letter, digit or sign"),
         (('title = "Mine"', 'title = "Mine"\ncolour = "red"'), "colour: unknown key"),
         (('layout = "single"', 'layout = "circle"'), "layout"),
         (('title = "Mine"', 'title = "Mine'), "not valid TOML"),
@@ -106,6 +110,27 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path, change, message):
     with pytest.raises(SpecError, match=message) as caught:
         specs.load_task(write(tmp_path / "bad.toml", text))
     assert "bad.toml" in str(caught.value)
+
+
+@pytest.mark.parametrize(("low", "high"), [(1, 10), (-2, 2)])
+def test_a_scale_whose_points_cannot_be_typed_is_refused(tmp_path: Path, low, high):
+    """Each point of a rating scale is answered by typing it: a 1..10 scale loaded, and its
+    "10" (or a -2..2 scale's "-2") could not be given by keyboard."""
+    anchors = ", ".join(f'"{v}" = "point {v}"' for v in range(low, high + 1))
+    text = (
+        MINIMAL_TASK.replace('kind = "classification"', 'kind = "regression"')
+        .replace('layout = "single"', 'layout = "scale"')
+        .replace('metrics = ["accuracy"]', 'metrics = ["pearson"]')
+        .replace(
+            "labels = [",
+            f"scale = {{ min = {low}, max = {high}, anchors = {{ {anchors} }} }}\nlabels = [",
+        )
+    )
+    with pytest.raises(SpecError, match=rf"scale {low}..{high}: .*within 0 and 9"):
+        specs.load_task(write(tmp_path / "rating.toml", text))
+    fits = text.replace(f"min = {low}", "min = 0").replace(f"max = {high}", "max = 5")
+    fits = fits.replace(anchors, ", ".join(f'"{v}" = "point {v}"' for v in range(6)))
+    assert specs.load_task(write(tmp_path / "five.toml", fits)).scale.max == 5
 
 
 def test_a_mistake_in_a_list_of_tables_is_counted_from_1(cli, tmp_path: Path):
