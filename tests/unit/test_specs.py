@@ -112,25 +112,12 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path, change, message):
     assert "bad.toml" in str(caught.value)
 
 
-@pytest.mark.parametrize(("low", "high"), [(1, 10), (-2, 2)])
-def test_a_scale_whose_points_cannot_be_typed_is_refused(tmp_path: Path, low, high):
-    """Each point of a rating scale is answered by typing it: a 1..10 scale loaded, and its
-    "10" (or a -2..2 scale's "-2") could not be given by keyboard."""
-    anchors = ", ".join(f'"{v}" = "point {v}"' for v in range(low, high + 1))
-    text = (
-        MINIMAL_TASK.replace('kind = "classification"', 'kind = "regression"')
-        .replace('layout = "single"', 'layout = "scale"')
-        .replace('metrics = ["accuracy"]', 'metrics = ["pearson"]')
-        .replace(
-            "labels = [",
-            f"scale = {{ min = {low}, max = {high}, anchors = {{ {anchors} }} }}\nlabels = [",
-        )
-    )
-    with pytest.raises(SpecError, match=rf"scale {low}..{high}: .*within 0 and 9"):
-        specs.load_task(write(tmp_path / "rating.toml", text))
-    fits = text.replace(f"min = {low}", "min = 0").replace(f"max = {high}", "max = 5")
-    fits = fits.replace(anchors, ", ".join(f'"{v}" = "point {v}"' for v in range(6)))
-    assert specs.load_task(write(tmp_path / "five.toml", fits)).scale.max == 5
+def test_a_study_stored_with_a_key_no_file_may_have_now_still_opens(tmp_path: Path):
+    """The rule that a key is one typed character is a task file's: a study made before it,
+    its spec stored with a key such as `ab`, still opens (its answers were given by mouse)."""
+    stored = specs.load_task(write(tmp_path / "mine.toml", MINIMAL_TASK)).model_dump(mode="json")
+    stored["labels"][1]["key"] = "ab"
+    assert specs.study_task("mine.toml", stored, origin="study 's'").labels[1].key == "ab"
 
 
 def test_a_mistake_in_a_list_of_tables_is_counted_from_1(cli, tmp_path: Path):
