@@ -10,16 +10,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from annotate.curation.desk import CurationDesk
-from annotate.curation.review import ExampleChanged, QueueEntry
-from annotate.curation.validation import DraftInvalid
-from annotate.errors import UserError
+from annotate.curation.review import QueueEntry
 from annotate.terminal_text import SafeText as Text
-from annotate.text import terminal_safe
 from annotate.tui.curate.screens.common import (
-    FOCUS_OF_FIELD,
     ExampleScreen,
     opinions_text,
-    problems_text,
 )
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
@@ -86,29 +81,17 @@ class AdjudicateScreen(ExampleScreen):
 
     async def action_settle(self) -> None:
         example = self.entry.example
-        try:
-            self.desk.settle(
+        await self._store(
+            lambda: self.desk.settle(
                 self.entry,
                 self.query_one("#label", LabelChoice).value,
                 pickers[0].selected if (pickers := self.query(TagPicker)) else example.fine_tags,
                 self.query_one("#note", Input).value,
             )
-        except ExampleChanged as exc:
-            await self._show_again(exc)
-            return
-        except DraftInvalid as exc:
-            box = self.query_one("#problems", Static)
-            box.update(problems_text(exc.problems))
-            box.display = True
-            self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
-            return
-        except UserError as exc:
-            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
-            return
-        self.post_message(self.Done(self, self.entry.example.id, skipped=False))
+        )
 
-    def action_skip(self) -> None:
-        self.post_message(self.Done(self, self.entry.example.id, skipped=True))
+    def _example_id(self) -> int:
+        return self.entry.example.id
 
     GONE = "has no open disagreement for you now"
 

@@ -3,12 +3,15 @@ screen that shows its example again when someone changed it meanwhile."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.screen import Screen
+from textual.widgets import Static
 
 from annotate.curation.review import ExampleChanged, Opinion
-from annotate.curation.validation import Problem
+from annotate.curation.validation import DraftInvalid, Problem
+from annotate.errors import UserError
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
 from annotate.tui.curate.widgets.label_choice import label_text
@@ -52,10 +55,38 @@ def opinions_text(opinions: list[Opinion]) -> Text:
 
 class ExampleScreen(Screen[None]):
     """A screen that judges one example (review, adjudication). Each defines its own `Done`
-    message (the app's handlers are named after the screen), `GONE`, `_fresh` and `_refill`."""
+    message (the app's handlers are named after the screen), `GONE`, `_example_id`, `_fresh`
+    and `_refill`."""
 
     GONE = ""
     """What became of an example that changed and left this curator's queue."""
+
+    def _example_id(self) -> int:
+        """The example on the screen."""
+        raise NotImplementedError
+
+    async def _store(self, judgement: Callable[[], object]) -> None:
+        """Store this screen's judgement (`judgement` asks the desk), then go on; or say why
+        nothing was stored: the example changed meanwhile (shown again), the form has a
+        problem (listed, the cursor on its field), or the desk refused it."""
+        try:
+            judgement()
+        except ExampleChanged as exc:
+            await self._show_again(exc)
+            return
+        except DraftInvalid as exc:
+            box = self.query_one("#problems", Static)
+            box.update(problems_text(exc.problems))
+            box.display = True
+            self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
+            return
+        except UserError as exc:
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
+            return
+        self.post_message(self.Done(self, self._example_id(), skipped=False))  # type: ignore[attr-defined]
+
+    def action_skip(self) -> None:
+        self.post_message(self.Done(self, self._example_id(), skipped=True))  # type: ignore[attr-defined]
 
     def _fresh(self, example_id: int) -> Any | None:
         """The example as this screen would show it now, or None: no longer this curator's."""

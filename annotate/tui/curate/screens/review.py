@@ -11,12 +11,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from annotate.curation.desk import CurationDesk
-from annotate.curation.review import BlindExample, ExampleChanged, ReviewProgress
-from annotate.curation.validation import DraftInvalid
-from annotate.errors import UserError
+from annotate.curation.review import BlindExample, ReviewProgress
 from annotate.terminal_text import SafeText as Text
-from annotate.text import terminal_safe
-from annotate.tui.curate.screens.common import FOCUS_OF_FIELD, ExampleScreen, problems_text
+from annotate.tui.curate.screens.common import ExampleScreen
 from annotate.tui.curate.widgets.diff_view import DiffView
 from annotate.tui.curate.widgets.label_choice import LabelChoice
 from annotate.tui.curate.widgets.tag_picker import TagPicker
@@ -81,29 +78,17 @@ class ReviewScreen(ExampleScreen):
         self.query_one("#label").focus()
 
     async def action_submit(self) -> None:
-        try:
-            self.desk.submit_review(
+        await self._store(
+            lambda: self.desk.submit_review(
                 self.example,
                 self.query_one("#label", LabelChoice).value,
                 [] if self.tagged_with is not None else self.query_one(TagPicker).selected,
                 self.query_one("#note", Input).value,
             )
-        except ExampleChanged as exc:
-            await self._show_again(exc)
-            return
-        except DraftInvalid as exc:
-            box = self.query_one("#problems", Static)
-            box.update(problems_text(exc.problems))
-            box.display = True
-            self.query_one(FOCUS_OF_FIELD.get(exc.problems[0].field, "#label")).focus()
-            return
-        except UserError as exc:
-            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
-            return
-        self.post_message(self.Done(self, self.example.id, skipped=False))
+        )
 
-    def action_skip(self) -> None:
-        self.post_message(self.Done(self, self.example.id, skipped=True))
+    def _example_id(self) -> int:
+        return self.example.id
 
     GONE = "is no longer yours to review"
 
