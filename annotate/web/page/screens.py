@@ -183,6 +183,7 @@ def feedback_screen(
             # Nothing is stored between the two: the feedback's figures are the item's.
             "upcoming": upcoming
             and item_screen(page, session, upcoming, ready=True, progress=progress),
+            **with_help(page, {}),
         },
     )
 
