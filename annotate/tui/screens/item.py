@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
 
+from annotate.presentation.answer_keys import ScreenKeys, item_keys
 from annotate.presentation.progress import status_phase
 from annotate.protocol.answers import describe
 from annotate.protocol.session import ItemView, Progress
@@ -286,6 +287,10 @@ class ItemScreen(Screen[None]):
 
     def action_revise(self) -> None:
         self.post_message(self.ReviseRequested(self))
+
+    def help_keys(self) -> ScreenKeys:
+        """The keys of this screen for its help: Shift+↑/↓ only where a text is pinned."""
+        return item_keys(pinned=bool(self.query("#pinned")))
 
     def action_cancel(self) -> None:
         self.dismiss()
