@@ -20,8 +20,8 @@ from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
 
 from annotate.presentation.answer_keys import ScreenKeys, item_keys
+from annotate.presentation.feedback import previous_answer
 from annotate.presentation.progress import status_phase
-from annotate.protocol.answers import describe
 from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import LabelOption, TaskSpec
@@ -180,7 +180,7 @@ class ItemScreen(Screen[None]):
     def _revise_banner(self) -> Text:
         return Text.assemble(
             ("Revising your previous answer", "bold"),
-            f" (it was: {describe(self.spec, self.previous)}). ",
+            f" ({previous_answer(self.spec, self.previous)}). ",
             "Answer again to change it, or press Escape to go back.",
         )
 
