@@ -280,9 +280,7 @@ def test_an_empty_premise_is_refused_not_kept(cli, tmp_path: Path, premise: str)
         {"premise": premise, "hypothesis": "It boiled.", "idx": 1, "label": "neutral"},
     ]
     path = fx.write_jsonl(tmp_path / "val.jsonl", rows)
-    assert f"{path}:2: premise is empty: the item would have no premise" in refused(
-        cli, "CB", path
-    )
+    assert f"{path}:2: premise is empty: the item would have no premise" in refused(cli, "CB", path)
 
 
 def test_an_empty_sentence_in_a_table_is_refused(cli, tmp_path: Path):
