@@ -205,10 +205,13 @@ def group_command(ctx: typer.Context, study: str, api_url: str = API_URL) -> Non
 
     engine, study_ctx = _study(ctx, study)
     with _client(api_url) as client:
-        group_id, admitted = studies.fill_group(engine, study_ctx, client)
+        group_id, admitted, added = studies.fill_group(engine, study_ctx, client)
+    this_run = f"this run added {added}" if added else "this run added none"
+    if admitted and not added:
+        this_run += " (every admitted worker was in it already)"
     say(
-        f"{study}: {count_of(len(admitted), 'admitted worker')} in participant group {group_id} "
-        "(study B's filter)"
+        f"{study}: {count_of(admitted, 'admitted worker')} in participant group {group_id} "
+        f"(study B's filter); {this_run}"
     )
 
 

@@ -12,7 +12,8 @@ what the task spec declares, one function each:
 - a ReCoRD query holds `@placeholder`, the blank its answer fills (`placeholder_problem`);
 - a field the annotator reads as text (RTE's `premise`) is not a list or an object: a Parquet
   or JSON list would be stored as given and shown as Python's brackets (`text_problem`; MultiRC's
-  answers and ReCoRD's entities are lists by their readers);
+  answers and ReCoRD's entities are lists by their readers); nor is it empty or blank, unless
+  the task says it is optional;
 - a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner
   (`unpaired_problem`).
 
@@ -115,8 +116,11 @@ def placeholder_problem(item: ParsedItem) -> str | None:
 
 
 def text_problem(spec: TaskSpec) -> ItemRule:
-    """Why an item's shown field is not text: a list or an object where the task has text."""
+    """Why an item's shown field is not text: a list or an object where the task has text,
+    or nothing but blanks in a text the annotator must read (a null one is refused by its
+    reader; an optional one may be empty)."""
     shown = [f.name for f in spec.fields if f.shown]
+    needed = {f.name for f in spec.fields if f.shown and f.label and not f.optional}
 
     def problem(item: ParsedItem) -> str | None:
         for name in shown:
@@ -126,6 +130,8 @@ def text_problem(spec: TaskSpec) -> ItemRule:
                 held = repr(value)
                 held = held if len(held) <= 60 else held[:59] + "…"
                 return f"{name} is {kind} ({held}) where {spec.name} has text"
+            if name in needed and isinstance(value, str) and not value.strip():
+                return f"{name} is empty: the item would have no {name}"
         return None
 
     return problem

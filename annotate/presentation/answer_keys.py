@@ -4,6 +4,7 @@ and every other key, with how to come back."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from annotate.specs import LabelOption, TaskSpec
 from annotate.terminal_text import SafeText as Text
@@ -93,17 +94,49 @@ def answer_keys_text(spec: TaskSpec, show: Show = plain, width: int = LINE_WIDTH
     return option_lines(spec.answer_options(), show, width)
 
 
-def keys_text(spec: TaskSpec, come_back: str = COME_BACK, width: int = LINE_WIDTH) -> Text:
-    """Every key: the answer keys (in lines of `width`, as `answer_keys_text`), then the
-    others (`come_back`: how to resume after q)."""
+Command = tuple[str, str]
+"""A key and what it does, as a help line says it."""
+
+SCROLL_PASSAGE: Command = ("PgUp/PgDn", "scroll a long passage")
+SCROLL_PINNED: Command = ("Shift+↑/↓", "scroll the question or hypothesis pinned below it")
+
+
+@dataclass(frozen=True)
+class ScreenKeys:
+    """The keys of one screen, for its help: its answer keys (the item screen's only) and its
+    other keys; `?` and `q`, which work on every screen, come after them."""
+
+    answers: bool
+    commands: list[Command]
+
+
+def item_keys(pinned: bool = False) -> ScreenKeys:
+    """The item screen's keys (`pinned`: it shows a pinned question or hypothesis)."""
     commands = [
         ("f", "flag the item, with a comment (sent with your answer)"),
         ("u", "go back and change your previous test answer"),
-        ("PgUp/PgDn", "scroll a long passage"),
+        SCROLL_PASSAGE,
+    ]
+    return ScreenKeys(True, commands + ([SCROLL_PINNED] if pinned else []))
+
+
+def keys_text(
+    spec: TaskSpec,
+    come_back: str = COME_BACK,
+    width: int = LINE_WIDTH,
+    keys: ScreenKeys | None = None,
+) -> Text:
+    """Every key of a screen (`keys`; default: the item screen's): the answer keys (in lines
+    of `width`, as `answer_keys_text`), then the others (`come_back`: how to resume after q)."""
+    keys = keys or item_keys()
+    commands = [
+        *keys.commands,
         ("?", "help: keys and these guidelines"),
         ("q", f"quit; {come_back} to continue where you stopped"),
     ]
-    lines = [Text("Answer keys", style="bold"), answer_keys_text(spec, width=width), Text("")]
-    lines.append(Text("Other keys", style="bold"))
+    lines: list[Text] = []
+    if keys.answers:
+        lines += [Text("Answer keys", style="bold"), answer_keys_text(spec, width=width), Text("")]
+        lines.append(Text("Other keys", style="bold"))
     lines += [Text.assemble((f" {k} ", "bold reverse"), f" {what}") for k, what in commands]
     return Text("\n").join(lines)

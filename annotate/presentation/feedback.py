@@ -8,7 +8,7 @@ from typing import Any
 
 from annotate.presentation.item_layout import shown_fields
 from annotate.presentation.verbatim import as_text
-from annotate.protocol.answers import REGRESSION_TOLERANCE
+from annotate.protocol.answers import REGRESSION_TOLERANCE, describe
 from annotate.protocol.session import Feedback, ItemView
 from annotate.specs import TaskSpec
 from annotate.terminal_text import SafeText as Text
@@ -105,3 +105,13 @@ def gate_line(feedback: Feedback) -> Text | None:
     if feedback.gate_decided is False:
         return Text("You have finished training.", style="bold")
     return None
+
+
+def previous_answer(spec: TaskSpec, value: Any) -> str:
+    """The answer being revised, as the revise banner says it: a score as a score on its
+    scale (STS-B's "0" alone reads like a class label), anything else by its name."""
+    if spec.kind == "regression" and value is not None and spec.scale is not None:
+        return (
+            f"your score was {describe(spec, value)} on the scale {spec.scale.min}–{spec.scale.max}"
+        )
+    return f"it was: {describe(spec, value)}"

@@ -1065,19 +1065,24 @@ def abandoned_visits(session: Session, ctx: StudyContext, now: datetime | None =
     )
 
 
-def admitted_ids(engine: Engine, ctx: StudyContext, platform: str) -> list[str]:
-    """The platform ids of the workers the gate admitted (latest decision), for the platform's
-    allow-list of the test study; sorted."""
+def admitted_workers(engine: Engine, ctx: StudyContext, platform: str) -> dict[int, str]:
+    """The workers the gate admitted (latest decision): annotator id -> platform id."""
     with Session(engine) as session:
         people = session.execute(
             select(Annotator.id, Annotator.platform_id).where(Annotator.platform == platform)
         ).all()
-        admitted = []
+        admitted = {}
         for annotator_id, platform_id in people:
             decision = gate.latest_decision(session, ctx.id, annotator_id)
             if decision is not None and decision.admitted and platform_id:
-                admitted.append(str(platform_id))
-    return sorted(admitted)
+                admitted[int(annotator_id)] = str(platform_id)
+    return admitted
+
+
+def admitted_ids(engine: Engine, ctx: StudyContext, platform: str) -> list[str]:
+    """The platform ids of the workers the gate admitted (latest decision), for the platform's
+    allow-list of the test study; sorted."""
+    return sorted(admitted_workers(engine, ctx, platform).values())
 
 
 def study_link(page_url: str, config: CrowdConfig, role: str = "all") -> str:
@@ -1106,6 +1111,7 @@ __all__ = [
     "SurveyNotDue",
     "abandoned_visits",
     "admitted_ids",
+    "admitted_workers",
     "answer_survey",
     "arrival_exit",
     "consent_text",

@@ -538,10 +538,11 @@ class LabelApp(SafeCrash, App[None]):
 
     # --- keys anywhere ------------------------------------------------------------------------
     def action_help(self) -> None:
-        from annotate.tui.screens.help import HelpScreen
+        from annotate.tui.screens.help import HelpScreen, keys_of
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol))
+            keys = keys_of(self.screen)  # the keys of the screen it is opened from
+            self.push_screen(HelpScreen(self.session.spec, self.session.ctx.protocol, keys))
 
     async def action_quit(self) -> None:
         """Give back the leased item, so nobody waits for the lease to expire, then leave. Work

@@ -25,7 +25,7 @@ from tests.tui.support import (
     wait_until,
     without_labels,
 )
-from tests.tui.task_data import MULTIRC_TEST
+from tests.tui.task_data import MULTIRC_TEST, STSB_TEST
 
 RTE_TEST = without_labels(fx.SG_RTE)
 
@@ -262,6 +262,22 @@ class TestRevise:
             await pilot.press("u")
             await pilot.pause()
             assert isinstance(app.screen, FinishedScreen) and not app._notifications
+
+    async def test_an_stsb_score_is_told_as_a_score(self, workspace, tmp_path):
+        """STS-B's banner said "it was: 0", a class label's wording; it says the score."""
+        study = build_study(
+            workspace.engine, tmp_path, "glue/stsb", test=STSB_TEST, overrides=QUICK_TEST
+        )
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await start(pilot)
+            await pilot.press("0")
+            await pilot.pause()
+            await pilot.press("u")
+            revising = app.screen
+            assert isinstance(revising, ItemScreen) and revising.revising
+            banner = " ".join(static_text(revising.query_one("#revise-banner", Static)).split())
+        assert "(your score was 0 on the scale 0–5)" in banner, banner
 
     async def test_a_multirc_judgement_is_told_by_the_candidates_numbers(self, workspace, tmp_path):
         """The banner and the notice name MultiRC's candidates by their numbers on the

@@ -242,6 +242,40 @@ class TestFeedbackWords:
         assert anchor == specs.load_task("glue/stsb").scale.anchors[point]
 
 
+class TestHelpKeys:
+    """`?` lists the keys of the screen it was opened from, not the item screen's everywhere."""
+
+    async def test_help_lists_the_keys_of_the_item_then_of_the_feedback(self, workspace, tmp_path):
+        dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
+        app = app_for(
+            workspace,
+            tmp_path,
+            "superglue/rte",
+            dev=dev,
+            test=LONG_PREMISE_TEST,
+            overrides=ONE_TRAINING_ITEM,
+        )
+
+        async def help_text() -> str:
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+            said = str(app.screen.query_one("#help-keys", Static).render())
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), "closed")
+            return said
+
+        async with app.run_test(size=(100, 40)) as pilot:
+            await start(pilot)
+            on_item = await help_text()
+            assert "Answer keys" in on_item and "flag the item" in on_item
+            assert "Shift+↑/↓" in on_item  # the hypothesis is pinned: these keys scroll it
+            await pilot.press("1")
+            await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
+            on_feedback = await help_text()
+        assert "Enter  continue" in on_feedback and "Shift+↑/↓" in on_feedback
+        assert "Answer keys" not in on_feedback and "flag the item" not in on_feedback
+
+
 class TestLayoutDetails:
     async def test_help_close_hint_in_view_at_80x24(self, workspace, tmp_path):
         app = app_for(workspace, tmp_path, "superglue/rte", test=without_labels(fx.SG_RTE))

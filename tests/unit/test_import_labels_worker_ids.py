@@ -46,3 +46,31 @@ def test_agreement_of_a_platform_file_names_its_workers_by_pseudonym(cli, tmp_pa
     }
     assert names and all(name.startswith("w") for name in names)
     assert not any(worker in result.stdout for worker in lf.MTURK_WORKERS)
+
+
+PROLIFIC_IDS = ["5f1a2b3c4d5e6f7a8b9c0d1e", "60aa11bb22cc33dd44ee55ff", "61bb22cc33dd44ee55ff6600"]
+
+
+def test_agreement_of_a_long_file_names_its_annotators_by_pseudonym(cli, tmp_path):
+    """A long file's annotator column may hold platform ids (PROLIFIC_PID): the output named
+    them in its pairs; now w01, w02, … in the order the file first names them, as it says."""
+    path = tmp_path / "long.csv"
+    rows = [
+        (item, who, "pos" if (item + n) % 3 else "neg")
+        for item in range(1, 5)
+        for n, who in enumerate(PROLIFIC_IDS)
+    ]
+    path.write_text("item,annotator,label\n" + "".join(f"{i},{w},{v}\n" for i, w, v in rows))
+    result = cli("agreement", path, "--bootstrap", "0", "--format", "json")
+    assert result.code == 0, result.stderr
+    said = result.json()
+    pairs = [(pair["a"], pair["b"]) for pair in said["pairwise_cohen_kappa"]]
+    assert pairs == [("w01", "w02"), ("w01", "w03"), ("w02", "w03")]
+    assert "w01, w02, … in the order the file first names them" in said["annotator_names"]
+    table = cli("agreement", path, "--bootstrap", "0")
+    for output in (result.stdout, table.stdout):
+        assert not any(worker in output for worker in PROLIFIC_IDS)
+    path.write_text(path.read_text() + f"1,{PROLIFIC_IDS[1]},neg\n")
+    twice = cli("agreement", path, "--bootstrap", "0")
+    assert twice.code == 1 and f"{path}:14: the annotator of this line" in twice.stderr
+    assert PROLIFIC_IDS[1] not in twice.stderr + twice.stdout

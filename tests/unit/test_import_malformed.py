@@ -272,6 +272,25 @@ def test_a_null_premise_is_refused_not_shown_as_none(cli, tmp_path: Path):
     )
 
 
+@pytest.mark.parametrize("premise", ["", "  \t "])
+def test_an_empty_premise_is_refused_not_kept(cli, tmp_path: Path, premise: str):
+    """An empty premise was kept silently: the annotator would have had nothing to judge."""
+    rows = [
+        {"premise": "The kettle boiled.", "hypothesis": "It boiled.", "idx": 0, "label": "neutral"},
+        {"premise": premise, "hypothesis": "It boiled.", "idx": 1, "label": "neutral"},
+    ]
+    path = fx.write_jsonl(tmp_path / "val.jsonl", rows)
+    assert f"{path}:2: premise is empty: the item would have no premise" in refused(cli, "CB", path)
+
+
+def test_an_empty_sentence_in_a_table_is_refused(cli, tmp_path: Path):
+    path = tmp_path / "dev.tsv"
+    path.write_text("sentence\tlabel\nA warm and funny film.\t1\n\t0\n", encoding="utf-8")
+    assert f"{path}:3: sentence is empty: the item would have no sentence" in refused(
+        cli, "SST-2", path
+    )
+
+
 def test_a_list_where_the_task_has_text_is_refused_not_stored(cli, tmp_path: Path):
     """A premise of ["The kettle", "boiled."] was stored as a list and shown in brackets."""
     rows = [

@@ -265,11 +265,18 @@ def test_a_study_runs_through_the_stand_in_in_process(workspace, tmp_path: Path,
             "Prolific's site is not seen here: publish study B there)"
         )
         assert not api.state.of("POST", f"studies/{study_b}/transition/")
-        run("prolific", "group", "pilot")
+        said = " ".join(run("prolific", "group", "pilot").split())
         (group,) = api.state.groups.values()
-        assert sorted(group["members"]) == crowd.admitted_ids(
-            engine, crowd.load_study(engine, "pilot"), "prolific"
+        admitted = crowd.admitted_ids(engine, crowd.load_study(engine, "pilot"), "prolific")
+        assert sorted(group["members"]) == admitted
+        n = len(admitted)
+        assert (
+            f"{n} admitted workers in participant group" in said and f"this run added {n}" in said
         )
+        # A second run said the same, as if it had added them all again: it adds nobody.
+        said = " ".join(run("prolific", "group", "pilot").split())
+        assert f"{n} admitted workers in participant group" in said, said
+        assert "this run added none (every admitted worker was in it already)" in said, said
         run("prolific", "publish", "pilot", "--part", "test")
         b_sub, session = arrive(api, study_b, 1)
         assert finish(api, b_sub, session) == "completed"

@@ -433,6 +433,18 @@ def test_a_multirc_revision_names_the_candidates_by_their_numbers(workspace, tmp
     assert "Previous answer changed to: 1: True, 2: True, 3: True" in changed.text
 
 
+def test_an_stsb_revision_tells_the_score_as_a_score(workspace, tmp_path: Path):
+    """STS-B's banner said "it was: 0", a class label's wording; it says the score, in the
+    terminal's words."""
+    study = layout_study(workspace.engine, tmp_path, "scale", training_items=0)
+    add_annotator(workspace.engine, "ana")
+    c = client(workspace.engine, study, require_tokens=False)
+    token = signed_in(c)
+    c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "0"})
+    again = c.get("/revise")
+    assert "(your score was 0 on the scale 0–5)" in again.text
+
+
 def test_the_all_done_screen_offers_to_revise_the_last_answer(workspace, tmp_path: Path):
     """As the terminal's `u` there: "All done" links to the last test answer, and changing it
     comes back to "All done" with the new answer stored."""

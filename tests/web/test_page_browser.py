@@ -363,6 +363,29 @@ def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
 
 
+def test_help_and_quit_work_on_the_training_feedback(workspace, tmp_path: Path):
+    """On the terminal's feedback screen `?` opens the help and `q` leaves; on the page's
+    feedback both did nothing until the annotator pressed Continue."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1)
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        assert d.find_element("id", "help-button").text == "Help (?)"
+        press(d, "?")()
+        help_dialog = d.find_element("id", "help-dialog")
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
+        assert "Answer keys" in help_dialog.text
+        press(d, Keys.ESCAPE)()
+        WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
+        assert screen_name(d) == "feedback"  # Escape closed the help, not the feedback
+        then(d, press(d, "q"), "left")
+        assert "Open this page again later to continue" in d.find_element("id", "screen").text
+
+
 def test_quitting_says_whether_there_is_anything_to_continue(workspace, tmp_path: Path):
     """After the gate refused her, ana pressed q on the thank-you screen and was told to open
     the page again later to continue, with nothing to continue; the goodbye now says what the

@@ -393,9 +393,11 @@ def _require_group(engine: Engine, ctx: StudyContext) -> None:
     )
 
 
-def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str, list[str]]:
+def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str, int, int]:
     """After the gate is closed: the admitted workers join the group study B's filter allows
-    (Prolific ignores members already in, so a second run adds only the newly admitted)."""
+    (Prolific ignores members already in, so a second run adds only the newly admitted).
+    Returns the group, how many admitted workers are in it and how many this run added: the
+    ledger keeps whom each answered run put in, by annotator id (never a platform id)."""
     row = study_of_role(engine, ctx, "test")
     if row.group_id is None:
         raise UserError("the Prolific test study has no participant group")
@@ -405,15 +407,17 @@ def fill_group(engine: Engine, ctx: StudyContext, client: Prolific) -> tuple[str
             f"(`annotate prolific pause {shell_word(ctx.study.name)} --part training`), then "
             f"`annotate gate {shell_word(ctx.study.name)} --close`"
         )
-    admitted = crowd.admitted_ids(engine, ctx, "prolific")
-    n = len(ledger.entries(engine, ctx, "group")) + 1
-    key = f"group:{row.group_id}:{n}"
-    ledger.begin(engine, ctx, key, "group", row.group_id, {"members": len(admitted)})
+    admitted = crowd.admitted_workers(engine, ctx, "prolific")
+    runs = ledger.entries(engine, ctx, "group")
+    already = {a for e in runs if e.state == ledger.DONE for a in e.detail.get("annotators", [])}
+    key = f"group:{row.group_id}:{len(runs) + 1}"
+    detail = {"members": len(admitted), "annotators": sorted(admitted)}
+    ledger.begin(engine, ctx, key, "group", row.group_id, detail)
     if admitted:
         with ledger.asking(engine, key):
-            client.add_to_group(row.group_id, admitted)
+            client.add_to_group(row.group_id, sorted(admitted.values()))
     ledger.finish(engine, key)
-    return row.group_id, admitted
+    return row.group_id, len(admitted), len(set(admitted) - already)
 
 
 # --- status ----------------------------------------------------------------------------------

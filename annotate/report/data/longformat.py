@@ -4,7 +4,8 @@ the input of `annotate agreement`, which needs no study.
 Columns (case-insensitive): `item` or `item_id`; `annotator` (or `annotator_id`, `coder`,
 `rater`); `label` or `value`. An empty label (or `.`, `NA`, `null`) is a missing label and is
 skipped; a row shorter than the header has its last cells empty (MTurk leaves them out). A
-bad file is a DataFileError naming the file, the line and the reason.
+bad file is a DataFileError naming the file, the line and the reason. A file's annotators may
+be platform ids (PROLIFIC_PID), personal data: they are read as pseudonyms (`pseudonymous`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "coder", "rater")
 LABEL_COLUMNS = ("label", "value")
 MISSING = {"", ".", "na", "n/a", "nan", "null", "none"}
 
+PSEUDONYMS = "w01, w02, … in the order the file first names them"
+"""How a file's annotators are named in what `annotate agreement FILE` prints (its legend)."""
+
 
 @dataclass
 class LongLabels:
@@ -36,6 +40,17 @@ class LongLabels:
     line: np.ndarray
     """1-based line of each label in the file."""
     n_missing: int = 0
+    pseudonymous: bool = False
+    """The annotators are the file's as pseudonyms (PSEUDONYMS), not as the file names them."""
+
+
+def pseudonyms(annotators: list[str]) -> np.ndarray:
+    """Each annotator as a pseudonym, w01, w02, ... in the order the list first names them
+    (as a first import-labels of the file names them): a file's ids may be platform ids."""
+    order = list(dict.fromkeys(annotators))
+    width = max(2, len(str(len(order))))
+    pseudonym = {who: f"w{n:0{width}d}" for n, who in enumerate(order, 1)}
+    return np.asarray([pseudonym[who] for who in annotators], dtype=object)
 
 
 def _pick(columns: list[str], wanted: tuple[str, ...], path: Path, what: str) -> str:
@@ -90,7 +105,9 @@ def read_long_labels(path: str | Path) -> LongLabels:
             raise DataFileError(
                 path,
                 number,
-                f"annotator {annotator!r} labels item {item!r} twice (first on line {seen[key]})",
+                # The line names the annotator: a platform id never goes in a message.
+                f"the annotator of this line labels item {item!r} twice "
+                f"(first on line {seen[key]})",
             )
         seen[key] = number
         items.append(item)
@@ -102,10 +119,11 @@ def read_long_labels(path: str | Path) -> LongLabels:
     return LongLabels(
         path=str(path),
         item=np.asarray(items, dtype=object),
-        annotator=np.asarray(annotators, dtype=object),
+        annotator=pseudonyms(annotators),
         label=np.asarray(labels, dtype=object),
         line=np.asarray(lines, dtype=np.int64),
         n_missing=missing,
+        pseudonymous=True,
     )
 
 
@@ -157,19 +175,15 @@ def read_label_source(
         lines.append(label.line)
     if not labels:
         raise DataFileError(path, None, "no answers left in the file")
-    # The file's worker ids are platform ids (WorkerId, PROLIFIC_PID), which no report names:
-    # each worker is a pseudonym, w01, w02, ... in the order the file first names them (as a
-    # first import-labels of the file names them).
-    order = list(dict.fromkeys(workers))
-    width = max(2, len(str(len(order))))
-    pseudonym = {worker: f"w{n:0{width}d}" for n, worker in enumerate(order, 1)}
+    # The file's worker ids are platform ids (WorkerId, PROLIFIC_PID), which no report names.
     return LongLabels(
         path=str(path),
         item=np.asarray(items, dtype=object),
-        annotator=np.asarray([pseudonym[w] for w in workers], dtype=object),
+        annotator=pseudonyms(workers),
         label=np.asarray(labels, dtype=object),
         line=np.asarray(lines, dtype=np.int64),
         n_missing=left_out,
+        pseudonymous=True,
     )
 
 

@@ -261,7 +261,7 @@ class Agreement(SparseModel):
 class FileAgreement(SparseModel):
     """`annotate agreement FILE`: agreement of a long-format label file."""
 
-    omit_if_none = ("gwet_ac1", "item_agreement_histogram", "computed_on")
+    omit_if_none = ("gwet_ac1", "item_agreement_histogram", "computed_on", "annotator_names")
 
     file: str
     level: str
@@ -283,6 +283,9 @@ class FileAgreement(SparseModel):
     """Gwet's AC1 over the file's values (nominal level only; else left out)."""
     computed_on: dict[str, str] | None = None
     """What each coefficient was computed on: which items, how many raters."""
+    annotator_names: str | None = None
+    """How the pairs name a file's annotators: pseudonyms, never the file's ids (which may be
+    a platform's); left out when they are the study's or a DataFrame's own names."""
 
 
 # --- ties, diagnostics, models, suspects, gate, benchmark ------------------------------------

@@ -16,7 +16,12 @@ from annotate.report.aggregation.majority import UnitVotes, unit_votes
 from annotate.report.aggregation.study import Aggregated
 from annotate.report.data.coding import CodedStudy, code_study
 from annotate.report.data.loading import load_study_data
-from annotate.report.data.longformat import LongLabels, numeric_labels, study_long_labels
+from annotate.report.data.longformat import (
+    PSEUDONYMS,
+    LongLabels,
+    numeric_labels,
+    study_long_labels,
+)
 from annotate.report.model.schema import (
     Agreement,
     Coefficient,
@@ -409,6 +414,7 @@ def agreement_report(
         bootstrap={"replicates": bootstrap, "seed": seed},
         gwet_ac1=ac1,
         computed_on=on,
+        annotator_names=f"pseudonyms: {PSEUDONYMS}" if labels.pseudonymous else None,
     )
 
 

@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from annotate.presentation.answer_keys import ScreenKeys
 from annotate.presentation.guidelines import reflow
 from annotate.protocol.crowd import Exit
 from annotate.protocol.crowd_config import SurveyQuestion
@@ -56,6 +57,9 @@ class ConsentScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#body").focus()
+
+    def help_keys(self) -> ScreenKeys:
+        return ScreenKeys(False, [("a", "I agree"), ("n", "I do not agree")])
 
     def action_agree(self) -> None:
         self.post_message(self.Answered(self, True))

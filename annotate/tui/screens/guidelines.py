@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from annotate.presentation.answer_keys import COME_BACK
+from annotate.presentation.answer_keys import COME_BACK, ScreenKeys
 from annotate.presentation.guidelines import prior_hint, reflow, where_you_are
 from annotate.protocol.session import Progress
 from annotate.specs import ProtocolSpec, TaskSpec
@@ -65,6 +65,10 @@ class GuidelinesScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#body").focus()
+
+    def help_keys(self) -> ScreenKeys:
+        """The keys of this screen for its help (the items' keys are listed on the screen)."""
+        return ScreenKeys(False, [("Enter", "start")])
 
     def action_start(self) -> None:
         self.post_message(self.Start(self))

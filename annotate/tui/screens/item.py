@@ -19,8 +19,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
 
+from annotate.presentation.answer_keys import ScreenKeys, item_keys
+from annotate.presentation.feedback import previous_answer
 from annotate.presentation.progress import status_phase
-from annotate.protocol.answers import describe
 from annotate.protocol.session import ItemView, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.specs import LabelOption, TaskSpec
@@ -179,7 +180,7 @@ class ItemScreen(Screen[None]):
     def _revise_banner(self) -> Text:
         return Text.assemble(
             ("Revising your previous answer", "bold"),
-            f" (it was: {describe(self.spec, self.previous)}). ",
+            f" ({previous_answer(self.spec, self.previous)}). ",
             "Answer again to change it, or press Escape to go back.",
         )
 
@@ -286,6 +287,10 @@ class ItemScreen(Screen[None]):
 
     def action_revise(self) -> None:
         self.post_message(self.ReviseRequested(self))
+
+    def help_keys(self) -> ScreenKeys:
+        """The keys of this screen for its help: Shift+↑/↓ only where a text is pinned."""
+        return item_keys(pinned=bool(self.query("#pinned")))
 
     def action_cancel(self) -> None:
         self.dismiss()

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from annotate.presentation.answer_keys import Command, ScreenKeys
 from annotate.presentation.closing import refusal_lines
 from annotate.protocol.assignment import HeldElsewhere
 from annotate.protocol.session import Progress
@@ -20,6 +21,10 @@ from annotate.wording import count_of, seconds
 
 def items(n: int, kind: str) -> str:
     return count_of(n, f"{kind} item")
+
+
+RECHECK: Command = ("r", "check now instead of waiting for the next check")
+REVISE: Command = ("u", "go back and change your last test answer")
 
 
 class MessageScreen(Screen[None]):
@@ -35,6 +40,10 @@ class MessageScreen(Screen[None]):
     def lines(self) -> list[str]:
         raise NotImplementedError
 
+    def help_keys(self) -> ScreenKeys:
+        """The keys of this screen for its help: `?` and `q` only (a subclass adds its own)."""
+        return ScreenKeys(False, [])
+
     def compose(self) -> ComposeResult:
         yield FittedHeader()
         with Vertical(classes="message-box"):
@@ -48,6 +57,9 @@ class WaitingScreen(MessageScreen):
     its own, so the annotator can leave the terminal open and be moved on when admitted."""
 
     BINDINGS = [Binding("r", "recheck", "Check now")]
+
+    def help_keys(self) -> ScreenKeys:
+        return ScreenKeys(False, [RECHECK])
 
     class Recheck(ScreenMessage):
         """Time to ask the engine again whether the gate has decided."""
@@ -83,6 +95,9 @@ class HeldScreen(MessageScreen):
     on its own and shows it as soon as one does; "all done" comes once none is left."""
 
     BINDINGS = [Binding("r", "recheck", "Check now")]
+
+    def help_keys(self) -> ScreenKeys:
+        return ScreenKeys(False, [RECHECK])
 
     class Recheck(ScreenMessage):
         """Time to ask the engine again for an item."""
@@ -188,6 +203,9 @@ class FinishedScreen(MessageScreen):
             f"You labelled {items(p.stream_done, 'test')}. No item is left for you in this study.",
             f"{saved} {keys or 'Press q to leave.'}",
         ]
+
+    def help_keys(self) -> ScreenKeys:
+        return ScreenKeys(False, [REVISE] if self.progress.stream_done else [])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # No test answer to go back to (every item filled before theirs came): no `u`.

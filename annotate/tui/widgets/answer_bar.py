@@ -6,7 +6,13 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widgets import Static
 
-from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text, key, keys_text
+from annotate.presentation.answer_keys import (
+    LINE_WIDTH,
+    ScreenKeys,
+    answer_keys_text,
+    key,
+    keys_text,
+)
 from annotate.specs import LabelOption, TaskSpec
 from annotate.terminal_text import SafeText as Text
 
@@ -55,11 +61,15 @@ class AnswerBar(FittedKeys):
 
 
 class KeysList(FittedKeys):
-    """Every key, answer keys first (the guidelines and the help)."""
+    """Every key of a screen (default: the item screen's), answer keys first (the guidelines
+    and the help)."""
 
-    def __init__(self, spec: TaskSpec, come_back: str, *, id: str) -> None:
+    def __init__(
+        self, spec: TaskSpec, come_back: str, *, id: str, keys: ScreenKeys | None = None
+    ) -> None:
         self.come_back = come_back
+        self.screen_keys = keys
         super().__init__(spec, id=id)
 
     def keys(self, width: int) -> Text:
-        return keys_text(self.spec, self.come_back, width)
+        return keys_text(self.spec, self.come_back, width, self.screen_keys)

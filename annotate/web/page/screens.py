@@ -9,8 +9,8 @@ from starlette.requests import Request
 
 from annotate.errors import UserError
 from annotate.presentation.closing import refusal_lines
+from annotate.presentation.feedback import previous_answer
 from annotate.presentation.guidelines import where_you_are
-from annotate.protocol.answers import describe
 from annotate.protocol.session import AnnotatorSession, Feedback, ItemView, Phase, Progress
 from annotate.protocol.studies import TEST, TRAINING
 from annotate.protocol.windows import ContinuedElsewhere
@@ -122,7 +122,9 @@ def item_screen(
             "total": max(total, 1),
             "training": item.phase == TRAINING,
             "revising": (
-                terminal_safe(describe(session.spec, revising)) if revising is not None else None
+                terminal_safe(previous_answer(session.spec, revising))
+                if revising is not None
+                else None
             ),
             "previous": revising,
             "notice": notice,
@@ -183,6 +185,7 @@ def feedback_screen(
             # Nothing is stored between the two: the feedback's figures are the item's.
             "upcoming": upcoming
             and item_screen(page, session, upcoming, ready=True, progress=progress),
+            **with_help(page, {}),
         },
     )
 
