@@ -107,11 +107,23 @@ def gate_line(feedback: Feedback) -> Text | None:
     return None
 
 
+def _score(spec: TaskSpec, value: Any) -> str | None:
+    """A score as a score on its scale (STS-B's "0" alone reads like a class label)."""
+    if spec.kind == "regression" and value is not None and spec.scale is not None:
+        return f"{describe(spec, value)} on the scale {spec.scale.min}–{spec.scale.max}"
+    return None
+
+
 def previous_answer(spec: TaskSpec, value: Any) -> str:
     """The answer being revised, as the revise banner says it: a score as a score on its
-    scale (STS-B's "0" alone reads like a class label), anything else by its name."""
-    if spec.kind == "regression" and value is not None and spec.scale is not None:
-        return (
-            f"your score was {describe(spec, value)} on the scale {spec.scale.min}–{spec.scale.max}"
-        )
-    return f"it was: {describe(spec, value)}"
+    scale, anything else by its name."""
+    score = _score(spec, value)
+    return f"your score was {score}" if score else f"it was: {describe(spec, value)}"
+
+
+def revised_answer(spec: TaskSpec, value: Any) -> str:
+    """The notice once a previous answer is changed, in the banner's words."""
+    score = _score(spec, value)
+    return (
+        f"Previous answer changed to: {f'a score of {score}' if score else describe(spec, value)}"
+    )

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from annotate.errors import UserError
+from annotate.presentation.feedback import revised_answer
 from annotate.protocol import crowd
 from annotate.protocol.answers import describe
 from annotate.protocol.catch import REFRESHER_ITEMS
@@ -489,8 +490,7 @@ class LabelApp(SafeCrash, App[None]):
         except UserError as exc:
             self.notify(terminal_safe(str(exc)), severity="error", markup=False)
         else:
-            text = describe(self.session.spec, message.answer)
-            self.notify(f"Previous answer changed to: {text}", markup=False)
+            self.notify(revised_answer(self.session.spec, message.answer), markup=False)
         self.pop_screen()
 
     def on_item_screen_revise_requested(self, message: ItemScreen.ReviseRequested) -> None:

@@ -277,7 +277,11 @@ class TestRevise:
             revising = app.screen
             assert isinstance(revising, ItemScreen) and revising.revising
             banner = " ".join(static_text(revising.query_one("#revise-banner", Static)).split())
+            await pilot.press("3")
+            await pilot.pause()
+            notices = [n.message for n in app._notifications]
         assert "(your score was 0 on the scale 0–5)" in banner, banner
+        assert "Previous answer changed to: a score of 3 on the scale 0–5" in notices, notices
 
     async def test_a_multirc_judgement_is_told_by_the_candidates_numbers(self, workspace, tmp_path):
         """The banner and the notice name MultiRC's candidates by their numbers on the

@@ -443,6 +443,10 @@ def test_an_stsb_revision_tells_the_score_as_a_score(workspace, tmp_path: Path):
     c.post("/answer", data={"csrf": token, "ticket": ticket(c.get("/")), "answer": "0"})
     again = c.get("/revise")
     assert "(your score was 0 on the scale 0–5)" in again.text
+    # and the notice once changed says the new score the same way ("changed to: 3" before)
+    changed = c.post("/answer", data={"csrf": token, "ticket": ticket(again), "answer": "3"})
+    said = re.search(r'id="notice">([^<]*)<', changed.text).group(1)
+    assert said == "Previous answer changed to: a score of 3 on the scale 0–5", said
 
 
 def test_the_all_done_screen_offers_to_revise_the_last_answer(workspace, tmp_path: Path):

@@ -11,7 +11,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from annotate.errors import UserError
-from annotate.protocol.answers import AnsweredDifferently, describe
+from annotate.presentation.feedback import revised_answer
+from annotate.protocol.answers import AnsweredDifferently
 from annotate.protocol.session import NOTHING_TO_REVISE, AnnotatorSession, ItemTaken
 from annotate.protocol.studies import TEST
 from annotate.protocol.windows import ContinuedElsewhere
@@ -74,8 +75,7 @@ def answer(
     try:
         if kind == "revise":
             session.revise(item, value)
-            notice = f"Previous answer changed to: {describe(session.spec, value)}"
-            return current(page, session, terminal_safe(notice))
+            return current(page, session, terminal_safe(revised_answer(session.spec, value)))
         if item.phase == TEST and kind != "refresher":
             upcoming = session.submit_and_next(
                 item, value, answered_at=received, flag=flag, comment=comment
