@@ -99,6 +99,9 @@ Command = tuple[str, str]
 
 SCROLL_PASSAGE: Command = ("PgUp/PgDn", "scroll a long passage")
 SCROLL_PINNED: Command = ("Shift+↑/↓", "scroll the question or hypothesis pinned below it")
+CONTINUE: Command = ("Enter/Space", "continue")
+RECHECK: Command = ("r", "check now instead of waiting for the next check")
+REVISE_LAST: Command = ("u", "go back and change your last test answer")
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,21 @@ def item_keys(pinned: bool = False) -> ScreenKeys:
         SCROLL_PASSAGE,
     ]
     return ScreenKeys(True, commands + ([SCROLL_PINNED] if pinned else []))
+
+
+def feedback_keys(pinned: bool = False) -> ScreenKeys:
+    """A training answer's feedback: no answer keys (the answer is given)."""
+    return ScreenKeys(False, [CONTINUE, SCROLL_PASSAGE] + ([SCROLL_PINNED] if pinned else []))
+
+
+def waiting_keys() -> ScreenKeys:
+    """Waiting for the gate, or for an item another annotator holds."""
+    return ScreenKeys(False, [RECHECK])
+
+
+def finished_keys(can_revise: bool) -> ScreenKeys:
+    """All done (`can_revise`: a last test answer may still be changed) or turned away."""
+    return ScreenKeys(False, [REVISE_LAST] if can_revise else [])
 
 
 def keys_text(

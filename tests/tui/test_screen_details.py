@@ -272,7 +272,7 @@ class TestHelpKeys:
             await pilot.press("1")
             await wait_until(pilot, lambda: isinstance(app.screen, FeedbackScreen), "feedback")
             on_feedback = await help_text()
-        assert "Enter  continue" in on_feedback and "Shift+↑/↓" in on_feedback
+        assert "Enter/Space  continue" in on_feedback and "Shift+↑/↓" in on_feedback
         assert "Answer keys" not in on_feedback and "flag the item" not in on_feedback
 
 

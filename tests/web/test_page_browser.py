@@ -356,7 +356,9 @@ def test_the_finished_screen_offers_the_help_the_terminal_offers(workspace, tmp_
         press(d, "?")()
         help_dialog = d.find_element("id", "help-dialog")
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
-        assert "Answer keys" in help_dialog.text
+        # All done's own keys: u changes the last answer; the answer keys are no longer listed
+        assert "u  go back and change your last test answer" in help_dialog.text
+        assert "Answer keys" not in help_dialog.text
         press(d, Keys.ESCAPE)()
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
         click(d, "#help-button")()  # the button opens it too
@@ -378,7 +380,9 @@ def test_help_and_quit_work_on_the_training_feedback(workspace, tmp_path: Path):
         press(d, "?")()
         help_dialog = d.find_element("id", "help-dialog")
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is not None)
-        assert "Answer keys" in help_dialog.text
+        # the feedback's own keys, as the terminal's help lists them (not the item's answers)
+        assert "Enter/Space  continue" in help_dialog.text
+        assert "Answer keys" not in help_dialog.text and "flag the item" not in help_dialog.text
         press(d, Keys.ESCAPE)()
         WebDriverWait(d, WAIT_S).until(lambda _: help_dialog.get_attribute("open") is None)
         assert screen_name(d) == "feedback"  # Escape closed the help, not the feedback

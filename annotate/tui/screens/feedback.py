@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from annotate.presentation.answer_keys import SCROLL_PASSAGE, SCROLL_PINNED, ScreenKeys
+from annotate.presentation.answer_keys import ScreenKeys, feedback_keys
 from annotate.presentation.feedback import accuracy_line, answer_lines, gate_line, verdict_line
 from annotate.presentation.progress import status_phase
 from annotate.protocol.session import Feedback, ItemView, Progress
@@ -120,8 +120,7 @@ class FeedbackScreen(Screen[None]):
 
     def help_keys(self) -> ScreenKeys:
         """The keys of this screen for its help: no answer keys (the answer is given)."""
-        commands = [("Enter", "continue"), ("↑/↓", "scroll the feedback"), SCROLL_PASSAGE]
-        return ScreenKeys(False, commands + ([SCROLL_PINNED] if self.query("#pinned") else []))
+        return feedback_keys(pinned=bool(self.query("#pinned")))
 
     def action_next(self) -> None:
         if not self.moved_on:

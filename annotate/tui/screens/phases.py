@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from annotate.presentation.answer_keys import Command, ScreenKeys
+from annotate.presentation.answer_keys import ScreenKeys, finished_keys, waiting_keys
 from annotate.presentation.closing import refusal_lines
 from annotate.protocol.assignment import HeldElsewhere
 from annotate.protocol.session import Progress
@@ -21,10 +21,6 @@ from annotate.wording import count_of, seconds
 
 def items(n: int, kind: str) -> str:
     return count_of(n, f"{kind} item")
-
-
-RECHECK: Command = ("r", "check now instead of waiting for the next check")
-REVISE: Command = ("u", "go back and change your last test answer")
 
 
 class MessageScreen(Screen[None]):
@@ -42,7 +38,7 @@ class MessageScreen(Screen[None]):
 
     def help_keys(self) -> ScreenKeys:
         """The keys of this screen for its help: `?` and `q` only (a subclass adds its own)."""
-        return ScreenKeys(False, [])
+        return finished_keys(False)
 
     def compose(self) -> ComposeResult:
         yield FittedHeader()
@@ -59,7 +55,7 @@ class WaitingScreen(MessageScreen):
     BINDINGS = [Binding("r", "recheck", "Check now")]
 
     def help_keys(self) -> ScreenKeys:
-        return ScreenKeys(False, [RECHECK])
+        return waiting_keys()
 
     class Recheck(ScreenMessage):
         """Time to ask the engine again whether the gate has decided."""
@@ -97,7 +93,7 @@ class HeldScreen(MessageScreen):
     BINDINGS = [Binding("r", "recheck", "Check now")]
 
     def help_keys(self) -> ScreenKeys:
-        return ScreenKeys(False, [RECHECK])
+        return waiting_keys()
 
     class Recheck(ScreenMessage):
         """Time to ask the engine again for an item."""
@@ -205,7 +201,7 @@ class FinishedScreen(MessageScreen):
         ]
 
     def help_keys(self) -> ScreenKeys:
-        return ScreenKeys(False, [REVISE] if self.progress.stream_done else [])
+        return finished_keys(bool(self.progress.stream_done))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # No test answer to go back to (every item filled before theirs came): no `u`.

@@ -73,17 +73,19 @@ def guidelines_screen(page: PageState, session: AnnotatorSession) -> Screen:
     )
 
 
-def with_help(page: PageState, context: dict[str, Any]) -> dict[str, Any]:
-    """A screen's context with the study's help (the keys and the guidelines, behind `?` and
-    its button), which the terminal app offers on every screen, the end screens included."""
-    return {**context, "keys": page.help.keys, "help_dialog": page.help_dialog}
+def with_help(page: PageState, context: dict[str, Any], screen: str) -> dict[str, Any]:
+    """A screen's context with its help (the keys of that kind of `screen`, HELP_SCREENS, and
+    the guidelines, behind `?` and its button), which the terminal app offers on every screen,
+    the end screens included."""
+    return {**context, "keys": page.help.keys, "help_dialog": page.help_dialogs[screen]}
 
 
 def rejected_screen(page: PageState, progress: Progress, notice: str | None = None) -> Screen:
     """The thank-you screen of a refused annotator, in the terminal app's words."""
     said = refusal_lines(progress)
     return Screen(
-        "rejected", with_help(page, {"progress": progress, "notice": notice, "said": said})
+        "rejected",
+        with_help(page, {"progress": progress, "notice": notice, "said": said}, "none"),
     )
 
 
@@ -130,7 +132,7 @@ def item_screen(
             "notice": notice,
             "flag": flag,
             "comment": terminal_safe(comment),
-            **with_help(page, {}),
+            **with_help(page, {}, "item"),
             "announce_test": item.phase == TEST and progress.stream_done == 0,
         },
     )
@@ -153,16 +155,16 @@ def current(
     if page.crowd and (leaving := crowd_end(page, session)) is not None:
         return leaving
     progress = session.progress()
-    lines = with_help(page, {"progress": progress, "notice": notice})
+    lines = {"progress": progress, "notice": notice}
     if progress.phase in (Phase.WAITING, Phase.TRAINING):
-        return Screen("waiting", lines)
+        return Screen("waiting", with_help(page, lines, "waiting"))
     if progress.phase is Phase.REJECTED:
         return rejected_screen(page, progress, notice)
     if not progress.paused and (held := session.held_elsewhere()) is not None:
         # Not done: an item may come back. The poll sends `key` back: the same, nothing new.
         key = f"{held.items}.{held.minutes}"
-        return Screen("held", {**lines, "held": held, "key": key})
-    return Screen("finished", lines)
+        return Screen("held", with_help(page, {**lines, "held": held, "key": key}, "waiting"))
+    return Screen("finished", with_help(page, lines, "revise" if progress.stream_done else "none"))
 
 
 def feedback_screen(
@@ -185,7 +187,7 @@ def feedback_screen(
             # Nothing is stored between the two: the feedback's figures are the item's.
             "upcoming": upcoming
             and item_screen(page, session, upcoming, ready=True, progress=progress),
-            **with_help(page, {}),
+            **with_help(page, {}, "feedback"),
         },
     )
 

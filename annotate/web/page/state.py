@@ -18,7 +18,14 @@ from markupsafe import Markup
 from sqlalchemy import select
 from starlette.requests import Request
 
-from annotate.presentation.answer_keys import keys_text
+from annotate.presentation.answer_keys import (
+    ScreenKeys,
+    feedback_keys,
+    finished_keys,
+    item_keys,
+    keys_text,
+    waiting_keys,
+)
 from annotate.presentation.guidelines import prior_hint, reflow
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig
@@ -65,9 +72,10 @@ class PageState:
     tickets: URLSafeSerializer
     title: str
     help: HelpText
-    help_dialog: Markup
-    """Every item page carries the help dialog, which is the same for the whole study:
-    rendered (and escaped) once rather than on every answer."""
+    help_dialogs: dict[str, Markup]
+    """The help dialog of each kind of screen (HELP_SCREENS), which every page of that kind
+    carries: the same for the whole study, so rendered (and escaped) once, not on every
+    answer."""
     crowd_config: CrowdConfig | None
     key: str
     """What signs this page's cookies and tickets: the server's secret bound to this study
@@ -134,9 +142,13 @@ def page_state(config: PageConfig) -> PageState:
     study = ctx.study
     assert study.id is not None
     key = study_key(config.secret, study.id, study.name, study.created_at)
-    dialog = templates.get_template("screens/_help.html").render(
-        title=title, keys=help_text.keys, guidelines=help_text.guidelines
-    )
+    dialog = templates.get_template("screens/_help.html")
+    dialogs = {
+        kind: Markup(
+            dialog.render(title=title, keys=screen_keys(ctx, keys), guidelines=help_text.guidelines)
+        )
+        for kind, keys in HELP_SCREENS.items()
+    }
     return PageState(
         config=config,
         ctx=ctx,
@@ -144,7 +156,7 @@ def page_state(config: PageConfig) -> PageState:
         tickets=ticket_serializer(key),
         title=title,
         help=help_text,
-        help_dialog=Markup(dialog),
+        help_dialogs=dialogs,
         crowd_config=crowd.config_of(ctx),
         key=key,
         thread_count=store_thread_count(config),
@@ -162,12 +174,28 @@ def store_thread_count(config: PageConfig) -> int:
     return store_threads(config.engine) if chosen is None else chosen
 
 
+HELP_SCREENS: dict[str, ScreenKeys] = {
+    "item": item_keys(),
+    "feedback": feedback_keys(),
+    "waiting": waiting_keys(),  # and "held": both check again with r
+    "revise": finished_keys(True),  # all done, the last test answer open to u
+    "none": finished_keys(False),  # all done with no answer to change, or turned away
+}
+"""The keys each kind of screen lists in its help, as the terminal app's help lists them."""
+
+
+def screen_keys(ctx: StudyContext, keys: ScreenKeys) -> str:
+    """A screen's keys one to a line (width 0): the page's list is as wide as the window,
+    which the server does not know, and lines made for 80 columns broke on a phone between a
+    key and its answer."""
+    return keys_text(ctx.spec, COME_BACK, width=0, keys=keys).plain
+
+
 def help_of(ctx: StudyContext) -> HelpText:
-    """The keys and the guidelines, as the terminal app words them. The keys come one to a
-    line (width 0): the page's list is as wide as the window, which the server does not know,
-    and lines made for 80 columns broke on a phone between a key and its answer."""
+    """The keys (the item screen's, which the guidelines list) and the guidelines, as the
+    terminal app words them."""
     return HelpText(
-        keys=keys_text(ctx.spec, COME_BACK, width=0).plain,
+        keys=screen_keys(ctx, HELP_SCREENS["item"]),
         guidelines={
             "paragraphs": terminal_safe(reflow(ctx.spec.guidelines)).split("\n\n"),
             "hint": prior_hint(ctx.spec, ctx.protocol),
