@@ -437,6 +437,25 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         )
 
 
+async def test_closing_a_gate_with_nobody_left_to_decide_says_so(cli, workspace, tmp_path):
+    """Once everyone had a decision, `c` showed "Will be admitted (0): nobody" and nothing
+    else, where `gate --close` says that closing changes nobody: the dialog says it too."""
+    ctx = median_study(workspace.engine, tmp_path, trainees=5)
+    assert cli("gate", ctx.study.name, "--close").code == 0
+    again = cli("gate", ctx.study.name, "--close").stdout
+    assert "every trainee has a gate decision already: closing changes nobody" in again
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("c")
+        await arrive(pilot, ConfirmScreen)
+        text = screen_text(app)
+        assert "Will be admitted (0)" in text
+        assert "every trainee has a gate decision already: closing changes nobody" in text
+
+
 async def test_escape_cancels_a_gate_action(workspace, tmp_path):
     ctx = median_study(workspace.engine, tmp_path)
     app = console(workspace.engine, ctx.study.name)
