@@ -57,6 +57,8 @@ class SimulationResult:
     annotators: list[dict[str, Any]] = field(default_factory=list)
     training_labels: int = 0
     test_labels: int = 0
+    catch_answers: int = 0
+    """Answers to catch items (dev items with gold among the test items): not test labels."""
     gate_closed: bool = False
     early_stop: dict[str, Any] | None = None
     """stop_when_decided: the labels saved (annotate/protocol/status.py `early_stop_saving`)."""
@@ -263,9 +265,13 @@ def simulate(
             if item is None:
                 active.remove(a)
                 continue
+            is_catch = item.item_id in a.session.catch_items
             if _answer(engine, a, item) is not None:
-                result.test_labels += 1
                 a.test_answers += 1
+                if is_catch:  # stored apart: `status` and the report count no such label
+                    result.catch_answers += 1
+                else:
+                    result.test_labels += 1
     for a in crowd:
         assert a.session is not None
         p = a.session.progress()

@@ -182,7 +182,7 @@ def _print_plan(plan) -> None:
     )
     for o in plan.admit + plan.reject:
         say(f"  {'admit ' if o.admitted else 'reject'} {o.name}: {o.reason}")
-    if not plan.admit and not plan.reject:
-        say("  every trainee has a gate decision already: closing changes nobody")
+    for note in plan.notes:
+        say(f"  {note}")
     for w in plan.warnings:
         warn(f"warning: {w}")

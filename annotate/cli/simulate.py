@@ -79,6 +79,7 @@ def simulate_command(
                 "study": study,
                 "training_labels": result.training_labels,
                 "test_labels": result.test_labels,
+                "catch_answers": result.catch_answers,
                 "gate_closed": result.gate_closed,
                 "gate_note": result.gate_note,
                 "annotators": result.annotators,
@@ -89,6 +90,11 @@ def simulate_command(
     say(
         f"{annotators} simulated annotators: {result.training_labels} training and "
         f"{result.test_labels} test labels"
+        + (
+            f" (and {count_of(result.catch_answers, 'catch answer')})"
+            if result.catch_answers
+            else ""
+        )
         + (" (median gate closed)" if result.gate_closed else "")
     )
     if result.early_stop and result.early_stop["saved_share"] is not None:

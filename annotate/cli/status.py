@@ -79,7 +79,9 @@ def status_command(
             Text(_ago(a["last_activity"])),
         )
     out.print(table)
-    hist = ", ".join(f"{n} labels: {c}" for n, c in data["labels_per_item"].items())
+    hist = ", ".join(
+        f"{count_of(int(n), 'label')}: {c}" for n, c in data["labels_per_item"].items()
+    )
     out.print(Text(f"Items by number of labels (k = {data['annotators_per_item']}): {hist}"))
     f = data["flags"]
     out.print(

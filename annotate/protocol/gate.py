@@ -387,6 +387,10 @@ def _admitted_count(session: Session, study_id: int, annotator_ids: list[int]) -
     )
 
 
+NOTHING_TO_CLOSE = "every trainee has a gate decision already: closing changes nobody"
+"""The close plan's note when nobody is left to decide (the console's dialog and `gate`)."""
+
+
 def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
     p = ctx.protocol
     everyone = trainees(session, ctx.id)
@@ -431,8 +435,9 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
             f"only {count_of(before + len(admit), 'annotator')} would be admitted but each "
             f"item needs {ctx.k}: the study cannot complete",
         )
+    notes = [] if admit or reject else [NOTHING_TO_CLOSE]
     return GatePlan(
-        "median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, warnings
+        "median", median, quota, p.gate_min_items, ctx.k, admit, reject, before, warnings, notes
     )
 
 

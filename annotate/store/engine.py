@@ -63,8 +63,12 @@ running it again is the documented remedy."""
 
 
 def normalise_url(url_or_path: str) -> str:
-    """A plain path means a SQLite file."""
+    """A plain path means a SQLite file. `postgres://` (libpq's and psql's other spelling, the
+    one hosting services hand out) means `postgresql://`, which SQLAlchemy alone knows."""
     if "://" in url_or_path:
+        scheme, rest = url_or_path.split("://", 1)
+        if scheme == "postgres" or scheme.startswith("postgres+"):
+            return f"postgresql{scheme[len('postgres') :]}://{rest}"
         return url_or_path
     return f"sqlite:///{Path(url_or_path).expanduser()}"
 
@@ -206,6 +210,12 @@ closed a connection, each a new server process, on almost every request, and Pos
 process opens only the one or two it uses."""
 
 
+_KNOWN_URLS = (
+    " (a store is a SQLite file, a path or sqlite:///PATH, or a PostgreSQL database,"
+    " postgresql+psycopg://USER@HOST/DB)"
+)
+"""Said after a URL that cannot be used: the two kinds of store there are."""
+
 CONNECT_TIMEOUT_S = 5
 """How long a connection to a database server may take to open (libpq's connect_timeout, in
 whole seconds), unless the URL says. libpq's own default is to wait without end: a host that
@@ -229,7 +239,7 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
         # and comments, and that text reaches logs, tracebacks and the crash screen.
         engine = create_engine(url, connect_args=connect_args, hide_parameters=True, **pooling)
     except (SQLAlchemyError, ImportError, ValueError) as exc:
-        raise UserError(f"cannot use database URL {url!r}: {exc}") from None
+        raise UserError(f"cannot use database URL {url!r}: {exc}{_KNOWN_URLS}") from None
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine, read_only=read_only or engine.url.query.get("mode") == "ro")
     else:

@@ -226,6 +226,36 @@ async def test_a_refusal_and_an_exclusion_made_elsewhere_redraw_the_counts_statu
         assert agree_cells(app)["[b]ana[/b]"] == f"{100 * agrees['[b]ana[/b]']:.0f}%"
 
 
+async def test_agreement_skipped_on_a_slow_study_is_shown_after_the_wait(
+    workspace, tmp_path, monkeypatch
+):
+    """On a study whose aggregation is slow the Agree column is worked out at most every
+    AGREE_SECONDS: the last labels of a lab's study came within that wait, and the column kept
+    the old shares until some later label, which never came. It is now shown after the wait."""
+    from annotate.report.data.loading import load_study_data
+    from annotate.report.stats.annotators import agreement_with_majority
+    from annotate.tui.console.screens import study as study_screen
+
+    monkeypatch.setattr(study_screen, "AGREE_BUDGET", -1.0)  # every aggregation counts as slow
+    monkeypatch.setattr(study_screen, "AGREE_SECONDS", 2.0)
+    ctx = busy_study(workspace.engine, tmp_path)
+    name = ctx.study.name
+    app = create_console_app(workspace.engine, name, clock=lambda: NOW, poll_seconds=0.05)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert isinstance(screen, StudyScreen)
+        before = agree_cells(app)["chloé"]
+        loads = screen.loads
+        label_as(workspace.engine, name, "chloé", test_items=2, wrong_every=1, clock=StepClock())
+        await wait_until(pilot, lambda: "19/24 test labels" in screen_text(app), "new counts")
+        agrees = agreement_with_majority(load_study_data(workspace.engine, name))
+        now = f"{100 * agrees['chloé']:.0f}%"
+        assert now != before  # her two wrong answers change her share
+        await wait_until(pilot, lambda: agree_cells(app)["chloé"] == now, "the skipped share")
+        assert screen.loads > loads
+
+
 async def test_the_study_screen_shows_stalled_annotators_as_time_passes(
     workspace, tmp_path, monkeypatch
 ):
@@ -405,6 +435,25 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
             ),
             "who forced the close, and why",
         )
+
+
+async def test_closing_a_gate_with_nobody_left_to_decide_says_so(cli, workspace, tmp_path):
+    """Once everyone had a decision, `c` showed "Will be admitted (0): nobody" and nothing
+    else, where `gate --close` says that closing changes nobody: the dialog says it too."""
+    ctx = median_study(workspace.engine, tmp_path, trainees=5)
+    assert cli("gate", ctx.study.name, "--close").code == 0
+    again = cli("gate", ctx.study.name, "--close").stdout
+    assert "every trainee has a gate decision already: closing changes nobody" in again
+    app = console(workspace.engine, ctx.study.name)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("c")
+        await arrive(pilot, ConfirmScreen)
+        text = screen_text(app)
+        assert "Will be admitted (0)" in text
+        assert "every trainee has a gate decision already: closing changes nobody" in text
 
 
 async def test_escape_cancels_a_gate_action(workspace, tmp_path):

@@ -4,6 +4,7 @@ counted; drift warnings; `pause` sends the annotator to a refresher with feedbac
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from sqlalchemy import delete, func, select
@@ -48,6 +49,23 @@ def test_catch_items_never_reach_scores_agreement_or_exports(cli, workspace, tmp
     ):
         assert again[key] == report[key], key
     assert cli("check").code == 0
+
+
+def test_simulate_counts_catch_answers_apart_from_test_labels(cli, workspace, tmp_path):
+    """`simulate` said "0 training and 53 test labels" where `status` said "50/50 test labels,
+    complete": its count held the catch answers. It now gives them apart, as `status` does."""
+    catch_study(workspace.engine, tmp_path)
+    result = cli("simulate", "c", "--annotators", "5", "--accuracy", "0.9", "--format", "json")
+    assert result.code == 0
+    out = result.json()
+    assert out["catch_answers"] == _phases(workspace.engine)[catch.CATCH] > 0
+    status = cli("status", "c", "--format", "json").json()
+    assert out["test_labels"] == status["test_labels"]["given"] == 40 * 5
+    catch_study(workspace.engine, tmp_path / "d", name="d")
+    text = cli("simulate", "d", "--annotators", "5", "--accuracy", "0.9").stdout
+    assert re.search(
+        r"5 simulated annotators: \d+ training and 200 test labels \(and \d+ catch", text
+    )
 
 
 def test_submission_files_hold_only_test_items(cli, workspace, tmp_path):

@@ -485,3 +485,18 @@ def test_status_prints_and_gives_the_items_on_a_screen_apart(cli, workspace, tmp
     text, data = status_of(cli, "held")
     assert "0/6 items complete, 1 in progress, 1 on a screen (no label yet), 4 untouched" in text
     assert (data["items_on_screen_unlabelled"], data["items_untouched"]) == (1, 4)
+
+
+def test_status_counts_items_by_labels_in_words(cli, workspace, tmp_path):
+    """The line under the table read "1 labels: 1"; the console's histogram says "1 label"."""
+    busy_study(workspace.engine, tmp_path, name="busy")
+    text = cli("status", "busy").stdout
+    line = next(row for row in text.splitlines() if row.startswith("Items by number of labels"))
+    assert line.endswith("(k = 3): 1 label: 2, 2 labels: 3, 3 labels: 3")
+
+
+def test_the_report_counts_one_flag_in_words(cli, workspace, tmp_path):
+    """The report's flagged items section was titled "Flagged items: 1 flags (…)"."""
+    busy_study(workspace.engine, tmp_path, name="busy")  # ana flagged one item
+    text = cli("report", "busy", "--bootstrap", "0").stdout
+    assert "Flagged items: 1 flag (1 open, 0 resolved, 0 on excluded items)" in text

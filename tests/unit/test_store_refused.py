@@ -74,3 +74,17 @@ def test_a_server_that_is_not_there_is_said_within_seconds():
                 "again\n"
             )
             assert run.stderr.count("\n") == 1
+
+
+def test_a_postgres_url_is_read_as_postgresql(cli):
+    """`postgres://` is libpq's and psql's other spelling, the one hosting services give: it
+    was refused with "Can't load plugin: sqlalchemy.dialects:postgres". It now opens the same
+    database as `postgresql://` (nothing connects until a command reads)."""
+    from annotate.store.engine import make_engine
+
+    for url in ("postgres://lab@db-host/annotate", "postgres+psycopg://lab@db-host/annotate"):
+        engine = make_engine(url)
+        assert (engine.dialect.name, engine.dialect.driver) == ("postgresql", "psycopg")
+        assert engine.url.host == "db-host" and engine.url.database == "annotate"
+    said = cli("--db", "mysql2://u@h/db", "status", "any").stderr
+    assert "Can't load plugin" in said and "postgresql+psycopg://USER@HOST/DB" in said

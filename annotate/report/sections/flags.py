@@ -121,7 +121,7 @@ def flags_sections(r: FlagsReport) -> list[tuple[str, list[str], list[list[str]]
             for f in r.flagged
         ]
         title = (
-            f"Flagged items: {r.n_flags} flags ({r.open} open, {r.resolved} resolved, "
+            f"Flagged items: {count_of(r.n_flags, 'flag')} ({r.open} open, {r.resolved} resolved, "
             f"{r.excluded} on excluded items)"
         )
         out.append((title, ["Item", "Annotator", "Phase", "Comment", "Text", "State"], rows))

@@ -9,7 +9,8 @@ neither reading the store.
 
 "Agree" is the report's "agrees with majority" (report/stats/annotators.py): each answer against
 the study's aggregated answer, unit by unit. It aggregates the whole study, so on a big study
-whose aggregation takes a while it is worked out again at most every AGREE_SECONDS.
+whose aggregation takes a while it is worked out again at most every AGREE_SECONDS; a change
+skipped for that is worked out once the wait is over, even if no label comes after it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Static
 
 from annotate.presentation.crowd_exits import exit_lines
@@ -209,6 +211,9 @@ class StudyScreen(LiveScreen[StudyData]):
         at: a refusal (labels set aside) or an exclusion changes it with no new label."""
         self._agree_cost = 0.0
         self._agree_when = 0.0
+        self._agree_due: float | None = None
+        """Seconds until a skipped agreement may be worked out (None: nothing skipped)."""
+        self._agree_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -265,9 +270,11 @@ class StudyScreen(LiveScreen[StudyData]):
             return self.agreement
         started = time.monotonic()
         if self._agree_cost > AGREE_BUDGET and started - self._agree_when < AGREE_SECONDS:
+            # the last labels of a study may come within the wait: read again after it
+            self._agree_due = AGREE_SECONDS - (started - self._agree_when)
             return self.agreement
         agreement = agreement_with_majority(load_study_data(app.engine, self.ctx.study.name))
-        self._agreed_at, self._agree_when = at, started
+        self._agreed_at, self._agree_when, self._agree_due = at, started, None
         self._agree_cost = time.monotonic() - started
         return agreement
 
@@ -275,6 +282,7 @@ class StudyScreen(LiveScreen[StudyData]):
         data = self.progress = study.progress
         self.catch = study.catch
         self.agreement = study.agreement
+        self._schedule_agreement()
         self.show_warnings()
         self.show_catch()
         now = self.app.clock()
@@ -293,6 +301,16 @@ class StudyScreen(LiveScreen[StudyData]):
             ],
         )
         self.show_detail()
+
+    def _schedule_agreement(self) -> None:
+        """A reload once a skipped agreement may be worked out (one pending at a time)."""
+        if self._agree_timer is not None:
+            self._agree_timer.stop()
+            self._agree_timer = None
+        if self._agree_due is not None:
+            self._agree_timer = self.set_timer(
+                self._agree_due + 0.05, self.reload, name="agreement"
+            )
 
     def show_detail(self) -> None:
         """The detail line follows the table's cursor."""
