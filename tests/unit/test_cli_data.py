@@ -96,6 +96,24 @@ def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):
     assert proc.stderr.startswith("error: no annotate store") and "Traceback" not in proc.stderr
 
 
+def test_a_command_run_in_a_folder_without_the_store_names_the_folder(tmp_path: Path):
+    """A newcomer in the wrong folder read "no annotate store at sqlite:///annotate.db",
+    which does not say where it looked; the line names the folder."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ANNOTATE_DB", "ANNOTATE_CONFIG")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "annotate", "status", "rte-2026"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"error: no annotate store at sqlite:///annotate.db in {tmp_path.resolve()}; "
+        "run `annotate init` (or import data)\n"
+    )
+
+
 def test_study_create_names_datasets_by_split_or_file_and_counts_training_items(
     cli, tmp_path: Path
 ):
