@@ -46,7 +46,7 @@ def _create_private_file(database: str | None) -> None:
         create_private(path)
 
 
-def _no_store(url: str, database: str | None) -> UserError:
+def no_store_error(url: str, database: str | None) -> UserError:
     """The error for a store that is not there. A relative SQLite path (the default
     `annotate.db`) names the folder it was looked for in: run from the wrong folder, the
     command says where it looked."""
@@ -71,7 +71,7 @@ def open_workspace(
         database = engine.url.database
         there = bool(database) and database != ":memory:" and Path(str(database)).exists()
         if not create and database and database != ":memory:" and not there:
-            raise _no_store(url, str(database))
+            raise no_store_error(url, str(database))
         # (A command that may create the store opens an existing one the same way.)
         read_only = read_only_url(Path(str(database))) if there else None
         if read_only is not None:
@@ -89,6 +89,8 @@ def open_workspace(
     if not exists:
         if not create:
             engine.dispose()
-            raise _no_store(url, engine.url.database if engine.dialect.name == "sqlite" else None)
+            raise no_store_error(
+                url, engine.url.database if engine.dialect.name == "sqlite" else None
+            )
         create_schema(engine)
     return Workspace(url=url, engine=engine)
