@@ -45,7 +45,7 @@ def _read_only_engine(url: str) -> Engine:
 
     from annotate.store.engine import make_engine, reading_url
     from annotate.store.schema import require_current
-    from annotate.workspace import resolve_url
+    from annotate.workspace import no_store_error, resolve_url
 
     resolved = resolve_url(url)
     engine = make_engine(resolved)
@@ -53,7 +53,7 @@ def _read_only_engine(url: str) -> Engine:
         database = engine.url.database
         if not database or database == ":memory:" or not Path(database).exists():
             engine.dispose()
-            raise UserError(f"no annotate store at {resolved}")
+            raise no_store_error(resolved, database)
         if Path(database).is_dir():  # read-only, SQLite said "disk I/O error; check the disk"
             engine.dispose()
             raise UserError(f"no annotate store at {resolved}: a folder, not a file")

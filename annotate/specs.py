@@ -599,8 +599,26 @@ def resolve_task_name(name: str) -> str:
         if len(matches) > 1:
             raise UserError(f"task {name!r} is ambiguous: say one of {', '.join(sorted(matches))}")
     raise UserError(
-        f"unknown task {name!r}; `annotate tasks` lists them{_missing_folders('tasks')}"
+        f"unknown task {name!r}{_nearest_task(wanted, files)}; `annotate tasks` lists them"
+        f"{_missing_folders('tasks')}"
     )
+
+
+def _nearest_task(wanted: str, files: Mapping[str, Path]) -> str:
+    """A typo's likely task (`superglue/rtee`: superglue/rte), by every spelling of each."""
+    import difflib
+
+    spelled: dict[str, str] = {}
+    for canonical in sorted(files):
+        try:
+            spec = _load_task_cached(canonical)
+        except UserError:  # a broken file in a task folder suggests nothing
+            continue
+        for alias in [canonical, canonical.split("/")[-1], *spec.aliases]:
+            spelled.setdefault(alias.lower(), canonical)
+            spelled.setdefault(f"{spec.benchmark}/{alias.lower()}", canonical)
+    close = difflib.get_close_matches(wanted, list(spelled), n=1, cutoff=0.8)
+    return f" (did you mean {spelled[close[0]]}?)" if close else ""
 
 
 def study_task(name: str, stored: Mapping[str, Any] | None, origin: str) -> TaskSpec:

@@ -46,6 +46,16 @@ def _create_private_file(database: str | None) -> None:
         create_private(path)
 
 
+def no_store_error(url: str, database: str | None) -> UserError:
+    """The error for a store that is not there. A relative SQLite path (the default
+    `annotate.db`) names the folder it was looked for in: run from the wrong folder, the
+    command says where it looked."""
+    where = ""
+    if database and database != ":memory:" and not Path(database).is_absolute():
+        where = f" in {Path.cwd()}"
+    return UserError(f"no annotate store at {url}{where}; run `annotate init` (or import data)")
+
+
 def open_workspace(
     db: str | None = None, *, create: bool = False, any_schema: bool = False
 ) -> Workspace:
@@ -61,7 +71,7 @@ def open_workspace(
         database = engine.url.database
         there = bool(database) and database != ":memory:" and Path(str(database)).exists()
         if not create and database and database != ":memory:" and not there:
-            raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
+            raise no_store_error(url, str(database))
         # (A command that may create the store opens an existing one the same way.)
         read_only = read_only_url(Path(str(database))) if there else None
         if read_only is not None:
@@ -79,6 +89,8 @@ def open_workspace(
     if not exists:
         if not create:
             engine.dispose()
-            raise UserError(f"no annotate store at {url}; run `annotate init` (or import data)")
+            raise no_store_error(
+                url, engine.url.database if engine.dialect.name == "sqlite" else None
+            )
         create_schema(engine)
     return Workspace(url=url, engine=engine)

@@ -84,7 +84,9 @@ def export(
         "the test items people did not label",
     ),
     make_zip: bool = typer.Option(False, "--zip", help="Also write the files as one zip"),
-    jsonl: bool = typer.Option(False, "--jsonl", help="labels/soft: JSON lines instead of CSV"),
+    jsonl: bool = typer.Option(
+        False, "--jsonl", help="labels, soft, answers: JSON lines instead of CSV"
+    ),
     phase: LabelPhase = typer.Option(
         LabelPhase.test, "--phase", help="labels/parquet: test (default), training or all"
     ),

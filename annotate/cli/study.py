@@ -105,6 +105,7 @@ def study_create(
             warn(f"warning: {warning}")
     if fmt is Format.json:
         print_json(data)
+        _print_notes(study.notes)
         return
     say(
         f"study {study.study.name!r} created: {study.spec.name}, protocol {study.protocol.name}, "
@@ -113,10 +114,19 @@ def study_create(
         f"{count_of(data['test_items'], 'test item')} from dataset {study.study.test_dataset_id}, "
         f"{count_of(study.k, 'annotator')} per item"
     )
+    _print_notes(study.notes)
     if crowd is not None:
         from annotate.cli.crowd_setup import print_crowd
 
         print_crowd(name, crowd)
+
+
+def _print_notes(notes: tuple[str, ...]) -> None:
+    """After the study's line, on stderr: what it will not give (test items without gold)."""
+    from annotate.cli.output import warn
+
+    for note in notes:
+        warn(f"note: {note}")
 
 
 def _crowd_platform(option: str | None, setting: object) -> str | None:

@@ -257,15 +257,18 @@ def _chain_first(first: tuple[int, list[str]], rest: Iterator[tuple[int, list[st
 
 
 def json_lines(path: Path, encoding: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    seen_any = False
+    seen_any = earlier = False
     for number, text in _decoded_lines(path, encoding):
         if not text.strip():
             continue
-        seen_any = True
+        earlier, seen_any = seen_any, True  # a JSON line before this one
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             reason = f"JSON syntax error: {exc.msg} (column {exc.colno})"
+            if not earlier and not text.lstrip().startswith(("{", "[")):
+                # A first line that is no JSON at all: the file is of another layout.
+                reason = f"not JSON lines, as this task's files are (a TSV or CSV file?): {reason}"
             raise DataFileError(path, number, reason) from None
         except RecursionError:
             raise DataFileError(

@@ -52,6 +52,9 @@ class CreatedStudy(StudyContext):
     warnings: tuple[str, ...] = ()
     """A training or test sample that fell short of the number asked for, and why, in words
     (`study create` prints each as a warning)."""
+    notes: tuple[str, ...] = ()
+    """What the study will not give, though nothing is wrong: test items without gold labels
+    (`study create` prints each as a note)."""
 
 
 def _shortfalls(
@@ -316,7 +319,18 @@ def create_study(
     refresh_statistics(engine, StudyItem.__tablename__)  # type: ignore[arg-type]
     asked = "test_sample" in (overrides or {})
     warnings = _shortfalls(effective, train, test, len(training), len(test_sample), asked)
-    return CreatedStudy(study, spec, effective, warnings=warnings)
+    return CreatedStudy(study, spec, effective, warnings=warnings, notes=_unscored(test))
+
+
+def _unscored(test: Dataset) -> tuple[str, ...]:
+    """A test set without gold (SuperGLUE's own test files): said at once, not first in the
+    report, once people have labelled it."""
+    if test.detail.get("labelled"):
+        return ()
+    return (
+        f"the test items (dataset {test.id}, {test.split}) have no gold labels: the report will "
+        "give agreement, not scores (to score, test on a labelled split, e.g. --test val)",
+    )
 
 
 _loaded: weakref.WeakKeyDictionary[Engine, dict[str, tuple[tuple, StudyContext]]] = (

@@ -30,7 +30,7 @@ from annotate.scoring.harness import (
     sample_task,
 )
 from annotate.scoring.long_predictions import has_columns, read_long
-from annotate.scoring.predictions import ModelPredictions, read_predictions
+from annotate.scoring.predictions import ModelPredictions, read_predictions, submission_file
 from annotate.specs import TaskSpec
 from annotate.splits import refuse_other_split
 
@@ -50,7 +50,7 @@ def read_models(
     were imported from; a harness log whose idx that file does not give is refused
     (`harness.refuse_file_ids`)."""
     path = Path(path)
-    models = _models(path, spec, mapping or {}, study_source)
+    models = _models(path, spec, mapping or {}, study_source, study_split)
     for model in models:
         refuse_other_split(model.path, model.split, study_split, "the study's items are")
     return models
@@ -88,10 +88,14 @@ def refuse_folder_without_submissions(
 
 
 def _models(
-    path: Path, spec: TaskSpec, mapping: Mapping[str, str], study_source: str | None
+    path: Path,
+    spec: TaskSpec,
+    mapping: Mapping[str, str],
+    study_source: str | None,
+    study_split: str | None,
 ) -> list[ModelPredictions]:
     if path.is_dir():
-        return _results_folder(path, spec, study_source)
+        return _results_folder(path, spec, study_source, study_split)
     if not path.is_file():
         raise DataFileError(path, None, "no such file or folder")
     if is_sample_log(path):
@@ -141,7 +145,7 @@ def _model_name(folder: Path) -> str:
 
 
 def _results_folder(
-    folder: Path, spec: TaskSpec, study_source: str | None
+    folder: Path, spec: TaskSpec, study_source: str | None, study_split: str | None = None
 ) -> list[ModelPredictions]:
     wanted = set(harness_task_for(spec))
     logs = sorted(folder.rglob("samples_*.jsonl"))
@@ -155,8 +159,9 @@ def _results_folder(
         # A folder of submission files, as `report --benchmark --model DIR` takes one: the
         # task's file in it is the model, named after the folder (`roberta/RTE.jsonl`).
         official = folder / spec.submission.file if spec.submission is not None else None
-        if official is not None and official.is_file():
-            return [read_predictions(official, spec)]
+        found = submission_file(folder, spec, study_split)
+        if found is not None:
+            return [read_predictions(found, spec)]
         raise UserError(
             f"{folder}: no lm-evaluation-harness sample logs (samples_*.jsonl, or "
             "<model_args>_<task>.jsonl of harness 0.4.0 to 0.4.2) in it"

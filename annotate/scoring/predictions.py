@@ -22,7 +22,7 @@ from typing import Any
 
 from annotate.errors import DataFileError
 from annotate.specs import TaskSpec
-from annotate.splits import named_split
+from annotate.splits import named_split, same_split_family
 
 
 @dataclass
@@ -119,6 +119,22 @@ def read_predictions(path: Path, spec: TaskSpec) -> ModelPredictions:
     if not model.predictions:
         raise DataFileError(path, None, "no predictions in the file")
     return model
+
+
+def submission_file(folder: Path, spec: TaskSpec, items_split: str | None) -> Path | None:
+    """The task's submission file in a folder of them (`roberta/RTE.jsonl`), None if absent.
+    For items of another split than test, the file named for that split, jiant's way, where
+    the folder has one (`RTE_val.jsonl` beside `RTE.jsonl`): the plain file holds the test
+    predictions, whose ids name other items there."""
+    if spec.submission is None:
+        return None
+    official = folder / spec.submission.file
+    if items_split and not same_split_family(items_split, "test") and folder.is_dir():
+        for path in sorted(folder.glob(f"*{official.suffix}")):
+            said = named_split(path.stem, official.stem)
+            if said is not None and same_split_family(said, items_split) and path.is_file():
+                return path
+    return official if official.is_file() else None
 
 
 def model_name(path: Path, spec: TaskSpec) -> str:

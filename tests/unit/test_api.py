@@ -153,6 +153,20 @@ def test_a_folder_is_named_as_a_folder_not_a_failing_disk(tmp_path):
     )
 
 
+def test_no_store_in_the_current_folder_names_the_folder(tmp_path, monkeypatch):
+    """`open_store()` run in the wrong folder said "no annotate store at
+    sqlite:///annotate.db", as the command line did: both now name the folder."""
+    monkeypatch.delenv("ANNOTATE_DB", raising=False)
+    monkeypatch.delenv("ANNOTATE_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError) as raised:
+        annotate.open_store()
+    assert str(raised.value) == (
+        f"no annotate store at sqlite:///annotate.db in {Path.cwd()}; "
+        "run `annotate init` (or import data)"
+    )
+
+
 def test_a_store_that_cannot_be_opened_keeps_no_connection(tmp_path, monkeypatch):
     """An older store was refused with its connection left in the engine's pool: the file
     stayed open until the garbage collector found the engine."""

@@ -96,6 +96,46 @@ def test_console_script_prints_one_line_not_a_traceback(tmp_path: Path):
     assert proc.stderr.startswith("error: no annotate store") and "Traceback" not in proc.stderr
 
 
+def test_a_command_run_in_a_folder_without_the_store_names_the_folder(tmp_path: Path):
+    """A newcomer in the wrong folder read "no annotate store at sqlite:///annotate.db",
+    which does not say where it looked; the line names the folder."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ANNOTATE_DB", "ANNOTATE_CONFIG")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "annotate", "status", "rte-2026"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"error: no annotate store at sqlite:///annotate.db in {tmp_path.resolve()}; "
+        "run `annotate init` (or import data)\n"
+    )
+
+
+def test_study_create_says_at_once_that_test_items_without_gold_give_no_score(cli, tmp_path: Path):
+    """SuperGLUE's own test.jsonl has no labels: a study of it was made without a word, and
+    the report said "scores omitted" only once people had labelled it."""
+    from tests.engine_helpers import rte_rows, write_jsonl
+
+    write_jsonl(tmp_path / "RTE" / "val.jsonl", rte_rows(8))
+    unlabelled = [{k: v for k, v in row.items() if k != "label"} for row in rte_rows(6, 100)]
+    write_jsonl(tmp_path / "RTE" / "test.jsonl", unlabelled)
+    assert cli("import", "superglue/rte", tmp_path / "RTE").code == 0
+    made = cli(
+        "study", "create", "t", "--task", "superglue/rte", "--train", "val", "--test", "test"
+    )
+    assert made.code == 0, made.stderr
+    assert "note: the test items (dataset 2, test) have no gold labels: the report will give " in (
+        made.stderr
+    )
+    scored = cli(
+        "study", "create", "v", "--task", "superglue/rte", "--train", "val", "--test", "val"
+    )
+    assert scored.code == 0 and "no gold" not in scored.stderr
+
+
 def test_study_create_names_datasets_by_split_or_file_and_counts_training_items(
     cli, tmp_path: Path
 ):

@@ -365,6 +365,42 @@ def test_a_log_or_file_of_another_split_than_the_studys_items_is_refused(cli, wo
         assert report.code == 1 and "on the dev split" in report.stderr
 
 
+def test_a_folder_gives_the_file_of_the_studys_split_where_it_has_one(cli, workspace, tmp_path):
+    """jiant writes `RTE_val.jsonl` beside the test file `RTE.jsonl`: given the folder, a study
+    of validation items scored the test predictions on them by idx (other items), with no
+    word; `compare` and the benchmark row now take the file named for the study's split."""
+    rte_study(workspace.engine, tmp_path / "rte", name="v", test=N_TEST, test_split="dev")
+    simulate(workspace.engine, "v", 5, 0.75, seed=2)
+    folder = tmp_path / "jiant"
+    folder.mkdir()
+    rows = rte_rows(N_TEST, 1000)
+    flip = {"entailment": "not_entailment", "not_entailment": "entailment"}
+    for name, right in (("RTE.jsonl", False), ("RTE_val.jsonl", True)):
+        lines = [
+            {"idx": r["idx"], "label": r["label"] if right else flip[r["label"]]} for r in rows
+        ]
+        (folder / name).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    compared = cli("compare", "v", "--model", folder, "--format", "json", "--bootstrap", "0")
+    assert compared.code == 0, compared.stderr
+    assert compared.json()["model_scores"]["task_score"]["value"] == pytest.approx(1.0)
+    row = cli(
+        "report",
+        "--benchmark",
+        "superglue",
+        "--study",
+        "v",
+        "--model",
+        folder,
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    )
+    assert row.code == 0, row.stderr
+    (task,) = row.json()["tasks"]
+    assert task["models"]["jiant"]["value"] == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("task", ["glue/qqp", "glue/mrpc"])
 def test_a_qqp_or_mrpc_log_is_refused_against_items_of_glues_own_files(
     cli, workspace, tmp_path, task

@@ -110,6 +110,8 @@ def test_answers_has_one_row_per_item_with_models_and_ties(cli, workspace, tmp_p
     )
     result = cli("export", "cb", "--to", tmp_path / "a", "--format", "answers", "--jsonl")
     assert result.code == 0, result.stderr
+    # --help named only labels and soft for --jsonl, which answers takes too
+    assert "answers: JSON lines" in " ".join(cli("export", "--help").stdout.split())
     rows = [json.loads(x) for x in (tmp_path / "a" / "cb-answers.jsonl").read_text().splitlines()]
     report = cli("report", "cb", "--format", "json", "--bootstrap", "0").json()
     assert len(rows) == 10

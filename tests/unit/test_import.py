@@ -223,6 +223,14 @@ BAD_INPUTS = [
         "duplicate id '0'",
     ),
     ("superglue/rte", "val.jsonl", "\n\n", 1, "the file is empty"),
+    # a TSV given to a JSON lines task said only "JSON syntax error: Expecting value"
+    (
+        "superglue/rte",
+        "val.jsonl",
+        fx.SST2_DEV,
+        1,
+        "not JSON lines, as this task's files are (a TSV or CSV file?): JSON syntax error",
+    ),
     (
         "superglue/rte",
         "val.jsonl",

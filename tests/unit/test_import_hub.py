@@ -84,6 +84,19 @@ def test_a_hub_file_without_its_id_column_is_refused_as_the_json_lines_one_is(
     assert stored(db_url) == {}
 
 
+def test_a_csv_of_another_layout_is_named_as_maybe_another_tasks_file(cli, db_url, tmp_path):
+    """An MTurk batch given to `import` said only "missing column 'idx', the item's id": the
+    line names the file's columns and asks, as a missing text column's does."""
+    path = tmp_path / "batch.csv"
+    path.write_text("HITId,WorkerId,Input.idx_0,Answer.rating0\n3HIT,A1,0,91\n")
+    result = cli("import", "superglue/cb", path, "--split", "dev")
+    assert result.code == 1
+    assert (
+        "missing column 'idx', the item's id; the file has Answer.rating0, HITId, Input.idx_0, "
+        "WorkerId (is this a file of another task than superglue/cb?)"
+    ) in result.stderr
+
+
 @pytest.mark.parametrize(
     ("column", "reason"),
     [

@@ -46,6 +46,19 @@ def test_unknown_task():
         specs.load_task("nope")
 
 
+def test_a_mistyped_task_name_suggests_the_task():
+    """`--task superglue/rtee` said only "unknown task"; the nearest spelling is named."""
+    with pytest.raises(
+        UserError, match=r"unknown task 'superglue/rtee' \(did you mean superglue/rte\?\)"
+    ):
+        specs.load_task("superglue/rtee")
+    with pytest.raises(UserError, match=r"unknown task 'sst-3' \(did you mean glue/sst2\?\)"):
+        specs.load_task("sst-3")
+    with pytest.raises(UserError) as far:
+        specs.load_task("nope")
+    assert "did you mean" not in str(far.value)
+
+
 def test_cb_answers_on_seven_points_and_collapses_to_three():
     cb = specs.load_task("CB")
     assert [o.value for o in cb.answer_options()] == [str(i) for i in range(1, 8)]

@@ -97,7 +97,12 @@ def flat_items(
             wanted = " or ".join(repr(k) for k in dict.fromkeys(id_keys))
             if found:
                 raise DataFileError(path, line, f"the item's id, {wanted}, is empty (null)")
-            raise DataFileError(path, line, f"missing column {wanted}, the item's id")
+            raise DataFileError(
+                path,
+                line,
+                f"missing column {wanted}, the item's id; the file has {', '.join(sorted(row))} "
+                f"(is this a file of another task than {spec.name}?)",
+            )
         else:
             source_id = str(number)
         fields: dict[str, Any] = {}

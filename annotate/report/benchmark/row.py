@@ -41,16 +41,9 @@ from annotate.scoring.benchmark import (
 from annotate.scoring.intervals import percentile_interval, rng_for
 from annotate.scoring.model_predictions import model_units
 from annotate.scoring.model_sources import names_apart, refuse_folder_without_submissions
-from annotate.scoring.predictions import read_predictions
+from annotate.scoring.predictions import read_predictions, submission_file
 from annotate.scoring.scorers import scorer_for
 from annotate.wording import fixed
-
-
-def _model_file(folder: Path, spec: specs.TaskSpec) -> Path | None:
-    if spec.submission is None:
-        return None
-    candidate = folder / spec.submission.file
-    return candidate if candidate.is_file() else None
 
 
 def benchmark_report(
@@ -106,7 +99,7 @@ def benchmark_report(
         task_seed = data.protocol.seed if seed is None else seed
         models = []
         for folder, name in zip(model_dirs, model_names, strict=True):
-            path = _model_file(Path(folder), spec)
+            path = submission_file(Path(folder), spec, data.test_split)
             if path is not None:
                 pred = read_predictions(path, spec)
                 models.append(dataclasses.replace(pred, name=name))
