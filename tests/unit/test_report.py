@@ -726,6 +726,17 @@ def test_benchmark_score_over_several_studies_is_marked_partial(cli, workspace):
     )
 
 
+def test_a_benchmark_task_whose_study_has_no_gold_is_named_with_its_study(cli, workspace):
+    """`report --benchmark` listed RTE, labelled on test items without gold, among the
+    "Missing tasks" as if never run: it is there with its study and why it counts for nothing."""
+    items = [{"source_id": str(i), "gold": None} for i in range(2)]
+    add_study(workspace.engine, "rte test [b]", "glue/rte", items, {"0": [E, E, E], "1": [E, E, E]})
+    table = cli("report", "--benchmark", "glue", "--bootstrap", "0").stdout
+    (coverage,) = [line for line in table.splitlines() if "Missing tasks" in line]
+    assert "glue/rte (study rte test [b]: no score)" in coverage
+    assert "glue/cola," in coverage  # a task with no study is named alone, as before
+
+
 def test_without_gold_scores_are_omitted_but_agreement_is_computed(cli, workspace):
     items = [{"source_id": str(i), "gold": None} for i in range(3)]
     add_study(

@@ -75,7 +75,7 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
             "Coverage",
             ["", ""],
             [
-                ["Missing tasks", ", ".join(r.missing) or "none"],
+                ["Missing tasks", _missing(r)],
                 ["Scored apart (not in the average)", _apart(r)],
                 [
                     "Bootstrap",
@@ -102,6 +102,19 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
         )
     out.append(datasheet_overview(r))
     return out
+
+
+def _missing(r: BenchmarkReport) -> str:
+    """The tasks the average lacks: with no study, or with a study that gives no score yet
+    (test items without gold, no label yet), named so it does not read as never run."""
+    unscored = {t.task: t.study for t in r.tasks if t.task_score.value is None}
+    return (
+        ", ".join(
+            f"{task} (study {unscored[task]}: no score)" if task in unscored else task
+            for task in r.missing
+        )
+        or "none"
+    )
 
 
 def _apart(r: BenchmarkReport) -> str:
