@@ -8,6 +8,7 @@ asks for the name (unless the server was started for one annotator) and the toke
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from functools import partial
@@ -21,9 +22,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.drivers.web_driver import WebDriver
 from textual.message import Message
+from textual.messages import ExitApp
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
+from annotate.errors import UserError
 from annotate.presentation.closing import words_on_leaving
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
@@ -145,6 +148,8 @@ class WebLabelApp(LabelApp):
         self.started = time.monotonic()
         self.shown_test = False
         self.last_answer = time.monotonic()  # LabelApp's idle check reads it (IDLE_S)
+        self.left = False
+        """The annotator left by q (their item given back already)."""
 
     def on_mount(self, event: events.Mount) -> None:
         # Textual would run LabelApp.on_mount after this one (handlers run along the MRO); it
@@ -230,6 +235,20 @@ class WebLabelApp(LabelApp):
             self.exit()
             return
         await super().action_quit()
+
+    async def _leave(self) -> None:
+        self.left = True
+        await super()._leave()
+
+    def on_exit_app(self, message: ExitApp) -> None:
+        """A closed tab gives back the item on its screen, as q does: textual-serve asks the
+        tab's app to quit when its page goes away, so unlike a crashed terminal the app knows
+        nobody is there, and the item need not wait out its lease for the next annotator."""
+        if self.session is None or self.left:
+            return
+        self.left = True
+        with contextlib.suppress(DBAPIError, UserError):  # a courtesy, as at q: the lease
+            self.session.release()  # runs out by itself
 
     def farewell(self) -> None:
         """The last words `annotate label` prints, sent to the page as the tab closes

@@ -296,6 +296,27 @@ async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, s
         assert "q Quit" in footer and "^q" not in footer and footer.count("Quit") == 1
 
 
+async def test_a_closed_tab_gives_back_the_item_on_its_screen(workspace, served_study):
+    """Closing the tab mid-item: textual-serve asks the tab's app to quit (Textual's ExitApp),
+    and the item goes back to the pool as at q, not held for the next annotator until its
+    lease runs out."""
+    from textual.messages import ExitApp
+
+    from annotate.tui.screens.item import ItemScreen
+    from annotate.web.app import WebLabelApp
+    from tests.tui.support import leases, wait_until
+
+    app = WebLabelApp(workspace.engine, served_study)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"ana", "enter", "enter")
+        await pilot.press("enter")  # past the guidelines, to a test item
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "a test item")
+        assert leases(workspace.engine) == 1
+        app.post_message(ExitApp())  # what the web driver does when the page is closed
+        await wait_until(pilot, lambda: not app.is_running, "the app's end")
+    assert leases(workspace.engine) == 0
+
+
 async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
     workspace, served_study, tmp_path, monkeypatch
 ):
