@@ -46,6 +46,8 @@ HINTS = {
     "name": "Type your annotator name, then press Enter.",
     "token": "Type the token you were given (nothing if you have none), then press Enter.",
 }
+TOKEN_REQUIRED_HINT = "Type the token you were given, then press Enter."
+"""With tokens required (`serve` without --no-tokens) an empty token signs nobody in."""
 
 
 class SignInScreen(Screen[None]):
@@ -67,10 +69,11 @@ class SignInScreen(Screen[None]):
             self.name = name
             self.token = token
 
-    def __init__(self, study: str, annotator: str | None) -> None:
+    def __init__(self, study: str, annotator: str | None, *, require_token: bool = False) -> None:
         super().__init__()
         self.study = study
         self.annotator = annotator
+        self.hints = {**HINTS, "token": TOKEN_REQUIRED_HINT} if require_token else HINTS
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -93,7 +96,7 @@ class SignInScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # Says what to type where; drawn only once the field really has the focus, which is
         # also what a script driving the page waits for before typing.
-        hint = HINTS.get(event.widget.id or "")
+        hint = self.hints.get(event.widget.id or "")
         if hint is not None:
             self.query_one("#signin-hint", Static).update(hint)
 
@@ -162,7 +165,9 @@ class WebLabelApp(LabelApp):
         ):
             self._start(self.fixed_annotator)  # a one-person server, nothing to ask
             return
-        self.push_screen(SignInScreen(self.study, self.fixed_annotator))
+        self.push_screen(
+            SignInScreen(self.study, self.fixed_annotator, require_token=self.require_token)
+        )
 
     def on_sign_in_screen_submitted(
         self, message: SignInScreen.Submitted, attempt: int = 0

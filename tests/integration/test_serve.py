@@ -282,6 +282,30 @@ async def test_with_tokens_required_no_one_signs_in_without_a_token(workspace, s
             assert isinstance(app.screen, SignInScreen) and app.session is None
 
 
+async def test_with_tokens_required_the_hint_does_not_say_to_leave_the_token_empty(
+    workspace, served_study
+):
+    """The token field's hint said "nothing if you have none" on a server where an empty
+    token signs nobody in."""
+    from functools import partial
+
+    from annotate.web.app import WebLabelApp
+    from tests.tui.support import wait_until
+
+    def shown_hint(app: WebLabelApp) -> str:
+        return str(app.screen.query_one("#signin-hint").visual)
+
+    def token_hint_shown(app: WebLabelApp) -> bool:
+        return TOKEN_HINT in shown_hint(app)
+
+    for required, hint in ((True, "Type the token you were given, then"), (False, "have none")):
+        app = WebLabelApp(workspace.engine, served_study, require_token=required)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*"ana", "enter")
+            await wait_until(pilot, partial(token_hint_shown, app), "the token hint")
+            assert hint in shown_hint(app)
+
+
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
     from annotate.tui.screens.guidelines import GuidelinesScreen
     from annotate.web.app import WebLabelApp
