@@ -646,3 +646,45 @@ def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
     text = log.read_text()
     assert "Serving" in text  # the output was captured
     assert "c0ffee" not in text
+
+
+async def test_a_tabs_refused_sign_in_reaches_the_servers_log(db_url, served_study, tmp_path):
+    """A wrong try in a tab is logged (the name cut, with a hash): Textual takes the tab's
+    stderr while the app runs, and the warning never reached the server's output."""
+    import aiohttp
+
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port),
+             "--no-tokens", "--terminal"],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_TIMEOUT_S
+            while time.monotonic() < deadline:
+                try:
+                    if get(base + "/")[0] == 200:
+                        break
+                except OSError:
+                    time.sleep(0.1)  # bounded polling for the server to come up
+            else:
+                pytest.fail("annotate serve did not answer in time")
+            async with aiohttp.ClientSession() as http:
+                url = base.replace("http", "ws") + "/ws?width=100&height=30"
+                async with http.ws_connect(url, origin=base) as ws:
+                    await read_screen_until(ws, NAME_HINT)
+                    await ws.send_str(json.dumps(["stdin", "nobody-here\r"]))
+                    await read_screen_until(ws, TOKEN_HINT)
+                    await ws.send_str(json.dumps(["stdin", "guess\r"]))
+                    await read_screen_until(ws, "Unknown name or wrong token")
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while "refused a sign-in" not in log.read_text():  # written as the tab ends
+                assert time.monotonic() < deadline, log.read_text()
+                await asyncio.sleep(0.1)  # bounded polling for the tab's end
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+    text = log.read_text()
+    assert "refused a sign-in (name:nob…#" in text
+    assert "nobody-here" not in text and "guess" not in text
