@@ -747,6 +747,21 @@ def test_without_gold_scores_are_omitted_but_agreement_is_computed(cli, workspac
     assert "no gold labels" in cli("report", "blind").stdout
 
 
+def test_figures_without_gold_name_the_ones_not_drawn(cli, workspace, tmp_path):
+    """`--figures` on a study without gold wrote the seconds-per-item figure alone and said
+    nothing of the others: one line names the figures that need gold."""
+    pytest.importorskip("matplotlib")
+    items = [{"source_id": str(i), "gold": None} for i in range(3)]
+    add_study(workspace.engine, "blind", "glue/mnli-m", items, {"0": [E, N], "1": [N, N]})
+    result = cli("report", "blind", "--bootstrap", "0", "--figures", tmp_path / "figs")
+    assert result.code == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert (
+        "note: the test items have no gold labels: the majority-of-k curve, each annotator's "
+        "accuracy and the confusion matrix need them and were not drawn"
+    ) in said
+
+
 def test_one_class_only_gives_defined_values_and_a_message(cli, workspace):
     items = [{"source_id": str(i), "gold": E} for i in range(3)]
     add_study(workspace.engine, "flat", "glue/mnli-m", items, {str(i): [E, E, E] for i in range(3)})
