@@ -904,6 +904,21 @@ def test_the_console_annotator_chart_promises_no_interval_it_does_not_draw(works
     assert annotators_title(charts) == "Each annotator's task score (no interval drawn)"
 
 
+def test_the_console_annotator_chart_of_a_study_without_gold_says_why_it_is_empty(workspace):
+    """Without gold the chart stayed empty under "Each annotator's accuracy (no interval
+    drawn)": its title says there is no score to draw, as the majority-of-k chart's does."""
+    from annotate.report.build import study_report
+    from annotate.tui.console.charts import annotators_title, report_charts
+
+    items = [{"source_id": str(i), "gold": None} for i in range(3)]
+    add_study(workspace.engine, "blind", "glue/mnli-m", items, {"0": [E, N], "1": [N, N]})
+    charts = report_charts(study_report(workspace.engine, "blind", bootstrap=0))
+    assert charts.annotators and all(p.value is None for p in charts.annotators)
+    assert annotators_title(charts) == (
+        "Each annotator's accuracy: no gold labels or no scored answers yet"
+    )
+
+
 def test_the_benchmark_row_shows_the_diagnostic_sets_apart_from_the_average(cli, workspace):
     """SuperGLUE's published row gives AX-b and AX-g beside the average, not in it: an AX-g
     study's scores are shown, marked apart, in every rendering, and the average is the scored
