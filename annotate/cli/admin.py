@@ -156,10 +156,11 @@ def serve_command(
         "address). Default: believe it from nobody",
     ),
     max_sessions: int = typer.Option(
-        20,
+        None,
         "--max-sessions",
         min=1,
-        help="With --terminal or --console: pages open at once (each runs an app process)",
+        help="With --terminal or --console: pages open at once (each runs an app process; "
+        "default 20)",
     ),
     terminal: bool = typer.Option(
         False,
@@ -197,7 +198,7 @@ def serve_command(
     from annotate.protocol import crowd
     from annotate.protocol.studies import get_annotator, load_study
     from annotate.protocol.tokens import annotators_without_token
-    from annotate.web.server import is_loopback, make_server
+    from annotate.web.server import DEFAULT_MAX_SESSIONS, is_loopback, make_server
 
     if workers > 1 and (terminal or console):
         raise UserError(
@@ -205,6 +206,12 @@ def serve_command(
         )
     if forwarded_allow_ips and (terminal or console):
         raise UserError("--forwarded-allow-ips is for the HTML page, not --terminal or --console")
+    if max_sessions is not None and not (terminal or console):
+        raise UserError(
+            "--max-sessions is for --terminal and --console (a process per tab): the HTML "
+            "page holds every worker in one process"
+        )
+    max_sessions = max_sessions or DEFAULT_MAX_SESSIONS
     ws = options(ctx).workspace()
     if console:
         _serve_console(ws, study, host, port, annotator, public_url, max_sessions)

@@ -134,10 +134,12 @@ def report(
                 progress=progress,
             )
     if figures is not None:
-        from annotate.report.render.figures import write_figures
+        from annotate.report.render.figures import gold_figures_note, write_figures
 
         for path in write_figures(result, figures):
             warn(f"figure: {path}")
+        if note := gold_figures_note(result):
+            warn(note)
     _render(result, fmt, intervals.value, indent)
 
 

@@ -160,6 +160,11 @@ class GatePlan:
     def admitted_after(self) -> int:
         return self.admitted_before + len(self.admit)
 
+    @property
+    def decides_nobody(self) -> bool:
+        """Everyone has a decision already: the action would change no one."""
+        return not self.admit and not self.reject
+
 
 class GateRefused(UserError):
     """A gate action refused because of warnings; pass force to act anyway."""

@@ -8,6 +8,7 @@ asks for the name (unless the server was started for one annotator) and the toke
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from functools import partial
@@ -21,9 +22,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.drivers.web_driver import WebDriver
 from textual.message import Message
+from textual.messages import ExitApp
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
+from annotate.errors import UserError
 from annotate.presentation.closing import words_on_leaving
 from annotate.protocol.session import AnnotatorSession
 from annotate.protocol.studies import get_annotator, load_study
@@ -43,6 +46,8 @@ HINTS = {
     "name": "Type your annotator name, then press Enter.",
     "token": "Type the token you were given (nothing if you have none), then press Enter.",
 }
+TOKEN_REQUIRED_HINT = "Type the token you were given, then press Enter."
+"""With tokens required (`serve` without --no-tokens) an empty token signs nobody in."""
 
 
 class SignInScreen(Screen[None]):
@@ -64,10 +69,11 @@ class SignInScreen(Screen[None]):
             self.name = name
             self.token = token
 
-    def __init__(self, study: str, annotator: str | None) -> None:
+    def __init__(self, study: str, annotator: str | None, *, require_token: bool = False) -> None:
         super().__init__()
         self.study = study
         self.annotator = annotator
+        self.hints = {**HINTS, "token": TOKEN_REQUIRED_HINT} if require_token else HINTS
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,7 +96,7 @@ class SignInScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # Says what to type where; drawn only once the field really has the focus, which is
         # also what a script driving the page waits for before typing.
-        hint = HINTS.get(event.widget.id or "")
+        hint = self.hints.get(event.widget.id or "")
         if hint is not None:
             self.query_one("#signin-hint", Static).update(hint)
 
@@ -145,6 +151,8 @@ class WebLabelApp(LabelApp):
         self.started = time.monotonic()
         self.shown_test = False
         self.last_answer = time.monotonic()  # LabelApp's idle check reads it (IDLE_S)
+        self.left = False
+        """The annotator left by q (their item given back already)."""
 
     def on_mount(self, event: events.Mount) -> None:
         # Textual would run LabelApp.on_mount after this one (handlers run along the MRO); it
@@ -157,7 +165,9 @@ class WebLabelApp(LabelApp):
         ):
             self._start(self.fixed_annotator)  # a one-person server, nothing to ask
             return
-        self.push_screen(SignInScreen(self.study, self.fixed_annotator))
+        self.push_screen(
+            SignInScreen(self.study, self.fixed_annotator, require_token=self.require_token)
+        )
 
     def on_sign_in_screen_submitted(
         self, message: SignInScreen.Submitted, attempt: int = 0
@@ -230,6 +240,20 @@ class WebLabelApp(LabelApp):
             self.exit()
             return
         await super().action_quit()
+
+    async def _leave(self) -> None:
+        self.left = True
+        await super()._leave()
+
+    def on_exit_app(self, message: ExitApp) -> None:
+        """A closed tab gives back the item on its screen, as q does: textual-serve asks the
+        tab's app to quit when its page goes away, so unlike a crashed terminal the app knows
+        nobody is there, and the item need not wait out its lease for the next annotator."""
+        if self.session is None or self.left:
+            return
+        self.left = True
+        with contextlib.suppress(DBAPIError, UserError):  # a courtesy, as at q: the lease
+            self.session.release()  # runs out by itself
 
     def farewell(self) -> None:
         """The last words `annotate label` prints, sent to the page as the tab closes

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from annotate.errors import UserError
@@ -19,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from annotate.web.app import WebLabelApp
 
+    log_to_the_server()
     try:
         ws = open_workspace()
         required = settings().serve_tokens == "required"
@@ -28,6 +30,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     app.run()
     return 0
+
+
+def log_to_the_server() -> None:
+    """Send this tab's log (its refused sign-ins) to the process's own stderr, which
+    textual-serve passes to the server's output when the tab ends. While the app runs Textual
+    takes sys.stderr for itself, and a warning written there never reached the server's log."""
+    handler = logging.StreamHandler(sys.__stderr__)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("annotate.serve")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 if __name__ == "__main__":

@@ -282,6 +282,30 @@ async def test_with_tokens_required_no_one_signs_in_without_a_token(workspace, s
             assert isinstance(app.screen, SignInScreen) and app.session is None
 
 
+async def test_with_tokens_required_the_hint_does_not_say_to_leave_the_token_empty(
+    workspace, served_study
+):
+    """The token field's hint said "nothing if you have none" on a server where an empty
+    token signs nobody in."""
+    from functools import partial
+
+    from annotate.web.app import WebLabelApp
+    from tests.tui.support import wait_until
+
+    def shown_hint(app: WebLabelApp) -> str:
+        return str(app.screen.query_one("#signin-hint").visual)
+
+    def token_hint_shown(app: WebLabelApp) -> bool:
+        return TOKEN_HINT in shown_hint(app)
+
+    for required, hint in ((True, "Type the token you were given, then"), (False, "have none")):
+        app = WebLabelApp(workspace.engine, served_study, require_token=required)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*"ana", "enter")
+            await wait_until(pilot, partial(token_hint_shown, app), "the token hint")
+            assert hint in shown_hint(app)
+
+
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):
     from annotate.tui.screens.guidelines import GuidelinesScreen
     from annotate.web.app import WebLabelApp
@@ -294,6 +318,27 @@ async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, s
         await wait_until(pilot, lambda: "Quit" in screen_text(app), "the footer")
         footer = screen_text(app).splitlines()[-1]  # 26.15: the key that works, once
         assert "q Quit" in footer and "^q" not in footer and footer.count("Quit") == 1
+
+
+async def test_a_closed_tab_gives_back_the_item_on_its_screen(workspace, served_study):
+    """Closing the tab mid-item: textual-serve asks the tab's app to quit (Textual's ExitApp),
+    and the item goes back to the pool as at q, not held for the next annotator until its
+    lease runs out."""
+    from textual.messages import ExitApp
+
+    from annotate.tui.screens.item import ItemScreen
+    from annotate.web.app import WebLabelApp
+    from tests.tui.support import leases, wait_until
+
+    app = WebLabelApp(workspace.engine, served_study)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"ana", "enter", "enter")
+        await pilot.press("enter")  # past the guidelines, to a test item
+        await wait_until(pilot, lambda: isinstance(app.screen, ItemScreen), "a test item")
+        assert leases(workspace.engine) == 1
+        app.post_message(ExitApp())  # what the web driver does when the page is closed
+        await wait_until(pilot, lambda: not app.is_running, "the app's end")
+    assert leases(workspace.engine) == 0
 
 
 async def test_sign_in_waits_longer_after_each_refusal_past_the_free_tries(
@@ -601,3 +646,45 @@ def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
     text = log.read_text()
     assert "Serving" in text  # the output was captured
     assert "c0ffee" not in text
+
+
+async def test_a_tabs_refused_sign_in_reaches_the_servers_log(db_url, served_study, tmp_path):
+    """A wrong try in a tab is logged (the name cut, with a hash): Textual takes the tab's
+    stderr while the app runs, and the warning never reached the server's output."""
+    import aiohttp
+
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port),
+             "--no-tokens", "--terminal"],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_TIMEOUT_S
+            while time.monotonic() < deadline:
+                try:
+                    if get(base + "/")[0] == 200:
+                        break
+                except OSError:
+                    time.sleep(0.1)  # bounded polling for the server to come up
+            else:
+                pytest.fail("annotate serve did not answer in time")
+            async with aiohttp.ClientSession() as http:
+                url = base.replace("http", "ws") + "/ws?width=100&height=30"
+                async with http.ws_connect(url, origin=base) as ws:
+                    await read_screen_until(ws, NAME_HINT)
+                    await ws.send_str(json.dumps(["stdin", "nobody-here\r"]))
+                    await read_screen_until(ws, TOKEN_HINT)
+                    await ws.send_str(json.dumps(["stdin", "guess\r"]))
+                    await read_screen_until(ws, "Unknown name or wrong token")
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while "refused a sign-in" not in log.read_text():  # written as the tab ends
+                assert time.monotonic() < deadline, log.read_text()
+                await asyncio.sleep(0.1)  # bounded polling for the tab's end
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+    text = log.read_text()
+    assert "refused a sign-in (name:nob…#" in text
+    assert "nobody-here" not in text and "guess" not in text

@@ -437,11 +437,12 @@ async def test_closing_the_gate_with_too_few_admittable_warns_and_refuses_withou
         )
 
 
-async def test_closing_a_gate_with_nobody_left_to_decide_says_so(cli, workspace, tmp_path):
-    """Once everyone had a decision, `c` showed "Will be admitted (0): nobody" and nothing
-    else, where `gate --close` says that closing changes nobody: the dialog says it too."""
+async def test_a_closed_gate_says_who_closed_it_and_offers_no_close(cli, workspace, tmp_path):
+    """Once training was closed and everyone had a decision, the gate screen still said
+    "closing now admits 0, rejects 0" and offered `c`: it says who closed it and when, and
+    `c` is neither shown nor obeyed (`gate --close` says closing changes nobody)."""
     ctx = median_study(workspace.engine, tmp_path, trainees=5)
-    assert cli("gate", ctx.study.name, "--close").code == 0
+    assert cli("gate", ctx.study.name, "--close", "--by", "rhea").code == 0
     again = cli("gate", ctx.study.name, "--close").stdout
     assert "every trainee has a gate decision already: closing changes nobody" in again
     app = console(workspace.engine, ctx.study.name)
@@ -449,11 +450,14 @@ async def test_closing_a_gate_with_nobody_left_to_decide_says_so(cli, workspace,
         await arrive(pilot, StudyScreen)
         await pilot.press("g")
         await arrive(pilot, GateScreen)
-        await pilot.press("c")
-        await arrive(pilot, ConfirmScreen)
+        await wait_until(pilot, lambda: "Training closed by" in screen_text(app), "the close")
         text = screen_text(app)
-        assert "Will be admitted (0)" in text
-        assert "every trainee has a gate decision already: closing changes nobody" in text
+        assert "Training closed by rhea at " in text
+        assert "nothing is left to close" in text
+        assert "closing now admits" not in text and "Close training" not in text
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, GateScreen)
 
 
 async def test_escape_cancels_a_gate_action(workspace, tmp_path):

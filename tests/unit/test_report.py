@@ -758,6 +758,21 @@ def test_without_gold_scores_are_omitted_but_agreement_is_computed(cli, workspac
     assert "no gold labels" in cli("report", "blind").stdout
 
 
+def test_figures_without_gold_name_the_ones_not_drawn(cli, workspace, tmp_path):
+    """`--figures` on a study without gold wrote the seconds-per-item figure alone and said
+    nothing of the others: one line names the figures that need gold."""
+    pytest.importorskip("matplotlib")
+    items = [{"source_id": str(i), "gold": None} for i in range(3)]
+    add_study(workspace.engine, "blind", "glue/mnli-m", items, {"0": [E, N], "1": [N, N]})
+    result = cli("report", "blind", "--bootstrap", "0", "--figures", tmp_path / "figs")
+    assert result.code == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert (
+        "note: the test items have no gold labels: the majority-of-k curve, each annotator's "
+        "accuracy and the confusion matrix need them and were not drawn"
+    ) in said
+
+
 def test_one_class_only_gives_defined_values_and_a_message(cli, workspace):
     items = [{"source_id": str(i), "gold": E} for i in range(3)]
     add_study(workspace.engine, "flat", "glue/mnli-m", items, {str(i): [E, E, E] for i in range(3)})
@@ -898,6 +913,21 @@ def test_the_console_annotator_chart_promises_no_interval_it_does_not_draw(works
     charts = report_charts(study_report(workspace.engine, "ax-small", bootstrap=0))
     assert all(p.low is None for p in charts.annotators)
     assert annotators_title(charts) == "Each annotator's task score (no interval drawn)"
+
+
+def test_the_console_annotator_chart_of_a_study_without_gold_says_why_it_is_empty(workspace):
+    """Without gold the chart stayed empty under "Each annotator's accuracy (no interval
+    drawn)": its title says there is no score to draw, as the majority-of-k chart's does."""
+    from annotate.report.build import study_report
+    from annotate.tui.console.charts import annotators_title, report_charts
+
+    items = [{"source_id": str(i), "gold": None} for i in range(3)]
+    add_study(workspace.engine, "blind", "glue/mnli-m", items, {"0": [E, N], "1": [N, N]})
+    charts = report_charts(study_report(workspace.engine, "blind", bootstrap=0))
+    assert charts.annotators and all(p.value is None for p in charts.annotators)
+    assert annotators_title(charts) == (
+        "Each annotator's accuracy: no gold labels or no scored answers yet"
+    )
 
 
 def test_the_benchmark_row_shows_the_diagnostic_sets_apart_from_the_average(cli, workspace):

@@ -469,6 +469,16 @@ def test_forwarded_allow_ips_is_for_the_html_page_only(cli, workspace, pair):
     assert "--forwarded-allow-ips is for the HTML page" in result.stderr
 
 
+def test_max_sessions_is_for_the_terminal_and_console_only(cli, workspace, pair, monkeypatch):
+    """`serve STUDY --max-sessions 3` served the HTML page with no bound at all, silently."""
+    import annotate.web.page.serve as page_serve
+
+    monkeypatch.setattr(page_serve, "run_page", lambda *a, **k: None)  # never serve here
+    result = cli("serve", pair, "--max-sessions", "3", "--no-tokens")
+    assert result.code == 1
+    assert "--max-sessions is for --terminal and --console" in result.stderr
+
+
 def test_uvicorn_believes_forwarded_headers_only_from_the_named_proxies():
     from annotate.web.page.supervisor import uvicorn_options
 

@@ -110,6 +110,20 @@ def study_figure_titles(r: StudyReport) -> list[str]:
     return [f.title for f in study_figures(r)]
 
 
+GOLD_FIGURES = ("the majority-of-k curve", "each annotator's accuracy", "the confusion matrix")
+"""The study figures drawn only from scores against gold labels."""
+
+
+def gold_figures_note(r: StudyReport | BenchmarkReport) -> str | None:
+    """One line naming the figures a study without gold could not draw (None with gold)."""
+    if isinstance(r, BenchmarkReport) or r.has_gold:
+        return None
+    return (
+        f"note: the test items have no gold labels: {', '.join(GOLD_FIGURES[:-1])} and "
+        f"{GOLD_FIGURES[-1]} need them and were not drawn"
+    )
+
+
 def _curve(ax: Any, r: StudyReport) -> None:
     ks = [c.k for c in r.majority_of_k]
     values = [_pct(c.task_score) for c in r.majority_of_k]

@@ -136,7 +136,10 @@ def draw_annotators(plt: Any, charts: ReportCharts) -> None:
 
 def annotators_title(charts: ReportCharts) -> str:
     """The annotator chart's title says what it draws: Wilson intervals only where there are
-    some (accuracy); on R3/F1/correlation tasks, the points alone."""
+    some (accuracy); on R3/F1/correlation tasks, the points alone; with no score to draw
+    (no gold labels), why the chart is empty, as the majority-of-k chart says."""
+    if all(p.value is None for p in charts.annotators):
+        return f"Each annotator's {charts.metric}: no gold labels or no scored answers yet"
     if any(p.low is not None for p in charts.annotators):
         return f"Each annotator's {charts.metric} with its 95% Wilson interval"
     return f"Each annotator's {charts.metric} (no interval drawn)"

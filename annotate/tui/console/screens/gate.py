@@ -40,6 +40,7 @@ COLUMNS = (
 )
 """The reason (a sentence, or the researcher's own words) is cut first."""
 DECISION_STYLE = {"admitted": "green", "rejected": "red"}
+CLOSED_NOTE = "Every trainee has a decision: nothing is left to close (a / x change one by hand)."
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,11 @@ class GateView:
     """Why there is no plan (another rule, nobody trained yet)."""
     closure: gate.Closure | None = None
     """Who closed training (and why, when forced)."""
+
+    @property
+    def closed(self) -> bool:
+        """Training was closed and nobody has trained since: closing again decides no one."""
+        return self.closure is not None and self.plan is not None and self.plan.decides_nobody
 
 
 def gate_view(engine, ctx: StudyContext) -> GateView:  # type: ignore[no-untyped-def]
@@ -150,7 +156,8 @@ class GateScreen(LiveScreen[GateView]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Closing a cohort is the median rule's; the other rules decide each trainee alone.
         if action == "close_gate":
-            return self.ctx.protocol.gate_rule == "median"
+            closed = self.view is not None and self.view.closed  # nothing left to close
+            return self.ctx.protocol.gate_rule == "median" and not closed
         return True
 
     def fetch(self, app: Any) -> GateView:
@@ -163,7 +170,11 @@ class GateScreen(LiveScreen[GateView]):
         self.query_one("#trainees", Table).fill(COLUMNS, rows)
         self.show_detail()
         body = Text()
-        if data.plan is not None:
+        if data.closed:  # who closed it and when, in place of a plan that decides no one
+            assert data.closure is not None
+            body.append(data.closure.describe() + "\n", style="bold")
+            body.append(CLOSED_NOTE, style="dim")
+        elif data.plan is not None:
             body.append(
                 f"Projected median accuracy: {fixed(data.plan.threshold)} · "
                 if data.plan.threshold is not None
@@ -176,11 +187,12 @@ class GateScreen(LiveScreen[GateView]):
             body.append(warnings_text(data.plan.warnings))
         elif data.plan_note:
             body.append(data.plan_note, style="dim")
-        if data.closure is not None:
+        if data.closure is not None and not data.closed:
             body.append("\n" + data.closure.describe() + "\n", style="bold")
         if not data.rows:
             body.append("\nNobody has done any training yet.", style="dim")
         self.query_one("#gate-plan", Static).update(body)
+        self.refresh_bindings()  # `c` is offered only while closing would decide someone
 
     def show_detail(self) -> None:
         """The line under the table follows its cursor."""
