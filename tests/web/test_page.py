@@ -92,6 +92,17 @@ def test_a_post_from_another_origin_or_without_csrf_token_is_refused(workspace, 
     assert labels(workspace.engine, pair)[0:] == []  # nothing was stored by either
 
 
+@pytest.mark.parametrize(
+    ("require_tokens", "label"), [(True, "Token"), (False, "Token (if you were given one)")]
+)
+def test_the_token_is_asked_for_as_the_server_requires_it(workspace, pair, require_tokens, label):
+    """Served with tokens required (every annotator has one, or `serve` refuses to start),
+    the form said "Token (if you were given one)", as if an empty one could sign anyone in."""
+    add_annotator_with_token(workspace.engine, "ana")
+    page = client(workspace.engine, pair, require_tokens=require_tokens).get("/")
+    assert re.search(r'<label for="token">([^<]*)</label>', page.text).group(1) == label
+
+
 def test_sign_in_is_rate_limited_per_name_and_per_address(workspace, pair):
     from annotate.web import limits
 

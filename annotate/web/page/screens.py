@@ -36,7 +36,12 @@ def signin_screen(page: PageState, error: str | None = None, status: int = 200) 
         return Screen("link", {}, status)
     return Screen(
         "signin",
-        {"error": error, "fixed": terminal_safe(page.config.annotator or "")},
+        {
+            "error": error,
+            "fixed": terminal_safe(page.config.annotator or ""),
+            # served with tokens required, every annotator has one: no "if you have one"
+            "token_required": page.config.require_tokens,
+        },
         status,
     )
 
