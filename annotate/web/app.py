@@ -74,6 +74,7 @@ class SignInScreen(Screen[None]):
         self.study = study
         self.annotator = annotator
         self.hints = {**HINTS, "token": TOKEN_REQUIRED_HINT} if require_token else HINTS
+        self.token_label = "Token" if require_token else "Token (if you were given one)"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -85,7 +86,7 @@ class SignInScreen(Screen[None]):
                 id="name",
                 disabled=self.annotator is not None,
             )
-            yield Input(placeholder="Token (if you were given one)", password=True, id="token")
+            yield Input(placeholder=self.token_label, password=True, id="token")
             yield Static("", id="signin-hint", markup=False)
             yield Static("", id="signin-error", markup=False)
         yield Footer()

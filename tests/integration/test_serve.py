@@ -289,6 +289,8 @@ async def test_with_tokens_required_the_hint_does_not_say_to_leave_the_token_emp
     token signs nobody in."""
     from functools import partial
 
+    from textual.widgets import Input
+
     from annotate.web.app import WebLabelApp
     from tests.tui.support import wait_until
 
@@ -304,6 +306,8 @@ async def test_with_tokens_required_the_hint_does_not_say_to_leave_the_token_emp
             await pilot.press(*"ana", "enter")
             await wait_until(pilot, partial(token_hint_shown, app), "the token hint")
             assert hint in shown_hint(app)
+            placeholder = app.screen.query_one("#token", Input).placeholder
+            assert (placeholder == "Token") is required  # no "if you were given one" then
 
 
 async def test_annotator_without_token_signs_in_with_the_name_alone(workspace, served_study):

@@ -139,7 +139,7 @@ def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, 
         error = d.find_element("id", "signin-error").text
         assert error and d.find_element("id", "signin-error").get_attribute("role") == "alert"
         node = focused(d)
-        assert node["name"] == "Token (if you were given one)"
+        assert node["name"] == "Token"  # tokens required: no "if you were given one"
         assert node["description"] == error
         fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
         assert [n["description"] for n in fields] == [error, error]
