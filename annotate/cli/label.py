@@ -42,7 +42,8 @@ def label_command(
     tui.run()
     if tui.return_code:  # the app crashed (its traceback is printed): not a success
         raise typer.Exit(tui.return_code)
-    for line in words_on_leaving(name, tui.session, study, COME_BACK):
+    elsewhere = tui.continued_elsewhere
+    for line in words_on_leaving(name, tui.session, study, COME_BACK, elsewhere=elsewhere):
         say(line)
     if tui.release_failed:
         say(

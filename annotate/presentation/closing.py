@@ -68,17 +68,26 @@ def leaving_words(
     ]
 
 
-def words_on_leaving(name: str, session: AnnotatorSession, study: str, come_back: str) -> list[str]:
+ELSEWHERE = "You went on in another window, which holds your place: continue there."
+"""The goodbye of a window a newer one took over: "open it again later" would send the
+annotator to a third window while the second is open."""
+
+
+def words_on_leaving(
+    name: str, session: AnnotatorSession, study: str, come_back: str, *, elsewhere: bool = False
+) -> list[str]:
     """`leaving_words` for `name`, the annotator of `session`, their counts read from the store
-    as they leave. A store that cannot be read then (unreachable, gone, locked) does not keep
-    them from leaving: they are told, without counts, that what they answered is saved (an
-    answer is acknowledged once it is stored) and how to continue."""
+    as they leave (`elsewhere`: this window was taken over by a newer one, ELSEWHERE). A store
+    that cannot be read then (unreachable, gone, locked) does not keep them from leaving: they
+    are told, without counts, that what they answered is saved (an answer is acknowledged once
+    it is stored) and how to continue."""
     try:
         progress = session.progress()
         more_to_come = session.more_to_come(progress)
     except (DBAPIError, UserError):
         return [
             f"{name}: every answer you gave was saved in study {study!r} as you gave it.",
-            goodbye(True, come_back),
+            ELSEWHERE if elsewhere else goodbye(True, come_back),
         ]
-    return leaving_words(name, study, progress, more_to_come, come_back)
+    words = leaving_words(name, study, progress, more_to_come, come_back)
+    return [words[0], ELSEWHERE] if elsewhere else words

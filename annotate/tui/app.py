@@ -86,6 +86,8 @@ class LabelApp(SafeCrash, App[None]):
         self.release_failed: str | None = None
         """Why the item on screen could not be given back at Quit (it stays leased until its
         lease runs out), or None."""
+        self.continued_elsewhere = False
+        """A newer window of this annotator took over this one (ContinuedScreen)."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
@@ -199,6 +201,7 @@ class LabelApp(SafeCrash, App[None]):
         """A newer window took over; `dropped` is the answer given here that it refused."""
         from annotate.tui.screens.crowd import ContinuedScreen, DroppedAnswer
 
+        self.continued_elsewhere = True  # the last words send the annotator there
         self.clear_notifications()
         lost = None
         if dropped is not None:

@@ -263,6 +263,10 @@ class WebLabelApp(LabelApp):
         if self.session is None or not isinstance(driver, WebDriver):
             return
         lines = words_on_leaving(
-            self.session.annotator.name, self.session, self.study, self.COME_BACK
+            self.session.annotator.name,
+            self.session,
+            self.study,
+            self.COME_BACK,
+            elsewhere=self.continued_elsewhere,
         )
         driver.write_meta({"type": GOODBYE, "lines": [terminal_safe(line) for line in lines]})

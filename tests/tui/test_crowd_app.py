@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from annotate.presentation.answer_keys import COME_BACK
+from annotate.presentation.closing import words_on_leaving
 from annotate.protocol import crowd
 from annotate.protocol.crowd_config import CrowdConfig, with_codes
 from annotate.store.models import SurveyAnswer, Visit
@@ -125,4 +127,11 @@ async def test_two_terminal_windows_on_one_item_keep_the_newer_answer(workspace,
             assert "The answer you just gave here (Entailment" in said
             assert "and its comment “odd wording” were not saved" in said
             assert isinstance(newer.screen, ItemScreen)  # the newer goes on with its next item
+            # the older's last words send ana to the newer window, not to "run it again later"
+            words = words_on_leaving(
+                "ana", older.session, study, COME_BACK, elsewhere=older.continued_elsewhere
+            )
+            assert (
+                words[1] == "You went on in another window, which holds your place: continue there."
+            )
     assert [label.value for label in labels(workspace.engine, "test")] == ["not_entailment"]
