@@ -199,6 +199,8 @@ def _render_scores(data: dict[str, Any]) -> None:
     )
     for r in data["tasks"]:
         say(f"{r['file']} scored against {r['gold']}")
+        for note in r.get("notes", []):
+            warn(f"note: {r['task']}: {note}")
     for r in data["tasks"]:
         wrong = r.get("missing_counted_wrong")
         if wrong:

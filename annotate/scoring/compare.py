@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from annotate.errors import UserError
+from annotate.scoring.caveats import score_caveats
 from annotate.scoring.intervals import (
     PAIRED_BOOTSTRAP_METHOD,
     PAIRED_METHOD,
@@ -312,6 +313,8 @@ def compare_model(
             }
     else:
         notes.append("ratings have no right or wrong per item: no item lists, no McNemar test")
+    notes.extend(score_caveats(units, _masked(units, human_pred, common), "the human answers"))
+    notes.extend(score_caveats(units, _masked(units, model_pred, common), "the predictions"))
     n_scored = count_scored(units, human_pred)
     n_model = count_scored(units, model_pred)
     if n_common_items < max(n_scored, n_model):

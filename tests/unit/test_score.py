@@ -167,6 +167,23 @@ def test_stsb_pearson_and_spearman_equal_scipy(cli, tmp_path: Path):
     )
 
 
+def test_constant_predictions_say_why_the_correlation_is_undefined(cli, tmp_path: Path):
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [f"{i}\tmain\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\tt{i}\t{i}.0" for i in range(4)],
+    )
+    pred = tsv(tmp_path / "STS-B.tsv", ["index\tprediction"] + [f"{i}\t2.5" for i in range(4)])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["scores"]["pearson"]["value"] is None
+    why = "Pearson and Spearman are undefined: the predictions are all 2.5 (no variance)."
+    assert task["notes"] == [why]
+    assert f"note: glue/stsb: {why}" in cli("score", pred, "--gold", gold).stderr
+
+
 def test_multirc_f1a_over_answers_and_exact_match_per_question(cli, tmp_path: Path):
     gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", fx.SG_MULTIRC)  # q0: a0=1 a1=0; q1: 1 0 1
     line = {
