@@ -659,6 +659,28 @@ def test_a_score_where_its_metric_degenerates_says_why(cli, workspace):
     assert any("contradiction (answered for 1) has no gold item" in n for n in r["notes"])
 
 
+def test_a_model_correlating_perfectly_is_quoted_with_the_score_interval_by_name(
+    cli, workspace, tmp_path: Path
+):
+    golds = [0.4, 1.5, 2.25, 3.0, 4.8, 2.1, 3.7, 0.9]
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)]
+    ratings = {str(i): [round(g), round(g) + 1.0, 2.0] for i, g in enumerate(golds)}
+    add_study(workspace.engine, "sts", "glue/stsb", items, ratings)
+    model = tmp_path / "STS-B.tsv"
+    model.write_text(
+        "index\tprediction\n" + "".join(f"{i}\t{g / 2:.3f}\n" for i, g in enumerate(golds))
+    )
+    [row] = report_json(cli, "sts", "--bootstrap", "200", "--model", str(model))["models"]
+    assert row["task_score"]["value"] == pytest.approx(1.0)
+    assert row["interval"]["high"] <= 1.0 and row["interval"]["low"] < 0.99
+    assert row["interval"]["method"].startswith("Wilson score interval at the effective number")
+    compared = cli("compare", "sts", "--model", model, "--bootstrap", "200", "--format", "json")
+    assert compared.code == 0, compared.stderr
+    quoted = compared.json()["model_scores"]["task_score"]["interval"]
+    assert (quoted["low"], quoted["high"]) == (row["interval"]["low"], row["interval"]["high"])
+    assert quoted["method"] == row["interval"]["method"]
+
+
 def test_multirc_votes_per_answer_and_scores_f1a_and_em(cli, workspace):
     items = [
         {"source_id": "q1", "gold": {"0": "1", "1": "0", "2": "1"}},
