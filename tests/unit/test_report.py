@@ -679,6 +679,8 @@ def test_a_model_correlating_perfectly_is_quoted_with_the_score_interval_by_name
     quoted = compared.json()["model_scores"]["task_score"]["interval"]
     assert (quoted["low"], quoted["high"]) == (row["interval"]["low"], row["interval"]["high"])
     assert quoted["method"] == row["interval"]["method"]
+    table = cli("compare", "sts", "--model", model, "--bootstrap", "0").stdout
+    assert "human mean" in table and "human majority" not in table
 
 
 def test_multirc_votes_per_answer_and_scores_f1a_and_em(cli, workspace):
