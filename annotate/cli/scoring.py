@@ -199,6 +199,8 @@ def _render_scores(data: dict[str, Any]) -> None:
     )
     for r in data["tasks"]:
         say(f"{r['file']} scored against {r['gold']}")
+        for note in r.get("notes", []):
+            warn(f"note: {r['task']}: {note}")
     for r in data["tasks"]:
         wrong = r.get("missing_counted_wrong")
         if wrong:
@@ -324,6 +326,11 @@ def _name_apart(models: list[Any]) -> None:
         m.name = name
 
 
+def _human(r: dict[str, Any]) -> str:
+    """The humans' row as their aggregate is called: "human majority", "human mean" (STS-B)."""
+    return "human " + str(r.get("aggregation") or "majority").split(" of ")[0]
+
+
 def _render_models(combined: dict[str, Any]) -> None:
     """Several models: one table, the humans once and each model with its paired test."""
     from annotate.report.cells import interval, pct
@@ -332,7 +339,7 @@ def _render_models(combined: dict[str, Any]) -> None:
     single = first["single_annotator"]
     rows = [
         {
-            "who": "human majority",
+            "who": _human(first),
             "n": str(first["n_items"]),
             "score": pct(first["human"]["task_score"]["value"]),
             "ci": _quoted(first["human"]["task_score"]),
@@ -427,7 +434,7 @@ def _render_compare(r: dict[str, Any]) -> None:
 
     single = r["single_annotator"]
     rows = [
-        row("human majority", r["human"]["scores"], r["human"]["task_score"]),
+        row(_human(r), r["human"]["scores"], r["human"]["task_score"]),
         {
             "who": f"mean single annotator ({single['n_annotators']})",
             "score": pct(single["task_score"]),
@@ -443,7 +450,7 @@ def _render_compare(r: dict[str, Any]) -> None:
     if diff is not None:
         rows.append(
             {
-                "who": "model - human majority",
+                "who": f"model - {_human(r)}",
                 "score": fixed(diff["value"] * 100, 1, sign=True),
                 "ci": interval(diff["ci_low"], diff["ci_high"]),
             }

@@ -3,8 +3,8 @@
 `'entailment=1,not_entailment=0'` names, for each label, the raw answer that means it (either
 side may be the label); `'0-33=contradiction,34-66=neutral,67-100=entailment'` bins a graded
 answer (a slider) into classes, each range inclusive at both ends. Without `--values` an answer
-must be one of the task's labels (case does not matter). A rating task (STS-B) keeps numbers
-as numbers, within the task's scale."""
+must be one of the task's labels (case does not matter) or a point of its answer scale. A
+rating task (STS-B) keeps numbers as numbers, within the task's scale."""
 
 from __future__ import annotations
 
@@ -48,8 +48,13 @@ class ValueMap:
             return None, f"answer {text!r} is not in --values (answers mapped: {known})"
         return None, (
             f"answer {text!r} is not a {self.spec.name} label "
-            f"({', '.join(self.spec.label_values())}): map answers with --values"
+            f"({', '.join(self.spec.label_values())}{self._scale_text()}): "
+            "map answers with --values"
         )
+
+    def _scale_text(self) -> str:
+        points = [o.value for o in self.spec.answer_scale]
+        return f", or a point of its answer scale: {', '.join(points)}" if points else ""
 
     def _rating(self, text: str) -> tuple[Any, str | None]:
         if text.lower() in self.exact:
@@ -78,6 +83,9 @@ def value_map(spec: TaskSpec, text: str | None) -> ValueMap:
     lowered = {v.lower(): v for v in labels}
     if spec.kind == "classification":
         mapping.exact = dict(lowered)  # a label answers for itself
+        # A point of the task's answer scale (CB's 1-7) is kept as the point, as the annotator
+        # screens store it: the report collapses it and takes α on the scale.
+        mapping.exact.update({o.value.lower(): o.value for o in spec.answer_scale})
     if not text:
         return mapping
     mapping.exact = {}

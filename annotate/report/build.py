@@ -55,6 +55,7 @@ from annotate.report.stats.annotators import annotator_rows, individual_summary,
 from annotate.report.stats.humans_interval import METHOD as HUMANS_METHOD
 from annotate.report.stats.humans_interval import humans_interval
 from annotate.scoring.benchmark import benchmark_summary
+from annotate.scoring.caveats import score_caveats
 from annotate.scoring.diagnostics import diagnostics as diagnostics_table
 from annotate.scoring.intervals import (  # noqa: F401 (the methods: quoted by tests)
     BOOTSTRAP_METHOD,
@@ -191,6 +192,7 @@ def _build_report(
             )
         if collapsed:
             notes.append(_collapsed_note(collapsed, coded, scorer.n_units))
+        notes.extend(score_caveats(coded, final.pred, "the human answers"))
     else:
         scores = {m: Estimate.model_construct(value=None) for m in metrics}
         total = Estimate.model_construct(value=None)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from annotate.errors import UserError
+from annotate.scoring.caveats import score_caveats
 from annotate.scoring.intervals import (
     PAIRED_BOOTSTRAP_METHOD,
     PAIRED_METHOD,
@@ -143,18 +144,33 @@ def _item_lists(
 
 
 def _quoted(
-    units: GoldUnits, metrics: list[str], total: dict[str, Any], n: int, n_units: int
+    units: GoldUnits,
+    metrics: list[str],
+    total: dict[str, Any],
+    n: int,
+    n_units: int,
+    alike: bool = False,
 ) -> dict[str, Any] | None:
     """The task score's interval by the one rule (scoring.intervals.quoted_interval), as the
-    report's headline quotes it (`n` units scored, `n_units` resampling units)."""
+    report's headline quotes it (`n` units scored, `n_units` resampling units; `alike`: every
+    metric's resamples were one value, so the score-type interval, named as such)."""
+    value = total["value"]
+    low, high = (
+        (value, value)
+        if alike and value is not None
+        else (
+            total.get("ci_low"),
+            total.get("ci_high"),
+        )
+    )
     quoted = quoted_interval(
         metrics,
         units.kind,
         units.item_pair is not None,
-        total["value"],
+        value,
         n,
-        total.get("ci_low"),
-        total.get("ci_high"),
+        low,
+        high,
         n_units=n_units,
         n_obs=n,
     )
@@ -270,11 +286,13 @@ def compare_model(
     model_scorer = scorer_for(units, _masked(units, model_pred, common))
     # The report's own draws (its headline's, which its model rows share): where the model
     # answers every item the humans do, each score has the interval the report quotes for it.
+    human_alike: list[str] = []
+    model_alike: list[str] = []
     human_scores, human_total = score_with_intervals(
-        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
+        human_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, collapsed=human_alike
     )
     model_scores, model_total = score_with_intervals(
-        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS
+        model_scorer, metrics, bootstrap, seed, HEADLINE_DRAWS, collapsed=model_alike
     )
     difference = None
     if human_total["value"] is not None and model_total["value"] is not None:
@@ -287,8 +305,14 @@ def compare_model(
             seed,
         )
     n_common_items = len(np.unique(units.unit_item[common]))
-    for total, scorer in ((human_total, human_scorer), (model_total, model_scorer)):
-        total["interval"] = _quoted(units, metrics, total, int(common.sum()), scorer.n_units)
+    for total, scorer, alike in (
+        (human_total, human_scorer, human_alike),
+        (model_total, model_scorer, model_alike),
+    ):
+        every_alike = bool(metrics) and set(metrics) <= set(alike)
+        total["interval"] = _quoted(
+            units, metrics, total, int(common.sum()), scorer.n_units, every_alike
+        )
     items: dict[str, list[str]] | None = None
     mcnemar = None
     notes = []
@@ -312,6 +336,8 @@ def compare_model(
             }
     else:
         notes.append("ratings have no right or wrong per item: no item lists, no McNemar test")
+    notes.extend(score_caveats(units, _masked(units, human_pred, common), "the human answers"))
+    notes.extend(score_caveats(units, _masked(units, model_pred, common), "the predictions"))
     n_scored = count_scored(units, human_pred)
     n_model = count_scored(units, model_pred)
     if n_common_items < max(n_scored, n_model):

@@ -13,6 +13,7 @@ a 0.00 that reads like chance.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -124,7 +125,18 @@ def diagnostics(
     for mask in coarse_masks.values():
         tagged |= mask
 
+    scored: dict[bytes, dict[str, Any]] = {}
+
     def row(mask: np.ndarray, purpose: str) -> dict[str, Any]:
+        # A tag on exactly the items of another row (a category's only tag, say) gets that
+        # row's figures: its own resamples would give the same items another interval.
+        key = mask.tobytes()
+        if key in scored:
+            return copy.deepcopy(scored[key])
+        scored[key] = _row(mask, purpose)
+        return scored[key]
+
+    def _row(mask: np.ndarray, purpose: str) -> dict[str, Any]:
         # One purpose for the humans and every model (not the model's name): over the same
         # items of a tag they are scored on the same resamples.
         entry = _score(gold, human, mask, n_classes, metric, replicates, seed, f"diag/{purpose}")

@@ -16,13 +16,14 @@ any task is missing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from annotate.errors import UserError
 from annotate.scoring.benchmark import average_tasks, benchmark_tasks
+from annotate.scoring.caveats import score_caveats
 from annotate.scoring.diagnostics import diagnostics
 from annotate.scoring.model_predictions import (
     counted_wrong,
@@ -87,6 +88,8 @@ class TaskResult:
     """Incomplete files: {"scores", "task_score"} of the complete file with every id left out
     answered wrong, the "rule" it was completed by and a "note" where its score reads unlike
     the metric on the answers given (a correlation below 0)."""
+    notes: list[str] = field(default_factory=list)
+    """Why a score reads as it does where its metric degenerates (`scoring.caveats`)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -166,6 +169,7 @@ def score_predictions(
         },
         diagnostics=diag,
         missing_counted_wrong=as_leaderboard,
+        notes=score_caveats(units, pred, "the predictions"),
     )
 
 

@@ -108,8 +108,13 @@ def estimate(
     return {"value": point, "ci_low": low, "ci_high": high}
 
 
+COLLAPSED_WIDTH = 1e-9
+"""Bounds closer than this are one value: replicates of a correlation of 1 differ in the last
+bits (0.9999999999999998 to 1.0000000000000002), which must not pass for an interval."""
+
+
 def _collapsed(low: float | None, high: float | None) -> bool:
-    return low is not None and high is not None and low >= high
+    return low is not None and high is not None and high - low <= COLLAPSED_WIDTH
 
 
 HEADLINE_DRAWS = "scores"

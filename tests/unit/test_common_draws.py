@@ -122,6 +122,24 @@ def test_the_diagnostics_score_every_model_on_the_humans_resamples():
         assert bounds(models["as-humans"]) == bounds(entry)
 
 
+def test_a_tag_on_the_items_of_its_category_gets_the_categorys_interval():
+    """Logic and its only tag Negation hold the same items: one interval, not two (they read
+    [-0.77, 0.77] and [-0.75, 0.60])."""
+    rng = np.random.default_rng(5)
+    n = 40
+    gold = rng.integers(0, 2, n)
+    human = np.where(rng.random(n) < 0.7, gold, 1 - gold)
+    tags = [
+        {"Logic": ["Negation"]} if i % 3 == 0 else {"Knowledge": ["Common sense"]} for i in range(n)
+    ]
+    table = diagnostics(tags, gold, human, {}, 2, replicates=300, seed=2)
+    assert table is not None
+    assert bounds(table["coarse"]["Logic"]) == bounds(table["fine"]["Logic"]["Negation"])
+    assert bounds(table["coarse"]["Knowledge"]) == bounds(
+        table["fine"]["Knowledge"]["Common sense"]
+    )
+
+
 def test_agreement_of_a_multirc_study_resamples_its_questions_as_the_report(
     cli, workspace, tmp_path
 ):

@@ -392,3 +392,36 @@ def test_agreement_reads_the_raw_mturk_file(cli, cb_store, tmp_path):
     )
     assert result.json()["krippendorff_alpha"]["value"] == pytest.approx(expected)
     assert np.isfinite(expected)
+
+
+def test_points_of_the_tasks_answer_scale_are_read_as_the_scale(cli, cb_store, tmp_path):
+    """CB answers on SuperGLUE's 7-point scale import without --values (they were refused as
+    not a label): scored collapsed, α on the scale, as a study labelled on the screens."""
+    krippendorff = pytest.importorskip("krippendorff")
+    points = ["123", "345", "671", "126", "447", "765", "215", "334"]  # no 1-1-1 split
+    answers = {i: list(p) for i, p in enumerate(points)}
+    path = tmp_path / "scale.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["item", "worker", "answer"])
+        for i, points in answers.items():
+            writer.writerows([[cb_store[i]["idx"], f"W{j}", p] for j, p in enumerate(points)])
+    result = cli(
+        "import-labels", path, "--dataset", "1", "--study", "scale",
+        "--map", "item=item,annotator=worker,label=answer",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    report = cli("report", "scale", "--format", "json", "--bootstrap", "0").json()
+    alpha = report["agreement"]["krippendorff_alpha"]
+    table = np.array([[float(p) for p in points] for points in answers.values()]).T
+    assert alpha["level"] == "ordinal"
+    assert alpha["value"] == pytest.approx(
+        krippendorff.alpha(table, level_of_measurement="ordinal")
+    )
+    collapse = {"1": "entailment", "2": "entailment", "6": "contradiction", "7": "contradiction"}
+    right = 0
+    for i, points in answers.items():
+        votes = pd.Series([collapse.get(p, "neutral") for p in points]).value_counts()
+        right += votes.iloc[0] > 1 and votes.index[0] == cb_store[i]["label"]
+    assert report["ties"]["n_tied"] == 0
+    assert report["scores"]["accuracy"]["value"] == pytest.approx(right / 8)

@@ -628,6 +628,61 @@ def test_stsb_averages_ratings_and_correlates_with_gold(cli, workspace, how):
     assert r["summary"].startswith(f"Human, {how} of 5 (n=6): ")
 
 
+def test_a_score_where_its_metric_degenerates_says_why(cli, workspace):
+    """Constant ratings, one gold class, a class only the answers hold: a word, not a bare
+    "–" or 0.0 (each value still as scipy/sklearn give it)."""
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate([0.5, 2.0, 4.5])]
+    add_study(workspace.engine, "flat", "glue/stsb", items, {str(i): [3.0] * 3 for i in range(3)})
+    r = report_json(cli, "flat", "--bootstrap", "0")
+    assert r["scores"]["pearson"]["value"] is None
+    assert (
+        "Pearson and Spearman are undefined: the human answers are all 3 (no variance)."
+        in (r["notes"])
+    )
+    items = [{"source_id": str(i), "gold": "not_entailment"} for i in range(3)]
+    labels = {str(i): ["not_entailment"] * 3 for i in range(3)}
+    add_study(workspace.engine, "one", "superglue/axb", items, labels)
+    r = report_json(cli, "one", "--bootstrap", "0")
+    assert r["scores"]["mcc"]["value"] == 0.0
+    assert any(
+        "MCC is undefined on one class (the gold labels are all not_entailment)" in n
+        for n in r["notes"]
+    )
+    golds = [E, N, E, N]
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)]
+    labels = {"0": [C] * 3, "1": [N] * 3, "2": [E] * 3, "3": [N] * 3}
+    add_study(workspace.engine, "cb2", "superglue/cb", items, labels)
+    r = report_json(cli, "cb2", "--bootstrap", "0")
+    assert r["scores"]["macro_f1"]["value"] == pytest.approx(
+        f1_score(golds, [C, N, E, N], average="macro")
+    )
+    assert any("contradiction (answered for 1) has no gold item" in n for n in r["notes"])
+
+
+def test_a_model_correlating_perfectly_is_quoted_with_the_score_interval_by_name(
+    cli, workspace, tmp_path: Path
+):
+    golds = [0.4, 1.5, 2.25, 3.0, 4.8, 2.1, 3.7, 0.9]
+    items = [{"source_id": str(i), "gold": g} for i, g in enumerate(golds)]
+    ratings = {str(i): [round(g), round(g) + 1.0, 2.0] for i, g in enumerate(golds)}
+    add_study(workspace.engine, "sts", "glue/stsb", items, ratings)
+    model = tmp_path / "STS-B.tsv"
+    model.write_text(
+        "index\tprediction\n" + "".join(f"{i}\t{g / 2:.3f}\n" for i, g in enumerate(golds))
+    )
+    [row] = report_json(cli, "sts", "--bootstrap", "200", "--model", str(model))["models"]
+    assert row["task_score"]["value"] == pytest.approx(1.0)
+    assert row["interval"]["high"] <= 1.0 and row["interval"]["low"] < 0.99
+    assert row["interval"]["method"].startswith("Wilson score interval at the effective number")
+    compared = cli("compare", "sts", "--model", model, "--bootstrap", "200", "--format", "json")
+    assert compared.code == 0, compared.stderr
+    quoted = compared.json()["model_scores"]["task_score"]["interval"]
+    assert (quoted["low"], quoted["high"]) == (row["interval"]["low"], row["interval"]["high"])
+    assert quoted["method"] == row["interval"]["method"]
+    table = cli("compare", "sts", "--model", model, "--bootstrap", "0").stdout
+    assert "human mean" in table and "human majority" not in table
+
+
 def test_multirc_votes_per_answer_and_scores_f1a_and_em(cli, workspace):
     items = [
         {"source_id": "q1", "gold": {"0": "1", "1": "0", "2": "1"}},

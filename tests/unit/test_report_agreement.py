@@ -86,6 +86,29 @@ def test_fleiss_kappa_of_the_wikipedia_table(cli, tmp_path: Path):
     assert r["item_agreement_histogram"]["14/14"] == 1
 
 
+def test_ac1_on_one_class_counts_the_items_it_would_be_on(cli, tmp_path: Path):
+    """Every label alike: AC1 is undefined for want of a second class, not of items (it read
+    "0 items with 2+ labels" beside 2 items labelled twice)."""
+    data = tmp_path / "labels.tsv"
+    data.write_text(
+        "item_id\tannotator\tlabel\n1\tann\tyes\n1\tbob\tyes\n2\tann\tyes\n2\tbob\tyes\n"
+    )
+    r = cli("agreement", data, "--format", "json").json()
+    assert r["gwet_ac1"]["value"] is None and r["gwet_ac1"]["n_items"] == 2
+    assert "two classes" in r["gwet_ac1"]["note"]
+    row = next(line for line in cli("agreement", data).stdout.splitlines() if "AC1" in line)
+    assert "(2 items with 2+ labels)" in row and "0 items" not in row
+
+
+def test_pairwise_kappa_undefined_on_every_pair_says_why(cli, tmp_path: Path):
+    data = tmp_path / "labels.tsv"
+    data.write_text(
+        "item_id\tannotator\tlabel\n1\tann\tyes\n1\tbob\tyes\n2\tann\tyes\n2\tbob\tyes\n"
+    )
+    row = next(line for line in cli("agreement", data).stdout.splitlines() if "Cohen" in line)
+    assert "mean – over 1 pair (min –, max –) (undefined for every pair: on the items" in row
+
+
 def test_table_view_and_pairwise_kappa(cli, tmp_path: Path):
     data = tmp_path / "labels.tsv"
     data.write_text(

@@ -167,6 +167,46 @@ def test_stsb_pearson_and_spearman_equal_scipy(cli, tmp_path: Path):
     )
 
 
+def test_constant_predictions_say_why_the_correlation_is_undefined(cli, tmp_path: Path):
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [f"{i}\tmain\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\tt{i}\t{i}.0" for i in range(4)],
+    )
+    pred = tsv(tmp_path / "STS-B.tsv", ["index\tprediction"] + [f"{i}\t2.5" for i in range(4)])
+    [task] = score_json(cli, pred, "--gold", gold)["tasks"]
+    assert task["scores"]["pearson"]["value"] is None
+    why = "Pearson and Spearman are undefined: the predictions are all 2.5 (no variance)."
+    assert task["notes"] == [why]
+    assert f"note: glue/stsb: {why}" in cli("score", pred, "--gold", gold).stderr
+
+
+def test_a_perfect_correlation_gets_an_interval_not_its_rounding_noise(cli, tmp_path: Path):
+    """Pearson 1 on every resample differs in the last bits: it read [1.0 - 2e-16, 1.0 + 2e-16],
+    above 1 and zero wide; it gets the score-type interval, as Spearman did."""
+    golds = [0.2, 1.1, 1.9, 2.6, 3.3, 4.0, 4.4, 0.7]
+    header = (
+        "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    )
+    gold = tsv(
+        tmp_path / "STS-B" / "dev.tsv",
+        [header]
+        + [f"{i}\tm\tf\t2012\t{i:04d}\tnone\tnone\ts{i}\tt{i}\t{g}" for i, g in enumerate(golds)],
+    )
+    pred = tsv(
+        tmp_path / "STS-B.tsv",
+        ["index\tprediction"] + [f"{i}\t{g + 0.5:.3f}" for i, g in enumerate(golds)],
+    )
+    [task] = score_json(cli, pred, "--gold", gold, "--bootstrap", "200")["tasks"]
+    pearson, spearman = task["scores"]["pearson"], task["scores"]["spearman"]
+    assert pearson["value"] == pytest.approx(1.0)
+    assert pearson["ci_high"] <= 1.0 and pearson["ci_low"] < 0.99
+    assert (pearson["ci_low"], pearson["ci_high"]) == (spearman["ci_low"], spearman["ci_high"])
+
+
 def test_multirc_f1a_over_answers_and_exact_match_per_question(cli, tmp_path: Path):
     gold = jsonl(tmp_path / "MultiRC" / "val.jsonl", fx.SG_MULTIRC)  # q0: a0=1 a1=0; q1: 1 0 1
     line = {

@@ -18,6 +18,7 @@ from annotate.report.model.schema import FileAgreement, StudyReport
 from annotate.report.sections.agreement import item_agreement_section
 from annotate.report.sections.agreement import note_suffix as _note
 from annotate.report.sections.registry import SECTIONS
+from annotate.report.stats.agreement import pairs_undefined
 from annotate.terminal_text import SafeText as Text
 from annotate.wording import count_of
 
@@ -113,7 +114,8 @@ def render_agreement_table(result: FileAgreement, console: Console) -> None:
         [
             "Cohen's κ, pairwise" + (" (quadratic-weighted)" if result.pairwise_weights else ""),
             f"mean {coef(pairs.mean)} over {count_of(pairs.n_pairs, 'pair')} "
-            f"(min {coef(pairs.min)}, max {coef(pairs.max)}){where('pairwise_cohen_kappa')}",
+            f"(min {coef(pairs.min)}, max {coef(pairs.max)})"
+            f"{pairs_undefined(pairs.n_pairs, pairs.mean)}{where('pairwise_cohen_kappa')}",
         ],
     ]
     g = result.gwet_ac1

@@ -14,6 +14,7 @@ from annotate.report.model.schema import (
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection
+from annotate.report.stats.agreement import pairs_undefined
 from annotate.wording import count_of, plural
 
 PAIRWISE_MATRIX_UP_TO = 10
@@ -69,7 +70,7 @@ def _agreement_section(a: Agreement) -> Section:
             coef(p.mean),
             "",
             f"mean of {count_of(p.n_pairs, 'pair')}; median {coef(p.median)}, "
-            f"min {coef(p.min)}, max {coef(p.max)}",
+            f"min {coef(p.min)}, max {coef(p.max)}{pairs_undefined(p.n_pairs, p.mean)}",
         ]
     )
     uvs = a.unanimous_vs_split

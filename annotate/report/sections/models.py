@@ -70,9 +70,12 @@ def score_models(
             # covering other items is resampled over its own from the same generator: its
             # interval is of its score there, not paired with the humans' (`compare` pairs
             # them, on the items both answered).
+            alike: list[str] = []
             scores, total = score_with_intervals(
-                scorer, list(coded.spec.metrics), replicates, seed, HEADLINE_DRAWS
+                scorer, list(coded.spec.metrics), replicates, seed, HEADLINE_DRAWS, collapsed=alike
             )
+            # Every metric's resamples one value: the score-type interval, named as such.
+            every_alike = bool(alike) and set(coded.spec.metrics) <= set(alike)
             row.scores = {m: Estimate.of(e) for m, e in scores.items()}
             row.task_score = Estimate.of(total)
             quoted = quoted_interval(
@@ -81,8 +84,8 @@ def score_models(
                 coded.item_pair is not None,
                 row.task_score.value,
                 covered,
-                row.task_score.ci_low,
-                row.task_score.ci_high,
+                row.task_score.value if every_alike else row.task_score.ci_low,
+                row.task_score.value if every_alike else row.task_score.ci_high,
                 n_units=scorer.n_units,
                 n_obs=count_answers_scored(coded, pred),
             )

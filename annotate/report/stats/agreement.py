@@ -534,6 +534,19 @@ def _chance_agreement(pair: np.ndarray, ca: np.ndarray, cb: np.ndarray, n_pairs:
     return np.bincount(common // span, weights=na[ia] * nb[ib], minlength=n_pairs)
 
 
+PAIRS_UNDEFINED = (
+    "undefined for every pair: on the items both labelled, each two raters gave one and the "
+    "same answer throughout"
+)
+"""Why no pairwise κ has a value: two raters share items only when a pair exists, so κ is
+undefined only where chance agreement is 1 (one answer from both)."""
+
+
+def pairs_undefined(n_pairs: int, mean: float | None) -> str:
+    """` (PAIRS_UNDEFINED)` where there are pairs and none has a κ; else empty."""
+    return f" ({PAIRS_UNDEFINED})" if n_pairs and mean is None else ""
+
+
 def summarise_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     values = np.array([p["kappa"] for p in pairs if p["kappa"] is not None], dtype=float)
     if len(values) == 0:

@@ -381,7 +381,7 @@ def agreement_report(
     raters_of = _raters_text(per_item[pairable])
     on = {
         "krippendorff_alpha": f"{int(pairable.sum())} of {len(labelled)} items (those with 2+ "
-        f"labels), {int(per_item[pairable].sum())} labels by {len(ann_names)} raters, "
+        f"labels), {int(per_item[pairable].sum())} labels by {count_of(len(ann_names), 'rater')}, "
         f"{raters_of}",
         "fleiss_kappa": (
             f"{fleiss.n_items} items x {fleiss.raters_per_item} raters ("

@@ -76,10 +76,10 @@ def gwet_ac1(
     with the other agreement coefficients, instead of drawing with `rng`."""
     table = np.asarray(table)
     q = int(n_classes if n_classes is not None else table.shape[1])
-    if q < 2:
-        return Estimate(None, note="needs at least two classes"), 0
+    n_pairable = int((table.sum(axis=1) >= 2).sum()) if table.size else 0
+    if q < 2:  # the units it would be on are counted all the same: the reason is the classes
+        return Estimate(None, note="needs at least two classes: the labels hold one"), n_pairable
     stats = _unit_stats(table)
-    n_pairable = int(stats[:, 1].sum())
     if n_pairable == 0:
         return Estimate(None, note="no unit has two or more labels"), 0
     totals = stats.sum(axis=0)
