@@ -266,8 +266,8 @@ def test_one_median_seconds_per_test_answer_under_headers_that_say_so(cli, works
     headers = [h for _, heads, _ in sections(typed) for h in heads]
     assert headers.count(MEDIAN_SECONDS_HEADER) == 2
     assert {
-        "Answers (training and test, none set aside)",
-        "Total minutes (training and test, none set aside)",
+        "Answers (training and test, set-aside ones left out)",
+        "Total minutes (training and test, set-aside ones left out)",
     } <= set(headers)
     for out in (render_markdown(typed), render_html(typed)):
         assert out.count(MEDIAN_SECONDS_HEADER) == 2, out

@@ -460,7 +460,7 @@ def test_the_datasheet_counts_and_times_no_set_aside_answer(cli, workspace, tmp_
     assert times["ben"]["total_minutes"] == pytest.approx(20 / 60)
     assert report["datasheet"]["time_on_task"]["total_minutes"] == pytest.approx(80 / 60)
     markdown = cli("report", "pilot", "--format", "markdown", "--bootstrap", "0").stdout
-    assert "Answers (training and test, none set aside)" in markdown
+    assert "Answers (training and test, set-aside ones left out)" in markdown
 
 
 def _refuse_an_imported_worker(cli, tmp_path: Path) -> None:

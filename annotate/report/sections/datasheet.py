@@ -44,8 +44,8 @@ TRAINING = "training"
 TEST = "test"
 HISTOGRAM_BINS = 20
 # The headers name what the time-on-task table counts: set-aside answers are left out of it.
-ANSWERS_HEADER = "Answers (training and test, none set aside)"
-MINUTES_HEADER = "Total minutes (training and test, none set aside)"
+ANSWERS_HEADER = "Answers (training and test, set-aside ones left out)"
+MINUTES_HEADER = "Total minutes (training and test, set-aside ones left out)"
 
 
 def _utc(moment: datetime) -> datetime:
@@ -246,7 +246,7 @@ def _cost(minutes: float | None, hourly_rate: float | None) -> Cost | None:
         hourly_rate=hourly_rate,
         hours=hours,
         estimated_cost=hours * hourly_rate,
-        note="time on task (training and test answers, none set aside) x the hourly rate given "
+        note="time on task (training and test answers, set-aside ones left out) x the hourly rate given "
         "with --set hourly_rate; reading guidelines and waiting are not counted",
     )
 
