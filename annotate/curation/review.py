@@ -59,16 +59,22 @@ class ExampleChanged(UserError):
     of it): a decision or review made on what was shown would be stored against what was not.
     The screen shows it again."""
 
-    def __init__(self, example_id: int, version: int, new_reviews: int = 0) -> None:
+    def __init__(
+        self, example_id: int, version: int, new_reviews: int = 0, retired: bool = False
+    ) -> None:
         self.example_id = example_id
         self.version = version
         self.new_reviews = new_reviews
         """Reviews the screen did not show (0: the example itself changed)."""
+        self.retired = retired
+        """The change was its retirement: nothing is left to judge (the screen moves on)."""
         super().__init__(f"example {example_id} {self.change}: look again")
 
     @property
     def change(self) -> str:
         """What changed, as the screen says it ("changed since you opened it (now version 2)")."""
+        if self.retired:
+            return "was retired since you opened it"
         if self.new_reviews:
             what = "a new review" if self.new_reviews == 1 else f"{self.new_reviews} new reviews"
             return f"has {what} since you opened it"
@@ -344,6 +350,8 @@ def submit_review(
         reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
+        if version is not None and row.retired:  # retired while on the reviewer's screen
+            raise ExampleChanged(example_id, row.version, retired=True)
         if version is not None and row.sentences_version > version:
             raise ExampleChanged(example_id, row.version)
         tagged = _partner_review(session, row, reviewer)
@@ -539,7 +547,7 @@ def settle(
         info = SetInfo.of(set_row(session, set_name))
         current = example_row(session, info.id, example_id)
         if version is not None and current.version != version:
-            raise ExampleChanged(example_id, current.version)
+            raise ExampleChanged(example_id, current.version, retired=current.retired)
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         unseen = (

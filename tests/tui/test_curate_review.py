@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, OptionList
 
-from annotate.curation.examples import edit_example, example_history, get_example, save_pair
+from annotate.curation.examples import (
+    edit_example,
+    example_history,
+    get_example,
+    save_pair,
+    set_retired,
+)
 from annotate.curation.review import (
     Opinion,
     ReviewFilter,
@@ -153,6 +159,20 @@ class TestBlindReview:
         assert (review.label, review.example_version) == ("neutral", 2)
         assert not get_example(engine, "s", 1).label_unchecked
 
+    async def test_an_example_retired_while_on_screen_is_left_for_the_next(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.example.id == 1
+            set_retired(engine, "s", 1, "ana", True, "duplicate")  # meanwhile, from the CLI
+            await pilot.press("1", "tab", *"dat", "enter", "ctrl+s")
+            await pilot.pause()
+            assert said == [
+                "example 1 was retired since you opened it and is no longer yours to review"
+            ]
+            assert isinstance(app.screen, NothingLeftScreen)  # its reverse went with it
+        assert app.reviews_done == 0 and example_reviews(engine, "s", 1) == []
+
     async def test_an_author_has_nothing_of_their_own_to_review(self, engine):
         app = create_curate_app(engine, "s", "ana", review=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -277,6 +297,22 @@ class TestAdjudication:
                 "disagreement for you now"
             ]
         assert app.settled == 0 and get_example(engine, "s", 2).label == "neutral"
+
+    async def test_a_disagreement_retired_while_on_screen_says_so(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.entry.example.id == 2
+            set_retired(engine, "s", 2, "ana", True, "duplicate")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 was retired since you opened it and has no open disagreement for "
+                "you now"
+            ]
+        assert app.settled == 0
 
     async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
         """26.11: without --override the author's queue is empty; with it, she settles."""
