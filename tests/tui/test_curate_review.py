@@ -20,6 +20,7 @@ from annotate.curation.review import (
     disagreement_queue,
     example_decisions,
     example_reviews,
+    settle,
     submit_review,
 )
 from annotate.curation.sets import create_set
@@ -334,6 +335,21 @@ class TestAdjudication:
             await pilot.pause()
         assert not app.is_running and app.settled == 0
 
+    async def test_a_disagreement_settled_by_another_meanwhile_moves_on(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            entry = app.screen.entry
+            settle(engine, "s", 2, "cara", "entailment", ["Datives"], reviews_seen=entry.review_ids)
+            await pilot.press("2", "ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 was settled since you opened it and has no open disagreement for you now"
+            ]
+        assert [d.decided_by for d in example_decisions(engine, "s", 2)] == ["cara"]
+
     async def test_a_disagreement_retired_while_on_screen_says_so(self, engine):
         submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
         app = create_curate_app(engine, "s", "dan", adjudicate=True)
@@ -345,8 +361,7 @@ class TestAdjudication:
             await pilot.pause()
             assert isinstance(app.screen, NothingLeftScreen)
             assert said == [
-                "example 2 was retired since you opened it and has no open disagreement for "
-                "you now"
+                "example 2 was retired since you opened it and has no open disagreement for you now"
             ]
         assert app.settled == 0
 
