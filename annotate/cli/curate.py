@@ -279,7 +279,8 @@ REVIEW_HELP = """Give blind second opinions on others' examples (TUI).
 You see only the sentences, never the author's labels or tags. New and changed work comes
 first (pairs written in the tool, or whose sentences were edited: newest first), then the
 imported examples with the fewest reviews. Ctrl+N skips an example: it goes to the back of
-your queue, next time too. --author, --since and --tag narrow the queue."""
+your queue, next time too; Ctrl+Q quits (asking first when a label, tag or note is not yet
+submitted). --author, --since and --tag narrow the queue."""
 
 ADJUDICATE_HELP = """Settle the disagreements you may settle (TUI).
 

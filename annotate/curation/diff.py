@@ -1,9 +1,11 @@
 """The word-level difference between a premise and a hypothesis.
 
 A diagnostic pair should isolate one phenomenon, so the two sentences differ by a minimal edit.
-Tokens are whitespace-separated words (punctuation stays attached, as a curator reads them);
-difflib aligns the two token lists. The changed share is the fraction of all tokens of both
-sentences that are not part of an aligned match, i.e. `1 - SequenceMatcher.ratio()`.
+Tokens are whitespace-separated words (punctuation stays attached, as a curator reads them),
+compared as the duplicate rule compares sentences (accents in either encoding, invisible
+characters aside); difflib aligns the two token lists. The changed share is the fraction of
+all tokens of both sentences that are not part of an aligned match, i.e. `1 -
+SequenceMatcher.ratio()`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+
+from annotate.curation.validation import comparable
 
 LARGE_EDIT_SHARE = 0.40
 """Above this share of changed tokens the edit is no longer minimal: the screen warns (it does
@@ -54,7 +58,8 @@ class WordDiff:
 
 
 def _tokens(text: str) -> list[re.Match[str]]:
-    return list(re.finditer(r"\S+", text))
+    """The words of `text`, but for those of invisible characters alone (nothing to see)."""
+    return [m for m in re.finditer(r"\S+", text) if comparable(m.group())]
 
 
 def _spans(tokens: list[re.Match[str]], ranges: list[tuple[int, int]]) -> list[Span]:
@@ -63,7 +68,10 @@ def _spans(tokens: list[re.Match[str]], ranges: list[tuple[int, int]]) -> list[S
 
 def word_diff(premise: str, hypothesis: str) -> WordDiff:
     a, b = _tokens(premise), _tokens(hypothesis)
-    matcher = SequenceMatcher(None, [t.group() for t in a], [t.group() for t in b], autojunk=False)
+    # Words compare as the duplicate rule compares sentences: "é" typed as one character or
+    # as "e" and an accent, or with a zero-width space beside it, is the same word.
+    words_a, words_b = [comparable(t.group()) for t in a], [comparable(t.group()) for t in b]
+    matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
     removed: list[tuple[int, int]] = []
     added: list[tuple[int, int]] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():

@@ -59,16 +59,23 @@ class ExampleChanged(UserError):
     of it): a decision or review made on what was shown would be stored against what was not.
     The screen shows it again."""
 
-    def __init__(self, example_id: int, version: int, new_reviews: int = 0) -> None:
+    def __init__(
+        self, example_id: int, version: int, new_reviews: int = 0, happened: str = ""
+    ) -> None:
         self.example_id = example_id
         self.version = version
         self.new_reviews = new_reviews
         """Reviews the screen did not show (0: the example itself changed)."""
+        self.happened = happened
+        """What someone else did that left nothing to judge ("retired", "settled"): the screen
+        says it and moves on."""
         super().__init__(f"example {example_id} {self.change}: look again")
 
     @property
     def change(self) -> str:
         """What changed, as the screen says it ("changed since you opened it (now version 2)")."""
+        if self.happened:
+            return f"was {self.happened} since you opened it"
         if self.new_reviews:
             what = "a new review" if self.new_reviews == 1 else f"{self.new_reviews} new reviews"
             return f"has {what} since you opened it"
@@ -344,6 +351,8 @@ def submit_review(
         reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         row = example_row(session, info.id, example_id)
+        if version is not None and row.retired:  # retired while on the reviewer's screen
+            raise ExampleChanged(example_id, row.version, happened="retired")
         if version is not None and row.sentences_version > version:
             raise ExampleChanged(example_id, row.version)
         tagged = _partner_review(session, row, reviewer)
@@ -507,6 +516,17 @@ def disagreement_queue(
     return entries
 
 
+def _settled_since(session: Session, example_id: int, reviews_seen: Collection[int]) -> bool:
+    """Whether someone's decision already covers every review a screen showed."""
+    newest = max(reviews_seen, default=0)
+    covered = session.exec(
+        select(func.max(CurationDecision.covers_review_id)).where(
+            CurationDecision.example_id == example_id
+        )
+    ).one()
+    return covered is not None and covered >= newest
+
+
 def settle(
     engine: Engine,
     set_name: str,
@@ -539,7 +559,9 @@ def settle(
         info = SetInfo.of(set_row(session, set_name))
         current = example_row(session, info.id, example_id)
         if version is not None and current.version != version:
-            raise ExampleChanged(example_id, current.version)
+            raise ExampleChanged(
+                example_id, current.version, happened="retired" if current.retired else ""
+            )
         chosen = _checked(info, label, tags)
         entry = next((e for e in _queue(session, info.id) if e.example.id == example_id), None)
         unseen = (
@@ -549,6 +571,13 @@ def settle(
         )
         if unseen:
             raise ExampleChanged(example_id, current.version, new_reviews=len(unseen))
+        if (
+            entry is None
+            and reviews_seen is not None
+            and _settled_since(session, example_id, reviews_seen)
+        ):
+            # Another adjudicator settled it while it was on this screen: say so, move on.
+            raise ExampleChanged(example_id, current.version, happened="settled")
         if entry is None:
             raise UserError(f"example {example_id} has no open disagreement")
         override = override_reason.strip()

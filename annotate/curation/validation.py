@@ -99,14 +99,16 @@ def curator_key(name: str | None) -> str:
     return unicodedata.normalize("NFC", folded)
 
 
+def comparable(text: str) -> str:
+    """Text as sentences are compared: without invisible characters, in one Unicode form (NFC:
+    imported files, kept as written, may hold either form). Spacing is the caller's."""
+    return unicodedata.normalize("NFC", text.translate(_INVISIBLE))
+
+
 def sentence_key(premise: str, hypothesis: str) -> tuple[str, str]:
     """What makes two examples duplicates: the same words in the same order (spacing and
-    invisible characters aside), however their accents are encoded (NFC: imported files, kept
-    as written, may hold either form)."""
-    return (
-        " ".join(unicodedata.normalize("NFC", premise.translate(_INVISIBLE)).split()),
-        " ".join(unicodedata.normalize("NFC", hypothesis.translate(_INVISIBLE)).split()),
-    )
+    invisible characters aside), however their accents are encoded (`comparable`)."""
+    return (" ".join(comparable(premise).split()), " ".join(comparable(hypothesis).split()))
 
 
 def empty_sentence_problems(premise: str, hypothesis: str) -> list[Problem]:

@@ -7,13 +7,20 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, OptionList
 
-from annotate.curation.examples import edit_example, example_history, get_example, save_pair
+from annotate.curation.examples import (
+    edit_example,
+    example_history,
+    get_example,
+    save_pair,
+    set_retired,
+)
 from annotate.curation.review import (
     Opinion,
     ReviewFilter,
     disagreement_queue,
     example_decisions,
     example_reviews,
+    settle,
     submit_review,
 )
 from annotate.curation.sets import create_set
@@ -22,6 +29,7 @@ from annotate.curation.validation import PairDraft
 from annotate.tui.curate.app import create_curate_app
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.common import opinions_text
+from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
 from annotate.tui.curate.widgets.label_choice import LabelChoice
@@ -153,6 +161,43 @@ class TestBlindReview:
         assert (review.label, review.example_version) == ("neutral", 2)
         assert not get_example(engine, "s", 1).label_unchecked
 
+    async def test_an_example_retired_while_on_screen_is_left_for_the_next(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.example.id == 1
+            set_retired(engine, "s", 1, "ana", True, "duplicate")  # meanwhile, from the CLI
+            await pilot.press("1", "tab", *"dat", "enter", "ctrl+s")
+            await pilot.pause()
+            assert said == [
+                "example 1 was retired since you opened it and is no longer yours to review"
+            ]
+            assert isinstance(app.screen, NothingLeftScreen)  # its reverse went with it
+        assert app.reviews_done == 0 and example_reviews(engine, "s", 1) == []
+
+    async def test_ctrl_q_asks_before_a_chosen_label_is_lost(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2", "ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard) and app.is_running
+            said = all_static_text(app)
+            assert "Quit without saving?" in said and "Your review is not saved" in said
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, ReviewScreen)
+            assert app.screen.query_one("#label", LabelChoice).value == "neutral"
+            await pilot.press("ctrl+q", "y")
+            await pilot.pause()
+        assert not app.is_running and example_reviews(engine, "s", 1) == []
+
+    async def test_ctrl_q_with_nothing_chosen_quits_at_once(self, engine):
+        app = create_curate_app(engine, "s", "ben", review=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert not app.is_running
+
     async def test_an_author_has_nothing_of_their_own_to_review(self, engine):
         app = create_curate_app(engine, "s", "ana", review=True)
         async with app.run_test(size=SIZE) as pilot:
@@ -277,6 +322,48 @@ class TestAdjudication:
                 "disagreement for you now"
             ]
         assert app.settled == 0 and get_example(engine, "s", 2).label == "neutral"
+
+    async def test_ctrl_q_asks_only_when_the_decision_differs_from_the_example(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2", "ctrl+q")  # ben's label chosen over the author's
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDiscard)
+            assert "Your decision is not saved" in all_static_text(app)
+            await pilot.press("escape", "1", "ctrl+q")  # the label as it stands: nothing lost
+            await pilot.pause()
+        assert not app.is_running and app.settled == 0
+
+    async def test_a_disagreement_settled_by_another_meanwhile_moves_on(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            entry = app.screen.entry
+            settle(engine, "s", 2, "cara", "entailment", ["Datives"], reviews_seen=entry.review_ids)
+            await pilot.press("2", "ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 was settled since you opened it and has no open disagreement for you now"
+            ]
+        assert [d.decided_by for d in example_decisions(engine, "s", 2)] == ["cara"]
+
+    async def test_a_disagreement_retired_while_on_screen_says_so(self, engine):
+        submit_review(engine, "s", "ben", 2, "neutral", ["Datives"])
+        app = create_curate_app(engine, "s", "dan", adjudicate=True)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.screen.entry.example.id == 2
+            set_retired(engine, "s", 2, "ana", True, "duplicate")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, NothingLeftScreen)
+            assert said == [
+                "example 2 was retired since you opened it and has no open disagreement for you now"
+            ]
+        assert app.settled == 0
 
     async def test_the_author_settles_her_own_example_only_with_an_override(self, engine):
         """26.11: without --override the author's queue is empty; with it, she settles."""

@@ -98,6 +98,17 @@ def test_word_diff_marks_the_minimal_edit():
     assert not diff.large
 
 
+def test_the_diff_compares_words_as_the_duplicate_rule_does():
+    """An accent typed as "e" and a combining mark, or a zero-width space, changes no word: the
+    screen must not count words as changed in a pair the save refuses as identical."""
+    premise = "The cafe\u0301 is open."  # as an imported file may spell it
+    diff = word_diff(premise, "The café is\u200b open.")
+    assert (diff.changed_tokens, diff.premise_spans) == (0, [])
+    assert diff.summary() == "The sentences are identical."
+    diff = word_diff(premise, "The café is \u200b closed.")
+    assert (diff.changed_tokens, diff.total_tokens) == (2, 8)
+
+
 def test_a_large_difference_is_flagged_above_the_threshold():
     diff = word_diff("Three journalists were injured.", "Nobody was hurt at all.")
     assert diff.changed_share > LARGE_EDIT_SHARE and diff.large

@@ -221,6 +221,35 @@ def test_a_decision_on_an_example_edited_since_it_was_shown_is_refused(engine):
     assert settled.label == "neutral" and disagreement_queue(engine, "s") == []
 
 
+def test_a_decision_on_an_example_another_adjudicator_settled_meanwhile_says_so(engine):
+    submit_review(engine, "s", "ben", 2, "neutral", ["Negation"])
+    cara_sees = disagreement_queue(engine, "s", "cara")[0]
+    dan_sees = disagreement_queue(engine, "s", "dan")[0]
+    # cara keeps ana's label: the example's version stays as dan's screen showed it
+    settle(
+        engine,
+        "s",
+        2,
+        "cara",
+        "contradiction",
+        ["Negation"],
+        version=1,
+        reviews_seen=cara_sees.review_ids,
+    )
+    with pytest.raises(ExampleChanged, match=r"^example 2 was settled since you opened it"):
+        settle(
+            engine,
+            "s",
+            2,
+            "dan",
+            "neutral",
+            ["Negation"],
+            version=dan_sees.example.version,
+            reviews_seen=dan_sees.review_ids,
+        )
+    assert [d.decided_by for d in example_decisions(engine, "s", 2)] == ["cara"]
+
+
 def dan_settles_as_shown(engine, entry) -> None:
     """dan settles example 1 as contradiction (Negation) from the queue `entry` his screen
     showed: its version and the reviews it listed."""

@@ -16,6 +16,7 @@ from annotate.text import terminal_safe
 from annotate.tui.crash import SafeCrash
 from annotate.tui.curate.screens.adjudicate import AdjudicateScreen
 from annotate.tui.curate.screens.author import AuthorScreen
+from annotate.tui.curate.screens.common import ExampleScreen
 from annotate.tui.curate.screens.confirm import ConfirmDiscard
 from annotate.tui.curate.screens.done import NothingLeftScreen
 from annotate.tui.curate.screens.review import ReviewScreen
@@ -57,19 +58,30 @@ class CurateApp(SafeCrash, App[None]):
             self.push_screen(self._next_screen())
 
     def action_request_quit(self) -> None:
-        """Ctrl+Q: quit, but ask first when the author has a pair half-written."""
+        """Ctrl+Q: quit, but ask first when the author has a pair half-written, or a reviewer
+        or adjudicator a judgement chosen and not stored."""
         if isinstance(self.screen, ConfirmDiscard):
             self.exit()  # Ctrl+Q again on the question: yes, quit
             return
-        if self.screen is self.author_screen and self.author_screen.has_unsaved_work():
-
-            def answered(discard: bool | None) -> None:
-                if discard:
-                    self.exit()
-
-            self.push_screen(ConfirmDiscard("Quit without saving this pair?"), answered)
+        question = self._unsaved_question()
+        if question is None:
+            self.exit()
             return
-        self.exit()
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.exit()
+
+        self.push_screen(question, answered)
+
+    def _unsaved_question(self) -> ConfirmDiscard | None:
+        """The question Ctrl+Q asks on this screen first, or None: nothing would be lost."""
+        screen = self.screen
+        if screen is self.author_screen and self.author_screen.has_unsaved_work():
+            return ConfirmDiscard("Quit without saving this pair?")
+        if isinstance(screen, ExampleScreen) and screen.has_unsaved_work():
+            return ConfirmDiscard("Quit without saving?", screen.UNSAVED)
+        return None
 
     @property
     def pairs_saved(self) -> int:

@@ -94,6 +94,17 @@ class AdjudicateScreen(ExampleScreen):
         return self.entry.example.id
 
     GONE = "has no open disagreement for you now"
+    UNSAVED = "Your decision"
+
+    def has_unsaved_work(self) -> bool:
+        """The form starts as the example stands: a label or tags changed, or a reason typed."""
+        example = self.entry.example
+        pickers = self.query(TagPicker)
+        return bool(
+            self.query_one("#label", LabelChoice).value != example.label
+            or (pickers and set(pickers[0].selected) != set(example.fine_tags))
+            or self.query_one("#note", Input).value.strip()
+        )
 
     def _fresh(self, example_id: int) -> QueueEntry | None:
         return self.desk.queue_entry(example_id)

@@ -61,6 +61,13 @@ class ExampleScreen(Screen[None]):
     GONE = ""
     """What became of an example that changed and left this curator's queue."""
 
+    UNSAVED = ""
+    """What Ctrl+Q would lose when `has_unsaved_work` ("Your review"), for its question."""
+
+    def has_unsaved_work(self) -> bool:
+        """Anything the curator chose or typed on this screen that Ctrl+S has not stored."""
+        raise NotImplementedError
+
     def _example_id(self) -> int:
         """The example on the screen."""
         raise NotImplementedError

@@ -1,5 +1,6 @@
 """A yes/no question before something is lost: the author's half-written pair on Ctrl+Q or
-Ctrl+R. Dismisses with True (go ahead) or False (keep writing)."""
+Ctrl+R, a half-made review or decision on Ctrl+Q. Dismisses with True (go ahead) or False
+(keep writing)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,16 @@ class ConfirmDiscard(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No, keep writing"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, what: str = "The pair on the form") -> None:
         super().__init__()
         self.question = question
+        self.what = what
+        """What would be lost, as the dialog names it ("Your review")."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
             yield Static(Text(self.question, style="bold"), classes="dialog-title")
-            yield Static(Text("The pair on the form is not saved (Ctrl+S saves it)."))
+            yield Static(Text(f"{self.what} is not saved (Ctrl+S saves it)."))
             yield Static(Text("y: discard it · n or Esc: keep writing", style="dim"))
 
     def action_answer(self, discard: bool) -> None:

@@ -91,6 +91,14 @@ class ReviewScreen(ExampleScreen):
         return self.example.id
 
     GONE = "is no longer yours to review"
+    UNSAVED = "Your review"
+
+    def has_unsaved_work(self) -> bool:
+        return bool(
+            self.query_one("#label", LabelChoice).value is not None
+            or (self.tagged_with is None and self.query_one(TagPicker).selected)
+            or self.query_one("#note", Input).value.strip()
+        )
 
     def _fresh(self, example_id: int) -> BlindExample | None:
         return self.desk.blind(example_id)
