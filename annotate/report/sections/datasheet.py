@@ -246,8 +246,8 @@ def _cost(minutes: float | None, hourly_rate: float | None) -> Cost | None:
         hourly_rate=hourly_rate,
         hours=hours,
         estimated_cost=hours * hourly_rate,
-        note="time on task (training and test answers, set-aside ones left out) x the hourly rate given "
-        "with --set hourly_rate; reading guidelines and waiting are not counted",
+        note="time on task (training and test answers, set-aside ones left out) x the hourly "
+        "rate given with --set hourly_rate; reading guidelines and waiting are not counted",
     )
 
 
