@@ -623,13 +623,14 @@ async def test_a_browser_tab_that_quits_shows_the_goodbye_where_it_said_session_
     ]
 
 
-def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
-    """A crowd worker's link carries their platform id (PROLIFIC_PID): the server's output
-    logs no request line with it."""
-    port, log = free_port(), tmp_path / "serve.log"
+@contextlib.contextmanager
+def serving_tabs_to(log: Path, db_url: str, study: str, first: str = "/") -> Iterator[str]:
+    """`annotate serve STUDY --terminal --no-tokens` with its output in `log`, once `first`
+    answers: its base URL; stopped at the end by its own process group."""
+    port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port),
+            [*ANNOTATE, "--db", db_url, "serve", study, "--port", str(port),
              "--no-tokens", "--terminal"],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
@@ -637,16 +638,26 @@ def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
             base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_TIMEOUT_S
             while time.monotonic() < deadline:
                 try:
-                    if get(f"{base}/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee01")[0] == 200:
+                    if get(base + first)[0] == 200:
                         break
                 except OSError:
                     time.sleep(0.1)  # bounded polling for the server to come up
             else:
                 pytest.fail("annotate serve did not answer in time")
-            assert get(f"{base}/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee02")[0] == 200
+            yield base
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=10)
+
+
+def test_the_log_holds_no_page_address(db_url, served_study, tmp_path: Path):
+    """A crowd worker's link carries their platform id (PROLIFIC_PID): the server's output
+    logs no request line with it."""
+    log = tmp_path / "serve.log"
+    with serving_tabs_to(
+        log, db_url, served_study, "/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee01"
+    ) as base:
+        assert get(f"{base}/?PROLIFIC_PID=5f3c0ffee0ddba11c0ffee02")[0] == 200
     text = log.read_text()
     assert "Serving" in text  # the output was captured
     assert "c0ffee" not in text
@@ -657,38 +668,20 @@ async def test_a_tabs_refused_sign_in_reaches_the_servers_log(db_url, served_stu
     stderr while the app runs, and the warning never reached the server's output."""
     import aiohttp
 
-    port, log = free_port(), tmp_path / "serve.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*ANNOTATE, "--db", db_url, "serve", served_study, "--port", str(port),
-             "--no-tokens", "--terminal"],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-        try:
-            base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_TIMEOUT_S
-            while time.monotonic() < deadline:
-                try:
-                    if get(base + "/")[0] == 200:
-                        break
-                except OSError:
-                    time.sleep(0.1)  # bounded polling for the server to come up
-            else:
-                pytest.fail("annotate serve did not answer in time")
-            async with aiohttp.ClientSession() as http:
-                url = base.replace("http", "ws") + "/ws?width=100&height=30"
-                async with http.ws_connect(url, origin=base) as ws:
-                    await read_screen_until(ws, NAME_HINT)
-                    await ws.send_str(json.dumps(["stdin", "nobody-here\r"]))
-                    await read_screen_until(ws, TOKEN_HINT)
-                    await ws.send_str(json.dumps(["stdin", "guess\r"]))
-                    await read_screen_until(ws, "Unknown name or wrong token")
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while "refused a sign-in" not in log.read_text():  # written as the tab ends
-                assert time.monotonic() < deadline, log.read_text()
-                await asyncio.sleep(0.1)  # bounded polling for the tab's end
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
+    log = tmp_path / "serve.log"
+    with serving_tabs_to(log, db_url, served_study) as base:
+        async with aiohttp.ClientSession() as http:
+            url = base.replace("http", "ws") + "/ws?width=100&height=30"
+            async with http.ws_connect(url, origin=base) as ws:
+                await read_screen_until(ws, NAME_HINT)
+                await ws.send_str(json.dumps(["stdin", "nobody-here\r"]))
+                await read_screen_until(ws, TOKEN_HINT)
+                await ws.send_str(json.dumps(["stdin", "guess\r"]))
+                await read_screen_until(ws, "Unknown name or wrong token")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while "refused a sign-in" not in log.read_text():  # written as the tab ends
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.1)  # bounded polling for the tab's end
     text = log.read_text()
     assert "refused a sign-in (name:nob…#" in text
     assert "nobody-here" not in text and "guess" not in text

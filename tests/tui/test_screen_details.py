@@ -50,6 +50,20 @@ def app_for(workspace, tmp_path, task: str, *, test, dev=None, overrides=QUICK_T
     return create_app(workspace.engine, study, names.get("annotator", "ana"), create_annotator=True)
 
 
+def long_premise_app(workspace, tmp_path):
+    """RTE with one training item and a test item whose premise is too long for the screen:
+    the hypothesis is pinned below it, in the feedback too."""
+    dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
+    return app_for(
+        workspace,
+        tmp_path,
+        "superglue/rte",
+        dev=dev,
+        test=LONG_PREMISE_TEST,
+        overrides=ONE_TRAINING_ITEM,
+    )
+
+
 class TestHypothesisInView:
     """Item 10: the hypothesis is pinned below a premise of any length."""
 
@@ -79,15 +93,7 @@ class TestHypothesisInView:
 
     async def test_hypothesis_visible_in_training_feedback_too(self, workspace, tmp_path):
         """The feedback keeps the item on screen to show why: the hypothesis included."""
-        dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
-        app = app_for(
-            workspace,
-            tmp_path,
-            "superglue/rte",
-            dev=dev,
-            test=LONG_PREMISE_TEST,
-            overrides=ONE_TRAINING_ITEM,
-        )
+        app = long_premise_app(workspace, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await start(pilot)
             await pilot.press("1")
@@ -246,15 +252,7 @@ class TestHelpKeys:
     """`?` lists the keys of the screen it was opened from, not the item screen's everywhere."""
 
     async def test_help_lists_the_keys_of_the_item_then_of_the_feedback(self, workspace, tmp_path):
-        dev = [{**LONG_PREMISE_TEST[0], "label": "not_entailment", "idx": 1}]
-        app = app_for(
-            workspace,
-            tmp_path,
-            "superglue/rte",
-            dev=dev,
-            test=LONG_PREMISE_TEST,
-            overrides=ONE_TRAINING_ITEM,
-        )
+        app = long_premise_app(workspace, tmp_path)
 
         async def help_text() -> str:
             await pilot.press("question_mark")
