@@ -50,6 +50,7 @@ def test_label_says_what_was_saved_in_words_that_agree_with_the_counts(
         run=lambda: None,
         return_code=0,
         release_failed=None,
+        continued_elsewhere=False,
         session=SimpleNamespace(progress=lambda: progress, more_to_come=lambda _: True),
     )
     monkeypatch.setattr(annotate.tui.app, "create_app", lambda *a, **k: closed)

@@ -83,6 +83,7 @@ class FakeApp:
     built: list[str] = []
     return_code = 0  # a clean exit (annotate label exits with a crashed app's code)
     release_failed = None  # the item on screen was given back at Quit
+    continued_elsewhere = False  # no newer window took this one over
 
     def __init__(self, name: str) -> None:
         FakeApp.built.append(name)
