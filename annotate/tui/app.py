@@ -54,6 +54,10 @@ T = TypeVar("T")
 class LabelApp(SafeCrash, App[None]):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False  # annotators get the keys they need, nothing else
+    continued_elsewhere = False
+    """A newer window of this annotator took over this one (ContinuedScreen); a class default,
+    as the served tab's app (web/app.py) does not run this class's __init__."""
+
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -86,8 +90,6 @@ class LabelApp(SafeCrash, App[None]):
         self.release_failed: str | None = None
         """Why the item on screen could not be given back at Quit (it stays leased until its
         lease runs out), or None."""
-        self.continued_elsewhere = False
-        """A newer window of this annotator took over this one (ContinuedScreen)."""
 
     @property
     def crowd(self) -> CrowdConfig | None:
