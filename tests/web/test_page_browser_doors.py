@@ -1,5 +1,6 @@
 """The page's doors in real headless Chromium: a full disk says so, and the page tries again by
-itself until it can save again (issue 39, item 15b)."""
+itself until it can save again (issue 39, item 15b); a server out of reach is said, and the
+answer is sent when pressed again."""
 
 from __future__ import annotations
 
@@ -86,3 +87,33 @@ def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, t
         assert "already answered" in said and "was not stored" in said
     test = [label for label in labels(engine, study) if label.phase == "test"]
     assert [label.value for label in test] == ["entailment"]
+
+
+def test_an_answer_that_cannot_reach_the_server_is_said_and_sent_when_pressed_again(
+    workspace, tmp_path
+):
+    """The server out of reach (stopped, restarting, the network cut) when a worker answers:
+    the page says the answer was not sent, keeps the item, and the same key sends it later."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=2)
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "item")  # the first test item
+        item = driver.find_element("id", "body").text
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        press(driver, "2")()
+        notice = WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element("id", "notice"))
+        assert "could not be reached" in notice.text and "not sent" in notice.text
+        assert driver.find_element("id", "body").text == item  # the same item, still there
+        assert [label.phase for label in labels(engine, study)] == ["training"]
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        then(driver, press(driver, "2"), "item")  # back: the same key sends it
+        assert "could not be reached" not in driver.find_element("id", "screen").text
+    test = [label.value for label in labels(engine, study) if label.phase == "test"]
+    assert test == ["not_entailment"]

@@ -220,5 +220,18 @@
   }
 
   document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); toTop(); });
+
+  // --- The server out of reach (stopped, restarted, the network cut) ------------------------
+  // htmx then swaps nothing and says nothing: the item stayed on the screen as if the click
+  // had been taken, and a worker who thought they had answered did not know to press again.
+  // The request reached nobody, so nothing of it was stored: say so, and that pressing again
+  // sends it (the screen, its form and its item stay as they were).
+  function unreachable(e) {
+    var sent = e.detail && e.detail.requestConfig && e.detail.requestConfig.verb === "post";
+    say("The server could not be reached: " + (sent ? "your answer was not sent" : "nothing changed") +
+        ". Nothing is lost: press it again in a moment.");
+  }
+  document.addEventListener("htmx:sendError", unreachable);
+  document.addEventListener("htmx:timeout", unreachable);
   document.addEventListener("DOMContentLoaded", function () { shown(); focusScreen(); });
 })();
