@@ -117,3 +117,29 @@ def test_an_answer_that_cannot_reach_the_server_is_said_and_sent_when_pressed_ag
         assert "could not be reached" not in driver.find_element("id", "screen").text
     test = [label.value for label in labels(engine, study) if label.phase == "test"]
     assert test == ["not_entailment"]
+
+
+def test_a_waiting_screen_that_cannot_reach_the_server_says_it_keeps_trying(workspace, tmp_path):
+    """The waiting screen checks by itself: out of reach, it says it keeps trying (not that an
+    answer was not sent, as no one pressed anything), and the words go once a check gets
+    through."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", gate_rule="manual")
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    options = {"require_tokens": False, "poll_seconds": 0.3}
+    with served_page(engine, study, **options) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "waiting")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        notice = WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element("id", "notice"))
+        assert notice.text == (
+            "The server could not be reached just now: this page keeps trying by itself."
+        )
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        WebDriverWait(driver, WAIT_S).until(lambda d: not d.find_elements("id", "notice"))
+        assert screen_name(driver) == "waiting"
