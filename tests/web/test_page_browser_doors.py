@@ -13,7 +13,7 @@ from sqlalchemy import Engine, event
 
 from annotate.protocol.studies import add_annotator
 from tests.web.support import chromium, labels, layout_study, need_chromium, served_page
-from tests.web.test_page_browser import WAIT_S, press, screen_name, sign_in, then
+from tests.web.test_page_browser import WAIT_S, click, press, screen_name, sign_in, then
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +143,26 @@ def test_a_waiting_screen_that_cannot_reach_the_server_says_it_keeps_trying(work
         driver.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
         WebDriverWait(driver, WAIT_S).until(lambda d: not d.find_elements("id", "notice"))
         assert screen_name(driver) == "waiting"
+
+
+def test_a_crowd_worker_whose_session_is_gone_is_sent_to_their_link_at_once(workspace, tmp_path):
+    """A crowd worker's cookie lost mid-test (cleared, or the server restarted with a key of
+    its own): their next answer is not taken, and the page says to open their link again,
+    where a reload (the expired page's offer) would only have led."""
+    from urllib.parse import urlencode
+
+    from tests.crowd_helpers import prolific_query, short_study
+
+    engine = workspace.engine
+    study = short_study(engine, tmp_path).study.name
+    with served_page(engine, study) as base, chromium(tmp_path) as driver:
+        driver.get(f"{base}/?{urlencode(prolific_query(1))}")
+        then(driver, click(driver, "#start"), "item")
+        then(driver, press(driver, "1"), "feedback")
+        driver.delete_all_cookies()
+        then(driver, click(driver, "#continue"), "item")  # shown with no request
+        then(driver, press(driver, "1"), "link")
+        said = driver.find_element("id", "screen").text
+        assert "nothing was saved" in said and "Open that link again" in said, said
+        assert "Reload" not in said
+    assert [label.phase for label in labels(engine, study)] == ["training"]
