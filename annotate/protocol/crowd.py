@@ -947,13 +947,14 @@ def arrival_exit(
     worker yet to start training when every test item has the labels it takes (study_full:
     no point training). Recorded as exit_for does. None: the worker goes in. `session`: the
     worker's AnnotatorSession on this arrival's window (its phase and visit are all this
-    reads)."""
+    reads). A worker of the test phase leaves at once only when back after their end
+    (_back_after_the_end)."""
     from annotate.protocol.session import Phase
 
     phase = session.phase()
     if phase is not Phase.REJECTED:
         if phase is Phase.TEST:
-            return None
+            return _back_after_the_end(session, clock)
         with read_connection(session.engine) as conn:
             role = conn.execute(_LINK_ROLE, {"b_visit": session.visit_id}).scalar()
             full = phase is Phase.TRAINING and not _slots_open(conn, session.ctx)
@@ -961,6 +962,18 @@ def arrival_exit(
             return None
     engine, name = session.engine, session.annotator.name
     return exit_for(engine, session.ctx, name, visit_id=session.visit_id, clock=clock)
+
+
+def _back_after_the_end(session: AnnotatorSession, clock: Callable[[], datetime]) -> Exit | None:
+    """The exit of a test-phase worker who opens their link again after their end (their
+    batch answered, or no item left for them) and owes no survey answer: their code at once.
+    Such a worker (often back only for the code, in a new window) was shown the guidelines
+    and a Start, as if the study began anew, before the same exit."""
+    name = session.annotator.name
+    at = _reached(session.engine, session.ctx, name, session.visit_id, clock(), survey=True)
+    if at.outcome is None or at.survey_due:
+        return None  # items left, or the survey first: through the guidelines, as before
+    return _record_exit(session.engine, at, at.outcome)
 
 
 def exit_for(

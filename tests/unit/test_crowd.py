@@ -392,6 +392,25 @@ def test_threshold_gate_in_one_session_leads_to_test_or_the_screen_out_code(
         assert crowd.outcome_counts(s, 1)["completed"] == 1
 
 
+def test_a_worker_back_after_their_end_leaves_at_arrival_with_the_same_code(
+    workspace, tmp_path: Path
+):
+    """A worker who completed their batch opens the link again (a new window, their code
+    lost): they get the code at arrival, not the guidelines and a Start; one with items left
+    goes in."""
+    crowd_study(workspace.engine, tmp_path, max_test_items_per_annotator=2)
+    engine = workspace.engine
+    done, busy = arrive(engine, "pilot", 1), arrive(engine, "pilot", 2)
+    train(engine, done)
+    train(engine, busy)
+    label_test(done)
+    first = crowd.exit_for(engine, "pilot", "w01", visit_id=done.visit_id)
+    assert first is not None and first.outcome == "completed"
+    again = crowd.arrival_exit(arrive(engine, "pilot", 1))
+    assert again is not None and (again.outcome, again.code) == ("completed", CODES["completed"])
+    assert crowd.arrival_exit(arrive(engine, "pilot", 2)) is None  # test items still to do
+
+
 def test_a_worker_counts_their_own_batch_not_the_studys_test_items(workspace, tmp_path: Path):
     """A worker with a batch of 5 of the study's 20 test items read "Test 0/20" over their
     first item, and was thanked for finishing at "Test 4/20": they count their batch."""

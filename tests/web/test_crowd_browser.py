@@ -112,6 +112,41 @@ def test_mturk_frames_the_page_and_the_exit_form_reaches_external_submit(
     assert mturk.sent_from == [(f"https://{PUBLIC}", f"https://{PUBLIC}/")]
 
 
+def test_mturk_s_framed_preview_then_the_accepted_assignment_reach_external_submit(
+    workspace, tmp_path: Path, tls
+):
+    """As a worker meets a HIT: its preview in MTurk's frame (nothing to answer, no work
+    begun), then, accepted, the same frame opened with the assignment, through to the exit."""
+    study = crowd_study(
+        workspace.engine,
+        tmp_path,
+        train=1,
+        test=2,
+        gate_threshold=0.0,
+        annotators_per_item=1,
+        crowd_settings={"platform": "mturk", "study_ids": [], "public_url": f"https://{PUBLIC}/"},
+    ).study.name
+    preview = {**MTURK_LINK, "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"}
+    preview.pop("workerId")  # MTurk's preview names no worker
+    with mturk_stand_in(tls) as mturk, served_page(workspace.engine, study, tls=tls) as base:
+        ports = {PUBLIC: port_of(base), **dict.fromkeys(MTURK_NAMES, mturk.port)}
+        with chromium(tmp_path, extra=resolver_switches(ports)) as driver:
+            for link, first in ((preview, "preview"), (MTURK_LINK, "guidelines")):
+                task = f"https://{PUBLIC}/?{urlencode(link)}"
+                driver.get("https://worker.mturk.com/hit?" + urlencode({"src": task}))
+                driver.switch_to.frame("task")
+                assert screen_name(driver) == first
+                if first == "preview":
+                    assert "accept the task" in driver.find_element("id", "screen").text
+                    assert not driver.find_elements("css selector", "#start, button.option")
+            work_through(driver)
+            driver.find_element("css selector", "#mturk-submit button").click()
+            assert mturk.arrived.wait(WAIT_S), "externalSubmit received nothing"
+    assert mturk.submitted == [
+        {"assignmentId": ASSIGNMENT, "outcome": "completed", "code": CODES["completed"]}
+    ]
+
+
 def test_a_study_not_on_mturk_refuses_frames_and_foreign_form_targets(
     workspace, tmp_path: Path, tls
 ):

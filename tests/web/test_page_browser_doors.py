@@ -1,5 +1,6 @@
 """The page's doors in real headless Chromium: a full disk says so, and the page tries again by
-itself until it can save again (issue 39, item 15b)."""
+itself until it can save again (issue 39, item 15b); a server out of reach is said, and the
+answer is sent when pressed again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from sqlalchemy import Engine, event
 
 from annotate.protocol.studies import add_annotator
 from tests.web.support import chromium, labels, layout_study, need_chromium, served_page
-from tests.web.test_page_browser import WAIT_S, press, screen_name, sign_in, then
+from tests.web.test_page_browser import WAIT_S, click, press, screen_name, sign_in, then
 
 pytestmark = pytest.mark.slow
 
@@ -86,3 +87,82 @@ def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, t
         assert "already answered" in said and "was not stored" in said
     test = [label for label in labels(engine, study) if label.phase == "test"]
     assert [label.value for label in test] == ["entailment"]
+
+
+def test_an_answer_that_cannot_reach_the_server_is_said_and_sent_when_pressed_again(
+    workspace, tmp_path
+):
+    """The server out of reach (stopped, restarting, the network cut) when a worker answers:
+    the page says the answer was not sent, keeps the item, and the same key sends it later."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=2)
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "item")  # the first test item
+        item = driver.find_element("id", "body").text
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        press(driver, "2")()
+        notice = WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element("id", "notice"))
+        assert "could not be reached" in notice.text and "not sent" in notice.text
+        assert driver.find_element("id", "body").text == item  # the same item, still there
+        assert [label.phase for label in labels(engine, study)] == ["training"]
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        then(driver, press(driver, "2"), "item")  # back: the same key sends it
+        assert "could not be reached" not in driver.find_element("id", "screen").text
+    test = [label.value for label in labels(engine, study) if label.phase == "test"]
+    assert test == ["not_entailment"]
+
+
+def test_a_waiting_screen_that_cannot_reach_the_server_says_it_keeps_trying(workspace, tmp_path):
+    """The waiting screen checks by itself: out of reach, it says it keeps trying (not that an
+    answer was not sent, as no one pressed anything), and the words go once a check gets
+    through."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", gate_rule="manual")
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    options = {"require_tokens": False, "poll_seconds": 0.3}
+    with served_page(engine, study, **options) as base, chromium(tmp_path) as driver:
+        sign_in(driver, base)
+        then(driver, press(driver, "1"), "feedback")
+        then(driver, press(driver, Keys.ENTER), "waiting")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        notice = WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element("id", "notice"))
+        assert notice.text == (
+            "The server could not be reached just now: this page keeps trying by itself."
+        )
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        WebDriverWait(driver, WAIT_S).until(lambda d: not d.find_elements("id", "notice"))
+        assert screen_name(driver) == "waiting"
+
+
+def test_a_crowd_worker_whose_session_is_gone_is_sent_to_their_link_at_once(workspace, tmp_path):
+    """A crowd worker's cookie lost mid-test (cleared, or the server restarted with a key of
+    its own): their next answer is not taken, and the page says to open their link again,
+    where a reload (the expired page's offer) would only have led."""
+    from urllib.parse import urlencode
+
+    from tests.crowd_helpers import prolific_query, short_study
+
+    engine = workspace.engine
+    study = short_study(engine, tmp_path).study.name
+    with served_page(engine, study) as base, chromium(tmp_path) as driver:
+        driver.get(f"{base}/?{urlencode(prolific_query(1))}")
+        then(driver, click(driver, "#start"), "item")
+        then(driver, press(driver, "1"), "feedback")
+        driver.delete_all_cookies()
+        then(driver, click(driver, "#continue"), "item")  # shown with no request
+        then(driver, press(driver, "1"), "link")
+        said = driver.find_element("id", "screen").text
+        assert "nothing was saved" in said and "Open that link again" in said, said
+        assert "Reload" not in said
+    assert [label.phase for label in labels(engine, study)] == ["training"]

@@ -17,7 +17,7 @@ from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import guarded
 from annotate.web.page.preamble import posted
 from annotate.web.page.render import Screen, render
-from annotate.web.page.screens import current, index_screen, signin_screen
+from annotate.web.page.screens import current, expired_screen, index_screen, signin_screen
 from annotate.web.page.sessions import CONSENTED, open_session
 from annotate.web.page.state import PageState, page_of
 
@@ -75,9 +75,9 @@ def survey(
 @guarded
 async def quit_(request: Request) -> Response:
     """Leave: the item on the screen goes back at once and the browser is signed out."""
-    if await form_of(request) is None:
-        return render(request, Screen("expired", {}, 400))
     page = page_of(request)
+    if await form_of(request) is None:
+        return render(request, expired_screen(page, request))
 
     def work() -> Screen:
         session = open_session(page, request)

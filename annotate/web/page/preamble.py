@@ -16,7 +16,7 @@ from annotate.web.page.crowd_screens import consent_screen
 from annotate.web.page.forms import form_of
 from annotate.web.page.guarded import Endpoint, guarded
 from annotate.web.page.render import Screen, render
-from annotate.web.page.screens import signin_screen
+from annotate.web.page.screens import expired_screen, signin_screen
 from annotate.web.page.sessions import open_session
 from annotate.web.page.state import PageState, page_of
 
@@ -37,9 +37,9 @@ def posted(work: Work, *, quit_checked: bool = False, consent_first: bool = True
     async def endpoint(request: Request) -> Response:
         request.state.received = utcnow()
         form = await form_of(request)
-        if form is None:
-            return render(request, Screen("expired", {}, 400))
         page = page_of(request)
+        if form is None:
+            return render(request, expired_screen(page, request))
 
         def call() -> Screen:
             session = open_session(page, request, quit_checked=quit_checked)

@@ -29,6 +29,17 @@ from annotate.web.page.state import PageState
 from annotate.web.page.tickets import from_ticket, ticket
 
 
+def expired_screen(page: PageState, request: Request) -> Screen:
+    """A form this browser's session did not issue: nothing of it is taken. A crowd worker
+    whose session is gone (their cookie cleared, or signed by a server since restarted
+    without ANNOTATE_WEB_SECRET) gets back in only by their link, not by the reload the
+    expired page offers: that page said "Reload to continue where you were", and the
+    reload said to open the link. The link's page says so at once."""
+    if page.crowd and not request.session.get("who"):
+        return Screen("link", {"expired": True}, 400)
+    return Screen("expired", {}, 400)
+
+
 def signin_screen(page: PageState, error: str | None = None, status: int = 200) -> Screen:
     """The sign-in form; on a crowd study, where workers enter by their link only, the page
     that says to open that link (a form nobody could sign in with would be a dead end)."""

@@ -220,5 +220,28 @@
   }
 
   document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); toTop(); });
+
+  // --- The server out of reach (stopped, restarting, the network cut) ---------------------
+  // htmx then swaps nothing and says nothing: the item stayed on the screen as if the click
+  // had been taken, and a worker who thought they had answered did not know to press again.
+  // The request reached nobody, so nothing of it was stored: say so, and that pressing again
+  // sends it (the screen, its form and its item stay as they were). A screen that checks by
+  // itself (waiting, held) was pressed by nobody: it says it keeps trying, and the notice
+  // goes once a check gets through (a check with nothing new swaps nothing).
+  function unreachable(e) {
+    var elt = e.detail && e.detail.elt;
+    var polling = elt && elt.getAttribute && /every /.test(elt.getAttribute("hx-trigger") || "");
+    var sent = e.detail && e.detail.requestConfig && e.detail.requestConfig.verb === "post";
+    say(polling ? "The server could not be reached just now: this page keeps trying by itself."
+      : "The server could not be reached: " + (sent ? "your answer was not sent" : "nothing changed") +
+        ". Nothing is lost: press it again in a moment.");
+    document.getElementById("notice").setAttribute("data-unreachable", "");
+  }
+  document.addEventListener("htmx:sendError", unreachable);
+  document.addEventListener("htmx:timeout", unreachable);
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var n = document.getElementById("notice");
+    if (e.detail && e.detail.successful && n && n.hasAttribute("data-unreachable")) n.remove();
+  });
   document.addEventListener("DOMContentLoaded", function () { shown(); focusScreen(); });
 })();
