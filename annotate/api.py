@@ -233,14 +233,17 @@ class Study:
         posterior (dawid_skene, dawid_skene_posterior, mace, mace_posterior; empty where no
         model could be fitted: no labels yet, or one answer only; `models=False` leaves them
         out), and gold. Ratings (STS-B) have the mean or median instead of the
-        votes. The rows and values of `export --format answers`; excluded items are left
-        out, as in the report."""
+        votes. The rows and values of `export --format answers`, in the source file's order;
+        excluded items are left out, as in the report."""
         import pandas as pd
 
         from annotate.export.item_answers import unit_answers
+        from annotate.export.submission import source_positions
         from annotate.report.data.loading import load_study_data
 
-        table = unit_answers(load_study_data(self._engine, self.name), models=models)
+        data = load_study_data(self._engine, self.name)
+        positions = source_positions(self._engine, self.name, data.spec)
+        table = unit_answers(data, models=models, positions=positions)
         frame = pd.DataFrame(table.rows, columns=table.columns)
         posteriors = [c for c in frame.columns if c.endswith("_posterior")]
         return frame.astype(dict.fromkeys(posteriors, "float64"))  # a model not fitted: NaN

@@ -422,9 +422,11 @@ def _table_file(
         columns, rows = table.columns, table.rows
     elif fmt is ExportFormat.answers:
         from annotate.export.item_answers import unit_answers
+        from annotate.export.submission import source_positions
         from annotate.report.data.loading import load_study_data
 
-        table = unit_answers(load_study_data(engine, study))  # as the report: excluded items out
+        data = load_study_data(engine, study)  # as the report: excluded items out
+        table = unit_answers(data, positions=source_positions(engine, study, data.spec))
         columns, rows = table.columns, table.rows
     else:
         columns, rows = _soft_table(engine, study)
@@ -440,11 +442,10 @@ def _table_file(
 
 def _soft_table(engine: Engine, study: str) -> tuple[list[str], list[dict[str, Any]]]:
     from annotate.export.human_answers import soft_rows
-    from annotate.export.submission import load_test_items
-    from annotate.report.data.loading import excluded_items_of, find_study, load_study_data
+    from annotate.export.submission import source_positions
+    from annotate.report.data.loading import excluded_items_of, load_study_data
 
     data = load_study_data(engine, study, exclusions=False)  # exports keep every item
-    items = load_test_items(engine, find_study(engine, study), data.spec, whole=False)
     excluded = {e["source_id"] for e in excluded_items_of(engine, data.study_id).values()}
-    table = soft_rows(data, {i.source_id: i.position for i in items}, excluded)
+    table = soft_rows(data, source_positions(engine, study, data.spec), excluded)
     return table.columns, table.rows

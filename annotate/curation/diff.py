@@ -31,6 +31,8 @@ class WordDiff:
     """Character spans of hypothesis words inserted or replacing."""
     changed_tokens: int
     total_tokens: int
+    missing: str | None = None
+    """"premise" or "hypothesis" when that sentence alone has no words yet: no edit to judge."""
 
     @property
     def changed_share(self) -> float:
@@ -38,12 +40,14 @@ class WordDiff:
 
     @property
     def large(self) -> bool:
-        return self.changed_share > LARGE_EDIT_SHARE
+        return self.missing is None and self.changed_share > LARGE_EDIT_SHARE
 
     def summary(self, advice: bool = True) -> str:
         """The count of changed words; with `advice`, the minimal-edit warning when large."""
         if not self.total_tokens:
             return "Write both sentences to see the difference."
+        if self.missing:
+            return f"Write the {self.missing} to see the difference."
         if not self.changed_tokens:
             return "The sentences are identical."
         text = (
@@ -85,4 +89,5 @@ def word_diff(premise: str, hypothesis: str) -> WordDiff:
         hypothesis_spans=_spans(b, added),
         changed_tokens=total - 2 * matched,
         total_tokens=total,
+        missing="premise" if not a and b else "hypothesis" if a and not b else None,
     )

@@ -29,6 +29,7 @@ from annotate.curation.taxonomy import (
     group_tags,
     resolve_category,
     resolve_tag,
+    spelt_as,
 )
 from annotate.curation.validation import (
     DraftInvalid,
@@ -276,7 +277,8 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
     """The set's examples matching `query`, in set order."""
     with Session(engine) as session:
         info = SetInfo.of(set_row(session, set_name))
-        if query.label is not None and query.label not in info.labels:
+        label = None if query.label is None else spelt_as(query.label, info.labels)
+        if query.label is not None and label is None:
             raise UserError(
                 f"unknown label {query.label!r}; set {info.name!r} uses {', '.join(info.labels)}"
             )
@@ -284,8 +286,8 @@ def find_examples(engine: Engine, set_name: str, query: ExampleQuery) -> list[Ex
         statement = select(CurationExample).where(CurationExample.set_id == info.id)
         if query.retired is not None:
             statement = statement.where(CurationExample.retired == query.retired)
-        if query.label is not None:
-            statement = statement.where(CurationExample.label == query.label)
+        if label is not None:
+            statement = statement.where(CurationExample.label == label)
         if query.author is not None:
             author = stored_name(session, query.author)  # "LEA" asks for lea's examples
             statement = statement.where(CurationExample.author == author)

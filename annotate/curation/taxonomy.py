@@ -89,19 +89,24 @@ def _unknown(tag: str) -> UserError:
     return UserError(f"unknown tag {tag!r}{hint} (`annotate curate tags` lists all 33)")
 
 
+def spelt_as(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names` that `name` gives, spaces around it and letter case aside, or None:
+    the rule a filter by tag, category or label follows."""
+    wanted = name.strip().casefold()
+    return next((n for n in names if n.casefold() == wanted), None)
+
+
 def resolve_tag(name: str) -> str:
     """The exact spelling of a fine tag given in any letter case ("negation" -> "Negation")."""
-    wanted = name.strip().casefold()
-    for tag in FINE:
-        if tag.casefold() == wanted:
-            return tag
-    raise _unknown(name.strip())
+    tag = spelt_as(name, FINE)
+    if tag is None:
+        raise _unknown(name.strip())
+    return tag
 
 
 def resolve_category(name: str) -> str | None:
     """The coarse category called `name` (any letter case), or None."""
-    wanted = name.strip().casefold()
-    return next((c for c in COARSE if c.casefold() == wanted), None)
+    return spelt_as(name, COARSE)
 
 
 def group_tags(fine: Iterable[str]) -> Tags:

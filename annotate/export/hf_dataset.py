@@ -31,6 +31,7 @@ from sqlmodel import Session
 from annotate import install_hint
 from annotate.errors import UserError
 from annotate.export.item_answers import UnitAnswers, unit_answers
+from annotate.export.submission import source_positions
 from annotate.output_paths import output_folder
 from annotate.report.build import study_report
 from annotate.report.cells import METRIC_NAMES, interval, pct
@@ -372,7 +373,9 @@ def _datasheet(report: StudyReport) -> list[tuple[str, list[str], list[list[str]
 def write_hf_dataset(engine: Engine, study: str, folder: Path) -> list[Path]:
     """Write the dataset folder (see the module) and return the files written."""
     data = load_study_data(engine, study, exclusions=False)  # the dataset keeps every item
-    table = unit_answers(data, models=False)
+    table = unit_answers(
+        data, models=False, positions=source_positions(engine, study, data.spec)
+    )  # rows in the file's order, as the other per-item tables
     excluded = {e["source_id"] for e in excluded_items_of(engine, data.study_id).values()}
     features = dataset_features(engine, table, excluded)
     content = parquet_table_bytes(features)

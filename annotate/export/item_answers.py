@@ -9,6 +9,7 @@ export (`export.hf_dataset`), which also takes each annotator's own answer from 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +49,13 @@ MODELS = ("dawid_skene", "mace")
 """The aggregation models of the table, in `estimators.ESTIMATORS`' order."""
 
 
-def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
+def unit_answers(
+    data: StudyData, *, models: bool = True, positions: Mapping[str, int] | None = None
+) -> UnitAnswers:
     """The per-unit table of a study (see the module). `models`: fit Dawid–Skene and MACE
-    (tasks with classes only)."""
+    (tasks with classes only). `positions` (source id -> place in the file,
+    submission.source_positions): rows in the file's order, as the soft and labels tables;
+    else in sample order."""
     coded, final = final_aggregate(data)
     spec = coded.spec
     regression = coded.kind == "regression"
@@ -109,7 +114,7 @@ def unit_answers(data: StudyData, *, models: bool = True) -> UnitAnswers:
         out.gold.append(gold)
         out.unit_item.append(int(coded.unit_item[unit]))
     out.columns = _columns(coded, classes, modelled, aggregate)
-    _source_order(out, data)
+    _source_order(out, positions)
     return out
 
 
@@ -178,15 +183,19 @@ def _gold(coded: CodedStudy, unit: int) -> Any:
     return coded.classes[code] if code >= 0 else None
 
 
-def _source_order(out: UnitAnswers, data: StudyData) -> None:
-    """Rows in the source file's order (MultiRC: a question's answers by idx), as the soft
-    table: the same store gives the same file."""
+def _source_order(out: UnitAnswers, positions: Mapping[str, int] | None) -> None:
+    """Rows in the source file's order given `positions`, else the sample's (MultiRC: a
+    question's answers by idx), as the soft table: the same store gives the same file."""
     coded = out.coded
+    # coded.items' own "position" is the item's place in the sample, not in the file.
     position = coded.items["position"].tolist() if "position" in coded.items else None
+    names = coded.items["source_id"].astype(str).tolist()
     keys = []
     for n, row in enumerate(out.rows):
         item = out.unit_item[n]
         place = position[item] if position is not None else item
+        if positions is not None:
+            place = positions.get(names[item], place)
         answer = row["item_id"].rsplit("/", 1)[-1] if coded.kind == "multi_answer" else ""
         keys.append((place, numeric_key(answer) if answer else (0, 0, "")))
     order = sorted(range(len(out.rows)), key=lambda n: keys[n])

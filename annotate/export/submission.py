@@ -69,6 +69,13 @@ def load_test_items(
     return items
 
 
+def source_positions(engine: Engine, study_name: str, spec: specs.TaskSpec) -> dict[str, int]:
+    """Source id -> place in its file of the study's test items: the order every per-item
+    table (labels, soft, answers) lists them in, whatever the sample's order."""
+    items = load_test_items(engine, find_study(engine, study_name), spec, whole=False)
+    return {i.source_id: i.position for i in items}
+
+
 @dataclass
 class StudySubmission:
     """One task's submission content and its provenance."""

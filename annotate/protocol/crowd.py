@@ -96,7 +96,15 @@ MTURK_SUBMIT_HOSTS = ("www.mturk.com", "workersandbox.mturk.com")
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 
 SURVEY_OUTCOMES = ("completed", "screened_out", "training_done")
-"""Outcomes after which the exit survey (if the study has one) is asked."""
+"""Outcomes after which the exit survey (if the study has one) is asked (see survey_at)."""
+
+
+def survey_at(outcome: str | None, admitted: bool) -> bool:
+    """Whether the exit survey is asked at this outcome: once, at the end of the worker's run.
+    A worker admitted as they finish the training study goes on to the test study, so their
+    run ends there; one still waiting on the gate may never be back, so is asked now."""
+    return outcome in SURVEY_OUTCOMES and not (outcome == "training_done" and admitted)
+
 
 OUTCOME_TEXT = {
     "completed": "You have finished your items. Thank you!",
@@ -611,7 +619,7 @@ def survey_due(
     engine: Engine, study: str | StudyContext, annotator: str | Annotator
 ) -> list[SurveyQuestion]:
     """The exit survey's questions not yet answered or skipped, when the worker's outcome asks
-    for the survey (SURVEY_OUTCOMES); [] otherwise."""
+    for the survey (survey_at); [] otherwise."""
     ctx = _context(engine, study)
     config = config_of(ctx)
     if config is None or not config.survey:
@@ -695,7 +703,7 @@ def _store_survey(
 ) -> tuple[list[SurveyQuestion], Exit | None]:
     """The survey's answers stored in one write; with `end`, the questions still open, or
     else the exit, recorded in that write."""
-    if at.outcome is None or at.outcome not in SURVEY_OUTCOMES:
+    if not survey_at(at.outcome, at.admitted):
         raise SurveyNotDue()
     rows, skipped = _checked_answers(at.config, answers)
     ctx, who_id, visit_id, now = at.ctx, at.who.id or 0, at.visit.id or 0, at.now
@@ -915,7 +923,7 @@ def _reached(
                     worker.phase_on(conn) is Phase.TEST
                 )
                 due: tuple[SurveyQuestion, ...] = ()
-                if survey and config.survey and outcome in SURVEY_OUTCOMES:
+                if survey and config.survey and survey_at(outcome, admitted):
                     passed = _survey_passed(conn, ctx, who.id or 0)
                     due = tuple(q for q in config.survey if q.name not in passed)
                 return _Reached(ctx, config, who, visit, outcome, now, aside, admitted, due)

@@ -3,6 +3,7 @@ rule, the threshold, the annotator's score and the cohort it was judged against.
 
 from __future__ import annotations
 
+import shlex
 import statistics
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -608,14 +609,24 @@ def _test_labels(session: Session, study_id: int, annotator_id: int) -> int:
     ).scalar_one()
 
 
-def _named(engine: Engine, ctx: StudyContext, name: str) -> Annotator:
+def _named(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> Annotator:
     """The annotator a manual decision names. An unknown name (a mistyped pseudonym) is
-    refused naming the study's trainees, not with advice to add an annotator of that name."""
+    refused naming the study's trainees, not with advice to add an annotator of that name;
+    trainees' names joined by commas, with the fix (a name may hold a comma, so only a name
+    no one has is read as a list)."""
     try:
         return get_annotator(engine, name)
     except UserError:
         with Session(engine) as session:
             names = sorted(t.name for t in trainees(session, ctx.id))
+        parts = [part.strip() for part in name.split(",")]
+        if len(parts) > 1 and set(parts) <= set(names):
+            option = "--admit" if admit else "--reject"
+            each = " ".join(f"{option} {shlex.quote(part)}" for part in parts)
+            raise UserError(
+                f"no annotator named {name!r}: give {option} once per name: {each}; "
+                "the gate was not changed"
+            ) from None
         if not names:
             known = f"{ctx.study.name} has no trainee yet"
         else:
@@ -628,7 +639,7 @@ def _named(engine: Engine, ctx: StudyContext, name: str) -> Annotator:
 
 def preview_manual(engine: Engine, ctx: StudyContext, name: str, admit: bool) -> GatePlan:
     """What admitting (or refusing) `name` by hand would do, with its warnings."""
-    annotator = _named(engine, ctx, name)
+    annotator = _named(engine, ctx, name, admit)
     with Session(engine) as session:
         return _plan_manual(session, ctx, annotator, admit, "")
 
@@ -664,7 +675,7 @@ def decide_manually(
     (GateRefused, nothing written) on warnings, unless `force`."""
     if not reason.strip():
         raise UserError("a manual gate decision needs a reason (--reason)")
-    annotator = _named(engine, ctx, name)
+    annotator = _named(engine, ctx, name, admit)
     assert annotator.id is not None
     annotator_id = annotator.id
 

@@ -227,7 +227,8 @@ class StudyProgress:
     """Test labels per hour over the last 15 minutes, or over the time since the first test
     label when that is shorter (None before the first label)."""
     rate_overall: float | None
-    """Test labels per hour from the first test label to now."""
+    """Test labels per hour from the first test label to now (a finished study: to its last
+    test label, however short the test phase was)."""
     eta: timedelta | None
     """Time to the last missing label at the recent rate (the overall one when nothing came
     in recently); None when nothing is missing or nothing has come in at all."""
@@ -272,11 +273,14 @@ def decision_reason(decision: GateDecision) -> str:
     return f"{score} {relation} {decision.rule} {fixed(decision.threshold)}"
 
 
-def _rate(count: int, since: datetime, now: datetime) -> float | None:
+def _rate(count: int, since: datetime, now: datetime, whole: bool = False) -> float | None:
     """`count` labels from `since` to `now`, per hour; None while too little is behind it
-    (MIN_RATE_SPAN, MIN_RATE_LABELS)."""
+    (MIN_RATE_SPAN, MIN_RATE_LABELS). `whole`: the span is a finished test phase, so short a
+    span is its rate, not too little to project from (None only for no span at all)."""
     span = now - since
-    if span < MIN_RATE_SPAN or (count < MIN_RATE_LABELS and span < RECENT):
+    if span <= timedelta(0) or (
+        not whole and (span < MIN_RATE_SPAN or (count < MIN_RATE_LABELS and span < RECENT))
+    ):
         return None
     return count / (span.total_seconds() / 3600)
 
@@ -499,7 +503,7 @@ class ProgressTracker:
             upto = bisect_right(self.test_times, until.timestamp())  # none after `until`
             recent = upto - bisect_left(self.test_times, since.timestamp())
             rate_recent, window = _rate(recent, since, until), until - since
-            rate_overall = _rate(upto, began, until)
+            rate_overall = _rate(upto, began, until, whole=items.finished)
         speed = rate_recent or rate_overall
         stuck = standing.cannot_complete(
             items,

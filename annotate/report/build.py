@@ -24,6 +24,7 @@ from annotate.protocol import standing
 from annotate.report.aggregation.latent import model_aggregation
 from annotate.report.aggregation.majority import NO_LABELS, answer_of, votes_dict
 from annotate.report.aggregation.study import Aggregated, final_aggregate, priority_for
+from annotate.report.aggregation.wanting import items_wanting
 from annotate.report.cells import pct
 from annotate.report.data.coding import CodedStudy
 from annotate.report.data.loading import StudyData, load_study_data
@@ -45,7 +46,7 @@ from annotate.report.model.schema import (
 from annotate.report.sections.base import SectionInput
 from annotate.report.sections.catch import catch_report
 from annotate.report.sections.datasheet import build_datasheet
-from annotate.report.sections.early_stop import adjust_agreement, early_stop_section, items_wanting
+from annotate.report.sections.early_stop import adjust_agreement, early_stop_section
 from annotate.report.sections.flags import build_flags_report
 from annotate.report.sections.models import score_models
 from annotate.report.sections.registry import SECTIONS

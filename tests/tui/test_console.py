@@ -114,7 +114,7 @@ async def test_study_screen_shows_progress_and_every_annotator(workspace, tmp_pa
         assert "gate admitted: accuracy 1.000 >= threshold 0.750 (4 items)" in text
         ben = next(line for line in text.splitlines() if line.strip().startswith("ben"))
         # The report's agreement with the majority: 5 of his 6 answers equal the study's
-        # aggregated answer (a one-label item counts; the raw-answer count said 4 of 5).
+        # aggregated answer (the raw-answer count said 4 of 5).
         assert "83%" in ben
         dev = next(line for line in text.splitlines() if line.strip().startswith("dev"))
         assert "rejected" in dev and "accuracy 0.500 < …" in dev
@@ -224,6 +224,38 @@ async def test_a_refusal_and_an_exclusion_made_elsewhere_redraw_the_counts_statu
         agrees = {a["name"]: a["agrees_with_majority"] for a in report["annotators"]}
         await pilot.pause(0.2)
         assert agree_cells(app)["[b]ana[/b]"] == f"{100 * agrees['[b]ana[/b]']:.0f}%"
+
+
+async def test_an_annotator_who_shares_no_item_agrees_with_nobody(cli, workspace, tmp_path):
+    """ana labelled three items no one else did: "Agree 100%" was her agreement with herself.
+    Her items are left out of her share (the report's too), so it cannot be computed: "–"."""
+    rows = ["item,annotator,label,premise,hypothesis"]
+    rows += [f"i{n},ana,entailment,P{n}.,H{n}." for n in (1, 2, 3)]
+    rows += [f"i4,{who},{label},P4.,H4." for who, label in LABELS_OF_I4]
+    (tmp_path / "long.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    mapping = "premise=premise,hypothesis=hypothesis"
+    made = cli(
+        "import-labels",
+        tmp_path / "long.csv",
+        "--task",
+        "superglue/rte",
+        "--study",
+        "s",
+        "--map",
+        mapping,
+    )
+    assert made.code == 0, made.stderr
+    report = cli("report", "s", "--format", "json", "--bootstrap", "0").json()
+    agrees = {a["name"]: a["agrees_with_majority"] for a in report["annotators"]}
+    assert agrees == {"w01": None, "w02": 1.0, "w03": 0.0, "w04": 1.0}
+    async with create_console_app(workspace.engine, "s", clock=lambda: NOW).run_test(
+        size=(160, 40)
+    ) as pilot:
+        await arrive(pilot, StudyScreen)
+        assert agree_cells(pilot.app) == {"w01": "–", "w02": "100%", "w03": "0%", "w04": "100%"}
+
+
+LABELS_OF_I4 = [("bo", "entailment"), ("cy", "not_entailment"), ("di", "entailment")]
 
 
 async def test_agreement_skipped_on_a_slow_study_is_shown_after_the_wait(

@@ -230,3 +230,40 @@ def test_agreement_of_a_study_under_way_has_the_reports_fleiss_kappa(cli, worksp
     kappa = cli("agreement", "--study", "crowd", *args).json()["fleiss_kappa"]
     assert (kappa["value"], kappa["n_items"]) == (pytest.approx(reported["value"]), 7)
     assert bounds(kappa) == bounds(reported)
+
+
+def test_agreement_of_a_stop_when_decided_study_gives_fleiss_as_its_report_does(
+    cli, workspace, tmp_path
+):
+    """Under way, a stop_when_decided study's report has κ on its complete items while
+    `agreement --study` said "not computed: items have 1 to 3 labels" (the file rule); once an
+    item stopped early, the report skips κ with its reason and `agreement` must too."""
+    from tests.engine_helpers import rte_study
+    from tests.tui.console_support import StepClock, label_as
+
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        name="early",
+        test=10,
+        annotators_per_item=3,
+        stop_when_decided=True,
+        gate_threshold=0.5,
+    )
+    label_as(workspace.engine, "early", "ann", test_items=10, clock=StepClock())
+    label_as(workspace.engine, "early", "bo", test_items=4, wrong_every=1, clock=StepClock())
+    label_as(workspace.engine, "early", "cy", test_items=2, clock=StepClock())
+    args = ["--format", "json", "--bootstrap", "300"]
+
+    def both() -> tuple[dict[str, Any], dict[str, Any]]:
+        reported = cli("report", "early", *args).json()["agreement"]["fleiss_kappa"]
+        return reported, cli("agreement", "--study", "early", *args).json()["fleiss_kappa"]
+
+    reported, kappa = both()
+    assert reported["value"] is not None and reported["n_items"] == 2  # no item stopped early
+    assert (kappa["value"], kappa["n_items"]) == (pytest.approx(reported["value"]), 2)
+    assert bounds(kappa) == bounds(reported)
+    label_as(workspace.engine, "early", "di", test_items=3, clock=StepClock())  # one stops early
+    reported, kappa = both()
+    assert reported["value"] is None and reported["note"].startswith("not computed")
+    assert kappa["value"] is None and kappa["note"] == reported["note"]

@@ -910,3 +910,45 @@ def test_the_training_exit_says_whether_the_gate_has_admitted_the_worker(
     else:
         assert leave.message == crowd.OUTCOME_TEXT["training_done"]
     assert crowd.exit_for(engine, "pilot", "w01") == leave  # the same words when asked again
+
+
+@pytest.mark.parametrize("rule", ["threshold", "median"])
+def test_the_exit_survey_waits_for_the_test_study_of_a_worker_admitted_in_training(
+    workspace, tmp_path: Path, rule: str
+):
+    """Training (study A) then test (study B): a worker the gate admitted as they finished A
+    was asked the exit survey there ("How hard were the items?" before any test item) and
+    never at the end of B. Their run ends after B: the survey is asked there, once. One whose
+    gate is still open may never be back: asked at the end of A, as before."""
+    engine = workspace.engine
+    survey = [{"name": "difficulty", "prompt": "How hard?", "kind": "choice",
+               "choices": ["easy", "hard"]}]  # fmt: skip
+    two_studies = {"study_ids": [], "training_study_id": STUDY_A, "test_study_id": STUDY_B}
+    crowd_study(
+        engine,
+        tmp_path,
+        gate_rule=rule,
+        max_test_items_per_annotator=1,
+        crowd_settings={**two_studies, "survey": survey},
+    )
+    ctx = crowd.load_study(engine, "pilot")
+    session = crowd.open_session(
+        engine,
+        "pilot",
+        crowd.enter_by_link(engine, "pilot", crowd.parse_link(ctx, prolific_query(1))),
+    )
+    while (item := session.next_item()) is not None:
+        session.submit(item, gold(engine, item))
+    due, leave = crowd.end_of(engine, "pilot", "w01")
+    if rule == "median":  # not admitted yet: the end of A may be the end of their run
+        assert [q.name for q in due] == ["difficulty"] and leave is None
+        return
+    assert due == [] and leave is not None and leave.outcome == "training_done"
+    with pytest.raises(crowd.SurveyNotDue):
+        crowd.record_survey(engine, "pilot", "w01", {"difficulty": "easy"})
+    arrival = crowd.enter_by_link(
+        engine, "pilot", crowd.parse_link(ctx, prolific_query(1, STUDY_B))
+    )
+    label_test(crowd.open_session(engine, "pilot", arrival))
+    due, leave = crowd.end_of(engine, "pilot", "w01", visit_id=arrival.visit_id)
+    assert [q.name for q in due] == ["difficulty"] and leave is None

@@ -116,6 +116,15 @@ def test_a_large_difference_is_flagged_above_the_threshold():
     assert word_diff("", "").summary().startswith("Write both")
 
 
+def test_a_pair_with_one_sentence_empty_asks_for_it_rather_than_counting_words():
+    """ "3 of 3 words differ (100%)" while the hypothesis is still empty reads as a failed edit;
+    there is no edit yet to count or to warn about."""
+    diff = word_diff("A cat sat.", "   ")
+    assert diff.summary() == "Write the hypothesis to see the difference."
+    assert not diff.large
+    assert word_diff("", "A cat sat.").summary() == "Write the premise to see the difference."
+
+
 # --- authoring rules ----------------------------------------------------------------------------
 def test_a_pair_becomes_two_linked_examples(engine):
     forward, backward = save_pair(engine, "new", "ana", GATE)

@@ -238,6 +238,17 @@ def test_tags_joined_by_a_comma_are_named_as_several_not_matched_to_one(cli, tmp
     assert "it is 2 tags; give one" in listed and "did you mean" not in listed
 
 
+def test_a_label_in_another_letter_case_filters_as_a_tag_does(cli, tmp_path):
+    cli("curate", "import", "d", write_diagnostic(tmp_path))
+
+    def ids(*options: str) -> list[int]:
+        return [r["id"] for r in cli("curate", "list", "d", *options, "--format", "json").json()]
+
+    assert ids("--label", " Neutral") == ids("--label", "neutral") == [4]
+    assert ids("--tag", "NEGATION") == ids("--tag", "Negation")
+    assert "unknown label 'neutrl'" in cli("curate", "list", "d", "--label", "neutrl").stderr
+
+
 def test_importing_the_sets_own_export_adds_no_duplicate(cli, tmp_path):
     cli("curate", "import", "d", write_diagnostic(tmp_path))
     cli("curate", "edit", "d", "1", "--as", "lea", "--set", "domain=News")

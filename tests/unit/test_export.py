@@ -1087,3 +1087,22 @@ def test_the_manifest_of_an_unfinished_study_names_the_committee_its_data_has(
     assert cli("export", "short", "--to", out, "--format", "superglue").code == 0
     [entry] = json.loads((out / "superglue.manifest.json").read_text())["files"]
     assert entry["aggregation"].startswith("majority of 3, ties: ")
+
+
+def test_the_answers_list_items_in_the_files_order_as_soft_and_labels_do(cli, workspace, tmp_path):
+    """`--format answers` listed items in the study's sample order while `soft` and `labels`
+    list them in the source file's order: one study, three orders to join by hand."""
+    from annotate.api import open_store
+
+    simulated_study(workspace.engine, tmp_path, "superglue/rte", name="r", sample=8, k=1)
+
+    def ids(fmt: str) -> list[str]:
+        assert cli("export", "r", "--to", tmp_path / fmt, "--format", fmt).code == 0
+        rows = csv.DictReader((tmp_path / fmt / f"r-{fmt}.csv").open(encoding="utf-8"))
+        return list(dict.fromkeys(r["item_id"] for r in rows))
+
+    soft = ids("soft")
+    assert soft == sorted(soft, key=int)  # the file's order (its idx counts up)
+    assert ids("answers") == soft == ids("labels")
+    with open_store(workspace.url) as store:
+        assert store.study("r").answers(models=False)["item_id"].tolist() == soft

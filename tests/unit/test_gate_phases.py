@@ -113,6 +113,26 @@ def test_refusing_by_hand_gives_back_the_item_on_their_screen(workspace, tmp_pat
     assert bo.study_complete()
 
 
+def test_a_comma_list_of_names_is_told_to_give_the_option_once_per_name(
+    cli, workspace, tmp_path: Path
+):
+    """`--admit ana,ben` was "no annotator named 'ana,ben'": the fix is to give the option once
+    per name. A name may hold a comma, so a trainee named so is decided as named."""
+    rte_study(workspace.engine, tmp_path, train=2, gate_rule="manual")
+    for name in ("ana", "ben", "Lee, Kim"):
+        session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        for _ in range(2):
+            session.submit(session.next_item(), "entailment")
+    listed = cli("gate", "pilot", "--admit", "ana,ben", "--reason", "in person")
+    assert listed.code == 1
+    assert "give --admit once per name: --admit ana --admit ben" in listed.stderr
+    assert "the gate was not changed" in listed.stderr
+    refused = cli("gate", "pilot", "--reject", "ana, ben", "--reason", "copied")
+    assert "give --reject once per name: --reject ana --reject ben" in refused.stderr
+    named = cli("gate", "pilot", "--admit", "Lee, Kim", "--reason", "in person")
+    assert named.code == 0, named.stderr
+
+
 def test_several_manual_decisions_are_all_or_none(cli, workspace, tmp_path: Path):
     # `gate --admit A --admit B` with B mistyped, or B mid-training, admitted A and then said
     # "the gate was not changed"; one name in --admit and --reject was decided twice.

@@ -22,7 +22,7 @@ from annotate.protocol.studies import TEST, load_study
 from annotate.report.sections.catch import catch_report
 from annotate.simulate import simulate
 from annotate.store.models import Annotator, Label
-from annotate.tui.console.screens.study import eta_text
+from annotate.tui.console.screens.study import eta_text, summary_text
 from tests.engine_helpers import rte_study
 from tests.tui.console_support import NOW, START, StepClock, busy_study, label_as
 
@@ -254,6 +254,18 @@ def test_a_finished_studys_rate_stays_and_it_has_no_eta(workspace, tmp_path):
     later = study_progress(workspace.engine, ctx, now=done.last_activity + timedelta(days=3))
     assert later.rate_overall == done.rate_overall is not None  # as of its last label
     assert later.rate_recent == done.rate_recent
+
+
+def test_a_study_finished_within_minutes_shows_its_rate_over_the_test_phase(workspace, tmp_path):
+    """A study whose test labels all came within two minutes showed "Labels/hour: – (last 1
+    min) · – (whole study)" once complete: a finished test phase is a span to count over, not
+    too little to project from."""
+    ctx = rte_study(workspace.engine, tmp_path, name="quick", test=8, annotators_per_item=1)
+    label_as(workspace.engine, "quick", "ana", test_items=8, clock=StepClock())
+    done = study_progress(workspace.engine, ctx, now=NOW)
+    assert done.complete and done.rate_overall is not None
+    line = next(s for s in summary_text(done, NOW).plain.splitlines() if "Labels/hour" in s)
+    assert line == f"Labels/hour: {done.rate_overall:.1f} over the test phase (complete)"
 
 
 def test_a_stuck_study_has_no_eta(workspace, tmp_path):

@@ -1,6 +1,6 @@
-"""Which test items are complete, by the rule the engine follows (annotate/completion.py), and
-the report's section on `stop_when_decided`: the labels it saved, why the majority is the one
-full k would give, and what it means for the agreement statistics.
+"""The report's section on `stop_when_decided` (which items are complete, by the engine's rule:
+aggregation/wanting.py): the labels it saved, why the majority is the one full k would give,
+and what it means for the agreement statistics.
 
 The engine stops an item once no labels up to k can change its majority, so for every item
 the recorded majority is the full-k majority by construction (the rule compares the leader
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotate import completion
-from annotate.report.aggregation.study import Aggregated
+from annotate.report.aggregation.wanting import KAPPA_NOTE, decided_early
 from annotate.report.data.coding import CodedStudy
 from annotate.report.model.schema import (
     Agreement,
@@ -33,30 +33,6 @@ CURVE_NOTE = (
     "labels; items that stopped early have fewer, so the rows between the stop and k lean to "
     "contested items"
 )
-KAPPA_NOTE = (
-    "not computed: Fleiss' κ needs k labels on every item, and with stop_when_decided only "
-    "the contested items reach k, so κ over them would describe a biased subset"
-)
-
-
-def items_wanting(coded: CodedStudy, final: Aggregated, rule: completion.Rule) -> np.ndarray:
-    """Labels each sampled item still takes, per the engine's rule, from the labels loaded
-    (0: complete). The shared definition, so the report, `status` and `check` agree."""
-    n = np.bincount(coded.row_item, minlength=coded.n_items)
-    wanted = np.maximum(rule.k - n, 0)
-    if not rule.needs_votes or final.votes is None:
-        return wanted
-    units_of: list[list[int]] = [[] for _ in range(coded.n_items)]
-    for u, i in enumerate(coded.unit_item.tolist()):
-        units_of[i].append(u)
-    counts = final.votes.counts
-    return np.array(
-        [
-            completion.labels_wanted([counts[u].tolist() for u in units], int(n[i]), rule)
-            for i, units in enumerate(units_of)
-        ],
-        dtype=np.int64,
-    )
 
 
 def early_stop_section(
@@ -67,7 +43,6 @@ def early_stop_section(
         return None
     n = np.bincount(coded.row_item, minlength=coded.n_items)
     done = (n > 0) & (wanted == 0)
-    early = done & (n < rule.k)
     full = int(np.where(done, np.maximum(n, rule.k), 0).sum())
     collected = int(n[done].sum())
     saved = full - collected
@@ -77,7 +52,7 @@ def early_stop_section(
         labels_full_k=full,
         labels_saved=saved,
         saved_share=round(saved / full, 6) if full else None,
-        items_decided_early=int(early.sum()),
+        items_decided_early=decided_early(coded, wanted, rule),
         majority_equals_full_k=True,
         alpha=ALPHA_NOTE,
         kappa=KAPPA_NOTE,

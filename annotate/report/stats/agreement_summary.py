@@ -11,9 +11,11 @@ from typing import Any
 import numpy as np
 from sqlalchemy.engine import Engine
 
+from annotate.completion import Rule
 from annotate.errors import UserError
 from annotate.report.aggregation.majority import UnitVotes, unit_votes
-from annotate.report.aggregation.study import Aggregated
+from annotate.report.aggregation.study import Aggregated, final_aggregate
+from annotate.report.aggregation.wanting import KAPPA_NOTE, decided_early, items_wanting
 from annotate.report.data.coding import CodedStudy, code_study
 from annotate.report.data.loading import load_study_data
 from annotate.report.data.longformat import (
@@ -257,9 +259,14 @@ def study_agreement_report(
             line=labels.line[keep],
         )
     # Fleiss' κ as the report computes it: on the items with the study's k labels (a study
-    # under way: its complete items). With stop_when_decided the report computes none once
-    # an item stops early; the file's rule (every item alike, or none) stands for it here.
+    # under way: its complete items), and none once stop_when_decided stopped an item early.
     k = data.protocol.annotators_per_item
+    rule = Rule.of(data.protocol.model_dump())
+    skipped = None
+    if not raw and rule.stop_when_decided:
+        final = final_aggregate(data)[1]
+        if decided_early(coded, items_wanting(coded, final, rule), rule):
+            skipped = KAPPA_NOTE
     return agreement_report(
         labels,
         level,
@@ -267,7 +274,8 @@ def study_agreement_report(
         seed=data.protocol.seed if seed is None else seed,
         units=coded.unit_name,
         cluster=coded.unit_item if coded.kind == "multi_answer" else None,
-        fleiss_raters=None if raw or data.protocol.stop_when_decided else k,
+        fleiss_raters=None if raw else k,
+        fleiss_skipped=skipped,
     )
 
 
@@ -302,6 +310,7 @@ def agreement_report(
     units: Sequence[str] | None = None,
     cluster: Sequence[int] | None = None,
     fleiss_raters: int | None = None,
+    fleiss_skipped: str | None = None,
 ) -> FileAgreement:
     """Agreement statistics of a long-format label file (no study needed), by the study
     report's rules: Fleiss' κ only at nominal level and only when every item has the same
@@ -311,7 +320,8 @@ def agreement_report(
     which items and raters it used. The bootstrap resamples the items (seed 0 unless given);
     a study's labels (`study_agreement_report`) pass its `units`, in the order its report
     draws them, and their `cluster`s (MultiRC's questions), and their k as `fleiss_raters`:
-    Fleiss' κ then rests on the items with k labels, as in the study's report."""
+    Fleiss' κ then rests on the items with k labels, as in the study's report, or is not
+    computed for the reason `fleiss_skipped` gives."""
     if level not in agr.LEVELS:
         # Checked first: an unknown level read the labels as numbers and blamed the first one.
         raise UserError(f"unknown level {level!r}: one of {', '.join(agr.LEVELS)}")
@@ -347,6 +357,8 @@ def agreement_report(
             "categories; Krippendorff's α uses their "
             + ("order" if level == "ordinal" else "distances")
         )
+    elif fleiss_skipped is not None:
+        fleiss = _not_computed(fleiss_skipped)
     elif fleiss_raters is None and labelled.min() != labelled.max():
         fleiss = _not_computed(
             f"not computed: items have {labelled.min()} to {labelled.max()} labels, and "

@@ -111,7 +111,8 @@ def annotator_rows(
 def agreement_with_majority(data: StudyData) -> dict[str, float | None]:
     """Annotator -> share of their answers, unit by unit (a MultiRC candidate answer is one),
     equal to the study's aggregated answer (tie rule and seed as in the report); units with no
-    aggregated answer are left out, ratings have none. The report's "agrees with majority"
+    aggregated answer, or answered by one annotator alone (agreement with nobody), are left
+    out: None when none is left, and ratings have none. The report's "agrees with majority"
     and the console's "Agree" column are this."""
     coded, final = final_aggregate(data)
     shares = _agreement_with_final(coded, final.pred, len(coded.annotators))
@@ -124,7 +125,9 @@ def _agreement_with_final(
     if coded.kind == "regression" or len(coded.label_unit) == 0:
         return [None] * n_ann
     final = final_pred[coded.label_unit]
-    decided = final >= 0
+    # A unit only its own annotator answered has that answer for majority: it says nothing.
+    shared = np.bincount(coded.label_unit)[coded.label_unit] > 1
+    decided = (final >= 0) & shared
     same = np.bincount(
         coded.label_annotator[decided],
         weights=coded.label_code[decided] == final[decided],

@@ -92,16 +92,24 @@ def summary_text(progress: StudyProgress, now: datetime | None = None) -> Text:
     text.append(f" items complete ({share(done)}) · k = {progress.k} · state ")
     text.append(progress.state, style="bold")
     text.append(f"\n{progress.tally.words('test labels')}")
-    window = progress.recent_window
-    minutes = "15" if window is None else str(max(1, round(window.total_seconds() / 60)))
-    text.append(f"\nLabels/hour: {number(progress.rate_recent)} (last {minutes} min) · ")
-    text.append(f"{number(progress.rate_overall)} (whole study)")
+    text.append(f"\nLabels/hour: {rate_text(progress)}")
     text.append("\nETA: ")
     text.append(eta_text(progress), style="bold")
     now = now or progress.computed_at
     if now is not None:
         text.append(f" · last label {ago(progress.last_activity, now)}")
     return text
+
+
+def rate_text(progress: StudyProgress) -> str:
+    """The labelling rates; a finished study's is one, over its test phase (a recent rate
+    would be of the minutes before its last label)."""
+    if progress.complete:
+        return f"{number(progress.rate_overall)} over the test phase (complete)"
+    window = progress.recent_window
+    minutes = "15" if window is None else str(max(1, round(window.total_seconds() / 60)))
+    recent = f"{number(progress.rate_recent)} (last {minutes} min)"
+    return f"{recent} · {number(progress.rate_overall)} (whole study)"
 
 
 def eta_text(progress: StudyProgress) -> str:
