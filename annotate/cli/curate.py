@@ -158,7 +158,7 @@ def _need_name(name: str | None, command: str) -> str:
 
 
 def _parse_settings(settings: list[str]) -> dict[str, object]:
-    from annotate.curation.taxonomy import parse_tag_list
+    from annotate.taxonomy import parse_tag_list
 
     changes: dict[str, object] = {}
     for setting in settings:
@@ -365,7 +365,7 @@ def _parse_since(value: str | None):  # -> datetime | None
 
 
 def _checked_tag(tag: str | None) -> str | None:
-    from annotate.curation.taxonomy import resolve_category, resolve_tag
+    from annotate.taxonomy import resolve_category, resolve_tag
 
     if tag is not None and resolve_category(tag) is None:
         resolve_tag(tag)  # an unknown tag is a UserError naming it

@@ -26,10 +26,10 @@ from sqlalchemy import Engine
 from annotate import specs
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples
 from annotate.curation.sets import load_set
-from annotate.curation.taxonomy import COARSE, two_way
 from annotate.curation.validation import tsv_problem
 from annotate.errors import UserError
 from annotate.output_paths import output_file
+from annotate.taxonomy import COARSE, two_way
 
 EXPORT_FORMATS = ("glue", "superglue")
 GLUE_HEADER = (*COARSE, "Domain", "Premise", "Hypothesis", "Label")

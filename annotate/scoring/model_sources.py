@@ -179,9 +179,7 @@ def _results_folder(
     chosen = sorted([*newest.values(), *undated])
     if not chosen:
         found = sorted({t for t in [*(sample_task(p) for p in logs), *older.values()] if t})
-        logged = (
-            f"harness task {', '.join(sorted(wanted))}" if wanted else no_harness_task(spec)
-        )
+        logged = f"harness task {', '.join(sorted(wanted))}" if wanted else no_harness_task(spec)
         raise UserError(
             f"{folder}: no sample log of {spec.name} ({logged}); the logs here are of: "
             f"{', '.join(found)}"
