@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 
 from annotate.cli.context import ROW_ID, app, options
 from annotate.cli.output import console, print_json, say, warn
-from annotate.wording import count_of
+from annotate.wording import count_of, shell_word
 
 if TYPE_CHECKING:
     from annotate.workspace import Workspace
@@ -158,7 +158,7 @@ def _need_name(name: str | None, command: str) -> str:
 
 
 def _parse_settings(settings: list[str]) -> dict[str, object]:
-    from annotate.curation.taxonomy import parse_tag_list
+    from annotate.taxonomy import parse_tag_list
 
     changes: dict[str, object] = {}
     for setting in settings:
@@ -365,7 +365,7 @@ def _parse_since(value: str | None):  # -> datetime | None
 
 
 def _checked_tag(tag: str | None) -> str | None:
-    from annotate.curation.taxonomy import resolve_category, resolve_tag
+    from annotate.taxonomy import resolve_category, resolve_tag
 
     if tag is not None and resolve_category(tag) is None:
         resolve_tag(tag)  # an unknown tag is a UserError naming it
@@ -683,3 +683,16 @@ def export_command(
         f"layout); to run a human study on them: annotate import {summary.task} {path} "
         "--split test"
     )
+    # The file holds one label per example: a disputed or unchecked one goes out as it stands.
+    if summary.open_disagreements:
+        warn(
+            f"{count_of(summary.open_disagreements, 'example')} written while a review disputes "
+            "its label or tags, not settled yet "
+            f"(`annotate curate queue {shell_word(set_name)}` lists them)"
+        )
+    if summary.unchecked_labels:
+        warn(
+            f'{count_of(summary.unchecked_labels, "example")} written with a label "to check" '
+            "(its sentences were edited since; "
+            f"`annotate curate list {shell_word(set_name)}` marks them)"
+        )

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from sqlmodel import Session, col, select
 
-from annotate.curation.taxonomy import CATEGORY_OF, COARSE, FINE, flat
 from annotate.report.stats.agreement import krippendorff_alpha
 from annotate.store.curation_models import CurationExample, CurationReview, CurationRevision
+from annotate.taxonomy import CATEGORY_OF, COARSE, FINE, flat
 
 
 @dataclass(frozen=True)

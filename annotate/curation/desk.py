@@ -21,8 +21,8 @@ from annotate.curation.examples import (
 )
 from annotate.curation.review import BlindExample, QueueEntry, ReviewFilter, ReviewProgress
 from annotate.curation.sets import SetInfo, load_set
-from annotate.curation.taxonomy import DOMAINS
 from annotate.curation.validation import PairDraft, curator_name
+from annotate.taxonomy import DOMAINS
 
 
 class CurationDesk:

@@ -22,15 +22,6 @@ from sqlmodel import Session, select
 
 from annotate.curation.curators import stored_name
 from annotate.curation.sets import SetInfo, set_row
-from annotate.curation.taxonomy import (
-    CATEGORY_OF,
-    Tags,
-    flat,
-    group_tags,
-    resolve_category,
-    resolve_tag,
-    spelt_as,
-)
 from annotate.curation.validation import (
     DraftInvalid,
     PairDraft,
@@ -48,6 +39,15 @@ from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationRevision
 from annotate.store.engine import write_session
 from annotate.store.models import utcnow
+from annotate.taxonomy import (
+    CATEGORY_OF,
+    Tags,
+    flat,
+    group_tags,
+    resolve_category,
+    resolve_tag,
+    spelt_as,
+)
 
 EDITABLE = ("premise", "hypothesis", "label", "tags", "domain", "note")
 SNAPSHOT = (*EDITABLE, "retired")

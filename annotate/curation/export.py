@@ -25,11 +25,12 @@ from sqlalchemy import Engine
 
 from annotate import specs
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples
+from annotate.curation.review import disagreement_queue
 from annotate.curation.sets import load_set
-from annotate.curation.taxonomy import COARSE, two_way
 from annotate.curation.validation import tsv_problem
 from annotate.errors import UserError
 from annotate.output_paths import output_file
+from annotate.taxonomy import COARSE, two_way
 
 EXPORT_FORMATS = ("glue", "superglue")
 GLUE_HEADER = (*COARSE, "Domain", "Premise", "Hypothesis", "Label")
@@ -43,6 +44,10 @@ class ExportSummary:
     rows: int
     task: str
     """The task the file imports back as."""
+    open_disagreements: int = 0
+    """Examples written as they stand while a review disputes their label or tags, unsettled."""
+    unchecked_labels: int = 0
+    """Examples whose label is "to check" (sentences edited since it was given)."""
 
 
 def _tag_keys() -> dict[str, str]:
@@ -146,4 +151,12 @@ def export_set(engine: Engine, set_name: str, path: Path, fmt: str | None = None
     lines = glue_lines(examples) if fmt == "glue" else superglue_lines(examples)
     _write_atomically(path, lines)
     task = "glue/ax" if fmt == "glue" else "superglue/axb"
-    return ExportSummary(info.name, str(path), fmt, len(examples), task)
+    return ExportSummary(
+        info.name,
+        str(path),
+        fmt,
+        len(examples),
+        task,
+        open_disagreements=len(disagreement_queue(engine, set_name)),
+        unchecked_labels=sum(e.label_unchecked for e in examples),
+    )

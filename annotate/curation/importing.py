@@ -26,7 +26,6 @@ from annotate import specs
 from annotate.curation.curators import stored_name
 from annotate.curation.examples import next_numbers, sentence_keys
 from annotate.curation.sets import SetInfo
-from annotate.curation.taxonomy import check_tags
 from annotate.curation.validation import (
     curator_name,
     empty_sentence_problems,
@@ -39,6 +38,7 @@ from annotate.formats.readers import FileSummary, ParsedItem, read_items
 from annotate.store.curation_models import CurationExample, CurationSet
 from annotate.store.engine import write_session
 from annotate.store.models import utcnow
+from annotate.taxonomy import check_tags
 
 TASK_OF_FORMAT = {"glue": "glue/ax", "superglue": "superglue/axb"}
 SCHEME_OF_FORMAT = {"glue": "three-way", "superglue": "two-way"}

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from annotate.curation.examples import ExampleView
 from annotate.curation.review import DecisionView, Opinion, QueueEntry, ReviewView
-from annotate.curation.taxonomy import TAXONOMY
+from annotate.taxonomy import TAXONOMY
 from annotate.terminal_text import SafeText as Text
 from annotate.wording import fixed
 

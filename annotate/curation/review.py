@@ -35,7 +35,6 @@ from annotate.curation.examples import (
     tag_test,
 )
 from annotate.curation.sets import SetInfo, set_row
-from annotate.curation.taxonomy import Tags, flat, group_tags
 from annotate.curation.validation import (
     DraftInvalid,
     curator_key,
@@ -52,6 +51,7 @@ from annotate.store.curation_models import (
 )
 from annotate.store.engine import write_session
 from annotate.store.models import utcnow
+from annotate.taxonomy import Tags, flat, group_tags
 
 
 class ExampleChanged(UserError):

@@ -10,11 +10,11 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from annotate.curation.curators import stored_name
-from annotate.curation.taxonomy import LABEL_SCHEMES
 from annotate.curation.validation import curator_name
 from annotate.errors import UserError
 from annotate.store.curation_models import CurationExample, CurationSet
 from annotate.store.engine import write_session
+from annotate.taxonomy import LABEL_SCHEMES
 from annotate.wording import shell_word
 
 

@@ -18,8 +18,8 @@ from annotate.curation.agreement import agreement, collect_codings
 from annotate.curation.examples import ExampleQuery, ExampleView, find_examples
 from annotate.curation.review import disagreement_queue
 from annotate.curation.sets import load_set
-from annotate.curation.taxonomy import TAXONOMY
 from annotate.curation.validation import sentence_key
+from annotate.taxonomy import TAXONOMY
 
 
 def _label_counts(examples: list[ExampleView], labels: tuple[str, ...]) -> dict[str, int]:

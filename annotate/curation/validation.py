@@ -13,8 +13,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from annotate.curation.taxonomy import CATEGORY_OF
 from annotate.errors import UserError
+from annotate.taxonomy import CATEGORY_OF
 from annotate.text import CONTROL_CODES
 
 _LINE_BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"

@@ -16,6 +16,9 @@ what the task spec declares, one function each:
   the task says it is optional;
 - a task of minimal pairs by consecutive ids (AX-g: idx 2k and 2k+1) has every row's partner
   (`unpaired_problem`).
+- a diagnostic's tags (the GLUE categories' columns, AX and AX-b) are the taxonomy's, each
+  under its own category (`tag_problem`): a misspelt one would be scored as a phenomenon of its
+  own, as `curate import` refuses it.
 
 ReCoRD's entity spans exist only in its original files and are checked where they are read
 (`readers.read_record`).
@@ -28,9 +31,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from annotate.errors import DataFileError
+from annotate.errors import DataFileError, UserError
 from annotate.formats.readers import ParsedItem
 from annotate.specs import HighlightSpec, TaskSpec
+from annotate.taxonomy import COARSE, check_tags
 
 PLACEHOLDER = "@placeholder"
 """The blank in a ReCoRD query that the chosen entity fills."""
@@ -137,6 +141,16 @@ def text_problem(spec: TaskSpec) -> ItemRule:
     return problem
 
 
+def tag_problem(item: ParsedItem) -> str | None:
+    """Why a diagnostic item's tags are not the GLUE taxonomy's (a tag misspelt, or under
+    another category), or None."""
+    try:
+        check_tags(item.tags or {})
+    except UserError as e:
+        return str(e)
+    return None
+
+
 def _highlight_rule(h: HighlightSpec) -> ItemRule | None:
     if h.unit == "char" and h.end is not None:
         return lambda item: char_span_problem(h, item.fields)
@@ -152,6 +166,9 @@ def item_rules(spec: TaskSpec) -> list[ItemRule]:
         rules.insert(0, text_problem(spec))
     if spec.source.reader == "record":
         rules.append(placeholder_problem)
+    categories = set(spec.source.tag_columns)
+    if categories and categories <= set(COARSE):
+        rules.append(tag_problem)
     return rules
 
 

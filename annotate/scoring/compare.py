@@ -336,8 +336,10 @@ def compare_model(
             }
     else:
         notes.append("ratings have no right or wrong per item: no item lists, no McNemar test")
-    notes.extend(score_caveats(units, _masked(units, human_pred, common), "the human answers"))
-    notes.extend(score_caveats(units, _masked(units, model_pred, common), "the predictions"))
+    for answers, pred in (("the human answers", human_pred), ("the predictions", model_pred)):
+        # A caveat of the gold (one class on the common items) is true of both: said once.
+        caveats = score_caveats(units, _masked(units, pred, common), answers)
+        notes.extend(note for note in caveats if note not in notes)
     n_scored = count_scored(units, human_pred)
     n_model = count_scored(units, model_pred)
     if n_common_items < max(n_scored, n_model):

@@ -185,6 +185,16 @@ def harness_task_for(spec: TaskSpec) -> list[str]:
     return [name for name, t in HARNESS_TASKS.items() if t.task == spec.name]
 
 
+def no_harness_task(spec: TaskSpec) -> str:
+    """Why no sample log can be `spec`'s, and what to give instead: no harness task logs the
+    diagnostics (AX, AX-b, AX-g) or STS-B."""
+    official = f"its submission file ({spec.submission.file}) or " if spec.submission else ""
+    return (
+        f"lm-evaluation-harness has no task for {spec.name}: give the model's predictions as "
+        f"{official}an id,prediction table"
+    )
+
+
 @dataclass
 class SampleLog:
     predictions: dict[str, Any]
@@ -213,13 +223,12 @@ def read_sample_log(
         task = known[0]
     entry = HARNESS_TASKS.get(task)
     if entry is None or entry.task != spec.name:
-        expected = ", ".join(known) or "none"
-        raise DataFileError(
-            path,
-            None,
-            f"a sample log of the harness task {task!r}; study task {spec.name} is logged as: "
-            f"{expected}",
+        expected = (
+            f"study task {spec.name} is logged as: {', '.join(known)}"
+            if known
+            else no_harness_task(spec)
         )
+        raise DataFileError(path, None, f"a sample log of the harness task {task!r}; {expected}")
     refuse_file_ids(path, task, items_source)
     predictions: dict[str, Any] = {}
     unmatched: list[int] = []

@@ -26,6 +26,7 @@ from annotate.scoring.harness import (
     harness_task_for,
     is_array_log,
     is_sample_log,
+    no_harness_task,
     read_sample_log,
     sample_task,
 )
@@ -178,8 +179,9 @@ def _results_folder(
     chosen = sorted([*newest.values(), *undated])
     if not chosen:
         found = sorted({t for t in [*(sample_task(p) for p in logs), *older.values()] if t})
+        logged = f"harness task {', '.join(sorted(wanted))}" if wanted else no_harness_task(spec)
         raise UserError(
-            f"{folder}: no sample log of {spec.name} (harness task "
-            f"{', '.join(sorted(wanted)) or 'none'}); the logs here are of: {', '.join(found)}"
+            f"{folder}: no sample log of {spec.name} ({logged}); the logs here are of: "
+            f"{', '.join(found)}"
         )
     return [_sample_model(log, spec, _model_name(log.parent), study_source) for log in chosen]

@@ -380,6 +380,10 @@ class TestAdjudication:
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, NothingLeftScreen)
+            # She gave --override: the end does not tell her to give it.
+            shown = " ".join(all_static_text(app).split())
+            assert "--override REASON" not in shown
+            assert "your own too: you gave --override" in shown
         assert app.settled == 1 and disagreement_queue(engine, "s") == []
 
 

@@ -252,3 +252,18 @@ def test_a_folder_of_submission_files_is_read_as_report_benchmark_reads_it(
     (folder / "RTE.jsonl").unlink()
     result = cli("compare", "pilot", "--model", folder)
     assert result.code == 1 and "nor RTE.jsonl, the task's submission file" in result.stderr
+
+
+def test_a_caveat_of_the_gold_is_said_once(cli, rte, workspace, tmp_path: Path):
+    """A model of one AX-b item: R3's "undefined on one class (the gold labels are all …)"
+    was printed twice, once for the humans and once for the model, word for word."""
+    _, data = simulated_study(
+        workspace.engine, tmp_path, "superglue/axb", name="axb1", sample="all"
+    )
+    first = json.loads(data.read_text().splitlines()[0])
+    model = tmp_path / "AX-b.jsonl"
+    model.write_text(json.dumps({"idx": first["idx"], "label": first["label"]}) + "\n")
+    result = cli("compare", "axb1", "--model", model, "--bootstrap", "0")
+    assert result.code == 0, result.stderr
+    text = " ".join((result.stdout + result.stderr).split())
+    assert text.count("is undefined on one class (the gold labels are all") == 1

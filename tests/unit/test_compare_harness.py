@@ -591,3 +591,18 @@ def test_a_log_is_told_by_its_head_however_long_its_first_document(tmp_path: Pat
     plain = tmp_path / "RTE.jsonl"
     plain.write_text('{"idx": 0, "label": "entailment"}\n{"idx": 1, "label": "entailment"}\n')
     assert [is_sample_log(p) for p in (lines, array, plain)] == [True, True, False]
+
+
+def test_a_task_no_harness_task_logs_says_so_and_what_to_give(cli, workspace, tmp_path):
+    """AX-b has no harness task: the refusal says so and names the files that do work, where
+    it read "harness task none" and "is logged as: none"."""
+    simulated_study(workspace.engine, tmp_path, "superglue/axb", name="axb", split="dev")
+    log = write_log(tmp_path / "res" / "org__lm", "axb", rte_rows(4), RTE_NAMES, wrong=set())
+    for given in (log, tmp_path / "res"):
+        out = cli("compare", "axb", "--model", given)
+        assert out.code == 1
+        text = " ".join(out.stderr.split())
+        assert "none" not in text
+        assert "lm-evaluation-harness has no task for superglue/axb" in text
+        assert "its submission file (AX-b.jsonl) or an id,prediction table" in text
+        assert str(given) in text

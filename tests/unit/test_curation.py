@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.curation import taxonomy
+from annotate import taxonomy
 from annotate.curation.diff import LARGE_EDIT_SHARE, word_diff
 from annotate.curation.examples import (
     ExampleQuery,

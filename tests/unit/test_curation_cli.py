@@ -378,3 +378,24 @@ def test_review_with_nothing_to_review_says_so_and_opens_no_screen(cli, tmp_path
     # glue's examples, none by sam: with no filter (or a filter they match) the screen opens.
     with pytest.raises(AssertionError, match="the review screen was opened"):
         cli("curate", "review", "d", "--as", "sam", "--author", "glue")
+
+
+def test_an_export_warns_of_disputed_and_unchecked_labels(cli, db_url, tmp_path):
+    """An export wrote a label a review disputes, or one "to check" after an edit, without a
+    word: the file holds one label per example, and a human study scores against it."""
+    from annotate.curation.review import submit_review
+
+    assert cli("curate", "import", "d", write_diagnostic(tmp_path), "--as", "glue").code == 0
+    clean = cli("curate", "export", "d", tmp_path / "clean.tsv")
+    assert clean.code == 0 and clean.stderr == ""
+    ws = open_workspace(db_url)
+    submit_review(ws.engine, "d", "sam", 3, "neutral", ["Negation"])
+    ws.engine.dispose()
+    edit = ("curate", "edit", "d", "1", "--as", "glue", "--set", "premise=The cat sat on a mat.")
+    assert cli(*edit, "--reason", "article").code == 0
+    result = cli("curate", "export", "d", tmp_path / "out.tsv")
+    assert result.code == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "1 example written while a review disputes its label or tags, not settled yet" in said
+    assert "(`annotate curate queue d` lists them)" in said
+    assert '2 examples written with a label "to check"' in said

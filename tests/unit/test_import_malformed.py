@@ -291,6 +291,50 @@ def test_an_empty_sentence_in_a_table_is_refused(cli, tmp_path: Path):
     )
 
 
+# --- AX, AX-b: a diagnostic's tags are the GLUE taxonomy's, each under its own category -------
+
+AX_HEADER = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
+
+
+def ax_file(path: Path, logic: str, structure: str = "") -> Path:
+    """A diagnostic-full.tsv of two rows, the second with these Logic and structure cells."""
+    rows = [
+        ["", "", "Negation", "", "News", "A man runs.", "A man does not run.", "contradiction"],
+        ["", structure, logic, "", "News", "The cat slept.", "The cat did not sleep.", "neutral"],
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\r\n".join([AX_HEADER, *("\t".join(r) for r in rows)]) + "\r\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("logic", "structure", "reason"),
+    [
+        ("Negations", "", "3: unknown tag 'Negations'; did you mean 'Negation'?"),
+        ("", "Negation", "3: tag 'Negation' belongs to Logic, not to Predicate-Argument Structure"),
+    ],
+)
+def test_a_diagnostic_tag_outside_the_taxonomy_is_refused(
+    cli, tmp_path: Path, logic, structure, reason
+):
+    """A misspelt tag, or one under another category, was imported and scored as a phenomenon
+    of its own in the report, where `curate import` refuses the same file: `import` and
+    `score --gold` refuse it too, naming the line."""
+    path = ax_file(tmp_path / "ax" / "diagnostic-full.tsv", logic, structure)
+    assert f"{path.name}:{reason}" in refused(cli, "glue/ax", path)
+    predictions = tmp_path / "model" / "AX.tsv"
+    predictions.parent.mkdir()
+    predictions.write_text("index\tprediction\n0\tcontradiction\n1\tneutral\n")
+    result = cli("score", predictions, "--gold", path)
+    assert result.code == 1 and f"{path.name}:{reason}" in result.stderr
+
+
+def test_a_diagnostic_with_the_taxonomys_tags_imports(cli, tmp_path: Path):
+    path = ax_file(tmp_path / "ax" / "diagnostic-full.tsv", "Negation;Universal")
+    assert cli("import", "glue/ax", path).code == 0
+    assert datasets(cli) == [("glue/ax", "test", 2)]
+
+
 def test_a_list_where_the_task_has_text_is_refused_not_stored(cli, tmp_path: Path):
     """A premise of ["The kettle", "boiled."] was stored as a list and shown in brackets."""
     rows = [

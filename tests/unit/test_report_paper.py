@@ -565,3 +565,27 @@ def test_the_benchmark_latex_caption_says_which_interval_each_cell_has(cli, work
     assert (
         "marked *" in caption and "each metric of a task with several: the bootstrap's" in caption
     )
+
+
+def test_a_model_of_the_diagnostic_alone_says_which_tasks_it_covers(cli, workspace, tmp_path):
+    """A model folder holding AX.tsv alone gave "Tasks covered: (partial)", a blank before the
+    word: it says it covers none of the averaged tasks, and AX apart."""
+    golds = [E, N, C, E, N, C]
+    items = [
+        {"source_id": str(i), "gold": g, "tags": {"Logic": ["Negation"]}}
+        for i, g in enumerate(golds)
+    ]
+    add_study(
+        workspace.engine, "ax", "glue/ax", items, {str(i): [g] * 5 for i, g in enumerate(golds)}
+    )
+    model = tmp_path / "mybert"
+    model.mkdir()
+    rows = "".join(f"{i}\t{g}\n" for i, g in enumerate(golds))
+    (model / "AX.tsv").write_text("index\tprediction\n" + rows)
+    for fmt in ("table", "markdown"):
+        out = cli(
+            "report", "--benchmark", "glue", "--bootstrap", "0", "--model", model, "--format", fmt
+        )
+        assert out.code == 0, out.stderr
+        text = " ".join(out.stdout.split())
+        assert "none of the averaged tasks (partial); apart: glue/ax" in text

@@ -6,7 +6,12 @@ from __future__ import annotations
 from rich.console import Console
 
 from annotate.report.cells import METRIC_NAMES, Section, interval, pct, quoted_bounds
-from annotate.report.model.schema import BenchmarkReport, Datasheet, HeadlineInterval
+from annotate.report.model.schema import (
+    BenchmarkModelRow,
+    BenchmarkReport,
+    Datasheet,
+    HeadlineInterval,
+)
 from annotate.report.render.markdown import _md_cell, _md_table
 from annotate.report.render.table import _table
 from annotate.terminal_text import SafeText as Text
@@ -64,7 +69,7 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
                         m.name,
                         pct(m.average.value),
                         interval(m.average.ci_low, m.average.ci_high),
-                        ", ".join(m.tasks_covered) + (" (partial)" if m.partial else ""),
+                        _covered(r, m),
                     ]
                     for m in r.models
                 ],
@@ -102,6 +107,19 @@ def benchmark_sections(r: BenchmarkReport) -> list[Section]:
         )
     out.append(datasheet_overview(r))
     return out
+
+
+def _covered(r: BenchmarkReport, m: BenchmarkModelRow) -> str:
+    """The averaged tasks a model has a score on, then the ones scored apart (a diagnostic
+    set): a model of AX alone read as a blank "(partial)"."""
+    covered = ", ".join(m.tasks_covered) or "none of the averaged tasks"
+    covered += " (partial)" if m.partial else ""
+    apart = [
+        t.task
+        for t in r.diagnostics
+        if t.models.get(m.name) is not None and t.models[m.name].value is not None
+    ]
+    return covered + (f"; apart: {', '.join(apart)}" if apart else "")
 
 
 def _missing(r: BenchmarkReport) -> str:

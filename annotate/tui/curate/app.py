@@ -117,10 +117,15 @@ class CurateApp(SafeCrash, App[None]):
                 "with Ctrl+N: still open, and offered again next time.",
             )
         if not queue:
+            # With --override given, pointing at it again read as if it had not been taken.
+            rule = (
+                "You settle examples you did not review (your own too: you gave --override)."
+                if self.desk.override_reason
+                else "You settle examples you neither wrote nor reviewed (your own only with "
+                "--override REASON)."
+            )
             return NothingLeftScreen(
-                "No open disagreement for you to settle.",
-                f"{self.summary()} You settle examples you neither wrote nor reviewed (your own "
-                "only with --override REASON).",
+                "No open disagreement for you to settle.", f"{self.summary()} {rule}"
             )
         return AdjudicateScreen(self.desk, queue[0], len(queue))
 

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from annotate.curation.taxonomy import CATEGORY_OF, FINE, TAXONOMY, search_tags
+from annotate.taxonomy import CATEGORY_OF, FINE, TAXONOMY, search_tags
 from annotate.terminal_text import SafeText as Text
 
 
