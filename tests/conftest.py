@@ -57,6 +57,40 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 
+SERIAL_FILES = frozenset(
+    {
+        "tests/integration/test_crowd_workers.py",
+        "tests/integration/test_faults.py",
+        "tests/integration/test_group_commit_durability.py",
+        "tests/integration/test_load.py",
+        "tests/integration/test_outage.py",
+        "tests/integration/test_processes.py",
+        "tests/integration/test_serve.py",
+        "tests/integration/test_serve_bounds.py",
+        "tests/tui/test_console.py",
+        "tests/unit/test_checkpoint.py",
+        "tests/unit/test_handout_concurrency.py",
+        "tests/unit/test_keypress_path.py",
+        "tests/unit/test_set_aside.py",
+        "tests/unit/test_store_refused.py",
+        "tests/web/test_page_browser_scroll.py",
+        "tests/web/test_page_doors.py",
+        "tests/web/test_thirty_prolific_workers.py",
+        "tests/web/test_two_servers.py",
+    }
+)
+"""Files whose slow tests race processes against each other or measure waits (leases, the
+writers' lock, a sign-in's delay, a redraw within 2 s): .ci/run runs them one at a time
+(marked `serial` here), and the other slow tests two at a time."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        if Path(str(item.path)).relative_to(root).as_posix() in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     cache = config.stash.get(_HF_CACHE, None)
     if cache:
@@ -225,10 +259,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.skipped and _under_ci():
         report.outcome = "failed"  # CI must not pass with the PostgreSQL half skipped
         report.longrepr = f"skipped under CI=true: {report.longrepr}"
-    if report.when == "call" or report.outcome != "passed":
-        _postgres_outcomes.setdefault(item.nodeid, report.outcome)
-        if report.outcome != "passed":
-            _postgres_outcomes[item.nodeid] = report.outcome
     return report
 
 
@@ -236,10 +266,15 @@ _summary_lines: list[str] = []
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Lines a test asks to show after the run (`record_property("summary", ...)`): they come
-    back from xdist workers with the report, so they reach this process either way."""
+    """Lines a test asks to show after the run (`record_property("summary", ...)`), and the
+    PostgreSQL-marked tests' outcomes: they come back from xdist workers with the report (its
+    keywords name its markers), so they reach this process either way."""
     if report.when == "call":
         _summary_lines.extend(v for k, v in report.user_properties if k == "summary")
+    if "postgres" in report.keywords and (report.when == "call" or report.outcome != "passed"):
+        _postgres_outcomes.setdefault(report.nodeid, report.outcome)
+        if report.outcome != "passed":
+            _postgres_outcomes[report.nodeid] = report.outcome
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
