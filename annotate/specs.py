@@ -8,6 +8,7 @@ protocol. Both are pydantic models with `extra="forbid"`, so a misspelt key is a
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -439,7 +440,8 @@ class ProtocolSpec(Strict):
     however they were admitted. None: the gate threshold (threshold rule), else the cohort
     median recorded when the median gate closed, else 0.70 (protocol/catch.py)."""
     assumptions: list[str] = Field(default_factory=list)
-    """Values the papers do not state, chosen here; printed in reports."""
+    """Values the papers do not state, chosen here; printed in reports. `{setting}` (e.g.
+    `{training_items}`) stands for the study's value (`stated`)."""
     task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per-task changes, e.g. SuperGLUE took WSC's whole test set."""
 
@@ -450,6 +452,13 @@ class ProtocolSpec(Strict):
         if isinstance(self.test_sample, int) and self.test_sample < 1:
             raise ValueError("test_sample must be a positive number or 'all'")
         return self
+
+    def stated(self, **drawn: int) -> ProtocolSpec:
+        """This protocol with its assumptions in its own numbers: `{name}` of a setting in an
+        assumption becomes its value, or the study's count given in `drawn` (the training and
+        test items it drew, which a small split or `test_sample = "all"` decide)."""
+        values = {**self.model_dump(), **drawn}
+        return self.model_copy(update={"assumptions": [_fill(a, values) for a in self.assumptions]})
 
     def training_quota(self, training_items: int) -> int:
         """Training items each annotator does, of the `training_items` the study drew."""
@@ -465,6 +474,19 @@ class ProtocolSpec(Strict):
             data.update(self.task_overrides.get(task, {}))
         data.update(overrides or {})
         return validate_protocol(data, origin=f"protocol {self.name!r} with overrides")
+
+
+_SETTING = re.compile(r"\{(\w+)\}")
+
+
+def _fill(text: str, values: Mapping[str, Any]) -> str:
+    """`{name}` replaced by the value (30.0 written 30); a name of no setting is left as it is."""
+
+    def value(m: re.Match[str]) -> str:
+        v = values.get(m.group(1), m.group(0))
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    return _SETTING.sub(value, text)
 
 
 # --- finding and loading spec files ----------------------------------------------------------

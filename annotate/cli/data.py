@@ -84,7 +84,7 @@ def protocols(
     """List the protocol presets with every parameter."""
     from annotate import specs
 
-    rows = [p.model_dump() for p in specs.all_protocols()]
+    rows = [p.stated().model_dump() for p in specs.all_protocols()]
     if fmt is Format.json:
         print_json(rows)
         return

@@ -65,12 +65,13 @@ def gate_command(
     if manual:  # all or none: nothing is written while one of them would be refused
         gate.check_manual(ws.engine, study_ctx, manual, force=force)
     decisions = []
+    planned: set[str] = set()  # decided by the close: the plan above already gave each reason
     if close:
         plan = gate.preview_close(ws.engine, study_ctx)
         if fmt is Format.table:
             _print_plan(plan)
         try:
-            decisions += gate.close_training(
+            closed = gate.close_training(
                 ws.engine, study_ctx, force=force, by=who, reason=reason or ""
             )
         except gate.GateRefused as refused:
@@ -80,6 +81,8 @@ def gate_command(
                 f"gate of {study} not closed: {count_of(len(refused.warnings), 'warning')} above; "
                 "pass --force to close anyway"
             ) from None
+        decisions += closed
+        planned = {d.name for d in closed}
     for name, verdict in manual:
         decisions.append(
             gate.decide_manually(
@@ -109,7 +112,8 @@ def gate_command(
     for d in decisions:
         verdict = "admitted" if d.admitted else "rejected"
         threshold = f" (threshold {d.threshold:.3f})" if d.threshold is not None else ""
-        say(f"{d.name}: {verdict} by {d.rule}{threshold}: {d.reason}")
+        if d.name not in planned:
+            say(f"{d.name}: {verdict} by {d.rule}{threshold}: {d.reason}")
         if (note := d.labels_note()) is not None:
             say(f"{d.name}: {note}")
     shown = [
@@ -134,7 +138,7 @@ def gate_command(
     )
     # Reasons are sentences: a line each (a table column would fold them at 80 columns).
     for row in rows:
-        if row["reason"] is not None:
+        if row["reason"] is not None and row["name"] not in planned:
             aside = row["test_labels_set_aside"]
             also = f" ({count_of(aside, 'test label')} set aside)" if aside else ""
             say(f"{row['name']}: {row['gate']}, {row['reason']}{also}")

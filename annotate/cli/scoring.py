@@ -67,7 +67,7 @@ def score(
     if fmt is Format.json:
         print_json(data)
         return
-    _render_scores(data)
+    _render_scores(data, bootstrap)
 
 
 def _prediction_files(
@@ -159,7 +159,7 @@ def _score_one(
     return result
 
 
-def _render_scores(data: dict[str, Any]) -> None:
+def _render_scores(data: dict[str, Any], bootstrap: int) -> None:
     from annotate.report.cells import METRIC_NAMES, interval, pct
 
     rows = []
@@ -220,38 +220,33 @@ def _render_scores(data: dict[str, Any]) -> None:
             )
     for r in data["tasks"]:
         if r["diagnostics"]:
-            _render_diagnostics(r["task"], r["diagnostics"])
+            _render_diagnostics(r["task"], r["diagnostics"], with_ci=bootstrap > 0)
+    if not bootstrap:
+        say("No intervals: add --bootstrap 1000 for 95% confidence intervals.")
     if data["skipped"]:
         warn(f"skipped (not a submission file name): {', '.join(data['skipped'])}")
 
 
-def _render_diagnostics(task: str, diag: dict[str, Any]) -> None:
-    from annotate.report.cells import coef
+def _render_diagnostics(task: str, diag: dict[str, Any], with_ci: bool) -> None:
+    """The report's table of phenomena, in its words (one place: report.sections.diagnostics);
+    the interval column only when there are intervals (--bootstrap)."""
+    from annotate.report.cells import METRIC_NAMES
+    from annotate.report.model.schema import Diagnostics
+    from annotate.report.sections.diagnostics import phenomenon_cells, phenomenon_rows
 
-    metric = diag["metric"].upper()
-    rows = [{"category": "all tagged items", "tag": "", **_diag_cells(diag["all_tagged"], coef)}]
-    for category, entry in diag["coarse"].items():
-        rows.append({"category": category, "tag": "", **_diag_cells(entry, coef)})
-        for tag, fine in diag["fine"].get(category, {}).items():
-            if fine["n"]:  # tags of gold items without a prediction: nothing to show
-                rows.append({"category": "", "tag": tag, **_diag_cells(fine, coef)})
+    d = Diagnostics.of(diag)
+    metric = METRIC_NAMES.get(d.metric, d.metric)
+    rows = []
+    for category, tag, e in phenomenon_rows(d):
+        if e.n or category:  # tags of gold items without a prediction: nothing to show
+            value, ci = phenomenon_cells(e)
+            rows.append({"category": category, "tag": tag, "n": str(e.n), "value": value, "ci": ci})
+    columns = [("category", "Category"), ("tag", "Phenomenon"), ("n", "n"), ("value", metric)]
     print_table(
         rows,
-        [("category", "Category"), ("tag", "Tag"), ("n", "n"), ("value", metric), ("ci", "95% CI")],
+        columns + ([("ci", "95% CI")] if with_ci else []),
         title=f"{task}: {metric} per phenomenon",
     )
-
-
-def _diag_cells(entry: dict[str, Any], coef: Any) -> dict[str, str]:
-    from annotate.scoring.diagnostics import undefined_text
-
-    ci = ""
-    if entry.get("ci_low") is not None:
-        ci = f"[{coef(entry['ci_low'])}, {coef(entry['ci_high'])}]"
-    value = coef(entry["value"])
-    if entry.get("undefined"):
-        value = undefined_text(entry["n"], entry["undefined"])
-    return {"n": str(entry["n"]), "value": value, "ci": ci}
 
 
 # --- compare ---------------------------------------------------------------------------------

@@ -281,10 +281,12 @@ def create_study(
             chosen = set(test_sample)
             pool = [i for i in pool if i not in chosen]
             training = rng.sample(pool, min(effective.training_items, len(pool)))
+        # the assumptions in the study's own numbers (a preset's prose names its defaults)
+        stated = effective.stated(training_items=len(training), test_sample=len(test_sample))
         study = Study(
             name=name,
             task=spec.name,
-            protocol=effective.model_dump(),
+            protocol=stated.model_dump(),
             task_spec=spec.model_dump(mode="json"),
             train_dataset_id=train.id if train else None,
             test_dataset_id=test.id or 0,
@@ -319,7 +321,7 @@ def create_study(
     refresh_statistics(engine, StudyItem.__tablename__)  # type: ignore[arg-type]
     asked = "test_sample" in (overrides or {})
     warnings = _shortfalls(effective, train, test, len(training), len(test_sample), asked)
-    return CreatedStudy(study, spec, effective, warnings=warnings, notes=_unscored(test))
+    return CreatedStudy(study, spec, stated, warnings=warnings, notes=_unscored(test))
 
 
 def _unscored(test: Dataset) -> tuple[str, ...]:

@@ -177,3 +177,20 @@ def test_closing_again_with_nobody_to_decide_keeps_the_first_closes_record(
     closure = gate.closure_of(workspace.engine, ctx)
     assert closure is not None and closure.forced and closure.reason == "a pilot"
     assert "why: a pilot" in again.stdout.splitlines()[-1]
+
+
+def test_closing_says_each_decision_once(cli, workspace, tmp_path: Path):
+    """`gate --close` printed each trainee's reason three times: the plan, one line per
+    decision, then the overview's reason lines. The plan says it; the table keeps the rest."""
+    rte_study(workspace.engine, tmp_path, train=2, gate_rule="median", gate_min_items=2)
+    for name, second in (("ana", "entailment"), ("ben", "not_entailment")):
+        session = AnnotatorSession.open(workspace.engine, "pilot", name, create_annotator=True)
+        for answer in ("entailment", second):
+            session.submit(session.next_item(), answer)
+    closed = cli("gate", "pilot", "--close", "--force", "--reason", "a pilot")
+    assert closed.code == 0, closed.stderr
+    for name in ("ana", "ben"):
+        lines = [x for x in closed.stdout.splitlines() if not x.startswith("│")]
+        said = [x for x in lines if "median" in x and name in x]
+        assert len(said) == 1, said
+    assert "Annotator" in closed.stdout  # the overview table is still there

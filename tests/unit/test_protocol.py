@@ -473,3 +473,29 @@ def test_training_on_a_dev_set_without_gold_names_the_labelled_ones(workspace, t
     said = str(refused.value)
     assert f"dataset {bare.dataset_id} (superglue/rte dev) has no gold labels" in said
     assert f"labelled datasets to train on: {gold.dataset_id} (--train {gold.dataset_id};" in said
+
+
+def test_a_study_states_its_own_numbers_in_the_presets_assumptions(cli, workspace, tmp_path):
+    """glue-2019's assumptions said "20 training items" and "SuperGLUE's 100 items and 5
+    annotators" in a study that drew 6 of its 50 asked-for training items, 12 test items and
+    asked k = 3: the datasheet states the study's values, computed from what it drew."""
+    rte_study(
+        workspace.engine,
+        tmp_path,
+        protocol="glue-2019",
+        train=6,
+        test=12,
+        training_items=50,
+        annotators_per_item=3,
+        gate_min_items=4,
+        lease_minutes=45,
+    )
+    report = cli("report", "pilot", "--format", "json", "--bootstrap", "0")
+    assert report.code == 0, report.stderr
+    said = " ".join(report.json()["datasheet"]["assumptions"])
+    assert "we use 6 dev items with feedback" in said
+    assert "we use 12 test items and 3 annotators per item" in said
+    assert "at least 4 training items" in said
+    assert "{" not in said and "SuperGLUE's 100 items" not in said
+    sg = rte_study(workspace.engine, tmp_path / "sg", name="sg", protocol="superglue-2019")
+    assert "after 30 minutes" in " ".join(sg.protocol.assumptions)

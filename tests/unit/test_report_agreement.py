@@ -319,3 +319,25 @@ def test_a_study_of_two_annotators_says_one_pair(workspace, tmp_path):
     text = render_markdown(study_report(workspace.engine, "two", bootstrap=0))
     row = next(line for line in text.splitlines() if line.startswith("| Cohen's κ, pairwise"))
     assert "mean of 1 pair;" in row
+
+
+def test_fleiss_undefined_detail_has_no_stray_space(cli, tmp_path: Path):
+    """One label per item: the report's Fleiss' κ detail is the reason alone, in the terminal
+    table and in Markdown, not " (undefined: …)" with a leading space and brackets."""
+    rows = ["item,annotator,label,gold,premise,hypothesis"]
+    for i in range(6):
+        gold = "entailment" if i % 2 else "not_entailment"
+        rows.append(f"{i},w{i},{gold},{gold},The kettle {i} is hot.,A kettle is warm.")
+    path = tmp_path / "single.csv"
+    path.write_text("\n".join(rows) + "\n")
+    imported = cli(
+        "import-labels", path, "--task", "superglue/rte", "--study", "solo", "--k", "5",
+        "--map", "item=item,annotator=annotator,label=label,gold=gold,premise=premise,"
+        "hypothesis=hypothesis",
+    )  # fmt: skip
+    assert imported.code == 0, imported.stderr
+    reason = "undefined: no item has two or more labels"
+    markdown = cli("report", "solo", "--format", "markdown").stdout
+    assert f"| Fleiss' κ | – |  | {reason} |" in markdown
+    [line] = [x for x in cli("report", "solo").stdout.splitlines() if "Fleiss' κ" in x]
+    assert f"│ {reason}" in line and f"({reason})" not in line

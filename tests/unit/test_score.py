@@ -375,6 +375,54 @@ def test_glue_diagnostic_gives_r3_per_category_and_tag(cli, tmp_path: Path):
     assert "R3 per phenomenon" in table.stdout and "Negation" in table.stdout
 
 
+def _diagnostic_files(tmp_path: Path) -> tuple[Path, Path]:
+    header = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
+    lines = [header] + [
+        f"{a}\t{b}\t{c}\t{d}\tNews\tP{i}\tH{i}\t{e}"
+        for i, (a, b, c, d, e) in enumerate(DIAGNOSTIC_ROWS)
+    ]
+    gold = fx.write_text(tmp_path / "diagnostic" / "diagnostic-full.tsv", "\n".join(lines) + "\n")
+    pred = tsv(
+        tmp_path / "AX.tsv",
+        ["index\tprediction"] + [f"{i}\t{p}" for i, p in enumerate(DIAGNOSTIC_PRED)],
+    )
+    return pred, gold
+
+
+def _table_rows(stdout: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip("│┃").split("│" if "│" in line else "┃")]
+        for line in stdout.splitlines()
+        if line.startswith(("│", "┃"))
+    ]
+
+
+def test_score_per_phenomenon_reads_as_the_report_does_and_has_no_empty_ci_column(
+    cli, tmp_path: Path
+):
+    """The same figures in the same words as the report's table (report.sections.diagnostics):
+    "All tagged items", "Phenomenon", "(any)", 2 decimals; no interval column without
+    intervals, but a line saying how to get them."""
+    pred, gold = _diagnostic_files(tmp_path)
+    plain = cli("score", pred, "--gold", gold)
+    assert plain.code == 0, plain.stderr
+    rows = _table_rows(plain.stdout)
+    header = ["Category", "Phenomenon", "n", "R3"]
+    assert header in rows
+    golds = [r[4] for r in DIAGNOSTIC_ROWS]
+    everything = f"{matthews_corrcoef(golds, DIAGNOSTIC_PRED):.2f}"
+    assert ["All tagged items", "", "8", everything] in rows
+    assert rows[rows.index(header) + 2][:2] == ["Lexical Semantics", "(any)"]
+    assert "--bootstrap 1000" in plain.stdout
+
+    boot = cli("score", pred, "--gold", gold, "--bootstrap", "200")
+    rows = _table_rows(boot.stdout)
+    assert [*header, "95% CI"] in rows
+    [all_tagged] = [r for r in rows if r[0] == "All tagged items"]
+    assert all_tagged[3] == everything and all_tagged[4].startswith("[")
+    assert "--bootstrap 1000" not in boot.stdout
+
+
 def test_axb_gives_mcc_per_tag_and_takes_int_ids_for_string_ones(cli, tmp_path: Path):
     gold = jsonl(tmp_path / "AX-b" / "AX-b.jsonl", fx.SG_AXB)  # "idx": "0", "1"
     pred = jsonl(

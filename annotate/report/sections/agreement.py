@@ -49,7 +49,7 @@ def _agreement_section(a: Agreement) -> Section:
             "Fleiss' κ",
             coef(f.value),
             interval(f.ci_low, f.ci_high, 1, 3),
-            detail + note_suffix(f),
+            detail + note_suffix(f) if detail else f.note or "",
         ]
     )
     g = a.gwet_ac1

@@ -8,10 +8,33 @@ from annotate.report.cells import (
     interval,
 )
 from annotate.report.model.schema import (
+    Diagnostics,
     PhenomenonScore,
     StudyReport,
 )
 from annotate.report.sections.base import ReportSection, single
+
+ALL_TAGGED = "All tagged items"
+"""The first row's category: the score over every tagged item."""
+ANY_TAG = "(any)"
+"""A category's own row, in the phenomenon column: any of its tags."""
+DIGITS = 2
+"""Decimals of a per-phenomenon score and its interval, in the report and in `annotate score`."""
+
+
+def phenomenon_rows(d: Diagnostics) -> list[tuple[str, str, PhenomenonScore]]:
+    """(category, phenomenon, score) in the order every table of them shows: all tagged items,
+    then each category followed by its tags."""
+    rows = [(ALL_TAGGED, "", d.all_tagged)]
+    for cat, e in d.coarse.items():
+        rows.append((cat, ANY_TAG, e))
+        rows += [("", tag, f) for tag, f in d.fine.get(cat, {}).items()]
+    return rows
+
+
+def phenomenon_cells(e: PhenomenonScore) -> tuple[str, str]:
+    """A phenomenon's score and its 95% interval as every table of them writes them."""
+    return e.text(DIGITS), interval(e.ci_low, e.ci_high, 1, DIGITS)
 
 
 def _diagnostics_section(r: StudyReport) -> Section | None:
@@ -28,16 +51,11 @@ def _diagnostics_section(r: StudyReport) -> Section | None:
             cat,
             tag,
             str(e.n),
-            e.text(2),
-            interval(e.ci_low, e.ci_high, 1, 2),
-            *(per_model[m].text(2) for m in models),
+            *phenomenon_cells(e),
+            *(per_model[m].text(DIGITS) for m in models),
         ]
 
-    rows = [row("All tagged items", "", d.all_tagged)]
-    for cat, e in d.coarse.items():
-        rows.append(row(cat, "(any)", e))
-        for tag, f in d.fine.get(cat, {}).items():
-            rows.append(row("", tag, f))
+    rows = [row(cat, tag, e) for cat, tag, e in phenomenon_rows(d)]
     return f"Diagnostics by phenomenon ({metric}). {d.note}", headers, rows
 
 
