@@ -36,11 +36,20 @@ def _run(tmp_path: Path, failing: str) -> subprocess.CompletedProcess[str]:
 def test_a_failing_fast_loop_still_runs_the_slow_half_and_fails_the_run(tmp_path):
     run = _run(tmp_path, failing="-m pytest -q -rs")  # the fast loop's arguments
     calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
-    assert len(calls) == 3
-    assert "slow or postgres" in calls[1]
-    assert "tests/unit" in calls[2] and "tests/no_fcntl" in calls[2]
+    assert len(calls) == 4
+    assert "(slow or postgres) and not serial" in calls[1] and "-n 2" in calls[1]
+    assert "(slow or postgres) and serial" in calls[2] and "-n 0" in calls[2]
+    assert "tests/unit" in calls[3] and "tests/no_fcntl" in calls[3]
     assert run.returncode == 1
     assert run.stderr.strip() == "FAILED: fast loop"
+
+
+def test_the_slow_tests_run_alone_fail_the_run_after_every_half_ran(tmp_path):
+    run = _run(tmp_path, failing="-m pytest -m (slow or postgres) and serial -n 0 -q -rs")
+    calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
+    assert len(calls) == 4  # the no-fcntl half still ran
+    assert run.returncode == 1
+    assert run.stderr.strip() == "FAILED: slow and postgres, one at a time"
 
 
 def test_all_halves_passing_pass_the_run(tmp_path):

@@ -189,7 +189,7 @@ def _write_tsv(spec: specs.TaskSpec, path: Path) -> Path:
 
 def _write_diagnostic(spec: specs.TaskSpec, path: Path) -> Path:
     header = "Lexical Semantics\tPredicate-Argument Structure\tLogic\tKnowledge\tDomain\tPremise\tHypothesis\tLabel"
-    tags = ["Negation", "Quantifiers;Negation", "", "Universal"]
+    tags = ["Negation", "Universal;Negation", "", "Universal"]  # Logic's own tags
     lines = [header]
     for i in range(N_ITEMS):
         lex = "Lexical entailment" if i % 3 == 0 else ""

@@ -210,7 +210,9 @@ def test_a_refusal_while_everyone_answers_leaves_counts_exact(new_store_url, tmp
             session.submit(item, "entailment")
         sessions[name] = session
     started = threading.Barrier(5)
-    refused = threading.Event()
+    refusing = threading.Event()
+    """Set as the researcher begins to refuse cy: a refusal seen before it would be wrong (set
+    before the refusal's commit, which cy's thread may meet before this thread goes on)."""
     answered: dict[str, int] = {}
 
     def answer(name: str) -> None:
@@ -220,7 +222,7 @@ def test_a_refusal_while_everyone_answers_leaves_counts_exact(new_store_url, tmp
             try:
                 session.submit(item, "entailment")
             except UserError:  # cy, refused: "test items need a passing gate decision"
-                assert name == "cy" and refused.is_set()
+                assert name == "cy" and refusing.is_set()
                 break
             n += 1
         answered[name] = n
@@ -231,8 +233,8 @@ def test_a_refusal_while_everyone_answers_leaves_counts_exact(new_store_url, tmp
     started.wait()
     while not answered and sum(n for n, _ in tallies(engine)) < 12:
         time.sleep(0.001)  # (polling the store for progress, not waiting a fixed time)
+    refusing.set()
     decision = gate.decide_manually(engine, ctx, "cy", False, reason="answered in 0.2 s")
-    refused.set()
     for t in threads:
         t.join()
     assert "test" not in phases_of(engine, "cy")

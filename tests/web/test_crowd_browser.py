@@ -81,10 +81,9 @@ def _stale(element) -> bool:
     return False
 
 
-def test_mturk_frames_the_page_and_the_exit_form_reaches_external_submit(
-    workspace, tmp_path: Path, tls
-):
-    study = crowd_study(
+def _mturk_study(workspace, tmp_path: Path) -> str:
+    """A small MTurk study served behind https at PUBLIC: one training item, two test items."""
+    return crowd_study(
         workspace.engine,
         tmp_path,
         train=1,
@@ -93,6 +92,12 @@ def test_mturk_frames_the_page_and_the_exit_form_reaches_external_submit(
         annotators_per_item=1,
         crowd_settings={"platform": "mturk", "study_ids": [], "public_url": f"https://{PUBLIC}/"},
     ).study.name
+
+
+def test_mturk_frames_the_page_and_the_exit_form_reaches_external_submit(
+    workspace, tmp_path: Path, tls
+):
+    study = _mturk_study(workspace, tmp_path)
     with mturk_stand_in(tls) as mturk, served_page(workspace.engine, study, tls=tls) as base:
         ports = {PUBLIC: port_of(base), **dict.fromkeys(MTURK_NAMES, mturk.port)}
         with chromium(tmp_path, extra=resolver_switches(ports)) as driver:
@@ -117,15 +122,7 @@ def test_mturk_s_framed_preview_then_the_accepted_assignment_reach_external_subm
 ):
     """As a worker meets a HIT: its preview in MTurk's frame (nothing to answer, no work
     begun), then, accepted, the same frame opened with the assignment, through to the exit."""
-    study = crowd_study(
-        workspace.engine,
-        tmp_path,
-        train=1,
-        test=2,
-        gate_threshold=0.0,
-        annotators_per_item=1,
-        crowd_settings={"platform": "mturk", "study_ids": [], "public_url": f"https://{PUBLIC}/"},
-    ).study.name
+    study = _mturk_study(workspace, tmp_path)
     preview = {**MTURK_LINK, "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"}
     preview.pop("workerId")  # MTurk's preview names no worker
     with mturk_stand_in(tls) as mturk, served_page(workspace.engine, study, tls=tls) as base:
