@@ -3,10 +3,12 @@ process within 2 s), the gate's confirmations and refusals, the flags and the re
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -179,6 +181,52 @@ async def test_the_study_screen_redraws_only_when_the_store_changed(workspace, t
         label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
         await wait_until(pilot, lambda: screen.loads > loads, "a reload after the new label")
         assert "18/24 test labels" in screen_text(app)
+
+
+async def test_an_older_read_that_ends_late_is_not_drawn_over_a_newer_one(
+    workspace, tmp_path, monkeypatch
+):
+    """Two reads of the study overlap: the first (made before a new label) ends after the
+    second. The screen keeps the newer counts rather than going back to the older."""
+    ctx = busy_study(workspace.engine, tmp_path)
+    app = create_console_app(workspace.engine, ctx.study.name, poll_seconds=0.05)
+    read = StudyScreen.fetch
+    release, first_done = threading.Event(), threading.Event()
+    reads: list[object] = []
+
+    def slow_first_read(self, app):
+        data = read(self, app)
+        reads.append(data)
+        if len(reads) == 1:  # read before the new label, then held until the newer is drawn
+            release.wait(30)
+        return data
+
+    fetch_and_show = StudyScreen._fetch_and_show
+    started = itertools.count()
+
+    def noted(self, app):
+        first = next(started) == 0
+        try:
+            fetch_and_show(self, app)
+        finally:
+            if first:  # its drawing, if any, is done: call_from_thread waits for it
+                first_done.set()
+
+    async with app.run_test(size=(160, 40)) as pilot:
+        await arrive(pilot, StudyScreen)
+        screen = app.screen
+        assert "17/24 test labels" in screen_text(app)
+        monkeypatch.setattr(StudyScreen, "fetch", slow_first_read)
+        monkeypatch.setattr(StudyScreen, "_fetch_and_show", noted)
+        screen.reload()
+        await wait_until(pilot, lambda: len(reads) == 1, "the first read")
+        label_as(workspace.engine, ctx.study.name, "chloé", test_items=1, clock=StepClock())
+        await wait_until(pilot, lambda: "18/24 test labels" in screen_text(app), "the newer")
+        release.set()
+        await wait_until(pilot, first_done.is_set, "the older read's end")
+        await pilot.pause()
+        assert "18/24 test labels" in screen_text(app)
+        assert "17/24 test labels" not in screen_text(app)
 
 
 def agree_cells(app) -> dict[str, str]:

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy.exc import DBAPIError
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.worker import Worker, get_current_worker
 
 from annotate.errors import UserError
 from annotate.store.engine import is_held
@@ -58,6 +59,7 @@ class LiveScreen(Screen[None], Generic[T]):
         )
 
     def _fetch_and_show(self, app: Any) -> None:
+        worker = get_current_worker()
         try:
             data = self.fetch(app)
         except UserError as exc:
@@ -72,10 +74,13 @@ class LiveScreen(Screen[None], Generic[T]):
             )
             self.stale = True
             return
-        app.call_from_thread(self._show, data)
+        app.call_from_thread(self._show, data, worker)
 
-    def _show(self, data: Any) -> None:
-        if not self.is_attached:
+    def _show(self, data: Any, worker: Worker[Any] | None = None) -> None:
+        # A read that a newer one replaced (`exclusive` cancels it, but a thread runs on) may
+        # end after it: its older data must not be drawn over the newer. Checked here, on the
+        # event loop, where the newer read's start cancels this one.
+        if not self.is_attached or (worker is not None and worker.is_cancelled):
             return
         try:
             self.show(data)
