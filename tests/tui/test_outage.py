@@ -304,4 +304,7 @@ async def test_quitting_with_an_answer_held_asks_first_and_says_it_was_not_saved
     Outage(monkeypatch, app.session, "progress", GONE)
     words = words_on_leaving("ana", app.session, "s", COME_BACK, dropped=app.dropped_answer)
     assert "every answer you gave before your last one was saved" in words[0]
-    assert words[1] == f"Your last answer ({app.dropped_answer}) was not saved: the store could not be reached."
+    assert (
+        words[1]
+        == f"Your last answer ({app.dropped_answer}) was not saved: the store could not be reached."
+    )
