@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
+from annotate.text import redacted
 
 DEFAULT_URL = "sqlite:///annotate.db"
 
@@ -31,6 +34,19 @@ def resolve_url(db: str | None) -> str:
 class Workspace:
     url: str
     engine: Engine
+
+    @property
+    def shown(self) -> str:
+        """The store's URL for output (tables, JSON, messages): its password hidden."""
+        return shown_url(self.url)
+
+
+def shown_url(url: str) -> str:
+    """`url` with its password as ***: what a command may print of a store's URL."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return redacted(url)
 
 
 def _create_private_file(database: str | None) -> None:
