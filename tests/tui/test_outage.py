@@ -308,3 +308,38 @@ async def test_quitting_with_an_answer_held_asks_first_and_says_it_was_not_saved
         words[1]
         == f"Your last answer ({app.dropped_answer}) was not saved: the store could not be reached."
     )
+
+
+async def test_the_console_s_gate_keys_say_the_store_is_away_and_the_console_stays(
+    workspace, tmp_path, monkeypatch
+):
+    """x on the gate screen while the database server was down ended the console with a
+    traceback (the preview's read); so did confirming a decision. Both now say so and stay."""
+    from annotate.protocol import gate
+    from annotate.tui.console.screens.confirm import ConfirmScreen
+    from annotate.tui.console.screens.gate import GateScreen
+    from annotate.tui.console.screens.study import StudyScreen
+    from tests.tui.test_console import arrive, console, median_study
+
+    ctx = median_study(workspace.engine, tmp_path, trainees=6)
+    app = console(workspace.engine, ctx.study.name)
+    said(app)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        preview = Outage(monkeypatch, gate, "preview_manual", GONE)
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("down", "x")
+        await wait_until(pilot, lambda: preview.calls >= 1, "the preview")
+        assert app.is_running and isinstance(app.screen, GateScreen)
+        assert told(app, "the store is unreachable: nothing was changed")
+        preview.end()
+        decide = Outage(monkeypatch, gate, "decide_manually", GONE)
+        await pilot.press("x")
+        await arrive(pilot, ConfirmScreen)
+        await pilot.press(*"copied answers", "enter")
+        await wait_until(pilot, lambda: decide.calls >= 1, "the decision")
+        assert app.is_running and isinstance(app.screen, ConfirmScreen)
+        decide.end()
+        await pilot.press("enter")  # confirmed again, the store back
+        await arrive(pilot, GateScreen)
