@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from annotate.errors import UserError
 from annotate.settings import settings
@@ -42,11 +40,9 @@ class Workspace:
 
 
 def shown_url(url: str) -> str:
-    """`url` with its password as ***: what a command may print of a store's URL."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return redacted(url)
+    """`url` with its password as ***, and otherwise as the user wrote it (SQLAlchemy's own
+    rendering percent-encodes a path's non-ASCII letters): what a command may print."""
+    return redacted(url)
 
 
 def _create_private_file(database: str | None) -> None:
