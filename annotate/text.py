@@ -85,14 +85,15 @@ def terminal_safe_value(value: Any) -> Any:
 
 
 _URL_PASSWORD = re.compile(
-    r"(?P<head>\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)(?P<password>[^\s@/]+)(?=@)", re.I
+    r"(?P<head>\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)(?P<password>\S+)(?=@)", re.I
 )
 _KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<password>'[^']*'|\"[^\"]*\"|\S+)", re.I)
 
 
 def redacted(text: str) -> str:
     """`text` with the password of every connection URL (`postgresql://ann:SECRET@host`) and
-    of every `password=...` setting replaced by ***: for logs, errors and tracebacks."""
+    of every `password=...` setting replaced by ***: for logs, errors and tracebacks. A
+    password runs to the last @ of its URL: one typed with a bare @ or / is hidden whole."""
     text = _URL_PASSWORD.sub(lambda m: m["head"] + "***", text)
     return _KEY_PASSWORD.sub(lambda m: m["head"] + "***", text)
 

@@ -13,6 +13,7 @@ from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
+from annotate.text import redacted
 
 DEFAULT_URL = "sqlite:///annotate.db"
 
@@ -31,6 +32,17 @@ def resolve_url(db: str | None) -> str:
 class Workspace:
     url: str
     engine: Engine
+
+    @property
+    def shown(self) -> str:
+        """The store's URL for output (tables, JSON, messages): its password hidden."""
+        return shown_url(self.url)
+
+
+def shown_url(url: str) -> str:
+    """`url` with its password as ***, and otherwise as the user wrote it (SQLAlchemy's own
+    rendering percent-encodes a path's non-ASCII letters): what a command may print."""
+    return redacted(url)
 
 
 def _create_private_file(database: str | None) -> None:

@@ -75,14 +75,14 @@ def backup_command(
     if fmt is Format.json:
         print_json(
             {
-                "store": ws.url,
+                "store": ws.shown,
                 "path": str(result.path),
                 "bytes": result.size_bytes,
                 "verified": True,
             }
         )
         return
-    say(f"backup of {ws.url} written to {result.path} ({result.size_bytes:,} bytes, verified)")
+    say(f"backup of {ws.shown} written to {result.path} ({result.size_bytes:,} bytes, verified)")
 
 
 @app.command("check")
@@ -103,14 +103,14 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
             else ""
         )
         warn(
-            f"error: the store {ws.url} is damaged: {first}{more}. Restore it from a backup "
+            f"error: the store {ws.shown} is damaged: {first}{more}. Restore it from a backup "
             '(docs: "Running a study", "Recovering from a backup").'
         )
     elif fmt is Format.json:
         pass
     elif report.ok:
         say(
-            f"{ws.url}: no violation ({count_of(len(report.checks), 'check')}, "
+            f"{ws.shown}: no violation ({count_of(len(report.checks), 'check')}, "
             f"{count_of(report.studies, 'study')}, {count_of(report.labels, 'label')})"
         )
     else:
@@ -123,7 +123,7 @@ def check_command(ctx: typer.Context, fmt: Format = typer.Option(Format.table, "
                 ("annotator", "Annotator"),
                 ("detail", "Detail"),
             ],
-            title=f"{len(report.violations)} violations in {ws.url}",
+            title=f"{len(report.violations)} violations in {ws.shown}",
         )
     if not report.ok:
         raise typer.Exit(1)

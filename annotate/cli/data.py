@@ -30,9 +30,9 @@ def init(
     if fmt is Format.json:
         from annotate.store.schema import SCHEMA_HEAD
 
-        print_json({"store": ws.url, "schema": int(SCHEMA_HEAD)})
+        print_json({"store": ws.shown, "schema": int(SCHEMA_HEAD)})
         return
-    say(f"store ready at {ws.url}")
+    say(f"store ready at {ws.shown}")
 
 
 def task_row(t: specs.TaskSpec) -> dict:
@@ -280,5 +280,5 @@ def datasets(
             ("sha", "sha256"),
             ("path", "Path"),
         ],
-        title=f"Datasets in {ws.url}",
+        title=f"Datasets in {ws.shown}",
     )

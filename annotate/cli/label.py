@@ -43,7 +43,10 @@ def label_command(
     if tui.return_code:  # the app crashed (its traceback is printed): not a success
         raise typer.Exit(tui.return_code)
     elsewhere = tui.continued_elsewhere
-    for line in words_on_leaving(name, tui.session, study, COME_BACK, elsewhere=elsewhere):
+    dropped = tui.dropped_answer
+    for line in words_on_leaving(
+        name, tui.session, study, COME_BACK, elsewhere=elsewhere, dropped=dropped
+    ):
         say(line)
     if tui.release_failed:
         say(

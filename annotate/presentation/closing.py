@@ -74,20 +74,33 @@ annotator to a third window while the second is open."""
 
 
 def words_on_leaving(
-    name: str, session: AnnotatorSession, study: str, come_back: str, *, elsewhere: bool = False
+    name: str,
+    session: AnnotatorSession,
+    study: str,
+    come_back: str,
+    *,
+    elsewhere: bool = False,
+    dropped: str | None = None,
 ) -> list[str]:
     """`leaving_words` for `name`, the annotator of `session`, their counts read from the store
     as they leave (`elsewhere`: this window was taken over by a newer one, ELSEWHERE). A store
     that cannot be read then (unreachable, gone, locked) does not keep them from leaving: they
     are told, without counts, that what they answered is saved (an answer is acknowledged once
-    it is stored) and how to continue."""
+    it is stored) and how to continue. `dropped`: the answer given while the store was away
+    that they chose to leave unsaved (described), said as not saved."""
+    unsaved = [UNSAVED.format(answer=dropped)] if dropped else []
     try:
         progress = session.progress()
         more_to_come = session.more_to_come(progress)
     except (DBAPIError, UserError):
+        before = " before your last one" if dropped else ""
         return [
-            f"{name}: every answer you gave was saved in study {study!r} as you gave it.",
+            f"{name}: every answer you gave{before} was saved in study {study!r} as you gave it.",
+            *unsaved,
             ELSEWHERE if elsewhere else goodbye(True, come_back),
         ]
     words = leaving_words(name, study, progress, more_to_come, come_back)
-    return [words[0], ELSEWHERE] if elsewhere else words
+    return [words[0], *unsaved, ELSEWHERE if elsewhere else words[1]]
+
+
+UNSAVED = "Your last answer ({answer}) was not saved: the store could not be reached."

@@ -216,6 +216,22 @@ _KNOWN_URLS = (
 )
 """Said after a URL that cannot be used: the two kinds of store there are."""
 
+BARE_AT = (
+    "the database URL (--db or ANNOTATE_DB) has an @ in its user name or password, where a URL "
+    "reserves it: write it as %40 there (and : / ? # % as %3A %2F %3F %23 %25): a password "
+    "p@ss:1 is written p%40ss%3A1"
+)
+"""Said, without the URL (it holds the password), for a password with a bare @: SQLAlchemy
+reads what follows it as the host, and the error then named that part of the password."""
+
+
+def has_bare_at(url: str) -> bool:
+    """Whether a server URL's user name or password holds an @ not percent-encoded: a host
+    never holds one, so a second @ is part of them."""
+    scheme, sep, rest = url.partition("://")
+    return bool(sep) and not scheme.startswith("sqlite") and rest.count("@") > 1
+
+
 CONNECT_TIMEOUT_S = 5
 """How long a connection to a database server may take to open (libpq's connect_timeout, in
 whole seconds), unless the URL says. libpq's own default is to wait without end: a host that
@@ -225,6 +241,8 @@ drops packets, or a port that accepts and never answers, held a command for minu
 def make_engine(url: str, *, read_only: bool = False) -> Engine:
     """The engine for `url`; with `read_only`, a SQLite connection refuses every write."""
     url = normalise_url(url)
+    if has_bare_at(url):
+        raise UserError(BARE_AT)
     connect_args: dict[str, object] = {}
     pooling: dict[str, object] = {}
     if url.startswith("postgresql"):
@@ -268,6 +286,7 @@ class StoreUnreachable(UserError):
 REFUSALS = (
     "does not exist",  # database "x" / role "x" does not exist
     "password authentication failed",
+    "no password supplied",  # the server asks for one and the URL has none
     "no pg_hba.conf entry",
     "permission denied for database",
 )
@@ -276,6 +295,22 @@ REFUSALS = (
 
 class StoreRefused(UserError):
     """The server answered and refused this database, role or password."""
+
+
+def refused(engine: Engine, said: str) -> StoreRefused:
+    """The error for a server that refused the URL (`said`: its words, from `refusal`),
+    with what to check."""
+    if "password authentication failed" in said or "no password supplied" in said:
+        check = (
+            "check the password in the URL, USER:PASSWORD@HOST (characters such as @ : / # % "
+            "percent-encoded: %40 %3A %2F %23 %25), or give it in PGPASSWORD or ~/.pgpass"
+        )
+    elif "database" in said and "does not exist" in said:
+        check = "check the database name in the URL, or create it (createdb NAME)"
+    else:
+        check = "check the database name, the role and its password in the URL"
+    store = describe_store(engine)
+    return StoreRefused(f"the store {store} refused the connection ({said}): {check}")
 
 
 def refusal(exc: BaseException) -> str | None:
@@ -394,10 +429,7 @@ def until_reachable(
             return work()
         except (DBAPIError, StoreUnreachable) as exc:
             if isinstance(exc, DBAPIError) and (said := refusal(exc)) is not None:
-                raise StoreRefused(
-                    f"the store {describe_store(engine)} refused the connection ({said}): "
-                    "check the database name, the role and its password in the URL"
-                ) from None
+                raise refused(engine, said) from None
             if isinstance(exc, DBAPIError) and not is_disconnect(exc):
                 raise
             answered = answered or server_answered(exc)

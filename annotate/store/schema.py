@@ -23,7 +23,13 @@ from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from annotate.errors import UserError
-from annotate.store.engine import describe_store, is_disconnect, unreachable
+from annotate.store.engine import (
+    describe_store,
+    is_disconnect,
+    refusal,
+    refused,
+    unreachable,
+)
 
 SCHEMA_RELEASES = {
     "0001": "0.1.0",
@@ -80,6 +86,8 @@ def _table_names(engine: Engine) -> set[str]:
     except (OperationalError, DBAPIError) as exc:
         if is_disconnect(exc):
             raise unreachable(engine, exc) from None
+        if (said := refusal(exc)) is not None:  # a wrong URL: said with what to check
+            raise refused(engine, said) from None
         raise UserError(f"cannot open store {describe_store(engine)}: {exc.orig}") from None
 
 

@@ -71,6 +71,11 @@ class LabelApp(SafeCrash, App[None]):
     RECONNECT_FIRST_S: float = 0.5
     RECONNECT_MAX_S: float = 8.0
     """The pause before trying an unreachable store again doubles from the first to the max."""
+    # Class-level, so the browser tab's app (web/app.py), made without this __init__, has them.
+    held_answer: ItemScreen.Answered | None = None
+    """An answer the screen said it keeps while the store is away, not stored yet."""
+    dropped_answer: str | None = None
+    """The held answer the annotator chose to discard by quitting (described), or None."""
     IDLE_S: float = 0.5
     """No key for this long: the annotator is reading, and the store does the upkeep the
     keypresses left (AnnotatorSession.idle)."""
@@ -396,18 +401,27 @@ class LabelApp(SafeCrash, App[None]):
         a network gone) the screen stays, with the answer in hand, and the store is tried
         again after a growing pause (at most RECONNECT_MAX_S); the writes are idempotent, so
         a commit whose outcome was lost is safe to repeat."""
+        if message.origin not in self.screen_stack:
+            self.held_answer = None  # its screen is gone (taken over, closing)
+            return
         if not self._is_current(message):
+            # Help or a dialog over the item: the kept answer waits for it to close.
+            retry = partial(self._answer_until_stored, message, attempt)
+            self.set_timer(self.RECONNECT_FIRST_S, partial(self._held_retry, retry))
             return
         try:
             await self._answer(message)
         except ContinuedElsewhere:
+            self.held_answer = None
             return  # the screen says so already: nothing was stored
         except HELD as exc:
             if not is_held(exc):
                 raise
+            self.held_answer = message
             retry = partial(self._answer_until_stored, message, attempt + 1)
             self.hold(retry, attempt, "your answer is kept", exc)
             return
+        self.held_answer = None
         if attempt:
             self.clear_notifications()
             self.notify("The store is back: your answer is saved.", markup=False)
@@ -570,7 +584,8 @@ class LabelApp(SafeCrash, App[None]):
     def unsent(self) -> Unsent | None:
         """What quitting would lose, or None: a flag typed in the open flag dialog or attached
         to the item on screen and not yet sent (its comment, "" for none), and candidates
-        judged on an item screen and not yet submitted (the topmost such screen's)."""
+        judged on an item screen and not yet submitted (the topmost such screen's), and an
+        answer kept while the store is away and not stored yet."""
         from annotate.tui.screens.discard import Unsent
         from annotate.tui.screens.flag import FlagModal
         from annotate.tui.screens.item import ItemScreen
@@ -585,11 +600,16 @@ class LabelApp(SafeCrash, App[None]):
             if flag is None and screen.flag and not screen.answered:
                 flag = screen.comment or ""
             judged = judged or screen.unsent_judgements()
-        if flag is None and judged is None:
+        held = None
+        if self.held_answer is not None:  # kept while the store is away, not stored yet
+            held = describe(self.session.spec, self.held_answer.answer)
+        if flag is None and judged is None and held is None:
             return None
-        return Unsent(flag, *(judged or (0, 0)))
+        return Unsent(flag, *(judged or (0, 0)), held=held)
 
     async def _leave(self) -> None:
+        if self.held_answer is not None:  # the annotator chose to discard it (DiscardModal)
+            self.dropped_answer = describe(self.session.spec, self.held_answer.answer)
         # Giving back the item on screen is a courtesy (its lease runs out by itself), so a
         # store that cannot be written now (read-only, full, unreachable) never keeps the
         # annotator from leaving: the command's summary says what was not given back.

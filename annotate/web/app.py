@@ -268,5 +268,6 @@ class WebLabelApp(LabelApp):
             self.study,
             self.COME_BACK,
             elsewhere=self.continued_elsewhere,
+            dropped=self.dropped_answer,
         )
         driver.write_meta({"type": GOODBYE, "lines": [terminal_safe(line) for line in lines]})

@@ -21,6 +21,7 @@ from tests import fixtures as fx
 from tests.tui.support import (
     QUICK_TEST,
     build_study,
+    labels,
     start,
     wait_until,
     without_labels,
@@ -241,3 +242,104 @@ async def test_quitting_never_fails_on_a_store_that_cannot_be_written(
         await wait_until(pilot, lambda: not app.is_running, "the app to close")
     assert not app.return_code  # a crash sets 1 and prints the traceback
     assert app.release_failed is not None and reason in app.release_failed
+
+
+async def test_an_answer_held_under_the_help_screen_is_stored_when_the_store_is_back(
+    workspace, tmp_path, monkeypatch
+):
+    """The answer is kept while the store is away: opening the help over the item meanwhile
+    dropped its retry (the item was no longer the screen on top), and the answer with it."""
+    from annotate.tui.screens.help import HelpScreen
+
+    _, app = quick_app(workspace, tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await start(pilot)
+        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: answer.calls >= 1, "the answer held")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        answer.end()
+        await pilot.pause(0.3)  # retries come due under the help
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: told(app, "your answer is saved"), "the answer stored")
+    assert len(labels(workspace.engine, "test")) == 1
+
+
+async def test_quitting_with_an_answer_held_asks_first_and_says_it_was_not_saved(
+    workspace, tmp_path, monkeypatch
+):
+    """q while the screen kept an answer for the store's return left at once, the answer lost,
+    and the last words said "every answer you gave was saved". Now q asks first: Enter keeps
+    it (stored once the store is back); d quits, and the last words say it was not saved."""
+    from annotate.presentation.answer_keys import COME_BACK
+    from annotate.presentation.closing import words_on_leaving
+    from annotate.tui.screens.discard import DiscardModal
+    from tests.tui.support import all_static_text
+
+    _, app = quick_app(workspace, tmp_path)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await start(pilot)
+        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: answer.calls >= 1, "the answer held")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "the question")
+        assert "is not saved yet" in all_static_text(app) and app.is_running
+        await pilot.press("enter")  # keep it
+        answer.end()
+        await wait_until(pilot, lambda: told(app, "your answer is saved"), "the answer stored")
+        assert len(labels(workspace.engine, "test")) == 1
+
+        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
+        await pilot.press("2", "enter")
+        await wait_until(pilot, lambda: answer.calls >= 1, "the second answer held")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "the question")
+        Outage(monkeypatch, app.session, "release", GONE)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not app.is_running, "the app to close")
+    assert not app.return_code and len(labels(workspace.engine, "test")) == 1
+    assert app.dropped_answer and "Not entailment" in app.dropped_answer
+    Outage(monkeypatch, app.session, "progress", GONE)
+    words = words_on_leaving("ana", app.session, "s", COME_BACK, dropped=app.dropped_answer)
+    assert "every answer you gave before your last one was saved" in words[0]
+    assert (
+        words[1]
+        == f"Your last answer ({app.dropped_answer}) was not saved: the store could not be reached."
+    )
+
+
+async def test_the_console_s_gate_keys_say_the_store_is_away_and_the_console_stays(
+    workspace, tmp_path, monkeypatch
+):
+    """x on the gate screen while the database server was down ended the console with a
+    traceback (the preview's read); so did confirming a decision. Both now say so and stay."""
+    from annotate.protocol import gate
+    from annotate.tui.console.screens.confirm import ConfirmScreen
+    from annotate.tui.console.screens.gate import GateScreen
+    from annotate.tui.console.screens.study import StudyScreen
+    from tests.tui.test_console import arrive, console, median_study
+
+    ctx = median_study(workspace.engine, tmp_path, trainees=6)
+    app = console(workspace.engine, ctx.study.name)
+    said(app)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        preview = Outage(monkeypatch, gate, "preview_manual", GONE)
+        await arrive(pilot, StudyScreen)
+        await pilot.press("g")
+        await arrive(pilot, GateScreen)
+        await pilot.press("down", "x")
+        await wait_until(pilot, lambda: preview.calls >= 1, "the preview")
+        assert app.is_running and isinstance(app.screen, GateScreen)
+        assert told(app, "the store is unreachable: nothing was changed")
+        preview.end()
+        decide = Outage(monkeypatch, gate, "decide_manually", GONE)
+        await pilot.press("x")
+        await arrive(pilot, ConfirmScreen)
+        await pilot.press(*"copied answers", "enter")
+        await wait_until(pilot, lambda: decide.calls >= 1, "the decision")
+        assert app.is_running and isinstance(app.screen, ConfirmScreen)
+        decide.end()
+        await pilot.press("enter")  # confirmed again, the store back
+        await arrive(pilot, GateScreen)

@@ -164,6 +164,38 @@ def test_a_crowd_page_without_a_session_says_to_open_the_link_on_every_screen(
         assert screen(page) == "link" and "Your annotator name" not in page.text
 
 
+def test_a_worker_arriving_while_the_store_is_away_gets_in_once_it_is_back(
+    workspace, tmp_path: Path
+):
+    """A link opened while the database server was down showed "Store unreachable", whose
+    retries asked for the current screen without the link's ids: once the server was back
+    the worker was told to open their link again. The retries now make the arrival itself."""
+    import html
+    from urllib.parse import urlencode
+
+    import psycopg
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    short_study(workspace.engine, tmp_path, consent="We store your answers.")
+    c = client(workspace.engine, "pilot")
+
+    def gone(*_args) -> None:
+        raise OperationalError("SELECT", {}, psycopg.OperationalError("server closed"))
+
+    event.listen(workspace.engine, "before_cursor_execute", gone)
+    try:
+        away = c.get("/", params=prolific_query(1))
+    finally:
+        event.remove(workspace.engine, "before_cursor_execute", gone)
+    assert away.status_code == 503 and screen(away) == "unreachable"
+    again = f"/?{urlencode(prolific_query(1))}"
+    shown = html.escape(again)  # & as &amp; in the attribute
+    assert f'hx-get="{shown}"' in away.text and f'href="{shown}"' in away.text
+    back = c.get(again, headers={"HX-Request": "true"})  # the retry, followed to the screen
+    assert screen(back) == "consent"
+
+
 def test_mturk_preview_shows_the_guidelines_and_the_exit_posts_to_mturk(workspace, tmp_path: Path):
     crowd_study(
         workspace.engine,

@@ -408,6 +408,34 @@ def test_a_full_disk_says_so_and_retries_by_itself(workspace, pair, caplog):
     assert screen(c.post("/answer", data={**form, "ticket": ticket(again)})) == "feedback"
 
 
+def test_an_answer_sent_while_the_store_is_away_is_said_not_saved(workspace, pair):
+    """A click while the database server was down swapped the item for "Store unreachable …
+    your saved answers are safe", and the item came back unanswered: the worker was never
+    told that the answer just given was not among them."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    c = client(engine, pair, require_tokens=False)
+    token = signed_in(c)
+    item = c.get("/")
+
+    def gone(*_args) -> None:
+        raise OperationalError(
+            "SELECT", {}, psycopg.OperationalError("server closed the connection")
+        )
+
+    event.listen(engine, "before_cursor_execute", gone)
+    try:
+        r = c.post("/answer", data={"csrf": token, "ticket": ticket(item), "answer": "entailment"})
+    finally:
+        event.remove(engine, "before_cursor_execute", gone)
+    assert r.status_code == 503 and screen(r) == "unreachable"
+    assert "an answer you gave just now, if any, was not saved" in " ".join(r.text.split())
+    assert labels(engine, pair) == [] and screen(c.get("/screen")) == "item"
+
+
 # --- 15c: two tabs of one browser on one item -----------------------------------------------------
 def test_two_tabs_on_one_test_item_the_second_different_answer_is_refused(workspace, pair):
     add_annotator(workspace.engine, "ana")

@@ -1,6 +1,7 @@
 """Asked when the annotator quits with work not yet sent: a flag (and its comment) goes with
-the answer to the item, and MultiRC's judgements of the candidate answers are stored only when
-they are submitted, so quitting before either would drop it without a word."""
+the answer to the item, MultiRC's judgements of the candidate answers are stored only when
+they are submitted, and an answer given while the store is away waits for it, so quitting
+before any of them would drop it without a word."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ class Unsent:
     """MultiRC: candidate answers judged (or judged anew, when revising) and not submitted."""
     candidates: int = 0
     """The item's candidate answers, to say how far the judging got."""
+    held: str | None = None
+    """An answer given while the store is away, kept to be stored when it is back (described);
+    None: none."""
 
 
 class DiscardModal(ModalScreen[bool]):
@@ -44,7 +48,14 @@ class DiscardModal(ModalScreen[bool]):
         flag, comment, judged = self.unsent.flag is not None, self.unsent.flag, self.unsent.judged
         what = [("flag comment" if comment else "flag")] if flag else []
         what += ["judgements"] if judged else []
+        what += ["answer"] if self.unsent.held else []
         why = []
+        if self.unsent.held:
+            why.append(
+                f"Your answer ({self.unsent.held}) is not saved yet: the store cannot be "
+                "reached just now, and the answer is sent by itself once it can: if you quit "
+                "now, it is lost."
+            )
         if flag:
             why.append(
                 "A flag is sent with your answer to this item, and you have not answered "
@@ -67,7 +78,7 @@ class DiscardModal(ModalScreen[bool]):
                 Text.assemble(
                     (" Enter ", "bold reverse"),
                     " keep them, back to the item   "
-                    if judged
+                    if judged or len(what) > 1
                     else " keep it, back to the item   ",
                     (" d ", "bold reverse"),
                     " discard and quit",

@@ -58,15 +58,24 @@ def failed(request: Request, exc: Exception) -> Screen:
             path,
             terminal_safe(str(exc)),
         )
-        return Screen("unreachable", {}, 503)
+        return Screen("unreachable", {"again": arrival_again(request)}, 503)
     if isinstance(exc, DBAPIError):
         if not is_disconnect(exc):
             log.error("store error on %s: %s", path, type(exc).__name__)
             return Screen("error", {}, 500)
         log.warning("store unreachable on %s", path)
-        return Screen("unreachable", {}, 503)
+        return Screen("unreachable", {"again": arrival_again(request)}, 503)
     log.error("error on %s: %s: %s", path, type(exc).__name__, terminal_safe(str(exc))[:500])
     return Screen("error", {}, 500)
+
+
+def arrival_again(request: Request) -> str | None:
+    """Where the unreachable screen tries again: a crowd worker's arrival by link (`/` with the
+    platform's ids), which failed before the page knew them, is tried again with them; None:
+    the current screen (`/screen`), which the session's cookie names."""
+    if request.method != "GET" or request.url.path != "/" or not request.url.query:
+        return None
+    return f"/?{request.url.query}"
 
 
 def bad_form_reason(exc: BadForm) -> str:

@@ -24,6 +24,10 @@ T = TypeVar("T")
 CLOCK_SECONDS = 1.0
 """How often the relative times are redrawn (no store read)."""
 
+STORE_AWAY = "the store is unreachable: nothing was changed; try again once it is back"
+"""Said when a key's store call (a preview, a decision, opening a study) meets the store away:
+the console stays, as it does while its reads wait for the store."""
+
 
 class LiveScreen(Screen[None], Generic[T]):
     stale = False

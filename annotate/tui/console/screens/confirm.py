@@ -19,8 +19,10 @@ from textual.widgets import Footer, Input, Static
 
 from annotate.errors import UserError
 from annotate.protocol.gate import GatePlan, GateRefused
+from annotate.store.engine import HELD, is_held
 from annotate.terminal_text import SafeText as Text
 from annotate.text import terminal_safe
+from annotate.tui.console.screens.base import STORE_AWAY
 from annotate.wording import fixed
 
 Action = Callable[[str, bool], str]
@@ -152,6 +154,11 @@ class ConfirmScreen(ModalScreen[bool]):
             return
         except UserError as exc:
             self._refuse(str(exc))
+            return
+        except HELD as exc:  # the store away: the dialog stays, to confirm again once back
+            if not is_held(exc):
+                raise
+            self._refuse(STORE_AWAY)
             return
         self.app.notify(terminal_safe(done), timeout=6, markup=False)
         self.dismiss(True)

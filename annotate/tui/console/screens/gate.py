@@ -20,9 +20,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 from annotate.errors import UserError
 from annotate.protocol import gate
 from annotate.protocol.studies import StudyContext
+from annotate.store.engine import HELD, is_held
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import DASH, share
-from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.screens.base import STORE_AWAY, LiveScreen
 from annotate.tui.console.screens.confirm import ConfirmScreen, plan_text, warnings_text
 from annotate.tui.console.table import Column, Row, Table
 from annotate.wording import fixed
@@ -224,6 +225,11 @@ class GateScreen(LiveScreen[GateView]):
         except UserError as exc:
             self.app.notify_error(str(exc))  # type: ignore[attr-defined]
             return
+        except HELD as exc:  # the store away: said, and the screen stays
+            if not is_held(exc):
+                raise
+            self.app.notify_error(STORE_AWAY)  # type: ignore[attr-defined]
+            return
 
         by = self.app.researcher  # type: ignore[attr-defined]
 
@@ -261,6 +267,11 @@ class GateScreen(LiveScreen[GateView]):
             plan = gate.preview_manual(engine, ctx, name, admit)
         except UserError as exc:
             self.app.notify_error(str(exc))  # type: ignore[attr-defined]
+            return
+        except HELD as exc:  # the store away: said, and the screen stays
+            if not is_held(exc):
+                raise
+            self.app.notify_error(STORE_AWAY)  # type: ignore[attr-defined]
             return
         by = self.app.researcher  # type: ignore[attr-defined]
 

@@ -15,9 +15,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from annotate.errors import UserError
 from annotate.protocol.progress import StudyOverview, studies_overview
+from annotate.store.engine import HELD, is_held
 from annotate.terminal_text import SafeText as Text
 from annotate.tui.console.fmt import ago
-from annotate.tui.console.screens.base import LiveScreen
+from annotate.tui.console.screens.base import STORE_AWAY, LiveScreen
 from annotate.tui.console.table import Column, Row, Table
 
 NAME_CELLS = 12
@@ -121,6 +122,11 @@ class StudiesScreen(LiveScreen[list[StudyOverview]]):
             ctx = self.app.load(key)  # type: ignore[attr-defined]
         except UserError as exc:  # deleted meanwhile, or its task spec is gone: stay here
             self.app.notify_error(str(exc))  # type: ignore[attr-defined]
+            return
+        except HELD as exc:  # the store away: said, and the screen stays
+            if not is_held(exc):
+                raise
+            self.app.notify_error(STORE_AWAY)  # type: ignore[attr-defined]
             return
         self.app.open_study(ctx)  # type: ignore[attr-defined]
 

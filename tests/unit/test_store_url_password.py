@@ -1,0 +1,83 @@
+"""A researcher's first contact with a PostgreSQL store: a password never reaches the screen,
+whatever it holds, and a URL the server refuses is said with what to check."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import psycopg
+import pytest
+from sqlalchemy.exc import OperationalError
+from typer.testing import CliRunner
+
+from annotate.cli import app
+from annotate.store.engine import is_disconnect, refusal
+from annotate.text import redacted
+
+
+def _annotate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "annotate", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_password_with_a_bare_at_is_refused_without_showing_any_of_it():
+    """`lab:Tr0ub@dor:3/x@host` was read with `dor:3/x@host` as the host: the command said
+    it could not resolve it (or could not read its port), naming most of the password."""
+    run = _annotate("--db", "postgresql://lab:Tr0ub@dor:3/x@127.0.0.1:1/study", "datasets")
+    assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
+    assert "has an @ in its user name or password" in run.stderr and "%40" in run.stderr
+    assert "Tr0ub" not in run.stderr and "dor:3" not in run.stderr
+
+
+def test_a_password_that_breaks_the_url_is_hidden_whole():
+    """The password runs to the URL's last @: one with a bare / was printed whole."""
+    said = "cannot use database URL 'postgresql://lab:a/b@h:xx/db': bad port"
+    assert redacted(said) == "cannot use database URL 'postgresql://lab:***@h:xx/db': bad port"
+
+
+def test_a_server_asking_for_a_password_is_no_outage():
+    said = (
+        'connection to server at "127.0.0.1", port 5432 failed: fe_sendauth: no password supplied'
+    )
+    exc = OperationalError("connect", {}, psycopg.OperationalError(said))
+    assert refusal(exc) is not None and not is_disconnect(exc)
+
+
+@pytest.mark.postgres
+def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str):
+    """`init`, `check` and `datasets` printed the URL as given, password and all."""
+    import uuid
+
+    from tests.conftest import _admin
+
+    name = f"annotate_pw_{uuid.uuid4().hex[:8]}"
+    with _admin(postgres_admin_url) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    scheme, rest = postgres_admin_url.rsplit("/", 1)[0].split("://", 1)
+    user, host = rest.split("@", 1)
+    url = f"{scheme}://{user}:s3cret%40word@{host}/{name}"  # the test server trusts: any works
+    try:
+        shown = ""
+        for args in (["init"], ["check"], ["datasets"], ["check", "--format", "json"]):
+            result = CliRunner().invoke(app, ["--db", url, *args])
+            assert result.exit_code == 0, result.output
+            shown += result.output
+        assert "s3cret" not in shown and f"{user}:***@" in shown
+    finally:
+        with _admin(postgres_admin_url) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.postgres
+def test_a_refused_url_says_what_to_check(postgres_admin_url: str):
+    """A database that does not exist was one line of the server's words, with nothing on
+    what to do: the check for it was passed over when the store's tables were read first."""
+    base = postgres_admin_url.rsplit("/", 1)[0]
+    run = _annotate("--db", f"{base}/no_such_database_here", "datasets")
+    assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
+    assert "refused the connection" in run.stderr
+    assert run.stderr.rstrip().endswith(
+        "check the database name in the URL, or create it (createdb NAME)"
+    )
