@@ -51,7 +51,8 @@ def study_create(
     crowd_platform: str = typer.Option(
         None,
         "--crowd",
-        help="A crowd study: workers arrive by a prolific, mturk or generic link (no tokens)",
+        help="A crowd study: prolific, mturk or link (a plain link of your own); workers "
+        "arrive by the platform's link (no tokens)",
     ),
     crowd_config: Path = typer.Option(
         None, "--crowd-config", help="The crowd study's TOML: study ids, codes, consent, survey"

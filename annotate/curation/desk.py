@@ -78,6 +78,14 @@ class CurationDesk:
     def next_blind(self, skip: Collection[int] = ()) -> BlindExample | None:
         return review.next_for_review(self.engine, self.info.name, self.curator, skip, self.wanted)
 
+    def next_with_progress(
+        self, skip: Collection[int] = ()
+    ) -> tuple[BlindExample | None, ReviewProgress]:
+        """`next_blind` and `review_progress` from one read of the set."""
+        return review.next_with_progress(
+            self.engine, self.info.name, self.curator, skip, self.wanted
+        )
+
     def review_progress(self) -> ReviewProgress:
         return review.review_progress(self.engine, self.info.name, self.curator, self.wanted)
 

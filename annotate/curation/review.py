@@ -178,15 +178,20 @@ def _stamp(moment: datetime) -> float:
 
 
 def _open_for(
-    session: Session, set_id: int, reviewer: str, wanted: ReviewFilter = ReviewFilter()
+    session: Session,
+    set_id: int,
+    reviewer: str,
+    wanted: ReviewFilter = ReviewFilter(),
+    current: dict[int, list[CurationReview]] | None = None,
 ) -> list[CurationExample]:
     """Examples `reviewer` may still review (by others, active, no current review by them),
     in the order they are served:
     1. new and changed work (see `is_new_work`), newest first: it is what needs eyes;
     2. the rest, those with the fewest reviews first (coverage grows evenly), in set order;
     3. examples the reviewer skipped (in any session) since they last changed, oldest skip first.
+    `current`: the set's `current_reviews`, when the caller has read them already.
     """
-    current = current_reviews(session, set_id)
+    current = current_reviews(session, set_id) if current is None else current
     mine = {i for i, reviews in current.items() if any(r.reviewer == reviewer for r in reviews)}
     skipped = dict(
         session.exec(
@@ -235,6 +240,30 @@ def next_for_review(
             if row.id not in skip:
                 return BlindExample.of(row)
         return None
+
+
+def next_with_progress(
+    engine: Engine,
+    set_name: str,
+    reviewer: str,
+    skip: Collection[int] = (),
+    wanted: ReviewFilter = ReviewFilter(),
+) -> tuple[BlindExample | None, ReviewProgress]:
+    """`next_for_review` and `review_progress` from one read of the set: the review screen
+    asks both after every submission, and each reads every example of the set."""
+    reviewer = curator_name(reviewer)
+    with Session(engine) as session:
+        reviewer = stored_name(session, reviewer)
+        info = SetInfo.of(set_row(session, set_name))
+        current = current_reviews(session, info.id)
+        waiting = _open_for(session, info.id, reviewer, wanted, current)
+        found = next((BlindExample.of(row) for row in waiting if row.id not in skip), None)
+        return found, ReviewProgress(_done(current, reviewer), len(waiting))
+
+
+def _done(current: dict[int, list[CurationReview]], reviewer: str) -> int:
+    """Current reviews `reviewer` gave in the set."""
+    return sum(r.reviewer == reviewer for reviews in current.values() for r in reviews)
 
 
 def blind_example(
@@ -290,12 +319,9 @@ def review_progress(
     with Session(engine) as session:
         reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
-        done = sum(
-            r.reviewer == reviewer
-            for reviews in current_reviews(session, info.id).values()
-            for r in reviews
-        )
-        return ReviewProgress(done, len(_open_for(session, info.id, reviewer, wanted)))
+        current = current_reviews(session, info.id)
+        waiting = _open_for(session, info.id, reviewer, wanted, current)
+        return ReviewProgress(_done(current, reviewer), len(waiting))
 
 
 def _checked(

@@ -385,12 +385,24 @@ def _synthetic(session: Session, ids: list[int]) -> set[int]:
     )
 
 
-def _admitted_count(session: Session, study_id: int, annotator_ids: list[int]) -> int:
-    return sum(
-        1
-        for aid in annotator_ids
-        if (d := latest_decision(session, study_id, aid)) is not None and d.admitted
+def latest_admissions(session: Session, study_id: int) -> dict[int, bool]:
+    """Annotator id -> whether their latest gate decision in the study admitted them, for
+    everyone decided: one query, not one per trainee, and without loading the decisions (each
+    carries its cohort, some hundred names in a big study)."""
+    latest = (
+        select(func.max(GateDecision.id))
+        .where(GateDecision.study_id == study_id)
+        .group_by(GateDecision.annotator_id)
     )
+    rows = session.execute(
+        select(GateDecision.annotator_id, GateDecision.admitted).where(GateDecision.id.in_(latest))
+    )
+    return {annotator_id: bool(admitted) for annotator_id, admitted in rows}
+
+
+def _admitted_count(session: Session, study_id: int, annotator_ids: list[int]) -> int:
+    admissions = latest_admissions(session, study_id)
+    return sum(1 for aid in annotator_ids if admissions.get(aid))
 
 
 NOTHING_TO_CLOSE = "every trainee has a gate decision already: closing changes nobody"
@@ -408,7 +420,8 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
     admit: list[GateOutcome] = []
     reject: list[GateOutcome] = []
     warnings: list[str] = []
-    decided = {t.annotator_id for t in everyone if latest_decision(session, ctx.id, t.annotator_id)}
+    admissions = latest_admissions(session, ctx.id)
+    decided = {t.annotator_id for t in everyone if t.annotator_id in admissions}
     for t in everyone:
         if t.annotator_id in decided:
             continue
@@ -433,7 +446,7 @@ def _plan_close(session: Session, ctx: StudyContext) -> GatePlan:
                 f"{t.name} has {t.done} of the minimum {p.gate_min_items} training items "
                 "and would be rejected"
             )
-    before = _admitted_count(session, ctx.id, sorted(decided))
+    before = sum(1 for aid in decided if admissions[aid])
     # Nobody left to decide: closing changes no one, so there is nothing to warn about.
     if (admit or reject) and before + len(admit) < ctx.k:
         warnings.insert(

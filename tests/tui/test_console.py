@@ -1346,3 +1346,34 @@ def test_a_column_cut_first_gives_way_before_the_names():
     assert layout(first, rows, both - 20).caps == {1: 24, 0: 26}  # the comment at its least
     plain = (first[0], Column("note", "Note", squeeze=24))
     assert layout(plain, rows, both - 10).caps == {0: 20}
+
+
+async def test_a_redrawn_column_is_as_wide_as_its_widest_cell():
+    """The clock's in-place redraw ("12 s ago" -> "2 h ago" -> "5 s ago"): the column widens to
+    its widest cell and narrows back once no cell needs the room, as DataTable's own rule."""
+    from textual.app import App
+
+    from annotate.terminal_text import SafeText
+    from annotate.tui.console.table import Column, Table
+
+    class One(App[None]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield Table()
+
+    columns = (Column("name", "Who"), Column("last", "Last"))
+    async with One().run_test(size=(100, 20)) as pilot:
+        table = pilot.app.query_one(Table)
+        table.fill(columns, [(f"a{i}", [SafeText(f"a{i}"), SafeText("5 s ago")]) for i in range(9)])
+        await pilot.pause()
+
+        def width() -> int:
+            return next(c for k, c in table.columns.items() if k.value == "last").content_width
+
+        assert width() == len("5 s ago")
+        table.update_cell("a3", "last", SafeText("14 min ago"), update_width=True)
+        await pilot.pause()
+        assert width() == len("14 min ago")
+        for i in range(9):
+            table.update_cell(f"a{i}", "last", SafeText(f"{i} s ago"), update_width=True)
+        await pilot.pause()
+        assert width() == len("0 s ago")

@@ -299,3 +299,16 @@ def test_a_study_that_is_not_a_crowd_study_is_shown_the_command_that_makes_it_on
     assert command == "study crowd rte-lab --crowd prolific"
     assert cli(*command.split()).code == 0  # as the error says
     assert cli("study", "crowd", "rte-lab", "--format", "json").json()["platform"] == "prolific"
+
+
+def test_study_create_help_names_the_crowd_values_it_takes():
+    """`study create --help` said workers arrive "by a prolific, mturk or generic link", and
+    `--crowd generic` is refused: the help names the values as the option takes them."""
+    from typer.testing import CliRunner
+
+    from annotate.cli import app
+    from annotate.protocol.crowd_config import PLATFORMS
+
+    shown = " ".join(CliRunner().invoke(app, ["study", "create", "--help"]).stdout.split())
+    assert "generic" not in shown
+    assert f"--crowd <str> A crowd study: {', '.join(PLATFORMS[:-1])} or {PLATFORMS[-1]}" in shown

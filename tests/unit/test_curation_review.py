@@ -18,6 +18,7 @@ from annotate.curation.review import (
     example_decisions,
     example_reviews,
     next_for_review,
+    next_with_progress,
     review_progress,
     settle,
     submit_review,
@@ -93,6 +94,16 @@ def test_reviews_spread_breadth_first_and_are_checked(engine):
     assert [p.field for p in caught.value.problems] == ["label"]
     with pytest.raises(UserError, match="you tagged this pair already \\(example 1\\)"):
         submit_review(engine, "s", "ben", 2, "contradiction", ["Quantifiers"])
+
+
+def test_the_next_example_and_the_progress_come_from_one_read(engine):
+    """What the review screen asks after each submission: the same as the two questions."""
+    submit_review(engine, "s", "ben", 1, "contradiction", ["Negation"])
+    for skip in ((), {3}, {2, 3, 4}):
+        found, progress = next_with_progress(engine, "s", "ben", skip)
+        assert found == next_for_review(engine, "s", "ben", skip)
+        assert progress == review_progress(engine, "s", "ben")
+    assert next_with_progress(engine, "s", "ana") == (None, review_progress(engine, "s", "ana"))
 
 
 def test_agreement_on_labels_and_tags(engine):

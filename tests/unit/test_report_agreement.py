@@ -182,6 +182,26 @@ def test_bad_files_name_the_file_and_line(
     assert f"error: {data}" in result.stderr and message in result.stderr
 
 
+def test_an_export_of_both_phases_says_why_an_item_is_labelled_twice(cli, tmp_path: Path):
+    """`export --phase all` writes training and test labels under the datasets' own ids, and
+    a dev item may share its id with a test item: "labels item '4' twice" named two items.
+    The message says the file mixes phases and how to keep one."""
+    data = tmp_path / "s-labels.csv"
+    data.write_text(
+        "study,item_id,annotator,phase,value\n"
+        "s,4,ana,training,entailment\ns,4,ana,test,not_entailment\n"
+    )
+    result = cli("agreement", data)
+    assert result.code == 1
+    assert (
+        ":3: the annotator of this line labels item '4' twice (first on line 2): the file "
+        "holds training and test labels (its phase column); read one phase with "
+        "--skip-when phase=training, or export --phase test"
+    ) in result.stderr
+    kept = cli("agreement", data, "--skip-when", "phase=training", "--bootstrap", "0")
+    assert kept.code == 0, kept.stderr
+
+
 def test_a_study_name_given_as_the_file_is_pointed_to_study(cli, tmp_path: Path, monkeypatch):
     """`annotate agreement rte-2026` (a study's name where the file goes) said "no such file"
     alone: it says how a study's labels are read. A missing file is still just that."""

@@ -23,6 +23,8 @@ from annotate.formats.label_sources.records import read_records
 ITEM_COLUMNS = ("item", "item_id")
 ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "coder", "rater")
 LABEL_COLUMNS = ("label", "value")
+PHASE_COLUMN = "phase"
+"""Written by `annotate export --format labels`: training and test labels in one file."""
 MISSING = {"", ".", "na", "n/a", "nan", "null", "none"}
 
 PSEUDONYMS = "w01, w02, … in the order the file first names them"
@@ -76,6 +78,18 @@ def _text(value: Any) -> str | None:
     return str(value).strip()
 
 
+def _phases_hint(column: str | None, first: str | None, this: str | None) -> str:
+    """Why one id is labelled twice in `annotate export --phase all`'s file: a training item
+    and a test item of different datasets may share an id, and the file holds both phases."""
+    if column is None or not first or not this or first == this:
+        return ""
+    other = this if first == "test" else first  # keep the test labels where there are some
+    return (
+        f": the file holds {first} and {this} labels (its {column} column); read one phase "
+        f"with --skip-when {column}={other}, or export --phase test"
+    )
+
+
 def read_long_labels(path: str | Path) -> LongLabels:
     path = Path(path)
     if not path.is_file():
@@ -86,8 +100,9 @@ def read_long_labels(path: str | Path) -> LongLabels:
     item_col = _pick(columns, ITEM_COLUMNS, path, "item")
     annotator_col = _pick(columns, ANNOTATOR_COLUMNS, path, "annotator")
     label_col = _pick(columns, LABEL_COLUMNS, path, "label")
+    phase_col = next((c for c in columns if c.strip().lower() == PHASE_COLUMN), None)
     items, annotators, labels, lines = [], [], [], []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], tuple[int, str | None]] = {}
     missing = 0
     for number, row in rows:
         item = _text(row.get(item_col))
@@ -101,15 +116,17 @@ def read_long_labels(path: str | Path) -> LongLabels:
             missing += 1
             continue
         key = (item, annotator)
+        phase = _text(row.get(phase_col)) if phase_col else None
         if key in seen:
+            first, first_phase = seen[key]
             raise DataFileError(
                 path,
                 number,
                 # The line names the annotator: a platform id never goes in a message.
                 f"the annotator of this line labels item {item!r} twice "
-                f"(first on line {seen[key]})",
+                f"(first on line {first}){_phases_hint(phase_col, first_phase, phase)}",
             )
-        seen[key] = number
+        seen[key] = (number, phase)
         items.append(item)
         annotators.append(annotator)
         labels.append(label)

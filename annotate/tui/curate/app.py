@@ -99,7 +99,7 @@ class CurateApp(SafeCrash, App[None]):
     # --- what comes next ----------------------------------------------------------------------
     def _next_screen(self) -> Screen[None]:
         if self.mode == REVIEW:
-            example = self.desk.next_blind(self.skipped)
+            example, progress = self.desk.next_with_progress(self.skipped)
             if example is None:
                 narrowed = self.desk.wanted.words()
                 which = f"{narrowed} (your filter)" if narrowed else "by others in this set"
@@ -108,7 +108,7 @@ class CurateApp(SafeCrash, App[None]):
                     f"{self.summary()} Every example {which} has your opinion"
                     + (" or was skipped in this run." if self.skipped else "."),
                 )
-            return ReviewScreen(self.desk, example, self.desk.review_progress())
+            return ReviewScreen(self.desk, example, progress)
         queue = [e for e in self.desk.queue() if e.example.id not in self.skipped]
         if not queue and self.skipped:
             return NothingLeftScreen(
