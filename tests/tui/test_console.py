@@ -1370,9 +1370,12 @@ async def test_a_redrawn_column_is_as_wide_as_its_widest_cell():
             return next(c for k, c in table.columns.items() if k.value == "last").content_width
 
         assert width() == len("5 s ago")
+        wide = table.virtual_size.width
         table.update_cell("a3", "last", SafeText("14 min ago"), update_width=True)
         await pilot.pause()
         assert width() == len("14 min ago")
+        # The table's scrollable size follows (a cut-off column would otherwise stay cut).
+        assert table.virtual_size.width == wide + len("14 min ago") - len("5 s ago")
         for i in range(9):
             table.update_cell(f"a{i}", "last", SafeText(f"{i} s ago"), update_width=True)
         await pilot.pause()

@@ -150,6 +150,7 @@ class Table(DataTable[Any]):
             if min(widths) < column.content_width:  # it may have narrowed: measure it all
                 widths = [self._cell_width(row.key, column_key) for row in self.ordered_rows]
             column.content_width = max([*widths, measure(self.app.console, column.label, 1)])
+        self._require_update_dimensions = True  # as DataTable's: the widths changed the size
 
     def _cell_width(self, row_key: RowKey, column_key: ColumnKey) -> int:
         height = self.rows[row_key].height
