@@ -441,7 +441,9 @@ class ProtocolSpec(Strict):
     median recorded when the median gate closed, else 0.70 (protocol/catch.py)."""
     assumptions: list[str] = Field(default_factory=list)
     """Values the papers do not state, chosen here; printed in reports. `{setting}` (e.g.
-    `{training_items}`) stands for the study's value (`stated`)."""
+    `{training_items}`) stands for the study's value; an assumption that starts with
+    `{setting=value}` (e.g. `{tie_rule=random}`) is stated only by a study with that value
+    (`stated`), so a preset can word each rule and a study states its own."""
     task_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per-task changes, e.g. SuperGLUE took WSC's whole test set."""
 
@@ -451,14 +453,21 @@ class ProtocolSpec(Strict):
             raise ValueError("gate_rule 'threshold' needs gate_threshold")
         if isinstance(self.test_sample, int) and self.test_sample < 1:
             raise ValueError("test_sample must be a positive number or 'all'")
+        for a in self.assumptions:
+            if (m := _CONDITION.match(a)) and m.group(1) not in type(self).model_fields:
+                raise ValueError(f"assumption {a!r}: {m.group(1)!r} is no protocol setting")
         return self
 
     def stated(self, **drawn: int) -> ProtocolSpec:
         """This protocol with its assumptions in its own numbers: `{name}` of a setting in an
         assumption becomes its value, or the study's count given in `drawn` (the training and
-        test items it drew, which a small split or `test_sample = "all"` decide)."""
+        test items it drew, which a small split or `test_sample = "all"` decide). An assumption
+        headed `{setting=value}` is kept (without its head) only when the setting has that value:
+        a study that overrides a rule must not state the preset's."""
         values = {**self.model_dump(), **drawn}
-        return self.model_copy(update={"assumptions": [_fill(a, values) for a in self.assumptions]})
+        held = (_if_holds(a, values) for a in self.assumptions)
+        kept = [_fill(a, values) for a in held if a is not None]
+        return self.model_copy(update={"assumptions": kept})
 
     def training_quota(self, training_items: int) -> int:
         """Training items each annotator does, of the `training_items` the study drew."""
@@ -477,14 +486,29 @@ class ProtocolSpec(Strict):
 
 
 _SETTING = re.compile(r"\{(\w+)\}")
+_CONDITION = re.compile(r"\{(\w+)=([^{}]*)\}\s*")
+
+
+def _shown(v: Any) -> str:
+    """A setting's value as an assumption writes it: 30.0 as 30, true as in TOML."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def _if_holds(text: str, values: Mapping[str, Any]) -> str | None:
+    """The assumption without its `{setting=value}` head, or None when the setting differs."""
+    m = _CONDITION.match(text)
+    if m is None:
+        return text
+    return text[m.end() :] if _shown(values.get(m.group(1))) == m.group(2).strip() else None
 
 
 def _fill(text: str, values: Mapping[str, Any]) -> str:
     """`{name}` replaced by the value (30.0 written 30); a name of no setting is left as it is."""
 
     def value(m: re.Match[str]) -> str:
-        v = values.get(m.group(1), m.group(0))
-        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+        return _shown(values[m.group(1)]) if m.group(1) in values else m.group(0)
 
     return _SETTING.sub(value, text)
 

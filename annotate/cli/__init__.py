@@ -23,6 +23,7 @@ from annotate.cli import curate, data, demo, export, label, labels, plan, report
 # isort: on
 from annotate.cli.context import app
 from annotate.cli.examples import attach as attach_examples
+from annotate.cli.output import store_note
 from annotate.errors import UserError
 from annotate.text import redacted, terminal_safe
 
@@ -68,6 +69,8 @@ def main() -> None:
         if debug_requested():
             traceback.print_exc()
         typer.echo(f"error: {terminal_safe(redacted(str(exc)))}", err=True)
+        if (note := store_note(str(exc))) is not None:
+            typer.echo(terminal_safe(note), err=True)
         sys.exit(EXIT_ERROR)
     except OSError as exc:
         # A path the system refused (a name too long, no room left, no permission) that no

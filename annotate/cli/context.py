@@ -103,6 +103,13 @@ width_requested: int | None = None
 """--width N: tables and text are drawn N columns wide (default: the terminal's width, or
 unfolded when the output is not a terminal)."""
 
+db_typed: str | None = None
+"""--db as typed on the command line (not from ANNOTATE_DB or the project file, which a copied
+command meets again): the commands this one suggests need it too (output.store_note)."""
+
+db_noted = False
+"""This command has said once how to add --db to the commands it suggests."""
+
 
 @dataclass
 class Options:
@@ -165,10 +172,13 @@ def _global_options(
 ) -> None:
     from annotate.settings import CONFIG_ENV, debug_from_env, project_file
 
-    global debug_requested, width_requested
+    global debug_requested, width_requested, db_typed, db_noted
     debug = debug or debug_from_env()  # the settings' rule and message, not click's
     debug_requested = debug
     width_requested = width
+    # typer carries its own copy of click: its ParameterSource, compared by name
+    typed = getattr(ctx.get_parameter_source("db"), "name", None) == "COMMANDLINE"
+    db_typed, db_noted = (db if typed else None), False
     if config is None and os.environ.get(CONFIG_ENV):
         # The settings' one line for a file that is not there (click's was a usage error).
         config = project_file()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -91,9 +92,40 @@ def say(message: str) -> None:
 
     # soft_wrap: a message's line is never folded, so paths and commands in it copy whole.
     console().print(Text(message), soft_wrap=True)
+    note_store(message)
 
 
 def warn(message: str) -> None:
     from annotate.terminal_text import SafeText as Text
 
     console(stderr=True).print(Text(message), soft_wrap=True)
+    note_store(message)
+
+
+SUGGESTED = re.compile(r"`annotate\s")
+"""How a message quotes a command to run next."""
+
+
+def store_note(message: str) -> str | None:
+    """After the first message of a command that suggests an `annotate` command, when --db was
+    typed: that a suggestion copied as written reaches the default store, and what to add
+    (the URL's password masked, so it is not printed again). None otherwise."""
+    from annotate.cli import context
+    from annotate.text import redacted
+
+    db = context.db_typed
+    if db is None or context.db_noted or not SUGGESTED.search(message):
+        return None
+    context.db_noted = True
+    shown = shlex.quote(redacted(db))
+    masked = " (*** is the password you gave)" if shown != shlex.quote(db) else ""
+    return (
+        "note: the command suggested above, as written, uses the default store: run it as "
+        f"`annotate --db {shown} …` (or set ANNOTATE_DB={shown}){masked}"
+    )
+
+
+def note_store(message: str) -> None:
+    """Say `store_note` (on stderr) after `message`, printed by its caller, when it applies."""
+    if (note := store_note(message)) is not None:
+        warn(note)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from annotate.cli.context import Format, app, options
-from annotate.cli.output import console, print_json
+from annotate.cli.output import console, note_store, print_json
 from annotate.wording import count_of, shell_word
 
 
@@ -112,6 +112,7 @@ def status_command(
     out.print(Text(f"Last activity: {when}"))
     for warning in data["warnings"]:
         out.print(Text(f"warning: {warning}", style="bold"))
+        note_store(warning)
 
 
 def _prolific(engine, study_ctx) -> list[dict]:

@@ -180,7 +180,7 @@ def import_sources(
     callback, or None."""
     for source in sources:  # before anything is written
         if source.split is None:
-            raise UserError(f"{source.path}: cannot tell which split this is; pass --split NAME")
+            raise UserError(f"{source.said}: cannot tell which split this is; pass --split NAME")
     made: set[int] = set()  # this run's datasets: a second file of the same bytes skips them
     try:
         with write_session(engine) as session:
@@ -274,7 +274,8 @@ def _store_source(
     made: set[int] | None = None,
 ) -> ImportResult:
     """One source's dataset and items, in the caller's transaction."""
-    path = source.path
+    path = source.path  # stored; messages name `said`, the path as the user gave it
+    said = source.said
     assert source.split is not None
     split = canonical_split(source.split)
     sha256 = source.sha256()
@@ -289,7 +290,7 @@ def _store_source(
             # SQLite would give the removed row's id (the highest) to the new one: a dataset
             # id is never reused, as on PostgreSQL, so the earlier id names no other dataset.
             fresh_id = (session.scalar(select(func.max(Dataset.id))) or 0) + 1
-        replaced = _remove_for_replace(session, existing, path)
+        replaced = _remove_for_replace(session, existing, said)
         existing = None
     if existing is not None:
         return ImportResult(
@@ -314,7 +315,7 @@ def _store_source(
     total_lines = count_lines(source.text_file) if counted and source.text_file else 0
     n_items = 0
     chunk: list[tuple] = []
-    items = labelled_throughout(well_formed(source.items(summary), spec, path), path)
+    items = labelled_throughout(well_formed(source.items(summary), spec, said), said)
     for position, item in enumerate(items):
         chunk.append((dataset.id, position, item.source_id, item.fields, item.gold, item.tags))
         if len(chunk) >= CHUNK:
@@ -327,7 +328,7 @@ def _store_source(
         _insert_items(session, chunk)
         n_items += len(chunk)
     if n_items == 0:
-        raise DataFileError(path, None, "the file has no items")
+        raise DataFileError(said, None, "the file has no items")
     if progress and counted:
         progress(total_lines, total_lines)
     detail = {"items": n_items, **summary.detail, "labelled": int(summary.has_gold)}

@@ -49,8 +49,8 @@ ItemReader = Callable[[FileSummary], Iterator[ParsedItem]]
 
 @dataclass
 class Source:
-    """One dataset to import: the path it is said to come from (stored, shown in messages),
-    its split, the digest of its content and its items."""
+    """One dataset to import: the path it is said to come from (stored: absolute), its split,
+    the digest of its content and its items."""
 
     path: Path
     split: str | None
@@ -60,6 +60,14 @@ class Source:
     """Bytes to read: a large text file shows a progress bar."""
     text_file: Path | None = None
     """The text file read line by line, for the progress bar's line count."""
+    typed: Path | None = None
+    """The path as the user gave it, which the reader's errors name: every message about the
+    file names it so (None: `path`), one file under one name."""
+
+    @property
+    def said(self) -> Path:
+        """The path messages name."""
+        return self.typed or self.path
 
 
 def file_sha256(path: Path) -> str:
@@ -254,18 +262,20 @@ def text_source(path: Path, spec: TaskSpec, split: str | None) -> Source:
         lambda summary: read_items(path, spec, summary),
         size=path.stat().st_size,
         text_file=path,
+        typed=path,
     )
 
 
 def parts_source(paths: list[Path], spec: TaskSpec, split: str) -> Source:
     """One dataset from a split's parts (`read_parts`); stored as from `first+second…`."""
-    shown = shown_path(paths[0].parent) / "+".join(p.name for p in paths)
+    joined = "+".join(p.name for p in paths)
     return Source(
-        shown,
+        shown_path(paths[0].parent) / joined,
         split,
         lambda: _files_sha256(paths),
         lambda summary: read_parts(paths, spec, summary),
         size=sum(p.stat().st_size for p in paths),
+        typed=paths[0].parent / joined,
     )
 
 

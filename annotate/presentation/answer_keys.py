@@ -3,7 +3,7 @@ and every other key, with how to come back."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from annotate.specs import LabelOption, TaskSpec
@@ -92,6 +92,35 @@ def answer_keys_text(spec: TaskSpec, show: Show = plain, width: int = LINE_WIDTH
             width,
         )
     return option_lines(spec.answer_options(), show, width)
+
+
+def typed_key(keys: Collection[str], typed: str, char: str) -> tuple[str | None, str]:
+    """Keys of several characters (a rating scale past 9: "10") typed one at a time: the key
+    that `typed` then `char` completes, or None and what is typed so far. A key that begins a
+    longer one ("1" of "10") waits for the next character, or Enter (`typed` then answers);
+    a character that continues nothing starts afresh."""
+    for attempt in (typed + char, char):
+        longer = any(k != attempt and k.startswith(attempt) for k in keys)
+        if attempt in keys and not longer:
+            return attempt, ""
+        if longer:
+            return None, attempt
+    return None, ""
+
+
+def typed_keys_hint(spec: TaskSpec) -> Text | None:
+    """How to type the keys of several characters, and those a longer one begins; None when
+    every key is one keystroke."""
+    keys = [o.key for o in spec.answer_options()]
+    if all(len(k) == 1 for k in keys):
+        return None
+    parts = []
+    for k in keys:
+        if len(k) > 1:
+            parts.append(Text.assemble(key(k), f" type {' then '.join(k)}"))
+        elif any(other != k and other.startswith(k) for other in keys):
+            parts.append(Text.assemble(key(k), f" type {k} then Enter"))
+    return Text("; ").join(parts)
 
 
 Command = tuple[str, str]

@@ -74,14 +74,16 @@ def describe(spec: TaskSpec, value: Any) -> str:
 
 class AnsweredDifferently(UserError):
     """A second answer to an item this annotator has already answered, with another value:
-    not a retry (a retry resends the same value) but another tab of the same window, where
-    the first answer was stored. Nothing is stored; the first answer stands."""
+    not a retry (a retry resends the same value) but another tab of the same window, or this
+    screen again after an answer whose reply was lost (the page said "not sent", yet it was
+    stored). Nothing is stored; the first answer stands. The message names both places: the
+    engine cannot tell them apart, and "another tab" alone misleads a one-tab worker."""
 
     def __init__(self, spec: TaskSpec, stored: Any, given: Any) -> None:
         super().__init__(
-            f"This item was already answered, in another tab or window, as "
-            f"“{describe(spec, stored)}”: that answer stands, and this one "
-            f"(“{describe(spec, given)}”) was not stored."
+            f"This item was already answered, as “{describe(spec, stored)}” (sent earlier "
+            f"from this screen, or from another tab or window): that answer stands, and this "
+            f"one (“{describe(spec, given)}”) was not stored."
         )
 
 

@@ -3,6 +3,8 @@ the previous answer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Input, Static
 
 from annotate.tui.app import create_app
@@ -316,6 +318,52 @@ class TestRevise:
                 f"{n}: {v}" for n, v in enumerate(["False", "False", "True"][: len(first)], 1)
             )
             assert f"Previous answer changed to: {now}" in notices, notices
+
+
+def eleven_point_task(folder) -> str:
+    """STS-B's file with a 0-10 scale: a custom task whose top point is two keystrokes."""
+    spec = (Path(__file__).parents[2] / "tasks" / "glue" / "stsb.toml").read_text()
+    head, _, tail = spec.partition("[scale]")
+    anchors = "".join(f'"{v}" = "Point {v} of 10"\n' for v in range(11))
+    rest = tail[tail.index("[source]") :].replace("clip = [0.0, 5.0]", "clip = [0.0, 10.0]")
+    path = folder / "rate11.toml"
+    path.write_text(
+        head.replace('aliases = ["STS-B", "STSB"]\n', "").replace('"glue"', '"custom"', 1)
+        + f"[scale]\nmin = 0\nmax = 10\n\n[scale.anchors]\n{anchors}\n{rest}"
+    )
+    return str(path)
+
+
+class TestScalePastNine:
+    """A 0-10 rating scale: 10 is two keystrokes, 1 then 0; 1 alone is 1 then Enter."""
+
+    async def test_ten_is_typed_as_one_then_zero_and_one_with_enter(self, workspace, tmp_path):
+        """The bar showed " 10 " for a key no keystroke gives: 10 was the mouse's alone."""
+        task = eleven_point_task(tmp_path)
+        study = build_study(workspace.engine, tmp_path, task, test=STSB_TEST, overrides=QUICK_TEST)
+        app = create_app(workspace.engine, study, "ana", create_annotator=True)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await start(pilot)
+            bar = " ".join(static_text(app.screen.query_one("#answer-bar", Static)).split())
+            assert "10 type 1 then 0" in bar and "1 type 1 then Enter" in bar, bar
+            first = app.screen.item.item_id
+            await pilot.press("1")
+            await pilot.pause()
+            cue = static_text(app.screen.query_one("#entity-cue", Static))
+            assert "Enter answers 1" in cue and "for 10" in cue, cue
+            assert app.screen.item.item_id == first  # waiting: 1, or the 1 of 10
+            await pilot.press("0")
+            await pilot.pause()
+            second = app.screen.item.item_id
+            assert second != first
+            await pilot.press("1", "escape")  # cleared: still the same item
+            await pilot.pause()
+            assert not app.screen.query_one("#entity-cue", Static).display
+            assert app.screen.item.item_id == second
+            await pilot.press("1", "enter")
+            await pilot.pause()
+        answered = [(label.item_id, label.value) for label in labels(workspace.engine)]
+        assert answered == [(first, 10.0), (second, 1.0)], answered
 
 
 class TestClickAnswers:

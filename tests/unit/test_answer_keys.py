@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotate import specs
-from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text
+from annotate.presentation.answer_keys import LINE_WIDTH, answer_keys_text, typed_key
 
 
 def test_cbs_seven_points_are_columns_that_line_up_at_80_columns():
@@ -26,3 +26,16 @@ def test_cbs_seven_points_are_columns_that_line_up_at_80_columns():
 def test_a_few_short_options_stay_on_one_line(task):
     text = answer_keys_text(specs.load_task(task)).plain
     assert "\n" not in text and len(text) <= LINE_WIDTH
+
+
+def test_keys_of_several_characters_are_typed_one_at_a_time():
+    """A scale from -2 to 10: 10 is 1 then 0, 1 is 1 then Enter (it begins 10), -1 is - then
+    1; a digit that continues nothing starts afresh."""
+    keys = [str(v) for v in range(-2, 11)]
+    assert typed_key(keys, "", "5") == ("5", "")
+    assert typed_key(keys, "", "1") == (None, "1")  # 1, or the 1 of 10
+    assert typed_key(keys, "1", "0") == ("10", "")
+    assert typed_key(keys, "", "-") == (None, "-")
+    assert typed_key(keys, "-", "1") == ("-1", "")
+    assert typed_key(keys, "1", "7") == ("7", "")  # "17" is no key: 7 alone
+    assert typed_key(keys, "", "x") == (None, "")

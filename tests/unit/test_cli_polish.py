@@ -317,3 +317,38 @@ def test_an_id_past_64_bits_is_refused_as_out_of_range(cli, args):
     assert result.code == 2
     assert "less than or equal to 9223372036854775807" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_suggested_command_says_what_to_add_when_the_store_was_given_by_db(
+    workspace, db_url, tmp_path, monkeypatch
+):
+    """`annotate --db ../lab.db curate sets` suggested "`annotate curate create SET`": copied,
+    it ran on ./annotate.db. Once per command a note says to add the --db given (a password
+    masked); with ANNOTATE_DB, which a copied command meets too, nothing is added."""
+    monkeypatch.delenv("ANNOTATE_DB", raising=False)
+    runner = CliRunner()
+    given = runner.invoke(app, ["--db", db_url, "curate", "sets"])
+    assert "`annotate curate create SET`" in given.stdout
+    note = " ".join(given.stderr.split())
+    assert f"run it as `annotate --db {db_url} …` (or set ANNOTATE_DB={db_url})" in note
+    assert note.count("note:") == 1
+    from_env = runner.invoke(app, ["curate", "sets"], env={"ANNOTATE_DB": db_url})
+    assert "`annotate curate create SET`" in from_env.stdout and "note:" not in from_env.stderr
+    # The error path (`main`, as the console script runs it) says it too, after the error.
+    done = subprocess.run(
+        [sys.executable, "-m", "annotate", "--db", db_url, "curate", "show", "diag", "1"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "ANNOTATE_DB": ""},
+    )  # fmt: skip
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("error: ") and "`annotate curate create diag`" in lines[0]
+    assert lines[1].startswith("note: the command suggested above"), done.stderr
+
+
+def test_the_store_note_masks_the_password_it_repeats(monkeypatch):
+    from annotate.cli import context
+    from annotate.cli.output import store_note
+
+    monkeypatch.setattr(context, "db_typed", "postgresql+psycopg://ann:s3cret@db.lab/annot")
+    monkeypatch.setattr(context, "db_noted", False)
+    note = store_note("try `annotate datasets`") or ""
+    assert "s3cret" not in note and "ann:***@db.lab" in note and "*** is the password" in note

@@ -437,3 +437,24 @@ def test_a_malformed_gold_file_is_refused_by_score(
     assert result.code == 1, result.stdout
     assert "Traceback" not in result.stderr
     assert f"{gold}:{reason}" in result.stderr
+
+
+def test_every_error_about_one_file_names_it_as_the_user_typed_it(cli, tmp_path: Path, monkeypatch):
+    """`annotate import SST-2 films/dev.tsv`: a row the reader refuses was named
+    `films/dev.tsv:3`, an empty sentence, a file of no items, a split it cannot tell and a
+    refused --replace `/abs/path/films/dev.tsv`. One file, one name: as typed."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "films"
+    folder.mkdir()
+    (folder / "dev.tsv").write_text("sentence\tlabel\nA warm film.\t1\n\t0\n", encoding="utf-8")
+    (folder / "none.tsv").write_text("sentence\tlabel\n", encoding="utf-8")
+    (folder / "other.tsv").write_text("sentence\tlabel\nA film.\t1\n", encoding="utf-8")
+    said = [
+        fx.refused_import(cli, "SST-2", "films/dev.tsv"),
+        fx.refused_import(cli, "SST-2", "films/none.tsv", "--split", "dev"),
+        fx.refused_import(cli, "SST-2", "films/other.tsv"),
+    ]
+    assert said[0].startswith("error: films/dev.tsv:3: sentence is empty"), said[0]
+    assert said[1].startswith("error: films/none.tsv: the file has no items"), said[1]
+    assert said[2].startswith("error: films/other.tsv: cannot tell which split"), said[2]
+    assert not any(str(tmp_path) in s for s in said)

@@ -499,3 +499,38 @@ def test_a_study_states_its_own_numbers_in_the_presets_assumptions(cli, workspac
     assert "{" not in said and "SuperGLUE's 100 items" not in said
     sg = rte_study(workspace.engine, tmp_path / "sg", name="sg", protocol="superglue-2019")
     assert "after 30 minutes" in " ".join(sg.protocol.assumptions)
+
+
+@pytest.mark.parametrize("preset", ["glue-2019", "superglue-2019"])
+def test_a_study_with_another_tie_or_gate_rule_does_not_state_the_presets_rule(
+    workspace, tmp_path, preset
+):
+    """A study made with `--set tie_rule=abstain --set gate_rule=threshold` was described as
+    breaking ties "at random with the study seed" and (glue-2019) gating on "SuperGLUE's
+    median rule": the stored assumptions state the study's own rules."""
+    study = rte_study(
+        workspace.engine,
+        tmp_path,
+        protocol=preset,
+        tie_rule="abstain",
+        gate_rule="threshold",
+        gate_threshold=0.8,
+    )
+    said = " ".join(study.protocol.assumptions)
+    assert "broken at random" not in said and "we use SuperGLUE's median rule" not in said
+    assert "gets no answer, which scores as wrong" in said
+    if preset == "glue-2019":
+        assert "training accuracy of at least 0.8" in said
+    same = rte_study(workspace.engine, tmp_path / "same", name="same", protocol=preset)
+    assert "at random with the study seed" in " ".join(same.protocol.assumptions)
+    assert "{" not in " ".join(same.protocol.assumptions)
+
+
+def test_an_assumption_headed_by_no_setting_is_refused_when_the_protocol_loads(tmp_path):
+    """A typo in `{tie_rul=random}` would silently drop the sentence from every study."""
+    from annotate.specs import SpecError, load_protocol_file
+
+    path = tmp_path / "mine.toml"
+    path.write_text('description = "x"\nassumptions = ["{tie_rul=random} Ties at random."]\n')
+    with pytest.raises(SpecError, match="'tie_rul' is no protocol setting"):
+        load_protocol_file(path)

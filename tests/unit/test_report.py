@@ -1016,3 +1016,43 @@ def test_the_benchmark_row_shows_the_diagnostic_sets_apart_from_the_average(cli,
     assert "superglue/axg (apart)" in table and "superglue/axb (no study)" in table
     for fmt in ("markdown", "html", "latex"):
         assert "axg" in cli(*args, "--format", fmt).stdout.lower(), fmt
+
+
+def test_a_model_of_the_diagnostic_sets_alone_has_its_scores_in_the_benchmark_figure(
+    cli, workspace, tmp_path
+):
+    """`report --benchmark superglue --model DIR` with only AX-g.jsonl in DIR: the table gives
+    the model no average and its AX-g score apart, but the figure left the diagnostic sets out,
+    so the model stood in the legend with no mark. The figure draws the sets apart (below the
+    average), humans and model, and still no average for the model."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from annotate.report.benchmark.row import benchmark_report
+    from annotate.report.render.figures import benchmark_figures
+
+    NE = "not_entailment"
+    rte = [{"source_id": "0", "gold": E}, {"source_id": "1", "gold": NE}]
+    add_study(workspace.engine, "rte", "superglue/rte", rte, {"0": [E] * 3, "1": [E, E, NE]})
+    items = [
+        {"source_id": str(i), "gold": g, "fields": {"pair_id": 551646 + 2 * i, "hypothesis": h}}
+        for i, (g, h) in enumerate([(E, "h0"), (E, "h0"), (NE, "h1"), (NE, "h1")])
+    ]
+    labels = {"0": [E] * 3, "1": [E] * 3, "2": [NE] * 3, "3": [E, E, NE]}
+    add_study(workspace.engine, "axg", "superglue/axg", items, labels)
+    model = tmp_path / "diag-only"
+    model.mkdir()
+    answers = [E, NE, NE, E]
+    (model / "AX-g.jsonl").write_text(
+        "".join(json.dumps({"idx": i, "label": a}) + "\n" for i, a in enumerate(answers))
+    )
+    report = benchmark_report(workspace.engine, "superglue", model_dirs=[model], bootstrap=0)
+    (axg,) = report.diagnostics
+    ax = Figure().add_subplot()
+    benchmark_figures(report)[0].draw(ax)
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == ["rte", "average", "axg (apart)"]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "model diag-only"]
+    xs = list(line.get_xdata())
+    assert np.isnan(xs[0]) and np.isnan(xs[1])  # no RTE score, so no average
+    assert xs[2] == pytest.approx(axg.models["diag-only"].value * 100)

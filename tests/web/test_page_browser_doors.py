@@ -64,7 +64,8 @@ def test_a_full_disk_is_said_and_the_page_recovers_by_itself(workspace, tmp_path
 
 def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, tmp_path):
     """One browser, two tabs on the same test item (issue 39, item 15c): the first tab's answer
-    is stored; the second tab's different answer is refused, and its tab says so."""
+    is stored; the second tab's different answer is refused, and its tab says so, in words
+    true also of one tab whose answer's reply was lost."""
     from selenium.webdriver.common.keys import Keys
 
     engine = workspace.engine
@@ -85,6 +86,8 @@ def test_two_tabs_on_one_item_the_second_answer_is_refused_and_said(workspace, t
         then(driver, press(driver, "2"), "item")  # refused: the tab shows where things stand
         said = driver.find_element("id", "notice").text
         assert "already answered" in said and "was not stored" in said
+        # not "in another tab" alone: a lost reply on this very screen is refused alike
+        assert "sent earlier from this screen, or from another tab or window" in said
     test = [label for label in labels(engine, study) if label.phase == "test"]
     assert [label.value for label in test] == ["entailment"]
 
@@ -166,3 +169,33 @@ def test_a_crowd_worker_whose_session_is_gone_is_sent_to_their_link_at_once(work
         assert "nothing was saved" in said and "Open that link again" in said, said
         assert "Reload" not in said
     assert [label.phase for label in labels(engine, study)] == ["training"]
+
+
+def test_back_after_an_answer_shows_the_current_item_not_the_answered_one(workspace, tmp_path):
+    """One tab, no script (plain form posts): after a test answer, Back does not bring the
+    answered item's form again to answer it otherwise: the page asks the server, which shows
+    where the worker stands (the next item)."""
+
+    def post(css: str, screen: str) -> None:  # a whole page each time: the click waits for it
+        driver.find_element("css selector", css).click()
+        assert screen_name(driver) == screen, driver.find_element("id", "screen").text
+
+    engine = workspace.engine
+    add_annotator(engine, "ana")
+    study = layout_study(engine, tmp_path, "pair", test=3)
+    with served_page(engine, study, require_tokens=False) as base, chromium(tmp_path) as driver:
+        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        driver.get(base + "/")
+        driver.find_element("id", "name").send_keys("ana")
+        post("form.signin [type=submit]", "guidelines")
+        post("form.start [type=submit]", "item")
+        post("button.option", "feedback")
+        post("#continue", "item")  # the first test item
+        first = driver.find_element("id", "body").text
+        post("button.option", "item")  # stored: the next item
+        following = driver.find_element("id", "body").text
+        driver.back()
+        assert screen_name(driver) == "item"
+        assert driver.find_element("id", "body").text == following != first
+    test = [label for label in labels(engine, study) if label.phase == "test"]
+    assert [label.value for label in test] == ["entailment"]

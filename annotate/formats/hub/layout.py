@@ -31,9 +31,10 @@ _NUMBERED = re.compile(r"^\d+$")
 
 
 def shown_path(path: Path) -> Path:
-    """Where messages and the store say data came from: the path made absolute with its
-    symbolic links kept. In the Hugging Face cache a snapshot's `cb/validation-….parquet` is a
-    link to `blobs/<sha256>`, a name that says neither the config nor the split."""
+    """Where the store (and a Hugging Face file's messages) say data came from: the path made
+    absolute with its symbolic links kept (a text file's messages name it as typed). In the
+    Hugging Face cache a snapshot's `cb/validation-….parquet` is a link to `blobs/<sha256>`, a
+    name that says neither the config nor the split."""
     return Path(os.path.abspath(path))
 
 

@@ -255,17 +255,25 @@ def benchmark_figures(r: BenchmarkReport) -> list[FigureSpec]:
             f"{slug(r.benchmark)}-human-row",
             "Task scores with intervals, the average, models and the published row",
             lambda ax: _benchmark(ax, r),
-            max(HEIGHT, 0.4 * (len(r.tasks) + 1) + 1.2),
+            max(HEIGHT, 0.4 * (len(r.tasks) + len(r.diagnostics) + 1) + 1.2),
         )
     ]
 
 
 def _benchmark(ax: Any, r: BenchmarkReport) -> None:
-    labels = [t.task.split("/")[-1] for t in r.tasks] + ["average"]
+    # The diagnostic sets below the average, apart, as the table shows them: a model scored
+    # on them alone has its marks there (and none on the average it does not have).
+    apart = list(r.diagnostics)
+    labels = [
+        *(t.task.split("/")[-1] for t in r.tasks),
+        "average",
+        *(f"{t.task.split('/')[-1]} (apart)" for t in apart),
+    ]
     # Each task's interval is the one its report quotes (the one rule: Wilson's for an
     # accuracy-only task), as the table gives it; the average's is the bootstrap's.
     points = [(t.task_score.value, *_quoted_bounds(t)) for t in r.tasks]
     points.append((r.average.value, r.average.ci_low, r.average.ci_high))
+    points += [(t.task_score.value, *_quoted_bounds(t)) for t in apart]
     y = list(range(len(labels)))
     values = [_pct(value) for value, _, _ in points]
     low = [0 if lo is None or v is None else max(v - lo, 0.0) * 100 for v, lo, _ in points]
@@ -280,15 +288,20 @@ def _benchmark(ax: Any, r: BenchmarkReport) -> None:
         label="humans (measured)",
     )
     for i, m in enumerate(r.models):
-        xs = [_pct(t.models[m.name].value) if m.name in t.models else float("nan") for t in r.tasks]
+        xs = [_model_pct(t, m.name) for t in r.tasks]
         xs.append(_pct(m.average.value))
+        xs += [_model_pct(t, m.name) for t in apart]
         ax.plot(xs, y, "s", color=MODEL_COLOURS[i % len(MODEL_COLOURS)], label=f"model {m.name}")
     if r.published is not None:
-        xs = []
-        for t in r.tasks:
-            scores = r.published.scores.get(t.task)
-            xs.append(sum(scores.values()) / len(scores) * 100 if scores else float("nan"))
-        xs.append(_pct(r.published.average))
+        published = r.published
+
+        def quoted(t: BenchmarkTaskRow) -> float:
+            scores = published.scores.get(t.task)
+            return sum(scores.values()) / len(scores) * 100 if scores else float("nan")
+
+        xs = [quoted(t) for t in r.tasks]
+        xs.append(_pct(published.average))
+        xs += [quoted(t) for t in apart]
         ax.plot(
             xs,
             y,
@@ -301,7 +314,11 @@ def _benchmark(ax: Any, r: BenchmarkReport) -> None:
     ax.set_yticklabels(labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("score (x100)")
-    ax.legend(loc="lower left", fontsize=7)
+    ax.legend(loc="best", fontsize=7)  # a fixed corner can cover the last row's marks
+
+
+def _model_pct(t: BenchmarkTaskRow, name: str) -> float:
+    return _pct(t.models[name].value) if name in t.models else float("nan")
 
 
 def _quoted_bounds(t: BenchmarkTaskRow) -> tuple[float | None, float | None]:

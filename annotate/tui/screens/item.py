@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
 
-from annotate.presentation.answer_keys import ScreenKeys, item_keys
+from annotate.presentation.answer_keys import ScreenKeys, item_keys, typed_key
 from annotate.presentation.feedback import previous_answer
 from annotate.presentation.progress import status_phase
 from annotate.protocol.session import ItemView, Progress
@@ -101,6 +101,8 @@ class ItemScreen(Screen[None]):
         """Set at the first answer: a second keypress before the next item is ignored."""
         self.parts = build_item(spec, item.fields, previous if revising else None)
         self.options: dict[str, LabelOption] = {o.key: o for o in spec.answer_options()}
+        self.typed = ""
+        """The start of a key of several characters ("1" of a scale's "10"), as typed."""
 
     def compose(self) -> ComposeResult:
         yield FittedHeader()
@@ -192,6 +194,8 @@ class ItemScreen(Screen[None]):
             event.stop()
             chooser.type_digit(digit)  # highlights and names it; Enter stores it
             return
+        if self._typed_key(event):
+            return
         option = self.options.get(event.key) or self.options.get(event.character or "")
         if option is None:
             if event.character == "u" and self.item.phase == TRAINING:
@@ -201,6 +205,34 @@ class ItemScreen(Screen[None]):
             return
         event.stop()
         self.action_answer_key(option.key)
+
+    def _typed_key(self, event: events.Key) -> bool:
+        """A rating scale past 9: keys of several characters typed one at a time ("1" then "0"
+        for 10; "1" then Enter for 1), the start shown in the cue. True when the key was
+        taken so."""
+        if all(len(k) == 1 for k in self.options):
+            return False
+        if event.key == "escape" and self.typed:  # clears a key half typed ("1" of "10")
+            event.stop()
+            self.typed = ""
+            self._show_cue()
+            return True
+        if event.key == "enter" and self.typed in self.options:
+            event.stop()
+            key, self.typed = self.typed, ""
+            self._show_cue()
+            self.action_answer_key(key)
+            return True
+        if not event.character or not event.character.isprintable():
+            return False
+        key, self.typed = typed_key(self.options, self.typed, event.character)
+        self._show_cue()
+        if key is None and not self.typed:
+            return False
+        event.stop()
+        if key is not None:
+            self.action_answer_key(key)
+        return True
 
     def action_answer_key(self, key: str) -> None:
         """The answer with this key: pressed, or clicked/tapped in the answer bar."""
@@ -221,9 +253,18 @@ class ItemScreen(Screen[None]):
     def _show_cue(self) -> None:
         cue = self.query_one("#entity-cue", Static)
         chooser = self.parts.chooser
-        cue.display = isinstance(chooser, EntityChoice)
+        cue.display = isinstance(chooser, EntityChoice) or bool(self.typed)
         if isinstance(chooser, EntityChoice):
             cue.update(chooser.cue())
+        elif self.typed:
+            longer = [k for k in self.options if k != self.typed and k.startswith(self.typed)]
+            now = f"Enter answers {self.typed}; " if self.typed in self.options else ""
+            cue.update(
+                Text(
+                    f"{self.typed}… {now}type {' or '.join(k[len(self.typed) :] for k in longer)}"
+                    f" for {' or '.join(longer)}; Escape clears it"
+                )
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -12,6 +12,7 @@ from annotate.presentation.answer_keys import (
     answer_keys_text,
     key,
     keys_text,
+    typed_keys_hint,
 )
 from annotate.specs import LabelOption, TaskSpec
 from annotate.terminal_text import SafeText as Text
@@ -57,7 +58,9 @@ class AnswerBar(FittedKeys):
         super().__init__(spec, id="answer-bar")
 
     def keys(self, width: int) -> Text:
-        return answer_keys_text(self.spec, clickable, width)
+        keys = answer_keys_text(self.spec, clickable, width)
+        hint = typed_keys_hint(self.spec)  # a scale past 9: how to type "10"
+        return keys if hint is None else Text("\n").join([keys, hint])
 
 
 class KeysList(FittedKeys):
