@@ -305,7 +305,7 @@ def refused(engine: Engine, said: str) -> StoreRefused:
             "check the password in the URL, USER:PASSWORD@HOST (characters such as @ : / # % "
             "percent-encoded: %40 %3A %2F %23 %25), or give it in PGPASSWORD or ~/.pgpass"
         )
-    elif "database" in said and "does not exist" in said:
+    elif 'database "' in said and "does not exist" in said:  # not a role named "…database…"
         check = "check the database name in the URL, or create it (createdb NAME)"
     else:
         check = "check the database name, the role and its password in the URL"

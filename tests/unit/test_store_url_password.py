@@ -45,6 +45,20 @@ def test_a_server_asking_for_a_password_is_no_outage():
     assert refusal(exc) is not None and not is_disconnect(exc)
 
 
+def test_a_missing_role_is_not_said_to_be_a_missing_database():
+    """A role whose name holds "database" was told to check the database name and createdb."""
+    from sqlalchemy import create_engine
+
+    from annotate.store.engine import refused
+
+    engine = create_engine("postgresql+psycopg://mydatabase@127.0.0.1/lab")
+    role = 'FATAL:  role "mydatabase" does not exist'
+    assert "createdb" not in str(refused(engine, role))
+    assert "check the database name, the role" in str(refused(engine, role))
+    database = 'FATAL:  database "lab" does not exist'
+    assert "createdb NAME" in str(refused(engine, database))
+
+
 @pytest.mark.postgres
 def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str):
     """`init`, `check` and `datasets` printed the URL as given, password and all."""
