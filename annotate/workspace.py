@@ -13,7 +13,7 @@ from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
-from annotate.text import redacted
+from annotate.text import redacted_url
 
 DEFAULT_URL = "sqlite:///annotate.db"
 
@@ -42,7 +42,7 @@ class Workspace:
 def shown_url(url: str) -> str:
     """`url` with its password as ***, and otherwise as the user wrote it (SQLAlchemy's own
     rendering percent-encodes a path's non-ASCII letters): what a command may print."""
-    return redacted(url)
+    return redacted_url(url)
 
 
 def _create_private_file(database: str | None) -> None:
