@@ -65,7 +65,9 @@ def no_store_error(url: str, database: str | None) -> UserError:
     where = ""
     if database and database != ":memory:" and not Path(database).is_absolute():
         where = f" in {Path.cwd()}"
-    return UserError(f"no annotate store at {url}{where}; run `annotate init` (or import data)")
+    return UserError(
+        f"no annotate store at {shown_url(url)}{where}; run `annotate init` (or import data)"
+    )
 
 
 def open_workspace(
