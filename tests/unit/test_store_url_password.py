@@ -11,7 +11,9 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
 
+from annotate.api import open_store
 from annotate.cli import app
+from annotate.errors import UserError
 from annotate.store.engine import is_disconnect, refusal
 from annotate.text import redacted
 
@@ -94,6 +96,9 @@ def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str)
                 run = _annotate("--db", f"{scheme}://{user}:s3cret word@{host}/{name}", "datasets")
                 assert "no annotate store at" in run.stderr, run.stderr
                 shown += run.stderr
+                with pytest.raises(UserError, match="no annotate store at") as refused:
+                    open_store(url)  # the Python API, in a notebook's traceback
+                shown += str(refused.value)
             for args in (["init"], ["check"], ["datasets"], ["check", "--format", "json"]):
                 result = CliRunner().invoke(app, ["--db", url, *args])
                 assert result.exit_code == 0, result.output
