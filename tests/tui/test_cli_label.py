@@ -51,6 +51,7 @@ def test_label_says_what_was_saved_in_words_that_agree_with_the_counts(
         return_code=0,
         release_failed=None,
         continued_elsewhere=False,
+        dropped_answer=None,
         session=SimpleNamespace(progress=lambda: progress, more_to_come=lambda _: True),
     )
     monkeypatch.setattr(annotate.tui.app, "create_app", lambda *a, **k: closed)
