@@ -75,7 +75,7 @@ def _read_only_engine(url: str) -> Engine:
         raise
     if not current:
         engine.dispose()
-        raise UserError(f"no annotate store at {resolved}")
+        raise no_store_error(resolved, None)  # the URL said with its password hidden
     return engine
 
 

@@ -93,9 +93,21 @@ _KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<password>'[^']*'|\"[
 def redacted(text: str) -> str:
     """`text` with the password of every connection URL (`postgresql://ann:SECRET@host`) and
     of every `password=...` setting replaced by ***: for logs, errors and tracebacks. A
-    password runs to the last @ of its URL: one typed with a bare @ or / is hidden whole."""
+    password runs to the last @ of its URL: one typed with a bare @ or / is hidden whole (one
+    with a bare space is not: in free text, a space ends the URL; see `redacted_url`)."""
     text = _URL_PASSWORD.sub(lambda m: m["head"] + "***", text)
     return _KEY_PASSWORD.sub(lambda m: m["head"] + "***", text)
+
+
+_WHOLE_URL_PASSWORD = re.compile(r"^(?P<head>[a-z][a-z0-9+.-]*://[^:/@]*:)[^@]*(?=@)", re.I)
+"""The password of a string that is one URL, as SQLAlchemy reads it: from the user name's :
+to the next @, spaces included."""
+
+
+def redacted_url(url: str) -> str:
+    """`url`, a whole connection URL as the user gave it, with its password replaced by ***
+    (`redacted`'s rule, and a password typed with a bare space hidden too)."""
+    return redacted(_WHOLE_URL_PASSWORD.sub(lambda m: m["head"] + "***", url, count=1))
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

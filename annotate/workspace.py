@@ -13,7 +13,7 @@ from annotate.errors import UserError
 from annotate.settings import settings
 from annotate.store.engine import make_engine, normalise_url, read_only_url, until_reachable
 from annotate.store.schema import create_schema, read_revision, require_current
-from annotate.text import redacted
+from annotate.text import redacted_url
 
 DEFAULT_URL = "sqlite:///annotate.db"
 
@@ -42,7 +42,7 @@ class Workspace:
 def shown_url(url: str) -> str:
     """`url` with its password as ***, and otherwise as the user wrote it (SQLAlchemy's own
     rendering percent-encodes a path's non-ASCII letters): what a command may print."""
-    return redacted(url)
+    return redacted_url(url)
 
 
 def _create_private_file(database: str | None) -> None:
@@ -65,7 +65,9 @@ def no_store_error(url: str, database: str | None) -> UserError:
     where = ""
     if database and database != ":memory:" and not Path(database).is_absolute():
         where = f" in {Path.cwd()}"
-    return UserError(f"no annotate store at {url}{where}; run `annotate init` (or import data)")
+    return UserError(
+        f"no annotate store at {shown_url(url)}{where}; run `annotate init` (or import data)"
+    )
 
 
 def open_workspace(

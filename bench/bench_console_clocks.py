@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
 from annotate.tui.console.table import Column, Table
-from bench.common import print_rows
+from bench.common import against_baseline, print_rows
 
 COLUMNS = (
     Column("name", "Annotator"),
@@ -73,13 +73,12 @@ async def measure(sizes: list[int], ticks: int) -> list[tuple[str, str]]:
                     DataTable._update_column_widths if step % 2 else Table._update_column_widths
                 )
                 times[name].append(tick(table, n, step, method))
-            base = statistics.median(times["textual"])
-            ours = statistics.median(times["console"])
-            out += [
-                (f"{n} annotators: textual DataTable (baseline)", f"{1000 * base:.1f} ms"),
-                (f"{n} annotators: console Table", f"{1000 * ours:.1f} ms"),
-                (f"{n} annotators: ratio console/baseline", f"{ours / base:.3f}x"),
-            ]
+            out += against_baseline(
+                f"{n} annotators",
+                ("textual DataTable", statistics.median(times["textual"])),
+                ("console Table", statistics.median(times["console"])),
+                "console/baseline",
+            )
     return out
 
 

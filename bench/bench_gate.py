@@ -12,9 +12,8 @@ query for everyone. Target: <= 1/10 of the baseline at 200.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import select, update
@@ -22,7 +21,7 @@ from sqlmodel import Session
 
 from annotate.protocol import gate
 from annotate.store.models import Annotator, GateDecision
-from bench.common import print_rows
+from bench.common import against_baseline, alternated, print_rows
 from bench.store_builder import build_study
 
 
@@ -46,20 +45,25 @@ def measure(size: int, rounds: int, folder: Path) -> list[tuple[str, str]]:
         session.execute(update(GateDecision).values(cohort=names, rule="median"))
         session.commit()
         study_id = session.scalar(select(GateDecision.study_id))
-        times: dict[str, list[float]] = {"base": [], "ours": []}
-        for _ in range(rounds):  # alternated
-            for key, count in (("base", per_trainee), ("ours", one_query)):
-                session.expunge_all()
-                start = time.perf_counter()
+
+        def counted(count: Callable[[Session, int, list[int]], int]) -> Callable[[], None]:
+            def call() -> None:
                 assert count(session, study_id, ids) == size
-                times[key].append(time.perf_counter() - start)
+
+            return call
+
+        times = alternated(
+            {"base": counted(per_trainee), "ours": counted(one_query)},
+            rounds,
+            between=session.expunge_all,
+        )
     engine.dispose()
-    base, ours = statistics.median(times["base"]), statistics.median(times["ours"])
-    return [
-        (f"{size} trainees: a query per trainee (baseline)", f"{1000 * base:.1f} ms"),
-        (f"{size} trainees: latest_admissions", f"{1000 * ours:.1f} ms"),
-        (f"{size} trainees: ratio one query/baseline", f"{ours / base:.3f}x"),
-    ]
+    return against_baseline(
+        f"{size} trainees",
+        ("a query per trainee", times["base"]),
+        ("latest_admissions", times["ours"]),
+        "one query/baseline",
+    )
 
 
 def main() -> None:

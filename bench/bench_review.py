@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from annotate.curation import review
 from annotate.curation.importing import import_diagnostic
 from annotate.workspace import open_workspace
-from bench.common import print_rows
+from bench.common import against_baseline, alternated, print_rows
 
 REVIEWER = "rex"
 
@@ -53,19 +51,14 @@ def measure(size: int, rounds: int, folder: Path) -> list[tuple[str, str]]:
     def one_read() -> None:
         review.next_with_progress(engine, "diag", REVIEWER)
 
-    times: dict[str, list[float]] = {"base": [], "ours": []}
-    for _ in range(rounds):  # alternated
-        for key, call in (("base", two_reads), ("ours", one_read)):
-            start = time.perf_counter()
-            call()
-            times[key].append(time.perf_counter() - start)
+    times = alternated({"base": two_reads, "ours": one_read}, rounds)
     engine.dispose()
-    base, ours = statistics.median(times["base"]), statistics.median(times["ours"])
-    return [
-        (f"{size} examples: next_for_review + review_progress (baseline)", f"{1000 * base:.1f} ms"),
-        (f"{size} examples: next_with_progress", f"{1000 * ours:.1f} ms"),
-        (f"{size} examples: ratio one read/baseline", f"{ours / base:.3f}x"),
-    ]
+    return against_baseline(
+        f"{size} examples",
+        ("next_for_review + review_progress", times["base"]),
+        ("next_with_progress", times["ours"]),
+        "one read/baseline",
+    )
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -69,3 +70,33 @@ def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
     print(title)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
+
+
+def alternated(
+    calls: dict[str, Callable[[], object]],
+    rounds: int,
+    between: Callable[[], object] = lambda: None,
+) -> dict[str, float]:
+    """The median seconds of each of `calls`, run in turn `rounds` times (alternated: a drift
+    of the machine falls on all of them alike); `between` runs untimed before each call."""
+    times: dict[str, list[float]] = {key: [] for key in calls}
+    for _ in range(rounds):
+        for key, call in calls.items():
+            between()
+            start = time.perf_counter()
+            call()
+            times[key].append(time.perf_counter() - start)
+    return {key: statistics.median(seconds) for key, seconds in times.items()}
+
+
+def against_baseline(
+    what: str, base: tuple[str, float], ours: tuple[str, float], ratio: str
+) -> list[tuple[str, str]]:
+    """The rows of a measurement against its baseline in the same run: each one's time (a name
+    and seconds), then `ratio` (what the ratio says, "ours/baseline")."""
+    (base_name, base_s), (ours_name, ours_s) = base, ours
+    return [
+        (f"{what}: {base_name} (baseline)", f"{1000 * base_s:.1f} ms"),
+        (f"{what}: {ours_name}", f"{1000 * ours_s:.1f} ms"),
+        (f"{what}: ratio {ratio}", f"{ours_s / base_s:.3f}x"),
+    ]

@@ -181,17 +181,16 @@ def _open_for(
     session: Session,
     set_id: int,
     reviewer: str,
+    current: dict[int, list[CurationReview]],
     wanted: ReviewFilter = ReviewFilter(),
-    current: dict[int, list[CurationReview]] | None = None,
 ) -> list[CurationExample]:
     """Examples `reviewer` may still review (by others, active, no current review by them),
     in the order they are served:
     1. new and changed work (see `is_new_work`), newest first: it is what needs eyes;
     2. the rest, those with the fewest reviews first (coverage grows evenly), in set order;
     3. examples the reviewer skipped (in any session) since they last changed, oldest skip first.
-    `current`: the set's `current_reviews`, when the caller has read them already.
+    `current`: the set's `current_reviews`.
     """
-    current = current_reviews(session, set_id) if current is None else current
     mine = {i for i, reviews in current.items() if any(r.reviewer == reviewer for r in reviews)}
     skipped = dict(
         session.exec(
@@ -232,14 +231,7 @@ def next_for_review(
     wanted: ReviewFilter = ReviewFilter(),
 ) -> BlindExample | None:
     """The next example for `reviewer` (those in `skip` left for later), or None."""
-    reviewer = curator_name(reviewer)
-    with Session(engine) as session:
-        reviewer = stored_name(session, reviewer)
-        info = SetInfo.of(set_row(session, set_name))
-        for row in _open_for(session, info.id, reviewer, wanted):
-            if row.id not in skip:
-                return BlindExample.of(row)
-        return None
+    return next_with_progress(engine, set_name, reviewer, skip, wanted)[0]
 
 
 def next_with_progress(
@@ -249,14 +241,14 @@ def next_with_progress(
     skip: Collection[int] = (),
     wanted: ReviewFilter = ReviewFilter(),
 ) -> tuple[BlindExample | None, ReviewProgress]:
-    """`next_for_review` and `review_progress` from one read of the set: the review screen
-    asks both after every submission, and each reads every example of the set."""
+    """`next_for_review` and `review_progress` from one read of the set (each reads every
+    example and review of it): the review screen asks both after every submission."""
     reviewer = curator_name(reviewer)
     with Session(engine) as session:
         reviewer = stored_name(session, reviewer)
         info = SetInfo.of(set_row(session, set_name))
         current = current_reviews(session, info.id)
-        waiting = _open_for(session, info.id, reviewer, wanted, current)
+        waiting = _open_for(session, info.id, reviewer, current, wanted)
         found = next((BlindExample.of(row) for row in waiting if row.id not in skip), None)
         return found, ReviewProgress(_done(current, reviewer), len(waiting))
 
@@ -315,13 +307,7 @@ def skip_for_review(engine: Engine, set_name: str, reviewer: str, example_id: in
 def review_progress(
     engine: Engine, set_name: str, reviewer: str, wanted: ReviewFilter = ReviewFilter()
 ) -> ReviewProgress:
-    reviewer = curator_name(reviewer)
-    with Session(engine) as session:
-        reviewer = stored_name(session, reviewer)
-        info = SetInfo.of(set_row(session, set_name))
-        current = current_reviews(session, info.id)
-        waiting = _open_for(session, info.id, reviewer, wanted, current)
-        return ReviewProgress(_done(current, reviewer), len(waiting))
+    return next_with_progress(engine, set_name, reviewer, (), wanted)[1]
 
 
 def _checked(

@@ -47,6 +47,7 @@ from annotate.store.failures import (
 )
 from annotate.store.prepared import on_driver
 from annotate.store.turn import writer_lock_path, writer_turn
+from annotate.text import redacted_url
 
 T = TypeVar("T")
 
@@ -257,7 +258,9 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
         # and comments, and that text reaches logs, tracebacks and the crash screen.
         engine = create_engine(url, connect_args=connect_args, hide_parameters=True, **pooling)
     except (SQLAlchemyError, ImportError, ValueError) as exc:
-        raise UserError(f"cannot use database URL {url!r}: {exc}{_KNOWN_URLS}") from None
+        shown = redacted_url(url)  # SQLAlchemy's words may quote the URL too
+        said = str(exc).replace(url, shown)
+        raise UserError(f"cannot use database URL {shown!r}: {said}{_KNOWN_URLS}") from None
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine, read_only=read_only or engine.url.query.get("mode") == "ro")
     else:
@@ -305,7 +308,7 @@ def refused(engine: Engine, said: str) -> StoreRefused:
             "check the password in the URL, USER:PASSWORD@HOST (characters such as @ : / # % "
             "percent-encoded: %40 %3A %2F %23 %25), or give it in PGPASSWORD or ~/.pgpass"
         )
-    elif "database" in said and "does not exist" in said:
+    elif 'database "' in said and "does not exist" in said:  # not a role named "…database…"
         check = "check the database name in the URL, or create it (createdb NAME)"
     else:
         check = "check the database name, the role and its password in the URL"

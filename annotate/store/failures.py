@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -99,10 +100,13 @@ def disk_is_full(engine: Engine) -> bool:
 
 
 def describe_store(engine: Engine) -> str:
+    """The store's URL for a message: its password hidden, a SQLite path as the user wrote it
+    (SQLAlchemy's rendering percent-encodes a path's non-ASCII letters and quotes)."""
     database = engine.url.database or ""
     if engine.dialect.name == "sqlite" and database.startswith("file:"):
         return f"sqlite:///{database.removeprefix('file:')} (opened read-only)"  # reading_url
-    return engine.url.render_as_string(hide_password=True)
+    shown = engine.url.render_as_string(hide_password=True)
+    return unquote(shown) if engine.dialect.name == "sqlite" else shown  # no password there
 
 
 def watched(conn: Connection) -> bool:

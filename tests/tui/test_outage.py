@@ -244,6 +244,14 @@ async def test_quitting_never_fails_on_a_store_that_cannot_be_written(
     assert app.release_failed is not None and reason in app.release_failed
 
 
+async def held_answer(pilot, monkeypatch, key: str) -> Outage:
+    """Answer `key` on the item while the store is away: the screen keeps the answer."""
+    answer = Outage(monkeypatch, pilot.app.session, "submit_and_next", GONE)
+    await pilot.press(key, "enter")
+    await wait_until(pilot, lambda: answer.calls >= 1, "the answer held")
+    return answer
+
+
 async def test_an_answer_held_under_the_help_screen_is_stored_when_the_store_is_back(
     workspace, tmp_path, monkeypatch
 ):
@@ -254,9 +262,7 @@ async def test_an_answer_held_under_the_help_screen_is_stored_when_the_store_is_
     _, app = quick_app(workspace, tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await start(pilot)
-        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
-        await pilot.press("1", "enter")
-        await wait_until(pilot, lambda: answer.calls >= 1, "the answer held")
+        answer = await held_answer(pilot, monkeypatch, "1")
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         answer.end()
@@ -280,9 +286,7 @@ async def test_quitting_with_an_answer_held_asks_first_and_says_it_was_not_saved
     _, app = quick_app(workspace, tmp_path)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await start(pilot)
-        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
-        await pilot.press("1", "enter")
-        await wait_until(pilot, lambda: answer.calls >= 1, "the answer held")
+        answer = await held_answer(pilot, monkeypatch, "1")
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "the question")
         assert "is not saved yet" in all_static_text(app) and app.is_running
@@ -291,9 +295,7 @@ async def test_quitting_with_an_answer_held_asks_first_and_says_it_was_not_saved
         await wait_until(pilot, lambda: told(app, "your answer is saved"), "the answer stored")
         assert len(labels(workspace.engine, "test")) == 1
 
-        answer = Outage(monkeypatch, app.session, "submit_and_next", GONE)
-        await pilot.press("2", "enter")
-        await wait_until(pilot, lambda: answer.calls >= 1, "the second answer held")
+        answer = await held_answer(pilot, monkeypatch, "2")
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, DiscardModal), "the question")
         Outage(monkeypatch, app.session, "release", GONE)

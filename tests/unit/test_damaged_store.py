@@ -169,3 +169,28 @@ def test_the_writers_lock_file_takes_the_stores_permissions(tmp_path: Path):
         os.umask(old)
     assert stat.S_IMODE(lock.stat().st_mode) == 0o660
     workspace.engine.dispose()
+
+
+def test_a_store_in_a_folder_with_accents_is_named_as_written(tmp_path: Path, monkeypatch):
+    """A store under `Études d'été/` was named `%C3%89tudes d'%C3%A9t%C3%A9/` in every error
+    (`migrate` and `init` too), a folder the user never wrote: it is named as they wrote it."""
+    from typer.testing import CliRunner
+
+    from annotate.cli import app
+
+    monkeypatch.delenv("ANNOTATE_DB", raising=False)
+    folder = tmp_path / "Études d'été"
+    folder.mkdir()
+    _random_bytes(folder / "bytes.db")
+    with sqlite3.connect(folder / "other.db") as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    open_workspace(f"sqlite:///{folder / 'store.db'}", create=True).engine.dispose()
+    for name, args, said in (
+        ("bytes.db", ["datasets"], "is not a SQLite database"),
+        ("other.db", ["datasets"], "is not an annotate store"),
+        ("store.db", ["migrate"], "is at schema"),
+        ("new.db", ["init"], "store ready at"),  # Workspace.shown, the same rule
+    ):
+        result = CliRunner().invoke(app, ["--db", str(folder / name), *args])
+        shown = f"{result.output}{result.exception or ''}"
+        assert f"sqlite:///{folder / name}" in shown and said in shown, shown

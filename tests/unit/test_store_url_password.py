@@ -11,7 +11,9 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
 
+from annotate.api import open_store
 from annotate.cli import app
+from annotate.errors import UserError
 from annotate.store.engine import is_disconnect, refusal
 from annotate.text import redacted
 
@@ -37,6 +39,19 @@ def test_a_password_that_breaks_the_url_is_hidden_whole():
     assert redacted(said) == "cannot use database URL 'postgresql://lab:***@h:xx/db': bad port"
 
 
+def test_a_password_with_a_space_is_hidden_in_a_url_that_cannot_be_used():
+    """A password typed with a bare space (SQLAlchemy takes it) was printed whole when the URL
+    was refused: the redactor's password stopped at the space, so it found none."""
+    for url in (
+        "postgresql+psycopg://lab:tr0ub dor/x@127.0.0.1:xx/study",  # a port that is no number
+        "mysql://lab:tr0ub dor/x@127.0.0.1/study",  # a driver that is not installed
+    ):
+        run = _annotate("--db", url, "datasets")
+        assert run.returncode == 1 and "cannot use database URL" in run.stderr, run.stderr
+        assert "tr0ub" not in run.stderr and "dor/x" not in run.stderr, run.stderr
+        assert "lab:***@127.0.0.1" in run.stderr
+
+
 def test_a_server_asking_for_a_password_is_no_outage():
     said = (
         'connection to server at "127.0.0.1", port 5432 failed: fe_sendauth: no password supplied'
@@ -45,9 +60,24 @@ def test_a_server_asking_for_a_password_is_no_outage():
     assert refusal(exc) is not None and not is_disconnect(exc)
 
 
+def test_a_missing_role_is_not_said_to_be_a_missing_database():
+    """A role whose name holds "database" was told to check the database name and createdb."""
+    from sqlalchemy import create_engine
+
+    from annotate.store.engine import refused
+
+    engine = create_engine("postgresql+psycopg://mydatabase@127.0.0.1/lab")
+    role = 'FATAL:  role "mydatabase" does not exist'
+    assert "createdb" not in str(refused(engine, role))
+    assert "check the database name, the role" in str(refused(engine, role))
+    database = 'FATAL:  database "lab" does not exist'
+    assert "createdb NAME" in str(refused(engine, database))
+
+
 @pytest.mark.postgres
 def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str):
-    """`init`, `check` and `datasets` printed the URL as given, password and all."""
+    """`init`, `check` and `datasets` printed the URL as given, password and all (and, once
+    they hid it, still printed one typed with a bare space)."""
     import uuid
 
     from tests.conftest import _admin
@@ -57,14 +87,23 @@ def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str)
         conn.execute(f'CREATE DATABASE "{name}"')
     scheme, rest = postgres_admin_url.rsplit("/", 1)[0].split("://", 1)
     user, host = rest.split("@", 1)
-    url = f"{scheme}://{user}:s3cret%40word@{host}/{name}"  # the test server trusts: any works
+    shown = ""
     try:
-        shown = ""
-        for args in (["init"], ["check"], ["datasets"], ["check", "--format", "json"]):
-            result = CliRunner().invoke(app, ["--db", url, *args])
-            assert result.exit_code == 0, result.output
-            shown += result.output
-        assert "s3cret" not in shown and f"{user}:***@" in shown
+        # The test server trusts: any password works, even one typed with a bare space.
+        for password in ("s3cret%40word", "s3cret word:/x"):
+            url = f"{scheme}://{user}:{password}@{host}/{name}"
+            if password == "s3cret%40word":  # the database has no store yet
+                run = _annotate("--db", f"{scheme}://{user}:s3cret word@{host}/{name}", "datasets")
+                assert "no annotate store at" in run.stderr, run.stderr
+                shown += run.stderr
+                with pytest.raises(UserError, match="no annotate store at") as refused:
+                    open_store(url)  # the Python API, in a notebook's traceback
+                shown += str(refused.value)
+            for args in (["init"], ["check"], ["datasets"], ["check", "--format", "json"]):
+                result = CliRunner().invoke(app, ["--db", url, *args])
+                assert result.exit_code == 0, result.output
+                shown += result.output
+        assert "s3cret" not in shown and "word" not in shown and f"{user}:***@" in shown
     finally:
         with _admin(postgres_admin_url) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -84,6 +84,7 @@ class FakeApp:
     return_code = 0  # a clean exit (annotate label exits with a crashed app's code)
     release_failed = None  # the item on screen was given back at Quit
     continued_elsewhere = False  # no newer window took this one over
+    dropped_answer = None  # no answer kept for an unreachable store was discarded at Quit
 
     def __init__(self, name: str) -> None:
         FakeApp.built.append(name)

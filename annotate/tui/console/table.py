@@ -34,7 +34,6 @@ from rich.text import Text
 from textual import events
 from textual.render import measure
 from textual.widgets import DataTable
-from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import CellKey, ColumnKey, RowKey
 
 
@@ -153,11 +152,8 @@ class Table(DataTable[Any]):
         self._require_update_dimensions = True  # as DataTable's: the widths changed the size
 
     def _cell_width(self, row_key: RowKey, column_key: ColumnKey) -> int:
-        height = self.rows[row_key].height
-        cell = default_cell_formatter(
-            self._data[row_key][column_key], wrap=height != 1, height=height
-        )
-        return measure(self.app.console, cell, 1)
+        # Every cell is a Text (`Row`), which DataTable draws as it is: measured so here too.
+        return measure(self.app.console, self._data[row_key][column_key], 1)
 
     def _widths(self) -> list[int]:
         widths = [column.get_render_width(self) for column in self.ordered_columns]
