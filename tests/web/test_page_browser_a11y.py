@@ -318,3 +318,48 @@ def test_a_right_to_left_candidate_or_entity_reads_from_the_right(
     with signed_in_on_a_phone(workspace, tmp_path, study) as d:
         where = d.execute_script(ENDS, css)
     assert where["last"] < where["first"], where
+
+
+def crowd_walk(driver, base: str) -> Iterator[str]:
+    """A Prolific worker's way through `batch_study` by key: consent, guidelines, two training
+    items each with its feedback, two test items, the survey, then the exit with the code.
+    Yields the name of each screen once it is shown."""
+    from urllib.parse import urlencode
+
+    from tests.crowd_helpers import prolific_query
+
+    driver.get(f"{base}/?{urlencode(prolific_query(1))}")
+    yield "consent"
+    steps = [(Keys.ENTER, "guidelines"), (Keys.ENTER, "item")]
+    steps += [("1", "feedback"), (Keys.ENTER, "item")] * 2 + [("1", "item"), ("1", "survey")]
+    for key, screen in steps:
+        then(driver, press(driver, key), screen)
+        yield screen
+    then(driver, lambda: driver.find_element("id", "survey-send").click(), "exit")
+    yield "exit"
+
+
+def test_the_tab_s_title_says_where_the_worker_is_on_each_screen(workspace, tmp_path: Path):
+    """The title (what a screen reader says on entering the tab, and the tab's own label) names
+    the screen, and an item's count: swapped screens, the ready item "continue" shows
+    included. It said the task and study alone, from consent to the completion code."""
+    from tests.crowd_helpers import batch_study
+
+    study = batch_study(workspace.engine, tmp_path, consent="We store your answers.").study.name
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        titles = [(screen, d.title) for screen in crowd_walk(d, base)]
+    task = "RTE: Recognizing Textual Entailment"
+    assert all(title.endswith(f" · {task} · {study}") for _, title in titles), titles
+    said = [title.removesuffix(f" · {task} · {study}") for _, title in titles]
+    assert said == [
+        "Before you start",
+        "Guidelines",
+        "Training 0/2",
+        "Feedback",
+        "Training 1/2 · 100% right",  # the ready item, shown by page.js
+        "Feedback",
+        "Test 0/2",
+        "Test 1/2",
+        "A few questions",
+        "Your completion code",
+    ], titles

@@ -195,8 +195,9 @@
     e.preventDefault();
     e.stopPropagation();  // before htmx's own listener: no request
     var after = Math.max(0, Math.round(performance.now() - shownAt));
-    var s = screen();
-    s.replaceChildren(ready.content.cloneNode(true));
+    var s = screen(), next = ready.content.cloneNode(true), title = next.querySelector("title");
+    if (title) { document.title = title.textContent; title.remove(); }  // as htmx does
+    s.replaceChildren(next);
     var field = s.querySelector("[data-shown-after]");
     if (field) field.value = String(after);
     shown();
