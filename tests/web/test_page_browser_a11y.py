@@ -363,3 +363,81 @@ def test_the_tab_s_title_says_where_the_worker_is_on_each_screen(workspace, tmp_
         "A few questions",
         "Your completion code",
     ], titles
+
+
+def test_each_crowd_screen_s_focus_says_what_the_screen_is(workspace, tmp_path: Path):
+    """Where the focus lands on each screen a worker meets, a screen reader says what the
+    screen is: the consent's "I agree" with the consent's words, "Start" with where the worker
+    stands, the survey's first question (a choice: its group), the way back to Prolific with
+    the completion code, and a screen with nothing to press (their link needed) its heading.
+    It said "I agree", "Start", "main" and "Return to Prolific" alone."""
+    from tests.crowd_helpers import batch_study
+
+    survey = [
+        {"name": "difficulty", "prompt": "How hard was it?", "kind": "choice",
+         "choices": ["easy", "hard"]},
+        {"name": "remarks", "prompt": "Anything to tell us?"},
+    ]  # fmt: skip
+    consent = "We store your answers under a pseudonym."
+    study = batch_study(workspace.engine, tmp_path, consent=consent, survey=survey).study.name
+    said = {}
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        for screen in crowd_walk(d, base):
+            if screen != "item" and screen not in said:
+                said[screen] = focused(d)
+        code = d.find_element("id", "code").text
+        d.delete_all_cookies()  # the session gone: the next screen asks for the link
+        d.get(base + "/screen")
+        said["link"] = focused(d)
+    assert said["consent"]["name"] == "I agree"
+    assert said["consent"]["description"] == f"Before you start {consent}"
+    assert said["guidelines"]["name"] == "Start (Enter)"
+    assert said["guidelines"]["description"].startswith("RTE: Recognizing Textual Entailment ")
+    assert "training" in said["guidelines"]["description"]
+    assert (said["survey"]["role"], said["survey"]["name"]) == ("radio", "(no answer)")
+    assert said["exit"]["name"] == "Return to Prolific"
+    assert said["exit"]["description"].startswith("Thank you ")
+    assert said["exit"]["description"].endswith(f"Your completion code: {code}")
+    assert (said["link"]["role"], said["link"]["name"]) == (
+        "heading", "Open this study from your link"
+    )  # fmt: skip
+
+
+def test_each_screen_without_an_item_says_what_it_is_where_the_focus_lands(
+    workspace, tmp_path: Path
+):
+    """A named annotator's screens without an item: the waiting screen's "Check now" is read
+    with why there is nothing to do; the refusal and the last screen open at their heading
+    (they opened on a nameless list of buttons); after quitting, "Sign in again" is read with
+    the goodbye."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1, gate_rule="manual")
+    ctx = load_study(workspace.engine, study)
+    add_annotator(workspace.engine, "ana")
+    options = {"require_tokens": False, "poll_seconds": 0.5}
+
+    def decide(admit: bool):
+        return lambda: gate.decide_manually(workspace.engine, ctx, "ana", admit, reason="hand")
+
+    with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "waiting")
+        waiting = focused(d)
+        then(d, decide(False), "rejected")  # the poll shows it
+        rejected = focused(d)
+        then(d, decide(True), "item")
+        then(d, press(d, "1"), "finished")
+        finished = focused(d)
+        then(d, press(d, "q"), "left")
+        left = focused(d)
+    assert waiting["name"] == "Check now (r)"
+    assert waiting["description"].startswith(
+        "Training finished — waiting for admission to the test phase You answered 1 training"
+    ), waiting
+    assert (rejected["role"], rejected["name"]) == ("heading", "Thank you for your work")
+    assert (finished["role"], finished["name"]) == ("heading", "All done — thank you!")
+    assert left["name"] == "Sign in again"
+    assert left["description"].startswith("You have left the study Your answers are saved."), left

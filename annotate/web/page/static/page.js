@@ -28,10 +28,18 @@
     p.textContent = text;
   }
 
+  function heading(s) {  // focusable by the script only, as #body is by its tabindex
+    var h = s.querySelector("h1");
+    if (h && !h.hasAttribute("tabindex")) h.setAttribute("tabindex", "-1");
+    return h;
+  }
+
+  // A new screen's focus: its first control to press, the item's text, or else its heading,
+  // which a screen reader then says (on the bare <main> it said nothing of the screen).
   function focusScreen() {
     typed = "";
     var s = screen();
-    var target = s.querySelector("[data-focus]") || s.querySelector("#body") || s;
+    var target = s.querySelector("[data-focus]") || s.querySelector("#body") || heading(s) || s;
     var current = s.querySelector(".candidate");
     if (current) setCurrent(firstOpen(0) || current);
     else target.focus({ preventScroll: true });
