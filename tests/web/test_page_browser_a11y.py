@@ -441,3 +441,51 @@ def test_each_screen_without_an_item_says_what_it_is_where_the_focus_lands(
     assert (finished["role"], finished["name"]) == ("heading", "All done — thank you!")
     assert left["name"] == "Sign in again"
     assert left["description"].startswith("You have left the study Your answers are saved."), left
+
+
+@contextmanager
+def store_away(engine) -> Iterator[None]:
+    """Every statement fails as on a database server that is down, until the block ends."""
+    import psycopg
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    def gone(*_args) -> None:
+        raise OperationalError("SELECT", {}, psycopg.OperationalError("server closed"))
+
+    event.listen(engine, "before_cursor_execute", gone)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", gone)
+
+
+def test_the_unreachable_screen_s_failed_retries_leave_the_focus_and_the_words_be(
+    workspace, tmp_path: Path
+):
+    """The "Store unreachable" screen tries again every 3 s; each retry that failed again drew
+    the screen anew, which put the focus back on "Try now" and a screen reader back at its
+    start every 3 s. A failed retry now leaves the screen as it is; a retry that gets through
+    shows the item."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.web.support import requested_urls
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        with store_away(workspace.engine):
+            then(d, press(d, "1"), "unreachable")
+            retry = d.switch_to.active_element
+            assert retry.text == "Try now"
+            requested_urls(d)  # the log so far: from here on, the retries alone
+            retries: list[str] = []
+
+            def retried_twice(_) -> bool:
+                retries.extend(requested_urls(d))
+                return len(retries) >= 2
+
+            WebDriverWait(d, 10, 0.5).until(retried_twice)
+            assert d.switch_to.active_element == retry  # the same link, still focused
+        then(d, lambda: None, "item")  # the next retry gets through
