@@ -489,3 +489,62 @@ def test_the_unreachable_screen_s_failed_retries_leave_the_focus_and_the_words_b
             WebDriverWait(d, 10, 0.5).until(retried_twice)
             assert d.switch_to.active_element == retry  # the same link, still focused
         then(d, lambda: None, "item")  # the next retry gets through
+
+
+def live_words(driver) -> dict[int, str]:
+    """Each live region of the page (Chromium's tree: a node with a `live` property, polite or
+    assertive), by its DOM node, with the words in it."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    by_id = {node["nodeId"]: node for node in nodes}
+
+    def words(node: dict) -> list[str]:
+        if node.get("role", {}).get("value") == "StaticText":
+            return [node.get("name", {}).get("value", "")]
+        return [w for child in node.get("childIds", []) for w in words(by_id.get(child, {}))]
+
+    regions = {}
+    for node in nodes:
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        if props.get("live") in ("polite", "assertive") and "backendDOMNodeId" in node:
+            regions[node["backendDOMNodeId"]] = " ".join(words(node))
+    return regions
+
+
+def said_by(driver, before: dict[int, str], words: str) -> bool:
+    """Whether `words` are now in a live region that was in the page `before` (a region that
+    comes with its words is shown, and often never read)."""
+    return any(words in text for region, text in live_words(driver).items() if region in before)
+
+
+def test_what_changes_without_a_page_load_is_said_by_a_region_already_there(
+    workspace, tmp_path: Path
+):
+    """Words shown without a page load reach a screen reader: the notice that the test phase
+    has begun (on the first test item, which "continue" shows), "your answer was not sent"
+    when the server is out of reach, and that the item shown is the answer being revised. They
+    were live regions that came with their words (which screen readers do not read), or none;
+    they now change one that stays in the page."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        before = live_words(d)
+        then(d, press(d, Keys.ENTER), "item")  # the first test item, shown with no request
+        WebDriverWait(d, 5, 0.2).until(
+            lambda _: said_by(d, before, "Test phase: from now on there is no feedback.")
+        )
+        before = live_words(d)
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        press(d, "2")()
+        WebDriverWait(d, 5, 0.2).until(lambda _: said_by(d, before, "your answer was not sent"))
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        then(d, press(d, "2"), "item")
+        before = live_words(d)
+        then(d, press(d, "u"), "item")  # back to the answer just given, to change it
+        WebDriverWait(d, 5, 0.2).until(
+            lambda _: said_by(d, before, "Revising your previous answer")
+        )
