@@ -36,7 +36,8 @@ def signed_in_on_a_phone(workspace, tmp_path: Path, study: str) -> Iterator[Any]
 
 def ax_nodes(driver) -> list[dict]:
     """The page's accessibility tree as Chromium builds it: each node that is not ignored, as
-    its role, name, description, whether it has the focus, and its parent's node id."""
+    its role, name, description, whether it has the focus, its parent's node id, its heading
+    level and its value (a field's text)."""
     nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
     out = []
     for node in nodes:
@@ -53,6 +54,7 @@ def ax_nodes(driver) -> list[dict]:
                 "focused": bool(props.get("focused"))
                 and node.get("role", {}).get("value") != "RootWebArea",
                 "level": props.get("level"),
+                "value": node.get("value", {}).get("value"),
             }
         )
     return out
@@ -143,6 +145,28 @@ def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, 
         assert node["description"] == error
         fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
         assert [n["description"] for n in fields] == [error, error]
+
+
+def test_after_a_wrong_token_the_right_one_and_enter_sign_in(workspace, tmp_path: Path):
+    """A mistyped token: the focus is in the token field, with the name as typed kept, so the
+    right token and Enter sign in. The name was cleared while the focus went to the token:
+    Enter then stopped at the empty name field, away from where the annotator was typing."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from annotate.protocol.tokens import add_annotator_with_token
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    _, token = add_annotator_with_token(workspace.engine, "ana")
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        d.get(base + "/")
+        d.switch_to.active_element.send_keys("ana", Keys.TAB, "not the token")
+        then(d, press(d, Keys.ENTER), "signin")
+        node = focused(d)
+        assert node["name"] == "Token" and node["description"].startswith("Unknown name")
+        fields = {n["name"]: n for n in ax_nodes(d) if n["role"] == "textbox"}
+        assert fields["Your annotator name"]["value"] == "ana", fields
+        then(d, press(d, token, Keys.ENTER), "guidelines")
+        WebDriverWait(d, 5).until(lambda _: focused(d)["name"] == "Start (Enter)")
 
 
 @pytest.mark.parametrize("layout", ["scale", "entity_choice"])
