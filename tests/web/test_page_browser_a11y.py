@@ -84,6 +84,29 @@ def test_the_feedback_s_verdict_is_heard_with_the_focused_continue(workspace, tm
         assert headings(d) == ["✗ Wrong"]
 
 
+def test_the_feedback_s_explanation_is_heard_with_the_focused_continue(
+    workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A task that explains its gold labels: the explanation, shown under the answers, is read
+    with them on the focused "continue" (it was left out: heard only by reading on)."""
+    from tests.tui.support import build_study, without_labels
+    from tests.tui.task_data import explained_task
+
+    with explained_task(tmp_path, monkeypatch) as rows:
+        study = build_study(
+            workspace.engine, tmp_path, "custom/explained", dev=rows, test=without_labels(rows),
+            overrides={"training_items": 1, "gate_min_items": 1},
+        )  # fmt: skip
+        add_annotator(workspace.engine, "ana")
+        with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+            sign_in(d, base)
+            then(d, press(d, "2"), "feedback")
+            node = focused(d)
+    assert node["name"] == "Continue (Enter)"
+    assert node["description"].startswith("✗ Wrong"), node
+    assert "Why: Purring [/foo] is a [CLS] sound." in node["description"], node
+
+
 def test_each_multirc_judgement_is_named_by_its_candidate_answer(workspace, tmp_path: Path):
     """A MultiRC candidate's True/False radios are a group named by the candidate's text, so
     the focused judgement says which answer it judges, not only "1 True"."""
