@@ -36,7 +36,8 @@ def signed_in_on_a_phone(workspace, tmp_path: Path, study: str) -> Iterator[Any]
 
 def ax_nodes(driver) -> list[dict]:
     """The page's accessibility tree as Chromium builds it: each node that is not ignored, as
-    its role, name, description, whether it has the focus, and its parent's node id."""
+    its role, name, description, whether it has the focus, its parent's node id, its heading
+    level and its value (a field's text)."""
     nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
     out = []
     for node in nodes:
@@ -53,6 +54,7 @@ def ax_nodes(driver) -> list[dict]:
                 "focused": bool(props.get("focused"))
                 and node.get("role", {}).get("value") != "RootWebArea",
                 "level": props.get("level"),
+                "value": node.get("value", {}).get("value"),
             }
         )
     return out
@@ -80,6 +82,29 @@ def test_the_feedback_s_verdict_is_heard_with_the_focused_continue(workspace, tm
         assert node["description"].startswith("✗ Wrong"), node
         assert "Right answer" in node["description"] or "right:" in node["description"], node
         assert headings(d) == ["✗ Wrong"]
+
+
+def test_the_feedback_s_explanation_is_heard_with_the_focused_continue(
+    workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A task that explains its gold labels: the explanation, shown under the answers, is read
+    with them on the focused "continue" (it was left out: heard only by reading on)."""
+    from tests.tui.support import build_study, without_labels
+    from tests.tui.task_data import explained_task
+
+    with explained_task(tmp_path, monkeypatch) as rows:
+        study = build_study(
+            workspace.engine, tmp_path, "custom/explained", dev=rows, test=without_labels(rows),
+            overrides={"training_items": 1, "gate_min_items": 1},
+        )  # fmt: skip
+        add_annotator(workspace.engine, "ana")
+        with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+            sign_in(d, base)
+            then(d, press(d, "2"), "feedback")
+            node = focused(d)
+    assert node["name"] == "Continue (Enter)"
+    assert node["description"].startswith("✗ Wrong"), node
+    assert "Why: Purring [/foo] is a [CLS] sound." in node["description"], node
 
 
 def test_each_multirc_judgement_is_named_by_its_candidate_answer(workspace, tmp_path: Path):
@@ -143,6 +168,28 @@ def test_a_refused_sign_in_is_read_with_the_field_the_focus_lands_in(workspace, 
         assert node["description"] == error
         fields = [n for n in ax_nodes(d) if n["role"] == "textbox"]
         assert [n["description"] for n in fields] == [error, error]
+
+
+def test_after_a_wrong_token_the_right_one_and_enter_sign_in(workspace, tmp_path: Path):
+    """A mistyped token: the focus is in the token field, with the name as typed kept, so the
+    right token and Enter sign in. The name was cleared while the focus went to the token:
+    Enter then stopped at the empty name field, away from where the annotator was typing."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from annotate.protocol.tokens import add_annotator_with_token
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    _, token = add_annotator_with_token(workspace.engine, "ana")
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        d.get(base + "/")
+        d.switch_to.active_element.send_keys("ana", Keys.TAB, "not the token")
+        then(d, press(d, Keys.ENTER), "signin")
+        node = focused(d)
+        assert node["name"] == "Token" and node["description"].startswith("Unknown name")
+        fields = {n["name"]: n for n in ax_nodes(d) if n["role"] == "textbox"}
+        assert fields["Your annotator name"]["value"] == "ana", fields
+        then(d, press(d, token, Keys.ENTER), "guidelines")
+        WebDriverWait(d, 5).until(lambda _: focused(d)["name"] == "Start (Enter)")
 
 
 @pytest.mark.parametrize("layout", ["scale", "entity_choice"])
@@ -318,3 +365,233 @@ def test_a_right_to_left_candidate_or_entity_reads_from_the_right(
     with signed_in_on_a_phone(workspace, tmp_path, study) as d:
         where = d.execute_script(ENDS, css)
     assert where["last"] < where["first"], where
+
+
+def crowd_walk(driver, base: str) -> Iterator[str]:
+    """A Prolific worker's way through `batch_study` by key: consent, guidelines, two training
+    items each with its feedback, two test items, the survey, then the exit with the code.
+    Yields the name of each screen once it is shown."""
+    from urllib.parse import urlencode
+
+    from tests.crowd_helpers import prolific_query
+
+    driver.get(f"{base}/?{urlencode(prolific_query(1))}")
+    yield "consent"
+    steps = [(Keys.ENTER, "guidelines"), (Keys.ENTER, "item")]
+    steps += [("1", "feedback"), (Keys.ENTER, "item")] * 2 + [("1", "item"), ("1", "survey")]
+    for key, screen in steps:
+        then(driver, press(driver, key), screen)
+        yield screen
+    then(driver, lambda: driver.find_element("id", "survey-send").click(), "exit")
+    yield "exit"
+
+
+def test_the_tab_s_title_says_where_the_worker_is_on_each_screen(workspace, tmp_path: Path):
+    """The title (what a screen reader says on entering the tab, and the tab's own label) names
+    the screen, and an item's count: swapped screens, the ready item "continue" shows
+    included. It said the task and study alone, from consent to the completion code."""
+    from tests.crowd_helpers import batch_study
+
+    study = batch_study(workspace.engine, tmp_path, consent="We store your answers.").study.name
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        titles = [(screen, d.title) for screen in crowd_walk(d, base)]
+    task = "RTE: Recognizing Textual Entailment"
+    assert all(title.endswith(f" · {task} · {study}") for _, title in titles), titles
+    said = [title.removesuffix(f" · {task} · {study}") for _, title in titles]
+    assert said == [
+        "Before you start",
+        "Guidelines",
+        "Training 0/2",
+        "Feedback",
+        "Training 1/2 · 100% right",  # the ready item, shown by page.js
+        "Feedback",
+        "Test 0/2",
+        "Test 1/2",
+        "A few questions",
+        "Your completion code",
+    ], titles
+
+
+def test_each_crowd_screen_s_focus_says_what_the_screen_is(workspace, tmp_path: Path):
+    """Where the focus lands on each screen a worker meets, a screen reader says what the
+    screen is: the consent's "I agree" with the consent's words, "Start" with where the worker
+    stands, the survey's first question (a choice: its group), the way back to Prolific with
+    the completion code, and a screen with nothing to press (their link needed) its heading.
+    It said "I agree", "Start", "main" and "Return to Prolific" alone."""
+    from tests.crowd_helpers import batch_study
+
+    survey = [
+        {"name": "difficulty", "prompt": "How hard was it?", "kind": "choice",
+         "choices": ["easy", "hard"]},
+        {"name": "remarks", "prompt": "Anything to tell us?"},
+    ]  # fmt: skip
+    consent = "We store your answers under a pseudonym."
+    study = batch_study(workspace.engine, tmp_path, consent=consent, survey=survey).study.name
+    said = {}
+    with serve(workspace.engine, study) as base, chromium(tmp_path) as d:
+        for screen in crowd_walk(d, base):
+            if screen != "item" and screen not in said:
+                said[screen] = focused(d)
+        code = d.find_element("id", "code").text
+        d.delete_all_cookies()  # the session gone: the next screen asks for the link
+        d.get(base + "/screen")
+        said["link"] = focused(d)
+    assert said["consent"]["name"] == "I agree"
+    assert said["consent"]["description"] == f"Before you start {consent}"
+    assert said["guidelines"]["name"] == "Start (Enter)"
+    assert said["guidelines"]["description"].startswith("RTE: Recognizing Textual Entailment ")
+    assert "training" in said["guidelines"]["description"]
+    assert (said["survey"]["role"], said["survey"]["name"]) == ("radio", "(no answer)")
+    assert said["exit"]["name"] == "Return to Prolific"
+    assert said["exit"]["description"].startswith("Thank you ")
+    assert said["exit"]["description"].endswith(f"Your completion code: {code}")
+    assert (said["link"]["role"], said["link"]["name"]) == (
+        "heading", "Open this study from your link"
+    )  # fmt: skip
+
+
+def test_each_screen_without_an_item_says_what_it_is_where_the_focus_lands(
+    workspace, tmp_path: Path
+):
+    """A named annotator's screens without an item: the waiting screen's "Check now" is read
+    with why there is nothing to do; the refusal and the last screen open at their heading
+    (they opened on a nameless list of buttons); after quitting, "Sign in again" is read with
+    the goodbye."""
+    from annotate.protocol import gate
+    from annotate.protocol.studies import load_study
+
+    study = layout_study(workspace.engine, tmp_path, "pair", test=1, gate_rule="manual")
+    ctx = load_study(workspace.engine, study)
+    add_annotator(workspace.engine, "ana")
+    options = {"require_tokens": False, "poll_seconds": 0.5}
+
+    def decide(admit: bool):
+        return lambda: gate.decide_manually(workspace.engine, ctx, "ana", admit, reason="hand")
+
+    with serve(workspace.engine, study, **options) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        then(d, press(d, Keys.ENTER), "waiting")
+        waiting = focused(d)
+        then(d, decide(False), "rejected")  # the poll shows it
+        rejected = focused(d)
+        then(d, decide(True), "item")
+        then(d, press(d, "1"), "finished")
+        finished = focused(d)
+        then(d, press(d, "q"), "left")
+        left = focused(d)
+    assert waiting["name"] == "Check now (r)"
+    assert waiting["description"].startswith(
+        "Training finished — waiting for admission to the test phase You answered 1 training"
+    ), waiting
+    assert (rejected["role"], rejected["name"]) == ("heading", "Thank you for your work")
+    assert (finished["role"], finished["name"]) == ("heading", "All done — thank you!")
+    assert left["name"] == "Sign in again"
+    assert left["description"].startswith("You have left the study Your answers are saved."), left
+
+
+@contextmanager
+def store_away(engine) -> Iterator[None]:
+    """Every statement fails as on a database server that is down, until the block ends."""
+    import psycopg
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    def gone(*_args) -> None:
+        raise OperationalError("SELECT", {}, psycopg.OperationalError("server closed"))
+
+    event.listen(engine, "before_cursor_execute", gone)
+    try:
+        yield
+    finally:
+        event.remove(engine, "before_cursor_execute", gone)
+
+
+def test_the_unreachable_screen_s_failed_retries_leave_the_focus_and_the_words_be(
+    workspace, tmp_path: Path
+):
+    """The "Store unreachable" screen tries again every 3 s; each retry that failed again drew
+    the screen anew, which put the focus back on "Try now" and a screen reader back at its
+    start every 3 s. A failed retry now leaves the screen as it is; a retry that gets through
+    shows the item."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.web.support import requested_urls
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        with store_away(workspace.engine):
+            then(d, press(d, "1"), "unreachable")
+            retry = d.switch_to.active_element
+            assert retry.text == "Try now"
+            requested_urls(d)  # the log so far: from here on, the retries alone
+            retries: list[str] = []
+
+            def retried_twice(_) -> bool:
+                retries.extend(requested_urls(d))
+                return len(retries) >= 2
+
+            WebDriverWait(d, 10, 0.5).until(retried_twice)
+            assert d.switch_to.active_element == retry  # the same link, still focused
+        then(d, lambda: None, "item")  # the next retry gets through
+
+
+def live_words(driver) -> dict[int, str]:
+    """Each live region of the page (Chromium's tree: a node with a `live` property, polite or
+    assertive), by its DOM node, with the words in it."""
+    nodes = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    by_id = {node["nodeId"]: node for node in nodes}
+
+    def words(node: dict) -> list[str]:
+        if node.get("role", {}).get("value") == "StaticText":
+            return [node.get("name", {}).get("value", "")]
+        return [w for child in node.get("childIds", []) for w in words(by_id.get(child, {}))]
+
+    regions = {}
+    for node in nodes:
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        if props.get("live") in ("polite", "assertive") and "backendDOMNodeId" in node:
+            regions[node["backendDOMNodeId"]] = " ".join(words(node))
+    return regions
+
+
+def said_by(driver, before: dict[int, str], words: str) -> bool:
+    """Whether `words` are now in a live region that was in the page `before` (a region that
+    comes with its words is shown, and often never read)."""
+    return any(words in text for region, text in live_words(driver).items() if region in before)
+
+
+def test_what_changes_without_a_page_load_is_said_by_a_region_already_there(
+    workspace, tmp_path: Path
+):
+    """Words shown without a page load reach a screen reader: the notice that the test phase
+    has begun (on the first test item, which "continue" shows), "your answer was not sent"
+    when the server is out of reach, and that the item shown is the answer being revised. They
+    were live regions that came with their words (which screen readers do not read), or none;
+    they now change one that stays in the page."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    study = layout_study(workspace.engine, tmp_path, "pair")
+    add_annotator(workspace.engine, "ana")
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    with serve(workspace.engine, study, require_tokens=False) as base, chromium(tmp_path) as d:
+        sign_in(d, base)
+        then(d, press(d, "1"), "feedback")
+        before = live_words(d)
+        then(d, press(d, Keys.ENTER), "item")  # the first test item, shown with no request
+        WebDriverWait(d, 5, 0.2).until(
+            lambda _: said_by(d, before, "Test phase: from now on there is no feedback.")
+        )
+        before = live_words(d)
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        press(d, "2")()
+        WebDriverWait(d, 5, 0.2).until(lambda _: said_by(d, before, "your answer was not sent"))
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+        then(d, press(d, "2"), "item")
+        before = live_words(d)
+        then(d, press(d, "u"), "item")  # back to the answer just given, to change it
+        WebDriverWait(d, 5, 0.2).until(
+            lambda _: said_by(d, before, "Revising your previous answer")
+        )

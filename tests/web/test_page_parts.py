@@ -191,3 +191,13 @@ def test_an_answer_for_another_annotators_item_is_not_stored(workspace, pair):
     r = bob.post("/answer", data={"csrf": token, "ticket": ana_ticket, "answer": "entailment"})
     assert screen(r) == "item" and "That answer was for another page" in r.text
     assert labels(workspace.engine, pair) == []
+
+
+def test_every_screen_names_the_tab():
+    """Each screen the page can show has its words for the browser's title (a screen without
+    them would fail to render)."""
+    from annotate.web.page.render import SCREEN_TITLES
+    from annotate.web.page.templating import TEMPLATES
+
+    screens = {p.stem for p in (TEMPLATES / "screens").glob("*.html") if p.stem[0] != "_"}
+    assert screens == set(SCREEN_TITLES)

@@ -127,7 +127,7 @@ async def sign_in(request: Request) -> Response:
     wait = config.limiter.wait(keys)
     if wait > 0:
         config.limiter.refused([address_key(address)])  # hammering counts on the address
-        return render(request, signin_screen(page, wait_message(wait), 429))
+        return render(request, signin_screen(page, wait_message(wait), 429, typed=name))
 
     def admit() -> Screen | None:  # one store call (PageState.run) for the whole sign-in
         annotator = signed_in(config.engine, name, token, require_token=config.require_tokens)
@@ -147,7 +147,7 @@ async def sign_in(request: Request) -> Response:
     admitted = await page.run(admit)
     if admitted is None:
         config.limiter.refused(keys)
-        return render(request, signin_screen(page, SIGN_IN_REFUSED, 403))
+        return render(request, signin_screen(page, SIGN_IN_REFUSED, 403, typed=name))
     config.limiter.admitted(name, address or "?")
     log.info("signed in: %s from %s", terminal_safe(name), address)
     return render(request, admitted)

@@ -37,9 +37,19 @@ def guarded(endpoint: Endpoint) -> Endpoint:
             log.warning("refused a form on %s: %s", request.url.path, terminal_safe(exc.reason))
             return render(request, Screen("bad-form", {"reason": bad_form_reason(exc)}, 400))
         except Exception as exc:  # the page must never show a traceback
-            return render(request, failed(request, exc))
+            screen = failed(request, exc)
+            if retried_in_vain(request, screen):
+                return Response(status_code=204)  # nothing new: the screen stays as it is
+            return render(request, screen)
 
     return wrapper
+
+
+def retried_in_vain(request: Request, screen: Screen) -> bool:
+    """A retry the unreachable or disk-full screen made by itself (htmx names its element in
+    HX-Trigger) that failed the same way. Swapped in again every few seconds, the screen took
+    the focus back to its button and scrolled to its top: a screen reader started it over."""
+    return request.headers.get("hx-trigger") == f"retry-{screen.name}"
 
 
 def failed(request: Request, exc: Exception) -> Screen:

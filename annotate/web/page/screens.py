@@ -40,15 +40,20 @@ def expired_screen(page: PageState, request: Request) -> Screen:
     return Screen("expired", {}, 400)
 
 
-def signin_screen(page: PageState, error: str | None = None, status: int = 200) -> Screen:
+def signin_screen(
+    page: PageState, error: str | None = None, status: int = 200, *, typed: str = ""
+) -> Screen:
     """The sign-in form; on a crowd study, where workers enter by their link only, the page
-    that says to open that link (a form nobody could sign in with would be a dead end)."""
+    that says to open that link (a form nobody could sign in with would be a dead end).
+    `typed`: the name a refused sign-in gave, kept in its field (the focus goes to the token;
+    with the name gone, Enter after the token stopped at the empty name)."""
     if page.crowd:
         return Screen("link", {}, status)
     return Screen(
         "signin",
         {
             "error": error,
+            "typed": terminal_safe(typed),
             "fixed": terminal_safe(page.config.annotator or ""),
             # served with tokens required, every annotator has one: no "if you have one"
             "token_required": page.config.require_tokens,

@@ -21,17 +21,44 @@
     var s = screen(), p = document.getElementById("notice");
     if (!p) {
       p = document.createElement("p");
-      p.id = "notice"; p.className = "notice"; p.setAttribute("role", "status");
+      p.id = "notice"; p.className = "notice";
       var bar = s.querySelector(".bar");
       bar.parentNode.insertBefore(p, bar.nextSibling);
     }
     p.textContent = text;
+    announce(text);
   }
 
+  // --- Words a screen reader is to say: the page's one live region ------------------------
+  // A live region is read when its words change, not when it comes with them: a notice made
+  // here, or swapped in with its screen ("not saved", "test phase"), was shown and never
+  // read. #announcer stays in the page; it takes the words of both.
+  var announcing = 0;
+  function announce(text) {
+    var region = document.getElementById("announcer");
+    if (!region) return;
+    region.textContent = "";  // the same words again (a second "not sent") are news again
+    clearTimeout(announcing);
+    if (text) announcing = setTimeout(function () { region.textContent = text; }, 100);
+  }
+  function announceScreen() {  // a screen with nothing to say clears the last screen's words
+    var parts = screen().querySelectorAll("[data-announce]");
+    var text = Array.prototype.map.call(parts, function (p) { return p.textContent.trim(); });
+    announce(text.join(" "));
+  }
+
+  function heading(s) {  // focusable by the script only, as #body is by its tabindex
+    var h = s.querySelector("h1");
+    if (h && !h.hasAttribute("tabindex")) h.setAttribute("tabindex", "-1");
+    return h;
+  }
+
+  // A new screen's focus: its first control to press, the item's text, or else its heading,
+  // which a screen reader then says (on the bare <main> it said nothing of the screen).
   function focusScreen() {
     typed = "";
     var s = screen();
-    var target = s.querySelector("[data-focus]") || s.querySelector("#body") || s;
+    var target = s.querySelector("[data-focus]") || s.querySelector("#body") || heading(s) || s;
     var current = s.querySelector(".candidate");
     if (current) setCurrent(firstOpen(0) || current);
     else target.focus({ preventScroll: true });
@@ -195,14 +222,16 @@
     e.preventDefault();
     e.stopPropagation();  // before htmx's own listener: no request
     var after = Math.max(0, Math.round(performance.now() - shownAt));
-    var s = screen();
-    s.replaceChildren(ready.content.cloneNode(true));
+    var s = screen(), next = ready.content.cloneNode(true), title = next.querySelector("title");
+    if (title) { document.title = title.textContent; title.remove(); }  // as htmx does
+    s.replaceChildren(next);
     var field = s.querySelector("[data-shown-after]");
     if (field) field.value = String(after);
     shown();
     if (window.htmx) window.htmx.process(s);
     focusScreen();
     toTop();
+    announceScreen();
   }, true);
 
   // --- A new screen opens at its top --------------------------------------------------------
@@ -219,7 +248,9 @@
     if (part && part.getBoundingClientRect().bottom > window.innerHeight) part.scrollIntoView({ block: "start" });
   }
 
-  document.addEventListener("htmx:afterSettle", function () { shown(); focusScreen(); toTop(); });
+  document.addEventListener("htmx:afterSettle", function () {
+    shown(); focusScreen(); toTop(); announceScreen();
+  });
 
   // --- The server out of reach (stopped, restarting, the network cut) ---------------------
   // htmx then swaps nothing and says nothing: the item stayed on the screen as if the click
@@ -232,9 +263,12 @@
     var elt = e.detail && e.detail.elt;
     var polling = elt && elt.getAttribute && /every /.test(elt.getAttribute("hx-trigger") || "");
     var sent = e.detail && e.detail.requestConfig && e.detail.requestConfig.verb === "post";
-    say(polling ? "The server could not be reached just now: this page keeps trying by itself."
+    var text = polling ? "The server could not be reached just now: this page keeps trying by itself."
       : "The server could not be reached: " + (sent ? "your answer was not sent" : "nothing changed") +
-        ". Nothing is lost: press it again in a moment.");
+        ". Nothing is lost: press it again in a moment.";
+    var shownAlready = document.getElementById("notice");
+    // said once for a screen that keeps trying, not again at each of its checks
+    if (!(polling && shownAlready && shownAlready.textContent === text)) say(text);
     document.getElementById("notice").setAttribute("data-unreachable", "");
   }
   document.addEventListener("htmx:sendError", unreachable);
