@@ -111,13 +111,13 @@ def store_note(message: str) -> str | None:
     typed: that a suggestion copied as written reaches the default store, and what to add
     (the URL's password masked, so it is not printed again). None otherwise."""
     from annotate.cli import context
-    from annotate.text import redacted
+    from annotate.text import redacted_url
 
     db = context.db_typed
     if db is None or context.db_noted or not SUGGESTED.search(message):
         return None
     context.db_noted = True
-    shown = shlex.quote(redacted(db))
+    shown = shlex.quote(redacted_url(db))
     masked = " (*** is the password you gave)" if shown != shlex.quote(db) else ""
     return (
         "note: the command suggested above, as written, uses the default store: run it as "

@@ -90,10 +90,10 @@ def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str)
     shown = ""
     try:
         # The test server trusts: any password works, even one typed with a bare space.
-        for password in ("s3cret%40word", "s3cret word:/x"):
+        for password in ("s3cret%40w0rd9", "s3cret w0rd9:/x"):
             url = f"{scheme}://{user}:{password}@{host}/{name}"
-            if password == "s3cret%40word":  # the database has no store yet
-                run = _annotate("--db", f"{scheme}://{user}:s3cret word@{host}/{name}", "datasets")
+            if password == "s3cret%40w0rd9":  # the database has no store yet
+                run = _annotate("--db", f"{scheme}://{user}:s3cret w0rd9@{host}/{name}", "datasets")
                 assert "no annotate store at" in run.stderr, run.stderr
                 shown += run.stderr
                 with pytest.raises(UserError, match="no annotate store at") as refused:
@@ -103,7 +103,7 @@ def test_commands_that_name_the_store_hide_its_password(postgres_admin_url: str)
                 result = CliRunner().invoke(app, ["--db", url, *args])
                 assert result.exit_code == 0, result.output
                 shown += result.output
-        assert "s3cret" not in shown and "word" not in shown and f"{user}:***@" in shown
+        assert "s3cret" not in shown and "w0rd9" not in shown and f"{user}:***@" in shown
     finally:
         with _admin(postgres_admin_url) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
