@@ -39,8 +39,15 @@ def wait_for(driver, css: str):
     return WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.CSS_SELECTOR, css))
 
 
+SCREEN_NAME = "var s = document.querySelector('[data-screen]'); return s && s.dataset.screen;"
+
+
 def screen_name(driver) -> str:
-    return wait_for(driver, "[data-screen]").get_attribute("data-screen")
+    """The name of the screen on the page, read in one step in the page: found first and read
+    after, a screen swapped in between (a retry that got through) left a stale reference."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT_S).until(lambda d: d.execute_script(SCREEN_NAME))
 
 
 def then(driver, action, screen: str):

@@ -176,8 +176,13 @@ def test_back_after_an_answer_shows_the_current_item_not_the_answered_one(worksp
     answered item's form again to answer it otherwise: the page asks the server, which shows
     where the worker stands (the next item)."""
 
-    def post(css: str, screen: str) -> None:  # a whole page each time: the click waits for it
+    def post(css: str, screen: str) -> None:  # a whole page each time: the old one goes first
+        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        old = driver.find_element("css selector", "[data-screen]")
         driver.find_element("css selector", css).click()
+        WebDriverWait(driver, WAIT_S).until(ec.staleness_of(old))
         assert screen_name(driver) == screen, driver.find_element("id", "screen").text
 
     engine = workspace.engine
