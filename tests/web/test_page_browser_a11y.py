@@ -17,7 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from annotate.protocol.studies import add_annotator
 from tests.web.support import chromium, layout_study
 from tests.web.support import served_page as serve
-from tests.web.test_page_browser import press, sign_in, then
+from tests.web.test_page_browser import WAIT_S, press, sign_in, then
 
 pytestmark = pytest.mark.slow
 
@@ -61,8 +61,16 @@ def ax_nodes(driver) -> list[dict]:
 
 
 def focused(driver) -> dict:
-    (node,) = [n for n in ax_nodes(driver) if n["focused"]]
-    return node
+    """The focused node, once the page's script has put the focus on the new screen: it does
+    so as the swap settles, a moment after the screen is in the page (read before, nothing
+    was focused: a failure in CI)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def one(d) -> dict | None:
+        nodes = [n for n in ax_nodes(d) if n["focused"]]
+        return nodes[0] if len(nodes) == 1 else None
+
+    return WebDriverWait(driver, WAIT_S).until(one)
 
 
 def headings(driver, level: int = 1) -> list[str]:
